@@ -1,0 +1,123 @@
+"""Diagnostics: what opgen says about an input, and the table of stable codes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+from .text import Span
+
+
+class Severity(IntEnum):
+    # The values are LSP's DiagnosticSeverity.
+    ERROR = 1
+    WARNING = 2
+    INFORMATION = 3
+    HINT = 4
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    span: Span
+    severity: Severity
+    code: str
+    message: str
+    # Machine-readable extras (e.g. did-you-mean replacements) for quick fixes.
+    data: tuple[tuple[str, str], ...] = ()
+
+    def shifted(self, lines: int) -> Diagnostic:
+        if not lines:
+            return self
+        return Diagnostic(self.span.shifted(lines), self.severity, self.code, self.message, self.data)
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR
+
+
+@dataclass(frozen=True, slots=True)
+class Code:
+    code: str
+    name: str
+    severity: Severity
+    summary: str
+
+
+def _table(*rows: tuple[str, str, Severity, str]) -> dict[str, Code]:
+    return {code: Code(code, name, sev, summary) for code, name, sev, summary in rows}
+
+
+E, W = Severity.ERROR, Severity.WARNING
+
+# Stable codes. Errors are what torchgen 2.13 rejects (or crashes on);
+# warnings are mistakes torchgen lets through.
+CODES: dict[str, Code] = _table(
+    # yaml structure
+    ("OPG001", "yaml-syntax", E, "the text is not valid YAML"),
+    ("OPG002", "not-an-entry-list", E, "the file must be a list of entries starting with '- ' at column 0"),
+    ("OPG003", "entry-not-mapping", E, "an entry must be a mapping of keys to values"),
+    ("OPG004", "duplicate-key", E, "a key appears twice in one mapping"),
+    ("OPG005", "unsafe-yaml-tag", E, "a YAML tag that a safe loader refuses"),
+    ("OPG006", "file-not-text", E, "the file is too large or is not text"),
+    # entry fields of native_functions.yaml
+    ("OPG100", "missing-func", E, "an entry has no 'func:' key"),
+    ("OPG101", "wrong-value-type", E, "a key's value has the wrong type"),
+    ("OPG102", "unknown-key", E, "an entry has a key torchgen does not know"),
+    ("OPG103", "bad-variant", E, "variants must be 'function', 'method' or both"),
+    ("OPG104", "unknown-dispatch-key", E, "a dispatch key that does not exist"),
+    ("OPG105", "unsupported-dispatch-key", E, "a dispatch key that native_functions.yaml may not use"),
+    ("OPG106", "bad-device-check", E, "device_check must be NoCheck or ExactSame"),
+    ("OPG107", "unknown-tag", E, "a tag that tags.yaml does not define"),
+    ("OPG108", "bad-namespace", E, "a namespace where none, or fewer levels, are allowed"),
+    ("OPG109", "manual-registration-with-dispatch", E, "manual_kernel_registration and dispatch together"),
+    ("OPG110", "redundant-dispatch", E, "a dispatch table that only repeats the default"),
+    ("OPG111", "bad-implicit-kernel-name", E, "a lone CompositeImplicitAutograd kernel with another name"),
+    ("OPG112", "factory-without-dispatch", E, "a factory function needs an explicit dispatch table"),
+    ("OPG113", "conflicting-composite-keys", E, "more than one composite dispatch key"),
+    ("OPG114", "bad-ufunc-inner-loop", E, "an invalid ufunc_inner_loop"),
+    ("OPG115", "bad-precomputed", E, "an invalid precomputed list"),
+    ("OPG116", "bad-structured", E, "structured / structured_delegate / structured_inherits used wrongly"),
+    ("OPG117", "out-with-method", E, "an out= function may only be a function variant"),
+    ("OPG118", "module-with-method", E, "a function in a python_module cannot be a method"),
+    ("OPG119", "bad-cpp-no-default-args", E, "cpp_no_default_args names an argument without default"),
+    ("OPG120", "const-ref-with-out", E, "use_const_ref_for_mutable_tensors on an out= function"),
+    ("OPG121", "foreach-device-check", E, "_foreach ops need device_check: NoCheck"),
+    ("OPG122", "missing-nondeterministic-tag", E, "random ops need the nondeterministic_seeded tag"),
+    ("OPG123", "delegate-with-dispatch", E, "a structured delegate may not dispatch structured keys itself"),
+    # func: schema strings
+    ("OPG200", "bad-schema", E, "the func: schema cannot be parsed"),
+    ("OPG201", "bad-operator-name", E, "an invalid operator name"),
+    ("OPG202", "bad-argument", E, "an invalid argument"),
+    ("OPG203", "unknown-type", E, "a type torchgen does not know"),
+    ("OPG204", "bad-alias-annotation", E, "an invalid alias annotation"),
+    ("OPG205", "bad-argument-order", E, "keyword-only marker or out arguments in the wrong place"),
+    ("OPG206", "bad-schema-semantics", E, "a schema that breaks torchgen's rules for mutation and returns"),
+    ("OPG207", "not-an-identifier", W, "a name that is not a C++/Python identifier"),
+    # across entries
+    ("OPG300", "duplicate-operator", E, "an operator declared twice"),
+    ("OPG301", "bad-structured-delegate", E, "structured_delegate names a missing or unstructured op"),
+    ("OPG302", "reserved-keyword", E, "an argument named with a reserved Python keyword"),
+    ("OPG303", "bad-inplace-view", E, "an inplace_view op without the naming or the view it needs"),
+    ("OPG304", "duplicate-schema-kind", E, "two ops with the same signature and kind"),
+    ("OPG305", "bad-group", E, "functional / inplace / out variants that do not fit together"),
+    ("OPG306", "autogen-mismatch", E, "autogen does not list exactly what the codegen generates"),
+    ("OPG307", "cannot-generate-variant", E, "an op whose missing variants cannot be generated"),
+    ("OPG308", "bad-view-group", E, "a view op without its view_copy, or one that does not match"),
+    # tags.yaml
+    ("OPG400", "tag-missing-name", E, "a tags.yaml entry without 'tag:'"),
+    ("OPG401", "tag-missing-description", E, "a tag needs a non-empty 'desc:'"),
+    ("OPG402", "duplicate-tag", W, "a tag defined twice"),
+    ("OPG403", "unknown-tag-key", W, "a tags.yaml entry key other than tag and desc"),
+    # input files
+    ("OPG900", "missing-input", E, "an input file cannot be read"),
+)
+
+
+def diag(code: str, span: Span, message: str, *, severity: Severity | None = None,
+         data: tuple[tuple[str, str], ...] = ()) -> Diagnostic:
+    """A diagnostic with the code's default severity unless told otherwise."""
+    return Diagnostic(span, severity or CODES[code].severity, code, message, data)

@@ -1,0 +1,103 @@
+"""Parse entry-list documents incrementally: unchanged entries are reused by their text.
+
+A document is re-split on every change (cheap), and only entries whose text
+is new are composed and lowered again. Results are position-independent
+(spans relative to the entry), so an entry that merely moved is reused too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Generic, TypeVar
+
+from ..diagnostics import Diagnostic, diag
+from ..syntax.entries import ComposedEntry, compose_entry, entry_mapping, split_chunks, stray_chunk_diagnostic
+from ..syntax.nodes import YMap
+from ..text import Span
+
+T = TypeVar("T")
+
+# Larger than any real operator yaml by far; bigger input is almost surely a mistake.
+MAX_DOCUMENT_CHARS = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class EntryResult(Generic[T]):
+    """One entry: its mapping (if it is one), what it lowers to, and its own diagnostics (relative)."""
+
+    text: str
+    mapping: YMap | None
+    value: T | None
+    diagnostics: tuple[Diagnostic, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PlacedEntry(Generic[T]):
+    line: int  # first line of the entry in the document, 0-based
+    result: EntryResult[T]
+
+    def diagnostics(self) -> tuple[Diagnostic, ...]:
+        return tuple(d.shifted(self.line) for d in self.result.diagnostics)
+
+
+@dataclass(frozen=True, slots=True)
+class Document(Generic[T]):
+    entries: tuple[PlacedEntry[T], ...]
+    # Diagnostics about the document as a whole (stray text, not a list, not text at all).
+    diagnostics: tuple[Diagnostic, ...]
+
+    def all_diagnostics(self) -> list[Diagnostic]:
+        out = list(self.diagnostics)
+        for entry in self.entries:
+            out.extend(entry.diagnostics())
+        return out
+
+
+def _not_text(text: str) -> Diagnostic | None:
+    if len(text) > MAX_DOCUMENT_CHARS:
+        return diag("OPG006", Span.point(0, 0), f"this file has {len(text):,} characters; opgen reads operator yaml "
+                                                f"files of up to {MAX_DOCUMENT_CHARS:,}")
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00"))
+        return diag("OPG006", Span.point(line, 0), "this file contains NUL bytes; it is not a text yaml file")
+    return None
+
+
+class EntryListParser(Generic[T]):
+    """Parses one document kind (native functions, tags) with a cache keyed by entry text."""
+
+    def __init__(self, what: str, lower: Callable[[YMap], tuple[T | None, tuple[Diagnostic, ...]]]) -> None:
+        self._what = what
+        self._lower = lower
+        self._cache: dict[str, EntryResult[T]] = {}
+
+    def _entry(self, text: str) -> EntryResult[T]:
+        cached = self._cache.get(text)
+        if cached is not None:
+            return cached
+        composed: ComposedEntry = compose_entry(text)
+        mapping, shape = entry_mapping(composed, self._what)
+        value, lowered = (None, ()) if mapping is None else self._lower(mapping)
+        result = EntryResult(text, mapping, value, composed.diagnostics + shape + tuple(lowered))
+        self._cache[text] = result
+        return result
+
+    def parse(self, text: str) -> Document[T]:
+        problem = _not_text(text)
+        if problem is not None:
+            return Document((), (problem,))
+        entries: list[PlacedEntry[T]] = []
+        stray: list[Diagnostic] = []
+        for chunk in split_chunks(text):
+            if chunk.is_entry:
+                entries.append(PlacedEntry(chunk.start_line, self._entry(chunk.text)))
+            elif (d := stray_chunk_diagnostic(chunk)) is not None:
+                stray.append(d)
+        if not entries and not stray:
+            stray.append(diag("OPG002", Span.point(0, 0), f"{self._what} has no entries; it must be a list of "
+                                                          "entries starting with '- '"))
+        # Keep only what this version uses, so the cache does not grow with every edit.
+        used = {e.result.text for e in entries}
+        if len(self._cache) > len(used):
+            self._cache = {k: v for k, v in self._cache.items() if k in used}
+        return Document(tuple(entries), tuple(stray))

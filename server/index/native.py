@@ -1,0 +1,112 @@
+"""native_functions.yaml + tags.yaml as one analysed snapshot, with every diagnostic placed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..diagnostics import Diagnostic, diag
+from ..model.lower import LoweredEntry, lower_native_function
+from ..model.native_yaml import NativeFunctions, Op, Problem, assemble
+from ..model.tags import Tag, lower_tag
+from ..syntax.locate import ScalarText
+from ..syntax.nodes import YMap, YScalar
+from ..text import Span
+from .documents import Document, EntryListParser
+
+
+@dataclass(frozen=True)
+class TagsSnapshot:
+    document: Document[Tag]
+    tags: dict[str, Tag]
+    diagnostics: tuple[Diagnostic, ...]
+
+    @property
+    def names(self) -> frozenset[str]:
+        return frozenset(self.tags)
+
+
+def _lower_tag_entry(entry: YMap):
+    return lower_tag(entry)
+
+
+class TagsParser:
+    def __init__(self) -> None:
+        self._parser: EntryListParser[Tag] = EntryListParser("tags.yaml", _lower_tag_entry)
+
+    def parse(self, text: str) -> TagsSnapshot:
+        document = self._parser.parse(text)
+        tags: dict[str, Tag] = {}
+        diagnostics = document.all_diagnostics()
+        for placed in document.entries:
+            tag = placed.result.value
+            if tag is None:
+                continue
+            if tag.name in tags:
+                span = tag.entry.value("tag").span.shifted(placed.line)  # type: ignore[union-attr]
+                diagnostics.append(diag("OPG402", span, f"tag '{tag.name}' is defined twice"))
+                continue
+            tags[tag.name] = tag
+        return TagsSnapshot(document, tags, tuple(sorted(diagnostics, key=_order)))
+
+
+@dataclass(frozen=True)
+class NativeSnapshot:
+    document: Document[LoweredEntry]
+    functions: NativeFunctions
+    diagnostics: tuple[Diagnostic, ...]
+
+
+class NativeParser:
+    """Parses native_functions.yaml text; entries are cached per set of valid tags."""
+
+    def __init__(self) -> None:
+        self._tags: frozenset[str] | None = None
+        self._parser: EntryListParser[LoweredEntry] | None = None
+
+    def _entries(self, valid_tags: frozenset[str]) -> EntryListParser[LoweredEntry]:
+        if self._parser is None or valid_tags != self._tags:
+            def lower(entry: YMap):
+                lowered = lower_native_function(entry, valid_tags)
+                return lowered, lowered.diagnostics
+            self._tags, self._parser = valid_tags, EntryListParser("native_functions.yaml", lower)
+        return self._parser
+
+    def parse(self, text: str, valid_tags: frozenset[str]) -> NativeSnapshot:
+        document = self._entries(valid_tags).parse(text)
+        ops = []
+        for placed in document.entries:
+            lowered = placed.result.value
+            if lowered is not None and lowered.function is not None:
+                ops.append(Op(lowered.function, placed.line, lowered.metadata))
+        functions = assemble(ops)
+        diagnostics = document.all_diagnostics()
+        diagnostics.extend(problem_diagnostic(p) for p in functions.problems)
+        return NativeSnapshot(document, functions, tuple(sorted(diagnostics, key=_order)))
+
+
+def _order(d: Diagnostic) -> tuple:
+    return (d.span.start_line, d.span.start_col, d.code)
+
+
+def problem_diagnostic(problem: Problem) -> Diagnostic:
+    return diag(problem.code, problem_span(problem.op, problem.where), problem.message)
+
+
+def problem_span(op: Op, where: object) -> Span:
+    """Where a cross-entry problem shows: the key, the argument or the op's name."""
+    source = op.function.source
+    if source is None:
+        return Span.point(op.line, 0)
+    entry: YMap = source.entry  # type: ignore[assignment]
+    text = ScalarText(source.func_scalar)  # type: ignore[arg-type]
+    spans = source.schema_spans
+    span = text.span(*spans.name)  # type: ignore[attr-defined]
+    if isinstance(where, tuple) and where[0] == "arg" and where[1] < len(spans.arguments):  # type: ignore[attr-defined]
+        span = text.span(*spans.arguments[where[1]].whole)  # type: ignore[attr-defined]
+    elif isinstance(where, str) and where != "name":
+        node = entry.value(where)
+        if isinstance(node, YScalar) and node.value is not None:
+            span = node.span
+        elif node is not None:
+            span = entry.key_span(where) or span
+    return span.shifted(op.line)

@@ -1,0 +1,145 @@
+"""The NativeFunctions torchgen adds by itself: missing functional and out= variants.
+
+Pure functions of NativeFunctions; the 'generated' functions they return are
+exactly those torchgen 2.13's native_function_generation builds.
+"""
+
+from __future__ import annotations
+
+import functools
+import string
+
+from . import dispatch as dk
+from .native_function import BackendMetadata, DeviceCheckType, NativeFunction, Variant
+from .schema import (
+    Annotation,
+    Argument,
+    BaseOperatorName,
+    FunctionSchema,
+    OperatorName,
+    Return,
+    SchemaKind,
+    TENSOR,
+)
+
+# Lists torchgen keeps of existing ops that break its grouping rules.
+OUT_OPS_THAT_DONT_GET_GROUPED_PROPERLY = frozenset({
+    "adaptive_avg_pool3d_backward.grad_input",
+    "_slow_conv2d_backward.grad_input",
+})
+MUTABLE_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT = frozenset({"_cummax_helper", "_cummin_helper"})
+FUNCTIONAL_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT = frozenset({
+    "_assert_async", "_assert_async.msg", "_assert_tensor_metadata", "_cslt_sparse_mm_search", "_assert_scalar",
+    "_dimI", "_dimV", "_has_same_storage_numel", "_linalg_check_errors", "_local_scalar_dense",
+    "_nested_tensor_from_mask_left_aligned", "_nnz", "_use_cudnn_ctc_loss", "_use_cudnn_ctc_loss.Tensor",
+    "_use_miopen_ctc_loss", "_use_miopen_ctc_loss.Tensor", "_validate_compressed_sparse_indices", "allclose",
+    "dense_dim", "equal", "is_coalesced", "is_pinned", "is_same_size", "is_set_to", "q_per_channel_axis",
+    "q_scale", "q_zero_point", "qscheme", "record_stream", "sparse_dim", "sym_constrain_range",
+    "sym_constrain_range_for_size", "_nested_tensor_storage_offsets", "_chunk_grad_outputs_efficient_attention",
+    "_fused_sdp_choice", "_print", "_sink_tokens", "_nested_get_ragged_idx",
+})
+INPLACE_OPS_THAT_DONT_GET_GROUPED_PROPERLY = frozenset({"polygamma_"})
+
+
+def expected_out_overload(overload: str) -> str:
+    return f"{overload}_out" if overload else "out"
+
+
+class GenerationError(ValueError):
+    """The schema cannot be turned into the requested variant."""
+
+
+def out_args_from_returns(func: FunctionSchema) -> tuple[tuple[Return, ...], tuple[Argument, ...]]:
+    """Out arguments for the tensor-like returns, with fresh alias letters, and the new returns."""
+    if any(r.is_write for r in func.returns):
+        raise GenerationError("a mutable schema kind should not return its mutable arguments")
+    if not any(r.type.is_tensor_like() for r in func.returns):
+        raise GenerationError("there is no tensor-like return to turn into an out argument")
+    used = {x for a in func.arguments.flat_all if a.annotation is not None for x in a.annotation.alias_set}
+    free = [c for c in string.ascii_lowercase if c not in used]
+    all_plain_tensors = all(r.type == TENSOR for r in func.returns)
+    outs: list[Argument] = []
+    returns: list[Return] = []
+    for i, r in enumerate(func.returns):
+        if r.type.is_tensor_like():
+            out = Argument("out" if len(func.returns) == 1 else f"out{i}", r.type, None, Annotation((free[i],), True, ()))
+            outs.append(out)
+            if all_plain_tensors:
+                returns.append(Return(None, out.type, out.annotation))
+        else:
+            returns.append(r)
+    return tuple(returns), tuple(outs)
+
+
+def out_signature(func: FunctionSchema) -> FunctionSchema:
+    kind = func.kind()
+    if kind is SchemaKind.inplace:
+        self_arg = func.arguments.self_arg
+        if self_arg is None:
+            raise GenerationError("an in-place op without self")
+        out = Argument("out", self_arg.argument.type, None, self_arg.argument.annotation)
+        name = func.name.remove_inplace().with_overload(expected_out_overload(func.name.overload_name))
+        return FunctionSchema(name, func.arguments.remove_self_annotation().with_out_args((out,)), func.returns)
+    if kind is SchemaKind.mutable:
+        returns, outs = out_args_from_returns(func)
+        name = func.name.remove_inplace().with_overload(expected_out_overload(func.name.overload_name))
+        return FunctionSchema(name, func.arguments.with_out_args(outs), returns)
+    if kind is SchemaKind.functional:
+        returns, outs = out_args_from_returns(func)
+        name = func.name.with_overload(expected_out_overload(func.name.overload_name))
+        return FunctionSchema(name, func.arguments.signature().with_out_args(outs), returns)
+    raise GenerationError("out= variants are generated only from in-place, mutable or functional variants")
+
+
+def functional_signature(func: FunctionSchema) -> FunctionSchema:
+    kind = func.kind()
+    if kind is SchemaKind.functional:
+        raise GenerationError("the op is already functional")
+    base = func.name.name
+    name = OperatorName(BaseOperatorName(base.base, False, base.dunder_method,
+                                         functional_overload=kind is SchemaKind.mutable), func.name.overload_name)
+    return func.signature(keep_return_names=True).with_name(name)
+
+
+@functools.cache
+def generate_function(f: NativeFunction, kind: SchemaKind) -> tuple[NativeFunction, BackendMetadata]:
+    """The generated variant of `f` of the given kind, and its CompositeExplicitAutograd kernel."""
+    func = out_signature(f.func) if kind is SchemaKind.out else functional_signature(f.func)
+    kernel = func.name.unambiguous_name() if func.kind() is SchemaKind.out else str(func.name.name)
+    if f.func.has_symint():
+        kernel += "_symint"
+    tags = {"generated"} | (f.tags & {"nondeterministic_seeded", "view_copy", "pt2_compliant_tag"})
+    if func.is_out_fn():
+        tags.add("out")
+    if func.name.name.inplace:
+        tags.add("inplace")
+    generated = NativeFunction(
+        namespace=f.namespace,
+        func=func,
+        use_const_ref_for_mutable_tensors=f.use_const_ref_for_mutable_tensors,
+        device_guard=False,
+        device_check=DeviceCheckType.NoCheck,
+        python_module=None,
+        category_override=None,
+        variants=frozenset({Variant.function}),
+        manual_kernel_registration=False,
+        manual_cpp_binding=False,
+        autogen=(),
+        ufunc_inner_loop=(),
+        structured=False,
+        structured_delegate=None,
+        structured_inherits=None,
+        precomputed=None,
+        cpp_no_default_args=frozenset(),
+        is_abstract=f.is_abstract,
+        has_composite_implicit_autograd_kernel=False,
+        has_composite_implicit_autograd_nested_tensor_kernel=False,
+        has_composite_explicit_autograd_kernel=True,
+        has_composite_explicit_autograd_non_functional_kernel=False,
+        tags=frozenset(tags),
+        source=f.source,
+    )
+    return generated, BackendMetadata(kernel, False, "at::native")
+
+
+GENERATED_KEY = dk.CEA

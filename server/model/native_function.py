@@ -1,0 +1,216 @@
+"""NativeFunction and what hangs off it: the model of one native_functions.yaml entry.
+
+Names and meanings follow torchgen's model.py so the two can be compared
+field by field; the containers are frozen (frozenset, tuple) so results can
+be memoized.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from .dispatch import DispatchKey
+from .schema import Argument, FunctionSchema, OperatorName, SchemaKind
+
+
+class Variant(Enum):
+    function = 1
+    method = 2
+
+
+class DeviceCheckType(Enum):
+    NoCheck = 0
+    ExactSame = 1
+
+
+class UfuncKey(Enum):
+    CUDAFunctor = 1
+    CUDAFunctorOnOther = 2
+    CUDAFunctorOnSelf = 3
+    CPUScalar = 4
+    CPUVector = 5
+    ScalarOnly = 6
+    Generic = 7
+
+
+ScalarType = Enum("ScalarType", (  # type: ignore[misc]
+    "Byte", "Char", "Short", "Int", "Long", "Half", "Float", "Double", "ComplexHalf", "ComplexFloat",
+    "ComplexDouble", "Bool", "BFloat16", "Float8_e5m2", "Float8_e5m2fnuz", "Float8_e4m3fn",
+    "Float8_e4m3fnuz", "Float8_e8m0fnu",
+))
+
+_S = ScalarType.__members__
+_INTEGRAL = tuple(_S[n] for n in ("Byte", "Char", "Int", "Long", "Short"))
+_FLOATING = (_S["Float"], _S["Double"])
+_COMPLEX = (_S["ComplexFloat"], _S["ComplexDouble"])
+# Names usable in ufunc_inner_loop dtype lists, each standing for several dtypes.
+DTYPE_CLASSES: dict[str, tuple[ScalarType, ...]] = {
+    "Integral": _INTEGRAL,
+    "Floating": _FLOATING,
+    "Complex": _COMPLEX,
+    "All": _INTEGRAL + _FLOATING,
+    "AllAndComplex": _INTEGRAL + _FLOATING + _COMPLEX,
+    "FloatingAndComplex": _FLOATING + _COMPLEX,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class UfuncInnerLoop:
+    name: str
+    supported_dtypes: tuple[ScalarType, ...]
+    ufunc_key: UfuncKey
+
+
+@dataclass(frozen=True, slots=True)
+class Precompute:
+    # kernel argument name -> the precomputed arguments replacing it, in order
+    replace: tuple[tuple[str, tuple[Argument, ...]], ...]
+    add: tuple[Argument, ...]
+
+    def to_list(self) -> list[str]:
+        return [f"{name} -> {', '.join(map(str, args))}" for name, args in self.replace]
+
+
+@dataclass(frozen=True, slots=True)
+class BackendMetadata:
+    kernel: str
+    structured: bool
+    cpp_namespace: str
+
+    def supports_symint(self) -> bool:
+        return "_symint" in self.kernel
+
+
+@dataclass(frozen=True, slots=True)
+class NativeFunction:
+    namespace: str
+    func: FunctionSchema
+    use_const_ref_for_mutable_tensors: bool
+    device_guard: bool
+    device_check: DeviceCheckType
+    python_module: str | None
+    category_override: str | None
+    variants: frozenset[Variant]
+    manual_kernel_registration: bool
+    manual_cpp_binding: bool
+    autogen: tuple[OperatorName, ...]
+    ufunc_inner_loop: tuple[tuple[UfuncKey, UfuncInnerLoop], ...]
+    structured: bool
+    structured_delegate: OperatorName | None
+    structured_inherits: str | None
+    precomputed: Precompute | None
+    cpp_no_default_args: frozenset[str]
+    is_abstract: bool
+    has_composite_implicit_autograd_kernel: bool
+    has_composite_implicit_autograd_nested_tensor_kernel: bool
+    has_composite_explicit_autograd_kernel: bool
+    has_composite_explicit_autograd_non_functional_kernel: bool
+    tags: frozenset[str]
+    # Where it came from; not part of the value. Spans are relative to the entry's first line.
+    source: EntrySource | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def has_composite_kernel(self) -> bool:
+        return (self.has_composite_implicit_autograd_kernel or self.has_composite_explicit_autograd_kernel
+                or self.has_composite_explicit_autograd_non_functional_kernel)
+
+    @property
+    def is_view_op(self) -> bool:
+        rets = self.func.returns
+        non_mutating_view = any(r.annotation is not None and not r.annotation.is_write for r in rets)
+        inplace_view = "inplace_view" in self.tags and str(self.func.name) not in ("resize_", "resize_as_")
+        wildcard_view = any(a.annotation is not None and "*" in a.annotation.alias_set_after
+                            for a in self.func.schema_order_arguments())
+        return non_mutating_view or inplace_view or wildcard_view
+
+    @property
+    def root_name(self) -> str:
+        return self.func.name.name.base
+
+    @property
+    def part_of_structured_group(self) -> bool:
+        return self.structured or self.structured_delegate is not None
+
+
+@dataclass(frozen=True, slots=True)
+class EntrySource:
+    """Links a NativeFunction to the yaml it was read from (spans relative to the entry)."""
+
+    entry: object  # syntax.nodes.YMap; typed loosely to keep the model free of syntax imports
+    schema_spans: object  # syntax.schema.SchemaSpans
+    # Maps offsets in the func string to spans in the entry.
+    func_scalar: object
+
+
+class ViewSchemaKind(Enum):
+    aliasing = 1
+    aliasing_inplace = 2
+    non_aliasing = 3
+
+
+@dataclass(frozen=True, slots=True)
+class NativeFunctionsGroup:
+    functional: NativeFunction
+    inplace: NativeFunction | None
+    mutable: NativeFunction | None
+    out: NativeFunction
+
+    @property
+    def structured(self) -> bool:
+        return self.out.structured
+
+    def functions(self) -> tuple[NativeFunction, ...]:
+        return tuple(f for f in (self.functional, self.out, self.inplace, self.mutable) if f is not None)
+
+    def signature(self) -> FunctionSchema:
+        return self.out.func.signature()
+
+    @property
+    def root_name(self) -> str:
+        return self.functional.root_name
+
+
+@dataclass(frozen=True, slots=True)
+class NativeFunctionsViewGroup:
+    view: NativeFunction
+    view_copy: NativeFunction | None
+    view_inplace: NativeFunction | None
+
+    def functions(self, *, include_copy: bool = True) -> tuple[NativeFunction, ...]:
+        fs = [self.view]
+        if self.view_inplace is not None:
+            fs.append(self.view_inplace)
+        if self.view_copy is not None and include_copy:
+            fs.append(self.view_copy)
+        return tuple(fs)
+
+    @property
+    def root_name(self) -> str:
+        return self.view.root_name
+
+
+@dataclass(frozen=True, slots=True)
+class BackendIndex:
+    dispatch_key: DispatchKey
+    use_out_as_primary: bool
+    device_guard: bool
+    external: bool
+    index: dict[OperatorName, BackendMetadata] = field(hash=False)
+
+    def primary(self, g: NativeFunctionsGroup) -> NativeFunction:
+        return g.out if self.use_out_as_primary else g.functional
+
+    def get_kernel(self, g: NativeFunction | NativeFunctionsGroup) -> BackendMetadata | None:
+        f = g if isinstance(g, NativeFunction) else self.primary(g)
+        return self.index.get(f.func.name)
+
+    def has_kernel(self, g: NativeFunction | NativeFunctionsGroup) -> bool:
+        return self.get_kernel(g) is not None
+
+    def native_function_class_name(self) -> str | None:
+        return f"{self.dispatch_key}NativeFunctions" if self.external else None
+
+
+def kind_of(f: NativeFunction) -> SchemaKind:
+    return f.func.kind()

@@ -1,0 +1,475 @@
+"""The function schema model: value objects for what a `func:` string says.
+
+These mirror torchgen's FunctionSchema family (same names, same printing,
+same derived notions such as kind() and signature()) so that opgen and
+torchgen can be compared field by field. They carry no positions: two equal
+schemas are equal wherever they were written, which grouping relies on.
+Positions live beside them, in `syntax.schema.SchemaSpans`.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from typing import Iterator, Union
+
+# The base types torchgen knows, in its order.
+BASE_TYPE_NAMES = (
+    "Generator", "ScalarType", "Tensor", "int", "DimVector", "float", "str", "bool",
+    "Layout", "Device", "DeviceIndex", "Scalar", "MemoryFormat", "QScheme", "Storage",
+    "Stream", "SymInt", "SymBool", "GraphModule",
+)
+BaseTy = Enum("BaseTy", BASE_TYPE_NAMES)  # type: ignore[misc]
+
+CUSTOM_CLASS_PREFIX = "__torch__.torch.classes."
+
+
+@dataclass(frozen=True, slots=True)
+class BaseType:
+    name: BaseTy
+
+    def __str__(self) -> str:
+        return self.name.name
+
+    def is_base_ty_like(self, ty: BaseTy) -> bool:
+        return self.name == ty
+
+    def is_nullable(self) -> bool:
+        return False
+
+    def is_list_like(self) -> ListType | None:
+        return None
+
+    def is_tensor_like(self) -> bool:
+        return self.name == BaseTy.Tensor
+
+    def is_symint_like(self) -> bool:
+        return self.name == BaseTy.SymInt
+
+    def is_generator_like(self) -> bool:
+        return self.name == BaseTy.Generator
+
+
+@dataclass(frozen=True, slots=True)
+class OptionalType:
+    elem: Type
+
+    def __str__(self) -> str:
+        return f"{self.elem}?"
+
+    def is_base_ty_like(self, ty: BaseTy) -> bool:
+        return self.elem.is_base_ty_like(ty)
+
+    def is_nullable(self) -> bool:
+        return True
+
+    def is_list_like(self) -> ListType | None:
+        return self.elem.is_list_like()
+
+    def is_tensor_like(self) -> bool:
+        return self.elem.is_tensor_like()
+
+    def is_symint_like(self) -> bool:
+        return self.elem.is_symint_like()
+
+    def is_generator_like(self) -> bool:
+        return self.elem.is_generator_like()
+
+
+@dataclass(frozen=True, slots=True)
+class CustomClassType:
+    class_name: str
+
+    def __str__(self) -> str:
+        return CUSTOM_CLASS_PREFIX + self.class_name
+
+    def is_base_ty_like(self, ty: BaseTy) -> bool:
+        return False
+
+    def is_nullable(self) -> bool:
+        return False
+
+    def is_list_like(self) -> ListType | None:
+        return None
+
+    def is_tensor_like(self) -> bool:
+        return False
+
+    def is_symint_like(self) -> bool:
+        return False
+
+    def is_generator_like(self) -> bool:
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class ListType:
+    elem: Type
+    size: int | None
+
+    def __str__(self) -> str:
+        return f"{self.elem}[{self.size or ''}]"
+
+    def is_base_ty_like(self, ty: BaseTy) -> bool:
+        return self.elem.is_base_ty_like(ty)
+
+    def is_nullable(self) -> bool:
+        return self.elem.is_nullable()
+
+    def is_list_like(self) -> ListType | None:
+        return self
+
+    def is_tensor_like(self) -> bool:
+        return self.elem.is_tensor_like()
+
+    def is_symint_like(self) -> bool:
+        return self.elem.is_symint_like()
+
+    def is_generator_like(self) -> bool:
+        return self.elem.is_generator_like()
+
+
+Type = Union[BaseType, OptionalType, CustomClassType, ListType]
+
+TENSOR = BaseType(BaseTy.Tensor)
+
+
+@dataclass(frozen=True, slots=True)
+class Annotation:
+    alias_set: tuple[str, ...]
+    is_write: bool
+    alias_set_after: tuple[str, ...]
+
+    def __str__(self) -> str:
+        text = "|".join(self.alias_set) + ("!" if self.is_write else "")
+        if self.alias_set_after:
+            text += " -> " + "|".join(self.alias_set_after)
+        return text
+
+
+def _annotated_type_text(ty: Type, annotation: Annotation | None) -> str:
+    text = str(ty)
+    if annotation is not None:
+        text = text.replace("Tensor", f"Tensor({annotation})")
+    return text
+
+
+@dataclass(frozen=True, slots=True)
+class Argument:
+    name: str
+    type: Type
+    default: str | None
+    annotation: Annotation | None
+    # Hashing is hot (grouping, memoized rules); compute it once.
+    _hash: int = field(init=False, repr=False, compare=False, default=0)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash((self.name, self.type, self.default, self.annotation,)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    @property
+    def is_write(self) -> bool:
+        return self.annotation is not None and self.annotation.is_write
+
+    def __str__(self) -> str:
+        default = f"={self.default}" if self.default else ""
+        return f"{_annotated_type_text(self.type, self.annotation)} {self.name}{default}"
+
+
+@dataclass(frozen=True, slots=True)
+class Return:
+    name: str | None
+    type: Type
+    annotation: Annotation | None
+
+    @property
+    def is_write(self) -> bool:
+        return self.annotation is not None and self.annotation.is_write
+
+    def __str__(self) -> str:
+        text = _annotated_type_text(self.type, self.annotation)
+        return text if self.name is None else f"{text} {self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class SelfArgument:
+    argument: Argument
+
+
+@dataclass(frozen=True, slots=True)
+class TensorOptionsArguments:
+    dtype: Argument
+    layout: Argument
+    device: Argument
+    pin_memory: Argument
+
+    def all(self) -> tuple[Argument, ...]:
+        return (self.dtype, self.layout, self.device, self.pin_memory)
+
+
+@dataclass(frozen=True, slots=True)
+class Arguments:
+    pre_self_positional: tuple[Argument, ...]
+    self_arg: SelfArgument | None
+    post_self_positional: tuple[Argument, ...]
+    pre_tensor_options_kwarg_only: tuple[Argument, ...]
+    tensor_options: TensorOptionsArguments | None
+    post_tensor_options_kwarg_only: tuple[Argument, ...]
+    out: tuple[Argument, ...]
+    # Hashing is hot (grouping, memoized rules); compute it once.
+    _hash: int = field(init=False, repr=False, compare=False, default=0)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash((self.pre_self_positional, self.self_arg, self.post_self_positional, self.pre_tensor_options_kwarg_only, self.tensor_options, self.post_tensor_options_kwarg_only, self.out,)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    @property
+    def flat_positional(self) -> tuple[Argument, ...]:
+        if self.self_arg is None:
+            return self.pre_self_positional + self.post_self_positional
+        return (*self.pre_self_positional, self.self_arg.argument, *self.post_self_positional)
+
+    @property
+    def flat_kwarg_only(self) -> tuple[Argument, ...]:
+        options = self.tensor_options.all() if self.tensor_options is not None else ()
+        return self.pre_tensor_options_kwarg_only + options + self.post_tensor_options_kwarg_only
+
+    @property
+    def flat_non_out(self) -> tuple[Argument, ...]:
+        return self.flat_positional + self.flat_kwarg_only
+
+    @property
+    def flat_all(self) -> tuple[Argument, ...]:
+        return self.flat_positional + self.flat_kwarg_only + self.out
+
+    @property
+    def post_self_positional_mutable(self) -> tuple[Argument, ...]:
+        return tuple(a for a in self.post_self_positional if a.is_write)
+
+    @property
+    def positional(self) -> tuple[Argument | SelfArgument, ...]:
+        middle = (self.self_arg,) if self.self_arg is not None else ()
+        return (*self.pre_self_positional, *middle, *self.post_self_positional)
+
+    @property
+    def kwarg_only(self) -> tuple[Argument | TensorOptionsArguments, ...]:
+        middle = (self.tensor_options,) if self.tensor_options is not None else ()
+        return (*self.pre_tensor_options_kwarg_only, *middle, *self.post_tensor_options_kwarg_only)
+
+    def has_tensor_arg(self) -> bool:
+        return any(a.type.is_tensor_like() for a in self.flat_non_out)
+
+    def has_symint_arg(self) -> bool:
+        return any(a.type.is_symint_like() for a in self.flat_non_out)
+
+    def has_generator_arg(self) -> bool:
+        return any(a.type.is_generator_like() for a in self.flat_non_out)
+
+    def signature(self, *, strip_default: bool = False) -> Arguments:
+        def strip(a: Argument) -> Argument:
+            return Argument(a.name, a.type, None if strip_default else a.default, None)
+
+        return Arguments(
+            pre_self_positional=tuple(map(strip, self.pre_self_positional)),
+            self_arg=SelfArgument(strip(self.self_arg.argument)) if self.self_arg is not None else None,
+            post_self_positional=tuple(map(strip, self.post_self_positional)),
+            # Tensor options are dropped, so what followed them joins what preceded them.
+            pre_tensor_options_kwarg_only=tuple(map(strip, self.pre_tensor_options_kwarg_only))
+            + tuple(map(strip, self.post_tensor_options_kwarg_only)),
+            tensor_options=None,
+            post_tensor_options_kwarg_only=(),
+            out=(),
+        )
+
+    def remove_self_annotation(self) -> Arguments:
+        assert self.self_arg is not None
+        return replace(self, self_arg=SelfArgument(replace(self.self_arg.argument, annotation=None)))
+
+    def with_out_args(self, outs: tuple[Argument, ...]) -> Arguments:
+        return replace(self, out=tuple(outs))
+
+    def __str__(self) -> str:
+        parts = [str(a) for a in self.flat_positional]
+        kwarg_only = self.flat_kwarg_only
+        if kwarg_only or self.out:
+            parts.append("*")
+        parts.extend(str(a) for a in kwarg_only)
+        parts.extend(str(a) for a in self.out)
+        return ", ".join(parts)
+
+
+# Names that may appear as __iXXX__ (in-place) dunder methods.
+AUGMENTED_ASSIGNMENT_NAMES = ("add", "sub", "mul", "div", "mod", "pow", "lshift", "rshift", "and", "xor", "or")
+
+
+@dataclass(frozen=True, slots=True)
+class BaseOperatorName:
+    base: str
+    inplace: bool
+    dunder_method: bool
+    functional_overload: bool = False
+    namespace: str | None = None
+
+    def __str__(self) -> str:
+        prefix = f"{self.namespace}::" if self.namespace else ""
+        if self.dunder_method:
+            return f"{prefix}__{'i' if self.inplace else ''}{self.base}__"
+        suffix = "_" if self.inplace else "_functional" if self.functional_overload else ""
+        return f"{prefix}{self.base}{suffix}"
+
+
+@dataclass(frozen=True, slots=True)
+class OperatorName:
+    name: BaseOperatorName
+    overload_name: str
+
+    def __str__(self) -> str:
+        return f"{self.name}.{self.overload_name}" if self.overload_name else str(self.name)
+
+    def unambiguous_name(self) -> str:
+        return f"{self.name}_{self.overload_name}" if self.overload_name else str(self.name)
+
+    def remove_inplace(self) -> OperatorName:
+        return OperatorName(BaseOperatorName(self.name.base, False, self.name.dunder_method), self.overload_name)
+
+    def with_overload(self, overload: str) -> OperatorName:
+        return OperatorName(BaseOperatorName(self.name.base, False, self.name.dunder_method), overload)
+
+
+class SchemaKind(Enum):
+    functional = 1
+    inplace = 2
+    out = 3
+    mutable = 4
+    scratch = 5
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionSchema:
+    name: OperatorName
+    arguments: Arguments
+    returns: tuple[Return, ...]
+    # Hashing is hot (grouping, memoized rules); compute it once.
+    _hash: int = field(init=False, repr=False, compare=False, default=0)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash((self.name, self.arguments, self.returns,)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __str__(self) -> str:
+        if len(self.returns) == 1:
+            returns = str(self.returns[0])
+        else:
+            returns = "(" + ", ".join(map(str, self.returns)) + ")"
+        return f"{self.name}({self.arguments}) -> {returns}"
+
+    def schema_order_arguments(self) -> Iterator[Argument]:
+        a = self.arguments
+        return itertools.chain(a.flat_positional, a.flat_kwarg_only, a.out)
+
+    @property
+    def is_mutable(self) -> bool:
+        return any(a.is_write for a in self.arguments.flat_all)
+
+    def is_out_fn(self) -> bool:
+        return bool(self.arguments.out)
+
+    def is_functional_fn(self) -> bool:
+        return "functional" in self.name.overload_name
+
+    def has_symint(self) -> bool:
+        return self.arguments.has_symint_arg()
+
+    def returns_are_aliased(self) -> bool:
+        return any(r.is_write for r in self.returns)
+
+    @property
+    def modifies_arguments(self) -> bool:
+        return self.kind() in (SchemaKind.inplace, SchemaKind.out, SchemaKind.mutable)
+
+    def kind(self) -> SchemaKind:
+        return schema_kind(self)
+
+    def signature(self, *, strip_default: bool = False, strip_view_copy_name: bool = False,
+                  keep_return_names: bool = False) -> FunctionSchema:
+        return schema_signature(self, strip_default, strip_view_copy_name, keep_return_names)
+
+    def view_signature(self) -> FunctionSchema:
+        return schema_signature(self, False, True, False)
+
+    def with_name(self, name: OperatorName) -> FunctionSchema:
+        return FunctionSchema(name, self.arguments, self.returns)
+
+    def aliased_return_names(self) -> list[str | None]:
+        names: list[str | None] = []
+        for r in self.returns:
+            aliased = [a for a in self.arguments.flat_all if a.annotation is not None and a.annotation == r.annotation]
+            names.append(aliased[0].name if len(aliased) == 1 else None)
+        return names
+
+
+class SchemaKindError(ValueError):
+    """A schema that is both out= and in-place (torchgen refuses to classify it)."""
+
+
+@functools.cache
+def schema_kind(func: FunctionSchema) -> SchemaKind:
+    """What kind of variant a schema is: functional, inplace, out, mutable or scratch."""
+    args = func.arguments
+    is_out = bool(args.out)
+    is_inplace = func.name.name.inplace
+    if is_out and is_inplace:
+        raise SchemaKindError("a schema cannot be both out= and in-place")
+    if is_inplace:
+        return SchemaKind.inplace
+    if any(a.name.startswith("_scratch_") for a in args.out):
+        return SchemaKind.scratch
+    if is_out:
+        return SchemaKind.out
+    if any(a.is_write for a in args.post_self_positional):
+        return SchemaKind.mutable
+    return SchemaKind.functional
+
+
+@functools.cache
+def schema_signature(func: FunctionSchema, strip_default: bool, strip_view_copy_name: bool,
+                     keep_return_names: bool) -> FunctionSchema:
+    """The core signature shared by the functional, inplace, out and mutable variants of an op."""
+    base = func.name.name.base
+    if strip_view_copy_name:
+        if base.endswith("_copy"):
+            base = base.replace("_copy", "")
+        elif base.endswith("_scatter"):
+            base = base.replace("scatter", "inverse")
+    args = func.arguments
+    mutable_inputs = itertools.chain(
+        [args.self_arg.argument] if args.self_arg is not None else [], args.out, args.post_self_positional
+    )
+    extra_returns = tuple(
+        Return(f"{a.name}_out" if keep_return_names else None, a.type, None)
+        for a in mutable_inputs
+        if a.is_write and not any(a.annotation == r.annotation for r in func.returns)
+    )
+    returns = tuple(Return(r.name if keep_return_names else None, r.type, None) for r in func.returns)
+    arguments = args.signature(strip_default=strip_default)
+    if str(func.name) == "bernoulli.p":
+        # torchgen gives this one signature the default its functional variant has.
+        arguments = _with_default(arguments, "p", "0.5")
+    name = OperatorName(BaseOperatorName(base, False, func.name.name.dunder_method), "")
+    return FunctionSchema(name, arguments, returns + extra_returns)
+
+
+def _with_default(arguments: Arguments, name: str, default: str) -> Arguments:
+    def patch(a: Argument) -> Argument:
+        return replace(a, default=default) if a.name == name and str(a.type) == "float" else a
+
+    return replace(arguments, post_self_positional=tuple(map(patch, arguments.post_self_positional)))
+

@@ -1,0 +1,93 @@
+"""Render diagnostics for people and tools: text, JSON, GitHub annotations, SARIF 2.1.0."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from . import __version__
+from .diagnostics import CODES, Diagnostic, Severity
+
+
+@dataclass(frozen=True, slots=True)
+class FileDiagnostic:
+    path: str
+    diagnostic: Diagnostic
+
+
+def render_text(items: list[FileDiagnostic]) -> str:
+    lines = []
+    for item in items:
+        d = item.diagnostic
+        lines.append(f"{item.path}:{d.span.start_line + 1}:{d.span.start_col + 1}: "
+                     f"{d.severity.label}: {d.message} [{d.code}]")
+    return "".join(line + "\n" for line in lines)
+
+
+def _lsp_range(d: Diagnostic) -> dict:
+    s = d.span
+    return {"start": {"line": s.start_line, "character": s.start_col},
+            "end": {"line": s.end_line, "character": s.end_col}}
+
+
+def render_json(items: list[FileDiagnostic]) -> str:
+    out = [{"path": i.path, "range": _lsp_range(i.diagnostic), "severity": i.diagnostic.severity.label,
+            "code": i.diagnostic.code, "message": i.diagnostic.message} for i in items]
+    return json.dumps(out, indent=2) + "\n"
+
+
+_GITHUB_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFORMATION: "notice",
+                 Severity.HINT: "notice"}
+
+
+def _github_escape(text: str, *, property_value: bool = False) -> str:
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if property_value:
+        text = text.replace(":", "%3A").replace(",", "%2C")
+    return text
+
+
+def render_github(items: list[FileDiagnostic]) -> str:
+    lines = []
+    for item in items:
+        d = item.diagnostic
+        s = d.span
+        props = (f"file={_github_escape(item.path, property_value=True)},line={s.start_line + 1},"
+                 f"col={s.start_col + 1},endLine={s.end_line + 1},endColumn={s.end_col + 1},"
+                 f"title={_github_escape(d.code, property_value=True)}")
+        lines.append(f"::{_GITHUB_LEVEL[d.severity]} {props}::{_github_escape(d.message)}")
+    return "".join(line + "\n" for line in lines)
+
+
+_SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFORMATION: "note",
+                Severity.HINT: "note"}
+
+
+def render_sarif(items: list[FileDiagnostic]) -> str:
+    used = sorted({i.diagnostic.code for i in items})
+    rules = [{"id": c, "name": CODES[c].name, "shortDescription": {"text": CODES[c].summary},
+              "defaultConfiguration": {"level": _SARIF_LEVEL[CODES[c].severity]}} for c in used if c in CODES]
+    results = []
+    for item in items:
+        d = item.diagnostic
+        s = d.span
+        results.append({
+            "ruleId": d.code,
+            "level": _SARIF_LEVEL[d.severity],
+            "message": {"text": d.message},
+            "locations": [{"physicalLocation": {
+                "artifactLocation": {"uri": item.path},
+                "region": {"startLine": s.start_line + 1, "startColumn": s.start_col + 1,
+                           "endLine": s.end_line + 1, "endColumn": s.end_col + 1},
+            }}],
+        })
+    log = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{"tool": {"driver": {"name": "opgen", "version": __version__, "rules": rules}},
+                  "results": results}],
+    }
+    return json.dumps(log, indent=2) + "\n"
+
+
+RENDERERS = {"text": render_text, "json": render_json, "github": render_github, "sarif": render_sarif}

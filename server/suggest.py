@@ -1,0 +1,24 @@
+"""Did-you-mean suggestions for misspelt names."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Iterable
+
+
+def closest(word: str, candidates: Iterable[str], n: int = 3, cutoff: float = 0.6) -> list[str]:
+    pool = list(candidates)
+    found = difflib.get_close_matches(word, pool, n=n, cutoff=cutoff)
+    if not found:
+        lowered = {c.lower(): c for c in pool}
+        found = [lowered[m] for m in difflib.get_close_matches(word.lower(), list(lowered), n=n, cutoff=cutoff)]
+    return found
+
+
+def did_you_mean(word: str, candidates: Iterable[str]) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """A message suffix and diagnostic data naming the closest candidates."""
+    found = closest(word, candidates)
+    if not found:
+        return "", ()
+    text = " or ".join(f"'{c}'" for c in found)
+    return f"; did you mean {text}?", tuple(("replace", c) for c in found)

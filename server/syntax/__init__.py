@@ -1,0 +1,1 @@
+"""Syntax layer: text -> positioned trees. Never raises on bad input."""

@@ -1,0 +1,80 @@
+"""Split a top-level yaml list into entries, the unit of incremental parsing.
+
+native_functions.yaml, tags.yaml and similar files are a sequence of mappings
+whose items start at column 0 with '- '. Each entry is composed on its own, so
+a broken entry never hides its neighbours, and an edit re-composes only the
+entries whose text changed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..diagnostics import Diagnostic, diag
+from ..text import Span
+from .nodes import YMap, YNode, YSeq, compose
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """Lines of the document from one column-0 line to the next."""
+
+    start_line: int
+    text: str
+
+    @property
+    def is_entry(self) -> bool:
+        return self.text.startswith("-") and (len(self.text) == 1 or self.text[1] in " \t\r\n")
+
+
+def _starts_chunk(line: str) -> bool:
+    return bool(line) and line[0] not in " \t\r\n#"
+
+
+def split_chunks(text: str) -> tuple[Chunk, ...]:
+    """Cut the text before every column-0 line that is not blank or a comment."""
+    lines = text.splitlines(keepends=True)
+    starts = [i for i, line in enumerate(lines) if _starts_chunk(line)]
+    return tuple(Chunk(a, "".join(lines[a:b])) for a, b in zip(starts, starts[1:] + [len(lines)]))
+
+
+@dataclass(frozen=True, slots=True)
+class ComposedEntry:
+    """One entry, composed. Spans are relative to the entry's first line."""
+
+    node: YNode | None
+    diagnostics: tuple[Diagnostic, ...]
+
+
+def compose_entry(chunk_text: str) -> ComposedEntry:
+    root, diags = compose(chunk_text)
+    if root is None:
+        return ComposedEntry(None, tuple(diags))
+    if not isinstance(root, YSeq) or len(root.items) != 1:
+        span = root.span if root is not None else Span.point(0, 0)
+        return ComposedEntry(None, (*diags, diag("OPG002", span, "expected one list item starting with '- '")))
+    item = root.items[0]
+    return ComposedEntry(item, tuple(diags))
+
+
+def stray_chunk_diagnostic(chunk: Chunk) -> Diagnostic | None:
+    """Column-0 text that is not an entry: a document marker is fine, anything else is not."""
+    first = chunk.text.split("\n", 1)[0].rstrip("\r")
+    if first.rstrip() in ("---", "..."):
+        return None
+    return diag(
+        "OPG002",
+        Span.on_line(chunk.start_line, 0, len(first)),
+        "expected a list entry starting with '- ' at column 0; this file must be a list of entries",
+    )
+
+
+def entry_mapping(entry: ComposedEntry, what: str) -> tuple[YMap | None, tuple[Diagnostic, ...]]:
+    """The entry's mapping, or a diagnostic saying it is not one."""
+    node = entry.node
+    if node is None:
+        return None, ()
+    if isinstance(node, YMap):
+        return node, ()
+    kind = "a list" if isinstance(node, YSeq) else f"the scalar {getattr(node, 'text', '')!r}"
+    return None, (diag("OPG003", node.span, f"each {what} entry must be a mapping (key: value lines), but this is {kind}"),)
