@@ -242,7 +242,9 @@ def _check_group(d: dict[SchemaKind, Op], problems: list[Problem]) -> tuple[Nati
     generated = sorted(str(op.function.func.name) for op in ops if "generated" in op.function.tags)
     expected = sorted({str(name) for op in ops for name in op.function.autogen})
     if generated != expected:
-        owner = next((op for op in ops if op.function.autogen), next((op for op in ops if not op.generated), anchor))
+        # torchgen reads autogen from the base variant: mutable, else in-place, else out=, else functional.
+        base_first = [o for o in (mutable, inplace, out, functional) if o is not None and not o.generated]
+        owner = next((op for op in ops if op.function.autogen), base_first[0] if base_first else anchor)
         listed = ", ".join(generated)
         if not expected:
             fail(owner, "OPG306", f"the codegen generates '{listed}' for this op; add 'autogen: {listed}' to the "

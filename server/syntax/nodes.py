@@ -22,7 +22,8 @@ except ImportError:  # pragma: no cover - PyYAML without libyaml
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
 _STR_TAG = "tag:yaml.org,2002:str"
-_SAFE_PREFIX = "tag:yaml.org,2002:"
+# Tags the safe loader can construct; anything else (e.g. !!python/object) is refused.
+_SAFE_TAGS = frozenset(t for t in SafeConstructor.yaml_constructors if t is not None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +98,7 @@ class _Lowering:
         tag = node.tag
         if tag == _STR_TAG:
             value: object = node.value
-        elif not tag.startswith(_SAFE_PREFIX):
+        elif tag not in _SAFE_TAGS:
             self.diagnostics.append(diag("OPG005", span, f"the tag {tag!r} is not allowed; opgen reads YAML with a safe loader"))
             value = node.value
         else:
@@ -106,12 +107,12 @@ class _Lowering:
             except (ConstructorError, ValueError, TypeError) as exc:
                 self.diagnostics.append(diag("OPG001", span, f"cannot read this value: {exc}"))
                 value = node.value
-        return YScalar(value, span, node.style, node.value)
+        return YScalar(value, span, node.style or None, node.value)
 
     def node(self, node: yaml.Node) -> YNode:
         if isinstance(node, yaml.ScalarNode):
             return self.scalar(node)
-        if node.tag not in (_SAFE_PREFIX + "seq", _SAFE_PREFIX + "map", _SAFE_PREFIX + "omap", _SAFE_PREFIX + "set"):
+        if node.tag not in _SAFE_TAGS:
             self.diagnostics.append(diag("OPG005", node_span(node), f"the tag {node.tag!r} is not allowed; opgen reads YAML with a safe loader"))
         if isinstance(node, yaml.SequenceNode):
             return YSeq(tuple(self.node(n) for n in node.value), node_span(node))

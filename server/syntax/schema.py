@@ -214,8 +214,11 @@ def parse_operator_name(text: str, start: int = 0) -> tuple[OperatorName | None,
 def _identifier_warning(text: str, start: int, what: str) -> Issue | None:
     if _IDENTIFIER.match(text):
         return None
-    return Issue("OPG207", start, start + len(text), f"{what} '{text}' is not a valid identifier; "
-                                                      "the generated C++ will not compile")
+    if not text:
+        return Issue("OPG207", start, start + 1, f"the {what} is missing; torchgen accepts this, "
+                                                  "but the generated C++ will not compile")
+    return Issue("OPG207", start, start + len(text), f"{what} '{text}' is not a valid identifier; torchgen "
+                                                      "accepts it, but the generated C++ will not compile")
 
 
 # ---------------------------------------------------------------- arguments
@@ -245,9 +248,6 @@ def _argument_from_text(text: str) -> tuple[Argument | None, ArgumentSpans | Non
             return None, None, tuple(issues)
     type_text, name = head.rsplit(" ", 1)
     name_start = len(type_text) + 1
-    if name == "":
-        issues.append(Issue("OPG202", 0, end, f"argument '{text}' has a type but no name"))
-        return None, None, tuple(issues)
     ty, annotation = _type_and_annotation(type_text, 0, issues)
     if ty is None:
         return None, None, tuple(issues)

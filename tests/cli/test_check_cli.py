@@ -1,0 +1,115 @@
+"""`opgen check`: output formats and exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from opgen_lsp.cli import main
+
+TAGS = "- tag: core\n  desc: core aten op\n"
+GOOD = "- func: foo(Tensor self) -> Tensor\n"
+BAD = "# a comment\n- func: foo(Tensor self) -> Tensor\n  dispatch:\n    CPUU: foo_cpu\n"
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    (tmp_path / "tags.yaml").write_text(TAGS)
+    return tmp_path
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_clean_file_exits_0(workspace: Path, capsys) -> None:
+    (workspace / "native_functions.yaml").write_text(GOOD)
+    assert run(capsys, "check", str(workspace / "native_functions.yaml")) == (0, "", "")
+
+
+def test_text_format_is_one_based(workspace: Path, capsys) -> None:
+    path = workspace / "native_functions.yaml"
+    path.write_text(BAD)
+    code, out, _ = run(capsys, "check", str(path))
+    assert code == 1
+    assert out == f"{path}:4:5: error: unknown dispatch key 'CPUU'; did you mean 'CPU'? [OPG104]\n"
+
+
+def test_json_format_is_zero_based_lsp(workspace: Path, capsys) -> None:
+    path = workspace / "native_functions.yaml"
+    path.write_text(BAD)
+    code, out, _ = run(capsys, "check", "--format", "json", str(path))
+    assert code == 1
+    assert json.loads(out) == [{
+        "path": str(path), "range": {"start": {"line": 3, "character": 4}, "end": {"line": 3, "character": 8}},
+        "severity": "error", "code": "OPG104", "message": "unknown dispatch key 'CPUU'; did you mean 'CPU'?",
+    }]
+
+
+def test_github_format(workspace: Path, capsys) -> None:
+    path = workspace / "native_functions.yaml"
+    path.write_text(BAD)
+    _, out, _ = run(capsys, "check", "--format", "github", str(path))
+    assert out == (f"::error file={path},line=4,col=5,endLine=4,endColumn=9,title=OPG104::"
+                   "unknown dispatch key 'CPUU'; did you mean 'CPU'?\n")
+
+
+def test_sarif_format(workspace: Path, capsys) -> None:
+    path = workspace / "native_functions.yaml"
+    path.write_text(BAD)
+    _, out, _ = run(capsys, "check", "--format", "sarif", str(path))
+    log = json.loads(out)
+    assert log["version"] == "2.1.0"
+    run_ = log["runs"][0]
+    assert [r["id"] for r in run_["tool"]["driver"]["rules"]] == ["OPG104"]
+    result = run_["results"][0]
+    assert result["ruleId"] == "OPG104" and result["level"] == "error"
+    region = result["locations"][0]["physicalLocation"]["region"]
+    assert region == {"startLine": 4, "startColumn": 5, "endLine": 4, "endColumn": 9}
+
+
+def test_explicit_tags_file(tmp_path: Path, capsys) -> None:
+    (tmp_path / "my_tags.yaml").write_text(TAGS)
+    path = tmp_path / "ops.yaml"
+    path.write_text(GOOD + "  tags: core\n")
+    assert run(capsys, "check", "--tags", str(tmp_path / "my_tags.yaml"), str(path))[0] == 0
+
+
+def test_missing_tags_file_is_reported(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "native_functions.yaml"
+    path.write_text(GOOD)
+    code, out, _ = run(capsys, "check", str(path))
+    assert code == 1 and "[OPG900]" in out and "pass --tags" in out
+
+
+def test_directory_is_walked(workspace: Path, capsys) -> None:
+    sub = workspace / "aten" / "native"
+    sub.mkdir(parents=True)
+    (sub / "native_functions.yaml").write_text(BAD)
+    (sub / "tags.yaml").write_text(TAGS)
+    code, out, _ = run(capsys, "check", str(workspace))
+    assert code == 1 and out.count("[OPG104]") == 1
+
+
+def test_missing_file_is_a_usage_error(tmp_path: Path, capsys) -> None:
+    code, out, err = run(capsys, "check", str(tmp_path / "nope.yaml"))
+    assert code == 2 and "no such file" in err and "Traceback" not in err
+
+
+def test_bad_format_is_a_usage_error(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "opgen_lsp.cli", "check", "--format", "xml", "x.yaml"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and "invalid choice" in proc.stderr
+
+
+def test_console_script_runs(workspace: Path) -> None:
+    path = workspace / "native_functions.yaml"
+    path.write_text(BAD)
+    proc = subprocess.run(["opgen", "check", str(path)], capture_output=True, text=True)
+    assert proc.returncode == 1 and "[OPG104]" in proc.stdout
