@@ -547,7 +547,7 @@ def main(argv: list[str] | None = None) -> int:
     results["goals"] = goals
 
     machine = results["machine"]
-    print(f"## opgen check vs torchgen parse_native_yaml\n")
+    print("## opgen check vs torchgen parse_native_yaml\n")
     print(f"`{native}` ({results['inputs']['native_functions_lines']} lines, {incremental['entries']} entries; "
           f"torchgen {torchgen.extra['functions']} functions, opgen {opgen.extra['functions']}); "
           f"Python {machine['python']}, {machine['cpu_count']} CPUs, torch {machine.get('torch_version')}\n")

@@ -7,12 +7,15 @@ converts columns to UTF-16 at the edge.
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Span:
-    """A half-open range from (start_line, start_col) to (end_line, end_col)."""
+class Span(NamedTuple):
+    """A half-open range from (start_line, start_col) to (end_line, end_col).
+
+    A NamedTuple rather than a frozen dataclass: every yaml node has one, and a
+    tuple is built twice as fast (measured on the real native_functions.yaml).
+    """
 
     start_line: int
     start_col: int

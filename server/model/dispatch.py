@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enum import Enum
 
+from .schema import identity_hash
+
 BACKEND_COMPONENTS = (
     "CPU", "CUDA", "HIP", "XLA", "MTIA", "MPS", "IPU", "XPU", "HPU", "VE", "Lazy", "Meta",
     "PrivateUse1", "PrivateUse2", "PrivateUse3",
@@ -26,6 +28,7 @@ _PER_BACKEND_KEYS = tuple(f + b for f in FUNCTIONALITY_KEYS for b in BACKEND_COM
 # Declaration order matters: generated files list keys in this order.
 DispatchKey = Enum("DispatchKey", _FIXED_KEYS + _PER_BACKEND_KEYS)  # type: ignore[misc]
 DispatchKey.__str__ = lambda self: self.name  # type: ignore[method-assign]
+identity_hash(DispatchKey)
 
 ALL_KEY_NAMES: tuple[str, ...] = tuple(DispatchKey.__members__)
 

@@ -70,6 +70,22 @@ class _Reader:
         self.entry = entry
         self.diagnostics: list[Diagnostic] = []
         self.taken: set[str] = set()
+        self.pairs: dict[object, tuple[YNode, YNode]] = {}
+        for pair in entry.pairs:
+            key = pair[0]
+            if isinstance(key, YScalar):
+                try:
+                    self.pairs.setdefault(key.value, pair)
+                except TypeError:  # an unhashable key cannot be one of ours
+                    pass
+
+    def peek(self, key: str) -> YNode | None:
+        pair = self.pairs.get(key)
+        return pair[1] if pair else None
+
+    def key_span(self, key: str) -> Span | None:
+        pair = self.pairs.get(key)
+        return pair[0].span if pair else None
 
     def error(self, code: str, span: Span, message: str, data=()) -> None:
         self.diagnostics.append(diag(code, span, message, data=data))
@@ -79,7 +95,7 @@ class _Reader:
 
     def node(self, key: str) -> YNode | None:
         self.taken.add(key)
-        return self.entry.value(key)
+        return self.peek(key)
 
     def value(self, key: str) -> object:
         node = self.node(key)
@@ -177,12 +193,12 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str]) -> LoweredEnt
     cpp_no_default_args = r.expect("cpp_no_default_args", list, [], "a list of argument names")
     use_const_ref = r.expect("use_const_ref_for_mutable_tensors", bool, False, "True or False")
     if use_const_ref and func is not None and func.arguments.out:
-        r.error("OPG120", r.entry.key_span("use_const_ref_for_mutable_tensors"),
+        r.error("OPG120", r.key_span("use_const_ref_for_mutable_tensors"),
                 "use_const_ref_for_mutable_tensors is not supported on out= functions (pytorch#145522)")
 
     variants: set[Variant] = set()
     variants_value = r.expect("variants", str, "function", "'function', 'method' or 'function, method'")
-    variants_node = entry.value("variants")
+    variants_node = r.peek("variants")
     for piece in str(variants_value).split(", "):
         if piece in ("function", "method"):
             variants.add(Variant[piece])
@@ -204,14 +220,14 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str]) -> LoweredEnt
             device_check = DeviceCheckType[device_check_s]
         else:
             hint, data = did_you_mean(device_check_s, DeviceCheckType.__members__)
-            r.error("OPG106", entry.value("device_check").span,
+            r.error("OPG106", r.peek("device_check").span,
                     f"illegal device_check '{device_check_s}': use NoCheck or ExactSame{hint}", data)
     structured = r.expect("structured", bool, False, "True or False")
 
     structured_delegate = None
     delegate_s = r.expect("structured_delegate", str, None, "an operator name such as 'add.out'")
     if delegate_s is not None:
-        node = entry.value("structured_delegate")
+        node = r.peek("structured_delegate")
         if "::" in delegate_s:
             r.error("OPG108", node.span, "structured_delegate takes no namespace; the delegate is in the op's namespace")
         else:
@@ -220,12 +236,12 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str]) -> LoweredEnt
 
     structured_inherits = r.expect("structured_inherits", str, None, "a class name")
     if structured_inherits is not None and "::" in structured_inherits:
-        r.error("OPG108", entry.value("structured_inherits").span,
+        r.error("OPG108", r.peek("structured_inherits").span,
                 "structured_inherits takes no namespace; the class is looked up in the op's namespace")
 
     python_module = r.expect("python_module", str, None, "a module name")
     if python_module is not None and Variant.method in variants:
-        r.error("OPG118", entry.key_span("python_module"), "functions in a python_module cannot be methods; "
+        r.error("OPG118", r.key_span("python_module"), "functions in a python_module cannot be methods; "
                                                             "drop 'method' from variants")
     category_override = r.expect("category_override", str, None, "a string")
 
@@ -236,7 +252,7 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str]) -> LoweredEnt
     autogen: list[OperatorName] = []
     autogen_s = r.expect("autogen", str, "", "a string of operator names separated by ', '")
     if autogen_s:
-        node = entry.value("autogen")
+        node = r.peek("autogen")
         for piece in str(autogen_s).split(", "):
             name, issues = parse_operator_name(piece)
             where = ScalarText(node)
@@ -279,13 +295,13 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str]) -> LoweredEnt
     composites = [k for k in dispatch if k in dk.COMPOSITE_KEYS]
     if not (len(composites) <= 1 or (len(composites) == 2 and dk.CEA_NON_FUNCTIONAL not in composites
                                      and dk.CIA_NESTED in composites)):
-        r.error("OPG113", entry.key_span("dispatch") or entry.span,
+        r.error("OPG113", r.key_span("dispatch") or entry.span,
                 "only one of CompositeExplicitAutograd, CompositeExplicitAutogradNonFunctional and "
                 "CompositeImplicitAutograd may be given (each subsumes the others); use "
                 "CompositeExplicitAutograd for an explicit autograd formula, else CompositeImplicitAutograd")
 
     if ufunc_loops:
-        ufunc_key_span = entry.key_span("ufunc_inner_loop")
+        ufunc_key_span = r.key_span("ufunc_inner_loop")
         if not structured:
             r.error("OPG114", ufunc_key_span, "ufunc_inner_loop needs 'structured: True'")
         elif not func.is_out_fn():
@@ -377,7 +393,7 @@ def _lower_precomputed(r: _Reader, structured: object) -> Precompute | None:
     if node is None or (isinstance(node, YScalar) and node.value is None):
         return None
     if structured is not True:
-        r.error("OPG115", r.entry.key_span("precomputed"), "precomputed needs 'structured: True'")
+        r.error("OPG115", r.key_span("precomputed"), "precomputed needs 'structured: True'")
     if not isinstance(node, YSeq):
         if isinstance(node, YScalar) and not node.value:
             return None
@@ -496,7 +512,7 @@ def _lower_dispatch(r: _Reader, manual_kernel_registration: object, structured: 
         r.error("OPG101", node.span, "'dispatch' must be a mapping of dispatch keys to kernel names")
         return None, []
     if manual_kernel_registration:
-        r.error("OPG109", r.entry.key_span("dispatch"), "manual_kernel_registration and dispatch cannot be used "
+        r.error("OPG109", r.key_span("dispatch"), "manual_kernel_registration and dispatch cannot be used "
                                                         "together: with manual registration, dispatch has no effect")
     table: dict[dk.DispatchKey, BackendMetadata] = {}
     kernels: list[tuple[dk.DispatchKey | None, str]] = []
@@ -544,7 +560,7 @@ def _lower_dispatch(r: _Reader, manual_kernel_registration: object, structured: 
 def _check_dispatch_table(r: _Reader, func: FunctionSchema, table: dict, kernels: list,
                           structured_delegate: OperatorName | None) -> None:
     expected = cpp_name(func)
-    dispatch_span = r.entry.key_span("dispatch")
+    dispatch_span = r.key_span("dispatch")
     count = len(kernels)
     redundant = any(key is dk.CIA and kernel == expected for key, kernel in kernels)
     if count == 1 and redundant:
@@ -561,27 +577,26 @@ def _check_post_init(r: _Reader, func: FunctionSchema, kind: SchemaKind | None, 
                      delegate: OperatorName | None, inherits: str | None, device_guard: object,
                      device_check: DeviceCheckType, cpp_no_default_args: list, tags: set[str],
                      spans: SchemaSpans, text: ScalarText) -> None:
-    entry = r.entry
     name_span = text.span(*spans.name)
     if func.arguments.out and variants != {Variant.function}:
-        r.error("OPG117", entry.key_span("variants") or name_span,
+        r.error("OPG117", r.key_span("variants") or name_span,
                 "functions with out arguments must have only the function variant ('variants: function')")
     if structured:
         if kind is not SchemaKind.out:
-            r.error("OPG116", entry.key_span("structured"), "'structured: True' goes on the out= variant; "
+            r.error("OPG116", r.key_span("structured"), "'structured: True' goes on the out= variant; "
                                                             "did you mean structured_delegate?")
         if not device_guard:
-            r.error("OPG116", entry.key_span("device_guard"), "device_guard: False is not respected by structured kernels")
+            r.error("OPG116", r.key_span("device_guard"), "device_guard: False is not respected by structured kernels")
     if delegate is not None:
         if kind is SchemaKind.out:
-            r.error("OPG116", entry.key_span("structured_delegate"), "structured_delegate is not allowed on out= "
+            r.error("OPG116", r.key_span("structured_delegate"), "structured_delegate is not allowed on out= "
                                                                      "functions; did you mean 'structured: True'?")
         if not device_guard:
-            r.error("OPG116", entry.key_span("device_guard"), "device_guard: False is not respected by structured kernels")
+            r.error("OPG116", r.key_span("device_guard"), "device_guard: False is not respected by structured kernels")
     if structured and delegate is not None:
-        r.error("OPG116", entry.key_span("structured_delegate"), "an op cannot be both structured and a structured_delegate")
+        r.error("OPG116", r.key_span("structured_delegate"), "an op cannot be both structured and a structured_delegate")
     defaulted = {a.name for a in func.schema_order_arguments() if a.default is not None}
-    names_node = entry.value("cpp_no_default_args")
+    names_node = r.peek("cpp_no_default_args")
     for i, name in enumerate(cpp_no_default_args):
         try:
             ok = name in defaulted
@@ -591,16 +606,16 @@ def _check_post_init(r: _Reader, func: FunctionSchema, kind: SchemaKind | None, 
             span = names_node.items[i].span if isinstance(names_node, YSeq) else entry.span
             r.error("OPG119", span, f"cpp_no_default_args: '{name}' is not an argument with a default value")
     if inherits is not None and not structured:
-        r.error("OPG116", entry.key_span("structured_inherits"), "structured_inherits requires 'structured: True'")
+        r.error("OPG116", r.key_span("structured_inherits"), "structured_inherits requires 'structured: True'")
     op = str(func.name)
     if op.startswith("_foreach") and device_check is not DeviceCheckType.NoCheck:
-        r.error("OPG121", entry.key_span("device_check") or name_span,
+        r.error("OPG121", r.key_span("device_check") or name_span,
                 "_foreach kernels fall back to a slow path across devices: set 'device_check: NoCheck'")
     dropout = "dropout" in op or any("dropout" in a.name for a in func.arguments.flat_all)
     random = ("rand" in op or (dropout and "backward" not in op and str(func.name.name) != "_cudnn_init_dropout_state")
               or func.arguments.has_generator_arg())
     if random and "nondeterministic_seeded" not in tags:
-        r.error("OPG122", entry.key_span("tags") or name_span,
+        r.error("OPG122", r.key_span("tags") or name_span,
                 f"'{op}' looks random (its name or a Generator argument): add the tag nondeterministic_seeded",
                 (("add-tag", "nondeterministic_seeded"),))
 

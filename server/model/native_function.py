@@ -11,19 +11,22 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from .dispatch import DispatchKey
-from .schema import Argument, FunctionSchema, OperatorName, SchemaKind
+from .schema import Argument, FunctionSchema, OperatorName, SchemaKind, identity_hash
 
 
+@identity_hash
 class Variant(Enum):
     function = 1
     method = 2
 
 
+@identity_hash
 class DeviceCheckType(Enum):
     NoCheck = 0
     ExactSame = 1
 
 
+@identity_hash
 class UfuncKey(Enum):
     CUDAFunctor = 1
     CUDAFunctorOnOther = 2
@@ -40,6 +43,7 @@ ScalarType = Enum("ScalarType", (  # type: ignore[misc]
     "Float8_e4m3fnuz", "Float8_e8m0fnu",
 ))
 
+identity_hash(ScalarType)
 _S = ScalarType.__members__
 _INTEGRAL = tuple(_S[n] for n in ("Byte", "Char", "Int", "Long", "Short"))
 _FLOATING = (_S["Float"], _S["Double"])
@@ -109,6 +113,14 @@ class NativeFunction:
     tags: frozenset[str]
     # Where it came from; not part of the value. Spans are relative to the entry's first line.
     source: EntrySource | None = field(default=None, compare=False, repr=False)
+    _hash: int | None = field(init=False, default=None, compare=False, repr=False)
+    _is_view_op: bool | None = field(init=False, default=None, compare=False, repr=False)
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            object.__setattr__(self, "_hash", hash((self.namespace, self.func, self.variants, self.tags,
+                                                    self.structured, self.structured_delegate, self.autogen)))
+        return self._hash  # type: ignore[return-value]
 
     @property
     def has_composite_kernel(self) -> bool:
@@ -117,6 +129,11 @@ class NativeFunction:
 
     @property
     def is_view_op(self) -> bool:
+        if self._is_view_op is None:
+            object.__setattr__(self, "_is_view_op", self._compute_is_view_op())
+        return self._is_view_op  # type: ignore[return-value]
+
+    def _compute_is_view_op(self) -> bool:
         rets = self.func.returns
         non_mutating_view = any(r.annotation is not None and not r.annotation.is_write for r in rets)
         inplace_view = "inplace_view" in self.tags and str(self.func.name) not in ("resize_", "resize_as_")
@@ -143,6 +160,7 @@ class EntrySource:
     func_scalar: object
 
 
+@identity_hash
 class ViewSchemaKind(Enum):
     aliasing = 1
     aliasing_inplace = 2

@@ -9,7 +9,6 @@ Positions live beside them, in `syntax.schema.SchemaSpans`.
 
 from __future__ import annotations
 
-import functools
 import itertools
 from dataclasses import dataclass, field, replace
 from enum import Enum
@@ -22,6 +21,15 @@ BASE_TYPE_NAMES = (
     "Stream", "SymInt", "SymBool", "GraphModule",
 )
 BaseTy = Enum("BaseTy", BASE_TYPE_NAMES)  # type: ignore[misc]
+
+
+def identity_hash(enum_class: type[Enum]) -> type[Enum]:
+    """Members are singletons, so identity is a valid hash, and C-fast (Enum's own is Python code)."""
+    enum_class.__hash__ = object.__hash__  # type: ignore[method-assign,assignment]
+    return enum_class
+
+
+identity_hash(BaseTy)
 
 CUSTOM_CLASS_PREFIX = "__torch__.torch.classes."
 
@@ -273,6 +281,8 @@ class Arguments:
 
     def signature(self, *, strip_default: bool = False) -> Arguments:
         def strip(a: Argument) -> Argument:
+            if a.annotation is None and (a.default is None or not strip_default):
+                return a
             return Argument(a.name, a.type, None if strip_default else a.default, None)
 
         return Arguments(
@@ -342,6 +352,7 @@ class OperatorName:
         return OperatorName(BaseOperatorName(self.name.base, False, self.name.dunder_method), overload)
 
 
+@identity_hash
 class SchemaKind(Enum):
     functional = 1
     inplace = 2
@@ -355,14 +366,15 @@ class FunctionSchema:
     name: OperatorName
     arguments: Arguments
     returns: tuple[Return, ...]
-    # Hashing is hot (grouping, memoized rules); compute it once.
-    _hash: int = field(init=False, repr=False, compare=False, default=0)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_hash", hash((self.name, self.arguments, self.returns,)))
+    # Memos (not part of the value): grouping hashes schemas and asks for signatures often.
+    _hash: int | None = field(init=False, repr=False, compare=False, default=None)
+    _signature: FunctionSchema | None = field(init=False, repr=False, compare=False, default=None)
+    _kind: SchemaKind | None = field(init=False, repr=False, compare=False, default=None)
 
     def __hash__(self) -> int:
-        return self._hash
+        if self._hash is None:
+            object.__setattr__(self, "_hash", hash((self.name, self.arguments, self.returns)))
+        return self._hash  # type: ignore[return-value]
 
     def __str__(self) -> str:
         if len(self.returns) == 1:
@@ -396,14 +408,20 @@ class FunctionSchema:
         return self.kind() in (SchemaKind.inplace, SchemaKind.out, SchemaKind.mutable)
 
     def kind(self) -> SchemaKind:
-        return schema_kind(self)
+        if self._kind is None:
+            object.__setattr__(self, "_kind", schema_kind(self))
+        return self._kind  # type: ignore[return-value]
 
     def signature(self, *, strip_default: bool = False, strip_view_copy_name: bool = False,
                   keep_return_names: bool = False) -> FunctionSchema:
-        return schema_signature(self, strip_default, strip_view_copy_name, keep_return_names)
+        if strip_default or keep_return_names or (strip_view_copy_name and self.name.name.base.endswith(("_copy", "_scatter"))):
+            return schema_signature(self, strip_default, strip_view_copy_name, keep_return_names)
+        if self._signature is None:
+            object.__setattr__(self, "_signature", schema_signature(self, False, False, False))
+        return self._signature  # type: ignore[return-value]
 
     def view_signature(self) -> FunctionSchema:
-        return schema_signature(self, False, True, False)
+        return self.signature(strip_view_copy_name=True)
 
     def with_name(self, name: OperatorName) -> FunctionSchema:
         return FunctionSchema(name, self.arguments, self.returns)
@@ -420,7 +438,6 @@ class SchemaKindError(ValueError):
     """A schema that is both out= and in-place (torchgen refuses to classify it)."""
 
 
-@functools.cache
 def schema_kind(func: FunctionSchema) -> SchemaKind:
     """What kind of variant a schema is: functional, inplace, out, mutable or scratch."""
     args = func.arguments
@@ -439,7 +456,6 @@ def schema_kind(func: FunctionSchema) -> SchemaKind:
     return SchemaKind.functional
 
 
-@functools.cache
 def schema_signature(func: FunctionSchema, strip_default: bool, strip_view_copy_name: bool,
                      keep_return_names: bool) -> FunctionSchema:
     """The core signature shared by the functional, inplace, out and mutable variants of an op."""

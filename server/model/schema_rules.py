@@ -6,7 +6,6 @@ caller can place the diagnostic on that argument or return.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 from .schema import TENSOR, FunctionSchema, SchemaKind, SchemaKindError
@@ -26,7 +25,6 @@ def _arg_index(schema: FunctionSchema, name: str) -> int:
     return next((i for i, a in enumerate(schema.arguments.flat_all) if a.name == name), 0)
 
 
-@functools.cache
 def check_schema(schema: FunctionSchema) -> tuple[Problem, ...]:
     return tuple(_problems(schema))
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..model.schema import (
     Annotation,
@@ -51,12 +52,39 @@ class Issue:
         return Issue(self.code, self.start + by, self.end + by, self.message, self.data)
 
 
-@dataclass(frozen=True, slots=True)
-class ArgumentSpans:
+class ArgumentPieces(NamedTuple):
+    """Offsets of an argument's pieces relative to the argument's own text (cached per text)."""
+
     whole: Offsets
     type: Offsets
     name: Offsets
     default: Offsets | None
+
+
+class ArgumentSpans(NamedTuple):
+    """Where one argument is: its start in the func string and its pieces relative to that."""
+
+    at: int
+    pieces: ArgumentPieces
+
+    def _moved(self, offsets: Offsets | None) -> Offsets | None:
+        return None if offsets is None else (offsets[0] + self.at, offsets[1] + self.at)
+
+    @property
+    def whole(self) -> Offsets:
+        return self._moved(self.pieces.whole)  # type: ignore[return-value]
+
+    @property
+    def type(self) -> Offsets:
+        return self._moved(self.pieces.type)  # type: ignore[return-value]
+
+    @property
+    def name(self) -> Offsets:
+        return self._moved(self.pieces.name)  # type: ignore[return-value]
+
+    @property
+    def default(self) -> Offsets | None:
+        return self._moved(self.pieces.default)
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +252,7 @@ def _identifier_warning(text: str, start: int, what: str) -> Issue | None:
 # ---------------------------------------------------------------- arguments
 
 @functools.cache
-def _argument_from_text(text: str) -> tuple[Argument | None, ArgumentSpans | None, tuple[Issue, ...]]:
+def _argument_from_text(text: str) -> tuple[Argument | None, ArgumentPieces | None, tuple[Issue, ...]]:
     """One argument, with spans and issues at offsets relative to its text (cached: pieces repeat)."""
     issues: list[Issue] = []
     end = len(text)
@@ -254,7 +282,7 @@ def _argument_from_text(text: str) -> tuple[Argument | None, ArgumentSpans | Non
     warning = _identifier_warning(name, name_start, "argument name")
     if warning:
         issues.append(warning)
-    spans = ArgumentSpans((0, end), (0, len(type_text)), (name_start, name_start + len(name)), default_span)
+    spans = ArgumentPieces((0, end), (0, len(type_text)), (name_start, name_start + len(name)), default_span)
     return Argument(name, ty, default, annotation), spans, tuple(issues)
 
 
@@ -265,18 +293,13 @@ def parse_argument_text(text: str) -> tuple[Argument | None, tuple[Issue, ...]]:
     return (None if errors else arg), issues
 
 
-def _shift(offsets: Offsets | None, by: int) -> Offsets | None:
-    return None if offsets is None else (offsets[0] + by, offsets[1] + by)
-
-
 def _parse_argument(text: str, start: int, issues: list[Issue]) -> tuple[Argument, ArgumentSpans] | None:
-    arg, spans, found = _argument_from_text(text)
-    issues.extend(i.moved(start) for i in found)
-    if arg is None or spans is None:
+    arg, pieces, found = _argument_from_text(text)
+    if found:
+        issues.extend(i.moved(start) for i in found)
+    if arg is None or pieces is None:
         return None
-    moved = ArgumentSpans(_shift(spans.whole, start), _shift(spans.type, start), _shift(spans.name, start),
-                          _shift(spans.default, start))
-    return arg, moved
+    return arg, ArgumentSpans(start, pieces)
 
 
 def _tensor_option_like(a: Argument, name: str, ty: str) -> bool:
@@ -362,21 +385,31 @@ def _parse_arguments(text: str, start: int, issues: list[Issue]) -> tuple[Argume
 
 # ---------------------------------------------------------------- returns
 
-def _parse_return(text: str, start: int, issues: list[Issue]) -> Return | None:
+@functools.cache
+def _return_from_text(text: str) -> tuple[Return | None, tuple[Issue, ...]]:
+    """One return, with issues at offsets relative to its text (cached: returns repeat)."""
+    issues: list[Issue] = []
     name: str | None = None
     type_text = text
     if " " in text:
         type_text, name = text.rsplit(" ", 1)
-        warning = _identifier_warning(name, start + len(type_text) + 1, "return name")
+        warning = _identifier_warning(name, len(type_text) + 1, "return name")
         if warning:
             issues.append(warning)
     if type_text == "":
-        issues.append(Issue("OPG200", start, start + max(len(text), 1), "empty return: returns are separated by exactly ', '"))
-        return None
-    ty, annotation = _type_and_annotation(type_text, start, issues)
+        issues.append(Issue("OPG200", 0, max(len(text), 1), "empty return: returns are separated by exactly ', '"))
+        return None, tuple(issues)
+    ty, annotation = _type_and_annotation(type_text, 0, issues)
     if ty is None:
-        return None
-    return Return(name, ty, annotation)
+        return None, tuple(issues)
+    return Return(name, ty, annotation), tuple(issues)
+
+
+def _parse_return(text: str, start: int, issues: list[Issue]) -> Return | None:
+    ret, found = _return_from_text(text)
+    if found:
+        issues.extend(i.moved(start) for i in found)
+    return ret
 
 
 def _parse_returns(text: str, start: int, issues: list[Issue]) -> tuple[tuple[Return, ...], tuple[Offsets, ...]] | None:
