@@ -8,7 +8,7 @@ is new are composed and lowered again. Results are position-independent
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Generic, TypeVar
+from typing import Callable, Generic, NamedTuple, TypeVar
 
 from ..diagnostics import Diagnostic, diag
 from ..syntax.entries import ComposedEntry, compose_entry, entry_mapping, split_chunks, stray_chunk_diagnostic
@@ -31,10 +31,9 @@ class EntryResult(Generic[T]):
     diagnostics: tuple[Diagnostic, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class PlacedEntry(Generic[T]):
+class PlacedEntry(NamedTuple):
     line: int  # first line of the entry in the document, 0-based
-    result: EntryResult[T]
+    result: EntryResult
 
     def diagnostics(self) -> tuple[Diagnostic, ...]:
         return tuple(d.shifted(self.line) for d in self.result.diagnostics)
@@ -42,14 +41,15 @@ class PlacedEntry(Generic[T]):
 
 @dataclass(frozen=True, slots=True)
 class Document(Generic[T]):
-    entries: tuple[PlacedEntry[T], ...]
+    entries: tuple[PlacedEntry, ...]
     # Diagnostics about the document as a whole (stray text, not a list, not text at all).
     diagnostics: tuple[Diagnostic, ...]
 
     def all_diagnostics(self) -> list[Diagnostic]:
         out = list(self.diagnostics)
         for entry in self.entries:
-            out.extend(entry.diagnostics())
+            if entry.result.diagnostics:
+                out.extend(entry.diagnostics())
         return out
 
 
@@ -86,7 +86,7 @@ class EntryListParser(Generic[T]):
         problem = _not_text(text)
         if problem is not None:
             return Document((), (problem,))
-        entries: list[PlacedEntry[T]] = []
+        entries: list[PlacedEntry] = []
         stray: list[Diagnostic] = []
         for chunk in split_chunks(text):
             if chunk.is_entry:

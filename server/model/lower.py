@@ -547,7 +547,9 @@ def _lower_dispatch(r: _Reader, manual_kernel_registration: object, structured: 
                 continue
             namespace, kernel, ok = _namespace_entity(kernel_text, 3)
             if not ok:
-                r.error("OPG108", value_node.span, f"kernel '{kernel_text}': at most 3 namespace levels are supported")
+                if not any(d.code == "OPG108" and d.span == value_node.span for d in r.diagnostics):
+                    r.error("OPG108", value_node.span, f"kernel '{kernel_text}': at most 3 namespace levels are "
+                                                       "supported")
                 continue
             if key in seen:
                 r.warn("OPG104", span, f"dispatch key '{name}' is given twice; torchgen keeps the later kernel")

@@ -115,6 +115,8 @@ class NativeFunction:
     source: EntrySource | None = field(default=None, compare=False, repr=False)
     _hash: int | None = field(init=False, default=None, compare=False, repr=False)
     _is_view_op: bool | None = field(init=False, default=None, compare=False, repr=False)
+    # Derived facts the whole-file passes read for every op (see native_yaml.facts).
+    _facts: object = field(init=False, default=None, compare=False, repr=False)
 
     def __hash__(self) -> int:
         if self._hash is None:

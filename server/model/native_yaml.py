@@ -5,14 +5,20 @@ does after reading them (error_check_native_functions,
 add_generated_native_functions, BackendIndex.grow_index, and the two
 groupings gen.py performs), reporting every rule it breaks as a Problem
 instead of stopping at the first.
+
+It is built for re-running after every edit: the work per operator group is
+done by memoized pure functions of position-free NativeFunctions, so an edit
+recomputes only the groups it touched; the passes over all operators are
+plain dictionary work.
 """
 
 from __future__ import annotations
 
+import functools
 import keyword
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Iterable, NamedTuple, Sequence
 
 from . import dispatch as dk
 from .generate import (
@@ -36,9 +42,11 @@ from .schema import BaseOperatorName, FunctionSchema, OperatorName, SchemaKind, 
 from .schema_rules import check_schema
 
 
-@dataclass(frozen=True, slots=True)
-class Op:
-    """A NativeFunction and the entry it comes from (generated ones: their base's entry)."""
+class Op(NamedTuple):
+    """A NativeFunction and the entry it comes from (generated ones: their base's entry).
+
+    A NamedTuple: one is built per entry on every re-check, and tuples build fastest.
+    """
 
     function: NativeFunction
     line: int  # 0-based first line of the entry
@@ -51,8 +59,13 @@ class Problem:
     op: Op
     code: str
     message: str
-    # What to point at: "name", an entry key such as "structured_delegate", or ("autogen", "foo.out").
+    # What to point at: "name", an entry key such as "structured_delegate", or ("arg", i).
     where: object = "name"
+
+
+# A problem found by a memoized per-group function, which knows no positions:
+# (index of the member it concerns, code, message, where).
+Finding = tuple[int, str, str, object]
 
 
 @dataclass(frozen=True)
@@ -68,10 +81,6 @@ class NativeFunctions:
         return tuple(op.function for op in self.ops)
 
 
-_RESERVED_NAME_EXCEPTIONS = {("_has_compatible_shallow_copy_type", "from"), ("random_.from", "from"), ("uniform_", "from")}
-_PYTHON_KEYWORDS = frozenset(keyword.kwlist)
-
-
 def _kind(f: NativeFunction) -> SchemaKind | None:
     try:
         return f.func.kind()
@@ -79,43 +88,100 @@ def _kind(f: NativeFunction) -> SchemaKind | None:
         return None
 
 
+# ---------------------------------------------------------------- facts per function
+
+@dataclass(frozen=True, slots=True)
+class Facts:
+    """What the whole-file passes need of one function, computed once per function."""
+
+    kind: SchemaKind | None
+    signature: FunctionSchema
+    view_kind: ViewSchemaKind
+    view_signature: FunctionSchema
+    # Rules of error_check_native_functions that need only this function.
+    reserved_keywords: tuple[Finding, ...]
+    cross_checked: bool  # has a structured_delegate or the inplace_view tag
+
+
+def facts(f: NativeFunction) -> Facts:
+    memo = f._facts
+    if memo is None:
+        memo = Facts(_kind(f), f.func.signature(), view_schema_kind(f), f.func.view_signature(),
+                     _reserved_keyword_findings(f), f.structured_delegate is not None or "inplace_view" in f.tags)
+        object.__setattr__(f, "_facts", memo)
+    return memo  # type: ignore[return-value]
+
+
+# ---------------------------------------------------------------- rules across entries
+
+_RESERVED_NAME_EXCEPTIONS = {("_has_compatible_shallow_copy_type", "from"), ("random_.from", "from"), ("uniform_", "from")}
+_PYTHON_KEYWORDS = frozenset(keyword.kwlist)
+
+
+def _reserved_keyword_findings(f: NativeFunction) -> tuple[Finding, ...]:
+    name = str(f.func.name)
+    return tuple((0, "OPG302", f"argument name '{arg.name}' is a reserved Python keyword", ("arg", i))
+                 for i, arg in enumerate(f.func.arguments.flat_all)
+                 if arg.name in _PYTHON_KEYWORDS and (name, arg.name) not in _RESERVED_NAME_EXCEPTIONS)
+
+
 def check_across_entries(ops: Sequence[Op]) -> Iterable[Problem]:
     """torchgen's error_check_native_functions."""
     by_name = {op.function.func.name: op.function for op in ops}
-    by_base: dict[BaseOperatorName, int] = defaultdict(int)
-    for op in ops:
-        by_base[op.function.func.name.name] += 1
+    bases = {op.function.func.name.name for op in ops}
     for op in ops:
         f = op.function
+        fx = facts(f)
+        for _, code, message, where in fx.reserved_keywords:
+            yield Problem(op, code, message, where)
+        if not fx.cross_checked:
+            continue
         delegate = f.structured_delegate
         if delegate is not None:
             target = by_name.get(delegate)
             if target is None:
-                yield Problem(op, "OPG301", f"structured_delegate names '{delegate}', which is not declared", "structured_delegate")
+                yield Problem(op, "OPG301", f"structured_delegate names '{delegate}', which is not declared",
+                              "structured_delegate")
             elif not target.structured:
-                yield Problem(op, "OPG301", f"structured_delegate '{delegate}' is not structured; add 'structured: True' "
-                                            "to its entry", "structured_delegate")
-        for i, arg in enumerate(f.func.arguments.flat_all):
-            if arg.name in _PYTHON_KEYWORDS and (str(f.func.name), arg.name) not in _RESERVED_NAME_EXCEPTIONS:
-                yield Problem(op, "OPG302", f"argument name '{arg.name}' is a reserved Python keyword", ("arg", i))
-        name = str(f.func.name)
-        if "inplace_view" in f.tags and name not in ("resize_", "resize_as_") and str(f.func.name.name) != "set_":
+                yield Problem(op, "OPG301", f"structured_delegate '{delegate}' is not structured; add "
+                                            "'structured: True' to its entry", "structured_delegate")
+        if "inplace_view" in f.tags:
+            name = str(f.func.name)
             base = f.func.name.name
+            if name in ("resize_", "resize_as_") or str(base) == "set_":
+                continue
             if not base.inplace:
                 yield Problem(op, "OPG303", f"'{name}' is tagged inplace_view, so its name must end with '_'", "tags")
-            elif by_base[BaseOperatorName(base.base, False, base.dunder_method)] == 0:
+            elif BaseOperatorName(base.base, False, base.dunder_method) not in bases:
                 yield Problem(op, "OPG303", f"'{name}' is tagged inplace_view, but there is no out-of-place view op "
                                             f"'{base.base}' with a matching schema", "tags")
+
+
+def _grow_index(index: dict[dk.DispatchKey, dict[OperatorName, BackendMetadata]], ops: Iterable[Op],
+                problems: list[Problem]) -> None:
+    for op in ops:
+        name = op.function.func.name
+        clashes = []
+        for key, metadata in op.metadata:
+            table = index[key]
+            if name in table:
+                clashes.append(str(key))
+            else:
+                table[name] = metadata
+        if clashes:
+            problems.append(Problem(op, "OPG300", f"operator '{name}' is declared twice (both have kernels for "
+                                                  f"{', '.join(clashes)})"))
 
 
 def pre_group(ops: Sequence[Op], problems: list[Problem]) -> dict[FunctionSchema, dict[SchemaKind, Op]]:
     """Ops by shared signature, then by kind (torchgen's pre_group_native_functions)."""
     groups: dict[FunctionSchema, dict[SchemaKind, Op]] = defaultdict(dict)
     for op in ops:
-        kind = _kind(op.function)
+        fx = facts(op.function)
+        kind = fx.kind
         if kind is None:
             continue
-        d = groups[op.function.func.signature()]
+        d = groups[fx.signature]
         if kind in d:
             other = d[kind].function.func.name
             problems.append(Problem(op, "OPG304", f"'{op.function.func.name}' has the same signature and kind "
@@ -125,158 +191,153 @@ def pre_group(ops: Sequence[Op], problems: list[Problem]) -> dict[FunctionSchema
     return groups
 
 
-def _generate_missing(groups: dict[FunctionSchema, dict[SchemaKind, Op]], problems: list[Problem]) -> list[Op]:
-    """torchgen's add_generated_native_functions: the functional and out= variants it adds."""
-    added: list[Op] = []
-    for d in groups.values():
-        fs = [op.function for op in d.values()]
-        is_core = any("core" in f.tags for f in fs)
-        if all(f.manual_cpp_binding for f in fs):
-            continue
-        if any(f.is_view_op and str(f.func.name.name) != "set_" for f in fs):
-            continue
-        if all(f.has_composite_implicit_autograd_kernel for f in fs) and not is_core:
-            continue
-        has = d.keys()
-        if SchemaKind.out in has and len(d) == 1:
-            out = d[SchemaKind.out]
-            if str(out.function.func.name) not in OUT_OPS_THAT_DONT_GET_GROUPED_PROPERLY:
-                problems.append(Problem(out, "OPG307", f"out= operator '{out.function.func.name}' has no other variant; "
-                                                       "declare its functional variant too"))
-            continue
-        if SchemaKind.inplace in has and str(d[SchemaKind.inplace].function.func.name) in INPLACE_OPS_THAT_DONT_GET_GROUPED_PROPERLY:
-            continue
-        base = next(d[k] for k in (SchemaKind.mutable, SchemaKind.inplace, SchemaKind.out, SchemaKind.functional) if k in d)
-        bf = base.function
-        valid = bf.func.kind() is SchemaKind.inplace or any(r.type.is_tensor_like() for r in bf.func.returns)
-        needs_out = any("out" in str(name) for name in bf.autogen)
-        has_out = SchemaKind.out in has
-        gets_out = not has_out and valid and needs_out
-        name = str(bf.func.name)
-        if not has_out and not valid and name not in MUTABLE_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT \
-                and name not in FUNCTIONAL_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT:
-            problems.append(Problem(base, "OPG307", f"'{name}' has no tensor-like return, so no out= variant can be "
-                                                    "generated for it"))
-        wanted = []
-        if gets_out:
-            wanted.append(SchemaKind.out)
-        if SchemaKind.functional not in has and (has_out or gets_out):
-            wanted.append(SchemaKind.functional)
-        for kind in wanted:
-            try:
-                fn, metadata = generate_function(bf, kind)
-            except (GenerationError, SchemaKindError) as exc:
-                problems.append(Problem(base, "OPG307", f"cannot generate the {kind.name} variant of '{name}': {exc}", "autogen"))
-                continue
-            for problem in check_schema(fn.func):
-                problems.append(Problem(base, "OPG307", f"the generated {kind.name} variant '{fn.func}' is invalid: "
-                                                        f"{problem.message}", "autogen"))
-            op = Op(fn, base.line, ((GENERATED_KEY, metadata),), generated=True)
-            d[kind] = op
-            added.append(op)
-    return added
+# ---------------------------------------------------------------- generated variants
+
+Members = tuple[tuple[SchemaKind, NativeFunction], ...]
 
 
-def _grow_index(index: dict[dk.DispatchKey, dict[OperatorName, BackendMetadata]], op: Op,
-                problems: list[Problem]) -> None:
-    name = op.function.func.name
-    for key, metadata in op.metadata:
-        table = index[key]
-        if name in table:
-            problems.append(Problem(op, "OPG300", f"operator '{name}' is declared twice (both have a {key} kernel)"))
+@functools.cache
+def generate_for_group(members: Members) -> tuple[tuple[tuple[int, SchemaKind, NativeFunction, BackendMetadata], ...],
+                                                  tuple[Finding, ...]]:
+    """torchgen's add_generated_native_functions for one group: (base index, kind, function, kernel) and findings."""
+    d = dict(members)
+    index_of = {kind: i for i, (kind, _) in enumerate(members)}
+    fs = list(d.values())
+    if all(f.manual_cpp_binding for f in fs):
+        return (), ()
+    if any(f.is_view_op and str(f.func.name.name) != "set_" for f in fs):
+        return (), ()
+    if all(f.has_composite_implicit_autograd_kernel for f in fs) and not any("core" in f.tags for f in fs):
+        return (), ()
+    has_out = SchemaKind.out in d
+    if has_out and len(d) == 1:
+        if str(d[SchemaKind.out].func.name) in OUT_OPS_THAT_DONT_GET_GROUPED_PROPERLY:
+            return (), ()
+        return (), ((0, "OPG307", f"out= operator '{d[SchemaKind.out].func.name}' has no other variant; declare its "
+                                  "functional variant too", "name"),)
+    if SchemaKind.inplace in d and str(d[SchemaKind.inplace].func.name) in INPLACE_OPS_THAT_DONT_GET_GROUPED_PROPERLY:
+        return (), ()
+    base_kind = next(k for k in (SchemaKind.mutable, SchemaKind.inplace, SchemaKind.out, SchemaKind.functional) if k in d)
+    base, at = d[base_kind], index_of[base_kind]
+    name = str(base.func.name)
+    valid = base_kind is SchemaKind.inplace or any(r.type.is_tensor_like() for r in base.func.returns)
+    gets_out = not has_out and valid and any("out" in str(n) for n in base.autogen)
+    findings: list[Finding] = []
+    if not has_out and not valid and name not in MUTABLE_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT \
+            and name not in FUNCTIONAL_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT:
+        findings.append((at, "OPG307", f"'{name}' has no tensor-like return, so no out= variant can be generated "
+                                       "for it", "name"))
+    wanted = ([SchemaKind.out] if gets_out else []) + \
+        ([SchemaKind.functional] if SchemaKind.functional not in d and (has_out or gets_out) else [])
+    made = []
+    for kind in wanted:
+        try:
+            fn, metadata = generate_function(base, kind)
+        except (GenerationError, SchemaKindError) as exc:
+            findings.append((at, "OPG307", f"cannot generate the {kind.name} variant of '{name}': {exc}", "autogen"))
             continue
-        table[name] = metadata
+        for problem in check_schema(fn.func):
+            findings.append((at, "OPG307", f"the generated {kind.name} variant '{fn.func}' is invalid: "
+                                           f"{problem.message}", "autogen"))
+        made.append((at, kind, fn, metadata))
+    return tuple(made), tuple(findings)
 
 
-def _check_group(d: dict[SchemaKind, Op], problems: list[Problem]) -> tuple[NativeFunctionsGroup | None, bool]:
-    """torchgen's NativeFunctionsGroup.from_dict and its invariants: (the group or None, whether it broke a rule)."""
-    if len(d) == 1:
-        return None, False
-    anchor = next(iter(d.values()))
+# ---------------------------------------------------------------- groups
+
+@dataclass(frozen=True, slots=True)
+class GroupOutcome:
+    generated: tuple[tuple[int, SchemaKind, NativeFunction, BackendMetadata], ...]
+    group: NativeFunctionsGroup | None
+    # Indices count the members, then the generated functions in order.
+    findings: tuple[Finding, ...]
+
+
+@functools.cache
+def process_group(members: Members) -> GroupOutcome:
+    """Generate the missing variants of one signature group, then group it as torchgen does.
+
+    torchgen groups the extended list a second time; the generated variants keep their
+    group's signature, so grouping this group with them gives the same result.
+    """
+    made, findings = generate_for_group(members)
+    everyone = tuple((kind, f, False) for kind, f in members) + tuple((kind, fn, True) for _, kind, fn, _ in made)
+    group, failed, group_findings = check_group(everyone)
+    more: tuple[Finding, ...] = ()
+    if group is None and not failed and made:
+        more = ((len(members), "OPG306", f"the generated op '{made[0][2].func.name}' could not be grouped with the "
+                                         "variants it came from", "autogen"),)
+    return GroupOutcome(made, group, findings + group_findings + more)
+
+
+@functools.cache
+def check_group(members: tuple[tuple[SchemaKind, NativeFunction, bool], ...]
+                ) -> tuple[NativeFunctionsGroup | None, bool, tuple[Finding, ...]]:
+    """torchgen's NativeFunctionsGroup.from_dict and its invariants: (group or None, whether a rule broke, findings).
+
+    Members are (kind, function, generated) in pre-group order.
+    """
+    if len(members) == 1:
+        return None, False, ()
+    index_of = {kind: i for i, (kind, _, _) in enumerate(members)}
+    d = {kind: f for kind, f, _ in members}
     extra = [k for k in d if k not in (SchemaKind.functional, SchemaKind.inplace, SchemaKind.mutable, SchemaKind.out)]
     if extra:
-        problems.append(Problem(d[extra[0]], "OPG305", f"'{d[extra[0]].function.func.name}' is a {extra[0].name} "
-                                                       "variant, which cannot be grouped with the op's other variants"))
-        return None, True
+        return None, True, ((index_of[extra[0]], "OPG305", f"'{d[extra[0]].func.name}' is a {extra[0].name} variant, "
+                                                           "which cannot be grouped with the op's other variants", "name"),)
     functional = d.get(SchemaKind.functional)
     if functional is None:
-        problems.append(Problem(anchor, "OPG305", f"'{anchor.function.func.name}' has other variants but no functional "
-                                                  "variant; declare it (or let the codegen generate it with autogen)"))
-        return None, True
+        return None, True, ((0, "OPG305", f"'{members[0][1].func.name}' has other variants but no functional variant; "
+                                          "declare it (or let the codegen generate it with autogen)", "name"),)
     out = d.get(SchemaKind.out)
     if out is None:
-        return None, False
+        return None, False, ()
     inplace, mutable = d.get(SchemaKind.inplace), d.get(SchemaKind.mutable)
-    group = NativeFunctionsGroup(functional.function, inplace.function if inplace else None,
-                                 mutable.function if mutable else None, out.function)
-    ops = [o for o in (functional, out, inplace, mutable) if o is not None]
-    ok = True
+    findings: list[Finding] = []
 
-    def fail(op: Op, code: str, message: str, where: object = "name") -> None:
-        nonlocal ok
-        ok = False
-        problems.append(Problem(op, code, message, where))
+    def fail(kind: SchemaKind, code: str, message: str, where: object = "name") -> None:
+        findings.append((index_of[kind], code, message, where))
 
-    structured = out.function.structured
-    for op in ops:
-        if op.function.part_of_structured_group != structured:
-            fail(op, "OPG305", f"'{op.function.func.name}' and '{out.function.func.name}' are variants of one op, but only "
-                               "one of them is structured (use structured_delegate on the others)",
+    structured = out.structured
+    for kind, f, _ in members:
+        if f.part_of_structured_group != structured:
+            fail(kind, "OPG305", f"'{f.func.name}' and '{out.func.name}' are variants of one op, but only one of them "
+                                 "is structured (use structured_delegate on the others)",
                  "structured_delegate" if not structured else "name")
-    for op in (inplace, mutable):
-        if op is not None and op.function.namespace != functional.function.namespace:
-            fail(op, "OPG305", f"'{op.function.func.name}' must be in the same namespace as '{functional.function.func.name}'")
-    if out.function.namespace != functional.function.namespace:
-        fail(out, "OPG305", f"'{out.function.func.name}' must be in the same namespace as '{functional.function.func.name}'")
-    if mutable is not None and not functional.function.func.name.name.functional_overload:
-        fail(functional, "OPG305", f"'{functional.function.func.name}' has a mutable variant, so its functional "
-                                   f"variant must be named '{functional.function.func.name.name.base}_functional'")
+    for kind in (SchemaKind.out, SchemaKind.inplace, SchemaKind.mutable):
+        f = d.get(kind)
+        if f is not None and f.namespace != functional.namespace:
+            fail(kind, "OPG305", f"'{f.func.name}' must be in the same namespace as '{functional.func.name}'")
+    if mutable is not None and not functional.func.name.name.functional_overload:
+        fail(SchemaKind.functional, "OPG305", f"'{functional.func.name}' has a mutable variant, so its functional "
+                                              f"variant must be named '{functional.func.name.name.base}_functional'")
     if structured:
-        if out.function.has_composite_implicit_autograd_kernel or \
-                out.function.has_composite_implicit_autograd_nested_tensor_kernel:
-            fail(out, "OPG305", "structured kernels cannot be CompositeImplicitAutograd", "dispatch")
-        for op in (functional, inplace):
-            if op is not None and op.function.structured_delegate != out.function.func.name:
-                fail(op, "OPG305", f"'{op.function.func.name}' delegates to '{op.function.structured_delegate}', but "
-                                   f"its out= variant is '{out.function.func.name}'", "structured_delegate")
-    generated = sorted(str(op.function.func.name) for op in ops if "generated" in op.function.tags)
-    expected = sorted({str(name) for op in ops for name in op.function.autogen})
+        if out.has_composite_implicit_autograd_kernel or out.has_composite_implicit_autograd_nested_tensor_kernel:
+            fail(SchemaKind.out, "OPG305", "structured kernels cannot be CompositeImplicitAutograd", "dispatch")
+        for kind in (SchemaKind.functional, SchemaKind.inplace):
+            f = d.get(kind)
+            if f is not None and f.structured_delegate != out.func.name:
+                fail(kind, "OPG305", f"'{f.func.name}' delegates to '{f.structured_delegate}', but its out= variant "
+                                     f"is '{out.func.name}'", "structured_delegate")
+    generated = sorted(str(f.func.name) for _, f, _ in members if "generated" in f.tags)
+    expected = sorted({str(name) for _, f, _ in members for name in f.autogen})
     if generated != expected:
         # torchgen reads autogen from the base variant: mutable, else in-place, else out=, else functional.
-        base_first = [o for o in (mutable, inplace, out, functional) if o is not None and not o.generated]
-        owner = next((op for op in ops if op.function.autogen), base_first[0] if base_first else anchor)
+        owners = [k for k in (SchemaKind.mutable, SchemaKind.inplace, SchemaKind.out, SchemaKind.functional)
+                  if k in d and not members[index_of[k]][2]]
+        owner = next((k for k, f, _ in members if f.autogen), owners[0] if owners else members[0][0])
         listed = ", ".join(generated)
         if not expected:
             fail(owner, "OPG306", f"the codegen generates '{listed}' for this op; add 'autogen: {listed}' to the "
-                                  f"entry", "autogen")
+                                  "entry", "autogen")
         else:
             fail(owner, "OPG306", f"autogen must list exactly what the codegen generates: 'autogen: {listed}' "
                                   f"(found 'autogen: {', '.join(expected)}')", "autogen")
-    return (group if ok else None), not ok
+    group = NativeFunctionsGroup(functional, inplace, mutable, out)
+    return (None if findings else group), bool(findings), tuple(findings)
 
 
-def _group(ops: Sequence[Op], problems: list[Problem]) -> tuple[NativeFunction | NativeFunctionsGroup, ...]:
-    """torchgen's get_grouped_native_functions."""
-    out: list[NativeFunction | NativeFunctionsGroup] = []
-    # Duplicate kinds were reported when the entries were first grouped.
-    for d in pre_group(ops, []).values():
-        group, failed = _check_group(d, problems)
-        if group is not None:
-            out.append(group)
-            continue
-        generated = next((op for op in d.values() if op.generated), None)
-        if generated is not None and not failed:
-            problems.append(Problem(generated, "OPG306", f"the generated op '{generated.function.func.name}' could not "
-                                                         "be grouped with the variants it was generated from", "autogen"))
-        out.extend(op.function for op in d.values())
-    return tuple(out)
-
-
-def view_schema_kind(f: NativeFunction) -> ViewSchemaKind:
-    if f.is_view_op and f.func.name.name.inplace:
-        return ViewSchemaKind.aliasing_inplace
-    return ViewSchemaKind.aliasing if f.is_view_op else ViewSchemaKind.non_aliasing
-
+# ---------------------------------------------------------------- view groups
 
 def gets_generated_view_copy(f: NativeFunction) -> bool:
     return (f.is_view_op and not f.has_composite_implicit_autograd_kernel and "inplace_view" not in f.tags
@@ -288,36 +349,42 @@ def view_copy_name(f: NativeFunction) -> OperatorName:
     return OperatorName(BaseOperatorName(f"{base.base}_copy", False, base.dunder_method), f.func.name.overload_name)
 
 
-def _check_view_group(view: Op, copy: Op | None, inplace: Op | None, problems: list[Problem]) -> NativeFunctionsViewGroup:
-    v = view.function
+def view_schema_kind(f: NativeFunction) -> ViewSchemaKind:
+    if f.is_view_op and f.func.name.name.inplace:
+        return ViewSchemaKind.aliasing_inplace
+    return ViewSchemaKind.aliasing if f.is_view_op else ViewSchemaKind.non_aliasing
+
+
+@functools.cache
+def check_view_group(view: NativeFunction, copy: NativeFunction | None, inplace: NativeFunction | None
+                     ) -> tuple[NativeFunctionsViewGroup, tuple[Finding, ...]]:
+    """torchgen's NativeFunctionsViewGroup invariants. Finding indices: 0 view, 1 copy, 2 inplace."""
+    findings: list[Finding] = []
     if copy is None:
-        if gets_generated_view_copy(v):
-            problems.append(Problem(view, "OPG308", f"'{v.func.name}' aliases its inputs, so it needs a copy variant: add "
-                                                    f"'{view_copy_name(v)}' (tagged view_copy) to native_functions.yaml"))
-    else:
-        c = copy.function
-        if not c.func.name.name.base.endswith(("_copy", "_scatter")):
-            problems.append(Problem(copy, "OPG308", f"'{c.func.name}' pairs with view '{v.func.name}', so its name must "
-                                                    "end with _copy or _scatter"))
-        elif v.func.signature() != c.func.signature(strip_view_copy_name=True):
-            problems.append(Problem(copy, "OPG308", f"the signature of '{c.func.name}' does not match its view "
-                                                    f"'{v.func.name}'"))
-        elif "view_copy" not in c.tags:
-            problems.append(Problem(copy, "OPG308", f"'{c.func.name}' is the copy variant of view '{v.func.name}', so it "
-                                                    "needs the tag view_copy", "tags"))
+        if gets_generated_view_copy(view):
+            findings.append((0, "OPG308", f"'{view.func.name}' aliases its inputs, so it needs a copy variant: add "
+                                          f"'{view_copy_name(view)}' (tagged view_copy) to native_functions.yaml", "name"))
+    elif not copy.func.name.name.base.endswith(("_copy", "_scatter")):
+        findings.append((1, "OPG308", f"'{copy.func.name}' pairs with view '{view.func.name}', so its name must end "
+                                      "with _copy or _scatter", "name"))
+    elif view.func.signature() != copy.func.signature(strip_view_copy_name=True):
+        findings.append((1, "OPG308", f"the signature of '{copy.func.name}' does not match its view "
+                                      f"'{view.func.name}'", "name"))
+    elif "view_copy" not in copy.tags:
+        findings.append((1, "OPG308", f"'{copy.func.name}' is the copy variant of view '{view.func.name}', so it needs "
+                                      "the tag view_copy", "tags"))
     if inplace is not None:
-        i = inplace.function
-        if v.func.signature() != i.func.signature():
-            problems.append(Problem(inplace, "OPG308", f"the signature of '{i.func.name}' does not match its view "
-                                                       f"'{v.func.name}'"))
-        if v.has_composite_implicit_autograd_kernel and not i.has_composite_implicit_autograd_kernel:
-            problems.append(Problem(inplace, "OPG308", f"'{v.func.name}' and '{i.func.name}' must both have "
-                                                       "CompositeImplicitAutograd kernels, or neither"))
-        if v.has_composite_implicit_autograd_nested_tensor_kernel and \
-                not i.has_composite_implicit_autograd_nested_tensor_kernel:
-            problems.append(Problem(inplace, "OPG308", f"'{v.func.name}' and '{i.func.name}' must both have "
-                                                       "CompositeImplicitAutogradNestedTensor kernels, or neither"))
-    return NativeFunctionsViewGroup(v, copy.function if copy else None, inplace.function if inplace else None)
+        if view.func.signature() != inplace.func.signature():
+            findings.append((2, "OPG308", f"the signature of '{inplace.func.name}' does not match its view "
+                                          f"'{view.func.name}'", "name"))
+        if view.has_composite_implicit_autograd_kernel and not inplace.has_composite_implicit_autograd_kernel:
+            findings.append((2, "OPG308", f"'{view.func.name}' and '{inplace.func.name}' must both have "
+                                          "CompositeImplicitAutograd kernels, or neither", "name"))
+        if view.has_composite_implicit_autograd_nested_tensor_kernel and \
+                not inplace.has_composite_implicit_autograd_nested_tensor_kernel:
+            findings.append((2, "OPG308", f"'{view.func.name}' and '{inplace.func.name}' must both have "
+                                          "CompositeImplicitAutogradNestedTensor kernels, or neither", "name"))
+    return NativeFunctionsViewGroup(view, copy, inplace), tuple(findings)
 
 
 def _group_by_view(ops: Sequence[Op], problems: list[Problem]) -> tuple[NativeFunction | NativeFunctionsViewGroup, ...]:
@@ -325,27 +392,26 @@ def _group_by_view(ops: Sequence[Op], problems: list[Problem]) -> tuple[NativeFu
     groups: dict[FunctionSchema, dict[object, Op]] = defaultdict(dict)
     for op in ops:
         f = op.function
-        if f.is_view_op and f.func.name.name.inplace and "inplace_view" not in f.tags:
+        fx = facts(f)
+        view_kind = fx.view_kind
+        if view_kind is ViewSchemaKind.aliasing_inplace and "inplace_view" not in f.tags:
             problems.append(Problem(op, "OPG303", f"'{f.func.name}' is an in-place view op, so it needs the tag "
                                                   "inplace_view", "tags"))
             continue
-        view_kind = view_schema_kind(f)
         kind: object = view_kind
         if view_kind is ViewSchemaKind.non_aliasing:
-            kind = _kind(f)
+            kind = fx.kind
             if kind is None:
                 continue
-        d = groups[f.func.view_signature()]
+        d = groups[fx.view_signature]
         if kind in d:
             other = d[kind].function.func.name
-            if view_kind is ViewSchemaKind.non_aliasing:
-                if other.name.base == f.func.name.name.base:
-                    continue  # the same clash pre_group reports
-                problems.append(Problem(op, "OPG304", f"'{f.func.name}' and '{other}' clash: with _copy/_scatter "
-                                                      "names paired to their views, they have the same signature and kind"))
-            else:
+            if view_kind is not ViewSchemaKind.non_aliasing:
                 problems.append(Problem(op, "OPG308", f"'{f.func.name}' and '{other}' are both {view_kind.name} view "
                                                       "variants of the same signature"))
+            elif other.name.base != f.func.name.name.base:  # a clash of the same base is pre_group's
+                problems.append(Problem(op, "OPG304", f"'{f.func.name}' and '{other}' clash: with _copy/_scatter names "
+                                                      "paired to their views, they have the same signature and kind"))
             continue
         d[kind] = op
     out: list[NativeFunction | NativeFunctionsViewGroup] = []
@@ -354,22 +420,54 @@ def _group_by_view(ops: Sequence[Op], problems: list[Problem]) -> tuple[NativeFu
         if view is not None:
             inplace = d.pop(ViewSchemaKind.aliasing_inplace, None)
             copy = d.pop(SchemaKind.functional, None)
-            out.append(_check_view_group(view, copy, inplace, problems))
+            group, findings = check_view_group(view.function, copy.function if copy else None,
+                                               inplace.function if inplace else None)
+            roles = (view, copy, inplace)
+            problems.extend(Problem(roles[i], code, message, where) for i, code, message, where in findings)  # type: ignore[arg-type]
+            out.append(group)
         out.extend(op.function for op in d.values())
     return tuple(out)
 
 
+# ---------------------------------------------------------------- the whole file
+
 def assemble(ops: Sequence[Op]) -> NativeFunctions:
     problems: list[Problem] = []
     index: dict[dk.DispatchKey, dict[OperatorName, BackendMetadata]] = defaultdict(dict)
-    for op in ops:
-        _grow_index(index, op, problems)
+    _grow_index(index, ops, problems)
     problems.extend(check_across_entries(ops))
-    generated = _generate_missing(pre_group(ops, problems), problems)
-    for op in generated:
-        _grow_index(index, op, problems)
+    groups = pre_group(ops, problems)
+
+    generated: list[Op] = []
+    for d in list(groups.values()):
+        members = tuple(d.items())
+        made, findings = generate_for_group(tuple([(kind, op.function) for kind, op in members]))
+        if findings:
+            problems.extend(Problem(members[i][1], code, message, where) for i, code, message, where in findings)
+        for at, kind, fn, metadata in made:
+            op = Op(fn, members[at][1].line, ((GENERATED_KEY, metadata),), generated=True)
+            generated.append(op)
+            # Usually the group it came from; torchgen's second grouping pass decides, and so do we.
+            groups[facts(fn).signature][kind] = op
+    _grow_index(index, generated, problems)
+
+    grouped: list[NativeFunction | NativeFunctionsGroup] = []
+    for d in groups.values():
+        members = tuple(d.items())
+        group, failed, findings = check_group(tuple([(kind, op.function, op.generated) for kind, op in members]))
+        if findings:
+            problems.extend(Problem(members[i][1], code, message, where) for i, code, message, where in findings)
+        if group is not None:
+            grouped.append(group)
+            continue
+        first_generated = next((op for op in d.values() if op.generated), None)
+        if first_generated is not None and not failed:
+            problems.append(Problem(first_generated, "OPG306", f"the generated op '{first_generated.function.func.name}' "
+                                                               "could not be grouped with the variants it came from",
+                                    "autogen"))
+        grouped.extend(op.function for op in d.values())
+
     all_ops = tuple(ops) + tuple(generated)
-    groups = _group(all_ops, problems)
     view_groups = _group_by_view(all_ops, problems)
     indices = {
         key: BackendIndex(key, use_out_as_primary=True,
@@ -377,15 +475,4 @@ def assemble(ops: Sequence[Op]) -> NativeFunctions:
                           external=False, index=table)
         for key, table in index.items()
     }
-    return NativeFunctions(all_ops, indices, groups, view_groups, _unique(problems))
-
-
-def _unique(problems: list[Problem]) -> tuple[Problem, ...]:
-    seen = set()
-    out = []
-    for p in problems:
-        key = (id(p.op), p.code, p.message)
-        if key not in seen:
-            seen.add(key)
-            out.append(p)
-    return tuple(out)
+    return NativeFunctions(all_ops, indices, tuple(grouped), view_groups, tuple(problems))

@@ -10,6 +10,7 @@ Positions live beside them, in `syntax.schema.SchemaSpans`.
 from __future__ import annotations
 
 import itertools
+import weakref
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Iterator, Union
@@ -325,6 +326,14 @@ class BaseOperatorName:
     dunder_method: bool
     functional_overload: bool = False
     namespace: str | None = None
+    # Names key every index; hash them once.
+    _hash: int | None = field(init=False, repr=False, compare=False, default=None)
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            object.__setattr__(self, "_hash", hash((self.base, self.inplace, self.dunder_method,
+                                                    self.functional_overload, self.namespace)))
+        return self._hash  # type: ignore[return-value]
 
     def __str__(self) -> str:
         prefix = f"{self.namespace}::" if self.namespace else ""
@@ -338,6 +347,12 @@ class BaseOperatorName:
 class OperatorName:
     name: BaseOperatorName
     overload_name: str
+    _hash: int | None = field(init=False, repr=False, compare=False, default=None)
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            object.__setattr__(self, "_hash", hash((self.name, self.overload_name)))
+        return self._hash  # type: ignore[return-value]
 
     def __str__(self) -> str:
         return f"{self.name}.{self.overload_name}" if self.overload_name else str(self.name)
@@ -361,7 +376,7 @@ class SchemaKind(Enum):
     scratch = 5
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class FunctionSchema:
     name: OperatorName
     arguments: Arguments
@@ -370,6 +385,7 @@ class FunctionSchema:
     _hash: int | None = field(init=False, repr=False, compare=False, default=None)
     _signature: FunctionSchema | None = field(init=False, repr=False, compare=False, default=None)
     _kind: SchemaKind | None = field(init=False, repr=False, compare=False, default=None)
+    _view_signature: FunctionSchema | None = field(init=False, repr=False, compare=False, default=None)
 
     def __hash__(self) -> int:
         if self._hash is None:
@@ -417,11 +433,13 @@ class FunctionSchema:
         if strip_default or keep_return_names or (strip_view_copy_name and self.name.name.base.endswith(("_copy", "_scatter"))):
             return schema_signature(self, strip_default, strip_view_copy_name, keep_return_names)
         if self._signature is None:
-            object.__setattr__(self, "_signature", schema_signature(self, False, False, False))
+            object.__setattr__(self, "_signature", _interned(schema_signature(self, False, False, False)))
         return self._signature  # type: ignore[return-value]
 
     def view_signature(self) -> FunctionSchema:
-        return self.signature(strip_view_copy_name=True)
+        if self._view_signature is None:
+            object.__setattr__(self, "_view_signature", _interned(self.signature(strip_view_copy_name=True)))
+        return self._view_signature  # type: ignore[return-value]
 
     def with_name(self, name: OperatorName) -> FunctionSchema:
         return FunctionSchema(name, self.arguments, self.returns)
@@ -432,6 +450,15 @@ class FunctionSchema:
             aliased = [a for a in self.arguments.flat_all if a.annotation is not None and a.annotation == r.annotation]
             names.append(aliased[0].name if len(aliased) == 1 else None)
         return names
+
+
+# Signatures are dictionary keys when ops are grouped; one object per distinct signature
+# turns those lookups into identity checks instead of deep comparisons.
+_SIGNATURES: weakref.WeakValueDictionary[FunctionSchema, FunctionSchema] = weakref.WeakValueDictionary()
+
+
+def _interned(schema: FunctionSchema) -> FunctionSchema:
+    return _SIGNATURES.setdefault(schema, schema)
 
 
 class SchemaKindError(ValueError):

@@ -8,15 +8,16 @@ entries whose text changed.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..diagnostics import Diagnostic, diag
 from ..text import Span
 from .nodes import YMap, YNode, YSeq, compose
 
 
-@dataclass(frozen=True, slots=True)
-class Chunk:
+class Chunk(NamedTuple):
     """Lines of the document from one column-0 line to the next."""
 
     start_line: int
@@ -27,15 +28,23 @@ class Chunk:
         return self.text.startswith("-") and (len(self.text) == 1 or self.text[1] in " \t\r\n")
 
 
-def _starts_chunk(line: str) -> bool:
-    return bool(line) and line[0] not in " \t\r\n#"
+# A chunk starts at every column-0 character that is not blank space or a comment.
+_CHUNK_START = re.compile(r"\n[^ \t\r\n#]")
 
 
 def split_chunks(text: str) -> tuple[Chunk, ...]:
     """Cut the text before every column-0 line that is not blank or a comment."""
-    lines = text.splitlines(keepends=True)
-    starts = [i for i, line in enumerate(lines) if _starts_chunk(line)]
-    return tuple(Chunk(a, "".join(lines[a:b])) for a, b in zip(starts, starts[1:] + [len(lines)]))
+    starts = [m.start() + 1 for m in _CHUNK_START.finditer(text)]
+    if text and text[0] not in " \t\r\n#":
+        starts.insert(0, 0)
+    chunks = []
+    line = 0
+    previous = 0
+    for start, end in zip(starts, starts[1:] + [len(text)]):
+        line += text.count("\n", previous, start)
+        previous = start
+        chunks.append(Chunk(line, text[start:end]))
+    return tuple(chunks)
 
 
 @dataclass(frozen=True, slots=True)

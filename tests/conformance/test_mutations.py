@@ -65,8 +65,10 @@ MUTATIONS: list[Mutation] = [
            edit("abs.out", "    CPU, CUDA, MPS, MTIA: abs_out\n", "    CPU, CUDA, MPS, MTIA: abs_out\n    XLA: abs_out_xla\n")),
     reject("dispatch-kernel-missing", edit("abs", "    CompositeExplicitAutograd: abs\n", "    CompositeExplicitAutograd:\n")),
     reject("dispatch-not-a-mapping", edit("acos.out", "  dispatch:\n    CPU, CUDA, MPS: acos_out\n", "  dispatch: acos_out\n")),
-    reject("dispatch-key-given-twice",
-           edit("acos.out", "    CPU, CUDA, MPS: acos_out\n", "    CPU, CUDA, MPS: acos_out\n    CPU: acos_out_cpu\n")),
+    accept("dispatch-key-given-twice",
+           edit("acos.out", "    CPU, CUDA, MPS: acos_out\n", "    CPU, CUDA, MPS: acos_out\n    CPU: acos_out_cpu\n"),
+           why="torchgen lets the later line override the earlier one for the same key"),
+    reject("dispatch-kernel-namespace-too-deep", edit("acos.out", "CPU, CUDA, MPS: acos_out", "CPU, CUDA, MPS: a::b::c::d::acos_out")),
     reject("dispatch-two-composite-keys",
            edit("abs", "    CompositeExplicitAutograd: abs\n",
                 "    CompositeExplicitAutograd: abs\n    CompositeImplicitAutograd: abs_implicit\n")),
@@ -114,7 +116,15 @@ MUTATIONS: list[Mutation] = [
     reject("out-returns-not-aliased", edit("abs.out", "Tensor(a!) out) -> Tensor(a!)", "Tensor(a!) out) -> Tensor")),
     reject("out-returns-more-than-out-args",
            edit("abs.out", "Tensor(a!) out) -> Tensor(a!)", "Tensor(a!) out) -> (Tensor(a!), Tensor(b!))")),
-    reject("overload-name-default", edit("abs", "- func: abs(Tensor self)", "- func: abs.default(Tensor self)")),
+    accept("overload-name-default", edit("abs", "- func: abs(Tensor self)", "- func: abs.default(Tensor self)"),
+           why="torchgen reserves only the overload name 'functional'"),
+    reject("overload-name-functional-on-inplace-op",
+           edit("abs_", "- func: abs_(Tensor(a!) self)", "- func: abs_.functional(Tensor(a!) self)")),
+    reject("func-namespace-too-deep", edit("abs", "- func: abs(Tensor self)", "- func: a::b::abs(Tensor self)")),
+    reject("inplace-op-self-not-mutable",
+           edit("abs_", "- func: abs_(Tensor(a!) self) -> Tensor(a!)", "- func: abs_(Tensor self) -> Tensor")),
+    accept("argument-illegal-character-inside-name", edit("_masked_scale", "float scale", "float sc$ale"),
+           why="torchgen does not check that argument names are identifiers (opgen only warns)"),
     # ---- tags --------------------------------------------------------------------------------
     reject("tag-unknown", edit("abs", "tags: [core, pointwise]", "tags: [core, pointwisee]")),
     reject("tag-unknown-scalar", edit("acos.out", "  tags: pointwise\n", "  tags: pointwize\n")),
@@ -137,13 +147,19 @@ MUTATIONS: list[Mutation] = [
     reject("device-check-foreach-exact-same", edit(
         "_foreach_add.Scalar",
         "  device_check: NoCheck   # foreach kernels fall back to slow path when tensor are on different devices\n", "")),
+    reject("structured-not-a-bool", edit("acos.out", "  structured: True\n", "  structured: yes please\n")),
     reject("device-guard-not-a-bool", edit("resize_", "  device_guard: False\n", "  device_guard: Fals\n")),
     reject("python-module-on-method", edit("abs", "  variants: function, method\n", "  variants: function, method\n  python_module: nn\n")),
     reject("precomputed-item-without-arrow", edit("index_copy.out", "  - dim -> int dim\n", "  - dim int dim\n")),
     reject("precomputed-item-without-name", edit("index_copy.out", "  - dim -> int dim\n", "  - dim -> int\n")),
     reject("unknown-entry-key", edit("abs", "  dispatch:\n", "  dispatchh:\n")),
     reject("duplicate-key-in-entry", edit("abs", "  tags: [core, pointwise]\n", "  tags: [core, pointwise]\n  variants: function\n")),
-    reject("autogen-missing-a-name", edit("resize_", "  autogen: resize, resize.out\n", "  autogen: resize\n")),
+    reject("autogen-missing-a-name", edit("resize_", "  autogen: resize, resize.out\n", "  autogen: resize.out\n")),
+    reject("autogen-missing-the-functional-name",
+           edit("embedding_renorm_", "autogen: embedding_renorm, embedding_renorm.out", "autogen: embedding_renorm.out")),
+    accept("autogen-without-out-name-is-not-checked", edit("resize_", "  autogen: resize, resize.out\n", "  autogen: resize\n"),
+           why="without an out= name nothing is generated, the lone in-place op forms no group and the list is never checked"),
+    reject("autogen-not-a-string", edit("new_empty", "  autogen: new_empty.out\n", "  autogen: [new_empty.out]\n")),
     reject("autogen-bogus-name", edit("new_empty", "  autogen: new_empty.out\n", "  autogen: new_empty.out, new_empty.bogus\n")),
     reject("cpp-no-default-args-without-default", edit("all.dims", "cpp_no_default_args: ['dim']", "cpp_no_default_args: ['self']")),
     reject("const-ref-for-mutable-tensors-on-out-op",
@@ -248,6 +264,8 @@ def test_mutation(mutation: Mutation, original, opgen, torchgen_verdict):
     errors = [d for d in opgen(mutated.text).diagnostics if d.is_error]
     where = f"mutated entry: lines {mutated.first + 1}-{mutated.last + 1}"
     report = f"torchgen: {_said(theirs)}\nopgen errors:\n{_describe(errors)}\n{where}"
+    if mutation.why:
+        report += f"\nnote: {mutation.why}"
 
     # The edit means what it says: torchgen's verdict is the recorded one.
     assert (theirs is not None) == mutation.rejected, f"unexpected torchgen verdict\n{report}"
