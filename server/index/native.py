@@ -11,7 +11,7 @@ from ..model.tags import Tag, lower_tag
 from ..syntax.locate import ScalarText
 from ..syntax.nodes import YMap, YScalar
 from ..text import Span
-from .documents import Document, EntryListParser
+from .documents import Document, EntryListParser, paused_gc
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,10 @@ class TagsParser:
         self._parser: EntryListParser[Tag] = EntryListParser("tags.yaml", _lower_tag_entry)
 
     def parse(self, text: str) -> TagsSnapshot:
+        with paused_gc():
+            return self._parse(text)
+
+    def _parse(self, text: str) -> TagsSnapshot:
         document = self._parser.parse(text)
         tags: dict[str, Tag] = {}
         diagnostics = document.all_diagnostics()
@@ -72,6 +76,10 @@ class NativeParser:
         return self._parser
 
     def parse(self, text: str, valid_tags: frozenset[str]) -> NativeSnapshot:
+        with paused_gc():
+            return self._parse(text, valid_tags)
+
+    def _parse(self, text: str, valid_tags: frozenset[str]) -> NativeSnapshot:
         document = self._entries(valid_tags).parse(text)
         ops = []
         for placed in document.entries:

@@ -23,9 +23,6 @@ class Chunk(NamedTuple):
     start_line: int
     text: str
 
-    @property
-    def is_entry(self) -> bool:
-        return self.text.startswith("-") and (len(self.text) == 1 or self.text[1] in " \t\r\n")
 
 
 # A chunk starts at every column-0 character that is not blank space or a comment.
