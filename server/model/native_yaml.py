@@ -38,7 +38,7 @@ from .native_function import (
     NativeFunctionsViewGroup,
     ViewSchemaKind,
 )
-from .schema import BaseOperatorName, FunctionSchema, OperatorName, SchemaKind, SchemaKindError
+from .schema import BaseOperatorName, OperatorName, SchemaKind, SchemaKindError, signature_key
 from .schema_rules import check_schema
 
 
@@ -95,9 +95,10 @@ class Facts:
     """What the whole-file passes need of one function, computed once per function."""
 
     kind: SchemaKind | None
-    signature: FunctionSchema
+    # The printed signatures (see schema.signature_key): group keys.
+    signature: str
     view_kind: ViewSchemaKind
-    view_signature: FunctionSchema
+    view_signature: str
     # Rules of error_check_native_functions that need only this function.
     reserved_keywords: tuple[Finding, ...]
     cross_checked: bool  # has a structured_delegate or the inplace_view tag
@@ -106,7 +107,7 @@ class Facts:
 def facts(f: NativeFunction) -> Facts:
     memo = f._facts
     if memo is None:
-        memo = Facts(_kind(f), f.func.signature(), view_schema_kind(f), f.func.view_signature(),
+        memo = Facts(_kind(f), signature_key(f.func), view_schema_kind(f), signature_key(f.func, True),
                      _reserved_keyword_findings(f), f.structured_delegate is not None or "inplace_view" in f.tags)
         object.__setattr__(f, "_facts", memo)
     return memo  # type: ignore[return-value]
@@ -173,9 +174,9 @@ def _grow_index(index: dict[dk.DispatchKey, dict[OperatorName, BackendMetadata]]
                                                   f"{', '.join(clashes)})"))
 
 
-def pre_group(ops: Sequence[Op], problems: list[Problem]) -> dict[FunctionSchema, dict[SchemaKind, Op]]:
+def pre_group(ops: Sequence[Op], problems: list[Problem]) -> dict[str, dict[SchemaKind, Op]]:
     """Ops by shared signature, then by kind (torchgen's pre_group_native_functions)."""
-    groups: dict[FunctionSchema, dict[SchemaKind, Op]] = defaultdict(dict)
+    groups: dict[str, dict[SchemaKind, Op]] = defaultdict(dict)
     for op in ops:
         fx = facts(op.function)
         kind = fx.kind
@@ -389,7 +390,7 @@ def check_view_group(view: NativeFunction, copy: NativeFunction | None, inplace:
 
 def _group_by_view(ops: Sequence[Op], problems: list[Problem]) -> tuple[NativeFunction | NativeFunctionsViewGroup, ...]:
     """torchgen's get_grouped_by_view_native_functions."""
-    groups: dict[FunctionSchema, dict[object, Op]] = defaultdict(dict)
+    groups: dict[str, dict[object, Op]] = defaultdict(dict)
     for op in ops:
         f = op.function
         fx = facts(f)

@@ -10,7 +10,6 @@ Positions live beside them, in `syntax.schema.SchemaSpans`.
 from __future__ import annotations
 
 import itertools
-import weakref
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Iterator, Union
@@ -173,6 +172,7 @@ class Argument:
     annotation: Annotation | None
     # Hashing is hot (grouping, memoized rules); compute it once.
     _hash: int = field(init=False, repr=False, compare=False, default=0)
+    _plain: str | None = field(init=False, repr=False, compare=False, default=None)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_hash", hash((self.name, self.type, self.default, self.annotation,)))
@@ -188,12 +188,28 @@ class Argument:
         default = f"={self.default}" if self.default else ""
         return f"{_annotated_type_text(self.type, self.annotation)} {self.name}{default}"
 
+    @property
+    def plain(self) -> str:
+        """The argument as a signature prints it: without its alias annotation."""
+        if self._plain is None:
+            default = f"={self.default}" if self.default else ""
+            object.__setattr__(self, "_plain", f"{self.type} {self.name}{default}")
+        return self._plain  # type: ignore[return-value]
+
 
 @dataclass(frozen=True, slots=True)
 class Return:
     name: str | None
     type: Type
     annotation: Annotation | None
+    _plain: str | None = field(init=False, repr=False, compare=False, default=None)
+
+    @property
+    def plain(self) -> str:
+        """The return as a signature prints it: its type alone."""
+        if self._plain is None:
+            object.__setattr__(self, "_plain", str(self.type))
+        return self._plain  # type: ignore[return-value]
 
     @property
     def is_write(self) -> bool:
@@ -376,7 +392,7 @@ class SchemaKind(Enum):
     scratch = 5
 
 
-@dataclass(frozen=True, slots=True, weakref_slot=True)
+@dataclass(frozen=True, slots=True)
 class FunctionSchema:
     name: OperatorName
     arguments: Arguments
@@ -433,12 +449,12 @@ class FunctionSchema:
         if strip_default or keep_return_names or (strip_view_copy_name and self.name.name.base.endswith(("_copy", "_scatter"))):
             return schema_signature(self, strip_default, strip_view_copy_name, keep_return_names)
         if self._signature is None:
-            object.__setattr__(self, "_signature", _interned(schema_signature(self, False, False, False)))
+            object.__setattr__(self, "_signature", schema_signature(self, False, False, False))
         return self._signature  # type: ignore[return-value]
 
     def view_signature(self) -> FunctionSchema:
         if self._view_signature is None:
-            object.__setattr__(self, "_view_signature", _interned(self.signature(strip_view_copy_name=True)))
+            object.__setattr__(self, "_view_signature", self.signature(strip_view_copy_name=True))
         return self._view_signature  # type: ignore[return-value]
 
     def with_name(self, name: OperatorName) -> FunctionSchema:
@@ -450,15 +466,6 @@ class FunctionSchema:
             aliased = [a for a in self.arguments.flat_all if a.annotation is not None and a.annotation == r.annotation]
             names.append(aliased[0].name if len(aliased) == 1 else None)
         return names
-
-
-# Signatures are dictionary keys when ops are grouped; one object per distinct signature
-# turns those lookups into identity checks instead of deep comparisons.
-_SIGNATURES: weakref.WeakValueDictionary[FunctionSchema, FunctionSchema] = weakref.WeakValueDictionary()
-
-
-def _interned(schema: FunctionSchema) -> FunctionSchema:
-    return _SIGNATURES.setdefault(schema, schema)
 
 
 class SchemaKindError(ValueError):
@@ -508,6 +515,37 @@ def schema_signature(func: FunctionSchema, strip_default: bool, strip_view_copy_
         arguments = _with_default(arguments, "p", "0.5")
     name = OperatorName(BaseOperatorName(base, False, func.name.name.dunder_method), "")
     return FunctionSchema(name, arguments, returns + extra_returns)
+
+
+def signature_key(func: FunctionSchema, strip_view_copy_name: bool = False) -> str:
+    """str(func.signature(strip_view_copy_name=...)), computed without building the signature.
+
+    Grouping needs only to know which schemas share a signature; printing the
+    signature from memoized argument texts is several times cheaper than building it.
+    """
+    base = func.name.name.base
+    if strip_view_copy_name:
+        if base.endswith("_copy"):
+            base = base.replace("_copy", "")
+        elif base.endswith("_scatter"):
+            base = base.replace("scatter", "inverse")
+    name = f"__{base}__" if func.name.name.dunder_method else base
+    args = func.arguments
+    parts = [a.plain for a in args.flat_positional]
+    kwargs = args.pre_tensor_options_kwarg_only + args.post_tensor_options_kwarg_only
+    if kwargs:
+        parts.append("*")
+        parts.extend(a.plain for a in kwargs)
+    arguments = ", ".join(parts)
+    if str(func.name) == "bernoulli.p":
+        arguments = arguments.replace("float p", "float p=0.5")
+    returns = [r.plain for r in func.returns]
+    mutable_inputs = itertools.chain([args.self_arg.argument] if args.self_arg is not None else [], args.out,
+                                     args.post_self_positional)
+    returns.extend(str(a.type) for a in mutable_inputs
+                   if a.is_write and not any(a.annotation == r.annotation for r in func.returns))
+    shown = returns[0] if len(returns) == 1 else "(" + ", ".join(returns) + ")"
+    return f"{name}({arguments}) -> {shown}"
 
 
 def _with_default(arguments: Arguments, name: str, default: str) -> Arguments:

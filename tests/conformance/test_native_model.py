@@ -63,3 +63,13 @@ def test_groups_match(reference, ours):
 
 def test_view_groups_match(reference, ours):
     assert ours["view_groups"] == reference["view_groups"]
+
+
+def test_signature_keys_print_the_signatures(native_yaml, tags_yaml):
+    from opgen_lsp.model.schema import signature_key
+
+    tags = TagsParser().parse(tags_yaml.read_text())
+    for op in NativeParser().parse(native_yaml.read_text(), tags.names).functions.ops:
+        func = op.function.func
+        assert signature_key(func) == str(func.signature()), str(func)
+        assert signature_key(func, True) == str(func.signature(strip_view_copy_name=True)), str(func)
