@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
 from . import TORCHGEN_VERSION, __version__
@@ -21,6 +22,34 @@ def _check(args: argparse.Namespace) -> int:
     return 1 if result.has_errors else 0
 
 
+def _explain(args: argparse.Namespace) -> int:
+    from .codegen.explain import Explainer
+    from .codegen.inputs import InputError, load_native
+    from .codegen.options import CodegenOptions
+
+    try:
+        inputs = load_native(args.native_functions, args.tags, CodegenOptions().ignore_keys)
+    except InputError as exc:
+        print(f"opgen: {exc}", file=sys.stderr)
+        return 2
+    if inputs.errors:
+        print(f"opgen: {inputs.path} has {len(inputs.errors)} error(s); run 'opgen check' on it", file=sys.stderr)
+        return 1
+    explainer = Explainer(inputs.snapshot.functions)
+    if explainer.function(args.op) is None:
+        near = ", ".join(explainer.closest(args.op)) or "none"
+        print(f"opgen: unknown operator '{args.op}' (write name.overload, e.g. add.Tensor); closest: {near}",
+              file=sys.stderr)
+        return 2
+    snippets = explainer.explain(args.op, args.backend)
+    if args.json:
+        payload = {"op": args.op, "snippets": [{"title": s.title, "file": s.file, "code": s.code} for s in snippets]}
+        sys.stdout.write(json.dumps(payload, indent=2) + "\n")
+    else:
+        sys.stdout.write("".join(f"// ===== {s.title} ({s.file})\n{s.code}\n\n" for s in snippets))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="opgen", description="Check and generate PyTorch operator yaml "
                                                                f"(matches torchgen {TORCHGEN_VERSION}).")
@@ -31,6 +60,14 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--tags", metavar="F", help="tags.yaml to use (default: the one beside each file)")
     check.add_argument("--format", choices=sorted(RENDERERS), default="text")
     check.set_defaults(run=_check)
+    explain = sub.add_parser("explain", help="show the C++ torchgen generates for one operator")
+    explain.add_argument("op", metavar="OP", help="name.overload (or name for the default overload)")
+    explain.add_argument("--backend", metavar="KEY", help="only the pieces of this dispatch key (an out-of-tree "
+                                                          "key shows its <KEY>NativeFunctions.h declaration)")
+    explain.add_argument("--json", action="store_true", help="print {op, snippets: [{title, file, code}]}")
+    explain.add_argument("--native-functions", metavar="F", help="native_functions.yaml (default: torch's)")
+    explain.add_argument("--tags", metavar="F", help="tags.yaml (default: beside native_functions.yaml)")
+    explain.set_defaults(run=_explain)
     return parser
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..diagnostics import Diagnostic, diag
+from ..model.dispatch import DispatchKey
 from ..model.lower import LoweredEntry, lower_native_function
 from ..model.native_yaml import NativeFunctions, Op, Problem, assemble
 from ..model.tags import Tag, lower_tag
@@ -61,16 +62,23 @@ class NativeSnapshot:
 
 
 class NativeParser:
-    """Parses native_functions.yaml text; entries are cached per set of valid tags."""
+    """Parses native_functions.yaml text; entries are cached per set of valid tags.
 
-    def __init__(self) -> None:
+    ignore_keys: dispatch keys left out of the model, as gen.py leaves out MPS, XPU
+    and MTIA kernels unless asked for them.
+    """
+
+    def __init__(self, ignore_keys: frozenset[DispatchKey] = frozenset()) -> None:
+        self._ignore_keys = ignore_keys
         self._tags: frozenset[str] | None = None
         self._parser: EntryListParser[LoweredEntry] | None = None
 
     def _entries(self, valid_tags: frozenset[str]) -> EntryListParser[LoweredEntry]:
         if self._parser is None or valid_tags != self._tags:
+            ignore_keys = self._ignore_keys
+
             def lower(entry: YMap):
-                lowered = lower_native_function(entry, valid_tags)
+                lowered = lower_native_function(entry, valid_tags, ignore_keys)
                 return lowered, lowered.diagnostics
             self._tags, self._parser = valid_tags, EntryListParser("native_functions.yaml", lower)
         return self._parser

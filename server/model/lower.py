@@ -166,7 +166,9 @@ def _parse_ufunc_loop(text: str, key: UfuncKey) -> tuple[UfuncInnerLoop | None, 
     return UfuncInnerLoop(name, tuple(dtypes), key), None
 
 
-def lower_native_function(entry: YMap, valid_tags: frozenset[str]) -> LoweredEntry:
+def lower_native_function(entry: YMap, valid_tags: frozenset[str],
+                          ignore_keys: frozenset[dk.DispatchKey] = frozenset()) -> LoweredEntry:
+    """ignore_keys: dispatch keys to leave out (gen.py drops MPS, XPU and MTIA unless asked for them)."""
     r = _Reader(entry)
 
     # func
@@ -247,7 +249,7 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str]) -> LoweredEnt
 
     precomputed = _lower_precomputed(r, structured)
     tags = _lower_tags(r, valid_tags, namespace, func)
-    dispatch, kernels = _lower_dispatch(r, manual_kernel_registration, structured)
+    dispatch, kernels = _lower_dispatch(r, manual_kernel_registration, structured, ignore_keys)
 
     autogen: list[OperatorName] = []
     autogen_s = r.expect("autogen", str, "", "a string of operator names separated by ', '")
@@ -502,7 +504,8 @@ def _lower_tags(r: _Reader, valid_tags: frozenset[str], namespace: str, func: Fu
     return set(names)
 
 
-def _lower_dispatch(r: _Reader, manual_kernel_registration: object, structured: object):
+def _lower_dispatch(r: _Reader, manual_kernel_registration: object, structured: object,
+                    ignore_keys: frozenset[dk.DispatchKey] = frozenset()):
     """The dispatch table as {key: metadata} (None when the entry has none), and the kernels as
     written per key, one for every key named (valid or not)."""
     node = r.node("dispatch")
@@ -536,6 +539,8 @@ def _lower_dispatch(r: _Reader, manual_kernel_registration: object, structured: 
             pos += len(piece) + 1
             key = dk.parse_dispatch_key(name)
             kernels.append((key, kernel_text))
+            if key in ignore_keys:
+                continue
             if key is None:
                 hint, data = did_you_mean(name, dk.SUPPORTED_KEY_NAMES)
                 r.error("OPG104", span, f"unknown dispatch key '{name}'{hint}", data)

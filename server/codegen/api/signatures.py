@@ -1,0 +1,163 @@
+"""Signatures of one operator in each calling convention, rendered as C++ declarations."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...model.native_function import NativeFunction
+from ...model.schema import FunctionSchema
+from . import cpp, dispatcher, native
+from .types import ApiOptions, Binding, CType, Expr
+
+
+@dataclass(frozen=True, slots=True)
+class CppSignature:
+    """One overload in the public C++ API (at::op or Tensor::op)."""
+
+    func: FunctionSchema
+    method: bool
+    # Faithful: schema order, TensorOptions unpacked, named *_outf for out= ops.
+    faithful: bool
+    symint: bool
+    cpp_no_default_args: frozenset[str]
+    options: ApiOptions
+    # With manual_cpp_binding: the generated binding is offered as __dispatch_<name>.
+    fallback_binding: bool = False
+
+    def arguments(self) -> list[Binding]:
+        return cpp.arguments(self.func.arguments, faithful=self.faithful, symint=self.symint, method=self.method,
+                             cpp_no_default_args=self.cpp_no_default_args, options=self.options)
+
+    def name(self, *, suppress_symint_suffix: bool = False) -> str:
+        n = cpp.name(self.func, faithful_name_for_out_overloads=self.faithful,
+                     symint_overload=self.symint and not suppress_symint_suffix)
+        return f"__dispatch_{n}" if self.fallback_binding else n
+
+    def returns_type(self) -> CType:
+        return cpp.returns_type(self.func.returns, options=self.options)
+
+    def decl(self, *, name: str | None = None, prefix: str = "", is_redispatching_fn: bool = False,
+             suppress_symint_suffix: bool = False) -> str:
+        args = [a.decl() for a in self.arguments()]
+        if is_redispatching_fn:
+            args.insert(0, "c10::DispatchKeySet dispatchKeySet")
+        name = name if name is not None else prefix + self.name(suppress_symint_suffix=suppress_symint_suffix)
+        return f"{self.returns_type().cpp_type()} {name}({', '.join(args)})"
+
+    def defn(self, *, name: str | None = None, prefix: str = "", is_redispatching_fn: bool = False) -> str:
+        args = [a.defn() for a in self.arguments()]
+        if is_redispatching_fn:
+            args.insert(0, "c10::DispatchKeySet dispatchKeySet")
+        name = name if name is not None else prefix + self.name()
+        return f"{self.returns_type().cpp_type()} {name}({', '.join(args)})"
+
+    def type(self) -> str:
+        return f"{self.returns_type().cpp_type()} ({', '.join(a.type for a in self.arguments())})"
+
+
+@dataclass(frozen=True, slots=True)
+class CppSignatureGroup:
+    """All C++ API overloads of one schema: plain, faithful, and their SymInt twins."""
+
+    func: FunctionSchema
+    signature: CppSignature
+    faithful_signature: CppSignature | None
+    symint_signature: CppSignature | None
+    symint_faithful_signature: CppSignature | None
+
+    def signatures(self, *, symint: bool = True) -> list[CppSignature]:
+        sigs = [self.signature, self.faithful_signature]
+        if symint:
+            sigs += [self.symint_signature, self.symint_faithful_signature]
+        return [s for s in sigs if s is not None]
+
+    def most_faithful_signature(self) -> CppSignature:
+        return self.faithful_signature or self.signature
+
+    @staticmethod
+    def from_native_function(f: NativeFunction, *, method: bool, fallback_binding: bool = False) -> CppSignatureGroup:
+        func = f.func
+        options = ApiOptions.of(f)
+
+        def make(faithful: bool, symint: bool) -> CppSignature:
+            return CppSignature(func, method, faithful, symint, f.cpp_no_default_args, options, fallback_binding)
+
+        needs_faithful = func.arguments.tensor_options is not None or bool(func.arguments.out)
+        has_symint = func.has_symint()
+        return CppSignatureGroup(
+            func,
+            make(False, False),
+            make(True, False) if needs_faithful else None,
+            make(False, True) if has_symint else None,
+            make(True, True) if has_symint and needs_faithful else None,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class DispatcherSignature:
+    func: FunctionSchema
+    options: ApiOptions
+    prefix: str = ""
+    symint: bool = True
+
+    def arguments(self) -> list[Binding]:
+        return dispatcher.arguments(self.func, options=self.options, symint=self.symint)
+
+    def name(self) -> str:
+        return self.prefix + dispatcher.name(self.func)
+
+    def returns_type(self) -> CType:
+        return dispatcher.returns_type(self.func.returns, options=self.options)
+
+    def decl(self, name: str | None = None) -> str:
+        args = ", ".join(a.decl() for a in self.arguments())
+        return f"{self.returns_type().cpp_type()} {name or self.name()}({args})"
+
+    def defn(self, name: str | None = None, *, is_redispatching_fn: bool = False) -> str:
+        args = [a.defn() for a in self.arguments()]
+        if is_redispatching_fn:
+            args.insert(0, "c10::DispatchKeySet dispatchKeySet")
+        return f"{self.returns_type().cpp_type()} {name or self.name()}({', '.join(args)})"
+
+    def exprs(self) -> list[Expr]:
+        return [Expr(a.name, a.nctype) for a in self.arguments()]
+
+    def type(self) -> str:
+        return f"{self.returns_type().cpp_type()} ({', '.join(a.type for a in self.arguments())})"
+
+    def ptr_type(self) -> str:
+        return f"{self.returns_type().cpp_type()} (*)({', '.join(a.type for a in self.arguments())})"
+
+
+@dataclass(frozen=True, slots=True)
+class NativeSignature:
+    """The signature of an in-tree kernel, at::native::<kernel>."""
+
+    func: FunctionSchema
+    symint: bool
+    options: ApiOptions
+    prefix: str = ""
+
+    def name(self) -> str:
+        return self.prefix + native.name(self.func)
+
+    def arguments(self) -> list[Binding]:
+        return native.arguments(self.func, symint=self.symint, options=self.options)
+
+    def returns_type(self) -> CType:
+        return native.returns_type(self.func.returns, options=self.options)
+
+    def decl(self, name: str | None = None) -> str:
+        args = ", ".join(a.decl() for a in self.arguments())
+        return f"{self.returns_type().cpp_type()} {name or self.name()}({args})"
+
+    def defn(self, name: str | None = None) -> str:
+        args = ", ".join(a.defn() for a in self.arguments())
+        return f"{self.returns_type().cpp_type()} {name or self.name()}({args})"
+
+    def ptr_type(self) -> str:
+        return f"{self.returns_type().cpp_type()} (*)({', '.join(a.defn() for a in self.arguments())})"
+
+
+def dispatcher_signature(f: NativeFunction, *, prefix: str = "", symint: bool = True) -> DispatcherSignature:
+    return DispatcherSignature(f.func, ApiOptions.of(f), prefix, symint)

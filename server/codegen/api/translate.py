@@ -1,0 +1,198 @@
+"""Translate the arguments of one calling convention into the arguments of another.
+
+Given the bindings in scope (say a C++ API signature) and the goals (say the
+dispatcher's parameters), find a C++ expression for every goal, by the same
+rules as torchgen.api.translate: exact matches first, then reference
+adjustments, then the conversions between TensorOptions, SymInt and int
+arrays, optional references, and so on.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from .types import (
+    ArrayRefCType,
+    Binding,
+    ConstRefCType,
+    Expr,
+    ListCType,
+    MutRefCType,
+    NamedCType,
+    OptionalCType,
+    SpecialArgName,
+    SymIntT,
+    VectorCType,
+    boolT,
+    deviceT,
+    iOptTensorListRefT,
+    intArrayRefT,
+    layoutT,
+    longT,
+    memoryFormatT,
+    opmath_t,
+    optionalIntArrayRefT,
+    optionalScalarRefT,
+    optionalSymIntArrayRefT,
+    optionalTensorRefT,
+    scalar_t,
+    scalarT,
+    scalarTypeT,
+    symIntArrayRefT,
+    tensorOptionsT,
+    tensorT,
+)
+
+OPTIONS = NamedCType("options", ConstRefCType(tensorOptionsT))
+OUT_TENSOR = NamedCType("out", ConstRefCType(tensorT))
+
+
+class UnsatError(RuntimeError):
+    """No expression for a goal can be built from the bindings in scope."""
+
+
+def _context(bindings: Sequence[Expr], method: bool) -> dict[NamedCType, str]:
+    ctx: dict[NamedCType, str] = {}
+    for b in bindings:
+        ctx[b.type] = b.expr
+        t = b.type.type
+        name = b.type.name
+        if t == ConstRefCType(OptionalCType(tensorT)):
+            ctx[NamedCType(name, ConstRefCType(tensorT))] = f"({b.expr}.has_value() ? *{b.expr} : at::Tensor())"
+            ctx[NamedCType(name, optionalTensorRefT)] = (
+                f"(({b.expr}.has_value() && (*{b.expr}).defined()) ? at::OptionalTensorRef(*{b.expr}) : "
+                "at::OptionalTensorRef())")
+        if t == ConstRefCType(scalarT):
+            ctx[NamedCType(name, opmath_t)] = f"({b.expr}).to<opmath_t>()"
+        if t == ConstRefCType(OptionalCType(scalarT)):
+            ctx[NamedCType(name, optionalScalarRefT)] = (
+                f"({b.expr}.has_value() ? at::OptionalScalarRef(&({b.expr}.value())) : at::OptionalScalarRef())")
+        if t == scalar_t:
+            ctx[NamedCType(name, opmath_t)] = f"static_cast<opmath_t>({b.expr})"
+        if t == ConstRefCType(ListCType(OptionalCType(tensorT))):
+            ctx[NamedCType(name, iOptTensorListRefT)] = f"at::IOptTensorListRef({b.expr})"
+    if method:
+        ctx[NamedCType("self", MutRefCType(tensorT))] = "const_cast<Tensor&>(*this)"
+        ctx[NamedCType("self", ConstRefCType(tensorT))] = "const_cast<Tensor&>(*this)"
+    return ctx
+
+
+def translate(bindings: Sequence[Expr | Binding], goals: Sequence[NamedCType | Binding], *, method: bool = False,
+              allow_expensive_conversions: bool = False) -> list[Expr]:
+    exprs = [Expr(b.name, b.nctype) if isinstance(b, Binding) else b for b in bindings]
+    goal_types = [g.nctype if isinstance(g, Binding) else g for g in goals]
+    ctx = _context(exprs, method)
+
+    def unsat(goal: NamedCType):
+        raise UnsatError(f"cannot build '{goal.cpp_type()} {goal.name}' from the arguments in scope")
+
+    def attempt(goal: NamedCType, *, direct: bool) -> str | None:
+        try:
+            return solve(goal, direct=direct)
+        except UnsatError:
+            return None
+
+    def solve(goal: NamedCType, *, direct: bool) -> str:
+        found = ctx.get(goal)
+        if found is not None:
+            return found
+        t = goal.type
+        if isinstance(t, ConstRefCType):
+            r = attempt(NamedCType(goal.name, MutRefCType(t.elem)), direct=direct)
+            if r is not None:
+                return r
+        if isinstance(t, MutRefCType):
+            r = attempt(NamedCType(goal.name, t.elem), direct=direct)
+            if r is not None:
+                return r
+        if t == ArrayRefCType(longT):
+            return solve(NamedCType(goal.name, intArrayRefT), direct=direct)
+        if direct:
+            unsat(goal)
+        return indirect(goal)
+
+    def direct(goal: NamedCType) -> str:
+        return solve(goal, direct=True)
+
+    def from_options_or_out(options_expr: str, out_expr: str) -> str:
+        r = attempt(OPTIONS, direct=True)
+        if r is not None:
+            return options_expr.format(r)
+        return out_expr.format(direct(OUT_TENSOR))
+
+    def indirect(goal: NamedCType) -> str:
+        name, t = goal.name, goal.type
+        if goal == NamedCType("memory_format", OptionalCType(memoryFormatT)):
+            memory_format = direct(NamedCType(SpecialArgName.possibly_redundant_memory_format, OptionalCType(memoryFormatT)))
+            if OPTIONS in goal_types:
+                return memory_format
+            options = attempt(OPTIONS, direct=True)
+            if options is None:
+                return memory_format
+            return f"c10::impl::check_tensor_options_and_extract_memory_format({options}, {memory_format})"
+        if goal == NamedCType("options", tensorOptionsT):
+            dtype = direct(NamedCType("dtype", OptionalCType(scalarTypeT)))
+            pin_memory = direct(NamedCType("pin_memory", OptionalCType(boolT)))
+            device = direct(NamedCType("device", OptionalCType(deviceT)))
+            layout = direct(NamedCType("layout", OptionalCType(layoutT)))
+            return f"TensorOptions().dtype({dtype}).layout({layout}).device({device}).pinned_memory({pin_memory})"
+        if goal == NamedCType("dtype", OptionalCType(scalarTypeT)):
+            return from_options_or_out("c10::optTypeMetaToScalarType({}.dtype_opt())", "{}.scalar_type()")
+        if goal == NamedCType("layout", OptionalCType(layoutT)):
+            return from_options_or_out("{}.layout_opt()", "{}.layout()")
+        if goal == NamedCType("device", OptionalCType(deviceT)):
+            return from_options_or_out("{}.device_opt()", "{}.device()")
+        if goal == NamedCType("pin_memory", OptionalCType(boolT)):
+            return from_options_or_out("{}.pinned_memory_opt()", "::std::nullopt")
+        if t == intArrayRefT:
+            r = attempt(NamedCType(name, VectorCType(longT)), direct=True)
+            if r is not None:
+                return r
+            return f"C10_AS_INTARRAYREF_SLOW({direct(NamedCType(name, symIntArrayRefT))})"
+        if t == symIntArrayRefT:
+            r = attempt(NamedCType(name, intArrayRefT), direct=True)
+            if r is not None:
+                return f"c10::fromIntArrayRefSlow({r})"
+            return direct(NamedCType(name, VectorCType(SymIntT)))
+        if t == SymIntT:
+            return direct(NamedCType(name, longT))
+        if t == OptionalCType(SymIntT):
+            arg = direct(NamedCType(name, OptionalCType(longT)))
+            return f"{arg}.has_value() ? ::std::make_optional(c10::SymInt(*{arg})) : ::std::nullopt"
+        if t == longT:
+            return f"{direct(NamedCType(name, SymIntT))}.guard_int(__FILE__, __LINE__)"
+        if t == OptionalCType(longT):
+            arg = direct(NamedCType(name, OptionalCType(SymIntT)))
+            return f"{arg}.has_value() ? ::std::make_optional({arg}->guard_int(__FILE__, __LINE__)) : ::std::nullopt"
+        if t == optionalIntArrayRefT:
+            r = attempt(NamedCType(name, OptionalCType(VectorCType(longT))), direct=True)
+            if r is not None:
+                return r
+            arg = direct(NamedCType(name, optionalSymIntArrayRefT))
+            return f"{arg}.has_value() ? ::std::make_optional(C10_AS_INTARRAYREF_SLOW(*{arg})) : ::std::nullopt"
+        if t == optionalSymIntArrayRefT:
+            arg = direct(NamedCType(name, optionalIntArrayRefT))
+            return f"{arg}.has_value() ? ::std::make_optional(c10::fromIntArrayRefSlow(*{arg})) : ::std::nullopt"
+        if t == optionalScalarRefT:
+            return direct(NamedCType(name, OptionalCType(scalarT)))
+        if t == optionalTensorRefT:
+            return direct(NamedCType(name, OptionalCType(tensorT)))
+        if allow_expensive_conversions:
+            if t == VectorCType(longT):
+                return f"{direct(NamedCType(name, intArrayRefT))}.vec()"
+            if t == VectorCType(SymIntT):
+                return f"{direct(NamedCType(name, symIntArrayRefT))}.vec()"
+            if t == OptionalCType(VectorCType(longT)):
+                arg = direct(NamedCType(name, optionalIntArrayRefT))
+                return f"{arg}.has_value() ? ::std::make_optional({arg}->vec()) : ::std::nullopt"
+            if t == OptionalCType(scalarT):
+                arg = direct(NamedCType(name, optionalScalarRefT))
+                return f"{arg}.has_value() ? ::std::make_optional({arg}) : ::std::nullopt"
+            if t == OptionalCType(tensorT):
+                arg = direct(NamedCType(name, optionalTensorRefT))
+                return f"{arg}.has_value() ? ::std::make_optional({arg}) : ::std::nullopt"
+        if t == MutRefCType(tensorT):
+            return f"const_cast<Tensor&>({direct(NamedCType(name, ConstRefCType(tensorT)))})"
+        unsat(goal)
+
+    return [Expr(solve(g, direct=False), g) for g in goal_types]

@@ -1,0 +1,218 @@
+"""C++ types, named types, bindings and expressions: the vocabulary of every calling convention."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Union
+
+from ...model.native_function import NativeFunction, NativeFunctionsGroup
+
+
+class SpecialArgName(Enum):
+    # memory_format next to TensorOptions: the two may disagree, and the C++ API checks it.
+    possibly_redundant_memory_format = 1
+
+
+ArgName = Union[str, SpecialArgName]
+
+
+@dataclass(frozen=True, slots=True)
+class BaseCType:
+    """A plain C++ type, fully qualified, e.g. at::Tensor or int64_t."""
+
+    name: str
+
+    def cpp_type(self, *, strip_ref: bool = False) -> str:
+        return self.name
+
+    def remove_const_ref(self) -> CType:
+        return self
+
+
+@dataclass(frozen=True, slots=True)
+class ConstRefCType:
+    elem: CType
+
+    def cpp_type(self, *, strip_ref: bool = False) -> str:
+        return self.elem.cpp_type(strip_ref=True) if strip_ref else f"const {self.elem.cpp_type()} &"
+
+    def remove_const_ref(self) -> CType:
+        return self.elem.remove_const_ref()
+
+
+@dataclass(frozen=True, slots=True)
+class MutRefCType:
+    elem: CType
+
+    def cpp_type(self, *, strip_ref: bool = False) -> str:
+        return self.elem.cpp_type(strip_ref=True) if strip_ref else f"{self.elem.cpp_type()} &"
+
+    def remove_const_ref(self) -> CType:
+        return self.elem.remove_const_ref()
+
+
+def _template_type(name: str, template: str) -> type:
+    """A one-parameter C++ template type; reference stripping does not reach inside it."""
+
+    @dataclass(frozen=True, slots=True)
+    class TemplateType:
+        elem: CType
+
+        def cpp_type(self, *, strip_ref: bool = False) -> str:
+            return template.format(self.elem.cpp_type())
+
+        def remove_const_ref(self) -> CType:
+            return type(self)(self.elem.remove_const_ref())
+
+    TemplateType.__name__ = TemplateType.__qualname__ = name
+    return TemplateType
+
+
+OptionalCType = _template_type("OptionalCType", "::std::optional<{}>")
+VectorCType = _template_type("VectorCType", "::std::vector<{}>")
+ListCType = _template_type("ListCType", "c10::List<{}>")
+ArrayRefCType = _template_type("ArrayRefCType", "at::ArrayRef<{}>")
+
+
+@dataclass(frozen=True, slots=True)
+class ArrayCType:
+    elem: CType
+    size: int
+
+    def cpp_type(self, *, strip_ref: bool = False) -> str:
+        return f"::std::array<{self.elem.cpp_type()},{self.size}>"
+
+    def remove_const_ref(self) -> CType:
+        return ArrayCType(self.elem.remove_const_ref(), self.size)
+
+
+@dataclass(frozen=True, slots=True)
+class TupleCType:
+    elems: tuple[CType, ...]
+
+    def cpp_type(self, *, strip_ref: bool = False) -> str:
+        return f"::std::tuple<{','.join(e.cpp_type() for e in self.elems)}>"
+
+    def remove_const_ref(self) -> CType:
+        return TupleCType(tuple(e.remove_const_ref() for e in self.elems))
+
+
+CType = Union[BaseCType, ConstRefCType, MutRefCType, ArrayCType, TupleCType, "OptionalCType", "VectorCType",
+              "ListCType", "ArrayRefCType"]
+
+
+@dataclass(frozen=True, slots=True)
+class NamedCType:
+    """A C++ type plus what the value means (its argument name), which translation matches on."""
+
+    name: ArgName
+    type: CType
+
+    def cpp_type(self, *, strip_ref: bool = False) -> str:
+        return self.type.cpp_type(strip_ref=strip_ref)
+
+    def remove_const_ref(self) -> NamedCType:
+        return NamedCType(self.name, self.type.remove_const_ref())
+
+    def with_name(self, name: str) -> NamedCType:
+        return NamedCType(name, self.type)
+
+
+@dataclass(frozen=True, slots=True)
+class Binding:
+    """A formal parameter of some C++ function."""
+
+    name: str
+    nctype: NamedCType
+    argument: object  # the schema Argument, SelfArgument or TensorOptionsArguments it comes from
+    default: str | None = None
+
+    @property
+    def type(self) -> str:
+        return self.nctype.cpp_type()
+
+    def no_default(self) -> Binding:
+        return Binding(self.name, self.nctype, self.argument, None)
+
+    def with_name(self, name: str) -> Binding:
+        return Binding(name, self.nctype, self.argument, self.default)
+
+    def decl(self, *, func_ptr_cast: bool = False) -> str:
+        if func_ptr_cast:
+            return self.type
+        default = f"={self.default}" if self.default is not None else ""
+        return f"{self.type} {self.name}{default}"
+
+    def defn(self) -> str:
+        return f"{self.type} {self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class Expr:
+    """A C++ expression and the named type it provides."""
+
+    expr: str
+    type: NamedCType
+
+
+@dataclass(frozen=True, slots=True)
+class ApiOptions:
+    """Per-operator switches of the C++ conventions (torchgen keeps them in thread-locals)."""
+
+    use_const_ref_for_mutable_tensors: bool
+    use_ilistref_for_tensor_lists: bool
+
+    @staticmethod
+    def of(f: NativeFunction | NativeFunctionsGroup) -> ApiOptions:
+        fn = f.out if isinstance(f, NativeFunctionsGroup) else f
+        return ApiOptions(fn.use_const_ref_for_mutable_tensors, fn.part_of_structured_group)
+
+
+# The C++ types the conventions name.
+tensorT = BaseCType("at::Tensor")
+scalarT = BaseCType("at::Scalar")
+longT = BaseCType("int64_t")
+boolT = BaseCType("bool")
+voidT = BaseCType("void")
+doubleT = BaseCType("double")
+SymIntT = BaseCType("c10::SymInt")
+SymBoolT = BaseCType("c10::SymBool")
+intArrayRefT = BaseCType("at::IntArrayRef")
+symIntArrayRefT = BaseCType("c10::SymIntArrayRef")
+optionalIntArrayRefT = BaseCType("at::OptionalIntArrayRef")
+optionalSymIntArrayRefT = BaseCType("at::OptionalSymIntArrayRef")
+tensorListT = BaseCType("at::TensorList")
+iTensorListRefT = BaseCType("at::ITensorListRef")
+iOptTensorListRefT = BaseCType("at::IOptTensorListRef")
+tensorOptionsT = BaseCType("at::TensorOptions")
+scalarTypeT = BaseCType("at::ScalarType")
+layoutT = BaseCType("at::Layout")
+deviceT = BaseCType("at::Device")
+memoryFormatT = BaseCType("at::MemoryFormat")
+optionalTensorRefT = BaseCType("at::OptionalTensorRef")
+optionalScalarRefT = BaseCType("at::OptionalScalarRef")
+opmath_t = BaseCType("opmath_t")
+scalar_t = BaseCType("scalar_t")
+
+# Schema base types that map one to one onto a C++ type.
+BASE_TYPE_TO_CPP: dict[str, BaseCType] = {
+    "int": longT,
+    "float": doubleT,
+    "bool": boolT,
+    "str": BaseCType("c10::string_view"),
+    "Generator": BaseCType("at::Generator"),
+    "ScalarType": scalarTypeT,
+    "Tensor": tensorT,
+    "DimVector": BaseCType("at::DimVector"),
+    "Layout": layoutT,
+    "Device": deviceT,
+    "DeviceIndex": BaseCType("at::DeviceIndex"),
+    "Scalar": scalarT,
+    "MemoryFormat": memoryFormatT,
+    "QScheme": BaseCType("at::QScheme"),
+    "Storage": BaseCType("at::Storage"),
+    "Stream": BaseCType("at::Stream"),
+    "SymInt": SymIntT,
+    "SymBool": SymBoolT,
+}

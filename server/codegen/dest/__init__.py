@@ -1,0 +1,1 @@
+"""Per-operator code pieces, each exactly as torchgen 2.13 writes it."""

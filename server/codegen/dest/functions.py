@@ -1,0 +1,107 @@
+"""The public API pieces of one operator: Functions.h, TensorBody.h, Operators.h, RegisterSchema.cpp."""
+
+from __future__ import annotations
+
+from ...model.native_function import NativeFunction, Variant
+from ..api.signatures import CppSignatureGroup, dispatcher_signature
+from ..api.translate import translate
+
+
+def cpp_string(s: str) -> str:
+    """A Python string as a C++ string literal."""
+    for raw, escaped in (("\\", "\\\\"), ('"', '\\"'), ("\a", "\\a"), ("\b", "\\b"), ("\f", "\\f"),
+                         ("\n", "\\n"), ("\v", "\\v"), ("\t", "\\t")):
+        s = s.replace(raw, escaped)
+    return f'"{s}"'
+
+
+def compute_function(f: NativeFunction) -> str:
+    """at::op(...) inline definitions (Functions.h), one per C++ overload, plus the symint templates."""
+    group = CppSignatureGroup.from_native_function(f, method=False, fallback_binding=f.manual_cpp_binding)
+    target = dispatcher_signature(f)
+    op = f.func.name.unambiguous_name()
+    has_symint = f.func.has_symint()
+    out = ""
+    for sig in group.signatures():
+        exprs = ", ".join(e.expr for e in translate(sig.arguments(), target.arguments()))
+        if Variant.function in f.variants:
+            out += f"""
+// aten::{f.func}
+inline {sig.decl()} {{
+    return at::_ops::{op}::call({exprs});
+}}"""
+        if has_symint:
+            intlike = "c10::SymInt" if sig.symint else "int64_t"
+            out += f"""
+namespace symint {{
+  template <typename T, typename = std::enable_if_t<std::is_same_v<T, {intlike}>>>
+  {sig.decl(suppress_symint_suffix=True)} {{
+    return at::_ops::{op}::call({exprs});
+  }}
+}}
+"""
+    return out
+
+
+def compute_tensor_method_declaration(f: NativeFunction) -> str | None:
+    """Tensor::op(...) declarations in the Tensor class (TensorBody.h)."""
+    if Variant.method not in f.variants:
+        return None
+    group = CppSignatureGroup.from_native_function(f, method=True, fallback_binding=f.manual_cpp_binding)
+    return "".join(f"{sig.decl()} const;\n" for sig in group.signatures())
+
+
+def compute_tensor_method_definition(f: NativeFunction) -> str | None:
+    """Tensor::op(...) inline definitions (TensorBody.h)."""
+    if Variant.method not in f.variants:
+        return None
+    group = CppSignatureGroup.from_native_function(f, method=True, fallback_binding=f.manual_cpp_binding)
+    target = dispatcher_signature(f)
+    out = ""
+    for sig in group.signatures():
+        exprs = ", ".join(e.expr for e in translate(sig.arguments(), target.arguments(), method=True))
+        out += f"""
+// aten::{f.func}
+inline {sig.defn(prefix="Tensor::")} const {{
+    return at::_ops::{f.func.name.unambiguous_name()}::call({exprs});
+}}
+"""
+    return out
+
+
+def compute_operator_declaration(f: NativeFunction) -> str:
+    """The at::_ops::<op> struct (Operators.h): schema type, names, call and redispatch."""
+    sig = dispatcher_signature(f)
+    name = f.func.name.unambiguous_name()
+    return f"""
+struct TORCH_API {name} {{
+  using schema = {sig.type()};
+  using ptr_schema = schema*;
+  // See Note [static constexpr char* members for windows NVCC]
+  static constexpr const char* name = "aten::{f.func.name.name}";
+  static constexpr const char* overload_name = "{f.func.name.overload_name}";
+  static constexpr const char* schema_str = {cpp_string(str(f.func))};
+  static {sig.defn(name="call", is_redispatching_fn=False)};
+  static {sig.defn(name="redispatch", is_redispatching_fn=True)};
+}};"""
+
+
+def tags_initializer(f: NativeFunction) -> str:
+    return "{" + ", ".join(f"at::Tag::{tag}" for tag in sorted(f.tags)) + "}"
+
+
+def compute_schema_registration(f: NativeFunction, tags_index: int | None) -> str:
+    """The m.def line of RegisterSchema.cpp; ops with tags name the shared tags_<index> vector."""
+    if tags_index is None:
+        return f"m.def({cpp_string(str(f.func))}, {{}});\n"
+    return f"m.def({cpp_string(str(f.func))}, tags_{tags_index});\n"
+
+
+def tag_vector_indices(functions) -> dict[str, int]:
+    """RegisterSchema.cpp numbers each distinct tag list in order of first use."""
+    indices: dict[str, int] = {}
+    for f in functions:
+        tags = tags_initializer(f)
+        if tags != "{}" and tags not in indices:
+            indices[tags] = len(indices)
+    return indices

@@ -1,0 +1,113 @@
+"""Kernel declarations: NativeFunctions.h (and <Backend>NativeFunctions.h) and NativeMetaFunctions.h."""
+
+from __future__ import annotations
+
+from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
+from ..api import structured
+from ..api.signatures import DispatcherSignature, NativeSignature
+from ..api.types import ApiOptions
+
+
+class SymIntKernelError(ValueError):
+    """A kernel declared symint for an op whose schema has no SymInt."""
+
+
+def kernel_signature(f: NativeFunction, index: BackendIndex, *, prefix: str = "") -> NativeSignature | DispatcherSignature:
+    """In-tree kernels follow the native API; out-of-tree backends follow the dispatcher API."""
+    meta = index.get_kernel(f)
+    symint = meta is not None and meta.supports_symint()
+    if symint and not f.func.has_symint():
+        raise SymIntKernelError(f"attempted to define symint kernel for {index.dispatch_key} without SymInt in schema")
+    options = ApiOptions.of(f)
+    if index.external:
+        return DispatcherSignature(f.func, options, prefix, symint)
+    return NativeSignature(f.func, symint, options, prefix)
+
+
+def torch_api_prefix(index: BackendIndex) -> str:
+    if index.external:
+        return ""
+    return ("TORCH_XPU_API" if index.dispatch_key.name == "XPU" else "TORCH_API") + " "
+
+
+def _unstructured(f: NativeFunction, index: BackendIndex) -> str | None:
+    meta = index.get_kernel(f)
+    if meta is None or "legacy::" in meta.kernel:
+        return None
+    prefix = "static" if index.external else "TORCH_API"
+    return f"{prefix} {kernel_signature(f, index).decl(name=meta.kernel)};"
+
+
+def _structured(g: NativeFunctionsGroup, index: BackendIndex) -> list[str]:
+    meta = index.get_kernel(g)
+    if meta is None:
+        return []
+    args = ", ".join(a.decl() for a in structured.impl_arguments(g))
+    return [f"""\
+struct {torch_api_prefix(index)}structured_{meta.kernel} : public at::meta::structured_{structured.meta_name(g)} {{
+void impl({args});
+}};
+"""]
+
+
+def compute_native_function_declaration(g: NativeFunctionsGroup | NativeFunction, index: BackendIndex) -> list[str]:
+    """What NativeFunctions.h declares for an op (or op group) under one backend."""
+    meta = index.get_kernel(g)
+    if isinstance(g, NativeFunctionsGroup):
+        if meta is not None and meta.structured:
+            if index.external:
+                raise ValueError("structured kernels of external backends are not supported")
+            return _structured(g, index)
+        return [d for f in g.functions() if (d := _unstructured(f, index)) is not None]
+    d = _unstructured(g, index)
+    return [] if d is None else [d]
+
+
+def compute_meta_function_declaration(g: NativeFunctionsGroup) -> str | None:
+    """The at::meta::structured_<op> class (NativeMetaFunctions.h)."""
+    if not g.structured:
+        return None
+    name = structured.meta_name(g)
+    args = ", ".join(a.decl() for a in structured.meta_arguments(g))
+    parent = g.out.structured_inherits or "at::impl::MetaBase"
+    precomputed = g.out.precomputed
+    if not precomputed:
+        return f"""\
+struct TORCH_API structured_{name} : public {parent} {{
+    
+    
+    void meta({args});
+}};
+"""
+    elements = [e for _, replaced in precomputed.replace for e in replaced] + list(precomputed.add)
+    params = [e.name.upper() for e in elements]
+    types = [structured.argument_type(e, binds=e.name).cpp_type(strip_ref=True) for e in elements]
+    setters = []
+    for i, element in enumerate(elements):
+        returned = f"precompute_out<{', '.join(params[:i] + ['true'] + params[i + 1:])}>"
+        body = "\n".join([f"{returned} ret;"]
+                         + [f"ret.{e.name} = value;" if i == j else f"ret.{e.name} = this->{e.name};"
+                            for j, e in enumerate(elements)]
+                         + ["return ret;"])
+        setters.append(f"""
+                    {returned} set_{element.name}({types[i]} value) {{
+                        static_assert({params[i]} == false, "{element.name} already set");
+                        {body}
+                    }}
+                """)
+    template = "template <" + ", ".join(f"bool {p} = false" for p in params) + ">"
+    fields = ";\n".join(f"{t} {e.name}" for t, e in zip(types, elements))
+    precomputed_decl = f"""
+                {template}
+                struct TORCH_API precompute_out {{
+                    {chr(10).join(setters)}
+                    {fields};
+            }};"""
+    typedef = f"using meta_return_ty = precompute_out <{', '.join(['true'] * len(params))}>;"
+    return f"""\
+struct TORCH_API structured_{name} : public {parent} {{
+    {precomputed_decl}
+    {typedef}
+    meta_return_ty meta({args});
+}};
+"""

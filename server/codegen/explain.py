@@ -1,0 +1,116 @@
+"""`opgen explain`: every piece of code torchgen generates for one operator."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..model.dispatch import parse_dispatch_key
+from ..model.lower import cpp_name
+from ..model.native_function import BackendIndex, BackendMetadata, NativeFunction, NativeFunctionsGroup, Variant
+from ..suggest import closest
+from ..model.native_yaml import NativeFunctions
+from .dest.functions import (
+    compute_function,
+    compute_operator_declaration,
+    compute_schema_registration,
+    compute_tensor_method_declaration,
+    compute_tensor_method_definition,
+    tag_vector_indices,
+    tags_initializer,
+)
+from .dest.native_declarations import compute_meta_function_declaration, compute_native_function_declaration
+
+
+def as_in_file(code: str, indent: str = "") -> str:
+    """The code as a torchgen template places it: indented, trailing blanks stripped, no blank edges."""
+    lines = [(indent + line).rstrip() if line.strip() else "" for line in code.splitlines()]
+    return "\n".join(lines).strip("\n")
+
+
+@dataclass(frozen=True, slots=True)
+class Snippet:
+    title: str
+    # The generated file it belongs to, relative to gen.py's install dir, plain (not per-operator) layout.
+    file: str
+    code: str
+    # The indentation the file gives it (TensorBody.h's class body, RegisterSchema.cpp's library block).
+    indent: str = ""
+
+
+@dataclass(frozen=True)
+class Explainer:
+    """Answers explain queries for one analysed native_functions.yaml."""
+
+    model: NativeFunctions
+
+    def __post_init__(self) -> None:
+        by_name = {op.function.func.name: op.function for op in self.model.ops}
+        groups = {f.func.name: g for g in self.model.groups if isinstance(g, NativeFunctionsGroup) for f in g.functions()}
+        object.__setattr__(self, "_by_name", {str(k): v for k, v in by_name.items()})
+        object.__setattr__(self, "_groups", groups)
+        object.__setattr__(self, "_tags", tag_vector_indices(self.model.native_functions))
+
+    def function(self, name: str) -> NativeFunction | None:
+        return self._by_name.get(name)  # type: ignore[attr-defined]
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._by_name)  # type: ignore[attr-defined]
+
+    def closest(self, name: str) -> list[str]:
+        return closest(name, self.names)
+
+    def explain(self, name: str, backend: str | None = None) -> list[Snippet]:
+        """Every piece for the op; with a backend key, only that key's pieces (an out-of-tree key
+        gets the declaration its <Key>NativeFunctions.h would have if the op were listed as supported)."""
+        f = self.function(name)
+        if f is None:
+            return []
+        if backend is not None:
+            return [s for s in self._backend_pieces(f, backend)]
+        group: NativeFunctionsGroup | None = self._groups.get(f.func.name)  # type: ignore[attr-defined]
+        operators = "MethodOperators.h" if Variant.method in f.variants else "Operators.h"
+        out = [Snippet("Operator struct (at::_ops)", operators, compute_operator_declaration(f))]
+        functions = compute_function(f)
+        if functions:
+            out.append(Snippet("C++ API (at::)", "Functions.h", functions))
+        method = compute_tensor_method_declaration(f)
+        if method:
+            out.append(Snippet("Tensor method declaration", "core/TensorBody.h", method, "  "))
+            out.append(Snippet("Tensor method definition", "core/TensorBody.h", compute_tensor_method_definition(f) or ""))
+        for index in self.model.backend_indices.values():
+            out.extend(self._kernel_declarations(f, group, index))
+        if group is not None and f is group.out and group.structured:
+            meta = compute_meta_function_declaration(group)
+            if meta:
+                out.append(Snippet("Structured meta class", "NativeMetaFunctions.h", meta))
+        tags = tags_initializer(f)
+        index = self._tags.get(tags) if tags != "{}" else None  # type: ignore[attr-defined]
+        out.append(Snippet("Schema registration", "RegisterSchema.cpp", compute_schema_registration(f, index), "  "))
+        return [Snippet(s.title, s.file, as_in_file(s.code, s.indent)) for s in out]
+
+    @staticmethod
+    def _kernel_declarations(f: NativeFunction, group: NativeFunctionsGroup | None, index: BackendIndex) -> list[Snippet]:
+        if index.get_kernel(f) is None:
+            return []
+        target: NativeFunction | NativeFunctionsGroup = f
+        meta = index.get_kernel(group) if group is not None else None
+        if group is not None and meta is not None and meta.structured:
+            target = group
+        file = f"{index.dispatch_key}NativeFunctions.h" if index.external else "NativeFunctions.h"
+        return [Snippet(f"{index.dispatch_key} kernel declaration", file, decl)
+                for decl in compute_native_function_declaration(target, index)]
+
+    def _backend_pieces(self, f: NativeFunction, backend: str) -> list[Snippet]:
+        key = parse_dispatch_key(backend)
+        if key is None:
+            return []
+        group = self._groups.get(f.func.name)  # type: ignore[attr-defined]
+        index = self.model.backend_indices.get(key)
+        if index is None or index.get_kernel(f) is None:
+            # As gen_backend_stubs would declare it for an out-of-tree backend listing the op.
+            kernel = BackendMetadata(cpp_name(f.func), False, f"at::{key}")
+            index = BackendIndex(key, use_out_as_primary=False, device_guard=False, external=True,
+                                 index={f.func.name: kernel})
+            group = None
+        return [Snippet(s.title, s.file, as_in_file(s.code)) for s in self._kernel_declarations(f, group, index)]

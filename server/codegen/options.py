@@ -1,0 +1,28 @@
+"""Options that change what is generated, as gen.py's flags do."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..model.dispatch import K, DispatchKey
+
+_MPS_KEYS = frozenset(K[n] for n in ("MPS", "SparseMPS", "SparseCsrMPS"))
+
+
+@dataclass(frozen=True, slots=True)
+class CodegenOptions:
+    mps: bool = False
+    xpu: bool = False
+    mtia: bool = False
+
+    @property
+    def ignore_keys(self) -> frozenset[DispatchKey]:
+        """Dispatch keys gen.py leaves out of its model unless their flag is given."""
+        keys: set[DispatchKey] = set()
+        if not self.mps:
+            keys |= _MPS_KEYS
+        if not self.xpu:
+            keys.add(K["XPU"])
+        if not self.mtia:
+            keys.add(K["MTIA"])
+        return frozenset(keys)
