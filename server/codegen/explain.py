@@ -18,12 +18,19 @@ from .dest.functions import (
     tag_vector_indices,
     tags_initializer,
 )
+from .dest.register import compute_registration, compute_wrapper, is_structured_for
+from .dest.register_structured import compute_structured_registration, compute_structured_wrapper
 from .dest.native_declarations import compute_meta_function_declaration, compute_native_function_declaration
 
 
-def as_in_file(code: str, indent: str = "") -> str:
-    """The code as a torchgen template places it: indented, trailing blanks stripped, no blank edges."""
+def as_in_file(code: str, indent: str = "", *, drop_blank_lines: bool = False) -> str:
+    """The code as a torchgen template places it: indented, trailing blanks stripped, no blank edges.
+
+    Register<Key>.cpp files are assembled from lists of lines, which loses every blank line.
+    """
     lines = [(indent + line).rstrip() if line.strip() else "" for line in code.splitlines()]
+    if drop_blank_lines:
+        lines = [line for line in lines if line]
     return "\n".join(lines).strip("\n")
 
 
@@ -80,6 +87,8 @@ class Explainer:
             out.append(Snippet("Tensor method definition", "core/TensorBody.h", compute_tensor_method_definition(f) or ""))
         for index in self.model.backend_indices.values():
             out.extend(self._kernel_declarations(f, group, index))
+        for index in self.model.backend_indices.values():
+            out.extend(self._registrations(f, group, index))
         if group is not None and f is group.out and group.structured:
             meta = compute_meta_function_declaration(group)
             if meta:
@@ -87,7 +96,9 @@ class Explainer:
         tags = tags_initializer(f)
         index = self._tags.get(tags) if tags != "{}" else None  # type: ignore[attr-defined]
         out.append(Snippet("Schema registration", "RegisterSchema.cpp", compute_schema_registration(f, index), "  "))
-        return [Snippet(s.title, s.file, as_in_file(s.code, s.indent)) for s in out]
+        return [Snippet(s.title, s.file, as_in_file(s.code, s.indent, drop_blank_lines=s.file.startswith("Register")
+                                                    and s.file != "RegisterSchema.cpp"))
+                for s in out]
 
     @staticmethod
     def _kernel_declarations(f: NativeFunction, group: NativeFunctionsGroup | None, index: BackendIndex) -> list[Snippet]:
@@ -100,6 +111,20 @@ class Explainer:
         file = f"{index.dispatch_key}NativeFunctions.h" if index.external else "NativeFunctions.h"
         return [Snippet(f"{index.dispatch_key} kernel declaration", file, decl)
                 for decl in compute_native_function_declaration(target, index)]
+
+    @staticmethod
+    def _registrations(f: NativeFunction, group: NativeFunctionsGroup | None, index: BackendIndex) -> list[Snippet]:
+        file = f"Register{index.dispatch_key}Everything.cpp"
+        if group is not None and is_structured_for(group, index):
+            wrapper = compute_structured_wrapper(f, group, index)
+            registration = compute_structured_registration(f, index)
+        else:
+            wrapper = compute_wrapper(f, index)
+            registration = compute_registration(f, index)
+        if wrapper is None or registration is None:
+            return []
+        return [Snippet(f"{index.dispatch_key} registration wrapper", file, wrapper),
+                Snippet(f"{index.dispatch_key} registration", file, registration)]
 
     def _backend_pieces(self, f: NativeFunction, backend: str) -> list[Snippet]:
         key = parse_dispatch_key(backend)
