@@ -36,7 +36,8 @@ def test_json_output(tmp_path: Path, capsys) -> None:
         "title": "CPU kernel declaration", "file": "NativeFunctions.h",
         "code": "TORCH_API at::Tensor & abs_out(const at::Tensor & self, at::Tensor & out);"}
     assert set(by_title) == {"Operator struct (at::_ops)", "C++ API (at::)", "CPU kernel declaration",
-                             "Schema registration"}
+                             "CPU registration wrapper", "CPU registration", "Schema registration"}
+    assert by_title["CPU registration"]["file"] == "RegisterCPUEverything.cpp"
 
 
 def test_text_output_and_default_overload(tmp_path: Path, capsys) -> None:
