@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from ...model.native_function import NativeFunction, Variant
 from ..api.signatures import CppSignatureGroup, dispatcher_signature
 from ..api.translate import translate
@@ -15,6 +17,7 @@ def cpp_string(s: str) -> str:
     return f'"{s}"'
 
 
+@functools.cache  # pure in the (hashable, frozen) function; hovers ask again and again
 def compute_function(f: NativeFunction) -> str:
     """at::op(...) inline definitions (Functions.h), one per C++ overload, plus the symint templates."""
     group = CppSignatureGroup.from_native_function(f, method=False, fallback_binding=f.manual_cpp_binding)
@@ -43,6 +46,7 @@ namespace symint {{
     return out
 
 
+@functools.cache
 def compute_tensor_method_declaration(f: NativeFunction) -> str | None:
     """Tensor::op(...) declarations in the Tensor class (TensorBody.h)."""
     if Variant.method not in f.variants:
@@ -51,6 +55,7 @@ def compute_tensor_method_declaration(f: NativeFunction) -> str | None:
     return "".join(f"{sig.decl()} const;\n" for sig in group.signatures())
 
 
+@functools.cache
 def compute_tensor_method_definition(f: NativeFunction) -> str | None:
     """Tensor::op(...) inline definitions (TensorBody.h)."""
     if Variant.method not in f.variants:
@@ -69,6 +74,7 @@ inline {sig.defn(prefix="Tensor::")} const {{
     return out
 
 
+@functools.cache
 def compute_operator_declaration(f: NativeFunction) -> str:
     """The at::_ops::<op> struct (Operators.h): schema type, names, call and redispatch."""
     sig = dispatcher_signature(f)
