@@ -88,6 +88,8 @@ CODES: dict[str, Code] = _table(
     ("OPG121", "foreach-device-check", E, "_foreach ops need device_check: NoCheck"),
     ("OPG122", "missing-nondeterministic-tag", E, "random ops need the nondeterministic_seeded tag"),
     ("OPG123", "delegate-with-dispatch", E, "a structured delegate may not dispatch structured keys itself"),
+    ("OPG124", "generated-key-on-structured", E, "Meta / CompositeExplicitAutogradNonFunctional kernels of structured ops are generated"),
+    ("OPG125", "symint-kernel-without-symint", E, "a *_symint kernel for a schema without SymInt"),
     # func: schema strings
     ("OPG200", "bad-schema", E, "the func: schema cannot be parsed"),
     ("OPG201", "bad-operator-name", E, "an invalid operator name"),
@@ -114,6 +116,30 @@ CODES: dict[str, Code] = _table(
     ("OPG403", "unknown-tag-key", W, "a tags.yaml entry key other than tag and desc"),
     # input files
     ("OPG900", "missing-input", E, "an input file cannot be read"),
+    # backend yaml (torchgen.gen_backend_stubs' input), resolved against native_functions.yaml
+    ("OPG500", "backend-not-mapping", E, "a backend yaml must be a mapping of keys such as backend: and supported:"),
+    ("OPG501", "missing-backend", E, "no value for 'backend:'"),
+    ("OPG502", "unknown-backend-key", E, "'backend:' names a dispatch key that does not exist"),
+    ("OPG503", "missing-cpp-namespace", E, "no value for 'cpp_namespace:'"),
+    ("OPG504", "bad-cpp-namespace", E, "a cpp_namespace the codegen cannot use (not a string, more than 2 levels)"),
+    ("OPG505", "not-a-bool", E, "use_out_as_primary and device_guard must be true or false"),
+    ("OPG506", "not-a-list", E, "supported, symint, autograd and full_codegen must be lists"),
+    ("OPG507", "unexpected-backend-key", E, "a top-level key that gen_backend_stubs does not accept"),
+    ("OPG508", "op-not-a-name", E, "an op list item that is not a plain op name"),
+    ("OPG509", "unknown-operator", E, "an op name that native_functions.yaml does not declare"),
+    ("OPG510", "duplicate-backend-key", E, "the backend's dispatch key already has kernels in native_functions.yaml"),
+    ("OPG511", "bad-autograd-key", E, "'autograd:' needs Autograd<backend>, which is not a dispatch key"),
+    ("OPG512", "split-op-group", E, "variants of one op split between supported and autograd"),
+    ("OPG513", "symint-without-symint", E, "a symint kernel for an op whose schema has no SymInt"),
+    ("OPG520", "op-listed-twice", W, "an op listed twice"),
+    ("OPG521", "composite-implicit-backend-kernel", W, "a CompositeImplicitAutograd op under supported loses autograd"),
+    ("OPG522", "ineffective-symint", W, "a symint entry that changes no kernel"),
+    ("OPG523", "nothing-generated", W, "no ops under supported or full_codegen: torchgen generates nothing"),
+    ("OPG524", "not-a-cpp-name", W, "a class_name or cpp_namespace that is not a C++ name"),
+    ("OPG525", "not-a-backend", W, "a dispatch key that is not a backend"),
+    ("OPG526", "kernel-never-registered", W, "an op with manual_kernel_registration: its kernel is never registered"),
+    ("OPG527", "lazy-section-not-a-list", W, "full_codegen or ir_gen is not a list (gen_lazy_tensor rejects it)"),
+    ("OPG528", "unknown-ir-gen-op", W, "an ir_gen op that native_functions.yaml does not declare"),
 )
 
 

@@ -323,6 +323,7 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
                 r.error("OPG123", _dispatch_key_span(entry, key.name) or entry.span,
                         f"an op with structured_delegate must not have {key} in dispatch: it is delegated")
 
+    _check_codegen_rules(r, func, dispatch, bool(structured))
     _check_post_init(r, func, kind, variants, structured, structured_delegate, structured_inherits, device_guard,
                      device_check, cpp_no_default_args, tags, spans, text)
 
@@ -578,6 +579,21 @@ def _check_dispatch_table(r: _Reader, func: FunctionSchema, table: dict, kernels
         r.error("OPG111", _dispatch_key_span(r.entry, "CompositeImplicitAutograd") or dispatch_span,
                 f"a lone CompositeImplicitAutograd kernel must be named {expected}: rename "
                 f"{table[dk.CIA].kernel} to {expected} and delete the dispatch table")
+
+
+def _check_codegen_rules(r: _Reader, func: FunctionSchema, dispatch: dict, structured: bool) -> None:
+    """Rules gen.py enforces while generating kernels and registrations for the entry."""
+    if structured:
+        for key in (dk.K["Meta"], dk.CEA_NON_FUNCTIONAL):
+            if key in dispatch:
+                r.error("OPG124", _dispatch_key_span(r.entry, key.name) or r.key_span("dispatch") or r.entry.span,
+                        f"do not give a {key} kernel for a structured op: the codegen generates it from the meta function")
+    if not func.has_symint():
+        for key, meta in dispatch.items():
+            if meta.supports_symint():
+                r.error("OPG125", _dispatch_key_span(r.entry, key.name) or r.entry.span,
+                        f"kernel '{meta.kernel}' is named *_symint, but the schema has no SymInt argument; "
+                        "drop the suffix (torchgen refuses to declare it)")
 
 
 def _check_post_init(r: _Reader, func: FunctionSchema, kind: SchemaKind | None, variants: set, structured: object,

@@ -96,6 +96,10 @@ CASES = [
      "- func: foo(Tensor self) -> Tensor\n  structured_delegate: foo.out\n  dispatch:\n    CPU: foo_cpu\n"
      "- func: foo.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  structured: True\n  dispatch:\n"
      "    CPU: foo_out\n", "OPG123", "CPU: foo_cpu"),
+    ("meta-kernel-on-structured",
+     "- func: foo.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  structured: True\n  dispatch:\n"
+     "    CPU: foo_out\n    Meta: foo_meta\n", "OPG124", "Meta: foo_meta"),
+    ("symint-kernel-without-symint", FOO + "  dispatch:\n    CPU: foo_symint\n", "OPG125", "CPU: foo_symint"),
     # func: schemas
     ("missing-arrow", "- func: foo(Tensor self) Tensor\n", "OPG200", "(Tensor self) Tensor"),
     ("single-return-in-parentheses", "- func: foo(Tensor self) -> (Tensor)\n", "OPG200", "(Tensor)"),
