@@ -34,8 +34,23 @@ identity_hash(BaseTy)
 CUSTOM_CLASS_PREFIX = "__torch__.torch.classes."
 
 
+class _TypeQueries:
+    """What kind of value a type holds, looking through optionals and lists."""
+
+    __slots__ = ()
+
+    def is_tensor_like(self) -> bool:
+        return self.is_base_ty_like(BaseTy.Tensor)  # type: ignore[attr-defined]
+
+    def is_symint_like(self) -> bool:
+        return self.is_base_ty_like(BaseTy.SymInt)  # type: ignore[attr-defined]
+
+    def is_generator_like(self) -> bool:
+        return self.is_base_ty_like(BaseTy.Generator)  # type: ignore[attr-defined]
+
+
 @dataclass(frozen=True, slots=True)
-class BaseType:
+class BaseType(_TypeQueries):
     name: BaseTy
 
     def __str__(self) -> str:
@@ -50,18 +65,9 @@ class BaseType:
     def is_list_like(self) -> ListType | None:
         return None
 
-    def is_tensor_like(self) -> bool:
-        return self.name == BaseTy.Tensor
-
-    def is_symint_like(self) -> bool:
-        return self.name == BaseTy.SymInt
-
-    def is_generator_like(self) -> bool:
-        return self.name == BaseTy.Generator
-
 
 @dataclass(frozen=True, slots=True)
-class OptionalType:
+class OptionalType(_TypeQueries):
     elem: Type
 
     def __str__(self) -> str:
@@ -76,18 +82,9 @@ class OptionalType:
     def is_list_like(self) -> ListType | None:
         return self.elem.is_list_like()
 
-    def is_tensor_like(self) -> bool:
-        return self.elem.is_tensor_like()
-
-    def is_symint_like(self) -> bool:
-        return self.elem.is_symint_like()
-
-    def is_generator_like(self) -> bool:
-        return self.elem.is_generator_like()
-
 
 @dataclass(frozen=True, slots=True)
-class CustomClassType:
+class CustomClassType(_TypeQueries):
     class_name: str
 
     def __str__(self) -> str:
@@ -102,18 +99,9 @@ class CustomClassType:
     def is_list_like(self) -> ListType | None:
         return None
 
-    def is_tensor_like(self) -> bool:
-        return False
-
-    def is_symint_like(self) -> bool:
-        return False
-
-    def is_generator_like(self) -> bool:
-        return False
-
 
 @dataclass(frozen=True, slots=True)
-class ListType:
+class ListType(_TypeQueries):
     elem: Type
     size: int | None
 
@@ -128,15 +116,6 @@ class ListType:
 
     def is_list_like(self) -> ListType | None:
         return self
-
-    def is_tensor_like(self) -> bool:
-        return self.elem.is_tensor_like()
-
-    def is_symint_like(self) -> bool:
-        return self.elem.is_symint_like()
-
-    def is_generator_like(self) -> bool:
-        return self.elem.is_generator_like()
 
 
 Type = Union[BaseType, OptionalType, CustomClassType, ListType]
