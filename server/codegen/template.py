@@ -1,0 +1,68 @@
+"""A code template: `$name` / `${name}` placeholders filled from an environment.
+
+The substitution rules are the ones torchgen's generated files depend on:
+
+- `$name` or `${name}` is replaced by the value's text.
+- A placeholder that only has whitespace before it on its line ("block
+  position") takes a list (or a single value) and writes each element's lines
+  on their own line, every line indented like the placeholder, trailing
+  whitespace removed from each line and from the end of the block.
+- Elsewhere a list is joined with ", "; `${,name}` puts ", " before a non-empty
+  list and `${name,}` puts one after it; an empty list gives nothing.
+- Anything else is written with str().
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+# Optional leading whitespace on the line (block position), then `$ident`, `${ident}`, `${,ident}`, `${ident,}`.
+_PLACEHOLDER = re.compile(r"(^[^\n\S]*)?\$([^\W\d]\w*|\{,?[^\W\d]\w*,?\})", re.MULTILINE)
+
+
+class TemplateError(ValueError):
+    """A placeholder has no value in the environment."""
+
+
+def _block(indent: str, value: object) -> str:
+    items = value if isinstance(value, list) else [value]
+    lines = [line for item in items for line in str(item).splitlines()]
+    # Indentation goes on lines with content only (textwrap.indent semantics), then strip each line.
+    text = "\n".join(indent + line if line.strip() else line for line in lines)
+    return "\n".join(line.rstrip() for line in text.splitlines()).rstrip()
+
+
+def _inline(value: object, before: str, after: str) -> str:
+    if isinstance(value, list):
+        if not value:
+            return ""
+        return before + ", ".join(str(v) for v in value) + after
+    return str(value)
+
+
+@dataclass(frozen=True, slots=True)
+class Template:
+    text: str
+    name: str = field(default="", compare=False)
+
+    def substitute(self, env: Mapping[str, object]) -> str:
+        def replace(match: re.Match[str]) -> str:
+            indent, key = match.group(1), match.group(2)
+            before = after = ""
+            if key.startswith("{"):
+                key = key[1:-1]
+                if key.startswith(","):
+                    before, key = ", ", key[1:]
+                if key.endswith(","):
+                    after, key = ", ", key[:-1]
+            if key not in env:
+                raise TemplateError(f"{self.name or 'template'}: no value for ${key}")
+            value = env[key]
+            return _block(indent, value) if indent is not None else _inline(value, before, after)
+
+        return _PLACEHOLDER.sub(replace, self.text)
+
+    def placeholders(self) -> frozenset[str]:
+        return frozenset(m.group(2).strip("{},") for m in _PLACEHOLDER.finditer(self.text))
