@@ -1,0 +1,124 @@
+"""Server settings: typed, with defaults, read from initializationOptions and workspace/configuration.
+
+Both sources use the same shape (camelCase keys; workspace/configuration
+section "opgen"):
+
+    {"debounceMs": 50, "tagsPath": "aten/src/ATen/native/tags.yaml", "maxWorkspaceSymbols": 500}
+
+A value of the wrong type or out of range is reported through `warn` and the
+default is used instead; unknown keys are reported too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any, Callable, Mapping
+
+SECTION = "opgen"
+
+
+@dataclass(frozen=True, slots=True)
+class Testing:
+    """Hidden hooks for the server's own tests (not documented to users)."""
+
+    fail_hover: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    # Delay between the last edit and the re-check that publishes diagnostics.
+    debounce_ms: int = 50
+    # The tags.yaml to check every native_functions.yaml against; default: the one beside it.
+    tags_path: str | None = None
+    # At most this many workspace symbols per query.
+    max_workspace_symbols: int = 500
+    testing: Testing = field(default_factory=Testing)
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def _int_in(low: int, high: int) -> Callable[[object], int | None]:
+    def check(value: object) -> int | None:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
+            return None
+        return int(value) if low <= value <= high else None
+    check.__doc__ = f"a whole number from {low} to {high}"
+    return check
+
+
+def _optional_path(value: object) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+_optional_path.__doc__ = "a file path (a non-empty string) or null"
+
+
+def _bool(value: object) -> bool | None:
+    return value if isinstance(value, bool) else None
+
+
+_bool.__doc__ = "true or false"
+
+_CHECKS: dict[str, Callable[[object], Any]] = {
+    "debounce_ms": _int_in(0, 10_000),
+    "tags_path": _optional_path,
+    "max_workspace_symbols": _int_in(1, 100_000),
+}
+_TESTING_CHECKS: dict[str, Callable[[object], Any]] = {"fail_hover": _bool}
+
+
+def _read(cls: type, checks: Mapping[str, Callable[[object], Any]], raw: Mapping[str, object], where: str,
+          warn: Callable[[str], None]) -> dict[str, object]:
+    known = {_camel(f.name): f for f in fields(cls)}
+    values: dict[str, object] = {}
+    for key, value in raw.items():
+        f = known.get(key)
+        if f is None:
+            warn(f"opgen: unknown setting '{where}{key}' is ignored")
+            continue
+        if f.name not in checks:
+            continue
+        if value is None and f.default is None:
+            values[f.name] = None
+            continue
+        checked = checks[f.name](value)
+        if checked is None:
+            warn(f"opgen: setting '{where}{key}' must be {checks[f.name].__doc__}, not {value!r}; "
+                 f"using the default {f.default!r}")
+            continue
+        values[f.name] = checked
+    return values
+
+
+def parse_settings(raw: object, warn: Callable[[str], None]) -> Settings:
+    """Settings from a JSON-like object; anything unusable is reported through `warn` and defaulted."""
+    if raw is None:
+        return Settings()
+    if not isinstance(raw, Mapping):
+        warn(f"opgen: settings must be an object, not {raw!r}; using the defaults")
+        return Settings()
+    testing = Testing()
+    testing_raw = raw.get("testing")
+    if isinstance(testing_raw, Mapping):
+        testing = Testing(**_read(Testing, _TESTING_CHECKS, testing_raw, "testing.", warn))  # type: ignore[arg-type]
+    elif testing_raw is not None:
+        warn(f"opgen: setting 'testing' must be an object, not {testing_raw!r}")
+    rest = {k: v for k, v in raw.items() if k != "testing"}
+    return Settings(**_read(Settings, _CHECKS, rest, "", warn), testing=testing)  # type: ignore[arg-type]
+
+
+def settings_from(*sources: object, warn: Callable[[str], None]) -> Settings:
+    """Settings from several sources (initializationOptions, then workspace/configuration): later
+    sources override earlier ones key by key; a source of None is skipped."""
+    merged: dict[str, object] = {}
+    for source in sources:
+        if source is None:
+            continue
+        if not isinstance(source, Mapping):
+            warn(f"opgen: settings must be an object, not {source!r}; ignoring them")
+            continue
+        merged.update(source)
+    return parse_settings(merged, warn)

@@ -1,0 +1,214 @@
+"""Each LSP feature as: LSP params -> our positions -> one pure query of an analysis -> LSP result.
+
+The queries live in opgen_lsp.analysis; this module only converts, taking the
+client's capabilities into account (position encoding, Markdown, hierarchical
+symbols, folding limits).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+
+from ..analysis import completion as completion_query
+from ..analysis import definition as definition_query
+from ..analysis import hover as hover_query
+from ..analysis import symbols as symbols_query
+from ..analysis.folding import entry_folds
+from .convert import UTF16, Encoding, diagnostics, from_position, span_to_range
+from .workspace import Analysis
+
+
+@dataclass(frozen=True, slots=True)
+class Client:
+    """What the client can take, read once from its capabilities."""
+
+    encoding: Encoding = UTF16
+    hover_markdown: bool = True
+    completion_markdown: bool = True
+    hierarchical_symbols: bool = True
+    folding_limit: int | None = None
+    pull_diagnostics: bool = False
+    diagnostic_refresh: bool = False
+    configuration: bool = False
+    watch_files: bool = False  # accepts client/registerCapability for workspace/didChangeWatchedFiles
+
+    @classmethod
+    def of(cls, caps: types.ClientCapabilities, encoding: Encoding) -> Client:
+        markdown = types.MarkupKind.Markdown
+        return cls(
+            encoding=encoding,
+            hover_markdown=markdown in (get_capability(caps, "text_document.hover.content_format", None)
+                                        or [types.MarkupKind.PlainText]),
+            completion_markdown=markdown in (get_capability(
+                caps, "text_document.completion.completion_item.documentation_format", None) or []),
+            hierarchical_symbols=bool(get_capability(
+                caps, "text_document.document_symbol.hierarchical_document_symbol_support", False)),
+            folding_limit=get_capability(caps, "text_document.folding_range.range_limit", None),
+            pull_diagnostics=get_capability(caps, "text_document.diagnostic", None) is not None,
+            diagnostic_refresh=bool(get_capability(caps, "workspace.diagnostics.refresh_support", False)),
+            configuration=bool(get_capability(caps, "workspace.configuration", False)),
+            watch_files=bool(get_capability(caps, "workspace.did_change_watched_files.dynamic_registration", False)),
+        )
+
+    def markup(self, text: str, markdown: bool) -> types.MarkupContent:
+        kind = types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText
+        return types.MarkupContent(kind=kind, value=text)
+
+
+# ---------------------------------------------------------------- diagnostics
+
+def result_id(analysis: Analysis) -> str:
+    return f"{analysis.document.generation}-{hash(analysis.key) & 0xFFFFFFFF:08x}"
+
+
+def diagnostic_items(analysis: Analysis, client: Client) -> list[types.Diagnostic]:
+    return diagnostics(analysis.lines, analysis.diagnostics, client.encoding)
+
+
+def diagnostic_report(analysis: Analysis | None, previous_result_id: str | None, client: Client
+                      ) -> types.RelatedFullDocumentDiagnosticReport | types.RelatedUnchangedDocumentDiagnosticReport:
+    if analysis is None:
+        return types.RelatedFullDocumentDiagnosticReport(items=[])
+    rid = result_id(analysis)
+    if previous_result_id == rid:
+        return types.RelatedUnchangedDocumentDiagnosticReport(result_id=rid)
+    return types.RelatedFullDocumentDiagnosticReport(items=diagnostic_items(analysis, client), result_id=rid)
+
+
+# ---------------------------------------------------------------- hover
+
+def hover(analysis: Analysis, pos: types.Position, client: Client) -> types.Hover | None:
+    if analysis.native is None:
+        return None
+    line, col = from_position(analysis.lines, pos, client.encoding)
+    found = hover_query.hover(analysis.native, analysis.tags, line, col)
+    if found is None:
+        return None
+    return types.Hover(contents=client.markup(found.markdown, client.hover_markdown),
+                       range=span_to_range(analysis.lines, found.span, client.encoding))
+
+
+# ---------------------------------------------------------------- symbols
+
+_SYMBOL_KINDS = {
+    symbols_query.OP: types.SymbolKind.Function,
+    symbols_query.GROUP: types.SymbolKind.Function,
+    symbols_query.TAG: types.SymbolKind.EnumMember,
+}
+
+
+def _symbols_of(analysis: Analysis) -> list[symbols_query.Symbol]:
+    if analysis.native is not None:
+        return symbols_query.native_symbols(analysis.native)
+    if analysis.tags is not None:
+        return symbols_query.tag_symbols(analysis.tags)
+    return []
+
+
+def _document_symbol(analysis: Analysis, symbol: symbols_query.Symbol, client: Client) -> types.DocumentSymbol:
+    return types.DocumentSymbol(
+        name=symbol.name,
+        detail=symbol.detail or None,
+        kind=_SYMBOL_KINDS[symbol.kind],
+        range=span_to_range(analysis.lines, symbol.range, client.encoding),
+        selection_range=span_to_range(analysis.lines, symbol.selection, client.encoding),
+        children=[_document_symbol(analysis, c, client) for c in symbol.children] or None,
+    )
+
+
+def document_symbols(analysis: Analysis, client: Client
+                     ) -> list[types.DocumentSymbol] | list[types.SymbolInformation]:
+    found = _symbols_of(analysis)
+    if client.hierarchical_symbols:
+        return [_document_symbol(analysis, s, client) for s in found]
+    return [
+        types.SymbolInformation(
+            name=symbol.name, kind=_SYMBOL_KINDS[symbol.kind],
+            location=types.Location(uri=analysis.uri,
+                                    range=span_to_range(analysis.lines, symbol.range, client.encoding)),
+            container_name=parent.name if parent is not None else None)
+        for symbol, parent in symbols_query.flatten(found)
+    ]
+
+
+def workspace_symbols(analyses: Iterable[Analysis], query: str, limit: int, client: Client
+                      ) -> list[types.SymbolInformation]:
+    sources = [(a, a.native) for a in analyses if a.native is not None]
+    found = symbols_query.search_ops(sources, query, limit)
+    return [
+        types.SymbolInformation(
+            name=symbol.name, kind=types.SymbolKind.Function,
+            location=types.Location(uri=a.uri, range=span_to_range(a.lines, symbol.selection, client.encoding)),
+            container_name=symbol.detail or None)
+        for a, symbol in found
+    ]
+
+
+# ---------------------------------------------------------------- folding
+
+def folding_ranges(analysis: Analysis, client: Client) -> list[types.FoldingRange]:
+    document = (analysis.native.document if analysis.native is not None
+                else analysis.tags.document if analysis.tags is not None else None)
+    if document is None:
+        return []
+    folds = entry_folds(document)
+    if client.folding_limit is not None:
+        folds = folds[:client.folding_limit]
+    return [types.FoldingRange(start_line=start, end_line=end) for start, end in folds]
+
+
+# ---------------------------------------------------------------- completion
+
+_COMPLETION_KINDS = {
+    completion_query.KEY: types.CompletionItemKind.Property,
+    completion_query.DISPATCH_KEY: types.CompletionItemKind.EnumMember,
+    completion_query.TAG: types.CompletionItemKind.Constant,
+    completion_query.VARIANT: types.CompletionItemKind.Value,
+    completion_query.OP: types.CompletionItemKind.Function,
+}
+
+
+def completion(analysis: Analysis, pos: types.Position, client: Client) -> types.CompletionList:
+    if analysis.native is None:
+        return types.CompletionList(is_incomplete=False, items=[])
+    line, col = from_position(analysis.lines, pos, client.encoding)
+    candidates = completion_query.complete(analysis.lines, line, col, analysis.native, analysis.tags)
+    items = []
+    for c in candidates:
+        items.append(types.CompletionItem(
+            label=c.label,
+            kind=_COMPLETION_KINDS[c.kind],
+            detail=c.detail or None,
+            documentation=client.markup(c.documentation, client.completion_markdown) if c.documentation else None,
+            sort_text=c.sort_text,
+            filter_text=c.label,
+            text_edit=types.TextEdit(range=span_to_range(analysis.lines, c.replace, client.encoding),
+                                     new_text=c.insert_text),
+        ))
+    return types.CompletionList(is_incomplete=False, items=items)
+
+
+# ---------------------------------------------------------------- definition, references
+
+def definition(analysis: Analysis, pos: types.Position, client: Client) -> types.Location | None:
+    if analysis.native is None:
+        return None
+    line, col = from_position(analysis.lines, pos, client.encoding)
+    span = definition_query.definition(analysis.native, line, col)
+    if span is None:
+        return None
+    return types.Location(uri=analysis.uri, range=span_to_range(analysis.lines, span, client.encoding))
+
+
+def references(analysis: Analysis, pos: types.Position, include_declaration: bool, client: Client
+               ) -> list[types.Location]:
+    if analysis.native is None:
+        return []
+    line, col = from_position(analysis.lines, pos, client.encoding)
+    spans = definition_query.references(analysis.native, line, col, include_declaration)
+    return [types.Location(uri=analysis.uri, range=span_to_range(analysis.lines, s, client.encoding))
+            for s in spans]

@@ -1,0 +1,49 @@
+"""`opgen-lsp`: run the language server over stdio (the default) or TCP."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from .. import TORCHGEN_VERSION, __version__
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="opgen-lsp",
+        description="Language server for PyTorch operator yaml (native_functions.yaml, tags.yaml), "
+                    f"matching torchgen {TORCHGEN_VERSION}.")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (the default)")
+    mode.add_argument("--tcp", action="store_true", help="listen for one client on --host:--port")
+    parser.add_argument("--host", default="127.0.0.1", help="TCP host (default: %(default)s)")
+    parser.add_argument("--port", type=int, default=2087, help="TCP port (default: %(default)s)")
+    parser.add_argument("--log-level", default="WARNING", choices=LOG_LEVELS, type=str.upper,
+                        help="server log on stderr (default: %(default)s)")
+    parser.add_argument("--version", action="version", version=f"opgen-lsp {__version__}")
+    args = parser.parse_args(argv)
+    if not 0 <= args.port <= 65535:
+        parser.error(f"--port {args.port}: a port is a number from 0 to 65535")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    # stdout carries the protocol in --stdio mode: log to stderr only.
+    logging.basicConfig(stream=sys.stderr, level=getattr(logging, args.log_level),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from .server import create_server
+
+    server = create_server()
+    if args.tcp:
+        server.start_tcp(args.host, args.port)
+    else:
+        server.start_io()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

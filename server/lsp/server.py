@@ -1,0 +1,371 @@
+"""The pygls server: document sync, debounced diagnostics, and the feature handlers.
+
+Threading: documents are updated on the event loop; analyses (parsing and
+checking) run on one worker thread, one at a time, so the loop keeps answering
+while a large file loads. A request awaits the analysis of the document as it
+is now; diagnostics are published (or pulled) for the analysed version only
+and results for a version that has been superseded are dropped.
+
+Every handler is guarded: an exception is logged (server log and
+window/logMessage), the handler answers empty, and the server keeps serving.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import os
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from .. import __version__
+from ..analysis.check import NATIVE, TAGS
+from . import features
+from .config import SECTION, Settings, settings_from
+from .convert import Encoding
+from .workspace import Analysis, Workspace
+
+logger = logging.getLogger(__name__)
+
+COMPLETION_TRIGGERS = [" ", ","]
+# How long analyses wait for the client's answer to workspace/configuration after `initialized`.
+CONFIGURATION_TIMEOUT = 5.0
+
+
+class OpgenLanguageServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("opgen-lsp", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.model = Workspace()
+        self.client = features.Client()
+        self.settings = Settings()
+        self.initialization_options: Any = None
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="opgen-analysis")
+        self._running: dict[str, tuple[tuple, asyncio.Future]] = {}
+        self._pending: dict[str, asyncio.Task] = {}
+        self._published: set[str] = set()
+        self._warned: set[str] = set()
+        # Set once the settings are known (workspace/configuration answered, or not supported), so that
+        # no document is checked with the wrong settings first (e.g. against the wrong tags.yaml).
+        self.configured = asyncio.Event()
+
+    # ------------------------------------------------------------ messages
+
+    def log(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
+        try:
+            self.window_log_message(types.LogMessageParams(type=kind, message=message))
+        except Exception:  # no connection (yet, or any more): the server log has it
+            logger.debug("cannot send window/logMessage", exc_info=True)
+
+    def warn(self, message: str) -> None:
+        """A warning for the user, once per distinct message."""
+        logger.warning("%s", message)
+        if message not in self._warned:
+            self._warned.add(message)
+            self.log(message, types.MessageType.Warning)
+
+    def report_failure(self, what: str, exc: BaseException) -> None:
+        logger.error("opgen: %s failed", what, exc_info=exc)
+        self.log(f"opgen: {what} failed: {type(exc).__name__}: {exc}", types.MessageType.Error)
+
+    # ------------------------------------------------------------ settings
+
+    def apply_settings(self, *sources: object) -> None:
+        settings = settings_from(*sources, warn=self.warn)
+        self.settings = settings
+        self.model.settings = settings
+        self.recheck_stale()
+
+    async def pull_configuration(self) -> None:
+        if not self.client.configuration:
+            return
+        try:
+            result = await asyncio.wait_for(self.workspace_configuration_async(
+                types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])), CONFIGURATION_TIMEOUT)
+        except asyncio.TimeoutError:
+            self.warn(f"opgen: the client did not answer workspace/configuration within {CONFIGURATION_TIMEOUT:g} s; "
+                      "using the initializationOptions")
+            return
+        self.apply_settings(self.initialization_options, result[0] if result else None)
+
+    async def watch_tags_files(self) -> None:
+        """Ask the client to report changes of tags files on disk (they may be read from there)."""
+        if not self.client.watch_files:
+            return
+        patterns = {"**/tags.yaml"}
+        if self.settings.tags_path:
+            patterns.add("**/" + os.path.basename(self.settings.tags_path))
+        options = types.DidChangeWatchedFilesRegistrationOptions(
+            watchers=[types.FileSystemWatcher(glob_pattern=p) for p in sorted(patterns)])
+        try:
+            await asyncio.wait_for(self.client_register_capability_async(types.RegistrationParams(registrations=[
+                types.Registration(id="opgen-watch-tags", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                                   register_options=options)])), CONFIGURATION_TIMEOUT)
+        except Exception as exc:  # the server works without it: tags on disk are re-read on save and edit
+            logger.info("cannot watch tags files: %s", exc)
+
+    # ------------------------------------------------------------ analyses
+
+    async def analysis(self, uri: str) -> Analysis | None:
+        """The analysis of the document as it is now (made on the worker thread when needed)."""
+        if not self.configured.is_set():
+            try:  # a client that never sends `initialized` must not stall every request
+                await asyncio.wait_for(self.configured.wait(), CONFIGURATION_TIMEOUT)
+            except asyncio.TimeoutError:
+                self.configured.set()
+        key = self.model.key(uri)
+        if key is None:
+            return None
+        latest = self.model.latest(uri)
+        if latest is not None and latest.key == key:
+            return latest
+        running = self._running.get(uri)
+        if running is None or running[0] != key:
+            future = asyncio.get_running_loop().run_in_executor(self._executor, self.model.analyse, uri)
+            running = (key, future)
+            self._running[uri] = running
+            future.add_done_callback(functools.partial(self._finished, uri, running))
+        return await asyncio.shield(running[1])
+
+    def _finished(self, uri: str, running: tuple, future: asyncio.Future) -> None:
+        if self._running.get(uri) is running:
+            del self._running[uri]
+        if not future.cancelled() and future.exception() is not None:
+            logger.debug("analysis of %s failed", uri, exc_info=future.exception())
+
+    def schedule(self, uri: str, delay: float | None = None) -> None:
+        """Re-check the document after the debounce delay and publish its diagnostics (push clients)."""
+        if self.client.pull_diagnostics:
+            return
+        old = self._pending.pop(uri, None)
+        if old is not None:
+            old.cancel()
+        wait = self.settings.debounce_ms / 1000 if delay is None else delay
+        self._pending[uri] = asyncio.ensure_future(self._check(uri, wait))
+
+    async def _check(self, uri: str, delay: float) -> None:
+        me = asyncio.current_task()
+        try:
+            if delay > 0:
+                await asyncio.sleep(delay)
+            for _ in range(3):
+                analysis = await self.analysis(uri)
+                if analysis is None or self._pending.get(uri) is not me:
+                    return  # closed, or a newer check replaced this one
+                if analysis.key == self.model.key(uri):
+                    self.publish(analysis)
+                    return
+                # Stale (tags changed on disk meanwhile) and no newer check is coming: go again.
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            self.report_failure(f"checking {uri}", exc)
+        finally:
+            if self._pending.get(uri) is me:
+                del self._pending[uri]
+
+    def publish(self, analysis: Analysis) -> None:
+        uri = analysis.uri
+        if analysis.document.kind not in (NATIVE, TAGS) and uri not in self._published:
+            return
+        items = features.diagnostic_items(analysis, self.client)
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=items, version=analysis.version))
+        if items or analysis.document.kind in (NATIVE, TAGS):
+            self._published.add(uri)
+        else:
+            self._published.discard(uri)
+
+    def recheck_stale(self) -> None:
+        """After tags or settings changed: re-check the native documents that now read other tags."""
+        stale = self.model.stale(NATIVE)
+        if not stale:
+            return
+        if self.client.pull_diagnostics:
+            if self.client.diagnostic_refresh:
+                self.workspace_diagnostic_refresh(None)
+            return
+        for uri in stale:
+            self.schedule(uri)
+
+    # ------------------------------------------------------------ documents
+
+    def sync(self, uri: str, opened: bool) -> None:
+        document = self.workspace.get_text_document(uri)
+        old = self.model.document(uri)
+        if opened or old is None:
+            new = self.model.open(uri, to_fs_path(uri), document.source, document.version)
+        else:
+            new = self.model.change(uri, document.source, document.version)
+        self.schedule(uri, 0 if opened else None)
+        if TAGS in (new.kind, old.kind if old is not None else None):
+            self.recheck_stale()
+
+    def closed(self, uri: str) -> None:
+        pending = self._pending.pop(uri, None)
+        if pending is not None:
+            pending.cancel()
+        document = self.model.close(uri)
+        if uri in self._published and not self.client.pull_diagnostics:
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        self._published.discard(uri)
+        if document is not None and document.kind == TAGS:
+            self.recheck_stale()
+
+    def shutdown_work(self) -> None:
+        for task in self._pending.values():
+            task.cancel()
+        self._pending.clear()
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+def guarded(server: OpgenLanguageServer, what: str, empty: Callable[[], Any] = lambda: None):
+    """Run a handler so that an exception is logged and answered with `empty()` instead of failing."""
+    def wrap(fn):
+        if asyncio.iscoroutinefunction(fn):
+            @functools.wraps(fn)
+            async def run_async(params):
+                try:
+                    return await fn(params)
+                except Exception as exc:
+                    server.report_failure(what, exc)
+                    return empty()
+            return run_async
+
+        @functools.wraps(fn)
+        def run(params):
+            try:
+                return fn(params)
+            except Exception as exc:
+                server.report_failure(what, exc)
+                return empty()
+        return run
+    return wrap
+
+
+def create_server() -> OpgenLanguageServer:
+    server = OpgenLanguageServer()
+    feature = server.feature
+
+    @feature(types.INITIALIZE)
+    @guarded(server, "initialize")
+    def initialize(params: types.InitializeParams) -> None:
+        server.client = features.Client.of(params.capabilities, Encoding.of(server.workspace.position_encoding))
+        server.model.root = server.workspace.root_path
+        server.initialization_options = params.initialization_options
+        server.apply_settings(params.initialization_options)
+
+    @feature(types.INITIALIZED)
+    @guarded(server, "initialized")
+    async def initialized(params: types.InitializedParams) -> None:
+        try:
+            await server.pull_configuration()
+        finally:
+            server.configured.set()
+        await server.watch_tags_files()
+
+    @feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    @guarded(server, "configuration change")
+    async def configuration_changed(params: types.DidChangeConfigurationParams) -> None:
+        if server.client.configuration:
+            await server.pull_configuration()
+        elif isinstance(params.settings, dict):
+            server.apply_settings(server.initialization_options, params.settings.get(SECTION))
+
+    @feature(types.SHUTDOWN)
+    @guarded(server, "shutdown")
+    def shutdown(params: None) -> None:
+        server.shutdown_work()
+
+    # -------------------------------------------------------- document sync
+
+    @feature(types.TEXT_DOCUMENT_DID_OPEN)
+    @guarded(server, "didOpen")
+    def did_open(params: types.DidOpenTextDocumentParams) -> None:
+        server.sync(params.text_document.uri, opened=True)
+
+    @feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    @guarded(server, "didChange")
+    def did_change(params: types.DidChangeTextDocumentParams) -> None:
+        server.sync(params.text_document.uri, opened=False)
+
+    @feature(types.TEXT_DOCUMENT_DID_SAVE)
+    @guarded(server, "didSave")
+    def did_save(params: types.DidSaveTextDocumentParams) -> None:
+        server.recheck_stale()  # a tags.yaml read from disk may have changed
+
+    @feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    @guarded(server, "didChangeWatchedFiles")
+    def watched_files_changed(params: types.DidChangeWatchedFilesParams) -> None:
+        server.recheck_stale()
+
+    @feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    @guarded(server, "didClose")
+    def did_close(params: types.DidCloseTextDocumentParams) -> None:
+        server.closed(params.text_document.uri)
+
+    # -------------------------------------------------------- diagnostics (pull)
+
+    @feature(types.TEXT_DOCUMENT_DIAGNOSTIC,
+             types.DiagnosticOptions(identifier="opgen", inter_file_dependencies=True, workspace_diagnostics=False))
+    @guarded(server, "diagnostics", lambda: types.RelatedFullDocumentDiagnosticReport(items=[]))
+    async def pull_diagnostics(params: types.DocumentDiagnosticParams):
+        analysis = await server.analysis(params.text_document.uri)
+        return features.diagnostic_report(analysis, params.previous_result_id, server.client)
+
+    # -------------------------------------------------------- queries
+
+    @feature(types.TEXT_DOCUMENT_HOVER)
+    @guarded(server, "hover")
+    async def hover(params: types.HoverParams) -> types.Hover | None:
+        if server.settings.testing.fail_hover:
+            raise RuntimeError("hover failed on purpose (testing.failHover)")
+        analysis = await server.analysis(params.text_document.uri)
+        return features.hover(analysis, params.position, server.client) if analysis is not None else None
+
+    @feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    @guarded(server, "documentSymbol", list)
+    async def document_symbols(params: types.DocumentSymbolParams):
+        analysis = await server.analysis(params.text_document.uri)
+        return features.document_symbols(analysis, server.client) if analysis is not None else []
+
+    @feature(types.WORKSPACE_SYMBOL)
+    @guarded(server, "workspaceSymbol", list)
+    async def workspace_symbols(params: types.WorkspaceSymbolParams):
+        analyses = [await server.analysis(d.uri) for d in server.model.documents(NATIVE)]
+        return features.workspace_symbols([a for a in analyses if a is not None], params.query,
+                                          server.settings.max_workspace_symbols, server.client)
+
+    @feature(types.TEXT_DOCUMENT_FOLDING_RANGE)
+    @guarded(server, "foldingRange", list)
+    async def folding_ranges(params: types.FoldingRangeParams):
+        analysis = await server.analysis(params.text_document.uri)
+        return features.folding_ranges(analysis, server.client) if analysis is not None else []
+
+    @feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=COMPLETION_TRIGGERS))
+    @guarded(server, "completion", lambda: types.CompletionList(is_incomplete=False, items=[]))
+    async def completion(params: types.CompletionParams) -> types.CompletionList:
+        analysis = await server.analysis(params.text_document.uri)
+        if analysis is None:
+            return types.CompletionList(is_incomplete=False, items=[])
+        return features.completion(analysis, params.position, server.client)
+
+    @feature(types.TEXT_DOCUMENT_DEFINITION)
+    @guarded(server, "definition")
+    async def definition(params: types.DefinitionParams) -> types.Location | None:
+        analysis = await server.analysis(params.text_document.uri)
+        return features.definition(analysis, params.position, server.client) if analysis is not None else None
+
+    @feature(types.TEXT_DOCUMENT_REFERENCES)
+    @guarded(server, "references", list)
+    async def references(params: types.ReferenceParams) -> list[types.Location]:
+        analysis = await server.analysis(params.text_document.uri)
+        if analysis is None:
+            return []
+        return features.references(analysis, params.position, params.context.include_declaration, server.client)
+
+    return server

@@ -1,0 +1,403 @@
+"""The language server end to end, as VS Code (push diagnostics, UTF-16) and Neovim (pull, UTF-8) drive it."""
+
+from __future__ import annotations
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from .helpers import (
+    NATIVE,
+    TAGS,
+    current_diagnostics,
+    diagnostics,
+    edit,
+    encoding,
+    open_document,
+    pos,
+    rng,
+    summary,
+    units,
+    uses_pull,
+    write,
+)
+
+pytestmark = pytest.mark.asyncio
+
+
+def workspace(client: LanguageClient, native: str = NATIVE, tags: str | None = TAGS) -> tuple[str, str]:
+    """native_functions.yaml (and tags.yaml beside it) on disk; the native one opened."""
+    path = write(client, "native/native_functions.yaml", native)
+    if tags is not None:
+        write(client, "native/tags.yaml", tags)
+    return open_document(client, path), native
+
+
+def part(client: LanguageClient, text: str, marker: str, start: int, end: int) -> types.Range:
+    """The range of marker[start:end] at the marker's first occurrence."""
+    return types.Range(start=pos(client, text, marker, start), end=pos(client, text, marker, end))
+
+
+def tid(uri: str) -> types.TextDocumentIdentifier:
+    return types.TextDocumentIdentifier(uri=uri)
+
+
+# ---------------------------------------------------------------- capabilities
+
+async def test_initialize_advertises_the_features(client: LanguageClient):
+    caps = client.init_result.capabilities  # type: ignore[attr-defined]
+    sync = caps.text_document_sync
+    assert sync.change == types.TextDocumentSyncKind.Incremental
+    assert caps.hover_provider and caps.definition_provider and caps.references_provider
+    assert caps.document_symbol_provider and caps.workspace_symbol_provider and caps.folding_range_provider
+    assert caps.completion_provider is not None
+    assert caps.diagnostic_provider is not None and caps.diagnostic_provider.inter_file_dependencies
+    # Neovim offers UTF-8 first; VS Code says nothing, which means UTF-16.
+    assert encoding(client) == ("utf-8" if client.capabilities.general.position_encodings else "utf-16")
+
+
+# ---------------------------------------------------------------- diagnostics
+
+async def test_diagnostics_follow_incremental_edits(client: LanguageClient):
+    uri, text = workspace(client)
+    assert await diagnostics(client, uri, 1) == []
+
+    # Misspell a dispatch key: CUDA -> CUDAA in relu's table.
+    where = rng(client, text, "CUDA: relu")
+    key_end = types.Position(line=where.start.line, character=where.start.character + 4)
+    edit(client, uri, 2, types.Range(start=key_end, end=key_end), "A")
+    found = await diagnostics(client, uri, 2)
+    assert summary(found) == [("OPG104", where.start.line, where.start.character, where.start.line,
+                               where.start.character + 5)]
+    assert found[0].severity == types.DiagnosticSeverity.Error
+    assert found[0].source == "opgen"
+    assert "CUDAA" in found[0].message and "did you mean 'CUDA'" in found[0].message
+    if not uses_pull(client):
+        assert client.published[uri][-1].version == 2  # type: ignore[attr-defined]
+
+    # Delete the extra letter again.
+    after = types.Position(line=key_end.line, character=key_end.character + 1)
+    edit(client, uri, 3, types.Range(start=key_end, end=after), "")
+    assert await diagnostics(client, uri, 3) == []
+
+
+async def test_columns_are_counted_in_the_negotiated_encoding(client: LanguageClient):
+    native = NATIVE.replace("  tags: [core, pointwise]\n\n- func: _fused",
+                            "  tags: [core, \U0001F600, bogus]\n\n- func: _fused")
+    uri, text = workspace(client, native)
+    found = await diagnostics(client, uri, 1)
+    line = text.split("\n")[pos(client, text, "bogus").line]
+    emoji = rng(client, text, "\U0001F600")
+    bogus = rng(client, text, "bogus")
+    assert summary(found) == sorted([
+        ("OPG107", emoji.start.line, emoji.start.character, emoji.end.line, emoji.end.character),
+        ("OPG107", bogus.start.line, bogus.start.character, bogus.end.line, bogus.end.character),
+    ])
+    # The column of 'bogus' really is in code units of the encoding, past a 4-byte character.
+    assert bogus.start.character == units(client, line[:line.index("bogus")])
+
+    # An edit addressed in those units, after the emoji, lands where it should: bogus -> core.
+    edit(client, uri, 2, bogus, "core")
+    found = await diagnostics(client, uri, 2)
+    assert summary(found) == [("OPG107", emoji.start.line, emoji.start.character, emoji.end.line,
+                               emoji.end.character)]
+
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=tid(uri), position=pos(client, text, "bogus", 1)))
+    assert hover is not None and "Core ATen operators" in hover.contents.value  # type: ignore[union-attr]
+
+
+async def test_editing_tags_rechecks_native_documents(client: LanguageClient):
+    uri, text = workspace(client)
+    assert await diagnostics(client, uri, 1) == []
+    tags_uri = open_document(client, client.root / "native/tags.yaml")  # type: ignore[attr-defined]
+    assert await diagnostics(client, tags_uri, 1) == []
+
+    # Rename the tag 'core' in the open tags.yaml (not saved): both uses in the native file break.
+    edit(client, tags_uri, 2, rng(client, TAGS, "core"), "kernel")
+    expected = [("OPG107", r.start.line, r.start.character, r.end.line, r.end.character)
+                for r in (rng(client, text, "core", 1), rng(client, text, "core", 2))]
+    found = await current_diagnostics(client, uri, lambda ds: summary(ds) == expected)
+    assert summary(found) == expected
+    assert "unknown tag 'core'" in found[0].message
+
+    # Closing tags.yaml falls back to the file on disk, which still has 'core'.
+    client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=tid(tags_uri)))
+    assert await current_diagnostics(client, uri, lambda ds: ds == []) == []
+
+
+async def test_tags_changed_on_disk_recheck_native_documents(client: LanguageClient):
+    uri, text = workspace(client)
+    assert await diagnostics(client, uri, 1) == []
+    if client.capabilities.workspace.did_change_watched_files.dynamic_registration:  # type: ignore[union-attr]
+        # register_options arrive as plain JSON (their type depends on the method).
+        watchers = [w["globPattern"] for r in client.registrations for w in r.register_options["watchers"]]  # type: ignore
+        assert watchers == ["**/tags.yaml"]
+    tags = write(client, "native/tags.yaml", TAGS.replace("pointwise", "elementwise"))
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=tags.as_uri(), type=types.FileChangeType.Changed)]))
+    found = await current_diagnostics(client, uri, lambda ds: len(ds) == 4)
+    assert [d.code for d in found] == ["OPG107"] * 4
+
+
+@pytest.mark.init_options({"debounceMs": 300})
+async def test_only_the_latest_version_is_published(client: LanguageClient):
+    if uses_pull(client):
+        pytest.skip("only push clients are sent diagnostics")
+    uri, text = workspace(client)
+    assert await diagnostics(client, uri, 1) == []
+    where = rng(client, text, "CUDA: relu")
+    key_end = types.Position(line=where.start.line, character=where.start.character + 4)
+    after = types.Position(line=key_end.line, character=key_end.character + 1)
+    for version in range(2, 7):  # CUDA -> CUDAA -> CUDA -> ... -> CUDAA, faster than the debounce
+        if version % 2 == 0:
+            edit(client, uri, version, types.Range(start=key_end, end=key_end), "A")
+        else:
+            edit(client, uri, version, types.Range(start=key_end, end=after), "")
+    found = await diagnostics(client, uri, 6)
+    assert [d.code for d in found] == ["OPG104"]
+    assert [p.version for p in client.published[uri]] == [1, 6]  # type: ignore[attr-defined]
+
+
+async def test_missing_tags_yaml_is_reported(client: LanguageClient):
+    uri, text = workspace(client, tags=None)
+    found = await diagnostics(client, uri, 1)
+    codes = [d.code for d in found]
+    assert codes[0] == "OPG900" and found[0].range.start == types.Position(line=0, character=0)
+    assert "no tags.yaml found" in found[0].message
+    assert codes.count("OPG107") == 6  # every tag use: none are defined
+
+
+async def test_closing_clears_pushed_diagnostics(client: LanguageClient):
+    if uses_pull(client):
+        pytest.skip("only push clients are sent diagnostics")
+    uri, _ = workspace(client, NATIVE.replace("CPU, CUDA: relu", "CPUX: relu"))
+    assert len(await diagnostics(client, uri, 1)) == 1
+    client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=tid(uri)))
+    assert await current_diagnostics(client, uri, lambda ds: ds == []) == []
+
+
+# ---------------------------------------------------------------- symbols, folding
+
+async def test_document_symbols_group_overloads(client: LanguageClient):
+    uri, text = workspace(client)
+    symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(text_document=tid(uri)))
+    assert [s.name for s in symbols] == ["add", "relu", "_fused_thing"]
+    add = symbols[0]
+    assert [c.name for c in add.children] == ["add.Tensor", "add_.Tensor", "add.out"]
+    assert all(c.kind == types.SymbolKind.Function for c in [*symbols, *add.children])
+
+    out = add.children[2]
+    assert out.selection_range == part(client, text, "add.out(Tensor", 0, 7)
+    assert out.detail.startswith("(Tensor self, Tensor other")
+    # The entry: from its '- func:' line to its last line, not the blank line after it.
+    assert out.range.start == types.Position(line=pos(client, text, "- func: add.out").line, character=0)
+    assert out.range.end == pos(client, text, "  tags: pointwise\n\n- func: relu", len("  tags: pointwise"))
+    assert add.range.start.line == 1 and add.range.end == out.range.end
+
+    relu = symbols[1]
+    assert relu.children is None
+    assert relu.selection_range == part(client, text, "relu(Tensor", 0, 4)
+
+
+async def test_workspace_symbols_search_op_names(client: LanguageClient):
+    uri, text = workspace(client)
+    found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="addout"))
+    assert [s.name for s in found] == ["add.out"]
+    assert found[0].location.uri == uri
+    assert found[0].location.range.start == pos(client, text, "add.out(Tensor")
+
+    found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="add"))
+    assert [s.name for s in found][:3] == ["add.out", "add.Tensor", "add_.Tensor"]
+    assert "_fused_thing" not in [s.name for s in found]
+
+
+async def test_folding_ranges_one_per_entry(client: LanguageClient):
+    uri, text = workspace(client)
+    folds = await client.text_document_folding_range_async(types.FoldingRangeParams(text_document=tid(uri)))
+    lines = text.split("\n")
+    starts = [i for i, line in enumerate(lines) if line.startswith("- func:")]
+    assert [(f.start_line, f.end_line) for f in folds] == [(1, 5), (7, 11), (13, 19), (21, 25), (27, 30)]
+    assert [f.start_line for f in folds] == starts
+
+
+# ---------------------------------------------------------------- completion
+
+COMPLETE = """\
+- func: mul.Tensor(Tensor self, Tensor other) -> Tensor
+  variants: function
+  structured_delegate: mu
+  tags: [core, po
+  dispatch:
+    CPU, Sparse
+  vari
+
+- func: mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+  structured: True
+  dispatch:
+    CPU, CUDA: mul_out
+  tags:
+  - core
+  - 
+
+- func: sub.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+  structured: True
+  variants: 
+"""
+
+
+async def complete(client: LanguageClient, uri: str, position: types.Position) -> dict[str, types.CompletionItem]:
+    result = await client.text_document_completion_async(types.CompletionParams(
+        text_document=tid(uri), position=position))
+    items = result.items if isinstance(result, types.CompletionList) else result
+    return {item.label: item for item in items}
+
+
+async def test_completion_in_each_context(client: LanguageClient):
+    path = write(client, "native/native_functions.yaml", COMPLETE)
+    write(client, "native/tags.yaml", TAGS)
+    uri = open_document(client, path)
+    text = COMPLETE
+
+    # Entry keys at column 2: with descriptions, without the keys the entry already has.
+    items = await complete(client, uri, pos(client, text, "vari\n", 4))
+    assert "device_check" in items and "structured_delegate" not in items and "func" not in items
+    key = items["python_module"]
+    assert key.kind == types.CompletionItemKind.Property
+    assert key.text_edit.new_text == "python_module: "
+    assert key.text_edit.range == part(client, text, "vari\n", 0, 4)
+    assert "Python module" in key.documentation.value  # type: ignore[union-attr]
+
+    # Dispatch keys inside dispatch:, after a comma too.
+    items = await complete(client, uri, pos(client, text, "Sparse\n", 6))
+    assert {"SparseCPU", "SparseCUDA", "CompositeExplicitAutograd"} <= set(items)
+    assert "Autograd" not in items  # not allowed in native_functions.yaml
+    assert items["SparseCPU"].kind == types.CompletionItemKind.EnumMember
+    assert items["SparseCPU"].text_edit.range.start == pos(client, text, "Sparse\n")
+
+    # Tags from tags.yaml, inline and as block list items.
+    items = await complete(client, uri, pos(client, text, "po\n", 2))
+    assert set(items) == {"core", "pointwise", "nondeterministic_seeded"}
+    assert items["pointwise"].detail == "Pointwise operators."
+    items = await complete(client, uri, pos(client, text, "  - \n", 4))
+    assert set(items) == {"core", "pointwise", "nondeterministic_seeded"}
+
+    # variants: function / method.
+    items = await complete(client, uri, pos(client, text, "variants: \n", 10))
+    assert set(items) == {"function", "method", "function, method"}
+
+    # structured_delegate: the structured out= operators, with their schemas.
+    items = await complete(client, uri, pos(client, text, "delegate: mu", 12))
+    assert set(items) == {"mul.out", "sub.out"}
+    assert items["mul.out"].detail == "mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)"
+    assert items["mul.out"].sort_text < items["sub.out"].sort_text  # the entry's own base name first
+
+    # Nothing inside a schema.
+    assert await complete(client, uri, pos(client, text, "Tensor other) -> Tensor\n", 3)) == {}
+
+
+# ---------------------------------------------------------------- definition, references
+
+async def test_definition_of_delegates_and_autogen(client: LanguageClient):
+    uri, text = workspace(client)
+    location = await client.text_document_definition_async(types.DefinitionParams(
+        text_document=tid(uri), position=pos(client, text, "structured_delegate: add.out", 23)))
+    assert location is not None
+    assert location.uri == uri
+    assert location.range == part(client, text, "add.out(Tensor", 0, 7)
+
+    # autogen names an operator generated from this very entry.
+    location = await client.text_document_definition_async(types.DefinitionParams(
+        text_document=tid(uri), position=pos(client, text, "_fused_thing.out", 3)))
+    assert location.range.start == pos(client, text, "_fused_thing(Tensor")
+
+    # Not on a reference: nothing.
+    assert await client.text_document_definition_async(types.DefinitionParams(
+        text_document=tid(uri), position=pos(client, text, "NoCheck"))) is None
+
+
+async def test_references_of_an_op(client: LanguageClient):
+    uri, text = workspace(client)
+    expected = [pos(client, text, "add.out(Tensor"), pos(client, text, "delegate: add.out", 10, 1),
+                pos(client, text, "delegate: add.out", 10, 2)]
+    for where in (pos(client, text, "add.out(Tensor", 2), pos(client, text, "delegate: add.out", 12, 2)):
+        found = await client.text_document_references_async(types.ReferenceParams(
+            text_document=tid(uri), position=where, context=types.ReferenceContext(include_declaration=True)))
+        assert sorted((l.range.start.line, l.range.start.character) for l in found) == \
+            sorted((p.line, p.character) for p in expected)
+    found = await client.text_document_references_async(types.ReferenceParams(
+        text_document=tid(uri), position=expected[0], context=types.ReferenceContext(include_declaration=False)))
+    assert [l.range.start for l in found] == expected[1:]
+
+
+# ---------------------------------------------------------------- hover
+
+async def hover_text(client: LanguageClient, uri: str, position: types.Position) -> str | None:
+    result = await client.text_document_hover_async(types.HoverParams(text_document=tid(uri), position=position))
+    if result is None:
+        return None
+    assert isinstance(result.contents, types.MarkupContent)
+    assert result.contents.kind == types.MarkupKind.Markdown
+    return result.contents.value
+
+
+async def test_hover(client: LanguageClient):
+    uri, text = workspace(client)
+    entry_key = await hover_text(client, uri, pos(client, text, "structured_inherits", 3))
+    assert entry_key.startswith("**structured_inherits**: the base class of the generated meta class")
+
+    dispatch_key = await hover_text(client, uri, pos(client, text, "CPU, CUDA: add_out", 6))
+    assert dispatch_key.startswith("**CUDA** (dispatch key): A backend key")
+    assert "structured kernels" in dispatch_key
+    composite = await hover_text(client, uri, pos(client, text, "CompositeExplicitAutograd", 2))
+    assert "Composite key" in composite and "derivatives.yaml" in composite
+
+    tag = await hover_text(client, uri, pos(client, text, "core, pointwise", 1))
+    assert tag == "**core** (tag)\n\nCore ATen operators, part of the stable opset."
+
+    schema = await hover_text(client, uri, pos(client, text, "Scalar alpha=1) -> Tensor\n", 3))
+    assert schema.startswith("**aten::add.Tensor**")
+    assert "- name: `add`" in schema and "- overload: `Tensor`" in schema
+    assert "- kind: functional" in schema
+    assert "- `Tensor self`" in schema and "- `Scalar alpha=1` (keyword-only)" in schema
+    assert "**Returns** `Tensor`" in schema
+    out = await hover_text(client, uri, pos(client, text, "add.out(Tensor", 1))
+    assert "- kind: out=" in out and "- `Tensor(a!) out` (out)" in out
+
+    delegate = await hover_text(client, uri, pos(client, text, "delegate: add.out", 12))
+    assert delegate.startswith("**aten::add.out**")
+    assert await hover_text(client, uri, types.Position(line=0, character=3)) is None  # a comment
+
+
+# ---------------------------------------------------------------- robustness, settings
+
+@pytest.mark.init_options({"testing": {"failHover": True}, "debounceMs": "soon"})
+async def test_a_failing_handler_does_not_stop_the_server(client: LanguageClient):
+    uri, text = workspace(client)
+    # A bad setting is reported and its default used.
+    warnings = [m.message for m in client.log_messages if m.type == types.MessageType.Warning]
+    assert any("debounceMs" in m and "'soon'" in m for m in warnings)
+    assert await diagnostics(client, uri, 1) == []
+
+    at = pos(client, text, "structured_inherits")
+    for _ in range(2):
+        assert await client.text_document_hover_async(types.HoverParams(text_document=tid(uri), position=at)) is None
+    errors = [m.message for m in client.log_messages if m.type == types.MessageType.Error]
+    assert len(errors) == 2 and all("hover failed" in m and "testing.failHover" in m for m in errors)
+
+    # Still serving.
+    symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(text_document=tid(uri)))
+    assert [s.name for s in symbols] == ["add", "relu", "_fused_thing"]
+    location = await client.text_document_definition_async(types.DefinitionParams(
+        text_document=tid(uri), position=pos(client, text, "delegate: add.out", 12)))
+    assert location is not None
+
+
+@pytest.mark.configuration({"tagsPath": "elsewhere/my_tags.yaml"})
+async def test_tags_path_from_workspace_configuration(client: LanguageClient):
+    write(client, "elsewhere/my_tags.yaml", TAGS.replace("pointwise", "elementwise"))
+    uri, text = workspace(client)
+    found = await diagnostics(client, uri, 1)
+    # Read through workspace/configuration: pointwise is not a tag of elsewhere/my_tags.yaml.
+    assert [d.code for d in found] == ["OPG107"] * 4
+    assert found[0].range.start == pos(client, text, "pointwise")
