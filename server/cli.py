@@ -7,6 +7,7 @@ import json
 import sys
 
 from . import TORCHGEN_VERSION, __version__
+from .generate_cli import add_generate_parser
 from .report import RENDERERS
 
 
@@ -68,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("--native-functions", metavar="F", help="native_functions.yaml (default: torch's)")
     explain.add_argument("--tags", metavar="F", help="tags.yaml (default: beside native_functions.yaml)")
     explain.set_defaults(run=_explain)
+    add_generate_parser(sub)
     return parser
 
 

@@ -19,3 +19,31 @@ def torchgen_gen_output(aten: Path, tmp_path_factory) -> Path:
         cwd=out, check=True, capture_output=True, text=True,
     )
     return out / "aten"
+
+
+def _run_torchgen(aten: Path, out: Path, *flags: str) -> None:
+    subprocess.run([sys.executable, "-m", "torchgen.gen", "-s", str(aten), *flags], cwd=out, check=True,
+                   capture_output=True, text=True)
+
+
+@pytest.fixture(scope="session")
+def torchgen_outputs_lists(aten: Path, tmp_path_factory) -> Path:
+    """gen.py --dry-run -o deps (relative -d out/aten): the folder holding deps, core_deps, cuda_deps, ..."""
+    out = tmp_path_factory.mktemp("torchgen_deps")
+    _run_torchgen(aten, out, "-d", "out/aten", "--headeronly-install-dir", "out/headeronly",
+                  "--aoti-install-dir", "out/aoti", "--dry-run", "-o", "lists/deps")
+    return out / "lists"
+
+
+# Flags that change the content of the sources: ROCm headers, no dispatcher registration, two backends only.
+TORCHGEN_VARIANT_FLAGS = ("--generate", "sources", "--rocm", "--skip-dispatcher-op-registration",
+                          "--backend-whitelist", "CPU", "CUDA")
+
+
+@pytest.fixture(scope="session")
+def torchgen_variant_output(aten: Path, tmp_path_factory) -> Path:
+    """gen.py's sources with TORCHGEN_VARIANT_FLAGS; its install dir."""
+    out = tmp_path_factory.mktemp("torchgen_variant")
+    _run_torchgen(aten, out, "-d", str(out / "aten"), "--headeronly-install-dir", str(out / "headeronly"),
+                  "--aoti-install-dir", str(out / "aoti"), *TORCHGEN_VARIANT_FLAGS)
+    return out / "aten"

@@ -1,0 +1,107 @@
+"""Register<Key>.cpp and <Key>Functions_inl.h per op group: what each target of torchgen's
+RegisterDispatchKey produces for one group under one key.
+
+- the namespaced definitions (at::<key>::op, calling the anonymous wrapper),
+- their declarations (<Key>Functions_inl.h),
+- and, by delegating to register.py / register_structured.py, the anonymous wrappers and m.impl lines.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
+from ..api.signatures import CppSignature, CppSignatureGroup, DispatcherSignature, NativeSignature
+from ..api.translate import translate
+from .register import compute_registration, compute_wrapper, is_structured_for, registers_unstructured
+from .register import wrapper_signature as unstructured_wrapper_signature
+from .register_structured import compute_structured_registration, compute_structured_wrapper, generates_structured
+from .register_structured import wrapper_signature as structured_wrapper_signature
+
+DEFAULT_KERNEL_NAMESPACE = "at::native"
+
+
+class KernelNamespaceError(ValueError):
+    """An in-tree kernel namespace that does not end in ::native."""
+
+
+@dataclass(frozen=True, slots=True)
+class GroupPieces:
+    """One group's code under one key, per target, in g.functions() order."""
+
+    namespaced_definitions: tuple[str, ...]
+    namespaced_declarations: tuple[str, ...]
+    anonymous_definitions: tuple[str, ...]
+    registrations: tuple[str, ...]
+
+
+def kernel_namespace(g: NativeFunction | NativeFunctionsGroup, index: BackendIndex) -> str:
+    meta = index.get_kernel(g)
+    if meta is None:
+        return DEFAULT_KERNEL_NAMESPACE
+    if "::native" not in meta.cpp_namespace:
+        name = g.func.name if isinstance(g, NativeFunction) else g.functional.func.name
+        raise KernelNamespaceError(f"The kernel for function {name} with dispatch key {index.dispatch_key} has a "
+                                   f"namespace {meta.cpp_namespace} and it's not ending with '::native'.")
+    return meta.cpp_namespace
+
+
+def _direct_signatures(f: NativeFunction) -> list[CppSignature]:
+    """at::<key>::op overloads: no methods, no fallback bindings, SymInt twins included."""
+    return CppSignatureGroup.from_native_function(f, method=False, fallback_binding=False).signatures(symint=True)
+
+
+def _declaration(f: NativeFunction) -> str:
+    return "".join(f"TORCH_API {s.decl()};\n" for s in _direct_signatures(f))
+
+
+def _definition(f: NativeFunction, wrapper: DispatcherSignature | NativeSignature) -> str:
+    out = ""
+    for s in _direct_signatures(f):
+        exprs = ", ".join(e.expr for e in translate(s.arguments(), wrapper.arguments()))
+        out += f"\n{s.defn()} {{\nreturn {wrapper.name()}({exprs});\n}}\n"
+    return out
+
+
+def _unstructured(f: NativeFunction, index: BackendIndex, skip_registration: bool
+                  ) -> tuple[str, str, str, str | None] | None:
+    if not registers_unstructured(f, index):
+        return None
+    wrapper = compute_wrapper(f, index)
+    if wrapper is None:
+        return None
+    sig = unstructured_wrapper_signature(f, index)
+    registration = None if skip_registration else compute_registration(f, index)
+    return _definition(f, sig), _declaration(f), wrapper, registration
+
+
+def _structured(f: NativeFunction, g: NativeFunctionsGroup, index: BackendIndex
+                ) -> tuple[str, str, str, str | None] | None:
+    if f.manual_kernel_registration:
+        raise ValueError(f"Function {f.func.name} has manual_kernel_registration=True")
+    if not generates_structured(f, index):
+        return None
+    wrapper = compute_structured_wrapper(f, g, index)
+    if wrapper is None:
+        return None
+    sig = structured_wrapper_signature(f, index)
+    return _definition(f, sig), _declaration(f), wrapper, compute_structured_registration(f, index)
+
+
+@functools.cache
+def group_pieces(g: NativeFunction | NativeFunctionsGroup, index: BackendIndex,
+                 skip_registration: bool = False) -> GroupPieces:
+    if isinstance(g, NativeFunction):
+        results = [_unstructured(g, index, skip_registration)]
+    elif is_structured_for(g, index):
+        results = [_structured(f, g, index) for f in g.functions()]
+    else:
+        results = [_unstructured(f, index, skip_registration) for f in g.functions()]
+    present = [r for r in results if r is not None]
+    return GroupPieces(
+        tuple(r[0] for r in present),
+        tuple(r[1] for r in present),
+        tuple(r[2] for r in present),
+        tuple(r[3] for r in present if r[3] is not None),
+    )

@@ -1,0 +1,1 @@
+"""Whole generated files: one module per file family, each turning the model into template environments."""

@@ -1,0 +1,128 @@
+"""The whole file set of gen.py (torchgen.gen), in gen.py's order: sources, headers, Declarations.yaml.
+
+Each entry is a PlannedFile; files opgen cannot generate yet are planned too (with no builder)
+so that the command can name them instead of silently leaving them out.
+"""
+
+from __future__ import annotations
+
+from ...model import dispatch as dk
+from ..plan import Manager, PlannedFile, missing, sharded, sharded_missing, single
+from . import dispatch_key, functions, names, native, operators, schema, tensor
+from .context import GenContext
+
+NOT_YET = "not implemented yet"
+
+
+def _unsupported_option(ctx: GenContext) -> str | None:
+    o = ctx.options
+    for flag, value in (("--per-operator-headers", o.per_operator_headers),
+                        ("--op-registration-whitelist", o.op_registration_whitelist is not None),
+                        ("--op-selection-yaml-path", o.op_selection_yaml_path is not None),
+                        ("--static-dispatch-backend", bool(o.static_dispatch_backend))):
+        if value:
+            return f"not implemented yet with {flag}"
+    return None
+
+
+def _manager_of(ctx: GenContext, key: dk.DispatchKey) -> Manager:
+    if dk.is_cuda_dispatch_key(key):
+        return Manager.cuda
+    if dk.is_xpu_dispatch_key(key) and ctx.options.xpu:
+        return Manager.xpu
+    return Manager.cpu
+
+
+def _aoti_backends(ctx: GenContext) -> list[str]:
+    names_ = ["cpu", "cuda", "aten"]
+    if ctx.options.mps:
+        names_.append("mps")
+    if ctx.options.xpu:
+        names_.append("xpu")
+    return names_
+
+
+def plan_sources(ctx: GenContext, blocked: str | None) -> list[PlannedFile]:
+    out: list[PlannedFile] = []
+    for key in ctx.options.dispatch_keys:
+        fm = _manager_of(ctx, key)
+        n = dispatch_key.num_shards(key)
+        path = f"Register{key}.cpp"
+        if blocked:
+            out += sharded_missing(fm, path, "RegisterDispatchKey.cpp", n, blocked)
+        else:
+            out += sharded(fm, path, "RegisterDispatchKey.cpp",
+                           lambda key=key: dispatch_key.register_dispatch_key_shards(ctx, key), n)
+        if dk.is_ufunc_dispatch_key(key):
+            for g in ctx.structured_groups:
+                if not g.out.ufunc_inner_loop:
+                    continue
+                name = g.functional.func.name.name
+                if key is dk.K["CPU"]:
+                    out.append(missing(fm, f"UfuncCPU_{name}.cpp", NOT_YET, template="UfuncCPU.cpp"))
+                    out.append(missing(Manager.cpu_vec, f"UfuncCPUKernel_{name}.cpp", NOT_YET,
+                                       template="UfuncCPUKernel.cpp"))
+                else:
+                    out.append(missing(fm, f"UfuncCUDA_{name}.cu", NOT_YET, template="UfuncCUDA.cu"))
+    out += [missing(Manager.aoti, f"c_shim_{name}.cpp") for name in _aoti_backends(ctx)]
+    out.append(missing(Manager.cpu, "RegisterBackendSelect.cpp"))
+    out.append(single(Manager.cpu, "RegisterSchema.cpp", None if blocked else lambda: schema.register_schema_cpp(ctx),
+                      missing_reason=blocked or ""))
+    if blocked:
+        out += sharded_missing(Manager.cpu, "Operators.cpp", "Operators.cpp", operators.OPERATORS_CPP_SHARDS, blocked)
+    else:
+        out += sharded(Manager.cpu, "Operators.cpp", "Operators.cpp", lambda: operators.operators_cpp_shards(ctx),
+                       operators.OPERATORS_CPP_SHARDS)
+    out.append(single(Manager.cpu, "Functions.cpp", lambda: functions.functions_cpp(ctx)))
+    out.append(single(Manager.core, "TensorMethods.cpp", lambda: tensor.tensor_methods_cpp(ctx)))
+    out.append(single(Manager.core, "ATenOpList.cpp", lambda: schema.aten_op_list_cpp(ctx)))
+    out += sharded_missing(Manager.cpu, "RegisterFunctionalization.cpp", "RegisterFunctionalization.cpp", 4, NOT_YET)
+    out += [missing(Manager.cpu, name) for name in ("FunctionalInverses.h", "ViewMetaClasses.h",
+                                                     "ViewMetaClasses.cpp", "CompositeViewCopyKernels.cpp")]
+    return out
+
+
+def plan_headers(ctx: GenContext, blocked: str | None) -> list[PlannedFile]:
+    def cpu(path: str, build, *, template: str | None = None) -> PlannedFile:
+        return single(Manager.cpu, path, None if blocked else build, template=template, missing_reason=blocked or "")
+
+    out = [
+        cpu("NativeMetaFunctions.h", lambda: native.native_meta_functions_h(ctx)),
+        cpu("MethodOperators.h", lambda: operators.method_operators_h(ctx)),
+        cpu("Operators.h", lambda: operators.operators_h(ctx)),
+        cpu("Functions.h", lambda: functions.functions_h(ctx)),
+        cpu("NativeFunctions.h", lambda: native.native_functions_h(ctx)),
+    ]
+    for key in ctx.options.dispatch_keys:
+        if key not in ctx.options.functions_keys:
+            continue
+        fm = _manager_of(ctx, key)
+        out.append(single(fm, f"{key}Functions.h", None if blocked else
+                          (lambda key=key: dispatch_key.dispatch_key_functions_h(ctx, key)),
+                          template="DispatchKeyFunctions.h", missing_reason=blocked or ""))
+        out.append(single(fm, f"{key}Functions_inl.h", None if blocked else
+                          (lambda key=key: dispatch_key.dispatch_key_functions_inl_h(ctx, key)),
+                          template="DispatchKeyFunctions_inl.h", missing_reason=blocked or ""))
+    out += [
+        single(Manager.core, "TensorBody.h", None if blocked else lambda: tensor.tensor_body_h(ctx),
+               missing_reason=blocked or ""),
+        cpu("RedispatchFunctions.h", lambda: functions.redispatch_functions_h(ctx)),
+        cpu("RegistrationDeclarations.h", lambda: schema.registration_declarations_h(ctx)),
+        missing(Manager.cpu, "VmapGeneratedPlumbing.h"),
+        single(Manager.core, "aten_interned_strings.h", lambda: names.aten_interned_strings_h(ctx)),
+        single(Manager.headeronly, "enum_tag.h", lambda: names.enum_tag_h(ctx)),
+    ]
+    return out
+
+
+def plan_aten(ctx: GenContext) -> list[PlannedFile]:
+    """Every file gen.py would write for these options, in its order."""
+    blocked = _unsupported_option(ctx)
+    out: list[PlannedFile] = []
+    if "sources" in ctx.options.generate:
+        out += plan_sources(ctx, blocked)
+    if "headers" in ctx.options.generate:
+        out += plan_headers(ctx, blocked)
+    if "declarations_yaml" in ctx.options.generate:
+        out.append(missing(Manager.cpu, "Declarations.yaml"))
+    return out

@@ -1,0 +1,111 @@
+"""What every file family needs: the model, the valid tags and gen.py's options, with gen.py's derived sets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from ...model import dispatch as dk
+from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup, NativeFunctionsViewGroup
+from ...model.native_yaml import NativeFunctions
+
+K = dk.K
+
+# gen.py's dispatch_keys: the keys that get a Register<Key>.cpp, in this order.
+GEN_DISPATCH_KEYS: tuple[dk.DispatchKey, ...] = tuple(K[n] for n in (
+    "CPU", "SparseCPU", "SparseCsrCPU", "MkldnnCPU", "CUDA", "MPS", "XPU", "SparseXPU", "SparseCsrXPU",
+    "SparseCUDA", "SparseCsrCUDA", "SparseMPS", "SparseCsrMPS", "QuantizedCPU", "QuantizedCUDA",
+    "CompositeImplicitAutograd", "CompositeImplicitAutogradNestedTensor", "CompositeExplicitAutograd",
+    "CompositeExplicitAutogradNonFunctional", "NestedTensorCPU", "NestedTensorCUDA", "NestedTensorXPU",
+    "NestedTensorHPU", "Meta", "SparseMeta", "SparseCsrMeta", "QuantizedMeta", "NestedTensorMeta",
+    "ZeroTensor", "MTIA",
+))
+# The keys that get <Key>Functions.h and <Key>Functions_inl.h (at::cpu::add and friends).
+_FUNCTIONS_KEYS = frozenset(K[n] for n in (
+    "CPU", "CUDA", "CompositeImplicitAutograd", "CompositeImplicitAutogradNestedTensor", "CompositeExplicitAutograd",
+    "CompositeExplicitAutogradNonFunctional", "Meta", "MTIA",
+))
+_MPS_KEYS = frozenset(K[n] for n in ("MPS", "SparseMPS", "SparseCsrMPS"))
+UNDEFINED = K["Undefined"]
+
+
+@dataclass(frozen=True)
+class GenerateOptions:
+    """gen.py's command line, as values."""
+
+    source_path: str = "aten/src/ATen"
+    install_dir: str = "build/aten/src/ATen"
+    headeronly_install_dir: str | None = None
+    aoti_install_dir: str = "torch/csrc/inductor/aoti_torch/generated"
+    per_operator_headers: bool = False
+    rocm: bool = False
+    mps: bool = False
+    xpu: bool = False
+    mtia: bool = False
+    op_registration_whitelist: tuple[str, ...] | None = None
+    op_selection_yaml_path: str | None = None
+    backend_whitelist: tuple[str, ...] | None = None
+    static_dispatch_backend: tuple[str, ...] | None = None
+    skip_dispatcher_op_registration: bool = False
+    force_schema_registration: bool = False
+    generate: frozenset[str] = frozenset({"headers", "sources", "declarations_yaml"})
+    dry_run: bool = False
+    output_dependencies: str | None = None
+
+    @property
+    def headeronly_dir(self) -> str:
+        if self.headeronly_install_dir is not None:
+            return self.headeronly_install_dir
+        return f"{self.install_dir}/core"
+
+    @property
+    def dispatch_keys(self) -> tuple[dk.DispatchKey, ...]:
+        keys = [k for k in GEN_DISPATCH_KEYS if self.mps or k not in _MPS_KEYS]
+        keys = [k for k in keys if (self.xpu or k is not K["XPU"]) and (self.mtia or k is not K["MTIA"])]
+        if self.backend_whitelist:
+            keys = [k for k in keys if dk.is_generic_dispatch_key(k) or str(k) in self.backend_whitelist]
+        return tuple(keys)
+
+    @property
+    def functions_keys(self) -> frozenset[dk.DispatchKey]:
+        keys = set(_FUNCTIONS_KEYS)
+        if self.mps:
+            keys |= _MPS_KEYS
+        if self.xpu:
+            keys.add(K["XPU"])
+        for name in self.static_dispatch_backend or ():
+            key = dk.parse_dispatch_key(name)
+            if key is not None:
+                keys.add(key)
+        return frozenset(keys)
+
+
+@dataclass(frozen=True)
+class GenContext:
+    model: NativeFunctions
+    valid_tags: frozenset[str]
+    options: GenerateOptions
+    templates: dict[str, str] = field(compare=False, repr=False)
+
+    @cached_property
+    def native_functions(self) -> tuple[NativeFunction, ...]:
+        return self.model.native_functions
+
+    @property
+    def groups(self) -> tuple[NativeFunction | NativeFunctionsGroup, ...]:
+        return self.model.groups
+
+    @cached_property
+    def structured_groups(self) -> tuple[NativeFunctionsGroup, ...]:
+        return tuple(g for g in self.model.groups if isinstance(g, NativeFunctionsGroup))
+
+    @cached_property
+    def view_groups(self) -> tuple[NativeFunctionsViewGroup, ...]:
+        return tuple(g for g in self.model.view_groups if isinstance(g, NativeFunctionsViewGroup))
+
+    def backend_index(self, key: dk.DispatchKey) -> BackendIndex:
+        """gen.py's index for a key; a key without kernels gets its default (an empty, Undefined index)."""
+        index = self.model.backend_indices.get(key)
+        if index is None:
+            return BackendIndex(UNDEFINED, use_out_as_primary=True, device_guard=False, external=False, index={})
+        return index

@@ -1,0 +1,221 @@
+"""Register<Key>_N.cpp / Register<Key>Everything.cpp, <Key>Functions.h and <Key>Functions_inl.h."""
+
+from __future__ import annotations
+
+from ...model import dispatch as dk
+from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
+from ..dest.register_namespaced import KernelNamespaceError, group_pieces, kernel_namespace
+from ..plan import Env, PlanError, render, shard_envs
+from .context import GenContext
+from .native import namespace_prologue, namespaced_blocks
+
+K = dk.K
+_EXTRA_CUDA_HEADERS = """\
+#include <c10/cuda/CUDAGuard.h>
+#include <ATen/cuda/ATenCUDAGeneral.h>
+#include <ATen/cuda/CUDADevice.h>
+#include <ATen/cuda/CUDAContext.h>"""
+_EXTRA_HIP_HEADERS = """\
+#include <c10/hip/HIPGuard.h>
+#include <ATen/hip/ATenHIPGeneral.h>
+#include <ATen/hip/HIPDevice.h>
+#include <ATen/hip/HIPContext.h>"""
+
+
+def extra_cuda_headers(rocm: bool) -> str:
+    return _EXTRA_HIP_HEADERS if rocm else _EXTRA_CUDA_HEADERS
+
+
+def num_shards(key: dk.DispatchKey) -> int:
+    return 4 if key is K["CPU"] else 1
+
+
+# ------------------------------------------------------------------ helpers at the top of the file
+
+def registration_headers(index: BackendIndex, rocm: bool) -> list[str]:
+    key = index.dispatch_key
+    headers = ["#include <ATen/NativeFunctions.h>"]
+    if key in (K["CPU"], K["Meta"]):
+        headers.append("#include <ATen/EmptyTensor.h>")
+    elif key is K["CUDA"]:
+        headers.append("#include <ATen/hip/EmptyTensor.h>" if rocm else "#include <ATen/cuda/EmptyTensor.h>")
+    elif key is K["MPS"]:
+        headers.append("#include <ATen/mps/EmptyTensor.h>")
+    elif key is K["XPU"]:
+        headers.append("#include <ATen/xpu/EmptyTensor.h>")
+    elif key is K["MTIA"]:
+        headers.append("#include <ATen/native/mtia/EmptyTensor.h>")
+    else:
+        headers.append("#include <ATen/Functions.h>")
+    headers.append("#include <c10/macros/Macros.h>")
+    return headers
+
+
+def _empty_impls(key: dk.DispatchKey) -> tuple[str, str] | None:
+    if key in (K["Meta"], K["CPU"], K["CUDA"], K["MPS"], K["XPU"], K["MTIA"]):
+        name = str(key).lower()
+        return f"at::detail::empty_{name}", f"at::detail::empty_strided_{name}"
+    if key in (dk.CEA_NON_FUNCTIONAL, K["QuantizedCPU"], K["QuantizedCUDA"]):
+        return "at::empty", "at::empty_strided"
+    return None
+
+
+def _create_out(key: dk.DispatchKey) -> list[str]:
+    impls = _empty_impls(key)
+    if impls is None:
+        return []
+    options = "options.device(at::kMeta)" if key is K["Meta"] else "options"
+    return [f"""
+Tensor create_out(IntArrayRef sizes, IntArrayRef strides, const TensorOptions &options) {{
+  if (strides.empty()) {{
+      return {impls[0]}(sizes, {options});
+  }} else {{
+      return {impls[1]}(sizes, strides, {options});
+  }}
+}}
+"""]
+
+
+_RESIZE_OUT = """
+void resize_out(const Tensor &out, IntArrayRef sizes, IntArrayRef strides, const TensorOptions &options) {
+  TORCH_CHECK(options.dtype() == out.dtype(),
+      "Expected out tensor to have dtype ", options.dtype(), ", but got ", out.dtype(), " instead");
+  TORCH_CHECK(options.device() == out.device(),
+      "Expected out tensor to have device ", options.device(), ", but got ", out.device(), " instead");
+  const bool resized = at::native::resize_output(out, sizes);
+  // Only restride if a resize occurred; otherwise we ignore the (advisory)
+  // strides from the meta function and directly use the output tensor's
+  // preexisting strides
+  if (resized) {
+    if (!strides.empty()) {
+      TORCH_INTERNAL_ASSERT(!options.memory_format_opt().has_value());
+      // TODO: avoid the redispatch here
+      out.as_strided_(sizes, strides);
+    } else if (options.memory_format_opt().has_value()) {
+      out.unsafeGetTensorImpl()->empty_tensor_restride(*options.memory_format_opt());
+    }
+  }
+}
+"""
+
+_CHECK_INPLACE = """
+void check_inplace(const Tensor &self, IntArrayRef sizes, const TensorOptions &options) {
+  // These checks are needed on those operators that:
+  //   1) don't use 'TensorIterator' (e.g. 'addmm' and 'baddbmm')
+  //   2) have particular typing rules (e.g. 'cumsum' and 'cumprod')
+  // For other operators (e.g. 'add'), 'TensorIterator' already checks
+  // these things separately.
+  TORCH_CHECK(options.dtype() == self.dtype(),
+      "Bad in-place call: ",
+      "input tensor dtype ", self.dtype(), " and output tensor dtype ", options.dtype(), " should match");
+  TORCH_CHECK(options.device() == self.device(),
+      "Bad in-place call: ",
+      "input tensor device ", self.device(), " and output tensor device ", options.device(), " should match");
+  TORCH_CHECK(sizes == self.sizes(),
+      "Bad in-place call: ",
+      "input tensor size ", self.sizes(), " and output tensor size ", sizes, " should match");
+}
+"""
+
+
+def _maybe_create_proxy(key: dk.DispatchKey) -> list[str]:
+    impls = _empty_impls(key)
+    if impls is None:
+        return []
+    return [f"""
+std::optional<Tensor> maybe_create_proxy(const Tensor &out, IntArrayRef sizes, IntArrayRef strides, const TensorOptions &options) {{
+  if (out.strides() != strides) {{
+    return {impls[1]}(sizes, strides, options);
+  }}
+  return std::nullopt;
+}}
+"""]
+
+
+def registration_helpers(index: BackendIndex) -> list[str]:
+    key = index.dispatch_key
+    return [
+        'C10_DIAGNOSTIC_PUSH_AND_IGNORED_IF_DEFINED("-Wunused-function")',
+        *_create_out(key),
+        *([] if key is dk.CEA_NON_FUNCTIONAL else [_RESIZE_OUT]),
+        _CHECK_INPLACE,
+        *_maybe_create_proxy(key),
+        "C10_DIAGNOSTIC_POP()",
+    ]
+
+
+# ------------------------------------------------------------------ per group
+
+def _namespace(g: NativeFunction | NativeFunctionsGroup) -> str:
+    return g.namespace if isinstance(g, NativeFunction) else g.functional.namespace
+
+
+def group_definitions(ctx: GenContext, g: NativeFunction | NativeFunctionsGroup, key: dk.DispatchKey,
+                      index: BackendIndex) -> list[str]:
+    """The RegisterDispatchDefinitions.ini block of one group (anonymous wrappers, m.impl, at::<key>::op), as lines."""
+    skip = ctx.options.skip_dispatcher_op_registration
+    try:
+        namespace = kernel_namespace(g, index).replace("::native", "")
+    except KernelNamespaceError as exc:
+        raise PlanError(str(exc)) from exc
+    pieces = group_pieces(g, index, skip)
+    if not pieces.namespaced_definitions:
+        return []
+    prologue, epilogue = namespace_prologue(namespace, 2)
+    body = ""
+    if pieces.registrations:
+        joined = "\n".join(pieces.registrations)
+        body = f"\nTORCH_LIBRARY_IMPL({_namespace(g)}, {key}, m) {{\n    {joined}\n}}"
+    env = {
+        "ns_prologue": prologue,
+        "ns_epilogue": epilogue,
+        "dispatch_anonymous_definitions": list(pieces.anonymous_definitions),
+        "static_init_dispatch_registrations": "" if skip else body,
+        "deferred_dispatch_registrations": "",
+        "dispatch_namespace": str(key).lower(),
+        "dispatch_namespaced_definitions": list(pieces.namespaced_definitions),
+    }
+    return render("RegisterDispatchDefinitions.ini", ctx.templates, env).split("\n")
+
+
+def operator_headers(ctx: GenContext, key: dk.DispatchKey) -> list[str]:
+    headers = ["#include <ATen/NativeFunctions.h>"]
+    if key is dk.CEA_NON_FUNCTIONAL:
+        headers.append("#include <ATen/Functions.h>")
+    if key in ctx.options.functions_keys:
+        headers.append(f"#include <ATen/{key}Functions.h>")
+    return headers
+
+
+def register_dispatch_key_shards(ctx: GenContext, key: dk.DispatchKey) -> list[dict]:
+    index = ctx.backend_index(key)
+    helpers = key is not dk.CIA_NESTED  # its file does not use them, and -Werror=unused-function would fail
+    base = {
+        "extra_cuda_headers": extra_cuda_headers(ctx.options.rocm) if dk.is_cuda_dispatch_key(key) else "",
+        "external_backend_headers": "",
+        "dispatch_headers": registration_headers(index, ctx.options.rocm),
+        "ops_headers": operator_headers(ctx, key),
+        "dispatch_helpers": registration_helpers(index) if helpers else [],
+    }
+    return shard_envs(ctx.groups, key_fn=lambda g: g.root_name,
+                      env_fn=lambda g: {"dispatch_definitions": group_definitions(ctx, g, key, index)},
+                      num_shards=num_shards(key), base_env=base, sharded_keys=frozenset({"dispatch_definitions"}))
+
+
+# ------------------------------------------------------------------ <Key>Functions.h, <Key>Functions_inl.h
+
+def dispatch_key_functions_h(ctx: GenContext, key: dk.DispatchKey) -> Env:
+    return {"dispatch_key": str(key), "inline_headers": f"#include <ATen/{key}Functions_inl.h>"}
+
+
+def dispatch_key_functions_inl_h(ctx: GenContext, key: dk.DispatchKey) -> Env:
+    index = ctx.backend_index(key)
+    by_namespace: dict[str, list[str]] = {}
+    for g in ctx.groups:
+        try:
+            namespace = kernel_namespace(g, index).replace("native", str(key).lower())
+        except KernelNamespaceError as exc:
+            raise PlanError(str(exc)) from exc
+        by_namespace.setdefault(namespace, []).extend(group_pieces(g, index).namespaced_declarations)
+    return {"DispatchKeyFunctions_inl_includes": [], "dispatch_namespace": str(key).lower(),
+            "dispatch_namespaced_declarations": namespaced_blocks(by_namespace, 3, skip_empty=True)}

@@ -1,0 +1,22 @@
+"""Functions.h (at::op), Functions.cpp, RedispatchFunctions.h (at::redispatch::op)."""
+
+from __future__ import annotations
+
+from ..dest.dispatcher_calls import compute_redispatch_function
+from ..dest.functions import compute_function
+from ..plan import Env
+from .context import GenContext
+
+
+def functions_h(ctx: GenContext) -> Env:
+    return {"static_dispatch_extra_headers": [],
+            "Functions_includes": ["#include <ATen/Operators.h>"],
+            "Functions_declarations": [compute_function(f) for f in ctx.native_functions]}
+
+
+def functions_cpp(ctx: GenContext) -> Env:
+    return {}
+
+
+def redispatch_functions_h(ctx: GenContext) -> Env:
+    return {"function_redispatch_definitions": [compute_redispatch_function(f) for f in ctx.native_functions]}

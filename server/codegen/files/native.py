@@ -1,0 +1,57 @@
+"""NativeFunctions.h (kernel declarations by namespace) and NativeMetaFunctions.h (structured meta classes)."""
+
+from __future__ import annotations
+
+from ..dest.native_declarations import compute_meta_function_declaration, compute_native_function_declaration
+from ..dest.register_namespaced import DEFAULT_KERNEL_NAMESPACE
+from ..plan import Env, PlanError
+from .context import GenContext
+
+
+def namespace_prologue(namespace: str, max_level: int) -> tuple[str, str]:
+    """`namespace a {` lines and their closing lines, for a::b::c (at most max_level levels)."""
+    parts = namespace.split("::")
+    if len(parts) > max_level:
+        raise PlanError(f"Codegen doesn't support more than {max_level} level(s) of custom namespace. "
+                        f"Got {namespace}.")
+    return ("\n".join(f"namespace {p} {{" for p in parts),
+            "\n".join(f"}} // namespace {p}" for p in reversed(parts)))
+
+
+def namespaced_blocks(by_namespace: dict[str, list[str]], max_level: int, *, skip_empty: bool) -> list[str]:
+    """Each namespace's (deduplicated) declarations wrapped in its namespaces, as lines."""
+    lines: list[str] = []
+    for namespace, decls in by_namespace.items():
+        if skip_empty and not decls:
+            continue
+        prologue, epilogue = namespace_prologue(namespace, max_level)
+        body = "\n".join(dict.fromkeys(decls))
+        lines.extend(f"\n{prologue}\n{body}\n{epilogue}\n        ".split("\n"))
+    return lines
+
+
+def native_function_declarations(ctx: GenContext) -> list[str]:
+    by_namespace: dict[str, list[str]] = {}
+    indices = ctx.model.backend_indices
+    for g in ctx.groups:
+        namespaces = set()
+        for key, index in indices.items():
+            meta = index.get_kernel(g)
+            namespace = meta.cpp_namespace if meta is not None else DEFAULT_KERNEL_NAMESPACE
+            if meta is not None:
+                namespaces.add(namespace)
+            if len(namespaces) > 1:
+                raise PlanError(f"Codegen only supports one namespace per operator, got {sorted(namespaces)}")
+            by_namespace.setdefault(namespace, []).extend(compute_native_function_declaration(g, index))
+    return namespaced_blocks(by_namespace, 4, skip_empty=False)
+
+
+def native_functions_h(ctx: GenContext) -> Env:
+    return {"NativeFunctions_includes": ["#include <ATen/NativeMetaFunctions.h>"],
+            "NativeFunctions_declarations": native_function_declarations(ctx)}
+
+
+def native_meta_functions_h(ctx: GenContext) -> Env:
+    return {"NativeMetaFunctions_includes": [],
+            "NativeMetaFunctions_declarations": [d for g in ctx.structured_groups
+                                                 if (d := compute_meta_function_declaration(g)) is not None]}

@@ -1,0 +1,105 @@
+"""`opgen generate`: read the inputs, plan gen.py's files, write them. The IO around the pure plan."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from ..index.native import TagsParser
+from ..model import dispatch as dk
+from .files.aten import plan_aten
+from .files.context import GenContext, GenerateOptions
+from .inputs import InputError, load_native
+from .options import CodegenOptions
+from .plan import Dirs, Manager, PlanError, PlannedFile, outputs_lists, render
+from .writer import WriteResult, write_files, write_if_changed
+
+
+@dataclass(frozen=True)
+class GenerateResult:
+    planned: tuple[PlannedFile, ...]
+    written: WriteResult | None
+    errors: tuple[str, ...]
+
+    @property
+    def missing(self) -> tuple[PlannedFile, ...]:
+        return tuple(p for p in self.planned if not p.implemented)
+
+
+def dirs_of(options: GenerateOptions) -> Dirs:
+    return Dirs(options.install_dir, options.headeronly_dir, options.aoti_install_dir)
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except OSError as exc:
+        raise InputError(f"{path}: {exc.strerror or exc}") from exc
+
+
+def read_templates(folder: str) -> dict[str, str]:
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError as exc:
+        raise InputError(f"{folder}: {exc.strerror or exc}") from exc
+    return {n: _read(os.path.join(folder, n)) for n in names if os.path.isfile(os.path.join(folder, n))}
+
+
+def check_options(options: GenerateOptions) -> list[str]:
+    errors = []
+    for name in options.static_dispatch_backend or ():
+        if dk.parse_dispatch_key(name) is None:
+            errors.append(f"--static-dispatch-backend: unknown dispatch key {name}")
+    return errors
+
+
+def load_context(options: GenerateOptions) -> GenContext:
+    """Read native_functions.yaml, tags.yaml and the templates under --source-path (raises InputError)."""
+    native = os.path.join(options.source_path, "native", "native_functions.yaml")
+    tags_path = os.path.join(options.source_path, "native", "tags.yaml")
+    ignore = CodegenOptions(options.mps, options.xpu, options.mtia).ignore_keys
+    inputs = load_native(native, tags_path, ignore)
+    if inputs.errors:
+        first = inputs.errors[0]
+        raise InputError(f"{native} has {len(inputs.errors)} error(s), the first: {first.message}; "
+                         "run 'opgen check' on it")
+    tags = frozenset(TagsParser().parse(_read(tags_path)).names)
+    templates = read_templates(os.path.join(options.source_path, "templates"))
+    return GenContext(inputs.snapshot.functions, tags, options, templates)
+
+
+def plan(ctx: GenContext) -> list[PlannedFile]:
+    return plan_aten(ctx)
+
+
+def generate(options: GenerateOptions, *, implemented_only: bool = False) -> GenerateResult:
+    """Plan, build and write (unless dry run) every implemented file; errors come back as values."""
+    errors = check_options(options)
+    if errors:
+        return GenerateResult((), None, tuple(errors))
+    try:
+        ctx = load_context(options)
+    except InputError as exc:
+        return GenerateResult((), None, (str(exc),))
+    planned = plan(ctx)
+    dirs = dirs_of(options)
+    for manager in (Manager.core, Manager.ops, Manager.aoti, Manager.headeronly):
+        os.makedirs(dirs.of(manager), exist_ok=True)  # gen.py creates these folders up front
+    written = None
+    if not options.dry_run:
+        try:
+            files = [(dirs.of(p.manager), p.path, render(p.template, ctx.templates, p.build()).encode("utf-8"))
+                     for p in planned if p.build is not None]
+        except PlanError as exc:
+            return GenerateResult(tuple(planned), None, (str(exc),))
+        written = write_files(files)
+    if options.output_dependencies:
+        listed = [p for p in planned if p.implemented or not implemented_only]
+        depfile = os.path.realpath(options.output_dependencies)
+        for path, text in outputs_lists(listed, dirs, depfile, xpu=options.xpu):
+            try:
+                write_if_changed(path, text.encode("utf-8"))
+            except OSError as exc:
+                errors.append(f"{path}: {exc.strerror or exc}")
+    return GenerateResult(tuple(planned), written, tuple(errors) + (written.errors if written else ()))

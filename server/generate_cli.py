@@ -1,0 +1,88 @@
+"""`opgen generate`: gen.py's command line (python -m torchgen.gen), on opgen's generator."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+_HELP_IMPLEMENTED_ONLY = ("write only the files opgen can generate and exit 0; without it, opgen writes them, "
+                          "names the files it cannot generate yet and exits with status 3")
+
+
+def add_generate_parser(sub) -> None:
+    p = sub.add_parser("generate", help="generate ATen's C++ files as torchgen.gen does (byte for byte)",
+                       description="Generate ATen source files, as `python -m torchgen.gen` does. Files opgen "
+                                   "cannot generate yet are named on stderr and make the exit status 3, unless "
+                                   "--implemented-only is given.")
+    p.add_argument("-s", "--source-path", default="aten/src/ATen",
+                   help="ATen source folder: native/native_functions.yaml, native/tags.yaml, templates/")
+    p.add_argument("-o", "--output-dependencies", metavar="FILE",
+                   help="also write the cmake lists of generated files (FILE, core_FILE, cuda_FILE, ...)")
+    p.add_argument("--dry-run", action="store_true", help="write no generated file (the -o lists still are)")
+    p.add_argument("--per-operator-headers", action="store_true", help="the ATen/ops/ per-operator layout")
+    p.add_argument("-d", "--install-dir", "--install_dir", default="build/aten/src/ATen", help="output folder")
+    p.add_argument("--aoti-install-dir", "--aoti_install_dir", default="torch/csrc/inductor/aoti_torch/generated",
+                   help="output folder of the AOTInductor shims")
+    p.add_argument("--headeronly-install-dir", "--headeronly_install_dir", default=None,
+                   help="output folder of header-only files such as enum_tag.h (default: <install-dir>/core)")
+    p.add_argument("--rocm", action="store_true", help="generate for ROCm/HIP instead of CUDA")
+    p.add_argument("--mps", action="store_true", help="include the MPS kernels")
+    p.add_argument("--xpu", action="store_true", help="include the XPU kernels")
+    p.add_argument("--mtia", action="store_true", help="include the MTIA kernels")
+    p.add_argument("--op-registration-whitelist", "--op_registration_whitelist", nargs="*",
+                   help="only register these operators (namespace::name)")
+    p.add_argument("--op-selection-yaml-path", "--op_selection_yaml_path", help="operator selection yaml")
+    p.add_argument("--backend-whitelist", "--backend_whitelist", nargs="*", help="only these dispatch keys")
+    p.add_argument("--static-dispatch-backend", "--static_dispatch_backend", nargs="*",
+                   help="static dispatch to these backends")
+    p.add_argument("--skip-dispatcher-op-registration", "--skip_dispatcher_op_registration", action="store_true",
+                   help="do not register operators with the dispatcher")
+    p.add_argument("--force-schema-registration", "--force_schema_registration", action="store_true",
+                   help="register every schema, even of operators not selected")
+    p.add_argument("--generate", nargs="*", choices=["headers", "sources", "declarations_yaml"],
+                   default=["headers", "sources", "declarations_yaml"], help="generate only these kinds of files")
+    p.add_argument("--implemented-only", action="store_true", help=_HELP_IMPLEMENTED_ONLY)
+    p.add_argument("-v", "--verbose", action="store_true", help="print each file written")
+    p.set_defaults(run=run_generate)
+
+
+def options_from_args(args: argparse.Namespace):
+    from .codegen.files.context import GenerateOptions
+
+    def tup(v):
+        return None if v is None else tuple(v)
+
+    return GenerateOptions(
+        source_path=args.source_path, install_dir=args.install_dir,
+        headeronly_install_dir=args.headeronly_install_dir, aoti_install_dir=args.aoti_install_dir,
+        per_operator_headers=args.per_operator_headers, rocm=args.rocm, mps=args.mps, xpu=args.xpu, mtia=args.mtia,
+        op_registration_whitelist=tup(args.op_registration_whitelist),
+        op_selection_yaml_path=args.op_selection_yaml_path, backend_whitelist=tup(args.backend_whitelist),
+        static_dispatch_backend=tup(args.static_dispatch_backend),
+        skip_dispatcher_op_registration=args.skip_dispatcher_op_registration,
+        force_schema_registration=args.force_schema_registration, generate=frozenset(args.generate),
+        dry_run=args.dry_run, output_dependencies=args.output_dependencies,
+    )
+
+
+def run_generate(args: argparse.Namespace) -> int:
+    from .codegen.generate import generate
+
+    result = generate(options_from_args(args), implemented_only=args.implemented_only)
+    for error in result.errors:
+        print(f"opgen: {error}", file=sys.stderr)
+    if result.written is not None:
+        if args.verbose:
+            for path in result.written.written:
+                print(f"wrote {path}")
+        print(f"opgen: {len(result.written.written)} file(s) written, {len(result.written.unchanged)} unchanged",
+              file=sys.stderr)
+    if result.errors:
+        return 2 if not result.planned else 1
+    if result.missing and not args.implemented_only:
+        print(f"opgen: cannot generate {len(result.missing)} file(s) yet (pass --implemented-only to accept):",
+              file=sys.stderr)
+        for p in result.missing:
+            print(f"  {p.path}: {p.missing_reason}", file=sys.stderr)
+        return 3
+    return 0

@@ -1,0 +1,80 @@
+"""The writer: atomic, write-if-changed, never outside its folder."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from opgen_lsp.codegen import writer
+
+
+def test_writes_new_files_and_creates_folders(tmp_path: Path) -> None:
+    result = writer.write_files([(str(tmp_path), "a/b.h", b"x\n"), (str(tmp_path), "c.cpp", b"y")])
+    assert result.ok and len(result.written) == 2
+    assert (tmp_path / "a" / "b.h").read_bytes() == b"x\n"
+
+
+def test_second_run_rewrites_nothing(tmp_path: Path) -> None:
+    files = [(str(tmp_path), f"f{i}.h", f"content {i}".encode()) for i in range(5)]
+    writer.write_files(files)
+    past = 1_000_000_000
+    for i in range(5):
+        os.utime(tmp_path / f"f{i}.h", (past, past))
+    result = writer.write_files(files)
+    assert result.written == () and len(result.unchanged) == 5
+    assert all((tmp_path / f"f{i}.h").stat().st_mtime == past for i in range(5))
+
+
+def test_only_changed_files_are_rewritten(tmp_path: Path) -> None:
+    writer.write_files([(str(tmp_path), "a.h", b"1"), (str(tmp_path), "b.h", b"2")])
+    result = writer.write_files([(str(tmp_path), "a.h", b"1"), (str(tmp_path), "b.h", b"22")])
+    assert [Path(p).name for p in result.written] == ["b.h"]
+    assert (tmp_path / "b.h").read_bytes() == b"22"
+
+
+def test_interrupted_write_leaves_the_old_file_and_no_temporary(tmp_path: Path, monkeypatch) -> None:
+    target = tmp_path / "f.h"
+    target.write_bytes(b"old")
+
+    def crash(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(writer.os, "replace", crash)
+    with pytest.raises(KeyboardInterrupt):
+        writer.write_files([(str(tmp_path), "f.h", b"new content")])
+    assert target.read_bytes() == b"old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f.h"]
+
+
+def test_failed_fsync_is_an_error_value_and_keeps_the_old_file(tmp_path: Path, monkeypatch) -> None:
+    target = tmp_path / "f.h"
+    target.write_bytes(b"old")
+
+    def fail(fd):
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(writer.os, "fsync", fail)
+    result = writer.write_files([(str(tmp_path), "f.h", b"new")])
+    assert not result.ok and "Input/output error" in result.errors[0]
+    assert target.read_bytes() == b"old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f.h"]
+
+
+@pytest.mark.parametrize("bad", ["../escape.h", "a/../../escape.h", "/etc/passwd", "."])
+def test_refuses_paths_outside_the_output_folder(tmp_path: Path, bad: str) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    result = writer.write_files([(str(out), bad, b"x")])
+    assert not result.ok and "refusing" in result.errors[0]
+    assert not (tmp_path / "escape.h").exists()
+
+
+def test_refuses_a_symlink_that_leads_outside(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "link").symlink_to(tmp_path)
+    result = writer.write_files([(str(out), "link/escape.h", b"x")])
+    assert not result.ok
+    assert not (tmp_path / "escape.h").exists()
