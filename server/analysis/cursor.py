@@ -58,12 +58,17 @@ def content_end(entry: PlacedEntry) -> tuple[int, int]:
     The composed mapping ends wherever libyaml's next token is, which is after any
     blank lines and comments that follow an entry; ranges shown in an editor should not.
     """
-    lines = entry.result.text.split("\n")
-    for i in range(len(lines) - 1, -1, -1):
-        stripped = lines[i].strip()
+    text = entry.result.text
+    end = len(text)
+    while True:
+        start = text.rfind("\n", 0, end) + 1  # the line that ends at `end`
+        line = text[start:end]
+        stripped = line.strip()
         if stripped and not stripped.startswith("#"):
-            return entry.line + i, len(lines[i].rstrip("\r"))
-    return entry.line, 0
+            return entry.line + text.count("\n", 0, start), len(line.rstrip("\r"))
+        if start == 0:
+            return entry.line, 0
+        end = start - 1
 
 
 def entry_range(entry: PlacedEntry) -> Span:

@@ -99,7 +99,7 @@ def schema_summary(func: FunctionSchema, namespace: str = "aten") -> str:
     """Markdown: the operator's name, overload, kind, arguments and returns."""
     name = func.name
     try:
-        kind = _KIND_TEXT.get(func.kind(), str(func.kind()))
+        kind = _KIND_TEXT[func.kind()]
     except SchemaKindError as exc:
         kind = f"none ({exc})"
     lines = [

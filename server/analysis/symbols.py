@@ -98,14 +98,17 @@ def flatten(symbols: Iterable[Symbol]) -> Iterable[tuple[Symbol, Symbol | None]]
 def fuzzy_score(query: str, name: str) -> int | None:
     """How well `name` matches `query` (higher is better), or None.
 
-    Case-insensitive: an exact match beats a prefix, a prefix beats a substring, and a
-    substring beats the query's characters found in order (fewer gaps is better).
+    Case-insensitive: an exact match beats the overloads of the name asked for ('add'
+    finds 'add.Tensor' before 'addmm'), those beat a prefix, a prefix beats a substring,
+    and a substring beats the query's characters found in order (fewer gaps is better).
     """
     if not query:
         return 0
     q, n = query.lower(), name.lower()
     if q == n:
         return 4000
+    if n.partition(".")[0] == q:
+        return 3500 - len(n)
     if n.startswith(q):
         return 3000 - len(n)
     at = n.find(q)
@@ -124,17 +127,22 @@ def fuzzy_score(query: str, name: str) -> int | None:
 
 def search_ops(sources: Iterable[tuple[K, NativeSnapshot]], query: str, limit: int) -> list[tuple[K, Symbol]]:
     """Operators of several documents whose names match `query`, best first, at most `limit`."""
-    scored: list[tuple[int, str, int, K, Symbol]] = []
-    order = 0
+    scored: list[tuple[int, str, int, K, PlacedEntry]] = []
     for key, snapshot in sources:
         for entry in snapshot.document.entries:
-            found = _op_symbol(entry)
-            if found is None:
+            name = getattr(entry.result.value, "name", None)
+            if name is None:
                 continue
-            symbol = found[1]
-            score = fuzzy_score(query, symbol.name)
+            text = str(name)
+            score = fuzzy_score(query, text)
             if score is not None:
-                scored.append((-score, symbol.name, order, key, symbol))
-                order += 1
+                scored.append((-score, text, len(scored), key, entry))
     scored.sort(key=lambda item: item[:3])
-    return [(key, symbol) for _, _, _, key, symbol in scored[:max(limit, 0)]]
+    out: list[tuple[K, Symbol]] = []
+    for _, _, _, key, entry in scored:
+        if len(out) >= limit:
+            break
+        found = _op_symbol(entry)
+        if found is not None:
+            out.append((key, found[1]))
+    return out

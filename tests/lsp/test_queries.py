@@ -86,7 +86,8 @@ def test_tag_symbols():
 
 @pytest.mark.parametrize("query, name, better_than", [
     ("add.out", "add.out", "add.outer"),
-    ("add", "add", "addmm"),
+    ("add", "add", "add.Tensor"),
+    ("add", "add.Tensor", "addmm"),
     ("add", "addmm", "_add_relu"),
     ("mm", "addmm", "max_pool"),
 ])
