@@ -14,7 +14,7 @@ from .report import RENDERERS
 def _check(args: argparse.Namespace) -> int:
     from .analysis.check import check_paths
 
-    result = check_paths(args.paths, args.tags)
+    result = check_paths(args.paths, args.tags, args.native_functions)
     sys.stdout.write(RENDERERS[args.format](result.items))
     for note in result.notes:
         print(note, file=sys.stderr)
@@ -59,6 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="report every mistake in native_functions.yaml / tags.yaml files")
     check.add_argument("paths", nargs="+", metavar="PATH", help="files or directories to check")
     check.add_argument("--tags", metavar="F", help="tags.yaml to use (default: the one beside each file)")
+    check.add_argument("--native-functions", metavar="F", help="native_functions.yaml that backend yamls are "
+                       "resolved against (default: the one packaged with the installed torchgen)")
     check.add_argument("--format", choices=sorted(RENDERERS), default="text")
     check.set_defaults(run=_check)
     explain = sub.add_parser("explain", help="show the C++ torchgen generates for one operator")

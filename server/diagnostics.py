@@ -131,6 +131,8 @@ CODES: dict[str, Code] = _table(
     ("OPG511", "bad-autograd-key", E, "'autograd:' needs Autograd<backend>, which is not a dispatch key"),
     ("OPG512", "split-op-group", E, "variants of one op split between supported and autograd"),
     ("OPG513", "symint-without-symint", E, "a symint kernel for an op whose schema has no SymInt"),
+    ("OPG514", "cannot-wrap-variant", E, "a variant torchgen must wrap around the functional kernel, and cannot"),
+    ("OPG515", "kernel-for-generated-key", E, "a structured op's kernel on a key whose kernels the codegen writes"),
     ("OPG520", "op-listed-twice", W, "an op listed twice"),
     ("OPG521", "composite-implicit-backend-kernel", W, "a CompositeImplicitAutograd op under supported loses autograd"),
     ("OPG522", "ineffective-symint", W, "a symint entry that changes no kernel"),

@@ -6,7 +6,8 @@ import os
 from dataclasses import dataclass, field
 
 from ..diagnostics import diag
-from ..index.native import NativeParser, TagsParser, TagsSnapshot
+from ..index.backend import check_backend
+from ..index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapshot
 from ..report import FileDiagnostic
 from ..text import Span
 
@@ -14,6 +15,10 @@ NATIVE = "native_functions"
 TAGS = "tags"
 BACKEND = "backend"
 UNKNOWN = "unknown"
+
+# Top-level keys of a backend yaml (gen_backend_stubs' input); a file starting with one is a backend yaml.
+BACKEND_KEYS = tuple(f"{k}:" for k in ("backend", "cpp_namespace", "supported", "class_name", "use_out_as_primary",
+                                         "device_guard", "full_codegen", "autograd", "symint", "ir_gen", "non_native"))
 
 
 def classify(path: str, text: str) -> str:
@@ -31,7 +36,7 @@ def classify(path: str, text: str) -> str:
             return NATIVE
         if line.startswith("- tag:"):
             return TAGS
-        if line.startswith(("backend:", "cpp_namespace:", "supported:")):
+        if line.startswith(BACKEND_KEYS):
             return BACKEND
         break
     return UNKNOWN
@@ -66,8 +71,17 @@ def _read(path: str, result: CheckResult) -> str | None:
     return None
 
 
+def _is_backend_yaml(path: str) -> bool:
+    """A `*_functions.yaml` with a top-level `backend:` key (read only as far as that line)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return any(line.startswith("backend:") for line in f)
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
 def expand(paths: list[str]) -> list[str]:
-    """Files given, plus the operator yaml files inside directories given."""
+    """Files given, plus the operator yaml files (and backend yamls) inside directories given."""
     out: list[str] = []
     for path in paths:
         if not os.path.isdir(path):
@@ -75,13 +89,32 @@ def expand(paths: list[str]) -> list[str]:
             continue
         for root, dirs, files in os.walk(path):
             dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "node_modules")
-            out.extend(os.path.join(root, f) for f in sorted(files) if f in ("native_functions.yaml", "tags.yaml"))
+            out.extend(os.path.join(root, f) for f in sorted(files)
+                       if f in ("native_functions.yaml", "tags.yaml")
+                       or f.endswith("_functions.yaml") and _is_backend_yaml(os.path.join(root, f)))
     return out
 
 
-def check_paths(paths: list[str], tags_path: str | None = None) -> CheckResult:
+def installed_native_functions() -> tuple[str, str] | None:
+    """native_functions.yaml and tags.yaml as packaged with the installed torch's torchgen, if any."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("torchgen")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    native = os.path.join(list(spec.submodule_search_locations)[0], "packaged", "ATen", "native")
+    paths = (os.path.join(native, "native_functions.yaml"), os.path.join(native, "tags.yaml"))
+    return paths if os.path.isfile(paths[0]) else None
+
+
+def check_paths(paths: list[str], tags_path: str | None = None, native_path: str | None = None) -> CheckResult:
     result = CheckResult()
     tags_cache: dict[str, TagsSnapshot] = {}
+    # The native_functions.yaml that backend yamls are resolved against: parsed once, on first need.
+    backend_native: list[NativeSnapshot | None] = []
 
     def tags_for(path: str) -> TagsSnapshot | None:
         if path not in tags_cache:
@@ -112,9 +145,42 @@ def check_paths(paths: list[str], tags_path: str | None = None) -> CheckResult:
             native = NativeParser().parse(text, valid_tags)
             result.items.extend(FileDiagnostic(path, d) for d in native.diagnostics)
         elif kind == BACKEND:
-            result.notes.append(f"opgen: {path}: backend yaml files are not checked yet")
+            if not backend_native:
+                backend_native.append(_native_for_backends(native_path, tags_path, tags_for, result))
+            native_snapshot = backend_native[0]
+            if native_snapshot is None:
+                why = (f"cannot read {native_path}, the native_functions.yaml given with --native-functions"
+                       if native_path else "no native_functions.yaml to resolve the op names against: pass "
+                       "--native-functions F (or install torch 2.13, whose torchgen ships one)")
+                result.items.append(FileDiagnostic(path, diag("OPG900", Span.point(0, 0), why)))
+                continue
+            result.items.extend(FileDiagnostic(path, d) for d in check_backend(text, native_snapshot).diagnostics)
         else:
             result.notes.append(f"opgen: {path}: not an operator yaml file (expected native_functions.yaml, "
                                 "tags.yaml or a backend yaml)")
             result.usage_error = True
     return result
+
+
+def _native_for_backends(native_path: str | None, tags_path: str | None, tags_for, result: CheckResult
+                         ) -> NativeSnapshot | None:
+    """--native-functions (with --tags or the tags.yaml beside it), else the installed torchgen's copy."""
+    if native_path is None:
+        installed = installed_native_functions()
+        if installed is None:
+            return None
+        native_path, default_tags = installed
+    else:
+        default_tags = os.path.join(os.path.dirname(native_path), "tags.yaml")
+    text = _read(native_path, result)
+    if text is None:
+        return None
+    tags_file = tags_path or default_tags
+    valid_tags: frozenset[str] = frozenset()
+    if os.path.exists(tags_file):
+        snapshot = tags_for(tags_file)
+        valid_tags = snapshot.names if snapshot is not None else frozenset()
+    else:
+        result.notes.append(f"opgen: no tags.yaml found at {tags_file}; pass --tags so that {native_path} "
+                            "is read with its tags")
+    return NativeParser().parse(text, valid_tags)

@@ -1,0 +1,50 @@
+"""A backend yaml checked against a native_functions.yaml snapshot, with every diagnostic placed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..diagnostics import Diagnostic, diag
+from ..model.backend import BackendYaml, lower_backend_yaml
+from ..model.backend_resolve import ResolvedBackend, resolve_backend
+from ..syntax.nodes import compose
+from ..text import Span
+from .native import NativeSnapshot
+
+
+@dataclass(frozen=True)
+class BackendSnapshot:
+    # None when the text is not a mapping at all (empty, a list, broken yaml).
+    yaml: BackendYaml | None
+    resolved: ResolvedBackend | None
+    diagnostics: tuple[Diagnostic, ...]
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.is_error for d in self.diagnostics)
+
+
+def _order(d: Diagnostic) -> tuple:
+    return (d.span.start_line, d.span.start_col, d.code)
+
+
+def check_backend(text: str, native: NativeSnapshot) -> BackendSnapshot:
+    """Compose, lower and resolve one backend yaml; never raises on bad input."""
+    try:
+        root, diagnostics = compose(text)
+    except RecursionError:
+        # An alias inside its own anchor (&a [*a]) or absurd nesting: compose cannot build a finite tree.
+        return BackendSnapshot(None, None, (diag("OPG001", Span.point(0, 0), "this yaml nests too deeply or refers "
+                                                 "to itself through an alias (&a ... *a); a backend yaml cannot "
+                                                 "be read from it"),))
+    found = list(diagnostics)
+    yaml, lowering = lower_backend_yaml(root)
+    # A yaml syntax error leaves no tree: report that alone, not that the file is empty.
+    if root is None and found:
+        return BackendSnapshot(None, None, tuple(sorted(found, key=_order)))
+    found.extend(lowering)
+    resolved = None
+    if yaml is not None:
+        resolved, resolving = resolve_backend(yaml, native.functions)
+        found.extend(resolving)
+    return BackendSnapshot(yaml, resolved, tuple(sorted(found, key=_order)))

@@ -1,0 +1,266 @@
+"""Backend yamls: opgen rejects exactly what torchgen 2.13's gen_backend_stubs rejects, and builds the same indices.
+
+For every yaml in the shared corpus (read in place), torchgen's own
+`gen_backend_stubs.run` runs in-process (native_functions.yaml is parsed once
+per process and cached by torchgen; `--dry-run` is not used, output goes to a
+temporary directory), then opgen checks the same text:
+
+- opgen reports an error iff torchgen rejects the file;
+- for a rejected file, opgen has an error on the line that causes the
+  rejection, and torchgen's message and opgen's share the fact (README.md of
+  the corpus names the cause for each file);
+- for an accepted file, opgen's BackendIndex for the backend key and for its
+  autograd key (ops in order, kernel names, structured flags, namespaces,
+  use_out_as_primary, device_guard, external) equals torchgen's.
+
+The small rule cases of tests/analysis/test_backend_rules.py are run through
+torchgen too: each error case must be rejected and each warning case accepted.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from analysis.test_backend_rules import CUSTOM_NATIVE, ERRORS, WARNINGS
+from conftest import CORPUS
+from opgen_lsp.index.backend import check_backend
+from opgen_lsp.index.native import NativeParser, TagsParser
+
+from . import canonical
+
+pytestmark = [pytest.mark.conformance]
+
+# The yamls of the corpus, in place (the folder native-torch-xpu-ops/ holds an input of torchgen.gen, not a backend
+# yaml: gen_backend_stubs rejects it, and so must opgen).
+CORPUS_FILES = sorted(CORPUS.rglob("*.yaml"))
+
+# What the corpus README says torch 2.13 accepts.
+ACCEPTED = {
+    "pytorch-xla__xla_native_functions.yaml", "pytorch__ts_native_functions.yaml",
+    "cyyever-pytorch__ts_native_functions.yaml", "torch-xpu-ops__xpu_functions.adjusted.yaml",
+    "torch-xpu-ops__sparsexpu_functions.yaml", "ipex__xpu_functions.adjusted.yaml", "ipex__sparsexpu_functions.yaml",
+    "ipex__nestedtensorxpu_functions.yaml", "ipex__quantizedxpu_functions.yaml", "torch_nupu__nupu_functions.yaml",
+}
+# Rejected files: (opgen's code, the start of the line that causes the rejection, the fact both tools state).
+REJECTED = {
+    "torch-xpu-ops__xpu_functions.yaml": ("OPG510", "backend: XPU", "Duplicate backend key: XPU"),
+    "ipex__xpu_functions.yaml": ("OPG510", "backend: XPU", "Duplicate backend key: XPU"),
+    "ipex__all_functions.yaml": ("OPG509", "- _sparse_log_softmax.Dimname",
+                                 "Found an invalid operator name: _sparse_log_softmax.Dimname"),
+    "torch_npu__npu_native_functions.yaml": ("OPG507", "custom:", "contains unexpected keys: custom"),
+    # There is no backend line to point at: opgen points at the first key of the mapping.
+    "torch_mlu__mlu_functions.yaml": ("OPG501", "aten:", 'You must provide a value for "backend"'),
+    "native_functions.yaml": ("OPG500", "- func:", "Expected yaml_values to be a dict"),
+    "tags.yaml": ("OPG500", "- tag:", "Expected yaml_values to be a dict"),
+}
+
+
+class Torchgen:
+    """torchgen's gen_backend_stubs, run in-process against the packaged native_functions.yaml."""
+
+    def __init__(self) -> None:
+        import torchgen.gen_backend_stubs as stubs
+        from torchgen.gen import get_grouped_native_functions, parse_native_yaml
+
+        # The paths gen_backend_stubs.run computes, so that its cached parse is the one we hold.
+        root = Path(stubs.__file__).absolute().parent.parent
+        common = root / "aten" / "src"
+        if not common.exists():
+            common = root / "torchgen" / "packaged"
+        native = str(common / "ATen" / "native" / "native_functions.yaml")
+        tags = str(common / "ATen" / "native" / "tags.yaml")
+        self.stubs = stubs
+        self.parsed = parse_native_yaml(native, tags)
+        self.grouped = get_grouped_native_functions(self.parsed.native_functions)
+        self.paths = (native, tags)
+        # run() adds the backend's indices to torchgen's cached dict; restore it after each run.
+        self.saved = dict(self.parsed.backend_indices)
+
+    def run(self, path: Path, out: Path) -> str | None:
+        """None if torchgen accepts the file, else its error."""
+        original = self.stubs.get_grouped_native_functions
+
+        def grouped(functions):
+            # A pure function of the cached parse, and half of run()'s time: compute it once.
+            return self.grouped if functions is self.parsed.native_functions else original(functions)
+
+        self.stubs.get_grouped_native_functions = grouped
+        try:
+            self.stubs.run(str(path), str(out), False)
+        except Exception as exc:  # noqa: BLE001 - torchgen rejects with AssertionError, or crashes with anything
+            return f"{type(exc).__name__}: {exc}"
+        finally:
+            self.stubs.get_grouped_native_functions = original
+            self.parsed.backend_indices.clear()
+            self.parsed.backend_indices.update(self.saved)
+        return None
+
+    def parse(self, path: Path):
+        """torchgen's ParsedExternalYaml of an accepted file."""
+        return self.stubs.parse_backend_yaml(str(path), self.grouped, dict(self.saved))
+
+
+@pytest.fixture(scope="module")
+def torchgen(aten) -> Torchgen:
+    return Torchgen()
+
+
+@pytest.fixture(scope="module")
+def native(torchgen):
+    native_path, tags_path = torchgen.paths
+    tags = TagsParser().parse(Path(tags_path).read_text())
+    return NativeParser().parse(Path(native_path).read_text(), tags.names)
+
+
+def _shown(diagnostics) -> str:
+    return "\n".join(f"  {d.span.start_line + 1}:{d.span.start_col + 1} {d.severity.label} {d.code} {d.message}"
+                     for d in diagnostics)
+
+
+def _line_starting(text: str, start: str) -> int:
+    return next(i for i, line in enumerate(text.splitlines()) if line.strip().startswith(start))
+
+
+def test_the_corpus_is_there():
+    names = {p.name for p in CORPUS_FILES}
+    assert ACCEPTED <= names and set(REJECTED) <= names
+
+
+@pytest.mark.parametrize("path", CORPUS_FILES, ids=[str(p.relative_to(CORPUS)) for p in CORPUS_FILES])
+def test_corpus_file(torchgen, native, path, tmp_path):
+    text = path.read_text()
+    rejection = torchgen.run(path, tmp_path / "out")
+    snapshot = check_backend(text, native)
+    errors = [d for d in snapshot.diagnostics if d.is_error]
+
+    assert (rejection is None) == (path.name in ACCEPTED), f"torchgen's verdict differs from the README: {rejection}"
+    assert bool(errors) == (rejection is not None), \
+        f"torchgen: {rejection or 'accepted'}\nopgen:\n{_shown(snapshot.diagnostics)}"
+
+    if rejection is not None:
+        code, line_start, fact = REJECTED[path.name]
+        assert fact in rejection
+        line = _line_starting(text, line_start)
+        at_line = [d for d in errors if d.code == code and d.span.start_line == line]
+        assert at_line, f"expected {code} on line {line + 1}\nopgen:\n{_shown(errors)}"
+        assert any(fact in d.message for d in at_line)
+        return
+
+    theirs = torchgen.parse(path)
+    ours = snapshot.resolved
+    assert str(ours.backend_key) == str(theirs.backend_key)
+    assert str(ours.autograd_key) == str(theirs.autograd_key)
+    assert ours.yaml.cpp_namespace.value == theirs.cpp_namespace
+    class_name = theirs.class_name or theirs.backend_indices[theirs.backend_key].native_function_class_name()
+    assert ours.class_name == class_name
+    assert canonical.backend_index(ours.backend_index) == \
+        canonical.backend_index(theirs.backend_indices[theirs.backend_key])
+    if theirs.autograd_key is None:
+        assert ours.autograd_index is None
+    else:
+        assert canonical.backend_index(ours.autograd_index) == \
+            canonical.backend_index(theirs.backend_indices[theirs.autograd_key])
+
+
+RULE_CASES = [(name, text, True) for name, text, _, _ in ERRORS] + \
+             [(name, text, False) for name, text, _, _ in WARNINGS]
+
+
+@pytest.mark.parametrize("name,text,rejected", RULE_CASES, ids=[c[0] for c in RULE_CASES])
+def test_rule_case_verdict(torchgen, native, name, text, rejected, tmp_path):
+    path = tmp_path / "backend.yaml"
+    path.write_text(text)
+    rejection = torchgen.run(path, tmp_path / "out")
+    has_errors = check_backend(text, native).has_errors
+    assert (rejection is not None) == rejected, f"torchgen: {rejection or 'accepted'}"
+    assert has_errors == rejected
+    if not rejected and os.path.isdir(tmp_path / "out"):
+        assert all(p.stat().st_size > 0 for p in (tmp_path / "out").iterdir())
+
+
+# Against a native_functions.yaml of our own (as `opgen check --native-functions` reads one): torchgen runs on a
+# tree shaped like PyTorch (ROOT/torchgen -> the installed torchgen, ROOT/aten/src/ATen/{native,templates}).
+CUSTOM_CASES = [
+    ("structured-out-on-meta", "backend: Meta\ncpp_namespace: x\nsupported:\n- foo.out\n- bar\n", True),
+    ("manual-registration", "backend: XLA\ncpp_namespace: x\nsupported:\n- baz\n- bar\n", False),
+    ("duplicate-cpu", "backend: CPU\ncpp_namespace: x\nsupported:\n- bar\n", True),
+    ("meta-unstructured", "backend: Meta\ncpp_namespace: x\nsupported:\n- bar\n", False),
+]
+
+
+@pytest.fixture(scope="module")
+def custom_tree(aten, tmp_path_factory) -> Path:
+    import torchgen as torchgen_package
+
+    root = tmp_path_factory.mktemp("pytorch")
+    native_dir = root / "aten" / "src" / "ATen" / "native"
+    native_dir.mkdir(parents=True)
+    (root / "torchgen").symlink_to(Path(torchgen_package.__file__).parent)
+    (root / "aten" / "src" / "ATen" / "templates").symlink_to(aten / "templates")
+    (native_dir / "native_functions.yaml").write_text(CUSTOM_NATIVE)
+    (native_dir / "tags.yaml").write_text("- tag: core\n  desc: core\n")
+    return root
+
+
+@pytest.mark.parametrize("name,text,rejected", CUSTOM_CASES, ids=[c[0] for c in CUSTOM_CASES])
+def test_custom_native_functions(custom_tree, name, text, rejected, tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "backend.yaml"
+    path.write_text(text)
+    env = dict(os.environ, PYTHONPATH=str(custom_tree))
+    done = subprocess.run([sys.executable, "-m", "torchgen.gen_backend_stubs", "-s", str(path), "-o", "out"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True)
+    native_dir = custom_tree / "aten" / "src" / "ATen" / "native"
+    tags = TagsParser().parse((native_dir / "tags.yaml").read_text())
+    native = NativeParser().parse((native_dir / "native_functions.yaml").read_text(), tags.names)
+    assert (done.returncode != 0) == rejected, done.stderr[-2000:]
+    assert check_backend(text, native).has_errors == rejected
+
+
+def _mutants(count: int, seed: int, names: list[str]) -> list[tuple[str, str]]:
+    """Corpus files with a few lines deleted, repeated, replaced or inserted (deterministic for a seed)."""
+    import random
+
+    rnd = random.Random(seed)
+    files = sorted(CORPUS.glob("*.yaml"))
+    inserted = ["use_out_as_primary: true", "use_out_as_primary: false", "device_guard: maybe", "symint:",
+                "autograd:", "autograd: []", "backend: PrivateUse1", "full_codegen:", "class_name: X", "- func: abs",
+                "- mul.out: {structured: true}", "cpp_namespace: a::b::c"]
+    out = []
+    for i in range(count):
+        path = rnd.choice(files)
+        lines = path.read_text().splitlines()
+        for _ in range(rnd.randint(1, 4)):
+            j = rnd.randrange(len(lines))
+            m = rnd.random()
+            if m < 0.25:
+                del lines[j]
+            elif m < 0.45:
+                lines.insert(j, lines[j])
+            elif m < 0.7 and lines[j].lstrip().startswith("- "):
+                lines[j] = lines[j][: len(lines[j]) - len(lines[j].lstrip())] + "- " + rnd.choice(names)
+            elif m < 0.8:
+                lines.insert(j, rnd.choice(inserted))
+            else:
+                lines.insert(j, "  - " + rnd.choice(names))
+        out.append((f"{i}-{path.stem}", "\n".join(lines) + "\n"))
+    return out
+
+
+@pytest.mark.slow
+def test_mutated_corpus_verdicts(torchgen, native, tmp_path):
+    """opgen reports an error iff torchgen rejects, over seeded mutations of the corpus."""
+    names = [str(op.function.func.name) for op in native.functions.ops]
+    disagreements = []
+    for name, text in _mutants(150, 2613, names):
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(text)
+        rejection = torchgen.run(path, tmp_path / f"out-{name}")
+        if (rejection is not None) != check_backend(text, native).has_errors:
+            disagreements.append((name, rejection))
+    assert disagreements == []
