@@ -91,6 +91,8 @@ class _Lowering:
     def __init__(self) -> None:
         self.constructor = SafeConstructor()
         self.diagnostics: list[Diagnostic] = []
+        # Collections being lowered: an alias back into one of them would recurse forever.
+        self.open: set[int] = set()
 
     def scalar(self, node: yaml.ScalarNode) -> YScalar:
         span = node_span(node)
@@ -111,6 +113,17 @@ class _Lowering:
     def node(self, node: yaml.Node) -> YNode:
         if isinstance(node, yaml.ScalarNode):
             return self.scalar(node)
+        if id(node) in self.open:
+            span = node_span(node)
+            self.diagnostics.append(diag("OPG001", span, "a YAML alias refers to a collection that contains it"))
+            return YScalar(None, span, None, "")
+        self.open.add(id(node))
+        try:
+            return self._collection(node)
+        finally:
+            self.open.discard(id(node))
+
+    def _collection(self, node: yaml.Node) -> YNode:
         if node.tag not in _SAFE_TAGS:
             self.diagnostics.append(diag("OPG005", node_span(node), f"the tag {node.tag!r} is not allowed; opgen reads YAML with a safe loader"))
         if isinstance(node, yaml.SequenceNode):
