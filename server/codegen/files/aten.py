@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ...model import dispatch as dk
 from ..plan import Manager, PlannedFile, missing, sharded, sharded_missing, single
-from . import dispatch_key, functions, names, native, operators, schema, tensor
+from . import backend_select, dispatch_key, functions, names, native, operators, schema, tensor
 from .context import GenContext
 
 NOT_YET = "not implemented yet"
@@ -65,7 +65,9 @@ def plan_sources(ctx: GenContext, blocked: str | None) -> list[PlannedFile]:
                 else:
                     out.append(missing(fm, f"UfuncCUDA_{name}.cu", NOT_YET, template="UfuncCUDA.cu"))
     out += [missing(Manager.aoti, f"c_shim_{name}.cpp") for name in _aoti_backends(ctx)]
-    out.append(missing(Manager.cpu, "RegisterBackendSelect.cpp"))
+    out.append(single(Manager.cpu, "RegisterBackendSelect.cpp",
+                      None if blocked else lambda: backend_select.register_backend_select_cpp(ctx),
+                      missing_reason=blocked or ""))
     out.append(single(Manager.cpu, "RegisterSchema.cpp", None if blocked else lambda: schema.register_schema_cpp(ctx),
                       missing_reason=blocked or ""))
     if blocked:
