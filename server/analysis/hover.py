@@ -1,12 +1,14 @@
 """Hover texts (Markdown) for native_functions.yaml: entry keys, dispatch keys, tags, schemas.
 
-The C++ side of an operator (signatures, generated declarations) is not shown
-yet; it will come from the codegen.
+On a func: line the hover can also show what torchgen generates for the
+operator; the caller passes that in (`generated`), since code generation is a
+layer above analysis.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from ..index.native import NativeSnapshot, TagsSnapshot
 from ..model import dispatch as dk
@@ -138,7 +140,8 @@ def function_summary(f: NativeFunction) -> str:
     return text
 
 
-def hover(snapshot: NativeSnapshot, tags: TagsSnapshot | None, line: int, col: int) -> HoverText | None:
+def hover(snapshot: NativeSnapshot, tags: TagsSnapshot | None, line: int, col: int,
+          generated: Callable[[NativeSnapshot, NativeFunction], str] | None = None) -> HoverText | None:
     hit = cursor.hit_at(snapshot.document, line, col)
     if hit is None:
         return None
@@ -159,7 +162,8 @@ def hover(snapshot: NativeSnapshot, tags: TagsSnapshot | None, line: int, col: i
         function = getattr(hit.entry.result.value, "function", None)
         if function is None:
             return None
-        return HoverText(function_summary(function), hit.span)
+        code = generated(snapshot, function) if generated is not None else ""
+        return HoverText(function_summary(function) + ("\n\n" + code if code else ""), hit.span)
     if hit.kind == cursor.OP_REFERENCE:
         op = find_op(snapshot, hit.text)
         if op is None:

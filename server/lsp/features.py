@@ -16,6 +16,9 @@ from pygls.capabilities import get_capability
 from ..analysis import completion as completion_query
 from ..analysis import definition as definition_query
 from ..analysis import hover as hover_query
+from ..codegen.explain import Explainer
+from ..index.native import NativeSnapshot
+from ..model.native_function import NativeFunction
 from ..analysis import symbols as symbols_query
 from ..analysis.folding import entry_folds
 from .convert import UTF16, Encoding, diagnostics, from_position, span_to_range
@@ -81,11 +84,33 @@ def diagnostic_report(analysis: Analysis | None, previous_result_id: str | None,
 
 # ---------------------------------------------------------------- hover
 
+class _ExplainerCache:
+    """One Explainer per analysed file version: building one walks all ops, explaining one op does not."""
+
+    def __init__(self) -> None:
+        self._model: object = None
+        self._explainer: Explainer | None = None
+
+    def get(self, snapshot: NativeSnapshot) -> Explainer:
+        if self._model is not snapshot.functions or self._explainer is None:
+            self._model, self._explainer = snapshot.functions, Explainer(snapshot.functions)
+        return self._explainer
+
+
+_EXPLAINERS = _ExplainerCache()
+
+
+def generated_code(snapshot: NativeSnapshot, f: NativeFunction) -> str:
+    """Markdown code blocks of every piece torchgen generates for the function (opgen explain)."""
+    snippets = _EXPLAINERS.get(snapshot).explain(str(f.func.name))
+    return "\n\n".join(f"**{s.title}** ({s.file})\n```cpp\n{s.code}\n```" for s in snippets)
+
+
 def hover(analysis: Analysis, pos: types.Position, client: Client) -> types.Hover | None:
     if analysis.native is None:
         return None
     line, col = from_position(analysis.lines, pos, client.encoding)
-    found = hover_query.hover(analysis.native, analysis.tags, line, col)
+    found = hover_query.hover(analysis.native, analysis.tags, line, col, generated_code)
     if found is None:
         return None
     return types.Hover(contents=client.markup(found.markdown, client.hover_markdown),

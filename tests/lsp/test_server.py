@@ -363,6 +363,11 @@ async def test_hover(client: LanguageClient):
     assert "**Returns** `Tensor`" in schema
     out = await hover_text(client, uri, pos(client, text, "add.out(Tensor", 1))
     assert "- kind: out=" in out and "- `Tensor(a!) out` (out)" in out
+    # The generated C++, as opgen explain shows it.
+    assert "**C++ API (at::)** (Functions.h)\n```cpp\n" in schema
+    assert "inline at::Tensor add(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha=1)" in schema
+    assert "**CPU registration** (RegisterCPUEverything.cpp)" in out
+    assert 'm.impl("add.out", TORCH_FN(wrapper_CPU_add_out_out));' in out
 
     delegate = await hover_text(client, uri, pos(client, text, "delegate: add.out", 12))
     assert delegate.startswith("**aten::add.out**")
