@@ -14,13 +14,28 @@ from .report import RENDERERS
 def _check(args: argparse.Namespace) -> int:
     from .analysis.check import check_paths
 
-    result = check_paths(args.paths, args.tags, args.native_functions)
+    result = check_paths(args.paths, args.tags, args.native_functions,
+                         native_extra=_kernel_checker(args.kernels) if args.kernels else None)
     sys.stdout.write(RENDERERS[args.format](result.items))
     for note in result.notes:
         print(note, file=sys.stderr)
     if result.usage_error:
         return 2
     return 1 if result.has_errors else 0
+
+
+def _kernel_checker(roots: list[str]):
+    """A check of kernels missing from the C++ sources under roots, declared as the codegen would."""
+    from .analysis.kernels import missing_kernels
+    from .codegen.dest.native_declarations import compute_native_function_declaration
+    from .index.kernels import KernelIndex, default_cache_path
+
+    index = KernelIndex.build(roots, cache=default_cache_path(roots))
+
+    def declare(f, backend) -> str:
+        return "\n".join(compute_native_function_declaration(f, backend))
+
+    return lambda native: missing_kernels(native, index, declare=declare)
 
 
 def _explain(args: argparse.Namespace) -> int:
@@ -62,6 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--native-functions", metavar="F", help="native_functions.yaml that backend yamls are "
                        "resolved against (default: the one packaged with the installed torchgen)")
     check.add_argument("--format", choices=sorted(RENDERERS), default="text")
+    check.add_argument("--kernels", metavar="DIR", action="append",
+                       help="C++ sources to look for the kernels native_functions.yaml names (repeatable), "
+                            "e.g. aten/src/ATen/native")
     check.set_defaults(run=_check)
     explain = sub.add_parser("explain", help="show the C++ torchgen generates for one operator")
     explain.add_argument("op", metavar="OP", help="name.overload (or name for the default overload)")

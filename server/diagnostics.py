@@ -109,6 +109,9 @@ CODES: dict[str, Code] = _table(
     ("OPG306", "autogen-mismatch", E, "autogen does not list exactly what the codegen generates"),
     ("OPG307", "cannot-generate-variant", E, "an op whose missing variants cannot be generated"),
     ("OPG308", "bad-view-group", E, "a view op without its view_copy, or one that does not match"),
+    # C++ sources
+    ("OPG600", "missing-kernel", W, "a kernel named in a dispatch table is not defined in the C++ sources"),
+    ("OPG601", "missing-meta-function", W, "a structured op without its TORCH_META_FUNC"),
     # tags.yaml
     ("OPG400", "tag-missing-name", E, "a tags.yaml entry without 'tag:'"),
     ("OPG401", "tag-missing-description", E, "a tag needs a non-empty 'desc:'"),
@@ -142,6 +145,10 @@ CODES: dict[str, Code] = _table(
     ("OPG526", "kernel-never-registered", W, "an op with manual_kernel_registration: its kernel is never registered"),
     ("OPG527", "lazy-section-not-a-list", W, "full_codegen or ir_gen is not a list (gen_lazy_tensor rejects it)"),
     ("OPG528", "unknown-ir-gen-op", W, "an ir_gen op that native_functions.yaml does not declare"),
+    # backend yaml against the backend's C++ implementation files (--impl-path)
+    ("OPG530", "missing-backend-kernel", E, "a listed op whose kernel the implementation files do not define"),
+    ("OPG531", "backend-kernel-defined-too-often", E, "more definitions of a kernel name than listed ops need"),
+    ("OPG532", "unused-backend-kernel", W, "a kernel definition in an implementation file that no listed op asks for"),
 )
 
 

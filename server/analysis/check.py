@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import Callable
 
-from ..diagnostics import diag
+from ..diagnostics import Diagnostic, diag
 from ..index.backend import check_backend
 from ..index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapshot
 from ..report import FileDiagnostic
@@ -110,7 +111,9 @@ def installed_native_functions() -> tuple[str, str] | None:
     return paths if os.path.isfile(paths[0]) else None
 
 
-def check_paths(paths: list[str], tags_path: str | None = None, native_path: str | None = None) -> CheckResult:
+def check_paths(paths: list[str], tags_path: str | None = None, native_path: str | None = None,
+                native_extra: Callable[[NativeSnapshot], list[Diagnostic]] | None = None) -> CheckResult:
+    """native_extra: more checks of each native_functions.yaml (e.g. kernels missing from C++ sources)."""
     result = CheckResult()
     tags_cache: dict[str, TagsSnapshot] = {}
     # The native_functions.yaml that backend yamls are resolved against: parsed once, on first need.
@@ -144,6 +147,8 @@ def check_paths(paths: list[str], tags_path: str | None = None, native_path: str
                     f"no tags.yaml found at {tags_file}; pass --tags so that tags can be checked")))
             native = NativeParser().parse(text, valid_tags)
             result.items.extend(FileDiagnostic(path, d) for d in native.diagnostics)
+            if native_extra is not None:
+                result.items.extend(FileDiagnostic(path, d) for d in native_extra(native))
         elif kind == BACKEND:
             if not backend_native:
                 backend_native.append(_native_for_backends(native_path, tags_path, tags_for, result))
