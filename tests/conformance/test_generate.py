@@ -4,7 +4,9 @@ Compared (plain layout, default flags): every file opgen implements, that is
 Register<Key>_N.cpp and Register<Key>Everything.cpp for every dispatch key, RegisterSchema.cpp,
 Operators_N.cpp / OperatorsEverything.cpp, Operators.h, MethodOperators.h, Functions.h,
 Functions.cpp, NativeFunctions.h, NativeMetaFunctions.h, <Key>Functions.h / _inl.h,
-RedispatchFunctions.h, RegistrationDeclarations.h, RegisterBackendSelect.cpp, core/TensorBody.h, core/TensorMethods.cpp,
+RedispatchFunctions.h, RegistrationDeclarations.h, RegisterBackendSelect.cpp,
+RegisterFunctionalization_N.cpp / Everything, FunctionalInverses.h, ViewMetaClasses.h/.cpp,
+CompositeViewCopyKernels.cpp, core/TensorBody.h, core/TensorMethods.cpp,
 core/ATenOpList.cpp, core/aten_interned_strings.h and enum_tag.h (the list is printed), and the
 -o outputs lists. The generated-by line is compared as is: opgen writes torchgen's.
 """
@@ -34,7 +36,9 @@ MUST_HAVE = {
     "RegisterCompositeExplicitAutogradNonFunctional_0.cpp", "CPUFunctions.h", "CPUFunctions_inl.h",
     "MetaFunctions_inl.h", "Operators_0.cpp", "Operators_4.cpp", "RedispatchFunctions.h",
     "RegistrationDeclarations.h", "enum_tag.h", "aten_interned_strings.h", "TensorMethods.cpp", "Functions.cpp",
-    "RegisterBackendSelect.cpp",
+    "RegisterBackendSelect.cpp", "RegisterFunctionalization_0.cpp", "RegisterFunctionalization_3.cpp",
+    "RegisterFunctionalizationEverything.cpp", "FunctionalInverses.h", "ViewMetaClasses.h", "ViewMetaClasses.cpp",
+    "CompositeViewCopyKernels.cpp",
 }
 
 

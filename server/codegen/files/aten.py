@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ...model import dispatch as dk
 from ..plan import Manager, PlannedFile, missing, sharded, sharded_missing, single
-from . import backend_select, dispatch_key, functions, names, native, operators, schema, tensor
+from . import backend_select, dispatch_key, functionalization, functions, names, native, operators, schema, tensor
 from .context import GenContext
 
 NOT_YET = "not implemented yet"
@@ -78,9 +78,19 @@ def plan_sources(ctx: GenContext, blocked: str | None) -> list[PlannedFile]:
     out.append(single(Manager.cpu, "Functions.cpp", lambda: functions.functions_cpp(ctx)))
     out.append(single(Manager.core, "TensorMethods.cpp", lambda: tensor.tensor_methods_cpp(ctx)))
     out.append(single(Manager.core, "ATenOpList.cpp", lambda: schema.aten_op_list_cpp(ctx)))
-    out += sharded_missing(Manager.cpu, "RegisterFunctionalization.cpp", "RegisterFunctionalization.cpp", 4, NOT_YET)
-    out += [missing(Manager.cpu, name) for name in ("FunctionalInverses.h", "ViewMetaClasses.h",
-                                                     "ViewMetaClasses.cpp", "CompositeViewCopyKernels.cpp")]
+    n = functionalization.REGISTER_FUNCTIONALIZATION_SHARDS
+    if blocked:
+        out += sharded_missing(Manager.cpu, "RegisterFunctionalization.cpp", "RegisterFunctionalization.cpp", n,
+                               blocked)
+    else:
+        out += sharded(Manager.cpu, "RegisterFunctionalization.cpp", "RegisterFunctionalization.cpp",
+                       lambda: functionalization.register_functionalization_shards(ctx), n)
+    for name, build in (("FunctionalInverses.h", functionalization.functional_inverses_h),
+                        ("ViewMetaClasses.h", functionalization.view_meta_classes_h),
+                        ("ViewMetaClasses.cpp", functionalization.view_meta_classes_cpp),
+                        ("CompositeViewCopyKernels.cpp", functionalization.composite_view_copy_kernels_cpp)):
+        out.append(single(Manager.cpu, name, None if blocked else (lambda build=build: build(ctx)),
+                          missing_reason=blocked or ""))
     return out
 
 

@@ -1,0 +1,734 @@
+"""The functionalization pass's per-op code: RegisterFunctionalization kernels and registrations,
+the view-inverse declarations, the ViewMeta classes and the {view}_copy composite kernels.
+
+Each function takes one group (or op) and returns its C++ text; every signature follows the
+conventions of the op that torchgen would have "in context" for it (ApiOptions.of that op).
+"""
+
+from __future__ import annotations
+
+import functools
+
+from ...model.generate import (
+    INPLACE_OPS_THAT_DONT_GET_GROUPED_PROPERLY,
+    MUTABLE_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT,
+    OUT_OPS_THAT_DONT_GET_GROUPED_PROPERLY,
+)
+from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup, NativeFunctionsViewGroup
+from ...model.schema import Argument, BaseTy, BaseType, FunctionSchema, ListType, Return, SchemaKind
+from ..api import cpp, dispatcher
+from ..api.signatures import DispatcherSignature, NativeSignature
+from ..api.translate import translate
+from ..api.types import (
+    ApiOptions,
+    BaseCType,
+    Binding,
+    ConstRefCType,
+    CType,
+    Expr,
+    NamedCType,
+    OptionalCType,
+    VectorCType,
+    SymIntT,
+    boolT,
+    iTensorListRefT,
+    longT,
+    optionalSymIntArrayRefT,
+    symIntArrayRefT,
+    tensorListT,
+    tensorT,
+)
+
+# Mutable ops that functionalization leaves alone (their schemas do not fit it, or they are special-cased).
+MUTABLE_OPS_NOT_USING_FUNCTIONALIZATION = frozenset(
+    OUT_OPS_THAT_DONT_GET_GROUPED_PROPERLY | MUTABLE_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT
+    | INPLACE_OPS_THAT_DONT_GET_GROUPED_PROPERLY
+    | {"record_stream", "resize_", "resize_as_", "_fill_mem_eff_dropout_mask_",
+       "_flash_attention_forward_no_dropout_inplace"})
+# Cumulative out= ops whose functional call must keep the out tensor's dtype when none is given.
+_CUMULATIVE_OUT_OPS = frozenset({"cumsum.out", "cumprod.out"})
+
+_TENSOR = BaseType(BaseTy.Tensor)
+
+
+class FunctionalizationError(ValueError):
+    """An op that does not have the shape the functionalization code expects."""
+
+
+def _opts(f: NativeFunction) -> ApiOptions:
+    return ApiOptions.of(f)
+
+
+def _dispatcher_sig(func: FunctionSchema, ctx: NativeFunction) -> DispatcherSignature:
+    return DispatcherSignature(func, _opts(ctx))
+
+
+def _returns_cpp(rs: tuple[Return, ...], ctx: NativeFunction) -> CType:
+    return dispatcher.returns_type(rs, options=_opts(ctx))
+
+
+def return_str(rets: tuple[Return, ...], names: list[str], ctx: NativeFunction) -> str:
+    if len(rets) != len(names):
+        raise FunctionalizationError(f"Expected {len(rets)} names, got {len(names)}")
+    if not rets:
+        return ""
+    if len(rets) == 1:
+        return f"return {names[0]};"
+    return f"return {_returns_cpp(rets, ctx).cpp_type()}({', '.join(names)});"
+
+
+def modifies_arguments(f: NativeFunction) -> bool:
+    return any(a.annotation is not None and a.annotation.is_write for a in f.func.arguments.flat_all)
+
+
+def mutable_arg_names(func: FunctionSchema) -> list[str]:
+    return [a.name for a in func.arguments.flat_all if a.annotation is not None and a.annotation.is_write]
+
+
+def wrapper_name(func: FunctionSchema) -> str:
+    base = cpp.name(func)
+    return f"{base}_{func.name.overload_name}" if func.name.overload_name else base
+
+
+def _is_tensor_like(b: Binding) -> bool:
+    return isinstance(b.argument, Argument) and b.argument.type.is_tensor_like()
+
+
+def _owning(t: CType) -> tuple[CType, str]:
+    """The owning type of an unwrapped argument, and a format for converting the argument to it."""
+    if t == tensorListT:
+        return VectorCType(tensorT), "{}.vec()"
+    if t == iTensorListRefT:
+        return VectorCType(tensorT), "{{{}.begin(), {}.end()}}"
+    return t, "{}"
+
+
+def unwrap_tensor_args(sig: DispatcherSignature, *, is_view_op: bool) -> tuple[str, list[Binding]]:
+    context: list[Binding] = []
+    pieces: list[str] = []
+    for arg in sig.arguments():
+        if not _is_tensor_like(arg):
+            context.append(arg)
+            continue
+        name = f"{arg.name}_"
+        sync = "" if is_view_op else f"at::functionalization::impl::sync({arg.name});"
+        owning, conversion = _owning(arg.nctype.remove_const_ref().type)
+        pieces.append(f"""
+      {owning.cpp_type()} {name};
+      if (at::functionalization::impl::isFunctionalTensor({arg.name})) {{
+        {sync}
+        {name} = at::functionalization::impl::from_functional_tensor({arg.name});
+      }} else {{
+        {name} = {conversion.format(arg.name, arg.name)};
+      }}""")
+        context.append(arg.with_name(name))
+    return "\n      ".join(pieces), context
+
+
+def convert_to_meta_tensors(sig: DispatcherSignature) -> tuple[str, list[Binding]]:
+    context: list[Binding] = []
+    pieces: list[str] = []
+    for arg in sig.arguments():
+        if _is_tensor_like(arg):
+            pieces.append(f"auto {arg.name}_meta = to_meta({arg.name});")
+            context.append(arg.with_name(f"{arg.name}_meta"))
+        else:
+            context.append(arg)
+    return "\n        ".join(pieces), context
+
+
+def check_view_op(func: FunctionSchema) -> None:
+    args = func.arguments.flat_non_out
+    if not (args and args[0].type == _TENSOR):
+        raise FunctionalizationError(
+            "In the functionalization codegen, we expect the first argument of every view operator to be a tensor, "
+            f"but found an argument of type {args[0].type if args else None} for operator: {func.name}.")
+    if args[0].annotation is None or any(a.annotation is not None for a in args[1:]):
+        raise FunctionalizationError(
+            f"{func.name}: the first argument of a view operator must alias the output, and only it")
+
+
+def _has_symbolic(expr: str, t: CType) -> str:
+    if t == SymIntT:
+        return f"{expr}.is_symbolic()"
+    if isinstance(t, OptionalCType):
+        return f"{expr}.has_value() ? {_has_symbolic(f'(*{expr})', t.elem)} : false"
+    if t == optionalSymIntArrayRefT:
+        return _has_symbolic(expr, OptionalCType(symIntArrayRefT))
+    if t in (symIntArrayRefT, VectorCType(SymIntT)):
+        return f"std::any_of({expr}.begin(), {expr}.end(), [=](auto& arg) {{ return {_has_symbolic('arg', SymIntT)}; }})"
+    raise FunctionalizationError(f"unsupported type for has_symbolic_values check: {t.cpp_type()}")
+
+
+def has_symbolic_inputs(sig: DispatcherSignature) -> str:
+    statements = [
+        f"has_symbolic_inputs = has_symbolic_inputs | ({_has_symbolic(b.name, b.nctype.type)});"
+        for b in sig.arguments() if isinstance(b.argument, Argument) and b.argument.type.is_symint_like()]
+    body = "\n      ".join(statements)
+    return f"""
+      bool has_symbolic_inputs = false;
+      {body}"""
+
+
+# ------------------------------------------------------------------ the ViewMeta API
+
+def _binding(name: str, t: CType, argument_name: str | None = None, ty: BaseTy = BaseTy.Tensor) -> Binding:
+    return Binding(name, NamedCType(name, t), Argument(argument_name or name, BaseType(ty), None, None))
+
+
+BASE = _binding("base", ConstRefCType(tensorT))
+HAS_SYMBOLIC_INPUTS = _binding("has_symbolic_inputs", boolT, ty=BaseTy.bool)
+MUTATED_VIEW = _binding("mutated_view", ConstRefCType(tensorT), "base")
+OUT_INDEX = _binding("out_index", longT, ty=BaseTy.int)
+REAPPLY_VIEWS = _binding("reapply_views", boolT, ty=BaseTy.bool)
+INVERSE_RETURN_MODE = _binding("inverse_return_mode", BaseCType("at::functionalization::InverseReturnMode"),
+                               ty=BaseTy.bool)
+
+
+def classname(func: FunctionSchema, *, with_namespace: bool = False) -> str:
+    return ("at::functionalization::" if with_namespace else "") + f"{func.name.unambiguous_name()}_ViewMeta"
+
+
+def is_multi_output(func: FunctionSchema) -> bool:
+    return len(func.returns) > 1 or (len(func.returns) == 1 and func.returns[0].type.is_list_like() is not None)
+
+
+def base_ctor_arguments(func: FunctionSchema) -> list[Binding]:
+    return [HAS_SYMBOLIC_INPUTS, OUT_INDEX] if is_multi_output(func) else [HAS_SYMBOLIC_INPUTS]
+
+
+def attributes(func: FunctionSchema, ctx: NativeFunction, *, owning: bool = True) -> list[Binding]:
+    args = func.arguments.flat_all
+    if args[0].type != _TENSOR:
+        raise FunctionalizationError(f"Expected first arg to be Tensor, got {args[0].type}")
+    return [REAPPLY_VIEWS, INVERSE_RETURN_MODE,
+            *(dispatcher.argument(a, options=_opts(ctx), remove_non_owning_ref_types=owning) for a in args[1:])]
+
+
+def op_arguments(func: FunctionSchema, ctx: NativeFunction, *, is_reverse: bool) -> list[Binding]:
+    args = func.arguments.flat_all
+    if args[0].type != _TENSOR:
+        raise FunctionalizationError(f"Expected first arg to be Tensor, got {args[0].type}")
+    rest = [dispatcher.argument(a, options=_opts(ctx)) for a in args[1:]]
+    if not is_reverse:
+        return [BASE, *rest]
+    extra = [OUT_INDEX] if is_multi_output(func) else []
+    return [BASE, MUTATED_VIEW, INVERSE_RETURN_MODE, *extra, *rest]
+
+
+def reverse_name(f: NativeFunction, *, include_namespace: bool) -> str:
+    name = f"{f.func.name.unambiguous_name()}_inverse"
+    return f"at::functionalization::FunctionalInverses::{name}" if include_namespace else name
+
+
+def _ctor_arguments(f: NativeFunction) -> list[Binding]:
+    return base_ctor_arguments(f.func) + attributes(f.func, f, owning=False)
+
+
+def view_meta_new(f: NativeFunction, out_index: str = "0") -> str:
+    args = ", ".join(b.name if b.name != "out_index" else out_index for b in _ctor_arguments(f))
+    return f"std::make_shared<{classname(f.func, with_namespace=True)}>({args})"
+
+
+def view_meta_decl(f: NativeFunction) -> str:
+    base = base_ctor_arguments(f.func)
+    extra = attributes(f.func, f, owning=False)
+    attrs = attributes(f.func, f)
+    name = classname(f.func)
+    multi = is_multi_output(f.func)
+    tuple_types = ",\n".join(f"      {b.type} /* {b.name} */" for b in base + attrs)
+    destructure = ", ".join(f"std::get<{i}>(tpl)" for i in range(len(base) + len(extra)))
+    params = ", ".join(b.decl() for b in base + extra)
+    base_bindings = ", ".join([HAS_SYMBOLIC_INPUTS.name, f"/*is_multi_output=*/{str(multi).lower()}",
+                               f"/*is_as_strided=*/{str(str(f.func.name) == 'as_strided').lower()}",
+                               f"/*out_index=*/{'out_index' if multi else '0'}"])
+    assignments = ",\n".join(f"        {e.type.name}({e.expr})"
+                             for e in translate(extra, attrs, allow_expensive_conversions=True))
+    tuple_args = ", ".join(b.name for b in base + attrs)
+    fields = "\n".join(f"  {b.decl()};" for b in attrs)
+    to_out_index = "  std::shared_ptr<ViewMeta> to_out_index(int64_t out_idx) override;" if multi else ""
+    return f"""
+struct TORCH_API {name} : public ViewMeta {{
+  FUNCTIONALIZATION_VIEWMETA_NAME({name})
+  FUNCTIONALIZATION_VIEWMETA_SERIALIZABLE_TUPLE(\n{tuple_types});
+
+  {name}(const SerializableTuple& tpl)
+      : {name}({destructure}) {{}}
+
+  {name}({params})
+      : at::functionalization::ViewMeta({base_bindings}),
+{assignments} {{}}
+
+  Tensor forward(const Tensor& base) override;
+  Tensor reverse(const Tensor& base, const Tensor& mutated_view) override;
+{to_out_index}
+
+  SerializableTuple to_serializable_tuple() {{
+    return std::make_tuple({tuple_args});
+  }}
+
+{fields}
+}};
+"""
+
+
+def _opcall(g: NativeFunctionsViewGroup, f: NativeFunction, *, is_reverse: bool, reapply_views: bool) -> str:
+    assert g.view_copy is not None
+    if is_reverse:
+        opname = reverse_name(g.view, include_namespace=True)
+    else:
+        target = g.view if reapply_views else g.view_copy
+        opname = f"at::_ops::{target.func.name.unambiguous_name()}::call"
+    goals = op_arguments(g.view_copy.func, f, is_reverse=is_reverse)
+    context = [BASE, *base_ctor_arguments(f.func), *attributes(f.func, f)]
+    if is_reverse:
+        context.append(MUTATED_VIEW)
+    args = ", ".join(e.expr for e in translate(context, goals))
+    index = "[out_index]" if not is_reverse and is_multi_output(f.func) else ""
+    return f"{opname}({args}){index}"
+
+
+def view_meta_impl(g: NativeFunctionsViewGroup, f: NativeFunction) -> list[str]:
+    name = classname(f.func)
+    out = [f"""
+at::Tensor {name}::forward(const at::Tensor& base) {{
+  if (reapply_views) {{
+    return {_opcall(g, f, is_reverse=False, reapply_views=True)};
+  }} else {{
+    return {_opcall(g, f, is_reverse=False, reapply_views=False)};
+  }}
+}}""", f"""
+at::Tensor {name}::reverse(const at::Tensor& base, const Tensor& mutated_view) {{
+  return {_opcall(g, f, is_reverse=True, reapply_views=True)};
+}}"""]
+    if is_multi_output(f.func):
+        out.append(f"""
+std::shared_ptr<at::functionalization::ViewMeta> {name}::to_out_index(int64_t out_index) {{
+  return {view_meta_new(f, "out_index")};
+}}
+""")
+    return out
+
+
+def _view_and_inplace(g: NativeFunctionsViewGroup) -> list[NativeFunction]:
+    return [f for f in (g.view, g.view_inplace) if f is not None]
+
+
+@functools.cache
+def compute_view_meta_declarations(g: NativeFunctionsViewGroup) -> tuple[str, ...]:
+    if g.view.has_composite_implicit_autograd_kernel:
+        return ()
+    return tuple(view_meta_decl(f) for f in _view_and_inplace(g))
+
+
+@functools.cache
+def compute_view_meta_implementations(g: NativeFunctionsViewGroup) -> tuple[str, ...]:
+    if g.view.has_composite_implicit_autograd_kernel:
+        return ()
+    return tuple(s for f in _view_and_inplace(g) for s in view_meta_impl(g, f))
+
+
+@functools.cache
+def compute_view_inverse_declaration(g: NativeFunctionsViewGroup) -> str | None:
+    """FunctionalInverses.h: the (hand-written) inverse of a non-composite view op."""
+    if g.view.has_composite_implicit_autograd_kernel:
+        return None
+    func = g.view.func
+    if not func.returns or not all(r.type.is_tensor_like() for r in func.returns):
+        raise FunctionalizationError(f"{func.name}: a view op must return tensors")
+    decls = ", ".join(a.decl() for a in op_arguments(func, g.view, is_reverse=True))
+    return f"static at::Tensor {reverse_name(g.view, include_namespace=False)}({decls});"
+
+
+# ------------------------------------------------------------------ RegisterFunctionalization kernels
+
+def view_functionalization_body(g: NativeFunctionsViewGroup, *, view_inplace: bool) -> str:
+    f = g.view_inplace if view_inplace else g.view
+    if f is None or g.view_copy is None:
+        raise FunctionalizationError(f"{g.view.func.name}: a non-composite view needs a view_copy variant")
+    call_sig = _dispatcher_sig(g.view_copy.func, f)
+    api_name = g.view_copy.func.name.unambiguous_name()
+    noop_api_name = f.func.name.unambiguous_name()
+    sig = _dispatcher_sig(f.func, f)
+    check_view_op(f.func)
+    view_tensor = sig.arguments()[0].name
+    return_type = sig.returns_type().remove_const_ref().cpp_type()
+    unwrap, unwrapped_ctx = unwrap_tensor_args(sig, is_view_op=True)
+    redispatch_args = ", ".join(e.expr for e in translate(unwrapped_ctx, call_sig.arguments()))
+    meta_conversion, meta_ctx = convert_to_meta_tensors(sig)
+    meta_args = ", ".join(e.expr for e in translate(meta_ctx, call_sig.arguments()))
+    symbolic = has_symbolic_inputs(call_sig)
+    defn = sig.defn(name=wrapper_name(f.func), is_redispatching_fn=True)
+    if "inplace_view" in f.tags:
+        return f"""
+    {defn} {{
+      if (!at::functionalization::impl::isFunctionalTensor({view_tensor})) {{
+        // functionalization is re-entrant, but will no-op if it wasn't passed a FunctionalTensorWrapper.
+        {unwrap}
+        at::AutoDispatchSkipFunctionalize guard;
+        return at::_ops::{noop_api_name}::call({redispatch_args});
+      }}
+      auto reapply_views = at::functionalization::impl::getFunctionalizationReapplyViewsTLS();
+      auto inverse_return_mode = (
+          reapply_views ? at::functionalization::InverseReturnMode::ViewOrScatterInverse
+            : at::functionalization::InverseReturnMode::NeverView
+      );
+      {symbolic}
+      auto view_meta = {view_meta_new(f)};
+      auto compute_reference_meta =
+        {view_tensor}.key_set().has_backend(c10::BackendComponent::XLABit) ||
+        {view_tensor}.key_set().has_backend(c10::BackendComponent::LazyBit);
+      {return_type} reference_tensor_output;
+      if (compute_reference_meta && !disable_meta_reference()) {{
+        {meta_conversion}
+        at::AutoDispatchSkipFunctionalize func_guard;
+        c10::impl::ExcludeDispatchKeyGuard guard(exclude_keys_for_meta_dispatch);
+        reference_tensor_output = at::_ops::{noop_api_name}::call({meta_args});
+      }}
+      // This function adds the above view meta to the current tensor and replays them off the base,
+      // mutating the size/stride info of the current FunctionalTensorWrapper.
+      // Because of this, we need to make sure to run the reference shape function above,
+      // BEFORE doing this (otherwise we'll end up running the reference function using the wrong sizes/strides)
+      at::functionalization::impl::mutate_view_meta({view_tensor}, view_meta);
+      // See  Note [Propagating strides in the functionalization pass]
+      // XLA/LTC don't implement the logic to propagate strides correctly, so we need to rely
+      // on a reference implementation here (instead of relying on the output from the forward lambda
+      // having the correct stride info)
+      if (compute_reference_meta && !disable_meta_reference()) {{
+        at::functionalization::impl::set_sizes_strides_offset({view_tensor}, reference_tensor_output);
+      }}
+      return {view_tensor};
+    }}
+"""
+    return f"""
+    {defn} {{
+      {unwrap}
+      if (!at::functionalization::impl::isFunctionalTensor({view_tensor})) {{
+        // functionalization is re-entrant, but will no-op if it wasn't passed a FunctionalTensorWrapper.
+        at::AutoDispatchSkipFunctionalize guard;
+        return at::_ops::{noop_api_name}::call({redispatch_args});
+      }}
+      auto reapply_views = at::functionalization::impl::getFunctionalizationReapplyViewsTLS();
+      auto inverse_return_mode = (
+          reapply_views ? at::functionalization::InverseReturnMode::ViewOrScatterInverse
+            : at::functionalization::InverseReturnMode::NeverView
+      );
+      auto compute_reference_meta =
+        {view_tensor}.key_set().has_backend(c10::BackendComponent::XLABit) ||
+        {view_tensor}.key_set().has_backend(c10::BackendComponent::LazyBit);
+      {return_type} reference_tensor_output;
+      if (compute_reference_meta && !disable_meta_reference()) {{
+        {meta_conversion}
+        at::AutoDispatchSkipFunctionalize func_guard;
+        c10::impl::ExcludeDispatchKeyGuard guard(exclude_keys_for_meta_dispatch);
+        reference_tensor_output = at::_ops::{noop_api_name}::call({meta_args});
+      }}
+      {return_type} tmp_output;
+      {{
+        at::AutoDispatchSkipFunctionalize guard;
+        if (reapply_views) {{
+          tmp_output = at::_ops::{noop_api_name}::call({redispatch_args});
+        }} else {{
+          tmp_output = at::_ops::{api_name}::call({redispatch_args});
+        }}
+      }}
+      {symbolic}
+      auto view_meta = {view_meta_new(f)};
+      auto out = at::functionalization::impl::create_functional_tensor_with_view_meta(tmp_output, {view_tensor}, view_meta);
+      // See  Note [Propagating strides in the functionalization pass]
+      if (compute_reference_meta && !disable_meta_reference()) {{
+        at::functionalization::impl::set_sizes_strides_offset(out, reference_tensor_output);
+      }}
+      return out;
+    }}
+"""
+
+
+def _redispatch_return_names(f: NativeFunction, inner: str) -> tuple[list[str], list[str]]:
+    aliased, fresh = [], []
+    for i, name in enumerate(f.func.aliased_return_names()):
+        if name is not None:
+            aliased.append(name)
+        else:
+            fresh.append(inner if len(f.func.returns) == 1 else f"std::get<{i}>({inner})")
+    return aliased, fresh
+
+
+def _wrap_propagate_mutations_and_return(f: NativeFunction, functional: NativeFunction, inner: str) -> str:
+    mutable = mutable_arg_names(f.func)
+    aliased_outer, fresh_outer = _redispatch_return_names(f, inner)
+    _, fresh_inner = _redispatch_return_names(functional, inner)
+    if len(mutable) + len(fresh_outer) != len(fresh_inner):
+        raise FunctionalizationError(f"{f.func.name}: its functional variant returns {len(fresh_inner)} values, "
+                                     f"expected {len(mutable)} + {len(fresh_outer)}")
+    updates, wrapped = [], []
+    for i, ret in enumerate(fresh_inner[:len(fresh_outer)]):
+        updates.append(f"  auto output_{i} = at::functionalization::impl::to_functional_tensor({ret});")
+        wrapped.append(f"output_{i}")
+    for arg, ret in zip(mutable, fresh_inner[len(fresh_outer):]):
+        updates.append(f"""\
+  auto {arg}_inner = at::functionalization::impl::from_functional_tensor({arg});
+  at::functionalization::impl::replace_({arg}, {ret});
+  at::functionalization::impl::commit_update({arg});
+  at::functionalization::impl::sync({arg});
+  auto {arg}_inner_updated = at::functionalization::impl::from_functional_tensor({arg});
+  at::functionalization::impl::propagate_xla_data_direct({arg}_inner, {arg}_inner_updated);""")
+    updates_str = "\n".join(updates)
+    return f"""\
+{updates_str}
+    {return_str(f.func.returns, aliased_outer + wrapped, f)}"""
+
+
+def _cumulative_out_dtype(f: NativeFunction, functional_sig: DispatcherSignature, exprs: list[str]) -> list[str]:
+    if f.func.kind() is not SchemaKind.out or str(f.func.name) not in _CUMULATIVE_OUT_OPS:
+        return exprs
+    index = next((i for i, a in enumerate(functional_sig.arguments()) if a.name == "dtype"), None)
+    if len(f.func.arguments.out) != 1 or index is None:
+        raise FunctionalizationError(f"{f.func.name}: expected one out argument and a dtype argument")
+    out = list(exprs)
+    out[index] = (f"{exprs[index]}.has_value() ? {exprs[index]} : "
+                  f"std::optional<at::ScalarType>({f.func.arguments.out[0].name}_.scalar_type())")
+    return out
+
+
+def inplace_functionalization_body(f: NativeFunction, g: NativeFunctionsGroup) -> str:
+    if not modifies_arguments(f):
+        raise FunctionalizationError(f"Expected function to modify arguments: {f.func}")
+    sig = _dispatcher_sig(f.func, f)
+    unwrap, unwrapped_ctx = unwrap_tensor_args(sig, is_view_op=False)
+    flat = f.func.arguments.flat_all
+    mutated = [a.name for a in flat if a.type.is_tensor_like() and a.annotation is not None]
+    non_mutated = [a.name for a in flat if a.type.is_tensor_like() and a.annotation is None]
+    non_mutated_tensors = [a.name for a in flat if a.type == _TENSOR and a.annotation is None]
+    all_mutated_functional = " && ".join(
+        ["true"] + [f"at::functionalization::impl::isFunctionalTensor({a})" for a in mutated])
+    any_non_mutated_functional = " || ".join(
+        ["false"] + [f"at::functionalization::impl::isFunctionalTensor({a})" for a in non_mutated])
+    any_xla = " || ".join(["false"] + [f"{a}.device().type() == c10::DeviceType::XLA" for a in non_mutated_tensors])
+    inplace_exprs = ", ".join(e.expr for e in translate(unwrapped_ctx, sig.arguments()))
+    return_type = _returns_cpp(g.functional.func.returns, f).remove_const_ref().cpp_type()
+    functional_sig = _dispatcher_sig(g.functional.func, f)
+    functional_exprs = _cumulative_out_dtype(
+        f, functional_sig, [e.expr for e in translate(unwrapped_ctx, functional_sig.arguments())])
+    meta_conversion, meta_ctx = convert_to_meta_tensors(sig)
+    any_storage = any(a.type == BaseType(BaseTy.Storage) for a in flat)
+    run_meta = str(not any_storage and f.func.kind() is SchemaKind.inplace).lower()
+    name = f.func.name.unambiguous_name()
+    create_output = ""
+    if f.func.returns:
+        create_output = f"{_returns_cpp(f.func.returns, f).remove_const_ref().cpp_type()} tmp_output = "
+    aliased, fresh = _redispatch_return_names(f, "tmp_output")
+    return f"""
+    {sig.defn(name=wrapper_name(f.func), is_redispatching_fn=True)} {{
+      if ({run_meta} && !disable_meta_reference()) {{
+        // Before converting the mutable op to its functional variant, run meta tensors through the original op.
+        // This will help us catch shape errors that apply to inplace ops that wouldn't apply to their functional variants.
+        // (We can only do this for inplace ops today though, because they technically all support meta tensors).
+        {meta_conversion}
+        at::AutoDispatchSkipFunctionalize func_guard;
+        c10::impl::ExcludeDispatchKeyGuard guard(exclude_keys_for_meta_dispatch);
+        at::_ops::{name}::call({", ".join(a.name for a in meta_ctx)});
+      }}
+      {unwrap}
+      if (!({all_mutated_functional})) {{
+        // We want to disable this check if there are any XLA tensors.
+        // cpu_tensor.copy_(xla_tensor) is valid code.
+        if (!({any_xla}) && ({any_non_mutated_functional})) {{
+         // case 1: trying to mutate a non functional tensor with a functional tensor is an error
+         TORCH_INTERNAL_ASSERT(false,
+           "mutating a non-functional tensor with a functional tensor is not allowed.",
+           " Please ensure that all of your inputs are wrapped inside of a functionalize() call.");
+        }} else {{
+         // case 2: arguments are not functional tensors, so we no-op and redispatch.
+         at::AutoDispatchSkipFunctionalize guard;
+         {create_output}at::_ops::{name}::call({inplace_exprs});
+         {return_str(f.func.returns, aliased + fresh, f)}
+        }}
+      }} else {{
+        {return_type} tmp_output;
+        {{
+          at::AutoDispatchSkipFunctionalize guard;
+          tmp_output = at::_ops::{g.functional.func.name.unambiguous_name()}::call({", ".join(functional_exprs)});
+        }}
+        {_wrap_propagate_mutations_and_return(f, g.functional, "tmp_output")}
+      }}
+    }}"""
+
+
+Grouped = NativeFunction | NativeFunctionsGroup | NativeFunctionsViewGroup
+
+
+@functools.cache
+def compute_functionalization_definitions(g: Grouped) -> tuple[str, ...]:
+    if isinstance(g, NativeFunctionsViewGroup):
+        if g.view.has_composite_implicit_autograd_kernel:
+            return ()
+        out = [view_functionalization_body(g, view_inplace=False)]
+        if g.view_inplace is not None:
+            out.append(view_functionalization_body(g, view_inplace=True))
+        return tuple(out)
+    if isinstance(g, NativeFunction):
+        name = str(g.func.name)
+        if name not in MUTABLE_OPS_NOT_USING_FUNCTIONALIZATION \
+                and str(g.func.name.name) not in MUTABLE_OPS_NOT_USING_FUNCTIONALIZATION \
+                and not (g.has_composite_implicit_autograd_kernel or not modifies_arguments(g)):
+            raise FunctionalizationError(f"{g.func.name}: a mutable op that is not grouped with a functional variant "
+                                         "needs a CompositeImplicitAutograd kernel")
+        return ()
+    return tuple(inplace_functionalization_body(f, g) for f in (g.out, g.inplace, g.mutable) if f is not None)
+
+
+def _registration(f: NativeFunction, cia_index: BackendIndex) -> str:
+    if f.has_composite_implicit_autograd_kernel:
+        meta = cia_index.get_kernel(f)
+        if meta is None:
+            raise FunctionalizationError(f"Expected metadata for composite implicit autograd kernel: {f.func}")
+        sig = NativeSignature(f.func, meta.supports_symint(), _opts(f))
+        target = f"static_cast<{sig.ptr_type()}>(at::native::{meta.kernel})"
+    else:
+        target = f"TORCH_FN(functionalization::{wrapper_name(f.func)})"
+    return f'm.impl("{f.func.name}", {target});'
+
+
+def compute_functionalization_registrations(g: Grouped, cia_index: BackendIndex) -> list[str]:
+    if isinstance(g, NativeFunctionsViewGroup):
+        if str(g.view.func.name) == "lift_fresh":
+            return []
+        return [_registration(f, cia_index) for f in _view_and_inplace(g)]
+    if isinstance(g, NativeFunctionsGroup):
+        fns = [] if g.inplace is not None and str(g.inplace.func.name) == "set_.source_Tensor" else list(g.functions())
+    else:
+        if str(g.func.name) in MUTABLE_OPS_NOT_USING_FUNCTIONALIZATION:
+            return []
+        fns = [g]
+    out = []
+    for f in fns:
+        if f.has_composite_implicit_autograd_kernel:
+            continue
+        if str(f.func.name) in ("lift", "resize_"):
+            return []
+        if str(f.func.name.name) != "set_" and f.is_view_op:
+            raise FunctionalizationError(f"Unexpected view op: {f.func}")
+        if modifies_arguments(f):
+            out.append(_registration(f, cia_index))
+    return out
+
+
+# ------------------------------------------------------------------ CompositeViewCopyKernels.cpp
+
+_VIEW_COPY = """\
+at::Tensor view_copy_symint(const at::Tensor & self, at::SymIntArrayRef size) {
+  c10::SymDimVector shape = infer_size_dv(size, self.sym_numel());
+  if (!at::detail::computeStride(self.sym_sizes(), self.sym_strides(), shape).has_value()) {
+    return self.reshape_symint(size);
+  } else {
+    auto output = at::_ops::view::call(self, size);
+    return output.clone(/*memory_format=*/at::MemoryFormat::Contiguous);
+  }
+}
+"""
+
+
+def compute_view_copy_kernel(g: NativeFunctionsViewGroup, index: BackendIndex) -> str | None:
+    """The CompositeExplicitAutogradNonFunctional kernel of a generated {view}_copy op."""
+    if g.view_copy is None or g.view_copy.func.name.name.base != f"{g.view.func.name.name}_copy":
+        return None
+    meta = index.get_kernel(g.view_copy)
+    if meta is None:
+        raise FunctionalizationError(f"Expected metadata for view_copy kernel: {g.view_copy.func}")
+    if str(g.view_copy.func.name) == "view_copy":
+        if meta.kernel != "view_copy_symint":
+            raise FunctionalizationError(f"Expected kernel 'view_copy_symint', got '{meta.kernel}'")
+        return _VIEW_COPY
+    ctx = g.view
+    copy_sig = NativeSignature(g.view_copy.func, meta.supports_symint(), _opts(ctx))
+    view_sig = _dispatcher_sig(g.view.func, ctx)
+    exprs = ", ".join(e.expr for e in translate(copy_sig.arguments(), view_sig.arguments()))
+    returns = g.view.func.returns
+    if len(returns) != 1 or returns[0].type not in (_TENSOR, ListType(_TENSOR, None)):
+        raise FunctionalizationError(f"{g.view.func.name}: a view op must return one Tensor or Tensor[]")
+    if returns[0].type == _TENSOR:
+        cloned = "  return output.clone(/*memory_format=*/at::MemoryFormat::Contiguous);"
+    else:
+        cloned = f"""\
+  {copy_sig.returns_type().cpp_type()} out_clone;
+  for (const auto i : c10::irange(output.size())) {{
+    out_clone.push_back(output[i].clone(/*memory_format=*/at::MemoryFormat::Contiguous));
+  }}
+  return out_clone;"""
+    return f"""
+{copy_sig.defn(name=meta.kernel)} {{
+  auto output = at::_ops::{g.view.func.name.unambiguous_name()}::call({exprs});
+  {cloned}
+}}
+"""
+
+
+def _nonaliased_inner_rets(func: FunctionSchema, out_var: str) -> list[str]:
+    tuple_ = len(func.returns) > 1
+    return [f"std::get<{i}>({out_var})" if tuple_ else out_var
+            for i, r in enumerate(func.aliased_return_names()) if r is None]
+
+
+def compute_composite_functional_kernel(g: NativeFunctionsGroup) -> str | None:
+    """The functional kernel of a generated functional op, calling its in-place or mutable variant."""
+    if "generated" not in g.functional.tags:
+        return None
+    if g.inplace is not None and "generated" not in g.inplace.tags:
+        target = g.inplace
+    elif g.mutable is not None and "generated" not in g.mutable.tags:
+        target = g.mutable
+    else:
+        raise FunctionalizationError(f"{g.functional.func}: no in-place or mutable variant to generate it from")
+    ctx = g.out
+    options = _opts(ctx)
+    sig = _dispatcher_sig(g.functional.func, ctx)
+    target_sig = _dispatcher_sig(target.func, ctx)
+    context: list[Binding | Expr] = []
+    clones, cloned = [], []
+    for cur, tgt in zip(dispatcher.jit_arguments(g.functional.func), dispatcher.jit_arguments(target.func)):
+        if tgt.annotation is not None and tgt.annotation.is_write:
+            clones.append(f"auto {cur.name}_clone = clone_arg({cur.name});")
+            context.append(Expr(f"{cur.name}_clone", dispatcher.argument(cur, options=options).nctype))
+            cloned.append(f"{cur.name}_clone")
+        else:
+            context.append(dispatcher.argument(cur, options=options))
+    exprs = ", ".join(e.expr for e in translate(context, target_sig.arguments()))
+    assign = "auto output = " if target.func.returns else ""
+    ret = return_str(g.functional.func.returns, _nonaliased_inner_rets(target.func, "output") + cloned, ctx)
+    suffix = "_symint" if g.out.func.has_symint() else ""
+    clones_str = "\n".join(clones)
+    return f"""
+{sig.defn(name=sig.name() + suffix)} {{
+  {clones_str}
+  {assign}at::_ops::{target.func.name.unambiguous_name()}::call({exprs});
+  {ret}
+}}
+"""
+
+
+def compute_composite_out_kernel(g: NativeFunctionsGroup) -> str | None:
+    """The out= kernel of a generated out= op, calling the functional variant and copying into out."""
+    if "generated" not in g.out.tags:
+        return None
+    ctx = g.out
+    sig = _dispatcher_sig(g.out.func, ctx)
+    target_sig = _dispatcher_sig(g.functional.func, ctx)
+    exprs = ", ".join(e.expr for e in translate(sig.arguments(), target_sig.arguments()))
+    single = len(g.functional.func.returns) == 1
+
+    def ret_of(i: int) -> str:
+        return "tmp_output" if single else f"std::get<{i}>(tmp_output)"
+
+    copies = "\n".join(f"""\
+  resize_out_helper({a.name}, {ret_of(i)});
+  copy_arg({a.name}, {ret_of(i)});""" for i, a in enumerate(g.out.func.arguments.out))
+    rets = [name if name is not None else ret_of(i) for i, name in enumerate(g.out.func.aliased_return_names())]
+    suffix = "_symint" if g.out.func.has_symint() else ""
+    return f"""
+{sig.defn(name=g.out.func.name.unambiguous_name() + suffix)} {{
+  auto tmp_output = at::_ops::{g.functional.func.name.unambiguous_name()}::call({exprs});
+  {copies}
+  {return_str(g.out.func.returns, rets, ctx)}
+}}
+"""

@@ -1,0 +1,106 @@
+"""RegisterFunctionalization_N.cpp, FunctionalInverses.h, ViewMetaClasses.h/.cpp, CompositeViewCopyKernels.cpp."""
+
+from __future__ import annotations
+
+from ...model import dispatch as dk
+from ...model.native_function import NativeFunction, NativeFunctionsGroup, NativeFunctionsViewGroup
+from ..dest.functionalization import (
+    FunctionalizationError,
+    Grouped,
+    compute_composite_functional_kernel,
+    compute_composite_out_kernel,
+    compute_functionalization_definitions,
+    compute_functionalization_registrations,
+    compute_view_copy_kernel,
+    compute_view_inverse_declaration,
+    compute_view_meta_declarations,
+    compute_view_meta_implementations,
+)
+from ..plan import Env, PlanError, shard_envs
+from .context import GenContext
+
+REGISTER_FUNCTIONALIZATION_SHARDS = 4
+_SHARDED_KEYS = frozenset({"ops_headers", "func_definitions", "func_registrations",
+                           "func_add_back_views_definitions", "func_add_back_views_registrations"})
+
+
+def _pair(root: str) -> list[str]:
+    return [f"#include <ATen/ops/{root}_native.h>", f"#include <ATen/ops/{root}_ops.h>"]
+
+
+def op_headers(g: Grouped) -> list[str]:
+    """The per-op headers a functionalization kernel of g includes."""
+    if isinstance(g, NativeFunctionsViewGroup):
+        fs = [g.view, g.view_copy]
+    elif isinstance(g, NativeFunctionsGroup):
+        fs = [g.functional, g.out, g.inplace, g.mutable]
+    else:
+        fs = [g]
+    return [h for f in fs if f is not None for h in _pair(f.root_name)]
+
+
+def functionalization_groups(ctx: GenContext) -> list[Grouped]:
+    """Groups, then view groups, then the ops in neither (gen.py's all_groups)."""
+    groups: list[Grouped] = [*ctx.structured_groups, *ctx.view_groups]
+    grouped = {f.func.name for g in groups for f in g.functions()}
+    return groups + [f for f in ctx.native_functions if f.func.name not in grouped]
+
+
+def register_functionalization_shards(ctx: GenContext) -> list[dict]:
+    cia = ctx.backend_index(dk.CIA)
+
+    def env(g: Grouped) -> dict[str, list[str]]:
+        try:
+            return {"ops_headers": op_headers(g), "func_definitions": list(compute_functionalization_definitions(g)),
+                    "func_registrations": compute_functionalization_registrations(g, cia)}
+        except FunctionalizationError as exc:
+            raise PlanError(str(exc)) from exc
+
+    return shard_envs(functionalization_groups(ctx), key_fn=lambda g: g.root_name, env_fn=env,
+                      num_shards=REGISTER_FUNCTIONALIZATION_SHARDS, sharded_keys=_SHARDED_KEYS)
+
+
+def _guard(fn):
+    try:
+        return fn()
+    except FunctionalizationError as exc:
+        raise PlanError(str(exc)) from exc
+
+
+def functional_inverses_h(ctx: GenContext) -> Env:
+    return _guard(lambda: {"view_inverse_declarations": [
+        d for g in ctx.view_groups if (d := compute_view_inverse_declaration(g)) is not None]})
+
+
+def view_meta_classes_h(ctx: GenContext) -> Env:
+    return _guard(lambda: {"view_meta_declarations": [
+        d for g in ctx.view_groups for d in compute_view_meta_declarations(g)]})
+
+
+def view_meta_classes_cpp(ctx: GenContext) -> Env:
+    return _guard(lambda: {
+        "view_meta_implementations": [d for g in ctx.view_groups for d in compute_view_meta_implementations(g)],
+        "op_headers": [h for g in ctx.view_groups for h in op_headers(g)]})
+
+
+def _ops_and_native(fs: list[NativeFunction]) -> str:
+    return "\n".join(f"#include <ATen/ops/{f.root_name}_ops.h>\n#include <ATen/ops/{f.root_name}_native.h>"
+                     for f in fs)
+
+
+def composite_view_copy_kernels_cpp(ctx: GenContext) -> Env:
+    index = ctx.backend_index(dk.CEA_NON_FUNCTIONAL)
+    views = ctx.view_groups
+    groups = ctx.structured_groups
+    headers = [_ops_and_native([g.view] if g.view_copy is None else [g.view, g.view_copy]) for g in views]
+    headers += [_ops_and_native([f for f in (g.inplace, g.mutable, g.functional)
+                                 if f is not None and "generated" not in f.tags]) for g in groups]
+    return _guard(lambda: {
+        "ops_headers": headers,
+        "CompositeViewCopyKernel_Definitions": [
+            d for g in views if (d := compute_view_copy_kernel(g, index)) is not None],
+        "GeneratedCompositeFunctional_Definitions": [
+            d for g in groups if (d := compute_composite_functional_kernel(g)) is not None],
+        "GeneratedCompositeOut_Definitions": [
+            d for g in groups if (d := compute_composite_out_kernel(g)) is not None],
+    })
