@@ -7,6 +7,7 @@ import json
 import sys
 
 from . import TORCHGEN_VERSION, __version__
+from .backend_cli import add_generate_backend_parser, impl_path_items
 from .generate_cli import add_generate_parser
 from .report import RENDERERS
 
@@ -16,6 +17,11 @@ def _check(args: argparse.Namespace) -> int:
 
     result = check_paths(args.paths, args.tags, args.native_functions,
                          native_extra=_kernel_checker(args.kernels) if args.kernels else None)
+    if args.impl_path:
+        kernels, notes = impl_path_items(args.paths, args.native_functions, args.impl_path)
+        result.items.extend(kernels)
+        result.notes.extend(notes)
+        result.usage_error = result.usage_error or bool(notes)
     sys.stdout.write(RENDERERS[args.format](result.items))
     for note in result.notes:
         print(note, file=sys.stderr)
@@ -77,6 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--native-functions", metavar="F", help="native_functions.yaml that backend yamls are "
                        "resolved against (default: the one packaged with the installed torchgen)")
     check.add_argument("--format", choices=sorted(RENDERERS), default="text")
+    check.add_argument("--impl-path", "--impl_path", action="append", default=[], metavar="F",
+                       help="a backend's C++ kernel file: report the listed ops of each backend yaml it does not "
+                            "define (repeatable)")
     check.add_argument("--kernels", metavar="DIR", action="append",
                        help="C++ sources to look for the kernels native_functions.yaml names (repeatable), "
                             "e.g. aten/src/ATen/native")
@@ -90,6 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("--tags", metavar="F", help="tags.yaml (default: beside native_functions.yaml)")
     explain.set_defaults(run=_explain)
     add_generate_parser(sub)
+    add_generate_backend_parser(sub)
     return parser
 
 

@@ -1,8 +1,9 @@
 """Register<Key>.cpp pieces of one operator: the wrapper kernel and its m.impl line.
 
 Covers the unstructured path of torchgen's RegisterDispatchKey (plain
-kernels, the Meta in-place check, device checks and guards); the classes
-torchgen generates for structured kernels are not reproduced yet.
+kernels, the Meta in-place check, device checks and guards, the class of an
+external backend's kernels); structured kernels are in register_structured.py
+and external backends' generated out=/in-place wrappers in codegen/backend.
 """
 
 from __future__ import annotations
@@ -61,8 +62,11 @@ def _device_guard(f: NativeFunction, index: BackendIndex) -> str:
         f"const OptionalDeviceGuard device_guard(device_of({device_of}));"
 
 
-def compute_wrapper(f: NativeFunction, index: BackendIndex) -> str | None:
-    """The anonymous-namespace wrapper that forwards the dispatcher call to the kernel."""
+def compute_wrapper(f: NativeFunction, index: BackendIndex, *, class_method_name: str | None = None) -> str | None:
+    """The anonymous-namespace wrapper that forwards the dispatcher call to the kernel.
+
+    class_method_name: the class holding an external backend's kernels (<namespace>::<class>::<kernel>).
+    """
     if not registers_unstructured(f, index):
         return None
     sig = wrapper_signature(f, index)
@@ -79,7 +83,8 @@ def compute_wrapper(f: NativeFunction, index: BackendIndex) -> str | None:
 }}
 """
     meta = index.get_kernel(f)
-    impl = f"{meta.cpp_namespace}::{meta.kernel}"  # type: ignore[union-attr]
+    owner = meta.cpp_namespace if class_method_name is None else f"{meta.cpp_namespace}::{class_method_name}"  # type: ignore[union-attr]
+    impl = f"{owner}::{meta.kernel}"  # type: ignore[union-attr]
     exprs = ", ".join(e.expr for e in translate(sig.arguments(), kernel_signature(f, index).arguments()))
     check = "  // No device check\n"
     if index.device_guard:

@@ -1,0 +1,104 @@
+"""`opgen generate-backend` (gen_backend_stubs' command line) and the --impl-path check of `opgen check`."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from .report import RENDERERS, FileDiagnostic
+
+
+def add_generate_backend_parser(sub) -> None:
+    p = sub.add_parser("generate-backend", help="generate an out-of-tree backend's files as "
+                                                "torchgen.gen_backend_stubs does (byte for byte)",
+                       description="Write <Key>NativeFunctions.h, Register<Key>.cpp and (with autograd ops) "
+                                   "Register<AutogradKey>.cpp for a backend yaml, as `python -m "
+                                   "torchgen.gen_backend_stubs` does, atomically and only when changed. Exit "
+                                   "status 1 when the yaml (or the kernels, with --impl-path) has errors, 2 when "
+                                   "an input cannot be read.")
+    p.add_argument("-s", "--source-yaml", "--source_yaml", required=True, metavar="BACKEND_YAML",
+                   help="the backend yaml (backend:, cpp_namespace:, supported: ...)")
+    p.add_argument("-o", "--output-dir", "--output_dir", required=True, metavar="OUTPUT_DIR",
+                   help="output folder; also spelled as given in Register<Key>.cpp's #include")
+    p.add_argument("--impl-path", "--impl_path", action="append", default=[], metavar="F",
+                   help="C++ file defining the kernels: report each listed op it does not define (repeatable)")
+    p.add_argument("--dry-run", "--dry_run", action="store_true",
+                   help="write nothing; list the files and whether they would change")
+    p.add_argument("--native-functions", metavar="F",
+                   help="native_functions.yaml (default: the one packaged with the installed torchgen; its "
+                        "tags.yaml is read from beside it)")
+    p.add_argument("--templates", metavar="D", help="templates folder (default: torchgen's packaged templates)")
+    p.add_argument("--format", choices=sorted(RENDERERS), default="text", help="how to print diagnostics")
+    p.add_argument("-v", "--verbose", action="store_true", help="print each file written")
+    p.set_defaults(run=run_generate_backend)
+
+
+def _same(path: str, data: bytes) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return f.read() == data
+    except OSError:
+        return False
+
+
+def run_generate_backend(args: argparse.Namespace) -> int:
+    from .codegen.backend.run import BackendOptions, generate_backend
+
+    options = BackendOptions(args.source_yaml, args.output_dir, tuple(args.impl_path), args.dry_run,
+                             args.native_functions, args.templates)
+    result = generate_backend(options)
+    if result.diagnostics:
+        sys.stdout.write(RENDERERS[args.format](list(result.diagnostics)))
+    for error in result.errors:
+        print(f"opgen: {error}", file=sys.stderr)
+    if not result.read:
+        return 2
+    if result.has_errors:
+        return 1
+    if not result.files:
+        print(f"opgen: {args.source_yaml} lists no ops under supported or full_codegen: nothing to generate",
+              file=sys.stderr)
+        return 0
+    if args.dry_run:
+        for f in result.files:
+            target = os.path.join(args.output_dir, f.path)
+            print(f"{target}: {'unchanged' if _same(target, f.data) else 'would be written'}")
+        return 0
+    if result.written is not None:
+        if args.verbose:
+            for path in result.written.written:
+                print(f"wrote {path}")
+        print(f"opgen: {len(result.written.written)} file(s) written, {len(result.written.unchanged)} unchanged",
+              file=sys.stderr)
+    return 0
+
+
+def impl_path_items(paths: list[str], native_path: str | None, impl_paths: list[str]
+                    ) -> tuple[list[FileDiagnostic], list[str]]:
+    """`opgen check --impl-path F`: the missing-kernel check of every backend yaml among paths (and notes)."""
+    from .analysis.check import BACKEND, classify, expand
+    from .codegen.backend.run import InputError, check_backend_files, load_native_snapshot, read_impls, read_text
+
+    try:
+        impls = read_impls(tuple(impl_paths))
+    except InputError as exc:
+        return [], [f"opgen: {exc}"]
+    items: list[FileDiagnostic] = []
+    notes: list[str] = []
+    native = None
+    for path in expand(paths):
+        try:
+            text = read_text(path)
+        except InputError:
+            continue  # check_paths reports it
+        if classify(path, text) != BACKEND:
+            continue
+        if native is None:
+            try:
+                native = load_native_snapshot(native_path)
+            except InputError as exc:
+                return items, notes + [f"opgen: {exc}"]
+        _, found = check_backend_files(path, text, native, impls)
+        items.extend(d for d in found if d.diagnostic.code in ("OPG530", "OPG531", "OPG532"))
+    return items, notes

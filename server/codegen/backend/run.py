@@ -1,0 +1,113 @@
+"""`opgen generate-backend`: read the inputs, check them, plan gen_backend_stubs' files, write them.
+
+The IO around the pure pieces (check_backend, the missing-kernel check, plan_backend). Problems
+with the inputs come back as placed diagnostics; problems with the run itself (an unreadable
+file) as messages.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from ...index.backend import BackendSnapshot, check_backend
+from ...index.native import NativeSnapshot
+from ...report import FileDiagnostic
+from ..generate import read_templates
+from ..inputs import InputError, load_native, packaged_aten
+from ..plan import GeneratedFile, PlanError, render
+from ..writer import WriteResult, write_files
+from .kernels import ImplFile, check_kernels
+from .stubs import plan_backend, target_of
+
+
+@dataclass(frozen=True)
+class BackendOptions:
+    source_yaml: str
+    output_dir: str
+    impl_paths: tuple[str, ...] = ()
+    dry_run: bool = False
+    native_functions: str | None = None
+    templates: str | None = None
+
+
+@dataclass(frozen=True)
+class BackendResult:
+    diagnostics: tuple[FileDiagnostic, ...] = ()
+    # Problems with the run itself: unreadable inputs, a plan that cannot be built.
+    errors: tuple[str, ...] = ()
+    files: tuple[GeneratedFile, ...] = ()
+    written: WriteResult | None = None
+    # True when the inputs were read (errors are then failures of the inputs' content or of the writing).
+    read: bool = False
+
+    @property
+    def has_errors(self) -> bool:
+        return bool(self.errors) or any(d.diagnostic.is_error for d in self.diagnostics)
+
+
+def load_native_snapshot(path: str | None) -> NativeSnapshot:
+    """native_functions.yaml at path (default: the installed torchgen's), with the tags.yaml beside it."""
+    return load_native(path, None).snapshot
+
+
+def read_text(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: {getattr(exc, 'strerror', None) or exc}") from exc
+
+
+def default_templates() -> str | None:
+    aten = packaged_aten()
+    return os.path.join(aten, "templates") if aten else None
+
+
+def check_backend_files(source_yaml: str, text: str, native: NativeSnapshot, impls: tuple[ImplFile, ...]
+                        ) -> tuple[BackendSnapshot, list[FileDiagnostic]]:
+    """The backend yaml's diagnostics, plus the missing-kernel check when implementation files are given."""
+    snapshot = check_backend(text, native)
+    found = [FileDiagnostic(source_yaml, d) for d in snapshot.diagnostics]
+    if impls and snapshot.resolved is not None and not snapshot.has_errors:
+        found.extend(check_kernels(snapshot.resolved, native.functions, source_yaml, impls))
+    return snapshot, found
+
+
+def read_impls(paths: tuple[str, ...]) -> tuple[ImplFile, ...]:
+    return tuple(ImplFile(p, read_text(p)) for p in paths)
+
+
+def generate_backend(options: BackendOptions, native: NativeSnapshot | None = None) -> BackendResult:
+    """Check, plan and (unless a dry run) write; `native` saves parsing native_functions.yaml again."""
+    try:
+        native = native or load_native_snapshot(options.native_functions)
+        if any(d.is_error for d in native.diagnostics):
+            path = options.native_functions or "the packaged native_functions.yaml"
+            return BackendResult(errors=(f"{path} has errors; run 'opgen check' on it",))
+        text = read_text(options.source_yaml)
+        impls = read_impls(options.impl_paths)
+        template_dir = options.templates or default_templates()
+        if template_dir is None:
+            return BackendResult(errors=("no templates folder: pass --templates D (torch is not installed to "
+                                         "provide one)",))
+        templates = read_templates(template_dir)
+    except InputError as exc:
+        return BackendResult(errors=(str(exc),))
+    snapshot, diagnostics = check_backend_files(options.source_yaml, text, native, impls)
+    result = BackendResult(diagnostics=tuple(diagnostics), read=True)
+    if result.has_errors or snapshot.resolved is None:
+        return result
+    target = target_of(snapshot.resolved)
+    if target is None:
+        return result
+    try:
+        planned = plan_backend(target, native.functions.groups, options.output_dir, templates)
+        files = tuple(GeneratedFile(p.manager, p.path, render(p.template, templates, p.build()).encode("utf-8"))
+                      for p in planned)
+    except PlanError as exc:
+        return BackendResult(diagnostics=tuple(diagnostics), errors=(str(exc),), read=True)
+    written = None
+    if not options.dry_run:
+        written = write_files((options.output_dir, f.path, f.data) for f in files)
+    return BackendResult(tuple(diagnostics), written.errors if written else (), files, written, True)

@@ -1,0 +1,127 @@
+"""`opgen generate-backend` against torchgen 2.13's gen_backend_stubs, over the whole corpus.
+
+For every backend yaml torch 2.13 accepts, both tools run with the same `-o`
+spelling in separate temporary folders, and every file must be byte-identical
+(same names, same bytes). For every yaml it rejects, opgen exits 1, writes
+nothing, and prints an error on the line that causes the rejection.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import CORPUS
+from opgen_lsp.cli import main
+from opgen_lsp.codegen.backend.run import BackendOptions, generate_backend, load_native_snapshot
+
+from .test_backend_corpus import ACCEPTED, REJECTED
+
+pytestmark = [pytest.mark.conformance, pytest.mark.slow]
+
+CORPUS_FILES = sorted(CORPUS.rglob("*.yaml"))
+ACCEPTED_FILES = [p for p in CORPUS_FILES if p.name in ACCEPTED]
+REJECTED_FILES = [p for p in CORPUS_FILES if p.name not in ACCEPTED]
+
+
+@pytest.fixture(scope="module")
+def native(aten):
+    return load_native_snapshot(str(aten / "native" / "native_functions.yaml"))
+
+
+def _torchgen(source: Path, cwd: Path, out: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "torchgen.gen_backend_stubs", "-s", str(source), "-o", out],
+                          cwd=cwd, capture_output=True, text=True)
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _first_difference(a: bytes, b: bytes) -> str:
+    la, lb = a.decode().splitlines(), b.decode().splitlines()
+    for i, (x, y) in enumerate(zip(la, lb)):
+        if x != y:
+            return f"line {i + 1}:\n  torchgen: {x!r}\n  opgen:    {y!r}"
+    return f"lengths differ: {len(la)} vs {len(lb)} lines"
+
+
+def test_every_corpus_file_is_classified():
+    assert {p.name for p in ACCEPTED_FILES} == ACCEPTED
+    assert all(p.name in REJECTED for p in REJECTED_FILES)
+
+
+@pytest.mark.parametrize("out", ["out", "out/", "gen/backend"])
+def test_output_spelling(aten, native, tmp_path, monkeypatch, out):
+    """The -o string is copied verbatim into the #include of Register<Key>.cpp (a trailing slash too)."""
+    source = CORPUS / "torch_nupu__nupu_functions.yaml"
+    theirs, ours = tmp_path / "torchgen", tmp_path / "opgen"
+    theirs.mkdir(), ours.mkdir()
+    assert _torchgen(source, theirs, out).returncode == 0
+    monkeypatch.chdir(ours)
+    result = generate_backend(BackendOptions(str(source), out), native)
+    assert not result.has_errors
+    assert _files(ours) == _files(theirs)
+
+
+@pytest.mark.parametrize("source", ACCEPTED_FILES, ids=[p.name for p in ACCEPTED_FILES])
+def test_accepted_file_is_byte_identical(aten, native, source, tmp_path, monkeypatch):
+    theirs, ours = tmp_path / "torchgen", tmp_path / "opgen"
+    theirs.mkdir(), ours.mkdir()
+    done = _torchgen(source, theirs, "out")
+    assert done.returncode == 0, done.stderr[-2000:]
+    monkeypatch.chdir(ours)
+    result = generate_backend(BackendOptions(str(source), "out"), native)
+    assert not result.has_errors, [d.diagnostic.message for d in result.diagnostics if d.diagnostic.is_error]
+    expected, got = _files(theirs), _files(ours)
+    assert sorted(got) == sorted(expected)
+    for name in expected:
+        assert got[name] == expected[name], f"{name} differs at {_first_difference(expected[name], got[name])}"
+    # A second run writes nothing: every file is unchanged.
+    again = generate_backend(BackendOptions(str(source), "out"), native)
+    assert again.written is not None and not again.written.written and len(again.written.unchanged) == len(got)
+
+
+@pytest.mark.parametrize("source", REJECTED_FILES, ids=[str(p.relative_to(CORPUS)) for p in REJECTED_FILES])
+def test_rejected_file_exits_1_with_the_line(aten, source, tmp_path, monkeypatch, capsys):
+    done = _torchgen(source, tmp_path, "theirs")
+    assert done.returncode != 0
+    code, line_start, fact = REJECTED[source.name]
+    assert fact in done.stderr
+    monkeypatch.chdir(tmp_path)
+    status = main(["generate-backend", "-s", str(source), "-o", "ours", "--format", "json"])
+    assert status == 1
+    assert not (tmp_path / "ours").exists()
+    import json
+
+    reported = json.loads(capsys.readouterr().out)
+    lines = source.read_text().splitlines()
+    line = next(i for i, text in enumerate(lines) if text.strip().startswith(line_start))
+    assert any(d["severity"] == "error" and d["code"] == code and d["range"]["start"]["line"] == line
+               and fact in d["message"] for d in reported), reported[:5]
+
+
+def test_cli_writes_atomically_and_only_changes(aten, tmp_path, monkeypatch, capsys):
+    source = CORPUS / "ipex__xpu_functions.adjusted.yaml"
+    monkeypatch.chdir(tmp_path)
+    assert main(["generate-backend", "-s", str(source), "-o", "out"]) == 0
+    names = sorted(os.listdir(tmp_path / "out"))
+    assert names == ["PrivateUse1NativeFunctions.h", "RegisterAutogradPrivateUse1.cpp", "RegisterPrivateUse1.cpp"]
+    stamps = {n: (tmp_path / "out" / n).stat().st_mtime_ns for n in names}
+    capsys.readouterr()
+    assert main(["generate-backend", "-s", str(source), "-o", "out"]) == 0
+    assert "0 file(s) written, 3 unchanged" in capsys.readouterr().err
+    assert {n: (tmp_path / "out" / n).stat().st_mtime_ns for n in names} == stamps
+    # --dry-run (a plain flag, unlike torchgen's) writes nothing and says what would change.
+    (tmp_path / "out" / "RegisterPrivateUse1.cpp").write_text("stale")
+    assert main(["generate-backend", "-s", str(source), "-o", "out", "--dry-run"]) == 0
+    shown = capsys.readouterr().out
+    assert "out/RegisterPrivateUse1.cpp: would be written" in shown
+    assert "out/PrivateUse1NativeFunctions.h: unchanged" in shown
+    assert (tmp_path / "out" / "RegisterPrivateUse1.cpp").read_text() == "stale"
+    assert main(["generate-backend", "-s", str(source), "-o", "dry", "--dry-run"]) == 0
+    assert not (tmp_path / "dry").exists()
