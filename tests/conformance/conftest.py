@@ -47,3 +47,12 @@ def torchgen_variant_output(aten: Path, tmp_path_factory) -> Path:
     _run_torchgen(aten, out, "-d", str(out / "aten"), "--headeronly-install-dir", str(out / "headeronly"),
                   "--aoti-install-dir", str(out / "aoti"), *TORCHGEN_VARIANT_FLAGS)
     return out / "aten"
+
+
+@pytest.fixture(scope="session")
+def torchgen_per_operator_output(aten: Path, tmp_path_factory) -> Path:
+    """gen.py --per-operator-headers on the real native_functions.yaml (7,151 files); its install dir."""
+    out = tmp_path_factory.mktemp("torchgen_per_operator")
+    _run_torchgen(aten, out, "-d", str(out / "aten"), "--headeronly-install-dir", str(out / "headeronly"),
+                  "--aoti-install-dir", str(out / "aoti"), "--per-operator-headers")
+    return out / "aten"

@@ -84,6 +84,24 @@ def test_every_implemented_file_is_byte_identical(aten: Path, torchgen_gen_outpu
     assert written <= planned
 
 
+def test_per_operator_headers_are_byte_identical(aten: Path, torchgen_per_operator_output: Path,
+                                                 tmp_path: Path) -> None:
+    result = generate(_options(aten, tmp_path, per_operator_headers=True))
+    assert result.errors == ()
+    dirs = _dirs(tmp_path) | {"reference": _dirs(torchgen_per_operator_output.parent)}
+    same, different = _compare(result, dirs)
+    print(f"--per-operator-headers: byte-identical ({len(same)}), not generated yet ({len(result.missing)}): "
+          f"{' '.join(p.path for p in result.missing)}")
+    assert different == []
+    names = {Path(n).name for n in same}
+    assert {"add_ops.h", "add.h", "add_native.h", "add_meta.h", "add_cpu_dispatch.h", "Functions.h",
+            "CPUFunctions_inl.h", "RegisterCPU_0.cpp", "MethodOperators.h"} <= names
+    assert len([n for n in same if n.startswith("ops/")]) == 7046  # every file of ATen/ops/
+    planned = {str((dirs["reference"][p.manager] / p.path).resolve()) for p in result.planned}
+    written = {str(p.resolve()) for p in torchgen_per_operator_output.parent.rglob("*") if p.is_file()}
+    assert written <= planned and len(written) == 7151
+
+
 def test_variant_flags_are_byte_identical(aten: Path, torchgen_variant_output: Path, tmp_path: Path) -> None:
     result = generate(_options(aten, tmp_path, generate=frozenset({"sources"}), rocm=True,
                                skip_dispatcher_op_registration=True, backend_whitelist=("CPU", "CUDA")))

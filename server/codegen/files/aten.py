@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from ...model import dispatch as dk
 from ..plan import Manager, PlannedFile, missing, sharded, sharded_missing, single
-from . import backend_select, dispatch_key, functionalization, functions, names, native, operators, schema, tensor
+from . import (
+    backend_select, dispatch_key, functionalization, functions, names, native, operators, per_operator, schema, tensor,
+)
 from .context import GenContext
 
 NOT_YET = "not implemented yet"
@@ -16,8 +18,7 @@ NOT_YET = "not implemented yet"
 
 def _unsupported_option(ctx: GenContext) -> str | None:
     o = ctx.options
-    for flag, value in (("--per-operator-headers", o.per_operator_headers),
-                        ("--op-registration-whitelist", o.op_registration_whitelist is not None),
+    for flag, value in (("--op-registration-whitelist", o.op_registration_whitelist is not None),
                         ("--op-selection-yaml-path", o.op_selection_yaml_path is not None),
                         ("--static-dispatch-backend", bool(o.static_dispatch_backend))):
         if value:
@@ -98,6 +99,45 @@ def plan_headers(ctx: GenContext, blocked: str | None) -> list[PlannedFile]:
     def cpu(path: str, build, *, template: str | None = None) -> PlannedFile:
         return single(Manager.cpu, path, None if blocked else build, template=template, missing_reason=blocked or "")
 
+    out = plan_per_operator_headers(ctx, blocked) if ctx.options.per_operator_headers else \
+        plan_aggregated_headers(ctx, blocked, cpu)
+    out += [
+        single(Manager.core, "TensorBody.h", None if blocked else lambda: tensor.tensor_body_h(ctx),
+               missing_reason=blocked or ""),
+        cpu("RedispatchFunctions.h", lambda: functions.redispatch_functions_h(ctx)),
+        cpu("RegistrationDeclarations.h", lambda: schema.registration_declarations_h(ctx)),
+        missing(Manager.cpu, "VmapGeneratedPlumbing.h"),
+        single(Manager.core, "aten_interned_strings.h", lambda: names.aten_interned_strings_h(ctx)),
+        single(Manager.headeronly, "enum_tag.h", lambda: names.enum_tag_h(ctx)),
+    ]
+    return out
+
+
+def plan_per_operator_headers(ctx: GenContext, blocked: str | None) -> list[PlannedFile]:
+    """gen.py's per-operator layout: ops/ files, then the headers that include them."""
+    if blocked:
+        return [missing(Manager.cpu, "Functions.h", blocked)]
+    roots = per_operator.RootNames.of(ctx)
+    out = per_operator.plan_ops_files(ctx, roots)
+    for category, suffix in (("Functions", ""), ("Operators", "_ops"), ("NativeMetaFunctions", "_meta"),
+                             ("NativeFunctions", "_native")):
+        out.append(single(Manager.cpu, f"{category}.h",
+                          lambda c=category, s=suffix: per_operator.aggregate_header(roots, c, s)))
+    for key in ctx.options.dispatch_keys:
+        if key not in ctx.options.functions_keys:
+            continue
+        out += per_operator.plan_dispatch_files(ctx, roots, key)
+        fm = _manager_of(ctx, key)
+        out.append(single(fm, f"{key}Functions.h", lambda key=key: dispatch_key.dispatch_key_functions_h(ctx, key),
+                          template="DispatchKeyFunctions.h"))
+        out.append(single(fm, f"{key}Functions_inl.h",
+                          lambda key=key: per_operator.dispatch_key_functions_inl_h(ctx, roots, key),
+                          template="DispatchKeyFunctions_inl.h"))
+    out.append(single(Manager.cpu, "MethodOperators.h", lambda: per_operator.method_operators_h(roots)))
+    return out
+
+
+def plan_aggregated_headers(ctx: GenContext, blocked: str | None, cpu) -> list[PlannedFile]:
     out = [
         cpu("NativeMetaFunctions.h", lambda: native.native_meta_functions_h(ctx)),
         cpu("MethodOperators.h", lambda: operators.method_operators_h(ctx)),
@@ -115,15 +155,6 @@ def plan_headers(ctx: GenContext, blocked: str | None) -> list[PlannedFile]:
         out.append(single(fm, f"{key}Functions_inl.h", None if blocked else
                           (lambda key=key: dispatch_key.dispatch_key_functions_inl_h(ctx, key)),
                           template="DispatchKeyFunctions_inl.h", missing_reason=blocked or ""))
-    out += [
-        single(Manager.core, "TensorBody.h", None if blocked else lambda: tensor.tensor_body_h(ctx),
-               missing_reason=blocked or ""),
-        cpu("RedispatchFunctions.h", lambda: functions.redispatch_functions_h(ctx)),
-        cpu("RegistrationDeclarations.h", lambda: schema.registration_declarations_h(ctx)),
-        missing(Manager.cpu, "VmapGeneratedPlumbing.h"),
-        single(Manager.core, "aten_interned_strings.h", lambda: names.aten_interned_strings_h(ctx)),
-        single(Manager.headeronly, "enum_tag.h", lambda: names.enum_tag_h(ctx)),
-    ]
     return out
 
 

@@ -8,6 +8,7 @@ from ..dest.register_namespaced import KernelNamespaceError, group_pieces, kerne
 from ..plan import Env, PlanError, render, shard_envs
 from .context import GenContext
 from .native import namespace_prologue, namespaced_blocks
+from .per_operator import register_operator_headers
 
 K = dk.K
 _EXTRA_CUDA_HEADERS = """\
@@ -32,9 +33,9 @@ def num_shards(key: dk.DispatchKey) -> int:
 
 # ------------------------------------------------------------------ helpers at the top of the file
 
-def registration_headers(index: BackendIndex, rocm: bool) -> list[str]:
+def registration_headers(index: BackendIndex, rocm: bool, per_operator_headers: bool = False) -> list[str]:
     key = index.dispatch_key
-    headers = ["#include <ATen/NativeFunctions.h>"]
+    headers = ["#include <ATen/ops/as_strided_native.h>" if per_operator_headers else "#include <ATen/NativeFunctions.h>"]
     if key in (K["CPU"], K["Meta"]):
         headers.append("#include <ATen/EmptyTensor.h>")
     elif key is K["CUDA"]:
@@ -45,6 +46,9 @@ def registration_headers(index: BackendIndex, rocm: bool) -> list[str]:
         headers.append("#include <ATen/xpu/EmptyTensor.h>")
     elif key is K["MTIA"]:
         headers.append("#include <ATen/native/mtia/EmptyTensor.h>")
+    elif per_operator_headers:
+        headers += [f"#include <ATen/ops/{name}.h>" for name in ("empty", "empty_strided", "_copy_from_and_resize",
+                                                               "_copy_from")]
     else:
         headers.append("#include <ATen/Functions.h>")
     headers.append("#include <c10/macros/Macros.h>")
@@ -179,6 +183,8 @@ def group_definitions(ctx: GenContext, g: NativeFunction | NativeFunctionsGroup,
 
 
 def operator_headers(ctx: GenContext, key: dk.DispatchKey) -> list[str]:
+    if ctx.options.per_operator_headers:
+        return register_operator_headers(ctx, key)
     headers = ["#include <ATen/NativeFunctions.h>"]
     if key is dk.CEA_NON_FUNCTIONAL:
         headers.append("#include <ATen/Functions.h>")
@@ -193,7 +199,7 @@ def register_dispatch_key_shards(ctx: GenContext, key: dk.DispatchKey) -> list[d
     base = {
         "extra_cuda_headers": extra_cuda_headers(ctx.options.rocm) if dk.is_cuda_dispatch_key(key) else "",
         "external_backend_headers": "",
-        "dispatch_headers": registration_headers(index, ctx.options.rocm),
+        "dispatch_headers": registration_headers(index, ctx.options.rocm, ctx.options.per_operator_headers),
         "ops_headers": operator_headers(ctx, key),
         "dispatch_helpers": registration_helpers(index) if helpers else [],
     }

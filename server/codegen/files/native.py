@@ -30,10 +30,11 @@ def namespaced_blocks(by_namespace: dict[str, list[str]], max_level: int, *, ski
     return lines
 
 
-def native_function_declarations(ctx: GenContext) -> list[str]:
+def native_function_declarations(ctx: GenContext, groups=None) -> list[str]:
+    """Kernel declarations of these groups (default: all) under every backend, by kernel namespace."""
     by_namespace: dict[str, list[str]] = {}
     indices = ctx.model.backend_indices
-    for g in ctx.groups:
+    for g in ctx.groups if groups is None else groups:
         namespaces = set()
         for key, index in indices.items():
             meta = index.get_kernel(g)

@@ -1,0 +1,151 @@
+"""--per-operator-headers: the ATen/ops/ folder and the aggregate headers that include it.
+
+For every root name (the op name without overload or trailing underscore) gen.py writes
+ops/<name>_ops.h (at::_ops structs), ops/<name>.h (at::<name> functions), ops/<name>_native.h
+(kernel declarations), ops/<name>_meta.h (structured meta classes, if any), and for each key
+with a <Key>Functions.h, ops/<name>_<key>_dispatch.h when that key has declarations for it.
+Functions.h, Operators.h, NativeFunctions.h, NativeMetaFunctions.h, MethodOperators.h and
+<Key>Functions_inl.h then only include these files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from ...model import dispatch as dk
+from ...model.native_function import NativeFunction, NativeFunctionsGroup, Variant
+from ..dest.functions import compute_function, compute_operator_declaration
+from ..dest.native_declarations import compute_meta_function_declaration
+from ..dest.register_namespaced import group_pieces
+from ..plan import Env, Manager, PlannedFile, single
+from .context import GenContext
+from .native import native_function_declarations
+
+Grouped = NativeFunction | NativeFunctionsGroup
+
+
+@dataclass(frozen=True)
+class RootNames:
+    """The ops and op groups of each root name, in order of first appearance."""
+
+    functions: dict[str, tuple[NativeFunction, ...]]
+    groups: dict[str, tuple[Grouped, ...]]
+
+    @staticmethod
+    def of(ctx: GenContext) -> RootNames:
+        functions: dict[str, list[NativeFunction]] = {}
+        for f in ctx.native_functions:
+            functions.setdefault(f.root_name, []).append(f)
+        groups: dict[str, list[Grouped]] = {}
+        for g in ctx.groups:
+            groups.setdefault(g.root_name, []).append(g)
+        return RootNames({k: tuple(v) for k, v in functions.items()}, {k: tuple(v) for k, v in groups.items()})
+
+    @cached_property
+    def sorted_names(self) -> list[str]:
+        return sorted(self.functions)
+
+    def structured(self, name: str) -> list[NativeFunctionsGroup]:
+        return [g for g in self.groups.get(name, ()) if isinstance(g, NativeFunctionsGroup) and g.structured]
+
+
+def _ops_h(fs: tuple[NativeFunction, ...]) -> Env:
+    return {"declarations": [compute_operator_declaration(f) for f in fs]}
+
+
+def _function_h(name: str, fs: tuple[NativeFunction, ...]) -> Env:
+    # Static dispatch headers: one (empty, without --static-dispatch-backend) entry per op bound by codegen.
+    return {"static_dispatch_ops_headers": ["" for f in fs if not f.manual_kernel_registration],
+            "operator_includes": f"#include <ATen/ops/{name}_ops.h>",
+            "function_definitions": [compute_function(f) for f in fs]}
+
+
+def _meta_h(structured: list[NativeFunctionsGroup]) -> Env:
+    return {"meta_function_declarations": [d for g in structured
+                                           if (d := compute_meta_function_declaration(g)) is not None]}
+
+
+def _native_h(ctx: GenContext, name: str, groups: tuple[Grouped, ...], is_structured: bool) -> Env:
+    return {"extra_includes": f"#include <ATen/ops/{name}_meta.h>" if is_structured else [],
+            "native_function_declarations": native_function_declarations(ctx, groups)}
+
+
+def dispatch_declarations(ctx: GenContext, key: dk.DispatchKey, groups: tuple[Grouped, ...]) -> list[str]:
+    index = ctx.backend_index(key)
+    return [d for g in groups for d in group_pieces(g, index).namespaced_declarations]
+
+
+def plan_ops_files(ctx: GenContext, roots: RootNames) -> list[PlannedFile]:
+    out: list[PlannedFile] = []
+    for name, fs in roots.functions.items():
+        groups = roots.groups.get(name, ())
+        structured = roots.structured(name)
+        out.append(single(Manager.ops, f"{name}_ops.h", lambda fs=fs: _ops_h(fs), template="Operator.h"))
+        out.append(single(Manager.ops, f"{name}.h", lambda name=name, fs=fs: _function_h(name, fs),
+                          template="Function.h"))
+        if structured:
+            out.append(single(Manager.ops, f"{name}_meta.h", lambda s=structured: _meta_h(s),
+                              template="NativeMetaFunction.h"))
+        out.append(single(Manager.ops, f"{name}_native.h",
+                          lambda name=name, groups=groups, s=bool(structured): _native_h(ctx, name, groups, s),
+                          template="NativeFunction.h"))
+    return out
+
+
+def aggregate_header(roots: RootNames, category: str, suffix: str) -> Env:
+    return {f"{category}_includes": [f"#include <ATen/ops/{name}{suffix}.h>" for name in roots.sorted_names],
+            f"{category}_declarations": []}
+
+
+def method_operators_h(roots: RootNames) -> Env:
+    return {"MethodOperators_includes": sorted(
+        f"#include <ATen/ops/{name}_ops.h>" for name, fs in roots.functions.items()
+        if any(Variant.method in f.variants for f in fs)),
+        "MethodOperators_declarations": []}
+
+
+def dispatch_names(ctx: GenContext, roots: RootNames, key: dk.DispatchKey) -> list[str]:
+    """The root names that get an ops/<name>_<key>_dispatch.h (those with declarations under the key)."""
+    return [name for name in roots.functions if dispatch_declarations(ctx, key, roots.groups.get(name, ()))]
+
+
+def plan_dispatch_files(ctx: GenContext, roots: RootNames, key: dk.DispatchKey) -> list[PlannedFile]:
+    namespace = str(key).lower()
+
+    def build(name: str) -> Env:
+        return {"dispatch_namespace": namespace,
+                "dispatch_namespaced_declarations": dispatch_declarations(ctx, key, roots.groups.get(name, ()))}
+
+    return [single(Manager.ops, f"{name}_{namespace}_dispatch.h", lambda name=name: build(name),
+                   template="DispatchKeyFunction.h") for name in dispatch_names(ctx, roots, key)]
+
+
+def dispatch_key_functions_inl_h(ctx: GenContext, roots: RootNames, key: dk.DispatchKey) -> Env:
+    namespace = str(key).lower()
+    return {"dispatch_namespace": namespace,
+            "DispatchKeyFunctions_inl_includes": [f"#include <ATen/ops/{name}_{namespace}_dispatch.h>"
+                                                  for name in sorted(dispatch_names(ctx, roots, key))],
+            "dispatch_namespaced_declarations": []}
+
+
+def register_operator_headers(ctx: GenContext, key: dk.DispatchKey) -> list[str]:
+    """The ops/ headers a Register<Key>.cpp includes: those of every group registered under the key."""
+    index = ctx.backend_index(key)
+    namespace = str(key).lower()
+    headers: set[str] = set()
+    for g in ctx.groups:
+        registered = (index.has_kernel(g)
+                      or (isinstance(g, NativeFunctionsGroup) and any(index.has_kernel(f) for f in g.functions()))
+                      or (g.structured and key in (K_META, dk.CEA_NON_FUNCTIONAL)))
+        if not registered:
+            continue
+        headers.add(f"#include <ATen/ops/{g.root_name}_native.h>")
+        if key is dk.CEA_NON_FUNCTIONAL:
+            headers.add(f"#include <ATen/ops/{g.root_name}.h>")
+        if key in ctx.options.functions_keys:
+            headers.add(f"#include <ATen/ops/{g.root_name}_{namespace}_dispatch.h>")
+    return sorted(headers)
+
+
+K_META = dk.K["Meta"]
