@@ -38,7 +38,7 @@ MUST_HAVE = {
     "RegistrationDeclarations.h", "enum_tag.h", "aten_interned_strings.h", "TensorMethods.cpp", "Functions.cpp",
     "RegisterBackendSelect.cpp", "RegisterFunctionalization_0.cpp", "RegisterFunctionalization_3.cpp",
     "RegisterFunctionalizationEverything.cpp", "FunctionalInverses.h", "ViewMetaClasses.h", "ViewMetaClasses.cpp",
-    "CompositeViewCopyKernels.cpp",
+    "CompositeViewCopyKernels.cpp", "Declarations.yaml",
 }
 
 

@@ -7,11 +7,16 @@ so that the command can name them instead of silently leaving them out.
 from __future__ import annotations
 
 from ...model import dispatch as dk
+from ..dest.declarations_yaml import compute_declaration_yaml, format_yaml
 from ..plan import Manager, PlannedFile, missing, sharded, sharded_missing, single
 from . import (
     backend_select, dispatch_key, functionalization, functions, names, native, operators, per_operator, schema, tensor,
 )
 from .context import GenContext
+
+
+def declarations_yaml(ctx: GenContext) -> str:
+    return format_yaml([compute_declaration_yaml(f) for f in ctx.native_functions])
 
 NOT_YET = "not implemented yet"
 
@@ -167,5 +172,5 @@ def plan_aten(ctx: GenContext) -> list[PlannedFile]:
     if "headers" in ctx.options.generate:
         out += plan_headers(ctx, blocked)
     if "declarations_yaml" in ctx.options.generate:
-        out.append(missing(Manager.cpu, "Declarations.yaml"))
+        out.append(single(Manager.cpu, "Declarations.yaml", lambda: declarations_yaml(ctx)))
     return out
