@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import difflib
+import functools
 from typing import Iterable
 
 
 def closest(word: str, candidates: Iterable[str], n: int = 3, cutoff: float = 0.6) -> list[str]:
-    pool = list(candidates)
+    # Memoized: a line with thousands of the same unknown name (a paste gone wrong) costs one search.
+    return list(_closest(word, tuple(candidates), n, cutoff))
+
+
+@functools.lru_cache(maxsize=256)
+def _closest(word: str, pool: tuple[str, ...], n: int, cutoff: float) -> tuple[str, ...]:
     found = difflib.get_close_matches(word, pool, n=n, cutoff=cutoff)
     if not found:
         lowered = {c.lower(): c for c in pool}
         found = [lowered[m] for m in difflib.get_close_matches(word.lower(), list(lowered), n=n, cutoff=cutoff)]
-    return found
+    return tuple(found)
 
 
 def did_you_mean(word: str, candidates: Iterable[str]) -> tuple[str, tuple[tuple[str, str], ...]]:

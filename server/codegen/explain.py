@@ -73,8 +73,15 @@ class Explainer:
         f = self.function(name)
         if f is None:
             return []
-        if backend is not None:
-            return [s for s in self._backend_pieces(f, backend)]
+        try:
+            if backend is not None:
+                return [s for s in self._backend_pieces(f, backend)]
+            return self._pieces(f)
+        except Exception as exc:  # a model with errors (say, a method whose self is a list): say so, never raise
+            return [Snippet("Cannot generate", "", f"// torchgen cannot generate code for {name}: "
+                                                   f"{type(exc).__name__}: {exc}")]
+
+    def _pieces(self, f: NativeFunction) -> list[Snippet]:
         group: NativeFunctionsGroup | None = self._groups.get(f.func.name)  # type: ignore[attr-defined]
         operators = "MethodOperators.h" if Variant.method in f.variants else "Operators.h"
         out = [Snippet("Operator struct (at::_ops)", operators, compute_operator_declaration(f))]

@@ -3,13 +3,24 @@
 Below this layer columns count code points. LSP columns count code units of
 the negotiated position encoding (UTF-16 unless the client offers another),
 so every conversion needs the text of the line it is on.
+
+Lines: below this layer a line ends at '\n' (the '\r' of a '\r\n' is the
+last character of its line, never counted in a column). The LSP ends lines
+at '\n', '\r\n' and '\r', and at nothing else. A text with a lone '\r' has
+more client lines than ours; `Lines` maps between the two. pygls applies
+incremental edits to lines cut by `str.splitlines`, which also cuts at
+'\x0b', '\x0c', '\x1c'-'\x1e', NEL, LS and PS: `use_client_lines` makes the
+documents of a pygls workspace cut lines as the LSP does.
 """
 
 from __future__ import annotations
 
+import bisect
+import re
 from typing import Sequence
 
 from lsprotocol import types
+from pygls.workspace import TextDocument
 
 from ..diagnostics import Diagnostic
 from ..text import Span
@@ -17,20 +28,106 @@ from ..text import Span
 SOURCE = "opgen"
 
 
-class Lines(Sequence[str]):
-    """The lines of one version of a document (split at '\\n', without the '\\r' of a '\\r\\n'), split once."""
+# Characters str.splitlines cuts at but the LSP does not.
+_NOT_CLIENT_BREAK = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
-    __slots__ = ("_text", "_lines")
+
+def client_lines(text: str) -> tuple[str, ...]:
+    """The lines of `text` as an LSP client counts them (each with its line end: '\\n', '\\r\\n' or '\\r')."""
+    pieces = text.splitlines(True)
+    if not _NOT_CLIENT_BREAK.search(text):
+        return tuple(pieces)
+    out: list[str] = []
+    pending = ""
+    for piece in pieces:
+        pending += piece
+        if pending.endswith(("\n", "\r")):
+            out.append(pending)
+            pending = ""
+    if pending:
+        out.append(pending)
+    return tuple(out)
+
+
+class ClientTextDocument(TextDocument):
+    """A pygls document whose incremental edits are placed on the client's lines."""
+
+    @property
+    def lines(self) -> Sequence[str]:
+        return client_lines(self.source)
+
+
+def use_client_lines(workspace: object) -> bool:
+    """Make the documents the pygls `workspace` creates from now on ClientTextDocuments; False if it cannot."""
+    create = getattr(workspace, "_create_text_document", None)
+    if create is None:
+        return False
+
+    def create_document(*args, **kwargs):
+        document = create(*args, **kwargs)
+        if type(document) is TextDocument:
+            document.__class__ = ClientTextDocument
+        return document
+    workspace._create_text_document = create_document  # type: ignore[attr-defined]
+    return True
+
+
+class Lines(Sequence[str]):
+    """The lines of one version of a document (split at '\\n', without the '\\r' of a '\\r\\n'), split once.
+
+    Indexed by our line numbers; `client_segment` and `from_client` map to and from the client's lines,
+    which differ when the text has a lone '\\r'.
+    """
+
+    __slots__ = ("_text", "_lines", "_first")
 
     def __init__(self, text: str) -> None:
         self._text = text
         self._lines: list[str] | None = None
+        # Per line of ours, the client line it starts (only when the text has a lone '\r').
+        self._first: list[int] | None = None
 
     @property
     def lines(self) -> list[str]:
         if self._lines is None:
             self._lines = [line[:-1] if line.endswith("\r") else line for line in self._text.split("\n")]
+            if "\r" in self._text and any("\r" in line for line in self._lines):
+                first, count = [], 0
+                for line in self._lines:
+                    first.append(count)
+                    count += line.count("\r") + 1
+                self._first = first
         return self._lines
+
+    def client_segment(self, line: int, col: int) -> tuple[int, str, int]:
+        """Our (line, col) as (client line, the text of that client line, code point column in it)."""
+        text = self.line(line)
+        first = self._first
+        if first is None:
+            return line, text, col
+        if not 0 <= line < len(first):
+            return line + first[-1] + 1 - len(first), text, col
+        k = text.count("\r", 0, max(col, 0))
+        start = 0 if k == 0 else _nth_index(text, "\r", k) + 1
+        end = text.find("\r", start)
+        return first[line] + k, text[start:] if end == -1 else text[start:end], col - start
+
+    def from_client(self, client_line: int) -> tuple[int, str, int]:
+        """A client line as (our line, the client line's text, the column of ours where it starts)."""
+        self.lines  # noqa: B018  (splits the text and finds the lone '\r's, once)
+        first = self._first
+        if first is None:
+            return client_line, self.line(client_line), 0
+        line = bisect.bisect_right(first, client_line) - 1
+        if line < 0:
+            return client_line, "", 0
+        text = self.lines[line]
+        k = client_line - first[line]
+        if k > text.count("\r"):  # past the last line
+            return line + k - text.count("\r"), "", 0
+        start = 0 if k == 0 else _nth_index(text, "\r", k) + 1
+        end = text.find("\r", start)
+        return line, text[start:] if end == -1 else text[start:end], start
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -39,7 +136,7 @@ class Lines(Sequence[str]):
         return self.lines[index]
 
     def line(self, index: int) -> str:
-        lines = self.lines
+        lines = self.lines  # also sets _first
         return lines[index] if 0 <= index < len(lines) else ""
 
 
@@ -94,8 +191,17 @@ class Encoding:
 UTF16 = Encoding(types.PositionEncodingKind.Utf16.value)
 
 
+def _nth_index(text: str, char: str, n: int) -> int:
+    """Index of the n-th (1-based) `char` in `text`."""
+    at = -1
+    for _ in range(n):
+        at = text.index(char, at + 1)
+    return at
+
+
 def position(lines: Lines, line: int, col: int, encoding: Encoding = UTF16) -> types.Position:
-    return types.Position(line=max(line, 0), character=encoding.to_units(lines.line(line), max(col, 0)))
+    client_line, text, col = lines.client_segment(max(line, 0), max(col, 0))
+    return types.Position(line=client_line, character=encoding.to_units(text, col))
 
 
 def span_to_range(lines: Lines, span: Span, encoding: Encoding = UTF16) -> types.Range:
@@ -105,7 +211,8 @@ def span_to_range(lines: Lines, span: Span, encoding: Encoding = UTF16) -> types
 
 def from_position(lines: Lines, pos: types.Position, encoding: Encoding = UTF16) -> tuple[int, int]:
     """An LSP position as our (line, code point column)."""
-    return pos.line, encoding.from_units(lines.line(pos.line), pos.character)
+    line, text, start = lines.from_client(pos.line)
+    return line, start + encoding.from_units(text, pos.character)
 
 
 def range_to_span(lines: Lines, rng: types.Range, encoding: Encoding = UTF16) -> Span:

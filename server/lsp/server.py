@@ -27,7 +27,7 @@ from .. import __version__
 from ..analysis.check import NATIVE, TAGS
 from . import features
 from .config import SECTION, Settings, settings_from
-from .convert import Encoding
+from .convert import Encoding, use_client_lines
 from .workspace import Analysis, Workspace
 
 logger = logging.getLogger(__name__)
@@ -254,6 +254,9 @@ def create_server() -> OpgenLanguageServer:
     @feature(types.INITIALIZE)
     @guarded(server, "initialize")
     def initialize(params: types.InitializeParams) -> None:
+        if not use_client_lines(server.workspace):  # edits placed on LSP lines, not str.splitlines's
+            server.warn("opgen: this pygls cannot be told how the LSP ends lines; edits after a form feed, NEL or "
+                        "LS character may land in the wrong place")
         server.client = features.Client.of(params.capabilities, Encoding.of(server.workspace.position_encoding))
         server.model.root = server.workspace.root_path
         server.initialization_options = params.initialization_options

@@ -19,6 +19,9 @@ class ScalarText:
         s = self.scalar
         if s.span.start_line != s.span.end_line or not isinstance(s.value, str):
             return False
+        # The source is as long as the value (plus quotes): nothing was folded, e.g. at a NEL or LS break.
+        if s.span.end_col - s.span.start_col != len(s.text) + (0 if s.style is None else 2):
+            return False
         if s.style is None:
             return True
         if s.style == "'":

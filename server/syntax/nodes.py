@@ -7,6 +7,8 @@ point at it.
 
 from __future__ import annotations
 
+import bisect
+import re
 from typing import NamedTuple, Union
 
 import yaml
@@ -69,6 +71,37 @@ def node_span(node: yaml.Node, line_offset: int = 0) -> Span:
     return Span(s.line + line_offset, s.column, e.line + line_offset, e.column)
 
 
+# libyaml ends a line at \r\n, \n, \r, NEL, LS and PS (YAML 1.1); opgen's lines end at \n only (the \r of a
+# \r\n is the last character of its line). Texts with the other breaks get their marks translated.
+_YAML_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+_ODD_BREAK = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
+
+
+class _MarkMap:
+    """libyaml's (line, column) of a text -> opgen's (line, column), for texts with breaks other than \n."""
+
+    __slots__ = ("_yaml_starts", "_starts", "_length")
+
+    def __init__(self, text: str) -> None:
+        self._yaml_starts = [0] + [m.end() for m in _YAML_BREAK.finditer(text)]
+        self._starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self._length = len(text)
+
+    def position(self, line: int, column: int) -> tuple[int, int]:
+        starts = self._yaml_starts
+        offset = min(starts[min(line, len(starts) - 1)] + column, self._length)
+        ours = bisect.bisect_right(self._starts, offset) - 1
+        return ours, offset - self._starts[ours]
+
+    def span(self, node: yaml.Node) -> Span:
+        s, e = node.start_mark, node.end_mark
+        return Span(*self.position(s.line, s.column), *self.position(e.line, e.column))
+
+
+def _code_point_offset(text: str, utf8_offset: int) -> int:
+    return len(text.encode("utf-8")[:utf8_offset].decode("utf-8", "ignore"))
+
+
 def to_python(node: YNode) -> object:
     """The plain Python value, as torchgen's loader builds it (without __line__)."""
     if isinstance(node, YScalar):
@@ -88,14 +121,15 @@ def to_python(node: YNode) -> object:
 class _Lowering:
     """Turns libyaml nodes into Y-nodes, collecting diagnostics on the way."""
 
-    def __init__(self) -> None:
+    def __init__(self, span=node_span) -> None:
+        self.span = span
         self.constructor = SafeConstructor()
         self.diagnostics: list[Diagnostic] = []
         # Collections being lowered: an alias back into one of them would recurse forever.
         self.open: set[int] = set()
 
     def scalar(self, node: yaml.ScalarNode) -> YScalar:
-        span = node_span(node)
+        span = self.span(node)
         tag = node.tag
         if tag == _STR_TAG:
             value: object = node.value
@@ -114,7 +148,7 @@ class _Lowering:
         if isinstance(node, yaml.ScalarNode):
             return self.scalar(node)
         if id(node) in self.open:
-            span = node_span(node)
+            span = self.span(node)
             self.diagnostics.append(diag("OPG001", span, "a YAML alias refers to a collection that contains it"))
             return YScalar(None, span, None, "")
         self.open.add(id(node))
@@ -125,9 +159,9 @@ class _Lowering:
 
     def _collection(self, node: yaml.Node) -> YNode:
         if node.tag not in _SAFE_TAGS:
-            self.diagnostics.append(diag("OPG005", node_span(node), f"the tag {node.tag!r} is not allowed; opgen reads YAML with a safe loader"))
+            self.diagnostics.append(diag("OPG005", self.span(node), f"the tag {node.tag!r} is not allowed; opgen reads YAML with a safe loader"))
         if isinstance(node, yaml.SequenceNode):
-            return YSeq(tuple(self.node(n) for n in node.value), node_span(node))
+            return YSeq(tuple(self.node(n) for n in node.value), self.span(node))
         return self.mapping(node)
 
     def mapping(self, node: yaml.MappingNode) -> YMap:
@@ -143,25 +177,41 @@ class _Lowering:
                 self.diagnostics.append(diag("OPG004", key.span, f"duplicate key {k!r}: this mapping already has it"))
             else:
                 seen[k] = key
-        return YMap(pairs, node_span(node))
+        return YMap(pairs, self.span(node))
 
 
 def compose(text: str) -> tuple[YNode | None, list[Diagnostic]]:
     """Compose one YAML document. Positions are relative to `text`."""
-    loader = _Loader(text)
+    marks = _MarkMap(text) if _ODD_BREAK.search(text) else None
+    try:
+        loader = _Loader(text)
+    except UnicodeEncodeError as exc:  # a lone surrogate (e.g. "\ud800" escaped in an LSP message)
+        col = exc.start - (text.rfind("\n", 0, exc.start) + 1)
+        span = Span.on_line(text.count("\n", 0, exc.start), col, col + 1)
+        return None, [diag("OPG001", span, f"the character U+{ord(text[exc.start]):04X} is a lone surrogate, "
+                                           "not text; YAML cannot contain it")]
     try:
         root = loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        span = Span.point(mark.line, mark.column) if mark else Span.point(0, 0)
+        span = Span.point(0, 0)
+        if mark:
+            span = Span.point(*marks.position(mark.line, mark.column)) if marks else Span.point(mark.line, mark.column)
         problem = exc.problem or "invalid YAML"
         context = f" {exc.context}" if exc.context else ""
         return None, [diag("OPG001", span, f"YAML syntax error: {problem}{context}")]
+    except yaml.reader.ReaderError as exc:
+        # A character YAML does not allow (a control character, say): point at it.
+        offset = _code_point_offset(text, exc.position)
+        col = offset - (text.rfind("\n", 0, offset) + 1)
+        span = Span.on_line(text.count("\n", 0, offset), col, col + 1)
+        return None, [diag("OPG001", span, f"YAML error: the character U+{exc.character:04X} is not allowed in YAML "
+                                           "(a control or non-printable character)")]
     except yaml.YAMLError as exc:
         return None, [diag("OPG001", Span.point(0, 0), f"YAML error: {exc}")]
     finally:
         loader.dispose()
     if root is None:
         return None, []
-    lowering = _Lowering()
+    lowering = _Lowering(marks.span if marks else node_span)
     return lowering.node(root), lowering.diagnostics
