@@ -104,4 +104,11 @@ at::Tensor PrivateUse1NativeFunctions::masked_pick(const at::Tensor & self, cons
   return result;
 }
 
+void PrivateUse1NativeFunctions::_foreach_scale_(at::TensorList self, const at::Scalar & factor) {
+  for (const at::Tensor& t : self) {
+    at::Tensor& mutable_t = const_cast<at::Tensor&>(t);
+    scale_(mutable_t, factor);
+  }
+}
+
 } // namespace my_backend
