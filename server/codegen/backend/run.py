@@ -14,11 +14,13 @@ from ...index.backend import BackendSnapshot, check_backend
 from ...index.native import NativeSnapshot
 from ...report import FileDiagnostic
 from ..generate import read_templates
-from ..inputs import InputError, load_native, packaged_aten
+from ...index.native import NativeParser, TagsParser
+from ..inputs import InputError, default_native_functions, load_native, packaged_aten
 from ..plan import GeneratedFile, PlanError, render
 from ..writer import WriteResult, write_files
 from .kernels import ImplFile, check_kernels
 from .stubs import plan_backend, target_of
+from .subset import backend_key, listed_names, subset_text
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,17 @@ def load_native_snapshot(path: str | None) -> NativeSnapshot:
     return load_native(path, None).snapshot
 
 
+def load_native_for(path: str | None, backend_text: str) -> tuple[NativeSnapshot, str, frozenset[str]]:
+    """Only the entries the backend yaml needs (see subset.py), plus the whole text and the tags for a re-check."""
+    path = path or default_native_functions()
+    if path is None:
+        raise InputError("no native_functions.yaml: pass --native-functions (torch is not installed to provide one)")
+    text = read_text(path)
+    tags = TagsParser().parse(read_text(os.path.join(os.path.dirname(path), "tags.yaml"))).names
+    part = subset_text(text, listed_names(backend_text), backend_key(backend_text))
+    return NativeParser().parse(part, tags), text, tags
+
+
 def read_text(path: str) -> str:
     try:
         with open(path, encoding="utf-8") as f:
@@ -80,12 +93,17 @@ def read_impls(paths: tuple[str, ...]) -> tuple[ImplFile, ...]:
 
 def generate_backend(options: BackendOptions, native: NativeSnapshot | None = None) -> BackendResult:
     """Check, plan and (unless a dry run) write; `native` saves parsing native_functions.yaml again."""
+    whole: tuple[str, frozenset[str]] | None = None
     try:
-        native = native or load_native_snapshot(options.native_functions)
+        text = read_text(options.source_yaml)
+        if native is None:
+            native, *rest = load_native_for(options.native_functions, text)
+            whole = (rest[0], rest[1])
+            if any(d.is_error for d in native.diagnostics):
+                native, whole = NativeParser().parse(*whole), None
         if any(d.is_error for d in native.diagnostics):
             path = options.native_functions or "the packaged native_functions.yaml"
             return BackendResult(errors=(f"{path} has errors; run 'opgen check' on it",))
-        text = read_text(options.source_yaml)
         impls = read_impls(options.impl_paths)
         template_dir = options.templates or default_templates()
         if template_dir is None:
@@ -95,6 +113,10 @@ def generate_backend(options: BackendOptions, native: NativeSnapshot | None = No
     except InputError as exc:
         return BackendResult(errors=(str(exc),))
     snapshot, diagnostics = check_backend_files(options.source_yaml, text, native, impls)
+    if whole is not None and snapshot.has_errors:
+        # Errors are reported against the whole file (did-you-mean needs every op name).
+        native = NativeParser().parse(*whole)
+        snapshot, diagnostics = check_backend_files(options.source_yaml, text, native, impls)
     result = BackendResult(diagnostics=tuple(diagnostics), read=True)
     if result.has_errors or snapshot.resolved is None:
         return result
