@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from ...index.backend import BackendSnapshot, check_backend
 from ...index.native import NativeSnapshot
 from ...report import FileDiagnostic
-from ..generate import read_templates
 from ...index.native import NativeParser, TagsParser
 from ..inputs import InputError, default_native_functions, load_native, packaged_aten
 from ..plan import GeneratedFile, PlanError, render
@@ -70,6 +69,14 @@ def read_text(path: str) -> str:
             return f.read()
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: {getattr(exc, 'strerror', None) or exc}") from exc
+
+
+# The templates gen_backend_stubs fills (read at run time, like native_functions.yaml).
+TEMPLATES = ("DispatchKeyNativeFunctions.h", "RegisterDispatchKey.cpp", "RegisterDispatchDefinitions.ini")
+
+
+def read_templates(folder: str) -> dict[str, str]:
+    return {name: read_text(os.path.join(folder, name)) for name in TEMPLATES}
 
 
 def default_templates() -> str | None:
