@@ -16,7 +16,6 @@ documents of a pygls workspace cut lines as the LSP does.
 from __future__ import annotations
 
 import bisect
-import re
 from typing import Sequence
 
 from lsprotocol import types
@@ -28,15 +27,12 @@ from ..text import Span
 SOURCE = "opgen"
 
 
-# Characters str.splitlines cuts at but the LSP does not.
-_NOT_CLIENT_BREAK = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
-
-
 def client_lines(text: str) -> tuple[str, ...]:
     """The lines of `text` as an LSP client counts them (each with its line end: '\\n', '\\r\\n' or '\\r')."""
     pieces = text.splitlines(True)
-    if not _NOT_CLIENT_BREAK.search(text):
-        return tuple(pieces)
+    breaks = text.count("\n") + text.count("\r") - text.count("\r\n")
+    if len(pieces) == breaks + (0 if not pieces or pieces[-1].endswith(("\n", "\r")) else 1):
+        return tuple(pieces)  # splitlines cut at the LSP's line ends only
     out: list[str] = []
     pending = ""
     for piece in pieces:

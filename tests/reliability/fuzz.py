@@ -306,7 +306,8 @@ class Edit:
 
 FRAGMENTS = ["\n", "- ", "- func: ", "  dispatch:\n    CPU: k\n", "  variants: function, method\n", "  tags: core\n",
              "x", "(", ")", "Tensor self", ", ", ":", "#", "  ", "\r\n", "é", "😀", "  structured_delegate: add.out\n",
-             "- func: zz_new(Tensor self) -> Tensor\n", "\n\n", "  autogen: abs.out\n", "[", "]"]
+             "- func: zz_new(Tensor self) -> Tensor\n", "\n\n", "  autogen: abs.out\n", "[", "]",
+             "  # a note\u2028 more\n", "\r", "  # form\x0cfeed\n", "\x85", "\t"]
 
 
 def random_edit(text: str, rng: random.Random, entries: list[str]) -> Edit:
