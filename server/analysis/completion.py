@@ -7,7 +7,9 @@ entry: while a user types, the entry is usually not valid YAML.
 - dispatch keys inside a `dispatch:` mapping;
 - tags from tags.yaml after `tags:` (inline, in a flow list, or as block list items);
 - `function` / `method` after `variants:`;
-- operator names (`name.overload`, with the schema as detail) after `structured_delegate:`.
+- operator names (`name.overload`, with the schema as detail) after `structured_delegate:`;
+- the names autogen can generate (`name.out`, `name.overload_out`) after `autogen:`;
+- types inside `func:` (where an argument or a return begins).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Sequence
 from ..index.native import NativeSnapshot, TagsSnapshot
 from ..model.dispatch import SUPPORTED_KEY_NAMES
 from ..model.lower import ENTRY_KEYS
+from ..model.schema import BASE_TYPE_NAMES
 from ..text import Span
 from .hover import dispatch_key_summary
 
@@ -27,6 +30,14 @@ DISPATCH_KEY = "dispatch-key"
 TAG = "tag"
 VARIANT = "variant"
 OP = "op"
+TYPE = "type"
+
+# Types offered inside func:, beyond the base types: the forms native_functions.yaml uses most.
+COMPOUND_TYPES = ("Tensor?", "Tensor[]", "Tensor?[]", "Tensor(a)", "Tensor(a!)", "Tensor(a!)[]", "Tensor(a)[]",
+                  "int[]", "int[1]", "int[2]", "int?", "int[]?", "int[1]?", "SymInt[]", "SymInt[1]", "SymInt?",
+                  "SymInt[]?", "float?", "float[]", "float[]?", "bool?", "bool[]", "bool[3]", "str?", "Scalar?",
+                  "Scalar[]", "ScalarType?", "Layout?", "Device?", "MemoryFormat?", "Generator?", "Dimname",
+                  "Dimname[]", "Dimname?", "Dimname[1]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +161,51 @@ def _delegates(snapshot: NativeSnapshot | None, lines: Sequence[str], start: int
     return out
 
 
+_TYPE_WORD = r"[\w\[\]?]*"
+
+
+def _type_position(value: str) -> str | None:
+    """When the func: text before the cursor ends where a type is being written, that partial type."""
+    value = value.lstrip("'\"")
+    open_at = value.find("(")
+    if open_at == -1:
+        return None
+    rest = value[open_at + 1:]
+    arrow = rest.find(") -> ")
+    if arrow == -1:
+        piece = rest.rsplit(", ", 1)[-1]  # inside the arguments
+    else:
+        returns = rest[arrow + len(") -> "):]
+        piece = returns.lstrip("(").rsplit(", ", 1)[-1]
+    if " " in piece or piece == "*" or re.fullmatch(_TYPE_WORD, piece) is None:
+        return None
+    return piece
+
+
+def _types(replace: Span) -> list[Candidate]:
+    out = [Candidate(t, TYPE, "type", f"`{t}`", t, replace, f"0{i:02d}") for i, t in enumerate(BASE_TYPE_NAMES)]
+    out += [Candidate(t, TYPE, "type", f"`{t}`", t, replace, f"1{i:02d}") for i, t in enumerate(COMPOUND_TYPES)]
+    return out
+
+
+def autogen_names(func_name: str) -> list[str]:
+    """The out= names an entry's autogen usually generates: `name.out`, or `name.overload_out`."""
+    name = func_name.split("::")[-1]
+    base, _, overload = name.partition(".")
+    base = base.rstrip("_") if not base.startswith("__") else base
+    if base.endswith("_functional"):
+        base = base[:-len("_functional")]
+    return [f"{base}.{overload}_out" if overload else f"{base}.out"] + ([f"{base}.out"] if overload else [])
+
+
+def _autogen(lines: Sequence[str], start: int, replace: Span, lead: str) -> list[Candidate]:
+    m = _FUNC_NAME.match(lines[start])
+    if m is None:
+        return []
+    return [Candidate(n, OP, "generated out= variant", f"`{n}`: generated from this entry", lead + n, replace, f"{i}")
+            for i, n in enumerate(autogen_names(m.group(1)))]
+
+
 def complete(lines: Sequence[str], line: int, col: int, snapshot: NativeSnapshot | None,
              tags: TagsSnapshot | None) -> list[Candidate]:
     """Completion candidates at (line, col) of a native_functions.yaml text split into lines."""
@@ -177,6 +233,14 @@ def complete(lines: Sequence[str], line: int, col: int, snapshot: NativeSnapshot
         if key == "structured_delegate":
             _, replace = _word_span(line, col, prefix, r"[\w.]*")
             return _delegates(snapshot, lines, start, replace, lead)
+        if key == "autogen":
+            _, replace = _word_span(line, col, prefix, r"[\w.]*")
+            return _autogen(lines, start, replace, lead if not value else "")
+        if key == "func":
+            partial = _type_position(value)
+            if partial is None:
+                return []
+            return _types(Span(line, col - len(partial), line, col))
         return []
 
     if line == start or not prefix.startswith(" "):

@@ -3,7 +3,12 @@
 Both sources use the same shape (camelCase keys; workspace/configuration
 section "opgen"):
 
-    {"debounceMs": 50, "tagsPath": "aten/src/ATen/native/tags.yaml", "maxWorkspaceSymbols": 500}
+    {"debounceMs": 50, "tagsPath": "aten/src/ATen/native/tags.yaml", "maxWorkspaceSymbols": 500,
+     "nativeFunctionsPath": null, "implPaths": [], "outputDir": "build/aten/src/ATen",
+     "generateTarget": "auto", "perOperatorHeaders": false, "codeLens": true}
+
+Relative paths are taken from the workspace root. docs/lsp.md lists every
+setting with what it does.
 
 A value of the wrong type or out of range is reported through `warn` and the
 default is used instead; unknown keys are reported too.
@@ -22,6 +27,8 @@ class Testing:
     """Hidden hooks for the server's own tests (not documented to users)."""
 
     fail_hover: bool = False
+    # opgen.generate waits this long before each file (so that a test can cancel it midway).
+    generate_delay_ms: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +39,20 @@ class Settings:
     tags_path: str | None = None
     # At most this many workspace symbols per query.
     max_workspace_symbols: int = 500
+    # The native_functions.yaml backend yamls are checked against; default: an open one, else
+    # aten/src/ATen/native/native_functions.yaml in the workspace, else the copy inside the installed torch.
+    native_functions_path: str | None = None
+    # C++ files or folders holding a backend's kernel definitions; default: the C++ files beside the backend yaml.
+    impl_paths: tuple[str, ...] = ()
+    # Where opgen.generate writes (relative paths: from the workspace root); nothing is written elsewhere.
+    output_dir: str = "build/aten/src/ATen"
+    # What opgen.generate generates: "native" (gen.py's files), "backend" (gen_backend_stubs' files for the
+    # backend yaml), or "auto" (backend when the workspace has a backend yaml but no native_functions.yaml).
+    generate_target: str = "auto"
+    # opgen.generate: the per-operator header layout (gen.py --per-operator-headers).
+    per_operator_headers: bool = False
+    # Code lenses on each op (its dispatch keys and backends, "show generated code").
+    code_lens: bool = True
     testing: Testing = field(default_factory=Testing)
 
 
@@ -62,12 +83,43 @@ def _bool(value: object) -> bool | None:
 
 _bool.__doc__ = "true or false"
 
+
+def _path(value: object) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+_path.__doc__ = "a file path (a non-empty string)"
+
+
+def _paths(value: object) -> tuple[str, ...] | None:
+    if isinstance(value, str) and value.strip():
+        return (value,)
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) and v.strip() for v in value):
+        return tuple(value)
+    return None
+
+
+_paths.__doc__ = "a list of file or folder paths (non-empty strings)"
+
+
+def _one_of(*choices: str) -> Callable[[object], str | None]:
+    def check(value: object) -> str | None:
+        return value if isinstance(value, str) and value in choices else None
+    check.__doc__ = "one of " + ", ".join(repr(c) for c in choices)
+    return check
+
 _CHECKS: dict[str, Callable[[object], Any]] = {
     "debounce_ms": _int_in(0, 10_000),
     "tags_path": _optional_path,
     "max_workspace_symbols": _int_in(1, 100_000),
+    "native_functions_path": _optional_path,
+    "impl_paths": _paths,
+    "output_dir": _path,
+    "generate_target": _one_of("auto", "native", "backend"),
+    "per_operator_headers": _bool,
+    "code_lens": _bool,
 }
-_TESTING_CHECKS: dict[str, Callable[[object], Any]] = {"fail_hover": _bool}
+_TESTING_CHECKS: dict[str, Callable[[object], Any]] = {"fail_hover": _bool, "generate_delay_ms": _int_in(0, 10_000)}
 
 
 def _read(cls: type, checks: Mapping[str, Callable[[object], Any]], raw: Mapping[str, object], where: str,

@@ -13,7 +13,12 @@ from typing import Iterable
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
+from ..analysis import actions as actions_query
+from ..analysis import backend as backend_query
 from ..analysis import completion as completion_query
+from ..analysis import lens as lens_query
+from ..analysis import semantic as semantic_query
+from ..analysis import signature as signature_query
 from ..analysis import definition as definition_query
 from ..analysis import hover as hover_query
 from ..codegen.explain import Explainer
@@ -21,7 +26,7 @@ from ..index.native import NativeSnapshot
 from ..model.native_function import NativeFunction
 from ..analysis import symbols as symbols_query
 from ..analysis.folding import entry_folds
-from .convert import UTF16, Encoding, diagnostics, from_position, span_to_range
+from .convert import UTF16, Encoding, Lines, diagnostics, from_position, range_to_span, span_to_range
 from .workspace import Analysis
 
 
@@ -38,6 +43,11 @@ class Client:
     diagnostic_refresh: bool = False
     configuration: bool = False
     watch_files: bool = False  # accepts client/registerCapability for workspace/didChangeWatchedFiles
+    text_document_content: bool = False  # workspace/textDocumentContent (virtual documents, LSP 3.18)
+    show_document: bool = False  # window/showDocument
+    work_done_progress: bool = False  # window/workDoneProgress/create
+    code_lens_refresh: bool = False
+    semantic_tokens_refresh: bool = False
 
     @classmethod
     def of(cls, caps: types.ClientCapabilities, encoding: Encoding) -> Client:
@@ -55,6 +65,11 @@ class Client:
             diagnostic_refresh=bool(get_capability(caps, "workspace.diagnostics.refresh_support", False)),
             configuration=bool(get_capability(caps, "workspace.configuration", False)),
             watch_files=bool(get_capability(caps, "workspace.did_change_watched_files.dynamic_registration", False)),
+            text_document_content=get_capability(caps, "workspace.text_document_content", None) is not None,
+            show_document=bool(get_capability(caps, "window.show_document.support", False)),
+            work_done_progress=bool(get_capability(caps, "window.work_done_progress", False)),
+            code_lens_refresh=bool(get_capability(caps, "workspace.code_lens.refresh_support", False)),
+            semantic_tokens_refresh=bool(get_capability(caps, "workspace.semantic_tokens.refresh_support", False)),
         )
 
     def markup(self, text: str, markdown: bool) -> types.MarkupContent:
@@ -106,7 +121,27 @@ def generated_code(snapshot: NativeSnapshot, f: NativeFunction) -> str:
     return "\n\n".join(f"**{s.title}** ({s.file})\n```cpp\n{s.code}\n```" for s in snippets)
 
 
-def hover(analysis: Analysis, pos: types.Position, client: Client) -> types.Hover | None:
+def backend_declaration(source, op: str, key: str) -> str:
+    """Markdown: the declaration the backend's <Key>NativeFunctions.h gets for the op (opgen explain --backend)."""
+    snippets = _EXPLAINERS.get(source.snapshot).explain(op, key)
+    return "\n\n".join(f"**{s.title}** ({s.file})\n```cpp\n{s.code}\n```" for s in snippets)
+
+
+def backend_hover(analysis: Analysis, pos: types.Position, client: Client, definitions) -> types.Hover | None:
+    line, col = from_position(analysis.lines, pos, client.encoding)
+    source = analysis.native_source
+    found = backend_query.hover(analysis.backend, source.snapshot if source is not None else None, line, col,  # type: ignore[arg-type]
+                                (lambda op, key: backend_declaration(source, op, key)) if source is not None else None,
+                                definitions)
+    if found is None:
+        return None
+    return types.Hover(contents=client.markup(found.markdown, client.hover_markdown),
+                       range=span_to_range(analysis.lines, found.span, client.encoding))
+
+
+def hover(analysis: Analysis, pos: types.Position, client: Client, definitions=None) -> types.Hover | None:
+    if analysis.backend is not None:
+        return backend_hover(analysis, pos, client, definitions)
     if analysis.native is None:
         return None
     line, col = from_position(analysis.lines, pos, client.encoding)
@@ -194,14 +229,19 @@ _COMPLETION_KINDS = {
     completion_query.TAG: types.CompletionItemKind.Constant,
     completion_query.VARIANT: types.CompletionItemKind.Value,
     completion_query.OP: types.CompletionItemKind.Function,
+    completion_query.TYPE: types.CompletionItemKind.TypeParameter,
 }
 
 
 def completion(analysis: Analysis, pos: types.Position, client: Client) -> types.CompletionList:
-    if analysis.native is None:
-        return types.CompletionList(is_incomplete=False, items=[])
     line, col = from_position(analysis.lines, pos, client.encoding)
-    candidates = completion_query.complete(analysis.lines, line, col, analysis.native, analysis.tags)
+    if analysis.backend is not None:
+        source = analysis.native_source
+        candidates = backend_query.complete(analysis.lines, line, col, source.snapshot if source else None)
+    elif analysis.native is not None:
+        candidates = completion_query.complete(analysis.lines, line, col, analysis.native, analysis.tags)
+    else:
+        return types.CompletionList(is_incomplete=False, items=[])
     items = []
     for c in candidates:
         items.append(types.CompletionItem(
@@ -220,6 +260,15 @@ def completion(analysis: Analysis, pos: types.Position, client: Client) -> types
 # ---------------------------------------------------------------- definition, references
 
 def definition(analysis: Analysis, pos: types.Position, client: Client) -> types.Location | None:
+    if analysis.backend is not None:
+        source = analysis.native_source
+        if source is None:
+            return None
+        line, col = from_position(analysis.lines, pos, client.encoding)
+        span = backend_query.definition(analysis.backend, source.snapshot, line, col)
+        if span is None:
+            return None
+        return types.Location(uri=source.uri, range=span_to_range(source.lines, span, client.encoding))
     if analysis.native is None:
         return None
     line, col = from_position(analysis.lines, pos, client.encoding)
@@ -237,3 +286,77 @@ def references(analysis: Analysis, pos: types.Position, include_declaration: boo
     spans = definition_query.references(analysis.native, line, col, include_declaration)
     return [types.Location(uri=analysis.uri, range=span_to_range(analysis.lines, s, client.encoding))
             for s in spans]
+
+
+# ---------------------------------------------------------------- signature help
+
+def signature_help(analysis: Analysis, pos: types.Position, client: Client) -> types.SignatureHelp | None:
+    if analysis.native is None:
+        return None
+    line, col = from_position(analysis.lines, pos, client.encoding)
+    found = signature_query.signature_at(analysis.lines, line, col)
+    if found is None:
+        return None
+    label = found.label
+    parameters = [types.ParameterInformation(label=(client.encoding.units(label[:a]), client.encoding.units(label[:b])))
+                  for a, b in found.parameters]
+    signature = types.SignatureInformation(
+        label=label, parameters=parameters, active_parameter=found.active,
+        documentation=client.markup(found.documentation, client.completion_markdown) if found.documentation else None)
+    return types.SignatureHelp(signatures=[signature], active_signature=0, active_parameter=found.active)
+
+
+# ---------------------------------------------------------------- code actions
+
+def code_actions(analysis: Analysis, rng: types.Range, client: Client) -> list[types.CodeAction]:
+    span = range_to_span(analysis.lines, rng, client.encoding)
+    native_document = analysis.native.document if analysis.native is not None else None
+    found = actions_query.fixes(analysis.lines, analysis.diagnostics, span, native=native_document,
+                                backend=analysis.backend)
+    out = []
+    for fix in found:
+        edits = [types.TextEdit(range=span_to_range(analysis.lines, s, client.encoding), new_text=t)
+                 for s, t in fix.edits]
+        out.append(types.CodeAction(
+            title=fix.title, kind=types.CodeActionKind.QuickFix,
+            diagnostics=[diagnostics(analysis.lines, [fix.diagnostic], client.encoding)[0]],
+            is_preferred=fix.preferred or None,
+            edit=types.WorkspaceEdit(changes={analysis.uri: edits})))
+    return out
+
+
+# ---------------------------------------------------------------- semantic tokens
+
+SEMANTIC_LEGEND = types.SemanticTokensLegend(token_types=list(semantic_query.TOKEN_TYPES), token_modifiers=[])
+_TOKEN_INDEX = {t: i for i, t in enumerate(semantic_query.TOKEN_TYPES)}
+
+
+def semantic_tokens(analysis: Analysis, client: Client) -> types.SemanticTokens:
+    if analysis.native is None:
+        return types.SemanticTokens(data=[])
+    data: list[int] = []
+    last_line, last_col = 0, 0
+    lines = analysis.lines
+    encoding = client.encoding
+    for token in semantic_query.schema_tokens(analysis.native.document):
+        text = lines.line(token.line)
+        start = encoding.to_units(text, token.col)
+        length = encoding.to_units(text, token.col + token.length) - start
+        delta_line = token.line - last_line
+        data += [delta_line, start - last_col if delta_line == 0 else start, length, _TOKEN_INDEX[token.type], 0]
+        last_line, last_col = token.line, start
+    return types.SemanticTokens(data=data)
+
+
+# ---------------------------------------------------------------- code lens
+
+def code_lenses(analysis: Analysis, external: dict[str, list[str]], client: Client) -> list[types.CodeLens]:
+    if analysis.native is None:
+        return []
+    out = []
+    for lens in lens_query.op_lenses(analysis.native, external):
+        command = types.Command(title=lens.title, command=lens.command or "")
+        if lens.command is not None:
+            command.arguments = [dict(lens.argument or {}, uri=analysis.uri)]
+        out.append(types.CodeLens(range=span_to_range(analysis.lines, lens.span, client.encoding), command=command))
+    return out

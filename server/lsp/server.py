@@ -24,15 +24,18 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from .. import __version__
-from ..analysis.check import NATIVE, TAGS
-from . import features
+from ..analysis.check import BACKEND, NATIVE, TAGS
+from . import commands, features
 from .config import SECTION, Settings, settings_from
 from .convert import Encoding, use_client_lines
 from .workspace import Analysis, Workspace
 
 logger = logging.getLogger(__name__)
 
-COMPLETION_TRIGGERS = [" ", ","]
+COMPLETION_TRIGGERS = [" ", ",", "("]
+SIGNATURE_TRIGGERS = ["(", ","]
+# Files read from disk that the server asks the client to watch.
+WATCHED = ["**/native_functions.yaml", "**/tags.yaml", "**/*.{cpp,cc,cxx,cu,mm}"]
 # How long analyses wait for the client's answer to workspace/configuration after `initialized`.
 CONFIGURATION_TIMEOUT = 5.0
 
@@ -45,6 +48,9 @@ class OpgenLanguageServer(LanguageServer):
         self.settings = Settings()
         self.initialization_options: Any = None
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="opgen-analysis")
+        # Commands (generate) run apart from the analyses, so that diagnostics keep flowing meanwhile.
+        self.command_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="opgen-command")
+        self.virtual_documents = commands.VirtualDocuments()
         self._running: dict[str, tuple[tuple, asyncio.Future]] = {}
         self._pending: dict[str, asyncio.Task] = {}
         self._published: set[str] = set()
@@ -92,21 +98,34 @@ class OpgenLanguageServer(LanguageServer):
             return
         self.apply_settings(self.initialization_options, result[0] if result else None)
 
-    async def watch_tags_files(self) -> None:
-        """Ask the client to report changes of tags files on disk (they may be read from there)."""
+    async def watch_files(self) -> None:
+        """Ask the client to report changes of the files read from disk: tags, native_functions.yaml, C++."""
         if not self.client.watch_files:
             return
-        patterns = {"**/tags.yaml"}
-        if self.settings.tags_path:
-            patterns.add("**/" + os.path.basename(self.settings.tags_path))
+        patterns = set(WATCHED)
+        for configured in (self.settings.tags_path, self.settings.native_functions_path):
+            if configured:
+                patterns.add("**/" + os.path.basename(configured))
         options = types.DidChangeWatchedFilesRegistrationOptions(
             watchers=[types.FileSystemWatcher(glob_pattern=p) for p in sorted(patterns)])
         try:
             await asyncio.wait_for(self.client_register_capability_async(types.RegistrationParams(registrations=[
                 types.Registration(id="opgen-watch-tags", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
                                    register_options=options)])), CONFIGURATION_TIMEOUT)
-        except Exception as exc:  # the server works without it: tags on disk are re-read on save and edit
-            logger.info("cannot watch tags files: %s", exc)
+        except Exception as exc:  # the server works without it: files on disk are re-read on save and edit
+            logger.info("cannot watch files: %s", exc)
+
+    async def register_virtual_documents(self) -> None:
+        """Serve opgen.showGenerated's documents through workspace/textDocumentContent (LSP 3.18)."""
+        if not self.client.text_document_content:
+            return
+        try:
+            await asyncio.wait_for(self.client_register_capability_async(types.RegistrationParams(registrations=[
+                types.Registration(id="opgen-virtual-documents", method=types.WORKSPACE_TEXT_DOCUMENT_CONTENT,
+                                   register_options=types.TextDocumentContentRegistrationOptions(
+                                       schemes=[commands.SCHEME]))])), CONFIGURATION_TIMEOUT)
+        except Exception as exc:
+            logger.info("cannot register virtual documents: %s", exc)
 
     # ------------------------------------------------------------ analyses
 
@@ -170,19 +189,20 @@ class OpgenLanguageServer(LanguageServer):
 
     def publish(self, analysis: Analysis) -> None:
         uri = analysis.uri
-        if analysis.document.kind not in (NATIVE, TAGS) and uri not in self._published:
+        if analysis.document.kind not in (NATIVE, TAGS, BACKEND) and uri not in self._published:
             return
         items = features.diagnostic_items(analysis, self.client)
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=items, version=analysis.version))
-        if items or analysis.document.kind in (NATIVE, TAGS):
+        if items or analysis.document.kind in (NATIVE, TAGS, BACKEND):
             self._published.add(uri)
         else:
             self._published.discard(uri)
 
     def recheck_stale(self) -> None:
-        """After tags or settings changed: re-check the native documents that now read other tags."""
-        stale = self.model.stale(NATIVE)
+        """After tags, native_functions.yaml, files on disk or settings changed: re-check the native and
+        backend documents whose inputs changed."""
+        stale = self.model.stale(NATIVE) + self.model.stale(BACKEND)
         if not stale:
             return
         if self.client.pull_diagnostics:
@@ -202,8 +222,23 @@ class OpgenLanguageServer(LanguageServer):
         else:
             new = self.model.change(uri, document.source, document.version)
         self.schedule(uri, 0 if opened else None)
-        if TAGS in (new.kind, old.kind if old is not None else None):
+        kinds = (new.kind, old.kind if old is not None else None)
+        if TAGS in kinds:
             self.recheck_stale()
+        elif NATIVE in kinds:
+            self.recheck_backends()
+
+    def recheck_backends(self) -> None:
+        """After native_functions.yaml changed: re-check the open backend yamls checked against it."""
+        stale = self.model.stale(BACKEND)
+        if not stale:
+            return
+        if self.client.pull_diagnostics:
+            if self.client.diagnostic_refresh:
+                self.workspace_diagnostic_refresh(None)
+            return
+        for uri in stale:
+            self.schedule(uri)
 
     def closed(self, uri: str) -> None:
         pending = self._pending.pop(uri, None)
@@ -213,7 +248,7 @@ class OpgenLanguageServer(LanguageServer):
         if uri in self._published and not self.client.pull_diagnostics:
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
         self._published.discard(uri)
-        if document is not None and document.kind == TAGS:
+        if document is not None and document.kind in (TAGS, NATIVE):
             self.recheck_stale()
 
     def shutdown_work(self) -> None:
@@ -221,6 +256,24 @@ class OpgenLanguageServer(LanguageServer):
             task.cancel()
         self._pending.clear()
         self._executor.shutdown(wait=False, cancel_futures=True)
+        self.command_executor.shutdown(wait=False, cancel_futures=True)
+
+    def external_backends(self) -> dict[str, list[str]]:
+        """Op name -> the backends whose open backend yaml lists it (from their latest analyses)."""
+        out: dict[str, list[str]] = {}
+        for document in self.model.documents(BACKEND):
+            analysis = self.model.latest(document.uri)
+            backend = analysis.backend if analysis is not None else None
+            if backend is None or backend.yaml is None or not isinstance(backend.yaml.backend.value, str):
+                continue
+            name = backend.yaml.backend.value
+            for item in backend.yaml.forward:
+                if item.text:
+                    out.setdefault(item.text, []).append(name)
+            for item in backend.yaml.autograd:
+                if item.text:
+                    out.setdefault(item.text, []).append(f"Autograd{name}")
+        return out
 
 
 def guarded(server: OpgenLanguageServer, what: str, empty: Callable[[], Any] = lambda: None):
@@ -269,7 +322,8 @@ def create_server() -> OpgenLanguageServer:
             await server.pull_configuration()
         finally:
             server.configured.set()
-        await server.watch_tags_files()
+        await server.watch_files()
+        await server.register_virtual_documents()
 
     @feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     @guarded(server, "configuration change")
@@ -328,7 +382,11 @@ def create_server() -> OpgenLanguageServer:
         if server.settings.testing.fail_hover:
             raise RuntimeError("hover failed on purpose (testing.failHover)")
         analysis = await server.analysis(params.text_document.uri)
-        return features.hover(analysis, params.position, server.client) if analysis is not None else None
+        if analysis is None:
+            return None
+        document = analysis.document
+        return features.hover(analysis, params.position, server.client,
+                              lambda cls, kernel: server.model.kernel_places(document, cls, kernel))
 
     @feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     @guarded(server, "documentSymbol", list)
@@ -370,5 +428,58 @@ def create_server() -> OpgenLanguageServer:
         if analysis is None:
             return []
         return features.references(analysis, params.position, params.context.include_declaration, server.client)
+
+    @feature(types.TEXT_DOCUMENT_SIGNATURE_HELP,
+             types.SignatureHelpOptions(trigger_characters=SIGNATURE_TRIGGERS, retrigger_characters=[" "]))
+    @guarded(server, "signatureHelp")
+    async def signature_help(params: types.SignatureHelpParams) -> types.SignatureHelp | None:
+        analysis = await server.analysis(params.text_document.uri)
+        return features.signature_help(analysis, params.position, server.client) if analysis is not None else None
+
+    @feature(types.TEXT_DOCUMENT_CODE_ACTION,
+             types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+    @guarded(server, "codeAction", list)
+    async def code_action(params: types.CodeActionParams) -> list[types.CodeAction]:
+        analysis = await server.analysis(params.text_document.uri)
+        return features.code_actions(analysis, params.range, server.client) if analysis is not None else []
+
+    @feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, features.SEMANTIC_LEGEND)
+    @guarded(server, "semanticTokens", lambda: types.SemanticTokens(data=[]))
+    async def semantic_tokens(params: types.SemanticTokensParams) -> types.SemanticTokens:
+        analysis = await server.analysis(params.text_document.uri)
+        return features.semantic_tokens(analysis, server.client) if analysis is not None \
+            else types.SemanticTokens(data=[])
+
+    @feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
+    @guarded(server, "codeLens", list)
+    async def code_lens(params: types.CodeLensParams) -> list[types.CodeLens]:
+        if not server.settings.code_lens:
+            return []
+        analysis = await server.analysis(params.text_document.uri)
+        if analysis is None:
+            return []
+        return features.code_lenses(analysis, server.external_backends(), server.client)
+
+    @feature(types.WORKSPACE_TEXT_DOCUMENT_CONTENT)
+    @guarded(server, "textDocumentContent", lambda: types.TextDocumentContentResult(text=""))
+    def text_document_content(params: types.TextDocumentContentParams) -> types.TextDocumentContentResult:
+        return types.TextDocumentContentResult(text=server.virtual_documents.get(params.uri) or "")
+
+    def command(name: str, run):
+        async def handler(ls: OpgenLanguageServer, *args: Any):
+            try:
+                return await run(server, *args)
+            except commands.CommandError as exc:
+                server.warn(f"opgen: {name}: {exc}")
+                return {"error": str(exc)}
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                server.report_failure(name, exc)
+                return {"error": f"{type(exc).__name__}: {exc}"}
+        server.command(name)(handler)
+
+    command(commands.GENERATE, commands.generate)
+    command(commands.SHOW_GENERATED, commands.show_generated)
 
     return server

@@ -7,6 +7,11 @@
   is open there and from disk otherwise.
 - Each native document keeps one NativeParser for as long as it is open, so a
   re-check after an edit re-lowers only the entries the edit touched.
+- A backend yaml is checked against a native_functions.yaml: the one in the
+  `nativeFunctionsPath` setting, else an open one, else the one beside it, else
+  aten/src/ATen/native/native_functions.yaml in the workspace, else the copy
+  inside the installed torch. Open documents override files on disk; a file
+  read from disk is cached by its modification time and size.
 - An analysis is made for a key: the document's generation (bumped by every
   change) and, for native documents, where its tags come from and which
   version of them. An analysis whose key is not the document's current key is
@@ -24,7 +29,9 @@ import itertools
 import os
 from dataclasses import dataclass
 
-from ..analysis.check import NATIVE, TAGS, classify
+from ..analysis import backend as backend_query
+from ..analysis.check import BACKEND, NATIVE, TAGS, classify, installed_native_functions
+from ..index.backend import BackendSnapshot, check_backend
 from ..diagnostics import Diagnostic, diag
 from ..index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapshot
 from ..text import Span
@@ -55,6 +62,30 @@ class TagsInput:
     text: str | None = None  # the text of an open tags document
 
 
+@dataclass(frozen=True, slots=True)
+class NativeInput:
+    """Where a backend document's native_functions.yaml comes from, and a key that changes when it does."""
+
+    key: tuple
+    path: str | None
+    uri: str | None  # an open document's uri (else the file's)
+    why: str = ""  # when there is none: why
+
+
+@dataclass(frozen=True)
+class NativeSource:
+    """The native_functions.yaml a backend document was checked against, with what it takes to point into it."""
+
+    uri: str
+    text: str
+    snapshot: NativeSnapshot
+    tags: TagsSnapshot | None
+
+    @functools.cached_property
+    def lines(self) -> Lines:
+        return Lines(self.text)
+
+
 @dataclass(frozen=True)
 class Analysis:
     document: OpenDocument
@@ -63,6 +94,9 @@ class Analysis:
     native: NativeSnapshot | None = None
     # A native document: the tags it was checked against. A tags document: its own.
     tags: TagsSnapshot | None = None
+    # A backend document: its snapshot and the native_functions.yaml it was checked against.
+    backend: BackendSnapshot | None = None
+    native_source: NativeSource | None = None
 
     @functools.cached_property
     def lines(self) -> Lines:
@@ -82,6 +116,27 @@ def _norm(path: str) -> str:
     return os.path.normcase(os.path.normpath(os.path.abspath(path)))
 
 
+def _file_key(path: str) -> tuple | None:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return (stat.st_mtime_ns, stat.st_size)
+
+
+def _read_text(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+# The place of native_functions.yaml inside a PyTorch checkout.
+WORKSPACE_NATIVE = os.path.join("aten", "src", "ATen", "native", "native_functions.yaml")
+CPP_SUFFIXES = (".cpp", ".cc", ".cxx", ".cu", ".mm")
+
+
 class Workspace:
     def __init__(self, root: str | None = None, settings: Settings | None = None) -> None:
         self.root = root
@@ -93,6 +148,10 @@ class Workspace:
         self._tags_parsers: dict[str, TagsParser] = {}  # by path (uri for documents that are not files)
         self._tags_snapshots: dict[str, tuple[tuple, TagsSnapshot | None, str | None]] = {}
         self._analyses: dict[str, Analysis] = {}
+        # native_functions.yaml files read from disk for backend documents: path -> (key, source).
+        self._disk_natives: dict[str, tuple[tuple, NativeSource]] = {}
+        # C++ files scanned for kernel definitions: (path, class) -> (file key, definitions).
+        self._kernel_files: dict[tuple[str, str], tuple[tuple, dict[str, list[tuple[int, int]]]]] = {}
         self.heap_frozen = False
 
     # ------------------------------------------------------------ documents (event loop)
@@ -181,6 +240,118 @@ class Workspace:
         self._tags_snapshots[source.path] = (source.key, snapshot, problem)
         return snapshot, problem
 
+    # ------------------------------------------------------------ the native_functions.yaml of a backend document
+
+    def _absolute(self, path: str) -> str:
+        path = os.path.expanduser(path)
+        if not os.path.isabs(path) and self.root:
+            path = os.path.join(self.root, path)
+        return path
+
+    def native_location(self, document: OpenDocument) -> tuple[str | None, str | None, str]:
+        """(open uri, path, why-none) of the native_functions.yaml a backend document is checked against."""
+        configured = self.settings.native_functions_path
+        if configured:
+            path = self._absolute(configured)
+            return self._by_path.get(_norm(path)), path, f"no native_functions.yaml at {path} (opgen.nativeFunctionsPath)"
+        open_native = self.documents(NATIVE)
+        if open_native:
+            return open_native[0].uri, open_native[0].path, ""
+        candidates = []
+        if document.path is not None:
+            candidates.append(os.path.join(os.path.dirname(document.path), "native_functions.yaml"))
+        if self.root:
+            candidates.append(os.path.join(self.root, WORKSPACE_NATIVE))
+        for path in candidates:
+            if os.path.isfile(path):
+                return None, path, ""
+        installed = installed_native_functions()
+        if installed is not None:
+            return None, installed[0], ""
+        return None, None, ("no native_functions.yaml to resolve the op names against: open one, set "
+                            "opgen.nativeFunctionsPath, or install torch (its torchgen ships one)")
+
+    def native_input(self, document: OpenDocument) -> NativeInput:
+        uri, path, why = self.native_location(document)
+        if uri is not None:
+            return NativeInput(("open", uri) + (self.key(uri) or ()), path, uri)
+        if path is None:
+            return NativeInput(("none",), None, None, why)
+        key = _file_key(path)
+        if key is None:
+            return NativeInput(("none", path), path, None, why or f"cannot read {path}")
+        tags_path = os.path.join(os.path.dirname(path), "tags.yaml")
+        return NativeInput(("disk", path) + key + (_file_key(tags_path),), path, None)
+
+    def _native_source(self, source: NativeInput) -> NativeSource | None:
+        if source.uri is not None:
+            document = self._documents.get(source.uri)
+            if document is None or document.kind != NATIVE:
+                return None
+            analysis = self.current(source.uri) or self.analyse(source.uri)
+            if analysis is None or analysis.native is None:
+                return None
+            return NativeSource(source.uri, document.text, analysis.native, analysis.tags)
+        if source.path is None or source.key[0] != "disk":
+            return None
+        cached = self._disk_natives.get(source.path)
+        if cached is not None and cached[0] == source.key:
+            return cached[1]
+        text = _read_text(source.path)
+        if text is None:
+            return None
+        tags_text = _read_text(os.path.join(os.path.dirname(source.path), "tags.yaml"))
+        tags = TagsParser().parse(tags_text) if tags_text is not None else None
+        snapshot = NativeParser().parse(text, tags.names if tags is not None else frozenset())
+        from pygls.uris import from_fs_path  # a file uri, the way the client spells them
+        made = NativeSource(from_fs_path(source.path) or source.path, text, snapshot, tags)
+        self._disk_natives[source.path] = (source.key, made)
+        return made
+
+    # ------------------------------------------------------------ kernel definitions of a backend
+
+    def impl_files(self, document: OpenDocument) -> list[str] | None:
+        """The C++ files that hold the backend's kernels (None: none are known)."""
+        roots = [self._absolute(p) for p in self.settings.impl_paths]
+        if not roots and document.path is not None:
+            roots = [os.path.dirname(document.path)]
+        files: list[str] = []
+        for root in roots:
+            if os.path.isfile(root):
+                files.append(root)
+            elif os.path.isdir(root):
+                top = not self.settings.impl_paths  # the yaml's own folder: not its subfolders
+                for folder, dirs, names in os.walk(root):
+                    dirs[:] = [] if top else sorted(d for d in dirs if not d.startswith("."))
+                    files.extend(os.path.join(folder, n) for n in sorted(names) if n.endswith(CPP_SUFFIXES))
+        return files or None
+
+    def kernel_places(self, document: OpenDocument, class_name: str, kernel: str
+                      ) -> list[backend_query.KernelDefinition] | None:
+        files = self.impl_files(document)
+        if files is None:
+            return None
+        out = []
+        for path in files:
+            uri = self._by_path.get(_norm(path))
+            if uri is not None:  # open in the editor: its text there
+                text: str | None = self._documents[uri].text
+                key: tuple | None = ("open", self._documents[uri].generation)
+            else:
+                key = _file_key(path)
+                text = None
+            if key is None:
+                continue
+            cached = self._kernel_files.get((path, class_name))
+            if cached is None or cached[0] != key:
+                text = text if text is not None else _read_text(path)
+                if text is None:
+                    continue
+                cached = (key, backend_query.kernel_definitions(text, class_name))
+                self._kernel_files[(path, class_name)] = cached
+            out.extend(backend_query.KernelDefinition(path, line, col) for line, col in cached[1].get(kernel, ()))
+        return out
+
     # ------------------------------------------------------------ analyses
 
     def key(self, uri: str) -> tuple | None:
@@ -190,6 +361,8 @@ class Workspace:
             return None
         if document.kind == NATIVE:
             return (document.generation, self.tags_input(document).key)
+        if document.kind == BACKEND:
+            return (document.generation, self.native_input(document).key)
         return (document.generation,)
 
     def latest(self, uri: str) -> Analysis | None:
@@ -223,12 +396,24 @@ class Workspace:
             parser = self._tags_parsers.setdefault(document.path or uri, TagsParser())
             tags = parser.parse(document.text)
             analysis = Analysis(document, (document.generation,), tags.diagnostics, None, tags)
+        elif document.kind == BACKEND:
+            analysis = self._analyse_backend(document)
         else:
             analysis = Analysis(document, (document.generation,), ())
         if self._documents.get(uri) is not None:
             self._analyses[uri] = analysis
         self._freeze_once(document)
         return analysis
+
+    def _analyse_backend(self, document: OpenDocument) -> Analysis:
+        source = self.native_input(document)
+        native = self._native_source(source)
+        key = (document.generation, source.key)
+        if native is None:
+            why = source.why or f"cannot read the native_functions.yaml at {source.path}"
+            return Analysis(document, key, (diag("OPG900", Span.point(0, 0), why),))
+        snapshot = check_backend(document.text, native.snapshot)
+        return Analysis(document, key, snapshot.diagnostics, backend=snapshot, native_source=native)
 
     def _freeze_once(self, document: OpenDocument) -> None:
         if self.heap_frozen or document.kind not in (NATIVE, TAGS):

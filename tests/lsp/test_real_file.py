@@ -55,3 +55,46 @@ async def test_real_native_functions_yaml(vscode: LanguageClient, native_yaml: P
         text_document=types.TextDocumentIdentifier(uri=uri)))
     count = sum(len(s.children) if s.children else 1 for s in symbols)
     assert count == sum(1 for l in lines if l.startswith("- func:"))
+
+
+async def test_real_file_tokens_lenses_and_actions(vscode: LanguageClient, native_yaml: Path):
+    text = native_yaml.read_text(encoding="utf-8")
+    uri = open_document(vscode, native_yaml, text)
+    await diagnostics(vscode, uri, 1, timeout=120)
+    funcs = sum(1 for l in text.split("\n") if l.startswith("- func:"))
+    started = time.perf_counter()
+    tokens = await vscode.text_document_semantic_tokens_full_async(types.SemanticTokensParams(
+        text_document=types.TextDocumentIdentifier(uri=uri)))
+    assert len(tokens.data) // 5 > 5 * funcs  # type: ignore[union-attr]
+    lenses = await vscode.text_document_code_lens_async(types.CodeLensParams(
+        text_document=types.TextDocumentIdentifier(uri=uri)))
+    assert len(lenses) == 2 * funcs
+    assert time.perf_counter() - started < 10
+    result = await vscode.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="opgen.showGenerated", arguments=[{"op": "add.Tensor", "uri": uri}]))
+    assert "at::_ops::add_Tensor" in result["text"]
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, client_factory=make_client))
+async def backend_only(lsp_client: LanguageClient, tmp_path: Path):
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=client_capabilities("neovim"), root_uri=tmp_path.as_uri(),
+        initialization_options={"debounceMs": 10}))
+    lsp_client.root = tmp_path  # type: ignore[attr-defined]
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_backend_yaml_alone_uses_the_installed_torch(backend_only: LanguageClient):
+    text = "backend: XLA\ncpp_namespace: torch_xla\nsupported:\n- add.Tensor\n- abss\n"
+    path = backend_only.root / "xla_native_functions.yaml"  # type: ignore[attr-defined]
+    path.write_text(text, encoding="utf-8")
+    uri = open_document(backend_only, path, text)
+    found = await diagnostics(backend_only, uri, timeout=120)
+    assert [d.code for d in found] == ["OPG509"] and "did you mean 'abs'" in found[0].message
+    hover = await backend_only.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=3, character=4)))
+    assert "XLANativeFunctions::add" in hover.contents.value  # type: ignore[union-attr]
+    location = await backend_only.text_document_definition_async(types.DefinitionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=3, character=4)))
+    assert location.uri.endswith("torchgen/packaged/ATen/native/native_functions.yaml")  # type: ignore[union-attr]

@@ -132,7 +132,7 @@ async def test_tags_changed_on_disk_recheck_native_documents(client: LanguageCli
     if client.capabilities.workspace.did_change_watched_files.dynamic_registration:  # type: ignore[union-attr]
         # register_options arrive as plain JSON (their type depends on the method).
         watchers = [w["globPattern"] for r in client.registrations for w in r.register_options["watchers"]]  # type: ignore
-        assert watchers == ["**/tags.yaml"]
+        assert watchers == ["**/*.{cpp,cc,cxx,cu,mm}", "**/native_functions.yaml", "**/tags.yaml"]
     tags = write(client, "native/tags.yaml", TAGS.replace("pointwise", "elementwise"))
     client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
         types.FileEvent(uri=tags.as_uri(), type=types.FileChangeType.Changed)]))
@@ -292,8 +292,9 @@ async def test_completion_in_each_context(client: LanguageClient):
     assert items["mul.out"].detail == "mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)"
     assert items["mul.out"].sort_text < items["sub.out"].sort_text  # the entry's own base name first
 
-    # Nothing inside a schema.
-    assert await complete(client, uri, pos(client, text, "Tensor other) -> Tensor\n", 3)) == {}
+    # Inside a schema: types where a type is being written, nothing on an argument's name.
+    assert "Tensor" in await complete(client, uri, pos(client, text, "Tensor other) -> Tensor\n", 3))
+    assert await complete(client, uri, pos(client, text, "Tensor other) -> Tensor\n", 9)) == {}
 
 
 # ---------------------------------------------------------------- definition, references

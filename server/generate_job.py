@@ -1,0 +1,122 @@
+"""`opgen generate` as a job a long-lived process can run: file by file, with progress and cancellation.
+
+The language server's `opgen.generate` command runs this on a worker thread. It
+uses the same engine as `opgen generate` (read, plan, render, write-if-changed);
+the difference is that every output folder lies inside one output directory and
+the job checks between files whether it has been cancelled.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .codegen.files.context import GenContext, GenerateOptions
+from .codegen.generate import dirs_of, plan, read_templates
+from .codegen.inputs import InputError, load_native, packaged_aten
+from .codegen.options import CodegenOptions
+from .codegen.plan import PlanError, PlannedFile, render
+from .codegen.writer import resolve_inside, write_files
+from .index.native import TagsParser
+
+
+@dataclass(frozen=True)
+class NativeJob:
+    native_path: str  # native_functions.yaml (tags.yaml beside it)
+    output_dir: str  # absolute; nothing is written outside it
+    per_operator_headers: bool = False
+    templates_dir: str | None = None  # default: ../templates beside native/, else torchgen's packaged ones
+
+    def options(self) -> GenerateOptions:
+        out = self.output_dir
+        return GenerateOptions(source_path=os.path.dirname(os.path.dirname(self.native_path)), install_dir=out,
+                               headeronly_install_dir=os.path.join(out, "core"),
+                               aoti_install_dir=os.path.join(out, "aoti"),
+                               per_operator_headers=self.per_operator_headers)
+
+    def templates(self) -> str:
+        if self.templates_dir:
+            return self.templates_dir
+        beside = os.path.join(os.path.dirname(os.path.dirname(self.native_path)), "templates")
+        if os.path.isdir(beside):
+            return beside
+        packaged = packaged_aten()
+        if packaged is None:
+            raise InputError(f"no templates folder at {beside}, and torch is not installed to provide one")
+        return os.path.join(packaged, "templates")
+
+
+@dataclass
+class JobResult:
+    written: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)  # files opgen cannot generate yet
+    cancelled: bool = False
+
+    def summary(self) -> str:
+        text = f"{len(self.written)} file(s) written, {len(self.unchanged)} unchanged"
+        if self.missing:
+            text += f", {len(self.missing)} not generated yet"
+        if self.errors:
+            text += f", {len(self.errors)} error(s): {self.errors[0]}"
+        return ("cancelled: " if self.cancelled else "") + text
+
+
+def load(job: NativeJob) -> tuple[GenContext, list[PlannedFile]]:
+    """Read the inputs and plan the files (raises InputError on unusable inputs)."""
+    options = job.options()
+    tags_path = os.path.join(os.path.dirname(job.native_path), "tags.yaml")
+    inputs = load_native(job.native_path, tags_path, CodegenOptions(options.mps, options.xpu, options.mtia).ignore_keys)
+    if inputs.errors:
+        first = inputs.errors[0]
+        raise InputError(f"{job.native_path} has {len(inputs.errors)} error(s), the first on line "
+                         f"{first.span.start_line + 1}: {first.message}")
+    with open(tags_path, encoding="utf-8") as f:
+        tags = frozenset(TagsParser().parse(f.read()).names)
+    ctx = GenContext(inputs.snapshot.functions, tags, options, read_templates(job.templates()))
+    return ctx, plan(ctx)
+
+
+def run(job: NativeJob, progress: Callable[[int, int, str], None] = lambda done, total, path: None,
+        cancelled: Callable[[], bool] = lambda: False) -> JobResult:
+    """Generate every file opgen can, writing only into job.output_dir; errors come back in the result."""
+    result = JobResult()
+    try:
+        ctx, planned = load(job)
+    except (InputError, OSError) as exc:
+        result.errors.append(str(exc))
+        return result
+    dirs = dirs_of(ctx.options)
+    buildable = [p for p in planned if p.build is not None]
+    result.missing = [p.path for p in planned if p.build is None]
+    for done, p in enumerate(buildable):
+        if cancelled():
+            result.cancelled = True
+            break
+        root = dirs.of(p.manager)
+        if resolve_inside(job.output_dir, os.path.relpath(os.path.join(root, p.path), job.output_dir)) is None:
+            result.errors.append(f"{p.path}: outside the output directory; not written")
+            continue
+        progress(done, len(buildable), p.path)
+        try:
+            data = render(p.template, ctx.templates, p.build()).encode("utf-8")  # type: ignore[misc]
+        except PlanError as exc:
+            result.errors.append(f"{p.path}: {exc}")
+            continue
+        written = write_files([(root, p.path, data)])
+        result.written.extend(written.written)
+        result.unchanged.extend(written.unchanged)
+        result.errors.extend(written.errors)
+    return result
+
+
+def render_file(job: NativeJob, name: str) -> tuple[str, str] | None:
+    """(path, text) of one generated file, by its path (e.g. `Functions.h`, `core/TensorBody.h`) or file name."""
+    ctx, planned = load(job)
+    matches = [p for p in planned if p.path == name] or [p for p in planned if os.path.basename(p.path) == name]
+    for p in matches:
+        if p.build is not None:
+            return p.path, render(p.template, ctx.templates, p.build())
+    return None

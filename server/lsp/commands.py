@@ -1,0 +1,225 @@
+"""The server's commands: opgen.generate and opgen.showGenerated.
+
+opgen.generate runs the full emitter for the workspace on a worker thread,
+reports `$/progress` (begin, a report per file, end) when the client accepts
+server-initiated progress, and stops between files when the progress is
+cancelled (window/workDoneProgress/cancel) or the request is ($/cancelRequest).
+It writes only inside the `outputDir` setting.
+
+opgen.showGenerated returns the generated code of one op (the opgen explain
+pieces) or of one whole generated file as
+`{"uri": "opgen:/generated/...", "title": ..., "text": ...}`. The text is kept
+under that uri for `workspace/textDocumentContent`, and clients that support it
+are asked to show it (window/showDocument); other clients use `text`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import time
+import uuid
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from ..analysis.check import BACKEND, NATIVE
+
+if TYPE_CHECKING:
+    from .server import OpgenLanguageServer
+
+GENERATE = "opgen.generate"
+SHOW_GENERATED = "opgen.showGenerated"
+COMMANDS = [GENERATE, SHOW_GENERATED]
+SCHEME = "opgen"
+MAX_VIRTUAL_DOCUMENTS = 32
+
+
+class CommandError(Exception):
+    """A command that cannot run as asked; its message goes back to the user."""
+
+
+class VirtualDocuments:
+    """The read-only documents opgen.showGenerated made, by uri (the latest few)."""
+
+    def __init__(self) -> None:
+        self._texts: OrderedDict[str, str] = OrderedDict()
+
+    def put(self, uri: str, text: str) -> None:
+        self._texts[uri] = text
+        self._texts.move_to_end(uri)
+        while len(self._texts) > MAX_VIRTUAL_DOCUMENTS:
+            self._texts.popitem(last=False)
+
+    def get(self, uri: str) -> str | None:
+        return self._texts.get(uri)
+
+
+def _argument(args: tuple[Any, ...]) -> dict:
+    if not args:
+        return {}
+    first = args[0]
+    if isinstance(first, dict):
+        return first
+    if isinstance(first, str):  # opgen.showGenerated "add.Tensor"
+        return {"op": first}
+    raise CommandError(f"expected an object argument, not {first!r}")
+
+
+def _native_path(server: OpgenLanguageServer, uri: str | None) -> str:
+    """The native_functions.yaml a command works on: the given document's (or the one it is checked against)."""
+    model = server.model
+    document = model.document(uri) if uri else None
+    if document is not None and document.kind == NATIVE and document.path:
+        return document.path
+    if document is not None and document.kind == BACKEND:
+        _, path, why = model.native_location(document)
+        if path:
+            return path
+        raise CommandError(why)
+    natives = [d for d in model.documents(NATIVE) if d.path]
+    if natives:
+        return natives[0].path  # type: ignore[return-value]
+    candidates = []
+    if server.settings.native_functions_path:
+        candidates.append(model._absolute(server.settings.native_functions_path))
+    if model.root:
+        candidates.append(os.path.join(model.root, "aten", "src", "ATen", "native", "native_functions.yaml"))
+    for path in candidates:
+        if os.path.isfile(path):
+            return path
+    raise CommandError("no native_functions.yaml in the workspace: open one or set opgen.nativeFunctionsPath")
+
+
+def output_dir(server: OpgenLanguageServer) -> str:
+    path = os.path.expanduser(server.settings.output_dir)
+    if not os.path.isabs(path):
+        if not server.model.root:
+            raise CommandError("opgen.outputDir is relative and the workspace has no root folder")
+        path = os.path.join(server.model.root, path)
+    return os.path.realpath(path)
+
+
+def _target(server: OpgenLanguageServer, args: dict) -> str:
+    target = args.get("target") or server.settings.generate_target
+    if target == "auto":
+        has_native = bool(server.model.documents(NATIVE)) or (
+            server.model.root and os.path.isfile(os.path.join(server.model.root, "aten", "src", "ATen", "native",
+                                                              "native_functions.yaml")))
+        target = "backend" if server.model.documents(BACKEND) and not has_native else "native"
+    return target
+
+
+async def generate(server: OpgenLanguageServer, *args: Any) -> dict:
+    from .. import generate_job  # the code generator is loaded on first use
+
+    arg = _argument(args)
+    target = _target(server, arg)
+    if target == "backend":
+        # `opgen generate-backend` (gen_backend_stubs) is being written; the server will run it once it exists.
+        raise CommandError("generating a backend's files is not available yet (opgen generate-backend is not "
+                           "there); set opgen.generateTarget to \"native\" to generate gen.py's files")
+    job = generate_job.NativeJob(_native_path(server, arg.get("uri")), output_dir(server),
+                                 per_operator_headers=server.settings.per_operator_headers)
+    cancel = threading.Event()
+    token: str | None = None
+    if server.client.work_done_progress:
+        token = f"opgen-generate-{uuid.uuid4().hex[:8]}"
+        try:
+            await asyncio.wait_for(server.work_done_progress.create_async(token), 5)
+        except Exception:  # the client refused: run without progress
+            token = None
+    if token is not None:
+        server.work_done_progress.begin(token, types.WorkDoneProgressBegin(
+            title="opgen: generating", cancellable=True, message=job.output_dir, percentage=0))
+        future = server.work_done_progress.tokens.get(token)
+        if future is not None:
+            future.add_done_callback(lambda f: cancel.set() if f.cancelled() else None)
+    loop = asyncio.get_running_loop()
+
+    delay = server.settings.testing.generate_delay_ms / 1000
+
+    def progress(done: int, total: int, path: str) -> None:
+        if delay:
+            time.sleep(delay)
+        if token is not None:
+            loop.call_soon_threadsafe(server.work_done_progress.report, token, types.WorkDoneProgressReport(
+                message=path, percentage=int(100 * done / max(total, 1)), cancellable=True))
+
+    work = loop.run_in_executor(server.command_executor, generate_job.run, job, progress, cancel.is_set)
+    try:
+        result = await asyncio.shield(work)
+    except asyncio.CancelledError:  # $/cancelRequest: stop the job between files, then give up
+        cancel.set()
+        raise
+    finally:
+        if token is not None:
+            done = work.done() and not work.cancelled() and work.exception() is None
+            message = work.result().summary() if done else "cancelled"
+            server.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
+            server.work_done_progress.tokens.pop(token, None)
+    server.log(f"opgen.generate into {job.output_dir}: {result.summary()}")
+    return {"outputDir": job.output_dir, "written": len(result.written), "unchanged": len(result.unchanged),
+            "missing": result.missing, "errors": result.errors, "cancelled": result.cancelled,
+            "summary": result.summary()}
+
+
+async def show_generated(server: OpgenLanguageServer, *args: Any) -> dict:
+    from .. import generate_job
+    from ..codegen.inputs import InputError
+
+    arg = _argument(args)
+    uri = arg.get("uri")
+    if arg.get("op"):
+        text, title = await _op_code(server, uri, str(arg["op"]), arg.get("backend"))
+        virtual = f"{SCHEME}:/generated/op/{arg['op']}.md"
+    elif arg.get("file"):
+        job = generate_job.NativeJob(_native_path(server, uri), output_dir(server),
+                                     per_operator_headers=server.settings.per_operator_headers)
+        loop = asyncio.get_running_loop()
+        try:
+            found = await loop.run_in_executor(server.command_executor, generate_job.render_file, job,
+                                               str(arg["file"]))
+        except (InputError, OSError) as exc:
+            raise CommandError(str(exc)) from exc
+        if found is None:
+            raise CommandError(f"opgen does not generate a file called {arg['file']!r} (or cannot yet)")
+        title, text = found
+        virtual = f"{SCHEME}:/generated/file/{title}"
+    else:
+        raise CommandError("opgen.showGenerated needs {\"op\": \"name.overload\"} or {\"file\": \"Functions.h\"}")
+    server.virtual_documents.put(virtual, text)
+    if server.client.text_document_content and server.client.show_document:
+        try:
+            await asyncio.wait_for(server.window_show_document_async(
+                types.ShowDocumentParams(uri=virtual, take_focus=True)), 5)
+        except Exception as exc:  # the text is in the result anyway
+            server.log(f"opgen: cannot show {virtual}: {exc}", types.MessageType.Warning)
+    return {"uri": virtual, "title": title, "text": text}
+
+
+async def _op_code(server: OpgenLanguageServer, uri: str | None, op: str, backend: str | None) -> tuple[str, str]:
+    from . import features
+
+    analysis = None
+    if uri:
+        analysis = await server.analysis(uri)
+    if analysis is None:
+        natives = server.model.documents(NATIVE)
+        analysis = await server.analysis(natives[0].uri) if natives else None
+    snapshot = None
+    if analysis is not None:
+        snapshot = analysis.native if analysis.native is not None else (
+            analysis.native_source.snapshot if analysis.native_source is not None else None)
+    if snapshot is None:
+        raise CommandError("no native_functions.yaml is open to explain the op from")
+    explainer = features._EXPLAINERS.get(snapshot)
+    snippets = explainer.explain(op, backend)
+    if not snippets:
+        near = explainer.closest(op)
+        raise CommandError(f"no operator {op!r}" + (f"; did you mean {', '.join(near)}?" if near else ""))
+    text = f"# {op}: generated code\n\n" + "\n\n".join(
+        f"## {s.title} ({s.file})\n\n```cpp\n{s.code}\n```" for s in snippets) + "\n"
+    return text, op
