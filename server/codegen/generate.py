@@ -11,7 +11,7 @@ from .files.aten import plan_aten
 from .files.context import GenContext, GenerateOptions
 from .inputs import InputError, load_native
 from .options import CodegenOptions
-from .plan import Dirs, Manager, PlanError, PlannedFile, outputs_lists, render
+from .plan import Dirs, GeneratedFile, Manager, PlanError, PlannedFile, materialize, outputs_lists, render
 from .writer import WriteResult, write_files, write_if_changed
 
 
@@ -103,3 +103,30 @@ def generate(options: GenerateOptions, *, implemented_only: bool = False) -> Gen
             except OSError as exc:
                 errors.append(f"{path}: {exc.strerror or exc}")
     return GenerateResult(tuple(planned), written, tuple(errors) + (written.errors if written else ()))
+
+
+class Engine:
+    """The long-lived generator a server keeps: one NativeParser (entries cached by their text), the
+    tags and templates read once, and the memoized per-op pieces (functools caches keyed by the frozen
+    model), so that regenerating after an edit recomputes only what the edited entries touch."""
+
+    def __init__(self, options: GenerateOptions) -> None:
+        from ..index.native import NativeParser
+
+        self.options = options
+        tags_path = os.path.join(options.source_path, "native", "tags.yaml")
+        self._tags = frozenset(TagsParser().parse(_read(tags_path)).names)
+        self._templates = read_templates(os.path.join(options.source_path, "templates"))
+        self._parser = NativeParser(CodegenOptions(options.mps, options.xpu, options.mtia).ignore_keys)
+
+    def context(self, native_text: str) -> GenContext:
+        snapshot = self._parser.parse(native_text, self._tags)
+        errors = [d for d in snapshot.diagnostics if d.is_error]
+        if errors:
+            raise InputError(f"native_functions.yaml has {len(errors)} error(s), the first: {errors[0].message}")
+        return GenContext(snapshot.functions, self._tags, self.options, self._templates)
+
+    def files(self, native_text: str) -> list[GeneratedFile]:
+        """Every implemented file's bytes for this text of native_functions.yaml (raises InputError, PlanError)."""
+        ctx = self.context(native_text)
+        return materialize(plan(ctx), ctx.templates)

@@ -28,10 +28,13 @@ class TemplateError(ValueError):
 
 def _block(indent: str, value: object) -> str:
     items = value if isinstance(value, list) else [value]
-    lines = [line for item in items for line in str(item).splitlines()]
-    # Indentation goes on lines with content only (textwrap.indent semantics), then strip each line.
-    text = "\n".join(indent + line if line.strip() else line for line in lines)
-    return "\n".join(line.rstrip() for line in text.splitlines()).rstrip()
+    lines: list[str] = []
+    for item in items:
+        lines.extend(str(item).splitlines())
+    if indent:
+        # Indentation goes on lines with content only (textwrap.indent semantics), then strip each line.
+        return "\n".join([(indent + line).rstrip() if line.strip() else "" for line in lines]).rstrip()
+    return "\n".join([line.rstrip() for line in lines]).rstrip()
 
 
 def _inline(value: object, before: str, after: str) -> str:

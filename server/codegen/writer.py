@@ -1,7 +1,7 @@
 """The only code of `opgen generate` that touches the disk.
 
-Each file is written atomically (a temporary file in the same folder, flushed and
-fsynced, then renamed over the target), and only when its bytes differ from what
+Each file is written atomically (a temporary file in the same folder, then renamed
+over the target), and only when its bytes differ from what
 is there, so that build systems see no change when nothing changed. A path that
 would land outside its output folder is refused.
 """
@@ -54,8 +54,8 @@ def write_atomic(path: str, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
+        # The rename is atomic: an interrupted run leaves the old file or the new one. (No fsync: like
+        # torchgen, the output is rebuilt, not kept safe across power loss, and 7,151 fsyncs cost seconds.)
         os.replace(tmp, path)
     except BaseException:
         try:

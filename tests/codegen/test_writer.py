@@ -48,14 +48,14 @@ def test_interrupted_write_leaves_the_old_file_and_no_temporary(tmp_path: Path, 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["f.h"]
 
 
-def test_failed_fsync_is_an_error_value_and_keeps_the_old_file(tmp_path: Path, monkeypatch) -> None:
+def test_failed_rename_is_an_error_value_and_keeps_the_old_file(tmp_path: Path, monkeypatch) -> None:
     target = tmp_path / "f.h"
     target.write_bytes(b"old")
 
-    def fail(fd):
+    def fail(src, dst):
         raise OSError(5, "Input/output error")
 
-    monkeypatch.setattr(writer.os, "fsync", fail)
+    monkeypatch.setattr(writer.os, "replace", fail)
     result = writer.write_files([(str(tmp_path), "f.h", b"new")])
     assert not result.ok and "Input/output error" in result.errors[0]
     assert target.read_bytes() == b"old"

@@ -149,3 +149,14 @@ _Dumper.add_representer(OrderedDict, lambda dumper, data: dumper.represent_dict(
 
 def format_yaml(data: object) -> str:
     return yaml.dump(data, default_flow_style=False, Dumper=_Dumper, width=1e9)
+
+
+@functools.cache
+def compute_declaration_yaml_text(f: NativeFunction) -> str:
+    """One op's item of the top-level YAML list; the file is these items in order (no aliases, so they
+    concatenate to exactly the dump of the whole list)."""
+    return format_yaml([compute_declaration_yaml(f)])
+
+
+def declarations_yaml_text(functions) -> str:
+    return "".join(compute_declaration_yaml_text(f) for f in functions) or format_yaml([])

@@ -7,7 +7,7 @@ so that the command can name them instead of silently leaving them out.
 from __future__ import annotations
 
 from ...model import dispatch as dk
-from ..dest.declarations_yaml import compute_declaration_yaml, format_yaml
+from ..dest.declarations_yaml import declarations_yaml_text
 from ..plan import Manager, PlannedFile, missing, sharded, sharded_missing, single
 from . import (
     backend_select, dispatch_key, functionalization, functions, names, native, operators, per_operator, schema, tensor,
@@ -16,7 +16,7 @@ from .context import GenContext
 
 
 def declarations_yaml(ctx: GenContext) -> str:
-    return format_yaml([compute_declaration_yaml(f) for f in ctx.native_functions])
+    return declarations_yaml_text(ctx.native_functions)
 
 NOT_YET = "not implemented yet"
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import functools
+
 from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ..dest.register_namespaced import KernelNamespaceError, group_pieces, kernel_namespace
 from ..plan import Env, PlanError, render, shard_envs
 from .context import GenContext
 from .native import namespace_prologue, namespaced_blocks
-from .per_operator import register_operator_headers
 
 K = dk.K
 _EXTRA_CUDA_HEADERS = """\
@@ -154,17 +155,37 @@ def _namespace(g: NativeFunction | NativeFunctionsGroup) -> str:
     return g.namespace if isinstance(g, NativeFunction) else g.functional.namespace
 
 
+_DEFINITIONS_TEMPLATE = "RegisterDispatchDefinitions.ini"
+
+
+def narrow_index(index: BackendIndex, g: NativeFunction | NativeFunctionsGroup) -> BackendIndex:
+    """The index restricted to g's ops: what a group's pieces depend on, and a cheap, stable cache key
+    (the whole index compares every kernel, and a regeneration builds a new one)."""
+    fs = (g,) if isinstance(g, NativeFunction) else g.functions()
+    kernels = {f.func.name: m for f in fs if (m := index.index.get(f.func.name)) is not None}
+    return BackendIndex(index.dispatch_key, index.use_out_as_primary, index.device_guard, index.external, kernels)
+
+
 def group_definitions(ctx: GenContext, g: NativeFunction | NativeFunctionsGroup, key: dk.DispatchKey,
                       index: BackendIndex) -> list[str]:
     """The RegisterDispatchDefinitions.ini block of one group (anonymous wrappers, m.impl, at::<key>::op), as lines."""
-    skip = ctx.options.skip_dispatcher_op_registration
+    template = ctx.templates.get(_DEFINITIONS_TEMPLATE)
+    if template is None:
+        raise PlanError(f"no template {_DEFINITIONS_TEMPLATE} in the templates folder")
+    return list(_group_definitions(g, key, narrow_index(index, g), ctx.options.skip_dispatcher_op_registration,
+                                   template))
+
+
+@functools.cache  # per group, key and template text: an edit elsewhere leaves it cached
+def _group_definitions(g: NativeFunction | NativeFunctionsGroup, key: dk.DispatchKey, index: BackendIndex,
+                       skip: bool, template: str) -> tuple[str, ...]:
     try:
         namespace = kernel_namespace(g, index).replace("::native", "")
     except KernelNamespaceError as exc:
         raise PlanError(str(exc)) from exc
     pieces = group_pieces(g, index, skip)
     if not pieces.namespaced_definitions:
-        return []
+        return ()
     prologue, epilogue = namespace_prologue(namespace, 2)
     body = ""
     if pieces.registrations:
@@ -179,11 +200,13 @@ def group_definitions(ctx: GenContext, g: NativeFunction | NativeFunctionsGroup,
         "dispatch_namespace": str(key).lower(),
         "dispatch_namespaced_definitions": list(pieces.namespaced_definitions),
     }
-    return render("RegisterDispatchDefinitions.ini", ctx.templates, env).split("\n")
+    return tuple(render(_DEFINITIONS_TEMPLATE, {_DEFINITIONS_TEMPLATE: template}, env).split("\n"))
 
 
 def operator_headers(ctx: GenContext, key: dk.DispatchKey) -> list[str]:
     if ctx.options.per_operator_headers:
+        from .per_operator import register_operator_headers  # noqa: PLC0415  (per_operator builds on this module)
+
         return register_operator_headers(ctx, key)
     headers = ["#include <ATen/NativeFunctions.h>"]
     if key is dk.CEA_NON_FUNCTIONAL:
@@ -222,6 +245,6 @@ def dispatch_key_functions_inl_h(ctx: GenContext, key: dk.DispatchKey) -> Env:
             namespace = kernel_namespace(g, index).replace("native", str(key).lower())
         except KernelNamespaceError as exc:
             raise PlanError(str(exc)) from exc
-        by_namespace.setdefault(namespace, []).extend(group_pieces(g, index).namespaced_declarations)
+        by_namespace.setdefault(namespace, []).extend(group_pieces(g, narrow_index(index, g)).namespaced_declarations)
     return {"DispatchKeyFunctions_inl_includes": [], "dispatch_namespace": str(key).lower(),
             "dispatch_namespaced_declarations": namespaced_blocks(by_namespace, 3, skip_empty=True)}

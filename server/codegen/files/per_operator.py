@@ -20,6 +20,7 @@ from ..dest.native_declarations import compute_meta_function_declaration
 from ..dest.register_namespaced import group_pieces
 from ..plan import Env, Manager, PlannedFile, single
 from .context import GenContext
+from .dispatch_key import narrow_index
 from .native import native_function_declarations
 
 Grouped = NativeFunction | NativeFunctionsGroup
@@ -73,7 +74,7 @@ def _native_h(ctx: GenContext, name: str, groups: tuple[Grouped, ...], is_struct
 
 def dispatch_declarations(ctx: GenContext, key: dk.DispatchKey, groups: tuple[Grouped, ...]) -> list[str]:
     index = ctx.backend_index(key)
-    return [d for g in groups for d in group_pieces(g, index).namespaced_declarations]
+    return [d for g in groups for d in group_pieces(g, narrow_index(index, g)).namespaced_declarations]
 
 
 def plan_ops_files(ctx: GenContext, roots: RootNames) -> list[PlannedFile]:
