@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import bisect
 import os
 import random
 import re
@@ -375,3 +376,47 @@ def _canonical():
 
 def env_seed(default: int = 20260) -> int:
     return int(os.environ.get("OPGEN_FUZZ_SEED", default))
+
+
+# ---------------------------------------------------------------- a synthetic file N times the real one
+
+_FUNC_NAME = re.compile(r"^(- func: )([A-Za-z0-9_]+)", re.M)
+_DELEGATE = re.compile(r"^(  structured_delegate: )([A-Za-z0-9_]+)", re.M)
+_AUTOGEN = re.compile(r"^(  autogen: )(.*)$", re.M)
+
+
+def _renamed_entry(entry: str, prefix: str) -> str | None:
+    """The entry with every operator name it declares or refers to prefixed; None for dunder ops."""
+    m = _FUNC_NAME.search(entry)
+    if m is None or m.group(2).startswith("__"):
+        return None
+    entry = _FUNC_NAME.sub(lambda m: m.group(1) + prefix + m.group(2), entry, count=1)
+    entry = _DELEGATE.sub(lambda m: m.group(1) + prefix + m.group(2), entry)
+    return _AUTOGEN.sub(lambda m: m.group(1) + ", ".join(prefix + n.strip() for n in m.group(2).split(",")), entry)
+
+
+def synthetic(native_text: str, copies: int, tags: frozenset[str]) -> str:
+    """native_functions.yaml `copies` times over, the copies' ops renamed (r1_abs, ...) so that all are unique.
+
+    Entries whose renamed copy breaks a rule keyed on names (exempt lists, name patterns) are left out of
+    the copies, so that the whole file is as clean as the real one.
+    """
+    entries = [e if e.endswith("\n") else e + "\n" for e in entries_of(native_text)]
+    head = native_text if native_text.endswith("\n") else native_text + "\n"
+    keep = [i for i, e in enumerate(entries) if _renamed_entry(e, "r1_") is not None]
+    for _ in range(4):
+        copy = [_renamed_entry(entries[i], "r1_") for i in keep]
+        starts, line = [], head.count("\n")
+        for text in copy:
+            starts.append(line)
+            line += text.count("\n")  # type: ignore[union-attr]
+        bad = {bisect.bisect_right(starts, d.span.start_line) - 1
+               for d in NativeParser().parse(head + "".join(copy), tags).diagnostics  # type: ignore[arg-type]
+               if d.span.start_line >= starts[0]}
+        if not bad:
+            break
+        keep = [i for j, i in enumerate(keep) if j not in bad]
+    parts = [head]
+    for k in range(1, copies):
+        parts.append("".join(_renamed_entry(entries[i], f"r{k}_") for i in keep))  # type: ignore[misc]
+    return "".join(parts)
