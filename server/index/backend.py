@@ -9,6 +9,7 @@ from ..model.backend import BackendYaml, lower_backend_yaml
 from ..model.backend_resolve import ResolvedBackend, resolve_backend
 from ..syntax.nodes import compose
 from ..text import Span
+from .documents import _not_text
 from .native import NativeSnapshot
 
 
@@ -28,8 +29,15 @@ def _order(d: Diagnostic) -> tuple:
     return (d.span.start_line, d.span.start_col, d.code)
 
 
+# A backend yaml is composed whole (not entry by entry); the largest real one has 100k characters.
+MAX_BACKEND_CHARS = 8 * 1024 * 1024
+
+
 def check_backend(text: str, native: NativeSnapshot) -> BackendSnapshot:
     """Compose, lower and resolve one backend yaml; never raises on bad input."""
+    problem = _not_text(text, MAX_BACKEND_CHARS)
+    if problem is not None:  # a huge or binary file opened by mistake: one diagnostic, at once
+        return BackendSnapshot(None, None, (problem,))
     try:
         root, diagnostics = compose(text)
     except RecursionError:

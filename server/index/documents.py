@@ -72,10 +72,10 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-def _not_text(text: str) -> Diagnostic | None:
-    if len(text) > MAX_DOCUMENT_CHARS:
+def _not_text(text: str, limit: int = MAX_DOCUMENT_CHARS) -> Diagnostic | None:
+    if len(text) > limit:
         return diag("OPG006", Span.point(0, 0), f"this file has {len(text):,} characters; opgen reads operator yaml "
-                                                f"files of up to {MAX_DOCUMENT_CHARS:,}")
+                                                f"files of up to {limit:,}")
     if "\x00" in text:
         line = text.count("\n", 0, text.index("\x00"))
         return diag("OPG006", Span.point(line, 0), "this file contains NUL bytes; it is not a text yaml file")
