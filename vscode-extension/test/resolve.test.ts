@@ -1,0 +1,77 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { type Probe, resolveServer, ServerNotFound } from "../src/resolve";
+
+function probe(files: string[], withOpgen: string[], onPath: Record<string, string> = {}): Probe & { asked: string[] } {
+  const asked: string[] = [];
+  return {
+    asked,
+    hasOpgen: async (python) => {
+      asked.push(python);
+      return withOpgen.includes(python);
+    },
+    exists: (p) => files.includes(p),
+    which: (name) => onPath[name],
+  };
+}
+
+describe("resolveServer", () => {
+  it("uses a configured server path first, adding --stdio and the extra arguments", async () => {
+    const p = probe(["/opt/opgen-lsp", "/usr/bin/python3"], ["/usr/bin/python3"]);
+    const server = await resolveServer({ serverPath: "/opt/opgen-lsp", serverArgs: ["--log-level", "DEBUG"], pythons: [{ path: "/usr/bin/python3", source: "PATH" }], probe: p });
+    assert.deepEqual(server, { command: "/opt/opgen-lsp", args: ["--stdio", "--log-level", "DEBUG"], source: "opgen.server.path" });
+    assert.deepEqual(p.asked, []);
+  });
+  it("looks a bare configured name up on PATH, and fails when a configured path is missing", async () => {
+    const p = probe(["/home/u/bin/opgen-lsp"], [], { "opgen-lsp": "/home/u/bin/opgen-lsp" });
+    assert.equal((await resolveServer({ serverPath: "opgen-lsp", pythons: [], probe: p })).command, "/home/u/bin/opgen-lsp");
+    await assert.rejects(resolveServer({ serverPath: "/nope/opgen-lsp", pythons: [], probe: p }), ServerNotFound);
+  });
+  it("keeps an explicit --tcp", async () => {
+    const p = probe(["/opt/opgen-lsp"], []);
+    const server = await resolveServer({ serverPath: "/opt/opgen-lsp", serverArgs: ["--tcp", "--port", "1"], pythons: [], probe: p });
+    assert.deepEqual(server.args, ["--tcp", "--port", "1"]);
+  });
+  it("takes the first interpreter that has opgen_lsp", async () => {
+    const p = probe(["/venv/bin/python", "/usr/bin/python3"], ["/usr/bin/python3"], { python3: "/usr/bin/python3" });
+    const server = await resolveServer({
+      pythons: [
+        { path: "/venv/bin/python", source: "Python extension" },
+        { path: "/missing/python", source: "opgen.server.pythonPath" },
+        { path: "python3", source: "PATH" },
+      ],
+      probe: p,
+    });
+    assert.equal(server.command, "/usr/bin/python3");
+    assert.deepEqual(server.args, ["-m", "opgen_lsp.lsp.main", "--stdio"]);
+    assert.match(server.source, /^PATH/);
+    assert.deepEqual(p.asked, ["/venv/bin/python", "/usr/bin/python3"]);
+  });
+  it("asks each interpreter once", async () => {
+    const p = probe(["/usr/bin/python3"], ["/usr/bin/python3"]);
+    await resolveServer({ pythons: [{ path: "/usr/bin/python3", source: "a" }, { path: "/usr/bin/python3", source: "b" }], probe: p });
+    assert.deepEqual(p.asked, ["/usr/bin/python3"]);
+  });
+  it("falls back to the bundled copy, run by the first interpreter, with PYTHONPATH", async () => {
+    const p = probe(["/venv/bin/python", "/ext/bundled/libs/opgen_lsp"], []);
+    const server = await resolveServer({
+      pythons: [{ path: "/venv/bin/python", source: "Python extension" }],
+      bundledLibs: "/ext/bundled/libs",
+      existingPythonPath: "/site",
+      probe: p,
+    });
+    assert.equal(server.command, "/venv/bin/python");
+    assert.deepEqual(server.env, { PYTHONPATH: "/ext/bundled/libs:/site" });
+    assert.match(server.source, /bundled/);
+  });
+  it("then opgen-lsp on PATH, else says what it tried", async () => {
+    const p = probe(["/usr/bin/python3", "/usr/local/bin/opgen-lsp"], [], { "opgen-lsp": "/usr/local/bin/opgen-lsp" });
+    const found = await resolveServer({ pythons: [{ path: "/usr/bin/python3", source: "PATH" }], bundledLibs: "/ext/bundled/libs", probe: p });
+    assert.equal(found.command, "/usr/local/bin/opgen-lsp");
+    const none = probe(["/usr/bin/python3"], []);
+    await assert.rejects(
+      resolveServer({ pythons: [{ path: "/usr/bin/python3", source: "PATH" }], probe: none }),
+      (error: unknown) => error instanceof ServerNotFound && /opgen_lsp not installed/.test(error.message) && /bundled/.test(error.message),
+    );
+  });
+});

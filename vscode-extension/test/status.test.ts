@@ -1,0 +1,40 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { generateSummary, parseTorchgenVersion, statusView } from "../src/status";
+
+describe("parseTorchgenVersion", () => {
+  it("reads the version from opgen-lsp --help and similar texts", () => {
+    assert.equal(parseTorchgenVersion("Language server for PyTorch operator yaml (native_functions.yaml, tags.yaml),\nmatching torchgen 2.13.0."), "2.13.0");
+    assert.equal(parseTorchgenVersion("0.1.0 (torchgen 2.14.1)"), "2.14.1");
+    assert.equal(parseTorchgenVersion("torchgen=2.13"), "2.13");
+    assert.equal(parseTorchgenVersion("opgen-lsp 0.1.0"), undefined);
+    assert.equal(parseTorchgenVersion(undefined), undefined);
+  });
+});
+
+describe("statusView", () => {
+  it("shows the torchgen version when running", () => {
+    const view = statusView("running", "2.13.0", "PATH (/usr/bin/python3)");
+    assert.equal(view.text, "$(check) opgen torchgen 2.13.0");
+    assert.match(view.tooltip, /matches torchgen 2\.13\.0/);
+    assert.match(view.tooltip, /PATH/);
+    assert.equal(view.error, false);
+  });
+  it("shows the state otherwise, as an error when missing or failed", () => {
+    assert.equal(statusView("starting").text, "$(sync~spin) opgen: starting");
+    assert.equal(statusView("missing").error, true);
+    assert.equal(statusView("failed").error, true);
+    assert.equal(statusView("stopped").error, false);
+  });
+});
+
+describe("generateSummary", () => {
+  it("prefers the server's summary", () => {
+    assert.equal(generateSummary({ summary: "12 files written" }), "opgen: 12 files written");
+  });
+  it("counts lists or numbers otherwise", () => {
+    assert.equal(generateSummary({ outputDir: "/o", written: ["a", "b"], unchanged: 3, errors: [] }), "opgen: 2 written, 3 unchanged in /o");
+    assert.equal(generateSummary({ written: [], unchanged: [], errors: ["x"], cancelled: true }), "opgen: 0 written, 0 unchanged, 1 errors in the output folder (cancelled)");
+    assert.equal(generateSummary(null), "opgen: Generate finished");
+  });
+});
