@@ -98,6 +98,37 @@ class _MarkMap:
         return Span(*self.position(s.line, s.column), *self.position(e.line, e.column))
 
 
+# Deeper nesting than any operator yaml needs (they use 4 levels at most). libyaml's composer recurses on the
+# C stack (50,000 levels of "- - - ..." crash the process) and its scanner is quadratic in flow depth
+# (20,000 "[" take seconds), so deeper text is refused before libyaml sees it.
+MAX_DEPTH = 64
+# Nodes that aliases may copy in one document (the real files use no aliases at all).
+MAX_ALIAS_COPIES = 100_000
+_FLOW = re.compile(r"[\[\]{}]")
+_BLOCK_LEAD = re.compile(r"^( *)((?:[-?:](?:[ \t]+|$))*)", re.M)
+
+
+def _too_deep(text: str) -> int | None:
+    """The offset where the text nests more than MAX_DEPTH collections (flow or block), if it does.
+
+    A cheap over-estimate: brackets count even inside quotes and comments, and a block level is counted
+    for each space of indentation and each leading '- ', '? ' or ': ' of a line.
+    """
+    if text.count("[") + text.count("{") > MAX_DEPTH:
+        depth = 0
+        for m in _FLOW.finditer(text):
+            depth = depth + 1 if m.group() in "[{" else max(depth - 1, 0)
+            if depth > MAX_DEPTH:
+                return m.start()
+    if " " * MAX_DEPTH in text or "- - " in text or "? " in text:
+        for m in _BLOCK_LEAD.finditer(text):
+            lead = m.group(2)
+            indent = len(m.group(1))
+            if indent + lead.count("-") + lead.count("?") + lead.count(":") > MAX_DEPTH:
+                return m.start() + (MAX_DEPTH if indent > MAX_DEPTH else indent + 2 * (MAX_DEPTH - indent))
+    return None
+
+
 def _code_point_offset(text: str, utf8_offset: int) -> int:
     return len(text.encode("utf-8")[:utf8_offset].decode("utf-8", "ignore"))
 
@@ -127,6 +158,11 @@ class _Lowering:
         self.diagnostics: list[Diagnostic] = []
         # Collections being lowered: an alias back into one of them would recurse forever.
         self.open: set[int] = set()
+        # Collections lowered once; lowering one again (through an alias) copies it. Nested aliases
+        # ("billion laughs": 1 KB of text, 10^9 nodes) would never end: the copies have a budget.
+        self.seen: set[int] = set()
+        self.in_alias = 0
+        self.copied = 0
 
     def scalar(self, node: yaml.ScalarNode) -> YScalar:
         span = self.span(node)
@@ -145,17 +181,33 @@ class _Lowering:
         return YScalar(value, span, node.style or None, node.value)
 
     def node(self, node: yaml.Node) -> YNode:
+        if self.in_alias:
+            self.copied += 1
+            if self.copied > MAX_ALIAS_COPIES:
+                span = self.span(node)
+                if self.copied == MAX_ALIAS_COPIES + 1:
+                    self.diagnostics.append(diag("OPG001", span, f"YAML aliases here expand to more than "
+                                                                 f"{MAX_ALIAS_COPIES:,} nodes; opgen stops reading them"))
+                return YScalar(None, span, None, "")
         if isinstance(node, yaml.ScalarNode):
             return self.scalar(node)
-        if id(node) in self.open:
+        key = id(node)
+        if key in self.open:
             span = self.span(node)
             self.diagnostics.append(diag("OPG001", span, "a YAML alias refers to a collection that contains it"))
             return YScalar(None, span, None, "")
-        self.open.add(id(node))
+        again = key in self.seen
+        if again:
+            self.in_alias += 1
+        else:
+            self.seen.add(key)
+        self.open.add(key)
         try:
             return self._collection(node)
         finally:
-            self.open.discard(id(node))
+            self.open.discard(key)
+            if again:
+                self.in_alias -= 1
 
     def _collection(self, node: yaml.Node) -> YNode:
         if node.tag not in _SAFE_TAGS:
@@ -182,6 +234,11 @@ class _Lowering:
 
 def compose(text: str) -> tuple[YNode | None, list[Diagnostic]]:
     """Compose one YAML document. Positions are relative to `text`."""
+    deep = _too_deep(text)
+    if deep is not None:
+        col = deep - (text.rfind("\n", 0, deep) + 1)
+        return None, [diag("OPG001", Span.point(text.count("\n", 0, deep), col),
+                           f"the YAML nests more than {MAX_DEPTH} levels deep here; operator yaml needs a few")]
     marks = _MarkMap(text) if _ODD_BREAK.search(text) else None
     try:
         loader = _Loader(text)

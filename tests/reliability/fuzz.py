@@ -196,7 +196,24 @@ def m_yaml_tricks(text: str, rng: random.Random) -> str:
     return text[:at] + trick + text[at:]
 
 
+def m_deep(text: str, rng: random.Random) -> str:
+    """Deep nesting (libyaml's composer recursed on the C stack; its scanner is quadratic in flow depth)."""
+    n = rng.choice([63, 65, 500, 5000, 60000])
+    deep = rng.choice(["- " * n + "x", "[" * n + "]" * n, "{a: " * n + "}" * n, "[" * n])
+    at = rng.randrange(len(text) + 1)
+    return text[:at] + deep + text[at:]
+
+
+def m_alias_bomb(text: str, rng: random.Random) -> str:
+    """Nested aliases that expand exponentially ("billion laughs")."""
+    lines = ["  b0: &b0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"  b{i}: &b{i} [" + ", ".join([f"*b{i - 1}"] * 10) + "]" for i in range(1, rng.randint(3, 9))]
+    start, end = _line_bounds(text, rng)
+    return text[:end] + "\n" + "\n".join(lines) + text[end:]
+
+
 MUTATORS: list[Callable[[str, random.Random], str]] = [
+    m_deep, m_alias_bomb,
     m_delete, m_delete_lines, m_duplicate, m_duplicate_lines, m_truncate, m_swap_lines, m_swap_keys, m_indent,
     m_wrong_value, m_unicode, m_long_line, m_nul, m_crlf, m_lone_cr, m_random_chars, m_yaml_tricks,
 ]

@@ -7,6 +7,9 @@ parsed model, and the LSP features through a workspace analysis (what the handle
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
+import time
 
 import pytest
 from hypothesis import given, settings
@@ -21,7 +24,7 @@ from . import fuzz
 
 SEED = fuzz.env_seed()
 FAST_INPUTS = 120
-SLOW_INPUTS = 1500
+SLOW_INPUTS = 1000
 
 
 def _subset(entries: list[str], rng: random.Random, most: int = 25) -> str:
@@ -169,6 +172,40 @@ def test_explain_of_a_method_whose_self_is_a_list(inputs):
     snapshot = NativeParser().parse(text, inputs.tags.names)
     pieces = Explainer(snapshot.functions).explain("f")
     assert pieces and pieces[0].title == "Cannot generate"
+
+
+DEEP = {
+    "block-sequences": "- " * 60000 + "x\n",  # crashed the process: SIGSEGV in libyaml's composer
+    "closed-flow": "- func: f(Tensor self) -> Tensor\n  tags: " + "[" * 500 + "]" * 500 + "\n",  # RecursionError
+    "open-flow": "- func: f(Tensor self) -> Tensor\n  tags: " + "[" * 30000 + "\n",  # about 3 s (quadratic)
+    "indented": "- func: f(Tensor self) -> Tensor\n" + "".join("  " * i + f"k{i}:\n" for i in range(1, 100)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DEEP))
+def test_deep_nesting_is_refused_before_libyaml(name):
+    # In a subprocess: a regression would crash the interpreter, not just fail.
+    code = ("import sys, time\nfrom opgen_lsp.index.native import NativeParser\nfrom opgen_lsp.index.backend import "
+            "check_backend\nt = sys.stdin.read()\ns = time.perf_counter()\nd = NativeParser().parse(t, frozenset())"
+            ".diagnostics\nb = check_backend('backend: XLA\\nsupported:\\n' + t, NativeParser().parse('', "
+            "frozenset()))\nprint(time.perf_counter() - s, [x.code for x in d])")
+    run = subprocess.run([sys.executable, "-c", code], input=DEEP[name], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr[-2000:]
+    seconds, codes = run.stdout.split(" ", 1)
+    assert float(seconds) < 1.0 and "OPG001" in codes
+
+
+@pytest.mark.parametrize("levels", [3, 9])
+def test_nested_aliases_stop_expanding(inputs, levels):
+    lines = ["  a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"  a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, levels)]
+    native = "- func: f(Tensor self) -> Tensor\n" + "\n".join(lines) + "\n  tags: *a" + str(levels - 1) + "\n"
+    backend = "backend: XLA\ncpp_namespace: x\n" + "\n".join(l[2:] for l in lines) + f"\nsupported: *a{levels - 1}\n"
+    started = time.perf_counter()
+    native_codes = [d.code for d in NativeParser().parse(native, inputs.tags.names).diagnostics]
+    backend_codes = [d.code for d in check_backend(backend, inputs.native).diagnostics]
+    assert time.perf_counter() - started < 10
+    assert ("OPG001" in native_codes and "OPG001" in backend_codes) == (levels > 5)
 
 
 def test_many_unknown_tags_stay_cheap(inputs):
