@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from dataclasses import dataclass
 
 from ..index.native import TagsParser
 from ..model import dispatch as dk
+from .files.aoti import FallbackOps, parse_fallback_ops
 from .files.aten import plan_aten
 from .files.context import GenContext, GenerateOptions
 from .inputs import InputError, load_native
@@ -54,6 +56,34 @@ def check_options(options: GenerateOptions) -> list[str]:
     return errors
 
 
+def fallback_ops_candidates(source_path: str) -> list[str]:
+    """Where torchgen's aoti/fallback_ops.py may be: the PyTorch tree around aten/src/ATen, the torchgen package
+    holding a packaged ATen folder, then the installed torchgen (found, not imported)."""
+    source = os.path.abspath(source_path)
+    out = [os.path.join(source, "..", "..", "..", "torchgen", "aoti", "fallback_ops.py"),
+           os.path.join(source, "..", "..", "aoti", "fallback_ops.py")]
+    try:
+        spec = importlib.util.find_spec("torchgen")
+    except (ImportError, ValueError):
+        spec = None
+    if spec is not None and spec.submodule_search_locations:
+        out += [os.path.join(p, "aoti", "fallback_ops.py") for p in spec.submodule_search_locations]
+    return [os.path.normpath(p) for p in out]
+
+
+def load_fallback_ops(source_path: str) -> tuple[FallbackOps | None, str]:
+    """torchgen's fallback ops lists, read as data; (None, why) when there are none to read."""
+    for path in fallback_ops_candidates(source_path):
+        if os.path.isfile(path):
+            try:
+                text = _read(path)
+            except InputError as exc:
+                return None, str(exc)
+            ops, error = parse_fallback_ops(text, path)
+            return ops, error or ""
+    return None, "needs torchgen's aoti/fallback_ops.py (not found beside --source-path nor installed)"
+
+
 def load_context(options: GenerateOptions) -> GenContext:
     """Read native_functions.yaml, tags.yaml and the templates under --source-path (raises InputError)."""
     native = os.path.join(options.source_path, "native", "native_functions.yaml")
@@ -66,7 +96,8 @@ def load_context(options: GenerateOptions) -> GenContext:
                          "run 'opgen check' on it")
     tags = frozenset(TagsParser().parse(_read(tags_path)).names)
     templates = read_templates(os.path.join(options.source_path, "templates"))
-    return GenContext(inputs.snapshot.functions, tags, options, templates)
+    fallback_ops, why = load_fallback_ops(options.source_path)
+    return GenContext(inputs.snapshot.functions, tags, options, templates, fallback_ops, why)
 
 
 def plan(ctx: GenContext) -> list[PlannedFile]:
@@ -118,13 +149,15 @@ class Engine:
         self._tags = frozenset(TagsParser().parse(_read(tags_path)).names)
         self._templates = read_templates(os.path.join(options.source_path, "templates"))
         self._parser = NativeParser(CodegenOptions(options.mps, options.xpu, options.mtia).ignore_keys)
+        self._fallback_ops, self._fallback_ops_missing = load_fallback_ops(options.source_path)
 
     def context(self, native_text: str) -> GenContext:
         snapshot = self._parser.parse(native_text, self._tags)
         errors = [d for d in snapshot.diagnostics if d.is_error]
         if errors:
             raise InputError(f"native_functions.yaml has {len(errors)} error(s), the first: {errors[0].message}")
-        return GenContext(snapshot.functions, self._tags, self.options, self._templates)
+        return GenContext(snapshot.functions, self._tags, self.options, self._templates, self._fallback_ops,
+                          self._fallback_ops_missing)
 
     def files(self, native_text: str) -> list[GeneratedFile]:
         """Every implemented file's bytes for this text of native_functions.yaml (raises InputError, PlanError)."""

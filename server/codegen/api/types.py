@@ -73,6 +73,7 @@ OptionalCType = _template_type("OptionalCType", "::std::optional<{}>")
 VectorCType = _template_type("VectorCType", "::std::vector<{}>")
 ListCType = _template_type("ListCType", "c10::List<{}>")
 ArrayRefCType = _template_type("ArrayRefCType", "at::ArrayRef<{}>")
+VectorizedCType = _template_type("VectorizedCType", "at::vec::Vectorized<{}>")
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +100,7 @@ class TupleCType:
 
 
 CType = Union[BaseCType, ConstRefCType, MutRefCType, ArrayCType, TupleCType, "OptionalCType", "VectorCType",
-              "ListCType", "ArrayRefCType"]
+              "ListCType", "ArrayRefCType", "VectorizedCType"]
 
 
 @dataclass(frozen=True, slots=True)

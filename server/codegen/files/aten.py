@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from ...model import dispatch as dk
 from ..dest.declarations_yaml import declarations_yaml_text
+from ..dest.vmap import vmap_generated_plumbing_h
 from ..plan import Manager, PlannedFile, missing, sharded, sharded_missing, single
 from . import (
-    backend_select, dispatch_key, functionalization, functions, names, native, operators, per_operator, schema, tensor,
+    aoti, backend_select, dispatch_key, functionalization, functions, names, native, operators, per_operator, schema,
+    tensor, ufunc,
 )
 from .context import GenContext
 
@@ -39,13 +41,30 @@ def _manager_of(ctx: GenContext, key: dk.DispatchKey) -> Manager:
     return Manager.cpu
 
 
-def _aoti_backends(ctx: GenContext) -> list[str]:
-    names_ = ["cpu", "cuda", "aten"]
-    if ctx.options.mps:
-        names_.append("mps")
-    if ctx.options.xpu:
-        names_.append("xpu")
-    return names_
+def plan_aoti_files(ctx: GenContext) -> list[PlannedFile]:
+    fallbacks = ctx.fallback_ops
+    return [single(Manager.aoti, f"c_shim_{aoti.device_name(key)}.cpp",
+                   None if fallbacks is None else (lambda key=key: aoti.c_shim_cpp(ctx, fallbacks, key)),
+                   missing_reason=ctx.fallback_ops_missing)
+            for key in aoti.aoti_backends(ctx)]
+
+
+def plan_ufunc_files(ctx: GenContext, key: dk.DispatchKey, fm: Manager, blocked: str | None) -> list[PlannedFile]:
+    out: list[PlannedFile] = []
+    for g in ufunc.ufunc_groups(ctx):
+        name = g.functional.func.name.name
+        if key is dk.K["CPU"]:
+            out.append(single(fm, f"UfuncCPU_{name}.cpp", None if blocked else
+                              (lambda g=g: ufunc.ufunc_cpu_cpp(ctx, g)), template="UfuncCPU.cpp",
+                              missing_reason=blocked or ""))
+            out.append(single(Manager.cpu_vec, f"UfuncCPUKernel_{name}.cpp", None if blocked else
+                              (lambda g=g: ufunc.ufunc_cpu_kernel_cpp(g)), template="UfuncCPUKernel.cpp",
+                              missing_reason=blocked or ""))
+        else:
+            out.append(single(fm, f"UfuncCUDA_{name}.cu", None if blocked else
+                              (lambda g=g: ufunc.ufunc_cuda_cu(ctx, g)), template="UfuncCUDA.cu",
+                              missing_reason=blocked or ""))
+    return out
 
 
 def plan_sources(ctx: GenContext, blocked: str | None) -> list[PlannedFile]:
@@ -60,17 +79,8 @@ def plan_sources(ctx: GenContext, blocked: str | None) -> list[PlannedFile]:
             out += sharded(fm, path, "RegisterDispatchKey.cpp",
                            lambda key=key: dispatch_key.register_dispatch_key_shards(ctx, key), n)
         if dk.is_ufunc_dispatch_key(key):
-            for g in ctx.structured_groups:
-                if not g.out.ufunc_inner_loop:
-                    continue
-                name = g.functional.func.name.name
-                if key is dk.K["CPU"]:
-                    out.append(missing(fm, f"UfuncCPU_{name}.cpp", NOT_YET, template="UfuncCPU.cpp"))
-                    out.append(missing(Manager.cpu_vec, f"UfuncCPUKernel_{name}.cpp", NOT_YET,
-                                       template="UfuncCPUKernel.cpp"))
-                else:
-                    out.append(missing(fm, f"UfuncCUDA_{name}.cu", NOT_YET, template="UfuncCUDA.cu"))
-    out += [missing(Manager.aoti, f"c_shim_{name}.cpp") for name in _aoti_backends(ctx)]
+            out += plan_ufunc_files(ctx, key, fm, blocked)
+    out += plan_aoti_files(ctx)
     out.append(single(Manager.cpu, "RegisterBackendSelect.cpp",
                       None if blocked else lambda: backend_select.register_backend_select_cpp(ctx),
                       missing_reason=blocked or ""))
@@ -111,7 +121,7 @@ def plan_headers(ctx: GenContext, blocked: str | None) -> list[PlannedFile]:
                missing_reason=blocked or ""),
         cpu("RedispatchFunctions.h", lambda: functions.redispatch_functions_h(ctx)),
         cpu("RegistrationDeclarations.h", lambda: schema.registration_declarations_h(ctx)),
-        missing(Manager.cpu, "VmapGeneratedPlumbing.h"),
+        single(Manager.cpu, "VmapGeneratedPlumbing.h", lambda: vmap_generated_plumbing_h(ctx.native_functions)),
         single(Manager.core, "aten_interned_strings.h", lambda: names.aten_interned_strings_h(ctx)),
         single(Manager.headeronly, "enum_tag.h", lambda: names.enum_tag_h(ctx)),
     ]

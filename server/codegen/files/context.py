@@ -86,6 +86,9 @@ class GenContext:
     valid_tags: frozenset[str]
     options: GenerateOptions
     templates: dict[str, str] = field(compare=False, repr=False)
+    # torchgen's aoti/fallback_ops.py, read as data (files.aoti.FallbackOps); None: not found, with the reason.
+    fallback_ops: object = field(default=None, compare=False, repr=False)
+    fallback_ops_missing: str = field(default="", compare=False, repr=False)
 
     @cached_property
     def native_functions(self) -> tuple[NativeFunction, ...]:

@@ -1,0 +1,289 @@
+"""AOTInductor C shims: for each fallback op an `extern "C"` function taking C types (handles, pointers
+plus lengths, ints for enums) that converts them and calls the op's C++ API or a backend's kernel.
+
+An op whose argument or return types have no C form gets no shim (None), as in gen_aoti_c_shim.py.
+Versioned ops (a `vN` entry naming the arguments added in that version) get one shim per version,
+newest first, each older one passing the defaults of the arguments added later.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+
+from ...model import dispatch as dk
+from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup, Variant
+from ...model.schema import Argument, BaseTy, BaseType, FunctionSchema, ListType, OperatorName, OptionalType, Type
+from ..api import cpp
+from ..api.signatures import CppSignatureGroup
+
+B = BaseTy
+# base type -> (C type, ATen type, call-site converter)
+_BASE_TYPES: dict[BaseTy, tuple[str, str, str]] = {
+    B.Tensor: ("AtenTensorHandle", "at::Tensor", "resolve_tensor_dispatch_flags"),
+    B.bool: ("int32_t", "bool", ""),
+    B.int: ("int64_t", "int64_t", ""),
+    B.SymInt: ("int64_t", "c10::SymInt", ""),
+    B.Scalar: ("double", "c10::Scalar", ""),
+    B.float: ("double", "double", ""),
+    B.str: ("const char*", "::std::string_view", ""),
+    B.DeviceIndex: ("int32_t", "c10::DeviceIndex", "static_cast<c10::DeviceIndex>"),
+    B.Layout: ("int32_t", "c10::Layout", "static_cast<c10::Layout>"),
+    B.MemoryFormat: ("int32_t", "c10::MemoryFormat", "static_cast<c10::MemoryFormat>"),
+    B.ScalarType: ("int32_t", "c10::ScalarType", "static_cast<c10::ScalarType>"),
+    B.Generator: ("AtenGeneratorHandle", "at::Generator", "*generator_handle_to_generator_pointer"),
+}
+# Ops (by substring of the unambiguous name) whose return pointers may be null.
+_NULLABLE_RETURNS = (
+    "_functional_sym_constrain_range", "_scaled_dot_product_cudnn_attention",
+    "_scaled_dot_product_efficient_attention_backward", "_scaled_dot_product_efficient_attention",
+    "_scaled_dot_product_flash_attention", "_scaled_dot_product_fused_attention_overrideable",
+    "_thhn_fused_lstm_cell_backward_impl", "convolution_backward", "grid_sampler_2d_backward",
+    "grid_sampler_3d_backward", "linear_backward",
+)
+_TORCH_VERSION = re.compile(r"^TORCH_VERSION_\d+_\d+_\d+$")
+
+
+class NoCShim(ValueError):
+    """An argument or return type with no C shim form: the op gets no shim."""
+
+
+class FallbackOpsError(ValueError):
+    """A malformed entry of the fallback ops lists (fallback_ops.py)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CArg:
+    """One schema argument as C parameters (types and names), ATen types and call-site expressions."""
+
+    c_types: tuple[str, ...]
+    names: tuple[str, ...]
+    aten_types: tuple[str, ...]
+    exprs: tuple[str, ...]
+
+
+def _base_arg(t: BaseType, name: str, is_write: bool) -> CArg:
+    if t.name in _BASE_TYPES:
+        c_type, aten_type, conv = _BASE_TYPES[t.name]
+        if t.name is B.Tensor and is_write:
+            expr = f"*tensor_handle_to_tensor_pointer({name})"
+        else:
+            expr = f"{conv}({name})" if conv else name
+        return CArg((c_type,), (name,), (aten_type,), (expr,))
+    if t.name is B.Device:
+        return CArg(("int32_t", "int32_t"), (name, name + "_index_"), ("c10::Device",),
+                    (f"c10::Device(static_cast<c10::DeviceType>({name}), static_cast<c10::DeviceIndex>({name}_index_))",))
+    raise NoCShim(f"arg type {t}")
+
+
+def _optional_arg(t: OptionalType, name: str) -> CArg:
+    inner = convert_arg(t.elem, name)
+    c_types, names = list(inner.c_types), inner.names
+    aten_types, exprs = [], []
+    j = 0
+    for aten_type in inner.aten_types:
+        c_types[j] += "*"  # a pointer stands for the optional
+        aten_types.append(f"::std::optional<{aten_type}>")
+        if aten_type.startswith("c10::ArrayRef<"):
+            exprs.append(f"pointer_to_optional_list<{aten_type[len('c10::ArrayRef<'):-1]}>({names[j]}, {names[j + 1]})")
+            j += 2
+        elif aten_type == "c10::Device":
+            exprs.append(f"pointer_to_optional_device({names[j]}, {names[j + 1]})")
+            j += 2
+        elif aten_type == "at::Tensor":
+            exprs.append(f"resolve_tensor_dispatch_flags({names[j]})")
+            j += 1
+        else:
+            exprs.append(f"pointer_to_optional<{aten_type}>({names[j]})")
+            j += 1
+    return CArg(tuple(c_types), names, tuple(aten_types), tuple(exprs))
+
+
+def _list_arg(t: ListType, name: str, is_write: bool) -> CArg:
+    inner = convert_arg(t.elem, name)
+    if len(inner.c_types) != 1:
+        raise NoCShim(f"list of {t.elem}")
+    name = inner.names[0]
+    atype = inner.aten_types[0]
+    if atype == "bool":
+        if t.size is None:
+            raise NoCShim("bool list without a size")
+        expr = f"pointer_to_list<{t.size}>({name})"
+    elif atype == "at::Tensor" and not is_write:
+        expr = f"resolve_tensor_list_dispatch_flags({name}, {name}_len_)"
+    elif atype == "::std::optional<at::Tensor>":
+        expr = f"c10::List<{atype}>(c10::ArrayRef<{atype}>(resolve_tensor_list_dispatch_flags({name}, {name}_len_)))"
+    else:
+        expr = f"pointer_to_list<{atype}>({name}, {name}_len_)"
+    return CArg((f"const {inner.c_types[0]}*", "int64_t"), (name, name + "_len_"), (f"c10::ArrayRef<{atype}>",),
+                (expr,))
+
+
+def convert_arg(t: Type, name: str, is_write: bool = False) -> CArg:
+    if isinstance(t, BaseType):
+        return _base_arg(t, name, is_write)
+    if isinstance(t, OptionalType):
+        return _optional_arg(t, name)
+    if isinstance(t, ListType):
+        return _list_arg(t, name, is_write)
+    raise NoCShim(f"argument type {t}")
+
+
+def gen_arguments(args: list[Argument], skipped: frozenset[str]) -> tuple[list[str], list[str]]:
+    """The C parameters ("type name") and the call-site expressions; skipped arguments pass their default."""
+    params: list[str] = []
+    exprs: list[str] = []
+    for a in args:
+        if a.name in skipped:
+            exprs.append(cpp.default_expr(a.default, a.type, symint=False) if a.default is not None else "std::nullopt")
+            continue
+        c = convert_arg(a.type, a.name, a.is_write)
+        params += [f"{t} {n}" for t, n in zip(c.c_types, c.names)]
+        exprs += c.exprs
+    return params, exprs
+
+
+def _convert_return(t: BaseType, val: str) -> str:
+    if t.name is B.Tensor:
+        return f"new_tensor_handle(std::move({val}))"
+    if t.name is B.SymInt:
+        return f"{val}.expect_int()"
+    if t.name is B.Scalar:
+        return f"{val}.toDouble()"
+    return val
+
+
+def gen_returns(schema: FunctionSchema) -> tuple[list[str], list[str]]:
+    """Returns become out pointers ret0, ret1, ...: their parameters and the assignments filling them."""
+    params = []
+    for i, r in enumerate(schema.returns):
+        if not (isinstance(r.type, BaseType) and r.type.name in _BASE_TYPES):
+            raise NoCShim(f"return type {r.type}")
+        params.append(f"{_BASE_TYPES[r.type.name][0]}* ret{i}")
+    nullable = any(n in schema.name.unambiguous_name() for n in _NULLABLE_RETURNS)
+    assigns = []
+    for i, r in enumerate(schema.returns):
+        rval = _convert_return(r.type, "tmp_result" if len(schema.returns) == 1 else f"std::get<{i}>(tmp_result)")
+        assigns.append(f"if (ret{i}) {{ *ret{i} = {rval}; }}" if nullable else f"*ret{i} = {rval};")
+    return params, assigns
+
+
+# ---------------------------------------------------------------------------------------------- versions
+
+
+@dataclass(frozen=True, slots=True)
+class OpVersion:
+    """One version of a fallback op: the arguments it added and the TORCH_VERSION_X_Y_Z it appeared in."""
+
+    number: int
+    new_args: tuple[str, ...] = ()
+    since: str | None = None
+
+
+def _since(value: object) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not _TORCH_VERSION.match(value):
+        raise FallbackOpsError(f"`since` value {value!r} is not of the form TORCH_VERSION_X_Y_Z")
+    return value
+
+
+def parse_versions(name: str, metadata: Mapping[str, object]) -> tuple[OpVersion, ...]:
+    """An entry of fallback_ops.py ({"since": ..., "v2": {"new_args": [...], "since": ...}}), oldest first."""
+    out = {1: OpVersion(1, (), _since(metadata.get("since")))}
+    for key, payload in sorted(metadata.items()):
+        if key == "since":
+            continue
+        if not key.startswith("v") or not key[1:].isdigit():
+            raise FallbackOpsError(f"Version number for {name} is {key}, not of the form vN")
+        number = int(key[1:])
+        if number in out:
+            raise FallbackOpsError(f"{key} for {name} has already been defined")
+        if not isinstance(payload, dict) or not isinstance(payload.get("new_args", []), list):
+            raise FallbackOpsError(f"Variant {key} for {name} must be a dict with a list 'new_args'")
+        out[number] = OpVersion(number, tuple(payload.get("new_args", [])), _since(payload.get("since")))
+    return tuple(out[n] for n in sorted(out))
+
+
+@dataclass(frozen=True, slots=True)
+class Shim:
+    declarations: str
+    definitions: str
+
+
+def _definition(declaration: str, call: str, exprs: list[str], assigns: list[str]) -> str:
+    tmp = "auto tmp_result = " if assigns else ""
+    args_line = f"            {', '.join(exprs)}" if exprs else ""
+    return (f"\n{declaration} {{\n    AOTI_TORCH_CONVERT_EXCEPTION_TO_ERROR_CODE({{\n"
+            f"        {tmp}{call}(\n{args_line}\n        );\n"
+            + "\n".join("\t\t" + a for a in assigns) + "\n    });\n}\n")
+
+
+def _shim_version(schema: FunctionSchema, device: str, call: str, func_name: str,
+                  skipped: frozenset[str]) -> tuple[str, str]:
+    if schema.is_out_fn():
+        params, exprs = gen_arguments([*schema.arguments.out, *schema.arguments.flat_non_out], skipped)
+        assigns: list[str] = []
+    else:
+        params, exprs = gen_arguments(list(schema.arguments.flat_all), skipped)
+        ret_params, assigns = ([], []) if schema.name.name.inplace else gen_returns(schema)
+        params += ret_params
+    declaration = f"AOTITorchError aoti_torch_{device}_{func_name}({', '.join(params)})"
+    return declaration, _definition(declaration, call, exprs, assigns)
+
+
+def compute_shim(schema: FunctionSchema, device: str, call: str, op_versions: tuple[OpVersion, ...]) -> Shim:
+    """Every version of the shim, newest first; each older one passes the defaults of later arguments."""
+    base = schema.name.unambiguous_name()
+    skipped: frozenset[str] = frozenset()
+    decls, defns = [], []
+    for v in reversed(op_versions):
+        func_name = base if v.number == 1 else f"{base}_v{v.number}"
+        declaration, definition = _shim_version(schema, device, call, func_name, skipped)
+        skipped |= frozenset(v.new_args)
+        decl = f"AOTI_TORCH_EXPORT {declaration};"
+        if v.since is not None:
+            decl = f"#if TORCH_FEATURE_VERSION >= {v.since}\n{decl}\n#endif // TORCH_FEATURE_VERSION >= {v.since}"
+        decls.append(decl)
+        defns.append(definition)
+    return Shim("\n".join(decls), "\n".join(defns))
+
+
+# ---------------------------------------------------------------------------------------------- backends
+
+
+def backend_call(f: NativeFunction, index: BackendIndex | None) -> str:
+    """What the shim calls: a backend's kernel (at::<key>::<op>) or the C++ API (at::<op>)."""
+    sigs = CppSignatureGroup.from_native_function(f, method=False)
+    symint = f.func.has_symint()
+    cpp_sig = sigs.symint_signature if symint else sigs.signature
+    assert cpp_sig is not None
+    if index is not None:
+        return f"at::{str(index.dispatch_key).lower()}::{cpp_sig.name()}"
+    if symint and Variant.function not in f.variants:
+        return f"at::symint::{cpp_sig.name().removesuffix('_symint')}<c10::SymInt>"
+    return f"at::{cpp_sig.name()}"
+
+
+def backend_index_for(f: NativeFunction, delegates: Mapping[OperatorName, NativeFunctionsGroup],
+                      key: dk.DispatchKey, indices: Mapping[dk.DispatchKey, BackendIndex]) -> BackendIndex | None:
+    """The backend whose kernel a device shim calls: the device's own, else a composite one; None: no shim."""
+    index = indices[key]
+    group = delegates.get(f.structured_delegate) if f.structured_delegate is not None else None
+    if index.has_kernel(f) or (group is not None and index.has_kernel(group)):
+        return index
+    for composite in (dk.CEA, dk.CEA_NON_FUNCTIONAL, dk.CIA):
+        if indices[composite].has_kernel(f):
+            return indices[composite]
+    return None
+
+
+@cache
+def shim(f: NativeFunction, device: str, call: str, op_versions: tuple[OpVersion, ...]) -> Shim | None:
+    """The op's shim for a device, calling `call` (None when its types have no C form)."""
+    try:
+        return compute_shim(f.func, device, call, op_versions)
+    except NoCShim:
+        return None
