@@ -31,7 +31,29 @@ def add_generate_backend_parser(sub) -> None:
     p.add_argument("--templates", metavar="D", help="templates folder (default: torchgen's packaged templates)")
     p.add_argument("--format", choices=sorted(RENDERERS), default="text", help="how to print diagnostics")
     p.add_argument("-v", "--verbose", action="store_true", help="print each file written")
+    add_registration_arguments(p)
     p.set_defaults(run=run_generate_backend)
+
+
+def add_registration_arguments(p) -> None:
+    """The registration emitter's switches (not flags of gen_backend_stubs itself; its defaults are theirs)."""
+    g = p.add_argument_group("registration (beyond gen_backend_stubs' flags)")
+    g.add_argument("--deferred-registration", metavar="BACKEND_NAME", default=None,
+                   help="register from a function Register<BACKEND_NAME><Key>NativeFunctions() that the backend "
+                        "calls, instead of a static TORCH_LIBRARY_IMPL block (as gen_lazy_tensor does)")
+    g.add_argument("--build-in-tree", action="store_true",
+                   help="include <OUTPUT_DIR/<Key>NativeFunctions.h> with angle brackets (an in-tree backend)")
+    g.add_argument("--per-operator-headers", action="store_true",
+                   help="include ATen/ops/*.h instead of ATen/Functions.h (must match how ATen was built)")
+
+
+def registration_options(args: argparse.Namespace, *, eager: bool = True, backend_name: str = ""):
+    from .codegen.backend.stubs import RegistrationOptions
+
+    deferred = getattr(args, "deferred_registration", None)
+    return RegistrationOptions(eager=eager and deferred is None, backend_name=deferred or backend_name,
+                               build_in_tree=getattr(args, "build_in_tree", False),
+                               per_operator_headers=getattr(args, "per_operator_headers", False))
 
 
 def _same(path: str, data: bytes) -> bool:
@@ -46,7 +68,7 @@ def run_generate_backend(args: argparse.Namespace) -> int:
     from .codegen.backend.run import BackendOptions, generate_backend
 
     options = BackendOptions(args.source_yaml, args.output_dir, tuple(args.impl_path), args.dry_run,
-                             args.native_functions, args.templates)
+                             args.native_functions, args.templates, registration_options(args))
     result = generate_backend(options)
     if result.diagnostics:
         sys.stdout.write(RENDERERS[args.format](list(result.diagnostics)))

@@ -100,6 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
     explain.set_defaults(run=_explain)
     add_generate_parser(sub)
     add_generate_backend_parser(sub)
+    __import__("opgen_lsp.lazy_cli", fromlist=["_"]).add_generate_lazy_parser(sub)
     return parser
 
 

@@ -149,6 +149,11 @@ CODES: dict[str, Code] = _table(
     ("OPG530", "missing-backend-kernel", E, "a listed op whose kernel the implementation files do not define"),
     ("OPG531", "backend-kernel-defined-too-often", E, "more definitions of a kernel name than listed ops need"),
     ("OPG532", "unused-backend-kernel", W, "a kernel definition in an implementation file that no listed op asks for"),
+    # backend yaml against gen_lazy_tensor (opgen generate-lazy)
+    ("OPG535", "missing-shape-inference", E, "a full_codegen op whose compute_shape_ function the shape-inference "
+                                             "header does not declare"),
+    ("OPG536", "bad-non-native-entry", E, "a non_native entry gen_lazy_tensor cannot read"),
+    ("OPG537", "lazy-codegen-unsupported", E, "an op the lazy codegen cannot generate code for"),
 )
 
 

@@ -18,7 +18,7 @@ from ..inputs import InputError, default_native_functions, load_native, packaged
 from ..plan import GeneratedFile, PlanError, render
 from ..writer import WriteResult, write_files
 from .kernels import ImplFile, check_kernels
-from .stubs import plan_backend, target_of
+from .stubs import EAGER, RegistrationOptions, plan_backend, target_of
 from .subset import backend_key, listed_names, subset_text
 
 
@@ -30,6 +30,8 @@ class BackendOptions:
     dry_run: bool = False
     native_functions: str | None = None
     templates: str | None = None
+    # gen_dispatcher_registrations' switches (gen_backend_stubs uses the defaults).
+    registration: RegistrationOptions = EAGER
 
 
 @dataclass(frozen=True)
@@ -131,7 +133,7 @@ def generate_backend(options: BackendOptions, native: NativeSnapshot | None = No
     if target is None:
         return result
     try:
-        planned = plan_backend(target, native.functions.groups, options.output_dir, templates)
+        planned = plan_backend(target, native.functions.groups, options.output_dir, templates, options.registration)
         files = tuple(GeneratedFile(p.manager, p.path, render(p.template, templates, p.build()).encode("utf-8"))
                       for p in planned)
     except PlanError as exc:

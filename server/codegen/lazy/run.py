@@ -1,0 +1,126 @@
+"""`opgen generate-lazy`: read the inputs, check them as gen_lazy_tensor does, plan, write.
+
+The IO around the pure pieces. Problems with the inputs come back as placed
+diagnostics (the backend yaml's own, missing kernels with --impl-path,
+missing shape-inference declarations, non_native entries, ops the lazy codegen
+cannot handle); problems with the run itself as messages.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+
+from ...diagnostics import diag
+from ...index.native import NativeParser, NativeSnapshot
+from ...report import FileDiagnostic
+from ..backend.run import BackendResult, check_backend_files, load_native_for, read_impls, read_text
+from ..backend.stubs import target_of
+from ..inputs import InputError, packaged_aten
+from ..plan import GeneratedFile, PlanError, render
+from ..writer import write_files
+from .nonnative import read_non_native
+from .plan import TEMPLATES, LazyOptions, compute_pieces, plan_lazy, selected, sort_groups
+from .shape import expected_declarations, missing_shapes, parse_shape_header, shape_diagnostics
+
+
+@dataclass(frozen=True)
+class LazyRunOptions:
+    source_yaml: str
+    output_dir: str
+    impl_paths: tuple[str, ...] = ()
+    dry_run: bool = False
+    lazy: LazyOptions = field(default_factory=LazyOptions)
+    native_functions: str | None = None
+    templates: str | None = None
+
+
+LazyResult = BackendResult
+
+
+def _templates(folder: str | None) -> dict[str, str]:
+    folder = folder or (os.path.join(packaged_aten(), "templates") if packaged_aten() else None)
+    if folder is None:
+        raise InputError("no templates folder: pass --templates D (torch is not installed to provide one)")
+    return {name: read_text(os.path.join(folder, name)) for name in TEMPLATES}
+
+
+def _read_header(path: str) -> str:
+    try:
+        return read_text(path)
+    except InputError as exc:
+        raise InputError(f"Unable to read from the specified shape_inference_hdr file: {path} ({exc})") from exc
+
+
+def _load(options: LazyRunOptions, text: str) -> tuple[NativeSnapshot, tuple[str, frozenset[str]] | None]:
+    native, whole_text, tags = load_native_for(options.native_functions, text)
+    whole = (whole_text, tags)
+    if any(d.is_error for d in native.diagnostics):
+        native, whole = NativeParser().parse(*whole), None
+    if any(d.is_error for d in native.diagnostics):
+        path = options.native_functions or "the packaged native_functions.yaml"
+        raise InputError(f"{path} has errors; run 'opgen check' on it")
+    return native, whole
+
+
+def _names(items) -> tuple:
+    return tuple(i.name for i in items if i.name is not None)
+
+
+def generate_lazy(options: LazyRunOptions) -> LazyResult:
+    """Check, plan and (unless a dry run) write gen_lazy_tensor's files."""
+    lazy = options.lazy
+    try:
+        text = read_text(options.source_yaml)
+        native, whole = _load(options, text)
+        impls = read_impls(options.impl_paths)
+        templates = _templates(options.templates)
+        header_text = _read_header(lazy.shape_inference_hdr)
+    except InputError as exc:
+        return LazyResult(errors=(str(exc),))
+    snapshot, diagnostics = check_backend_files(options.source_yaml, text, native, impls)
+    if whole is not None and snapshot.has_errors:
+        native = NativeParser().parse(*whole)  # did-you-mean needs every op name
+        snapshot, diagnostics = check_backend_files(options.source_yaml, text, native, impls)
+    non_native, problems = read_non_native(text)
+    diagnostics.extend(FileDiagnostic(options.source_yaml, d) for d in problems)
+    result = LazyResult(diagnostics=tuple(diagnostics), read=True)
+    if result.has_errors or snapshot.resolved is None:
+        return result
+    resolved = snapshot.resolved
+    target = target_of(resolved)
+    if target is None:
+        return dataclasses.replace(result, errors=(f"{options.source_yaml} lists no ops under supported or "
+                                                   "full_codegen: gen_lazy_tensor needs a backend key",))
+    groups = sort_groups(native.functions.groups)
+    full_codegen, ir_gen = _names(resolved.yaml.full_codegen), _names(resolved.yaml.ir_gen)
+    index = target.backend_index
+    header = parse_shape_header(lazy.shape_inference_hdr, header_text)
+    try:
+        expected = expected_declarations(selected(groups, full_codegen), index)
+    except ValueError as exc:
+        return dataclasses.replace(result, errors=(str(exc),))
+    missing = missing_shapes(expected, header, index)
+    anchor = resolved.yaml.anchor
+    placed = shape_diagnostics(missing, resolved.listings, lazy.shape_inference_hdr, anchor)
+    pieces = compute_pieces(groups, index, target.class_name, full_codegen, ir_gen, non_native, lazy)
+    for op, why in pieces.problems:
+        items = resolved.listings.get(op, ())
+        span = next((i.span for i in items if i.section in ("full_codegen", "ir_gen")), None)
+        if span is None:
+            span = next((o.span for o in non_native if o.schema.name == op), anchor)
+        placed.append(diag("OPG537", span, f"gen_lazy_tensor cannot generate {op}: {why}"))
+    if placed:
+        found = tuple(diagnostics) + tuple(FileDiagnostic(options.source_yaml, d) for d in placed)
+        return dataclasses.replace(result, diagnostics=found)
+    try:
+        planned = plan_lazy(target, groups, options.output_dir, templates, pieces, lazy)
+        files = tuple(GeneratedFile(p.manager, p.path, render(p.template, templates, p.build()).encode("utf-8"))
+                      for p in planned)
+    except PlanError as exc:
+        return dataclasses.replace(result, errors=(str(exc),))
+    written = None
+    if not options.dry_run:
+        written = write_files((options.output_dir, f.path, f.data) for f in files)
+    return LazyResult(result.diagnostics, written.errors if written else (), files, written, True)

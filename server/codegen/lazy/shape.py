@@ -1,0 +1,87 @@
+"""The shape-inference check of gen_lazy_tensor, with each problem placed on the op's yaml line.
+
+A full_codegen op that is neither structured nor a view_copy calls a
+hand-written `compute_shape_<kernel>(...)`. gen_lazy_tensor requires the
+header given by --shape-inference-hdr to hold, as one line exactly, the
+declaration it would write; otherwise it fails before writing anything.
+opgen applies the same rule (so it accepts and rejects the same inputs) and
+says which op needs what: the declaration is missing, or the header declares
+that function with another signature.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from ...diagnostics import Diagnostic, diag
+from ...model.backend import ListedOp
+from ...model.native_function import BackendIndex, NativeFunction
+from ...model.schema import OperatorName
+from .kernels import shape_declaration
+
+_DECLARED = re.compile(r"\bcompute_shape_(\w+)\s*\(")
+
+
+@dataclass(frozen=True, slots=True)
+class ShapeHeader:
+    path: str
+    # Every line of the header as written (gen_lazy_tensor's test is exact line membership).
+    lines: frozenset[str]
+    # The compute_shape_<name> functions it declares, whatever their signature.
+    names: frozenset[str]
+
+
+def parse_shape_header(path: str, text: str) -> ShapeHeader:
+    return ShapeHeader(path, frozenset(text.split("\n")), frozenset(m.group(1) for m in _DECLARED.finditer(text)))
+
+
+@dataclass(frozen=True, slots=True)
+class MissingShape:
+    op: OperatorName
+    kernel: str
+    declaration: str
+    # The header declares compute_shape_<kernel>, but not with this signature.
+    other_signature: bool
+
+
+def expected_declarations(functions: Iterable[NativeFunction], index: BackendIndex
+                          ) -> list[tuple[NativeFunction, str]]:
+    """(op, declaration) for each full_codegen op that needs a compute_shape_ function, in generation order."""
+    out = []
+    for f in functions:
+        decl = shape_declaration(f, index)
+        if decl is not None:
+            out.append((f, decl))
+    return out
+
+
+def missing_shapes(expected: Iterable[tuple[NativeFunction, str]], header: ShapeHeader,
+                   index: BackendIndex) -> list[MissingShape]:
+    out = []
+    for f, decl in expected:
+        if decl in header.lines:
+            continue
+        kernel = index.get_kernel(f).kernel  # type: ignore[union-attr]
+        out.append(MissingShape(f.func.name, kernel, decl, kernel in header.names))
+    return out
+
+
+def shape_diagnostics(missing: Iterable[MissingShape], listings: Mapping[OperatorName, tuple[ListedOp, ...]],
+                      header_path: str, anchor) -> list[Diagnostic]:
+    """One error per missing declaration, on each full_codegen line of its op (else on anchor)."""
+    found = []
+    for m in missing:
+        if m.other_signature:
+            why = (f"{header_path} declares compute_shape_{m.kernel}, but not with the signature gen_lazy_tensor "
+                   "expects (it compares whole lines)")
+        else:
+            why = f"{header_path} does not declare compute_shape_{m.kernel}"
+        message = (f"{m.op} needs a shape-inference function: {why}. Declare it there (and implement it in "
+                   f"shape_inference.cpp):\n{m.declaration}")
+        items = [i for i in listings.get(m.op, ()) if i.section == "full_codegen"] or \
+            [i for i in listings.get(m.op, ()) if i.section in ("supported", "symint")]
+        spans = [i.span for i in items[:1]] if items else [anchor]
+        found.extend(diag("OPG535", span, message, data=(("declaration", m.declaration),)) for span in spans)
+    return found

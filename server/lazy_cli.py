@@ -1,0 +1,103 @@
+"""`opgen generate-lazy`: torchgen.gen_lazy_tensor's command line (same flags, same meaning, same files)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from .report import RENDERERS
+
+
+def add_generate_lazy_parser(sub) -> None:
+    p = sub.add_parser("generate-lazy", help="generate a lazy-tensor backend's files as torchgen.gen_lazy_tensor "
+                                             "does (byte for byte)",
+                       description="Write <Key>NativeFunctions.h/.cpp, Register<Key>.cpp (and "
+                                   "Register<AutogradKey>.cpp), LazyIr.h and LazyNonNativeIr.h for a lazy backend "
+                                   "yaml, as `python -m torchgen.gen_lazy_tensor` does. Exit status 1 when the "
+                                   "yaml, the kernels (--impl-path) or the shape-inference header do not fit, 2 "
+                                   "when an input cannot be read.")
+    p.add_argument("-s", "--source-yaml", "--source_yaml", required=True, metavar="BACKEND_YAML",
+                   help="the backend yaml (backend:, cpp_namespace:, supported:, full_codegen:, ir_gen: ...)")
+    p.add_argument("-o", "--output-dir", "--output_dir", required=True, metavar="OUTPUT_DIR",
+                   help="output folder; also spelled as given in the generated #includes")
+    p.add_argument("--dry-run", "--dry_run", nargs="?", const="1", default=None, metavar="ANY",
+                   help="write nothing (like gen_lazy_tensor, any non-empty value means a dry run)")
+    p.add_argument("--impl-path", "--impl_path", action="append", default=[], metavar="F",
+                   help="C++ file defining the hand-written kernels (full_codegen ops are left out)")
+    p.add_argument("--gen-ts-lowerings", "--gen_ts_lowerings", action="store_true",
+                   help="generate TorchScript lowerings (Lower, CanBeReused, Create) in the IR classes")
+    p.add_argument("--node-base", "--node_base", default="Node", help="the IR node base class (default: Node)")
+    p.add_argument("--node-base-hdr", "--node_base_hdr", default=None, help="header defining the node base class")
+    p.add_argument("--shape-inference-hdr", "--shape_inference_hdr", default="torch/csrc/lazy/core/shape_inference.h",
+                   help="header declaring the compute_shape_ functions; read (relative to the current folder) "
+                        "and checked, and included by the kernels")
+    p.add_argument("--tensor-class", "--tensor_class", default="torch::lazy::LazyTensor",
+                   help="the backend's lazy tensor class")
+    p.add_argument("--tensor-class-hdr", "--tensor_class_hdr", default="torch/csrc/lazy/core/tensor.h",
+                   help="header defining the tensor class")
+    p.add_argument("--backend-name", "--backend_name", default="TorchScript",
+                   help="as in torch 2.13, where main() passes it positionally into run_gen_lazy_tensor's "
+                        "build_in_tree slot: a non-empty value gives in-tree (<...>) includes, and the "
+                        "registration functions stay Register TorchScript <Key>NativeFunctions()")
+    p.add_argument("--native-functions", metavar="F", help="native_functions.yaml (default: torchgen's packaged one)")
+    p.add_argument("--templates", metavar="D", help="templates folder (default: torchgen's packaged templates)")
+    p.add_argument("--build-in-tree", action="store_true",
+                   help="in-tree include style (run_gen_lazy_tensor's build_in_tree; not a gen_lazy_tensor flag)")
+    p.add_argument("--per-operator-headers", action="store_true",
+                   help="ATen/ops/*.h includes (run_gen_lazy_tensor's per_operator_headers; not a gen_lazy_tensor "
+                        "flag)")
+    p.add_argument("--format", choices=sorted(RENDERERS), default="text", help="how to print diagnostics")
+    p.add_argument("-v", "--verbose", action="store_true", help="print each file written")
+    p.set_defaults(run=run_generate_lazy)
+
+
+def _same(path: str, data: bytes) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return f.read() == data
+    except OSError:
+        return False
+
+
+def options_from(args: argparse.Namespace):
+    from .codegen.lazy.plan import LazyOptions
+    from .codegen.lazy.run import LazyRunOptions
+
+    # torch 2.13's main() passes --backend-name as run_gen_lazy_tensor's 13th positional argument, which is
+    # build_in_tree; backend_name keeps its default. Reproduced, since the output depends on it.
+    lazy = LazyOptions(node_base=args.node_base, node_base_hdr=args.node_base_hdr,
+                       shape_inference_hdr=args.shape_inference_hdr, tensor_class=args.tensor_class,
+                       tensor_class_hdr=args.tensor_class_hdr, backend_name=LazyOptions.backend_name,
+                       gen_ts_lowerings=args.gen_ts_lowerings,
+                       build_in_tree=args.build_in_tree or bool(args.backend_name),
+                       per_operator_headers=args.per_operator_headers)
+    return LazyRunOptions(args.source_yaml, args.output_dir, tuple(args.impl_path), bool(args.dry_run), lazy,
+                          args.native_functions, args.templates)
+
+
+def run_generate_lazy(args: argparse.Namespace) -> int:
+    from .codegen.lazy.run import generate_lazy
+
+    options = options_from(args)
+    result = generate_lazy(options)
+    if result.diagnostics:
+        sys.stdout.write(RENDERERS[args.format](list(result.diagnostics)))
+    for error in result.errors:
+        print(f"opgen: {error}", file=sys.stderr)
+    if not result.read:
+        return 2
+    if result.has_errors:
+        return 1
+    if options.dry_run:
+        for f in result.files:
+            target = os.path.join(args.output_dir, f.path)
+            print(f"{target}: {'unchanged' if _same(target, f.data) else 'would be written'}")
+        return 0
+    if result.written is not None:
+        if args.verbose:
+            for path in result.written.written:
+                print(f"wrote {path}")
+        print(f"opgen: {len(result.written.written)} file(s) written, {len(result.written.unchanged)} unchanged",
+              file=sys.stderr)
+    return 0
