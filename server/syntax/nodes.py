@@ -103,7 +103,7 @@ class _MarkMap:
 # (20,000 "[" take seconds), so deeper text is refused before libyaml sees it.
 MAX_DEPTH = 64
 # Nodes that aliases may copy in one document (the real files use no aliases at all).
-MAX_ALIAS_COPIES = 100_000
+MAX_ALIAS_COPIES = 10_000
 _FLOW = re.compile(r"[\[\]{}]")
 _BLOCK_LEAD = re.compile(r"^( *)((?:[-?:](?:[ \t]+|$))*)", re.M)
 
