@@ -118,9 +118,9 @@ async def generate(server: OpgenLanguageServer, *args: Any) -> dict:
     arg = _argument(args)
     target = _target(server, arg)
     if target == "backend":
-        # `opgen generate-backend` (gen_backend_stubs) is being written; the server will run it once it exists.
-        raise CommandError("generating a backend's files is not available yet (opgen generate-backend is not "
-                           "there); set opgen.generateTarget to \"native\" to generate gen.py's files")
+        return await generate_backend(server, arg)
+    if target != "native":
+        raise CommandError(f"unknown target {target!r}: use \"native\" or \"backend\"")
     job = generate_job.NativeJob(_native_path(server, arg.get("uri")), output_dir(server),
                                  per_operator_headers=server.settings.per_operator_headers)
     cancel = threading.Event()
@@ -164,6 +164,66 @@ async def generate(server: OpgenLanguageServer, *args: Any) -> dict:
     return {"outputDir": job.output_dir, "written": len(result.written), "unchanged": len(result.unchanged),
             "missing": result.missing, "errors": result.errors, "cancelled": result.cancelled,
             "summary": result.summary()}
+
+
+def _backend_document(server: OpgenLanguageServer, uri: str | None):
+    model = server.model
+    document = model.document(uri) if uri else None
+    if document is not None and document.kind == BACKEND and document.path:
+        return document
+    backends = [d for d in model.documents(BACKEND) if d.path]
+    if not backends:
+        raise CommandError("no backend yaml is open: open the backend yaml (backend:, cpp_namespace:, supported:) "
+                           "to generate its files")
+    return backends[0]
+
+
+async def _progress(server: OpgenLanguageServer, title: str, message: str) -> str | None:
+    if not server.client.work_done_progress:
+        return None
+    token = f"opgen-generate-{uuid.uuid4().hex[:8]}"
+    try:
+        await asyncio.wait_for(server.work_done_progress.create_async(token), 5)
+    except Exception:  # the client refused: run without progress
+        return None
+    server.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title, cancellable=False,
+                                                                       message=message, percentage=0))
+    return token
+
+
+async def generate_backend(server: OpgenLanguageServer, arg: dict) -> dict:
+    """gen_backend_stubs' files (<Key>NativeFunctions.h, Register<Key>.cpp, ...) for a backend yaml as saved on
+    disk, checked against its native_functions.yaml, written into the output directory (opgen generate-backend)."""
+    from ..codegen.backend.run import BackendOptions, generate_backend as run_backend
+
+    document = _backend_document(server, arg.get("uri"))
+    _, native_path, why = server.model.native_location(document)
+    if native_path is None:
+        raise CommandError(why)
+    out = output_dir(server)
+    options = BackendOptions(document.path, out, native_functions=native_path)  # type: ignore[arg-type]
+    token = await _progress(server, "opgen: generating the backend's files", out)
+    loop = asyncio.get_running_loop()
+    summary = "failed"
+    try:
+        result = await loop.run_in_executor(server.command_executor, run_backend, options)
+        errors = list(result.errors) + [
+            f"{os.path.basename(d.path)}:{d.diagnostic.span.start_line + 1}: {d.diagnostic.message}"
+            for d in result.diagnostics if d.diagnostic.is_error]
+        written = result.written
+        summary = (f"{len(written.written)} file(s) written, {len(written.unchanged)} unchanged" if written is not None
+                   else "nothing written")
+        if errors:
+            summary += f", {len(errors)} error(s): {errors[0]}"
+    finally:
+        if token is not None:
+            server.work_done_progress.end(token, types.WorkDoneProgressEnd(message=summary))
+            server.work_done_progress.tokens.pop(token, None)
+    server.log(f"opgen.generate (backend {os.path.basename(document.path or '')}) into {out}: {summary}")
+    return {"outputDir": out, "target": "backend",
+            "written": len(written.written) if written is not None else 0,
+            "unchanged": len(written.unchanged) if written is not None else 0,
+            "missing": [], "errors": errors, "cancelled": False, "summary": summary}
 
 
 async def show_generated(server: OpgenLanguageServer, *args: Any) -> dict:

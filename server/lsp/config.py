@@ -3,9 +3,10 @@
 Both sources use the same shape (camelCase keys; workspace/configuration
 section "opgen"):
 
-    {"debounceMs": 50, "tagsPath": "aten/src/ATen/native/tags.yaml", "maxWorkspaceSymbols": 500,
+    {"debounceMs": 0, "tagsPath": "aten/src/ATen/native/tags.yaml", "maxWorkspaceSymbols": 500,
      "nativeFunctionsPath": null, "implPaths": [], "outputDir": "build/aten/src/ATen",
-     "generateTarget": "auto", "perOperatorHeaders": false, "codeLens": true}
+     "generateTarget": "auto", "perOperatorHeaders": false, "codeLens": true,
+     "kernelDirs": [], "kernelSeverity": "warning", "kernelStubFile": null}
 
 Relative paths are taken from the workspace root. docs/lsp.md lists every
 setting with what it does.
@@ -29,12 +30,14 @@ class Testing:
     fail_hover: bool = False
     # opgen.generate waits this long before each file (so that a test can cancel it midway).
     generate_delay_ms: int = 0
+    # Worker processes for a cold kernel index (0: the index's default).
+    kernel_workers: int = 0
 
 
 @dataclass(frozen=True, slots=True)
 class Settings:
     # Delay between the last edit and the re-check that publishes diagnostics.
-    debounce_ms: int = 50
+    debounce_ms: int = 0
     # The tags.yaml to check every native_functions.yaml against; default: the one beside it.
     tags_path: str | None = None
     # At most this many workspace symbols per query.
@@ -53,6 +56,14 @@ class Settings:
     per_operator_headers: bool = False
     # Code lenses on each op (its dispatch keys and backends, "show generated code").
     code_lens: bool = True
+    # Folders of C++ sources whose kernel definitions the dispatch tables are checked against; default:
+    # aten/src/ATen/native when the workspace is a PyTorch checkout (the check is off elsewhere).
+    kernel_dirs: tuple[str, ...] = ()
+    # The severity of missing-kernel diagnostics (OPG600/OPG601), or "off".
+    kernel_severity: str = "warning"
+    # The C++ file the "create the missing kernel" quick fix appends to; default: the first file that
+    # defines kernels of the same op family.
+    kernel_stub_file: str | None = None
     testing: Testing = field(default_factory=Testing)
 
 
@@ -118,8 +129,12 @@ _CHECKS: dict[str, Callable[[object], Any]] = {
     "generate_target": _one_of("auto", "native", "backend"),
     "per_operator_headers": _bool,
     "code_lens": _bool,
+    "kernel_dirs": _paths,
+    "kernel_severity": _one_of("error", "warning", "information", "hint", "off"),
+    "kernel_stub_file": _optional_path,
 }
-_TESTING_CHECKS: dict[str, Callable[[object], Any]] = {"fail_hover": _bool, "generate_delay_ms": _int_in(0, 10_000)}
+_TESTING_CHECKS: dict[str, Callable[[object], Any]] = {"fail_hover": _bool, "generate_delay_ms": _int_in(0, 10_000),
+                                                       "kernel_workers": _int_in(0, 64)}
 
 
 def _read(cls: type, checks: Mapping[str, Callable[[object], Any]], raw: Mapping[str, object], where: str,

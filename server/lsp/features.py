@@ -7,8 +7,9 @@ symbols, folding limits).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Callable, Iterable
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
@@ -21,13 +22,27 @@ from ..analysis import semantic as semantic_query
 from ..analysis import signature as signature_query
 from ..analysis import definition as definition_query
 from ..analysis import hover as hover_query
+from ..analysis import kernel_nav
 from ..codegen.explain import Explainer
 from ..index.native import NativeSnapshot
 from ..model.native_function import NativeFunction
 from ..analysis import symbols as symbols_query
 from ..analysis.folding import entry_folds
 from .convert import UTF16, Encoding, Lines, diagnostics, from_position, range_to_span, span_to_range
+from .kernels import KernelState
 from .workspace import Analysis
+
+
+@dataclass(frozen=True)
+class KernelContext:
+    """What the kernel features need from the server: the index, the workspace root, the stub file setting,
+    and how to read a file (the editor's text when it is open)."""
+
+    state: KernelState
+    root: str | None
+    stub_file: str | None
+    absolute: Callable[[str], str]
+    text_of: Callable[[str], tuple[str | None, str | None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,12 +154,47 @@ def backend_hover(analysis: Analysis, pos: types.Position, client: Client, defin
                        range=span_to_range(analysis.lines, found.span, client.encoding))
 
 
-def hover(analysis: Analysis, pos: types.Position, client: Client, definitions=None) -> types.Hover | None:
+def kernel_declaration(snapshot: NativeSnapshot, ref: kernel_nav.KernelRef) -> str:
+    """The C++ the codegen declares for the kernel (NativeFunctions.h / NativeMetaFunctions.h)."""
+    from ..codegen.dest.native_declarations import compute_native_function_declaration
+    from ..codegen.explain import compute_meta_function_declaration
+
+    group = kernel_nav.group_of(snapshot, ref.function) if ref.structured else None
+    try:
+        if ref.what == kernel_nav.META_FUNC:
+            return compute_meta_function_declaration(group) or "" if group is not None else ""
+        index = snapshot.functions.backend_indices.get(ref.keys[0]) if ref.keys else None
+        if index is None:
+            return ""
+        return "\n".join(compute_native_function_declaration(group if group is not None else ref.function, index))
+    except Exception:  # a model the codegen cannot declare: show what is known without it
+        return ""
+
+
+def kernel_hover(analysis: Analysis, line: int, col: int, client: Client, kernels: KernelContext | None
+                 ) -> types.Hover | None:
+    ref = kernel_nav.kernel_at(analysis.native, line, col)  # type: ignore[arg-type]
+    if ref is None:
+        return None
+    state = kernels.state if kernels is not None else None
+    index = state.index if state is not None and state.roots else None
+    text = kernel_nav.hover_markdown(ref, index, kernel_declaration(analysis.native, ref),  # type: ignore[arg-type]
+                                     kernels.root if kernels is not None else None,
+                                     building=bool(state is not None and state.building))
+    return types.Hover(contents=client.markup(text, client.hover_markdown),
+                       range=span_to_range(analysis.lines, ref.span, client.encoding))
+
+
+def hover(analysis: Analysis, pos: types.Position, client: Client, definitions=None,
+          kernels: KernelContext | None = None) -> types.Hover | None:
     if analysis.backend is not None:
         return backend_hover(analysis, pos, client, definitions)
     if analysis.native is None:
         return None
     line, col = from_position(analysis.lines, pos, client.encoding)
+    on_kernel = kernel_hover(analysis, line, col, client, kernels)
+    if on_kernel is not None:
+        return on_kernel
     found = hover_query.hover(analysis.native, analysis.tags, line, col, generated_code)
     if found is None:
         return None
@@ -259,7 +309,33 @@ def completion(analysis: Analysis, pos: types.Position, client: Client) -> types
 
 # ---------------------------------------------------------------- definition, references
 
-def definition(analysis: Analysis, pos: types.Position, client: Client) -> types.Location | None:
+def _file_location(path: str, line: int, col: int, length: int, client: Client,
+                   kernels: KernelContext) -> types.Location:
+    uri, text = kernels.text_of(path)
+    from pygls.uris import from_fs_path
+
+    lines = Lines(text or "")
+    span = kernel_nav.Span(line, col, line, col + length)
+    return types.Location(uri=uri or from_fs_path(path) or path, range=span_to_range(lines, span, client.encoding))
+
+
+def kernel_definition(analysis: Analysis, line: int, col: int, client: Client, kernels: KernelContext | None
+                      ) -> list[types.Location] | None:
+    """The C++ definitions of the kernel under the cursor (its declarations when it has none); None when
+    the cursor is on no kernel."""
+    ref = kernel_nav.kernel_at(analysis.native, line, col)  # type: ignore[arg-type]
+    if ref is None:
+        return None
+    index = kernels.state.index if kernels is not None and kernels.state.roots else None
+    if index is None:
+        return []
+    definitions, declarations = kernel_nav.places(index, ref)
+    return [_file_location(h.path, h.symbol.line, h.symbol.col, len(h.symbol.name), client, kernels)  # type: ignore[arg-type]
+            for h in definitions or declarations]
+
+
+def definition(analysis: Analysis, pos: types.Position, client: Client, kernels: KernelContext | None = None
+               ) -> types.Location | list[types.Location] | None:
     if analysis.backend is not None:
         source = analysis.native_source
         if source is None:
@@ -272,6 +348,9 @@ def definition(analysis: Analysis, pos: types.Position, client: Client) -> types
     if analysis.native is None:
         return None
     line, col = from_position(analysis.lines, pos, client.encoding)
+    in_cpp = kernel_definition(analysis, line, col, client, kernels)
+    if in_cpp is not None:
+        return in_cpp or None
     span = definition_query.definition(analysis.native, line, col)
     if span is None:
         return None
@@ -308,7 +387,91 @@ def signature_help(analysis: Analysis, pos: types.Position, client: Client) -> t
 
 # ---------------------------------------------------------------- code actions
 
-def code_actions(analysis: Analysis, rng: types.Range, client: Client) -> list[types.CodeAction]:
+def _append_edit(path: str, block: str, client: Client, kernels: KernelContext) -> tuple[str, types.TextEdit] | None:
+    """(uri, edit) appending a block of C++ at the end of a file (its editor text when it is open)."""
+    from pygls.uris import from_fs_path
+
+    uri, text = kernels.text_of(path)
+    if text is None:
+        return None
+    lines = Lines(text)
+    line, col, separator = kernel_nav.append_point(lines)
+    where = span_to_range(lines, kernel_nav.Span.point(line, col), client.encoding)
+    return uri or from_fs_path(path) or path, types.TextEdit(range=where, new_text=separator + block)
+
+
+def _stub_action(title: str, d, uri: str, edit: types.TextEdit, analysis: Analysis, client: Client
+                 ) -> types.CodeAction:
+    return types.CodeAction(title=title, kind=types.CodeActionKind.QuickFix,
+                            diagnostics=[diagnostics(analysis.lines, [d], client.encoding)[0]],
+                            edit=types.WorkspaceEdit(changes={uri: [edit]}))
+
+
+def kernel_stub_actions(analysis: Analysis, span, client: Client, kernels: KernelContext | None
+                        ) -> list[types.CodeAction]:
+    """OPG600/OPG601: create the missing kernel (or meta function) as a stub in the configured file, else in
+    the first file defining kernels of the same op family."""
+    if kernels is None or analysis.native is None or kernels.state.index is None:
+        return []
+    out = []
+    seen: set[tuple[str, str]] = set()  # a kernel shared by several keys (CPU, CUDA: name) is created once
+    for d in analysis.diagnostics:
+        if d.code not in ("OPG600", "OPG601") or not actions_query._overlaps(d.span, span):
+            continue
+        ref = kernel_nav.kernel_for_diagnostic(analysis.native, d.code, d.span)
+        if ref is None:
+            continue
+        stub = kernel_nav.stub_for(ref, kernel_declaration(analysis.native, ref))
+        path = kernels.absolute(kernels.stub_file) if kernels.stub_file else \
+            kernel_nav.stub_file(kernels.state.index, analysis.native, ref)
+        if stub is None or path is None or (path, stub) in seen:
+            continue
+        seen.add((path, stub))
+        found = _append_edit(path, stub, client, kernels)
+        if found is None:
+            continue
+        shown = os.path.relpath(path, kernels.root) if kernels.root and path.startswith(kernels.root) else path
+        what = ref.macro if ref.what == kernel_nav.META_FUNC else ref.qualified
+        out.append(_stub_action(f"Create {what} in {shown}", d, found[0], found[1], analysis, client))
+    return out
+
+
+def backend_stub_actions(analysis: Analysis, span, client: Client, kernels: KernelContext | None
+                         ) -> list[types.CodeAction]:
+    """OPG530: insert the stub of the missing backend kernel into the implementation file (inside its
+    namespace when the file closes it with `} // namespace <ns>`, else wrapped in one at the end)."""
+    if kernels is None or analysis.backend is None:
+        return []
+    out = []
+    for d in analysis.diagnostics:
+        if d.code != "OPG530" or not actions_query._overlaps(d.span, span):
+            continue
+        data = dict(d.data)
+        path, definition, wrapped, ns = data.get("impl_path"), data.get("definition"), data.get("stub"), \
+            data.get("namespace")
+        if not path or not definition or not wrapped:
+            continue
+        uri, text = kernels.text_of(path)
+        if text is None:
+            continue
+        from pygls.uris import from_fs_path
+
+        lines = Lines(text)
+        close = kernel_nav.namespace_close(lines, ns or "")
+        if close is not None:
+            where = span_to_range(lines, kernel_nav.Span.point(close, 0), client.encoding)
+            edit = types.TextEdit(range=where, new_text=definition + "\n")
+        else:
+            line, col, separator = kernel_nav.append_point(lines)
+            edit = types.TextEdit(range=span_to_range(lines, kernel_nav.Span.point(line, col), client.encoding),
+                                  new_text=separator + wrapped)
+        out.append(_stub_action(f"Insert a stub of this kernel into {os.path.basename(path)}", d,
+                                uri or from_fs_path(path) or path, edit, analysis, client))
+    return out
+
+
+def code_actions(analysis: Analysis, rng: types.Range, client: Client, kernels: KernelContext | None = None
+                 ) -> list[types.CodeAction]:
     span = range_to_span(analysis.lines, rng, client.encoding)
     native_document = analysis.native.document if analysis.native is not None else None
     found = actions_query.fixes(analysis.lines, analysis.diagnostics, span, native=native_document,
@@ -322,6 +485,8 @@ def code_actions(analysis: Analysis, rng: types.Range, client: Client) -> list[t
             diagnostics=[diagnostics(analysis.lines, [fix.diagnostic], client.encoding)[0]],
             is_preferred=fix.preferred or None,
             edit=types.WorkspaceEdit(changes={analysis.uri: edits})))
+    out.extend(kernel_stub_actions(analysis, span, client, kernels))
+    out.extend(backend_stub_actions(analysis, span, client, kernels))
     return out
 
 

@@ -25,7 +25,7 @@ from pygls.uris import to_fs_path
 
 from .. import __version__
 from ..analysis.check import BACKEND, NATIVE, TAGS
-from . import commands, features
+from . import commands, features, kernels
 from .config import SECTION, Settings, settings_from
 from .convert import Encoding, use_client_lines
 from .workspace import Analysis, Workspace
@@ -35,7 +35,8 @@ logger = logging.getLogger(__name__)
 COMPLETION_TRIGGERS = [" ", ",", "("]
 SIGNATURE_TRIGGERS = ["(", ","]
 # Files read from disk that the server asks the client to watch.
-WATCHED = ["**/native_functions.yaml", "**/tags.yaml", "**/*.{cpp,cc,cxx,cu,mm}"]
+WATCHED = ["**/native_functions.yaml", "**/tags.yaml", "**/*.{cpp,cc,cxx,cu,cuh,mm,h,hpp}"]
+CPP_SUFFIXES = (".cpp", ".cc", ".cxx", ".cu", ".cuh", ".mm", ".h", ".hpp", ".hh")
 # How long analyses wait for the client's answer to workspace/configuration after `initialized`.
 CONFIGURATION_TIMEOUT = 5.0
 
@@ -50,6 +51,8 @@ class OpgenLanguageServer(LanguageServer):
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="opgen-analysis")
         # Commands (generate) run apart from the analyses, so that diagnostics keep flowing meanwhile.
         self.command_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="opgen-command")
+        # The kernel index is built apart from the analyses too (one-file updates run with the analyses).
+        self.kernel_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="opgen-kernels")
         self.virtual_documents = commands.VirtualDocuments()
         self._running: dict[str, tuple[tuple, asyncio.Future]] = {}
         self._pending: dict[str, asyncio.Task] = {}
@@ -84,6 +87,7 @@ class OpgenLanguageServer(LanguageServer):
         settings = settings_from(*sources, warn=self.warn)
         self.settings = settings
         self.model.settings = settings
+        kernels.configure(self)
         self.recheck_stale()
 
     async def pull_configuration(self) -> None:
@@ -129,6 +133,22 @@ class OpgenLanguageServer(LanguageServer):
 
     # ------------------------------------------------------------ analyses
 
+    @property
+    def analysis_executor(self) -> ThreadPoolExecutor:
+        return self._executor
+
+    def kernel_context(self) -> features.KernelContext:
+        return features.KernelContext(self.model.kernels, self.model.root, self.settings.kernel_stub_file,
+                                      self.model.absolute, self.model.text_of)
+
+    async def files_changed(self, paths: list[str]) -> None:
+        """C++ files saved or changed on disk: the kernel index and the backends' kernel checks follow."""
+        cpp = [p for p in paths if p.endswith(CPP_SUFFIXES)]
+        if cpp:
+            self.model.cpp_generation += 1
+            await kernels.files_changed(self, cpp)
+        self.recheck_stale()
+
     async def analysis(self, uri: str) -> Analysis | None:
         """The analysis of the document as it is now (made on the worker thread when needed)."""
         if not self.configured.is_set():
@@ -136,19 +156,28 @@ class OpgenLanguageServer(LanguageServer):
                 await asyncio.wait_for(self.configured.wait(), CONFIGURATION_TIMEOUT)
             except asyncio.TimeoutError:
                 self.configured.set()
-        key = self.model.key(uri)
-        if key is None:
-            return None
-        latest = self.model.latest(uri)
-        if latest is not None and latest.key == key:
-            return latest
-        running = self._running.get(uri)
-        if running is None or running[0] != key:
-            future = asyncio.get_running_loop().run_in_executor(self._executor, self.model.analyse, uri)
-            running = (key, future)
-            self._running[uri] = running
-            future.add_done_callback(functools.partial(self._finished, uri, running))
-        return await asyncio.shield(running[1])
+        while True:
+            key = self.model.key(uri)
+            if key is None:
+                return None
+            latest = self.model.latest(uri)
+            if latest is not None and latest.key == key:
+                return latest
+            running = self._running.get(uri)
+            if running is not None and running[0] != key:
+                # An analysis of an older version is under way: let it finish, then analyse the text as it is
+                # then (a burst of edits costs one analysis at a time, never a queue of stale ones).
+                try:
+                    await asyncio.shield(running[1])
+                except Exception:
+                    pass
+                continue
+            if running is None:
+                future = asyncio.get_running_loop().run_in_executor(self._executor, self.model.analyse, uri)
+                running = (key, future)
+                self._running[uri] = running
+                future.add_done_callback(functools.partial(self._finished, uri, running))
+            return await asyncio.shield(running[1])
 
     def _finished(self, uri: str, running: tuple, future: asyncio.Future) -> None:
         if self._running.get(uri) is running:
@@ -255,6 +284,9 @@ class OpgenLanguageServer(LanguageServer):
         for task in self._pending.values():
             task.cancel()
         self._pending.clear()
+        if self.model.kernels.task is not None:
+            self.model.kernels.task.cancel()
+        self.kernel_executor.shutdown(wait=False, cancel_futures=True)
         self._executor.shutdown(wait=False, cancel_futures=True)
         self.command_executor.shutdown(wait=False, cancel_futures=True)
 
@@ -322,6 +354,8 @@ def create_server() -> OpgenLanguageServer:
             await server.pull_configuration()
         finally:
             server.configured.set()
+        kernels.configure(server)
+        kernels.start(server)
         await server.watch_files()
         await server.register_virtual_documents()
 
@@ -352,13 +386,14 @@ def create_server() -> OpgenLanguageServer:
 
     @feature(types.TEXT_DOCUMENT_DID_SAVE)
     @guarded(server, "didSave")
-    def did_save(params: types.DidSaveTextDocumentParams) -> None:
-        server.recheck_stale()  # a tags.yaml read from disk may have changed
+    async def did_save(params: types.DidSaveTextDocumentParams) -> None:
+        # A tags.yaml read from disk may have changed; a saved C++ file may define kernels.
+        await server.files_changed([to_fs_path(params.text_document.uri) or params.text_document.uri])
 
     @feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     @guarded(server, "didChangeWatchedFiles")
-    def watched_files_changed(params: types.DidChangeWatchedFilesParams) -> None:
-        server.recheck_stale()
+    async def watched_files_changed(params: types.DidChangeWatchedFilesParams) -> None:
+        await server.files_changed([to_fs_path(c.uri) or c.uri for c in params.changes])
 
     @feature(types.TEXT_DOCUMENT_DID_CLOSE)
     @guarded(server, "didClose")
@@ -386,7 +421,8 @@ def create_server() -> OpgenLanguageServer:
             return None
         document = analysis.document
         return features.hover(analysis, params.position, server.client,
-                              lambda cls, kernel: server.model.kernel_places(document, cls, kernel))
+                              lambda cls, kernel: server.model.kernel_places(document, cls, kernel),
+                              server.kernel_context())
 
     @feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     @guarded(server, "documentSymbol", list)
@@ -417,9 +453,11 @@ def create_server() -> OpgenLanguageServer:
 
     @feature(types.TEXT_DOCUMENT_DEFINITION)
     @guarded(server, "definition")
-    async def definition(params: types.DefinitionParams) -> types.Location | None:
+    async def definition(params: types.DefinitionParams) -> types.Location | list[types.Location] | None:
         analysis = await server.analysis(params.text_document.uri)
-        return features.definition(analysis, params.position, server.client) if analysis is not None else None
+        if analysis is None:
+            return None
+        return features.definition(analysis, params.position, server.client, server.kernel_context())
 
     @feature(types.TEXT_DOCUMENT_REFERENCES)
     @guarded(server, "references", list)
@@ -441,7 +479,9 @@ def create_server() -> OpgenLanguageServer:
     @guarded(server, "codeAction", list)
     async def code_action(params: types.CodeActionParams) -> list[types.CodeAction]:
         analysis = await server.analysis(params.text_document.uri)
-        return features.code_actions(analysis, params.range, server.client) if analysis is not None else []
+        if analysis is None:
+            return []
+        return features.code_actions(analysis, params.range, server.client, server.kernel_context())
 
     @feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, features.SEMANTIC_LEGEND)
     @guarded(server, "semanticTokens", lambda: types.SemanticTokens(data=[]))

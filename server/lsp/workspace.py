@@ -30,6 +30,7 @@ import os
 from dataclasses import dataclass
 
 from ..analysis import backend as backend_query
+from ..analysis.kernels import missing_kernels
 from ..analysis.check import BACKEND, NATIVE, TAGS, classify, installed_native_functions
 from ..index.backend import BackendSnapshot, check_backend
 from ..diagnostics import Diagnostic, diag
@@ -37,8 +38,9 @@ from ..index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapsho
 from ..text import Span
 from .config import Settings
 from .convert import Lines
+from .kernels import KernelState
 
-# After the first analysis of a document this long, the heap is collected and frozen once:
+# After the first analysis of a document this long, the heap is frozen once:
 # the engine's steady ~20 ms re-checks rely on the collector not walking the loaded model.
 LARGE_DOCUMENT_LINES = 5000
 
@@ -153,6 +155,12 @@ class Workspace:
         # C++ files scanned for kernel definitions: (path, class) -> (file key, definitions).
         self._kernel_files: dict[tuple[str, str], tuple[tuple, dict[str, list[tuple[int, int]]]]] = {}
         self.heap_frozen = False
+        # The kernel index of the workspace's C++ sources (missing kernels in native documents).
+        self.kernels = KernelState()
+        # Bumped when a C++ file is saved or changes on disk: backend documents re-check their kernels.
+        self.cpp_generation = 0
+        # Expected kernel declarations, memoized per (function, backend index) (the codegen is pure).
+        self._declarations: dict[tuple, str] = {}
 
     # ------------------------------------------------------------ documents (event loop)
 
@@ -247,6 +255,15 @@ class Workspace:
         if not os.path.isabs(path) and self.root:
             path = os.path.join(self.root, path)
         return path
+
+    absolute = _absolute
+
+    def text_of(self, path: str) -> tuple[str | None, str | None]:
+        """(uri of the open document, text) of a file: the editor's text when it is open, else the file's."""
+        uri = self._by_path.get(_norm(path))
+        if uri is not None:
+            return uri, self._documents[uri].text
+        return None, _read_text(path)
 
     def native_location(self, document: OpenDocument) -> tuple[str | None, str | None, str]:
         """(open uri, path, why-none) of the native_functions.yaml a backend document is checked against."""
@@ -360,9 +377,9 @@ class Workspace:
         if document is None:
             return None
         if document.kind == NATIVE:
-            return (document.generation, self.tags_input(document).key)
+            return (document.generation, self.tags_input(document).key) + self.kernels.key()
         if document.kind == BACKEND:
-            return (document.generation, self.native_input(document).key)
+            return (document.generation, self.native_input(document).key, self.cpp_generation)
         return (document.generation,)
 
     def latest(self, uri: str) -> Analysis | None:
@@ -391,7 +408,12 @@ class Workspace:
             diagnostics = native.diagnostics
             if problem is not None:
                 diagnostics = (diag("OPG900", Span.point(0, 0), problem),) + diagnostics
-            analysis = Analysis(document, (document.generation, source.key), diagnostics, native, tags)
+            kernels = self.kernels
+            key = (document.generation, source.key) + kernels.key()
+            if kernels.active:
+                diagnostics += tuple(missing_kernels(native, kernels.index, declare=self.declaration,  # type: ignore[arg-type]
+                                                     severity=kernels.severity))  # type: ignore[arg-type]
+            analysis = Analysis(document, key, diagnostics, native, tags)
         elif document.kind == TAGS:
             parser = self._tags_parsers.setdefault(document.path or uri, TagsParser())
             tags = parser.parse(document.text)
@@ -408,12 +430,49 @@ class Workspace:
     def _analyse_backend(self, document: OpenDocument) -> Analysis:
         source = self.native_input(document)
         native = self._native_source(source)
-        key = (document.generation, source.key)
+        key = (document.generation, source.key, self.cpp_generation)
         if native is None:
             why = source.why or f"cannot read the native_functions.yaml at {source.path}"
             return Analysis(document, key, (diag("OPG900", Span.point(0, 0), why),))
         snapshot = check_backend(document.text, native.snapshot)
-        return Analysis(document, key, snapshot.diagnostics, backend=snapshot, native_source=native)
+        diagnostics = snapshot.diagnostics + self._backend_kernels(document, snapshot, native)
+        return Analysis(document, key, diagnostics, backend=snapshot, native_source=native)
+
+    def _backend_kernels(self, document: OpenDocument, snapshot: BackendSnapshot, native: NativeSource
+                         ) -> tuple[Diagnostic, ...]:
+        """Missing kernels of the backend (OPG530/531, on the yaml), as `generate-backend --impl-path` reports
+        them, against the implementation files (open documents override the files on disk)."""
+        if snapshot.resolved is None or snapshot.has_errors:
+            return ()
+        files = self.impl_files(document)
+        if not files:
+            return ()
+        from ..codegen.backend.kernels import ImplFile, check_kernels  # the codegen is loaded on first use
+
+        impls = []
+        for path in files:
+            uri = self._by_path.get(_norm(path))
+            text = self._documents[uri].text if uri is not None else _read_text(path)
+            if text is not None:
+                impls.append(ImplFile(path, text))
+        found = check_kernels(snapshot.resolved, native.snapshot.functions, document.path or document.uri, impls)
+        return tuple(d.diagnostic for d in found if d.path == (document.path or document.uri))
+
+    def declaration(self, f, backend) -> str:
+        """The kernel declaration the codegen gives the function for a backend (NativeFunctions.h)."""
+        key = (f, backend.dispatch_key, backend.external)
+        found = self._declarations.get(key)
+        if found is None:
+            from ..codegen.dest.native_declarations import compute_native_function_declaration
+
+            try:
+                found = "\n".join(compute_native_function_declaration(f, backend))
+            except Exception:  # a model the codegen cannot declare: no hint rather than no diagnostic
+                found = ""
+            if len(self._declarations) > 4096:
+                self._declarations.clear()
+            self._declarations[key] = found
+        return found
 
     def _freeze_once(self, document: OpenDocument) -> None:
         if self.heap_frozen or document.kind not in (NATIVE, TAGS):
@@ -421,5 +480,7 @@ class Workspace:
         if document.text.count("\n") < LARGE_DOCUMENT_LINES:
             return
         self.heap_frozen = True
-        gc.collect()
+        # No gc.collect() first: after the first parse of the real file it walks ~240,000 objects (0.3 s or
+        # more, before the first diagnostics could go out) to find about 5 unreachable ones; the parser
+        # runs with the collector paused, so there is next to no cyclic garbage to leave behind.
         gc.freeze()

@@ -237,7 +237,7 @@ def test_settings_defaults_and_values():
 
 
 @pytest.mark.parametrize("raw, message", [
-    ({"debounceMs": "fast"}, "'debounceMs' must be a whole number from 0 to 10000, not 'fast'; using the default 50"),
+    ({"debounceMs": "fast"}, "'debounceMs' must be a whole number from 0 to 10000, not 'fast'; using the default 0"),
     ({"debounceMs": -1}, "'debounceMs' must be a whole number"),
     ({"debounceMs": True}, "'debounceMs' must be a whole number"),
     ({"maxWorkspaceSymbols": 0}, "'maxWorkspaceSymbols' must be a whole number from 1"),

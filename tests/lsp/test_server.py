@@ -132,7 +132,7 @@ async def test_tags_changed_on_disk_recheck_native_documents(client: LanguageCli
     if client.capabilities.workspace.did_change_watched_files.dynamic_registration:  # type: ignore[union-attr]
         # register_options arrive as plain JSON (their type depends on the method).
         watchers = [w["globPattern"] for r in client.registrations for w in r.register_options["watchers"]]  # type: ignore
-        assert watchers == ["**/*.{cpp,cc,cxx,cu,mm}", "**/native_functions.yaml", "**/tags.yaml"]
+        assert watchers == ["**/*.{cpp,cc,cxx,cu,cuh,mm,h,hpp}", "**/native_functions.yaml", "**/tags.yaml"]
     tags = write(client, "native/tags.yaml", TAGS.replace("pointwise", "elementwise"))
     client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
         types.FileEvent(uri=tags.as_uri(), type=types.FileChangeType.Changed)]))

@@ -1,0 +1,172 @@
+"""The kernel index inside the server: where it comes from, built in the background, kept up to date.
+
+- Roots: the `kernelDirs` setting, else `aten/src/ATen/native` when the workspace is a PyTorch
+  checkout; none elsewhere (then the missing-kernel check is off).
+- Built off the event loop on its own thread (so analyses keep flowing), reusing the index's
+  cache across restarts (keyed by file size and mtime), with `$/progress` when the client accepts it.
+- A C++ file that changes (didChangeWatchedFiles, didSave) is re-scanned on the analysis thread,
+  one file at a time; the state's generation goes up, which makes native analyses stale.
+
+The state is read by Workspace.analyse (missing kernels) and by the hover/definition/code
+action handlers. Nothing here knows LSP types except the progress calls in `build`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import os
+import uuid
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from ..diagnostics import Severity
+from ..index.kernels import SOURCE_SUFFIXES, KernelIndex, default_cache_path
+
+if TYPE_CHECKING:
+    from .server import OpgenLanguageServer
+
+logger = logging.getLogger(__name__)
+
+PYTORCH_NATIVE = os.path.join("aten", "src", "ATen", "native")
+SEVERITIES = {"error": Severity.ERROR, "warning": Severity.WARNING, "information": Severity.INFORMATION,
+              "hint": Severity.HINT, "off": None}
+
+
+def kernel_roots(kernel_dirs: tuple[str, ...], root: str | None) -> tuple[str, ...]:
+    """The folders to index: the configured ones (relative to the workspace root), else the checkout's native/."""
+    if kernel_dirs:
+        out = []
+        for d in kernel_dirs:
+            path = os.path.expanduser(d)
+            if not os.path.isabs(path) and root:
+                path = os.path.join(root, path)
+            out.append(os.path.normpath(path))
+        return tuple(out)
+    if root and os.path.isdir(os.path.join(root, PYTORCH_NATIVE)):
+        return (os.path.normpath(os.path.join(root, PYTORCH_NATIVE)),)
+    return ()
+
+
+@dataclass
+class KernelState:
+    roots: tuple[str, ...] = ()
+    index: KernelIndex | None = None
+    generation: int = 0
+    severity: Severity | None = Severity.WARNING
+    building: bool = False
+    # Files changed while the index was being built: re-scanned once it is there.
+    pending: set[str] = field(default_factory=set)
+    # The task building the index (tests and shutdown wait on it).
+    task: asyncio.Task | None = None
+
+    def key(self) -> tuple:
+        return (self.generation, self.severity) if self.roots else ()
+
+    @property
+    def active(self) -> bool:
+        return self.index is not None and self.severity is not None
+
+    def covers(self, path: str) -> bool:
+        if os.path.splitext(path)[1] not in SOURCE_SUFFIXES:
+            return False
+        path = os.path.normpath(os.path.abspath(path))
+        return any(path == r or path.startswith(r.rstrip(os.sep) + os.sep) for r in self.roots)
+
+
+def configure(server: OpgenLanguageServer) -> None:
+    """Apply the settings: a new severity re-checks; new roots rebuild the index."""
+    state = server.model.kernels
+    severity = SEVERITIES.get(server.settings.kernel_severity, Severity.WARNING)
+    roots = kernel_roots(server.settings.kernel_dirs, server.model.root)
+    if severity != state.severity:
+        state.severity = severity
+        state.generation += 1
+    if roots != state.roots:
+        state.roots = roots
+        state.index = None
+        state.generation += 1
+        if state.task is not None:
+            state.task.cancel()
+            state.task = None
+        if roots and server.configured.is_set():
+            state.task = asyncio.ensure_future(build(server))
+
+
+def start(server: OpgenLanguageServer) -> None:
+    """Start building the index (once the settings are known)."""
+    state = server.model.kernels
+    if state.roots and state.index is None and state.task is None:
+        state.task = asyncio.ensure_future(build(server))
+
+
+async def _progress_begin(server: OpgenLanguageServer, roots: tuple[str, ...]) -> str | None:
+    if not server.client.work_done_progress:
+        return None
+    token = f"opgen-kernels-{uuid.uuid4().hex[:8]}"
+    try:
+        await asyncio.wait_for(server.work_done_progress.create_async(token), 5)
+    except Exception:  # the client refused: index without progress
+        return None
+    server.work_done_progress.begin(token, types.WorkDoneProgressBegin(
+        title="opgen: indexing kernels", cancellable=False, message=", ".join(roots)))
+    return token
+
+
+async def build(server: OpgenLanguageServer) -> None:
+    state = server.model.kernels
+    roots = state.roots
+    state.building = True
+    token = await _progress_begin(server, roots)
+    message = "cancelled"
+    try:
+        loop = asyncio.get_running_loop()
+        index = await loop.run_in_executor(server.kernel_executor, functools.partial(
+            KernelIndex.build, list(roots), cache=default_cache_path(list(roots)),
+            workers=server.settings.testing.kernel_workers or None))
+        if state.roots != roots:
+            return
+        pending, state.pending = sorted(state.pending), set()
+        if pending:
+            await loop.run_in_executor(server.analysis_executor, _update_all, index, pending)
+        state.index = index
+        state.generation += 1
+        kernels = sum(len(f.symbols) for f in index.files.values())
+        message = f"{len(index.files)} files, {kernels} symbols"
+        server.log(f"opgen: kernel index of {', '.join(roots)}: {message}")
+        server.recheck_stale()
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        message = f"failed: {exc}"
+        server.report_failure("indexing kernels", exc)
+    finally:
+        state.building = False
+        if token is not None:
+            server.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
+            server.work_done_progress.tokens.pop(token, None)
+
+
+def _update_all(index: KernelIndex, paths: list[str]) -> None:
+    for path in paths:
+        index.update(path)
+
+
+async def files_changed(server: OpgenLanguageServer, paths: list[str]) -> bool:
+    """Re-scan the changed C++ files the index covers; True when any was."""
+    state = server.model.kernels
+    touched = sorted({os.path.normpath(os.path.abspath(p)) for p in paths if state.covers(p)})
+    if not touched:
+        return False
+    if state.index is None:
+        if state.building:
+            state.pending.update(touched)
+        return False
+    index = state.index
+    await asyncio.get_running_loop().run_in_executor(server.analysis_executor, _update_all, index, touched)
+    if state.index is index:
+        state.generation += 1
+    return True
