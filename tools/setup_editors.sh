@@ -28,7 +28,7 @@ mkdir -p "$PREFIX"
 log() { echo "[setup_editors] $*"; }
 
 # --- Debian packages -------------------------------------------------------------------------
-APT_PACKAGES=(chromium ripgrep emacs-nox libkrb5-dev libxkbfile-dev libsecret-1-dev libx11-dev pkg-config)
+APT_PACKAGES=(chromium ripgrep emacs-nox elpa-eglot libkrb5-dev libxkbfile-dev libsecret-1-dev libx11-dev pkg-config)
 if [ "$APT" = 1 ]; then
   missing=()
   for p in "${APT_PACKAGES[@]}"; do

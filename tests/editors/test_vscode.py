@@ -1,0 +1,158 @@
+"""VS Code for real: the built .vsix in code-server 4.100 (VS Code 1.100), driven in Debian's chromium.
+
+Checks the Problems panel (the samples' twelve deliberate mistakes), the hover of a `func:` line
+(the C++ declaration), and "opgen: Generate" (files written into opgen.outputDir). Saves the
+screenshots into the test's folder, and the hover's into docs/vscode-hover.png when
+OPGEN_UPDATE_SCREENSHOT=1.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from .conftest import EXTENSION, NPM_PREFIX, ROOT, editor_env, expected_codes, readme_mistakes, require
+
+pytestmark = [pytest.mark.editors, pytest.mark.slow]
+
+VSIX = EXTENSION / "opgen-lsp.vsix"
+HOVER_LINE = 12  # - func: scale(Tensor self, Scalar factor) -> Tensor
+HOVER_COLUMN = 9
+
+
+def _code_server() -> Path | None:
+    path = NPM_PREFIX / "bin" / "code-server"
+    return path if path.exists() and (NPM_PREFIX / "lib" / "node_modules" / "playwright-core").is_dir() else None
+
+
+def _chromium() -> str | None:
+    return shutil.which("chromium")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def build_vsix() -> Path:
+    """npm ci (when needed) and npm run package, unless the .vsix is newer than every source."""
+    sources = [EXTENSION / "package.json", EXTENSION / "package-lock.json", *EXTENSION.glob("src/*.ts"), *EXTENSION.glob("syntaxes/*.json")]
+    if VSIX.exists() and all(VSIX.stat().st_mtime >= p.stat().st_mtime for p in sources):
+        return VSIX
+    if not (EXTENSION / "node_modules" / "vscode-languageclient").is_dir():
+        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=EXTENSION, check=True, timeout=600)
+    subprocess.run(["npm", "run", "package"], cwd=EXTENSION, check=True, timeout=600)
+    assert VSIX.exists()
+    return VSIX
+
+
+@pytest.fixture
+def code_server(tmp_path: Path, workspace: Path):
+    binary = require("code-server and playwright-core (npm, tools/.editors)", _code_server)
+    require("chromium (Debian's package chromium)", _chromium)
+    vsix = build_vsix()
+    user_data = tmp_path / "code-user"
+    extensions = tmp_path / "code-extensions"
+    (user_data / "User").mkdir(parents=True)
+    (user_data / "User" / "settings.json").write_text(json.dumps({
+        "workbench.startupEditor": "none",
+        "security.workspace.trust.enabled": False,
+        "telemetry.telemetryLevel": "off",
+        "extensions.autoCheckUpdates": False,
+        "extensions.autoUpdate": False,
+        "extensions.ignoreRecommendations": True,
+        "update.mode": "none",
+        "workbench.enableExperiments": False,
+        "workbench.tips.enabled": False,
+        "chat.disableAIFeatures": True,
+        "editor.hover.delay": 100,
+    }), encoding="utf-8")
+    env = editor_env()
+    common = [str(binary), "--user-data-dir", str(user_data), "--extensions-dir", str(extensions)]
+    subprocess.run([*common, "--install-extension", str(vsix)], check=True, env=env, timeout=120,
+                   capture_output=True)
+    assert any(extensions.glob("opgen.opgen-lsp-*")), "the .vsix was not installed"
+    port = _free_port()
+    log = open(tmp_path / "code-server.log", "w")
+    proc = subprocess.Popen(
+        [*common, "--auth", "none", "--bind-addr", f"127.0.0.1:{port}", "--disable-telemetry",
+         "--disable-update-check", "--disable-workspace-trust", "--disable-getting-started-override",
+         "--ignore-last-opened", str(workspace)],
+        env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(f"{url}/healthz", timeout=2).read()
+                break
+            except OSError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise AssertionError("code-server did not start:\n" + (tmp_path / "code-server.log").read_text())
+                time.sleep(0.3)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+def test_vscode_problems_hover_generate(code_server: str, workspace: Path, tmp_path: Path):
+    out = tmp_path / "result.json"
+    shots = tmp_path / "shots"
+    shots.mkdir()
+    env = editor_env(
+        CODE_SERVER_URL=code_server, WORKSPACE=str(workspace), OUT=str(out), SCREENSHOT_DIR=str(shots),
+        PLAYWRIGHT_CORE=str(NPM_PREFIX / "lib" / "node_modules" / "playwright-core"),
+        CHROMIUM=shutil.which("chromium") or "/usr/bin/chromium",
+        HOVER_LINE=str(HOVER_LINE), HOVER_COLUMN=str(HOVER_COLUMN),
+    )
+    proc = subprocess.run(["node", str(Path(__file__).with_name("vscode_e2e.mjs"))], env=env,
+                          capture_output=True, text=True, timeout=600)
+    keep = os.environ.get("OPGEN_E2E_ARTIFACTS")
+    if keep:
+        shutil.copytree(shots, Path(keep) / "vscode", dirs_exist_ok=True)
+        shutil.copy(tmp_path / "code-server.log", Path(keep) / "vscode" / "code-server.log")
+    assert out.exists(), proc.stdout + proc.stderr
+    result = json.loads(out.read_text())
+    assert not result["errors"], "\n".join(result["errors"]) + "\n" + proc.stdout[-2000:]
+    if os.environ.get("OPGEN_UPDATE_SCREENSHOT") == "1":
+        shutil.copy(shots / "vscode-hover.png", ROOT / "docs" / "vscode-hover.png")
+
+    # The status bar: the server runs and says which torchgen it matches.
+    assert "torchgen 2.13" in result["statusBar"], result["statusBar"]
+
+    # The Problems panel: every deliberate mistake, by code, in its file.
+    problems = " | ".join(result["problems"])
+    codes = expected_codes()
+    for code in codes["native_functions.yaml"] + codes["tags.yaml"]:
+        assert code in problems, f"{code} not in the Problems panel: {problems}"
+    assert sum(1 for row in result["problems"] if "OPG" in row) == 12, problems
+    for _name, line, code in readme_mistakes():  # at the line samples/README.md gives
+        assert any(f"{code} [Ln {line}," in row.replace("(", " ").replace(")", "") for row in result["problems"]), f"{code} at line {line}: {problems}"
+
+    # The hover of a func: line shows the C++ declaration.
+    hover = result["hover"]
+    assert "scale(Tensor self, Scalar factor) -> Tensor" in hover, hover
+    assert "at::Tensor scale(const at::Tensor & self, const at::Scalar & factor)" in hover, hover
+
+    # Generate wrote gen.py's files into opgen.outputDir of the workspace.
+    assert "written" in result["generateMessage"] or "files" in result["generateMessage"], result["generateMessage"]
+    out_dir = workspace / "build" / "aten" / "src" / "ATen"
+    written = sorted(p.name for p in out_dir.rglob("*") if p.is_file())
+    for name in ("Functions.h", "NativeFunctions.h", "RegisterCPU_0.cpp"):
+        assert any(n.startswith(name.split("_")[0].split(".")[0]) for n in written), written
+    assert "Functions.h" in written, written
+    assert "scale" in (out_dir / "Functions.h").read_text()

@@ -1,0 +1,174 @@
+// Drives code-server (VS Code 1.100 in the browser) with Debian's chromium through playwright-core:
+// opens the workspace, reads the Problems panel, hovers a func: line, runs "opgen: Generate".
+// Writes what it saw as JSON to $OUT (tests/editors/test_vscode.py asserts on it).
+//
+// Env: CODE_SERVER_URL, WORKSPACE, PLAYWRIGHT_CORE (the package folder), CHROMIUM, SCREENSHOT_DIR,
+//      HOVER_LINE (1-based line of a func: line in native_functions.yaml), HOVER_COLUMN, OUT.
+import { createRequire } from "node:module";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+
+const require = createRequire(import.meta.url);
+const { chromium } = require(process.env.PLAYWRIGHT_CORE);
+const env = (name) => {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set`);
+  return value;
+};
+const url = env("CODE_SERVER_URL");
+const workspace = env("WORKSPACE");
+const shots = env("SCREENSHOT_DIR");
+const out = env("OUT");
+const result = { steps: [], problems: [], statusBar: "", hover: "", generateMessage: "", errors: [] };
+const step = (name) => {
+  result.steps.push({ name, at: Date.now() });
+  console.log(`[vscode_e2e] ${name}`);
+};
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), "opgen-chromium-"));
+const context = await chromium.launchPersistentContext(userDataDir, {
+  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  headless: true,
+  viewport: { width: 1500, height: 1000 },
+  args: [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+  ],
+});
+const page = context.pages()[0] ?? (await context.newPage());
+page.setDefaultTimeout(60000);
+
+async function palette(command) {
+  await page.keyboard.press("F1");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible" });
+  await input.fill(`>${command}`);
+  const row = page.locator(".quick-input-list .monaco-list-row").filter({ hasText: command }).first();
+  await row.waitFor();
+  await sleep(300);
+  await row.click();
+  await input.waitFor({ state: "hidden" });
+}
+
+async function openFile(query) {
+  const name = query.split("/").pop();
+  await page.keyboard.press("Control+P");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible" });
+  await input.fill(query);
+  // The root file, or the one in the folder the query names (rows show the folder after the name).
+  const folder = query.includes("/") ? query.split("/").slice(0, -1).join("/") : null;
+  let row = page.locator(".quick-input-list .monaco-list-row", { hasText: name });
+  row = folder ? row.filter({ hasText: folder }) : row.filter({ hasNotText: "clean" });
+  await row.first().waitFor();
+  await sleep(300);
+  await row.first().click();
+  await page.locator(".tabs-container .tab.active", { hasText: name }).waitFor();
+}
+
+async function goTo(line, column) {
+  await page.locator(".monaco-editor .view-lines").first().click();
+  await page.keyboard.press("Control+G");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible" });
+  await input.fill(`:${line}:${column}`);
+  await sleep(200);
+  await page.keyboard.press("Enter");
+}
+
+try {
+  step("open code-server");
+  await page.goto(`${url}/?folder=${encodeURIComponent(workspace)}`);
+  await page.locator(".monaco-workbench .part.statusbar").waitFor();
+  await page.locator(".explorer-folders-view, .explorer-viewlet").first().waitFor().catch(() => undefined);
+
+  step("open tags.yaml and native_functions.yaml");
+  await openFile("tags.yaml");
+  await openFile("native_functions.yaml");
+
+  step("wait for the server (status bar)");
+  const status = page.locator(".part.statusbar .statusbar-item", { hasText: "opgen" }).first();
+  await status.waitFor();
+  const deadline = Date.now() + 90000;
+  while (Date.now() < deadline) {
+    result.statusBar = (await status.innerText()).trim();
+    if (/torchgen|missing|failed/.test(result.statusBar)) break;
+    await sleep(500);
+  }
+
+  step("Problems panel");
+  await palette("View: Focus Problems (Errors, Warnings, Infos)");
+  await palette("View: Toggle Maximized Panel");
+  const rows = page.locator(".markers-panel .monaco-list-row");
+  await rows.first().waitFor();
+  // Rows are virtualised: wait until the count settles, then read every row.
+  let seen = -1;
+  for (let i = 0; i < 60; i++) {
+    const texts = await rows.allInnerTexts();
+    const count = texts.filter((t) => /OPG\d{3}/.test(t)).length;
+    if (count === seen && count >= 12) break;
+    seen = count;
+    await sleep(1000);
+  }
+  result.problems = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, " ").trim());
+  await page.screenshot({ path: path.join(shots, "vscode-problems.png") });
+  await palette("View: Toggle Maximized Panel");
+  await palette("View: Hide Panel");
+
+  step("hover a func: line");
+  await openFile("native_functions.yaml");
+  const hover = page.locator(".monaco-hover:not(.hidden) .monaco-hover-content, .monaco-hover:not(.hidden) .hover-contents").first();
+  const wanted = /at::Tensor scale\(/;
+  // The hover can be hidden again by a late re-render (code lenses, semantic tokens): try again then.
+  for (let attempt = 0; attempt < 5; attempt++) {
+    await goTo(env("HOVER_LINE"), env("HOVER_COLUMN"));
+    await sleep(500);
+    await palette("Show or Focus Hover");
+    let text = "";
+    for (let i = 0; i < 40 && !wanted.test(text); i++) {
+      text = await hover.innerText({ timeout: 1000 }).catch(() => "");
+      await sleep(250);
+    }
+    if (!wanted.test(text)) continue;
+    result.hover = text;
+    // Scroll the hover (mouse wheel over it) to the C++ declaration for the screenshot.
+    const box = await hover.boundingBox();
+    if (!box) continue;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    const cpp = hover.getByText(wanted).first();
+    for (let i = 0; i < 10; i++) {
+      const line = await cpp.boundingBox().catch(() => null);
+      if (line && line.y >= box.y && line.y + line.height <= box.y + box.height * 0.5) break;
+      await page.mouse.wheel(0, 60);
+      await sleep(200);
+    }
+    await sleep(500);
+    await page.screenshot({ path: path.join(shots, "vscode-hover.png") });
+    if (await hover.isVisible()) break;
+    result.hover = "";
+  }
+  await page.keyboard.press("Escape");
+
+  step("opgen: Generate");
+  await openFile("clean/native_functions.yaml"); // the copy without the mistakes: generated from
+  result.generateMessage = "";
+  await palette("opgen: Generate");
+  const toast = page.locator(".notifications-toasts .notification-toast", { hasText: /opgen:/ }).first();
+  await toast.waitFor({ timeout: 300000 });
+  result.generateMessage = (await toast.innerText()).replace(/\s+/g, " ").trim();
+} catch (error) {
+  result.errors.push(String(error && error.stack ? error.stack : error));
+  await page.screenshot({ path: path.join(shots, "vscode-failure.png") }).catch(() => undefined);
+} finally {
+  fs.writeFileSync(out, JSON.stringify(result, null, 2));
+  await context.close();
+  fs.rmSync(userDataDir, { recursive: true, force: true });
+}
