@@ -14,6 +14,7 @@ from .files.context import GenContext, GenerateOptions
 from .inputs import InputError, load_native
 from .options import CodegenOptions
 from .plan import Dirs, GeneratedFile, Manager, PlanError, PlannedFile, materialize, outputs_lists, render
+from .selection import ALL_OPERATORS, Selection, from_allow_list, parse_selection_yaml
 from .writer import WriteResult, write_files, write_if_changed
 
 
@@ -50,6 +51,8 @@ def read_templates(folder: str) -> dict[str, str]:
 
 def check_options(options: GenerateOptions) -> list[str]:
     errors = []
+    if options.op_registration_whitelist is not None and options.op_selection_yaml_path is not None:
+        errors.append("--op-registration-whitelist and --op-selection-yaml-path cannot be given together")
     for name in options.static_dispatch_backend or ():
         if dk.parse_dispatch_key(name) is None:
             errors.append(f"--static-dispatch-backend: unknown dispatch key {name}")
@@ -84,6 +87,18 @@ def load_fallback_ops(source_path: str) -> tuple[FallbackOps | None, str]:
     return None, "needs torchgen's aoti/fallback_ops.py (not found beside --source-path nor installed)"
 
 
+def load_selection(options: GenerateOptions) -> Selection:
+    """The operators to register (raises InputError for an unreadable or malformed selection yaml)."""
+    if options.op_registration_whitelist is not None:
+        return from_allow_list(options.op_registration_whitelist)
+    if options.op_selection_yaml_path is None:
+        return ALL_OPERATORS
+    selection, error = parse_selection_yaml(_read(options.op_selection_yaml_path), options.op_selection_yaml_path)
+    if selection is None:
+        raise InputError(error or options.op_selection_yaml_path)
+    return selection
+
+
 def load_context(options: GenerateOptions) -> GenContext:
     """Read native_functions.yaml, tags.yaml and the templates under --source-path (raises InputError)."""
     native = os.path.join(options.source_path, "native", "native_functions.yaml")
@@ -97,7 +112,7 @@ def load_context(options: GenerateOptions) -> GenContext:
     tags = frozenset(TagsParser().parse(_read(tags_path)).names)
     templates = read_templates(os.path.join(options.source_path, "templates"))
     fallback_ops, why = load_fallback_ops(options.source_path)
-    return GenContext(inputs.snapshot.functions, tags, options, templates, fallback_ops, why)
+    return GenContext(inputs.snapshot.functions, tags, options, templates, fallback_ops, why, load_selection(options))
 
 
 def plan(ctx: GenContext) -> list[PlannedFile]:
@@ -150,6 +165,7 @@ class Engine:
         self._templates = read_templates(os.path.join(options.source_path, "templates"))
         self._parser = NativeParser(CodegenOptions(options.mps, options.xpu, options.mtia).ignore_keys)
         self._fallback_ops, self._fallback_ops_missing = load_fallback_ops(options.source_path)
+        self._selection = load_selection(options)
 
     def context(self, native_text: str) -> GenContext:
         snapshot = self._parser.parse(native_text, self._tags)
@@ -157,7 +173,7 @@ class Engine:
         if errors:
             raise InputError(f"native_functions.yaml has {len(errors)} error(s), the first: {errors[0].message}")
         return GenContext(snapshot.functions, self._tags, self.options, self._templates, self._fallback_ops,
-                          self._fallback_ops_missing)
+                          self._fallback_ops_missing, self._selection)
 
     def files(self, native_text: str) -> list[GeneratedFile]:
         """Every implemented file's bytes for this text of native_functions.yaml (raises InputError, PlanError)."""

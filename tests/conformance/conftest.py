@@ -56,3 +56,29 @@ def torchgen_per_operator_output(aten: Path, tmp_path_factory) -> Path:
     _run_torchgen(aten, out, "-d", str(out / "aten"), "--headeronly-install-dir", str(out / "headeronly"),
                   "--aoti-install-dir", str(out / "aoti"), "--per-operator-headers")
     return out / "aten"
+
+
+SELECTION_YAML = Path(__file__).parent / "data" / "selection.yaml"
+# Each variant: its flags, run once per session by torchgen and compared file by file with opgen's output.
+SELECTIVE_VARIANTS = {
+    "selection_yaml": ("--op-selection-yaml-path", str(SELECTION_YAML)),
+    "whitelist": ("--generate", "sources", "--force-schema-registration", "--op-registration-whitelist",
+                  "aten::add", "aten::mul.Tensor", "aten::empty"),
+    "static_dispatch": ("--static-dispatch-backend", "CPU"),
+}
+
+
+@pytest.fixture(scope="session")
+def torchgen_selective_outputs(aten: Path, tmp_path_factory):
+    """name -> gen.py's output root (aten/, headeronly/, aoti/) for each of SELECTIVE_VARIANTS, made on first use."""
+    made: dict[str, Path] = {}
+
+    def get(name: str) -> Path:
+        if name not in made:
+            out = tmp_path_factory.mktemp(f"torchgen_{name}")
+            _run_torchgen(aten, out, "-d", str(out / "aten"), "--headeronly-install-dir", str(out / "headeronly"),
+                          "--aoti-install-dir", str(out / "aoti"), *SELECTIVE_VARIANTS[name])
+            made[name] = out
+        return made[name]
+
+    return get

@@ -16,8 +16,9 @@ from ..api.types import ApiOptions
 
 
 @functools.cache
-def compute_operator_definition(f: NativeFunction) -> str:
-    """The typed handle and the call / redispatch bodies of at::_ops::<op> (Operators_N.cpp)."""
+def compute_operator_definition(f: NativeFunction, static_call_body: str | None = None) -> str:
+    """The typed handle and the call / redispatch bodies of at::_ops::<op> (Operators_N.cpp); with static
+    dispatch, call()'s body is `static_call_body`."""
     sig = dispatcher_signature(f)
     name = f.func.name.unambiguous_name()
     out = f"""
@@ -32,12 +33,15 @@ static C10_NOINLINE c10::TypedOperatorHandle<{name}::schema> create_{name}_typed
     for redispatch in (False, True):
         method = "redispatch" if redispatch else "call"
         exprs = ", ".join(["dispatchKeySet", *arg_names] if redispatch else arg_names)
+        body = f"""
+    static auto op = create_{name}_typed_handle();
+    return op.{method}({exprs});"""
+        if static_call_body is not None and not redispatch:
+            body = static_call_body
         out += f"""
 // aten::{f.func}
 {sig.defn(name=f"{name}::{method}", is_redispatching_fn=redispatch)} {{
-    
-    static auto op = create_{name}_typed_handle();
-    return op.{method}({exprs});
+    {body}
 }}
 """
     return out

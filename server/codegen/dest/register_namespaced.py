@@ -12,6 +12,7 @@ import functools
 from dataclasses import dataclass
 
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
+from ...model.schema import OperatorName
 from ..api.signatures import CppSignature, CppSignatureGroup, DispatcherSignature, NativeSignature
 from ..api.translate import translate
 from .register import compute_registration, compute_wrapper, is_structured_for, registers_unstructured
@@ -89,19 +90,26 @@ def _structured(f: NativeFunction, g: NativeFunctionsGroup, index: BackendIndex
     return _definition(f, sig), _declaration(f), wrapper, compute_structured_registration(f, index)
 
 
-@functools.cache
 def group_pieces(g: NativeFunction | NativeFunctionsGroup, index: BackendIndex,
-                 skip_registration: bool = False) -> GroupPieces:
+                 skip_registration: bool = False, unselected: frozenset[OperatorName] = frozenset()) -> GroupPieces:
+    """`unselected`: the ops of g left out by operator selection; their kernels are defined, not registered.
+    (One cache for every caller: functools.cache keys positional and keyword spellings apart.)"""
+    return _group_pieces(g, index, skip_registration, unselected)
+
+
+@functools.cache
+def _group_pieces(g: NativeFunction | NativeFunctionsGroup, index: BackendIndex, skip_registration: bool,
+                  unselected: frozenset[OperatorName]) -> GroupPieces:
     if isinstance(g, NativeFunction):
-        results = [_unstructured(g, index, skip_registration)]
+        results = [(g, _unstructured(g, index, skip_registration))]
     elif is_structured_for(g, index):
-        results = [_structured(f, g, index) for f in g.functions()]
+        results = [(f, _structured(f, g, index)) for f in g.functions()]
     else:
-        results = [_unstructured(f, index, skip_registration) for f in g.functions()]
-    present = [r for r in results if r is not None]
+        results = [(f, _unstructured(f, index, skip_registration)) for f in g.functions()]
+    present = [(f, r) for f, r in results if r is not None]
     return GroupPieces(
-        tuple(r[0] for r in present),
-        tuple(r[1] for r in present),
-        tuple(r[2] for r in present),
-        tuple(r[3] for r in present if r[3] is not None),
+        tuple(r[0] for _, r in present),
+        tuple(r[1] for _, r in present),
+        tuple(r[2] for _, r in present),
+        tuple(r[3] for f, r in present if r[3] is not None and f.func.name not in unselected),
     )

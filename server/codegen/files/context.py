@@ -8,6 +8,7 @@ from functools import cached_property
 from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup, NativeFunctionsViewGroup
 from ...model.native_yaml import NativeFunctions
+from ..selection import ALL_OPERATORS, Selection
 
 K = dk.K
 
@@ -89,6 +90,8 @@ class GenContext:
     # torchgen's aoti/fallback_ops.py, read as data (files.aoti.FallbackOps); None: not found, with the reason.
     fallback_ops: object = field(default=None, compare=False, repr=False)
     fallback_ops_missing: str = field(default="", compare=False, repr=False)
+    # --op-registration-whitelist / --op-selection-yaml-path (all operators unless given).
+    selection: Selection = field(default=ALL_OPERATORS, compare=False, repr=False)
 
     @cached_property
     def native_functions(self) -> tuple[NativeFunction, ...]:
@@ -105,6 +108,12 @@ class GenContext:
     @cached_property
     def view_groups(self) -> tuple[NativeFunctionsViewGroup, ...]:
         return tuple(g for g in self.model.view_groups if isinstance(g, NativeFunctionsViewGroup))
+
+    @cached_property
+    def static_dispatch_backends(self) -> tuple[dk.DispatchKey, ...]:
+        """--static-dispatch-backend's keys (checked before planning)."""
+        keys = (dk.parse_dispatch_key(name) for name in self.options.static_dispatch_backend or ())
+        return tuple(k for k in keys if k is not None)
 
     def backend_index(self, key: dk.DispatchKey) -> BackendIndex:
         """gen.py's index for a key; a key without kernels gets its default (an empty, Undefined index)."""

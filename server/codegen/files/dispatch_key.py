@@ -6,6 +6,7 @@ import functools
 
 from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
+from ...model.schema import OperatorName
 from ..dest.register_namespaced import KernelNamespaceError, group_pieces, kernel_namespace
 from ..plan import Env, PlanError, render, shard_envs
 from .context import GenContext
@@ -173,17 +174,26 @@ def group_definitions(ctx: GenContext, g: NativeFunction | NativeFunctionsGroup,
     if template is None:
         raise PlanError(f"no template {_DEFINITIONS_TEMPLATE} in the templates folder")
     return list(_group_definitions(g, key, narrow_index(index, g), ctx.options.skip_dispatcher_op_registration,
-                                   template))
+                                   template, unselected_of(ctx, g)))
+
+
+def unselected_of(ctx: GenContext, g: NativeFunction | NativeFunctionsGroup) -> frozenset[OperatorName]:
+    """The ops of g that operator selection leaves out (none without a selection)."""
+    if ctx.selection.include_all_operators:
+        return frozenset()
+    fs = (g,) if isinstance(g, NativeFunction) else g.functions()
+    return frozenset(f.func.name for f in fs if not ctx.selection.is_selected(f))
 
 
 @functools.cache  # per group, key and template text: an edit elsewhere leaves it cached
 def _group_definitions(g: NativeFunction | NativeFunctionsGroup, key: dk.DispatchKey, index: BackendIndex,
-                       skip: bool, template: str) -> tuple[str, ...]:
+                       skip: bool, template: str, unselected: frozenset[OperatorName] = frozenset()
+                       ) -> tuple[str, ...]:
     try:
         namespace = kernel_namespace(g, index).replace("::native", "")
     except KernelNamespaceError as exc:
         raise PlanError(str(exc)) from exc
-    pieces = group_pieces(g, index, skip)
+    pieces = group_pieces(g, index, skip, unselected)
     if not pieces.namespaced_definitions:
         return ()
     prologue, epilogue = namespace_prologue(namespace, 2)

@@ -50,6 +50,8 @@ def register_functionalization_shards(ctx: GenContext) -> list[dict]:
     cia = ctx.backend_index(dk.CIA)
 
     def env(g: Grouped) -> dict[str, list[str]]:
+        if not ctx.selection.include_all_operators:  # a selective (mobile) build has no functionalization kernels
+            return {"ops_headers": op_headers(g), "func_definitions": [], "func_registrations": []}
         try:
             return {"ops_headers": op_headers(g), "func_definitions": list(compute_functionalization_definitions(g)),
                     "func_registrations": compute_functionalization_registrations(g, cia)}
@@ -72,14 +74,18 @@ def functional_inverses_h(ctx: GenContext) -> Env:
         d for g in ctx.view_groups if (d := compute_view_inverse_declaration(g)) is not None]})
 
 
+def _view_meta_groups(ctx: GenContext):
+    return ctx.view_groups if ctx.selection.include_all_operators else ()
+
+
 def view_meta_classes_h(ctx: GenContext) -> Env:
     return _guard(lambda: {"view_meta_declarations": [
-        d for g in ctx.view_groups for d in compute_view_meta_declarations(g)]})
+        d for g in _view_meta_groups(ctx) for d in compute_view_meta_declarations(g)]})
 
 
 def view_meta_classes_cpp(ctx: GenContext) -> Env:
     return _guard(lambda: {
-        "view_meta_implementations": [d for g in ctx.view_groups for d in compute_view_meta_implementations(g)],
+        "view_meta_implementations": [d for g in _view_meta_groups(ctx) for d in compute_view_meta_implementations(g)],
         "op_headers": [h for g in ctx.view_groups for h in op_headers(g)]})
 
 

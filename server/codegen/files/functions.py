@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from ..dest.dispatcher_calls import compute_redispatch_function
 from ..dest.functions import compute_function
+from ..dest.static_dispatch import static_dispatch_extra_headers
 from ..plan import Env
 from .context import GenContext
 
 
 def functions_h(ctx: GenContext) -> Env:
-    return {"static_dispatch_extra_headers": [],
+    return {"static_dispatch_extra_headers": static_dispatch_extra_headers(ctx.static_dispatch_backends),
             "Functions_includes": ["#include <ATen/Operators.h>"],
             "Functions_declarations": [compute_function(f) for f in ctx.native_functions]}
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from ...model.native_function import Variant
+from ...model.native_function import BackendIndex, NativeFunction, Variant
 from ..dest.dispatcher_calls import compute_operator_definition
+from ..dest.static_dispatch import static_dispatch, static_dispatch_extra_headers
 from ..dest.functions import compute_operator_declaration
 from ..plan import Env, shard_envs
 from .context import GenContext
+from .dispatch_key import narrow_index
 
 
 def method_operators_h(ctx: GenContext) -> Env:
@@ -24,10 +26,22 @@ def operators_h(ctx: GenContext) -> Env:
 OPERATORS_CPP_SHARDS = 5
 
 
+def static_backends_of(ctx: GenContext, f: NativeFunction) -> tuple[BackendIndex, ...]:
+    """The --static-dispatch-backend indices, narrowed to f (small, stable cache keys)."""
+    return tuple(narrow_index(ctx.backend_index(key), f) for key in ctx.static_dispatch_backends)
+
+
+def _definition(ctx: GenContext, f: NativeFunction) -> str:
+    if not ctx.static_dispatch_backends:
+        return compute_operator_definition(f)
+    return compute_operator_definition(f, static_dispatch(f, static_backends_of(ctx, f)))
+
+
 def operators_cpp_shards(ctx: GenContext) -> list[dict]:
     return shard_envs(
         ctx.native_functions, key_fn=lambda f: f.root_name,
         env_fn=lambda f: {"operator_headers": [f"#include <ATen/ops/{f.root_name}.h>"],
-                          "definitions": [compute_operator_definition(f)]},
-        num_shards=OPERATORS_CPP_SHARDS, base_env={"static_dispatch_extra_headers": []},
+                          "definitions": [_definition(ctx, f)]},
+        num_shards=OPERATORS_CPP_SHARDS,
+        base_env={"static_dispatch_extra_headers": static_dispatch_extra_headers(ctx.static_dispatch_backends)},
         sharded_keys=frozenset({"operator_headers", "definitions", "static_dispatch_extra_headers"}))

@@ -18,10 +18,12 @@ from ...model.native_function import NativeFunction, NativeFunctionsGroup, Varia
 from ..dest.functions import compute_function, compute_operator_declaration
 from ..dest.native_declarations import compute_meta_function_declaration
 from ..dest.register_namespaced import group_pieces
+from ..dest.static_dispatch import static_dispatch_ops_header
 from ..plan import Env, Manager, PlannedFile, single
 from .context import GenContext
 from .dispatch_key import narrow_index
 from .native import native_function_declarations
+from .operators import static_backends_of
 
 Grouped = NativeFunction | NativeFunctionsGroup
 
@@ -55,9 +57,10 @@ def _ops_h(fs: tuple[NativeFunction, ...]) -> Env:
     return {"declarations": [compute_operator_declaration(f) for f in fs]}
 
 
-def _function_h(name: str, fs: tuple[NativeFunction, ...]) -> Env:
-    # Static dispatch headers: one (empty, without --static-dispatch-backend) entry per op bound by codegen.
-    return {"static_dispatch_ops_headers": ["" for f in fs if not f.manual_kernel_registration],
+def _function_h(ctx: GenContext, name: str, fs: tuple[NativeFunction, ...]) -> Env:
+    # Static dispatch headers: one entry (empty without --static-dispatch-backend) per op bound by codegen.
+    headers = [static_dispatch_ops_header(f, static_backends_of(ctx, f)) for f in fs]
+    return {"static_dispatch_ops_headers": [h for h in headers if h is not None],
             "operator_includes": f"#include <ATen/ops/{name}_ops.h>",
             "function_definitions": [compute_function(f) for f in fs]}
 
@@ -83,7 +86,7 @@ def plan_ops_files(ctx: GenContext, roots: RootNames) -> list[PlannedFile]:
         groups = roots.groups.get(name, ())
         structured = roots.structured(name)
         out.append(single(Manager.ops, f"{name}_ops.h", lambda fs=fs: _ops_h(fs), template="Operator.h"))
-        out.append(single(Manager.ops, f"{name}.h", lambda name=name, fs=fs: _function_h(name, fs),
+        out.append(single(Manager.ops, f"{name}.h", lambda name=name, fs=fs: _function_h(ctx, name, fs),
                           template="Function.h"))
         if structured:
             out.append(single(Manager.ops, f"{name}_meta.h", lambda s=structured: _meta_h(s),

@@ -31,7 +31,10 @@ def schema_definitions(functions) -> list[str]:
 
 def register_schema_cpp(ctx: GenContext) -> Env:
     by_namespace: dict[str, list] = {}
+    force = ctx.options.force_schema_registration
     for f in ctx.native_functions:
+        if not force and not ctx.selection.is_selected(f):
+            continue
         by_namespace.setdefault(f.namespace, []).append(f)
     aten: list[str] = []
     others = ""
