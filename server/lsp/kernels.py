@@ -170,3 +170,57 @@ async def files_changed(server: OpgenLanguageServer, paths: list[str]) -> bool:
     if state.index is index:
         state.generation += 1
     return True
+
+
+class _Model:
+    """The part of NativeFunctions that missing_kernels reads, for a few ops at a time."""
+
+    __slots__ = ("ops", "groups", "backend_indices")
+
+    def __init__(self, ops, groups, backend_indices) -> None:
+        self.ops, self.groups, self.backend_indices = ops, groups, backend_indices
+
+
+class _Snapshot:
+    __slots__ = ("functions",)
+
+    def __init__(self, functions: _Model) -> None:
+        self.functions = functions
+
+
+class MissingKernels:
+    """missing_kernels, remembered per op between re-checks: an edit re-checks only the ops whose entry
+    changed (an op's NativeFunction is cached by its entry's text), and moves the others' diagnostics
+    with their entry. Everything is dropped when the index, the severity or the set of backends changes."""
+
+    def __init__(self) -> None:
+        self._key: tuple = ()
+        # id(function) -> (function, structured group's meta name, diagnostics relative to the entry's line)
+        self._ops: dict[int, tuple[object, str | None, tuple]] = {}
+
+    def __call__(self, snapshot, index: KernelIndex, generation: int, severity: Severity, declare) -> tuple:
+        from ..analysis.kernels import missing_kernels
+        from ..analysis.kernel_nav import meta_name
+        from ..model.native_function import NativeFunctionsGroup
+
+        model = snapshot.functions
+        key = (id(index), generation, severity, frozenset(model.backend_indices))
+        if key != self._key:
+            self._key, self._ops = key, {}
+        groups = {g.out.func.name: g for g in model.groups if isinstance(g, NativeFunctionsGroup)}
+        out: list = []
+        seen: dict[int, tuple[object, str | None, tuple]] = {}
+        for op in model.ops:
+            f = op.function
+            group = groups.get(f.func.name) if f.structured else None
+            meta = meta_name(group) if group is not None else None
+            cached = self._ops.get(id(f))
+            if cached is None or cached[0] is not f or cached[1] != meta:
+                found = missing_kernels(_Snapshot(_Model((op,), (group,) if group is not None else (),
+                                                         model.backend_indices)),
+                                        index, declare=declare, severity=severity)
+                cached = (f, meta, tuple(d.shifted(-op.line) for d in found))
+            seen[id(f)] = cached
+            out.extend(d.shifted(op.line) for d in cached[2])
+        self._ops = seen
+        return tuple(out)

@@ -35,6 +35,14 @@ def main(argv: list[str] | None = None) -> int:
     # stdout carries the protocol in --stdio mode: log to stderr only.
     logging.basicConfig(stream=sys.stderr, level=getattr(logging, args.log_level),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # The kernel index scans a cold tree in worker processes, started from a thread of this (threaded)
+    # server: forkserver children do not inherit the locks other threads may hold at fork time.
+    import multiprocessing
+
+    try:
+        multiprocessing.set_start_method("forkserver")
+    except (RuntimeError, ValueError):  # already set, or not available on this platform
+        pass
     from .server import create_server
 
     server = create_server()

@@ -30,7 +30,6 @@ import os
 from dataclasses import dataclass
 
 from ..analysis import backend as backend_query
-from ..analysis.kernels import missing_kernels
 from ..analysis.check import BACKEND, NATIVE, TAGS, classify, installed_native_functions
 from ..index.backend import BackendSnapshot, check_backend
 from ..diagnostics import Diagnostic, diag
@@ -38,7 +37,7 @@ from ..index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapsho
 from ..text import Span
 from .config import Settings
 from .convert import Lines
-from .kernels import KernelState
+from .kernels import KernelState, MissingKernels
 
 # After the first analysis of a document this long, the heap is frozen once:
 # the engine's steady ~20 ms re-checks rely on the collector not walking the loaded model.
@@ -161,6 +160,8 @@ class Workspace:
         self.cpp_generation = 0
         # Expected kernel declarations, memoized per (function, backend index) (the codegen is pure).
         self._declarations: dict[tuple, str] = {}
+        # Missing kernels of each native document, remembered per op between re-checks.
+        self._missing_kernels: dict[str, MissingKernels] = {}
 
     # ------------------------------------------------------------ documents (event loop)
 
@@ -181,6 +182,7 @@ class Workspace:
         if document is not None and document.path is not None:
             self._by_path.pop(_norm(document.path), None)
         self._native_parsers.pop(uri, None)
+        self._missing_kernels.pop(uri, None)
         if document is not None:
             self._tags_parsers.pop(document.path or uri, None)
         self._analyses.pop(uri, None)
@@ -411,8 +413,9 @@ class Workspace:
             kernels = self.kernels
             key = (document.generation, source.key) + kernels.key()
             if kernels.active:
-                diagnostics += tuple(missing_kernels(native, kernels.index, declare=self.declaration,  # type: ignore[arg-type]
-                                                     severity=kernels.severity))  # type: ignore[arg-type]
+                check = self._missing_kernels.setdefault(uri, MissingKernels())
+                diagnostics += check(native, kernels.index, kernels.generation, kernels.severity,  # type: ignore[arg-type]
+                                     self.declaration)
             analysis = Analysis(document, key, diagnostics, native, tags)
         elif document.kind == TAGS:
             parser = self._tags_parsers.setdefault(document.path or uri, TagsParser())

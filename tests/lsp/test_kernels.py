@@ -59,6 +59,7 @@ Tensor _fused_thing(const Tensor& self) { return self; }
 }
 
 NATIVE_DIR = "aten/src/ATen/native"
+EXTRA_FILES = 70
 
 
 def _workspace(root: Path) -> Path:
@@ -68,6 +69,11 @@ def _workspace(root: Path) -> Path:
     (native / "tags.yaml").write_text(TAGS, encoding="utf-8")
     for name, text in SOURCES.items():
         (native / name).write_text(text, encoding="utf-8")
+    # Enough files for a cold index to scan them in worker processes (started from the server's thread).
+    (native / "extra").mkdir(exist_ok=True)
+    for i in range(EXTRA_FILES):
+        (native / "extra" / f"Extra{i}.cpp").write_text(
+            f"namespace at::native {{\nTensor extra_{i}(const Tensor& self) {{ return self; }}\n}}\n", encoding="utf-8")
     return native
 
 
@@ -84,7 +90,7 @@ async def editor(request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp
         capabilities=client_capabilities(request.param),
         root_uri=tmp_path.as_uri(),
         workspace_folders=[types.WorkspaceFolder(uri=tmp_path.as_uri(), name="ws")],
-        initialization_options={"debounceMs": 10, "testing": {"kernelWorkers": 1}},
+        initialization_options={"debounceMs": 10, "testing": {"kernelWorkers": 2}},
     ))
     lsp_client.init_result = result  # type: ignore[attr-defined]
     lsp_client.root = tmp_path  # type: ignore[attr-defined]
@@ -144,7 +150,7 @@ async def test_kernel_index_in_the_server(editor: LanguageClient, cache_home: Pa
         assert len(tokens) == 1
         reports = client.progress_reports[tokens[0]]
         assert isinstance(reports[0], types.WorkDoneProgressBegin) and isinstance(reports[-1], types.WorkDoneProgressEnd)
-        assert "3 files" in (reports[-1].message or "")
+        assert f"{3 + EXTRA_FILES} files" in (reports[-1].message or "")
 
     # Hover on a kernel name: where it is defined and the declaration it must have.
     at_relu = pos(client, text, "CPU, CUDA: relu\n", len("CPU, CUDA: r"))
@@ -278,3 +284,27 @@ async def test_backend_missing_kernels_stub_fix_recheck_and_generate(client: Lan
                                                      "RegisterPrivateUse1.cpp"]
     header = (out / "PrivateUse1NativeFunctions.h").read_text(encoding="utf-8")
     assert "static at::Tensor soft_sign(const at::Tensor & self);" in header
+
+
+async def test_meta_function_stub_in_process(tmp_path: Path):
+    """OPG601 (no TORCH_META_FUNC): the fix's stub is TORCH_META_FUNC2 with the meta signature, in at::meta."""
+    from opgen_lsp.analysis import kernel_nav
+    from opgen_lsp.analysis.kernels import missing_kernels
+    from opgen_lsp.index.kernels import KernelIndex
+    from opgen_lsp.index.native import NativeParser, TagsParser
+    from opgen_lsp.lsp.features import kernel_declaration
+
+    native = _workspace(tmp_path)
+    binary = native / "BinaryOps.cpp"
+    binary.write_text(SOURCES["BinaryOps.cpp"].replace("TORCH_META_FUNC2(add, Tensor)", "// no meta"), encoding="utf-8")
+    index = KernelIndex.build([str(native)], cache=None, workers=1)
+    snapshot = NativeParser().parse(KERNEL_NATIVE, TagsParser().parse(TAGS).names)
+    (meta,) = [d for d in missing_kernels(snapshot, index) if d.code == "OPG601"]
+    ref = kernel_nav.kernel_for_diagnostic(snapshot, meta.code, meta.span)
+    assert ref is not None and ref.macro == "TORCH_META_FUNC2(add, Tensor)"
+    assert kernel_nav.stub_for(ref, kernel_declaration(snapshot, ref)) == (
+        "namespace at::meta {\n\nTORCH_META_FUNC2(add, Tensor) (const at::Tensor & self, const at::Tensor & other, "
+        "const at::Scalar & alpha) {\n  TORCH_CHECK_NOT_IMPLEMENTED(false, \"add_Tensor: the meta function of add.out "
+        "is not implemented yet\");\n}\n\n} // namespace at::meta\n")
+    # It goes beside the family's other kernels (add_out's TORCH_IMPL_FUNC is in BinaryOps.cpp).
+    assert kernel_nav.stub_file(index, snapshot, ref) == str(binary)
