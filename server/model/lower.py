@@ -30,7 +30,7 @@ from .native_function import (
     UfuncKey,
     Variant,
 )
-from .schema import FunctionSchema, OperatorName, SchemaKind, SchemaKindError
+from .schema import TENSOR, FunctionSchema, OperatorName, SchemaKind, SchemaKindError
 from .schema_rules import check_schema
 
 ENTRY_KEYS: dict[str, str] = {
@@ -323,7 +323,7 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
                 r.error("OPG123", _dispatch_key_span(entry, key.name) or entry.span,
                         f"an op with structured_delegate must not have {key} in dispatch: it is delegated")
 
-    _check_codegen_rules(r, func, dispatch, bool(structured))
+    _check_codegen_rules(r, func, dispatch, bool(structured), variants)
     _check_post_init(r, func, kind, variants, structured, structured_delegate, structured_inherits, device_guard,
                      device_check, cpp_no_default_args, tags, spans, text)
 
@@ -581,8 +581,17 @@ def _check_dispatch_table(r: _Reader, func: FunctionSchema, table: dict, kernels
                 f"{table[dk.CIA].kernel} to {expected} and delete the dispatch table")
 
 
-def _check_codegen_rules(r: _Reader, func: FunctionSchema, dispatch: dict, structured: bool) -> None:
-    """Rules gen.py enforces while generating kernels and registrations for the entry."""
+def _check_codegen_rules(r: _Reader, func: FunctionSchema, dispatch: dict, structured: bool,
+                         variants: set[Variant]) -> None:
+    """Rules gen.py enforces while generating kernels, registrations and Tensor methods for the entry."""
+    if Variant.method in variants and not func.arguments.out:
+        self_arg = func.arguments.self_arg
+        if self_arg is None or self_arg.argument.type != TENSOR:
+            shown = "no self argument" if self_arg is None else f"self of type {self_arg.argument.type}"
+            variants_node = r.peek("variants")
+            r.error("OPG126", variants_node.span if variants_node is not None else r.entry.span,
+                    f"a method variant (Tensor::{func.name.name}) needs a plain 'Tensor self' argument; this schema "
+                    f"has {shown}")
     if structured:
         for key in (dk.K["Meta"], dk.CEA_NON_FUNCTIONAL):
             if key in dispatch:

@@ -100,6 +100,9 @@ CASES = [
      "- func: foo.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  structured: True\n  dispatch:\n"
      "    CPU: foo_out\n    Meta: foo_meta\n", "OPG124", "Meta: foo_meta"),
     ("symint-kernel-without-symint", FOO + "  dispatch:\n    CPU: foo_symint\n", "OPG125", "CPU: foo_symint"),
+    ("method-without-self", "- func: foo(Tensor x) -> Tensor\n  variants: method\n", "OPG126", "method"),
+    ("method-with-list-self", "- func: foo(Tensor[] self) -> Tensor\n  variants: function, method\n", "OPG126",
+     "function, method"),
     # func: schemas
     ("missing-arrow", "- func: foo(Tensor self) Tensor\n", "OPG200", "(Tensor self) Tensor"),
     ("single-return-in-parentheses", "- func: foo(Tensor self) -> (Tensor)\n", "OPG200", "(Tensor)"),
