@@ -21,7 +21,7 @@ export function documentSelector(extra: readonly unknown[] | undefined): Documen
 
 /** Every option the server reads (docs/lsp.md, "Settings"), with its default. */
 export const SERVER_SETTINGS: Readonly<Record<string, unknown>> = {
-  debounceMs: 50,
+  debounceMs: 0,
   tagsPath: null,
   maxWorkspaceSymbols: 500,
   nativeFunctionsPath: null,
@@ -30,6 +30,9 @@ export const SERVER_SETTINGS: Readonly<Record<string, unknown>> = {
   generateTarget: "auto",
   perOperatorHeaders: false,
   codeLens: true,
+  kernelDirs: [],
+  kernelSeverity: "warning",
+  kernelStubFile: null,
 };
 
 /** Client-only keys of the `opgen` section: never sent to the server (it warns about unknown keys). */

@@ -34,7 +34,11 @@ describe("settings", () => {
   it("declares every server option of docs/lsp.md, with its default, in package.json", () => {
     const doc = fs.readFileSync(path.join(REPO, "docs", "lsp.md"), "utf8");
     const table = doc.slice(doc.indexOf("## Settings"));
-    const documented = [...table.matchAll(/^\| `([A-Za-z]+)` \|/gm)].map((m) => m[1]);
+    const rows = [...table.matchAll(/^\| `([A-Za-z]+)` \|[^|]*\| `([^`]*)` \|/gm)];
+    const documented = rows.map((m) => m[1]);
+    for (const [, key, value] of rows) {
+      assert.deepEqual(SERVER_SETTINGS[key], JSON.parse(value), `docs/lsp.md's default of ${key}`);
+    }
     assert.ok(documented.length >= 9, `found ${documented.join(", ")}`);
     assert.deepEqual([...documented].sort(), Object.keys(SERVER_SETTINGS).sort());
     const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8"));
