@@ -1,7 +1,8 @@
 """VS Code for real: the built .vsix in code-server 4.100 (VS Code 1.100), driven in Debian's chromium.
 
-Checks the Problems panel (the samples' twelve deliberate mistakes), the hover of a `func:` line
-(the C++ declaration), and "opgen: Generate" (files written into opgen.outputDir). Saves the
+Checks the status bar item, the Problems panel (the samples' twelve deliberate mistakes), the
+hover of a `func:` line (the C++ declaration), "opgen: Show generated code" and "opgen: Generate"
+(files written into opgen.outputDir). Saves the
 screenshots into the test's folder, and the hover's into docs/vscode-hover.png when
 OPGEN_UPDATE_SCREENSHOT=1.
 """
@@ -147,6 +148,9 @@ def test_vscode_problems_hover_generate(code_server: str, workspace: Path, tmp_p
     hover = result["hover"]
     assert "scale(Tensor self, Scalar factor) -> Tensor" in hover, hover
     assert "at::Tensor scale(const at::Tensor & self, const at::Scalar & factor)" in hover, hover
+
+    # Show generated code (the op at the cursor): a read-only document with its C++.
+    assert "at::Tensor scale(const at::Tensor & self, const at::Scalar & factor)" in result["shownText"], result["shownText"][:2000]
 
     # Generate wrote gen.py's files into opgen.outputDir of the workspace.
     assert "written" in result["generateMessage"] or "files" in result["generateMessage"], result["generateMessage"]

@@ -20,7 +20,7 @@ const url = env("CODE_SERVER_URL");
 const workspace = env("WORKSPACE");
 const shots = env("SCREENSHOT_DIR");
 const out = env("OUT");
-const result = { steps: [], problems: [], statusBar: "", hover: "", generateMessage: "", errors: [] };
+const result = { steps: [], problems: [], statusBar: "", hover: "", shownTitle: "", shownText: "", generateMessage: "", errors: [] };
 const step = (name) => {
   result.steps.push({ name, at: Date.now() });
   console.log(`[vscode_e2e] ${name}`);
@@ -156,6 +156,16 @@ try {
     result.hover = "";
   }
   await page.keyboard.press("Escape");
+
+  step("opgen: Show generated code");
+  await goTo(env("HOVER_LINE"), env("HOVER_COLUMN"));
+  await palette("opgen: Show generated code");
+  const shownTab = page.locator(".tabs-container .tab.active").filter({ hasNotText: "native_functions.yaml" });
+  await shownTab.waitFor({ timeout: 30000 });
+  result.shownTitle = (await shownTab.innerText()).trim();
+  await sleep(1000);
+  result.shownText = (await page.locator(".editor-group-container.active .monaco-editor .view-lines").first().innerText())
+    .replace(/\u00a0/g, " ");
 
   step("opgen: Generate");
   await openFile("clean/native_functions.yaml"); // the copy without the mistakes: generated from
