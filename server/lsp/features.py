@@ -26,6 +26,7 @@ from ..analysis import kernel_nav
 from ..codegen.explain import Explainer
 from ..index.native import NativeSnapshot
 from ..model.native_function import NativeFunction
+from ..text import Span
 from ..analysis import symbols as symbols_query
 from ..analysis.folding import entry_folds
 from .convert import UTF16, Encoding, Lines, diagnostics, from_position, range_to_span, span_to_range
@@ -311,11 +312,11 @@ def completion(analysis: Analysis, pos: types.Position, client: Client) -> types
 
 def _file_location(path: str, line: int, col: int, length: int, client: Client,
                    kernels: KernelContext) -> types.Location:
-    uri, text = kernels.text_of(path)
     from pygls.uris import from_fs_path
 
+    uri, text = kernels.text_of(path)
     lines = Lines(text or "")
-    span = kernel_nav.Span(line, col, line, col + length)
+    span = Span(line, col, line, col + length)
     return types.Location(uri=uri or from_fs_path(path) or path, range=span_to_range(lines, span, client.encoding))
 
 
@@ -396,8 +397,12 @@ def _append_edit(path: str, block: str, client: Client, kernels: KernelContext) 
         return None
     lines = Lines(text)
     line, col, separator = kernel_nav.append_point(lines)
-    where = span_to_range(lines, kernel_nav.Span.point(line, col), client.encoding)
+    where = span_to_range(lines, Span.point(line, col), client.encoding)
     return uri or from_fs_path(path) or path, types.TextEdit(range=where, new_text=separator + block)
+
+
+def _overlaps(a: Span, b: Span) -> bool:
+    return (a.start_line, a.start_col) <= (b.end_line, b.end_col) and (b.start_line, b.start_col) <= (a.end_line, a.end_col)
 
 
 def _stub_action(title: str, d, uri: str, edit: types.TextEdit, analysis: Analysis, client: Client
@@ -416,7 +421,7 @@ def kernel_stub_actions(analysis: Analysis, span, client: Client, kernels: Kerne
     out = []
     seen: set[tuple[str, str]] = set()  # a kernel shared by several keys (CPU, CUDA: name) is created once
     for d in analysis.diagnostics:
-        if d.code not in ("OPG600", "OPG601") or not actions_query._overlaps(d.span, span):
+        if d.code not in ("OPG600", "OPG601") or not _overlaps(d.span, span):
             continue
         ref = kernel_nav.kernel_for_diagnostic(analysis.native, d.code, d.span)
         if ref is None:
@@ -444,7 +449,7 @@ def backend_stub_actions(analysis: Analysis, span, client: Client, kernels: Kern
         return []
     out = []
     for d in analysis.diagnostics:
-        if d.code != "OPG530" or not actions_query._overlaps(d.span, span):
+        if d.code != "OPG530" or not _overlaps(d.span, span):
             continue
         data = dict(d.data)
         path, definition, wrapped, ns = data.get("impl_path"), data.get("definition"), data.get("stub"), \
@@ -459,11 +464,11 @@ def backend_stub_actions(analysis: Analysis, span, client: Client, kernels: Kern
         lines = Lines(text)
         close = kernel_nav.namespace_close(lines, ns or "")
         if close is not None:
-            where = span_to_range(lines, kernel_nav.Span.point(close, 0), client.encoding)
+            where = span_to_range(lines, Span.point(close, 0), client.encoding)
             edit = types.TextEdit(range=where, new_text=definition + "\n")
         else:
             line, col, separator = kernel_nav.append_point(lines)
-            edit = types.TextEdit(range=span_to_range(lines, kernel_nav.Span.point(line, col), client.encoding),
+            edit = types.TextEdit(range=span_to_range(lines, Span.point(line, col), client.encoding),
                                   new_text=separator + wrapped)
         out.append(_stub_action(f"Insert a stub of this kernel into {os.path.basename(path)}", d,
                                 uri or from_fs_path(path) or path, edit, analysis, client))

@@ -222,6 +222,10 @@ async def test_kernel_index_in_the_server(editor: LanguageClient, cache_home: Pa
     found = await until(client, uri, lambda ds: [d.severity for d in ds if d.code == "OPG600"]
                         == [types.DiagnosticSeverity.Error])
     assert kernel_codes(found) == [("OPG600", other_line)]
+    client.set_configuration({"debounceMs": 10, "kernelSeverity": "off"}, section="opgen")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        settings={"opgen": {"debounceMs": 10, "kernelSeverity": "off"}}))
+    await until(client, uri, lambda ds: kernel_codes(ds) == [])
 
     # The index was cached for the next start.
     assert list((cache_home / "opgen").glob("kernels-*.json"))
