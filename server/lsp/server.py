@@ -141,6 +141,24 @@ class OpgenLanguageServer(LanguageServer):
         return features.KernelContext(self.model.kernels, self.model.root, self.settings.kernel_stub_file,
                                       self.model.absolute, self.model.text_of)
 
+    def warm_up(self) -> None:
+        """In a PyTorch checkout, parse aten/src/ATen/native/native_functions.yaml from disk in the background,
+        so that opening it later costs a re-check (tens of ms) rather than a first parse (about 0.5 s)."""
+        from pygls.uris import from_fs_path
+
+        from .workspace import WORKSPACE_NATIVE
+
+        root = self.model.root
+        path = os.path.join(root, WORKSPACE_NATIVE) if root else None
+        if path is None or not os.path.isfile(path):
+            return
+        uri = from_fs_path(path)
+        if uri is None:
+            return
+        future = asyncio.get_running_loop().run_in_executor(self._executor, self.model.warm, uri, path)
+        future.add_done_callback(lambda f: f.cancelled() or f.exception() is None or
+                                 logger.info("warming up %s failed: %s", path, f.exception()))
+
     async def files_changed(self, paths: list[str]) -> None:
         """C++ files saved or changed on disk: the kernel index and the backends' kernel checks follow."""
         cpp = [p for p in paths if p.endswith(CPP_SUFFIXES)]
@@ -356,6 +374,7 @@ def create_server() -> OpgenLanguageServer:
             server.configured.set()
         kernels.configure(server)
         kernels.start(server)
+        server.warm_up()
         await server.watch_files()
         await server.register_virtual_documents()
 

@@ -371,6 +371,25 @@ class Workspace:
             out.extend(backend_query.KernelDefinition(path, line, col) for line, col in cached[1].get(kernel, ()))
         return out
 
+    # ------------------------------------------------------------ warming up
+
+    def warm(self, uri: str, path: str) -> bool:
+        """Parse a native_functions.yaml on disk before it is opened (worker thread), with the parser its
+        document will use: opening it then re-checks only the entries that differ. False when it is open
+        already or cannot be read."""
+        if uri in self._documents or uri in self._native_parsers:
+            return False
+        text = _read_text(path)
+        if text is None:
+            return False
+        placeholder = OpenDocument(uri, path, NATIVE, text, None, 0)
+        tags, _ = self._tags(self.tags_input(placeholder))
+        parser = NativeParser()
+        parser.parse(text, tags.names if tags is not None else frozenset())
+        # Opened meanwhile or not: analyses run on this same thread, so none has made a parser for it yet.
+        self._native_parsers.setdefault(uri, parser)
+        return True
+
     # ------------------------------------------------------------ analyses
 
     def key(self, uri: str) -> tuple | None:

@@ -312,3 +312,22 @@ async def test_meta_function_stub_in_process(tmp_path: Path):
         "is not implemented yet\");\n}\n\n} // namespace at::meta\n")
     # It goes beside the family's other kernels (add_out's TORCH_IMPL_FUNC is in BinaryOps.cpp).
     assert kernel_nav.stub_file(index, snapshot, ref) == str(binary)
+
+
+async def test_warm_up_parses_a_checkouts_native_functions_yaml_before_it_is_opened(tmp_path: Path):
+    """In-process: the warmed parser is the one the document's analysis uses, and the result is the same."""
+    from opgen_lsp.lsp.workspace import Workspace
+
+    native = _workspace(tmp_path)
+    path = native / "native_functions.yaml"
+    uri = path.as_uri()
+    warm = Workspace(str(tmp_path))
+    assert warm.warm(uri, str(path)) is True
+    parser = warm._native_parsers[uri]
+    assert warm.warm(uri, str(path)) is False  # once
+    edited = KERNEL_NATIVE.replace("variants: method\n", "variants: method, function\n", 1)
+    warm.open(uri, str(path), edited, 1)
+    cold = Workspace(str(tmp_path))
+    cold.open(uri, str(path), edited, 1)
+    assert warm.analyse(uri).diagnostics == cold.analyse(uri).diagnostics  # type: ignore[union-attr]
+    assert warm._native_parsers[uri] is parser
