@@ -134,12 +134,13 @@ def generate(options: GenerateOptions, *, implemented_only: bool = False) -> Gen
         os.makedirs(dirs.of(manager), exist_ok=True)  # gen.py creates these folders up front
     written = None
     if not options.dry_run:
+        # Streamed: each file is rendered, written and dropped before the next (peak memory is one file's
+        # bytes, not all of them). A PlanError stops the run; the files already written are complete.
         try:
-            files = [(dirs.of(p.manager), p.path, render(p.template, ctx.templates, p.build()).encode("utf-8"))
-                     for p in planned if p.build is not None]
+            written = write_files((dirs.of(p.manager), p.path, render(p.template, ctx.templates, p.build())
+                                   .encode("utf-8")) for p in planned if p.build is not None)
         except PlanError as exc:
             return GenerateResult(tuple(planned), None, (str(exc),))
-        written = write_files(files)
     if options.output_dependencies:
         listed = [p for p in planned if p.implemented or not implemented_only]
         depfile = os.path.realpath(options.output_dependencies)

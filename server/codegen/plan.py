@@ -172,11 +172,16 @@ def sharded(manager: Manager, path: str, template: str, envs: Callable[[], list[
     """A sharded file family; the shard environments are computed once, on first use."""
     cache: dict[str, list[dict[str, Any]]] = {}
 
+    last = num_shards  # the index of the last file of the family ([Everything, _0, .., _N-1])
+
     def shard(i: int) -> Build:
         def build() -> Env:
             if "envs" not in cache:
                 cache["envs"] = envs()
-            return cache["envs"][i]
+            env = cache["envs"][i]
+            if i == last:  # built in order: let the family's environments go (a later call recomputes them)
+                del cache["envs"]
+            return env
         return build
 
     return [PlannedFile(manager, name, template, shard(i), listed)

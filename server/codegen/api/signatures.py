@@ -2,12 +2,32 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from ...model.native_function import NativeFunction
 from ...model.schema import FunctionSchema
 from . import cpp, dispatcher, native
 from .types import ApiOptions, Binding, CType, Expr
+
+
+# The bindings of each convention, computed once per schema and switches: every file family asks for
+# them again (a wrapper per dispatch key, the C++ API, the redispatch API, ...). Callers get a fresh list.
+@functools.cache
+def _cpp_arguments(args, faithful: bool, symint: bool, method: bool, cpp_no_default_args: frozenset[str],
+                   options: ApiOptions) -> tuple[Binding, ...]:
+    return tuple(cpp.arguments(args, faithful=faithful, symint=symint, method=method,
+                               cpp_no_default_args=cpp_no_default_args, options=options))
+
+
+@functools.cache
+def _dispatcher_arguments(func: FunctionSchema, options: ApiOptions, symint: bool) -> tuple[Binding, ...]:
+    return tuple(dispatcher.arguments(func, options=options, symint=symint))
+
+
+@functools.cache
+def _native_arguments(func: FunctionSchema, symint: bool, options: ApiOptions) -> tuple[Binding, ...]:
+    return tuple(native.arguments(func, symint=symint, options=options))
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,8 +45,8 @@ class CppSignature:
     fallback_binding: bool = False
 
     def arguments(self) -> list[Binding]:
-        return cpp.arguments(self.func.arguments, faithful=self.faithful, symint=self.symint, method=self.method,
-                             cpp_no_default_args=self.cpp_no_default_args, options=self.options)
+        return list(_cpp_arguments(self.func.arguments, self.faithful, self.symint, self.method,
+                                   self.cpp_no_default_args, self.options))
 
     def name(self, *, suppress_symint_suffix: bool = False) -> str:
         n = cpp.name(self.func, faithful_name_for_out_overloads=self.faithful,
@@ -101,7 +121,7 @@ class DispatcherSignature:
     symint: bool = True
 
     def arguments(self) -> list[Binding]:
-        return dispatcher.arguments(self.func, options=self.options, symint=self.symint)
+        return list(_dispatcher_arguments(self.func, self.options, self.symint))
 
     def name(self) -> str:
         return self.prefix + dispatcher.name(self.func)
@@ -142,7 +162,7 @@ class NativeSignature:
         return self.prefix + native.name(self.func)
 
     def arguments(self) -> list[Binding]:
-        return native.arguments(self.func, symint=self.symint, options=self.options)
+        return list(_native_arguments(self.func, self.symint, self.options))
 
     def returns_type(self) -> CType:
         return native.returns_type(self.func.returns, options=self.options)

@@ -9,6 +9,7 @@ arrays, optional references, and so on.
 
 from __future__ import annotations
 
+import functools
 from typing import Sequence
 
 from .types import (
@@ -79,6 +80,19 @@ def _context(bindings: Sequence[Expr], method: bool) -> dict[NamedCType, str]:
 
 def translate(bindings: Sequence[Expr | Binding], goals: Sequence[NamedCType | Binding], *, method: bool = False,
               allow_expensive_conversions: bool = False) -> list[Expr]:
+    """An expression for each goal (raises UnsatError). Memoized: the same pairs of conventions recur for
+    an op under every dispatch key and file family."""
+    return list(_translate(tuple(bindings), tuple(goals), method, allow_expensive_conversions))
+
+
+@functools.cache
+def _translate(bindings: tuple[Expr | Binding, ...], goals: tuple[NamedCType | Binding, ...], method: bool,
+               allow_expensive_conversions: bool) -> tuple[Expr, ...]:
+    return tuple(_solve_all(bindings, goals, method=method, allow_expensive_conversions=allow_expensive_conversions))
+
+
+def _solve_all(bindings: Sequence[Expr | Binding], goals: Sequence[NamedCType | Binding], *, method: bool,
+               allow_expensive_conversions: bool) -> list[Expr]:
     exprs = [Expr(b.name, b.nctype) if isinstance(b, Binding) else b for b in bindings]
     goal_types = [g.nctype if isinstance(g, Binding) else g for g in goals]
     ctx = _context(exprs, method)
