@@ -28,6 +28,7 @@ from ..syntax.locate import ScalarText
 from ..syntax.nodes import YMap, YScalar
 from ..text import Span
 from . import cursor
+from ..syntax.cpp_scan import split_parameters
 
 KERNEL = "kernel"  # a dispatch kernel (a function in its namespace, or a structured TORCH_IMPL_FUNC)
 META_FUNC = "meta"  # a structured group's TORCH_META_FUNC
@@ -182,19 +183,7 @@ def hover_markdown(ref: KernelRef, index: KernelIndex | None, declaration: str, 
 # ---------------------------------------------------------------- stubs
 
 def _split_top(text: str) -> list[str]:
-    parts, depth, current = [], 0, []
-    for c in text:
-        if c in "(<[{":
-            depth += 1
-        elif c in ")>]}":
-            depth -= 1
-        if c == "," and depth == 0:
-            parts.append("".join(current))
-            current = []
-        else:
-            current.append(c)
-    parts.append("".join(current))
-    return [p.strip() for p in parts if p.strip()]
+    return split_parameters(text)
 
 
 def _without_defaults(params: str) -> str:

@@ -85,20 +85,30 @@ def expand(macro: Macro, args: list[str]) -> str:
     return re.sub(r"\s*##\s*", "", body)
 
 
-def _split_args(text: str) -> list[str]:
-    args, depth, current = [], 0, []
+def split_top_level(text: str, openers: str = "([{", closers: str = ")]}") -> list[str]:
+    """Split at the commas outside brackets (macro arguments, parameter lists)."""
+    parts, depth, current = [], 0, []
     for ch in text:
-        if ch in "([{<" and ch != "<":
+        if ch in openers:
             depth += 1
-        elif ch in ")]}":
+        elif ch in closers:
             depth -= 1
         if ch == "," and depth == 0:
-            args.append("".join(current))
+            parts.append("".join(current))
             current = []
         else:
             current.append(ch)
-    args.append("".join(current))
-    return args
+    parts.append("".join(current))
+    return parts
+
+
+def split_parameters(text: str) -> list[str]:
+    """The parameters of a C++ declaration, template arguments kept whole, blanks dropped."""
+    return [p for p in (part.strip() for part in split_top_level(text, "(<[{", ")>]}")) if p]
+
+
+def _split_args(text: str) -> list[str]:
+    return split_top_level(text)
 
 
 def _matching(code: str, start: int, open_ch: str, close_ch: str) -> int:

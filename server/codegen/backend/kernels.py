@@ -32,6 +32,7 @@ from ...report import FileDiagnostic
 from ...suggest import did_you_mean
 from ...text import LineIndex, Span
 from ..dest.native_declarations import SymIntKernelError, kernel_signature
+from ...syntax.cpp_scan import split_parameters
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,19 +87,7 @@ def _closing(text: str, start: int) -> int:
 
 
 def _split_top(text: str) -> list[str]:
-    parts, depth, current = [], 0, []
-    for c in text:
-        if c in "(<[{":
-            depth += 1
-        elif c in ")>]}":
-            depth -= 1
-        if c == "," and depth == 0:
-            parts.append("".join(current))
-            current = []
-        else:
-            current.append(c)
-    parts.append("".join(current))
-    return [p for p in (p.strip() for p in parts) if p]
+    return split_parameters(text)
 
 
 _PARAM_NAME = re.compile(r"^(.*?[\s&*>])\s*[A-Za-z_]\w*$", re.S)
