@@ -23,12 +23,11 @@ from ..index.kernels import KernelIndex, Located
 from ..index.native import NativeSnapshot
 from ..model import dispatch as dk
 from ..model.native_function import BackendMetadata, NativeFunction, NativeFunctionsGroup
-from ..syntax.cpp_scan import DECLARATION, DEFINITION, IMPL, META
+from ..syntax.cpp_scan import DECLARATION, DEFINITION, IMPL, META, split_parameters
 from ..syntax.locate import ScalarText
 from ..syntax.nodes import YMap, YScalar
 from ..text import Span
 from . import cursor
-from ..syntax.cpp_scan import split_parameters
 
 KERNEL = "kernel"  # a dispatch kernel (a function in its namespace, or a structured TORCH_IMPL_FUNC)
 META_FUNC = "meta"  # a structured group's TORCH_META_FUNC
