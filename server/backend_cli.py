@@ -64,36 +64,43 @@ def _same(path: str, data: bytes) -> bool:
         return False
 
 
-def run_generate_backend(args: argparse.Namespace) -> int:
-    from .codegen.backend.run import BackendOptions, generate_backend
-
-    options = BackendOptions(args.source_yaml, args.output_dir, tuple(args.impl_path), args.dry_run,
-                             args.native_functions, args.templates, registration_options(args))
-    result = generate_backend(options)
+def report_generation(result, *, output_dir: str, dry_run: bool, verbose: bool, fmt: str,
+                      nothing_to_generate: str | None = None) -> int:
+    """Print a backend/lazy generation result (diagnostics, errors, files) and return the exit status."""
     if result.diagnostics:
-        sys.stdout.write(RENDERERS[args.format](list(result.diagnostics)))
+        sys.stdout.write(RENDERERS[fmt](list(result.diagnostics)))
     for error in result.errors:
         print(f"opgen: {error}", file=sys.stderr)
     if not result.read:
         return 2
     if result.has_errors:
         return 1
-    if not result.files:
-        print(f"opgen: {args.source_yaml} lists no ops under supported or full_codegen: nothing to generate",
-              file=sys.stderr)
+    if nothing_to_generate is not None and not result.files:
+        print(f"opgen: {nothing_to_generate}", file=sys.stderr)
         return 0
-    if args.dry_run:
+    if dry_run:
         for f in result.files:
-            target = os.path.join(args.output_dir, f.path)
+            target = os.path.join(output_dir, f.path)
             print(f"{target}: {'unchanged' if _same(target, f.data) else 'would be written'}")
         return 0
     if result.written is not None:
-        if args.verbose:
+        if verbose:
             for path in result.written.written:
                 print(f"wrote {path}")
         print(f"opgen: {len(result.written.written)} file(s) written, {len(result.written.unchanged)} unchanged",
               file=sys.stderr)
     return 0
+
+
+def run_generate_backend(args: argparse.Namespace) -> int:
+    from .codegen.backend.run import BackendOptions, generate_backend
+
+    options = BackendOptions(args.source_yaml, args.output_dir, tuple(args.impl_path), args.dry_run,
+                             args.native_functions, args.templates, registration_options(args))
+    result = generate_backend(options)
+    return report_generation(result, output_dir=args.output_dir, dry_run=args.dry_run, verbose=args.verbose,
+                             fmt=args.format, nothing_to_generate=f"{args.source_yaml} lists no ops under supported "
+                                                                  "or full_codegen: nothing to generate")
 
 
 def impl_path_items(paths: list[str], native_path: str | None, impl_paths: list[str]

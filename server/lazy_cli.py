@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 
+from .backend_cli import report_generation
 from .report import RENDERERS
 
 
@@ -52,14 +51,6 @@ def add_generate_lazy_parser(sub) -> None:
     p.set_defaults(run=run_generate_lazy)
 
 
-def _same(path: str, data: bytes) -> bool:
-    try:
-        with open(path, "rb") as f:
-            return f.read() == data
-    except OSError:
-        return False
-
-
 def options_from(args: argparse.Namespace):
     from .codegen.lazy.plan import LazyOptions
     from .codegen.lazy.run import LazyRunOptions
@@ -81,23 +72,5 @@ def run_generate_lazy(args: argparse.Namespace) -> int:
 
     options = options_from(args)
     result = generate_lazy(options)
-    if result.diagnostics:
-        sys.stdout.write(RENDERERS[args.format](list(result.diagnostics)))
-    for error in result.errors:
-        print(f"opgen: {error}", file=sys.stderr)
-    if not result.read:
-        return 2
-    if result.has_errors:
-        return 1
-    if options.dry_run:
-        for f in result.files:
-            target = os.path.join(args.output_dir, f.path)
-            print(f"{target}: {'unchanged' if _same(target, f.data) else 'would be written'}")
-        return 0
-    if result.written is not None:
-        if args.verbose:
-            for path in result.written.written:
-                print(f"wrote {path}")
-        print(f"opgen: {len(result.written.written)} file(s) written, {len(result.written.unchanged)} unchanged",
-              file=sys.stderr)
-    return 0
+    return report_generation(result, output_dir=args.output_dir, dry_run=options.dry_run, verbose=args.verbose,
+                             fmt=args.format)
