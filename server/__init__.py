@@ -4,3 +4,6 @@ __version__ = "0.1.0"
 
 # The torchgen release whose behaviour opgen reproduces.
 TORCHGEN_VERSION = "2.13.0"
+
+# How opgen names itself to users and clients: its own version and the reference it follows.
+VERSION_TEXT = f"{__version__} (torchgen {TORCHGEN_VERSION})"

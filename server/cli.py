@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from . import TORCHGEN_VERSION, __version__
+from . import TORCHGEN_VERSION, VERSION_TEXT
 from .backend_cli import add_generate_backend_parser, impl_path_items
 from .generate_cli import add_generate_parser
 from .report import RENDERERS
@@ -75,7 +75,7 @@ def _explain(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="opgen", description="Check and generate PyTorch operator yaml "
                                                                f"(matches torchgen {TORCHGEN_VERSION}).")
-    parser.add_argument("--version", action="version", version=f"opgen {__version__} (torchgen {TORCHGEN_VERSION})")
+    parser.add_argument("--version", action="version", version=f"opgen {VERSION_TEXT}")
     sub = parser.add_subparsers(dest="command", required=True)
     check = sub.add_parser("check", help="report every mistake in native_functions.yaml / tags.yaml files")
     check.add_argument("paths", nargs="+", metavar="PATH", help="files or directories to check")

@@ -6,7 +6,7 @@ import argparse
 import logging
 import sys
 
-from .. import TORCHGEN_VERSION, __version__
+from .. import TORCHGEN_VERSION, VERSION_TEXT
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
@@ -23,7 +23,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--port", type=int, default=2087, help="TCP port (default: %(default)s)")
     parser.add_argument("--log-level", default="WARNING", choices=LOG_LEVELS, type=str.upper,
                         help="server log on stderr (default: %(default)s)")
-    parser.add_argument("--version", action="version", version=f"opgen-lsp {__version__}")
+    parser.add_argument("--version", action="version", version=f"opgen-lsp {VERSION_TEXT}")
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:
         parser.error(f"--port {args.port}: a port is a number from 0 to 65535")

@@ -23,7 +23,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from .. import __version__
+from .. import VERSION_TEXT
 from ..analysis.check import BACKEND, NATIVE, TAGS
 from . import commands, features, kernels
 from .config import SECTION, Settings, settings_from
@@ -43,7 +43,7 @@ CONFIGURATION_TIMEOUT = 5.0
 
 class OpgenLanguageServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("opgen-lsp", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        super().__init__("opgen-lsp", VERSION_TEXT, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
         self.model = Workspace()
         self.client = features.Client()
         self.settings = Settings()
