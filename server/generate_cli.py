@@ -41,6 +41,12 @@ def add_generate_parser(sub) -> None:
                    help="register every schema, even of operators not selected")
     p.add_argument("--generate", nargs="*", choices=["headers", "sources", "declarations_yaml"],
                    default=["headers", "sources", "declarations_yaml"], help="generate only these kinds of files")
+    p.add_argument("--update-aoti-c-shim", "--update_aoti_c_shim", action="store_true",
+                   help="write the AOTInductor C shim headers c_shim_<device>.h (and include the MPS and XPU "
+                        "kernels); without it, a header that would change in the aoti install dir is an error")
+    p.add_argument("--extend-aoti-c-shim", "--extend_aoti_c_shim", action="store_true",
+                   help="C shims of out-of-tree ops (with -s <out-of-tree ATen folder> and --aoti-install-dir "
+                        "<in-tree aoti dir>/extend): only for their own kernels, including extend/c_shim_<device>.h")
     p.add_argument("--implemented-only", action="store_true", help=_HELP_IMPLEMENTED_ONLY)
     p.add_argument("-v", "--verbose", action="store_true", help="print each file written")
     p.set_defaults(run=run_generate)
@@ -62,6 +68,7 @@ def options_from_args(args: argparse.Namespace):
         skip_dispatcher_op_registration=args.skip_dispatcher_op_registration,
         force_schema_registration=args.force_schema_registration, generate=frozenset(args.generate),
         dry_run=args.dry_run, output_dependencies=args.output_dependencies,
+        update_aoti_c_shim=args.update_aoti_c_shim, extend_aoti_c_shim=args.extend_aoti_c_shim,
     )
 
 
@@ -69,6 +76,8 @@ def run_generate(args: argparse.Namespace) -> int:
     from .codegen.generate import generate
 
     result = generate(options_from_args(args), implemented_only=args.implemented_only)
+    for note in result.notes:
+        print(note)  # on stdout, as gen.py prints it
     for error in result.errors:
         print(f"opgen: {error}", file=sys.stderr)
     if result.written is not None:

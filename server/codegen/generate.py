@@ -8,11 +8,10 @@ from dataclasses import dataclass
 
 from ..index.native import TagsParser
 from ..model import dispatch as dk
-from .files.aoti import FallbackOps, parse_fallback_ops
+from .files.aoti import FallbackOps, header_check, parse_fallback_ops
 from .files.aten import plan_aten
 from .files.context import GenContext, GenerateOptions
 from .inputs import InputError, load_native
-from .options import CodegenOptions
 from .plan import Dirs, GeneratedFile, Manager, PlanError, PlannedFile, materialize, outputs_lists, render
 from .selection import ALL_OPERATORS, Selection, from_allow_list, parse_selection_yaml
 from .writer import WriteResult, write_files, write_if_changed
@@ -23,6 +22,7 @@ class GenerateResult:
     planned: tuple[PlannedFile, ...]
     written: WriteResult | None
     errors: tuple[str, ...]
+    notes: tuple[str, ...] = ()  # printed as gen.py prints them (an AOTI header not found)
 
     @property
     def missing(self) -> tuple[PlannedFile, ...]:
@@ -39,6 +39,17 @@ def _read(path: str) -> str:
             return f.read()
     except OSError as exc:
         raise InputError(f"{path}: {exc.strerror or exc}") from exc
+
+
+def read_if_present(path: str) -> str | None:
+    """A file's text, None when there is none (other read errors raise InputError)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: {getattr(exc, 'strerror', None) or exc}") from exc
 
 
 def read_templates(folder: str) -> dict[str, str]:
@@ -103,7 +114,7 @@ def load_context(options: GenerateOptions) -> GenContext:
     """Read native_functions.yaml, tags.yaml and the templates under --source-path (raises InputError)."""
     native = os.path.join(options.source_path, "native", "native_functions.yaml")
     tags_path = os.path.join(options.source_path, "native", "tags.yaml")
-    ignore = CodegenOptions(options.mps, options.xpu, options.mtia).ignore_keys
+    ignore = options.ignore_keys
     inputs = load_native(native, tags_path, ignore)
     if inputs.errors:
         first = inputs.errors[0]
@@ -132,6 +143,13 @@ def generate(options: GenerateOptions, *, implemented_only: bool = False) -> Gen
     dirs = dirs_of(options)
     for manager in (Manager.core, Manager.ops, Manager.aoti, Manager.headeronly):
         os.makedirs(dirs.of(manager), exist_ok=True)  # gen.py creates these folders up front
+    # The checked-in AOTI headers must not change (unless --update-aoti-c-shim): checked before any write.
+    try:
+        headers = header_check(ctx, dirs.of(Manager.aoti), read_if_present)
+    except InputError as exc:
+        return GenerateResult(tuple(planned), None, (str(exc),))
+    if headers.errors:
+        return GenerateResult(tuple(planned), None, headers.errors, headers.notes)
     written = None
     if not options.dry_run:
         # Streamed: each file is rendered, written and dropped before the next (peak memory is one file's
@@ -149,7 +167,8 @@ def generate(options: GenerateOptions, *, implemented_only: bool = False) -> Gen
                 write_if_changed(path, text.encode("utf-8"))
             except OSError as exc:
                 errors.append(f"{path}: {exc.strerror or exc}")
-    return GenerateResult(tuple(planned), written, tuple(errors) + (written.errors if written else ()))
+    return GenerateResult(tuple(planned), written, tuple(errors) + (written.errors if written else ()),
+                          headers.notes)
 
 
 class Engine:
@@ -164,7 +183,7 @@ class Engine:
         tags_path = os.path.join(options.source_path, "native", "tags.yaml")
         self._tags = frozenset(TagsParser().parse(_read(tags_path)).names)
         self._templates = read_templates(os.path.join(options.source_path, "templates"))
-        self._parser = NativeParser(CodegenOptions(options.mps, options.xpu, options.mtia).ignore_keys)
+        self._parser = NativeParser(options.ignore_keys)
         self._fallback_ops, self._fallback_ops_missing = load_fallback_ops(options.source_path)
         self._selection = load_selection(options)
 

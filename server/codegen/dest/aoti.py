@@ -268,12 +268,17 @@ def backend_call(f: NativeFunction, index: BackendIndex | None) -> str:
 
 
 def backend_index_for(f: NativeFunction, delegates: Mapping[OperatorName, NativeFunctionsGroup],
-                      key: dk.DispatchKey, indices: Mapping[dk.DispatchKey, BackendIndex]) -> BackendIndex | None:
-    """The backend whose kernel a device shim calls: the device's own, else a composite one; None: no shim."""
+                      key: dk.DispatchKey, indices: Mapping[dk.DispatchKey, BackendIndex], *,
+                      extend: bool = False) -> BackendIndex | None:
+    """The backend whose kernel a device shim calls: the device's own, else a composite one; None: no shim.
+    extend (--extend-aoti-c-shim): out-of-tree ops get shims for their own kernels only, the in-tree
+    shims already cover the composite ones."""
     index = indices[key]
     group = delegates.get(f.structured_delegate) if f.structured_delegate is not None else None
     if index.has_kernel(f) or (group is not None and index.has_kernel(group)):
         return index
+    if extend:
+        return None
     for composite in (dk.CEA, dk.CEA_NON_FUNCTIONAL, dk.CIA):
         if indices[composite].has_kernel(f):
             return indices[composite]

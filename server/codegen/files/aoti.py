@@ -1,5 +1,9 @@
-"""c_shim_<device>.cpp: the AOTInductor C shims of the fallback ops, for CPU, CUDA (MPS, XPU with their
-flags) and `aten` (through the dispatcher).
+"""c_shim_<device>.cpp and .h: the AOTInductor C shims of the fallback ops, for CPU, CUDA (MPS, XPU with
+their flags or --update-aoti-c-shim) and `aten` (through the dispatcher).
+
+The headers are checked in (their declarations are an ABI): gen.py writes them only with
+--update-aoti-c-shim, and otherwise fails when the header it would write differs from the one in
+the aoti install dir (header_check).
 
 Which ops get a shim, and their versions, is data: the `inductor_fallback_ops` and
 `aten_shimified_ops` dicts of torchgen's aoti/fallback_ops.py. opgen reads that file as data
@@ -10,12 +14,14 @@ installed torchgen. Without it the shims are named as files opgen cannot generat
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping
+import difflib
+import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
 from ...model import dispatch as dk
-from ...model.native_function import NativeFunction, NativeFunctionsGroup
+from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ...model.schema import OperatorName
 from ..dest import aoti
 from .context import GenContext
@@ -78,9 +84,9 @@ def parse_fallback_ops(text: str, path: str = "fallback_ops.py") -> tuple[Fallba
 def aoti_backends(ctx: GenContext) -> list[dk.DispatchKey | None]:
     """The devices that get a shim file (None: aten, through the dispatcher)."""
     keys: list[dk.DispatchKey | None] = [dk.K["CPU"], dk.K["CUDA"], None]
-    if ctx.options.mps:
+    if ctx.options.with_mps:
         keys.append(dk.K["MPS"])
-    if ctx.options.xpu:
+    if ctx.options.with_xpu:
         keys.append(dk.K["XPU"])
     return keys
 
@@ -109,34 +115,58 @@ def structured_delegates(groups: tuple[NativeFunctionsGroup, ...]) -> dict[Opera
     return out
 
 
-def _includes(ctx: GenContext, key: dk.DispatchKey | None, fs: list[NativeFunction],
-              indices: list) -> str:
-    if key is None:
-        headers = {f"#include <ATen/ops/{f.root_name}.h>" for f in fs}
-    else:
-        headers = {f"#include <ATen/ops/{f.root_name}_{str(i.dispatch_key).lower()}_dispatch.h>"
-                   for f, i in zip(fs, indices) if i is not None}
-    extra = extra_cuda_headers(ctx.options.rocm) if key is not None and dk.is_cuda_dispatch_key(key) else ""
-    return "\n".join(sorted(headers)) + "\n" + extra
+@dataclass(frozen=True)
+class DeviceShims:
+    """One device's shim file pair: its listed ops, the backend each calls (None: through the dispatcher,
+    or no shim for a device) and the shims themselves."""
+
+    key: dk.DispatchKey | None
+    functions: tuple[NativeFunction, ...]
+    indices: tuple[BackendIndex | None, ...]
+    shims: tuple[aoti.Shim, ...]
+
+    @property
+    def device(self) -> str:
+        return device_name(self.key)
 
 
-def c_shim_cpp(ctx: GenContext, fallbacks: FallbackOps, key: dk.DispatchKey | None) -> str:
+def device_shims(ctx: GenContext, fallbacks: FallbackOps, key: dk.DispatchKey | None) -> DeviceShims:
     table = fallbacks.aten_map if key is None else fallbacks.inductor_map
     listed = fallback_functions(ctx, table)
-    fs = [f for _, f in listed]
+    fs = tuple(f for _, f in listed)
     if key is None:
-        indices = [None] * len(fs)
+        indices: tuple[BackendIndex | None, ...] = (None,) * len(fs)
     else:
         delegates = structured_delegates(ctx.structured_groups)
         all_indices = {k: ctx.backend_index(k) for k in (key, dk.CEA, dk.CEA_NON_FUNCTIONAL, dk.CIA)}
-        indices = [aoti.backend_index_for(f, delegates, key, all_indices) for f in fs]
+        extend = ctx.options.extend_aoti_c_shim
+        indices = tuple(aoti.backend_index_for(f, delegates, key, all_indices, extend=extend) for f in fs)
     device = device_name(key)
-    shims = [aoti.shim(f, device, aoti.backend_call(f, index), table[name])
-             for (name, f), index in zip(listed, indices) if key is None or index is not None]
-    body = "\n".join(s.definitions for s in shims if s is not None)
+    shims = (aoti.shim(f, device, aoti.backend_call(f, index), table[name])
+             for (name, f), index in zip(listed, indices) if key is None or index is not None)
+    return DeviceShims(key, fs, indices, tuple(s for s in shims if s is not None))
+
+
+def _includes(ctx: GenContext, shims: DeviceShims) -> str:
+    if shims.key is None:
+        headers = {f"#include <ATen/ops/{f.root_name}.h>" for f in shims.functions}
+    else:
+        headers = {f"#include <ATen/ops/{f.root_name}_{str(i.dispatch_key).lower()}_dispatch.h>"
+                   for f, i in zip(shims.functions, shims.indices) if i is not None}
+    cuda = shims.key is not None and dk.is_cuda_dispatch_key(shims.key)
+    return "\n".join(sorted(headers)) + "\n" + (extra_cuda_headers(ctx.options.rocm) if cuda else "")
+
+
+def _warnings(key: dk.DispatchKey | None) -> str:
+    return _WARNING + (_ATEN_WARNING if key is None else "")
+
+
+def c_shim_cpp(ctx: GenContext, fallbacks: FallbackOps, key: dk.DispatchKey | None) -> str:
+    shims = device_shims(ctx, fallbacks, key)
     functions_h = "#include <ATen/Functions.h>" if key is None else f"#include <ATen/{key}Functions.h>"
-    return (_WARNING + (_ATEN_WARNING if key is None else "")
-            + f"\n\n#include <torch/csrc/inductor/aoti_torch/generated/c_shim_{device}.h>\n"
+    header_dir = "extend/" if ctx.options.extend_aoti_c_shim else ""
+    return (_warnings(key)
+            + f"\n\n#include <torch/csrc/inductor/aoti_torch/generated/{header_dir}c_shim_{shims.device}.h>\n"
             "#include <torch/csrc/inductor/aoti_torch/utils.h>\n\n"
             "#ifndef AT_PER_OPERATOR_HEADERS\n"
             f"{functions_h}\n"
@@ -144,6 +174,71 @@ def c_shim_cpp(ctx: GenContext, fallbacks: FallbackOps, key: dk.DispatchKey | No
             "#include <ATen/CompositeExplicitAutogradNonFunctionalFunctions.h>\n"
             "#include <ATen/CompositeImplicitAutogradFunctions.h>\n"
             "#else\n"
-            + _includes(ctx, key, fs, indices)
+            + _includes(ctx, shims)
             + "\n#endif // AT_PER_OPERATOR_HEADERS\n\nusing namespace torch::aot_inductor;\n\n"
-            + body)
+            + "\n".join(s.definitions for s in shims.shims))
+
+
+def c_shim_h(ctx: GenContext, fallbacks: FallbackOps, key: dk.DispatchKey | None) -> str:
+    """The shims' declarations, checked in beside the sources: a change to them is an ABI change."""
+    shims = device_shims(ctx, fallbacks, key)
+    return (_warnings(key)
+            + "\n\n#pragma once\n\n#include <torch/csrc/inductor/aoti_torch/c/shim.h>\n\n"
+            "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
+            + "\n".join(s.declarations for s in shims.shims)
+            + "\n\n#ifdef __cplusplus\n} // extern \"C\"\n#endif\n")
+
+
+def header_name(key: dk.DispatchKey | None) -> str:
+    return f"c_shim_{device_name(key)}.h"
+
+
+ShimBuilder = Callable[[GenContext, FallbackOps, "dk.DispatchKey | None"], str]
+
+
+def shim_files(ctx: GenContext, key: dk.DispatchKey | None) -> tuple[tuple[str, ShimBuilder], ...]:
+    """A device's files in gen.py's order: the header only with --update-aoti-c-shim (else it is compared,
+    see header_check), then the source, always."""
+    source = (f"c_shim_{device_name(key)}.cpp", c_shim_cpp)
+    return ((header_name(key), c_shim_h), source) if ctx.options.update_aoti_c_shim else (source,)
+
+
+_ABI_BREAK = """\
+{path}: the generated AOTInductor C shim header differs from the one there: this breaks the ABI
+of the AOTInductor fallback ops. It is allowed only when
+1. an op was added to inductor_fallback_ops in fallback_ops.py: regenerate with --update-aoti-c-shim, or
+2. an existing fallback op got a new default argument: name it in a new version ("v2": {{"new_args": [...]}})
+   of the op in fallback_ops.py, then regenerate with --update-aoti-c-shim.
+{diff}"""
+
+
+def abi_break(path: str, old: str, new: str) -> str:
+    """The error for a header that changed, with torchgen's unified diff (expected: the file, actual: ours)."""
+    diff = "\n".join(difflib.unified_diff(old.splitlines(), new.splitlines(), fromfile="expected",
+                                          tofile="actual", lineterm=""))
+    return _ABI_BREAK.format(path=path, diff=diff)
+
+
+@dataclass(frozen=True)
+class HeaderCheck:
+    notes: tuple[str, ...] = ()
+    errors: tuple[str, ...] = ()
+
+
+def header_check(ctx: GenContext, folder: str, read: Callable[[str], str | None]) -> HeaderCheck:
+    """Without --update-aoti-c-shim gen.py compares each header it would write with the one in the aoti
+    folder: a difference is an error, a missing file only a note. read(path) is None for a missing file."""
+    fallbacks = ctx.fallback_ops
+    if ctx.options.update_aoti_c_shim or "sources" not in ctx.options.generate or fallbacks is None:
+        return HeaderCheck()
+    notes, errors = [], []
+    for key in aoti_backends(ctx):
+        path = os.path.join(folder, header_name(key))
+        old = read(path)
+        if old is None:
+            notes.append(f"{path} not found")
+            continue
+        new = c_shim_h(ctx, fallbacks, key)
+        if old != new:
+            errors.append(abi_break(path, old, new))
+    return HeaderCheck(tuple(notes), tuple(errors))

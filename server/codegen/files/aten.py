@@ -33,10 +33,10 @@ def _manager_of(ctx: GenContext, key: dk.DispatchKey) -> Manager:
 
 def plan_aoti_files(ctx: GenContext) -> list[PlannedFile]:
     fallbacks = ctx.fallback_ops
-    return [single(Manager.aoti, f"c_shim_{aoti.device_name(key)}.cpp",
-                   None if fallbacks is None else (lambda key=key: aoti.c_shim_cpp(ctx, fallbacks, key)),
+    return [single(Manager.aoti, name,
+                   None if fallbacks is None else (lambda key=key, build=build: build(ctx, fallbacks, key)),
                    missing_reason=ctx.fallback_ops_missing)
-            for key in aoti.aoti_backends(ctx)]
+            for key in aoti.aoti_backends(ctx) for name, build in aoti.shim_files(ctx, key)]
 
 
 def plan_ufunc_files(ctx: GenContext, key: dk.DispatchKey, fm: Manager, blocked: str | None) -> list[PlannedFile]:

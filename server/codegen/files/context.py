@@ -8,6 +8,7 @@ from functools import cached_property
 from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup, NativeFunctionsViewGroup
 from ...model.native_yaml import NativeFunctions
+from ..options import CodegenOptions
 from ..selection import ALL_OPERATORS, Selection
 
 K = dk.K
@@ -52,6 +53,25 @@ class GenerateOptions:
     generate: frozenset[str] = frozenset({"headers", "sources", "declarations_yaml"})
     dry_run: bool = False
     output_dependencies: str | None = None
+    # --update-aoti-c-shim: write the c_shim_<device>.h headers (else compare them with the ones in the aoti
+    # install dir); --extend-aoti-c-shim: shims of out-of-tree ops, only for their own kernels.
+    update_aoti_c_shim: bool = False
+    extend_aoti_c_shim: bool = False
+
+    @property
+    def with_mps(self) -> bool:
+        """MPS kernels are kept: --mps, or --update-aoti-c-shim (its headers cover every device)."""
+        return self.mps or self.update_aoti_c_shim
+
+    @property
+    def with_xpu(self) -> bool:
+        """XPU kernels are kept: --xpu, or --update-aoti-c-shim (XPU files then stay in the main folder)."""
+        return self.xpu or self.update_aoti_c_shim
+
+    @property
+    def ignore_keys(self) -> frozenset[dk.DispatchKey]:
+        """The dispatch keys left out of the model."""
+        return CodegenOptions(self.with_mps, self.with_xpu, self.mtia).ignore_keys
 
     @property
     def headeronly_dir(self) -> str:
@@ -61,8 +81,8 @@ class GenerateOptions:
 
     @property
     def dispatch_keys(self) -> tuple[dk.DispatchKey, ...]:
-        keys = [k for k in GEN_DISPATCH_KEYS if self.mps or k not in _MPS_KEYS]
-        keys = [k for k in keys if (self.xpu or k is not K["XPU"]) and (self.mtia or k is not K["MTIA"])]
+        keys = [k for k in GEN_DISPATCH_KEYS if self.with_mps or k not in _MPS_KEYS]
+        keys = [k for k in keys if (self.with_xpu or k is not K["XPU"]) and (self.mtia or k is not K["MTIA"])]
         if self.backend_whitelist:
             keys = [k for k in keys if dk.is_generic_dispatch_key(k) or str(k) in self.backend_whitelist]
         return tuple(keys)
@@ -70,9 +90,9 @@ class GenerateOptions:
     @property
     def functions_keys(self) -> frozenset[dk.DispatchKey]:
         keys = set(_FUNCTIONS_KEYS)
-        if self.mps:
+        if self.with_mps:
             keys |= _MPS_KEYS
-        if self.xpu:
+        if self.with_xpu:
             keys.add(K["XPU"])
         for name in self.static_dispatch_backend or ():
             key = dk.parse_dispatch_key(name)
