@@ -203,9 +203,16 @@ class OpgenLanguageServer(LanguageServer):
         if not future.cancelled() and future.exception() is not None:
             logger.debug("analysis of %s failed", uri, exc_info=future.exception())
 
+    @property
+    def pulls(self) -> bool:
+        """Whether diagnostics go by pull. A client that pulls but cannot be told to pull again (Neovim 0.11
+        has no workspace/diagnostic/refresh) would keep a stale list after tags.yaml, native_functions.yaml
+        or a C++ source changes; it gets pushed diagnostics instead, and empty answers to its pulls."""
+        return self.client.pull_diagnostics and self.client.diagnostic_refresh
+
     def schedule(self, uri: str, delay: float | None = None) -> None:
         """Re-check the document after the debounce delay and publish its diagnostics (push clients)."""
-        if self.client.pull_diagnostics:
+        if self.pulls:
             return
         old = self._pending.pop(uri, None)
         if old is not None:
@@ -252,9 +259,8 @@ class OpgenLanguageServer(LanguageServer):
         stale = self.model.stale(NATIVE) + self.model.stale(BACKEND)
         if not stale:
             return
-        if self.client.pull_diagnostics:
-            if self.client.diagnostic_refresh:
-                self.workspace_diagnostic_refresh(None)
+        if self.pulls:
+            self.workspace_diagnostic_refresh(None)
             return
         for uri in stale:
             self.schedule(uri)
@@ -280,9 +286,8 @@ class OpgenLanguageServer(LanguageServer):
         stale = self.model.stale(BACKEND)
         if not stale:
             return
-        if self.client.pull_diagnostics:
-            if self.client.diagnostic_refresh:
-                self.workspace_diagnostic_refresh(None)
+        if self.pulls:
+            self.workspace_diagnostic_refresh(None)
             return
         for uri in stale:
             self.schedule(uri)
@@ -292,7 +297,7 @@ class OpgenLanguageServer(LanguageServer):
         if pending is not None:
             pending.cancel()
         document = self.model.close(uri)
-        if uri in self._published and not self.client.pull_diagnostics:
+        if uri in self._published and not self.pulls:
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
         self._published.discard(uri)
         if document is not None and document.kind in (TAGS, NATIVE):
@@ -425,6 +430,8 @@ def create_server() -> OpgenLanguageServer:
              types.DiagnosticOptions(identifier="opgen", inter_file_dependencies=True, workspace_diagnostics=False))
     @guarded(server, "diagnostics", lambda: types.RelatedFullDocumentDiagnosticReport(items=[]))
     async def pull_diagnostics(params: types.DocumentDiagnosticParams):
+        if not server.pulls:  # this client's diagnostics are pushed (see `pulls`): one list, not two
+            return types.RelatedFullDocumentDiagnosticReport(items=[])
         analysis = await server.analysis(params.text_document.uri)
         return features.diagnostic_report(analysis, params.previous_result_id, server.client)
 

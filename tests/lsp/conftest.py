@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import ClientServerConfig, LanguageClient
 
-from .helpers import CLIENTS, SERVER, make_client
+from .helpers import CLIENTS, SERVER, capabilities, make_client
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -37,7 +37,7 @@ async def client(request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp
     if configuration is not None:
         lsp_client.set_configuration(configuration, section="opgen")
     result = await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities(request.param),
+        capabilities=capabilities(request.param),
         root_uri=tmp_path.as_uri(),
         workspace_folders=[types.WorkspaceFolder(uri=tmp_path.as_uri(), name="ws")],
         initialization_options=_marker_value(request, "init_options") or {"debounceMs": 10},

@@ -8,11 +8,23 @@ from pathlib import Path
 
 from lsprotocol import types
 from pygls.protocol import default_converter
-from pytest_lsp import LanguageClient
+from pytest_lsp import LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 SERVER = [sys.executable, "-m", "opgen_lsp.lsp.main", "--stdio"]
 CLIENTS = ["visual-studio-code", "neovim"]
+# A client that pulls diagnostics and can be asked to pull again (as current VS Code does).
+PULL_WITH_REFRESH = "pull-with-refresh"
+
+
+def capabilities(name: str) -> types.ClientCapabilities:
+    """pytest-lsp's capability set of an editor, or PULL_WITH_REFRESH: VS Code's with pull diagnostics."""
+    if name != PULL_WITH_REFRESH:
+        return client_capabilities(name)
+    caps = client_capabilities("visual-studio-code")
+    caps.text_document.diagnostic = types.DiagnosticClientCapabilities(related_document_support=True)
+    caps.workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
+    return caps
 
 TAGS = """\
 - tag: core
@@ -67,14 +79,21 @@ def _register_capability(client: LanguageClient, params: types.RegistrationParam
     client.registrations.extend(params.registrations)  # type: ignore[attr-defined]
 
 
+def _record_refresh(client: LanguageClient, params: None) -> None:
+    client.diagnostic_refreshes += 1  # type: ignore[attr-defined]
+
+
 def make_client() -> LanguageClient:
-    """pytest-lsp's client, also keeping every publishDiagnostics (with its version) and registration."""
+    """pytest-lsp's client, also keeping every publishDiagnostics (with its version), registration and
+    count of workspace/diagnostic/refresh requests."""
     client = LanguageClient(converter_factory=default_converter)
     client.published = {}  # type: ignore[attr-defined]
     client.registrations = []  # type: ignore[attr-defined]
+    client.diagnostic_refreshes = 0  # type: ignore[attr-defined]
     handlers = dict(DEFAULT_CLIENT_FEATURES)
     handlers[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = _record_publish
     handlers[types.CLIENT_REGISTER_CAPABILITY] = _register_capability
+    handlers[types.WORKSPACE_DIAGNOSTIC_REFRESH] = _record_refresh
     register_lsp_features(client, handlers)
     return client
 
@@ -113,7 +132,10 @@ def rng(client: LanguageClient, text: str, marker: str, occurrence: int = 1) -> 
 
 
 def uses_pull(client: LanguageClient) -> bool:
-    return client.capabilities.text_document.diagnostic is not None  # type: ignore[union-attr]
+    """Whether the server gives this client its diagnostics by pull: it must also take refresh requests."""
+    caps = client.capabilities
+    return (caps.text_document.diagnostic is not None  # type: ignore[union-attr]
+            and bool(caps.workspace.diagnostics and caps.workspace.diagnostics.refresh_support))  # type: ignore
 
 
 def write(client: LanguageClient, relative: str, text: str) -> Path:
