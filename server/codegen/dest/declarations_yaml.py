@@ -2,7 +2,8 @@
 
 Each entry is an ordered mapping (its keys keep this order); the argument and
 return mappings inside are plain dicts, which the YAML dump sorts by key, as
-gen.py's does. The text is written by PyYAML's C dumper with gen.py's settings.
+gen.py's does. The text is what PyYAML's C dumper writes with gen.py's settings: block_yaml writes it
+directly, and PyYAML dumps what block_yaml does not cover.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from ...model.schema import Argument, OptionalType, TensorOptionsArguments, Type
 from ..api import cpp
 from ..api.signatures import CppSignatureGroup
 from ..api.types import ApiOptions, Binding
+from .block_yaml import Unsupported, block_yaml
 
 
 def pythonify_default(s: str) -> object:
@@ -155,7 +157,11 @@ def format_yaml(data: object) -> str:
 def compute_declaration_yaml_text(f: NativeFunction) -> str:
     """One op's item of the top-level YAML list; the file is these items in order (no aliases, so they
     concatenate to exactly the dump of the whole list)."""
-    return format_yaml([compute_declaration_yaml(f)])
+    entry = [compute_declaration_yaml(f)]
+    try:
+        return block_yaml(entry, format_yaml)
+    except Unsupported:
+        return format_yaml(entry)
 
 
 def declarations_yaml_text(functions) -> str:

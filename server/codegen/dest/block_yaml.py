@@ -1,0 +1,127 @@
+"""PyYAML's block-style dump of plain data, written directly (Declarations.yaml spends most of its time in
+PyYAML's Python representer otherwise).
+
+It covers what Declarations.yaml holds: lists, mappings (an OrderedDict keeps its order, a dict is sorted by
+key, as the dumper's sort_keys does), str, bool, int, float and None. A string is written plain when that is
+certain (printable ASCII, no YAML indicator where the emitter looks for one, and it reads back as a string);
+every other scalar is written by PyYAML itself, once per distinct value. Anything else (a list directly inside
+a list, a scalar that would span lines) raises Unsupported, and the caller dumps that data with PyYAML.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import OrderedDict
+from collections.abc import Callable
+
+import yaml
+from yaml.nodes import ScalarNode
+from yaml.resolver import Resolver
+
+_STR_TAG = "tag:yaml.org,2002:str"
+_RESOLVER = Resolver()
+# First characters that make the emitter quote a scalar in block context; '?', ':' and '-' only when a space
+# (or the end) follows.
+_FIRST_INDICATORS = frozenset("#,[]{}&*!|>'\"%@`")
+_PRINTABLE_ASCII = frozenset(chr(c) for c in range(0x20, 0x7F))
+
+
+class Unsupported(ValueError):
+    """Data this emitter does not write byte-identically to PyYAML; dump it with PyYAML instead."""
+
+
+@functools.lru_cache(maxsize=None)
+def is_certainly_plain(s: str) -> bool:
+    """Whether PyYAML writes s as a plain scalar in block context (False also means: not sure). Cached: the
+    same names and types come back in every entry."""
+    if not s or s[0] == " " or s[-1] == " " or not _PRINTABLE_ASCII.issuperset(s):
+        return False
+    if s[0] in _FIRST_INDICATORS or s.startswith(("---", "...")):
+        return False
+    if s[0] in "?:-" and (len(s) == 1 or s[1] == " "):
+        return False
+    if ": " in s or s.endswith(":") or " #" in s:
+        return False
+    return _RESOLVER.resolve(ScalarNode, s, (True, False)) == _STR_TAG
+
+
+@functools.lru_cache(maxsize=None, typed=True)
+def _dumped_scalar(value: object, dump: Callable[[object], str]) -> str:
+    text = dump([value])  # "- <scalar>\n"
+    if not text.startswith("- ") or text.count("\n") != 1:
+        raise Unsupported(f"scalar {value!r} is not written on one line")
+    return text[2:-1]
+
+
+def scalar_text(value: object, dump: Callable[[object], str]) -> str:
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if type(value) is int:
+        return str(value)
+    if type(value) is str and is_certainly_plain(value):
+        return value
+    if isinstance(value, (str, int, float)):
+        return _dumped_scalar(value, dump)
+    raise Unsupported(f"value of type {type(value).__name__}")
+
+
+def _pairs(mapping: dict) -> list[tuple[object, object]]:
+    return list(mapping.items()) if isinstance(mapping, OrderedDict) else sorted(mapping.items())
+
+
+def _collection_text(value: object) -> str | None:
+    """The inline text of an empty collection, None for a non-empty one; Unsupported for other collections."""
+    if isinstance(value, (list, dict)):
+        return None if value else ("[]" if isinstance(value, list) else "{}")
+    if isinstance(value, (tuple, set, frozenset)):
+        raise Unsupported(f"value of type {type(value).__name__}")
+    return ""
+
+
+def _mapping(mapping: dict, indent: int, first_prefix: str, out: list[str], dump: Callable[[object], str]) -> None:
+    """A non-empty mapping whose keys sit at column `indent`; the first line starts with first_prefix."""
+    pad = " " * indent
+    for i, (key, value) in enumerate(_pairs(mapping)):
+        if type(key) is not str or not is_certainly_plain(key):
+            raise Unsupported(f"mapping key {key!r}")
+        head = (first_prefix if i == 0 else pad) + key + ":"
+        inline = _collection_text(value)
+        if inline == "":
+            out.append(f"{head} {scalar_text(value, dump)}")
+        elif inline is not None:
+            out.append(f"{head} {inline}")
+        else:
+            out.append(head)
+            if isinstance(value, list):
+                _sequence(value, indent, out, dump)  # a list inside a mapping is not indented further
+            else:
+                _mapping(value, indent + 2, pad + "  ", out, dump)
+
+
+def _sequence(items: list, indent: int, out: list[str], dump: Callable[[object], str]) -> None:
+    """A non-empty list whose dashes sit at column `indent`."""
+    dash = " " * indent + "- "
+    for item in items:
+        inline = _collection_text(item)
+        if inline == "":
+            out.append(dash + scalar_text(item, dump))
+        elif inline is not None:
+            out.append(dash + inline)
+        elif isinstance(item, dict):
+            _mapping(item, indent + 2, dash, out, dump)
+        else:
+            raise Unsupported("a list directly inside a list")
+
+
+def block_yaml(items: list, dump: Callable[[object], str]) -> str:
+    """The text `dump(items)` gives for a non-empty top-level list (dump: PyYAML with the caller's settings,
+    used for the scalars this module does not write itself)."""
+    if not items:
+        raise Unsupported("an empty top-level list")
+    out: list[str] = []
+    _sequence(items, 0, out, dump)
+    return "\n".join(out) + "\n"
