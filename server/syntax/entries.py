@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 from ..diagnostics import Diagnostic, diag
 from ..text import Span
+from .canonical import compose_canonical_entry
 from .nodes import YMap, YNode, YSeq, compose
 
 
@@ -53,6 +54,9 @@ class ComposedEntry:
 
 
 def compose_entry(chunk_text: str) -> ComposedEntry:
+    canonical = compose_canonical_entry(chunk_text)
+    if canonical is not None:
+        return ComposedEntry(canonical[0], tuple(canonical[1]))
     root, diags = compose(chunk_text)
     if root is None:
         return ComposedEntry(None, tuple(diags))

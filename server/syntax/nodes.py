@@ -108,7 +108,7 @@ _FLOW = re.compile(r"[\[\]{}]")
 _BLOCK_LEAD = re.compile(r"^( *)((?:[-?:](?:[ \t]+|$))*)", re.M)
 
 
-def _too_deep(text: str) -> int | None:
+def too_deep(text: str) -> int | None:
     """The offset where the text nests more than MAX_DEPTH collections (flow or block), if it does.
 
     A cheap over-estimate: brackets count even inside quotes and comments, and a block level is counted
@@ -218,23 +218,30 @@ class _Lowering:
 
     def mapping(self, node: yaml.MappingNode) -> YMap:
         pairs = tuple((self.node(k), self.node(v)) for k, v in node.value)
-        seen: dict[object, YNode] = {}
-        for key, _ in pairs:
-            k = to_python(key)
-            try:
-                hash(k)
-            except TypeError:
-                k = repr(k)
-            if k in seen:
-                self.diagnostics.append(diag("OPG004", key.span, f"duplicate key {k!r}: this mapping already has it"))
-            else:
-                seen[k] = key
+        self.diagnostics.extend(duplicate_key_diagnostics(pairs))
         return YMap(pairs, self.span(node))
+
+
+def duplicate_key_diagnostics(pairs) -> list[Diagnostic]:
+    """OPG004 for every key equal to an earlier key of the same mapping."""
+    out = []
+    seen: dict[object, YNode] = {}
+    for key, _ in pairs:
+        k = to_python(key)
+        try:
+            hash(k)
+        except TypeError:
+            k = repr(k)
+        if k in seen:
+            out.append(diag("OPG004", key.span, f"duplicate key {k!r}: this mapping already has it"))
+        else:
+            seen[k] = key
+    return out
 
 
 def compose(text: str) -> tuple[YNode | None, list[Diagnostic]]:
     """Compose one YAML document. Positions are relative to `text`."""
-    deep = _too_deep(text)
+    deep = too_deep(text)
     if deep is not None:
         col = deep - (text.rfind("\n", 0, deep) + 1)
         return None, [diag("OPG001", Span.point(text.count("\n", 0, deep), col),

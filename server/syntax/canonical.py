@@ -1,0 +1,226 @@
+"""A fast composer for entries in the canonical shape of native_functions.yaml.
+
+Almost every entry is a block mapping of plain scalars, with at most one nested
+level (`dispatch:` mappings, `precomputed:` lists) and one-line flow lists such
+as `[core, pointwise]`. This module composes exactly that shape line by line and
+builds the same nodes (values, styles, spans) libyaml's path does; for anything
+else (quotes outside flow lists, multi-line scalars, anchors, tabs, non-ASCII,
+odd line ends, deeper nesting, empty values, ...) it returns None and the
+caller composes the entry with libyaml. tests/syntax/test_canonical.py checks
+the two agree on every entry of the real file and the corpus, and on fuzzed text.
+"""
+
+from __future__ import annotations
+
+import re
+
+import yaml
+from yaml.constructor import ConstructorError, SafeConstructor
+from yaml.resolver import Resolver
+
+from ..diagnostics import Diagnostic
+from ..text import Span
+from .nodes import YMap, YNode, YScalar, YSeq, duplicate_key_diagnostics, too_deep
+
+# Anything but printable ASCII and \n: tabs, \r, control characters, non-ASCII (columns, NEL/LS breaks).
+_UNUSUAL_CHAR = re.compile(r"[^\n -~]")
+# Keys: words, dots, and ', ' between dispatch keys ('CPU, CUDA'); nothing a YAML indicator could start.
+_KEY = re.compile(r"\w(?:[\w., ]*\w)?")
+# Items of a one-line flow list: a word-like plain scalar, or a quoted one without quotes or escapes inside.
+_FLOW_ITEM = re.compile(r"\w[\w.]*|'[^']*'|\"[^\"\\]*\"")
+# A plain scalar may start with these; YAML indicators (- ? : , [ ] { } # & * ! | > ' " % @ `) are left out.
+_PLAIN_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_~")
+
+_STR_TAG = "tag:yaml.org,2002:str"
+# Implicit tags whose values the fast path constructs as the safe loader would; others fall back.
+_CONSTRUCTED_TAGS = frozenset({"tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float",
+                               "tag:yaml.org,2002:null"})
+_RESOLVER = Resolver()
+_FIRST_CHARS_RESOLVED = frozenset(c for c in Resolver.yaml_implicit_resolvers if c)
+
+
+class _NotCanonical(Exception):
+    """The entry leaves the canonical shape: compose it with libyaml instead."""
+
+
+_FALLBACK = object()
+_plain_values: dict[str, object] = {}
+
+
+def _resolve_plain(text: str) -> object:
+    """The value PyYAML's safe loader gives a plain scalar, or _FALLBACK for tags handled elsewhere."""
+    tag = _RESOLVER.resolve(yaml.ScalarNode, text, (True, False))
+    if tag == _STR_TAG:
+        return text
+    if tag not in _CONSTRUCTED_TAGS:
+        return _FALLBACK
+    try:
+        return SafeConstructor().construct_object(yaml.ScalarNode(tag, text), deep=True)
+    except (ConstructorError, ValueError, TypeError):
+        return _FALLBACK
+
+
+def _plain(text: str, line: int, col: int) -> YScalar:
+    if text[0] not in _FIRST_CHARS_RESOLVED:
+        value: object = text
+    else:
+        value = _plain_values.get(text, _plain_values)
+        if value is _plain_values:
+            value = _plain_values[text] = _resolve_plain(text)
+        if value is _FALLBACK:
+            raise _NotCanonical
+    return YScalar(value, Span(line, col, line, col + len(text)), None, text)
+
+
+def _block_plain(text: str, line: int, col: int) -> YScalar:
+    """A plain scalar in block context that ends on its line."""
+    if text[0] not in _PLAIN_START or ": " in text or text[-1] == ":":
+        raise _NotCanonical
+    return _plain(text, line, col)
+
+
+def _flow_list(text: str, line: int, col: int) -> YSeq:
+    """'[a, b]' on one line (text stripped, starting at col)."""
+    if text[-1] != "]":
+        raise _NotCanonical
+    span = Span(line, col, line, col + len(text))
+    inner = text[1:-1]
+    if not inner.strip(" "):
+        return YSeq((), span)
+    items = []
+    at = col + 1
+    for piece in inner.split(","):
+        item = piece.strip(" ")
+        if not _FLOW_ITEM.fullmatch(item):
+            raise _NotCanonical
+        start = at + len(piece) - len(piece.lstrip(" "))
+        if item[0] in "'\"":
+            items.append(YScalar(item[1:-1], Span(line, start, line, start + len(item)), item[0], item[1:-1]))
+        else:
+            items.append(_plain(item, line, start))
+        at += len(piece) + 1
+    return YSeq(tuple(items), span)
+
+
+def _key_value(content: str, indent: int, line: int) -> tuple[YScalar, YNode | None]:
+    """'key: value' at indent; the value is None when it is empty (a nested block follows)."""
+    colon = content.find(": ", indent)
+    if colon < 0:
+        if content[-1] != ":":
+            raise _NotCanonical
+        colon = len(content) - 1
+    key_text = content[indent:colon]
+    if not _KEY.fullmatch(key_text):
+        raise _NotCanonical
+    key = _plain(key_text, line, indent)
+    rest = content[colon + 2:]
+    value_text = rest.lstrip(" ")
+    if not value_text:
+        return key, None
+    start = colon + 2 + len(rest) - len(value_text)
+    first = value_text[0]
+    if first == "[":
+        return key, _flow_list(value_text, line, start)
+    if value_text == "{}":
+        return key, YMap((), Span(line, start, line, start + 2))
+    return key, _block_plain(value_text, line, start)
+
+
+def _mapping(pairs: list[tuple[YNode, YNode]], span: Span, diagnostics: list[Diagnostic]) -> YMap:
+    keys = [k.value for k, _ in pairs]  # type: ignore[union-attr]
+    try:
+        unique = len(set(keys)) == len(keys)
+    except TypeError:
+        unique = False
+    if not unique:
+        diagnostics.extend(duplicate_key_diagnostics(pairs))
+    return YMap(tuple(pairs), span)
+
+
+def _nested(lines: list[tuple[int, int, str]], end: tuple[int, int], diagnostics: list[Diagnostic]) -> YNode:
+    """The block under a 'key:' line: a mapping of one-line pairs or a list of one-line plain items."""
+    if not lines:
+        raise _NotCanonical  # an empty value: null, with a span libyaml places; rare
+    first_line, indent, first = lines[0]
+    if first[indent] == "-":
+        items = []
+        for line, ind, content in lines:
+            if ind != indent or content[indent:indent + 2] != "- " or content[indent + 2:indent + 3] == " ":
+                raise _NotCanonical
+            items.append(_block_plain(content[indent + 2:], line, indent + 2))
+        return YSeq(tuple(items), Span(first_line, indent, *end))
+    pairs = []
+    for line, ind, content in lines:
+        if ind != indent:
+            raise _NotCanonical
+        key, value = _key_value(content, indent, line)
+        if value is None:
+            raise _NotCanonical
+        pairs.append((key, value))
+    return _mapping(pairs, Span(first_line, indent, *end), diagnostics)
+
+
+def _content_lines(text: str) -> list[tuple[int, int, str]]:
+    """(line, indent, text without comment and trailing spaces) of every line that has content."""
+    out = []
+    for number, line in enumerate(text.split("\n")):
+        cut = line.find(" #")
+        if cut >= 0:
+            line = line[:cut]
+        content = line.rstrip(" ")
+        if not content:
+            continue
+        indent = len(content) - len(content.lstrip(" "))
+        if content[indent] == "#":
+            continue
+        out.append((number, indent, content))
+    return out
+
+
+def compose_canonical_entry(text: str) -> tuple[YMap, list[Diagnostic]] | None:
+    """The entry's mapping and diagnostics (duplicate keys), as libyaml's path gives them; None if the
+    entry is not in the canonical shape."""
+    if _UNUSUAL_CHAR.search(text) or not text.startswith("- ") or too_deep(text) is not None:
+        return None
+    try:
+        return _compose(text)
+    except _NotCanonical:
+        return None
+
+
+def _compose(text: str) -> tuple[YMap, list[Diagnostic]]:
+    lines = _content_lines(text)
+    last_line = text.count("\n")
+    if not text.endswith("\n") and lines[-1][0] != last_line:
+        # A last line of blanks or a comment without a line end: libyaml ends blocks at its column.
+        raise _NotCanonical
+    # libyaml ends the stream at the start of the line after the last one (it adds a final break).
+    stream_end = (last_line + (0 if text.endswith("\n") else 1), 0)
+    first_line, _, first = lines[0]
+    if first_line != 0 or len(first) < 3 or first[2] == " ":
+        raise _NotCanonical
+    lines[0] = (0, 2, first)
+    diagnostics: list[Diagnostic] = []
+    pairs: list[tuple[YNode, YNode]] = []
+    open_key: YScalar | None = None  # a top-level key whose value is the block below it
+    block: list[tuple[int, int, str]] = []
+    for entry in lines:
+        line, indent, content = entry
+        if indent > 2 or (indent == 2 and content[2] == "-" and line != 0):
+            if open_key is None:
+                raise _NotCanonical  # a continuation line of a multi-line scalar, or stray nesting
+            block.append(entry)
+            continue
+        if indent != 2:
+            raise _NotCanonical
+        if open_key is not None:
+            pairs.append((open_key, _nested(block, (line, 2), diagnostics)))
+            open_key, block = None, []
+        key, value = _key_value(content, 2, line)
+        if value is None:
+            open_key = key
+        else:
+            pairs.append((key, value))
+    if open_key is not None:
+        pairs.append((open_key, _nested(block, stream_end, diagnostics)))
+    return _mapping(pairs, Span(0, 2, *stream_end), diagnostics), diagnostics
