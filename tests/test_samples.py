@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -233,3 +235,111 @@ def test_opgen_models_the_clean_samples_like_torchgen():
         "view_groups": [canonical.group(g) for g in model.view_groups],
     }
     assert ours == theirs
+
+
+# ---------------------------------------------------------------- samples/aten: generates without torch
+
+ATEN = SAMPLES / "aten"
+# Runs the opgen command line with torch and torchgen made unimportable (as on a machine without them).
+WITHOUT_TORCH = """
+import importlib.abc, sys
+
+class NoTorch(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in ("torch", "torchgen"):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+sys.meta_path.insert(0, NoTorch())
+for name in ("torch", "torchgen", "torchgen.gen"):
+    try:
+        __import__(name)
+    except ModuleNotFoundError:
+        continue
+    sys.exit(f"{name} is importable")
+from opgen_lsp.cli import main
+status = main(sys.argv[1:])
+assert not [m for m in sys.modules if m.partition(".")[0] in ("torch", "torchgen")]
+sys.exit(status)
+"""
+
+
+def run_without_torch(cwd: Path, *argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-I", "-c", WITHOUT_TORCH, *argv], cwd=cwd, capture_output=True,
+                          text=True)
+
+
+def test_samples_aten_is_clean(capsys):
+    status, diagnostics = run_check(capsys, str(ATEN))
+    assert (status, diagnostics) == (0, [])
+    assert len(re.findall(r"^- func:", (ATEN / "native" / "native_functions.yaml").read_text(), re.M)) == 42
+
+
+def test_samples_aten_generates_without_torch(tmp_path):
+    proc = run_without_torch(tmp_path, "generate", "-s", str(ATEN), "-d", "out/aten", "--aoti-install-dir",
+                             "out/aoti", "--update-aoti-c-shim")
+    assert proc.returncode == 0, proc.stderr
+    assert "cannot generate" not in proc.stderr
+    written = {str(p.relative_to(tmp_path / "out")) for p in (tmp_path / "out").rglob("*") if p.is_file()}
+    assert {"aten/Functions.h", "aten/RegisterCPU_0.cpp", "aten/core/TensorBody.h", "aten/core/enum_tag.h",
+            "aten/Declarations.yaml", "aoti/c_shim_cpu.h", "aoti/c_shim_cpu.cpp", "aoti/c_shim_aten.h"} <= written
+    functions_h = (tmp_path / "out" / "aten" / "Functions.h").read_text()
+    assert "Sample template" in functions_h and "make_ramp" in functions_h
+    header = (tmp_path / "out" / "aoti" / "c_shim_cpu.h").read_text()
+    assert "aoti_torch_cpu_count_above_v2(" in header and "_foreach_scale" not in header
+
+
+def test_samples_aten_templates_hold_exactly_what_is_filled():
+    """Each template of ours uses every value its file's generator fills, and nothing else."""
+    from opgen_lsp.codegen.files.context import GenerateOptions
+    from opgen_lsp.codegen.generate import load_context, plan
+    from opgen_lsp.codegen.template import Template
+
+    ctx = load_context(GenerateOptions(source_path=str(ATEN)))
+    filled: dict[str, set[str]] = {}
+    for p in plan(ctx):
+        env = p.build()
+        if not isinstance(env, str):
+            filled.setdefault(p.template, set()).update(env)
+    templates = {name: Template(text).placeholders() for name, text in ctx.templates.items()
+                 if not name.endswith(".ini")}
+    assert sorted(templates) == sorted(filled)
+    for name, keys in filled.items():
+        assert templates[name] - {"generated_comment"} == keys, name
+
+
+# gen.py run on samples/aten with the sample's fallback ops in place of torchgen's own list.
+TORCHGEN_WITH_SAMPLE_FALLBACKS = """
+import runpy, sys
+import torchgen.gen_aoti_c_shim as shim
+
+lists = {}
+exec(open(sys.argv[1], encoding="utf-8").read(), lists)
+shim.inductor_fallback_ops = lists["inductor_fallback_ops"]
+shim.aten_shimified_ops = lists["aten_shimified_ops"]
+sys.argv = ["gen.py", *sys.argv[2:]]
+runpy.run_module("torchgen.gen", run_name="__main__", alter_sys=True)
+"""
+
+
+@pytest.mark.conformance
+@pytest.mark.parametrize("flags", [(), ("--update-aoti-c-shim",)], ids=["default", "update_aoti_c_shim"])
+def test_samples_aten_generates_what_torchgen_generates(tmp_path, flags):
+    pytest.importorskip("torchgen")
+    common = ("-s", str(ATEN), "--aoti-install-dir")
+    fallbacks = str(ATEN / "aoti" / "fallback_ops.py")
+    theirs = subprocess.run([sys.executable, "-c", TORCHGEN_WITH_SAMPLE_FALLBACKS, fallbacks, *common, "theirs/aoti",
+                             "-d", "theirs/aten", *flags], cwd=tmp_path, capture_output=True, text=True)
+    assert theirs.returncode == 0, theirs.stderr
+    ours = run_without_torch(tmp_path, "generate", *common, "ours/aoti", "-d", "ours/aten", *flags)
+    assert ours.returncode == 0, ours.stderr
+
+    def files(root: Path) -> dict[str, bytes]:
+        return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+    mine, reference = files(tmp_path / "ours"), files(tmp_path / "theirs")
+    assert sorted(mine) == sorted(reference)
+    assert [name for name in sorted(reference) if mine[name] != reference[name]] == []
+    assert len(reference) == (125 if flags else 102)
+    assert sorted(ours.stdout.replace("ours/", "").splitlines()) == \
+        sorted(theirs.stdout.replace("theirs/", "").splitlines())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..index.native import TagsParser
@@ -14,6 +15,7 @@ from .files.context import GenContext, GenerateOptions
 from .inputs import InputError, load_native
 from .plan import Dirs, GeneratedFile, Manager, PlanError, PlannedFile, materialize, outputs_lists, render
 from .selection import ALL_OPERATORS, Selection, from_allow_list, parse_selection_yaml
+from .workers import Job, usable_cpus, write_in_processes
 from .writer import WriteResult, write_files, write_if_changed
 
 
@@ -71,10 +73,12 @@ def check_options(options: GenerateOptions) -> list[str]:
 
 
 def fallback_ops_candidates(source_path: str) -> list[str]:
-    """Where torchgen's aoti/fallback_ops.py may be: the PyTorch tree around aten/src/ATen, the torchgen package
-    holding a packaged ATen folder, then the installed torchgen (found, not imported)."""
+    """Where torchgen's aoti/fallback_ops.py may be: the ATen folder's own (aoti/ inside it, as samples/aten has),
+    the PyTorch tree around aten/src/ATen, the torchgen package holding a packaged ATen folder, then the
+    installed torchgen (found, not imported)."""
     source = os.path.abspath(source_path)
-    out = [os.path.join(source, "..", "..", "..", "torchgen", "aoti", "fallback_ops.py"),
+    out = [os.path.join(source, "aoti", "fallback_ops.py"),
+           os.path.join(source, "..", "..", "..", "torchgen", "aoti", "fallback_ops.py"),
            os.path.join(source, "..", "..", "aoti", "fallback_ops.py")]
     try:
         spec = importlib.util.find_spec("torchgen")
@@ -130,8 +134,51 @@ def plan(ctx: GenContext) -> list[PlannedFile]:
     return plan_aten(ctx)
 
 
-def generate(options: GenerateOptions, *, implemented_only: bool = False) -> GenerateResult:
-    """Plan, build and write (unless dry run) every implemented file; errors come back as values."""
+def work_units(planned: Sequence[PlannedFile]) -> list[list[int]]:
+    """The indices of the buildable files, grouped by the work they share, the costliest groups first
+    (otherwise in plan order)."""
+    units: dict[str, list[int]] = {}
+    for i, p in enumerate(planned):
+        if p.build is not None:
+            units.setdefault(p.shares or p.path, []).append(i)
+    return sorted(units.values(), key=lambda unit: -sum(planned[i].cost for i in unit))
+
+
+def file_jobs(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs) -> list[Job]:
+    """One job per planned file (an unimplemented one fails if asked for its bytes: work_units leaves it out)."""
+    def data(p: PlannedFile) -> Callable[[], bytes]:
+        return lambda: render(p.template, ctx.templates, p.build()).encode("utf-8")  # type: ignore[misc]
+    return [Job(dirs.of(p.manager), p.path, data(p)) for p in planned]
+
+
+def default_processes() -> int:
+    """OPGEN_PROCESSES if set, else one process per usable CPU, at most two."""
+    value = os.environ.get("OPGEN_PROCESSES", "")
+    if value.isdigit() and int(value) > 0:
+        return int(value)
+    return min(usable_cpus(), 2)
+
+
+def write_planned(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs, processes: int
+                  ) -> tuple[WriteResult | None, tuple[str, ...]]:
+    """Build and write every implemented file: (the writer's result, the errors that stopped the run)."""
+    if processes > 1:
+        written, stopped = write_in_processes(file_jobs(planned, ctx, dirs), work_units(planned), processes)
+        return (None, stopped) if stopped else (written, ())
+    # Streamed: each file is rendered, written and dropped before the next (peak memory is one file's
+    # bytes, not all of them). A PlanError stops the run; the files already written are complete.
+    try:
+        return write_files((dirs.of(p.manager), p.path, render(p.template, ctx.templates, p.build())
+                            .encode("utf-8")) for p in planned if p.build is not None), ()
+    except PlanError as exc:
+        return None, (str(exc),)
+
+
+def generate(options: GenerateOptions, *, implemented_only: bool = False, processes: int | None = None
+             ) -> GenerateResult:
+    """Plan, build and write (unless dry run) every implemented file; errors come back as values.
+
+    processes: how many processes build and write the files (default: default_processes())."""
     errors = check_options(options)
     if errors:
         return GenerateResult((), None, tuple(errors))
@@ -152,13 +199,9 @@ def generate(options: GenerateOptions, *, implemented_only: bool = False) -> Gen
         return GenerateResult(tuple(planned), None, headers.errors, headers.notes)
     written = None
     if not options.dry_run:
-        # Streamed: each file is rendered, written and dropped before the next (peak memory is one file's
-        # bytes, not all of them). A PlanError stops the run; the files already written are complete.
-        try:
-            written = write_files((dirs.of(p.manager), p.path, render(p.template, ctx.templates, p.build())
-                                   .encode("utf-8")) for p in planned if p.build is not None)
-        except PlanError as exc:
-            return GenerateResult(tuple(planned), None, (str(exc),))
+        written, stopped = write_planned(planned, ctx, dirs, default_processes() if processes is None else processes)
+        if stopped:
+            return GenerateResult(tuple(planned), None, stopped)
     if options.output_dependencies:
         listed = [p for p in planned if p.implemented or not implemented_only]
         depfile = os.path.realpath(options.output_dependencies)

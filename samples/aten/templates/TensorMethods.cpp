@@ -1,0 +1,3 @@
+// ${generated_comment}
+// Sample template: the Tensor methods are defined inline in TensorBody.h.
+#include <ATen/core/Tensor.h>
