@@ -343,3 +343,32 @@ def test_samples_aten_generates_what_torchgen_generates(tmp_path, flags):
     assert len(reference) == (125 if flags else 102)
     assert sorted(ours.stdout.replace("ours/", "").splitlines()) == \
         sorted(theirs.stdout.replace("theirs/", "").splitlines())
+
+
+def test_samples_aten_aoti_headers_are_compared_unless_updated(tmp_path):
+    def generate(*flags: str) -> subprocess.CompletedProcess:
+        return run_without_torch(tmp_path, "generate", "-s", str(ATEN), "-d", "out/aten", "--aoti-install-dir",
+                                 "out/aoti", "--generate", "sources", *flags)
+
+    aoti = tmp_path / "out" / "aoti"
+    first = generate()  # no headers yet: each is named, as gen.py does, and nothing fails
+    assert first.returncode == 0, first.stderr
+    assert sorted(first.stdout.splitlines()) == [f"out/aoti/c_shim_{d}.h not found" for d in ("aten", "cpu", "cuda")]
+    assert generate("--update-aoti-c-shim", "--dry-run").returncode == 0
+    assert not (aoti / "c_shim_cpu.h").exists()  # a dry run writes no header
+    assert generate("--update-aoti-c-shim").returncode == 0
+    matching = generate()
+    assert (matching.returncode, matching.stdout) == (0, "")
+
+    header = aoti / "c_shim_cpu.h"
+    header.write_text(header.read_text().replace("aoti_torch_cpu_halve(", "aoti_torch_cpu_halve_old("))
+    source = aoti / "c_shim_cpu.cpp"
+    source.write_text("stale\n")
+    broken = generate()
+    assert broken.returncode == 1
+    assert "opgen: out/aoti/c_shim_cpu.h: the generated AOTInductor C shim header differs" in broken.stderr
+    assert "-AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_halve_old(" in broken.stderr
+    assert "+AOTI_TORCH_EXPORT AOTITorchError aoti_torch_cpu_halve(" in broken.stderr
+    assert source.read_text() == "stale\n"  # the check comes before any write
+    assert generate("--update-aoti-c-shim").returncode == 0
+    assert "aoti_torch_cpu_halve(" in header.read_text() and source.read_text() != "stale\n"
