@@ -41,12 +41,13 @@ def add_generate_parser(sub) -> None:
                    help="register every schema, even of operators not selected")
     p.add_argument("--generate", nargs="*", choices=["headers", "sources", "declarations_yaml"],
                    default=["headers", "sources", "declarations_yaml"], help="generate only these kinds of files")
-    p.add_argument("--update-aoti-c-shim", "--update_aoti_c_shim", action="store_true",
+    p.add_argument("--update-aoti-c-shim", action="store_true",
                    help="write the AOTInductor C shim headers c_shim_<device>.h (and include the MPS and XPU "
                         "kernels); without it, a header that would change in the aoti install dir is an error")
-    p.add_argument("--extend-aoti-c-shim", "--extend_aoti_c_shim", action="store_true",
+    p.add_argument("--extend-aoti-c-shim", action="store_true",
                    help="C shims of out-of-tree ops (with -s <out-of-tree ATen folder> and --aoti-install-dir "
-                        "<in-tree aoti dir>/extend): only for their own kernels, including extend/c_shim_<device>.h")
+                        "<in-tree aoti dir>/extend): only for their own kernels; the sources include "
+                        "extend/c_shim_<device>.h")
     p.add_argument("--implemented-only", action="store_true", help=_HELP_IMPLEMENTED_ONLY)
     p.add_argument("-v", "--verbose", action="store_true", help="print each file written")
     p.set_defaults(run=run_generate)
