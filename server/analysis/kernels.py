@@ -3,18 +3,21 @@
 Every kernel of a dispatch table (and the implicit CompositeImplicitAutograd
 one) must be defined in its namespace; a structured out= kernel needs its
 TORCH_IMPL_FUNC, and its group's TORCH_META_FUNC. Generated kernels (ufunc,
-autogen) are left out: the codegen writes them.
+autogen, and the view_copy kernels of CompositeViewCopyKernels.cpp) are left out:
+the codegen writes them.
 """
 
 from __future__ import annotations
 
-from typing import Callable
+from dataclasses import dataclass
+from typing import Callable, Iterator
 
 from ..diagnostics import Diagnostic, Severity, diag
 from ..index.kernels import KernelIndex
 from ..index.native import NativeSnapshot, problem_span
 from ..model import dispatch as dk
-from ..model.native_function import BackendIndex, BackendMetadata, NativeFunction, NativeFunctionsGroup
+from ..model.native_function import (BackendIndex, BackendMetadata, NativeFunction, NativeFunctionsGroup,
+                                     NativeFunctionsViewGroup)
 from ..model.native_yaml import Op
 from ..syntax.cpp_scan import DECLARATION, DEFINITION, IMPL, META
 from ..syntax.locate import ScalarText
@@ -56,40 +59,77 @@ def _meta_name(group: NativeFunctionsGroup) -> str:
     return str(group.functional.func.name).replace(".", "_")
 
 
-def missing_kernels(snapshot: NativeSnapshot, index: KernelIndex, *, declare: Declare | None = None,
-                    severity: Severity = Severity.WARNING) -> list[Diagnostic]:
-    model = snapshot.functions
+def generated_view_copies(model) -> frozenset[NativeFunction]:
+    """The view_copy ops whose CompositeExplicitAutogradNonFunctional kernel the codegen writes
+    (CompositeViewCopyKernels.cpp): those named <view>_copy, as torchgen's gen_composite_view_copy_kernel."""
+    return frozenset(g.view_copy for g in getattr(model, "view_groups", ())
+                     if isinstance(g, NativeFunctionsViewGroup) and g.view_copy is not None
+                     and g.view_copy.func.name.name.base == f"{g.view.func.name.name.base}_copy")
+
+
+@dataclass(frozen=True, slots=True)
+class Requirement:
+    """One C++ definition the yaml needs: a dispatch kernel (DEFINITION, or IMPL when structured) or a META."""
+
+    op: Op
+    kind: str  # DEFINITION, IMPL or META
+    name: str
+    namespace: str  # DEFINITION only; IMPL and META are found by name
+    key: dk.DispatchKey | None = None  # None for META
+    metadata: BackendMetadata | None = None
+
+
+def requirements(model, view_copies: frozenset[NativeFunction] = frozenset()) -> Iterator[Requirement]:
+    """Every kernel and meta function the ops of model need, generated ones left out."""
     groups = {g.out.func.name: g for g in model.groups if isinstance(g, NativeFunctionsGroup)}
-    out: list[Diagnostic] = []
     for op in model.ops:
         if op.generated:
             continue
         f = op.function
-        ufunc_keys = set(dk.UFUNC_DISPATCH_KEYS) if f.ufunc_inner_loop else set()
+        skipped = set(dk.UFUNC_DISPATCH_KEYS) if f.ufunc_inner_loop else set()
+        if f in view_copies:
+            skipped.add(dk.DispatchKey.CompositeExplicitAutogradNonFunctional)
         for key, meta in op.metadata:
-            if key in ufunc_keys or "legacy::" in meta.kernel or key not in model.backend_indices:
+            if key in skipped or "legacy::" in meta.kernel or key not in model.backend_indices:
                 continue
-            message = _missing(f, key, meta, index, model.backend_indices[key], declare)
-            if message:
-                out.append(diag("OPG600", _kernel_span(op, key), message, severity=severity))
+            yield Requirement(op, IMPL if meta.structured else DEFINITION, meta.kernel, meta.cpp_namespace, key, meta)
         group = groups.get(f.func.name)
-        if f.structured and group is not None and not index.find(_meta_name(group), (META,)):
-            out.append(diag("OPG601", problem_span(op, "structured"),
-                            f"no TORCH_META_FUNC({_meta_name(group)}) (or TORCH_META_FUNC2) in {_where(index)}: the "
+        if f.structured and group is not None:
+            yield Requirement(op, META, _meta_name(group), "at::meta")
+
+
+def is_met(index: KernelIndex, need: Requirement) -> bool:
+    if need.kind == DEFINITION:
+        return _defined(index, need.name, need.namespace)[0]
+    return bool(index.find(need.name, (need.kind,)))
+
+
+def missing_kernels(snapshot: NativeSnapshot, index: KernelIndex, *, declare: Declare | None = None,
+                    severity: Severity = Severity.WARNING,
+                    view_copies: frozenset[NativeFunction] | None = None) -> list[Diagnostic]:
+    model = snapshot.functions
+    copies = generated_view_copies(model) if view_copies is None else view_copies
+    out: list[Diagnostic] = []
+    for need in requirements(model, copies):
+        if is_met(index, need):
+            continue
+        if need.kind == META:
+            out.append(diag("OPG601", problem_span(need.op, "structured"),
+                            f"no TORCH_META_FUNC({need.name}) (or TORCH_META_FUNC2) in {_where(index)}: the "
                             "structured op needs its meta function", severity=severity))
+            continue
+        message = _missing(need.op.function, need.key, need.metadata, index, model.backend_indices[need.key], declare)
+        out.append(diag("OPG600", _kernel_span(need.op, need.key), message, severity=severity))
     return out
 
 
 def _missing(f: NativeFunction, key: dk.DispatchKey, meta: BackendMetadata, index: KernelIndex,
-             backend: BackendIndex, declare: Declare | None) -> str | None:
+             backend: BackendIndex, declare: Declare | None) -> str:
+    """The message for a kernel is_met found missing."""
     if meta.structured:
-        if index.find(meta.kernel, (IMPL,)):
-            return None
         return (f"no TORCH_IMPL_FUNC({meta.kernel}) in {_where(index)}: the structured {key} kernel of "
                 f"'{f.func.name}' is not implemented")
-    defined, declared = _defined(index, meta.kernel, meta.cpp_namespace)
-    if defined:
-        return None
+    declared = _defined(index, meta.kernel, meta.cpp_namespace)[1]
     state = "is declared but never defined" if declared else "is not defined"
     expected = declare(f, backend) if declare is not None else ""
     hint = f"; it must be declared as:\n{expected}" if expected else ""

@@ -195,11 +195,12 @@ class MissingKernels:
 
     def __init__(self) -> None:
         self._key: tuple = ()
-        # id(function) -> (function, structured group's meta name, diagnostics relative to the entry's line)
-        self._ops: dict[int, tuple[object, str | None, tuple]] = {}
+        # id(function) -> (function, (structured group's meta name, generated view_copy?), diagnostics relative
+        # to the entry's line)
+        self._ops: dict[int, tuple[object, tuple[str | None, bool], tuple]] = {}
 
     def __call__(self, snapshot, index: KernelIndex, generation: int, severity: Severity, declare) -> tuple:
-        from ..analysis.kernels import missing_kernels
+        from ..analysis.kernels import generated_view_copies, missing_kernels
         from ..analysis.kernel_nav import meta_name
         from ..model.native_function import NativeFunctionsGroup
 
@@ -208,18 +209,21 @@ class MissingKernels:
         if key != self._key:
             self._key, self._ops = key, {}
         groups = {g.out.func.name: g for g in model.groups if isinstance(g, NativeFunctionsGroup)}
+        copies = generated_view_copies(model)  # whole-model knowledge the per-op checks below need
         out: list = []
-        seen: dict[int, tuple[object, str | None, tuple]] = {}
+        seen: dict[int, tuple[object, tuple[str | None, bool], tuple]] = {}
         for op in model.ops:
             f = op.function
             group = groups.get(f.func.name) if f.structured else None
             meta = meta_name(group) if group is not None else None
+            generated = f in copies
             cached = self._ops.get(id(f))
-            if cached is None or cached[0] is not f or cached[1] != meta:
+            if cached is None or cached[0] is not f or cached[1] != (meta, generated):
                 found = missing_kernels(_Snapshot(_Model((op,), (group,) if group is not None else (),
                                                          model.backend_indices)),
-                                        index, declare=declare, severity=severity)
-                cached = (f, meta, tuple(d.shifted(-op.line) for d in found))
+                                        index, declare=declare, severity=severity,
+                                        view_copies=copies & {f})
+                cached = (f, (meta, generated), tuple(d.shifted(-op.line) for d in found))
             seen[id(f)] = cached
             out.extend(d.shifted(op.line) for d in cached[2])
         self._ops = seen

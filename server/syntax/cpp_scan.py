@@ -148,6 +148,11 @@ _CALL = re.compile(r"(~?[A-Za-z_][\w:]*)\s*\(")
 _STRUCTURED = re.compile(r"\b(TORCH_IMPL_FUNC|TORCH_META_FUNC2?)\s*\(")
 
 
+def blank_preprocessor(code: str) -> str:
+    """Blank preprocessor lines (with their continuations) of code whose comments are blanked already."""
+    return _PREPROCESSOR.sub(_blank, code)
+
+
 def scan(text: str, known_macros: dict[str, Macro] | None = None) -> tuple[CppSymbol, ...]:
     """Every kernel-like symbol the source defines or declares, with its namespace.
 
@@ -156,7 +161,7 @@ def scan(text: str, known_macros: dict[str, Macro] | None = None) -> tuple[CppSy
     code = blank_comments_and_literals(text)
     macros = {**(known_macros or {}), **collect_macros(code)}
     # Preprocessor lines are not code at namespace scope (but their macros were collected above).
-    code = _PREPROCESSOR.sub(_blank, code)
+    code = blank_preprocessor(code)
     starts = [0] + [m.end() for m in re.finditer("\n", code)]
 
     def position(offset: int) -> tuple[int, int]:
