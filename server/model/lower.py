@@ -95,7 +95,8 @@ class _Reader:
 
     def node(self, key: str) -> YNode | None:
         self.taken.add(key)
-        return self.peek(key)
+        pair = self.pairs.get(key)
+        return pair[1] if pair else None
 
     def value(self, key: str) -> object:
         node = self.node(key)
@@ -105,9 +106,11 @@ class _Reader:
 
     def expect(self, key: str, kind: type, default: object, what: str) -> object:
         """The key's value if it has the type (null counts as absent for optional keys)."""
-        node = self.node(key)
-        if node is None:
+        self.taken.add(key)
+        pair = self.pairs.get(key)
+        if pair is None:
             return default
+        node = pair[1]
         if kind is list and isinstance(node, YSeq):
             return to_python(node)
         if isinstance(node, YScalar):
@@ -520,7 +523,7 @@ def _lower_dispatch(r: _Reader, manual_kernel_registration: object, structured: 
                                                         "together: with manual registration, dispatch has no effect")
     table: dict[dk.DispatchKey, BackendMetadata] = {}
     kernels: list[tuple[dk.DispatchKey | None, str]] = []
-    seen: dict[dk.DispatchKey, Span] = {}
+    seen: set[dk.DispatchKey] = set()
     for key_node, value_node in node.pairs:
         if not (isinstance(key_node, YScalar) and isinstance(key_node.value, str)):
             r.error("OPG104", key_node.span, "a dispatch key must be a name such as CPU or CompositeExplicitAutograd")
@@ -531,14 +534,14 @@ def _lower_dispatch(r: _Reader, manual_kernel_registration: object, structured: 
             r.error("OPG101", span, f"dispatch key '{key_node.value}' needs a kernel name, but its value is {shown}")
             continue
         kernel_text = value_node.value
-        key_text = ScalarText(key_node)
         pos = 0
         for piece in key_node.value.split(","):
             name = piece.strip()
             start = pos + (len(piece) - len(piece.lstrip()))
-            span = key_text.span(start, start + len(name))
             pos += len(piece) + 1
             key = dk.parse_dispatch_key(name)
+            if key is None or key not in dk.SUPPORTED_DISPATCH_KEYS or key in seen:
+                span = ScalarText(key_node).span(start, start + len(name))
             kernels.append((key, kernel_text))
             if key in ignore_keys:
                 continue
@@ -559,8 +562,8 @@ def _lower_dispatch(r: _Reader, manual_kernel_registration: object, structured: 
                 continue
             if key in seen:
                 r.warn("OPG104", span, f"dispatch key '{name}' is given twice; torchgen keeps the later kernel")
-            seen[key] = span
-            table[key] = BackendMetadata(kernel, bool(structured) and dk.is_structured_dispatch_key(key),
+            seen.add(key)
+            table[key] = BackendMetadata(kernel, bool(structured) and key in dk.STRUCTURED_DISPATCH_KEYS,
                                          (namespace or "at") + "::native")
     return table, kernels
 
@@ -597,7 +600,7 @@ def _check_codegen_rules(r: _Reader, func: FunctionSchema, dispatch: dict, struc
             if key in dispatch:
                 r.error("OPG124", _dispatch_key_span(r.entry, key.name) or r.key_span("dispatch") or r.entry.span,
                         f"do not give a {key} kernel for a structured op: the codegen generates it from the meta function")
-    if not func.has_symint():
+    if any(meta.supports_symint() for meta in dispatch.values()) and not func.has_symint():
         for key, meta in dispatch.items():
             if meta.supports_symint():
                 r.error("OPG125", _dispatch_key_span(r.entry, key.name) or r.entry.span,
@@ -609,9 +612,11 @@ def _check_post_init(r: _Reader, func: FunctionSchema, kind: SchemaKind | None, 
                      delegate: OperatorName | None, inherits: str | None, device_guard: object,
                      device_check: DeviceCheckType, cpp_no_default_args: list, tags: set[str],
                      spans: SchemaSpans, text: ScalarText) -> None:
-    name_span = text.span(*spans.name)
+    def name_span() -> Span:
+        return text.span(*spans.name)
+
     if func.arguments.out and variants != {Variant.function}:
-        r.error("OPG117", r.key_span("variants") or name_span,
+        r.error("OPG117", r.key_span("variants") or name_span(),
                 "functions with out arguments must have only the function variant ('variants: function')")
     if structured:
         if kind is not SchemaKind.out:
@@ -627,7 +632,7 @@ def _check_post_init(r: _Reader, func: FunctionSchema, kind: SchemaKind | None, 
             r.error("OPG116", r.key_span("device_guard"), "device_guard: False is not respected by structured kernels")
     if structured and delegate is not None:
         r.error("OPG116", r.key_span("structured_delegate"), "an op cannot be both structured and a structured_delegate")
-    defaulted = {a.name for a in func.schema_order_arguments() if a.default is not None}
+    defaulted = {a.name for a in func.schema_order_arguments() if a.default is not None} if cpp_no_default_args else ()
     names_node = r.peek("cpp_no_default_args")
     for i, name in enumerate(cpp_no_default_args):
         try:
@@ -641,13 +646,15 @@ def _check_post_init(r: _Reader, func: FunctionSchema, kind: SchemaKind | None, 
         r.error("OPG116", r.key_span("structured_inherits"), "structured_inherits requires 'structured: True'")
     op = str(func.name)
     if op.startswith("_foreach") and device_check is not DeviceCheckType.NoCheck:
-        r.error("OPG121", r.key_span("device_check") or name_span,
+        r.error("OPG121", r.key_span("device_check") or name_span(),
                 "_foreach kernels fall back to a slow path across devices: set 'device_check: NoCheck'")
+    if "nondeterministic_seeded" in tags:
+        return
     dropout = "dropout" in op or any("dropout" in a.name for a in func.arguments.flat_all)
     random = ("rand" in op or (dropout and "backward" not in op and str(func.name.name) != "_cudnn_init_dropout_state")
               or func.arguments.has_generator_arg())
-    if random and "nondeterministic_seeded" not in tags:
-        r.error("OPG122", r.key_span("tags") or name_span,
+    if random:
+        r.error("OPG122", r.key_span("tags") or name_span(),
                 f"'{op}' looks random (its name or a Generator argument): add the tag nondeterministic_seeded",
                 (("add-tag", "nondeterministic_seeded"),))
 

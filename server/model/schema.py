@@ -516,7 +516,7 @@ def signature_key(func: FunctionSchema, strip_view_copy_name: bool = False) -> s
         parts.append("*")
         parts.extend(a.plain for a in kwargs)
     arguments = ", ".join(parts)
-    if str(func.name) == "bernoulli.p":
+    if base == "bernoulli" and str(func.name) == "bernoulli.p":
         arguments = arguments.replace("float p", "float p=0.5")
     returns = [r.plain for r in func.returns]
     mutable_inputs = itertools.chain([args.self_arg.argument] if args.self_arg is not None else [], args.out,

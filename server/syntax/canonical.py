@@ -20,12 +20,13 @@ from yaml.resolver import Resolver
 
 from ..diagnostics import Diagnostic
 from ..text import Span
-from .nodes import YMap, YNode, YScalar, YSeq, duplicate_key_diagnostics, too_deep
+from .nodes import MAX_DEPTH, YMap, YNode, YScalar, YSeq, duplicate_key_diagnostics, too_deep
 
 # Anything but printable ASCII and \n: tabs, \r, control characters, non-ASCII (columns, NEL/LS breaks).
 _UNUSUAL_CHAR = re.compile(r"[^\n -~]")
-# Keys: words, dots, and ', ' between dispatch keys ('CPU, CUDA'); nothing a YAML indicator could start.
-_KEY = re.compile(r"\w(?:[\w., ]*\w)?")
+# 'key: value' or 'key:'. Keys: words, dots, and ', ' between dispatch keys ('CPU, CUDA'); nothing a YAML
+# indicator could start. The value (group 2) is what follows the first ': ' and its spaces.
+_KEY_VALUE = re.compile(r"(\w(?:[\w., ]*\w)?):(?: +(.*))?\Z")
 # Items of a one-line flow list: a word-like plain scalar, or a quoted one without quotes or escapes inside.
 _FLOW_ITEM = re.compile(r"\w[\w.]*|'[^']*'|\"[^\"\\]*\"")
 # A plain scalar may start with these; YAML indicators (- ? : , [ ] { } # & * ! | > ' " % @ `) are left out.
@@ -60,6 +61,10 @@ def _resolve_plain(text: str) -> object:
         return _FALLBACK
 
 
+# The NamedTuples' own __new__ is a Python function; building the same tuples directly halves the cost.
+_tuple = tuple.__new__
+
+
 def _plain(text: str, line: int, col: int) -> YScalar:
     if text[0] not in _FIRST_CHARS_RESOLVED:
         value: object = text
@@ -69,7 +74,7 @@ def _plain(text: str, line: int, col: int) -> YScalar:
             value = _plain_values[text] = _resolve_plain(text)
         if value is _FALLBACK:
             raise _NotCanonical
-    return YScalar(value, Span(line, col, line, col + len(text)), None, text)
+    return _tuple(YScalar, (value, _tuple(Span, (line, col, line, col + len(text))), None, text))
 
 
 def _block_plain(text: str, line: int, col: int) -> YScalar:
@@ -104,20 +109,14 @@ def _flow_list(text: str, line: int, col: int) -> YSeq:
 
 def _key_value(content: str, indent: int, line: int) -> tuple[YScalar, YNode | None]:
     """'key: value' at indent; the value is None when it is empty (a nested block follows)."""
-    colon = content.find(": ", indent)
-    if colon < 0:
-        if content[-1] != ":":
-            raise _NotCanonical
-        colon = len(content) - 1
-    key_text = content[indent:colon]
-    if not _KEY.fullmatch(key_text):
+    m = _KEY_VALUE.match(content, indent)
+    if m is None:
         raise _NotCanonical
+    key_text, value_text = m.groups()
     key = _plain(key_text, line, indent)
-    rest = content[colon + 2:]
-    value_text = rest.lstrip(" ")
-    if not value_text:
+    if value_text is None:
         return key, None
-    start = colon + 2 + len(rest) - len(value_text)
+    start = m.start(2)
     first = value_text[0]
     if first == "[":
         return key, _flow_list(value_text, line, start)
@@ -180,12 +179,18 @@ def _content_lines(text: str) -> list[tuple[int, int, str]]:
 def compose_canonical_entry(text: str) -> tuple[YMap, list[Diagnostic]] | None:
     """The entry's mapping and diagnostics (duplicate keys), as libyaml's path gives them; None if the
     entry is not in the canonical shape."""
-    if _UNUSUAL_CHAR.search(text) or not text.startswith("- ") or too_deep(text) is not None:
+    if _UNUSUAL_CHAR.search(text) or not text.startswith("- "):
         return None
     try:
-        return _compose(text)
+        composed = _compose(text)
     except _NotCanonical:
         return None
+    # libyaml's path first refuses text that too_deep over-estimates as deeper than MAX_DEPTH. In a canonical
+    # entry every line starts with at most one '- ' after its indentation, so only 64 spaces in a row or more
+    # than 64 brackets can make it say so.
+    if (" " * MAX_DEPTH in text or text.count("[") + text.count("{") > MAX_DEPTH) and too_deep(text) is not None:
+        return None
+    return composed
 
 
 def _compose(text: str) -> tuple[YMap, list[Diagnostic]]:

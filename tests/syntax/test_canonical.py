@@ -85,7 +85,9 @@ def test_compose_entry_uses_it_and_keeps_the_fallback() -> None:
     "- func: a\n  b: c #\n", "- func: a\n  b: c#d\n", "- func: a\n  ? b\n", "- func: a\n  b: &x c\n",
     "- func: a\n  b: 'x'\n", "- func: a\n  b: !!str c\n", "- func: a\n  b: |\n    c\n", "- func: a\n  b:\n    -\n",
     "- func: a\n  b:\n    - \n", "- func: a\n  b:\n    -  c\n", "- func: a\n  b: c\n  - d\n", "- func: a\n" + "[" * 70,
-    "- func: a  # " + "[" * 70 + "\n", "- func: a\n  " + " " * 70 + "# x\n", "- func: a\n - b\n", "- func: a\n b: c\n",
+    "- func: a  # " + "[" * 70 + "\n", "- func: a\n" + " " * 70 + "\n", "- func: a(Tensor? x) -> Tensor? # ? - - \n",
+    "- func: a\n  b:\n" + " " * 63 + "- c\n", "- func: a\n  b:\n" + " " * 64 + "- c\n", "- func: a\n  b: [" + "[" * 64 + "\n",
+    "- func: a\n  b:\n" + " " * 65 + "c: d\n", "- func: a  # " + "{" * 65 + "\n", "- func: a\n  " + " " * 70 + "# x\n", "- func: a\n - b\n", "- func: a\n b: c\n",
 ])
 def test_tricky_entries(text: str) -> None:
     assert_same(text)
