@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from . import TORCHGEN_VERSION, VERSION_TEXT
@@ -15,8 +16,14 @@ from .report import RENDERERS
 def _check(args: argparse.Namespace) -> int:
     from .analysis.check import check_paths
 
+    try:
+        lazy = _lazy_checker(args.shape_inference_hdr)
+    except OSError as exc:
+        print(f"opgen: cannot read the shape-inference header {args.shape_inference_hdr}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 2
     result = check_paths(args.paths, args.tags, args.native_functions,
-                         native_extra=_kernel_checker(args.kernels) if args.kernels else None)
+                         native_extra=_kernel_checker(args.kernels) if args.kernels else None, backend_extra=lazy)
     if args.impl_path:
         kernels, notes = impl_path_items(args.paths, args.native_functions, args.impl_path)
         result.items.extend(kernels)
@@ -42,6 +49,33 @@ def _kernel_checker(roots: list[str]):
         return "\n".join(compute_native_function_declaration(f, backend))
 
     return lambda native: missing_kernels(native, index, declare=declare)
+
+
+def _lazy_checker(header_path: str | None):
+    """What gen_lazy_tensor rejects in a lazy backend yaml, its compute_shape_ functions checked against the
+    header given (else, for PyTorch's own `backend: Lazy` yaml, the one under the current folder when it is a
+    checkout, else the installed wheel's; other backends: not checked). Raises OSError for an unreadable header."""
+    from .codegen.lazy.check import is_lazy_yaml, lazy_diagnostics, shape_header_path
+    from .codegen.lazy.shape import parse_shape_header
+
+    given = parse_shape_header(header_path, _read_text(header_path)) if header_path else None
+
+    def check(text: str, snapshot, native) -> tuple:
+        resolved = snapshot.resolved
+        if resolved is None or not is_lazy_yaml(resolved):
+            return ()
+        header = given
+        if header is None:
+            path = shape_header_path(resolved, None, os.getcwd())
+            header = parse_shape_header(path, _read_text(path)) if path else None
+        return lazy_diagnostics(text, snapshot, native.functions.groups, header)
+
+    return check
+
+
+def _read_text(path: str) -> str:
+    with open(path, encoding="utf-8") as f:
+        return f.read()
 
 
 def _explain(args: argparse.Namespace) -> int:
@@ -86,6 +120,11 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--impl-path", "--impl_path", action="append", default=[], metavar="F",
                        help="a backend's C++ kernel file: report the listed ops of each backend yaml it does not "
                             "define (repeatable)")
+    check.add_argument("--shape-inference-hdr", "--shape_inference_hdr", metavar="F",
+                       help="lazy backend yamls: the header whose compute_shape_ declarations full_codegen ops need "
+                            "(gen_lazy_tensor's --shape-inference-hdr; default: for a `backend: Lazy` yaml "
+                            "torch/csrc/lazy/core/shape_inference.h under the current folder, else the installed "
+                            "torch's; other backends are not checked without it)")
     check.add_argument("--kernels", metavar="DIR", action="append",
                        help="C++ sources to look for the kernels native_functions.yaml names (repeatable), "
                             "e.g. aten/src/ATen/native")

@@ -18,6 +18,7 @@ from typing import Callable, Sequence
 from ..index.backend import BackendSnapshot
 from ..index.native import NativeSnapshot
 from ..model.backend import ListedOp
+from ..model.native_function import NativeFunction
 from ..text import Span
 from .completion import OP, Candidate
 from .definition import declaration_span, find_op
@@ -25,6 +26,8 @@ from .hover import HoverText, function_summary
 
 # Sections whose items are op names, in the order a backend yaml usually has them.
 OP_SECTIONS = ("supported", "autograd", "full_codegen", "symint", "ir_gen")
+# Sections whose ops gen_lazy_tensor generates code for (IR node classes; kernels too for full_codegen).
+LAZY_SECTIONS = ("full_codegen", "ir_gen")
 
 BACKEND_KEYS: dict[str, str] = {
     "backend": "the dispatch key the kernels register to (an out-of-tree key such as `XLA` or `PrivateUse1`); "
@@ -90,11 +93,13 @@ class KernelDefinition:
 
 def hover(snapshot: BackendSnapshot, native: NativeSnapshot | None, line: int, col: int,
           declaration: Callable[[str, str], str] | None = None,
-          definitions: Callable[[str, str], Sequence[KernelDefinition] | None] | None = None) -> HoverText | None:
+          definitions: Callable[[str, str], Sequence[KernelDefinition] | None] | None = None,
+          lazy: Callable[[NativeFunction, ListedOp], str] | None = None) -> HoverText | None:
     """Hover on a listed op or a top-level key.
 
     declaration(op, dispatch key): Markdown of the declaration the backend's header gets (or "").
     definitions(class name, kernel): where the kernel is defined; None when no C++ files are known.
+    lazy(function, listing): Markdown of what gen_lazy_tensor generates for a full_codegen / ir_gen op (or "").
     """
     found = key_at(snapshot, line, col)
     if found is not None:
@@ -115,8 +120,9 @@ def hover(snapshot: BackendSnapshot, native: NativeSnapshot | None, line: int, c
     if kernel is not None:
         name, class_name = kernel
         owner = f"{class_name}::" if class_name else ""
-        parts.append(f"The backend implements `{owner}{name}`" + (f" (registered to `{key}`)" if key else "") + ".")
-        if definitions is not None and class_name:
+        who = "gen_lazy_tensor generates" if item.section == "full_codegen" else "The backend implements"
+        parts.append(f"{who} `{owner}{name}`" + (f" (registered to `{key}`)" if key else "") + ".")
+        if definitions is not None and class_name and item.section != "full_codegen":
             places = definitions(class_name, name)
             if places is None:
                 parts.append("No C++ files are known to look for its definition (setting `opgen.implPaths`).")
@@ -127,6 +133,10 @@ def hover(snapshot: BackendSnapshot, native: NativeSnapshot | None, line: int, c
                 parts.append("**Not defined** in the backend's C++ files.")
     if declaration is not None and key:
         code = declaration(item.text, key)
+        if code:
+            parts.append(code)
+    if lazy is not None and item.section in LAZY_SECTIONS:
+        code = lazy(op.function, item)
         if code:
             parts.append(code)
     parts.append(function_summary(op.function))

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Sequence
 
 from ..diagnostics import Diagnostic, diag
-from ..index.backend import check_backend
+from ..index.backend import BackendSnapshot, check_backend
 from ..index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapshot
 from ..report import FileDiagnostic
 from ..text import Span
@@ -112,8 +112,11 @@ def installed_native_functions() -> tuple[str, str] | None:
 
 
 def check_paths(paths: list[str], tags_path: str | None = None, native_path: str | None = None,
-                native_extra: Callable[[NativeSnapshot], list[Diagnostic]] | None = None) -> CheckResult:
-    """native_extra: more checks of each native_functions.yaml (e.g. kernels missing from C++ sources)."""
+                native_extra: Callable[[NativeSnapshot], list[Diagnostic]] | None = None,
+                backend_extra: Callable[[str, BackendSnapshot, NativeSnapshot], Sequence[Diagnostic]] | None = None
+                ) -> CheckResult:
+    """native_extra: more checks of each native_functions.yaml (e.g. kernels missing from C++ sources).
+    backend_extra(text, snapshot, native): more checks of each backend yaml (e.g. what gen_lazy_tensor rejects)."""
     result = CheckResult()
     tags_cache: dict[str, TagsSnapshot] = {}
     # The native_functions.yaml that backend yamls are resolved against: parsed once, on first need.
@@ -159,7 +162,10 @@ def check_paths(paths: list[str], tags_path: str | None = None, native_path: str
                        "--native-functions F (or install torch 2.13, whose torchgen ships one)")
                 result.items.append(FileDiagnostic(path, diag("OPG900", Span.point(0, 0), why)))
                 continue
-            result.items.extend(FileDiagnostic(path, d) for d in check_backend(text, native_snapshot).diagnostics)
+            backend = check_backend(text, native_snapshot)
+            result.items.extend(FileDiagnostic(path, d) for d in backend.diagnostics)
+            if backend_extra is not None:
+                result.items.extend(FileDiagnostic(path, d) for d in backend_extra(text, backend, native_snapshot))
         else:
             result.notes.append(f"opgen: {path}: not an operator yaml file (expected native_functions.yaml, "
                                 "tags.yaml or a backend yaml)")

@@ -6,7 +6,8 @@ section "opgen"):
     {"debounceMs": 0, "tagsPath": "aten/src/ATen/native/tags.yaml", "maxWorkspaceSymbols": 500,
      "nativeFunctionsPath": null, "implPaths": [], "outputDir": "build/aten/src/ATen",
      "generateTarget": "auto", "perOperatorHeaders": false, "codeLens": true,
-     "kernelDirs": [], "kernelSeverity": "warning", "kernelStubFile": null}
+     "kernelDirs": [], "kernelSeverity": "warning", "kernelStubFile": null,
+     "lazy": {"preset": "auto", "shapeInferenceHeader": null}}
 
 Relative paths are taken from the workspace root. docs/lsp.md lists every
 setting with what it does.
@@ -32,6 +33,20 @@ class Testing:
     generate_delay_ms: int = 0
     # Worker processes for a cold kernel index (0: the index's default).
     kernel_workers: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Lazy:
+    """gen_lazy_tensor's settings for backend yamls with full_codegen / ir_gen ops (section "opgen.lazy")."""
+
+    # The flags the hover's generated code follows: "torchscript" (--gen-ts-lowerings --node-base TsNode
+    # --node-base-hdr torch/csrc/lazy/ts_backend/ts_node.h), "default" (no flags), or "auto" (TorchScript
+    # for PyTorch's own `backend: Lazy` yaml, default for any other).
+    preset: str = "auto"
+    # The header whose compute_shape_ declarations full_codegen ops are checked against (OPG535); default:
+    # for a `backend: Lazy` yaml the checkout's torch/csrc/lazy/core/shape_inference.h, else the installed
+    # wheel's; for other backends none (no check).
+    shape_inference_header: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +79,7 @@ class Settings:
     # The C++ file the "create the missing kernel" quick fix appends to; default: the first file that
     # defines kernels of the same op family.
     kernel_stub_file: str | None = None
+    lazy: Lazy = field(default_factory=Lazy)
     testing: Testing = field(default_factory=Testing)
 
 
@@ -133,6 +149,8 @@ _CHECKS: dict[str, Callable[[object], Any]] = {
     "kernel_severity": _one_of("error", "warning", "information", "hint", "off"),
     "kernel_stub_file": _optional_path,
 }
+_LAZY_CHECKS: dict[str, Callable[[object], Any]] = {"preset": _one_of("auto", "default", "torchscript"),
+                                                    "shape_inference_header": _optional_path}
 _TESTING_CHECKS: dict[str, Callable[[object], Any]] = {"fail_hover": _bool, "generate_delay_ms": _int_in(0, 10_000),
                                                        "kernel_workers": _int_in(0, 64)}
 
@@ -167,14 +185,21 @@ def parse_settings(raw: object, warn: Callable[[str], None]) -> Settings:
     if not isinstance(raw, Mapping):
         warn(f"opgen: settings must be an object, not {raw!r}; using the defaults")
         return Settings()
-    testing = Testing()
-    testing_raw = raw.get("testing")
-    if isinstance(testing_raw, Mapping):
-        testing = Testing(**_read(Testing, _TESTING_CHECKS, testing_raw, "testing.", warn))  # type: ignore[arg-type]
-    elif testing_raw is not None:
-        warn(f"opgen: setting 'testing' must be an object, not {testing_raw!r}")
-    rest = {k: v for k, v in raw.items() if k != "testing"}
-    return Settings(**_read(Settings, _CHECKS, rest, "", warn), testing=testing)  # type: ignore[arg-type]
+    nested = {"lazy": _section(Lazy, _LAZY_CHECKS, raw, "lazy", warn),
+              "testing": _section(Testing, _TESTING_CHECKS, raw, "testing", warn)}
+    rest = {k: v for k, v in raw.items() if k not in nested}
+    return Settings(**_read(Settings, _CHECKS, rest, "", warn), **nested)  # type: ignore[arg-type]
+
+
+def _section(cls: type, checks: Mapping[str, Callable[[object], Any]], raw: Mapping[str, object], name: str,
+             warn: Callable[[str], None]):
+    """A nested object of settings (opgen.lazy, opgen.testing)."""
+    value = raw.get(name)
+    if isinstance(value, Mapping):
+        return cls(**_read(cls, checks, value, f"{name}.", warn))
+    if value is not None:
+        warn(f"opgen: setting '{name}' must be an object, not {value!r}")
+    return cls()
 
 
 def settings_from(*sources: object, warn: Callable[[str], None]) -> Settings:

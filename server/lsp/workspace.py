@@ -30,6 +30,7 @@ import os
 from dataclasses import dataclass
 
 from ..analysis import backend as backend_query
+from ..codegen.lazy import IN_TREE_SHAPE_HEADER
 from ..analysis.check import BACKEND, NATIVE, TAGS, classify, installed_native_functions
 from ..index.backend import BackendSnapshot, check_backend
 from ..diagnostics import Diagnostic, diag
@@ -98,6 +99,10 @@ class Analysis:
     # A backend document: its snapshot and the native_functions.yaml it was checked against.
     backend: BackendSnapshot | None = None
     native_source: NativeSource | None = None
+    # A lazy backend document: the shape-inference header it was checked against (None: none is known).
+    shape_header: object | None = None  # codegen.lazy.shape.ShapeHeader (the codegen is loaded on first use)
+    # The opgen.lazy.preset the hover's generated lazy code follows.
+    lazy_preset: str = "auto"
 
     @functools.cached_property
     def lines(self) -> Lines:
@@ -400,7 +405,7 @@ class Workspace:
         if document.kind == NATIVE:
             return (document.generation, self.tags_input(document).key) + self.kernels.key()
         if document.kind == BACKEND:
-            return (document.generation, self.native_input(document).key, self.cpp_generation)
+            return (document.generation, self.native_input(document).key, self.cpp_generation, self.lazy_key())
         return (document.generation,)
 
     def latest(self, uri: str) -> Analysis | None:
@@ -452,13 +457,55 @@ class Workspace:
     def _analyse_backend(self, document: OpenDocument) -> Analysis:
         source = self.native_input(document)
         native = self._native_source(source)
-        key = (document.generation, source.key, self.cpp_generation)
+        key = (document.generation, source.key, self.cpp_generation, self.lazy_key())
         if native is None:
             why = source.why or f"cannot read the native_functions.yaml at {source.path}"
             return Analysis(document, key, (diag("OPG900", Span.point(0, 0), why),))
         snapshot = check_backend(document.text, native.snapshot)
         diagnostics = snapshot.diagnostics + self._backend_kernels(document, snapshot, native)
-        return Analysis(document, key, diagnostics, backend=snapshot, native_source=native)
+        header, lazy = self._lazy_check(document, snapshot, native)
+        return Analysis(document, key, diagnostics + lazy, backend=snapshot, native_source=native,
+                        shape_header=header, lazy_preset=self.settings.lazy.preset)
+
+    # ------------------------------------------------------------ lazy backends (gen_lazy_tensor)
+
+    def _configured_shape_header(self) -> str | None:
+        configured = self.settings.lazy.shape_inference_header
+        return self._absolute(configured) if configured else None
+
+    def lazy_key(self) -> tuple:
+        """Changes with the lazy settings and with a header the lazy check may read (the setting's, the
+        checkout's; the wheel's does not change)."""
+        configured = self._configured_shape_header()
+        if configured is None and self.root:
+            configured = os.path.join(self.root, IN_TREE_SHAPE_HEADER)
+        return (self.settings.lazy, configured and self._open_or_file_key(configured))
+
+    def _open_or_file_key(self, path: str) -> tuple | None:
+        uri = self._by_path.get(_norm(path))
+        return ("open", self._documents[uri].generation) if uri is not None else _file_key(path)
+
+    def _lazy_check(self, document: OpenDocument, snapshot: BackendSnapshot, native: NativeSource
+                    ) -> tuple[object | None, tuple[Diagnostic, ...]]:
+        """The shape-inference header (when known) and what gen_lazy_tensor rejects (OPG535-537)."""
+        resolved = snapshot.resolved
+        if resolved is None or snapshot.has_errors:
+            return None, ()
+        from ..codegen.lazy.check import is_lazy_yaml, lazy_diagnostics, shape_header_path
+        from ..codegen.lazy.shape import parse_shape_header
+
+        if not is_lazy_yaml(resolved):
+            return None, ()
+        path = shape_header_path(resolved, self._configured_shape_header(), self.root)
+        header, found = None, ()
+        if path is not None:
+            text = self.text_of(path)[1]
+            if text is None:
+                found = (diag("OPG900", resolved.yaml.anchor, f"cannot read the shape-inference header {path} "
+                              "(opgen.lazy.shapeInferenceHeader); compute_shape_ functions are not checked"),)
+            else:
+                header = parse_shape_header(path, text)
+        return header, found + lazy_diagnostics(document.text, snapshot, native.snapshot.functions.groups, header)
 
     def _backend_kernels(self, document: OpenDocument, snapshot: BackendSnapshot, native: NativeSource
                          ) -> tuple[Diagnostic, ...]:

@@ -12,7 +12,6 @@ import dataclasses
 import os
 from dataclasses import dataclass, field
 
-from ...diagnostics import diag
 from ...index.native import NativeParser, NativeSnapshot
 from ...report import FileDiagnostic
 from ..backend.run import BackendResult, check_backend_files, load_native_for, read_impls, read_text
@@ -20,9 +19,10 @@ from ..backend.stubs import target_of
 from ..inputs import InputError, packaged_aten
 from ..plan import GeneratedFile, PlanError, render
 from ..writer import write_files
+from .check import check_lazy
 from .nonnative import read_non_native
-from .plan import TEMPLATES, LazyOptions, compute_pieces, plan_lazy, selected, sort_groups
-from .shape import expected_declarations, missing_shapes, parse_shape_header, shape_diagnostics
+from .plan import TEMPLATES, LazyOptions, plan_lazy, sort_groups
+from .shape import parse_shape_header
 
 
 @dataclass(frozen=True)
@@ -64,8 +64,8 @@ def _load(options: LazyRunOptions, text: str) -> tuple[NativeSnapshot, tuple[str
     return native, whole
 
 
-def _names(items) -> tuple:
-    return tuple(i.name for i in items if i.name is not None)
+def _placed(options: LazyRunOptions, found) -> tuple[FileDiagnostic, ...]:
+    return tuple(FileDiagnostic(options.source_yaml, d) for d in found)
 
 
 def generate_lazy(options: LazyRunOptions) -> LazyResult:
@@ -83,37 +83,21 @@ def generate_lazy(options: LazyRunOptions) -> LazyResult:
     if whole is not None and snapshot.has_errors:
         native = NativeParser().parse(*whole)  # did-you-mean needs every op name
         snapshot, diagnostics = check_backend_files(options.source_yaml, text, native, impls)
-    non_native, problems = read_non_native(text)
-    diagnostics.extend(FileDiagnostic(options.source_yaml, d) for d in problems)
     result = LazyResult(diagnostics=tuple(diagnostics), read=True)
     if result.has_errors or snapshot.resolved is None:
-        return result
-    resolved = snapshot.resolved
-    target = target_of(resolved)
+        non_native_problems = read_non_native(text)[1]  # reported with the yaml's own, as gen_lazy_tensor reads it
+        return dataclasses.replace(result, diagnostics=result.diagnostics + _placed(options, non_native_problems))
+    target = target_of(snapshot.resolved)
     if target is None:
         return dataclasses.replace(result, errors=(f"{options.source_yaml} lists no ops under supported or "
                                                    "full_codegen: gen_lazy_tensor needs a backend key",))
     groups = sort_groups(native.functions.groups)
-    full_codegen, ir_gen = _names(resolved.yaml.full_codegen), _names(resolved.yaml.ir_gen)
-    index = target.backend_index
     header = parse_shape_header(lazy.shape_inference_hdr, header_text)
-    try:
-        expected = expected_declarations(selected(groups, full_codegen), index)
-    except ValueError as exc:
-        return dataclasses.replace(result, errors=(str(exc),))
-    missing = missing_shapes(expected, header, index)
-    anchor = resolved.yaml.anchor
-    placed = shape_diagnostics(missing, resolved.listings, lazy.shape_inference_hdr, anchor)
-    pieces = compute_pieces(groups, index, target.class_name, full_codegen, ir_gen, non_native, lazy)
-    for op, why in pieces.problems:
-        items = resolved.listings.get(op, ())
-        span = next((i.span for i in items if i.section in ("full_codegen", "ir_gen")), None)
-        if span is None:
-            span = next((o.span for o in non_native if o.schema.name == op), anchor)
-        placed.append(diag("OPG537", span, f"gen_lazy_tensor cannot generate {op}: {why}"))
-    if placed:
-        found = tuple(diagnostics) + tuple(FileDiagnostic(options.source_yaml, d) for d in placed)
-        return dataclasses.replace(result, diagnostics=found)
+    checked = check_lazy(text, snapshot.resolved, target, groups, header, lazy)
+    result = dataclasses.replace(result, diagnostics=result.diagnostics + _placed(options, checked.diagnostics))
+    if checked.has_errors or checked.pieces is None:
+        return result
+    pieces = checked.pieces
     try:
         planned = plan_lazy(target, groups, options.output_dir, templates, pieces, lazy)
         files = tuple(GeneratedFile(p.manager, p.path, render(p.template, templates, p.build()).encode("utf-8"))
