@@ -81,6 +81,11 @@ class PlannedFile:
     # Whether the outputs list (-o) names it; gen.py leaves out the sharded <stem>Everything files.
     listed: bool = True
     missing_reason: str = ""
+    # Files naming the same work share memoized pieces (a sharded family, Register<Key>.cpp and
+    # <Key>Functions_inl.h): a parallel writer builds them in one process. "": the file's own path.
+    shares: str = field(default="", compare=False)
+    # A rough relative cost of building it: a parallel writer hands out the costly work first.
+    cost: int = field(default=1, compare=False)
 
     @property
     def implemented(self) -> bool:
@@ -128,8 +133,8 @@ def render(template_name: str, templates: Mapping[str, str], env: Env | str) -> 
 
 
 def single(manager: Manager, path: str, build: Build | None, *, template: str | None = None,
-           missing_reason: str = "") -> PlannedFile:
-    return PlannedFile(manager, path, template or path, build, True, missing_reason)
+           missing_reason: str = "", shares: str = "", cost: int = 1) -> PlannedFile:
+    return PlannedFile(manager, path, template or path, build, True, missing_reason, shares, cost)
 
 
 def missing(manager: Manager, path: str, reason: str = "not implemented yet", *, template: str | None = None,
@@ -167,6 +172,10 @@ def shard_envs(items: Iterable[T], *, key_fn: Callable[[T], str], env_fn: Callab
     return envs
 
 
+# A sharded family builds its items once for all its files: among the heaviest work of a plan.
+SHARDED_FAMILY_COST = 2
+
+
 def sharded(manager: Manager, path: str, template: str, envs: Callable[[], list[dict[str, Any]]],
             num_shards: int) -> list[PlannedFile]:
     """A sharded file family; the shard environments are computed once, on first use."""
@@ -184,7 +193,7 @@ def sharded(manager: Manager, path: str, template: str, envs: Callable[[], list[
             return env
         return build
 
-    return [PlannedFile(manager, name, template, shard(i), listed)
+    return [PlannedFile(manager, name, template, shard(i), listed, shares=path, cost=SHARDED_FAMILY_COST)
             for i, (name, listed) in enumerate(shard_names(path, num_shards))]
 
 

@@ -98,8 +98,7 @@ def _cpp_argument_yaml(b: Binding, options: ApiOptions, kwarg_only: set[str], ou
     return argument_yaml(b.argument, options, kwarg_only, outs, field_names)
 
 
-@functools.cache
-def compute_declaration_yaml(f: NativeFunction) -> OrderedDict:
+def compute_declaration_yaml(f: NativeFunction) -> OrderedDict:  # not cached: its text is
     options = ApiOptions.of(f)
     returns, field_names = returns_yaml(f, options)
     kwarg_only = {a.name for a in f.func.arguments.flat_kwarg_only}

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ...model.schema import OperatorName
 from ..api.signatures import CppSignature, CppSignatureGroup, DispatcherSignature, NativeSignature
@@ -21,6 +22,7 @@ from .register_structured import compute_structured_registration, compute_struct
 from .register_structured import wrapper_signature as structured_wrapper_signature
 
 DEFAULT_KERNEL_NAMESPACE = "at::native"
+META = dk.K["Meta"]
 
 
 class KernelNamespaceError(ValueError):
@@ -90,10 +92,23 @@ def _structured(f: NativeFunction, g: NativeFunctionsGroup, index: BackendIndex
     return _definition(f, sig), _declaration(f), wrapper, compute_structured_registration(f, index)
 
 
+NO_PIECES = GroupPieces((), (), (), ())
+
+
+def certainly_no_pieces(index: BackendIndex) -> bool:
+    """Whether a group whose narrowed index is `index` has no pieces: it has no kernel under the key, and
+    only Meta (in-place checks) and CompositeExplicitAutogradNonFunctional (structured groups) generate
+    wrappers without one. Most groups under most keys: answered without a cache entry."""
+    return not index.index and index.dispatch_key not in (META, dk.CEA_NON_FUNCTIONAL)
+
+
 def group_pieces(g: NativeFunction | NativeFunctionsGroup, index: BackendIndex,
                  skip_registration: bool = False, unselected: frozenset[OperatorName] = frozenset()) -> GroupPieces:
-    """`unselected`: the ops of g left out by operator selection; their kernels are defined, not registered.
+    """`index`: narrowed to g (files.dispatch_key.narrow_index). `unselected`: the ops of g left out by operator
+    selection; their kernels are defined, not registered.
     (One cache for every caller: functools.cache keys positional and keyword spellings apart.)"""
+    if certainly_no_pieces(index):
+        return NO_PIECES
     return _group_pieces(g, index, skip_registration, unselected)
 
 

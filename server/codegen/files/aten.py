@@ -9,7 +9,7 @@ from __future__ import annotations
 from ...model import dispatch as dk
 from ..dest.declarations_yaml import declarations_yaml_text
 from ..dest.vmap import vmap_generated_plumbing_h
-from ..plan import Manager, PlannedFile, missing, sharded, sharded_missing, single
+from ..plan import SHARDED_FAMILY_COST, Manager, PlannedFile, missing, sharded, sharded_missing, single
 from . import (
     aoti, backend_select, dispatch_key, functionalization, functions, names, native, operators, per_operator, schema,
     tensor, ufunc,
@@ -159,7 +159,8 @@ def plan_aggregated_headers(ctx: GenContext, blocked: str | None, cpu) -> list[P
                           template="DispatchKeyFunctions.h", missing_reason=blocked or ""))
         out.append(single(fm, f"{key}Functions_inl.h", None if blocked else
                           (lambda key=key: dispatch_key.dispatch_key_functions_inl_h(ctx, key)),
-                          template="DispatchKeyFunctions_inl.h", missing_reason=blocked or ""))
+                          template="DispatchKeyFunctions_inl.h", missing_reason=blocked or "",
+                          shares=f"Register{key}.cpp"))  # the same group pieces as Register<Key>.cpp
     return out
 
 
@@ -172,5 +173,6 @@ def plan_aten(ctx: GenContext) -> list[PlannedFile]:
     if "headers" in ctx.options.generate:
         out += plan_headers(ctx, blocked)
     if "declarations_yaml" in ctx.options.generate:
-        out.append(single(Manager.cpu, "Declarations.yaml", lambda: declarations_yaml(ctx)))
+        out.append(single(Manager.cpu, "Declarations.yaml", lambda: declarations_yaml(ctx),
+                          cost=3 * SHARDED_FAMILY_COST))  # 3,101 entries, each a YAML mapping
     return out

@@ -7,7 +7,7 @@ import functools
 from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ...model.schema import OperatorName
-from ..dest.register_namespaced import KernelNamespaceError, group_pieces, kernel_namespace
+from ..dest.register_namespaced import KernelNamespaceError, certainly_no_pieces, group_pieces, kernel_namespace
 from ..plan import Env, PlanError, render, shard_envs
 from .context import GenContext
 from .native import namespace_prologue, namespaced_blocks
@@ -164,17 +164,30 @@ def narrow_index(index: BackendIndex, g: NativeFunction | NativeFunctionsGroup) 
     (the whole index compares every kernel, and a regeneration builds a new one)."""
     fs = (g,) if isinstance(g, NativeFunction) else g.functions()
     kernels = {f.func.name: m for f in fs if (m := index.index.get(f.func.name)) is not None}
+    if not kernels:  # most groups under most keys: one shared key for the caches instead of one each
+        return _without_kernels(index.dispatch_key, index.use_out_as_primary, index.device_guard, index.external)
     return BackendIndex(index.dispatch_key, index.use_out_as_primary, index.device_guard, index.external, kernels)
+
+
+@functools.cache
+def _without_kernels(key: dk.DispatchKey, use_out_as_primary: bool, device_guard: bool, external: bool
+                     ) -> BackendIndex:
+    return BackendIndex(key, use_out_as_primary, device_guard, external, {})
 
 
 def group_definitions(ctx: GenContext, g: NativeFunction | NativeFunctionsGroup, key: dk.DispatchKey,
                       index: BackendIndex) -> list[str]:
-    """The RegisterDispatchDefinitions.ini block of one group (anonymous wrappers, m.impl, at::<key>::op), as lines."""
+    """The RegisterDispatchDefinitions.ini block of one group (anonymous wrappers, m.impl, at::<key>::op): one
+    item for a block placeholder, or none."""
     template = ctx.templates.get(_DEFINITIONS_TEMPLATE)
     if template is None:
         raise PlanError(f"no template {_DEFINITIONS_TEMPLATE} in the templates folder")
-    return list(_group_definitions(g, key, narrow_index(index, g), ctx.options.skip_dispatcher_op_registration,
-                                   template, unselected_of(ctx, g)))
+    narrowed = narrow_index(index, g)
+    if certainly_no_pieces(narrowed):
+        return []
+    block = _group_definitions(g, key, narrowed, ctx.options.skip_dispatcher_op_registration, template,
+                               unselected_of(ctx, g))
+    return [block] if block else []
 
 
 def unselected_of(ctx: GenContext, g: NativeFunction | NativeFunctionsGroup) -> frozenset[OperatorName]:
@@ -188,14 +201,14 @@ def unselected_of(ctx: GenContext, g: NativeFunction | NativeFunctionsGroup) -> 
 @functools.cache  # per group, key and template text: an edit elsewhere leaves it cached
 def _group_definitions(g: NativeFunction | NativeFunctionsGroup, key: dk.DispatchKey, index: BackendIndex,
                        skip: bool, template: str, unselected: frozenset[OperatorName] = frozenset()
-                       ) -> tuple[str, ...]:
+                       ) -> str:
     try:
         namespace = kernel_namespace(g, index).replace("::native", "")
     except KernelNamespaceError as exc:
         raise PlanError(str(exc)) from exc
     pieces = group_pieces(g, index, skip, unselected)
     if not pieces.namespaced_definitions:
-        return ()
+        return ""
     prologue, epilogue = namespace_prologue(namespace, 2)
     body = ""
     if pieces.registrations:
@@ -210,7 +223,10 @@ def _group_definitions(g: NativeFunction | NativeFunctionsGroup, key: dk.Dispatc
         "dispatch_namespace": str(key).lower(),
         "dispatch_namespaced_definitions": list(pieces.namespaced_definitions),
     }
-    return tuple(render(_DEFINITIONS_TEMPLATE, {_DEFINITIONS_TEMPLATE: template}, env).split("\n"))
+    # gen.py hands the block over as its lines, and a block placeholder drops empty items: so do the same
+    # here, once, and keep one string (a tuple of lines costs several times the memory in the cache).
+    text = render(_DEFINITIONS_TEMPLATE, {_DEFINITIONS_TEMPLATE: template}, env)
+    return "\n".join(line for line in text.split("\n") if line)
 
 
 def operator_headers(ctx: GenContext, key: dk.DispatchKey) -> list[str]:

@@ -1,0 +1,185 @@
+"""Building and writing the planned files in forked processes (the machine's cores), with the writer's
+guarantees unchanged: every file is still written by writer.write_files, atomically and only when changed.
+
+The work comes in units (lists of jobs that share memoized pieces, e.g. a sharded family, so that no piece is
+computed in two processes). After the model is built, the parent puts every unit's number in a pipe, freezes
+its heap out of the garbage collector (so that collections in a child do not copy the shared pages) and forks;
+then the parent and each child take unit numbers from the pipe (4-byte reads of a pipe are atomic) until it is
+empty. A child sends back only a summary (the paths written and unchanged, the errors) and exits.
+
+A failure becomes an error in the result, never a hang or a silent partial result: a PlanError or any other
+exception in a process empties the pipe (so the others stop early) and is reported; a child that dies without a
+summary (killed, out of memory) is reported with how it ended. A child dies with its parent (PR_SET_PDEATHSIG),
+so killing `opgen generate` stops every writer, as it did with one process.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import pickle
+import signal
+import struct
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from .plan import PlanError
+from .writer import WriteResult, write_files
+
+_CLAIM = struct.Struct("<I")
+_MAX_UNITS = 65536 // _CLAIM.size - 1  # all the claims fit in the pipe's default buffer before anyone reads
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One file: its output folder, its path inside it, and how to make its bytes (may raise PlanError)."""
+
+    root: str
+    path: str
+    data: Callable[[], bytes]
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """What one process did: the writer's result, and the error that stopped it (PlanError text, a traceback)."""
+
+    written: tuple[str, ...] = ()
+    unchanged: tuple[str, ...] = ()
+    errors: tuple[str, ...] = ()
+    stopped_by: str | None = None
+
+
+def usable_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def merge_units(units: Sequence[Sequence[int]], limit: int = _MAX_UNITS) -> list[list[int]]:
+    """At most `limit` units, by joining neighbours (their order is kept)."""
+    size = -(-len(units) // limit) if units else 1
+    return [[j for unit in units[i:i + size] for j in unit] for i in range(0, len(units), size)]
+
+
+def _claims(fd: int):
+    while True:
+        chunk = os.read(fd, _CLAIM.size)
+        if len(chunk) < _CLAIM.size:
+            return
+        yield _CLAIM.unpack(chunk)[0]
+
+
+def _drain(fd: int) -> None:
+    """Take every remaining claim, so that the other processes stop."""
+    for _ in _claims(fd):
+        pass
+
+
+def _work(fd: int, jobs: Sequence[Job], units: Sequence[Sequence[int]]) -> Summary:
+    written: list[str] = []
+    unchanged: list[str] = []
+    errors: list[str] = []
+    try:
+        for unit in _claims(fd):
+            result = write_files((jobs[i].root, jobs[i].path, jobs[i].data()) for i in units[unit])
+            written += result.written
+            unchanged += result.unchanged
+            errors += result.errors
+    except PlanError as exc:
+        _drain(fd)
+        return Summary(tuple(written), tuple(unchanged), tuple(errors), str(exc))
+    except Exception:  # noqa: BLE001  (a bug must reach the user as an error, with where it happened)
+        _drain(fd)
+        return Summary(tuple(written), tuple(unchanged), tuple(errors),
+                       f"internal error in process {os.getpid()}:\n{traceback.format_exc()}")
+    return Summary(tuple(written), tuple(unchanged), tuple(errors))
+
+
+def _die_with_parent(parent: int) -> None:
+    try:
+        import ctypes  # noqa: PLC0415  (only children need it)
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(1)
+
+
+def _child(claims: int, report: int, jobs: Sequence[Job], units: Sequence[Sequence[int]], parent: int) -> None:
+    """Runs in the forked child; never returns."""
+    status = 1
+    try:
+        _die_with_parent(parent)
+        data = pickle.dumps(_work(claims, jobs, units))
+        view = memoryview(data)
+        while view:
+            view = view[os.write(report, view):]
+        status = 0
+    finally:
+        os._exit(status)
+
+
+def _collect(pid: int, report: int) -> Summary:
+    """The child's summary, once it has exited (an error summary if it sent none)."""
+    chunks = []
+    while chunk := os.read(report, 1 << 16):
+        chunks.append(chunk)
+    os.close(report)
+    _, status = os.waitpid(pid, 0)
+    if chunks:
+        try:
+            return pickle.loads(b"".join(chunks))
+        except (pickle.UnpicklingError, EOFError, ValueError):
+            pass
+    if os.WIFSIGNALED(status):
+        how = f"was killed by signal {os.WTERMSIG(status)}"
+    else:
+        how = f"exited with status {os.waitstatus_to_exitcode(status)}"
+    return Summary(stopped_by=f"worker process {pid} {how} before reporting; the files it was writing may be "
+                              "missing or old")
+
+
+def write_in_processes(jobs: Sequence[Job], units: Sequence[Sequence[int]], processes: int
+                       ) -> tuple[WriteResult, tuple[str, ...]]:
+    """Write every job, units spread over `processes` processes (this one included).
+
+    Returns the merged writer result and the errors that stopped a process (empty when all went well).
+    """
+    units = merge_units(units)
+    claims_read, claims_write = os.pipe()
+    os.write(claims_write, b"".join(_CLAIM.pack(i) for i in range(len(units))))
+    os.close(claims_write)  # readers see the end once every claim is taken
+    sys.stdout.flush()
+    sys.stderr.flush()
+    gc.collect()
+    gc.freeze()
+    children: list[tuple[int, int]] = []
+    parent = os.getpid()
+    try:
+        for _ in range(max(processes, 1) - 1):
+            report_read, report_write = os.pipe()
+            try:
+                pid = os.fork()
+            except OSError:  # no more processes to be had: the ones running take the whole share
+                os.close(report_read)
+                os.close(report_write)
+                break
+            if pid == 0:
+                os.close(report_read)
+                _child(claims_read, report_write, jobs, units, parent)
+            os.close(report_write)
+            children.append((pid, report_read))
+        summaries = [_work(claims_read, jobs, units)]
+    finally:
+        summaries_of_children = [_collect(pid, fd) for pid, fd in children]
+        os.close(claims_read)
+        gc.unfreeze()
+    summaries += summaries_of_children
+    result = WriteResult(tuple(p for s in summaries for p in s.written),
+                         tuple(p for s in summaries for p in s.unchanged),
+                         tuple(e for s in summaries for e in s.errors))
+    return result, tuple(s.stopped_by for s in summaries if s.stopped_by is not None)
