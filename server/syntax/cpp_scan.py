@@ -144,13 +144,55 @@ def brace_pairs(code: str) -> dict[int, int]:
 
 
 _NAMESPACE = re.compile(r"\bnamespace\s+((?:[A-Za-z_]\w*)(?:\s*::\s*[A-Za-z_]\w*)*)?\s*\{")
+_EXTERN_BLOCK = re.compile(r"\bextern\s*\{")  # extern "C" { (the literal is blanked)
 _CALL = re.compile(r"(~?[A-Za-z_][\w:]*)\s*\(")
-_STRUCTURED = re.compile(r"\b(TORCH_IMPL_FUNC|TORCH_META_FUNC2?)\s*\(")
+_STRUCTURED = {"TORCH_IMPL_FUNC": IMPL, "TORCH_META_FUNC": META, "TORCH_META_FUNC2": META,
+               "TORCH_PRECOMPUTE_META_FUNC": META, "TORCH_PRECOMPUTE_META_FUNC2": META}
+_ATTRIBUTE = re.compile(r"\[\[.*?\]\]", re.DOTALL)  # [[nodiscard]], [[deprecated(...)]]
+# Calls that are not the declarator: macros (C10_LAUNCH_BOUNDS_1(...), C10_DIAGNOSTIC_PUSH...()),
+# __attribute__((...)), __declspec(...), alignas(...).
+_NOT_DECLARATOR = re.compile(r"[A-Z_][A-Z0-9_]*|__\w*|alignas")
+_NOT_A_DECLARATION = re.compile(r"\b(return|using|typedef|friend|class|struct|enum|union)\b")
+_TEMPLATE = re.compile(r"\btemplate\s*<")
+ANONYMOUS = "(anonymous)"  # an anonymous namespace's part of a namespace: internal linkage
+STATIC = "(static)"  # a static function's: internal linkage too, so never a kernel the codegen can call
+_IF, _ELSE, _ENDIF = re.compile(r"if(n?def)?\b"), re.compile(r"el(se|if)\b"), re.compile(r"endif\b")
+_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(\w+)", re.MULTILINE)
 
 
 def blank_preprocessor(code: str) -> str:
     """Blank preprocessor lines (with their continuations) of code whose comments are blanked already."""
     return _PREPROCESSOR.sub(_blank, code)
+
+
+def keep_balanced_branches(code: str) -> str:
+    """Blank the #else/#elif branches of an #if group when a branch leaves braces open (or closes more).
+
+    Scanning every branch is right when each is complete (two definitions of a kernel), but
+    `#ifdef X  f(int a) {  #else  f(long a) {  #endif` would open two bodies for one close and hide
+    everything after it; then only the first branch is kept.
+    """
+    if "#el" not in code:
+        return code
+    chars: list[str] | None = None
+    stack: list[list[int]] = []  # per open group: the offsets where its branches start, then its end
+    for m in _DIRECTIVE.finditer(code):
+        word = m.group(1)
+        if _IF.match(word):
+            stack.append([m.start()])
+        elif _ELSE.match(word) and stack:
+            stack[-1].append(m.start())
+        elif _ENDIF.match(word) and stack:
+            bounds = stack.pop() + [m.start()]
+            if len(bounds) < 3:
+                continue
+            text = "".join(chars) if chars is not None else code
+            if any(text.count("{", a, b) != text.count("}", a, b) for a, b in zip(bounds, bounds[1:])):
+                chars = list(text) if chars is None else chars
+                for k in range(bounds[1], bounds[-1]):
+                    if chars[k] != "\n":
+                        chars[k] = " "
+    return "".join(chars) if chars is not None else code
 
 
 def scan(text: str, known_macros: dict[str, Macro] | None = None) -> tuple[CppSymbol, ...]:
@@ -161,7 +203,7 @@ def scan(text: str, known_macros: dict[str, Macro] | None = None) -> tuple[CppSy
     code = blank_comments_and_literals(text)
     macros = {**(known_macros or {}), **collect_macros(code)}
     # Preprocessor lines are not code at namespace scope (but their macros were collected above).
-    code = blank_preprocessor(code)
+    code = blank_preprocessor(keep_balanced_branches(code))
     starts = [0] + [m.end() for m in re.finditer("\n", code)]
 
     def position(offset: int) -> tuple[int, int]:
@@ -171,6 +213,16 @@ def scan(text: str, known_macros: dict[str, Macro] | None = None) -> tuple[CppSy
     symbols: list[CppSymbol] = []
     _scan_scope(code, 0, len(code), [], macros, symbols, position, depth=0)
     return tuple(symbols)
+
+
+def _namespace_names(code: str, statement_start: int, ns: re.Match[str]) -> list[str]:
+    """The names a namespace block adds: none for an inline namespace (its members belong to the
+    enclosing one), ANONYMOUS for an anonymous one."""
+    if not ns.group(1):
+        return [ANONYMOUS]
+    if code[statement_start:ns.start()].rstrip().endswith("inline"):
+        return []
+    return [p.strip() for p in ns.group(1).split("::")]
 
 
 def _scan_scope(code: str, start: int, end: int, namespace: list[str], macros: dict[str, Macro],
@@ -186,9 +238,17 @@ def _scan_scope(code: str, start: int, end: int, namespace: list[str], macros: d
         at, ch = m.start(), m.group(0)
         if ch == "{":
             close = pairs.get(at, end)
+            if code.count("(", statement_start, at) > code.count(")", statement_start, at):
+                i = close  # braces inside parentheses (a default argument `= {}`): still the same statement
+                continue
             ns = _NAMESPACE.search(code, statement_start, at + 1)
-            if ns is not None and ns.end() == at + 1:
-                names = [p.strip() for p in ns.group(1).split("::")] if ns.group(1) else []
+            extern = _EXTERN_BLOCK.search(code, statement_start, at + 1)
+            if ns is not None and ns.end() == at + 1 or extern is not None and extern.end() == at + 1:
+                opener = ns if ns is not None and ns.end() == at + 1 else extern
+                # What precedes the block in the same statement (macro invocations without ';') comes first.
+                _definition(code, statement_start, code[statement_start:opener.start()], DECLARATION, namespace,
+                            macros, symbols, position, depth)
+                names = _namespace_names(code, statement_start, ns) if opener is ns else []
                 _scan_scope(code, at + 1, min(close - 1, end), namespace + names, macros, symbols, position, depth,
                             pairs)
             else:
@@ -204,48 +264,70 @@ def _scan_scope(code: str, start: int, end: int, namespace: list[str], macros: d
                 depth)
 
 
+def _without_templates(prefix: str) -> str:
+    """prefix with its `template <...>` heads removed (`template <class T>` is no class declaration)."""
+    while (m := _TEMPLATE.search(prefix)) is not None:
+        close = _matching(prefix, m.end() - 1, "<", ">")
+        prefix = prefix[:m.start()] + prefix[close:]
+    return prefix
+
+
 def _definition(code: str, at: int, head: str, kind: str, namespace: list[str], macros: dict[str, Macro],
                 symbols: list[CppSymbol], position, depth: int) -> None:
-    """Find what a statement head (the text before '{' or ';') defines or declares."""
+    """Find what a statement head (the text before '{' or ';') defines or declares.
+
+    Leading invocations of known macros are expanded and scanned; other macro-like calls and attributes
+    before the declarator are passed over; TORCH_IMPL_FUNC(name) and the like are structured kernels.
+    """
     if not head.strip():
         return
+    if "[[" in head:
+        head = _ATTRIBUTE.sub(_blank, head)
     ns = "::".join(namespace)
-    structured = _STRUCTURED.search(head)
-    if structured is not None:
-        open_at = structured.end() - 1
-        args = _split_args(head[open_at + 1:_matching(head, open_at, "(", ")") - 1])
-        what = IMPL if structured.group(1) == "TORCH_IMPL_FUNC" else META
-        name = "_".join(a.strip() for a in args) if structured.group(1) == "TORCH_META_FUNC2" else args[0].strip()
-        symbols.append(CppSymbol(name, what, ns, *position(at + structured.start())))
-        return
+    skipped: list[str] = []  # the prefix text, without the calls passed over
     offset = 0
     while True:
         call = _CALL.search(head, offset)
         if call is None:
             return
         base = call.group(1).rsplit("::", 1)[-1]
-        macro = macros.get(base)
-        if macro is None or depth >= 4 or head[offset:call.start()].strip():
-            break
-        # A known macro invocation at the start of the statement: scan what it expands to.
+        leading = not head[offset:call.start()].strip()
         open_at = call.end() - 1
         close = _matching(head, open_at, "(", ")")
-        expansion = expand(macro, _split_args(head[open_at + 1:close - 1]))
-        where = position(at + call.start())
-        _scan_scope(expansion, 0, len(expansion), namespace, macros, symbols, lambda _o, w=where: w, depth + 1)
-        offset = close
-    if offset:
-        # What follows the macro invocations is a statement of its own (or the rest of one).
-        rest = head[offset:]
-        if rest.strip():
-            _definition(code, at + offset, rest, kind, namespace, macros, symbols, position, depth + 1)
-        return
+        only_macros_before = leading and not "".join(skipped).strip()
+        if base in _STRUCTURED and only_macros_before:
+            _structured(head, at, call, close, _STRUCTURED[base], ns, symbols, position)
+            return
+        macro = macros.get(base)
+        if macro is not None and only_macros_before and depth < 4:
+            # A known macro invocation at the start of the statement: scan what it expands to.
+            expansion = expand(macro, _split_args(head[open_at + 1:close - 1]))
+            where = position(at + call.start())
+            _scan_scope(expansion, 0, len(expansion), namespace, macros, symbols, lambda _o, w=where: w, depth + 1)
+            offset = close
+            continue
+        if _NOT_DECLARATOR.fullmatch(base) or (base == "decltype" and leading):
+            skipped.append(head[offset:call.start()])
+            offset = close
+            continue
+        break
     name = call.group(1)
-    prefix = head[:call.start()]
-    if base in _NOT_FUNCTIONS or "=" in prefix or "(" in prefix or not prefix.strip():
+    prefix = "".join(skipped) + head[offset:call.start()]
+    plain = _without_templates(prefix) if "template" in prefix else prefix
+    if base in _NOT_FUNCTIONS or "=" in plain or "(" in plain or not plain.strip():
         return  # a call, an initialisation or a constructor-like expression, not a declaration
-    if re.search(r"\b(return|using|typedef|friend|class|struct|enum|union)\b", prefix):
+    if _NOT_A_DECLARATION.search(plain):
         return
     qualified = name.split("::")
     full_ns = "::".join([*namespace, *qualified[:-1]]) if len(qualified) > 1 else ns
+    if re.search(r"\bstatic\b", prefix):
+        full_ns = f"{full_ns}::{STATIC}" if full_ns else STATIC
     symbols.append(CppSymbol(qualified[-1], kind, full_ns, *position(at + call.start() + len(name) - len(base))))
+
+
+def _structured(head: str, at: int, call: re.Match[str], close: int, what: str, ns: str, symbols: list[CppSymbol],
+                position) -> None:
+    """TORCH_IMPL_FUNC(kernel), TORCH_META_FUNC(name), TORCH_META_FUNC2(name, overload) and the precomputed ones."""
+    args = [a.strip() for a in _split_args(head[call.end():close - 1])]
+    name = "_".join(args) if call.group(1).endswith("2") else args[0]
+    symbols.append(CppSymbol(name, what, ns, *position(at + call.start())))
