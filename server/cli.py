@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+from typing import NoReturn
 
 from . import TORCHGEN_VERSION, VERSION_TEXT
 from .backend_cli import add_generate_backend_parser, impl_path_items
@@ -148,5 +149,18 @@ def main(argv: list[str] | None = None) -> int:
     return args.run(args)
 
 
+def run() -> NoReturn:
+    """The process entry point: main(), then exit without tearing the heap down. Freeing a parsed
+    native_functions.yaml object by object at interpreter exit costs about 0.1 s of CPU, a fifth of a
+    generate-backend run, for memory the OS takes back at once anyway; files are closed by then."""
+    code = main()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: nothing more can be said on it
+            code = code or 1
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

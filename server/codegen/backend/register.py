@@ -10,11 +10,13 @@ functional wrapper and copies the result into its outputs.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ...model.schema import SchemaKind
 from ..api import cpp
 from ..api.translate import translate
+from ..api.types import Binding
 from ..dest.register import _is_inplace_meta, compute_wrapper, wrapper_signature
 
 
@@ -66,9 +68,19 @@ def out_inplace_wrapper(f: NativeFunction, g: NativeFunctionsGroup, index: Backe
         else:
             updates = f"{copy}({tmp}, {outs[0].name});"
     functional = wrapper_signature(g.functional, index)
-    exprs = ", ".join(e.expr for e in translate(sig.arguments(), functional.arguments()))
+    exprs = ", ".join(_call_arguments(sig.arguments(), functional.arguments()))
     return (f"{sig.defn(name=name)} {{\n  auto {tmp} = {functional.name()}({exprs});\n  {updates}\n"
             f"  return {returns};\n}}\n")
+
+
+def _call_arguments(bindings: Sequence[Binding], goals: Sequence[Binding]) -> list[str]:
+    """translate()'s expressions for the call. An out=/in-place variant almost always has every argument of
+    its functional variant with the same C++ type, and translate() then answers each by its name: skip it."""
+    names = {b.nctype: b.name for b in bindings}
+    direct = [names.get(g.nctype) for g in goals]
+    if None not in direct:
+        return direct  # type: ignore[return-value]
+    return [e.expr for e in translate(bindings, goals)]
 
 
 def _functions(g: NativeFunction | NativeFunctionsGroup) -> list[tuple[NativeFunction, NativeFunctionsGroup | None]]:

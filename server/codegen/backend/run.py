@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ...index.backend import BackendSnapshot, check_backend
 from ...index.native import NativeSnapshot
@@ -17,9 +18,11 @@ from ...index.native import NativeParser, TagsParser
 from ..inputs import InputError, default_native_functions, load_native, packaged_aten
 from ..plan import GeneratedFile, PlanError, render
 from ..writer import WriteResult, write_files
-from .kernels import ImplFile, check_kernels
 from .stubs import EAGER, RegistrationOptions, plan_backend, target_of
 from .subset import backend_key, listed_names, subset_text
+
+if TYPE_CHECKING:
+    from .kernels import ImplFile
 
 
 @dataclass(frozen=True)
@@ -92,11 +95,17 @@ def check_backend_files(source_yaml: str, text: str, native: NativeSnapshot, imp
     snapshot = check_backend(text, native)
     found = [FileDiagnostic(source_yaml, d) for d in snapshot.diagnostics]
     if impls and snapshot.resolved is not None and not snapshot.has_errors:
+        from .kernels import check_kernels  # only with --impl-path: it brings the C++ scanner
+
         found.extend(check_kernels(snapshot.resolved, native.functions, source_yaml, impls))
     return snapshot, found
 
 
 def read_impls(paths: tuple[str, ...]) -> tuple[ImplFile, ...]:
+    if not paths:
+        return ()
+    from .kernels import ImplFile
+
     return tuple(ImplFile(p, read_text(p)) for p in paths)
 
 

@@ -12,6 +12,7 @@ any error found this way is re-checked against the whole file by the caller
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -22,9 +23,14 @@ _LISTED = re.compile(r"^\s*-\s*['\"]?([\w.]+)['\"]?\s*(?:#.*)?$", re.MULTILINE)
 _BACKEND = re.compile(r"^backend:\s*['\"]?(\w+)", re.MULTILINE)
 
 
-def families(name: str) -> set[str]:
+def families(name: str) -> frozenset[str]:
     """The base names an op name may belong to: no overload, no in-place `_`, no `_functional`, no dunder."""
-    base = name.split(".", 1)[0]
+    return _base_families(name.split(".", 1)[0])
+
+
+@functools.cache
+def _base_families(base: str) -> frozenset[str]:
+    # Overloads share their base name: each one is worked out once per run.
     out = {base}
     if base.startswith("__") and base.endswith("__") and len(base) > 4:
         inner = base[2:-2]
@@ -37,7 +43,7 @@ def families(name: str) -> set[str]:
     # A view op and its `_copy` twin are checked together (view groups).
     for b in list(out):
         out.add(b[: -len("_copy")] if b.endswith("_copy") else b + "_copy")
-    return out
+    return frozenset(out)
 
 
 def listed_names(backend_text: str) -> set[str]:
@@ -65,7 +71,7 @@ def subset_text(native_text: str, names: Iterable[str], key: str | None) -> str:
     if key:
         keyed = _dispatch_key_pattern(key)
         for text, m in chunks:
-            if m is not None and "dispatch:" in text and keyed.search(text):
+            if m is not None and key in text and "dispatch:" in text and keyed.search(text):
                 wanted |= families(m.group(1))
                 break
     picked = [text for text, m in chunks if m is not None and families(m.group(1)) & wanted]
