@@ -3,11 +3,19 @@
     python benchmarks/bench_generate.py [--runs N] [--layouts plain,per-operator] [extra gen.py flags ...]
 
 For each layout (the default file set, and --per-operator-headers), each tool runs
-as its own process (peak RSS from os.wait4's rusage), into its own temporary
-folder, on torchgen's packaged native_functions.yaml. torchgen writes its whole
-file set; opgen writes the files it implements (--implemented-only); the report
-says how many are byte-identical to torchgen's. A second opgen run into the same
-folder shows the no-change cost (nothing rewritten).
+as its own process, into its own temporary folder, on torchgen's packaged
+native_functions.yaml. torchgen writes its whole file set; opgen writes the files
+it implements (--implemented-only); the report says how many are byte-identical to
+torchgen's. A second opgen run into the same folder shows the no-change cost
+(nothing rewritten).
+
+Per run: wall time; CPU time (user + system of the process and the children it
+waited for, from os.wait4); peak RSS of the largest single process (os.wait4); and
+the peak memory of the whole process tree, sampled every 10 ms as the sum of PSS
+(/proc/<pid>/smaps_rollup: each shared page counted once, split between the
+processes sharing it) over the process and its descendants. opgen forks worker
+processes (OPGEN_PROCESSES, default 2 on a 2-core machine), so the tree PSS is
+the figure to compare with torchgen's.
 
 Then the incremental case, in this process: an Engine (the server's long-lived
 NativeParser and memoized per-op pieces) builds every file once, one entry is
@@ -21,7 +29,9 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 
@@ -31,16 +41,71 @@ def aten_dir() -> str:
     return os.path.join(os.path.dirname(torchgen.__file__), "packaged", "ATen")
 
 
-def run(cmd: list[str], cwd: str) -> tuple[float, float, int]:
-    """(wall seconds, peak RSS in MB, exit status) of one child process."""
+def descendants(pid: int) -> list[int]:
+    """pid and every process below it (Linux /proc; just pid elsewhere)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        try:
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as f:
+                    todo += [int(c) for c in f.read().split()]
+        except OSError:
+            pass
+    return out
+
+
+def pss_kb(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            return next((int(line.split()[1]) for line in f if line.startswith("Pss:")), 0)
+    except OSError:  # gone, or no smaps_rollup
+        return 0
+
+
+class TreePss:
+    """Samples the sum of PSS over a process tree every `interval` seconds, in a thread; keeps the peak."""
+
+    def __init__(self, pid: int, interval: float = 0.01) -> None:
+        self.pid, self.interval, self.peak_kb = pid, interval, 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+
+    def _sample(self) -> None:
+        while not self._stop.is_set():
+            self.peak_kb = max(self.peak_kb, sum(pss_kb(p) for p in descendants(self.pid)))
+            self._stop.wait(self.interval)
+
+    def stop(self) -> float:
+        """The peak in MB."""
+        self._stop.set()
+        self._thread.join()
+        return self.peak_kb / 1024
+
+
+@dataclass(frozen=True)
+class Run:
+    tool: str
+    wall: float  # seconds
+    cpu: float  # user + system seconds, with the children waited for
+    rss: float  # MB, the largest single process
+    tree_pss: float  # MB, the peak of the tree's summed PSS
+    status: int
+
+
+def run(tool: str, cmd: list[str], cwd: str) -> Run:
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    sampler = TreePss(proc.pid)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
+    tree_pss = sampler.stop()
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.stderr is not None:
         proc.stderr.close()
-    return wall, usage.ru_maxrss / 1024, proc.returncode
+    return Run(tool, wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, tree_pss, proc.returncode)
 
 
 def flags(out: Path, extra: list[str]) -> list[str]:
@@ -64,20 +129,25 @@ def bench_layout(layout: str, extra: list[str], runs: int, tmp: str) -> None:
         tg, og = Path(tmp, f"{layout}-torchgen{i}"), Path(tmp, f"{layout}-opgen{i}")
         tg.mkdir()
         og.mkdir()
-        rows.append(("torchgen.gen", *run(torchgen_cmd + flags(tg, extra), str(tg))))
-        rows.append(("opgen generate", *run(opgen_cmd + flags(og, extra), str(og))))
-        rows.append(("opgen generate (again, no change)", *run(opgen_cmd + flags(og, extra), str(og))))
+        rows.append(run("torchgen.gen", torchgen_cmd + flags(tg, extra), str(tg)))
+        rows.append(run("opgen generate", opgen_cmd + flags(og, extra), str(og)))
+        rows.append(run("opgen generate (again, no change)", opgen_cmd + flags(og, extra), str(og)))
     ref, ours = files(Path(tmp, f"{layout}-torchgen0")), files(Path(tmp, f"{layout}-opgen0"))
     same = sum(1 for name, data in ours.items() if ref.get(name) == data)
-    print(f"\n== {layout} layout ({' '.join(extra) or 'default flags'})")
-    print(f"{'tool':36} {'wall s':>8} {'peak MB':>8} {'status':>6}")
-    for name, wall, rss, status in rows:
-        print(f"{name:36} {wall:8.2f} {rss:8.1f} {status:6d}")
-    tg_wall = min(w for n, w, _, _ in rows if n == "torchgen.gen")
-    og_wall = min(w for n, w, _, _ in rows if n == "opgen generate")
+    print(f"\n== {layout} layout ({' '.join(extra) or 'default flags'}; load average "
+          f"{' '.join(f'{x:.1f}' for x in os.getloadavg())})")
+    print(f"{'tool':36} {'wall s':>7} {'CPU s':>7} {'RSS MB':>7} {'tree PSS MB':>12} {'status':>6}")
+    for r in rows:
+        print(f"{r.tool:36} {r.wall:7.2f} {r.cpu:7.2f} {r.rss:7.1f} {r.tree_pss:12.1f} {r.status:6d}")
+
+    def best(tool: str, measure: str) -> float:
+        return min(getattr(r, measure) for r in rows if r.tool == tool)
+
+    ratios = ", ".join(f"{m} {best('opgen generate', m) / best('torchgen.gen', m):.2f}"
+                       for m in ("wall", "cpu", "tree_pss"))
     print(f"torchgen wrote {len(ref)} files ({sum(map(len, ref.values())) / 1e6:.1f} MB); opgen wrote "
           f"{len(ours)} ({sum(map(len, ours.values())) / 1e6:.1f} MB), {same} byte-identical to torchgen's; "
-          f"opgen/torchgen wall time {og_wall / tg_wall:.2f}")
+          f"opgen/torchgen (best of {runs}): {ratios}")
 
 
 def bench_incremental(runs: int) -> None:

@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from .plan import PlanError
-from .writer import WriteResult, write_files
+from .writer import Folders, WriteResult, write_files
 
 _CLAIM = struct.Struct("<I")
 _MAX_UNITS = 65536 // _CLAIM.size - 1  # all the claims fit in the pipe's default buffer before anyone reads
@@ -82,9 +82,10 @@ def _work(fd: int, jobs: Sequence[Job], units: Sequence[Sequence[int]]) -> Summa
     written: list[str] = []
     unchanged: list[str] = []
     errors: list[str] = []
+    folders: Folders = {}
     try:
         for unit in _claims(fd):
-            result = write_files((jobs[i].root, jobs[i].path, jobs[i].data()) for i in units[unit])
+            result = write_files(((jobs[i].root, jobs[i].path, jobs[i].data()) for i in units[unit]), folders=folders)
             written += result.written
             unchanged += result.unchanged
             errors += result.errors

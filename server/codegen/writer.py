@@ -8,8 +8,8 @@ would land outside its output folder is refused.
 
 from __future__ import annotations
 
+import itertools
 import os
-import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -25,15 +25,36 @@ class WriteResult:
         return not self.errors
 
 
-def resolve_inside(root: str, relative: str) -> str | None:
-    """The absolute target of root/relative, or None if it leaves root (.., absolute paths, symlinks)."""
+Folders = dict[tuple[str, str], "str | None"]
+
+
+def resolve_inside(root: str, relative: str, folders: Folders | None = None) -> str | None:
+    """The absolute target of root/relative, or None if it leaves root (.., absolute paths, symlinks).
+
+    folders: resolved folders to reuse, filled as it goes (one write of many files in few folders); the
+    file's own name is still checked each time (a symlink there is resolved in full)."""
     if os.path.isabs(relative):
         return None
+    folder, name = os.path.split(relative)
+    if folders is not None and name not in ("", ".", ".."):
+        key = (root, folder)
+        if key not in folders:
+            folders[key] = _real_folder_inside(root, folder)
+        real = folders[key]
+        if real is not None and not os.path.islink(os.path.join(real, name)):
+            return os.path.join(real, name)
     base = os.path.realpath(root)
     target = os.path.realpath(os.path.join(base, relative))
     if os.path.commonpath([base, target]) != base or target == base:
         return None
     return target
+
+
+def _real_folder_inside(root: str, folder: str) -> str | None:
+    """The real path of root/folder if it is root or inside it, else None."""
+    base = os.path.realpath(root)
+    real = os.path.realpath(os.path.join(base, folder))
+    return real if os.path.commonpath([base, real]) == base else None
 
 
 def _same_bytes(path: str, data: bytes) -> bool:
@@ -46,11 +67,28 @@ def _same_bytes(path: str, data: bytes) -> bool:
         return False
 
 
+_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+_temp_numbers = itertools.count()
+
+
+def _create_temp(path: str) -> tuple[int, str]:
+    """A new hidden file beside path, `.<name>.<pid>-<n>.tmp`, open for writing; its folder is made if missing.
+    (Mode 0666 less the umask, as torchgen's files get; a name left by a killed run is skipped.)"""
+    folder, name = os.path.split(path)
+    while True:
+        tmp = os.path.join(folder, f".{name}.{os.getpid()}-{next(_temp_numbers)}.tmp")
+        try:
+            return os.open(tmp, _TEMP_FLAGS, 0o666), tmp
+        except FileExistsError:
+            continue
+        except FileNotFoundError:
+            os.makedirs(folder or ".", exist_ok=True)  # only the first file of a new folder gets here
+            return os.open(tmp, _TEMP_FLAGS, 0o666), tmp
+
+
 def write_atomic(path: str, data: bytes) -> None:
     """Replace path's content with data; a crash leaves either the old file or the new one, never a mix."""
-    folder = os.path.dirname(path) or "."
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
+    fd, tmp = _create_temp(path)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -73,12 +111,14 @@ def write_if_changed(path: str, data: bytes, *, write: Callable[[str, bytes], No
     return True
 
 
-def write_files(files: Iterable[tuple[str, str, bytes]], *,
-                write: Callable[[str, bytes], None] = write_atomic) -> WriteResult:
-    """Write (root, relative path, bytes) triples; errors are collected, not raised."""
+def write_files(files: Iterable[tuple[str, str, bytes]], *, write: Callable[[str, bytes], None] = write_atomic,
+                folders: Folders | None = None) -> WriteResult:
+    """Write (root, relative path, bytes) triples; errors are collected, not raised.
+    folders: the resolved folders of earlier calls of the same run, to reuse (see resolve_inside)."""
     written, unchanged, errors = [], [], []
+    folders = {} if folders is None else folders
     for root, relative, data in files:
-        target = resolve_inside(root, relative)
+        target = resolve_inside(root, relative, folders)
         if target is None:
             errors.append(f"{os.path.join(root, relative)}: refusing to write outside {root}")
             continue

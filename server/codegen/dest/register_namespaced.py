@@ -102,6 +102,18 @@ def certainly_no_pieces(index: BackendIndex) -> bool:
     return not index.index and index.dispatch_key not in (META, dk.CEA_NON_FUNCTIONAL)
 
 
+def has_pieces(g: NativeFunction | NativeFunctionsGroup, index: BackendIndex) -> bool:
+    """Whether group_pieces(g, index) is not empty, without building the pieces (what decides it: the
+    predicates _unstructured and _structured start with)."""
+    if certainly_no_pieces(index):
+        return False
+    if isinstance(g, NativeFunction):
+        return registers_unstructured(g, index)
+    if is_structured_for(g, index):
+        return any(generates_structured(f, index) for f in g.functions())
+    return any(registers_unstructured(f, index) for f in g.functions())
+
+
 def group_pieces(g: NativeFunction | NativeFunctionsGroup, index: BackendIndex,
                  skip_registration: bool = False, unselected: frozenset[OperatorName] = frozenset()) -> GroupPieces:
     """`index`: narrowed to g (files.dispatch_key.narrow_index). `unselected`: the ops of g left out by operator

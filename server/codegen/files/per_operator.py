@@ -17,7 +17,7 @@ from ...model import dispatch as dk
 from ...model.native_function import NativeFunction, NativeFunctionsGroup, Variant
 from ..dest.functions import compute_function, compute_operator_declaration
 from ..dest.native_declarations import compute_meta_function_declaration
-from ..dest.register_namespaced import group_pieces
+from ..dest.register_namespaced import group_pieces, has_pieces
 from ..dest.static_dispatch import static_dispatch_ops_header
 from ..plan import Env, Manager, PlannedFile, single
 from .context import GenContext
@@ -110,8 +110,11 @@ def method_operators_h(roots: RootNames) -> Env:
 
 
 def dispatch_names(ctx: GenContext, roots: RootNames, key: dk.DispatchKey) -> list[str]:
-    """The root names that get an ops/<name>_<key>_dispatch.h (those with declarations under the key)."""
-    return [name for name in roots.functions if dispatch_declarations(ctx, key, roots.groups.get(name, ()))]
+    """The root names that get an ops/<name>_<key>_dispatch.h (those with declarations under the key; decided
+    without building them, so that planning stays cheap and the building happens in the writers)."""
+    index = ctx.backend_index(key)
+    return [name for name in roots.functions
+            if any(has_pieces(g, narrow_index(index, g)) for g in roots.groups.get(name, ()))]
 
 
 def plan_dispatch_files(ctx: GenContext, roots: RootNames, key: dk.DispatchKey) -> list[PlannedFile]:
@@ -122,7 +125,8 @@ def plan_dispatch_files(ctx: GenContext, roots: RootNames, key: dk.DispatchKey) 
                 "dispatch_namespaced_declarations": dispatch_declarations(ctx, key, roots.groups.get(name, ()))}
 
     return [single(Manager.ops, f"{name}_{namespace}_dispatch.h", lambda name=name: build(name),
-                   template="DispatchKeyFunction.h") for name in dispatch_names(ctx, roots, key)]
+                   template="DispatchKeyFunction.h", shares=f"Register{key}.cpp")  # the same group pieces
+            for name in dispatch_names(ctx, roots, key)]
 
 
 def dispatch_key_functions_inl_h(ctx: GenContext, roots: RootNames, key: dk.DispatchKey) -> Env:
