@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from opgen_lsp.codegen.plan import (
-    Dirs, Manager, PlanError, missing, outputs_lists, render, shard_envs, shard_names, single, string_stable_hash,
+    Dirs, Manager, PlanError, PlannedFile, missing, outputs_lists, render, shard_envs, shard_names, single,
+    string_stable_hash,
 )
 
 
@@ -61,3 +62,34 @@ def test_outputs_lists() -> None:
     assert lists["/x/ops_deps.txt"] == "set(\nops_deps\n)"
     assert sorted(lists) == ["/x/core_deps.txt", "/x/cpu_vec_deps.txt", "/x/cuda_deps.txt", "/x/deps.txt",
                              "/x/ops_deps.txt"]
+
+
+def test_work_units_keep_shared_work_together_and_hand_out_the_costliest_first() -> None:
+    from opgen_lsp.codegen.generate import work_units
+
+    def build():
+        return ""
+
+    planned = [
+        single(Manager.cpu, "a.h", build),
+        PlannedFile(Manager.cpu, "RegisterX_0.cpp", "t", build, shares="RegisterX.cpp", cost=2),
+        missing(Manager.cpu, "m.h"),
+        single(Manager.cpu, "XFunctions_inl.h", build, shares="RegisterX.cpp"),
+        single(Manager.cpu, "Declarations.yaml", build, cost=3),
+        single(Manager.cpu, "b.h", build),
+    ]
+    assert work_units(planned) == [[1, 3], [4], [0], [5]]
+
+
+def test_has_pieces_agrees_with_the_pieces_on_the_real_file(aten) -> None:
+    from opgen_lsp.codegen.dest.register_namespaced import group_pieces, has_pieces
+    from opgen_lsp.codegen.files.context import GenerateOptions
+    from opgen_lsp.codegen.files.dispatch_key import narrow_index
+    from opgen_lsp.codegen.generate import load_context
+
+    ctx = load_context(GenerateOptions(source_path=str(aten), mps=True, xpu=True, mtia=True))
+    for key in ctx.options.dispatch_keys:
+        index = ctx.backend_index(key)
+        for g in ctx.groups:
+            narrowed = narrow_index(index, g)
+            assert has_pieces(g, narrowed) == bool(group_pieces(g, narrowed).namespaced_declarations), (key, g)

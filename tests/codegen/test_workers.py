@@ -1,0 +1,68 @@
+"""Writing in forked processes: every file written once, failures are errors (never a hang, never silent)."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from opgen_lsp.codegen.plan import PlanError
+from opgen_lsp.codegen.workers import Job, merge_units, write_in_processes
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+
+
+def jobs_of(root: Path, n: int, data=None) -> list[Job]:
+    return [Job(str(root), f"d{i % 3}/f{i}.h", data or (lambda i=i: f"file {i}\n".encode())) for i in range(n)]
+
+
+@pytest.mark.parametrize("processes", [1, 2, 3])
+def test_every_file_is_written_once_whatever_the_number_of_processes(tmp_path: Path, processes: int) -> None:
+    jobs = jobs_of(tmp_path, 40)
+    result, stopped = write_in_processes(jobs, [[i] for i in range(40)], processes)
+    assert stopped == () and result.ok
+    assert sorted(result.written) == sorted(str(tmp_path / j.path) for j in jobs)
+    assert all((tmp_path / f"d{i % 3}/f{i}.h").read_bytes() == f"file {i}\n".encode() for i in range(40))
+    again, _ = write_in_processes(jobs, [[i] for i in range(40)], processes)
+    assert again.written == () and len(again.unchanged) == 40
+
+
+def test_a_plan_error_in_any_process_stops_the_run_with_its_message(tmp_path: Path) -> None:
+    def bad() -> bytes:
+        raise PlanError("no template Nope.h in the templates folder")
+
+    jobs = jobs_of(tmp_path, 20) + [Job(str(tmp_path), "bad.h", bad)]
+    _, stopped = write_in_processes(jobs, [[20]] + [[i] for i in range(20)], 2)
+    assert stopped == ("no template Nope.h in the templates folder",)
+    assert not (tmp_path / "bad.h").exists()
+
+
+def test_an_unexpected_exception_is_an_error_with_its_traceback(tmp_path: Path) -> None:
+    def broken() -> bytes:
+        raise KeyError("oops")
+
+    _, stopped = write_in_processes([Job(str(tmp_path), "x.h", broken)], [[0]], 2)
+    assert len(stopped) == 1 and "internal error" in stopped[0] and "KeyError: 'oops'" in stopped[0]
+
+
+def test_a_worker_that_dies_is_reported(tmp_path: Path) -> None:
+    parent = os.getpid()
+
+    def die_in_child() -> bytes:
+        if os.getpid() != parent:
+            os._exit(7)
+        time.sleep(0.01)  # leave the child time to claim a file
+        return b"written by the parent\n"
+
+    jobs = [Job(str(tmp_path), f"f{i}.h", die_in_child) for i in range(50)]
+    _, stopped = write_in_processes(jobs, [[i] for i in range(50)], 2)
+    assert len(stopped) == 1 and "worker process" in stopped[0] and "exited with status 7" in stopped[0]
+
+
+def test_merge_units_keeps_order_and_bounds_the_count() -> None:
+    units = [[i] for i in range(10)]
+    assert merge_units(units, limit=20) == units
+    merged = merge_units(units, limit=4)
+    assert len(merged) <= 4 and [j for u in merged for j in u] == list(range(10))
