@@ -4,7 +4,7 @@ Every kernel of a dispatch table (and the implicit CompositeImplicitAutograd
 one) must be defined in its namespace; a structured out= kernel needs its
 TORCH_IMPL_FUNC, and its group's TORCH_META_FUNC. Generated kernels (ufunc,
 autogen, and the view_copy kernels of CompositeViewCopyKernels.cpp) are left out:
-the codegen writes them.
+the codegen writes them. So are MTIA kernels, which PyTorch's own tree does not hold.
 """
 
 from __future__ import annotations
@@ -79,14 +79,18 @@ class Requirement:
     metadata: BackendMetadata | None = None
 
 
+# MTIA kernels live outside PyTorch's repository (torchgen registers them only when run with --mtia).
+OUT_OF_TREE_KEYS = frozenset({dk.DispatchKey.MTIA})
+
+
 def requirements(model, view_copies: frozenset[NativeFunction] = frozenset()) -> Iterator[Requirement]:
-    """Every kernel and meta function the ops of model need, generated ones left out."""
+    """Every kernel and meta function the ops of model need, generated and out-of-tree ones left out."""
     groups = {g.out.func.name: g for g in model.groups if isinstance(g, NativeFunctionsGroup)}
     for op in model.ops:
         if op.generated:
             continue
         f = op.function
-        skipped = set(dk.UFUNC_DISPATCH_KEYS) if f.ufunc_inner_loop else set()
+        skipped = set(OUT_OF_TREE_KEYS) | (set(dk.UFUNC_DISPATCH_KEYS) if f.ufunc_inner_loop else set())
         if f in view_copies:
             skipped.add(dk.DispatchKey.CompositeExplicitAutogradNonFunctional)
         for key, meta in op.metadata:

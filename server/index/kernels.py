@@ -17,7 +17,7 @@ from pathlib import Path
 from ..syntax.cpp_scan import CppSymbol, scan
 
 SOURCE_SUFFIXES = frozenset({".cpp", ".cc", ".cxx", ".cu", ".cuh", ".mm", ".h", ".hpp", ".hh"})
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # bump when the scanner finds other symbols in the same files
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,36 @@
+"""Kernels the yaml names that no C++ source under aten/src/ATen/native is expected to define."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from opgen_lsp.analysis.kernels import missing_kernels
+from opgen_lsp.index.kernels import KernelIndex
+from opgen_lsp.index.native import NativeParser, TagsParser
+
+TAGS = "- tag: view_copy\n  desc: copy variant of a view\n- tag: pt2_compliant_tag\n  desc: compliant\n"
+OPS = """\
+- func: twist(Tensor(a) self, int dim) -> Tensor(a)
+  variants: function
+  dispatch:
+    CompositeExplicitAutograd: twist
+- func: twist_copy(Tensor self, int dim) -> Tensor
+  variants: function
+  dispatch:
+    CompositeExplicitAutogradNonFunctional: twist_copy
+  tags: view_copy
+  autogen: twist_copy.out
+- func: spin(Tensor self) -> Tensor
+  dispatch:
+    CPU: spin_cpu
+    MTIA: spin_mtia
+"""
+
+
+def test_generated_view_copy_and_mtia_kernels_are_not_required(tmp_path: Path) -> None:
+    snapshot = NativeParser().parse(OPS, TagsParser().parse(TAGS).names)
+    assert [d.message for d in snapshot.diagnostics] == []
+    index = KernelIndex.build([str(tmp_path)], workers=1)
+    missing = {d.message.split(" of ")[0].split()[-1] for d in missing_kernels(snapshot, index)}
+    # twist_copy: written by the codegen (CompositeViewCopyKernels.cpp); spin_mtia: built outside PyTorch's tree
+    assert missing == {"at::native::twist", "at::native::spin_cpu"}
