@@ -68,14 +68,15 @@ def out_inplace_wrapper(f: NativeFunction, g: NativeFunctionsGroup, index: Backe
         else:
             updates = f"{copy}({tmp}, {outs[0].name});"
     functional = wrapper_signature(g.functional, index)
-    exprs = ", ".join(_call_arguments(sig.arguments(), functional.arguments()))
+    exprs = ", ".join(call_arguments(sig.arguments(), functional.arguments()))
     return (f"{sig.defn(name=name)} {{\n  auto {tmp} = {functional.name()}({exprs});\n  {updates}\n"
             f"  return {returns};\n}}\n")
 
 
-def _call_arguments(bindings: Sequence[Binding], goals: Sequence[Binding]) -> list[str]:
-    """translate()'s expressions for the call. An out=/in-place variant almost always has every argument of
-    its functional variant with the same C++ type, and translate() then answers each by its name: skip it."""
+def call_arguments(bindings: Sequence[Binding], goals: Sequence[Binding]) -> list[str]:
+    """translate()'s expressions for a call, without translate() when every goal has a binding of its exact
+    type (translate() answers those by the binding's name first): the common case of a wrapper calling a
+    sibling variant, or a lazy kernel calling the meta kernel."""
     names = {b.nctype: b.name for b in bindings}
     direct = [names.get(g.nctype) for g in goals]
     if None not in direct:

@@ -16,8 +16,8 @@ from ...model.native_function import BackendIndex, NativeFunction
 from ...model.schema import BaseTy, BaseType, ListType
 from ..api import dispatcher
 from ..api.signatures import DispatcherSignature
-from ..api.translate import translate
 from ..api.types import ApiOptions, BaseCType, Binding, OptionalCType, VectorCType, deviceT
+from ..backend.register import call_arguments
 from ..dest.native_declarations import kernel_signature
 from .schema import VALUE_T, LazyArgument, LazyIrSchema, is_value_type, lazy_schema
 
@@ -113,7 +113,7 @@ def _shape_inference(f: NativeFunction, schema: LazyIrSchema, index: BackendInde
                         "out_meta.sizes().vec())};")
         sig = DispatcherSignature(f.func, ApiOptions.of(f))
         conversion, ctx = _to_meta(sig)
-        call_args = ", ".join(e.expr for e in translate(ctx, sig.arguments(), method=False))
+        call_args = ", ".join(call_arguments(ctx, sig.arguments()))
         if "view_copy" in f.tags:
             if not f.has_composite_explicit_autograd_non_functional_kernel:
                 raise LazyKernelError(f"view_copy op {f.func.name} must have "
