@@ -2,9 +2,9 @@
 
 Each repetition runs both tools in fresh processes (torchgen first, then opgen, interleaved so
 that drift in machine speed hits both alike), each into its own empty temporary folder with
-the same `-o out` spelling, and records the wall time and the CPU time (user + system) of the whole process (interpreter start,
-imports, parsing native_functions.yaml, generating, writing). The outputs are compared byte for
-byte once. Prints a Markdown table of medians; goal: opgen <= 0.3 x torchgen.
+the same `-o out` spelling, and records the wall time and the CPU time (user + system) of the
+whole process (interpreter start, imports, parsing native_functions.yaml, generating, writing;
+tool_runs.py). The outputs are compared byte for byte once. Prints a Markdown table of medians; goal: opgen <= 0.3 x torchgen.
 
     python3 benchmarks/bench_generate_backend.py [--repeat N] [--yaml F]
 
@@ -16,24 +16,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
-import statistics
-import subprocess
 import sys
-import tempfile
-import time
-from dataclasses import dataclass
 from pathlib import Path
+
+from tool_runs import print_table, run_all
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_YAML = ROOT.parent / "shared" / "corpus" / "pytorch-xla__xla_native_functions.yaml"
 GOAL = 0.3
-
-
-@dataclass(frozen=True)
-class Timing:
-    wall: float
-    cpu: float  # user + system time of the process: what the load of a shared machine disturbs least
 
 
 def commands(yaml: Path) -> dict[str, list[str]]:
@@ -42,20 +32,6 @@ def commands(yaml: Path) -> dict[str, list[str]]:
         "opgen generate-backend": [sys.executable, "-m", "opgen_lsp.cli", "generate-backend", "-s", str(yaml),
                                    "-o", "out"],
     }
-
-
-def run_once(cmd: list[str]) -> tuple[Timing, dict[str, bytes]]:
-    with tempfile.TemporaryDirectory() as tmp:
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.perf_counter()
-        done = subprocess.run(cmd, cwd=tmp, capture_output=True)
-        elapsed = time.perf_counter() - start
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
-        if done.returncode != 0:
-            raise RuntimeError(f"{' '.join(cmd)} failed ({done.returncode}): {done.stderr.decode()[-2000:]}")
-        out = Path(tmp) / "out"
-        return Timing(elapsed, cpu), {p.name: p.read_bytes() for p in sorted(out.iterdir())}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -73,32 +49,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench: no such file {args.yaml}", file=sys.stderr)
         return 2
     cmds = commands(args.yaml)
-    times: dict[str, list[Timing]] = {name: [] for name in cmds}
-    outputs: dict[str, dict[str, bytes]] = {}
     try:
-        for i in range(args.repeat):
-            for name, cmd in cmds.items():
-                elapsed, files = run_once(cmd)
-                times[name].append(elapsed)
-                outputs.setdefault(name, files)
-            print(f"bench: repetition {i + 1}/{args.repeat} done", file=sys.stderr)
+        times, outputs = run_all(cmds, args.repeat)
     except RuntimeError as exc:
         print(f"bench: {exc}", file=sys.stderr)
         return 1
-    same = len({tuple(sorted(o.items())) for o in outputs.values()}) == 1
-    print(f"| `{args.yaml.name}` ({os.cpu_count()} CPUs, {args.repeat} runs each) | median wall time | min | max | median CPU time | min |")
-    print("|---|---|---|---|---|---|")
-    for name, values in times.items():
-        wall, cpu = [v.wall for v in values], [v.cpu for v in values]
-        print(f"| {name} | {statistics.median(wall):.3f} s | {min(wall):.3f} s | {max(wall):.3f} s "
-              f"| {statistics.median(cpu):.3f} s | {min(cpu):.3f} s |")
-    theirs, ours = (times[n] for n in cmds)
-    ratios = [statistics.median(v.wall for v in ours) / statistics.median(v.wall for v in theirs),
-              statistics.median(v.cpu for v in ours) / statistics.median(v.cpu for v in theirs)]
-    print("| opgen / torchgen | " + " | | | ".join(f"{r:.2f} (goal <= {GOAL}: {'met' if r <= GOAL else 'not met'})"
-                                                    for r in ratios) + " | |")
-    print(f"| outputs | {'byte-identical' if same else 'DIFFER'} ({', '.join(sorted(outputs[next(iter(cmds))]))}) | | | | |")
-    return 0 if same else 1
+    title = f"`{args.yaml.name}` ({os.cpu_count()} CPUs, {args.repeat} runs each)"
+    return 0 if print_table(title, times, outputs, GOAL) else 1
 
 
 if __name__ == "__main__":

@@ -96,17 +96,25 @@ def expand(paths: list[str]) -> list[str]:
     return out
 
 
-def installed_native_functions() -> tuple[str, str] | None:
-    """native_functions.yaml and tags.yaml as packaged with the installed torch's torchgen, if any."""
+def installed_package_dir(name: str) -> str | None:
+    """The folder of an installed package, found without importing it (torch takes seconds to import)."""
     import importlib.util
 
     try:
-        spec = importlib.util.find_spec("torchgen")
+        spec = importlib.util.find_spec(name)
     except (ImportError, ValueError):
         return None
     if spec is None or not spec.submodule_search_locations:
         return None
-    native = os.path.join(list(spec.submodule_search_locations)[0], "packaged", "ATen", "native")
+    return list(spec.submodule_search_locations)[0]
+
+
+def installed_native_functions() -> tuple[str, str] | None:
+    """native_functions.yaml and tags.yaml as packaged with the installed torch's torchgen, if any."""
+    package = installed_package_dir("torchgen")
+    if package is None:
+        return None
+    native = os.path.join(package, "packaged", "ATen", "native")
     paths = (os.path.join(native, "native_functions.yaml"), os.path.join(native, "tags.yaml"))
     return paths if os.path.isfile(paths[0]) else None
 

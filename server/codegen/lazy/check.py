@@ -14,6 +14,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ...analysis.check import installed_package_dir
 from ...diagnostics import Diagnostic, diag
 from ...index.backend import BackendSnapshot
 from ...model.backend_resolve import ResolvedBackend
@@ -57,17 +58,10 @@ def preset_options(preset: str, resolved: ResolvedBackend) -> LazyOptions:
 
 
 def wheel_shape_header() -> str | None:
-    """shape_inference.h inside the installed torch wheel (found without importing torch)."""
-    import importlib.util
-
-    try:
-        spec = importlib.util.find_spec("torch")
-    except (ImportError, ValueError):
-        return None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    path = os.path.join(list(spec.submodule_search_locations)[0], "include", IN_TREE_SHAPE_HEADER)
-    return path if os.path.isfile(path) else None
+    """shape_inference.h inside the installed torch wheel."""
+    package = installed_package_dir("torch")
+    path = os.path.join(package, "include", IN_TREE_SHAPE_HEADER) if package else None
+    return path if path and os.path.isfile(path) else None
 
 
 def shape_header_path(resolved: ResolvedBackend, explicit: str | None, root: str | None) -> str | None:

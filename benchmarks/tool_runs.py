@@ -1,0 +1,74 @@
+"""Fresh-process runs of two code generators, timed and compared (bench_generate_backend / bench_generate_lazy).
+
+Each repetition runs every command once, in order (interleaved, so that drift in the machine's speed hits
+all alike), in its own empty temporary folder, and records the wall time and the CPU time (user + system,
+what the load of a shared machine disturbs least) of the whole process. The files each writes into `out`
+are kept from its first run and compared byte for byte.
+"""
+
+from __future__ import annotations
+
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Timing:
+    wall: float
+    cpu: float
+
+
+def run_once(cmd: list[str], env: Mapping[str, str] | None = None) -> tuple[Timing, dict[str, bytes]]:
+    with tempfile.TemporaryDirectory() as tmp:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        done = subprocess.run(cmd, cwd=tmp, capture_output=True, env=env)
+        elapsed = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if done.returncode != 0:
+            raise RuntimeError(f"{' '.join(cmd)} failed ({done.returncode}): {done.stderr.decode()[-2000:]}")
+        cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+        out = Path(tmp) / "out"
+        return Timing(elapsed, cpu), {p.name: p.read_bytes() for p in sorted(out.iterdir())}
+
+
+def run_all(cmds: Mapping[str, list[str]], repeat: int, envs: Mapping[str, Mapping[str, str]] | None = None
+            ) -> tuple[dict[str, list[Timing]], dict[str, dict[str, bytes]]]:
+    """Timings and first outputs of each command (raises RuntimeError when a run fails)."""
+    times: dict[str, list[Timing]] = {name: [] for name in cmds}
+    outputs: dict[str, dict[str, bytes]] = {}
+    for i in range(repeat):
+        for name, cmd in cmds.items():
+            timing, files = run_once(cmd, (envs or {}).get(name))
+            times[name].append(timing)
+            outputs.setdefault(name, files)
+        print(f"bench: repetition {i + 1}/{repeat} done", file=sys.stderr)
+    return times, outputs
+
+
+def print_table(title: str, times: Mapping[str, list[Timing]], outputs: Mapping[str, dict[str, bytes]],
+                goal: float) -> bool:
+    """A Markdown table of medians, with the ratio of the second command to the first in wall and in CPU
+    time; True when the outputs are byte-identical."""
+    same = len({tuple(sorted(o.items())) for o in outputs.values()}) == 1
+    print(f"| {title} | median wall time | min | max | median CPU time | min |")
+    print("|---|---|---|---|---|---|")
+    for name, values in times.items():
+        wall, cpu = [v.wall for v in values], [v.cpu for v in values]
+        print(f"| {name} | {statistics.median(wall):.3f} s | {min(wall):.3f} s | {max(wall):.3f} s "
+              f"| {statistics.median(cpu):.3f} s | {min(cpu):.3f} s |")
+    theirs, ours = times.values()
+    ratios = [statistics.median(v.wall for v in ours) / statistics.median(v.wall for v in theirs),
+              statistics.median(v.cpu for v in ours) / statistics.median(v.cpu for v in theirs)]
+    shown = [f"{r:.2f} (goal <= {goal}: {'met' if r <= goal else 'not met'})" for r in ratios]
+    print(f"| {' / '.join(reversed(list(times)))} | {shown[0]} | | | {shown[1]} | |")
+    files = ", ".join(sorted(next(iter(outputs.values()))))
+    print(f"| outputs | {'byte-identical' if same else 'DIFFER'} ({files}) | | | | |")
+    return same
