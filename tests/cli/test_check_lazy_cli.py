@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from opgen_lsp.cli import main
+from .test_check_backend_cli import run
 
 TAGS = "- tag: core\n  desc: core aten op\n"
 NATIVE = ("- func: foo(Tensor self) -> Tensor\n  dispatch:\n    CPU: foo\n\n"
@@ -24,12 +24,6 @@ def workspace(tmp_path: Path) -> Path:
     (tmp_path / "native_functions.yaml").write_text(NATIVE)
     (tmp_path / "lazy.yaml").write_text(LAZY)
     return tmp_path
-
-
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def check(capsys, workspace: Path, *extra: str) -> tuple[int, str, str]:

@@ -233,6 +233,8 @@ def test_settings_defaults_and_values():
     s = config.settings_from({"debounceMs": 5, "testing": {"failHover": True}}, {"tagsPath": "t.yaml"},
                              warn=warnings.append)
     assert (s.debounce_ms, s.tags_path, s.testing.fail_hover) == (5, "t.yaml", True)
+    s = config.settings_from({"lazy": {"preset": "torchscript", "shapeInferenceHeader": "h.h"}}, warn=warnings.append)
+    assert s.lazy == config.Lazy("torchscript", "h.h")
     assert warnings == []
 
 
@@ -244,6 +246,10 @@ def test_settings_defaults_and_values():
     ({"tagsPath": 3}, "'tagsPath' must be a file path"),
     ({"testing": {"failHover": "yes"}}, "'testing.failHover' must be true or false"),
     ({"testing": 1}, "'testing' must be an object"),
+    ({"lazy": {"preset": "ts"}}, "'lazy.preset' must be one of 'auto', 'default', 'torchscript'"),
+    ({"lazy": {"shapeInferenceHeader": 3}}, "'lazy.shapeInferenceHeader' must be a file path"),
+    ({"lazy": {"nodeBase": "X"}}, "unknown setting 'lazy.nodeBase'"),
+    ({"lazy": []}, "'lazy' must be an object"),
     ({"tagPath": "x"}, "unknown setting 'tagPath'"),
     ("opgen", "settings must be an object"),
 ])
