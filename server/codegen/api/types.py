@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Union
 
@@ -15,6 +15,15 @@ class SpecialArgName(Enum):
 
 
 ArgName = Union[str, SpecialArgName]
+
+
+def _cached_hash(value: object, fields: tuple) -> int:
+    """The hash of a frozen value, computed from its fields on first use and kept in its _hash slot."""
+    cached = value._hash  # type: ignore[attr-defined]
+    if cached is None:
+        cached = hash(fields)
+        object.__setattr__(value, "_hash", cached)
+    return cached
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +118,11 @@ class NamedCType:
 
     name: ArgName
     type: CType
+    # Named types and bindings key translate()'s memo and its lookups: hash each once (see _cached_hash).
+    _hash: int | None = field(default=None, init=False, compare=False, repr=False)
+
+    def __hash__(self) -> int:
+        return _cached_hash(self, (self.name, self.type))
 
     def cpp_type(self, *, strip_ref: bool = False) -> str:
         return self.type.cpp_type(strip_ref=strip_ref)
@@ -128,6 +142,10 @@ class Binding:
     nctype: NamedCType
     argument: object  # the schema Argument, SelfArgument or TensorOptionsArguments it comes from
     default: str | None = None
+    _hash: int | None = field(default=None, init=False, compare=False, repr=False)
+
+    def __hash__(self) -> int:
+        return _cached_hash(self, (self.name, self.nctype, self.argument, self.default))
 
     @property
     def type(self) -> str:
@@ -155,6 +173,10 @@ class Expr:
 
     expr: str
     type: NamedCType
+    _hash: int | None = field(default=None, init=False, compare=False, repr=False)
+
+    def __hash__(self) -> int:
+        return _cached_hash(self, (self.expr, self.type))
 
 
 @dataclass(frozen=True, slots=True)
