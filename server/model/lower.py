@@ -54,6 +54,10 @@ ENTRY_KEYS: dict[str, str] = {
     "use_const_ref_for_mutable_tensors": "True to pass mutable tensors as const Tensor& in C++",
 }
 
+_NO_NAMES: frozenset[str] = frozenset()
+_STRUCTURED_KEYS_IN_ORDER = tuple(sorted(dk.STRUCTURED_DISPATCH_KEYS, key=lambda k: k.value))
+
+
 @dataclass(frozen=True, slots=True)
 class LoweredEntry:
     function: NativeFunction | None
@@ -69,7 +73,6 @@ class _Reader:
     def __init__(self, entry: YMap) -> None:
         self.entry = entry
         self.diagnostics: list[Diagnostic] = []
-        self.taken: set[str] = set()
         self.pairs: dict[object, tuple[YNode, YNode]] = {}
         for pair in entry.pairs:
             key = pair[0]
@@ -94,7 +97,6 @@ class _Reader:
         self.diagnostics.append(diag(code, span, message, severity=Severity.WARNING, data=data))
 
     def node(self, key: str) -> YNode | None:
-        self.taken.add(key)
         pair = self.pairs.get(key)
         return pair[1] if pair else None
 
@@ -106,7 +108,6 @@ class _Reader:
 
     def expect(self, key: str, kind: type, default: object, what: str) -> object:
         """The key's value if it has the type (null counts as absent for optional keys)."""
-        self.taken.add(key)
         pair = self.pairs.get(key)
         if pair is None:
             return default
@@ -189,7 +190,7 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
         func_scalar = func_node
         parsed = parse_schema(func_node.value)
     text = ScalarText(func_scalar) if func_scalar is not None else None
-    if parsed is not None and text is not None:
+    if parsed is not None and text is not None and parsed.issues:
         r.diagnostics.extend(_issue_to_diag(i, text) for i in parsed.issues)
     func = parsed.schema if parsed is not None else None
     namespace = parsed.namespace if parsed is not None else "aten"
@@ -268,7 +269,8 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
 
     ufunc_loops = _lower_ufunc(r)
 
-    leftover = [(k, v) for k, v in entry.pairs if not (isinstance(k, YScalar) and k.value in r.taken)]
+    # Every key of ENTRY_KEYS has been read above; the others are unknown.
+    leftover = [(k, v) for k, v in entry.pairs if not (isinstance(k, YScalar) and k.value in ENTRY_KEYS)]
     for k, _ in leftover:
         key = k.value if isinstance(k, YScalar) else k
         hint, data = did_you_mean(str(key), ENTRY_KEYS)
@@ -321,7 +323,7 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
     is_abstract = structured_delegate is not None or set(dispatch) not in (
         {dk.CIA}, {dk.CIA_NESTED}, {dk.CIA, dk.CIA_NESTED})
     if structured_delegate is not None:
-        for key in sorted(dk.STRUCTURED_DISPATCH_KEYS, key=lambda k: k.value):
+        for key in _STRUCTURED_KEYS_IN_ORDER:
             if key in dispatch:
                 r.error("OPG123", _dispatch_key_span(entry, key.name) or entry.span,
                         f"an op with structured_delegate must not have {key} in dispatch: it is delegated")
@@ -342,12 +344,12 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
         manual_kernel_registration=bool(manual_kernel_registration),
         manual_cpp_binding=bool(manual_cpp_binding),
         autogen=tuple(autogen),
-        ufunc_inner_loop=tuple(sorted(ufunc_loops.items(), key=lambda kv: kv[0].value)),
+        ufunc_inner_loop=tuple(sorted(ufunc_loops.items(), key=lambda kv: kv[0].value)) if ufunc_loops else (),
         structured=bool(structured),
         structured_delegate=structured_delegate,
         structured_inherits=structured_inherits,
         precomputed=precomputed,
-        cpp_no_default_args=frozenset(a for a in cpp_no_default_args if isinstance(a, str)),
+        cpp_no_default_args=frozenset([a for a in cpp_no_default_args if isinstance(a, str)]) if cpp_no_default_args else _NO_NAMES,
         is_abstract=is_abstract,
         has_composite_implicit_autograd_kernel=dk.CIA in dispatch,
         has_composite_implicit_autograd_nested_tensor_kernel=dk.CIA_NESTED in dispatch,

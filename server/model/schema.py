@@ -293,12 +293,18 @@ class Arguments:
             out=(),
         )
 
+    # Built with the constructors: dataclasses.replace looks the fields up on every call.
     def remove_self_annotation(self) -> Arguments:
         assert self.self_arg is not None
-        return replace(self, self_arg=SelfArgument(replace(self.self_arg.argument, annotation=None)))
+        a = self.self_arg.argument
+        return Arguments(self.pre_self_positional, SelfArgument(Argument(a.name, a.type, a.default, None)),
+                         self.post_self_positional, self.pre_tensor_options_kwarg_only, self.tensor_options,
+                         self.post_tensor_options_kwarg_only, self.out)
 
     def with_out_args(self, outs: tuple[Argument, ...]) -> Arguments:
-        return replace(self, out=tuple(outs))
+        return Arguments(self.pre_self_positional, self.self_arg, self.post_self_positional,
+                         self.pre_tensor_options_kwarg_only, self.tensor_options, self.post_tensor_options_kwarg_only,
+                         tuple(outs))
 
     def __str__(self) -> str:
         parts = [str(a) for a in self.flat_positional]
@@ -519,10 +525,11 @@ def signature_key(func: FunctionSchema, strip_view_copy_name: bool = False) -> s
     if base == "bernoulli" and str(func.name) == "bernoulli.p":
         arguments = arguments.replace("float p", "float p=0.5")
     returns = [r.plain for r in func.returns]
-    mutable_inputs = itertools.chain([args.self_arg.argument] if args.self_arg is not None else [], args.out,
-                                     args.post_self_positional)
-    returns.extend(str(a.type) for a in mutable_inputs
-                   if a.is_write and not any(a.annotation == r.annotation for r in func.returns))
+    mutable_inputs = [a for a in itertools.chain([args.self_arg.argument] if args.self_arg is not None else [], args.out,
+                                                 args.post_self_positional) if a.annotation is not None]
+    if mutable_inputs:
+        returns.extend(str(a.type) for a in mutable_inputs
+                       if a.is_write and not any(a.annotation == r.annotation for r in func.returns))
     shown = returns[0] if len(returns) == 1 else "(" + ", ".join(returns) + ")"
     return f"{name}({arguments}) -> {shown}"
 

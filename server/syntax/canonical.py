@@ -45,7 +45,13 @@ class _NotCanonical(Exception):
 
 
 _FALLBACK = object()
+# The memos below stay small on real files; the limit keeps a long editing session from growing them.
+_MEMO_LIMIT = 20_000
+# Longer keys are left to libyaml, which refuses implicit keys over 1024 characters; real keys are short.
+_LONGEST_KEY = 200
 _plain_values: dict[str, object] = {}
+# Values of key texts seen (str, or what a key such as 'True' resolves to); _plain raises for the others.
+_key_values: dict[str, object] = {}
 
 
 def _resolve_plain(text: str) -> object:
@@ -71,7 +77,9 @@ def _plain(text: str, line: int, col: int) -> YScalar:
     else:
         value = _plain_values.get(text, _plain_values)
         if value is _plain_values:
-            value = _plain_values[text] = _resolve_plain(text)
+            value = _resolve_plain(text)
+            if len(_plain_values) < _MEMO_LIMIT:
+                _plain_values[text] = value
         if value is _FALLBACK:
             raise _NotCanonical
     return _tuple(YScalar, (value, _tuple(Span, (line, col, line, col + len(text))), None, text))
@@ -113,16 +121,26 @@ def _key_value(content: str, indent: int, line: int) -> tuple[YScalar, YNode | N
     if m is None:
         raise _NotCanonical
     key_text, value_text = m.groups()
-    key = _plain(key_text, line, indent)
+    if len(key_text) > _LONGEST_KEY:
+        raise _NotCanonical  # libyaml refuses implicit keys longer than 1024 characters
+    # The hot path (every line of the real file): keys come from a small set, values are mostly plain.
+    key_value = _key_values.get(key_text, _key_values)
+    if key_value is _key_values:
+        key_value = _plain(key_text, 0, 0).value
+        if len(_key_values) < _MEMO_LIMIT:
+            _key_values[key_text] = key_value
+    key = _tuple(YScalar, (key_value, _tuple(Span, (line, indent, line, indent + len(key_text))), None, key_text))
     if value_text is None:
         return key, None
     start = m.start(2)
     first = value_text[0]
+    if first in _PLAIN_START and ": " not in value_text and value_text[-1] != ":":
+        return key, _plain(value_text, line, start)
     if first == "[":
         return key, _flow_list(value_text, line, start)
     if value_text == "{}":
         return key, YMap((), Span(line, start, line, start + 2))
-    return key, _block_plain(value_text, line, start)
+    raise _NotCanonical
 
 
 def _mapping(pairs: list[tuple[YNode, YNode]], span: Span, diagnostics: list[Diagnostic]) -> YMap:

@@ -115,6 +115,7 @@ _OPTIONAL = re.compile(r"(.+)\?\Z")
 _LIST = re.compile(r"(.+)\[([0-9]+)?\]\Z")
 _CUSTOM_CLASS = re.compile(r"__torch__\.torch\.classes\.([a-zA-Z0-9_.]+)\Z")
 _DECL = re.compile(r"([^\(]+)\((.*)\) -> (.*)\Z")
+_DUNDER = re.compile(r"__([^_]+)__\Z")
 
 
 def _pieces(text: str, sep: str, start: int) -> list[tuple[str, int]]:
@@ -205,7 +206,7 @@ def parse_base_name(text: str, start: int, issues: list[Issue]) -> BaseOperatorN
     namespace = None
     if "::" in text:
         namespace, text = text.rsplit("::", 1)
-    m = re.match(r"__([^_]+)__\Z", text)
+    m = _DUNDER.match(text) if text[:2] == "__" else None
     if m is not None:
         dunder, base = True, m.group(1)
         inplace = any(base == f"i{n}" for n in AUGMENTED_ASSIGNMENT_NAMES)
@@ -293,15 +294,6 @@ def parse_argument_text(text: str) -> tuple[Argument | None, tuple[Issue, ...]]:
     return (None if errors else arg), issues
 
 
-def _parse_argument(text: str, start: int, issues: list[Issue]) -> tuple[Argument, ArgumentSpans] | None:
-    arg, pieces, found = _argument_from_text(text)
-    if found:
-        issues.extend(i.moved(start) for i in found)
-    if arg is None or pieces is None:
-        return None
-    return arg, ArgumentSpans(start, pieces)
-
-
 def _tensor_option_like(a: Argument, name: str, ty: str) -> bool:
     return a.name == name and str(a.type) in (ty, ty + "?")
 
@@ -335,52 +327,59 @@ def _parse_arguments(text: str, start: int, issues: list[Issue]) -> tuple[Argume
     positional: list[tuple[Argument, ArgumentSpans]] = []
     kwarg_only: list[tuple[Argument, ArgumentSpans]] = []
     out: list[tuple[Argument, ArgumentSpans]] = []
+    # Positional, then keyword-only, then out arguments: the source order.
+    spans: list[ArgumentSpans] = []
     acc = positional
     star_at: int | None = None
     failed = False
     if text == "":
         return Arguments((), None, (), (), None, (), ()), ()
-    for piece, at in _pieces(text, ", ", start):
-        if piece == "":
-            issues.append(Issue("OPG200", at, at + 1, "empty argument: arguments are separated by exactly ', '"))
-            failed = True
-            continue
+    at = start
+    for piece in text.split(", "):
+        piece_at = at
+        at += len(piece) + 2
         if piece == "*":
             if acc is not positional:
-                issues.append(Issue("OPG205", at, at + 1, "the keyword-only marker '*' may appear only once"))
+                issues.append(Issue("OPG205", piece_at, piece_at + 1, "the keyword-only marker '*' may appear only once"))
             acc = kwarg_only
-            star_at = at
+            star_at = piece_at
             continue
-        parsed = _parse_argument(piece, at, issues)
-        if parsed is None:
+        if piece == "":
+            issues.append(Issue("OPG200", piece_at, piece_at + 1, "empty argument: arguments are separated by exactly ', '"))
             failed = True
             continue
-        arg = parsed[0]
+        arg, pieces, found = _argument_from_text(piece)
+        if found:
+            issues.extend(i.moved(piece_at) for i in found)
+        if arg is None or pieces is None:
+            failed = True
+            continue
         if arg.is_write:
             if acc is kwarg_only:
                 acc = out
         elif acc is out:
-            issues.append(Issue("OPG205", at, at + len(piece), f"non-mutable argument '{arg.name}' cannot follow the "
-                                                                 "mutable out arguments"))
-        acc.append(parsed)
+            issues.append(Issue("OPG205", piece_at, piece_at + len(piece), f"non-mutable argument '{arg.name}' cannot "
+                                                                             "follow the mutable out arguments"))
+        placed = ArgumentSpans(piece_at, pieces)
+        spans.append(placed)
+        acc.append((arg, placed))
     if star_at is not None and not kwarg_only and not out:
         issues.append(Issue("OPG205", star_at, star_at + 1, "'*' must be followed by at least one keyword-only argument"))
         failed = True
     if failed:
         return None
-    self_ix = next((i for i, (a, _) in enumerate(positional) if a.name == "self"), None)
     plain = [a for a, _ in positional]
+    self_ix = next((i for i, a in enumerate(plain) if a.name == "self"), None)
     if self_ix is None:
         pre_self, self_arg, post_self = (), None, tuple(plain)
     else:
         pre_self, self_arg, post_self = tuple(plain[:self_ix]), SelfArgument(plain[self_ix]), tuple(plain[self_ix + 1:])
-    for a, spans in positional[: self_ix or 0]:
+    for a, where in positional[: self_ix or 0]:
         if a.is_write:
-            issues.append(Issue("OPG206", *spans.whole, f"argument '{a.name}' before self cannot be mutable"))
-    pre_kw, options, post_kw = _group_kwargs(kwarg_only, issues)
-    arguments = Arguments(pre_self, self_arg, post_self, pre_kw, options, post_kw, tuple(a for a, _ in out))
-    spans = tuple(s for _, s in positional) + tuple(s for _, s in kwarg_only) + tuple(s for _, s in out)
-    return arguments, spans
+            issues.append(Issue("OPG206", *where.whole, f"argument '{a.name}' before self cannot be mutable"))
+    pre_kw, options, post_kw = _group_kwargs(kwarg_only, issues) if kwarg_only else ((), None, ())
+    arguments = Arguments(pre_self, self_arg, post_self, pre_kw, options, post_kw, tuple([a for a, _ in out]))
+    return arguments, tuple(spans)
 
 
 # ---------------------------------------------------------------- returns
@@ -405,13 +404,6 @@ def _return_from_text(text: str) -> tuple[Return | None, tuple[Issue, ...]]:
     return Return(name, ty, annotation), tuple(issues)
 
 
-def _parse_return(text: str, start: int, issues: list[Issue]) -> Return | None:
-    ret, found = _return_from_text(text)
-    if found:
-        issues.extend(i.moved(start) for i in found)
-    return ret
-
-
 def _parse_returns(text: str, start: int, issues: list[Issue]) -> tuple[tuple[Return, ...], tuple[Offsets, ...]] | None:
     if text == "()":
         return (), ()
@@ -427,7 +419,9 @@ def _parse_returns(text: str, start: int, issues: list[Issue]) -> tuple[tuple[Re
     returns = []
     offsets = []
     for piece, at in pieces:
-        r = _parse_return(piece, at, issues)
+        r, found = _return_from_text(piece)
+        if found:
+            issues.extend(i.moved(at) for i in found)
         if r is not None:
             returns.append(r)
             offsets.append((at, at + len(piece)))
@@ -439,6 +433,8 @@ def _parse_returns(text: str, start: int, issues: list[Issue]) -> tuple[tuple[Re
 # ---------------------------------------------------------------- schemas
 
 def _split_namespace(func: str, issues: list[Issue]) -> tuple[str, str, int]:
+    if "::" not in func:
+        return "aten", func, 0
     parts = func.split("::")
     if len(parts) > 2:
         second = func.index("::", len(parts[0]) + 2)
@@ -480,9 +476,10 @@ def parse_schema(func: str) -> ParsedSchema:
     name_span = (start, start + len(op_text))
     base_text, dot, overload = op_text.partition(".")
     base = parse_base_name(base_text, start, issues)
-    for piece, at, what in ((base_text, start, "operator name"), (overload, start + len(base_text) + 1, "overload name")):
-        if piece and (warning := _identifier_warning(piece.rstrip("_") if what == "operator name" else piece, at, what)):
-            issues.append(warning)
+    if base_text and (warning := _identifier_warning(base_text.rstrip("_"), start, "operator name")):
+        issues.append(warning)
+    if overload and (warning := _identifier_warning(overload, start + len(base_text) + 1, "overload name")):
+        issues.append(warning)
     args_start = start + m.start(2)
     arguments = _parse_arguments(args_text, args_start, issues)
     returns_start = start + m.start(3)
@@ -500,5 +497,5 @@ def parse_schema(func: str) -> ParsedSchema:
         returns=(returns_start, returns_start + len(returns_text)),
         each_return=returns[1],
     )
-    errors = any(i.code != "OPG207" for i in issues)
+    errors = bool(issues) and any(i.code != "OPG207" for i in issues)
     return ParsedSchema(namespace, None if errors else schema, spans, tuple(issues))

@@ -87,7 +87,10 @@ def test_compose_entry_uses_it_and_keeps_the_fallback() -> None:
     "- func: a\n  b:\n    - \n", "- func: a\n  b:\n    -  c\n", "- func: a\n  b: c\n  - d\n", "- func: a\n" + "[" * 70,
     "- func: a  # " + "[" * 70 + "\n", "- func: a\n" + " " * 70 + "\n", "- func: a(Tensor? x) -> Tensor? # ? - - \n",
     "- func: a\n  b:\n" + " " * 63 + "- c\n", "- func: a\n  b:\n" + " " * 64 + "- c\n", "- func: a\n  b: [" + "[" * 64 + "\n",
-    "- func: a\n  b:\n" + " " * 65 + "c: d\n", "- func: a  # " + "{" * 65 + "\n", "- func: a\n  " + " " * 70 + "# x\n", "- func: a\n - b\n", "- func: a\n b: c\n",
+    "- func: a\n  b:\n" + " " * 65 + "c: d\n", "- func: a  # " + "{" * 65 + "\n",
+    # libyaml refuses implicit keys longer than 1024 characters
+    "- func: a\n  " + "k" * 1024 + ": v\n", "- func: a\n  " + "k" * 1025 + ": v\n", "- " + "f, " * 700 + "x: a\n",
+    "- func: a\n  d:\n    " + "CPU" * 400 + ": k\n", "- func: a\n  " + " " * 70 + "# x\n", "- func: a\n - b\n", "- func: a\n b: c\n",
 ])
 def test_tricky_entries(text: str) -> None:
     assert_same(text)
@@ -102,7 +105,7 @@ _JUNK = "-:#&*!|>'\"%@`{}[],?\n \t\\~.0123456789abcTyn"
 
 
 def _mutate(text: str, rng: random.Random) -> str:
-    kind = rng.randrange(6)
+    kind = rng.randrange(7)
     at = rng.randrange(len(text) + 1)
     lines = text.split("\n")
     if kind == 0:  # junk characters
@@ -124,6 +127,8 @@ def _mutate(text: str, rng: random.Random) -> str:
         value = rng.choice(["True", "no", "~", "null", "", "12", "-3", "0x10", "1.5", ".NaN", "1e3", "2020-01-02",
                             "<<", "=", "[a, 'b']", "[]", "{}", "['x', \"y\"]", "x: y", "'q'", "a #b", "a#b"])
         return text[:at] + value + text[at:]
+    if kind == 5:  # a long run of one character (libyaml limits implicit keys to 1024 characters)
+        return text[:at] + rng.choice("a ,x[") * rng.choice([200, 1020, 1030, 3000]) + text[at:]
     return text[:at] + rng.choice(["\n", "\n  ", "\n    ", "\n  - ", ": ", " #", "# ", "- "]) + text[at:]
 
 
