@@ -39,7 +39,10 @@ _COMMENT_OR_LITERAL = re.compile(
 
 
 def _blank(m: re.Match[str]) -> str:
-    return "\n".join(" " * len(part) for part in m.group(0).split("\n"))
+    text = m.group(0)
+    if "\n" not in text:  # most comments: one line
+        return " " * len(text)
+    return "\n".join(" " * len(part) for part in text.split("\n"))
 
 
 def blank_comments_and_literals(text: str) -> str:
@@ -156,13 +159,17 @@ _NOT_A_DECLARATION = re.compile(r"\b(return|using|typedef|friend|class|struct|en
 _TEMPLATE = re.compile(r"\btemplate\s*<")
 ANONYMOUS = "(anonymous)"  # an anonymous namespace's part of a namespace: internal linkage
 STATIC = "(static)"  # a static function's: internal linkage too, so never a kernel the codegen can call
-_IF, _ELSE, _ENDIF = re.compile(r"if(n?def)?\b"), re.compile(r"el(se|if)\b"), re.compile(r"endif\b")
-_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(\w+)", re.MULTILINE)
+_CONDITIONAL = re.compile(r"#[ \t]*(ifn?def|if|elif|else|endif)\b")  # comments are blanked: '#' starts directives
 
 
 def blank_preprocessor(code: str) -> str:
     """Blank preprocessor lines (with their continuations) of code whose comments are blanked already."""
     return _PREPROCESSOR.sub(_blank, code)
+
+
+def _brace_delta(text: str | list[str], start: int, end: int) -> int:
+    part = text[start:end]
+    return part.count("{") - part.count("}")
 
 
 def keep_balanced_branches(code: str) -> str:
@@ -176,19 +183,20 @@ def keep_balanced_branches(code: str) -> str:
         return code
     chars: list[str] | None = None
     stack: list[list[int]] = []  # per open group: the offsets where its branches start, then its end
-    for m in _DIRECTIVE.finditer(code):
+    for m in _CONDITIONAL.finditer(code):
+        if code[code.rfind("\n", 0, m.start()) + 1:m.start()].strip():
+            continue  # not at the start of a line: a '#' in a macro body (stringizing)
         word = m.group(1)
-        if _IF.match(word):
+        if word.startswith("if"):
             stack.append([m.start()])
-        elif _ELSE.match(word) and stack:
+        elif word.startswith("el") and stack:
             stack[-1].append(m.start())
-        elif _ENDIF.match(word) and stack:
+        elif word == "endif" and stack:
             bounds = stack.pop() + [m.start()]
             if len(bounds) < 3:
                 continue
-            text = "".join(chars) if chars is not None else code
-            if any(text.count("{", a, b) != text.count("}", a, b) for a, b in zip(bounds, bounds[1:])):
-                chars = list(text) if chars is None else chars
+            if any(_brace_delta(code if chars is None else chars, a, b) for a, b in zip(bounds, bounds[1:])):
+                chars = list(code) if chars is None else chars
                 for k in range(bounds[1], bounds[-1]):
                     if chars[k] != "\n":
                         chars[k] = " "
@@ -241,8 +249,11 @@ def _scan_scope(code: str, start: int, end: int, namespace: list[str], macros: d
             if code.count("(", statement_start, at) > code.count(")", statement_start, at):
                 i = close  # braces inside parentheses (a default argument `= {}`): still the same statement
                 continue
-            ns = _NAMESPACE.search(code, statement_start, at + 1)
-            extern = _EXTERN_BLOCK.search(code, statement_start, at + 1)
+            # (the find()s spare a regex search at most braces, which open function bodies)
+            ns = _NAMESPACE.search(code, statement_start, at + 1) \
+                if code.find("namespace", statement_start, at) >= 0 else None
+            extern = _EXTERN_BLOCK.search(code, statement_start, at + 1) \
+                if code.find("extern", statement_start, at) >= 0 else None
             if ns is not None and ns.end() == at + 1 or extern is not None and extern.end() == at + 1:
                 opener = ns if ns is not None and ns.end() == at + 1 else extern
                 # What precedes the block in the same statement (macro invocations without ';') comes first.
@@ -292,23 +303,22 @@ def _definition(code: str, at: int, head: str, kind: str, namespace: list[str], 
             return
         base = call.group(1).rsplit("::", 1)[-1]
         leading = not head[offset:call.start()].strip()
-        open_at = call.end() - 1
-        close = _matching(head, open_at, "(", ")")
         only_macros_before = leading and not "".join(skipped).strip()
         if base in _STRUCTURED and only_macros_before:
-            _structured(head, at, call, close, _STRUCTURED[base], ns, symbols, position)
+            _structured(head, at, call, _STRUCTURED[base], ns, symbols, position)
             return
         macro = macros.get(base)
         if macro is not None and only_macros_before and depth < 4:
             # A known macro invocation at the start of the statement: scan what it expands to.
-            expansion = expand(macro, _split_args(head[open_at + 1:close - 1]))
+            close = _matching(head, call.end() - 1, "(", ")")
+            expansion = expand(macro, _split_args(head[call.end():close - 1]))
             where = position(at + call.start())
             _scan_scope(expansion, 0, len(expansion), namespace, macros, symbols, lambda _o, w=where: w, depth + 1)
             offset = close
             continue
         if _NOT_DECLARATOR.fullmatch(base) or (base == "decltype" and leading):
             skipped.append(head[offset:call.start()])
-            offset = close
+            offset = _matching(head, call.end() - 1, "(", ")")
             continue
         break
     name = call.group(1)
@@ -325,9 +335,10 @@ def _definition(code: str, at: int, head: str, kind: str, namespace: list[str], 
     symbols.append(CppSymbol(qualified[-1], kind, full_ns, *position(at + call.start() + len(name) - len(base))))
 
 
-def _structured(head: str, at: int, call: re.Match[str], close: int, what: str, ns: str, symbols: list[CppSymbol],
+def _structured(head: str, at: int, call: re.Match[str], what: str, ns: str, symbols: list[CppSymbol],
                 position) -> None:
     """TORCH_IMPL_FUNC(kernel), TORCH_META_FUNC(name), TORCH_META_FUNC2(name, overload) and the precomputed ones."""
+    close = _matching(head, call.end() - 1, "(", ")")
     args = [a.strip() for a in _split_args(head[call.end():close - 1])]
     name = "_".join(args) if call.group(1).endswith("2") else args[0]
     symbols.append(CppSymbol(name, what, ns, *position(at + call.start())))
