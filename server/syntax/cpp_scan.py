@@ -173,34 +173,43 @@ def _brace_delta(text: str | list[str], start: int, end: int) -> int:
 
 
 def keep_balanced_branches(code: str) -> str:
-    """Blank the #else/#elif branches of an #if group when a branch leaves braces open (or closes more).
+    """Blank the preprocessor branches that would mislead a scan of every branch.
 
     Scanning every branch is right when each is complete (two definitions of a kernel), but
     `#ifdef X  f(int a) {  #else  f(long a) {  #endif` would open two bodies for one close and hide
-    everything after it; then only the first branch is kept.
+    everything after it: when a branch leaves braces open (or closes more), only the first is kept.
+    And `#if 0` code is never compiled, so a kernel there is no definition.
     """
-    if "#el" not in code:
+    if "#el" not in code and "#if 0" not in code:
         return code
-    chars: list[str] | None = None
+    blanks: list[tuple[int, int]] = []
     stack: list[list[int]] = []  # per open group: the offsets where its branches start, then its end
+    disabled: list[bool] = []  # per open group: is it `#if 0`?
     for m in _CONDITIONAL.finditer(code):
         if code[code.rfind("\n", 0, m.start()) + 1:m.start()].strip():
             continue  # not at the start of a line: a '#' in a macro body (stringizing)
         word = m.group(1)
         if word.startswith("if"):
             stack.append([m.start()])
+            disabled.append(word == "if" and code[m.end():code.find("\n", m.end())].strip() == "0")
         elif word.startswith("el") and stack:
             stack[-1].append(m.start())
         elif word == "endif" and stack:
-            bounds = stack.pop() + [m.start()]
-            if len(bounds) < 3:
-                continue
-            if any(_brace_delta(code if chars is None else chars, a, b) for a, b in zip(bounds, bounds[1:])):
-                chars = list(code) if chars is None else chars
-                for k in range(bounds[1], bounds[-1]):
-                    if chars[k] != "\n":
-                        chars[k] = " "
-    return "".join(chars) if chars is not None else code
+            bounds, zero = stack.pop() + [m.start()], disabled.pop()
+            if zero:
+                blanks.append((bounds[0], bounds[1]))
+            elif len(bounds) > 2 and any(_brace_delta(code, a, b) for a, b in zip(bounds, bounds[1:])):
+                blanks.append((bounds[1], bounds[-1]))
+    return _blank_ranges(code, blanks) if blanks else code
+
+
+def _blank_ranges(code: str, ranges: list[tuple[int, int]]) -> str:
+    chars = list(code)
+    for start, end in ranges:
+        for k in range(start, end):
+            if chars[k] != "\n":
+                chars[k] = " "
+    return "".join(chars)
 
 
 def scan(text: str, known_macros: dict[str, Macro] | None = None) -> tuple[CppSymbol, ...]:

@@ -348,3 +348,28 @@ def test_a_declaration_with_brace_defaults_is_no_definition(tmp_path: Path) -> N
              "  return self;\n}\n}\n"
     assert met(tmp_path / "a", {"native/Pad.h": HEADER, "native/Pad.cpp": source}, DEFINITION, "padded")
     assert not met(tmp_path / "b", {"native/Pad.h": HEADER}, DEFINITION, "padded")
+
+
+def test_code_under_if_0_is_no_definition(tmp_path: Path) -> None:
+    present = "namespace at::native {\n#if 0\nTensor retired(const Tensor& s) { return s; }\n#else\n" \
+              "Tensor current(const Tensor& s) { return s; }\n#endif\n}\n"
+    assert not met(tmp_path / "a", {"native/Ops.cpp": present}, DEFINITION, "retired")
+    assert met(tmp_path / "b", {"native/Ops.cpp": present}, DEFINITION, "current")
+
+
+SEMICOLONS_IN_MACROS = """\
+namespace at::native {
+#define MAKE_OUT(op) Tensor& op##_sparse_grid_out(const Tensor& self, Tensor& out) { return out; }
+#define MAKE_FUNCTIONAL(op) Tensor op##_sparse_grid(const Tensor& self) { return self; }
+#define MAKE_ALL(op)  \\
+  MAKE_OUT(op);       \\
+  MAKE_FUNCTIONAL(op);
+MAKE_ALL(ripple);
+MAKE_ALL(wave);
+}
+"""
+
+
+def test_macros_that_invoke_macros_with_semicolons(tmp_path: Path) -> None:
+    assert_found_then_reported(tmp_path, "ripple_sparse_grid_out", SEMICOLONS_IN_MACROS,
+                               SEMICOLONS_IN_MACROS.replace("MAKE_ALL(ripple);\n", ""))
