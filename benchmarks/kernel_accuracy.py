@@ -36,7 +36,8 @@ from pathlib import Path
 from opgen_lsp.analysis.kernels import Requirement, generated_view_copies, is_met, requirements
 from opgen_lsp.index.kernels import KernelIndex, Located
 from opgen_lsp.index.native import NativeParser, TagsParser
-from opgen_lsp.syntax.cpp_scan import DEFINITION, IMPL, META, blank_comments_and_literals, blank_preprocessor
+from opgen_lsp.syntax.cpp_scan import (DEFINITION, IMPL, META, STRUCTURED_MACROS, blank_comments_and_literals,
+                                      blank_preprocessor)
 
 KIND_WORDS = {DEFINITION: "kernel", IMPL: "impl", META: "meta"}
 
@@ -113,7 +114,7 @@ def deletion_span(text: str, site: Site, name: str) -> tuple[int, int]:
     code = blank_preprocessor(blank_comments_and_literals(text))
     at = _offset(text, site.line, site.col)
     word = re.match(r"[A-Za-z_]\w*", code[at:])
-    invoked = word is not None and word.group(0) != name and not word.group(0).startswith("TORCH_")
+    invoked = word is not None and word.group(0) != name and word.group(0) not in STRUCTURED_MACROS
     if invoked:  # a macro invocation: NAME(args) [;]
         open_at = code.index("(", at)
         end = _matching(code, open_at, "(", ")")

@@ -151,6 +151,7 @@ _EXTERN_BLOCK = re.compile(r"\bextern\s*\{")  # extern "C" { (the literal is bla
 _CALL = re.compile(r"(~?[A-Za-z_][\w:]*)\s*\(")
 _STRUCTURED = {"TORCH_IMPL_FUNC": IMPL, "TORCH_META_FUNC": META, "TORCH_META_FUNC2": META,
                "TORCH_PRECOMPUTE_META_FUNC": META, "TORCH_PRECOMPUTE_META_FUNC2": META}
+STRUCTURED_MACROS = frozenset(_STRUCTURED)
 _ATTRIBUTE = re.compile(r"\[\[.*?\]\]", re.DOTALL)  # [[nodiscard]], [[deprecated(...)]]
 # Calls that are not the declarator: macros (C10_LAUNCH_BOUNDS_1(...), C10_DIAGNOSTIC_PUSH...()),
 # __attribute__((...)), __declspec(...), alignas(...).
