@@ -536,12 +536,14 @@ def _lower_dispatch(r: _Reader, manual_kernel_registration: object, structured: 
             r.error("OPG101", span, f"dispatch key '{key_node.value}' needs a kernel name, but its value is {shown}")
             continue
         kernel_text = value_node.value
+        namespace, kernel, ok = _namespace_entity(kernel_text, 3)
+        cpp_namespace = (namespace or "at") + "::native"
         pos = 0
         for piece in key_node.value.split(","):
             name = piece.strip()
             start = pos + (len(piece) - len(piece.lstrip()))
             pos += len(piece) + 1
-            key = dk.parse_dispatch_key(name)
+            key = dk.K.get(name)
             if key is None or key not in dk.SUPPORTED_DISPATCH_KEYS or key in seen:
                 span = ScalarText(key_node).span(start, start + len(name))
             kernels.append((key, kernel_text))
@@ -556,7 +558,6 @@ def _lower_dispatch(r: _Reader, manual_kernel_registration: object, structured: 
                 r.error("OPG105", span, f"dispatch key '{name}' exists but native_functions.yaml may not use it{hint}",
                         data)
                 continue
-            namespace, kernel, ok = _namespace_entity(kernel_text, 3)
             if not ok:
                 if not any(d.code == "OPG108" and d.span == value_node.span for d in r.diagnostics):
                     r.error("OPG108", value_node.span, f"kernel '{kernel_text}': at most 3 namespace levels are "
@@ -565,22 +566,21 @@ def _lower_dispatch(r: _Reader, manual_kernel_registration: object, structured: 
             if key in seen:
                 r.warn("OPG104", span, f"dispatch key '{name}' is given twice; torchgen keeps the later kernel")
             seen.add(key)
-            table[key] = BackendMetadata(kernel, bool(structured) and key in dk.STRUCTURED_DISPATCH_KEYS,
-                                         (namespace or "at") + "::native")
+            table[key] = BackendMetadata(kernel, bool(structured) and key in dk.STRUCTURED_DISPATCH_KEYS, cpp_namespace)
     return table, kernels
 
 
 def _check_dispatch_table(r: _Reader, func: FunctionSchema, table: dict, kernels: list,
                           structured_delegate: OperatorName | None) -> None:
+    if len(kernels) != 1:
+        return  # both rules are about a table of one kernel
     expected = cpp_name(func)
     dispatch_span = r.key_span("dispatch")
-    count = len(kernels)
-    redundant = any(key is dk.CIA and kernel == expected for key, kernel in kernels)
-    if count == 1 and redundant:
+    key, kernel = kernels[0]
+    if key is dk.CIA and kernel == expected:
         r.error("OPG110", dispatch_span, f"unnecessary dispatch table: CompositeImplicitAutograd: {expected} is the "
                                          "default; delete the dispatch table")
-    elif (structured_delegate is None and set(table) == {dk.CIA} and not table[dk.CIA].supports_symint()
-          and count == 1):
+    elif structured_delegate is None and set(table) == {dk.CIA} and not table[dk.CIA].supports_symint():
         r.error("OPG111", _dispatch_key_span(r.entry, "CompositeImplicitAutograd") or dispatch_span,
                 f"a lone CompositeImplicitAutograd kernel must be named {expected}: rename "
                 f"{table[dk.CIA].kernel} to {expected} and delete the dispatch table")
@@ -602,7 +602,7 @@ def _check_codegen_rules(r: _Reader, func: FunctionSchema, dispatch: dict, struc
             if key in dispatch:
                 r.error("OPG124", _dispatch_key_span(r.entry, key.name) or r.key_span("dispatch") or r.entry.span,
                         f"do not give a {key} kernel for a structured op: the codegen generates it from the meta function")
-    if any(meta.supports_symint() for meta in dispatch.values()) and not func.has_symint():
+    if any("_symint" in meta.kernel for meta in dispatch.values()) and not func.has_symint():
         for key, meta in dispatch.items():
             if meta.supports_symint():
                 r.error("OPG125", _dispatch_key_span(r.entry, key.name) or r.entry.span,
@@ -646,12 +646,16 @@ def _check_post_init(r: _Reader, func: FunctionSchema, kind: SchemaKind | None, 
             r.error("OPG119", span, f"cpp_no_default_args: '{name}' is not an argument with a default value")
     if inherits is not None and not structured:
         r.error("OPG116", r.key_span("structured_inherits"), "structured_inherits requires 'structured: True'")
-    op = str(func.name)
+    # Both rules below look for words that, if they matter, appear in the schema text: skip them if not.
+    schema_text = text.scalar.value
+    op = str(func.name) if "_foreach" in schema_text else ""
     if op.startswith("_foreach") and device_check is not DeviceCheckType.NoCheck:
         r.error("OPG121", r.key_span("device_check") or name_span(),
                 "_foreach kernels fall back to a slow path across devices: set 'device_check: NoCheck'")
-    if "nondeterministic_seeded" in tags:
+    if "nondeterministic_seeded" in tags or not ("rand" in schema_text or "dropout" in schema_text
+                                                 or "Generator" in schema_text):
         return
+    op = str(func.name)
     dropout = "dropout" in op or any("dropout" in a.name for a in func.arguments.flat_all)
     random = ("rand" in op or (dropout and "backward" not in op and str(func.name.name) != "_cudnn_init_dropout_state")
               or func.arguments.has_generator_arg())
