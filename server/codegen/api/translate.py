@@ -52,25 +52,31 @@ class UnsatError(RuntimeError):
     """No expression for a goal can be built from the bindings in scope."""
 
 
+_OPTIONAL_TENSOR_REF = ConstRefCType(OptionalCType(tensorT))
+_SCALAR_REF = ConstRefCType(scalarT)
+_OPTIONAL_SCALAR_REF = ConstRefCType(OptionalCType(scalarT))
+_OPTIONAL_TENSOR_LIST_REF = ConstRefCType(ListCType(OptionalCType(tensorT)))
+
+
 def _context(bindings: Sequence[Expr], method: bool) -> dict[NamedCType, str]:
     ctx: dict[NamedCType, str] = {}
     for b in bindings:
         ctx[b.type] = b.expr
         t = b.type.type
         name = b.type.name
-        if t == ConstRefCType(OptionalCType(tensorT)):
+        if t == _OPTIONAL_TENSOR_REF:
             ctx[NamedCType(name, ConstRefCType(tensorT))] = f"({b.expr}.has_value() ? *{b.expr} : at::Tensor())"
             ctx[NamedCType(name, optionalTensorRefT)] = (
                 f"(({b.expr}.has_value() && (*{b.expr}).defined()) ? at::OptionalTensorRef(*{b.expr}) : "
                 "at::OptionalTensorRef())")
-        if t == ConstRefCType(scalarT):
+        elif t == _SCALAR_REF:
             ctx[NamedCType(name, opmath_t)] = f"({b.expr}).to<opmath_t>()"
-        if t == ConstRefCType(OptionalCType(scalarT)):
+        elif t == _OPTIONAL_SCALAR_REF:
             ctx[NamedCType(name, optionalScalarRefT)] = (
                 f"({b.expr}.has_value() ? at::OptionalScalarRef(&({b.expr}.value())) : at::OptionalScalarRef())")
-        if t == scalar_t:
+        elif t == scalar_t:
             ctx[NamedCType(name, opmath_t)] = f"static_cast<opmath_t>({b.expr})"
-        if t == ConstRefCType(ListCType(OptionalCType(tensorT))):
+        elif t == _OPTIONAL_TENSOR_LIST_REF:
             ctx[NamedCType(name, iOptTensorListRefT)] = f"at::IOptTensorListRef({b.expr})"
     if method:
         ctx[NamedCType("self", MutRefCType(tensorT))] = "const_cast<Tensor&>(*this)"
