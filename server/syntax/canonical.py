@@ -50,8 +50,8 @@ _MEMO_LIMIT = 20_000
 # Longer keys are left to libyaml, which refuses implicit keys over 1024 characters; real keys are short.
 _LONGEST_KEY = 200
 _plain_values: dict[str, object] = {}
-# Values of key texts seen (str, or what a key such as 'True' resolves to); _plain raises for the others.
-_key_values: dict[str, object] = {}
+# Key nodes by (text, line, column); _plain raises for keys left to libyaml, which are not kept.
+_key_nodes: dict[tuple[str, int, int], YScalar] = {}
 
 
 def _resolve_plain(text: str) -> object:
@@ -123,13 +123,14 @@ def _key_value(content: str, indent: int, line: int) -> tuple[YScalar, YNode | N
     key_text, value_text = m.groups()
     if len(key_text) > _LONGEST_KEY:
         raise _NotCanonical  # libyaml refuses implicit keys longer than 1024 characters
-    # The hot path (every line of the real file): keys come from a small set, values are mostly plain.
-    key_value = _key_values.get(key_text, _key_values)
-    if key_value is _key_values:
-        key_value = _plain(key_text, 0, 0).value
-        if len(_key_values) < _MEMO_LIMIT:
-            _key_values[key_text] = key_value
-    key = _tuple(YScalar, (key_value, _tuple(Span, (line, indent, line, indent + len(key_text))), None, key_text))
+    # The hot path (every line of the real file): keys and their places repeat from entry to entry (spans
+    # are relative to the entry), so equal key nodes are shared; values are mostly plain.
+    where = (key_text, line, indent)
+    key = _key_nodes.get(where)
+    if key is None:
+        key = _plain(key_text, line, indent)
+        if len(_key_nodes) < _MEMO_LIMIT:
+            _key_nodes[where] = key
     if value_text is None:
         return key, None
     start = m.start(2)
