@@ -2,7 +2,9 @@
 
 Built from source folders (aten/src/ATen/native by default), one scan per file,
 in parallel on a cold start, cached across runs (keyed by file size and mtime),
-and updated one file at a time when a source changes.
+and updated one file at a time when a source changes. A file invoking a macro
+that a header of the tree defines (and that may define functions) is scanned
+again with that header's macros when the index is linked.
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..syntax.cpp_scan import CppSymbol, scan
+from ..syntax.cpp_scan import MACRO, MACRO_USE, CppSymbol, blank_comments_and_literals, collect_macros, scan
 
 SOURCE_SUFFIXES = frozenset({".cpp", ".cc", ".cxx", ".cu", ".cuh", ".mm", ".h", ".hpp", ".hh"})
-CACHE_VERSION = 2  # bump when the scanner finds other symbols in the same files
+HEADER_SUFFIXES = (".h", ".hpp", ".hh", ".cuh")
+CACHE_VERSION = 3  # bump when the scanner finds other symbols in the same files
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,14 +46,44 @@ def source_files(roots: list[str]) -> list[str]:
     return out
 
 
+def _read(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
 def scan_file(path: str) -> FileSymbols | None:
     try:
         stat = os.stat(path)
-        with open(path, encoding="utf-8", errors="replace") as f:
-            text = f.read()
     except OSError:
         return None
-    return FileSymbols(path, stat.st_size, stat.st_mtime_ns, scan(text))
+    text = _read(path)
+    return None if text is None else FileSymbols(path, stat.st_size, stat.st_mtime_ns, scan(text))
+
+
+def macro_headers(files: dict[str, FileSymbols]) -> dict[str, list[str]]:
+    """Each macro that may define functions, mapped to the headers defining it."""
+    out: dict[str, list[str]] = {}
+    for f in files.values():
+        if f.path.endswith(HEADER_SUFFIXES):
+            for s in f.symbols:
+                if s.kind == MACRO:
+                    out.setdefault(s.name, []).append(f.path)
+    return out
+
+
+def linked_symbols(f: FileSymbols, headers: dict[str, list[str]]) -> tuple[CppSymbol, ...]:
+    """f's symbols, the macros it takes from the tree's headers expanded (by scanning it again with them)."""
+    wanted = {s.name for s in f.symbols if s.kind == MACRO_USE and s.name in headers}
+    if not wanted:
+        return f.symbols
+    known = {}
+    for path in sorted({p for name in wanted for p in headers[name]}):
+        known.update(collect_macros(blank_comments_and_literals(_read(path) or "")))
+    text = _read(f.path)
+    return f.symbols if text is None else scan(text, known)
 
 
 def _scan_many(paths: list[str]) -> list[FileSymbols | None]:
@@ -98,6 +131,8 @@ class KernelIndex:
     roots: list[str]
     files: dict[str, FileSymbols] = field(default_factory=dict)
     by_name: dict[str, list[Located]] = field(default_factory=dict)
+    headers: dict[str, list[str]] = field(default_factory=dict)  # macro name -> the headers defining it
+    linked: dict[str, tuple[CppSymbol, ...]] = field(default_factory=dict)  # path -> its symbols, macros expanded
 
     @staticmethod
     def build(roots: list[str], *, cache: Path | None = None, workers: int | None = None) -> KernelIndex:
@@ -125,24 +160,33 @@ class KernelIndex:
         return index
 
     def _link(self) -> None:
-        by_name: dict[str, list[Located]] = {}
+        self.headers = macro_headers(self.files)
+        self.by_name, self.linked = {}, {}
         for f in self.files.values():
-            for s in f.symbols:
-                by_name.setdefault(s.name, []).append(Located(f.path, s))
-        self.by_name = by_name
+            self._add(f)
+
+    def _add(self, f: FileSymbols) -> None:
+        symbols = self.linked[f.path] = linked_symbols(f, self.headers)
+        for s in symbols:
+            self.by_name.setdefault(s.name, []).append(Located(f.path, s))
+
+    def _remove(self, path: str) -> None:
+        for name in {s.name for s in self.linked.pop(path, ())}:
+            self.by_name[name] = [e for e in self.by_name.get(name, ()) if e.path != path]
 
     def update(self, path: str) -> None:
         """Re-scan one file (changed, created or deleted)."""
         result = scan_file(path) if os.path.exists(path) else None
         old = self.files.pop(path, None)
-        if old is not None:
-            for s in old.symbols:
-                entries = self.by_name.get(s.name, [])
-                self.by_name[s.name] = [e for e in entries if e.path != path]
         if result is not None:
             self.files[path] = result
-            for s in result.symbols:
-                self.by_name.setdefault(s.name, []).append(Located(path, s))
+        if path.endswith(HEADER_SUFFIXES) and any(s.kind == MACRO for f in (old, result) if f is not None
+                                                  for s in f.symbols):
+            self._link()  # the macros a header gives may change what any file using them defines
+            return
+        self._remove(path)
+        if result is not None:
+            self._add(result)
 
     def find(self, name: str, kinds: tuple[str, ...]) -> list[Located]:
         return [e for e in self.by_name.get(name, ()) if e.symbol.kind in kinds]

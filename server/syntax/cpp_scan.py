@@ -17,6 +17,8 @@ DEFINITION = "definition"
 DECLARATION = "declaration"
 IMPL = "impl"  # TORCH_IMPL_FUNC(kernel)
 META = "meta"  # TORCH_META_FUNC(name) / TORCH_META_FUNC2(name, overload)
+MACRO = "macro"  # a function-like #define that may define functions (its body has '{' or '##')
+MACRO_USE = "macro use"  # an invocation, at namespace scope, of a macro the file does not define
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +68,11 @@ class Macro:
     name: str
     params: tuple[str, ...]
     body: str
+    offset: int = 0  # of the #define in its file
+
+    @property
+    def may_define_functions(self) -> bool:
+        return "{" in self.body or "##" in self.body
 
 
 def collect_macros(code: str) -> dict[str, Macro]:
@@ -73,7 +80,7 @@ def collect_macros(code: str) -> dict[str, Macro]:
     for m in _MACRO_DEF.finditer(code):
         params = tuple(p.strip() for p in m.group(2).split(",") if p.strip())
         body = m.group(3).replace("\\\n", " ")
-        macros[m.group(1)] = Macro(m.group(1), params, body)
+        macros[m.group(1)] = Macro(m.group(1), params, body, m.start(1))
     return macros
 
 
@@ -156,6 +163,9 @@ _ATTRIBUTE = re.compile(r"\[\[.*?\]\]", re.DOTALL)  # [[nodiscard]], [[deprecate
 # Calls that are not the declarator: macros (C10_LAUNCH_BOUNDS_1(...), C10_DIAGNOSTIC_PUSH...()),
 # __attribute__((...)), __declspec(...), alignas(...).
 _NOT_DECLARATOR = re.compile(r"[A-Z_][A-Z0-9_]*|__\w*|alignas")
+_MACRO_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
+# Macros of the framework itself (dispatch stubs, library registration, diagnostics): no kernel comes from them.
+_FRAMEWORK_MACRO = re.compile(r"(?:C10|CAFFE2|TORCH|REGISTER|DEFINE_DISPATCH|DECLARE_DISPATCH|CUDA|AT_DISPATCH)")
 _NOT_A_DECLARATION = re.compile(r"\b(return|using|typedef|friend|class|struct|enum|union)\b")
 _TEMPLATE = re.compile(r"\btemplate\s*<")
 ANONYMOUS = "(anonymous)"  # an anonymous namespace's part of a namespace: internal linkage
@@ -216,10 +226,12 @@ def _blank_ranges(code: str, ranges: list[tuple[int, int]]) -> str:
 def scan(text: str, known_macros: dict[str, Macro] | None = None) -> tuple[CppSymbol, ...]:
     """Every kernel-like symbol the source defines or declares, with its namespace.
 
-    known_macros: function-like macros defined elsewhere (headers); the file's own win.
+    known_macros: function-like macros defined elsewhere (headers); the file's own win. Invocations of
+    macros neither defines are MACRO_USE symbols, so that an index can scan again with the right headers.
     """
     code = blank_comments_and_literals(text)
-    macros = {**(known_macros or {}), **collect_macros(code)}
+    own = collect_macros(code)
+    macros = {**(known_macros or {}), **own}
     # Preprocessor lines are not code at namespace scope (but their macros were collected above).
     code = blank_preprocessor(keep_balanced_branches(code))
     starts = [0] + [m.end() for m in re.finditer("\n", code)]
@@ -228,7 +240,7 @@ def scan(text: str, known_macros: dict[str, Macro] | None = None) -> tuple[CppSy
         line = bisect.bisect_right(starts, offset) - 1
         return line, offset - starts[line]
 
-    symbols: list[CppSymbol] = []
+    symbols = [CppSymbol(m.name, MACRO, "", *position(m.offset)) for m in own.values() if m.may_define_functions]
     _scan_scope(code, 0, len(code), [], macros, symbols, position, depth=0)
     return tuple(symbols)
 
@@ -327,6 +339,9 @@ def _definition(code: str, at: int, head: str, kind: str, namespace: list[str], 
             offset = close
             continue
         if _NOT_DECLARATOR.fullmatch(base) or (base == "decltype" and leading):
+            if only_macros_before and macro is None and _MACRO_NAME.fullmatch(base) \
+                    and not _FRAMEWORK_MACRO.match(base):
+                symbols.append(CppSymbol(base, MACRO_USE, ns, *position(at + call.start())))
             skipped.append(head[offset:call.start()])
             offset = _matching(head, call.end() - 1, "(", ")")
             continue

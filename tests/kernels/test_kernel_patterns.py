@@ -373,3 +373,44 @@ MAKE_ALL(wave);
 def test_macros_that_invoke_macros_with_semicolons(tmp_path: Path) -> None:
     assert_found_then_reported(tmp_path, "ripple_sparse_grid_out", SEMICOLONS_IN_MACROS,
                                SEMICOLONS_IN_MACROS.replace("MAKE_ALL(ripple);\n", ""))
+
+
+# ---------------------------------------------------------------- macros from another file
+
+MACRO_HEADER = """\
+#pragma once
+#define DEFINE_GRID_OPS(op)                                      \\
+  Tensor op##_grid(const Tensor& self) { return self; }          \\
+  Tensor& op##_grid_(Tensor& self) { return self; }
+"""
+USER = """\
+#include <ATen/native/GridOps.h>
+namespace at::native {
+DEFINE_GRID_OPS(lattice)
+DEFINE_GRID_OPS(mesh)
+Tensor plain_grid(const Tensor& self) { return self; }
+}
+"""
+
+
+def test_a_kernel_defining_macro_from_a_header_of_the_tree(tmp_path: Path) -> None:
+    files = {"native/GridOps.h": MACRO_HEADER, "native/Grid.cpp": USER}
+    assert met(tmp_path / "a", files, DEFINITION, "mesh_grid_")
+    deleted = {**files, "native/Grid.cpp": USER.replace("DEFINE_GRID_OPS(mesh)\n", "")}
+    assert not met(tmp_path / "b", deleted, DEFINITION, "mesh_grid_")
+
+
+def test_the_index_follows_edits_to_the_macro_header_and_its_users(tmp_path: Path) -> None:
+    header, user = tmp_path / "native/GridOps.h", tmp_path / "native/Grid.cpp"
+    header.parent.mkdir(parents=True)
+    header.write_text(MACRO_HEADER)
+    user.write_text(USER)
+    index = KernelIndex.build([str(tmp_path)], workers=1)
+    assert index.find("lattice_grid", (DEFINITION,))
+    header.write_text(MACRO_HEADER.replace("op##_grid(", "op##_lattice_grid("))
+    index.update(str(header))
+    assert not index.find("lattice_grid", (DEFINITION,)) and index.find("lattice_lattice_grid", (DEFINITION,))
+    user.write_text(USER.replace("DEFINE_GRID_OPS(lattice)\n", ""))
+    index.update(str(user))
+    assert not index.find("lattice_lattice_grid", (DEFINITION,)) and index.find("mesh_lattice_grid", (DEFINITION,))
+    assert index.find("plain_grid", (DEFINITION,))
