@@ -34,3 +34,16 @@ def test_generated_view_copy_and_mtia_kernels_are_not_required(tmp_path: Path) -
     missing = {d.message.split(" of ")[0].split()[-1] for d in missing_kernels(snapshot, index)}
     # twist_copy: written by the codegen (CompositeViewCopyKernels.cpp); spin_mtia: built outside PyTorch's tree
     assert missing == {"at::native::twist", "at::native::spin_cpu"}
+
+
+def test_the_servers_per_op_check_leaves_them_out_too(tmp_path: Path) -> None:
+    from opgen_lsp.diagnostics import Severity
+    from opgen_lsp.lsp.kernels import MissingKernels
+
+    snapshot = NativeParser().parse(OPS, TagsParser().parse(TAGS).names)
+    index = KernelIndex.build([str(tmp_path)], workers=1)
+    check = MissingKernels()
+    for _ in range(2):  # the second call answers from its per-op memory
+        found = check(snapshot, index, 0, Severity.WARNING, None)
+        assert {d.message.split(" of ")[0].split()[-1] for d in found} == {"at::native::twist",
+                                                                            "at::native::spin_cpu"}
