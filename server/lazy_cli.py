@@ -69,8 +69,10 @@ def options_from(args: argparse.Namespace):
 
 def run_generate_lazy(args: argparse.Namespace) -> int:
     from .codegen.lazy.run import generate_lazy
+    from .index.documents import paused_gc
 
     options = options_from(args)
-    result = generate_lazy(options)
+    with paused_gc():  # as generate-backend: one run over a bounded model
+        result = generate_lazy(options)
     return report_generation(result, output_dir=args.output_dir, dry_run=options.dry_run, verbose=args.verbose,
                              fmt=args.format)
