@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -134,14 +135,29 @@ def plan(ctx: GenContext) -> list[PlannedFile]:
     return plan_aten(ctx)
 
 
+# Light files are handed out this many cost units at a time (one claim each: the per-operator layout has
+# thousands of small files).
+BATCH_COST = 8
+
+
 def work_units(planned: Sequence[PlannedFile]) -> list[list[int]]:
     """The indices of the buildable files, grouped by the work they share, the costliest groups first
-    (otherwise in plan order)."""
-    units: dict[str, list[int]] = {}
+    (otherwise in plan order); light neighbours batched up to BATCH_COST."""
+    shared: dict[str, list[int]] = {}
     for i, p in enumerate(planned):
         if p.build is not None:
-            units.setdefault(p.shares or p.path, []).append(i)
-    return sorted(units.values(), key=lambda unit: -sum(planned[i].cost for i in unit))
+            shared.setdefault(p.shares or p.path, []).append(i)
+    units: list[list[int]] = []
+    batch_cost = BATCH_COST
+    for unit in sorted(shared.values(), key=lambda unit: -sum(planned[i].cost for i in unit)):
+        cost = sum(planned[i].cost for i in unit)
+        if units and batch_cost + cost <= BATCH_COST:
+            units[-1] += unit
+            batch_cost += cost
+        else:
+            units.append(list(unit))
+            batch_cost = cost
+    return units
 
 
 def file_jobs(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs) -> list[Job]:
@@ -152,10 +168,13 @@ def file_jobs(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs) -> li
 
 
 def default_processes() -> int:
-    """OPGEN_PROCESSES if set, else one process per usable CPU, at most two."""
+    """OPGEN_PROCESSES if set, else one process per usable CPU, at most two; one when other threads run
+    (a process forked while another thread holds a lock would inherit it held, e.g. in a server)."""
     value = os.environ.get("OPGEN_PROCESSES", "")
     if value.isdigit() and int(value) > 0:
         return int(value)
+    if threading.active_count() > 1:
+        return 1
     return min(usable_cpus(), 2)
 
 

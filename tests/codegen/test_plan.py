@@ -64,7 +64,7 @@ def test_outputs_lists() -> None:
                              "/x/ops_deps.txt"]
 
 
-def test_work_units_keep_shared_work_together_and_hand_out_the_costliest_first() -> None:
+def test_work_units_keep_shared_work_together_hand_out_the_costliest_first_and_batch_light_ones() -> None:
     from opgen_lsp.codegen.generate import work_units
 
     def build():
@@ -78,7 +78,9 @@ def test_work_units_keep_shared_work_together_and_hand_out_the_costliest_first()
         single(Manager.cpu, "Declarations.yaml", build, cost=3),
         single(Manager.cpu, "b.h", build),
     ]
-    assert work_units(planned) == [[1, 3], [4], [0], [5]]
+    assert work_units(planned) == [[1, 3, 4, 0, 5]]  # light enough to be one batch
+    heavy = [single(Manager.cpu, f"{i}.h", build, cost=5) for i in range(3)] + [single(Manager.cpu, "x.h", build)]
+    assert work_units(heavy) == [[0], [1], [2, 3]]
 
 
 def test_has_pieces_agrees_with_the_pieces_on_the_real_file(aten) -> None:
