@@ -136,12 +136,13 @@ class NativeFunction:
         return self._is_view_op  # type: ignore[return-value]
 
     def _compute_is_view_op(self) -> bool:
-        rets = self.func.returns
-        non_mutating_view = any(r.annotation is not None and not r.annotation.is_write for r in rets)
-        inplace_view = "inplace_view" in self.tags and str(self.func.name) not in ("resize_", "resize_as_")
-        wildcard_view = any(a.annotation is not None and "*" in a.annotation.alias_set_after
-                            for a in self.func.schema_order_arguments())
-        return non_mutating_view or inplace_view or wildcard_view
+        # A non-mutating aliased return, the inplace_view tag, or a wildcard alias; cheapest test first.
+        if any(r.annotation is not None and not r.annotation.is_write for r in self.func.returns):
+            return True
+        if "inplace_view" in self.tags and str(self.func.name) not in ("resize_", "resize_as_"):
+            return True
+        return any(a.annotation is not None and "*" in a.annotation.alias_set_after
+                   for a in self.func.schema_order_arguments())
 
     @property
     def root_name(self) -> str:
