@@ -13,6 +13,9 @@ native folder itself):
    found, each defined in one place only, are deleted one at a time in a temporary copy
    of the tree (the definition, or the macro invocation that expands to it, is blanked);
    after re-indexing that file the kernel must be reported missing.
+3. With --generated-headers: torchgen's ATen/ops/*_native.h (the installed wheel's,
+   about 1,300 real headers) declare every kernel a build registers; each must be found
+   declared, and none taken for a definition.
 
     python3 benchmarks/kernel_accuracy.py ~/pytorch --delete-sample 200
     python3 benchmarks/kernel_accuracy.py /tmp/pytorch-sample --expect truth.txt --delete-sample 50
@@ -36,7 +39,7 @@ from pathlib import Path
 from opgen_lsp.analysis.kernels import Requirement, generated_view_copies, is_met, requirements
 from opgen_lsp.index.kernels import KernelIndex, Located
 from opgen_lsp.index.native import NativeParser, TagsParser
-from opgen_lsp.syntax.cpp_scan import (DEFINITION, IMPL, META, STRUCTURED_MACROS, blank_comments_and_literals,
+from opgen_lsp.syntax.cpp_scan import (DECLARATION, DEFINITION, IMPL, META, STRUCTURED_MACROS, blank_comments_and_literals,
                                       blank_preprocessor)
 
 KIND_WORDS = {DEFINITION: "kernel", IMPL: "impl", META: "meta"}
@@ -64,6 +67,12 @@ def load_needs(yaml_path: Path, tags_path: Path) -> list[Requirement]:
     tags = TagsParser().parse(tags_path.read_text()).names
     model = NativeParser().parse(yaml_path.read_text(), tags).functions
     return list(requirements(model, generated_view_copies(model)))
+
+
+def wheel_ops_folder() -> Path:
+    import torch
+
+    return Path(torch.__file__).parent / "include" / "ATen" / "ops"
 
 
 def label(need: Requirement) -> str:
@@ -171,6 +180,26 @@ def check_deletions(native: Path, index: KernelIndex, needs: list[Requirement], 
     return failures, len(chosen)
 
 
+# ---------------------------------------------------------------- generated declarations
+
+def check_generated_headers(needs: list[Requirement], ops: Path) -> tuple[int, list[str], list[str]]:
+    """Scan torch's generated ATen/ops/*_native.h (real declarations of every kernel a build registers):
+    (kernels checked, kernels of the built dispatch keys not found declared, definitions found there,
+    which declarations only must never be taken for)."""
+    index = KernelIndex.build([str(ops)])
+    plain = [n for n in needs if n.kind == DEFINITION]
+
+    def declared(need: Requirement) -> bool:
+        return any(h.symbol.namespace == need.namespace for h in index.find(need.name, (DECLARATION, DEFINITION)))
+
+    # A Linux or Windows wheel is built without the MPS and XPU backends: their kernels are not declared.
+    checked = [n for n in plain if not any(word in n.key.name for word in ("MPS", "XPU"))]
+    undeclared = sorted({f"{n.key} {n.name}" for n in checked if not declared(n)})
+    definitions = sorted({f"{h.path}:{h.symbol.line + 1} {name}" for name, hits in index.by_name.items()
+                          for h in hits if h.symbol.kind == DEFINITION and h.path.endswith("_native.h")})
+    return len({n.name for n in checked}), undeclared, definitions
+
+
 # ---------------------------------------------------------------- main
 
 def main() -> int:
@@ -183,6 +212,9 @@ def main() -> int:
                              "these count as false warnings")
     parser.add_argument("--delete-sample", type=int, default=0, metavar="N",
                         help="delete N random singly-defined kernels, one at a time, and check each is reported")
+    parser.add_argument("--generated-headers", nargs="?", const="wheel", metavar="DIR",
+                        help="also scan torchgen's ATen/ops/*_native.h (default: the installed torch's): every "
+                             "kernel they declare must be found declared, and no definition found there")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", metavar="PATH", help="also write the results there")
     args = parser.parse_args()
@@ -212,12 +244,21 @@ def main() -> int:
               f"{len(failures)} not")
         for f in failures:
             print(f"  still found after deletion: {f['kernel']} ({f['file']}:{f['line']})")
+    undeclared: list[str] = []
+    wrong_definitions: list[str] = []
+    if args.generated_headers:
+        ops = Path(args.generated_headers) if args.generated_headers != "wheel" else wheel_ops_folder()
+        checked, undeclared, wrong_definitions = check_generated_headers(needs, ops)
+        print(f"generated declarations ({ops}): {checked} kernels checked, {len(undeclared)} not found declared, "
+              f"{len(wrong_definitions)} definitions found where there are only declarations")
+        for item in undeclared + wrong_definitions:
+            print(f"  {item}")
     if args.json:
         Path(args.json).write_text(json.dumps({"files": len(index.files), "needed": len(met) + len(unmet),
                                                "found": met, "reported_missing": unmet,
                                                "false_missing": false_missing, "deleted": tried,
                                                "unreported_deletions": failures}, indent=1))
-    return 1 if false_missing or failures else 0
+    return 1 if false_missing or failures or undeclared or wrong_definitions else 0
 
 
 if __name__ == "__main__":

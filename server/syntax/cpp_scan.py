@@ -161,8 +161,9 @@ _STRUCTURED = {"TORCH_IMPL_FUNC": IMPL, "TORCH_META_FUNC": META, "TORCH_META_FUN
 STRUCTURED_MACROS = frozenset(_STRUCTURED)
 _ATTRIBUTE = re.compile(r"\[\[.*?\]\]", re.DOTALL)  # [[nodiscard]], [[deprecated(...)]]
 # Calls that are not the declarator: macros (C10_LAUNCH_BOUNDS_1(...), C10_DIAGNOSTIC_PUSH...()),
-# __attribute__((...)), __declspec(...), alignas(...).
-_NOT_DECLARATOR = re.compile(r"[A-Z_][A-Z0-9_]*|__\w*|alignas")
+# __attribute__((...)), __declspec(...), __launch_bounds__(...), alignas(...). (Not every dunder:
+# __and__ and __lshift__ are kernels.)
+_NOT_DECLARATOR = re.compile(r"[A-Z_][A-Z0-9_]*|__attribute__|__declspec|__launch_bounds__|__align__|alignas")
 _MACRO_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
 # Macros of the framework itself (dispatch stubs, library registration, diagnostics): no kernel comes from them.
 _FRAMEWORK_MACRO = re.compile(r"(?:C10|CAFFE2|TORCH|REGISTER|DEFINE_DISPATCH|DECLARE_DISPATCH|CUDA|AT_DISPATCH)")

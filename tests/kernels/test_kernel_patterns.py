@@ -414,3 +414,12 @@ def test_the_index_follows_edits_to_the_macro_header_and_its_users(tmp_path: Pat
     index.update(str(user))
     assert not index.find("lattice_lattice_grid", (DEFINITION,)) and index.find("mesh_lattice_grid", (DEFINITION,))
     assert index.find("plain_grid", (DEFINITION,))
+
+
+def test_dunder_kernels_are_kernels_and_dunder_attributes_are_not(tmp_path: Path) -> None:
+    present = ("namespace at::native {\n__global__ void __launch_bounds__(128) helper(int* x) {}\n"
+               "Tensor __and__(const Tensor& self, const Scalar& other) { return self; }\n"
+               "Tensor& __ilshift__(Tensor& self, const Tensor& other) { return self; }\n}\n")
+    deleted = present.replace("Tensor __and__(", "Tensor __or__(")
+    assert_found_then_reported(tmp_path, "__and__", present, deleted)
+    assert met(tmp_path / "c", {"native/Ops.cu": present}, DEFINITION, "helper")
