@@ -151,6 +151,7 @@ def write_in_processes(jobs: Sequence[Job], units: Sequence[Sequence[int]], proc
     Returns the merged writer result and the errors that stopped a process (empty when all went well).
     """
     units = merge_units(units)
+    processes = min(processes, len(units))  # a process with nothing to take is not worth its fork
     claims_read, claims_write = os.pipe()
     os.write(claims_write, b"".join(_CLAIM.pack(i) for i in range(len(units))))
     os.close(claims_write)  # readers see the end once every claim is taken

@@ -131,12 +131,13 @@ def plan_per_operator_headers(ctx: GenContext, blocked: str | None) -> list[Plan
     for key in ctx.options.dispatch_keys:
         if key not in ctx.options.functions_keys:
             continue
-        out += per_operator.plan_dispatch_files(ctx, roots, key)
+        names = per_operator.dispatch_names(ctx, roots, key)
+        out += per_operator.plan_dispatch_files(ctx, roots, key, names)
         fm = _manager_of(ctx, key)
         out.append(single(fm, f"{key}Functions.h", lambda key=key: dispatch_key.dispatch_key_functions_h(ctx, key),
                           template="DispatchKeyFunctions.h"))
         out.append(single(fm, f"{key}Functions_inl.h",
-                          lambda key=key: per_operator.dispatch_key_functions_inl_h(ctx, roots, key),
+                          lambda key=key, names=names: per_operator.dispatch_key_functions_inl_h(key, names),
                           template="DispatchKeyFunctions_inl.h"))
     out.append(single(Manager.cpu, "MethodOperators.h", lambda: per_operator.method_operators_h(roots)))
     return out

@@ -117,7 +117,9 @@ def dispatch_names(ctx: GenContext, roots: RootNames, key: dk.DispatchKey) -> li
             if any(has_pieces(g, narrow_index(index, g)) for g in roots.groups.get(name, ()))]
 
 
-def plan_dispatch_files(ctx: GenContext, roots: RootNames, key: dk.DispatchKey) -> list[PlannedFile]:
+def plan_dispatch_files(ctx: GenContext, roots: RootNames, key: dk.DispatchKey, names: list[str]
+                        ) -> list[PlannedFile]:
+    """names: dispatch_names(ctx, roots, key)."""
     namespace = str(key).lower()
 
     def build(name: str) -> Env:
@@ -126,14 +128,15 @@ def plan_dispatch_files(ctx: GenContext, roots: RootNames, key: dk.DispatchKey) 
 
     return [single(Manager.ops, f"{name}_{namespace}_dispatch.h", lambda name=name: build(name),
                    template="DispatchKeyFunction.h", shares=f"Register{key}.cpp")  # the same group pieces
-            for name in dispatch_names(ctx, roots, key)]
+            for name in names]
 
 
-def dispatch_key_functions_inl_h(ctx: GenContext, roots: RootNames, key: dk.DispatchKey) -> Env:
+def dispatch_key_functions_inl_h(key: dk.DispatchKey, names: list[str]) -> Env:
+    """names: dispatch_names(ctx, roots, key)."""
     namespace = str(key).lower()
     return {"dispatch_namespace": namespace,
             "DispatchKeyFunctions_inl_includes": [f"#include <ATen/ops/{name}_{namespace}_dispatch.h>"
-                                                  for name in sorted(dispatch_names(ctx, roots, key))],
+                                                  for name in sorted(names)],
             "dispatch_namespaced_declarations": []}
 
 
