@@ -171,6 +171,11 @@ _NOT_A_DECLARATION = re.compile(r"\b(return|using|typedef|friend|class|struct|en
 _TEMPLATE = re.compile(r"\btemplate\s*<")
 ANONYMOUS = "(anonymous)"  # an anonymous namespace's part of a namespace: internal linkage
 STATIC = "(static)"  # a static function's: internal linkage too, so never a kernel the codegen can call
+# The codegen declares each kernel as a plain host function: a function template, or a CUDA __device__ or
+# __global__ function, of the same name does not define it (UpSample.cuh's device min/max, for one).
+TEMPLATE = "(template)"
+DEVICE = "(device)"
+_DEVICE_ONLY = re.compile(r"\b__(device|global)__\b")
 _CONDITIONAL = re.compile(r"#[ \t]*(ifn?def|if|elif|else|endif)\b")  # comments are blanked: '#' starts directives
 
 
@@ -356,9 +361,21 @@ def _definition(code: str, at: int, head: str, kind: str, namespace: list[str], 
         return
     qualified = name.split("::")
     full_ns = "::".join([*namespace, *qualified[:-1]]) if len(qualified) > 1 else ns
-    if re.search(r"\bstatic\b", prefix):
-        full_ns = f"{full_ns}::{STATIC}" if full_ns else STATIC
+    marker = _not_a_kernel(prefix)
+    if marker:
+        full_ns = f"{full_ns}::{marker}" if full_ns else marker
     symbols.append(CppSymbol(qualified[-1], kind, full_ns, *position(at + call.start() + len(name) - len(base))))
+
+
+def _not_a_kernel(prefix: str) -> str | None:
+    """Why a function with this prefix cannot be the kernel the codegen declares (a namespace marker), if so."""
+    if re.search(r"\bstatic\b", prefix):
+        return STATIC
+    if "template" in prefix and _TEMPLATE.search(prefix):
+        return TEMPLATE
+    if "__" in prefix and _DEVICE_ONLY.search(prefix) and "__host__" not in prefix:
+        return DEVICE
+    return None
 
 
 def _structured(head: str, at: int, call: re.Match[str], what: str, ns: str, symbols: list[CppSymbol],

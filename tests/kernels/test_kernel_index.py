@@ -30,7 +30,8 @@ namespace at::native {
 template <typename scalar_t>
 static void twiddle_kernel_impl(TensorIterator& iter) {}
 template <bool inplace>
-Tensor twiddle(const Tensor& self) { return self; }
+Tensor twiddle_impl(const Tensor& self) { return self; }
+Tensor twiddle(const Tensor& self) { return twiddle_impl<false>(self); }
 } // namespace at::native
 """,
     "native/Macros.cpp": """\

@@ -15,7 +15,7 @@ import pytest
 
 from opgen_lsp.analysis.kernels import Requirement, is_met
 from opgen_lsp.index.kernels import KernelIndex
-from opgen_lsp.syntax.cpp_scan import DEFINITION, IMPL, META
+from opgen_lsp.syntax.cpp_scan import DEFINITION, IMPL, META, scan
 
 
 def met(tmp_path: Path, files: dict[str, str], kind: str, name: str, namespace: str = "at::native") -> bool:
@@ -190,10 +190,21 @@ C10_DIAGNOSTIC_POP()
 """
 
 
-@pytest.mark.parametrize("name", ["inlined_kernel", "attributed_kernel", "nodiscard_kernel", "templated_kernel"])
+@pytest.mark.parametrize("name", ["inlined_kernel", "attributed_kernel", "nodiscard_kernel"])
 def test_templates_and_attributes_before_a_definition(tmp_path: Path, name: str) -> None:
     deleted = DECORATED.replace(f" {name}(", " renamed_away(")
     assert_found_then_reported(tmp_path, name, DECORATED, deleted)
+
+
+def test_function_templates_and_device_functions_are_no_kernel_definitions(tmp_path: Path) -> None:
+    # the codegen declares a plain host function: a template or a __device__ function of its name is another one
+    assert not met(tmp_path / "a", {"native/Ops.cpp": DECORATED}, DEFINITION, "templated_kernel")
+    device = ("namespace at::native {\ntemplate <typename scalar_t>\n__device__ inline scalar_t smallest(scalar_t a, "
+              "scalar_t b) { return a < b ? a : b; }\n__device__ float clampf(float x) { return x; }\n"
+              "__host__ __device__ Tensor both(const Tensor& s) { return s; }\n}\n")
+    assert not met(tmp_path / "b", {"native/Up.cuh": device}, DEFINITION, "smallest")
+    assert not met(tmp_path / "c", {"native/Up.cuh": device}, DEFINITION, "clampf")
+    assert met(tmp_path / "d", {"native/Up.cuh": device}, DEFINITION, "both")
 
 
 CUDA = """\
@@ -422,4 +433,4 @@ def test_dunder_kernels_are_kernels_and_dunder_attributes_are_not(tmp_path: Path
                "Tensor& __ilshift__(Tensor& self, const Tensor& other) { return self; }\n}\n")
     deleted = present.replace("Tensor __and__(", "Tensor __or__(")
     assert_found_then_reported(tmp_path, "__and__", present, deleted)
-    assert met(tmp_path / "c", {"native/Ops.cu": present}, DEFINITION, "helper")
+    assert "helper" in {s.name for s in scan(present)}  # __launch_bounds__(128) is passed over
