@@ -8,7 +8,9 @@ native folder itself):
    checkout each one is either a real gap or a scanner miss; the goal is none.
    With --expect FILE (lines `kernel NAME`, `impl NAME` or `meta NAME`: what the
    sources are known to define, e.g. for a partial sample of files), only the expected
-   ones that are reported count as false warnings.
+   ones that are reported count as false warnings, and kernels found that are not
+   expected are listed too (something else taken for their definition would hide
+   their deletion).
 2. Deletions that go unreported (--delete-sample N): N kernel definitions the index
    found, each defined in one place only, are deleted one at a time in a temporary copy
    of the tree (the definition, or the macro invocation that expands to it, is blanked);
@@ -232,11 +234,15 @@ def main() -> int:
     met = sorted({label(n) for n in needs} - set(unmet))
     print(f"{len(index.files)} source files under {native}; {len({label(n) for n in needs})} kernels needed by "
           f"{yaml_path}; {len(met)} found, {len(unmet)} reported missing")
+    false_found = sorted(set(met) - expected) if expected is not None else []
     if expected is not None:
         print(f"expected (defined by these sources): {len(expected)}; found {len(expected & set(met))}; "
-              f"false missing-kernel warnings: {len(false_missing)}")
+              f"false missing-kernel warnings: {len(false_missing)}; found but not defined (a deletion of the "
+              f"real definition would go unreported): {len(false_found)}")
     for item in false_missing:
         print(f"  missing: {item}")
+    for item in false_found:
+        print(f"  found, not defined: {item}")
     failures, tried = [], 0
     if args.delete_sample:
         failures, tried = check_deletions(native, index, needs, args.delete_sample, args.seed)
@@ -256,9 +262,10 @@ def main() -> int:
     if args.json:
         Path(args.json).write_text(json.dumps({"files": len(index.files), "needed": len(met) + len(unmet),
                                                "found": met, "reported_missing": unmet,
-                                               "false_missing": false_missing, "deleted": tried,
+                                               "false_missing": false_missing, "false_found": false_found,
+                                               "deleted": tried,
                                                "unreported_deletions": failures}, indent=1))
-    return 1 if false_missing or failures or undeclared or wrong_definitions else 0
+    return 1 if false_missing or false_found or failures or undeclared or wrong_definitions else 0
 
 
 if __name__ == "__main__":
