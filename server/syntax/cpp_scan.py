@@ -87,6 +87,8 @@ def collect_macros(code: str) -> dict[str, Macro]:
 def expand(macro: Macro, args: list[str]) -> str:
     """Substitute arguments (with ## pasting and # stringizing removed) into the macro body."""
     values = dict(zip(macro.params, (a.strip() for a in args)))
+    if macro.params and macro.params[-1] == "...":  # variadic: __VA_ARGS__ is the rest, commas kept
+        values["__VA_ARGS__"] = ",".join(args[len(macro.params) - 1:]).strip()
 
     def substitute(m: re.Match[str]) -> str:
         return values.get(m.group(0), m.group(0))
@@ -235,6 +237,8 @@ def scan(text: str, known_macros: dict[str, Macro] | None = None) -> tuple[CppSy
     known_macros: function-like macros defined elsewhere (headers); the file's own win. Invocations of
     macros neither defines are MACRO_USE symbols, so that an index can scan again with the right headers.
     """
+    if "\r" in text:  # CRLF (a Windows checkout): a continuation is then backslash, CR, LF
+        text = text.replace("\r\n", " \n")
     code = blank_comments_and_literals(text)
     own = collect_macros(code)
     macros = {**(known_macros or {}), **own}

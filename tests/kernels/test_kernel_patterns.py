@@ -434,3 +434,11 @@ def test_dunder_kernels_are_kernels_and_dunder_attributes_are_not(tmp_path: Path
     deleted = present.replace("Tensor __and__(", "Tensor __or__(")
     assert_found_then_reported(tmp_path, "__and__", present, deleted)
     assert "helper" in {s.name for s in scan(present)}  # __launch_bounds__(128) is passed over
+
+
+def test_windows_line_endings_and_variadic_macros(tmp_path: Path) -> None:
+    crlf = PASTED.replace("\n", "\r\n")
+    assert_found_then_reported(tmp_path / "crlf", "wobble_quux_", crlf, crlf.replace("UNARY_ALL(wobble);\r\n", ""))
+    variadic = ("namespace at::native {\n#define KERNEL(name, ...) Tensor name(__VA_ARGS__) { return Tensor(); }\n"
+                "KERNEL(fanned, const Tensor& a, const Tensor& b)\n}\n")
+    assert [(s.name, s.line) for s in scan(variadic) if s.kind == DEFINITION] == [("fanned", 2)]
