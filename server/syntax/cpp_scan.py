@@ -1,10 +1,13 @@
 """A careful scanner for kernel definitions in C++/CUDA/ObjC++ sources.
 
 Not a C++ parser: it blanks comments and literals (keeping offsets), tracks
-namespaces by braces, expands simple function-like macros, and recognises
-function definitions and declarations at namespace scope plus
-TORCH_IMPL_FUNC / TORCH_META_FUNC / TORCH_META_FUNC2. That is what is needed
-to tell whether a kernel named in native_functions.yaml is defined.
+namespaces by braces, expands simple function-like macros (the file's own, and
+those an index hands over from headers), and recognises function definitions and
+declarations at namespace scope plus TORCH_IMPL_FUNC / TORCH_META_FUNC(2) /
+TORCH_PRECOMPUTE_META_FUNC(2). Functions the codegen could not call as a kernel
+(internal linkage, templates, CUDA device code) get a marker in their namespace.
+That is what is needed to tell whether a kernel named in native_functions.yaml
+is defined.
 """
 
 from __future__ import annotations
@@ -186,7 +189,7 @@ def blank_preprocessor(code: str) -> str:
     return _PREPROCESSOR.sub(_blank, code)
 
 
-def _brace_delta(text: str | list[str], start: int, end: int) -> int:
+def _brace_delta(text: str, start: int, end: int) -> int:
     part = text[start:end]
     return part.count("{") - part.count("}")
 
