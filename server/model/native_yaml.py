@@ -134,7 +134,7 @@ def _reserved_keyword_findings(f: NativeFunction) -> tuple[Finding, ...]:
 def check_across_entries(ops: Sequence[Op]) -> Iterable[Problem]:
     """torchgen's error_check_native_functions."""
     by_name = {op.function.func.name: op.function for op in ops}
-    bases = {op.function.func.name.name for op in ops}
+    bases: set[BaseOperatorName] | None = None  # needed for the few inplace_view ops only
     for op in ops:
         f = op.function
         fx = facts(f)
@@ -158,9 +158,12 @@ def check_across_entries(ops: Sequence[Op]) -> Iterable[Problem]:
                 continue
             if not base.inplace:
                 yield Problem(op, "OPG303", f"'{name}' is tagged inplace_view, so its name must end with '_'", "tags")
-            elif BaseOperatorName(base.base, False, base.dunder_method) not in bases:
-                yield Problem(op, "OPG303", f"'{name}' is tagged inplace_view, but there is no out-of-place view op "
-                                            f"'{base.base}' with a matching schema", "tags")
+            else:
+                if bases is None:
+                    bases = {other.function.func.name.name for other in ops}
+                if BaseOperatorName(base.base, False, base.dunder_method) not in bases:
+                    yield Problem(op, "OPG303", f"'{name}' is tagged inplace_view, but there is no out-of-place view "
+                                                f"op '{base.base}' with a matching schema", "tags")
 
 
 def _grow_index(index: dict[dk.DispatchKey, dict[OperatorName, BackendMetadata]], ops: Iterable[Op],
@@ -170,10 +173,10 @@ def _grow_index(index: dict[dk.DispatchKey, dict[OperatorName, BackendMetadata]]
         clashes = []
         for key, metadata in op.metadata:
             table = index[key]
-            if name in table:
+            size = len(table)
+            table.setdefault(name, metadata)  # one hash of the name instead of two
+            if len(table) == size:
                 clashes.append(str(key))
-            else:
-                table[name] = metadata
         if clashes:
             problems.append(Problem(op, "OPG300", f"operator '{name}' is declared twice (both have kernels for "
                                                   f"{', '.join(clashes)})"))
