@@ -6,6 +6,8 @@ instead of thread-local state.
 
 from __future__ import annotations
 
+import functools
+
 from ...model.schema import (
     Argument,
     Arguments,
@@ -61,66 +63,76 @@ def name(func: FunctionSchema, *, faithful_name_for_out_overloads: bool = False,
 
 def valuetype_type(t: Type, *, binds: ArgName, symint: bool = False) -> NamedCType | None:
     """Types that look the same as arguments and returns; None for the rest."""
-    if isinstance(t, BaseType):
-        if t.name in (BaseTy.Tensor, BaseTy.Scalar):
-            return None
-        if t.name is BaseTy.SymInt:
-            return NamedCType(binds, SymIntT if symint else longT)
-        return NamedCType(binds, BASE_TYPE_TO_CPP[t.name.name])
-    if isinstance(t, OptionalType):
-        elem = valuetype_type(t.elem, binds=binds, symint=symint)
-        return None if elem is None else NamedCType(binds, OptionalCType(elem.type))
-    if isinstance(t, ListType):
-        if str(t.elem) == "bool":
-            if t.size is None:
-                raise ValueError("a bool list type must have a size")
-            return NamedCType(binds, ArrayCType(boolT, t.size))
-        return None
-    raise ValueError(f"unrecognized type {t!r}")
+    ctype = _value_ctype(t, symint)
+    return None if ctype is None else NamedCType(binds, ctype)
 
 
 def argumenttype_type(t: Type, *, mutable: bool, binds: ArgName, options: ApiOptions,
                       remove_non_owning_ref_types: bool = False, symint: bool = False) -> NamedCType:
-    value = valuetype_type(t, binds=binds, symint=symint)
+    return NamedCType(binds, _argument_ctype(t, mutable, options, remove_non_owning_ref_types, symint))
+
+
+# The C++ type of a schema type does not depend on the argument's name: memoized without it (every
+# signature of every op asks again, for the same few hundred types).
+@functools.cache
+def _value_ctype(t: Type, symint: bool) -> CType | None:
+    if isinstance(t, BaseType):
+        if t.name in (BaseTy.Tensor, BaseTy.Scalar):
+            return None
+        if t.name is BaseTy.SymInt:
+            return SymIntT if symint else longT
+        return BASE_TYPE_TO_CPP[t.name.name]
+    if isinstance(t, OptionalType):
+        elem = _value_ctype(t.elem, symint)
+        return None if elem is None else OptionalCType(elem)
+    if isinstance(t, ListType):
+        if str(t.elem) == "bool":
+            if t.size is None:
+                raise ValueError("a bool list type must have a size")
+            return ArrayCType(boolT, t.size)
+        return None
+    raise ValueError(f"unrecognized type {t!r}")
+
+
+@functools.cache
+def _argument_ctype(t: Type, mutable: bool, options: ApiOptions, remove_non_owning_ref_types: bool,
+                    symint: bool) -> CType:
+    value = _value_ctype(t, symint)
     if value is not None:
         return value
     mutable_ref = mutable and not options.use_const_ref_for_mutable_tensors
     if isinstance(t, BaseType):
         if t.name is BaseTy.Tensor:
-            return NamedCType(binds, MutRefCType(tensorT) if mutable_ref else ConstRefCType(tensorT))
+            return MutRefCType(tensorT) if mutable_ref else ConstRefCType(tensorT)
         if t.name is BaseTy.Scalar:
-            return NamedCType(binds, ConstRefCType(scalarT))
+            return ConstRefCType(scalarT)
         raise ValueError(f"base type should have been a value type: {t}")
     if isinstance(t, OptionalType):
         elem = str(t.elem)
         if elem == "Tensor":
-            return NamedCType(binds, MutRefCType(tensorT) if mutable_ref else ConstRefCType(OptionalCType(tensorT)))
+            return MutRefCType(tensorT) if mutable_ref else ConstRefCType(OptionalCType(tensorT))
         if elem == "Scalar":
-            return NamedCType(binds, ConstRefCType(OptionalCType(scalarT)))
+            return ConstRefCType(OptionalCType(scalarT))
         if isinstance(t.elem, ListType) and str(t.elem.elem) == "int":
-            return NamedCType(binds, optionalIntArrayRefT)
+            return optionalIntArrayRefT
         if isinstance(t.elem, ListType) and str(t.elem.elem) == "SymInt":
-            return NamedCType(binds, optionalSymIntArrayRefT if symint else optionalIntArrayRefT)
-        inner = argumenttype_type(t.elem, mutable=mutable, binds=binds, options=options, symint=symint)
-        return NamedCType(binds, OptionalCType(inner.type))
+            return optionalSymIntArrayRefT if symint else optionalIntArrayRefT
+        return OptionalCType(_argument_ctype(t.elem, mutable, options, False, symint))
     if isinstance(t, ListType):
         elem = str(t.elem)
         if elem == "int":
-            return NamedCType(binds, VectorCType(longT) if remove_non_owning_ref_types else intArrayRefT)
+            return VectorCType(longT) if remove_non_owning_ref_types else intArrayRefT
         if elem == "SymInt":
             if remove_non_owning_ref_types:
-                return NamedCType(binds, VectorCType(SymIntT if symint else longT))
-            return NamedCType(binds, symIntArrayRefT if symint else intArrayRefT)
+                return VectorCType(SymIntT if symint else longT)
+            return symIntArrayRefT if symint else intArrayRefT
         if elem == "Tensor":
-            if options.use_ilistref_for_tensor_lists:
-                return NamedCType(binds, ConstRefCType(iTensorListRefT))
-            return NamedCType(binds, tensorListT)
+            return ConstRefCType(iTensorListRefT) if options.use_ilistref_for_tensor_lists else tensorListT
         if elem == "Scalar":
-            return NamedCType(binds, ArrayRefCType(scalarT))
+            return ArrayRefCType(scalarT)
         if elem == "Tensor?":
-            return NamedCType(binds, ConstRefCType(ListCType(OptionalCType(tensorT))))
-        inner = argumenttype_type(t.elem, mutable=mutable, binds=binds, options=options, symint=symint)
-        return NamedCType(binds, ArrayRefCType(inner.type))
+            return ConstRefCType(ListCType(OptionalCType(tensorT)))
+        return ArrayRefCType(_argument_ctype(t.elem, mutable, options, False, symint))
     raise ValueError(f"unrecognized type {t!r}")
 
 
