@@ -54,21 +54,22 @@ def _kernel_checker(roots: list[str]):
 
 def _lazy_checker(header_path: str | None):
     """What gen_lazy_tensor rejects in a lazy backend yaml, its compute_shape_ functions checked against the
-    header given (else, for PyTorch's own `backend: Lazy` yaml, the one under the current folder when it is a
-    checkout, else the installed wheel's; other backends: not checked). Raises OSError for an unreadable header."""
+    header given (else, for PyTorch's own `backend: Lazy` yaml, the one of the PyTorch checkout holding the
+    current folder or the yaml, else the installed wheel's; other backends: not checked). Raises OSError for an
+    unreadable header."""
     from .codegen.lazy.check import is_lazy_yaml, lazy_diagnostics, shape_header_path
     from .codegen.lazy.shape import parse_shape_header
 
     given = parse_shape_header(header_path, _read_text(header_path)) if header_path else None
 
-    def check(text: str, snapshot, native) -> tuple:
+    def check(path: str, text: str, snapshot, native) -> tuple:
         resolved = snapshot.resolved
         if resolved is None or not is_lazy_yaml(resolved):
             return ()
         header = given
         if header is None:
-            path = shape_header_path(resolved, None, os.getcwd())
-            header = parse_shape_header(path, _read_text(path)) if path else None
+            found = shape_header_path(resolved, None, (os.getcwd(), os.path.dirname(os.path.abspath(path))))
+            header = parse_shape_header(found, _read_text(found)) if found else None
         return lazy_diagnostics(text, snapshot, native.functions.groups, header)
 
     return check
@@ -124,8 +125,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--shape-inference-hdr", "--shape_inference_hdr", metavar="F",
                        help="lazy backend yamls: the header whose compute_shape_ declarations full_codegen ops need "
                             "(gen_lazy_tensor's --shape-inference-hdr; default: for a `backend: Lazy` yaml "
-                            "torch/csrc/lazy/core/shape_inference.h under the current folder, else the installed "
-                            "torch's; other backends are not checked without it)")
+                            "the torch/csrc/lazy/core/shape_inference.h of the PyTorch checkout holding the current "
+                            "folder or the yaml, else the installed torch's; other backends are not checked without "
+                            "it)")
     check.add_argument("--kernels", metavar="DIR", action="append",
                        help="C++ sources to look for the kernels native_functions.yaml names (repeatable), "
                             "e.g. aten/src/ATen/native")

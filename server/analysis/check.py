@@ -121,10 +121,10 @@ def installed_native_functions() -> tuple[str, str] | None:
 
 def check_paths(paths: list[str], tags_path: str | None = None, native_path: str | None = None,
                 native_extra: Callable[[NativeSnapshot], list[Diagnostic]] | None = None,
-                backend_extra: Callable[[str, BackendSnapshot, NativeSnapshot], Sequence[Diagnostic]] | None = None
+                backend_extra: Callable[[str, str, BackendSnapshot, NativeSnapshot], Sequence[Diagnostic]] | None = None
                 ) -> CheckResult:
     """native_extra: more checks of each native_functions.yaml (e.g. kernels missing from C++ sources).
-    backend_extra(text, snapshot, native): more checks of each backend yaml (e.g. what gen_lazy_tensor rejects)."""
+    backend_extra(path, text, snapshot, native): more checks of each backend yaml (e.g. what gen_lazy_tensor rejects)."""
     result = CheckResult()
     tags_cache: dict[str, TagsSnapshot] = {}
     # The native_functions.yaml that backend yamls are resolved against: parsed once, on first need.
@@ -173,7 +173,7 @@ def check_paths(paths: list[str], tags_path: str | None = None, native_path: str
             backend = check_backend(text, native_snapshot)
             result.items.extend(FileDiagnostic(path, d) for d in backend.diagnostics)
             if backend_extra is not None:
-                result.items.extend(FileDiagnostic(path, d) for d in backend_extra(text, backend, native_snapshot))
+                result.items.extend(FileDiagnostic(path, d) for d in backend_extra(path, text, backend, native_snapshot))
         else:
             result.notes.append(f"opgen: {path}: not an operator yaml file (expected native_functions.yaml, "
                                 "tags.yaml or a backend yaml)")

@@ -44,8 +44,8 @@ class Lazy:
     # for PyTorch's own `backend: Lazy` yaml, default for any other).
     preset: str = "auto"
     # The header whose compute_shape_ declarations full_codegen ops are checked against (OPG535); default:
-    # for a `backend: Lazy` yaml the checkout's torch/csrc/lazy/core/shape_inference.h, else the installed
-    # wheel's; for other backends none (no check).
+    # for a `backend: Lazy` yaml the torch/csrc/lazy/core/shape_inference.h of the PyTorch checkout holding
+    # the workspace or the yaml, else the installed wheel's; for other backends none (no check).
     shape_inference_header: str | None = None
 
 

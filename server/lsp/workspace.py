@@ -30,7 +30,7 @@ import os
 from dataclasses import dataclass
 
 from ..analysis import backend as backend_query
-from ..codegen.lazy import IN_TREE_SHAPE_HEADER
+from ..codegen.lazy import checkout_shape_header
 from ..analysis.check import BACKEND, NATIVE, TAGS, classify, installed_native_functions
 from ..index.backend import BackendSnapshot, check_backend
 from ..diagnostics import Diagnostic, diag
@@ -405,7 +405,8 @@ class Workspace:
         if document.kind == NATIVE:
             return (document.generation, self.tags_input(document).key) + self.kernels.key()
         if document.kind == BACKEND:
-            return (document.generation, self.native_input(document).key, self.cpp_generation, self.lazy_key())
+            return (document.generation, self.native_input(document).key, self.cpp_generation,
+                    self.lazy_key(document))
         return (document.generation,)
 
     def latest(self, uri: str) -> Analysis | None:
@@ -457,7 +458,7 @@ class Workspace:
     def _analyse_backend(self, document: OpenDocument) -> Analysis:
         source = self.native_input(document)
         native = self._native_source(source)
-        key = (document.generation, source.key, self.cpp_generation, self.lazy_key())
+        key = (document.generation, source.key, self.cpp_generation, self.lazy_key(document))
         if native is None:
             why = source.why or f"cannot read the native_functions.yaml at {source.path}"
             return Analysis(document, key, (diag("OPG900", Span.point(0, 0), why),))
@@ -473,13 +474,15 @@ class Workspace:
         configured = self.settings.lazy.shape_inference_header
         return self._absolute(configured) if configured else None
 
-    def lazy_key(self) -> tuple:
+    def _checkout_folders(self, document: OpenDocument) -> list[str]:
+        """Where a PyTorch checkout holding the document may be: the workspace root, the document's folder."""
+        return [f for f in (self.root, os.path.dirname(document.path) if document.path else None) if f]
+
+    def lazy_key(self, document: OpenDocument) -> tuple:
         """Changes with the lazy settings and with a header the lazy check may read (the setting's, the
         checkout's; the wheel's does not change)."""
-        configured = self._configured_shape_header()
-        if configured is None and self.root:
-            configured = os.path.join(self.root, IN_TREE_SHAPE_HEADER)
-        return (self.settings.lazy, configured and self._open_or_file_key(configured))
+        header = self._configured_shape_header() or checkout_shape_header(self._checkout_folders(document))
+        return (self.settings.lazy, header, header and self._open_or_file_key(header))
 
     def _open_or_file_key(self, path: str) -> tuple | None:
         uri = self._by_path.get(_norm(path))
@@ -496,7 +499,7 @@ class Workspace:
 
         if not is_lazy_yaml(resolved):
             return None, ()
-        path = shape_header_path(resolved, self._configured_shape_header(), self.root)
+        path = shape_header_path(resolved, self._configured_shape_header(), self._checkout_folders(document))
         header, found = None, ()
         if path is not None:
             text = self.text_of(path)[1]

@@ -74,6 +74,21 @@ def test_torchscript_yaml_uses_the_checkouts_header(workspace, capsys, monkeypat
     assert code == 1 and "torch/csrc/lazy/core/shape_inference.h does not declare compute_shape_bar" in out
 
 
+def test_torchscript_yaml_inside_a_checkout_uses_its_header_from_anywhere(workspace, capsys, monkeypatch, tmp_path):
+    """The checkout is found from the yaml's folder upward too (aten/src/ATen/native/ts_native_functions.yaml)."""
+    native_dir = workspace / "aten" / "src" / "ATen" / "native"
+    native_dir.mkdir(parents=True)
+    (native_dir / "ts_native_functions.yaml").write_text(LAZY.replace("XLA", "Lazy").replace("my_lazy", "torch::lazy"))
+    header = workspace / "torch" / "csrc" / "lazy" / "core" / "shape_inference.h"
+    header.parent.mkdir(parents=True)
+    header.write_text(f"{FOO}\n{BAR}\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert run(capsys, "check", "--native-functions", str(workspace / "native_functions.yaml"),
+               str(native_dir / "ts_native_functions.yaml")) == (0, "", "")
+
+
 def test_bad_non_native_entry(workspace, capsys, monkeypatch):
     (workspace / "lazy.yaml").write_text(LAZY + "non_native:\n- func: not a schema\n")
     monkeypatch.chdir(workspace)

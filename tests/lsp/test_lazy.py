@@ -136,6 +136,24 @@ async def test_torchscript_yaml_is_checked_against_the_checkouts_header(client: 
     assert "public TsNode" in shown  # the auto preset: TorchScript settings for the Lazy backend
 
 
+async def test_torchscript_yaml_inside_a_checkout_above_the_workspace(client: LanguageClient):
+    """A yaml inside a PyTorch checkout that is not the workspace root (as when a subfolder of it is opened):
+    the checkout is found from the yaml's folder upward."""
+    lazy = LAZY.replace("backend: XLA", "backend: Lazy").replace("my_lazy", "torch::lazy")
+    root: Path = client.root  # type: ignore[attr-defined]
+    checkout = root.parent / f"{root.name}-checkout"
+    header = checkout / "torch/csrc/lazy/core/shape_inference.h"
+    header.parent.mkdir(parents=True)
+    header.write_text(HEADER)
+    (checkout / "aten").mkdir()
+    for name, text in (("native_functions.yaml", NATIVE), ("tags.yaml", TAGS), ("lazy.yaml", lazy)):
+        (checkout / "aten" / name).write_text(text)
+    uri = open_document(client, checkout / "aten" / "lazy.yaml")
+    assert await diagnostics(client, uri, 1) == []
+    shown = await hover_text(client, uri, lazy, "- relu")
+    assert f"Declared in `{header}`" in shown
+
+
 @pytest.mark.configuration(CONFIG)
 async def test_bad_non_native_entry(client: LanguageClient):
     lazy = LAZY + "non_native:\n- func: not a schema\n"

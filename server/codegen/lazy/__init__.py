@@ -4,3 +4,19 @@ import os
 
 # gen_lazy_tensor's --shape-inference-hdr default, relative to where it runs (a PyTorch checkout).
 IN_TREE_SHAPE_HEADER = os.path.join("torch", "csrc", "lazy", "core", "shape_inference.h")
+
+
+def checkout_shape_header(folders) -> str | None:
+    """IN_TREE_SHAPE_HEADER in the PyTorch checkout holding one of the folders (each searched upward, so a
+    workspace opened on a subfolder of the checkout still finds it); None outside a checkout."""
+    for folder in folders:
+        current = os.path.abspath(folder)
+        while True:
+            path = os.path.join(current, IN_TREE_SHAPE_HEADER)
+            if os.path.isfile(path):
+                return path
+            parent = os.path.dirname(current)
+            if parent == current:
+                break
+            current = parent
+    return None

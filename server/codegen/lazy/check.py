@@ -22,7 +22,7 @@ from ...model.native_function import NativeFunction
 from ...model.schema import OperatorName
 from ..backend.stubs import BackendTarget, target_of
 from ..template import Template
-from . import IN_TREE_SHAPE_HEADER
+from . import IN_TREE_SHAPE_HEADER, checkout_shape_header
 from .nonnative import read_non_native
 from .plan import Group, LazyOptions, LazyPieces, compute_pieces, selected, sort_groups
 from .shape import ShapeHeader, expected_declarations, missing_shapes, shape_diagnostics
@@ -64,23 +64,19 @@ def wheel_shape_header() -> str | None:
     return path if path and os.path.isfile(path) else None
 
 
-def shape_header_path(resolved: ResolvedBackend, explicit: str | None, root: str | None) -> str | None:
+def shape_header_path(resolved: ResolvedBackend, explicit: str | None, folders: Iterable[str]) -> str | None:
     """The header the yaml's shape-inference functions are checked against, None when it is not known.
 
     A header given by the user wins. PyTorch's own TorchScript yaml (backend: Lazy) is built against the
-    checkout's header, so: the one under `root` when that is a PyTorch checkout, else the installed wheel's.
-    Any other backend passes its own header to its codegen (torch_xla does), which opgen cannot guess: no
-    check rather than a false error.
+    checkout's header, so: the one of the PyTorch checkout holding one of `folders` (the workspace, the
+    yaml's folder), else the installed wheel's. Any other backend passes its own header to its codegen
+    (torch_xla does), which opgen cannot guess: no check rather than a false error.
     """
     if explicit:
         return explicit
     if not is_torchscript_yaml(resolved):
         return None
-    if root is not None:
-        in_tree = os.path.join(root, IN_TREE_SHAPE_HEADER)
-        if os.path.isfile(in_tree):
-            return in_tree
-    return wheel_shape_header()
+    return checkout_shape_header(folders) or wheel_shape_header()
 
 
 @dataclass(frozen=True)
