@@ -29,7 +29,9 @@ from .plan import PlanError
 from .writer import Folders, WriteResult, write_files
 
 _CLAIM = struct.Struct("<I")
-_MAX_UNITS = 65536 // _CLAIM.size - 1  # all the claims fit in the pipe's default buffer before anyone reads
+# Every claim is written before anyone reads: they must fit in a pipe's smallest buffer (one page, when the
+# user's pipe buffers are over the system's soft limit), or the write would block for ever.
+_MAX_UNITS = 4096 // _CLAIM.size - 1
 
 
 @dataclass(frozen=True, slots=True)
