@@ -16,6 +16,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .documents import paused_gc
 from ..syntax.cpp_scan import MACRO, MACRO_USE, CppSymbol, blank_comments_and_literals, collect_macros, scan
 
 SOURCE_SUFFIXES = frozenset({".cpp", ".cc", ".cxx", ".cu", ".cuh", ".mm", ".h", ".hpp", ".hh"})
@@ -137,6 +138,11 @@ class KernelIndex:
     @staticmethod
     def build(roots: list[str], *, cache: Path | None = None, workers: int | None = None) -> KernelIndex:
         """Scan the roots, reusing cached results of files whose size and mtime did not change."""
+        with paused_gc():  # tens of thousands of small acyclic objects: collector passes only cost time
+            return KernelIndex._build(roots, cache, workers)
+
+    @staticmethod
+    def _build(roots: list[str], cache: Path | None, workers: int | None) -> KernelIndex:
         cached = _load_cache(cache)
         files: dict[str, FileSymbols] = {}
         todo = []
