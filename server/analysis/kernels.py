@@ -13,13 +13,13 @@ from dataclasses import dataclass
 from typing import Callable, Iterator
 
 from ..diagnostics import Diagnostic, Severity, diag
-from ..index.kernels import KernelIndex
+from ..index.kernels import KernelIndex, Located
 from ..index.native import NativeSnapshot, problem_span
 from ..model import dispatch as dk
 from ..model.native_function import (BackendIndex, BackendMetadata, NativeFunction, NativeFunctionsGroup,
                                      NativeFunctionsViewGroup)
 from ..model.native_yaml import Op
-from ..syntax.cpp_scan import DECLARATION, DEFINITION, IMPL, META
+from ..syntax.cpp_scan import ANONYMOUS, DECLARATION, DEFINITION, DEVICE, IMPL, META, STATIC, TEMPLATE
 from ..syntax.locate import ScalarText
 from ..syntax.nodes import YMap, YScalar
 from ..text import Span
@@ -49,6 +49,17 @@ def _defined(index: KernelIndex, name: str, namespace: str) -> tuple[bool, bool]
     hits = index.find(name, (DEFINITION, DECLARATION))
     in_namespace = [h for h in hits if h.symbol.namespace == namespace]
     return any(h.symbol.kind == DEFINITION for h in in_namespace), bool(in_namespace)
+
+
+_WHY_UNCALLABLE = {ANONYMOUS: "in an anonymous namespace", STATIC: "static", TEMPLATE: "a template",
+                   DEVICE: "CUDA device code"}
+
+
+def _uncallable_definition(index: KernelIndex, name: str, namespace: str) -> Located | None:
+    """A definition of name in namespace that the codegen cannot call (internal linkage, template, device)."""
+    return next((h for h in index.find(name, (DEFINITION,))
+                 if h.symbol.namespace.startswith(f"{namespace}::(")
+                 and h.symbol.namespace.rsplit("::", 1)[-1] in _WHY_UNCALLABLE), None)
 
 
 def _where(index: KernelIndex) -> str:
@@ -135,6 +146,10 @@ def _missing(f: NativeFunction, key: dk.DispatchKey, meta: BackendMetadata, inde
                 f"'{f.func.name}' is not implemented")
     declared = _defined(index, meta.kernel, meta.cpp_namespace)[1]
     state = "is declared but never defined" if declared else "is not defined"
+    unusable = _uncallable_definition(index, meta.kernel, meta.cpp_namespace)
+    if unusable is not None:
+        why = _WHY_UNCALLABLE[unusable.symbol.namespace.rsplit("::", 1)[-1]]
+        state += f" (the one in {unusable.path}:{unusable.symbol.line + 1} is {why})"
     expected = declare(f, backend) if declare is not None else ""
     hint = f"; it must be declared as:\n{expected}" if expected else ""
     return f"{key} kernel {meta.cpp_namespace}::{meta.kernel} of '{f.func.name}' {state} in {_where(index)}{hint}"

@@ -180,7 +180,7 @@ STATIC = "(static)"  # a static function's: internal linkage too, so never a ker
 # __global__ function, of the same name does not define it (UpSample.cuh's device min/max, for one).
 TEMPLATE = "(template)"
 DEVICE = "(device)"
-_DEVICE_ONLY = re.compile(r"\b__(device|global)__\b")
+_DEVICE_ONLY = re.compile(r"\b(__device__|__global__|C10_DEVICE)\b")  # (C10_HOST_DEVICE is callable)
 _CONDITIONAL = re.compile(r"#[ \t]*(ifn?def|if|elif|else|endif)\b")  # comments are blanked: '#' starts directives
 
 
@@ -380,7 +380,7 @@ def _not_a_kernel(prefix: str) -> str | None:
         return STATIC
     if "template" in prefix and _TEMPLATE.search(prefix):
         return TEMPLATE
-    if "__" in prefix and _DEVICE_ONLY.search(prefix) and "__host__" not in prefix:
+    if _DEVICE_ONLY.search(prefix) and "__host__" not in prefix:
         return DEVICE
     return None
 

@@ -47,3 +47,11 @@ def test_the_servers_per_op_check_leaves_them_out_too(tmp_path: Path) -> None:
         found = check(snapshot, index, 0, Severity.WARNING, None)
         assert {d.message.split(" of ")[0].split()[-1] for d in found} == {"at::native::twist",
                                                                             "at::native::spin_cpu"}
+
+
+def test_a_kernel_defined_only_where_the_codegen_cannot_call_it_says_so(tmp_path: Path) -> None:
+    (tmp_path / "Spin.cpp").write_text("namespace at::native {\nstatic Tensor spin_cpu(const Tensor& s) { return s; }\n}\n")
+    snapshot = NativeParser().parse(OPS, TagsParser().parse(TAGS).names)
+    index = KernelIndex.build([str(tmp_path)], workers=1)
+    message = next(d.message for d in missing_kernels(snapshot, index) if "spin_cpu" in d.message)
+    assert f"is not defined (the one in {tmp_path / 'Spin.cpp'}:2 is static)" in message
