@@ -202,19 +202,7 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
         r.error("OPG120", r.key_span("use_const_ref_for_mutable_tensors"),
                 "use_const_ref_for_mutable_tensors is not supported on out= functions (pytorch#145522)")
 
-    variants: set[Variant] = set()
-    variants_value = r.expect("variants", str, "function", "'function', 'method' or 'function, method'")
-    variants_node = r.peek("variants")
-    for piece in str(variants_value).split(", "):
-        if piece in ("function", "method"):
-            variants.add(Variant[piece])
-        else:
-            span = variants_node.span if variants_node is not None else entry.span
-            if isinstance(variants_node, YScalar):
-                span = ScalarText(variants_node).span(*_find(variants_node.value, piece))
-            hint, data = did_you_mean(piece.strip(), ["function", "method"])
-            r.error("OPG103", span, f"illegal variant '{piece}': variants are 'function' and 'method', "
-                                    f"separated by ', '{hint}", data)
+    variants = _lower_variants(r, entry)
 
     manual_kernel_registration = r.expect("manual_kernel_registration", bool, False, "True or False")
     manual_cpp_binding = r.expect("manual_cpp_binding", bool, False, "True or False")
@@ -340,7 +328,7 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
         device_check=device_check,
         python_module=python_module,
         category_override=category_override,
-        variants=frozenset(variants),
+        variants=variants,
         manual_kernel_registration=bool(manual_kernel_registration),
         manual_cpp_binding=bool(manual_cpp_binding),
         autogen=tuple(autogen),
@@ -355,10 +343,39 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
         has_composite_implicit_autograd_nested_tensor_kernel=dk.CIA_NESTED in dispatch,
         has_composite_explicit_autograd_kernel=dk.CEA in dispatch,
         has_composite_explicit_autograd_non_functional_kernel=dk.CEA_NON_FUNCTIONAL in dispatch,
-        tags=frozenset(tags),
+        tags=tags,
         source=EntrySource(entry, spans, func_scalar),
     )
     return LoweredEntry(nf, tuple(dispatch.items()), tuple(r.diagnostics), func.name)
+
+
+# The variants lines of nearly every entry; others are read piece by piece.
+_COMMON_VARIANTS = {
+    "function": frozenset({Variant.function}),
+    "method": frozenset({Variant.method}),
+    "function, method": frozenset({Variant.function, Variant.method}),
+    "method, function": frozenset({Variant.function, Variant.method}),
+}
+
+
+def _lower_variants(r: _Reader, entry: YMap) -> frozenset[Variant]:
+    value = str(r.expect("variants", str, "function", "'function', 'method' or 'function, method'"))
+    common = _COMMON_VARIANTS.get(value)
+    if common is not None:
+        return common
+    variants: set[Variant] = set()
+    node = r.peek("variants")
+    for piece in value.split(", "):
+        if piece in ("function", "method"):
+            variants.add(Variant[piece])
+        else:
+            span = node.span if node is not None else entry.span
+            if isinstance(node, YScalar):
+                span = ScalarText(node).span(*_find(node.value, piece))
+            hint, data = did_you_mean(piece.strip(), ["function", "method"])
+            r.error("OPG103", span, f"illegal variant '{piece}': variants are 'function' and 'method', "
+                                    f"separated by ', '{hint}", data)
+    return frozenset(variants)
 
 
 def _name_before_arguments(func: str) -> OperatorName | None:
@@ -477,7 +494,7 @@ def _lower_precomputed(r: _Reader, structured: object) -> Precompute | None:
     return result
 
 
-def _lower_tags(r: _Reader, valid_tags: frozenset[str], namespace: str, func: FunctionSchema | None) -> set[str]:
+def _lower_tags(r: _Reader, valid_tags: frozenset[str], namespace: str, func: FunctionSchema | None) -> frozenset[str]:
     node = r.node("tags")
     items: list[YNode] = []
     if node is None:
@@ -507,7 +524,7 @@ def _lower_tags(r: _Reader, valid_tags: frozenset[str], namespace: str, func: Fu
         names.append("out")
     if func is not None and func.name.name.inplace and "inplace" in valid_tags:
         names.append("inplace")
-    return set(names)
+    return frozenset(names)
 
 
 def _lower_dispatch(r: _Reader, manual_kernel_registration: object, structured: object,
@@ -587,7 +604,7 @@ def _check_dispatch_table(r: _Reader, func: FunctionSchema, table: dict, kernels
 
 
 def _check_codegen_rules(r: _Reader, func: FunctionSchema, dispatch: dict, structured: bool,
-                         variants: set[Variant]) -> None:
+                         variants: frozenset[Variant]) -> None:
     """Rules gen.py enforces while generating kernels, registrations and Tensor methods for the entry."""
     if Variant.method in variants and not func.arguments.out:
         self_arg = func.arguments.self_arg
@@ -610,9 +627,9 @@ def _check_codegen_rules(r: _Reader, func: FunctionSchema, dispatch: dict, struc
                         "drop the suffix (torchgen refuses to declare it)")
 
 
-def _check_post_init(r: _Reader, func: FunctionSchema, kind: SchemaKind | None, variants: set, structured: object,
+def _check_post_init(r: _Reader, func: FunctionSchema, kind: SchemaKind | None, variants: frozenset, structured: object,
                      delegate: OperatorName | None, inherits: str | None, device_guard: object,
-                     device_check: DeviceCheckType, cpp_no_default_args: list, tags: set[str],
+                     device_check: DeviceCheckType, cpp_no_default_args: list, tags: frozenset[str],
                      spans: SchemaSpans, text: ScalarText) -> None:
     def name_span() -> Span:
         return text.span(*spans.name)
