@@ -134,6 +134,7 @@ class KernelIndex:
     by_name: dict[str, list[Located]] = field(default_factory=dict)
     headers: dict[str, list[str]] = field(default_factory=dict)  # macro name -> the headers defining it
     linked: dict[str, tuple[CppSymbol, ...]] = field(default_factory=dict)  # path -> its symbols, macros expanded
+    uses: dict[str, set[str]] = field(default_factory=dict)  # macro name -> the files invoking it unresolved
 
     @staticmethod
     def build(roots: list[str], *, cache: Path | None = None, workers: int | None = None) -> KernelIndex:
@@ -167,9 +168,17 @@ class KernelIndex:
 
     def _link(self) -> None:
         self.headers = macro_headers(self.files)
+        self.uses = {}
         self.by_name, self.linked = {}, {}
         for f in self.files.values():
+            self._note_uses(f, add=True)
             self._add(f)
+
+    def _note_uses(self, f: FileSymbols, *, add: bool) -> None:
+        for s in f.symbols:
+            if s.kind == MACRO_USE:
+                users = self.uses.setdefault(s.name, set())
+                (users.add if add else users.discard)(f.path)
 
     def _add(self, f: FileSymbols) -> None:
         symbols = self.linked[f.path] = linked_symbols(f, self.headers)
@@ -181,18 +190,24 @@ class KernelIndex:
             self.by_name[name] = [e for e in self.by_name.get(name, ()) if e.path != path]
 
     def update(self, path: str) -> None:
-        """Re-scan one file (changed, created or deleted)."""
+        """Re-scan one file (changed, created or deleted); when it is a header giving kernel-defining macros,
+        the files using them are linked again too."""
         result = scan_file(path) if os.path.exists(path) else None
         old = self.files.pop(path, None)
+        if old is not None:
+            self._note_uses(old, add=False)
         if result is not None:
             self.files[path] = result
-        if path.endswith(HEADER_SUFFIXES) and any(s.kind == MACRO for f in (old, result) if f is not None
-                                                  for s in f.symbols):
-            self._link()  # the macros a header gives may change what any file using them defines
-            return
-        self._remove(path)
-        if result is not None:
-            self._add(result)
+            self._note_uses(result, add=True)
+        given = {s.name for f in (old, result) if f is not None for s in f.symbols if s.kind == MACRO} \
+            if path.endswith(HEADER_SUFFIXES) else set()
+        if given:
+            self.headers = macro_headers(self.files)
+        users = {user for name in given for user in self.uses.get(name, ())} - {path}
+        for changed in (path, *sorted(users)):
+            self._remove(changed)
+            if changed in self.files:
+                self._add(self.files[changed])
 
     def find(self, name: str, kinds: tuple[str, ...]) -> list[Located]:
         return [e for e in self.by_name.get(name, ()) if e.symbol.kind in kinds]

@@ -442,3 +442,18 @@ def test_windows_line_endings_and_variadic_macros(tmp_path: Path) -> None:
     variadic = ("namespace at::native {\n#define KERNEL(name, ...) Tensor name(__VA_ARGS__) { return Tensor(); }\n"
                 "KERNEL(fanned, const Tensor& a, const Tensor& b)\n}\n")
     assert [(s.name, s.line) for s in scan(variadic) if s.kind == DEFINITION] == [("fanned", 2)]
+
+
+def test_a_header_created_then_deleted_gives_and_takes_its_macros(tmp_path: Path) -> None:
+    user = tmp_path / "native/Grid.cpp"
+    user.parent.mkdir(parents=True)
+    user.write_text(USER)
+    index = KernelIndex.build([str(tmp_path)], workers=1)
+    assert not index.find("mesh_grid", (DEFINITION,))
+    header = tmp_path / "native/GridOps.h"
+    header.write_text(MACRO_HEADER)
+    index.update(str(header))
+    assert index.find("mesh_grid", (DEFINITION,))
+    header.unlink()
+    index.update(str(header))
+    assert not index.find("mesh_grid", (DEFINITION,)) and index.find("plain_grid", (DEFINITION,))
