@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .documents import paused_gc
-from ..syntax.cpp_scan import MACRO, MACRO_USE, CppSymbol, blank_comments_and_literals, collect_macros, scan
+from ..syntax.cpp_scan import MACRO, MACRO_USE, CppSymbol, file_macros, scan
 
 SOURCE_SUFFIXES = frozenset({".cpp", ".cc", ".cxx", ".cu", ".cuh", ".mm", ".h", ".hpp", ".hh"})
 HEADER_SUFFIXES = (".h", ".hpp", ".hh", ".cuh")
@@ -82,7 +82,7 @@ def linked_symbols(f: FileSymbols, headers: dict[str, list[str]]) -> tuple[CppSy
         return f.symbols
     known = {}
     for path in sorted({p for name in wanted for p in headers[name]}):
-        known.update(collect_macros(blank_comments_and_literals(_read(path) or "")))
+        known.update(file_macros(_read(path) or ""))
     text = _read(f.path)
     return f.symbols if text is None else scan(text, known)
 

@@ -234,15 +234,23 @@ def _blank_ranges(code: str, ranges: list[tuple[int, int]]) -> str:
     return "".join(chars)
 
 
+def _lf(text: str) -> str:
+    """CRLF (a Windows checkout) made LF, offsets kept: a continuation is then backslash, CR, LF."""
+    return text.replace("\r\n", " \n") if "\r" in text else text
+
+
+def file_macros(text: str) -> dict[str, Macro]:
+    """The function-like macros a source file defines."""
+    return collect_macros(blank_comments_and_literals(_lf(text)))
+
+
 def scan(text: str, known_macros: dict[str, Macro] | None = None) -> tuple[CppSymbol, ...]:
     """Every kernel-like symbol the source defines or declares, with its namespace.
 
     known_macros: function-like macros defined elsewhere (headers); the file's own win. Invocations of
     macros neither defines are MACRO_USE symbols, so that an index can scan again with the right headers.
     """
-    if "\r" in text:  # CRLF (a Windows checkout): a continuation is then backslash, CR, LF
-        text = text.replace("\r\n", " \n")
-    code = blank_comments_and_literals(text)
+    code = blank_comments_and_literals(_lf(text))
     own = collect_macros(code)
     macros = {**(known_macros or {}), **own}
     # Preprocessor lines are not code at namespace scope (but their macros were collected above).
