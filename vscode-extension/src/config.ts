@@ -33,6 +33,7 @@ export const SERVER_SETTINGS: Readonly<Record<string, unknown>> = {
   kernelDirs: [],
   kernelSeverity: "warning",
   kernelStubFile: null,
+  lazy: { preset: "auto", shapeInferenceHeader: null },
 };
 
 /** Client-only keys of the `opgen` section: never sent to the server (it warns about unknown keys). */

@@ -30,22 +30,36 @@ describe("documentSelector", () => {
   });
 });
 
+/** Settings by dotted name (`lazy.preset`), as docs/lsp.md and package.json name nested ones. */
+function flatten(settings: Readonly<Record<string, unknown>>, prefix = ""): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(settings)) {
+    if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+      Object.assign(out, flatten(value as Record<string, unknown>, `${prefix}${key}.`));
+    } else {
+      out[`${prefix}${key}`] = value;
+    }
+  }
+  return out;
+}
+
 describe("settings", () => {
   it("declares every server option of docs/lsp.md, with its default, in package.json", () => {
     const doc = fs.readFileSync(path.join(REPO, "docs", "lsp.md"), "utf8");
     const table = doc.slice(doc.indexOf("## Settings"));
-    const rows = [...table.matchAll(/^\| `([A-Za-z]+)` \|[^|]*\| `([^`]*)` \|/gm)];
+    const rows = [...table.matchAll(/^\| `([A-Za-z.]+)` \|[^|]*\| `([^`]*)` \|/gm)];
     const documented = rows.map((m) => m[1]);
+    const defaults = flatten(SERVER_SETTINGS);
     for (const [, key, value] of rows) {
-      assert.deepEqual(SERVER_SETTINGS[key], JSON.parse(value), `docs/lsp.md's default of ${key}`);
+      assert.deepEqual(defaults[key], JSON.parse(value), `docs/lsp.md's default of ${key}`);
     }
     assert.ok(documented.length >= 9, `found ${documented.join(", ")}`);
-    assert.deepEqual([...documented].sort(), Object.keys(SERVER_SETTINGS).sort());
+    assert.deepEqual([...documented].sort(), Object.keys(defaults).sort());
     const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8"));
     const properties = manifest.contributes.configuration.properties;
     for (const key of documented) {
       assert.ok(properties[`opgen.${key}`], `opgen.${key} is not a contributed setting`);
-      assert.deepEqual(properties[`opgen.${key}`].default, SERVER_SETTINGS[key], `default of opgen.${key}`);
+      assert.deepEqual(properties[`opgen.${key}`].default, defaults[key], `default of opgen.${key}`);
     }
   });
   it("contributes only server options and the client's own keys", () => {
