@@ -73,44 +73,42 @@ def _pairs(mapping: dict) -> list[tuple[object, object]]:
     return list(mapping.items()) if isinstance(mapping, OrderedDict) else sorted(mapping.items())
 
 
-def _collection_text(value: object) -> str | None:
-    """The inline text of an empty collection, None for a non-empty one; Unsupported for other collections."""
+def _inline_text(value: object, dump: Callable[[object], str]) -> str | None:
+    """What follows the key or the dash on its line: a scalar or an empty collection; None for a non-empty
+    list or mapping (written on the lines below)."""
+    if type(value) is str and is_certainly_plain(value):  # most values: names and C++ types
+        return value
     if isinstance(value, (list, dict)):
         return None if value else ("[]" if isinstance(value, list) else "{}")
-    if isinstance(value, (tuple, set, frozenset)):
-        raise Unsupported(f"value of type {type(value).__name__}")
-    return ""
+    return scalar_text(value, dump)
 
 
 def _mapping(mapping: dict, indent: int, first_prefix: str, out: list[str], dump: Callable[[object], str]) -> None:
     """A non-empty mapping whose keys sit at column `indent`; the first line starts with first_prefix."""
     pad = " " * indent
-    for i, (key, value) in enumerate(_pairs(mapping)):
+    head = first_prefix
+    for key, value in _pairs(mapping):
         if type(key) is not str or not is_certainly_plain(key):
             raise Unsupported(f"mapping key {key!r}")
-        head = (first_prefix if i == 0 else pad) + key + ":"
-        inline = _collection_text(value)
-        if inline == "":
-            out.append(f"{head} {scalar_text(value, dump)}")
-        elif inline is not None:
-            out.append(f"{head} {inline}")
+        text = _inline_text(value, dump)
+        if text is not None:
+            out.append(f"{head}{key}: {text}")
         else:
-            out.append(head)
+            out.append(f"{head}{key}:")
             if isinstance(value, list):
                 _sequence(value, indent, out, dump)  # a list inside a mapping is not indented further
             else:
                 _mapping(value, indent + 2, pad + "  ", out, dump)
+        head = pad
 
 
 def _sequence(items: list, indent: int, out: list[str], dump: Callable[[object], str]) -> None:
     """A non-empty list whose dashes sit at column `indent`."""
     dash = " " * indent + "- "
     for item in items:
-        inline = _collection_text(item)
-        if inline == "":
-            out.append(dash + scalar_text(item, dump))
-        elif inline is not None:
-            out.append(dash + inline)
+        text = _inline_text(item, dump)
+        if text is not None:
+            out.append(dash + text)
         elif isinstance(item, dict):
             _mapping(item, indent + 2, dash, out, dump)
         else:
