@@ -54,7 +54,6 @@ ENTRY_KEYS: dict[str, str] = {
     "use_const_ref_for_mutable_tensors": "True to pass mutable tensors as const Tensor& in C++",
 }
 
-_NO_NAMES: frozenset[str] = frozenset()
 _STRUCTURED_KEYS_IN_ORDER = tuple(sorted(dk.STRUCTURED_DISPATCH_KEYS, key=lambda k: k.value))
 
 
@@ -96,12 +95,8 @@ class _Reader:
     def warn(self, code: str, span: Span, message: str, data=()) -> None:
         self.diagnostics.append(diag(code, span, message, severity=Severity.WARNING, data=data))
 
-    def node(self, key: str) -> YNode | None:
-        pair = self.pairs.get(key)
-        return pair[1] if pair else None
-
     def value(self, key: str) -> object:
-        node = self.node(key)
+        node = self.peek(key)
         if node is None:
             return None
         return node.value if isinstance(node, YScalar) else node
@@ -176,7 +171,7 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
     r = _Reader(entry)
 
     # func
-    func_node = r.node("func")
+    func_node = r.peek("func")
     func_scalar: YScalar | None = None
     parsed = None
     if func_node is None or (isinstance(func_node, YScalar) and func_node.value is None):
@@ -337,7 +332,7 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
         structured_delegate=structured_delegate,
         structured_inherits=structured_inherits,
         precomputed=precomputed,
-        cpp_no_default_args=frozenset([a for a in cpp_no_default_args if isinstance(a, str)]) if cpp_no_default_args else _NO_NAMES,
+        cpp_no_default_args=frozenset([a for a in cpp_no_default_args if isinstance(a, str)]),
         is_abstract=is_abstract,
         has_composite_implicit_autograd_kernel=dk.CIA in dispatch,
         has_composite_implicit_autograd_nested_tensor_kernel=dk.CIA_NESTED in dispatch,
@@ -414,7 +409,7 @@ def _dispatch_key_span(entry: YMap, key_name: str) -> Span | None:
 
 
 def _lower_precomputed(r: _Reader, structured: object) -> Precompute | None:
-    node = r.node("precomputed")
+    node = r.peek("precomputed")
     if node is None or (isinstance(node, YScalar) and node.value is None):
         return None
     if structured is not True:
@@ -495,7 +490,7 @@ def _lower_precomputed(r: _Reader, structured: object) -> Precompute | None:
 
 
 def _lower_tags(r: _Reader, valid_tags: frozenset[str], namespace: str, func: FunctionSchema | None) -> frozenset[str]:
-    node = r.node("tags")
+    node = r.peek("tags")
     items: list[YNode] = []
     if node is None:
         pass
@@ -531,7 +526,7 @@ def _lower_dispatch(r: _Reader, manual_kernel_registration: object, structured: 
                     ignore_keys: frozenset[dk.DispatchKey] = frozenset()):
     """The dispatch table as {key: metadata} (None when the entry has none), and the kernels as
     written per key, one for every key named (valid or not)."""
-    node = r.node("dispatch")
+    node = r.peek("dispatch")
     if node is None or (isinstance(node, YScalar) and node.value is None):
         return None, []
     if not isinstance(node, YMap):
@@ -683,7 +678,7 @@ def _check_post_init(r: _Reader, func: FunctionSchema, kind: SchemaKind | None, 
 
 
 def _lower_ufunc(r: _Reader) -> dict[UfuncKey, UfuncInnerLoop]:
-    node = r.node("ufunc_inner_loop")
+    node = r.peek("ufunc_inner_loop")
     loops: dict[UfuncKey, UfuncInnerLoop] = {}
     if node is None:
         return loops

@@ -109,7 +109,9 @@ def facts(f: NativeFunction) -> Facts:
     if memo is None:
         signature = signature_key(f.func)
         # The view signature differs only for names ending in _copy or _scatter.
-        view_signature = signature_key(f.func, True) if f.func.name.name.base.endswith(("_copy", "_scatter")) else signature
+        view_signature = signature
+        if f.func.name.name.base.endswith(("_copy", "_scatter")):
+            view_signature = signature_key(f.func, True)
         memo = Facts(_kind(f), signature, view_schema_kind(f), view_signature,
                      _reserved_keyword_findings(f), f.structured_delegate is not None or "inplace_view" in f.tags)
         object.__setattr__(f, "_facts", memo)
