@@ -7,7 +7,8 @@ as its own process, into its own temporary folder, on torchgen's packaged
 native_functions.yaml. torchgen writes its whole file set; opgen writes the files
 it implements (--implemented-only); the report says how many are byte-identical to
 torchgen's. A second opgen run into the same folder shows the no-change cost
-(nothing rewritten).
+(nothing rewritten). Before each run the script calls sync(), so that the writeback of
+the previous run's files (60 MB) does not land in the next run's time.
 
 Per run: wall time; CPU time (user + system of the process and the children it
 waited for, from os.wait4); peak RSS of the largest single process (os.wait4); and
@@ -96,6 +97,7 @@ class Run:
 
 
 def run(tool: str, cmd: list[str], cwd: str) -> Run:
+    os.sync()  # the previous run's files go to disk now, not during this run's time
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     sampler = TreePss(proc.pid)
