@@ -110,6 +110,7 @@ CODES: dict[str, Code] = _table(
     ("OPG306", "autogen-mismatch", E, "autogen does not list exactly what the codegen generates"),
     ("OPG307", "cannot-generate-variant", E, "an op whose missing variants cannot be generated"),
     ("OPG308", "bad-view-group", E, "a view op without its view_copy, or one that does not match"),
+    ("OPG309", "unfunctionalizable-op", E, "a mutating op in no group and without a CompositeImplicitAutograd kernel"),
     # C++ sources
     ("OPG600", "missing-kernel", W, "a kernel named in a dispatch table is not defined in the C++ sources"),
     ("OPG601", "missing-meta-function", W, "a structured op without its TORCH_META_FUNC"),

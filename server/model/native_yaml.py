@@ -28,6 +28,7 @@ from .generate import (
     MUTABLE_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT,
     OUT_OPS_THAT_DONT_GET_GROUPED_PROPERLY,
     GenerationError,
+    functionalization_refuses,
     generate_function,
 )
 from .native_function import (
@@ -442,6 +443,22 @@ def _group_by_view(ops: Sequence[Op], problems: list[Problem]) -> tuple[NativeFu
 
 # ---------------------------------------------------------------- the whole file
 
+def _unfunctionalizable(loose: Sequence[Op], view_groups: Sequence[NativeFunction | NativeFunctionsViewGroup]
+                        ) -> Iterable[Problem]:
+    """gen.py's functionalization takes every op in no group and no view group as it is, and fails on one
+    that writes an argument without a CompositeImplicitAutograd kernel (after the parse, so torchgen's
+    check of the file passes and the build fails)."""
+    in_view_groups = {f.func.name for g in view_groups if isinstance(g, NativeFunctionsViewGroup)
+                      for f in g.functions()}
+    for op in loose:
+        f = op.function
+        if f.func.name not in in_view_groups and functionalization_refuses(f):
+            yield Problem(op, "OPG309", f"'{f.func.name}' writes to an argument but has no functional variant to "
+                                        "be grouped with, nor a CompositeImplicitAutograd kernel: gen.py's "
+                                        "functionalization fails on it. Add the functional (and out=) variant, or "
+                                        "implement it as CompositeImplicitAutograd")
+
+
 def assemble(ops: Sequence[Op]) -> NativeFunctions:
     problems: list[Problem] = []
     index: dict[dk.DispatchKey, dict[OperatorName, BackendMetadata]] = defaultdict(dict)
@@ -463,6 +480,7 @@ def assemble(ops: Sequence[Op]) -> NativeFunctions:
     _grow_index(index, generated, problems)
 
     grouped: list[NativeFunction | NativeFunctionsGroup] = []
+    loose: list[Op] = []  # in no group, and not for a grouping error (which torchgen reports first)
     for d in groups.values():
         members = tuple(d.items())
         group, failed, findings = check_group(tuple([(kind, op.function, op.generated) for kind, op in members]))
@@ -476,10 +494,13 @@ def assemble(ops: Sequence[Op]) -> NativeFunctions:
             problems.append(Problem(first_generated, "OPG306", f"the generated op '{first_generated.function.func.name}' "
                                                                "could not be grouped with the variants it came from",
                                     "autogen"))
+        elif not failed:
+            loose.extend(d.values())
         grouped.extend(op.function for op in d.values())
 
     all_ops = tuple(ops) + tuple(generated)
     view_groups = _group_by_view(all_ops, problems)
+    problems.extend(_unfunctionalizable(loose, view_groups))
     indices = {
         key: BackendIndex(key, use_out_as_primary=True,
                           device_guard=dk.is_cuda_dispatch_key(key) or dk.is_xpu_dispatch_key(key),

@@ -142,6 +142,8 @@ CASES = [
      "OPG307", "foo.out"),
     ("view-without-copy",
      "- func: foo(Tensor(a) self) -> Tensor(a)\n  dispatch:\n    CompositeExplicitAutograd: foo\n", "OPG308", "foo("),
+    ("unfunctionalizable-op", "- func: foo_(Tensor(a!) self) -> Tensor(a!)\n  dispatch:\n    CPU: foo_\n", "OPG309",
+     "foo_("),
 ]
 
 
@@ -155,6 +157,15 @@ def test_rule(text: str, code: str, marker: str | None) -> None:
     if marker is not None:
         assert (d.span.start_line, d.span.start_col) == position(text, marker), d.message
     assert d.message
+
+
+@pytest.mark.parametrize("text", [
+    "- func: foo_(Tensor(a!) self) -> Tensor(a!)\n",  # no dispatch: CompositeImplicitAutograd
+    "- func: foo_(Tensor(a!) self) -> Tensor(a!)\n  dispatch:\n    CPU: foo_\n  autogen: foo, foo.out\n",
+    "- func: resize_(Tensor(a!) self, SymInt[] size) -> Tensor(a!)\n  dispatch:\n    CPU: resize_\n",
+], ids=["composite-implicit", "grouped-by-autogen", "listed-by-torchgen"])
+def test_mutating_ops_functionalization_can_take(text: str) -> None:
+    assert [d for d in check(text) if d.code == "OPG309"] == []
 
 
 def test_every_code_has_a_case() -> None:

@@ -9,11 +9,7 @@ from __future__ import annotations
 
 import functools
 
-from ...model.generate import (
-    INPLACE_OPS_THAT_DONT_GET_GROUPED_PROPERLY,
-    MUTABLE_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT,
-    OUT_OPS_THAT_DONT_GET_GROUPED_PROPERLY,
-)
+from ...model.generate import MUTABLE_OPS_NOT_USING_FUNCTIONALIZATION, functionalization_refuses, writes_an_argument
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup, NativeFunctionsViewGroup
 from ...model.schema import Argument, BaseTy, BaseType, FunctionSchema, ListType, Return, SchemaKind
 from ..api import cpp, dispatcher
@@ -39,12 +35,6 @@ from ..api.types import (
     tensorT,
 )
 
-# Mutable ops that functionalization leaves alone (their schemas do not fit it, or they are special-cased).
-MUTABLE_OPS_NOT_USING_FUNCTIONALIZATION = frozenset(
-    OUT_OPS_THAT_DONT_GET_GROUPED_PROPERLY | MUTABLE_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT
-    | INPLACE_OPS_THAT_DONT_GET_GROUPED_PROPERLY
-    | {"record_stream", "resize_", "resize_as_", "_fill_mem_eff_dropout_mask_",
-       "_flash_attention_forward_no_dropout_inplace"})
 # Cumulative out= ops whose functional call must keep the out tensor's dtype when none is given.
 _CUMULATIVE_OUT_OPS = frozenset({"cumsum.out", "cumprod.out"})
 
@@ -75,10 +65,6 @@ def return_str(rets: tuple[Return, ...], names: list[str], ctx: NativeFunction) 
     if len(rets) == 1:
         return f"return {names[0]};"
     return f"return {_returns_cpp(rets, ctx).cpp_type()}({', '.join(names)});"
-
-
-def modifies_arguments(f: NativeFunction) -> bool:
-    return any(a.annotation is not None and a.annotation.is_write for a in f.func.arguments.flat_all)
 
 
 def mutable_arg_names(func: FunctionSchema) -> list[str]:
@@ -492,7 +478,7 @@ def _cumulative_out_dtype(f: NativeFunction, functional_sig: DispatcherSignature
 
 
 def inplace_functionalization_body(f: NativeFunction, g: NativeFunctionsGroup) -> str:
-    if not modifies_arguments(f):
+    if not writes_an_argument(f):
         raise FunctionalizationError(f"Expected function to modify arguments: {f.func}")
     sig = _dispatcher_sig(f.func, f)
     unwrap, unwrapped_ctx = unwrap_tensor_args(sig, is_view_op=False)
@@ -568,10 +554,7 @@ def compute_functionalization_definitions(g: Grouped) -> tuple[str, ...]:
             out.append(view_functionalization_body(g, view_inplace=True))
         return tuple(out)
     if isinstance(g, NativeFunction):
-        name = str(g.func.name)
-        if name not in MUTABLE_OPS_NOT_USING_FUNCTIONALIZATION \
-                and str(g.func.name.name) not in MUTABLE_OPS_NOT_USING_FUNCTIONALIZATION \
-                and not (g.has_composite_implicit_autograd_kernel or not modifies_arguments(g)):
+        if functionalization_refuses(g):
             raise FunctionalizationError(f"{g.func.name}: a mutable op that is not grouped with a functional variant "
                                          "needs a CompositeImplicitAutograd kernel")
         return ()
@@ -609,7 +592,7 @@ def compute_functionalization_registrations(g: Grouped, cia_index: BackendIndex)
             return []
         if str(f.func.name.name) != "set_" and f.is_view_op:
             raise FunctionalizationError(f"Unexpected view op: {f.func}")
-        if modifies_arguments(f):
+        if writes_an_argument(f):
             out.append(_registration(f, cia_index))
     return out
 
