@@ -27,6 +27,9 @@ OPS = """\
   dispatch:
     CPU, CUDA: ceil_impl
     Meta: ceil_meta
+- func: ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+  dispatch:
+    CPU, CUDA: ceil_out
 """
 
 
