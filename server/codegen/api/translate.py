@@ -215,4 +215,10 @@ def _solve_all(bindings: Sequence[Expr | Binding], goals: Sequence[NamedCType | 
             return f"const_cast<Tensor&>({direct(NamedCType(name, ConstRefCType(tensorT)))})"
         unsat(goal)
 
-    return [Expr(solve(g, direct=False), g) for g in goal_types]
+    try:
+        return [Expr(solve(g, direct=False), g) for g in goal_types]
+    finally:
+        # The helpers above call each other, so their closures form a reference cycle holding the context:
+        # unbind them, and the call's objects are freed when it returns instead of by the cyclic collector
+        # (which opgen generate pauses while it builds files).
+        unsat = attempt = solve = direct = from_options_or_out = indirect = None  # noqa: F841
