@@ -49,8 +49,17 @@ def add_generate_parser(sub) -> None:
                         "<in-tree aoti dir>/extend): only for their own kernels; the sources include "
                         "extend/c_shim_<device>.h")
     p.add_argument("--implemented-only", action="store_true", help=_HELP_IMPLEMENTED_ONLY)
+    p.add_argument("-j", "--jobs", type=_positive, metavar="N",
+                   help="processes that build and write the files (default: $OPGEN_PROCESSES, else one per CPU, "
+                        "at most two)")
     p.add_argument("-v", "--verbose", action="store_true", help="print each file written")
     p.set_defaults(run=run_generate)
+
+
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) == 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number")
+    return int(text)
 
 
 def options_from_args(args: argparse.Namespace):
@@ -76,7 +85,7 @@ def options_from_args(args: argparse.Namespace):
 def run_generate(args: argparse.Namespace) -> int:
     from .codegen.generate import generate
 
-    result = generate(options_from_args(args), implemented_only=args.implemented_only)
+    result = generate(options_from_args(args), implemented_only=args.implemented_only, processes=args.jobs)
     for note in result.notes:
         print(note)  # on stdout, as gen.py prints it
     for error in result.errors:

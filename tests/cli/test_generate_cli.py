@@ -25,3 +25,28 @@ def test_bad_yaml_names_the_error(tmp_path: Path, capsys) -> None:
     assert main(["generate", "-s", str(tmp_path), "-d", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert "error" in err and "opgen check" in err and "Traceback" not in err
+
+
+SAMPLES_ATEN = Path(__file__).resolve().parents[2] / "samples" / "aten"
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_jobs_change_nothing_but_the_processes(tmp_path: Path) -> None:
+    trees = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"j{jobs}"
+        assert main(["generate", "-s", str(SAMPLES_ATEN), "-d", str(out / "aten"), "--aoti-install-dir",
+                     str(out / "aoti"), "--update-aoti-c-shim", "-j", jobs]) == 0
+        trees.append(_tree(out))
+    assert len(trees[0]) > 100 and trees[0] == trees[1]
+
+
+def test_jobs_must_be_positive(tmp_path: Path, capsys) -> None:
+    try:
+        main(["generate", "-s", str(SAMPLES_ATEN), "-d", str(tmp_path), "-j", "0"])
+    except SystemExit as exit_:
+        assert exit_.code == 2
+    assert "'0' is not a positive number" in capsys.readouterr().err
