@@ -59,6 +59,7 @@ def _lazy_checker(header_path: str | None):
     unreadable header."""
     from .codegen.lazy.check import is_lazy_yaml, lazy_diagnostics, shape_header_path
     from .codegen.lazy.shape import parse_shape_header
+    from .diagnostics import diag
 
     given = parse_shape_header(header_path, _read_text(header_path)) if header_path else None
 
@@ -66,18 +67,26 @@ def _lazy_checker(header_path: str | None):
         resolved = snapshot.resolved
         if resolved is None or not is_lazy_yaml(resolved):
             return ()
-        header = given
+        header, unread = given, ()
         if header is None:
             found = shape_header_path(resolved, None, (os.getcwd(), os.path.dirname(os.path.abspath(path))))
-            header = parse_shape_header(found, _read_text(found)) if found else None
-        return lazy_diagnostics(text, snapshot, native.functions.groups, header)
+            try:
+                header = parse_shape_header(found, _read_text(found)) if found else None
+            except OSError as exc:  # as the language server says it: the yaml is still checked, shapes are not
+                unread = (diag("OPG900", resolved.yaml.anchor, f"cannot read the shape-inference header {found}: "
+                               f"{exc.strerror or exc}; compute_shape_ functions are not checked"),)
+        return unread + tuple(lazy_diagnostics(text, snapshot, native.functions.groups, header))
 
     return check
 
 
 def _read_text(path: str) -> str:
-    with open(path, encoding="utf-8") as f:
-        return f.read()
+    """A file's text (raises OSError, also for bytes that are not UTF-8)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except UnicodeDecodeError as exc:
+        raise OSError(f"not UTF-8 text (byte {exc.start})") from exc
 
 
 def _explain(args: argparse.Namespace) -> int:

@@ -114,3 +114,20 @@ def test_corpus_lazy_yamls(capsys, monkeypatch, tmp_path):
         errors = [x for x in out.splitlines() if ": error: " in x]
         assert code == 1 and len(errors) == 1
         assert errors[0].startswith(f"{CORPUS / name}:{line}:5: error:") and f"compute_shape_{function}" in errors[0]
+
+
+def test_a_header_that_is_not_utf8_is_a_usage_error_not_a_traceback(workspace, capsys):
+    header = workspace / "shape_inference.h"
+    header.write_bytes(b"\xff\xfe not text\n")
+    code, out, err = check(capsys, workspace, "--shape-inference-hdr", str(header))
+    assert code == 2 and out == "" and "cannot read the shape-inference header" in err
+
+
+def test_a_checkout_header_that_cannot_be_read_is_reported_on_the_yaml(workspace, capsys, monkeypatch):
+    (workspace / "lazy.yaml").write_text(LAZY.replace("XLA", "Lazy").replace("my_lazy", "torch::lazy"))
+    header = workspace / "torch" / "csrc" / "lazy" / "core" / "shape_inference.h"
+    header.parent.mkdir(parents=True)
+    header.write_bytes(b"\xff\xfe not text\n")
+    monkeypatch.chdir(workspace)
+    code, out, _ = check(capsys, workspace)
+    assert code == 1 and "cannot read the shape-inference header" in out and "[OPG900]" in out
