@@ -50,7 +50,18 @@ def test_nesting_order_and_empty_collections_match_pyyaml():
 
 
 @pytest.mark.parametrize("data", [[], [[1, 2]], [OrderedDict([("a", "two\nlines")])], [OrderedDict([(1, "a")])],
-                                  [OrderedDict([("a", (1, 2))])]])
+                                  [OrderedDict([("a", (1, 2))])],
+                                  [OrderedDict([("k" * 129, 1)])]])
 def test_what_it_does_not_cover_is_refused(data):
     with pytest.raises(Unsupported):
         block_yaml(data, format_yaml)
+
+
+@pytest.mark.parametrize("n", [100, 127, 128, 129, 300])
+def test_long_keys_match_pyyaml_or_are_refused(n):
+    data = [OrderedDict([("k" * n, 1), ("v", "x" * n)])]
+    try:
+        text = block_yaml(data, format_yaml)
+    except Unsupported:
+        return
+    assert text == format_yaml(data)

@@ -24,6 +24,9 @@ _RESOLVER = Resolver()
 # (or the end) follows.
 _FIRST_INDICATORS = frozenset("#,[]{}&*!|>'\"%@`")
 _PRINTABLE_ASCII = frozenset(chr(c) for c in range(0x20, 0x7F))
+# A longer mapping key is no simple key to the emitters (libyaml: over 128 characters; PyYAML's own emitter
+# from fewer): they write it as a complex key, `? <key>` then `: <value>` on the next line.
+_MAX_SIMPLE_KEY = 100
 
 
 class Unsupported(ValueError):
@@ -88,7 +91,7 @@ def _mapping(mapping: dict, indent: int, first_prefix: str, out: list[str], dump
     pad = " " * indent
     head = first_prefix
     for key, value in _pairs(mapping):
-        if type(key) is not str or not is_certainly_plain(key):
+        if type(key) is not str or len(key) > _MAX_SIMPLE_KEY or not is_certainly_plain(key):
             raise Unsupported(f"mapping key {key!r}")
         text = _inline_text(value, dump)
         if text is not None:
