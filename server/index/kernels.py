@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -118,13 +119,16 @@ def _save_cache(path: Path | None, files: dict[str, FileSymbols]) -> None:
     data = {"version": CACHE_VERSION,
             "files": {f.path: [f.size, f.mtime_ns, [[s.name, s.kind, s.namespace, s.line, s.col] for s in f.symbols]]
                       for f in files.values()}}
+    tmp = path.with_suffix(f".{os.getpid()}-{threading.get_ident()}.tmp")  # (the server builds in threads)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps(data, separators=(",", ":")))
         os.replace(tmp, path)
-    except OSError:
-        pass  # a cache that cannot be written only costs time
+    except OSError:  # a cache that cannot be written only costs time; a partial one must not stay (full disk)
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
 
 
 @dataclass

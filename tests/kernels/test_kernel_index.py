@@ -212,3 +212,16 @@ def test_check_cli_with_kernels(tree: Path, tmp_path: Path, capsys, monkeypatch)
     assert code == 0  # missing kernels are warnings: the yaml itself is valid
     assert out.count("[OPG600]") == 4
     assert "it must be declared as:\nTORCH_API at::Tensor in_a_string(const at::Tensor & self);" in out
+
+
+def test_a_cache_that_cannot_be_written_leaves_no_temporary_file(tree: Path, tmp_path: Path, monkeypatch) -> None:
+    cache = tmp_path / "cache" / "kernels.json"
+
+    def disk_full(self, data, *args, **kwargs):  # the file is created, then the disk is full
+        with open(self, "w") as f:
+            f.write(data[:10])
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_text", disk_full)
+    index = KernelIndex.build([str(tree)], cache=cache, workers=1)
+    assert index.files and sorted(p.name for p in cache.parent.iterdir()) == []
