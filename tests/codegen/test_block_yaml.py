@@ -65,3 +65,9 @@ def test_long_keys_match_pyyaml_or_are_refused(n):
     except Unsupported:
         return
     assert text == format_yaml(data)
+
+
+def test_equal_floats_of_other_signs_are_not_confused():
+    # 0.0 == -0.0 (and hash alike): a cache of dumped scalars keyed by value alone gives the first one's text
+    for data in ([OrderedDict([("a", 0.0), ("b", -0.0)])], [OrderedDict([("a", -0.0), ("b", 0.0)])]):
+        assert block_yaml(data, format_yaml) == format_yaml(data)

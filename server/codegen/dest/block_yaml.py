@@ -49,7 +49,8 @@ def is_certainly_plain(s: str) -> bool:
 
 
 @functools.lru_cache(maxsize=None, typed=True)
-def _dumped_scalar(value: object, dump: Callable[[object], str]) -> str:
+def _dumped_scalar(value: object, dump: Callable[[object], str], spelling: str | None = None) -> str:
+    """spelling: a float's repr, part of the cache key (0.0 == -0.0, but PyYAML writes each its own way)."""
     text = dump([value])  # "- <scalar>\n"
     if not text.startswith("- ") or text.count("\n") != 1:
         raise Unsupported(f"scalar {value!r} is not written on one line")
@@ -68,7 +69,7 @@ def scalar_text(value: object, dump: Callable[[object], str]) -> str:
     if type(value) is str and is_certainly_plain(value):
         return value
     if isinstance(value, (str, int, float)):
-        return _dumped_scalar(value, dump)
+        return _dumped_scalar(value, dump, repr(value) if isinstance(value, float) else None)
     raise Unsupported(f"value of type {type(value).__name__}")
 
 
