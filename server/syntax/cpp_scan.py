@@ -235,8 +235,11 @@ def _blank_ranges(code: str, ranges: list[tuple[int, int]]) -> str:
 
 
 def _lf(text: str) -> str:
-    """CRLF (a Windows checkout) made LF, offsets kept: a continuation is then backslash, CR, LF."""
-    return text.replace("\r\n", " \n") if "\r" in text else text
+    """CRLF (a Windows checkout) made LF, offsets kept. A continuation (backslash, CR, LF) becomes
+    space, backslash, LF: backslash, space, LF would end the #define at its first line."""
+    if "\r" not in text:
+        return text
+    return text.replace("\\\r\n", " \\\n").replace("\r\n", " \n")
 
 
 def file_macros(text: str) -> dict[str, Macro]:
