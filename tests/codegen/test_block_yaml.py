@@ -51,7 +51,7 @@ def test_nesting_order_and_empty_collections_match_pyyaml():
 
 @pytest.mark.parametrize("data", [[], [[1, 2]], [OrderedDict([("a", "two\nlines")])], [OrderedDict([(1, "a")])],
                                   [OrderedDict([("a", (1, 2))])],
-                                  [OrderedDict([("k" * 129, 1)])]])
+                                  [OrderedDict([("k" * 129, 1)])], [{1: "a", "b": 2}]])
 def test_what_it_does_not_cover_is_refused(data):
     with pytest.raises(Unsupported):
         block_yaml(data, format_yaml)

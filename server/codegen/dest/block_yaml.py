@@ -74,7 +74,12 @@ def scalar_text(value: object, dump: Callable[[object], str]) -> str:
 
 
 def _pairs(mapping: dict) -> list[tuple[object, object]]:
-    return list(mapping.items()) if isinstance(mapping, OrderedDict) else sorted(mapping.items())
+    if isinstance(mapping, OrderedDict):
+        return list(mapping.items())
+    try:
+        return sorted(mapping.items())
+    except TypeError:  # keys of several types (PyYAML then keeps the dict's order): not written here
+        raise Unsupported(f"mapping keys {list(mapping)!r}") from None
 
 
 def _inline_text(value: object, dump: Callable[[object], str]) -> str | None:
