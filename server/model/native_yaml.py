@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import keyword
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable, NamedTuple, Sequence
 
 from . import dispatch as dk
@@ -473,7 +473,11 @@ def assemble(ops: Sequence[Op]) -> NativeFunctions:
         if findings:
             problems.extend(Problem(members[i][1], code, message, where) for i, code, message, where in findings)
         for at, kind, fn, metadata in made:
-            op = Op(fn, members[at][1].line, ((GENERATED_KEY, metadata),), generated=True)
+            origin = members[at][1]
+            if fn.source is not origin.function.source:
+                # The memo compares functions without their source: fn may carry an earlier parse's spans.
+                fn = replace(fn, source=origin.function.source)
+            op = Op(fn, origin.line, ((GENERATED_KEY, metadata),), generated=True)
             generated.append(op)
             # Usually the group it came from; torchgen's second grouping pass decides, and so do we.
             groups[facts(fn).signature][kind] = op
