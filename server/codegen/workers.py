@@ -169,7 +169,10 @@ def write_in_processes(jobs: Sequence[Job], units: Sequence[Sequence[int]], proc
     parent = os.getpid()
     try:
         for _ in range(max(processes, 1) - 1):
-            report_read, report_write = os.pipe()
+            try:
+                report_read, report_write = os.pipe()
+            except OSError:  # no more file descriptors: the processes running take the whole share
+                break
             try:
                 pid = os.fork()
             except OSError:  # no more processes to be had: the ones running take the whole share

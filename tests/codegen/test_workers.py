@@ -66,3 +66,23 @@ def test_merge_units_keeps_order_and_bounds_the_count() -> None:
     assert merge_units(units, limit=20) == units
     merged = merge_units(units, limit=4)
     assert len(merged) <= 4 and [j for u in merged for j in u] == list(range(10))
+
+
+def test_running_out_of_file_descriptors_for_a_child_leaves_its_share_to_the_others(tmp_path: Path,
+                                                                                    monkeypatch) -> None:
+    import errno
+
+    from opgen_lsp.codegen import workers
+
+    real_pipe, calls = os.pipe, []
+
+    def pipe():  # the claims' pipe and the first child's; then the descriptors run out
+        calls.append(1)
+        if len(calls) > 2:
+            raise OSError(errno.EMFILE, "Too many open files")
+        return real_pipe()
+
+    monkeypatch.setattr(workers.os, "pipe", pipe)
+    jobs = jobs_of(tmp_path, 30)
+    result, stopped = write_in_processes(jobs, [[i] for i in range(30)], 4)
+    assert stopped == () and result.ok and len(result.written) == 30
