@@ -182,6 +182,8 @@ TEMPLATE = "(template)"
 DEVICE = "(device)"
 _DEVICE_ONLY = re.compile(r"\b(__device__|__global__|C10_DEVICE)\b")  # (C10_HOST_DEVICE is callable)
 _CONDITIONAL = re.compile(r"#[ \t]*(ifn?def|if|elif|else|endif)\b")  # comments are blanked: '#' starts directives
+# Whether a file has anything keep_balanced_branches acts on: an #else/#elif or an #if 0 ('# else' too).
+_BRANCH_OR_IF_0 = re.compile(r"#[ \t]*(?:el|if[ \t]+0)")
 
 
 def blank_preprocessor(code: str) -> str:
@@ -202,7 +204,7 @@ def keep_balanced_branches(code: str) -> str:
     everything after it: when a branch leaves braces open (or closes more), only the first is kept.
     And `#if 0` code is never compiled, so a kernel there is no definition.
     """
-    if "#el" not in code and "#if 0" not in code:
+    if "#" not in code or _BRANCH_OR_IF_0.search(code) is None:
         return code
     blanks: list[tuple[int, int]] = []
     stack: list[list[int]] = []  # per open group: the offsets where its branches start, then its end
