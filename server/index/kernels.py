@@ -18,11 +18,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .documents import paused_gc
+from ..syntax import cpp_scan
 from ..syntax.cpp_scan import MACRO, MACRO_USE, CppSymbol, file_macros, scan
 
 SOURCE_SUFFIXES = frozenset({".cpp", ".cc", ".cxx", ".cu", ".cuh", ".mm", ".h", ".hpp", ".hh"})
 HEADER_SUFFIXES = (".h", ".hpp", ".hh", ".cuh")
-CACHE_VERSION = 3  # bump when the scanner finds other symbols in the same files
+
+
+def scanner_fingerprint(source: bytes) -> str:
+    return hashlib.sha256(source).hexdigest()[:16]
+
+
+def _scanner_source() -> bytes:
+    try:
+        return Path(cpp_scan.__file__).read_bytes()
+    except OSError:  # pragma: no cover - an installation without the source file
+        return b""
+
+
+# Bump the number when the cache's format changes. The scanner's own source is part of the version, so a
+# cache written by another scanner (which may find other symbols in the same files) is never reused.
+CACHE_VERSION = f"4-{scanner_fingerprint(_scanner_source())}"
 
 
 @dataclass(frozen=True, slots=True)
