@@ -104,6 +104,16 @@ def test_compose_entry_uses_it_and_keeps_the_fallback() -> None:
     # libyaml refuses implicit keys longer than 1024 characters
     "- func: a\n  " + "k" * 1024 + ": v\n", "- func: a\n  " + "k" * 1025 + ": v\n", "- " + "f, " * 700 + "x: a\n",
     "- func: a\n  d:\n    " + "CPU" * 400 + ": k\n", "- func: a\n  " + " " * 70 + "# x\n", "- func: a\n - b\n", "- func: a\n b: c\n",
+    # long values and list items (libyaml's 1024 limit is for implicit keys only)
+    "- func: " + "a" * 1100 + "\n", "- func: a\n  x:\n    - " + "a" * 1100 + "\n", "- func: a\n  x:\n  - " + "a" * 1100 + "\n",
+    "- func: a\n  x: [" + ", ".join(["abc"] * 400) + "]\n", "- func: a\n  x: ['" + "a" * 1100 + "']\n",
+    # keys and plain values with blanks, indicators inside, and look-alikes of other types
+    "- func: a\n  a  b: c\n  a ,b: c\n  a,b: d\n  x: a ]\n  y: a}\n  z: a ---\n  w: a'b\n  v: a\"b\n  u: ~x\n",
+    "- func: a\n  x: 0x\n  y: 1_\n  z: 1:60\n  w: 190:20:30\n  v: 1.0:30\n  u: 00\n  t: 1__0\n  s: a::b\n  r: a -\n",
+    "- func: a\n  x: ['', \"\", ' a b ', a.]\n  y: [a ]\n  z: [1., a..b]\n  w: [y, n, Y]\n", "- func: a ---\n",
+    "- func: a\n  0: x\n  False: y\n", "- func: a\n  1.0e+400: x\n  2.0e+400: y\n",
+    # a block under the first line's key, indentless or indented by one
+    "- dispatch:\n  - a\n  b: c\n", "- dispatch:\n   CPU: a\n", "- a:\n  - b\n  - c\n  d:\n    e: f\n",
 ])
 def test_tricky_entries(text: str) -> None:
     assert_same(text)
