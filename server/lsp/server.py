@@ -278,7 +278,9 @@ class OpgenLanguageServer(LanguageServer):
         kinds = (new.kind, old.kind if old is not None else None)
         if TAGS in kinds:
             self.recheck_stale()
-        elif NATIVE in kinds:
+        elif NATIVE in kinds or BACKEND not in kinds:
+            # Another file a backend check reads from the editor (a lazy yaml's shape-inference header): the
+            # backends whose analysis it changed (no other: C++ sources count when saved).
             self.recheck_backends()
 
     def recheck_backends(self) -> None:
@@ -302,6 +304,8 @@ class OpgenLanguageServer(LanguageServer):
         self._published.discard(uri)
         if document is not None and document.kind in (TAGS, NATIVE):
             self.recheck_stale()
+        elif document is not None and document.kind != BACKEND:  # its file's text counts again (see sync)
+            self.recheck_backends()
 
     def shutdown_work(self) -> None:
         for task in self._pending.values():

@@ -13,7 +13,7 @@ from pytest_lsp import LanguageClient
 
 from opgen_lsp.cli import main
 
-from .helpers import NATIVE, TAGS, current_diagnostics, diagnostics, open_document, pos, write
+from .helpers import NATIVE, TAGS, current_diagnostics, diagnostics, edit, open_document, pos, write
 
 pytestmark = pytest.mark.asyncio
 
@@ -160,3 +160,19 @@ async def test_bad_non_native_entry(client: LanguageClient):
     uri, _ = setup(client, lazy=lazy)
     found = await diagnostics(client, uri, 1)
     assert [(d.code, d.range.start.line) for d in found] == [("OPG536", pos(client, lazy, "not a schema").line)]
+
+
+@pytest.mark.configuration(CONFIG)
+async def test_editing_the_open_header_rechecks_the_lazy_yaml(client: LanguageClient):
+    """The header's editor text is what the check reads (as for any open file): an edit, not only a save,
+    re-checks the yaml."""
+    uri, _ = setup(client, header="#pragma once\n")
+    assert [d.code for d in await diagnostics(client, uri, 1)] == ["OPG535"]
+    header = open_document(client, client.root / "include/shape_inference.h")  # type: ignore[attr-defined]
+    end = types.Position(line=1, character=0)
+    edit(client, header, 2, types.Range(start=end, end=end), HEADER)
+    assert await current_diagnostics(client, uri, lambda ds: not ds, timeout=5) == []
+    # Closed unsaved: the file on disk, which does not declare it, counts again.
+    client.text_document_did_close(types.DidCloseTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=header)))
+    assert [d.code for d in await current_diagnostics(client, uri, lambda ds: bool(ds), timeout=5)] == ["OPG535"]
