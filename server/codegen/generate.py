@@ -13,7 +13,7 @@ from ..model import dispatch as dk
 from .files.aoti import FallbackOps, header_check, parse_fallback_ops
 from .files.aten import plan_aten
 from .files.context import GenContext, GenerateOptions
-from .inputs import InputError, load_native
+from .inputs import InputError, load_native, read_input
 from .plan import Dirs, GeneratedFile, Manager, PlanError, PlannedFile, materialize, outputs_lists, render
 from .selection import ALL_OPERATORS, Selection, from_allow_list, parse_selection_yaml
 from .workers import Job, usable_cpus, write_in_processes
@@ -36,14 +36,6 @@ def dirs_of(options: GenerateOptions) -> Dirs:
     return Dirs(options.install_dir, options.headeronly_dir, options.aoti_install_dir)
 
 
-def _read(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except OSError as exc:
-        raise InputError(f"{path}: {exc.strerror or exc}") from exc
-
-
 def read_if_present(path: str) -> str | None:
     """A file's text, None when there is none (other read errors raise InputError)."""
     try:
@@ -60,7 +52,7 @@ def read_templates(folder: str) -> dict[str, str]:
         names = sorted(os.listdir(folder))
     except OSError as exc:
         raise InputError(f"{folder}: {exc.strerror or exc}") from exc
-    return {n: _read(os.path.join(folder, n)) for n in names if os.path.isfile(os.path.join(folder, n))}
+    return {n: read_input(os.path.join(folder, n)) for n in names if os.path.isfile(os.path.join(folder, n))}
 
 
 def check_options(options: GenerateOptions) -> list[str]:
@@ -95,7 +87,7 @@ def load_fallback_ops(source_path: str) -> tuple[FallbackOps | None, str]:
     for path in fallback_ops_candidates(source_path):
         if os.path.isfile(path):
             try:
-                text = _read(path)
+                text = read_input(path)
             except InputError as exc:
                 return None, str(exc)
             ops, error = parse_fallback_ops(text, path)
@@ -109,7 +101,7 @@ def load_selection(options: GenerateOptions) -> Selection:
         return from_allow_list(options.op_registration_whitelist)
     if options.op_selection_yaml_path is None:
         return ALL_OPERATORS
-    selection, error = parse_selection_yaml(_read(options.op_selection_yaml_path), options.op_selection_yaml_path)
+    selection, error = parse_selection_yaml(read_input(options.op_selection_yaml_path), options.op_selection_yaml_path)
     if selection is None:
         raise InputError(error or options.op_selection_yaml_path)
     return selection
@@ -125,7 +117,7 @@ def load_context(options: GenerateOptions) -> GenContext:
         first = inputs.errors[0]
         raise InputError(f"{native} has {len(inputs.errors)} error(s), the first: {first.message}; "
                          "run 'opgen check' on it")
-    tags = frozenset(TagsParser().parse(_read(tags_path)).names)
+    tags = frozenset(TagsParser().parse(read_input(tags_path)).names)
     templates = read_templates(os.path.join(options.source_path, "templates"))
     fallback_ops, why = load_fallback_ops(options.source_path)
     return GenContext(inputs.snapshot.functions, tags, options, templates, fallback_ops, why, load_selection(options))
@@ -243,7 +235,7 @@ class Engine:
 
         self.options = options
         tags_path = os.path.join(options.source_path, "native", "tags.yaml")
-        self._tags = frozenset(TagsParser().parse(_read(tags_path)).names)
+        self._tags = frozenset(TagsParser().parse(read_input(tags_path)).names)
         self._templates = read_templates(os.path.join(options.source_path, "templates"))
         self._parser = NativeParser(options.ignore_keys)
         self._fallback_ops, self._fallback_ops_missing = load_fallback_ops(options.source_path)

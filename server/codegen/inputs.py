@@ -28,12 +28,15 @@ def default_native_functions() -> str | None:
     return path if path and os.path.exists(path) else None
 
 
-def _read(path: str) -> str:
+def read_input(path: str) -> str:
+    """An input file's text; InputError when it is missing, unreadable or not UTF-8."""
     try:
         with open(path, encoding="utf-8") as f:
             return f.read()
     except OSError as exc:
         raise InputError(f"{path}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text (byte {exc.start})") from exc
 
 
 @dataclass(frozen=True)
@@ -50,7 +53,7 @@ def load_native(path: str | None, tags_path: str | None, ignore_keys=frozenset()
     path = path or default_native_functions()
     if path is None:
         raise InputError("no native_functions.yaml: pass --native-functions (torch is not installed to provide one)")
-    text = _read(path)
+    text = read_input(path)
     tags_path = tags_path or os.path.join(os.path.dirname(path), "tags.yaml")
-    tags = TagsParser().parse(_read(tags_path)).names
+    tags = TagsParser().parse(read_input(tags_path)).names
     return NativeInputs(path, NativeParser(ignore_keys).parse(text, tags))

@@ -50,3 +50,12 @@ def test_jobs_must_be_positive(tmp_path: Path, capsys) -> None:
     except SystemExit as exit_:
         assert exit_.code == 2
     assert "'0' is not a positive number" in capsys.readouterr().err
+
+
+def test_an_input_that_is_not_utf8_is_a_clear_error(tmp_path: Path, capsys) -> None:
+    (tmp_path / "native").mkdir()
+    (tmp_path / "native" / "native_functions.yaml").write_text("- func: abs(Tensor self) -> Tensor\n")
+    (tmp_path / "native" / "tags.yaml").write_bytes(b"- tag: core\n  desc: \xff\xfe\n")
+    assert main(["generate", "-s", str(tmp_path), "-d", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "tags.yaml: not UTF-8 text (byte 20)" in err and "Traceback" not in err
