@@ -17,11 +17,12 @@ from .report import RENDERERS
 def _check(args: argparse.Namespace) -> int:
     from .analysis.check import check_paths
 
+    from .codegen.inputs import InputError
+
     try:
         lazy = _lazy_checker(args.shape_inference_hdr)
-    except OSError as exc:
-        print(f"opgen: cannot read the shape-inference header {args.shape_inference_hdr}: {exc.strerror or exc}",
-              file=sys.stderr)
+    except InputError as exc:
+        print(f"opgen: cannot read the shape-inference header {exc}", file=sys.stderr)
         return 2
     result = check_paths(args.paths, args.tags, args.native_functions,
                          native_extra=_kernel_checker(args.kernels) if args.kernels else None, backend_extra=lazy)
@@ -55,13 +56,14 @@ def _kernel_checker(roots: list[str]):
 def _lazy_checker(header_path: str | None):
     """What gen_lazy_tensor rejects in a lazy backend yaml, its compute_shape_ functions checked against the
     header given (else, for PyTorch's own `backend: Lazy` yaml, the one of the PyTorch checkout holding the
-    current folder or the yaml, else the installed wheel's; other backends: not checked). Raises OSError for an
+    current folder or the yaml, else the installed wheel's; other backends: not checked). Raises InputError for an
     unreadable header."""
+    from .codegen.inputs import InputError, read_input
     from .codegen.lazy.check import is_lazy_yaml, lazy_diagnostics, shape_header_path
     from .codegen.lazy.shape import parse_shape_header
     from .diagnostics import diag
 
-    given = parse_shape_header(header_path, _read_text(header_path)) if header_path else None
+    given = parse_shape_header(header_path, read_input(header_path)) if header_path else None
 
     def check(path: str, text: str, snapshot, native) -> tuple:
         resolved = snapshot.resolved
@@ -71,22 +73,13 @@ def _lazy_checker(header_path: str | None):
         if header is None:
             found = shape_header_path(resolved, None, (os.getcwd(), os.path.dirname(os.path.abspath(path))))
             try:
-                header = parse_shape_header(found, _read_text(found)) if found else None
-            except OSError as exc:  # as the language server says it: the yaml is still checked, shapes are not
-                unread = (diag("OPG900", resolved.yaml.anchor, f"cannot read the shape-inference header {found}: "
-                               f"{exc.strerror or exc}; compute_shape_ functions are not checked"),)
+                header = parse_shape_header(found, read_input(found)) if found else None
+            except InputError as exc:  # as the language server says it: the yaml is still checked, shapes are not
+                unread = (diag("OPG900", resolved.yaml.anchor, f"cannot read the shape-inference header {exc}; "
+                               "compute_shape_ functions are not checked"),)
         return unread + tuple(lazy_diagnostics(text, snapshot, native.functions.groups, header))
 
     return check
-
-
-def _read_text(path: str) -> str:
-    """A file's text (raises OSError, also for bytes that are not UTF-8)."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except UnicodeDecodeError as exc:
-        raise OSError(f"not UTF-8 text (byte {exc.start})") from exc
 
 
 def _explain(args: argparse.Namespace) -> int:
