@@ -14,12 +14,11 @@ Exit status: 0 when measured (goal met or not), 1 when a run failed or the outpu
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
 
-from tool_runs import print_table, run_all
+from tool_runs import bench_arguments, measure
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_YAML = ROOT.parent / "shared" / "corpus" / "pytorch-xla__xla_native_functions.yaml"
@@ -35,27 +34,11 @@ def commands(yaml: Path) -> dict[str, list[str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=5, help="fresh-process runs of each tool (default 5)")
-    parser.add_argument("--yaml", type=Path, default=DEFAULT_YAML, help="backend yaml (default: torch_xla's)")
-    args = parser.parse_args(argv)
-    try:
-        import opgen_lsp  # noqa: F401
-        import torchgen  # noqa: F401
-    except ImportError as exc:
-        print(f"bench: {exc}", file=sys.stderr)
+    args = bench_arguments(__doc__, DEFAULT_YAML, argv)
+    if args is None:
         return 2
-    if not args.yaml.is_file():
-        print(f"bench: no such file {args.yaml}", file=sys.stderr)
-        return 2
-    cmds = commands(args.yaml)
-    try:
-        times, outputs = run_all(cmds, args.repeat)
-    except RuntimeError as exc:
-        print(f"bench: {exc}", file=sys.stderr)
-        return 1
     title = f"`{args.yaml.name}` ({os.cpu_count()} CPUs, {args.repeat} runs each)"
-    return 0 if print_table(title, times, outputs, GOAL) else 1
+    return measure(title, commands(args.yaml), args.repeat, GOAL)
 
 
 if __name__ == "__main__":

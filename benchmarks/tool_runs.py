@@ -8,6 +8,7 @@ are kept from its first run and compared byte for byte.
 
 from __future__ import annotations
 
+import argparse
 import resource
 import statistics
 import subprocess
@@ -72,3 +73,32 @@ def print_table(title: str, times: Mapping[str, list[Timing]], outputs: Mapping[
     files = ", ".join(sorted(next(iter(outputs.values()))))
     print(f"| outputs | {'byte-identical' if same else 'DIFFER'} ({files}) | | | | |")
     return same
+
+
+def bench_arguments(doc: str, default_yaml: Path, argv: list[str] | None) -> argparse.Namespace | None:
+    """--repeat and --yaml, once torchgen and opgen_lsp import and the yaml exists; None (said why) if not."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5, help="fresh-process runs of each tool (default 5)")
+    parser.add_argument("--yaml", type=Path, default=default_yaml, help="backend yaml (default: torch_xla's)")
+    args = parser.parse_args(argv)
+    try:
+        import opgen_lsp  # noqa: F401
+        import torchgen  # noqa: F401
+    except ImportError as exc:
+        print(f"bench: {exc}", file=sys.stderr)
+        return None
+    if not args.yaml.is_file():
+        print(f"bench: no such file {args.yaml}", file=sys.stderr)
+        return None
+    return args
+
+
+def measure(title: str, cmds: Mapping[str, list[str]], repeat: int, goal: float,
+            envs: Mapping[str, Mapping[str, str]] | None = None) -> int:
+    """Run and print the table: 0 when measured (goal met or not), 1 when a run failed or the outputs differ."""
+    try:
+        times, outputs = run_all(cmds, repeat, envs)
+    except RuntimeError as exc:
+        print(f"bench: {exc}", file=sys.stderr)
+        return 1
+    return 0 if print_table(title, times, outputs, goal) else 1

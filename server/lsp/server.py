@@ -253,10 +253,10 @@ class OpgenLanguageServer(LanguageServer):
         else:
             self._published.discard(uri)
 
-    def recheck_stale(self) -> None:
-        """After tags, native_functions.yaml, files on disk or settings changed: re-check the native and
-        backend documents whose inputs changed."""
-        stale = self.model.stale(NATIVE) + self.model.stale(BACKEND)
+    def recheck_stale(self, kinds: tuple[str, ...] = (NATIVE, BACKEND)) -> None:
+        """After tags, native_functions.yaml, files on disk or settings changed: re-check the documents of
+        these kinds whose inputs changed."""
+        stale = [uri for kind in kinds for uri in self.model.stale(kind)]
         if not stale:
             return
         if self.pulls:
@@ -281,18 +281,7 @@ class OpgenLanguageServer(LanguageServer):
         elif NATIVE in kinds or BACKEND not in kinds:
             # Another file a backend check reads from the editor (a lazy yaml's shape-inference header): the
             # backends whose analysis it changed (no other: C++ sources count when saved).
-            self.recheck_backends()
-
-    def recheck_backends(self) -> None:
-        """After native_functions.yaml changed: re-check the open backend yamls checked against it."""
-        stale = self.model.stale(BACKEND)
-        if not stale:
-            return
-        if self.pulls:
-            self.workspace_diagnostic_refresh(None)
-            return
-        for uri in stale:
-            self.schedule(uri)
+            self.recheck_stale((BACKEND,))
 
     def closed(self, uri: str) -> None:
         pending = self._pending.pop(uri, None)
@@ -305,7 +294,7 @@ class OpgenLanguageServer(LanguageServer):
         if document is not None and document.kind in (TAGS, NATIVE):
             self.recheck_stale()
         elif document is not None and document.kind != BACKEND:  # its file's text counts again (see sync)
-            self.recheck_backends()
+            self.recheck_stale((BACKEND,))
 
     def shutdown_work(self) -> None:
         for task in self._pending.values():
