@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from file_trees import files_under
 from opgen_lsp.cli import main
 
 
@@ -30,17 +31,13 @@ def test_bad_yaml_names_the_error(tmp_path: Path, capsys) -> None:
 SAMPLES_ATEN = Path(__file__).resolve().parents[2] / "samples" / "aten"
 
 
-def _tree(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
-
-
 def test_jobs_change_nothing_but_the_processes(tmp_path: Path) -> None:
     trees = []
     for jobs in ("1", "2"):
         out = tmp_path / f"j{jobs}"
         assert main(["generate", "-s", str(SAMPLES_ATEN), "-d", str(out / "aten"), "--aoti-install-dir",
                      str(out / "aoti"), "--update-aoti-c-shim", "-j", jobs]) == 0
-        trees.append(_tree(out))
+        trees.append(files_under(out))
     assert len(trees[0]) > 100 and trees[0] == trees[1]
 
 

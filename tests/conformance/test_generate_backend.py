@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from conftest import CORPUS
+from file_trees import files_under, first_difference
 from opgen_lsp.cli import main
 from opgen_lsp.codegen.backend.run import BackendOptions, generate_backend, load_native_snapshot
 from opgen_lsp.index.backend import check_backend
@@ -41,18 +42,6 @@ def _torchgen(source: Path, cwd: Path, out: str) -> subprocess.CompletedProcess:
                           cwd=cwd, capture_output=True, text=True)
 
 
-def _files(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
-
-
-def _first_difference(a: bytes, b: bytes) -> str:
-    la, lb = a.decode().splitlines(), b.decode().splitlines()
-    for i, (x, y) in enumerate(zip(la, lb)):
-        if x != y:
-            return f"line {i + 1}:\n  torchgen: {x!r}\n  opgen:    {y!r}"
-    return f"lengths differ: {len(la)} vs {len(lb)} lines"
-
-
 def test_every_corpus_file_is_classified():
     assert {p.name for p in ACCEPTED_FILES} == ACCEPTED
     assert all(p.name in REJECTED for p in REJECTED_FILES)
@@ -68,7 +57,7 @@ def test_output_spelling(aten, native, tmp_path, monkeypatch, out):
     monkeypatch.chdir(ours)
     result = generate_backend(BackendOptions(str(source), out), native)
     assert not result.has_errors
-    assert _files(ours) == _files(theirs)
+    assert files_under(ours) == files_under(theirs)
 
 
 @pytest.mark.parametrize("source", ACCEPTED_FILES, ids=[p.name for p in ACCEPTED_FILES])
@@ -84,10 +73,10 @@ def test_accepted_file_is_byte_identical(aten, native, source, tmp_path, monkeyp
     # The same diagnostics as against the whole file.
     full = check_backend(source.read_text(), native)
     assert [d.diagnostic for d in result.diagnostics] == list(full.diagnostics)
-    expected, got = _files(theirs), _files(ours)
+    expected, got = files_under(theirs), files_under(ours)
     assert sorted(got) == sorted(expected)
     for name in expected:
-        assert got[name] == expected[name], f"{name} differs at {_first_difference(expected[name], got[name])}"
+        assert got[name] == expected[name], f"{name} differs at {first_difference(expected[name], got[name])}"
     # A second run writes nothing: every file is unchanged.
     again = generate_backend(BackendOptions(str(source), "out"), native)
     assert again.written is not None and not again.written.written and len(again.written.unchanged) == len(got)

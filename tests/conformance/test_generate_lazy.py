@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from conftest import CORPUS
+from file_trees import files_under, first_difference
 from opgen_lsp.cli import main
 
 pytestmark = [pytest.mark.conformance, pytest.mark.slow]
@@ -72,18 +73,6 @@ def _opgen(cwd: Path, args: list[str], monkeypatch) -> int:
     return main(["generate-lazy", *args])
 
 
-def _files(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
-
-
-def _first_difference(a: bytes, b: bytes) -> str:
-    la, lb = a.decode().splitlines(), b.decode().splitlines()
-    for i, (x, y) in enumerate(zip(la, lb)):
-        if x != y:
-            return f"line {i + 1}:\n  torchgen: {x!r}\n  opgen:    {y!r}"
-    return f"lengths differ: {len(la)} vs {len(lb)} lines"
-
-
 def _compare(oracle_root: Path, tmp_path: Path, args: list[str], monkeypatch, *, link_torch: bool = False) -> None:
     ref, ours = tmp_path / "torchgen", tmp_path / "opgen"
     for d in (ref, ours):
@@ -93,10 +82,10 @@ def _compare(oracle_root: Path, tmp_path: Path, args: list[str], monkeypatch, *,
     done = _torchgen(oracle_root, ref, args)
     assert done.returncode == 0, done.stderr[-2000:]
     assert _opgen(ours, args, monkeypatch) == 0
-    expected, got = _files(ref / "out"), _files(ours / "out")
+    expected, got = files_under(ref / "out"), files_under(ours / "out")
     assert sorted(got) == sorted(expected)
     for name in expected:
-        assert got[name] == expected[name], f"{name} differs at {_first_difference(expected[name], got[name])}"
+        assert got[name] == expected[name], f"{name} differs at {first_difference(expected[name], got[name])}"
 
 
 def test_xla_with_torchscript_settings(oracle_root, tmp_path, monkeypatch):

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from file_trees import files_under
 from opgen_lsp.codegen.generate import generate
 from opgen_lsp.generate_cli import add_generate_parser, options_from_args
 
@@ -29,17 +30,13 @@ def _options(aten: Path, root: Path, flags: tuple[str, ...]):
     return options_from_args(args)
 
 
-def _files(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
-
-
 @pytest.mark.parametrize("variant", sorted(SELECTIVE_VARIANTS))
 def test_selective_variant_is_byte_identical(variant: str, aten: Path, torchgen_selective_outputs,
                                              tmp_path: Path) -> None:
-    theirs = _files(torchgen_selective_outputs(variant))
+    theirs = files_under(torchgen_selective_outputs(variant))
     result = generate(_options(aten, tmp_path, SELECTIVE_VARIANTS[variant]))
     assert result.errors == () and result.missing == ()
-    ours = _files(tmp_path)
+    ours = files_under(tmp_path)
     assert sorted(ours) == sorted(theirs)
     different = sorted(name for name in theirs if ours[name] != theirs[name])
     print(f"{variant}: {len(theirs) - len(different)} of {len(theirs)} files byte-identical")

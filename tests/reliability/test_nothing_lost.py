@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from file_trees import files_under
 from opgen_lsp.analysis.check import check_paths
 from opgen_lsp.codegen import writer
 from opgen_lsp.index.backend import check_backend
@@ -32,17 +33,13 @@ def _generate_command(source: Path, out: Path) -> list[str]:
             str(out / "headeronly"), "--aoti-install-dir", str(out / "aoti"), "--implemented-only"]
 
 
-def _files(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
-
-
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory, inputs) -> tuple[Path, dict[str, bytes]]:
     """A complete generation of the real file (the 'new' content)."""
     source = fuzz.aten_native().parent  # type: ignore[union-attr]
     out = tmp_path_factory.mktemp("reference")
     subprocess.run(_generate_command(source, out), check=True, capture_output=True, timeout=300)
-    return source, _files(out)
+    return source, files_under(out)
 
 
 def _is_temp(name: str) -> bool:
@@ -91,7 +88,7 @@ def test_sigkill_leaves_every_file_old_or_new(tmp_path: Path, reference):
     mixed = 0
     for round_ in range(2):
         _kill_during_writes(command, out, old, rng)
-        found = _files(out)
+        found = files_under(out)
         for name in new:
             assert found[name] in (old[name], new[name]), f"round {round_}: {name} is neither old nor new"
         extra = [n for n in found if n not in new]
@@ -104,7 +101,7 @@ def test_sigkill_leaves_every_file_old_or_new(tmp_path: Path, reference):
     assert mixed >= 1  # at least one kill landed in the middle of the writes
     # A run to the end replaces everything.
     subprocess.run(command, check=True, capture_output=True, timeout=300)
-    found = _files(out)
+    found = files_under(out)
     assert all(found[n] == new[n] for n in new)
 
 
