@@ -19,7 +19,6 @@ import asyncio
 import os
 import threading
 import time
-import uuid
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
@@ -124,16 +123,9 @@ async def generate(server: OpgenLanguageServer, *args: Any) -> dict:
     job = generate_job.NativeJob(_native_path(server, arg.get("uri")), output_dir(server),
                                  per_operator_headers=server.settings.per_operator_headers)
     cancel = threading.Event()
-    token: str | None = None
-    if server.client.work_done_progress:
-        token = f"opgen-generate-{uuid.uuid4().hex[:8]}"
-        try:
-            await asyncio.wait_for(server.work_done_progress.create_async(token), 5)
-        except Exception:  # the client refused: run without progress
-            token = None
+    token = await server.begin_progress("generate", types.WorkDoneProgressBegin(
+        title="opgen: generating", cancellable=True, message=job.output_dir, percentage=0))
     if token is not None:
-        server.work_done_progress.begin(token, types.WorkDoneProgressBegin(
-            title="opgen: generating", cancellable=True, message=job.output_dir, percentage=0))
         future = server.work_done_progress.tokens.get(token)
         if future is not None:
             future.add_done_callback(lambda f: cancel.set() if f.cancelled() else None)
@@ -178,19 +170,6 @@ def _backend_document(server: OpgenLanguageServer, uri: str | None):
     return backends[0]
 
 
-async def _progress(server: OpgenLanguageServer, title: str, message: str) -> str | None:
-    if not server.client.work_done_progress:
-        return None
-    token = f"opgen-generate-{uuid.uuid4().hex[:8]}"
-    try:
-        await asyncio.wait_for(server.work_done_progress.create_async(token), 5)
-    except Exception:  # the client refused: run without progress
-        return None
-    server.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title, cancellable=False,
-                                                                       message=message, percentage=0))
-    return token
-
-
 async def generate_backend(server: OpgenLanguageServer, arg: dict) -> dict:
     """gen_backend_stubs' files (<Key>NativeFunctions.h, Register<Key>.cpp, ...) for a backend yaml as saved on
     disk, checked against its native_functions.yaml, written into the output directory (opgen generate-backend)."""
@@ -202,7 +181,8 @@ async def generate_backend(server: OpgenLanguageServer, arg: dict) -> dict:
         raise CommandError(why)
     out = output_dir(server)
     options = BackendOptions(document.path, out, native_functions=native_path)  # type: ignore[arg-type]
-    token = await _progress(server, "opgen: generating the backend's files", out)
+    token = await server.begin_progress("generate", types.WorkDoneProgressBegin(
+        title="opgen: generating the backend's files", cancellable=False, message=out, percentage=0))
     loop = asyncio.get_running_loop()
     summary = "failed"
     try:

@@ -17,7 +17,6 @@ import asyncio
 import functools
 import logging
 import os
-import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -103,24 +102,12 @@ def start(server: OpgenLanguageServer) -> None:
         state.task = asyncio.ensure_future(build(server))
 
 
-async def _progress_begin(server: OpgenLanguageServer, roots: tuple[str, ...]) -> str | None:
-    if not server.client.work_done_progress:
-        return None
-    token = f"opgen-kernels-{uuid.uuid4().hex[:8]}"
-    try:
-        await asyncio.wait_for(server.work_done_progress.create_async(token), 5)
-    except Exception:  # the client refused: index without progress
-        return None
-    server.work_done_progress.begin(token, types.WorkDoneProgressBegin(
-        title="opgen: indexing kernels", cancellable=False, message=", ".join(roots)))
-    return token
-
-
 async def build(server: OpgenLanguageServer) -> None:
     state = server.model.kernels
     roots = state.roots
     state.building = True
-    token = await _progress_begin(server, roots)
+    token = await server.begin_progress("kernels", types.WorkDoneProgressBegin(
+        title="opgen: indexing kernels", cancellable=False, message=", ".join(roots)))
     message = "cancelled"
     try:
         loop = asyncio.get_running_loop()

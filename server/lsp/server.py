@@ -16,6 +16,7 @@ import asyncio
 import functools
 import logging
 import os
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
@@ -252,6 +253,18 @@ class OpgenLanguageServer(LanguageServer):
             self._published.add(uri)
         else:
             self._published.discard(uri)
+
+    async def begin_progress(self, kind: str, begin: types.WorkDoneProgressBegin) -> str | None:
+        """A work-done progress token (opgen-<kind>-...) begun with `begin`; None when the client takes none."""
+        if not self.client.work_done_progress:
+            return None
+        token = f"opgen-{kind}-{uuid.uuid4().hex[:8]}"
+        try:
+            await asyncio.wait_for(self.work_done_progress.create_async(token), 5)
+        except Exception:  # the client refused: the work goes on without progress
+            return None
+        self.work_done_progress.begin(token, begin)
+        return token
 
     def recheck_stale(self, kinds: tuple[str, ...] = (NATIVE, BACKEND)) -> None:
         """After tags, native_functions.yaml, files on disk or settings changed: re-check the documents of
