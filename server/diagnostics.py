@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
+from .frozen import fast_init
 from .text import Span
 
 
@@ -20,6 +21,7 @@ class Severity(IntEnum):
         return self.name.lower()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
     span: Span
@@ -39,6 +41,7 @@ class Diagnostic:
         return self.severity is Severity.ERROR
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Code:
     code: str

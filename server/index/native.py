@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from ..diagnostics import Diagnostic, diag
 from ..model.dispatch import DispatchKey
-from ..model.lower import LoweredEntry, lower_native_function
+from ..model.lower import LoweredEntry, lower_native_function, parse_entry_schemas
 from ..model.native_yaml import NativeFunctions, Op, Problem, assemble
 from ..model.tags import Tag, lower_tag
 from ..syntax.locate import ScalarText
@@ -80,7 +80,8 @@ class NativeParser:
             def lower(entry: YMap):
                 lowered = lower_native_function(entry, valid_tags, ignore_keys)
                 return lowered, lowered.diagnostics
-            self._tags, self._parser = valid_tags, EntryListParser("native_functions.yaml", lower)
+            self._tags, self._parser = valid_tags, EntryListParser("native_functions.yaml", lower,
+                                                            parse_entry_schemas)
         return self._parser
 
     def parse(self, text: str, valid_tags: frozenset[str]) -> NativeSnapshot:

@@ -24,7 +24,6 @@ other methods are cheap and run on the event loop. Nothing here knows LSP.
 from __future__ import annotations
 
 import functools
-import gc
 import itertools
 import os
 from dataclasses import dataclass
@@ -39,10 +38,6 @@ from ..text import Span
 from .config import Settings
 from .convert import Lines
 from .kernels import KernelState, MissingKernels
-
-# After the first analysis of a document this long, the heap is frozen once:
-# the engine's steady ~20 ms re-checks rely on the collector not walking the loaded model.
-LARGE_DOCUMENT_LINES = 5000
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +153,6 @@ class Workspace:
         self._disk_natives: dict[str, tuple[tuple, NativeSource]] = {}
         # C++ files scanned for kernel definitions: (path, class) -> (file key, definitions).
         self._kernel_files: dict[tuple[str, str], tuple[tuple, dict[str, list[tuple[int, int]]]]] = {}
-        self.heap_frozen = False
         # The kernel index of the workspace's C++ sources (missing kernels in native documents).
         self.kernels = KernelState()
         # Bumped when a C++ file is saved or changes on disk: backend documents re-check their kernels.
@@ -452,7 +446,6 @@ class Workspace:
             analysis = Analysis(document, (document.generation,), ())
         if self._documents.get(uri) is not None:
             self._analyses[uri] = analysis
-        self._freeze_once(document)
         return analysis
 
     def _analyse_backend(self, document: OpenDocument) -> Analysis:
@@ -546,13 +539,3 @@ class Workspace:
             self._declarations[key] = found
         return found
 
-    def _freeze_once(self, document: OpenDocument) -> None:
-        if self.heap_frozen or document.kind not in (NATIVE, TAGS):
-            return
-        if document.text.count("\n") < LARGE_DOCUMENT_LINES:
-            return
-        self.heap_frozen = True
-        # No gc.collect() first: after the first parse of the real file it walks ~240,000 objects (0.3 s or
-        # more, before the first diagnostics could go out) to find about 5 unreachable ones; the parser
-        # runs with the collector paused, so there is next to no cyclic garbage to leave behind.
-        gc.freeze()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+from ..frozen import fast_init
 from ..diagnostics import Diagnostic, Severity, diag
 from ..suggest import did_you_mean
 from ..syntax.locate import ScalarText
@@ -57,6 +58,7 @@ ENTRY_KEYS: dict[str, str] = {
 _STRUCTURED_KEYS_IN_ORDER = tuple(sorted(dk.STRUCTURED_DISPATCH_KEYS, key=lambda k: k.value))
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class LoweredEntry:
     function: NativeFunction | None
@@ -163,6 +165,14 @@ def _parse_ufunc_loop(text: str, key: UfuncKey) -> tuple[UfuncInnerLoop | None, 
             hint, _ = did_you_mean(part, [*ScalarType.__members__, *DTYPE_CLASSES])
             return None, f"unknown dtype '{part}' in ufunc_inner_loop{hint}"
     return UfuncInnerLoop(name, tuple(dtypes), key), None
+
+
+def parse_entry_schemas(entries: list[YMap]) -> None:
+    """Parse the func: schema of every entry into parse_schema's memo, ahead of lowering them."""
+    for entry in entries:
+        node = entry.value("func")
+        if isinstance(node, YScalar) and isinstance(node.value, str):
+            parse_schema(node.value)
 
 
 def lower_native_function(entry: YMap, valid_tags: frozenset[str],

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
+from ..frozen import fast_init
 from .dispatch import DispatchKey
 from .schema import Argument, FunctionSchema, OperatorName, SchemaKind, identity_hash
 
@@ -59,6 +60,7 @@ DTYPE_CLASSES: dict[str, tuple[ScalarType, ...]] = {
 }
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class UfuncInnerLoop:
     name: str
@@ -66,6 +68,7 @@ class UfuncInnerLoop:
     ufunc_key: UfuncKey
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Precompute:
     # kernel argument name -> the precomputed arguments replacing it, in order
@@ -76,6 +79,7 @@ class Precompute:
         return [f"{name} -> {', '.join(map(str, args))}" for name, args in self.replace]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class BackendMetadata:
     kernel: str
@@ -86,6 +90,7 @@ class BackendMetadata:
         return "_symint" in self.kernel
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class NativeFunction:
     namespace: str
@@ -153,6 +158,7 @@ class NativeFunction:
         return self.structured or self.structured_delegate is not None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class EntrySource:
     """Links a NativeFunction to the yaml it was read from (spans relative to the entry)."""
@@ -170,6 +176,7 @@ class ViewSchemaKind(Enum):
     non_aliasing = 3
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class NativeFunctionsGroup:
     functional: NativeFunction
@@ -192,6 +199,7 @@ class NativeFunctionsGroup:
         return self.functional.root_name
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class NativeFunctionsViewGroup:
     view: NativeFunction
@@ -211,6 +219,7 @@ class NativeFunctionsViewGroup:
         return self.view.root_name
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class BackendIndex:
     dispatch_key: DispatchKey

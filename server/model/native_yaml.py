@@ -20,6 +20,7 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import Iterable, NamedTuple, Sequence
 
+from ..frozen import fast_init
 from . import dispatch as dk
 from .generate import (
     FUNCTIONAL_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT,
@@ -55,6 +56,7 @@ class Op(NamedTuple):
     generated: bool = False
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Problem:
     op: Op
@@ -91,6 +93,7 @@ def _kind(f: NativeFunction) -> SchemaKind | None:
 
 # ---------------------------------------------------------------- facts per function
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Facts:
     """What the whole-file passes need of one function, computed once per function."""
@@ -257,6 +260,7 @@ def generate_for_group(members: Members) -> tuple[tuple[tuple[int, SchemaKind, N
 
 # ---------------------------------------------------------------- groups
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class GroupOutcome:
     generated: tuple[tuple[int, SchemaKind, NativeFunction, BackendMetadata], ...]

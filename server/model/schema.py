@@ -14,6 +14,8 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Iterator, Union
 
+from ..frozen import fast_init
+
 # The base types torchgen knows, in its order.
 BASE_TYPE_NAMES = (
     "Generator", "ScalarType", "Tensor", "int", "DimVector", "float", "str", "bool",
@@ -49,6 +51,7 @@ class _TypeQueries:
         return self.is_base_ty_like(BaseTy.Generator)  # type: ignore[attr-defined]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class BaseType(_TypeQueries):
     name: BaseTy
@@ -66,6 +69,7 @@ class BaseType(_TypeQueries):
         return None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class OptionalType(_TypeQueries):
     elem: Type
@@ -83,6 +87,7 @@ class OptionalType(_TypeQueries):
         return self.elem.is_list_like()
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class CustomClassType(_TypeQueries):
     class_name: str
@@ -100,6 +105,7 @@ class CustomClassType(_TypeQueries):
         return None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ListType(_TypeQueries):
     elem: Type
@@ -123,6 +129,7 @@ Type = Union[BaseType, OptionalType, CustomClassType, ListType]
 TENSOR = BaseType(BaseTy.Tensor)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Annotation:
     alias_set: tuple[str, ...]
@@ -143,6 +150,7 @@ def _annotated_type_text(ty: Type, annotation: Annotation | None) -> str:
     return text
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Argument:
     name: str
@@ -176,6 +184,7 @@ class Argument:
         return self._plain  # type: ignore[return-value]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Return:
     name: str | None
@@ -199,11 +208,13 @@ class Return:
         return text if self.name is None else f"{text} {self.name}"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class SelfArgument:
     argument: Argument
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class TensorOptionsArguments:
     dtype: Argument
@@ -215,6 +226,7 @@ class TensorOptionsArguments:
         return (self.dtype, self.layout, self.device, self.pin_memory)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Arguments:
     pre_self_positional: tuple[Argument, ...]
@@ -320,6 +332,7 @@ class Arguments:
 AUGMENTED_ASSIGNMENT_NAMES = ("add", "sub", "mul", "div", "mod", "pow", "lshift", "rshift", "and", "xor", "or")
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class BaseOperatorName:
     base: str
@@ -344,6 +357,7 @@ class BaseOperatorName:
         return f"{prefix}{self.base}{suffix}"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class OperatorName:
     name: BaseOperatorName
@@ -377,6 +391,7 @@ class SchemaKind(Enum):
     scratch = 5
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class FunctionSchema:
     name: OperatorName

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from ..frozen import fast_init
 from ..diagnostics import Diagnostic, diag
 from ..text import Span
 from .canonical import compose_canonical_entry
@@ -45,6 +46,7 @@ def split_chunks(text: str) -> tuple[Chunk, ...]:
     return tuple(chunks)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ComposedEntry:
     """One entry, composed. Spans are relative to the entry's first line."""

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..frozen import fast_init
 from ..text import Span
 from .nodes import YScalar
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ScalarText:
     """A scalar whose value offsets can be placed on its line, when that is exact."""

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from ..frozen import fast_init
 from ..model.schema import (
     Annotation,
     Argument,
@@ -38,6 +39,7 @@ from ..suggest import did_you_mean
 Offsets = tuple[int, int]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Issue:
     """A problem found in a schema string, at offsets into that string."""
@@ -87,6 +89,7 @@ class ArgumentSpans(NamedTuple):
         return self._moved(self.pieces.default)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class SchemaSpans:
     """Where each piece of a schema is, as offsets into the func string."""
@@ -100,6 +103,7 @@ class SchemaSpans:
     each_return: tuple[Offsets, ...]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ParsedSchema:
     namespace: str
