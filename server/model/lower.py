@@ -664,7 +664,7 @@ def _check_post_init(r: _Reader, func: FunctionSchema, kind: SchemaKind | None, 
         except TypeError:
             ok = False
         if not ok:
-            span = names_node.items[i].span if isinstance(names_node, YSeq) else entry.span
+            span = names_node.items[i].span if isinstance(names_node, YSeq) else r.entry.span
             r.error("OPG119", span, f"cpp_no_default_args: '{name}' is not an argument with a default value")
     if inherits is not None and not structured:
         r.error("OPG116", r.key_span("structured_inherits"), "structured_inherits requires 'structured: True'")
