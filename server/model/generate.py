@@ -6,7 +6,6 @@ exactly those torchgen 2.13's native_function_generation builds.
 
 from __future__ import annotations
 
-import functools
 import string
 
 from . import dispatch as dk
@@ -119,7 +118,6 @@ def functional_signature(func: FunctionSchema) -> FunctionSchema:
     return func.signature(keep_return_names=True).with_name(name)
 
 
-@functools.cache
 def generate_function(f: NativeFunction, kind: SchemaKind) -> tuple[NativeFunction, BackendMetadata]:
     """The generated variant of `f` of the given kind, and its CompositeExplicitAutograd kernel."""
     func = out_signature(f.func) if kind is SchemaKind.out else functional_signature(f.func)

@@ -17,8 +17,8 @@ from __future__ import annotations
 import functools
 import keyword
 from collections import defaultdict
-from dataclasses import dataclass, replace
-from typing import Iterable, NamedTuple, Sequence
+from dataclasses import dataclass
+from typing import Callable, Iterable, NamedTuple, Sequence, TypeVar
 
 from ..frozen import fast_init
 from . import dispatch as dk
@@ -66,9 +66,41 @@ class Problem:
     where: object = "name"
 
 
+F = TypeVar("F", bound=Callable)
+
 # A problem found by a memoized per-group function, which knows no positions:
 # (index of the member it concerns, code, message, where).
 Finding = tuple[int, str, str, object]
+
+# Per-group results kept for re-checks; past this many, the memo starts over.
+MEMO_LIMIT = 50_000
+
+
+def _memo_by_identity(key_of: Callable[..., tuple]) -> Callable[[F], F]:
+    """Memoize a function of NativeFunctions on which function objects it gets (key_of gives their ids).
+
+    An unchanged entry lowers to the very same object on every re-check (entries are cached by their
+    text), so identity finds every unchanged group; an edited entry is a new object and misses. Keys
+    cost a few ids instead of hashing whole schemas, which matters on a cold parse, where nothing hits.
+    The arguments are kept with the result, so an id cannot be reused while its key is in the memo.
+    """
+    def decorate(fn: F) -> F:
+        memo: dict[tuple, tuple[tuple, object]] = {}
+
+        @functools.wraps(fn)
+        def memoized(*args):
+            key = key_of(*args)
+            hit = memo.get(key)
+            if hit is not None:
+                return hit[1]
+            result = fn(*args)
+            if len(memo) >= MEMO_LIMIT:
+                memo.clear()
+            memo[key] = (args, result)
+            return result
+        memoized.cache_clear = memo.clear  # type: ignore[attr-defined]
+        return memoized  # type: ignore[return-value]
+    return decorate
 
 
 @dataclass(frozen=True)
@@ -211,7 +243,7 @@ def pre_group(ops: Sequence[Op], problems: list[Problem]) -> dict[str, dict[Sche
 Members = tuple[tuple[SchemaKind, NativeFunction], ...]
 
 
-@functools.cache
+@_memo_by_identity(lambda members: tuple([id(f) for _, f in members]))
 def generate_for_group(members: Members) -> tuple[tuple[tuple[int, SchemaKind, NativeFunction, BackendMetadata], ...],
                                                   tuple[Finding, ...]]:
     """torchgen's add_generated_native_functions for one group: (base index, kind, function, kernel) and findings."""
@@ -260,33 +292,7 @@ def generate_for_group(members: Members) -> tuple[tuple[tuple[int, SchemaKind, N
 
 # ---------------------------------------------------------------- groups
 
-@fast_init
-@dataclass(frozen=True, slots=True)
-class GroupOutcome:
-    generated: tuple[tuple[int, SchemaKind, NativeFunction, BackendMetadata], ...]
-    group: NativeFunctionsGroup | None
-    # Indices count the members, then the generated functions in order.
-    findings: tuple[Finding, ...]
-
-
-@functools.cache
-def process_group(members: Members) -> GroupOutcome:
-    """Generate the missing variants of one signature group, then group it as torchgen does.
-
-    torchgen groups the extended list a second time; the generated variants keep their
-    group's signature, so grouping this group with them gives the same result.
-    """
-    made, findings = generate_for_group(members)
-    everyone = tuple((kind, f, False) for kind, f in members) + tuple((kind, fn, True) for _, kind, fn, _ in made)
-    group, failed, group_findings = check_group(everyone)
-    more: tuple[Finding, ...] = ()
-    if group is None and not failed and made:
-        more = ((len(members), "OPG306", f"the generated op '{made[0][2].func.name}' could not be grouped with the "
-                                         "variants it came from", "autogen"),)
-    return GroupOutcome(made, group, findings + group_findings + more)
-
-
-@functools.cache
+@_memo_by_identity(lambda members: tuple([id(f) for _, f, _ in members]))  # kind and generated follow from f
 def check_group(members: tuple[tuple[SchemaKind, NativeFunction, bool], ...]
                 ) -> tuple[NativeFunctionsGroup | None, bool, tuple[Finding, ...]]:
     """torchgen's NativeFunctionsGroup.from_dict and its invariants: (group or None, whether a rule broke, findings).
@@ -371,7 +377,7 @@ def view_schema_kind(f: NativeFunction) -> ViewSchemaKind:
     return ViewSchemaKind.aliasing if f.is_view_op else ViewSchemaKind.non_aliasing
 
 
-@functools.cache
+@_memo_by_identity(lambda view, copy, inplace: (id(view), id(copy), id(inplace)))
 def check_view_group(view: NativeFunction, copy: NativeFunction | None, inplace: NativeFunction | None
                      ) -> tuple[NativeFunctionsViewGroup, tuple[Finding, ...]]:
     """torchgen's NativeFunctionsViewGroup invariants. Finding indices: 0 view, 1 copy, 2 inplace."""
@@ -478,9 +484,6 @@ def assemble(ops: Sequence[Op]) -> NativeFunctions:
             problems.extend(Problem(members[i][1], code, message, where) for i, code, message, where in findings)
         for at, kind, fn, metadata in made:
             origin = members[at][1]
-            if fn.source is not origin.function.source:
-                # The memo compares functions without their source: fn may carry an earlier parse's spans.
-                fn = replace(fn, source=origin.function.source)
             op = Op(fn, origin.line, ((GENERATED_KEY, metadata),), generated=True)
             generated.append(op)
             # Usually the group it came from; torchgen's second grouping pass decides, and so do we.

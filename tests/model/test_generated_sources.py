@@ -1,8 +1,8 @@
 """Diagnostics on generated (autogen) ops point into the current text of the entry they came from.
 
-generate_for_group and generate_function are memoized on NativeFunction equality, which leaves
-`source` out: after an edit that moves keys within an entry (the op itself unchanged), the memo
-hands back a variant carrying the source of an earlier parse, whose spans are the old ones.
+The per-group memos once compared NativeFunctions by value, which leaves `source` out: after an
+edit that moved keys within an entry (the op itself unchanged), the memo handed back a variant
+carrying the source of an earlier parse, whose spans were the old ones.
 """
 
 from __future__ import annotations
