@@ -199,7 +199,6 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
         r.diagnostics.extend(_issue_to_diag(i, text) for i in parsed.issues)
     func = parsed.schema if parsed is not None else None
     namespace = parsed.namespace if parsed is not None else "aten"
-    op_name = func.name if func is not None else None
 
     cpp_no_default_args = r.expect("cpp_no_default_args", list, [], "a list of argument names")
     use_const_ref = r.expect("use_const_ref_for_mutable_tensors", bool, False, "True or False")
