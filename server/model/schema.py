@@ -157,15 +157,14 @@ class Argument:
     type: Type
     default: str | None
     annotation: Annotation | None
-    # Hashing is hot (grouping, memoized rules); compute it once.
-    _hash: int = field(init=False, repr=False, compare=False, default=0)
+    # Hashed often once hashed at all (memos, sets of arguments); computed on first use.
+    _hash: int | None = field(init=False, repr=False, compare=False, default=None)
     _plain: str | None = field(init=False, repr=False, compare=False, default=None)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_hash", hash((self.name, self.type, self.default, self.annotation,)))
-
     def __hash__(self) -> int:
-        return self._hash
+        if self._hash is None:
+            object.__setattr__(self, "_hash", hash((self.name, self.type, self.default, self.annotation)))
+        return self._hash  # type: ignore[return-value]
 
     @property
     def is_write(self) -> bool:
@@ -236,14 +235,15 @@ class Arguments:
     tensor_options: TensorOptionsArguments | None
     post_tensor_options_kwarg_only: tuple[Argument, ...]
     out: tuple[Argument, ...]
-    # Hashing is hot (grouping, memoized rules); compute it once.
-    _hash: int = field(init=False, repr=False, compare=False, default=0)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_hash", hash((self.pre_self_positional, self.self_arg, self.post_self_positional, self.pre_tensor_options_kwarg_only, self.tensor_options, self.post_tensor_options_kwarg_only, self.out,)))
+    # Hashed often once hashed at all (memos); computed on first use.
+    _hash: int | None = field(init=False, repr=False, compare=False, default=None)
 
     def __hash__(self) -> int:
-        return self._hash
+        if self._hash is None:
+            object.__setattr__(self, "_hash", hash((
+                self.pre_self_positional, self.self_arg, self.post_self_positional, self.pre_tensor_options_kwarg_only,
+                self.tensor_options, self.post_tensor_options_kwarg_only, self.out)))
+        return self._hash  # type: ignore[return-value]
 
     @property
     def flat_positional(self) -> tuple[Argument, ...]:

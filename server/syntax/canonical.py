@@ -22,8 +22,6 @@ from ..diagnostics import Diagnostic
 from ..text import Span
 from .nodes import MAX_DEPTH, YMap, YNode, YScalar, YSeq, duplicate_key_diagnostics, too_deep
 
-# Anything but printable ASCII and \n: tabs, \r, control characters, non-ASCII (columns, NEL/LS breaks).
-_UNUSUAL_CHAR = re.compile(r"[^\n -~]")
 # 'key: value' or 'key:'. Keys: words, dots, and ', ' between dispatch keys ('CPU, CUDA'); nothing a YAML
 # indicator could start. The value (group 2) is what follows the first ': ' and its spaces.
 _KEY_VALUE = re.compile(r"(\w(?:[\w., ]*\w)?):(?: +(.*))?\Z")
@@ -179,9 +177,13 @@ def _nested(lines: list[tuple[int, int, str]], end: tuple[int, int], diagnostics
 
 
 def _content_lines(text: str) -> list[tuple[int, int, str]]:
-    """(line, indent, text without comment and trailing spaces) of every line that has content."""
+    """(line, indent, text without comment and trailing spaces) of every line that has content.
+
+    Raises _NotCanonical at a tab, \r or control character (the text is ASCII: printable is ' '-'~')."""
     out = []
     for number, line in enumerate(text.split("\n")):
+        if not line.isprintable():
+            raise _NotCanonical
         cut = line.find(" #")
         if cut >= 0:
             line = line[:cut]
@@ -198,7 +200,7 @@ def _content_lines(text: str) -> list[tuple[int, int, str]]:
 def compose_canonical_entry(text: str) -> tuple[YMap, list[Diagnostic]] | None:
     """The entry's mapping and diagnostics (duplicate keys), as libyaml's path gives them; None if the
     entry is not in the canonical shape."""
-    if _UNUSUAL_CHAR.search(text) or not text.startswith("- "):
+    if not text.isascii() or not text.startswith("- "):
         return None
     try:
         composed = _compose(text)
