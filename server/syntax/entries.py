@@ -9,6 +9,7 @@ entries whose text changed.
 from __future__ import annotations
 
 import re
+from itertools import accumulate, repeat
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -32,18 +33,16 @@ _CHUNK_START = re.compile(r"\n[^ \t\r\n#]")
 
 
 def split_chunks(text: str) -> tuple[Chunk, ...]:
-    """Cut the text before every column-0 line that is not blank or a comment."""
+    """Cut the text before every column-0 line that is not blank or a comment.
+
+    Every step is a C loop (map, accumulate, tuple.__new__): the server splits the whole
+    text again on every keystroke."""
     starts = [m.start() + 1 for m in _CHUNK_START.finditer(text)]
     if text and text[0] not in " \t\r\n#":
         starts.insert(0, 0)
-    chunks = []
-    line = 0
-    previous = 0
-    for start, end in zip(starts, starts[1:] + [len(text)]):
-        line += text.count("\n", previous, start)
-        previous = start
-        chunks.append(Chunk(line, text[start:end]))
-    return tuple(chunks)
+    lines = accumulate(map(text.count, repeat("\n"), [0, *starts[:-1]], starts))
+    texts = map(text.__getitem__, map(slice, starts, [*starts[1:], len(text)]))
+    return tuple(map(tuple.__new__, repeat(Chunk), zip(lines, texts)))
 
 
 @fast_init
