@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from ..diagnostics import Diagnostic, diag
 from ..model.dispatch import DispatchKey
 from ..model.lower import LoweredEntry, lower_native_function, parse_entry_schemas
-from ..model.native_yaml import NativeFunctions, Op, Problem, assemble
+from ..model.native_yaml import GroupMemo, NativeFunctions, Op, Problem, assemble
 from ..model.tags import Tag, lower_tag
 from ..syntax.locate import ScalarText
 from ..syntax.nodes import YMap, YScalar
@@ -72,6 +72,7 @@ class NativeParser:
         self._ignore_keys = ignore_keys
         self._tags: frozenset[str] | None = None
         self._parser: EntryListParser[LoweredEntry] | None = None
+        self._groups = GroupMemo()
 
     def _entries(self, valid_tags: frozenset[str]) -> EntryListParser[LoweredEntry]:
         if self._parser is None or valid_tags != self._tags:
@@ -95,7 +96,7 @@ class NativeParser:
             lowered = placed.result.value
             if lowered is not None and lowered.function is not None:
                 ops.append(Op(lowered.function, placed.line, lowered.metadata))
-        functions = assemble(ops)
+        functions = assemble(ops, self._groups)
         diagnostics = document.all_diagnostics()
         diagnostics.extend(problem_diagnostic(p) for p in functions.problems)
         return NativeSnapshot(document, functions, tuple(sorted(diagnostics, key=_order)))

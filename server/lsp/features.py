@@ -23,6 +23,7 @@ from ..analysis import signature as signature_query
 from ..analysis import definition as definition_query
 from ..analysis import hover as hover_query
 from ..analysis import kernel_nav
+from ..analysis import shape_fix
 from ..codegen.explain import Explainer
 from ..index.native import NativeSnapshot
 from ..model.native_function import NativeFunction
@@ -526,6 +527,45 @@ def backend_stub_actions(analysis: Analysis, span, client: Client, kernels: Kern
     return out
 
 
+def shape_declaration_actions(analysis: Analysis, span, client: Client, kernels: KernelContext | None
+                              ) -> list[types.CodeAction]:
+    """OPG535: declare the missing compute_shape_ function in the shape-inference header the yaml was checked
+    against (its editor text when it is open), next to the other declarations."""
+    header = analysis.shape_header
+    if kernels is None or header is None:
+        return []
+    from pygls.uris import from_fs_path
+
+    from ..codegen.lazy.check import wheel_shape_header
+
+    wanted = [d for d in analysis.diagnostics if d.code == "OPG535" and _overlaps(d.span, span)]
+    if not wanted:
+        return []
+    path = header.path  # type: ignore[attr-defined]
+    wheel = wheel_shape_header()
+    if wheel is not None and os.path.realpath(wheel) == os.path.realpath(path):
+        return []  # the installed torch's copy: not the user's file to edit (a yaml newer than the wheel)
+    uri, text = kernels.text_of(path)
+    if text is None:
+        return []
+    lines = Lines(text)
+    out = []
+    seen: set[str] = set()
+    for d in wanted:
+        declaration = dict(d.data).get("declaration")
+        function = shape_fix.shape_function(declaration) if declaration else None
+        if function is None or declaration in seen:
+            continue
+        seen.add(declaration)
+        found = shape_fix.insert_declaration(text, declaration)
+        if found is None:  # declared since the check
+            continue
+        edit = types.TextEdit(range=span_to_range(lines, found[0], client.encoding), new_text=found[1])
+        out.append(_stub_action(f"Declare {function} in {os.path.basename(path)}", d,
+                                uri or from_fs_path(path) or path, edit, analysis, client))
+    return out
+
+
 def code_actions(analysis: Analysis, rng: types.Range, client: Client, kernels: KernelContext | None = None
                  ) -> list[types.CodeAction]:
     span = range_to_span(analysis.lines, rng, client.encoding)
@@ -543,6 +583,7 @@ def code_actions(analysis: Analysis, rng: types.Range, client: Client, kernels: 
             edit=types.WorkspaceEdit(changes={analysis.uri: edits})))
     out.extend(kernel_stub_actions(analysis, span, client, kernels))
     out.extend(backend_stub_actions(analysis, span, client, kernels))
+    out.extend(shape_declaration_actions(analysis, span, client, kernels))
     return out
 
 

@@ -14,11 +14,10 @@ plain dictionary work.
 
 from __future__ import annotations
 
-import functools
 import keyword
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Callable, Iterable, NamedTuple, Sequence, TypeVar
+from typing import Callable, Iterable, NamedTuple, Sequence
 
 from ..frozen import fast_init
 from . import dispatch as dk
@@ -66,41 +65,36 @@ class Problem:
     where: object = "name"
 
 
-F = TypeVar("F", bound=Callable)
-
-# A problem found by a memoized per-group function, which knows no positions:
+# A problem found by a per-group function, which knows no positions:
 # (index of the member it concerns, code, message, where).
 Finding = tuple[int, str, str, object]
 
-# Per-group results kept for re-checks; past this many, the memo starts over.
-MEMO_LIMIT = 50_000
 
+class GroupMemo:
+    """The per-group work of the last assemble, for the next one (a NativeParser keeps one).
 
-def _memo_by_identity(key_of: Callable[..., tuple]) -> Callable[[F], F]:
-    """Memoize a function of NativeFunctions on which function objects it gets (key_of gives their ids).
-
-    An unchanged entry lowers to the very same object on every re-check (entries are cached by their
-    text), so identity finds every unchanged group; an edited entry is a new object and misses. Keys
-    cost a few ids instead of hashing whole schemas, which matters on a cold parse, where nothing hits.
-    The arguments are kept with the result, so an id cannot be reused while its key is in the memo.
+    Results are found by the identity of the NativeFunctions they were computed from: an unchanged
+    entry lowers to the very same object on every re-check (entries are cached by their text), so
+    every unchanged group is found, and an edited entry, a new object, is not. Such keys cost a few
+    ids where hashing schemas costs milliseconds on a cold parse, where nothing is found anyway.
+    Only what the last assemble used is kept, so memory follows the file and not the length of the
+    session; kept arguments stay alive, so their ids cannot be reused while their key is kept.
     """
-    def decorate(fn: F) -> F:
-        memo: dict[tuple, tuple[tuple, object]] = {}
 
-        @functools.wraps(fn)
-        def memoized(*args):
-            key = key_of(*args)
-            hit = memo.get(key)
-            if hit is not None:
-                return hit[1]
-            result = fn(*args)
-            if len(memo) >= MEMO_LIMIT:
-                memo.clear()
-            memo[key] = (args, result)
-            return result
-        memoized.cache_clear = memo.clear  # type: ignore[attr-defined]
-        return memoized  # type: ignore[return-value]
-    return decorate
+    def __init__(self) -> None:
+        self._kept: dict[tuple, tuple[tuple, object]] = {}
+        self._used: dict[tuple, tuple[tuple, object]] = {}
+
+    def call(self, fn: Callable, ids: tuple, *args: object):
+        key = (fn, ids)
+        found = self._used.get(key) or self._kept.get(key)
+        if found is None:
+            found = (args, fn(*args))
+        self._used[key] = found
+        return found[1]
+
+    def end_pass(self) -> None:
+        self._kept, self._used = self._used, {}
 
 
 @dataclass(frozen=True)
@@ -243,7 +237,6 @@ def pre_group(ops: Sequence[Op], problems: list[Problem]) -> dict[str, dict[Sche
 Members = tuple[tuple[SchemaKind, NativeFunction], ...]
 
 
-@_memo_by_identity(lambda members: tuple([id(f) for _, f in members]))
 def generate_for_group(members: Members) -> tuple[tuple[tuple[int, SchemaKind, NativeFunction, BackendMetadata], ...],
                                                   tuple[Finding, ...]]:
     """torchgen's add_generated_native_functions for one group: (base index, kind, function, kernel) and findings."""
@@ -292,7 +285,6 @@ def generate_for_group(members: Members) -> tuple[tuple[tuple[int, SchemaKind, N
 
 # ---------------------------------------------------------------- groups
 
-@_memo_by_identity(lambda members: tuple([id(f) for _, f, _ in members]))  # kind and generated follow from f
 def check_group(members: tuple[tuple[SchemaKind, NativeFunction, bool], ...]
                 ) -> tuple[NativeFunctionsGroup | None, bool, tuple[Finding, ...]]:
     """torchgen's NativeFunctionsGroup.from_dict and its invariants: (group or None, whether a rule broke, findings).
@@ -377,7 +369,6 @@ def view_schema_kind(f: NativeFunction) -> ViewSchemaKind:
     return ViewSchemaKind.aliasing if f.is_view_op else ViewSchemaKind.non_aliasing
 
 
-@_memo_by_identity(lambda view, copy, inplace: (id(view), id(copy), id(inplace)))
 def check_view_group(view: NativeFunction, copy: NativeFunction | None, inplace: NativeFunction | None
                      ) -> tuple[NativeFunctionsViewGroup, tuple[Finding, ...]]:
     """torchgen's NativeFunctionsViewGroup invariants. Finding indices: 0 view, 1 copy, 2 inplace."""
@@ -409,7 +400,8 @@ def check_view_group(view: NativeFunction, copy: NativeFunction | None, inplace:
     return NativeFunctionsViewGroup(view, copy, inplace), tuple(findings)
 
 
-def _group_by_view(ops: Sequence[Op], problems: list[Problem]) -> tuple[NativeFunction | NativeFunctionsViewGroup, ...]:
+def _group_by_view(ops: Sequence[Op], problems: list[Problem], memo: GroupMemo
+                   ) -> tuple[NativeFunction | NativeFunctionsViewGroup, ...]:
     """torchgen's get_grouped_by_view_native_functions."""
     groups: dict[str, dict[object, Op]] = defaultdict(dict)
     for op in ops:
@@ -442,8 +434,8 @@ def _group_by_view(ops: Sequence[Op], problems: list[Problem]) -> tuple[NativeFu
         if view is not None:
             inplace = d.pop(ViewSchemaKind.aliasing_inplace, None)
             copy = d.pop(SchemaKind.functional, None)
-            group, findings = check_view_group(view.function, copy.function if copy else None,
-                                               inplace.function if inplace else None)
+            functions = (view.function, copy.function if copy else None, inplace.function if inplace else None)
+            group, findings = memo.call(check_view_group, tuple(map(id, functions)), *functions)
             roles = (view, copy, inplace)
             problems.extend(Problem(roles[i], code, message, where) for i, code, message, where in findings)  # type: ignore[arg-type]
             out.append(group)
@@ -469,7 +461,9 @@ def _unfunctionalizable(loose: Sequence[Op], view_groups: Sequence[NativeFunctio
                                         "implement it as CompositeImplicitAutograd")
 
 
-def assemble(ops: Sequence[Op]) -> NativeFunctions:
+def assemble(ops: Sequence[Op], memo: GroupMemo | None = None) -> NativeFunctions:
+    """memo: the previous assemble's per-group work, to reuse (a re-check); None for a one-off."""
+    memo = memo or GroupMemo()
     problems: list[Problem] = []
     index: dict[dk.DispatchKey, dict[OperatorName, BackendMetadata]] = defaultdict(dict)
     _grow_index(index, ops, problems)
@@ -479,7 +473,8 @@ def assemble(ops: Sequence[Op]) -> NativeFunctions:
     generated: list[Op] = []
     for d in list(groups.values()):
         members = tuple(d.items())
-        made, findings = generate_for_group(tuple([(kind, op.function) for kind, op in members]))
+        functions = tuple([(kind, op.function) for kind, op in members])
+        made, findings = memo.call(generate_for_group, tuple([id(f) for _, f in functions]), functions)
         if findings:
             problems.extend(Problem(members[i][1], code, message, where) for i, code, message, where in findings)
         for at, kind, fn, metadata in made:
@@ -494,7 +489,9 @@ def assemble(ops: Sequence[Op]) -> NativeFunctions:
     loose: list[Op] = []  # in no group, and not for a grouping error (which torchgen reports first)
     for d in groups.values():
         members = tuple(d.items())
-        group, failed, findings = check_group(tuple([(kind, op.function, op.generated) for kind, op in members]))
+        # The kind and whether it was generated follow from the function: its id says it all.
+        group, failed, findings = memo.call(check_group, tuple([id(op.function) for _, op in members]),
+                                            tuple([(kind, op.function, op.generated) for kind, op in members]))
         if findings:
             problems.extend(Problem(members[i][1], code, message, where) for i, code, message, where in findings)
         if group is not None:
@@ -510,7 +507,8 @@ def assemble(ops: Sequence[Op]) -> NativeFunctions:
         grouped.extend(op.function for op in d.values())
 
     all_ops = tuple(ops) + tuple(generated)
-    view_groups = _group_by_view(all_ops, problems)
+    view_groups = _group_by_view(all_ops, problems, memo)
+    memo.end_pass()
     problems.extend(_unfunctionalizable(loose, view_groups))
     indices = {
         key: BackendIndex(key, use_out_as_primary=True,
