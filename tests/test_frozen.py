@@ -11,29 +11,24 @@ from opgen_lsp.model.native_function import NativeFunction
 from opgen_lsp.model.schema import Argument
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Plain:
-    a: int
-    b: str = "b"
-    c: tuple = dataclasses.field(default=(), compare=False)
-    d: object = dataclasses.field(init=False, default=None)
-    e: int = dataclasses.field(init=False)
+def _record(decorate):
+    """The same frozen record twice: with the __init__ dataclasses writes, and with fast_init's."""
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Record:
+        a: int
+        b: str = "b"
+        c: tuple = dataclasses.field(default=(), compare=False)
+        d: object = dataclasses.field(init=False, default=None)
+        e: int = dataclasses.field(init=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "e", self.a * 2)
+        def __post_init__(self) -> None:
+            object.__setattr__(self, "e", self.a * 2)
+
+    return decorate(Record)
 
 
-@fast_init
-@dataclasses.dataclass(frozen=True, slots=True)
-class Quick:
-    a: int
-    b: str = "b"
-    c: tuple = dataclasses.field(default=(), compare=False)
-    d: object = dataclasses.field(init=False, default=None)
-    e: int = dataclasses.field(init=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "e", self.a * 2)
+Plain = _record(lambda cls: cls)
+Quick = _record(fast_init)
 
 
 def _values(obj: object) -> dict:
