@@ -60,6 +60,7 @@ class Document(Generic[T]):
 
 # More new objects than this after a parse: it was a cold one (the real file leaves ~170,000).
 FREEZE_ABOVE_OBJECTS = 50_000
+_heap_frozen = False
 
 
 @contextlib.contextmanager
@@ -70,18 +71,23 @@ def paused_gc() -> Iterator[None]:
     passes over them cost more than the parse itself at times (measured: up to 60 ms
     stalls in a 20 ms re-check). Nothing here forms reference cycles.
 
-    After a cold parse the objects are moved out of the collector's reach for good
-    (gc.freeze): they live as long as their entries' texts, and the first young
-    collection would otherwise walk them all to find nothing (18 ms on the real file;
-    every later full collection again). Reference counting still frees them.
+    After the first cold parse of the process, its objects are moved out of the
+    collector's reach for good (gc.freeze): they live as long as their entries' texts,
+    and the first young collection would otherwise walk them all to find nothing (18 ms
+    on the real file; every later full collection again). Reference counting still
+    frees them. Only once: a freeze takes whatever else is alive or pending too, and the
+    cycles among those are never freed, so a freeze on every cold parse (each tags.yaml
+    edit re-lowers the whole file) would leak a little more every time.
     """
+    global _heap_frozen
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if was_enabled:
-            if gc.get_count()[0] > FREEZE_ABOVE_OBJECTS:
+            if not _heap_frozen and gc.get_count()[0] > FREEZE_ABOVE_OBJECTS:
+                _heap_frozen = True
                 gc.freeze()
             gc.enable()
 
