@@ -34,8 +34,10 @@ def test_node_names_and_value_roles():
     assert [a.name for a in constants.filtered_args(values=False)] == ["alpha"]
 
 
-def test_shape_header_lines_and_names():
-    header = parse_shape_header("h.h", f"#pragma once\n{ABS_DECL}\nTORCH_API int compute_shape_cos (int);\n")
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_shape_header_lines_and_names(newline):
+    text = f"#pragma once\n{ABS_DECL}\nTORCH_API int compute_shape_cos (int);\n".replace("\n", newline)
+    header = parse_shape_header("h.h", text)  # gen_lazy_tensor opens it with universal newlines
     assert ABS_DECL in header.lines
     assert header.names == {"abs", "cos"}
 

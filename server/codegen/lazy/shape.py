@@ -34,6 +34,8 @@ class ShapeHeader:
 
 
 def parse_shape_header(path: str, text: str) -> ShapeHeader:
+    """The header as gen_lazy_tensor reads it: with universal newlines (an editor's text may keep \r\n)."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
     return ShapeHeader(path, frozenset(text.split("\n")), frozenset(m.group(1) for m in _DECLARED.finditer(text)))
 
 
