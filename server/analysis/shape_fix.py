@@ -32,10 +32,10 @@ def _declared(line: str) -> str | None:
 
 def insert_declaration(text: str, declaration: str) -> tuple[Span, str] | None:
     """(point, text) inserting `declaration` as a line of the header `text`; None when it is already there."""
-    if not declaration or declaration in text:
-        return None
     newline = "\r\n" if "\r\n" in text else "\n"
     lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+    if not declaration or declaration in lines:  # a whole line, as gen_lazy_tensor looks for it
+        return None
     name = _declared(declaration) or ""
     # Blocks of consecutive declaration lines: [(first line, names)].
     runs: list[tuple[int, list[str]]] = []

@@ -100,3 +100,9 @@ def test_shape_function():
     assert shape_function(decl("relu")) == "compute_shape_relu"
     assert shape_function(decl("_to_copy")) == "compute_shape__to_copy"
     assert shape_function("int x;") is None
+
+
+def test_a_commented_out_declaration_does_not_count():
+    # gen_lazy_tensor wants the declaration as a whole line; in a comment it is still missing.
+    text = header(decl("abs"), "// " + decl("relu"), decl("zero"))
+    assert insert_declaration(text, decl("relu")) is not None
