@@ -35,6 +35,9 @@ class EntryResult(Generic[T]):
     diagnostics: tuple[Diagnostic, ...]
 
 
+_tuple = tuple.__new__
+
+
 class PlacedEntry(NamedTuple):
     line: int  # first line of the entry in the document, 0-based
     result: EntryResult
@@ -134,16 +137,18 @@ class EntryListParser(Generic[T]):
             return Document((), (problem,))
         stray: list[Diagnostic] = []
         cache = self._cache
-        placed: list[tuple[int, str]] = []
-        for line, chunk_text in split_chunks(text):
+        placed: list[Chunk] = []
+        for chunk in split_chunks(text):
+            chunk_text = chunk[1]
             if chunk_text[0] == "-" and (len(chunk_text) == 1 or chunk_text[1] in " \t\r\n"):
-                placed.append((line, chunk_text))
-            elif (d := stray_chunk_diagnostic(Chunk(line, chunk_text))) is not None:
+                placed.append(chunk)
+            elif (d := stray_chunk_diagnostic(chunk)) is not None:
                 stray.append(d)
-        new = list(dict.fromkeys(chunk_text for _, chunk_text in placed if chunk_text not in cache))
+        new = list(dict.fromkeys([chunk_text for _, chunk_text in placed if chunk_text not in cache]))
         if new:
             self._add_entries(new)
-        entries = [PlacedEntry(line, cache[chunk_text]) for line, chunk_text in placed]
+        # tuple.__new__: a NamedTuple's own __new__ is Python code, and this runs on every keystroke.
+        entries = [_tuple(PlacedEntry, (line, cache[chunk_text])) for line, chunk_text in placed]
         if not entries and not stray:
             stray.append(diag("OPG002", Span.point(0, 0), f"{self._what} has no entries; it must be a list of "
                                                           "entries starting with '- '"))

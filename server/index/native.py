@@ -26,6 +26,9 @@ class TagsSnapshot:
         return frozenset(self.tags)
 
 
+_tuple = tuple.__new__
+
+
 def _lower_tag_entry(entry: YMap):
     return lower_tag(entry)
 
@@ -95,7 +98,8 @@ class NativeParser:
         for placed in document.entries:
             lowered = placed.result.value
             if lowered is not None and lowered.function is not None:
-                ops.append(Op(lowered.function, placed.line, lowered.metadata))
+                # tuple.__new__ (Op's own __new__ is Python code): this runs for every entry on every keystroke.
+                ops.append(_tuple(Op, (lowered.function, placed.line, lowered.metadata, False)))
         functions = assemble(ops, self._groups)
         diagnostics = document.all_diagnostics()
         diagnostics.extend(problem_diagnostic(p) for p in functions.problems)

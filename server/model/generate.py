@@ -53,7 +53,7 @@ def writes_an_argument(f: NativeFunction) -> bool:
 def functionalization_refuses(f: NativeFunction) -> bool:
     """Whether gen.py's functionalization fails on `f` when it is in no group: an op that writes an argument
     needs a functional variant to be lowered to, or a CompositeImplicitAutograd kernel (unless listed)."""
-    return (writes_an_argument(f) and not f.has_composite_implicit_autograd_kernel
+    return (not f.has_composite_implicit_autograd_kernel and writes_an_argument(f)
             and str(f.func.name) not in MUTABLE_OPS_NOT_USING_FUNCTIONALIZATION
             and str(f.func.name.name) not in MUTABLE_OPS_NOT_USING_FUNCTIONALIZATION)
 

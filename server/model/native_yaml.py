@@ -14,10 +14,11 @@ plain dictionary work.
 
 from __future__ import annotations
 
+import functools
 import keyword
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Callable, Iterable, NamedTuple, Sequence
+from typing import Iterable, NamedTuple, Sequence
 
 from ..frozen import fast_init
 from . import dispatch as dk
@@ -82,16 +83,21 @@ class GroupMemo:
     """
 
     def __init__(self) -> None:
-        self._kept: dict[tuple, tuple[tuple, object]] = {}
-        self._used: dict[tuple, tuple[tuple, object]] = {}
+        self._kept: dict[tuple, tuple[object, object]] = {}
+        self._used: dict[tuple, tuple[object, object]] = {}
 
-    def call(self, fn: Callable, ids: tuple, *args: object):
-        key = (fn, ids)
-        found = self._used.get(key) or self._kept.get(key)
+    def find(self, key: tuple):
+        """The result kept for key (what work, and the ids of the functions it was done on), or None."""
+        found = self._kept.get(key)
         if found is None:
-            found = (args, fn(*args))
+            return None
         self._used[key] = found
         return found[1]
+
+    def keep(self, key: tuple, functions: object, result):
+        """Keep result for the next pass, with the functions whose ids key holds (so that they stay theirs)."""
+        self._used[key] = (functions, result)
+        return result
 
     def end_pass(self) -> None:
         self._kept, self._used = self._used, {}
@@ -100,10 +106,14 @@ class GroupMemo:
 @dataclass(frozen=True)
 class NativeFunctions:
     ops: tuple[Op, ...]
-    backend_indices: dict[dk.DispatchKey, BackendIndex]
     groups: tuple[NativeFunction | NativeFunctionsGroup, ...]
     view_groups: tuple[NativeFunction | NativeFunctionsViewGroup, ...]
     problems: tuple[Problem, ...]
+
+    @functools.cached_property
+    def backend_indices(self) -> dict[dk.DispatchKey, BackendIndex]:
+        """Built on first use: a re-check after an edit mostly needs none."""
+        return backend_indices(self.ops)
 
     @property
     def native_functions(self) -> tuple[NativeFunction, ...]:
@@ -129,9 +139,12 @@ class Facts:
     signature: str
     view_kind: ViewSchemaKind
     view_signature: str
+    # Its place in a view group: the view kind, or for a non-aliasing op its schema kind; None if in none.
+    view_group_kind: object
     # Rules of error_check_native_functions that need only this function.
     reserved_keywords: tuple[Finding, ...]
     cross_checked: bool  # has a structured_delegate or the inplace_view tag
+    checked_across: bool  # reserved_keywords or cross_checked: check_across_entries has work
 
 
 def facts(f: NativeFunction) -> Facts:
@@ -142,8 +155,14 @@ def facts(f: NativeFunction) -> Facts:
         view_signature = signature
         if f.func.name.name.base.endswith(("_copy", "_scatter")):
             view_signature = signature_key(f.func, True)
-        memo = Facts(_kind(f), signature, view_schema_kind(f), view_signature,
-                     _reserved_keyword_findings(f), f.structured_delegate is not None or "inplace_view" in f.tags)
+        kind, view_kind = _kind(f), view_schema_kind(f)
+        view_group_kind: object = kind if view_kind is ViewSchemaKind.non_aliasing else view_kind
+        if view_kind is ViewSchemaKind.aliasing_inplace and "inplace_view" not in f.tags:
+            view_group_kind = None  # an error (OPG303): torchgen stops there
+        reserved = _reserved_keyword_findings(f)
+        cross_checked = f.structured_delegate is not None or "inplace_view" in f.tags
+        memo = Facts(kind, signature, view_kind, view_signature, view_group_kind, reserved, cross_checked,
+                     bool(reserved) or cross_checked)
         object.__setattr__(f, "_facts", memo)
     return memo  # type: ignore[return-value]
 
@@ -163,20 +182,24 @@ def _reserved_keyword_findings(f: NativeFunction) -> tuple[Finding, ...]:
                  if arg.name in _PYTHON_KEYWORDS and (name, arg.name) not in _RESERVED_NAME_EXCEPTIONS)
 
 
-def check_across_entries(ops: Sequence[Op]) -> Iterable[Problem]:
-    """torchgen's error_check_native_functions."""
-    by_name = {op.function.func.name: op.function for op in ops}
+def check_across_entries(ops: Sequence[Op], fxs: Sequence[Facts], names: dict[OperatorName, Op],
+                         repeated: dict[OperatorName, list[Op]]) -> Iterable[Problem]:
+    """torchgen's error_check_native_functions. fxs: the ops' facts; names, repeated: the ops by name
+    (see _declared_twice)."""
     bases: set[BaseOperatorName] | None = None  # needed for the few inplace_view ops only
-    for op in ops:
+    for op, fx in zip(ops, fxs):
+        if not fx.checked_across:
+            continue
         f = op.function
-        fx = facts(f)
         for _, code, message, where in fx.reserved_keywords:
             yield Problem(op, code, message, where)
         if not fx.cross_checked:
             continue
         delegate = f.structured_delegate
         if delegate is not None:
-            target = by_name.get(delegate)
+            # torchgen maps names to functions in file order: the last of a repeated name wins.
+            target_op = repeated[delegate][-1] if delegate in repeated else names.get(delegate)
+            target = target_op.function if target_op is not None else None
             if target is None:
                 yield Problem(op, "OPG301", f"structured_delegate names '{delegate}', which is not declared",
                               "structured_delegate")
@@ -191,34 +214,55 @@ def check_across_entries(ops: Sequence[Op]) -> Iterable[Problem]:
             if not base.inplace:
                 yield Problem(op, "OPG303", f"'{name}' is tagged inplace_view, so its name must end with '_'", "tags")
             else:
-                if bases is None:
-                    bases = {other.function.func.name.name for other in ops}
-                if BaseOperatorName(base.base, False, base.dunder_method) not in bases:
+                out_of_place = BaseOperatorName(base.base, False, base.dunder_method)
+                found = OperatorName(out_of_place, f.func.name.overload_name) in names  # the usual case, no set
+                if not found:
+                    if bases is None:
+                        bases = {other.name for other in names}
+                    found = out_of_place in bases
+                if not found:
                     yield Problem(op, "OPG303", f"'{name}' is tagged inplace_view, but there is no out-of-place view "
                                                 f"op '{base.base}' with a matching schema", "tags")
 
 
-def _grow_index(index: dict[dk.DispatchKey, dict[OperatorName, BackendMetadata]], ops: Iterable[Op],
-                problems: list[Problem]) -> None:
+def _declared_twice(ops: Iterable[Op], seen: dict[OperatorName, Op], repeated: dict[OperatorName, list[Op]],
+                    problems: list[Problem]) -> None:
+    """torchgen's BackendIndex takes one kernel per (dispatch key, operator): OPG300 for a second one.
+
+    seen, repeated: the first op of each name met so far, and all of those of a name met more than once
+    (one pass's ops, then its generated ones).
+    """
     for op in ops:
         name = op.function.func.name
-        clashes = []
-        for key, metadata in op.metadata:
-            table = index[key]
-            size = len(table)
-            table.setdefault(name, metadata)  # one hash of the name instead of two
-            if len(table) == size:
-                clashes.append(str(key))
+        first = seen.setdefault(name, op)
+        if first is op:
+            continue
+        earlier = repeated.setdefault(name, [first])
+        keys = {key for other in earlier for key, _ in other.metadata}
+        clashes = [str(key) for key, _ in op.metadata if key in keys]
         if clashes:
             problems.append(Problem(op, "OPG300", f"operator '{name}' is declared twice (both have kernels for "
                                                   f"{', '.join(clashes)})"))
+        earlier.append(op)
 
 
-def pre_group(ops: Sequence[Op], problems: list[Problem]) -> dict[str, dict[SchemaKind, Op]]:
-    """Ops by shared signature, then by kind (torchgen's pre_group_native_functions)."""
-    groups: dict[str, dict[SchemaKind, Op]] = defaultdict(dict)
+def backend_indices(ops: Iterable[Op]) -> dict[dk.DispatchKey, BackendIndex]:
+    """torchgen's BackendIndex per dispatch key: the first kernel given for each operator."""
+    index: dict[dk.DispatchKey, dict[OperatorName, BackendMetadata]] = defaultdict(dict)
     for op in ops:
-        fx = facts(op.function)
+        name = op.function.func.name
+        for key, metadata in op.metadata:
+            index[key].setdefault(name, metadata)
+    return {key: BackendIndex(key, use_out_as_primary=True,
+                              device_guard=dk.is_cuda_dispatch_key(key) or dk.is_xpu_dispatch_key(key),
+                              external=False, index=table)
+            for key, table in index.items()}
+
+
+def pre_group(ops: Sequence[Op], fxs: Sequence[Facts], problems: list[Problem]) -> dict[str, dict[SchemaKind, Op]]:
+    """Ops by shared signature, then by kind (torchgen's pre_group_native_functions); fxs: their facts."""
+    groups: dict[str, dict[SchemaKind, Op]] = defaultdict(dict)
+    for op, fx in zip(ops, fxs):
         kind = fx.kind
         if kind is None:
             continue
@@ -400,25 +444,20 @@ def check_view_group(view: NativeFunction, copy: NativeFunction | None, inplace:
     return NativeFunctionsViewGroup(view, copy, inplace), tuple(findings)
 
 
-def _group_by_view(ops: Sequence[Op], problems: list[Problem], memo: GroupMemo
+def _group_by_view(ops: Sequence[Op], fxs: Sequence[Facts], problems: list[Problem], memo: GroupMemo
                    ) -> tuple[NativeFunction | NativeFunctionsViewGroup, ...]:
-    """torchgen's get_grouped_by_view_native_functions."""
+    """torchgen's get_grouped_by_view_native_functions; fxs: the ops' facts."""
     groups: dict[str, dict[object, Op]] = defaultdict(dict)
-    for op in ops:
-        f = op.function
-        fx = facts(f)
-        view_kind = fx.view_kind
-        if view_kind is ViewSchemaKind.aliasing_inplace and "inplace_view" not in f.tags:
-            problems.append(Problem(op, "OPG303", f"'{f.func.name}' is an in-place view op, so it needs the tag "
-                                                  "inplace_view", "tags"))
+    for op, fx in zip(ops, fxs):
+        kind = fx.view_group_kind
+        if kind is None:
+            if fx.view_kind is ViewSchemaKind.aliasing_inplace:
+                problems.append(Problem(op, "OPG303", f"'{op.function.func.name}' is an in-place view op, so it needs "
+                                                      "the tag inplace_view", "tags"))
             continue
-        kind: object = view_kind
-        if view_kind is ViewSchemaKind.non_aliasing:
-            kind = fx.kind
-            if kind is None:
-                continue
         d = groups[fx.view_signature]
         if kind in d:
+            f, view_kind = op.function, fx.view_kind
             other = d[kind].function.func.name
             if view_kind is not ViewSchemaKind.non_aliasing:
                 problems.append(Problem(op, "OPG308", f"'{f.func.name}' and '{other}' are both {view_kind.name} view "
@@ -435,7 +474,11 @@ def _group_by_view(ops: Sequence[Op], problems: list[Problem], memo: GroupMemo
             inplace = d.pop(ViewSchemaKind.aliasing_inplace, None)
             copy = d.pop(SchemaKind.functional, None)
             functions = (view.function, copy.function if copy else None, inplace.function if inplace else None)
-            group, findings = memo.call(check_view_group, tuple(map(id, functions)), *functions)
+            key = ("view", tuple(map(id, functions)))
+            found = memo.find(key)
+            if found is None:
+                found = memo.keep(key, functions, check_view_group(*functions))
+            group, findings = found
             roles = (view, copy, inplace)
             problems.extend(Problem(roles[i], code, message, where) for i, code, message, where in findings)  # type: ignore[arg-type]
             out.append(group)
@@ -465,33 +508,45 @@ def assemble(ops: Sequence[Op], memo: GroupMemo | None = None) -> NativeFunction
     """memo: the previous assemble's per-group work, to reuse (a re-check); None for a one-off."""
     memo = memo or GroupMemo()
     problems: list[Problem] = []
-    index: dict[dk.DispatchKey, dict[OperatorName, BackendMetadata]] = defaultdict(dict)
-    _grow_index(index, ops, problems)
-    problems.extend(check_across_entries(ops))
-    groups = pre_group(ops, problems)
+    names: dict[OperatorName, Op] = {}
+    repeated: dict[OperatorName, list[Op]] = {}
+    _declared_twice(ops, names, repeated, problems)
+    fxs = [facts(op.function) for op in ops]
+    problems.extend(check_across_entries(ops, fxs, names, repeated))
+    groups = pre_group(ops, fxs, problems)
 
     generated: list[Op] = []
     for d in list(groups.values()):
         members = tuple(d.items())
-        functions = tuple([(kind, op.function) for kind, op in members])
-        made, findings = memo.call(generate_for_group, tuple([id(f) for _, f in functions]), functions)
+        key = ("generate", tuple([id(op.function) for _, op in members]))
+        found = memo.find(key)
+        if found is None:
+            functions = tuple([(kind, op.function) for kind, op in members])
+            found = memo.keep(key, functions, generate_for_group(functions))
+        made, findings = found
         if findings:
             problems.extend(Problem(members[i][1], code, message, where) for i, code, message, where in findings)
         for at, kind, fn, metadata in made:
             origin = members[at][1]
             op = Op(fn, origin.line, ((GENERATED_KEY, metadata),), generated=True)
             generated.append(op)
+            fx = facts(fn)
+            fxs.append(fx)
             # Usually the group it came from; torchgen's second grouping pass decides, and so do we.
-            groups[facts(fn).signature][kind] = op
-    _grow_index(index, generated, problems)
+            groups[fx.signature][kind] = op
+    _declared_twice(generated, names, repeated, problems)
 
     grouped: list[NativeFunction | NativeFunctionsGroup] = []
     loose: list[Op] = []  # in no group, and not for a grouping error (which torchgen reports first)
     for d in groups.values():
         members = tuple(d.items())
         # The kind and whether it was generated follow from the function: its id says it all.
-        group, failed, findings = memo.call(check_group, tuple([id(op.function) for _, op in members]),
-                                            tuple([(kind, op.function, op.generated) for kind, op in members]))
+        key = ("group", tuple([id(op.function) for _, op in members]))
+        found = memo.find(key)
+        if found is None:
+            functions = tuple([(kind, op.function, op.generated) for kind, op in members])
+            found = memo.keep(key, functions, check_group(functions))
+        group, failed, findings = found
         if findings:
             problems.extend(Problem(members[i][1], code, message, where) for i, code, message, where in findings)
         if group is not None:
@@ -507,13 +562,7 @@ def assemble(ops: Sequence[Op], memo: GroupMemo | None = None) -> NativeFunction
         grouped.extend(op.function for op in d.values())
 
     all_ops = tuple(ops) + tuple(generated)
-    view_groups = _group_by_view(all_ops, problems, memo)
+    view_groups = _group_by_view(all_ops, fxs, problems, memo)
     memo.end_pass()
     problems.extend(_unfunctionalizable(loose, view_groups))
-    indices = {
-        key: BackendIndex(key, use_out_as_primary=True,
-                          device_guard=dk.is_cuda_dispatch_key(key) or dk.is_xpu_dispatch_key(key),
-                          external=False, index=table)
-        for key, table in index.items()
-    }
-    return NativeFunctions(all_ops, indices, tuple(grouped), view_groups, tuple(problems))
+    return NativeFunctions(all_ops, tuple(grouped), view_groups, tuple(problems))
