@@ -7,9 +7,9 @@ groupings gen.py performs), reporting every rule it breaks as a Problem
 instead of stopping at the first.
 
 It is built for re-running after every edit: the work per operator group is
-done by memoized pure functions of position-free NativeFunctions, so an edit
-recomputes only the groups it touched; the passes over all operators are
-plain dictionary work.
+done by pure functions of position-free NativeFunctions, whose results a
+GroupMemo carries to the next pass, so an edit recomputes only the groups it
+touched; the passes over all operators are plain dictionary work.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import functools
 import keyword
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Iterable, NamedTuple, Sequence
+from typing import Callable, Iterable, NamedTuple, Sequence
 
 from ..frozen import fast_init
 from . import dispatch as dk
@@ -86,21 +86,21 @@ class GroupMemo:
         self._kept: dict[tuple, tuple[object, object]] = {}
         self._used: dict[tuple, tuple[object, object]] = {}
 
-    def find(self, key: tuple):
-        """The result kept for key (what work, and the ids of the functions it was done on), or None."""
+    def reuse(self, key: tuple, compute: Callable[[], tuple[object, object]]):
+        """The result kept for key (what work, and the ids of the functions it is done on), else the one
+        compute() gives as (the functions, result); either is kept for the next pass."""
         found = self._kept.get(key)
         if found is None:
-            return None
+            found = compute()
         self._used[key] = found
         return found[1]
 
-    def keep(self, key: tuple, functions: object, result):
-        """Keep result for the next pass, with the functions whose ids key holds (so that they stay theirs)."""
-        self._used[key] = (functions, result)
-        return result
-
     def end_pass(self) -> None:
         self._kept, self._used = self._used, {}
+
+
+def _done(work: Callable, functions: tuple) -> tuple[tuple, object]:
+    return functions, work(functions)
 
 
 @dataclass(frozen=True)
@@ -474,11 +474,8 @@ def _group_by_view(ops: Sequence[Op], fxs: Sequence[Facts], problems: list[Probl
             inplace = d.pop(ViewSchemaKind.aliasing_inplace, None)
             copy = d.pop(SchemaKind.functional, None)
             functions = (view.function, copy.function if copy else None, inplace.function if inplace else None)
-            key = ("view", tuple(map(id, functions)))
-            found = memo.find(key)
-            if found is None:
-                found = memo.keep(key, functions, check_view_group(*functions))
-            group, findings = found
+            group, findings = memo.reuse(("view", tuple(map(id, functions))),
+                                         lambda: (functions, check_view_group(*functions)))
             roles = (view, copy, inplace)
             problems.extend(Problem(roles[i], code, message, where) for i, code, message, where in findings)  # type: ignore[arg-type]
             out.append(group)
@@ -518,12 +515,8 @@ def assemble(ops: Sequence[Op], memo: GroupMemo | None = None) -> NativeFunction
     generated: list[Op] = []
     for d in list(groups.values()):
         members = tuple(d.items())
-        key = ("generate", tuple([id(op.function) for _, op in members]))
-        found = memo.find(key)
-        if found is None:
-            functions = tuple([(kind, op.function) for kind, op in members])
-            found = memo.keep(key, functions, generate_for_group(functions))
-        made, findings = found
+        made, findings = memo.reuse(("generate", tuple([id(op.function) for _, op in members])),
+                                    lambda: _done(generate_for_group, tuple([(k, op.function) for k, op in members])))
         if findings:
             problems.extend(Problem(members[i][1], code, message, where) for i, code, message, where in findings)
         for at, kind, fn, metadata in made:
@@ -541,12 +534,9 @@ def assemble(ops: Sequence[Op], memo: GroupMemo | None = None) -> NativeFunction
     for d in groups.values():
         members = tuple(d.items())
         # The kind and whether it was generated follow from the function: its id says it all.
-        key = ("group", tuple([id(op.function) for _, op in members]))
-        found = memo.find(key)
-        if found is None:
-            functions = tuple([(kind, op.function, op.generated) for kind, op in members])
-            found = memo.keep(key, functions, check_group(functions))
-        group, failed, findings = found
+        group, failed, findings = memo.reuse(
+            ("group", tuple([id(op.function) for _, op in members])),
+            lambda: _done(check_group, tuple([(k, op.function, op.generated) for k, op in members])))
         if findings:
             problems.extend(Problem(members[i][1], code, message, where) for i, code, message, where in findings)
         if group is not None:
