@@ -174,8 +174,11 @@ _PYTHON_KEYWORDS = frozenset(keyword.kwlist)
 
 
 def _reserved_keyword_findings(f: NativeFunction) -> tuple[Finding, ...]:
-    if _PYTHON_KEYWORDS.isdisjoint([arg.name for arg in f.func.arguments.flat_all]):
-        return ()
+    for arg in f.func.arguments.flat_all:
+        if arg.name in _PYTHON_KEYWORDS:
+            break
+    else:
+        return ()  # nearly always
     name = str(f.func.name)
     return tuple((0, "OPG302", f"argument name '{arg.name}' is a reserved Python keyword", ("arg", i))
                  for i, arg in enumerate(f.func.arguments.flat_all)
