@@ -12,8 +12,8 @@ import gc
 from dataclasses import dataclass
 from typing import Callable, Generic, Iterator, NamedTuple, TypeVar
 
-from ..frozen import fast_init
 from ..diagnostics import Diagnostic, diag
+from ..frozen import fast_init
 from ..syntax.entries import Chunk, compose_entry, entry_mapping, split_chunks, stray_chunk_diagnostic
 from ..syntax.nodes import YMap
 from ..text import Span

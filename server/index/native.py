@@ -84,8 +84,8 @@ class NativeParser:
             def lower(entry: YMap):
                 lowered = lower_native_function(entry, valid_tags, ignore_keys)
                 return lowered, lowered.diagnostics
-            self._tags, self._parser = valid_tags, EntryListParser("native_functions.yaml", lower,
-                                                            parse_entry_schemas)
+            self._tags = valid_tags
+            self._parser = EntryListParser("native_functions.yaml", lower, parse_entry_schemas)
         return self._parser
 
     def parse(self, text: str, valid_tags: frozenset[str]) -> NativeSnapshot:

@@ -13,8 +13,8 @@ from itertools import accumulate, repeat
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from ..frozen import fast_init
 from ..diagnostics import Diagnostic, diag
+from ..frozen import fast_init
 from ..text import Span
 from .canonical import compose_canonical_entry
 from .nodes import YMap, YNode, YSeq, compose
