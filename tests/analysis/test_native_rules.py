@@ -206,3 +206,24 @@ def test_tags_rules() -> None:
     text = "- tag: a\n  desc: x\n- tag: a\n  desc: y\n- desc: no name\n- tag: b\n  desc: ''\n- tag: c\n  desc: z\n  dsc: q\n"
     found = {(d.code, d.span.start_line) for d in TagsParser().parse(text).diagnostics}
     assert found == {("OPG402", 2), ("OPG400", 4), ("OPG401", 6), ("OPG403", 9)}
+
+
+INPLACE_VIEW = "- func: foo_(Tensor(a!) self, int d) -> Tensor(a!)\n  tags: inplace_view\n  dispatch:\n    CPU: foo_\n"
+
+
+@pytest.mark.parametrize("others, expected", [
+    ("- func: foo(Tensor(a) self, int d) -> Tensor(a)\n  dispatch:\n    CPU: foo\n", []),  # same overload
+    ("- func: foo.int(Tensor(a) self, int d) -> Tensor(a)\n  dispatch:\n    CPU: foo\n", []),  # another overload
+    ("- func: bar(Tensor(a) self, int d) -> Tensor(a)\n  dispatch:\n    CPU: bar\n", ["OPG303"]),
+], ids=["same-overload", "other-overload", "none"])
+def test_inplace_view_needs_an_out_of_place_op_of_any_overload(others: str, expected: list[str]) -> None:
+    found = [d for d in check(others + INPLACE_VIEW) if d.code == "OPG303" and "out-of-place" in d.message]
+    assert [d.code for d in found] == expected
+
+
+def test_one_name_twice_clashes_only_on_a_shared_dispatch_key() -> None:
+    twice = FOO + "  dispatch:\n    CPU: foo_cpu\n" + "- func: foo(Tensor self) -> Tensor\n  dispatch:\n    CUDA: foo_cuda\n"
+    assert [d.code for d in check(twice) if d.code == "OPG300"] == []
+    clash = twice + "- func: foo(Tensor self) -> Tensor\n  dispatch:\n    CPU: foo_cpu2\n    CUDA: foo_cuda2\n"
+    assert [d.message for d in check(clash) if d.code == "OPG300"] == [
+        "operator 'foo' is declared twice (both have kernels for CPU, CUDA)"]
