@@ -132,14 +132,11 @@ def _key_value(content: str, indent: int, line: int) -> tuple[YScalar, YNode | N
     if value_text is None:
         return key, None
     start = m.start(2)
-    first = value_text[0]
-    if first in _PLAIN_START and ": " not in value_text and value_text[-1] != ":":
-        return key, _plain(value_text, line, start)
-    if first == "[":
+    if value_text[0] == "[":
         return key, _flow_list(value_text, line, start)
     if value_text == "{}":
         return key, YMap((), Span(line, start, line, start + 2))
-    raise _NotCanonical
+    return key, _block_plain(value_text, line, start)
 
 
 def _mapping(pairs: list[tuple[YNode, YNode]], span: Span, diagnostics: list[Diagnostic]) -> YMap:
