@@ -623,7 +623,7 @@ def _check_codegen_rules(r: _Reader, func: FunctionSchema, dispatch: dict, struc
             if key in dispatch:
                 r.error("OPG124", _dispatch_key_span(r.entry, key.name) or r.key_span("dispatch") or r.entry.span,
                         f"do not give a {key} kernel for a structured op: the codegen generates it from the meta function")
-    if any("_symint" in meta.kernel for meta in dispatch.values()) and not func.has_symint():
+    if any(meta.supports_symint() for meta in dispatch.values()) and not func.has_symint():
         for key, meta in dispatch.items():
             if meta.supports_symint():
                 r.error("OPG125", _dispatch_key_span(r.entry, key.name) or r.entry.span,
