@@ -16,7 +16,6 @@ from .report import RENDERERS
 
 def _check(args: argparse.Namespace) -> int:
     from .analysis.check import check_paths
-
     from .codegen.inputs import InputError
 
     try:
