@@ -64,11 +64,16 @@ def test_unreadable_header_is_a_usage_error(workspace, capsys):
     assert code == 2 and out == "" and "cannot read the shape-inference header" in err
 
 
-def test_torchscript_yaml_uses_the_checkouts_header(workspace, capsys, monkeypatch):
+def _torchscript_yaml_in_checkout(workspace, header_bytes: bytes) -> None:
+    """A `backend: Lazy` yaml in a PyTorch checkout whose shape-inference header holds header_bytes."""
     (workspace / "lazy.yaml").write_text(LAZY.replace("XLA", "Lazy").replace("my_lazy", "torch::lazy"))
     header = workspace / "torch" / "csrc" / "lazy" / "core" / "shape_inference.h"
     header.parent.mkdir(parents=True)
-    header.write_text(f"{FOO}\n")
+    header.write_bytes(header_bytes)
+
+
+def test_torchscript_yaml_uses_the_checkouts_header(workspace, capsys, monkeypatch):
+    _torchscript_yaml_in_checkout(workspace, f"{FOO}\n".encode())
     monkeypatch.chdir(workspace)
     code, out, _ = check(capsys, workspace)
     assert code == 1 and "torch/csrc/lazy/core/shape_inference.h does not declare compute_shape_bar" in out
@@ -124,10 +129,7 @@ def test_a_header_that_is_not_utf8_is_a_usage_error_not_a_traceback(workspace, c
 
 
 def test_a_checkout_header_that_cannot_be_read_is_reported_on_the_yaml(workspace, capsys, monkeypatch):
-    (workspace / "lazy.yaml").write_text(LAZY.replace("XLA", "Lazy").replace("my_lazy", "torch::lazy"))
-    header = workspace / "torch" / "csrc" / "lazy" / "core" / "shape_inference.h"
-    header.parent.mkdir(parents=True)
-    header.write_bytes(b"\xff\xfe not text\n")
+    _torchscript_yaml_in_checkout(workspace, b"\xff\xfe not text\n")
     monkeypatch.chdir(workspace)
     code, out, _ = check(capsys, workspace)
     assert code == 1 and "cannot read the shape-inference header" in out and "[OPG900]" in out
