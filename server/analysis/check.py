@@ -8,6 +8,7 @@ from typing import Callable, Sequence
 
 from ..diagnostics import Diagnostic, diag
 from ..index.backend import BackendSnapshot, check_backend
+from ..index.derivatives import DERIVATIVES_YAML, DerivativesDocument, DerivativesParser, tree_native_functions
 from ..index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapshot
 from ..report import FileDiagnostic
 from ..text import Span
@@ -15,6 +16,7 @@ from ..text import Span
 NATIVE = "native_functions"
 TAGS = "tags"
 BACKEND = "backend"
+DERIVATIVES = "derivatives"
 UNKNOWN = "unknown"
 
 # Top-level keys of a backend yaml (gen_backend_stubs' input); a file starting with one is a backend yaml.
@@ -29,6 +31,8 @@ def classify(path: str, text: str) -> str:
         return NATIVE
     if name == "tags.yaml":
         return TAGS
+    if name == DERIVATIVES_YAML:
+        return DERIVATIVES
     for line in text.splitlines():
         stripped = line.strip()
         if not stripped or stripped.startswith("#") or stripped == "---":
@@ -37,6 +41,8 @@ def classify(path: str, text: str) -> str:
             return NATIVE
         if line.startswith("- tag:"):
             return TAGS
+        if line.startswith("- name:"):
+            return DERIVATIVES
         if line.startswith(BACKEND_KEYS):
             return BACKEND
         break
@@ -91,7 +97,7 @@ def expand(paths: list[str]) -> list[str]:
         for root, dirs, files in os.walk(path):
             dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "node_modules")
             out.extend(os.path.join(root, f) for f in sorted(files)
-                       if f in ("native_functions.yaml", "tags.yaml")
+                       if f in ("native_functions.yaml", "tags.yaml", DERIVATIVES_YAML)
                        or f.endswith("_functions.yaml") and _is_backend_yaml(os.path.join(root, f)))
     return out
 
@@ -121,10 +127,13 @@ def installed_native_functions() -> tuple[str, str] | None:
 
 def check_paths(paths: list[str], tags_path: str | None = None, native_path: str | None = None,
                 native_extra: Callable[[NativeSnapshot], list[Diagnostic]] | None = None,
-                backend_extra: Callable[[str, str, BackendSnapshot, NativeSnapshot], Sequence[Diagnostic]] | None = None
+                backend_extra: Callable[[str, str, BackendSnapshot, NativeSnapshot], Sequence[Diagnostic]] | None = None,
+                derivatives_check: Callable[[DerivativesDocument, NativeSnapshot], Sequence[Diagnostic]] | None = None
                 ) -> CheckResult:
     """native_extra: more checks of each native_functions.yaml (e.g. kernels missing from C++ sources).
-    backend_extra(path, text, snapshot, native): more checks of each backend yaml (e.g. what gen_lazy_tensor rejects)."""
+    backend_extra(path, text, snapshot, native): more checks of each backend yaml (e.g. what gen_lazy_tensor rejects).
+    derivatives_check(document, native): the rules of a derivatives.yaml against its native_functions.yaml (what
+    torchgen's autograd loader rejects; without it, only what each entry shows on its own)."""
     result = CheckResult()
     tags_cache: dict[str, TagsSnapshot] = {}
     # The native_functions.yaml that backend yamls are resolved against: parsed once, on first need.
@@ -160,6 +169,20 @@ def check_paths(paths: list[str], tags_path: str | None = None, native_path: str
             result.items.extend(FileDiagnostic(path, d) for d in native.diagnostics)
             if native_extra is not None:
                 result.items.extend(FileDiagnostic(path, d) for d in native_extra(native))
+        elif kind == DERIVATIVES:
+            derivatives = DerivativesParser().parse(text)
+            native_file = tree_native_functions(path) or native_path
+            native_snapshot = _native_for_backends(native_file, tags_path, tags_for, result)
+            if native_snapshot is None:
+                result.items.extend(FileDiagnostic(path, d) for d in derivatives.diagnostics)
+                result.items.append(FileDiagnostic(path, diag("OPG900", Span.point(0, 0), (
+                    f"cannot read {native_file}" if native_file else "no native_functions.yaml beside this "
+                    "derivatives.yaml (aten/src/ATen/native/ of the same tree)") + ": the 'name:' schemas are not "
+                    "resolved; pass --native-functions F")))
+            elif derivatives_check is None:
+                result.items.extend(FileDiagnostic(path, d) for d in derivatives.diagnostics)
+            else:
+                result.items.extend(FileDiagnostic(path, d) for d in derivatives_check(derivatives, native_snapshot))
         elif kind == BACKEND:
             if not backend_native:
                 backend_native.append(_native_for_backends(native_path, tags_path, tags_for, result))
@@ -176,7 +199,7 @@ def check_paths(paths: list[str], tags_path: str | None = None, native_path: str
                 result.items.extend(FileDiagnostic(path, d) for d in backend_extra(path, text, backend, native_snapshot))
         else:
             result.notes.append(f"opgen: {path}: not an operator yaml file (expected native_functions.yaml, "
-                                "tags.yaml or a backend yaml)")
+                                "tags.yaml, derivatives.yaml or a backend yaml)")
             result.usage_error = True
     return result
 
