@@ -34,6 +34,12 @@ tensorGeometryT = BaseCType("at::TensorGeometry")
 optionalStringT = OptionalCType(BaseCType("c10::string_view"))
 
 
+@functools.lru_cache(maxsize=16384)
+def _compiled(pattern: str, name: str) -> re.Pattern[str]:
+    """A pattern with the name put in (unescaped, as torchgen formats it)."""
+    return re.compile(pattern.format(name))
+
+
 @functools.lru_cache(maxsize=4096)
 def ident(name: str) -> re.Pattern[str]:
     """`name` used as an identifier: between non-word characters (each of which the match consumes)."""
@@ -141,6 +147,8 @@ def saved_variables(formula: str, nctypes: list[NamedCType], var_names: tuple[st
     saved: list[SavedAttribute] = []
     for nctype in nctypes:
         name = nctype.name.name if isinstance(nctype.name, SpecialArgName) else nctype.name
+        if name not in formula:  # every pattern below needs the name itself
+            continue
         for rule in _REPLACEMENTS:
             def replace(m: re.Match[str], rule: _Replacement = rule) -> str:
                 if rule.suffix == "_sym_strides" and var_names != (name,):
@@ -152,9 +160,9 @@ def saved_variables(formula: str, nctypes: list[NamedCType], var_names: tuple[st
                     expr = rule.expr(name) if rule.expr is not None else m.group(0)
                 saved.append(SavedAttribute(NamedCType(name + suffix, rule.ctype), expr))  # type: ignore[arg-type]
                 return rule.result(name) if rule.result is not None else name + suffix
-            formula = re.sub(rule.pattern.format(name), replace, formula)
+            formula = _compiled(rule.pattern, name).sub(replace, formula)
         if nctype.type == optionalStringT:
-            formula = re.sub(rf"\b{name}\b", f"{name}.has_value() ? std::optional<std::string_view>({name}.value()) "
+            formula = _compiled(r"\b{}\b", name).sub(f"{name}.has_value() ? std::optional<std::string_view>({name}.value()) "
                                              ": std::nullopt", formula)
         if uses(name, formula):
             saved.append(SavedAttribute(nctype, name))
