@@ -111,7 +111,9 @@ class NodeInfo:
 
 @dataclass(frozen=True)
 class DerivativesCheck:
-    analyses: tuple[tuple[int, DerivativeEntry, EntryAnalysis], ...]
+    document: DerivativesDocument
+    index: NativeIndex
+    analyses: tuple[tuple[int, DerivativeEntry, EntryAnalysis], ...]  # (first line, entry, analysis), in file order
     nodes: tuple[NodeInfo, ...]
     diagnostics: tuple[Diagnostic, ...]
 
@@ -153,7 +155,7 @@ class DerivativesChecker:
             diagnostics.extend(d.shifted(line) for d in analysis.diagnostics)
         diagnostics.extend(across)
         diagnostics.sort(key=lambda d: (d.span.start_line, d.span.start_col, d.code))
-        return DerivativesCheck(tuple(analyses), tuple(nodes), tuple(diagnostics))
+        return DerivativesCheck(document, index, tuple(analyses), tuple(nodes), tuple(diagnostics))
 
 
 def _across_entries(analyses) -> tuple[list[NodeInfo], list[Diagnostic]]:
