@@ -8,7 +8,14 @@ from typing import Callable, Sequence
 
 from ..diagnostics import Diagnostic, diag
 from ..index.backend import BackendSnapshot, check_backend
-from ..index.derivatives import DERIVATIVES_YAML, DerivativesDocument, DerivativesParser, tree_native_functions
+from ..index.derivatives import (
+    DEPRECATED_YAML,
+    DERIVATIVES_YAML,
+    DeprecatedParser,
+    DerivativesDocument,
+    DerivativesParser,
+    tree_native_functions,
+)
 from ..index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapshot
 from ..report import FileDiagnostic
 from ..text import Span
@@ -17,6 +24,7 @@ NATIVE = "native_functions"
 TAGS = "tags"
 BACKEND = "backend"
 DERIVATIVES = "derivatives"
+DEPRECATED = "deprecated"
 UNKNOWN = "unknown"
 
 # Top-level keys of a backend yaml (gen_backend_stubs' input); a file starting with one is a backend yaml.
@@ -33,6 +41,8 @@ def classify(path: str, text: str) -> str:
         return TAGS
     if name == DERIVATIVES_YAML:
         return DERIVATIVES
+    if name == DEPRECATED_YAML:
+        return DEPRECATED
     for line in text.splitlines():
         stripped = line.strip()
         if not stripped or stripped.startswith("#") or stripped == "---":
@@ -97,7 +107,7 @@ def expand(paths: list[str]) -> list[str]:
         for root, dirs, files in os.walk(path):
             dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "node_modules")
             out.extend(os.path.join(root, f) for f in sorted(files)
-                       if f in ("native_functions.yaml", "tags.yaml", DERIVATIVES_YAML)
+                       if f in ("native_functions.yaml", "tags.yaml", DERIVATIVES_YAML, DEPRECATED_YAML)
                        or f.endswith("_functions.yaml") and _is_backend_yaml(os.path.join(root, f)))
     return out
 
@@ -169,20 +179,21 @@ def check_paths(paths: list[str], tags_path: str | None = None, native_path: str
             result.items.extend(FileDiagnostic(path, d) for d in native.diagnostics)
             if native_extra is not None:
                 result.items.extend(FileDiagnostic(path, d) for d in native_extra(native))
-        elif kind == DERIVATIVES:
-            derivatives = DerivativesParser().parse(text)
+        elif kind in (DERIVATIVES, DEPRECATED):
             native_file = tree_native_functions(path) or native_path
             native_snapshot = _native_for_backends(native_file, tags_path, tags_for, result)
             if native_snapshot is None:
-                result.items.extend(FileDiagnostic(path, d) for d in derivatives.diagnostics)
                 result.items.append(FileDiagnostic(path, diag("OPG900", Span.point(0, 0), (
-                    f"cannot read {native_file}" if native_file else "no native_functions.yaml beside this "
-                    "derivatives.yaml (aten/src/ATen/native/ of the same tree)") + ": the 'name:' schemas are not "
+                    f"cannot read {native_file}" if native_file else f"no native_functions.yaml beside this "
+                    f"{os.path.basename(path)} (aten/src/ATen/native/ of the same tree)") + ": its schemas are not "
                     "resolved; pass --native-functions F")))
-            elif derivatives_check is None:
-                result.items.extend(FileDiagnostic(path, d) for d in derivatives.diagnostics)
+            if kind == DEPRECATED:
+                found = DeprecatedParser().check(text, native_snapshot.functions) if native_snapshot else ()
             else:
-                result.items.extend(FileDiagnostic(path, d) for d in derivatives_check(derivatives, native_snapshot))
+                derivatives = DerivativesParser().parse(text)
+                found = derivatives.diagnostics if native_snapshot is None or derivatives_check is None \
+                    else derivatives_check(derivatives, native_snapshot)
+            result.items.extend(FileDiagnostic(path, d) for d in found)
         elif kind == BACKEND:
             if not backend_native:
                 backend_native.append(_native_for_backends(native_path, tags_path, tags_for, result))

@@ -1,4 +1,5 @@
-"""derivatives.yaml text -> its entries, incrementally (unchanged entries are reused by their text)."""
+"""derivatives.yaml and deprecated.yaml text -> their entries, incrementally (unchanged entries are reused by
+their text)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,14 @@ import os
 from dataclasses import dataclass
 
 from ..diagnostics import Diagnostic
+from ..model.deprecated import DeprecatedEntry, check_deprecated, lower_deprecated
 from ..model.derivatives import DerivativeEntry, lower_derivative
+from ..model.native_yaml import NativeFunctions
 from ..syntax.nodes import YMap
 from .documents import Document, EntryListParser, PlacedEntry, paused_gc
 
 DERIVATIVES_YAML = "derivatives.yaml"
+DEPRECATED_YAML = "deprecated.yaml"
 
 
 @dataclass(frozen=True)
@@ -41,8 +45,26 @@ class DerivativesParser:
         return DerivativesDocument(document, tuple(document.all_diagnostics()))
 
 
+def _lower_deprecated(entry: YMap):
+    return lower_deprecated(entry)
+
+
+class DeprecatedParser:
+    def __init__(self) -> None:
+        self._parser: EntryListParser[DeprecatedEntry] = EntryListParser(DEPRECATED_YAML, _lower_deprecated)
+
+    def check(self, text: str, functions: NativeFunctions) -> tuple[Diagnostic, ...]:
+        """Every diagnostic of a deprecated.yaml against the native functions its entries call."""
+        with paused_gc():
+            document = self._parser.parse(text)
+        entries = [(p.line, p.result.value) for p in document.entries if p.result.value is not None]
+        found = document.all_diagnostics() + check_deprecated(entries, functions.native_functions)
+        return tuple(sorted(found, key=lambda d: (d.span.start_line, d.span.start_col, d.code)))
+
+
 def tree_native_functions(derivatives_path: str) -> str | None:
-    """The native_functions.yaml of the same tree as a derivatives.yaml, where PyTorch keeps them:
+    """The native_functions.yaml of the same tree as a derivatives.yaml (or deprecated.yaml), where PyTorch
+    keeps them:
     tools/autograd/derivatives.yaml beside aten/src/ATen/native/, or torchgen/packaged/autograd/ beside
     packaged/ATen/native/."""
     here = os.path.dirname(os.path.abspath(derivatives_path))

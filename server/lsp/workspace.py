@@ -30,9 +30,9 @@ from dataclasses import dataclass
 
 from ..analysis import backend as backend_query
 from ..codegen.lazy import checkout_shape_header
-from ..analysis.check import BACKEND, DERIVATIVES, NATIVE, TAGS, classify, installed_native_functions
+from ..analysis.check import BACKEND, DEPRECATED, DERIVATIVES, NATIVE, TAGS, classify, installed_native_functions
 from ..index.backend import BackendSnapshot, check_backend
-from ..index.derivatives import DerivativesParser, tree_native_functions
+from ..index.derivatives import DeprecatedParser, DerivativesParser, tree_native_functions
 from ..diagnostics import Diagnostic, diag
 from ..index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapshot
 from ..text import Span
@@ -278,7 +278,8 @@ class Workspace:
     def native_location(self, document: OpenDocument) -> tuple[str | None, str | None, str]:
         """(open uri, path, why-none) of the native_functions.yaml a backend document (or a derivatives.yaml
         outside a PyTorch tree) is checked against; a derivatives.yaml in a tree takes the tree's."""
-        in_tree = tree_native_functions(document.path) if document.kind == DERIVATIVES and document.path else None
+        in_tree = tree_native_functions(document.path) \
+            if document.kind in (DERIVATIVES, DEPRECATED) and document.path else None
         if in_tree is not None:
             return self._by_path.get(_norm(in_tree)), in_tree, ""
         configured = self.settings.native_functions_path
@@ -414,7 +415,7 @@ class Workspace:
         if document.kind == BACKEND:
             return (document.generation, self.native_input(document).key, self.cpp_generation,
                     self.lazy_key(document))
-        if document.kind == DERIVATIVES:
+        if document.kind in (DERIVATIVES, DEPRECATED):
             return (document.generation, self.native_input(document).key)
         return (document.generation,)
 
@@ -457,7 +458,7 @@ class Workspace:
             analysis = Analysis(document, (document.generation,), tags.diagnostics, None, tags)
         elif document.kind == BACKEND:
             analysis = self._analyse_backend(document)
-        elif document.kind == DERIVATIVES:
+        elif document.kind in (DERIVATIVES, DEPRECATED):
             analysis = self._analyse_derivatives(document)
         else:
             analysis = Analysis(document, (document.generation,), ())
@@ -479,16 +480,20 @@ class Workspace:
                         shape_header=header, lazy_preset=self.settings.lazy.preset)
 
     def _analyse_derivatives(self, document: OpenDocument) -> Analysis:
-        """A derivatives.yaml against its native_functions.yaml: what torchgen's autograd loader rejects."""
+        """A derivatives.yaml (deprecated.yaml) against its native_functions.yaml: what torchgen's autograd loader
+        (Python binding generator) rejects."""
         from ..codegen.autograd.load import DerivativesChecker  # the codegen is loaded on first use
 
         source = self.native_input(document)
         native = self._native_source(source)
         key = (document.generation, source.key)
+        why = source.why or f"cannot read the native_functions.yaml at {source.path}"
+        if document.kind == DEPRECATED:
+            found = DeprecatedParser().check(document.text, native.snapshot.functions) if native is not None else ()
+            return Analysis(document, key, found if native is not None else (diag("OPG900", Span.point(0, 0), why),))
         parser, checker = self._derivatives.setdefault(document.uri, (DerivativesParser(), DerivativesChecker()))
         parsed = parser.parse(document.text)
         if native is None:
-            why = source.why or f"cannot read the native_functions.yaml at {source.path}"
             return Analysis(document, key, (diag("OPG900", Span.point(0, 0), why),) + parsed.diagnostics)
         check = checker.check(parsed, native.snapshot.functions)  # type: ignore[attr-defined]
         return Analysis(document, key, check.diagnostics, native_source=native, derivatives=check)

@@ -88,3 +88,14 @@ def test_every_format(tmp_path: Path, capsys, fmt: str) -> None:
     else:
         results = json.loads(out)["runs"][0]["results"]
         assert [r["ruleId"] for r in results] == ["OPG711", "OPG704"]
+
+
+def test_deprecated_yaml_in_the_tree(tmp_path: Path, capsys) -> None:
+    tree(tmp_path, GOOD)
+    path = tmp_path / "tools" / "autograd" / "deprecated.yaml"
+    path.write_text("- name: foo(Tensor other, Tensor self) -> Tensor\n  aten: foo(self, other)\n\n"
+                    "- name: foo(Tensor self, int dim, Tensor other) -> Tensor\n  aten: foo(self, other, dim)\n\n"
+                    "- name: foo(Tensor self, Tensor other) -> Tensor\n  aten: fooo(self, other)\n")
+    code, out, _ = run(capsys, "check", str(tmp_path))
+    assert code == 1
+    assert out == (f"{path}:8:9: error: no native function is called 'fooo'; did you mean 'foo'? [OPG743]\n")

@@ -146,3 +146,14 @@ async def test_definition_both_ways_lenses_references_symbols(client: LanguageCl
         text_document=types.TextDocumentIdentifier(uri=uri)))
     names = [(s.name, getattr(s, "detail", None)) for s in symbols]
     assert names[0][0] == "mul.Tensor" and names[1][0] == "sort"
+
+
+@pytest.mark.asyncio
+async def test_deprecated_yaml_is_checked_against_the_tree(client: LanguageClient):
+    tree(client)
+    text = ("- name: mul(Tensor other, Tensor self) -> Tensor\n  aten: mul(self, other)\n\n"
+            "- name: mul(Tensor self, Tensor other) -> Tensor\n  aten: mul(self, othr)\n")
+    uri = open_document(client, write(client, "tools/autograd/deprecated.yaml", text))
+    found = await diagnostics(client, uri, 1)
+    assert summary(found) == [("OPG742", 4, 18, 4, 22)]
+    assert "did you mean 'other'?" in found[0].message
