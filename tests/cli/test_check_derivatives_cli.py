@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from opgen_lsp.cli import main
+from .test_check_cli import run
 
 NATIVE = (
     "- func: foo(Tensor self, Tensor other, int dim=0) -> Tensor\n"
@@ -37,12 +37,6 @@ def tree(root: Path, derivatives: str) -> Path:
     path.parent.mkdir(parents=True)
     path.write_text(derivatives)
     return path
-
-
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_clean_tree_exits_0(tmp_path: Path, capsys) -> None:

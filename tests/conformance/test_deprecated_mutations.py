@@ -7,13 +7,14 @@ every mutation, opgen's error on the mutated entry with the recorded code.
 
 from __future__ import annotations
 
-import itertools
 from pathlib import Path
 
 import pytest
 
 from opgen_lsp.index.derivatives import DeprecatedParser
 from opgen_lsp.index.native import NativeParser, TagsParser
+
+from .autograd_reference import rejects
 
 pytestmark = [pytest.mark.conformance, pytest.mark.slow]
 
@@ -34,7 +35,6 @@ MUTATIONS = [
     ("constant-one", ADD, ADD.replace("add(self, other, alpha)", "add(self, other, 1)"), False, ""),
     ("comment", ADD, "# a comment\n" + ADD, False, ""),
 ]
-_counter = itertools.count()
 
 
 @pytest.fixture(scope="module")
@@ -51,14 +51,8 @@ def torch_rejects(text: str, native: Path, tags: Path, tmp: Path) -> bool:
     from torchgen.gen import parse_native_yaml
     from torchgen.packaged.autograd.gen_python_functions import load_signatures, should_generate_py_binding
 
-    path = tmp / f"deprecated_{next(_counter)}.yaml"
-    path.write_text(text)
     functions = [f for f in parse_native_yaml(str(native), str(tags)).native_functions if should_generate_py_binding(f)]
-    try:
-        load_signatures(functions, str(path), method=False)
-    except Exception:  # torchgen rejects with assertions and crashes alike
-        return True
-    return False
+    return rejects(lambda path: load_signatures(functions, path, method=False), text, tmp, "deprecated")
 
 
 def test_real_file_is_clean_in_both(deprecated_yaml, native_yaml, tags_yaml, opgen_native, tmp_path):

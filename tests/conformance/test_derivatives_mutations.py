@@ -12,7 +12,6 @@ opgen read the result; the test asserts that
 
 from __future__ import annotations
 
-import itertools
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +22,8 @@ import pytest
 from opgen_lsp.codegen.autograd.load import DerivativesChecker
 from opgen_lsp.index.derivatives import DerivativesParser
 from opgen_lsp.index.native import NativeParser, TagsParser
+
+from .autograd_reference import rejects
 
 pytestmark = [pytest.mark.conformance, pytest.mark.slow]
 
@@ -179,9 +180,6 @@ MUTATIONS = [
                                       "      self, chunks: chunk_backward_nested(grads, self, chunks, dim)"), "OPG756"),
 ]
 
-_counter = itertools.count()
-
-
 @pytest.fixture(scope="module")
 def real_derivatives(aten: Path) -> Path:
     return aten.parent / "autograd" / "derivatives.yaml"
@@ -196,13 +194,7 @@ def opgen_native(native_yaml: Path, tags_yaml: Path):
 def torch_rejects(derivatives: str, native: Path, tags: Path, tmp: Path) -> bool:
     from torchgen.packaged.autograd.load_derivatives import load_derivatives
 
-    path = tmp / f"derivatives_{next(_counter)}.yaml"  # a new path: the loader caches by path
-    path.write_text(derivatives)
-    try:
-        load_derivatives(str(path), str(native), str(tags))
-    except Exception:  # torchgen rejects with assertions, RuntimeErrors and crashes alike
-        return True
-    return False
+    return rejects(lambda path: load_derivatives(path, str(native), str(tags)), derivatives, tmp, "derivatives")
 
 
 def opgen_diagnostics(derivatives: str, native_snapshot):

@@ -5,8 +5,8 @@
 // Env: CODE_SERVER_URL, WORKSPACE, PLAYWRIGHT_CORE (the package folder), CHROMIUM, SCREENSHOT_DIR, OUT.
 import { createRequire } from "node:module";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
+import { launch, palette as paletteOf, sleep } from "./vscode_browser.mjs";
 
 const require = createRequire(import.meta.url);
 const { chromium } = require(process.env.PLAYWRIGHT_CORE);
@@ -18,30 +18,9 @@ const env = (name) => {
 const shots = env("SCREENSHOT_DIR");
 const out = env("OUT");
 const result = { problems: [], hover: "", errors: [] };
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), "opgen-chromium-"));
-const context = await chromium.launchPersistentContext(userDataDir, {
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  headless: true,
-  viewport: { width: 1500, height: 1000 },
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
-});
-const page = context.pages()[0] ?? (await context.newPage());
-page.setDefaultTimeout(60000);
-
-async function palette(command) {
-  await page.keyboard.press("F1");
-  const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ state: "visible" });
-  await input.fill(`>${command}`);
-  const row = page.locator(".quick-input-list .monaco-list-row").filter({ hasText: command }).first();
-  await row.waitFor();
-  await sleep(300);
-  await row.click();
-  await input.waitFor({ state: "hidden" });
-}
+const { page, close } = await launch(chromium);
+const palette = (command) => paletteOf(page, command);
 
 try {
   await page.goto(`${env("CODE_SERVER_URL")}/?folder=${encodeURIComponent(env("WORKSPACE"))}`);
@@ -87,6 +66,5 @@ try {
   await page.screenshot({ path: path.join(shots, "vscode-derivatives-failure.png") }).catch(() => undefined);
 } finally {
   fs.writeFileSync(out, JSON.stringify(result, null, 2));
-  await context.close();
-  fs.rmSync(userDataDir, { recursive: true, force: true });
+  await close();
 }
