@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from ..lsp.test_derivatives import DERIVATIVES, NATIVE
+from autograd_tree import DERIVATIVES, write_tree
+
 from .conftest import NPM_PREFIX, editor_env
 from .test_vscode import code_server  # noqa: F401  (the fixture, on this module's workspace)
 
@@ -21,14 +22,7 @@ pytestmark = [pytest.mark.editors, pytest.mark.slow]
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     ws = tmp_path / "pytorch"
-    native = ws / "aten" / "src" / "ATen" / "native"
-    native.mkdir(parents=True)
-    (native / "native_functions.yaml").write_text(NATIVE, encoding="utf-8")
-    (native / "tags.yaml").write_text("- tag: core\n  desc: core aten op\n", encoding="utf-8")
-    autograd = ws / "tools" / "autograd"
-    autograd.mkdir(parents=True)
-    (autograd / "derivatives.yaml").write_text(DERIVATIVES.replace("  other: grad * self", "  othr: grad * self"),
-                                               encoding="utf-8")
+    write_tree(ws, DERIVATIVES.replace("  other: grad * self", "  othr: grad * self"))
     return ws
 
 
@@ -45,7 +39,8 @@ def test_vscode_derivatives_problems_and_hover(code_server: str, workspace: Path
     result = json.loads(out.read_text())
     assert not result["errors"], "\n".join(result["errors"])
     problems = " | ".join(result["problems"])
-    assert "did you mean 'other'? OPG711" in problems.replace("[", "").replace("]", ""), problems
+    assert "'othr' is neither an argument nor an output of mul.Tensor; did you mean 'other'?" in problems, problems
+    assert "OPG711 [Ln 3, Col 3]" in problems, problems
     assert "mul.Tensor(Tensor self, Tensor other) -> Tensor" in result["hover"], result["hover"]
     assert "struct TORCH_API MulBackward0 : public TraceableFunction {" in result["hover"], result["hover"]
     assert "SavedVariable other_;" in result["hover"], result["hover"]

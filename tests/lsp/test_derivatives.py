@@ -6,33 +6,9 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from .helpers import TAGS, current_diagnostics, diagnostics, edit, open_document, pos, rng, summary, write
+from autograd_tree import DERIVATIVES, NATIVE, write_tree
 
-NATIVE = """\
-- func: mul.Tensor(Tensor self, Tensor other) -> Tensor
-  variants: function, method
-
-- func: mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-  variants: method
-
-- func: sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
-  variants: function, method
-"""
-
-DERIVATIVES = """\
-- name: mul.Tensor(Tensor self, Tensor other) -> Tensor
-  self: grad * other
-  other: grad * self
-  result: other_t * self_p + self_t * other_p
-
-- name: sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
-  self: grad.gather(dim, indices)
-  output_differentiability: [True, False]
-  values: self_t.gather(dim, indices)
-"""
-
-NATIVE_PATH = "aten/src/ATen/native/native_functions.yaml"
-DERIVATIVES_PATH = "tools/autograd/derivatives.yaml"
+from .helpers import current_diagnostics, diagnostics, edit, open_document, pos, rng, summary, write
 
 # The struct gen_autograd_functions writes for mul.Tensor (checked against torch's own for the real file in
 # tests/conformance/test_derivatives_functions_h.py).
@@ -51,9 +27,7 @@ struct TORCH_API MulBackward0 : public TraceableFunction {
 
 
 def tree(client: LanguageClient, derivatives: str = DERIVATIVES):
-    write(client, "aten/src/ATen/native/tags.yaml", TAGS)
-    native = write(client, NATIVE_PATH, NATIVE)
-    return native, write(client, DERIVATIVES_PATH, derivatives)
+    return write_tree(client.root, derivatives)  # type: ignore[attr-defined]
 
 
 @pytest.mark.asyncio
