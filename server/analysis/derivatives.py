@@ -17,15 +17,13 @@ from ..model.native_function import NativeFunction
 from ..model.schema import signature_key
 from ..syntax.locate import ScalarText
 from ..text import Span
-from .completion import Candidate
+from .completion import KEY, OP, TYPE, Candidate
 from .cursor import content_end
 from .hover import HoverText
-from .symbols import OP, Symbol
+from .symbols import OP as OP_SYMBOL, Symbol
 
 # (argument name, C++ type) of the arguments formulas name, in the C++ API's order.
 Arguments = Callable[[NativeFunction], Sequence[tuple[str, str]]]
-
-KEY, NAME_KIND, VALUE_KIND = "key", "op", "type"
 
 KEY_DOCS = {
     NAME: "the schema of the operator, exactly as native_functions.yaml prints it",
@@ -196,7 +194,7 @@ def complete(check: Any, lines: Sequence[str], line: int, col: int, arguments: A
     if m := _NAME_VALUE.match(text):
         prefix = m.group(1)
         found = [s for s in check.index.by_schema if s.startswith(prefix)][:200]
-        return [Candidate(s, NAME_KIND, "", "", s, Span.on_line(line, col - len(prefix), col)) for s in found]
+        return [Candidate(s, OP, "", "", s, Span.on_line(line, col - len(prefix), col)) for s in found]
     f = _entry_function(check, lines, line)
     if m := _KEY_POSITION.match(text):
         indent, prefix = len(m.group(1)), m.group(2)
@@ -205,13 +203,13 @@ def complete(check: Any, lines: Sequence[str], line: int, col: int, arguments: A
             out += [Candidate(k, KEY, "", KEY_DOCS[k], f"{k}: ", Span.on_line(line, indent, col)) for k in ENTRY_KEYS
                     if k != NAME and k.startswith(prefix)]
         if f is not None:
-            out += [Candidate(n, VALUE_KIND, d, "", f"{n}: ", Span.on_line(line, indent, col))
+            out += [Candidate(n, TYPE, d, "", f"{n}: ", Span.on_line(line, indent, col))
                     for n, d in _targets(f, arguments) if n.startswith(prefix)]
         return out
     if (m := _VALUE_POSITION.match(text)) and f is not None:
         names, prefix = [n.strip() for n in m.group(1).split(",")], m.group(3)
         span = Span.on_line(line, col - len(prefix), col)
-        return [Candidate(n, VALUE_KIND, d, "", n, span) for n, d in _formula_words(f, names, arguments)
+        return [Candidate(n, TYPE, d, "", n, span) for n, d in _formula_words(f, names, arguments)
                 if n.startswith(prefix)]
     return []
 
@@ -292,7 +290,7 @@ def symbols(check: Any) -> list[Symbol]:
         whole = Span(placed.line, 0, *content_end(placed))
         name = entry.specification.split("(", 1)[0]
         nodes = ", ".join(n.op for n in nodes_of(check, placed.line))
-        children = tuple(Symbol(fm.key.value, OP, "", _shifted(fm.key.span, placed.line),
+        children = tuple(Symbol(fm.key.value, OP_SYMBOL, "", _shifted(fm.key.span, placed.line),
                                 _shifted(fm.key.span, placed.line)) for fm in entry.formulas)
-        out.append(Symbol(name, OP, nodes, whole, _shifted(entry.name_node.span, placed.line), children))
+        out.append(Symbol(name, OP_SYMBOL, nodes, whole, _shifted(entry.name_node.span, placed.line), children))
     return out

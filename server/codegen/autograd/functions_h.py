@@ -10,7 +10,6 @@ from __future__ import annotations
 from ..api.types import (
     ArrayRefCType,
     BaseCType,
-    CType,
     ListCType,
     MutRefCType,
     OptionalCType,
@@ -78,11 +77,7 @@ def _fields(saved: SavedAttribute, is_output: bool) -> tuple[list[str], list[str
         return [f"std::optional<std::string> {name};"], []
     if ctype == ArrayRefCType(scalarT):
         return [f"std::vector<at::Scalar> {name};", f"bool {name}_released_ = false;"], [f"{name}.clear();"]
-    return [f"{_cpp(ctype)} {name};"], []
-
-
-def _cpp(ctype: CType) -> str:
-    return ctype.cpp_type()
+    return [f"{ctype.cpp_type()} {name};"], []
 
 
 def node_declaration(node: NodeInfo) -> str:

@@ -231,6 +231,11 @@ def analyse_entry(entry: DerivativeEntry, index: NativeIndex) -> EntryAnalysis:
             report.add("OPG706", entry.name_node.span,
                        f"{canonical.func.name} has an argument named '{reserved}': {why}; rename it in "
                        "native_functions.yaml")
+    given = entry.output_differentiability
+    if given and len(given) > len(canonical.func.returns) and entry.output_differentiability_node is not None:
+        report.add("OPG754", entry.output_differentiability_node.span,
+                   f"output_differentiability has {len(given)} items but {canonical.func.name} has "
+                   f"{len(canonical.func.returns)} output(s); the extra items are ignored")
     keys = []
     for table in entry.dispatch:
         if table.key != DEFAULT_KEY and table.key not in AUTOGRAD_KEYS:
@@ -276,11 +281,6 @@ def _set_up_derivatives(entry: DerivativeEntry, key: str, formulas: tuple[Formul
     arg_names = [a.name for a in arguments]
     ret_names = [r.name for r in f.func.returns]
     differentiability = entry.output_differentiability or (True,) * len(f.func.returns)
-    if entry.output_differentiability and len(entry.output_differentiability) > len(f.func.returns) \
-            and entry.output_differentiability_node is not None:
-        report.add("OPG754", entry.output_differentiability_node.span,
-                   f"output_differentiability has {len(entry.output_differentiability)} items but "
-                   f"{f.func.name} has {len(f.func.returns)} output(s); the extra items are ignored")
     named_gradients = [f"grad_{r.name}" for r, d in zip(f.func.returns, differentiability)
                        if d and r.name is not None and r.type.is_tensor_like()]
     derivatives: list[tuple[Formula, Derivative]] = []
