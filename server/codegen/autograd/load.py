@@ -305,7 +305,7 @@ def _set_up_derivatives(entry: DerivativeEntry, key: str, formulas: tuple[Formul
         if formula.is_non_differentiable:
             non_differentiable.update((n, formula) for n in names)
             continue
-        derivative = _backward(formula, f, arguments, named_gradients, report)
+        derivative = _backward(formula, f, arguments, report)
         if derivative is not None:
             derivatives.append((formula, derivative))
         differentiable.update((n, formula) for n in names)
@@ -318,8 +318,8 @@ def _set_up_derivatives(entry: DerivativeEntry, key: str, formulas: tuple[Formul
         if not _differentiable_type(a):
             report.add("OPG756", report.name_span(differentiable[a.name], a.name),
                        f"'{a.name}' is a {a.type}, which has no gradient: give it no formula, or non_differentiable")
-    _forward_rules(entry, f, arg_names, forwards, [d for _, d in derivatives], with_derivatives, report)
-    _grad_usage(entry, [fm for fm, _ in derivatives], named_gradients, report)
+    _forward_rules(entry, f, forwards, [d for _, d in derivatives], with_derivatives, report)
+    _grad_usage(derivatives, named_gradients, report)
     ds = tuple(d for _, d in derivatives)
     return KeyInfo(key, ds, with_derivatives, dedup([s for d in ds for s in d.saved_inputs]),
                    dedup([s for d in ds for s in d.saved_outputs]))
@@ -364,8 +364,7 @@ def _forward_outputs(formula: Formula, f: NativeFunction, report: _Report) -> tu
     return None
 
 
-def _backward(formula: Formula, f: NativeFunction, arguments: list[Binding], named_gradients: list[str],
-              report: _Report) -> Derivative | None:
+def _backward(formula: Formula, f: NativeFunction, arguments: list[Binding], report: _Report) -> Derivative | None:
     text = formula.text
     problems = unsupported_calls(text)
     for what, instead, start, end in problems:
@@ -394,22 +393,21 @@ def _backward(formula: Formula, f: NativeFunction, arguments: list[Binding], nam
     return Derivative(rewritten, text, formula.names, saved_in, saved_out)
 
 
-def _grad_usage(entry: DerivativeEntry, formulas: list[Formula], named_gradients: list[str],
-                report: _Report) -> None:
-    """torchgen's check_grad_usage: mistakes that compile but break double backward."""
-    if not formulas:
+def _grad_usage(derivatives: list[tuple[Formula, Derivative]], named_gradients: list[str], report: _Report) -> None:
+    """torchgen's check_grad_usage: mistakes that compile but break double backward. It reads the formulas as
+    rewritten (an argument called grad, say, is saved as grad_sym_sizes and no longer reads as a gradient)."""
+    if not derivatives:
         return
-    texts = [fm.text for fm in formulas]
-    uses_grad = [fm for fm in formulas if uses("grad", fm.text)]
-    grads_uses = sum(count_uses("grads", t) for t in texts)
-    indices = [i for t in texts for i in gradient_indices(t)]
-    uses_named = [fm for fm in formulas if any(uses(n, fm.text) for n in named_gradients)]
-    where = uses_grad[0] if uses_grad else formulas[0]
+    rewritten = [d.formula for _, d in derivatives]
+    uses_grad = [fm for fm, d in derivatives if uses("grad", d.formula)]
+    grads_uses = sum(count_uses("grads", t) for t in rewritten)
+    indices = [i for t in rewritten for i in gradient_indices(t)]
+    uses_named = [fm for fm, d in derivatives if any(uses(n, d.formula) for n in named_gradients)]
     if uses_grad and grads_uses:
-        report.add("OPG717", report.ident_span(where, "grad"), "this entry mixes 'grad' and 'grads': replace "
-                                                               "'grad' with 'grads[0]'")
+        report.add("OPG717", report.ident_span(uses_grad[0], "grad"), "this entry mixes 'grad' and 'grads': "
+                                                                       "replace 'grad' with 'grads[0]'")
     if grads_uses == len(indices) and set(indices) == {0}:
-        at = next(fm for fm in formulas if gradient_indices(fm.text))
+        at = next(fm for fm, d in derivatives if gradient_indices(d.formula))
         report.add("OPG718", report.ident_span(at, "grads"), "only 'grads[0]' is used: if the first output is the "
                                                              "only differentiable one, write 'grad' instead")
     if uses_named and (uses_grad or grads_uses):
@@ -417,7 +415,7 @@ def _grad_usage(entry: DerivativeEntry, formulas: list[Formula], named_gradients
                                                        "(grad_NAME) with 'grad' or 'grads[i]': use one way only")
 
 
-def _forward_rules(entry: DerivativeEntry, f: NativeFunction, arg_names: list[str], forwards: list[Formula],
+def _forward_rules(entry: DerivativeEntry, f: NativeFunction, forwards: list[Formula],
                    derivatives: list[Derivative], with_derivatives: tuple[Binding, ...], report: _Report) -> None:
     """torchgen's postprocess_forward_derivatives."""
     is_foreach = f.func.name.name.base.startswith("_foreach_")
