@@ -148,6 +148,8 @@ def check_paths(paths: list[str], tags_path: str | None = None, native_path: str
     tags_cache: dict[str, TagsSnapshot] = {}
     # The native_functions.yaml that backend yamls are resolved against: parsed once, on first need.
     backend_native: list[NativeSnapshot | None] = []
+    # The native_functions.yaml of each derivatives.yaml / deprecated.yaml (by path; None: torch's), parsed once.
+    autograd_natives: dict[str | None, NativeSnapshot | None] = {}
 
     def tags_for(path: str) -> TagsSnapshot | None:
         if path not in tags_cache:
@@ -181,18 +183,10 @@ def check_paths(paths: list[str], tags_path: str | None = None, native_path: str
                 result.items.extend(FileDiagnostic(path, d) for d in native_extra(native))
         elif kind in (DERIVATIVES, DEPRECATED):
             native_file = tree_native_functions(path) or native_path
-            native_snapshot = _native_for_backends(native_file, tags_path, tags_for, result)
-            if native_snapshot is None:
-                result.items.append(FileDiagnostic(path, diag("OPG900", Span.point(0, 0), (
-                    f"cannot read {native_file}" if native_file else f"no native_functions.yaml beside this "
-                    f"{os.path.basename(path)} (aten/src/ATen/native/ of the same tree)") + ": its schemas are not "
-                    "resolved; pass --native-functions F")))
-            if kind == DEPRECATED:
-                found = DeprecatedParser().check(text, native_snapshot.functions) if native_snapshot else ()
-            else:
-                derivatives = DerivativesParser().parse(text)
-                found = derivatives.diagnostics if native_snapshot is None or derivatives_check is None \
-                    else derivatives_check(derivatives, native_snapshot)
+            if native_file not in autograd_natives:
+                autograd_natives[native_file] = _native_for_backends(native_file, tags_path, tags_for, result)
+            found = _autograd_diagnostics(path, text, kind, native_file, autograd_natives[native_file],
+                                          derivatives_check)
             result.items.extend(FileDiagnostic(path, d) for d in found)
         elif kind == BACKEND:
             if not backend_native:
@@ -213,6 +207,23 @@ def check_paths(paths: list[str], tags_path: str | None = None, native_path: str
                                 "tags.yaml, derivatives.yaml or a backend yaml)")
             result.usage_error = True
     return result
+
+
+def _autograd_diagnostics(path: str, text: str, kind: str, native_file: str | None, native: NativeSnapshot | None,
+                          derivatives_check: Callable[[DerivativesDocument, NativeSnapshot], Sequence[Diagnostic]] | None
+                          ) -> list[Diagnostic]:
+    """A derivatives.yaml or deprecated.yaml against its native_functions.yaml (when there is one)."""
+    found: list[Diagnostic] = []
+    if native is None:
+        where = f"cannot read {native_file}" if native_file else (
+            f"no native_functions.yaml beside this {os.path.basename(path)} (aten/src/ATen/native/ of the same tree)")
+        found.append(diag("OPG900", Span.point(0, 0), f"{where}: its schemas are not resolved; pass --native-functions F"))
+    if kind == DEPRECATED:
+        return found + (list(DeprecatedParser().check(text, native.functions)) if native is not None else [])
+    document = DerivativesParser().parse(text)
+    if native is None or derivatives_check is None:
+        return found + list(document.diagnostics)
+    return found + list(derivatives_check(document, native))
 
 
 def _native_for_backends(native_path: str | None, tags_path: str | None, tags_for, result: CheckResult
