@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from opgen_lsp.analysis import derivatives as query
 from opgen_lsp.codegen.autograd.functions_h import node_declaration
-from opgen_lsp.codegen.autograd.load import DerivativesChecker
+from opgen_lsp.codegen.autograd.load import DerivativesChecker, cpp_arguments
 from opgen_lsp.index.derivatives import DerivativesParser
 from opgen_lsp.index.native import NativeParser, TagsParser
 
@@ -33,11 +34,16 @@ def functions_h(aten: Path, native_yaml: Path, tags_yaml: Path, tmp_path_factory
 
 
 @pytest.fixture(scope="module")
-def nodes(aten: Path, native_yaml: Path, tags_yaml: Path):
+def check(aten: Path, native_yaml: Path, tags_yaml: Path):
     tags = TagsParser().parse(tags_yaml.read_text())
     native = NativeParser().parse(native_yaml.read_text(), tags.names)
     document = DerivativesParser().parse((aten.parent / "autograd" / "derivatives.yaml").read_text())
-    return DerivativesChecker().check(document, native.functions).nodes
+    return DerivativesChecker().check(document, native.functions)
+
+
+@pytest.fixture(scope="module")
+def nodes(check):
+    return check.nodes
 
 
 def test_same_node_classes(functions_h: str, nodes) -> None:
@@ -50,3 +56,20 @@ def test_same_node_classes(functions_h: str, nodes) -> None:
 def test_every_struct_appears_verbatim(functions_h: str, nodes) -> None:
     missing = [n.op for n in nodes if node_declaration(n) not in functions_h]
     assert missing == []
+
+
+def test_every_entry_hover_shows_its_structs_verbatim(functions_h: str, check) -> None:
+    """The hover of each entry's name: line, as the server shows it: every struct of the entry is in Functions.h."""
+    def arguments(f):
+        return [(a.name, a.type) for a in cpp_arguments(f)]
+
+    shown = 0
+    for line, entry, analysis in check.analyses:
+        span = entry.name_node.span.shifted(line)
+        found = query.hover(check, span.start_line, span.start_col, node_declaration, arguments)
+        assert found is not None and f"```\n{analysis.function.func}\n```" in found.markdown
+        for node in query.nodes_of(check, line):
+            struct = node_declaration(node)
+            assert f"```cpp\n{struct}```" in found.markdown and struct in functions_h, node.op
+            shown += 1
+    assert shown == len(check.nodes)
