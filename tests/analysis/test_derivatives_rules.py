@@ -99,3 +99,31 @@ def test_incremental_recheck_reuses_unchanged_entries() -> None:
     second = checker.check(parser.parse(FOO + "  self: grad * 2\n\n" + BAR + "  self: grad\n"), NATIVE.functions)
     assert first.analyses[1][2] is second.analyses[1][2]
     assert first.analyses[0][2] is not second.analyses[0][2]
+
+
+def test_incremental_equals_full_on_the_real_file(aten) -> None:
+    """Edits of the real derivatives.yaml, each re-checked incrementally and from scratch: the same diagnostics."""
+    import random
+
+    from opgen_lsp.index.native import TagsParser
+
+    native_dir = aten / "native"
+    native = NativeParser().parse((native_dir / "native_functions.yaml").read_text(),
+                                  TagsParser().parse((native_dir / "tags.yaml").read_text()).names)
+    text = (aten.parent / "autograd" / "derivatives.yaml").read_text()
+    parser, checker = DerivativesParser(), DerivativesChecker()
+    checker.check(parser.parse(text), native.functions)
+    edits = [("  self: grad", "  slef: grad"), ("grad * ", "grads[3] * "), ("self.sym_sizes()", "self.sizes()"),
+             ("- name: abs(", "- name: abss("), ("result: auto_element_wise", "result: auto_linear")]
+    rng = random.Random(20)
+    lines = text.splitlines(keepends=True)
+    for _ in range(12):
+        old, new = rng.choice([e for e in edits if any(e[0] in line for line in lines)])
+        site = rng.choice([i for i, line in enumerate(lines) if old in line])
+        lines[site] = lines[site].replace(old, new, 1)
+        edited = "".join(lines)
+        incremental = checker.check(parser.parse(edited), native.functions)
+        full = DerivativesChecker().check(DerivativesParser().parse(edited), native.functions)
+        assert incremental.diagnostics == full.diagnostics
+        assert [n.op for n in incremental.nodes] == [n.op for n in full.nodes]
+    assert len([d for d in full.diagnostics if d.is_error]) >= 6  # the edits made mistakes that are reported
