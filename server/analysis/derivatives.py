@@ -18,7 +18,7 @@ from ..model.schema import signature_key
 from ..syntax.locate import ScalarText
 from ..text import Span
 from .completion import KEY, OP, TYPE, Candidate
-from .cursor import content_end
+from .cursor import content_end, entry_at
 from .hover import HoverText
 from .symbols import OP as OP_SYMBOL, Symbol
 
@@ -52,25 +52,24 @@ class Place:
 
 
 def place_at(check: Any, line: int) -> Place | None:
+    """The entry whose lines hold `line`, if it lowered (the one entry of a line, even when the next is broken)."""
+    placed = entry_at(check.document.document, line)
+    if placed is None or placed.result.value is None:
+        return None
     analyses = check.analyses
-    at = bisect.bisect_right(analyses, line, key=lambda a: a[0]) - 1
-    if at < 0:
+    at = bisect.bisect_left(analyses, placed.line, key=lambda a: a[0])
+    if at == len(analyses) or analyses[at][0] != placed.line:
         return None
     start, entry, analysis = analyses[at]
-    end = analyses[at + 1][0] if at + 1 < len(analyses) else 1 << 30
-    return Place(start, entry, analysis) if line < end else None
-
-
-def _shifted(span: Span, line: int) -> Span:
-    return span.shifted(line)
+    return Place(start, entry, analysis)
 
 
 def _formula_at(place: Place, line: int, col: int) -> tuple[Formula, bool] | None:
     """The formula whose key (True) or value (False) is under the cursor."""
     for formula in place.entry.formulas:
-        if _shifted(formula.key.span, place.line).contains(line, col):
+        if formula.key.span.shifted(place.line).contains(line, col):
             return formula, True
-        if _shifted(formula.value.span, place.line).contains(line, col):
+        if formula.value.span.shifted(place.line).contains(line, col):
             return formula, False
     return None
 
@@ -130,11 +129,11 @@ def hover(check: Any, line: int, col: int, node_struct: Callable[[Any], str], ar
     if place is None:
         return None
     entry = place.entry
-    if _shifted(entry.name_node.span, place.line).contains(line, col):
-        return HoverText(_entry_markdown(check, place, node_struct), _shifted(entry.name_node.span, place.line))
+    if entry.name_node.span.shifted(place.line).contains(line, col):
+        return HoverText(_entry_markdown(check, place, node_struct), entry.name_node.span.shifted(place.line))
     for key, _ in entry.entry.pairs:
-        if getattr(key, "value", None) in KEY_DOCS and _shifted(key.span, place.line).contains(line, col):
-            return HoverText(f"`{key.value}`: {KEY_DOCS[key.value]}", _shifted(key.span, place.line))
+        if getattr(key, "value", None) in KEY_DOCS and key.span.shifted(place.line).contains(line, col):
+            return HoverText(f"`{key.value}`: {KEY_DOCS[key.value]}", key.span.shifted(place.line))
     f = place.function
     found = _formula_at(place, line, col)
     if f is None or found is None:
@@ -253,7 +252,7 @@ def _formula_words(f: NativeFunction, names: list[str], arguments: Arguments) ->
 def function_at(check: Any, line: int, col: int) -> NativeFunction | None:
     """The function an entry's name: names, with the cursor on it."""
     place = place_at(check, line)
-    if place is None or not _shifted(place.entry.name_node.span, place.line).contains(line, col):
+    if place is None or not place.entry.name_node.span.shifted(place.line).contains(line, col):
         return None
     return place.analysis.function
 
@@ -274,7 +273,7 @@ def formula_sources(check: Any) -> dict[int, list[FormulaSource]]:
     for line, entry, analysis in check.analyses:
         if analysis.canonical is None:
             continue
-        span = _shifted(entry.name_node.span, line)
+        span = entry.name_node.span.shifted(line)
         for f in check.index.by_signature.get(signature_key(analysis.canonical.func), ()):
             out.setdefault(id(f), []).append(FormulaSource(span, f is analysis.function, entry.specification))
     return out
@@ -290,7 +289,7 @@ def symbols(check: Any) -> list[Symbol]:
         whole = Span(placed.line, 0, *content_end(placed))
         name = entry.specification.split("(", 1)[0]
         nodes = ", ".join(n.op for n in nodes_of(check, placed.line))
-        children = tuple(Symbol(fm.key.value, OP_SYMBOL, "", _shifted(fm.key.span, placed.line),
-                                _shifted(fm.key.span, placed.line)) for fm in entry.formulas)
-        out.append(Symbol(name, OP_SYMBOL, nodes, whole, _shifted(entry.name_node.span, placed.line), children))
+        children = tuple(Symbol(fm.key.value, OP_SYMBOL, "", fm.key.span.shifted(placed.line),
+                                fm.key.span.shifted(placed.line)) for fm in entry.formulas)
+        out.append(Symbol(name, OP_SYMBOL, nodes, whole, entry.name_node.span.shifted(placed.line), children))
     return out
