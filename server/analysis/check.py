@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -32,6 +33,10 @@ BACKEND_KEYS = tuple(f"{k}:" for k in ("backend", "cpp_namespace", "supported", 
                                          "device_guard", "full_codegen", "autograd", "symint", "ir_gen", "non_native"))
 
 
+# The first line of a derivatives.yaml entry: `- name: op.overload(...`, not any list of named things.
+_DERIVATIVE_NAME = re.compile(r"- name:\s*['\"]?\w+(\.\w+)?\(")
+
+
 def classify(path: str, text: str) -> str:
     """What kind of operator yaml a file is, by name first and then by its first entry."""
     name = os.path.basename(path)
@@ -41,8 +46,8 @@ def classify(path: str, text: str) -> str:
         return TAGS
     if name == DERIVATIVES_YAML:
         return DERIVATIVES
-    if name == DEPRECATED_YAML:
-        return DEPRECATED
+    if name == DEPRECATED_YAML:  # a common name: only PyTorch's, in an autograd folder
+        return DEPRECATED if os.path.basename(os.path.dirname(path)) == "autograd" else UNKNOWN
     for line in text.splitlines():
         stripped = line.strip()
         if not stripped or stripped.startswith("#") or stripped == "---":
@@ -51,7 +56,7 @@ def classify(path: str, text: str) -> str:
             return NATIVE
         if line.startswith("- tag:"):
             return TAGS
-        if line.startswith("- name:"):
+        if _DERIVATIVE_NAME.match(line):
             return DERIVATIVES
         if line.startswith(BACKEND_KEYS):
             return BACKEND
@@ -107,7 +112,8 @@ def expand(paths: list[str]) -> list[str]:
         for root, dirs, files in os.walk(path):
             dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "node_modules")
             out.extend(os.path.join(root, f) for f in sorted(files)
-                       if f in ("native_functions.yaml", "tags.yaml", DERIVATIVES_YAML, DEPRECATED_YAML)
+                       if f in ("native_functions.yaml", "tags.yaml", DERIVATIVES_YAML)
+                       or f == DEPRECATED_YAML and os.path.basename(root) == "autograd"
                        or f.endswith("_functions.yaml") and _is_backend_yaml(os.path.join(root, f)))
     return out
 

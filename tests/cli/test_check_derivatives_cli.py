@@ -93,3 +93,13 @@ def test_deprecated_yaml_in_the_tree(tmp_path: Path, capsys) -> None:
     code, out, _ = run(capsys, "check", str(tmp_path))
     assert code == 1
     assert out == (f"{path}:8:9: error: no native function is called 'fooo'; did you mean 'foo'? [OPG743]\n")
+
+
+def test_which_files_are_autograd_yamls() -> None:
+    from opgen_lsp.analysis.check import DEPRECATED, DERIVATIVES, UNKNOWN, classify
+
+    assert classify("/t/tools/autograd/derivatives.yaml", "") == DERIVATIVES
+    assert classify("/t/my_formulas.yaml", "# formulas\n- name: add.Tensor(Tensor self) -> Tensor\n") == DERIVATIVES
+    assert classify("/t/playbook.yaml", "- name: install a package\n") == UNKNOWN  # a list of named things
+    assert classify("/t/tools/autograd/deprecated.yaml", "") == DEPRECATED
+    assert classify("/t/docs/deprecated.yaml", "- name: add(Tensor self) -> Tensor\n") == UNKNOWN  # not PyTorch's
