@@ -1,12 +1,22 @@
-// Shared by the code-server scripts: Debian's chromium through playwright-core, and the command palette.
+// Shared by the code-server scripts: their environment, Debian's chromium through playwright-core (the package
+// folder in $PLAYWRIGHT_CORE), and the command palette.
+import { createRequire } from "node:module";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** An environment variable the script cannot run without. */
+export const env = (name) => {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set`);
+  return value;
+};
+
 /** A headless chromium with a fresh profile: { context, page, close() }. */
-export async function launch(chromium) {
+export async function launch() {
+  const { chromium } = createRequire(import.meta.url)(env("PLAYWRIGHT_CORE"));
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), "opgen-chromium-"));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: process.env.CHROMIUM || "/usr/bin/chromium",

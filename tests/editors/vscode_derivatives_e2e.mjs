@@ -3,23 +3,15 @@
 // Writes what it saw as JSON to $OUT (tests/editors/test_vscode_derivatives.py asserts on it).
 //
 // Env: CODE_SERVER_URL, WORKSPACE, PLAYWRIGHT_CORE (the package folder), CHROMIUM, SCREENSHOT_DIR, OUT.
-import { createRequire } from "node:module";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { launch, palette as paletteOf, sleep } from "./vscode_browser.mjs";
+import { env, launch, palette as paletteOf, sleep } from "./vscode_browser.mjs";
 
-const require = createRequire(import.meta.url);
-const { chromium } = require(process.env.PLAYWRIGHT_CORE);
-const env = (name) => {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set`);
-  return value;
-};
 const shots = env("SCREENSHOT_DIR");
 const out = env("OUT");
 const result = { problems: [], hover: "", errors: [] };
 
-const { page, close } = await launch(chromium);
+const { page, close } = await launch();
 const palette = (command) => paletteOf(page, command);
 
 try {

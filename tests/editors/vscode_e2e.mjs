@@ -4,18 +4,10 @@
 //
 // Env: CODE_SERVER_URL, WORKSPACE, PLAYWRIGHT_CORE (the package folder), CHROMIUM, SCREENSHOT_DIR,
 //      HOVER_LINE (1-based line of a func: line in native_functions.yaml), HOVER_COLUMN, OUT.
-import { createRequire } from "node:module";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { launch, palette as paletteOf, sleep } from "./vscode_browser.mjs";
+import { env, launch, palette as paletteOf, sleep } from "./vscode_browser.mjs";
 
-const require = createRequire(import.meta.url);
-const { chromium } = require(process.env.PLAYWRIGHT_CORE);
-const env = (name) => {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set`);
-  return value;
-};
 const url = env("CODE_SERVER_URL");
 const workspace = env("WORKSPACE");
 const shots = env("SCREENSHOT_DIR");
@@ -26,7 +18,7 @@ const step = (name) => {
   console.log(`[vscode_e2e] ${name}`);
 };
 
-const { page, close } = await launch(chromium);
+const { page, close } = await launch();
 const palette = (command) => paletteOf(page, command);
 
 async function openFile(query) {
