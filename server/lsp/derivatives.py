@@ -113,8 +113,9 @@ class NativeDerivatives:
 
         from ..codegen.autograd.load import DerivativesChecker
 
-        key = (path, text, id(analysis.native))
-        if self._last is not None and self._last[0] == key:
+        # The snapshot itself is kept in the key (not its id, which a later snapshot may reuse).
+        key = (path, text, analysis.native)
+        if self._last is not None and self._last[0][:2] == key[:2] and self._last[0][2] is key[2]:
             return self._last[1]
         self._checker = self._checker or DerivativesChecker()
         check = self._checker.check(self._parser.parse(text), analysis.native.functions)
