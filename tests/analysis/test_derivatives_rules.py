@@ -127,3 +127,39 @@ def test_incremental_equals_full_on_the_real_file(aten) -> None:
         assert incremental.diagnostics == full.diagnostics
         assert [n.op for n in incremental.nodes] == [n.op for n in full.nodes]
     assert len([d for d in full.diagnostics if d.is_error]) >= 6  # the edits made mistakes that are reported
+
+
+def test_damaged_text_never_raises(aten) -> None:
+    """Cuts, duplicated lines and stray characters through the real file: diagnostics, never an exception, and
+    every hover and completion on the damaged lines answers."""
+    import random
+
+    from opgen_lsp.analysis import derivatives as query
+    from opgen_lsp.codegen.autograd.load import cpp_arguments
+    from opgen_lsp.index.native import TagsParser
+
+    native_dir = aten / "native"
+    native = NativeParser().parse((native_dir / "native_functions.yaml").read_text(),
+                                  TagsParser().parse((native_dir / "tags.yaml").read_text()).names)
+    text = (aten.parent / "autograd" / "derivatives.yaml").read_text()
+    parser, checker = DerivativesParser(), DerivativesChecker()
+    rng = random.Random(7)
+    junk = ["", ":", "- ", "[", "{", "'", '"', "\t", "grads[", "result", ", ", "(", "\n", "#", "dispatch:"]
+    damaged_runs = 0
+    for _ in range(40):
+        lines = text.splitlines(keepends=True)
+        for _ in range(5):
+            i = rng.randrange(len(lines))
+            j = rng.randrange(len(lines[i]) + 1)
+            lines[i] = lines[i][:j] + rng.choice(junk) + lines[i][j + rng.randrange(4):]
+            if rng.random() < 0.2:
+                lines.insert(i, lines[i])
+        damaged = "".join(lines)
+        result = checker.check(parser.parse(damaged), native.functions)
+        damaged_runs += any(d.is_error for d in result.diagnostics)
+        split = damaged.split("\n")
+        for line in rng.sample(range(len(split)), 20):
+            col = rng.randrange(len(split[line]) + 1)
+            query.hover(result, line, col, node_declaration, lambda f: [(a.name, a.type) for a in cpp_arguments(f)])
+            query.complete(result, split, line, col, lambda f: [(a.name, a.type) for a in cpp_arguments(f)])
+    assert damaged_runs > 30  # most damage is reported as errors
