@@ -24,7 +24,8 @@ def _check(args: argparse.Namespace) -> int:
         print(f"opgen: cannot read the shape-inference header {exc}", file=sys.stderr)
         return 2
     result = check_paths(args.paths, args.tags, args.native_functions,
-                         native_extra=_kernel_checker(args.kernels) if args.kernels else None, backend_extra=lazy)
+                         native_extra=_kernel_checker(args.kernels) if args.kernels else None, backend_extra=lazy,
+                         derivatives_check=_derivatives_checker())
     if args.impl_path:
         kernels, notes = impl_path_items(args.paths, args.native_functions, args.impl_path)
         result.items.extend(kernels)
@@ -50,6 +51,13 @@ def _kernel_checker(roots: list[str]):
         return "\n".join(compute_native_function_declaration(f, backend))
 
     return lambda native: missing_kernels(native, index, declare=declare)
+
+
+def _derivatives_checker():
+    from .codegen.autograd.load import DerivativesChecker
+
+    checker = DerivativesChecker()
+    return lambda document, native: checker.check(document, native.functions).diagnostics
 
 
 def _lazy_checker(header_path: str | None):
@@ -117,8 +125,9 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="report every mistake in native_functions.yaml / tags.yaml files")
     check.add_argument("paths", nargs="+", metavar="PATH", help="files or directories to check")
     check.add_argument("--tags", metavar="F", help="tags.yaml to use (default: the one beside each file)")
-    check.add_argument("--native-functions", metavar="F", help="native_functions.yaml that backend yamls are "
-                       "resolved against (default: the one packaged with the installed torchgen)")
+    check.add_argument("--native-functions", metavar="F", help="native_functions.yaml that backend yamls "
+                       "(and a derivatives.yaml outside a PyTorch tree) are resolved against (default: the one packaged "
+                       "with the installed torchgen)")
     check.add_argument("--format", choices=sorted(RENDERERS), default="text")
     check.add_argument("--impl-path", "--impl_path", action="append", default=[], metavar="F",
                        help="a backend's C++ kernel file: report the listed ops of each backend yaml it does not "

@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from ..diagnostics import Diagnostic, diag
 from ..index.backend import BackendSnapshot, check_backend
+from ..index.derivatives import (
+    DEPRECATED_YAML,
+    DERIVATIVES_YAML,
+    DeprecatedParser,
+    DerivativesDocument,
+    DerivativesParser,
+    tree_native_functions,
+)
 from ..index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapshot
 from ..report import FileDiagnostic
 from ..text import Span
@@ -15,11 +24,17 @@ from ..text import Span
 NATIVE = "native_functions"
 TAGS = "tags"
 BACKEND = "backend"
+DERIVATIVES = "derivatives"
+DEPRECATED = "deprecated"
 UNKNOWN = "unknown"
 
 # Top-level keys of a backend yaml (gen_backend_stubs' input); a file starting with one is a backend yaml.
 BACKEND_KEYS = tuple(f"{k}:" for k in ("backend", "cpp_namespace", "supported", "class_name", "use_out_as_primary",
                                          "device_guard", "full_codegen", "autograd", "symint", "ir_gen", "non_native"))
+
+
+# The first line of a derivatives.yaml entry: `- name: op.overload(...`, not any list of named things.
+_DERIVATIVE_NAME = re.compile(r"- name:\s*['\"]?\w+(\.\w+)?\(")
 
 
 def classify(path: str, text: str) -> str:
@@ -29,6 +44,10 @@ def classify(path: str, text: str) -> str:
         return NATIVE
     if name == "tags.yaml":
         return TAGS
+    if name == DERIVATIVES_YAML:
+        return DERIVATIVES
+    if name == DEPRECATED_YAML:  # a common name: only PyTorch's, in an autograd folder
+        return DEPRECATED if os.path.basename(os.path.dirname(path)) == "autograd" else UNKNOWN
     for line in text.splitlines():
         stripped = line.strip()
         if not stripped or stripped.startswith("#") or stripped == "---":
@@ -37,6 +56,8 @@ def classify(path: str, text: str) -> str:
             return NATIVE
         if line.startswith("- tag:"):
             return TAGS
+        if _DERIVATIVE_NAME.match(line):
+            return DERIVATIVES
         if line.startswith(BACKEND_KEYS):
             return BACKEND
         break
@@ -91,7 +112,8 @@ def expand(paths: list[str]) -> list[str]:
         for root, dirs, files in os.walk(path):
             dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "node_modules")
             out.extend(os.path.join(root, f) for f in sorted(files)
-                       if f in ("native_functions.yaml", "tags.yaml")
+                       if f in ("native_functions.yaml", "tags.yaml", DERIVATIVES_YAML)
+                       or f == DEPRECATED_YAML and os.path.basename(root) == "autograd"
                        or f.endswith("_functions.yaml") and _is_backend_yaml(os.path.join(root, f)))
     return out
 
@@ -121,14 +143,19 @@ def installed_native_functions() -> tuple[str, str] | None:
 
 def check_paths(paths: list[str], tags_path: str | None = None, native_path: str | None = None,
                 native_extra: Callable[[NativeSnapshot], list[Diagnostic]] | None = None,
-                backend_extra: Callable[[str, str, BackendSnapshot, NativeSnapshot], Sequence[Diagnostic]] | None = None
+                backend_extra: Callable[[str, str, BackendSnapshot, NativeSnapshot], Sequence[Diagnostic]] | None = None,
+                derivatives_check: Callable[[DerivativesDocument, NativeSnapshot], Sequence[Diagnostic]] | None = None
                 ) -> CheckResult:
     """native_extra: more checks of each native_functions.yaml (e.g. kernels missing from C++ sources).
-    backend_extra(path, text, snapshot, native): more checks of each backend yaml (e.g. what gen_lazy_tensor rejects)."""
+    backend_extra(path, text, snapshot, native): more checks of each backend yaml (e.g. what gen_lazy_tensor rejects).
+    derivatives_check(document, native): the rules of a derivatives.yaml against its native_functions.yaml (what
+    torchgen's autograd loader rejects; without it, only what each entry shows on its own)."""
     result = CheckResult()
     tags_cache: dict[str, TagsSnapshot] = {}
     # The native_functions.yaml that backend yamls are resolved against: parsed once, on first need.
     backend_native: list[NativeSnapshot | None] = []
+    # The native_functions.yaml of each derivatives.yaml / deprecated.yaml (by path; None: torch's), parsed once.
+    autograd_natives: dict[str | None, NativeSnapshot | None] = {}
 
     def tags_for(path: str) -> TagsSnapshot | None:
         if path not in tags_cache:
@@ -160,6 +187,13 @@ def check_paths(paths: list[str], tags_path: str | None = None, native_path: str
             result.items.extend(FileDiagnostic(path, d) for d in native.diagnostics)
             if native_extra is not None:
                 result.items.extend(FileDiagnostic(path, d) for d in native_extra(native))
+        elif kind in (DERIVATIVES, DEPRECATED):
+            native_file = tree_native_functions(path) or native_path
+            if native_file not in autograd_natives:
+                autograd_natives[native_file] = _native_for_backends(native_file, tags_path, tags_for, result)
+            found = _autograd_diagnostics(path, text, kind, native_file, autograd_natives[native_file],
+                                          derivatives_check)
+            result.items.extend(FileDiagnostic(path, d) for d in found)
         elif kind == BACKEND:
             if not backend_native:
                 backend_native.append(_native_for_backends(native_path, tags_path, tags_for, result))
@@ -176,9 +210,26 @@ def check_paths(paths: list[str], tags_path: str | None = None, native_path: str
                 result.items.extend(FileDiagnostic(path, d) for d in backend_extra(path, text, backend, native_snapshot))
         else:
             result.notes.append(f"opgen: {path}: not an operator yaml file (expected native_functions.yaml, "
-                                "tags.yaml or a backend yaml)")
+                                "tags.yaml, derivatives.yaml or a backend yaml)")
             result.usage_error = True
     return result
+
+
+def _autograd_diagnostics(path: str, text: str, kind: str, native_file: str | None, native: NativeSnapshot | None,
+                          derivatives_check: Callable[[DerivativesDocument, NativeSnapshot], Sequence[Diagnostic]] | None
+                          ) -> list[Diagnostic]:
+    """A derivatives.yaml or deprecated.yaml against its native_functions.yaml (when there is one)."""
+    found: list[Diagnostic] = []
+    if native is None:
+        where = f"cannot read {native_file}" if native_file else (
+            f"no native_functions.yaml beside this {os.path.basename(path)} (aten/src/ATen/native/ of the same tree)")
+        found.append(diag("OPG900", Span.point(0, 0), f"{where}: its schemas are not resolved; pass --native-functions F"))
+    if kind == DEPRECATED:
+        return found + (list(DeprecatedParser().check(text, native.functions)) if native is not None else [])
+    document = DerivativesParser().parse(text)
+    if native is None or derivatives_check is None:
+        return found + list(document.diagnostics)
+    return found + list(derivatives_check(document, native))
 
 
 def _native_for_backends(native_path: str | None, tags_path: str | None, tags_for, result: CheckResult

@@ -31,6 +31,7 @@ from ..text import Span
 from ..analysis import symbols as symbols_query
 from ..analysis.folding import entry_folds
 from .convert import UTF16, Encoding, Lines, diagnostics, from_position, range_to_span, span_to_range
+from . import derivatives as derivatives_lsp
 from .kernels import KernelState
 from .workspace import Analysis
 
@@ -242,6 +243,8 @@ def hover(analysis: Analysis, pos: types.Position, client: Client, definitions=N
           kernels: KernelContext | None = None) -> types.Hover | None:
     if analysis.backend is not None:
         return backend_hover(analysis, pos, client, definitions)
+    if analysis.derivatives is not None:
+        return derivatives_lsp.hover(analysis, pos, client)
     if analysis.native is None:
         return None
     line, col = from_position(analysis.lines, pos, client.encoding)
@@ -269,6 +272,8 @@ def _symbols_of(analysis: Analysis) -> list[symbols_query.Symbol]:
         return symbols_query.native_symbols(analysis.native)
     if analysis.tags is not None:
         return symbols_query.tag_symbols(analysis.tags)
+    if analysis.derivatives is not None:
+        return derivatives_lsp.symbols(analysis)
     return []
 
 
@@ -343,6 +348,8 @@ def completion(analysis: Analysis, pos: types.Position, client: Client) -> types
         candidates = backend_query.complete(analysis.lines, line, col, source.snapshot if source else None)
     elif analysis.native is not None:
         candidates = completion_query.complete(analysis.lines, line, col, analysis.native, analysis.tags)
+    elif analysis.derivatives is not None:
+        candidates = derivatives_lsp.candidates(analysis, line, col)
     else:
         return types.CompletionList(is_incomplete=False, items=[])
     items = []
@@ -398,6 +405,8 @@ def definition(analysis: Analysis, pos: types.Position, client: Client, kernels:
         if span is None:
             return None
         return types.Location(uri=source.uri, range=span_to_range(source.lines, span, client.encoding))
+    if analysis.derivatives is not None:
+        return derivatives_lsp.definition(analysis, pos, client)
     if analysis.native is None:
         return None
     line, col = from_position(analysis.lines, pos, client.encoding)
@@ -412,6 +421,8 @@ def definition(analysis: Analysis, pos: types.Position, client: Client, kernels:
 
 def references(analysis: Analysis, pos: types.Position, include_declaration: bool, client: Client
                ) -> list[types.Location]:
+    if analysis.derivatives is not None:
+        return derivatives_lsp.references(analysis, pos, include_declaration, client)
     if analysis.native is None:
         return []
     line, col = from_position(analysis.lines, pos, client.encoding)

@@ -25,8 +25,9 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from .. import VERSION_TEXT
-from ..analysis.check import BACKEND, NATIVE, TAGS
+from ..analysis.check import BACKEND, DEPRECATED, DERIVATIVES, NATIVE, TAGS
 from . import commands, features, kernels
+from . import derivatives as derivatives_lsp
 from .config import SECTION, Settings, settings_from
 from .convert import Encoding, use_client_lines
 from .workspace import Analysis, Workspace
@@ -38,6 +39,9 @@ SIGNATURE_TRIGGERS = ["(", ","]
 # Files read from disk that the server asks the client to watch.
 WATCHED = ["**/native_functions.yaml", "**/tags.yaml", "**/*.{cpp,cc,cxx,cu,cuh,mm,h,hpp}"]
 CPP_SUFFIXES = (".cpp", ".cc", ".cxx", ".cu", ".cuh", ".mm", ".h", ".hpp", ".hh")
+# The kinds of documents that are checked, and those checked against a native_functions.yaml.
+CHECKED_KINDS = (NATIVE, TAGS, BACKEND, DERIVATIVES, DEPRECATED)
+AGAINST_NATIVE = (BACKEND, DERIVATIVES, DEPRECATED)
 # How long analyses wait for the client's answer to workspace/configuration after `initialized`.
 CONFIGURATION_TIMEOUT = 5.0
 
@@ -244,12 +248,12 @@ class OpgenLanguageServer(LanguageServer):
 
     def publish(self, analysis: Analysis) -> None:
         uri = analysis.uri
-        if analysis.document.kind not in (NATIVE, TAGS, BACKEND) and uri not in self._published:
+        if analysis.document.kind not in CHECKED_KINDS and uri not in self._published:
             return
         items = features.diagnostic_items(analysis, self.client)
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=items, version=analysis.version))
-        if items or analysis.document.kind in (NATIVE, TAGS, BACKEND):
+        if items or analysis.document.kind in CHECKED_KINDS:
             self._published.add(uri)
         else:
             self._published.discard(uri)
@@ -266,7 +270,7 @@ class OpgenLanguageServer(LanguageServer):
         self.work_done_progress.begin(token, begin)
         return token
 
-    def recheck_stale(self, kinds: tuple[str, ...] = (NATIVE, BACKEND)) -> None:
+    def recheck_stale(self, kinds: tuple[str, ...] = (NATIVE, *AGAINST_NATIVE)) -> None:
         """After tags, native_functions.yaml, files on disk or settings changed: re-check the documents of
         these kinds whose inputs changed."""
         stale = [uri for kind in kinds for uri in self.model.stale(kind)]
@@ -294,7 +298,7 @@ class OpgenLanguageServer(LanguageServer):
         elif NATIVE in kinds or BACKEND not in kinds:
             # Another file a backend check reads from the editor (a lazy yaml's shape-inference header): the
             # backends whose analysis it changed (no other: C++ sources count when saved).
-            self.recheck_stale((BACKEND,))
+            self.recheck_stale(AGAINST_NATIVE)
 
     def closed(self, uri: str) -> None:
         pending = self._pending.pop(uri, None)
@@ -307,7 +311,7 @@ class OpgenLanguageServer(LanguageServer):
         if document is not None and document.kind in (TAGS, NATIVE):
             self.recheck_stale()
         elif document is not None and document.kind != BACKEND:  # its file's text counts again (see sync)
-            self.recheck_stale((BACKEND,))
+            self.recheck_stale(AGAINST_NATIVE)
 
     def shutdown_work(self) -> None:
         for task in self._pending.values():
@@ -489,7 +493,8 @@ def create_server() -> OpgenLanguageServer:
         analysis = await server.analysis(params.text_document.uri)
         if analysis is None:
             return None
-        return features.definition(analysis, params.position, server.client, server.kernel_context())
+        return features.definition(analysis, params.position, server.client, server.kernel_context()) \
+            or derivatives_lsp.native_definition(server.model, analysis, params.position, server.client)
 
     @feature(types.TEXT_DOCUMENT_REFERENCES)
     @guarded(server, "references", list)
@@ -530,7 +535,8 @@ def create_server() -> OpgenLanguageServer:
         analysis = await server.analysis(params.text_document.uri)
         if analysis is None:
             return []
-        return features.code_lenses(analysis, server.external_backends(), server.client)
+        return features.code_lenses(analysis, server.external_backends(), server.client) \
+            + derivatives_lsp.native_lenses(server.model, analysis, server.client)
 
     @feature(types.WORKSPACE_TEXT_DOCUMENT_CONTENT)
     @guarded(server, "textDocumentContent", lambda: types.TextDocumentContentResult(text=""))

@@ -30,13 +30,15 @@ from dataclasses import dataclass
 
 from ..analysis import backend as backend_query
 from ..codegen.lazy import checkout_shape_header
-from ..analysis.check import BACKEND, NATIVE, TAGS, classify, installed_native_functions
+from ..analysis.check import BACKEND, DEPRECATED, DERIVATIVES, NATIVE, TAGS, classify, installed_native_functions
 from ..index.backend import BackendSnapshot, check_backend
+from ..index.derivatives import DeprecatedParser, DerivativesParser, tree_native_functions
 from ..diagnostics import Diagnostic, diag
 from ..index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapshot
 from ..text import Span
 from .config import Settings
 from .convert import Lines
+from .derivatives import NativeDerivatives
 from .kernels import KernelState, MissingKernels
 
 
@@ -98,6 +100,8 @@ class Analysis:
     shape_header: object | None = None  # codegen.lazy.shape.ShapeHeader (the codegen is loaded on first use)
     # The opgen.lazy.preset the hover's generated lazy code follows.
     lazy_preset: str = "auto"
+    # A derivatives.yaml: its check (codegen.autograd.load.DerivativesCheck) against native_source.
+    derivatives: object | None = None
 
     @functools.cached_property
     def lines(self) -> Lines:
@@ -161,6 +165,10 @@ class Workspace:
         self._declarations: dict[tuple, str] = {}
         # Missing kernels of each native document, remembered per op between re-checks.
         self._missing_kernels: dict[str, MissingKernels] = {}
+        # Each open derivatives.yaml: its parser and checker (codegen.autograd.load), kept for incremental re-checks.
+        self._derivatives: dict[str, tuple[DerivativesParser, object]] = {}
+        # The derivatives.yaml of a native document's tree, for its lenses and go to definition.
+        self.native_derivatives = NativeDerivatives()
 
     # ------------------------------------------------------------ documents (event loop)
 
@@ -182,6 +190,7 @@ class Workspace:
             self._by_path.pop(_norm(document.path), None)
         self._native_parsers.pop(uri, None)
         self._missing_kernels.pop(uri, None)
+        self._derivatives.pop(uri, None)
         if document is not None:
             self._tags_parsers.pop(document.path or uri, None)
         self._analyses.pop(uri, None)
@@ -267,7 +276,12 @@ class Workspace:
         return None, _read_text(path)
 
     def native_location(self, document: OpenDocument) -> tuple[str | None, str | None, str]:
-        """(open uri, path, why-none) of the native_functions.yaml a backend document is checked against."""
+        """(open uri, path, why-none) of the native_functions.yaml a backend document (or a derivatives.yaml
+        outside a PyTorch tree) is checked against; a derivatives.yaml in a tree takes the tree's."""
+        in_tree = tree_native_functions(document.path) \
+            if document.kind in (DERIVATIVES, DEPRECATED) and document.path else None
+        if in_tree is not None:
+            return self._by_path.get(_norm(in_tree)), in_tree, ""
         configured = self.settings.native_functions_path
         if configured:
             path = self._absolute(configured)
@@ -401,6 +415,8 @@ class Workspace:
         if document.kind == BACKEND:
             return (document.generation, self.native_input(document).key, self.cpp_generation,
                     self.lazy_key(document))
+        if document.kind in (DERIVATIVES, DEPRECATED):
+            return (document.generation, self.native_input(document).key)
         return (document.generation,)
 
     def latest(self, uri: str) -> Analysis | None:
@@ -442,6 +458,8 @@ class Workspace:
             analysis = Analysis(document, (document.generation,), tags.diagnostics, None, tags)
         elif document.kind == BACKEND:
             analysis = self._analyse_backend(document)
+        elif document.kind in (DERIVATIVES, DEPRECATED):
+            analysis = self._analyse_derivatives(document)
         else:
             analysis = Analysis(document, (document.generation,), ())
         if self._documents.get(uri) is not None:
@@ -460,6 +478,25 @@ class Workspace:
         header, lazy = self._lazy_check(document, snapshot, native)
         return Analysis(document, key, diagnostics + lazy, backend=snapshot, native_source=native,
                         shape_header=header, lazy_preset=self.settings.lazy.preset)
+
+    def _analyse_derivatives(self, document: OpenDocument) -> Analysis:
+        """A derivatives.yaml (deprecated.yaml) against its native_functions.yaml: what torchgen's autograd loader
+        (Python binding generator) rejects."""
+        from ..codegen.autograd.load import DerivativesChecker  # the codegen is loaded on first use
+
+        source = self.native_input(document)
+        native = self._native_source(source)
+        key = (document.generation, source.key)
+        why = source.why or f"cannot read the native_functions.yaml at {source.path}"
+        if document.kind == DEPRECATED:
+            found = DeprecatedParser().check(document.text, native.snapshot.functions) if native is not None else ()
+            return Analysis(document, key, found if native is not None else (diag("OPG900", Span.point(0, 0), why),))
+        parser, checker = self._derivatives.setdefault(document.uri, (DerivativesParser(), DerivativesChecker()))
+        parsed = parser.parse(document.text)
+        if native is None:
+            return Analysis(document, key, (diag("OPG900", Span.point(0, 0), why),) + parsed.diagnostics)
+        check = checker.check(parsed, native.snapshot.functions)  # type: ignore[attr-defined]
+        return Analysis(document, key, check.diagnostics, native_source=native, derivatives=check)
 
     # ------------------------------------------------------------ lazy backends (gen_lazy_tensor)
 

@@ -4,18 +4,10 @@
 //
 // Env: CODE_SERVER_URL, WORKSPACE, PLAYWRIGHT_CORE (the package folder), CHROMIUM, SCREENSHOT_DIR,
 //      HOVER_LINE (1-based line of a func: line in native_functions.yaml), HOVER_COLUMN, OUT.
-import { createRequire } from "node:module";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
+import { env, launch, palette as paletteOf, sleep } from "./vscode_browser.mjs";
 
-const require = createRequire(import.meta.url);
-const { chromium } = require(process.env.PLAYWRIGHT_CORE);
-const env = (name) => {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set`);
-  return value;
-};
 const url = env("CODE_SERVER_URL");
 const workspace = env("WORKSPACE");
 const shots = env("SCREENSHOT_DIR");
@@ -25,38 +17,9 @@ const step = (name) => {
   result.steps.push({ name, at: Date.now() });
   console.log(`[vscode_e2e] ${name}`);
 };
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), "opgen-chromium-"));
-const context = await chromium.launchPersistentContext(userDataDir, {
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  headless: true,
-  viewport: { width: 1500, height: 1000 },
-  args: [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-  ],
-});
-const page = context.pages()[0] ?? (await context.newPage());
-page.setDefaultTimeout(60000);
-
-async function palette(command) {
-  await page.keyboard.press("F1");
-  const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ state: "visible" });
-  await input.fill(`>${command}`);
-  const row = page.locator(".quick-input-list .monaco-list-row").filter({ hasText: command }).first();
-  await row.waitFor();
-  await sleep(300);
-  await row.click();
-  await input.waitFor({ state: "hidden" });
-}
+const { page, close } = await launch();
+const palette = (command) => paletteOf(page, command);
 
 async function openFile(query) {
   const name = query.split("/").pop();
@@ -179,6 +142,5 @@ try {
   await page.screenshot({ path: path.join(shots, "vscode-failure.png") }).catch(() => undefined);
 } finally {
   fs.writeFileSync(out, JSON.stringify(result, null, 2));
-  await context.close();
-  fs.rmSync(userDataDir, { recursive: true, force: true });
+  await close();
 }

@@ -1,7 +1,13 @@
 // Pure logic (no `vscode` import) so that node's test runner can load it.
 
 /** The files the server is started for, by path pattern: the YAML extension keeps every other yaml. */
-export const DEFAULT_PATTERNS = ["**/native_functions.yaml", "**/tags.yaml", "**/*_functions.yaml"];
+export const DEFAULT_PATTERNS = [
+  "**/native_functions.yaml",
+  "**/tags.yaml",
+  "**/*_functions.yaml",
+  "**/derivatives.yaml",
+  "**/autograd/deprecated.yaml",
+];
 
 export interface DocumentFilter {
   scheme: string;

@@ -1,0 +1,194 @@
+"""The text rules of derivative formulas, as torchgen's autograd loader applies them.
+
+Formulas are C++ expressions that torchgen rewrites with regular expressions: a use of an argument
+or output is found as an identifier between non-word characters, and some expressions (`self.sym_sizes()`,
+`zeros_like(self)`, ...) are computed when the autograd node is created, so that only their value is
+saved. These functions reproduce that matching exactly (it decides what the node saves and which
+mistakes are reported); they know no positions.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from ..api.types import (
+    BaseCType,
+    NamedCType,
+    OptionalCType,
+    SpecialArgName,
+    SymIntT,
+    VectorCType,
+    boolT,
+    layoutT,
+    longT,
+    scalarTypeT,
+    symIntArrayRefT,
+    tensorOptionsT,
+)
+
+typeAndSizeT = BaseCType("torch::autograd::generated::TypeAndSize")
+tensorGeometryT = BaseCType("at::TensorGeometry")
+optionalStringT = OptionalCType(BaseCType("c10::string_view"))
+
+
+@functools.lru_cache(maxsize=16384)
+def _compiled(pattern: str, name: str) -> re.Pattern[str]:
+    """A pattern with the name put in (unescaped, as torchgen formats it)."""
+    return re.compile(pattern.format(name))
+
+
+@functools.lru_cache(maxsize=4096)
+def ident(name: str) -> re.Pattern[str]:
+    """`name` used as an identifier: between non-word characters (each of which the match consumes)."""
+    return re.compile(rf"(^|\W){name}($|\W)")
+
+
+def uses(name: str, formula: str) -> bool:
+    return ident(name).search(formula) is not None
+
+
+def count_uses(name: str, formula: str) -> int:
+    """Non-overlapping uses, as re.findall counts them (two uses one character apart count once)."""
+    return len(ident(name).findall(formula))
+
+
+_GRAD_INDEX = re.compile(r"(?:^|\W)grads\[(\d+)\]")
+
+
+def gradient_indices(formula: str) -> list[int]:
+    return [int(i) for i in _GRAD_INDEX.findall(formula)]
+
+
+def grad_index_spans(formula: str) -> list[tuple[int, int, int]]:
+    """(index, start, end) of each `grads[i]`."""
+    return [(int(m.group(1)), m.start(1) - 6, m.end(1) + 1) for m in _GRAD_INDEX.finditer(formula)]
+
+
+@dataclass(frozen=True, slots=True)
+class SavedAttribute:
+    """A value the autograd node keeps for the backward pass: its field and the expression it saves."""
+
+    nctype: NamedCType
+    expr: str
+
+    @property
+    def name(self) -> str:
+        n = self.nctype.name
+        return n.name if isinstance(n, SpecialArgName) else n
+
+
+@dataclass(frozen=True, slots=True)
+class _Replacement:
+    """An expression on a saved name that is evaluated when the node is created (pattern has {} for it)."""
+
+    pattern: str
+    suffix: str | Callable[[re.Match[str]], str]
+    ctype: object
+    expr: Callable[[str], str] | None = None  # what is saved (default: the matched text)
+    result: Callable[[str], str] | None = None  # what the formula reads instead (default: the field)
+
+
+def _sym_size_suffix(m: re.Match[str]) -> str:
+    return "_sym_argsize_" + m.group(1).replace("-", "minus_")
+
+
+def _optional_sizes(name: str) -> str:
+    return f"{name}.has_value() ? std::optional<c10::SymIntArrayRef>({name}->sym_sizes()) : std::nullopt"
+
+
+class StridesError(ValueError):
+    """`.sym_strides()` of a tensor in a formula that is not for that tensor alone."""
+
+
+# In torchgen's order: the first pattern that matches rewrites the text the later ones see.
+_REPLACEMENTS = (
+    _Replacement(r"{}.sym_sizes\(\)", "_sym_sizes", symIntArrayRefT),
+    _Replacement(r"{}->sym_sizes\(\)", "_sym_sizes_opt", OptionalCType(symIntArrayRefT), _optional_sizes),
+    _Replacement(r"{}.sym_blocksize\(\)", "_self_sym_blocksize_opt", OptionalCType(symIntArrayRefT),
+                 lambda name: f"at::sparse_csr::getSymIntBlockSize({name})"),
+    _Replacement(r"{}.options\(\)", "_options", tensorOptionsT),
+    _Replacement(r"zeros_like\({}\)", "_info", typeAndSizeT, lambda name: name, lambda name: name + "_info.zeros()"),
+    _Replacement(r"{}.sym_size\((-?\w+)\)", _sym_size_suffix, SymIntT),
+    _Replacement(r"{}.numel\(\)", "_numel", longT),
+    _Replacement(r"{}.sym_numel\(\)", "_sym_numel", SymIntT),
+    _Replacement(r"to_args_sizes\({}\)", "_args_sizes", VectorCType(VectorCType(longT))),
+    _Replacement(r"to_args_sizes_symint\({}\)", "_args_sizes_symint", VectorCType(VectorCType(SymIntT))),
+    _Replacement(r"to_args_scalartypes\({}\)", "_args_scalartypes", VectorCType(scalarTypeT)),
+    _Replacement(r"TensorGeometry\({}\)", "_geometry", tensorGeometryT),
+    _Replacement(r"{}.scalar_type\(\)", "_scalar_type", scalarTypeT),
+    _Replacement(r"{}.dim\(\)", "_dim", longT),
+    _Replacement(r"{}.sym_strides\(\)", "_sym_strides", symIntArrayRefT),
+    _Replacement(r"{}.layout\(\)", "_layout", layoutT),
+    _Replacement(r"{}.is_conj\(\)", "_conjugate", boolT),
+)
+
+# Calls torchgen refuses in any backward formula, and the SymInt call to use instead.
+UNSUPPORTED_CALLS = (
+    (re.compile(r"\.sizes\(\)|->sizes\(\)"), ".sizes()", ".sym_sizes()"),
+    (re.compile(r"\.size\([-]?\d+\)|->size\([-]?\d+\)"), ".size(int)", ".sym_size(int)"),
+    (re.compile(r"\.strides\(\)|->strides\(\)"), ".strides()", ".sym_strides()"),
+)
+
+
+def unsupported_calls(formula: str) -> list[tuple[str, str, int, int]]:
+    """(call, replacement, start, end) of every call that torchgen refuses in a backward formula."""
+    return [(what, instead, m.start(), m.end()) for pattern, what, instead in UNSUPPORTED_CALLS
+            for m in pattern.finditer(formula)]
+
+
+def saved_variables(formula: str, nctypes: list[NamedCType], var_names: tuple[str, ...]
+                    ) -> tuple[str, tuple[SavedAttribute, ...]]:
+    """The formula with node-time expressions replaced by their fields, and what the node saves.
+
+    Raises StridesError where torchgen asserts; the caller has already refused unsupported calls."""
+    saved: list[SavedAttribute] = []
+    for nctype in nctypes:
+        name = nctype.name.name if isinstance(nctype.name, SpecialArgName) else nctype.name
+        if name not in formula:  # every pattern below needs the name itself
+            continue
+        for rule in _REPLACEMENTS:
+            def replace(m: re.Match[str], rule: _Replacement = rule) -> str:
+                if rule.suffix == "_sym_strides" and var_names != (name,):
+                    raise StridesError(name)
+                suffix = rule.suffix(m) if callable(rule.suffix) else rule.suffix
+                if rule.suffix == "_sym_strides":
+                    expr = f'strides_or_error({name}, "{name}")'
+                else:
+                    expr = rule.expr(name) if rule.expr is not None else m.group(0)
+                saved.append(SavedAttribute(NamedCType(name + suffix, rule.ctype), expr))  # type: ignore[arg-type]
+                return rule.result(name) if rule.result is not None else name + suffix
+            formula = _compiled(rule.pattern, name).sub(replace, formula)
+        if nctype.type == optionalStringT:
+            formula = _compiled(r"\b{}\b", name).sub(f"{name}.has_value() ? std::optional<std::string_view>({name}.value()) "
+                                             ": std::nullopt", formula)
+        if uses(name, formula):
+            saved.append(SavedAttribute(nctype, name))
+    return formula, tuple(saved)
+
+
+def dedup(saved: list[SavedAttribute]) -> tuple[SavedAttribute, ...]:
+    """The first of each field name."""
+    seen: set[str] = set()
+    out = []
+    for s in saved:
+        if s.name not in seen:
+            seen.add(s.name)
+            out.append(s)
+    return tuple(out)
+
+
+def op_prefix(name: str) -> str:
+    """The node class name's stem: abs -> AbsBackward, _foo_forward -> FooBackward."""
+    camel = "".join(p.title() for p in name.split("_"))
+    return (camel + "Backward").replace("ForwardBackward", "Backward")
+
+
+def element_wise_forward(backward: str, input_name: str, differentiable: list[str]) -> str:
+    """auto_element_wise: the forward formula torchgen derives from the single backward formula."""
+    formula = ident("grad").sub(lambda m: f"{m.group(1)}{input_name}_t.conj(){m.group(2)}", backward)
+    for name in differentiable:
+        formula = ident(name).sub(lambda m, name=name: f"{m.group(1)}{name}_p{m.group(2)}", formula)
+    return f"({formula}).conj()"

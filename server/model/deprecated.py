@@ -1,0 +1,135 @@
+"""deprecated.yaml: old Python signatures and the ATen call each stands for, as torchgen's Python binding
+generator reads them (gen_python_functions.load_deprecated_signatures).
+
+An entry is `name:` (a schema, in the deprecated argument order) and `aten:` (a call `op(arg, ...)` of
+those arguments, or the constant 1). torchgen accepts an entry when some native function called `op`
+(`op_out`: its out= variant) takes exactly those arguments' types and annotations in that order (the
+rest defaulted) and returns what the deprecated schema returns.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+
+from ..diagnostics import Diagnostic, diag
+from ..frozen import fast_init
+from ..suggest import did_you_mean
+from ..syntax.locate import ScalarText
+from ..syntax.nodes import YMap, YScalar
+from ..syntax.schema import parse_schema
+from .native_function import NativeFunction
+from .schema import Argument, FunctionSchema
+from .schema_rules import check_schema
+
+# torchgen.utils.split_name_params
+_CALL = re.compile(r"(\w+)(\.\w+)?\((.*)\)")
+# Values a call may pass that are not arguments of the deprecated schema, with their type.
+KNOWN_CONSTANTS = {"1": "Scalar"}
+
+
+@fast_init
+@dataclass(frozen=True, slots=True)
+class DeprecatedEntry:
+    schema: FunctionSchema
+    name_node: YScalar
+    aten_node: YScalar
+    aten_name: str  # the op called, without a trailing _out
+    is_out: bool
+    call_args: tuple[str, ...]
+
+
+def lower_deprecated(entry: YMap) -> tuple[DeprecatedEntry | None, tuple[Diagnostic, ...]]:
+    diagnostics: list[Diagnostic] = []
+    nodes = {}
+    for key in ("name", "aten"):
+        node = entry.value(key)
+        if not isinstance(node, YScalar) or not isinstance(node.value, str):
+            at = node.span if node is not None else entry.span
+            diagnostics.append(diag("OPG740", at, f"a deprecated.yaml entry needs '{key}:' as a string"))
+        else:
+            nodes[key] = node
+    if len(nodes) < 2:
+        return None, tuple(diagnostics)
+    name, aten = nodes["name"], nodes["aten"]
+    parsed = parse_schema(name.value)
+    where = ScalarText(name)
+    diagnostics.extend(diag(i.code, where.span(i.start, i.end), i.message, data=i.data) for i in parsed.issues)
+    schema = parsed.schema
+    if schema is not None:
+        diagnostics.extend(diag("OPG206", name.span, p.message) for p in check_schema(schema))
+    call = _CALL.match(aten.value)
+    if call is None:
+        diagnostics.append(diag("OPG741", aten.span, f"'{aten.value}' is not a call of the form op(arg, ...)"))
+    if schema is None or call is None or any(d.is_error for d in diagnostics):
+        return None, tuple(diagnostics)
+    aten_name = call.group(1)
+    call_args = tuple(call.group(3).split(", "))
+    known = {a.name for a in schema.arguments.flat_all}
+    text = ScalarText(aten)
+    offset = call.start(3)
+    for arg in call_args:
+        if arg not in known and arg not in KNOWN_CONSTANTS:
+            hint, data = did_you_mean(arg, known)
+            diagnostics.append(diag("OPG742", text.span(offset, offset + len(arg)),
+                                    f"'{arg}' is not an argument of the deprecated schema (nor the constant 1){hint}",
+                                    data=data))
+        offset += len(arg) + 2
+    if any(d.is_error for d in diagnostics):
+        return None, tuple(diagnostics)
+    is_out = aten_name.endswith("_out")
+    # torchgen drops every "_out" of the name, not only the suffix.
+    return DeprecatedEntry(schema, name, aten, aten_name.replace("_out", "") if is_out else aten_name, is_out,
+                           call_args), tuple(diagnostics)
+
+
+def _compatible(entry: DeprecatedEntry, aten: FunctionSchema, constants: dict[str, object]) -> bool:
+    by_name = {a.name: a for a in entry.schema.arguments.flat_all}
+    arguments = (itertools.chain(aten.arguments.out, aten.arguments.flat_non_out) if entry.is_out
+                 else aten.arguments.flat_all)
+    for i, arg in enumerate(arguments):
+        if i < len(entry.call_args):
+            name = entry.call_args[i]
+            if name in constants:
+                ty, annotation = constants[name], None
+            else:
+                given: Argument = by_name[name]
+                ty, annotation = given.type, given.annotation
+            if ty != arg.type or annotation != arg.annotation:
+                return False
+        elif arg.default is None:
+            return False
+    return len(entry.schema.returns) == len(aten.returns) and all(
+        a == b for a, b in zip(entry.schema.returns, aten.returns))
+
+
+def has_python_binding(f: NativeFunction) -> bool:
+    """Functions the Python bindings skip because the codegen writes them (view_copy ops excepted)."""
+    return not ("generated" in f.tags and "view_copy" not in f.tags)
+
+
+def check_deprecated(entries: list[tuple[int, DeprecatedEntry]], functions: tuple[NativeFunction, ...]
+                     ) -> list[Diagnostic]:
+    """Every entry no native function matches (placed)."""
+    scalar = parse_schema("f(Scalar x) -> ()").schema
+    constants = {"1": scalar.arguments.flat_all[0].type}  # type: ignore[union-attr]
+    by_name: dict[str, list[NativeFunction]] = {}
+    for f in functions:
+        if has_python_binding(f):
+            by_name.setdefault(str(f.func.name.name), []).append(f)
+    out = []
+    for line, entry in entries:
+        candidates = by_name.get(entry.aten_name, [])
+        if any(_compatible(entry, f.func, constants) for f in candidates):
+            continue
+        if not candidates:
+            hint, data = did_you_mean(entry.aten_name, by_name)
+            message = f"no native function is called '{entry.aten_name}'{hint}"
+        else:
+            data = ()
+            message = (f"no overload of '{entry.aten_name}' takes these arguments in this order with the same types "
+                       f"and returns {', '.join(map(str, entry.schema.returns)) or 'nothing'}: "
+                       + "; ".join(str(f.func) for f in candidates[:4]))
+        out.append(diag("OPG743", entry.aten_node.span.shifted(line), message, data=data))
+    return out

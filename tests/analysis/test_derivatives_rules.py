@@ -1,0 +1,165 @@
+"""derivatives.yaml rules on inputs of our own (no torch needed): each diagnostic, where it points, and that one
+run reports them all. tests/conformance/test_derivatives_mutations.py holds the same rules to torch's loader."""
+
+from __future__ import annotations
+
+import pytest
+
+from opgen_lsp.codegen.autograd.functions_h import node_declaration
+from opgen_lsp.codegen.autograd.load import DerivativesChecker
+from opgen_lsp.index.derivatives import DerivativesParser
+from opgen_lsp.index.native import NativeParser
+
+NATIVE = NativeParser().parse(
+    "- func: foo(Tensor self, Tensor other, int dim=0) -> Tensor\n"
+    "- func: foo_(Tensor(a!) self, Tensor other, int dim=0) -> Tensor(a!)\n"
+    "- func: bar(Tensor self) -> (Tensor values, Tensor indices)\n"
+    "- func: cat_like(Tensor[] tensors, int dim=0) -> Tensor\n  dispatch:\n    CompositeExplicitAutograd: cat_like\n"
+    "- func: probe(Tensor self, Tensor result) -> Tensor\n", frozenset())
+FOO = "- name: foo(Tensor self, Tensor other, int dim=0) -> Tensor\n"
+BAR = "- name: bar(Tensor self) -> (Tensor values, Tensor indices)\n"
+
+
+def check(text: str):
+    assert NATIVE.diagnostics == ()
+    return DerivativesChecker().check(DerivativesParser().parse(text), NATIVE.functions)
+
+
+def codes(text: str) -> list[tuple[str, int, int]]:
+    return [(d.code, d.span.start_line, d.span.start_col) for d in check(text).diagnostics]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("- self: grad\n", [("OPG700", 0, 2)]),
+    ("- name: [foo]\n", [("OPG701", 0, 8)]),
+    ("- name: foo\n  self: grad\n", [("OPG703", 0, 8)]),
+    (FOO + "  self: 1\n", [("OPG702", 1, 8)]),
+    (FOO + "  dispatch: Default\n", [("OPG708", 1, 12)]),
+    (FOO + "  dispatch:\n    AutogradCPUU:\n      self: grad\n", [("OPG707", 2, 4)]),
+    (BAR + "  output_differentiability: True\n  self: grad\n", [("OPG709", 1, 28)]),
+    ("- name: foo(Tensor self, Tensor other, int dim=1) -> Tensor\n  self: grad\n", [("OPG704", 0, 8)]),
+    ("- name: probe(Tensor self, Tensor result) -> Tensor\n  self: grad\n", [("OPG706", 0, 8)]),
+    (FOO + "  slef: grad\n", [("OPG711", 1, 2)]),
+    (BAR + "  result: self_t\n", [("OPG712", 1, 2)]),
+    (FOO + "  self: grad\n  self, other: non_differentiable\n", [("OPG713", 2, 2)]),
+    (FOO + "  self: grads[1]\n", [("OPG714", 1, 8)]),
+    (FOO + "  self: grad * self.sizes()[0]\n", [("OPG715", 1, 19)]),
+    (FOO + "  self, other: grad * self.sym_strides()[0]\n", [("OPG716", 1, 22)]),
+    (BAR + "  self: grad + grads[1]\n", [("OPG717", 1, 8)]),
+    (BAR + "  self: grads[0]\n", [("OPG718", 1, 8)]),
+    (BAR + "  self: grad_values + grad\n", [("OPG719", 1, 8)]),
+    (FOO + "  self: grad\n  result: self * 2\n", [("OPG720", 2, 10)]),
+    (FOO + "  self: grad\n  other: grad\n  result: auto_element_wise\n", [("OPG721", 3, 10)]),
+    (FOO + "  self: non_differentiable\n  result: auto_linear\n", [("OPG722", 2, 10)]),
+    (FOO + "  self: grad\n  dispatch:\n    Default:\n      other: grad\n", [("OPG750", 1, 2)]),
+    (FOO + "  self, othr: grad\n", [("OPG751", 1, 8)]),
+    # an in-place entry has its own formulas (its canonical function is itself): no duplicate
+    (FOO + "  self: grad\n" + FOO.replace("foo(", "foo_(").replace("Tensor self", "Tensor(a!) self")
+     .replace("-> Tensor", "-> Tensor(a!)") + "  self: grad\n", []),
+    (FOO + "  self: grad\n\n" + FOO + "  self: grad * 2\n", [("OPG752", 3, 8)]),
+    (BAR + "  self: grad\n  output_differentiability: [True, False, True]\n", [("OPG754", 2, 28)]),
+    (FOO + "  self, : grad\n", [("OPG755", 1, 2)]),
+    (FOO + "  self, dim: grad\n", [("OPG756", 1, 8)]),
+])
+def test_each_rule(text: str, expected: list) -> None:
+    assert codes(text) == expected
+
+
+def test_all_reported_in_one_run() -> None:
+    text = FOO + "  slef: grad\n\n" + BAR + "  self: grads[0]\n\n- name: nope(Tensor self) -> Tensor\n  self: grad\n"
+    assert [c for c, _, _ in codes(text)] == ["OPG711", "OPG718", "OPG704"]
+
+
+def test_messages_suggest_the_fix() -> None:
+    (d,) = check(FOO + "  slef: grad\n").diagnostics
+    assert d.message == "'slef' is neither an argument nor an output of foo; did you mean 'self'?"
+    assert d.data == (("replace", "self"),)
+    (d,) = check("- name: foo(Tensor self, Tensor other, int dim=1) -> Tensor\n  self: grad\n").diagnostics
+    assert "did you mean 'foo(Tensor self, Tensor other, int dim=0) -> Tensor'?" in d.message
+
+
+def test_nodes_are_numbered_in_file_order_and_save_what_formulas_use() -> None:
+    text = (FOO + "  self: grad * other.sym_sizes()[0]\n  other: zeros_like(other)\n\n"
+            "- name: cat_like(Tensor[] tensors, int dim=0) -> Tensor\n  tensors: cat_backward(grad, dim)\n")
+    result = check(text)
+    assert result.diagnostics == ()
+    assert [n.op for n in result.nodes] == ["FooBackward0", "CatLikeBackward0"]
+    foo, cat = result.nodes
+    # formulas are read in the order of their keys (other before self); the struct sorts fields by name
+    assert [(s.name, s.nctype.type.cpp_type()) for s in foo.key.all_saved_inputs] == [
+        ("other_info", "torch::autograd::generated::TypeAndSize"), ("other_sym_sizes", "c10::SymIntArrayRef")]
+    assert ("  torch::autograd::generated::TypeAndSize other_info;\n  std::vector<c10::SymInt> other_sym_sizes;\n"
+            "\n};\n") in node_declaration(foo)
+    assert "  int64_t dim = 0;\n  size_t tensors_size_;\n};\n" in node_declaration(cat)
+
+
+def test_incremental_recheck_reuses_unchanged_entries() -> None:
+    parser, checker = DerivativesParser(), DerivativesChecker()
+    first = checker.check(parser.parse(FOO + "  self: grad\n\n" + BAR + "  self: grad\n"), NATIVE.functions)
+    second = checker.check(parser.parse(FOO + "  self: grad * 2\n\n" + BAR + "  self: grad\n"), NATIVE.functions)
+    assert first.analyses[1][2] is second.analyses[1][2]
+    assert first.analyses[0][2] is not second.analyses[0][2]
+
+
+def test_incremental_equals_full_on_the_real_file(aten) -> None:
+    """Edits of the real derivatives.yaml, each re-checked incrementally and from scratch: the same diagnostics."""
+    import random
+
+    from opgen_lsp.index.native import TagsParser
+
+    native_dir = aten / "native"
+    native = NativeParser().parse((native_dir / "native_functions.yaml").read_text(),
+                                  TagsParser().parse((native_dir / "tags.yaml").read_text()).names)
+    text = (aten.parent / "autograd" / "derivatives.yaml").read_text()
+    parser, checker = DerivativesParser(), DerivativesChecker()
+    checker.check(parser.parse(text), native.functions)
+    edits = [("  self: grad", "  slef: grad"), ("grad * ", "grads[3] * "), ("self.sym_sizes()", "self.sizes()"),
+             ("- name: abs(", "- name: abss("), ("result: auto_element_wise", "result: auto_linear")]
+    rng = random.Random(20)
+    lines = text.splitlines(keepends=True)
+    for _ in range(12):
+        old, new = rng.choice([e for e in edits if any(e[0] in line for line in lines)])
+        site = rng.choice([i for i, line in enumerate(lines) if old in line])
+        lines[site] = lines[site].replace(old, new, 1)
+        edited = "".join(lines)
+        incremental = checker.check(parser.parse(edited), native.functions)
+        full = DerivativesChecker().check(DerivativesParser().parse(edited), native.functions)
+        assert incremental.diagnostics == full.diagnostics
+        assert [n.op for n in incremental.nodes] == [n.op for n in full.nodes]
+    assert len([d for d in full.diagnostics if d.is_error]) >= 6  # the edits made mistakes that are reported
+
+
+def test_damaged_text_never_raises(aten) -> None:
+    """Cuts, duplicated lines and stray characters through the real file: diagnostics, never an exception, and
+    every hover and completion on the damaged lines answers."""
+    import random
+
+    from opgen_lsp.analysis import derivatives as query
+    from opgen_lsp.codegen.autograd.load import cpp_arguments
+    from opgen_lsp.index.native import TagsParser
+
+    native_dir = aten / "native"
+    native = NativeParser().parse((native_dir / "native_functions.yaml").read_text(),
+                                  TagsParser().parse((native_dir / "tags.yaml").read_text()).names)
+    text = (aten.parent / "autograd" / "derivatives.yaml").read_text()
+    parser, checker = DerivativesParser(), DerivativesChecker()
+    rng = random.Random(7)
+    junk = ["", ":", "- ", "[", "{", "'", '"', "\t", "grads[", "result", ", ", "(", "\n", "#", "dispatch:"]
+    damaged_runs = 0
+    for _ in range(40):
+        lines = text.splitlines(keepends=True)
+        for _ in range(5):
+            i = rng.randrange(len(lines))
+            j = rng.randrange(len(lines[i]) + 1)
+            lines[i] = lines[i][:j] + rng.choice(junk) + lines[i][j + rng.randrange(4):]
+            if rng.random() < 0.2:
+                lines.insert(i, lines[i])
+        damaged = "".join(lines)
+        result = checker.check(parser.parse(damaged), native.functions)
+        damaged_runs += any(d.is_error for d in result.diagnostics)
+        split = damaged.split("\n")
+        for line in rng.sample(range(len(split)), 20):
+            col = rng.randrange(len(split[line]) + 1)
+            query.hover(result, line, col, node_declaration, lambda f: [(a.name, a.type) for a in cpp_arguments(f)])
+            query.complete(result, split, line, col, lambda f: [(a.name, a.type) for a in cpp_arguments(f)])
+    assert damaged_runs > 30  # most damage is reported as errors

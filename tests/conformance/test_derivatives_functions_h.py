@@ -1,0 +1,75 @@
+"""The autograd Node structs opgen shows for derivatives.yaml, against the Functions.h torch's generator writes.
+
+The test runs torchgen 2.13's autograd loader and gen_autograd_functions (both packaged with torch) on the real
+derivatives.yaml, then checks that opgen finds the same node classes and that each struct it writes appears
+verbatim in the generated Functions.h.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from opgen_lsp.analysis import derivatives as query
+from opgen_lsp.codegen.autograd.functions_h import node_declaration
+from opgen_lsp.codegen.autograd.load import DerivativesChecker, cpp_arguments
+from opgen_lsp.index.derivatives import DerivativesParser
+from opgen_lsp.index.native import NativeParser, TagsParser
+
+pytestmark = [pytest.mark.conformance, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def functions_h(aten: Path, native_yaml: Path, tags_yaml: Path, tmp_path_factory) -> str:
+    from torchgen.packaged.autograd.gen_autograd_functions import gen_autograd_functions_lib
+    from torchgen.packaged.autograd.load_derivatives import load_derivatives
+
+    autograd = aten.parent / "autograd"
+    infos, _ = load_derivatives(str(autograd / "derivatives.yaml"), str(native_yaml), str(tags_yaml))
+    out = tmp_path_factory.mktemp("autograd_functions")
+    gen_autograd_functions_lib(str(out), infos, str(autograd / "templates"))
+    return (out / "Functions.h").read_text()
+
+
+@pytest.fixture(scope="module")
+def check(aten: Path, native_yaml: Path, tags_yaml: Path):
+    tags = TagsParser().parse(tags_yaml.read_text())
+    native = NativeParser().parse(native_yaml.read_text(), tags.names)
+    document = DerivativesParser().parse((aten.parent / "autograd" / "derivatives.yaml").read_text())
+    return DerivativesChecker().check(document, native.functions)
+
+
+@pytest.fixture(scope="module")
+def nodes(check):
+    return check.nodes
+
+
+def test_same_node_classes(functions_h: str, nodes) -> None:
+    # torchgen also writes a `<Node>_copy` twin for each view op's node (for its generated view_copy op).
+    theirs = {name for name in re.findall(r"^struct TORCH_API (\w+) :", functions_h, re.M) if not name.endswith("_copy")}
+    assert theirs == {n.op for n in nodes}
+    assert len(nodes) > 600
+
+
+def test_every_struct_appears_verbatim(functions_h: str, nodes) -> None:
+    missing = [n.op for n in nodes if node_declaration(n) not in functions_h]
+    assert missing == []
+
+
+def test_every_entry_hover_shows_its_structs_verbatim(functions_h: str, check) -> None:
+    """The hover of each entry's name: line, as the server shows it: every struct of the entry is in Functions.h."""
+    def arguments(f):
+        return [(a.name, a.type) for a in cpp_arguments(f)]
+
+    shown = 0
+    for line, entry, analysis in check.analyses:
+        span = entry.name_node.span.shifted(line)
+        found = query.hover(check, span.start_line, span.start_col, node_declaration, arguments)
+        assert found is not None and f"```\n{analysis.function.func}\n```" in found.markdown
+        for node in query.nodes_of(check, line):
+            struct = node_declaration(node)
+            assert f"```cpp\n{struct}```" in found.markdown and struct in functions_h, node.op
+            shown += 1
+    assert shown == len(check.nodes)
