@@ -26,7 +26,7 @@ from pygls.uris import to_fs_path
 
 from .. import VERSION_TEXT
 from ..analysis.check import BACKEND, NATIVE, TAGS
-from . import commands, features, kernels
+from . import commands, features, kernels, transport, watchdog
 from .analyses import Scheduler
 from .config import SECTION, Settings, settings_from
 from .convert import Encoding, use_client_lines
@@ -67,6 +67,19 @@ class OpgenLanguageServer(LanguageServer):
         # Set once the settings are known (workspace/configuration answered, or not supported), so that
         # no document is checked with the wrong settings first (e.g. against the wrong tags.yaml).
         self.configured = asyncio.Event()
+
+    # ------------------------------------------------------------ connection (our reader: transport.py)
+
+    def start_io(self, stdin=None, stdout=None) -> None:
+        transport.start_io(self, stdin, stdout, on_end=lambda: watchdog.exit_after(code=self.exit_code))
+
+    def start_tcp(self, host: str, port: int) -> None:
+        transport.start_tcp(self, host, port)
+
+    @property
+    def exit_code(self) -> int:
+        """As the LSP asks: 0 after a shutdown request, 1 otherwise."""
+        return 0 if self.protocol._shutdown else 1
 
     # ------------------------------------------------------------ messages
 
@@ -350,6 +363,7 @@ def create_server() -> OpgenLanguageServer:
         if not use_client_lines(server.workspace):  # edits placed on LSP lines, not str.splitlines's
             server.warn("opgen: this pygls cannot be told how the LSP ends lines; edits after a form feed, NEL or "
                         "LS character may land in the wrong place")
+        watchdog.watch(params.process_id)
         server.client = features.Client.of(params.capabilities, Encoding.of(server.workspace.position_encoding))
         server.model.root = server.workspace.root_path
         server.initialization_options = params.initialization_options
