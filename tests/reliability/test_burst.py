@@ -135,6 +135,7 @@ async def test_bursts_leave_a_responsive_idle_server_with_fresh_diagnostics(
             replay = f"seed {seed}, {kind} client: replay with OPGEN_BURST_SEEDS={seed}"
             version += 1  # every burst starts from the real file
             drive.replace_all(client, uri, version, native_text)
+            started = time.monotonic()
             text, version, answers = await burst(client, kind, uri, native_text, version, seed, native_entries)
             done, pending = await asyncio.wait(answers, timeout=ANSWER_TIMEOUT_S)
             assert not pending, f"{replay}: {len(pending)} of {len(answers)} requests unanswered " \
@@ -142,12 +143,14 @@ async def test_bursts_leave_a_responsive_idle_server_with_fresh_diagnostics(
             failed = [f.exception() for f in done if f.exception() is not None]
             assert not failed, f"{replay}: error responses {failed[:3]}"
             got = await diagnostics(client, kind, uri, version)
+            settled_s = time.monotonic() - started
 
             folder = tmp_path / "fresh" / str(seed)  # a new document: analysed from scratch
             folder.mkdir(parents=True, exist_ok=True)
             (folder / "tags.yaml").write_text(tags_text, encoding="utf-8")
             fresh_uri = drive.open_text(fresh, folder / "native_functions.yaml", text)
             expected = await diagnostics(fresh, kind, fresh_uri, 1)
+            fresh_s = time.monotonic() - started - settled_s
             fresh.text_document_did_close(types.DidCloseTextDocumentParams(text_document=_tid(fresh_uri)))
             assert got == expected, f"{replay}: diagnostics differ from a fresh server's on the final text"
 
@@ -157,6 +160,8 @@ async def test_bursts_leave_a_responsive_idle_server_with_fresh_diagnostics(
             latency = time.monotonic() - sent
             assert latency < HOVER_WITHIN_S, f"{replay}: a hover after the burst took {latency:.2f} s"
             share = await falls_idle(pid)
+            print(f"{replay}: sent and settled {settled_s:.2f} s, fresh server {fresh_s:.2f} s, "
+                  f"hover {latency * 1000:.0f} ms, idle at {share:.0%}")
             assert share < IDLE_CPU_SHARE, f"{replay}: the server still uses {share:.0%} of a core " \
                                            f"{IDLE_WITHIN_S:g} s after the burst"
         if kind == "pull":  # a pull client is never pushed to: the pulls above were the diagnostics
