@@ -243,3 +243,36 @@ def test_the_watchdog_ends_a_process_whose_event_loop_is_stuck(tmp_path: Path):
             if p.poll() is None:
                 p.kill()
                 p.wait()
+
+
+def _exits_within(code: str, stdin_close: bool = False) -> int:
+    process = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert process.stdout.readline() == b"ready\n"
+        if stdin_close:
+            process.stdin.close()
+        return process.wait(EXIT_WITHIN_S)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def test_stdin_closing_ends_a_process_whose_event_loop_is_stuck():
+    assert _exits_within(
+        "import asyncio, sys\n"
+        "from opgen_lsp.lsp import transport, watchdog\n"
+        "async def main():\n"
+        "    transport.thread_reader(sys.stdin.buffer, on_end=lambda: watchdog.exit_after(0.5, code=1))\n"
+        "    print('ready', flush=True)\n"
+        "    while True: pass  # the loop never yields\n"
+        "asyncio.run(main())\n", stdin_close=True) == 1
+
+
+def test_an_analysis_thread_that_never_ends_does_not_keep_the_process_alive():
+    assert _exits_within(
+        "import threading, time\n"
+        "from opgen_lsp.lsp import watchdog\n"
+        "threading.Thread(target=time.sleep, args=(600,)).start()  # not a daemon: the interpreter waits for it\n"
+        "watchdog.exit_after(0.5, code=0)\n"
+        "print('ready', flush=True)\n") == 0
