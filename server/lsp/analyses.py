@@ -58,7 +58,7 @@ class Scheduler(Generic[T]):
     """Analyses of documents made by `analyse(uri)` on `executor`; `key(uri)` is the key an up-to-date
     analysis has (None: the document is not open), `latest(uri)` the last analysis made (with `.key`)."""
 
-    def __init__(self, executor: Callable[[], Executor], analyse: Callable[[str], T | None],
+    def __init__(self, executor: Executor, analyse: Callable[[str], T | None],
                  key: Callable[[str], tuple | None], latest: Callable[[str], T | None], timeout: float) -> None:
         self._executor, self._analyse, self._key, self._latest = executor, analyse, key, latest
         self.timeout = timeout
@@ -73,7 +73,7 @@ class Scheduler(Generic[T]):
         self._jobs.pop(uri, None)
 
     def _start(self, uri: str, key: tuple) -> Job:
-        future = asyncio.get_running_loop().run_in_executor(self._executor(), self._analyse, uri)
+        future = asyncio.get_running_loop().run_in_executor(self._executor, self._analyse, uri)
         future.add_done_callback(lambda f: _log_failure(uri, f))
         job = self._jobs[uri] = Job(key, future)
         return job

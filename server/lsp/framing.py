@@ -27,6 +27,7 @@ HEAD_KEPT = 4096
 _LENGTH = re.compile(rb"content-length[ \t]*:[ \t]*([^\r\n]*)", re.I)
 # The start of a frame inside bytes that are not one (see above); its value may be anything.
 _FRAME_START = re.compile(rb"content-length[ \t]*:[^\r\n]*\r\n", re.I)
+_HEADER_LINE = re.compile(rb"^[A-Za-z][A-Za-z0-9-]*:[^\r\n]*\r\n", re.M)
 _DECODER = json.JSONDecoder()
 
 
@@ -93,8 +94,10 @@ class Framer:
             block = bytes(buffer[:end])
             del buffer[:end + 4]
             start = _LENGTH.search(block)
-            if start is not None and start.start() > 0:  # bytes before the header: the rest of a broken frame
-                events.append(Refused("bytes that are not a frame", block[:start.start()][:HEAD_KEPT]))
+            # Bytes before the header other than header lines (Content-Type): the rest of a broken frame.
+            before = _HEADER_LINE.sub(b"", block[:start.start()]) if start is not None else b""
+            if before:
+                events.append(Refused("bytes that are not a frame", before[:HEAD_KEPT]))
             length, why = _length(block)
             if length is None:
                 events.append(Refused(why, block[:HEAD_KEPT]))

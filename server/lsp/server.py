@@ -59,7 +59,7 @@ class OpgenLanguageServer(LanguageServer):
         # The kernel index is built apart from the analyses too (one-file updates run with the analyses).
         self.kernel_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="opgen-kernels")
         self.virtual_documents = commands.VirtualDocuments()
-        self.analyses = Scheduler(lambda: self._executor, self.model.analyse, self.model.key, self.model.latest,
+        self.analyses = Scheduler(self._executor, self.model.analyse, self.model.key, self.model.latest,
                                   ANALYSIS_TIMEOUT)
         self._pending: dict[str, asyncio.Task] = {}
         self._published: set[str] = set()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sys
 import threading
 from typing import Any, Awaitable, BinaryIO, Callable
@@ -75,6 +76,9 @@ def deliver(protocol: Any, event: framing.Event) -> None:
         if is_request:
             _respond_error(protocol, data["id"], types.ErrorCodes.InvalidRequest, "not a JSON-RPC 2.0 message")
         return
+    if is_request and protocol._shutdown:  # pygls drops them unanswered; the LSP says InvalidRequest
+        _respond_error(protocol, data["id"], types.ErrorCodes.InvalidRequest, "the server is shutting down")
+        return
     try:
         protocol.handle_message(message)
     except (SystemExit, KeyboardInterrupt):
@@ -105,7 +109,11 @@ def thread_reader(stream: BinaryIO, on_end: Callable[[], None]) -> Callable[[], 
     queue: asyncio.Queue[bytes] = asyncio.Queue()
 
     def run() -> None:
-        read = getattr(stream, "read1", stream.read)
+        try:  # the file descriptor, unbuffered: a daemon thread blocked in a buffered read aborts the interpreter's exit
+            fd = stream.fileno()
+            read: Callable[[int], bytes] = lambda n: os.read(fd, n)
+        except (AttributeError, OSError, ValueError):  # not a real file (tests)
+            read = getattr(stream, "read1", stream.read)
         try:
             while True:
                 chunk = read(READ_SIZE)

@@ -65,7 +65,7 @@ class Document:
 
 
 def scheduler(doc: Document, executor: ThreadPoolExecutor, timeout: float = 60.0) -> Scheduler:
-    return Scheduler(lambda: executor, doc.analyse, doc.key, doc.latest, timeout)
+    return Scheduler(executor, doc.analyse, doc.key, doc.latest, timeout)
 
 
 def test_a_request_arriving_as_an_older_analysis_ends_makes_progress():
@@ -147,7 +147,7 @@ def test_waiting_for_a_future_that_is_done_yields_to_the_event_loop():
 def test_a_closed_document_has_no_analysis():
     async def main():
         doc, executor = Document(), ThreadPoolExecutor(1)
-        runs = Scheduler(lambda: executor, doc.analyse, lambda uri: None, doc.latest, 5.0)
+        runs = Scheduler(executor, doc.analyse, lambda uri: None, doc.latest, 5.0)
         got = await runs.get("u")
         executor.shutdown()
         return got, doc.made

@@ -170,6 +170,15 @@ def test_every_request_of_a_mixed_stream_is_answered(raw: RawClient):
         raw.answer(msg_id)
 
 
+def test_a_request_after_shutdown_is_answered_and_exit_ends_the_server(raw: RawClient):
+    raw.request(1, "shutdown", None)
+    assert raw.answer(1)["result"] is None
+    raw.request(2, "textDocument/hover", {"textDocument": {"uri": raw.uri}, "position": {"line": 1, "character": 10}})
+    assert raw.answer(2)["error"]["code"] == -32600
+    raw.notify("exit", None)
+    assert raw.proc.wait(EXIT_WITHIN_S) == 0
+
+
 def test_the_server_exits_when_stdin_closes(raw: RawClient):
     answers_hover(raw, 1)
     raw.proc.stdin.close()
