@@ -44,7 +44,6 @@ def main(argv: list[str] | None = None) -> int:
     except (RuntimeError, ValueError):  # already set, or not available on this platform
         pass
     from .server import create_server
-
     from .watchdog import exit_after
 
     server = create_server()
