@@ -39,6 +39,9 @@ class _QuietDeserializeErrors(logging.Filter):
         return not record.getMessage().startswith("Unable to deserialize message")
 
 
+_QUIET = _QuietDeserializeErrors()
+
+
 def _respond_error(protocol: Any, msg_id: int | str | None, code: int, message: str) -> None:
     protocol._send_response(msg_id, error=types.ResponseError(code=code, message=message))
 
@@ -91,7 +94,7 @@ def deliver(protocol: Any, event: framing.Event) -> None:
 
 async def serve(read: Callable[[], Awaitable[bytes]], protocol: Any, limit: int = framing.DEFAULT_LIMIT) -> None:
     """Read and deliver messages until the connection ends (an empty read)."""
-    logging.getLogger("pygls.protocol.json_rpc").addFilter(_QuietDeserializeErrors())
+    logging.getLogger("pygls.protocol.json_rpc").addFilter(_QUIET)  # once: the same filter is not added twice
     framer = framing.Framer(limit)
     while True:
         data = await read()
