@@ -137,6 +137,7 @@ async def test_bursts_leave_a_responsive_idle_server_with_fresh_diagnostics(
             drive.replace_all(client, uri, version, native_text)
             started = time.monotonic()
             text, version, answers = await burst(client, kind, uri, native_text, version, seed, native_entries)
+            sent_s = time.monotonic() - started
             done, pending = await asyncio.wait(answers, timeout=ANSWER_TIMEOUT_S)
             assert not pending, f"{replay}: {len(pending)} of {len(answers)} requests unanswered " \
                                 f"after {ANSWER_TIMEOUT_S:g} s"
@@ -160,7 +161,7 @@ async def test_bursts_leave_a_responsive_idle_server_with_fresh_diagnostics(
             latency = time.monotonic() - sent
             assert latency < HOVER_WITHIN_S, f"{replay}: a hover after the burst took {latency:.2f} s"
             share = await falls_idle(pid)
-            print(f"{replay}: sent and settled {settled_s:.2f} s, fresh server {fresh_s:.2f} s, "
+            print(f"{replay}: sent in {sent_s:.2f} s, settled {settled_s:.2f} s, fresh server {fresh_s:.2f} s, "
                   f"hover {latency * 1000:.0f} ms, idle at {share:.0%}")
             assert share < IDLE_CPU_SHARE, f"{replay}: the server still uses {share:.0%} of a core " \
                                            f"{IDLE_WITHIN_S:g} s after the burst"
