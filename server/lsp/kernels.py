@@ -98,7 +98,8 @@ def configure(server: OpgenLanguageServer) -> None:
 def start(server: OpgenLanguageServer) -> None:
     """Start building the index (once the settings are known)."""
     state = server.model.kernels
-    if state.roots and state.index is None and state.task is None:
+    # A task that has ended (a build that failed) is no task: read `done()`, not what a finisher would clear.
+    if state.roots and state.index is None and (state.task is None or state.task.done()):
         state.task = asyncio.ensure_future(build(server))
 
 

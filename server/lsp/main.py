@@ -44,13 +44,17 @@ def main(argv: list[str] | None = None) -> int:
     except (RuntimeError, ValueError):  # already set, or not available on this platform
         pass
     from .server import create_server
+    from .watchdog import exit_after
 
     server = create_server()
     if args.tcp:
         server.start_tcp(args.host, args.port)
     else:
         server.start_io()
-    return 0
+    # The connection has ended: an analysis stuck on its thread (which the interpreter waits for) must not
+    # keep the process alive.
+    exit_after(code=server.exit_code)
+    return server.exit_code
 
 
 if __name__ == "__main__":

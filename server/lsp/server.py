@@ -26,8 +26,9 @@ from pygls.uris import to_fs_path
 
 from .. import VERSION_TEXT
 from ..analysis.check import BACKEND, DEPRECATED, DERIVATIVES, NATIVE, TAGS
-from . import commands, features, kernels
+from . import commands, features, kernels, transport, watchdog
 from . import derivatives as derivatives_lsp
+from .analyses import Scheduler
 from .config import SECTION, Settings, settings_from
 from .convert import Encoding, use_client_lines
 from .workspace import Analysis, Workspace
@@ -44,6 +45,9 @@ CHECKED_KINDS = (NATIVE, TAGS, BACKEND, DERIVATIVES, DEPRECATED)
 AGAINST_NATIVE = (BACKEND, DERIVATIVES, DEPRECATED)
 # How long analyses wait for the client's answer to workspace/configuration after `initialized`.
 CONFIGURATION_TIMEOUT = 5.0
+# A request gives up on an analysis that takes this long (a stuck one): it is answered empty, and logged.
+# The real native_functions.yaml takes about 1 s cold on a loaded 2-core machine.
+ANALYSIS_TIMEOUT = 120.0
 
 
 class OpgenLanguageServer(LanguageServer):
@@ -59,13 +63,27 @@ class OpgenLanguageServer(LanguageServer):
         # The kernel index is built apart from the analyses too (one-file updates run with the analyses).
         self.kernel_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="opgen-kernels")
         self.virtual_documents = commands.VirtualDocuments()
-        self._running: dict[str, tuple[tuple, asyncio.Future]] = {}
+        self.analyses = Scheduler(self._executor, self.model.analyse, self.model.key, self.model.latest,
+                                  ANALYSIS_TIMEOUT)
         self._pending: dict[str, asyncio.Task] = {}
         self._published: set[str] = set()
         self._warned: set[str] = set()
         # Set once the settings are known (workspace/configuration answered, or not supported), so that
         # no document is checked with the wrong settings first (e.g. against the wrong tags.yaml).
         self.configured = asyncio.Event()
+
+    # ------------------------------------------------------------ connection (our reader: transport.py)
+
+    def start_io(self, stdin=None, stdout=None) -> None:
+        transport.start_io(self, stdin, stdout, on_end=lambda: watchdog.exit_after(code=self.exit_code))
+
+    def start_tcp(self, host: str, port: int) -> None:
+        transport.start_tcp(self, host, port)
+
+    @property
+    def exit_code(self) -> int:
+        """As the LSP asks: 0 after a shutdown request, 1 otherwise."""
+        return 0 if self.protocol._shutdown else 1
 
     # ------------------------------------------------------------ messages
 
@@ -173,40 +191,13 @@ class OpgenLanguageServer(LanguageServer):
         self.recheck_stale()
 
     async def analysis(self, uri: str) -> Analysis | None:
-        """The analysis of the document as it is now (made on the worker thread when needed)."""
+        """The analysis of the document as it is now (made on the worker thread when needed; see analyses.py)."""
         if not self.configured.is_set():
             try:  # a client that never sends `initialized` must not stall every request
                 await asyncio.wait_for(self.configured.wait(), CONFIGURATION_TIMEOUT)
             except asyncio.TimeoutError:
                 self.configured.set()
-        while True:
-            key = self.model.key(uri)
-            if key is None:
-                return None
-            latest = self.model.latest(uri)
-            if latest is not None and latest.key == key:
-                return latest
-            running = self._running.get(uri)
-            if running is not None and running[0] != key:
-                # An analysis of an older version is under way: let it finish, then analyse the text as it is
-                # then (a burst of edits costs one analysis at a time, never a queue of stale ones).
-                try:
-                    await asyncio.shield(running[1])
-                except Exception:
-                    pass
-                continue
-            if running is None:
-                future = asyncio.get_running_loop().run_in_executor(self._executor, self.model.analyse, uri)
-                running = (key, future)
-                self._running[uri] = running
-                future.add_done_callback(functools.partial(self._finished, uri, running))
-            return await asyncio.shield(running[1])
-
-    def _finished(self, uri: str, running: tuple, future: asyncio.Future) -> None:
-        if self._running.get(uri) is running:
-            del self._running[uri]
-        if not future.cancelled() and future.exception() is not None:
-            logger.debug("analysis of %s failed", uri, exc_info=future.exception())
+        return await self.analyses.get(uri)
 
     @property
     def pulls(self) -> bool:
@@ -304,6 +295,7 @@ class OpgenLanguageServer(LanguageServer):
         pending = self._pending.pop(uri, None)
         if pending is not None:
             pending.cancel()
+        self.analyses.forget(uri)
         document = self.model.close(uri)
         if uri in self._published and not self.pulls:
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
@@ -375,6 +367,7 @@ def create_server() -> OpgenLanguageServer:
         if not use_client_lines(server.workspace):  # edits placed on LSP lines, not str.splitlines's
             server.warn("opgen: this pygls cannot be told how the LSP ends lines; edits after a form feed, NEL or "
                         "LS character may land in the wrong place")
+        watchdog.watch(params.process_id)
         server.client = features.Client.of(params.capabilities, Encoding.of(server.workspace.position_encoding))
         server.model.root = server.workspace.root_path
         server.initialization_options = params.initialization_options

@@ -39,14 +39,35 @@ def make_client() -> LanguageClient:
     return client
 
 
-async def initialize(client: LanguageClient, root: Path, options: dict | None = None) -> None:
-    await client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities("visual-studio-code"), root_uri=root.as_uri(),
-        initialization_options={"debounceMs": 10, **(options or {})}))
+def capabilities(kind: str = "push") -> types.ClientCapabilities:
+    """VS Code's capabilities ("push": diagnostics are published), or with pull diagnostics and refresh ("pull")."""
+    caps = client_capabilities("visual-studio-code")
+    if kind == "pull":
+        caps.text_document.diagnostic = types.DiagnosticClientCapabilities(related_document_support=True)
+        caps.workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
+    return caps
+
+
+async def initialize(client: LanguageClient, root: Path, options: dict | None = None,
+                     capabilities: types.ClientCapabilities | None = None, process_id: int | None = None) -> None:
+    client.init_result = await client.initialize_session(types.InitializeParams(  # type: ignore[attr-defined]
+        capabilities=capabilities or client_capabilities("visual-studio-code"), root_uri=root.as_uri(),
+        process_id=process_id, initialization_options={"debounceMs": 10, **(options or {})}))
 
 
 def server_pid(client: LanguageClient) -> int:
     return client._server.pid  # type: ignore[attr-defined,union-attr]
+
+
+async def stop(client: LanguageClient, timeout: float = 10.0) -> None:
+    """Shut the server down; one that does not answer (wedged) is killed."""
+    try:
+        await asyncio.wait_for(client.shutdown_session(), timeout)
+    except Exception:
+        process = client._server  # type: ignore[attr-defined]
+        if process is not None and process.returncode is None:
+            process.kill()
+    await client.stop()
 
 
 def rss_kb(pid: int) -> int:
@@ -88,6 +109,12 @@ def change(client: LanguageClient, uri: str, version: int, text: str, edit: fuzz
         content_changes=[types.TextDocumentContentChangePartial(
             range=types.Range(start=client_position(text, edit.start), end=client_position(text, edit.end)),
             text=edit.text)]))
+
+
+def replace_all(client: LanguageClient, uri: str, version: int, text: str) -> None:
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
 
 
 async def published(client: LanguageClient, uri: str, version: int, timeout: float = 60.0) -> list[types.Diagnostic]:
