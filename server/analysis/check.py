@@ -9,6 +9,7 @@ from typing import Callable, Sequence
 from ..diagnostics import Diagnostic, diag
 from ..index.backend import BackendSnapshot, check_backend
 from ..index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapshot
+from ..input_file import NOT_UTF8, SPECIAL, TOO_LARGE, UnreadableFile, read_text
 from ..report import FileDiagnostic
 from ..text import Span
 
@@ -56,18 +57,17 @@ class CheckResult:
 
 
 def _read(path: str, result: CheckResult) -> str | None:
+    """The file's text; None after saying why not (a diagnostic for a file that is not text: too large, not
+    UTF-8, a FIFO or a device; a note and a usage error for a missing or unreadable one)."""
     try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except FileNotFoundError:
-        result.notes.append(f"opgen: {path}: no such file")
-    except IsADirectoryError:
-        result.notes.append(f"opgen: {path}: is a directory")
-    except UnicodeDecodeError as exc:
-        result.items.append(FileDiagnostic(path, diag("OPG006", Span.point(0, 0), f"not UTF-8 text: {exc.reason}")))
-        return None
-    except OSError as exc:
-        result.notes.append(f"opgen: {path}: {exc.strerror}")
+        return read_text(path)
+    except UnreadableFile as exc:
+        if exc.kind in (TOO_LARGE, NOT_UTF8, SPECIAL):
+            where = Span.point(*exc.position) if exc.position else Span.point(0, 0)
+            result.items.append(FileDiagnostic(path, diag("OPG006", where, f"this file {exc.why}"
+                                                          if exc.kind != NOT_UTF8 else exc.why)))
+            return None
+        result.notes.append(f"opgen: {exc}")
     result.usage_error = True
     return None
 
@@ -75,9 +75,8 @@ def _read(path: str, result: CheckResult) -> str | None:
 def _is_backend_yaml(path: str) -> bool:
     """A `*_functions.yaml` with a top-level `backend:` key (read only as far as that line)."""
     try:
-        with open(path, encoding="utf-8") as f:
-            return any(line.startswith("backend:") for line in f)
-    except (OSError, UnicodeDecodeError):
+        return any(line.startswith("backend:") for line in read_text(path).splitlines())
+    except UnreadableFile:
         return False
 
 

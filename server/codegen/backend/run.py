@@ -15,9 +15,9 @@ from ...index.backend import BackendSnapshot, check_backend
 from ...index.native import NativeSnapshot
 from ...report import FileDiagnostic
 from ...index.native import NativeParser, TagsParser
-from ..inputs import InputError, default_native_functions, load_native, packaged_aten
+from ..inputs import InputError, default_native_functions, load_native, packaged_aten, read_input
 from ..plan import GeneratedFile, PlanError, render
-from ..writer import WriteResult, write_files
+from ..writer import WriteResult, write_all
 from .stubs import EAGER, RegistrationOptions, plan_backend, target_of
 from .subset import backend_key, listed_names, subset_text
 
@@ -68,12 +68,7 @@ def load_native_for(path: str | None, backend_text: str) -> tuple[NativeSnapshot
     return NativeParser().parse(part, tags), text, tags
 
 
-def read_text(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: {getattr(exc, 'strerror', None) or exc}") from exc
+read_text = read_input  # the name the backend and lazy commands use
 
 
 # The templates gen_backend_stubs fills (read at run time, like native_functions.yaml).
@@ -149,5 +144,5 @@ def generate_backend(options: BackendOptions, native: NativeSnapshot | None = No
         return BackendResult(diagnostics=tuple(diagnostics), errors=(str(exc),), read=True)
     written = None
     if not options.dry_run:
-        written = write_files((options.output_dir, f.path, f.data) for f in files)
+        written = write_all([(options.output_dir, f.path, f.data) for f in files])
     return BackendResult(tuple(diagnostics), written.errors if written else (), files, written, True)

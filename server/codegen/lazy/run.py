@@ -18,7 +18,7 @@ from ..backend.run import BackendResult, check_backend_files, load_native_for, r
 from ..backend.stubs import target_of
 from ..inputs import InputError, packaged_aten
 from ..plan import GeneratedFile, PlanError, render
-from ..writer import write_files
+from ..writer import write_all
 from .check import check_lazy
 from .nonnative import read_non_native
 from .plan import TEMPLATES, LazyOptions, plan_lazy, sort_groups
@@ -106,5 +106,5 @@ def generate_lazy(options: LazyRunOptions) -> LazyResult:
         return dataclasses.replace(result, errors=(str(exc),))
     written = None
     if not options.dry_run:
-        written = write_files((options.output_dir, f.path, f.data) for f in files)
+        written = write_all([(options.output_dir, f.path, f.data) for f in files])
     return LazyResult(result.diagnostics, written.errors if written else (), files, written, True)
