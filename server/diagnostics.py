@@ -94,6 +94,7 @@ CODES: dict[str, Code] = _table(
     ("OPG124", "generated-key-on-structured", E, "Meta / CompositeExplicitAutogradNonFunctional kernels of structured ops are generated"),
     ("OPG125", "symint-kernel-without-symint", E, "a *_symint kernel for a schema without SymInt"),
     ("OPG126", "method-without-tensor-self", E, "a method variant needs a plain Tensor self argument"),
+    ("OPG140", "name-not-a-file-name", E, "an operator name gen.py cannot use as a file name (NUL, line break, '/')"),
     # func: schema strings
     ("OPG200", "bad-schema", E, "the func: schema cannot be parsed"),
     ("OPG201", "bad-operator-name", E, "an invalid operator name"),

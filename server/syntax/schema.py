@@ -254,6 +254,26 @@ def _identifier_warning(text: str, start: int, what: str) -> Issue | None:
                                                       "accepts it, but the generated C++ will not compile")
 
 
+# What each character that cannot be in a file name does to gen.py --per-operator-headers, which names
+# ops/<name>.h (and <name>_ops.h, ...) after the operator (checked against torchgen 2.13).
+_NOT_IN_FILE_NAMES = {
+    "\0": "a NUL byte: gen.py --per-operator-headers stops on it half-way (ValueError: embedded null byte)",
+    "\n": "a line break: gen.py --per-operator-headers writes files named with it, which no #include can name",
+    "\r": "a line break: gen.py --per-operator-headers writes files named with it, which no #include can name",
+    "/": "'/': gen.py --per-operator-headers writes its headers into a folder of their own under ops/",
+}
+
+
+def _file_name_error(name: str, start: int) -> Issue | None:
+    """An error at the first character of an operator name that cannot be in a file name."""
+    for i, char in enumerate(name):
+        why = _NOT_IN_FILE_NAMES.get(char)
+        if why is not None:
+            return Issue("OPG140", start + i, start + i + 1, f"operator name {name!r} cannot be a file name: it has "
+                                                             f"{why}")
+    return None
+
+
 # ---------------------------------------------------------------- arguments
 
 @functools.cache
@@ -480,7 +500,9 @@ def parse_schema(func: str) -> ParsedSchema:
     name_span = (start, start + len(op_text))
     base_text, dot, overload = op_text.partition(".")
     base = parse_base_name(base_text, start, issues)
-    if base_text and (warning := _identifier_warning(base_text.rstrip("_"), start, "operator name")):
+    if (not_a_file_name := _file_name_error(base_text, start)) is not None:
+        issues.append(not_a_file_name)
+    elif base_text and (warning := _identifier_warning(base_text.rstrip("_"), start, "operator name")):
         issues.append(warning)
     if overload and (warning := _identifier_warning(overload, start + len(base_text) + 1, "overload name")):
         issues.append(warning)

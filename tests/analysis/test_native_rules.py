@@ -103,6 +103,7 @@ CASES = [
     ("method-without-self", "- func: foo(Tensor x) -> Tensor\n  variants: method\n", "OPG126", "method"),
     ("method-with-list-self", "- func: foo(Tensor[] self) -> Tensor\n  variants: function, method\n", "OPG126",
      "function, method"),
+    ("name-not-a-file-name", "- func: foo/bar(Tensor self) -> Tensor\n", "OPG140", "/"),
     # func: schemas
     ("missing-arrow", "- func: foo(Tensor self) Tensor\n", "OPG200", "(Tensor self) Tensor"),
     ("single-return-in-parentheses", "- func: foo(Tensor self) -> (Tensor)\n", "OPG200", "(Tensor)"),
