@@ -146,11 +146,12 @@ CODES: dict[str, Code] = _table(
     ("OPG521", "composite-implicit-backend-kernel", W, "a CompositeImplicitAutograd op under supported loses autograd"),
     ("OPG522", "ineffective-symint", W, "a symint entry that changes no kernel"),
     ("OPG523", "nothing-generated", W, "no ops under supported or full_codegen: torchgen generates nothing"),
-    ("OPG524", "not-a-cpp-name", W, "a class_name or cpp_namespace that is not a C++ name"),
+    ("OPG524", "odd-cpp-name", W, "a class_name or cpp_namespace that only some compilers take (spaces, '$', non-ASCII)"),
     ("OPG525", "not-a-backend", W, "a dispatch key that is not a backend"),
     ("OPG526", "kernel-never-registered", W, "an op with manual_kernel_registration: its kernel is never registered"),
     ("OPG527", "lazy-section-not-a-list", W, "full_codegen or ir_gen is not a list (gen_lazy_tensor rejects it)"),
     ("OPG528", "unknown-ir-gen-op", W, "an ir_gen op that native_functions.yaml does not declare"),
+    ("OPG540", "not-a-cpp-name", E, "a class_name or cpp_namespace that is not a C++ name (torchgen pastes it as it is)"),
     # backend yaml against the backend's C++ implementation files (--impl-path)
     ("OPG530", "missing-backend-kernel", E, "a listed op whose kernel the implementation files do not define"),
     ("OPG531", "backend-kernel-defined-too-often", E, "more definitions of a kernel name than listed ops need"),

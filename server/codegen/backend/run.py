@@ -15,6 +15,7 @@ from ...index.backend import BackendSnapshot, check_backend
 from ...index.native import NativeSnapshot
 from ...report import FileDiagnostic
 from ...index.native import NativeParser, TagsParser
+from ...model.cpp_names import header_path_problem, identifier_problem
 from ..inputs import InputError, default_native_functions, load_native, packaged_aten, read_input
 from ..plan import GeneratedFile, PlanError, render
 from ..writer import WriteResult, write_all
@@ -104,8 +105,20 @@ def read_impls(paths: tuple[str, ...]) -> tuple[ImplFile, ...]:
     return tuple(ImplFile(p, read_text(p)) for p in paths)
 
 
+def pasted_value_errors(output_dir: str, registration: RegistrationOptions) -> tuple[str, ...]:
+    """The values the generated C++ holds as given (the output folder in #include "<output_dir>/...", the
+    registration function's name) that are not what they claim to be."""
+    problems = [header_path_problem(output_dir, "the output folder (-o)")]
+    if registration.backend_name and not registration.eager:
+        problems.append(identifier_problem(registration.backend_name, "the backend name (--deferred-registration)"))
+    return tuple(f"{p}; it is copied into the generated C++ as it is" for p in problems if p is not None)
+
+
 def generate_backend(options: BackendOptions, native: NativeSnapshot | None = None) -> BackendResult:
     """Check, plan and (unless a dry run) write; `native` saves parsing native_functions.yaml again."""
+    pasted = pasted_value_errors(options.output_dir, options.registration)
+    if pasted:
+        return BackendResult(errors=pasted)
     whole: tuple[str, frozenset[str]] | None = None
     try:
         text = read_text(options.source_yaml)

@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 
 from ...index.native import NativeParser, NativeSnapshot
 from ...report import FileDiagnostic
-from ..backend.run import BackendResult, check_backend_files, load_native_for, read_impls, read_text
+from ...model.cpp_names import header_path_problem, qualified_name_problem
+from ..backend.run import (BackendResult, check_backend_files, load_native_for, pasted_value_errors, read_impls,
+                           read_text)
 from ..backend.stubs import target_of
 from ..inputs import InputError, packaged_aten
 from ..plan import GeneratedFile, PlanError, render
@@ -68,9 +70,22 @@ def _placed(options: LazyRunOptions, found) -> tuple[FileDiagnostic, ...]:
     return tuple(FileDiagnostic(options.source_yaml, d) for d in found)
 
 
+def lazy_value_errors(lazy: LazyOptions) -> tuple[str, ...]:
+    """gen_lazy_tensor's flags the generated C++ holds as given that are not what they claim to be."""
+    headers = [("--node-base-hdr", lazy.node_base_hdr), ("--shape-inference-hdr", lazy.shape_inference_hdr),
+               ("--tensor-class-hdr", lazy.tensor_class_hdr)]
+    problems = [header_path_problem(value, f"the header {flag}") for flag, value in headers if value is not None]
+    problems += [qualified_name_problem(value, f"the class {flag}")
+                 for flag, value in (("--node-base", lazy.node_base), ("--tensor-class", lazy.tensor_class))]
+    return tuple(f"{p}; it is copied into the generated C++ as it is" for p in problems if p is not None)
+
+
 def generate_lazy(options: LazyRunOptions) -> LazyResult:
     """Check, plan and (unless a dry run) write gen_lazy_tensor's files."""
     lazy = options.lazy
+    pasted = pasted_value_errors(options.output_dir, lazy.registration) + lazy_value_errors(lazy)
+    if pasted:
+        return LazyResult(errors=pasted)
     try:
         text = read_text(options.source_yaml)
         native, whole = _load(options, text)

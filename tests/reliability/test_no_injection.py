@@ -1,0 +1,100 @@
+"""No injected C++: every value the codegen copies into C++ as it is (a backend yaml's cpp_namespace and
+class_name, the output folder of #include lines, the header paths, class names and registration name of the
+generate-backend / generate-lazy flags) is checked to be what it claims; a line break in any of them is an
+error in `opgen check` and every generate command, and nothing is written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from opgen_lsp.cli import main
+from opgen_lsp.model.cpp_names import header_path_problem, identifier_problem, qualified_name_problem
+
+INJECTED = "x\n#error INJECTED"
+BACKEND = "backend: XLA\ncpp_namespace: {namespace}\nclass_name: {class_name}\nsupported:\n- abs\n"
+LAZY = "backend: XLA\ncpp_namespace: my_lazy\nfull_codegen:\n- relu\n"
+SHAPES = ("#pragma once\nnamespace torch {\nnamespace lazy {\nTORCH_API std::vector<torch::lazy::Shape> "
+          "compute_shape_relu(const at::Tensor & self);\n}\n}\n")
+
+
+@pytest.mark.parametrize("key", ["cpp_namespace", "class_name"])
+def test_a_line_break_in_a_yaml_name_is_an_error_in_check_and_generate(tmp_path: Path, aten, capsys, key: str):
+    values = {"namespace": "torch_xla", "class_name": "XLANativeFunctions"}
+    values["namespace" if key == "cpp_namespace" else "class_name"] = '"x\\n#error INJECTED"'
+    yaml = tmp_path / "xla_native_functions.yaml"
+    yaml.write_text(BACKEND.format(**values))
+    assert main(["check", str(yaml)]) == 1
+    out = capsys.readouterr().out
+    assert f"xla_native_functions.yaml:{2 if key == 'cpp_namespace' else 3}:" in out and "[OPG540]" in out
+    assert "has a line break, which no C++ identifier has" in out
+    assert main(["generate-backend", "-s", str(yaml), "-o", str(tmp_path / "out")]) == 1
+    assert "[OPG540]" in capsys.readouterr().out and not (tmp_path / "out").exists()
+
+
+def test_odd_but_legal_names_stay_warnings(tmp_path: Path, aten, capsys):
+    yaml = tmp_path / "xla_native_functions.yaml"
+    yaml.write_text(BACKEND.format(namespace='" torch_xla"', class_name="XLA$Functions"))
+    assert main(["check", str(yaml)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("warning:") == 2 and out.count("[OPG524]") == 2
+
+
+@pytest.mark.parametrize("flags, named", [
+    (["-o", INJECTED], "the output folder (-o)"),
+    (["-o", "out", "--deferred-registration", INJECTED], "the backend name (--deferred-registration)"),
+])
+def test_a_line_break_in_a_generate_backend_flag_is_an_error(tmp_path: Path, aten, capsys, monkeypatch, flags,
+                                                             named: str):
+    monkeypatch.chdir(tmp_path)
+    yaml = tmp_path / "xla_native_functions.yaml"
+    yaml.write_text(BACKEND.format(namespace="torch_xla", class_name="XLANativeFunctions"))
+    assert main(["generate-backend", "-s", str(yaml), *flags]) == 2
+    err = capsys.readouterr().err
+    assert f"opgen: {named} {INJECTED!r} has a line break" in err and "copied into the generated C++" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["xla_native_functions.yaml"]
+
+
+@pytest.mark.parametrize("flag, named", [
+    ("-o", "the output folder (-o)"),
+    ("--node-base-hdr", "the header --node-base-hdr"),
+    ("--tensor-class-hdr", "the header --tensor-class-hdr"),
+    ("--shape-inference-hdr", "the header --shape-inference-hdr"),
+    ("--node-base", "the class --node-base"),
+    ("--tensor-class", "the class --tensor-class"),
+])
+def test_a_line_break_in_a_generate_lazy_flag_is_an_error(tmp_path: Path, aten, capsys, monkeypatch, flag: str,
+                                                          named: str):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "lazy.yaml").write_text(LAZY)
+    (tmp_path / "shape_inference.h").write_text(SHAPES)
+    values = {"-o": "out", "--shape-inference-hdr": "shape_inference.h", flag: INJECTED}
+    assert main(["generate-lazy", "-s", "lazy.yaml", *[x for kv in values.items() for x in kv]]) == 2
+    err = capsys.readouterr().err
+    assert f"opgen: {named} {INJECTED!r}" in err and "a line break" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["lazy.yaml", "shape_inference.h"]
+
+
+@pytest.mark.parametrize("value, problem", [
+    ("at", None), (" at ", None), ("a$b", None), ("ä", None),
+    ("a-b", "name 'a-b' has '-', which no C++ identifier has"),
+    ("1a", "name '1a' does not start with a letter or '_'"),
+    ("", "the name is empty"),
+    ("a;b", "name 'a;b' has ';', which no C++ identifier has"),
+    ("a\0b", "name 'a\\x00b' has a NUL byte, which no C++ identifier has"),
+])
+def test_identifiers(value: str, problem: str | None):
+    assert identifier_problem(value) == problem
+
+
+def test_qualified_names_and_header_paths():
+    assert qualified_name_problem("torch::lazy::LazyTensor") is None
+    assert qualified_name_problem("torch::") == "name 'torch::': the name is empty"
+    assert qualified_name_problem("a::b\nc") == "name 'a::b\\nc': name 'b\\nc' has a line break, which no C++ " \
+                                                "identifier has"
+    assert header_path_problem("torch/csrc/lazy/core/tensor.h") is None
+    assert header_path_problem("my dir/x.h") is None
+    for bad, shown in (('a".h', "'\"'"), ("a>.h", "'>'"), ("a\r.h", "a line break"),
+                       ("a\t.h", "the control character '\\t'")):
+        assert header_path_problem(bad) == f"header path {bad!r} has {shown}, which an #include line cannot hold"
