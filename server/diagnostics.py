@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import heapq
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -66,6 +68,8 @@ CODES: dict[str, Code] = _table(
     ("OPG004", "duplicate-key", E, "a key appears twice in one mapping"),
     ("OPG005", "unsafe-yaml-tag", E, "a YAML tag that a safe loader refuses"),
     ("OPG006", "file-not-text", E, "the file is too large or is not text"),
+    ("OPG007", "too-many-yaml-values", E, "the file holds more YAML values than opgen reads in one file"),
+    ("OPG008", "more-diagnostics", W, "more diagnostics in this file than are shown"),
     # entry fields of native_functions.yaml
     ("OPG100", "missing-func", E, "an entry has no 'func:' key"),
     ("OPG101", "wrong-value-type", E, "a key's value has the wrong type"),
@@ -162,6 +166,54 @@ CODES: dict[str, Code] = _table(
     ("OPG536", "bad-non-native-entry", E, "a non_native entry gen_lazy_tensor cannot read"),
     ("OPG537", "lazy-codegen-unsupported", E, "an op the lazy codegen cannot generate code for"),
 )
+
+
+# More than this many diagnostics in one file: the first ones (by position) are shown, then one that says how
+# many more there are (an editor or a terminal gains nothing from 500,000 of them, and each costs memory).
+MAX_DIAGNOSTICS_PER_FILE = 2_000
+
+
+def first_diagnostics(diagnostics: Iterable[Diagnostic], count: int, key: Callable[[Diagnostic], object],
+                      limit: int = MAX_DIAGNOSTICS_PER_FILE) -> tuple[Diagnostic, ...]:
+    """The diagnostics sorted by key, or, when there are more than limit (count says how many the iterable
+    gives), the first limit of them and an OPG008 saying how many more there are: an error when one of those
+    is. The iterable is read once, keeping at most limit of them (a generator never holds them all)."""
+    if count <= limit:
+        return tuple(sorted(diagnostics, key=key))
+    errors = 0
+
+    def counted() -> Iterable[Diagnostic]:
+        nonlocal errors
+        for d in diagnostics:
+            errors += d.severity is Severity.ERROR
+            yield d
+
+    shown = heapq.nsmallest(limit, counted(), key=key)
+    hidden_errors = errors - sum(d.severity is Severity.ERROR for d in shown)
+    return (*shown, more_diagnostics(shown[-1].span, count - limit, hidden_errors))
+
+
+def more_diagnostics(after: Span, hidden: int, hidden_errors: int) -> Diagnostic:
+    """The last diagnostic of a capped list: how many more (and how many errors among them) are not shown."""
+    errors = f", {hidden_errors:,} of them errors" if hidden_errors else ""
+    return Diagnostic(Span.point(after.end_line, after.end_col), Severity.ERROR if hidden_errors else Severity.WARNING,
+                      "OPG008", f"{hidden:,} more diagnostics in this file{errors}; opgen shows the first "
+                                f"{MAX_DIAGNOSTICS_PER_FILE:,} of each file", (("hidden", str(hidden)),
+                                                                             ("hidden_errors", str(hidden_errors))))
+
+
+def cap_diagnostics(diagnostics: Sequence[Diagnostic], limit: int = MAX_DIAGNOSTICS_PER_FILE) -> list[Diagnostic]:
+    """One file's diagnostics, at most limit of them (in their order) and one OPG008 for the rest; an OPG008
+    already among them (a capped parse) is counted into the one at the end."""
+    more = [d for d in diagnostics if d.code == "OPG008"]
+    rest = [d for d in diagnostics if d.code != "OPG008"] if more else list(diagnostics)
+    if len(rest) <= limit and (not more or (len(more) == 1 and diagnostics[-1] is more[0])):
+        return list(diagnostics)
+    hidden = sum(int(dict(d.data)["hidden"]) for d in more) + max(0, len(rest) - limit)
+    hidden_errors = sum(int(dict(d.data)["hidden_errors"]) for d in more) + sum(
+        d.severity is Severity.ERROR for d in rest[limit:])
+    shown = rest[:limit]
+    return shown + [more_diagnostics(shown[-1].span if shown else Span.point(0, 0), hidden, hidden_errors)]
 
 
 def diag(code: str, span: Span, message: str, *, severity: Severity | None = None,

@@ -171,7 +171,8 @@ def test_mutating_ops_functionalization_can_take(text: str) -> None:
 
 def test_every_code_has_a_case() -> None:
     tested = {c[2] for c in CASES}
-    native_codes = {c for c in CODES if c.startswith(("OPG0", "OPG1", "OPG2", "OPG3"))} - {"OPG006"}
+    # File-level limits (not text, too many values, too many diagnostics): tests/reliability/test_bounded_*.py.
+    native_codes = {c for c in CODES if c.startswith(("OPG0", "OPG1", "OPG2", "OPG3"))} - {"OPG006", "OPG007", "OPG008"}
     assert native_codes - tested == set()
 
 
