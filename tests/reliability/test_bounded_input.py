@@ -132,3 +132,17 @@ def test_the_server_reads_a_fifo_tags_yaml_without_blocking(tmp_path: Path):
     assert done, "the analysis blocked on the FIFO"
     messages = [d.message for d in done[0].diagnostics]  # type: ignore[attr-defined]
     assert any("is a FIFO, not a regular file" in m for m in messages), messages
+
+
+def test_the_kernel_index_skips_a_fifo_and_reads_the_rest(tmp_path: Path):
+    from opgen_lsp.index.kernels import KernelIndex
+
+    (tmp_path / "ok.cpp").write_text("Tensor relu(const Tensor& self) { return self; }\n")
+    _fifo(tmp_path / "blocked.cpp")
+    (tmp_path / "zero.cpp").symlink_to("/dev/zero")
+    done: list[KernelIndex] = []
+    worker = threading.Thread(target=lambda: done.append(KernelIndex.build([str(tmp_path)], workers=1)), daemon=True)
+    worker.start()
+    worker.join(60)
+    assert done, "the kernel index blocked on the FIFO or read /dev/zero"
+    assert [os.path.basename(p) for p in done[0].files] == ["ok.cpp"]
