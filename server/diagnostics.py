@@ -155,7 +155,6 @@ CODES: dict[str, Code] = _table(
     ("OPG526", "kernel-never-registered", W, "an op with manual_kernel_registration: its kernel is never registered"),
     ("OPG527", "lazy-section-not-a-list", W, "full_codegen or ir_gen is not a list (gen_lazy_tensor rejects it)"),
     ("OPG528", "unknown-ir-gen-op", W, "an ir_gen op that native_functions.yaml does not declare"),
-    ("OPG540", "not-a-cpp-name", E, "a class_name or cpp_namespace that is not a C++ name (torchgen pastes it as it is)"),
     # backend yaml against the backend's C++ implementation files (--impl-path)
     ("OPG530", "missing-backend-kernel", E, "a listed op whose kernel the implementation files do not define"),
     ("OPG531", "backend-kernel-defined-too-often", E, "more definitions of a kernel name than listed ops need"),
@@ -165,6 +164,8 @@ CODES: dict[str, Code] = _table(
                                              "header does not declare"),
     ("OPG536", "bad-non-native-entry", E, "a non_native entry gen_lazy_tensor cannot read"),
     ("OPG537", "lazy-codegen-unsupported", E, "an op the lazy codegen cannot generate code for"),
+    # values torchgen pastes into the generated C++ as they are
+    ("OPG540", "not-a-cpp-name", E, "a class_name or cpp_namespace that is not a C++ name (torchgen pastes it as it is)"),
 )
 
 

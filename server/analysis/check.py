@@ -64,8 +64,8 @@ def _read(path: str, result: CheckResult) -> str | None:
     except UnreadableFile as exc:
         if exc.kind in (TOO_LARGE, NOT_UTF8, SPECIAL):
             where = Span.point(*exc.position) if exc.position else Span.point(0, 0)
-            result.items.append(FileDiagnostic(path, diag("OPG006", where, f"this file {exc.why}"
-                                                          if exc.kind != NOT_UTF8 else exc.why)))
+            message = exc.why if exc.kind == NOT_UTF8 else f"this file {exc.why}"
+            result.items.append(FileDiagnostic(path, diag("OPG006", where, message)))
             return None
         result.notes.append(f"opgen: {exc}")
     result.usage_error = True
@@ -73,7 +73,7 @@ def _read(path: str, result: CheckResult) -> str | None:
 
 
 def _is_backend_yaml(path: str) -> bool:
-    """A `*_functions.yaml` with a top-level `backend:` key (read only as far as that line)."""
+    """A `*_functions.yaml` with a top-level `backend:` key (read with the bounded reader: no FIFO is waited on)."""
     try:
         return any(line.startswith("backend:") for line in read_text(path).splitlines())
     except UnreadableFile:
