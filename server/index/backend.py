@@ -60,7 +60,7 @@ def check_backend(text: str, native: NativeSnapshot) -> BackendSnapshot:
 
 def _too_many_nodes(text: str) -> Diagnostic | None:
     """An OPG007 for a backend yaml of more values than opgen composes (its whole tree is built at once)."""
-    if 2 * len(text) <= MAX_DOCUMENT_NODES or (count := estimated_nodes(text)) <= MAX_DOCUMENT_NODES:
+    if len(text) < MAX_DOCUMENT_NODES or (count := estimated_nodes(text)) <= MAX_DOCUMENT_NODES:
         return None
     return diag("OPG007", Span.point(0, 0), f"this file holds about {count:,} YAML values (keys, values, list "
                                             f"items), more than the {MAX_DOCUMENT_NODES:,} opgen reads in one file "

@@ -179,7 +179,9 @@ class EntryListParser(Generic[T]):
                 placed.append(chunk)
             elif (d := stray_chunk_diagnostic(chunk)) is not None:
                 stray.append(d)
-        if 2 * len(text) > MAX_DOCUMENT_NODES:  # (every value needs a character, and so does every entry)
+        # An entry's estimate is at most its length (it starts with "- ", one mark of two characters): a text
+        # within the budget in characters is within it in values, and the real file is not counted at all.
+        if len(text) > MAX_DOCUMENT_NODES:
             placed = _within_node_budget(placed, stray)
         new = list(dict.fromkeys([chunk_text for _, chunk_text in placed if chunk_text not in cache]))
         if new:

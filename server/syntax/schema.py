@@ -264,14 +264,16 @@ _NOT_IN_FILE_NAMES = {
 }
 
 
+_NOT_IN_FILE_NAME = re.compile("[" + re.escape("".join(_NOT_IN_FILE_NAMES)) + "]")
+
+
 def _file_name_error(name: str, start: int) -> Issue | None:
     """An error at the first character of an operator name that cannot be in a file name."""
-    for i, char in enumerate(name):
-        why = _NOT_IN_FILE_NAMES.get(char)
-        if why is not None:
-            return Issue("OPG140", start + i, start + i + 1, f"operator name {name!r} cannot be a file name: it has "
-                                                             f"{why}")
-    return None
+    m = _NOT_IN_FILE_NAME.search(name)
+    if m is None:
+        return None
+    return Issue("OPG140", start + m.start(), start + m.end(), f"operator name {name!r} cannot be a file name: it "
+                                                               f"has {_NOT_IN_FILE_NAMES[m.group()]}")
 
 
 # ---------------------------------------------------------------- arguments

@@ -31,7 +31,7 @@ def test_a_file_of_too_many_values_stops_with_one_diagnostic(monkeypatch):
 
 
 def test_a_small_file_is_never_counted(monkeypatch):
-    """Below half the budget in characters, a file cannot hold that many values: no count is made at all."""
+    """Within the budget in characters, a file cannot hold more values: no count is made at all."""
     monkeypatch.setattr(documents, "estimated_nodes", lambda text: 1 / 0)
     text = "".join(ENTRY.replace("f(", f"f{i}(") for i in range(10))
     assert NativeParser().parse(text, frozenset()).diagnostics == ()
