@@ -57,10 +57,12 @@ def registration_options(args: argparse.Namespace, *, eager: bool = True, backen
 
 
 def _same(path: str, data: bytes) -> bool:
+    """Whether path holds exactly data (read with the bounded reader: a FIFO there is not waited on)."""
+    from .input_file import UnreadableFile, read_bytes
+
     try:
-        with open(path, "rb") as f:
-            return f.read() == data
-    except OSError:
+        return read_bytes(path, limit=len(data)) == data
+    except UnreadableFile:
         return False
 
 

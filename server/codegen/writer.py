@@ -17,6 +17,8 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from ..input_file import UnreadableFile, read_bytes
+
 
 @dataclass(frozen=True, slots=True)
 class WriteResult:
@@ -79,12 +81,10 @@ def _real_folder_inside(root: str, folder: str) -> str | None:
 
 
 def _same_bytes(path: str, data: bytes) -> bool:
+    """Whether path holds exactly data; read only when it is a regular file of that size (no FIFO is waited on)."""
     try:
-        if os.path.getsize(path) != len(data):
-            return False
-        with open(path, "rb") as f:
-            return f.read() == data
-    except OSError:
+        return os.path.getsize(path) == len(data) and read_bytes(path, limit=len(data)) == data
+    except (OSError, UnreadableFile):
         return False
 
 

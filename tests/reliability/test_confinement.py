@@ -170,3 +170,14 @@ def test_a_read_only_output_folder_is_a_one_line_error(tmp_path: Path, monkeypat
     assert f"{out / 'aten' / 'core' / 'TensorBody.h'}: Read-only file system" in err and "Traceback" not in err
     assert main(["generate-backend", "-s", str(MY_BACKEND), "-o", str(out)]) == 1
     assert "RegisterPrivateUse1.cpp: Read-only file system" in capsys.readouterr().err
+
+
+def test_a_fifo_where_an_output_file_goes_is_replaced_not_waited_on(tmp_path: Path, capsys):
+    """Comparing with what is there (write only when changed) never blocks on a FIFO; it is replaced."""
+    out = tmp_path / "out"
+    out.mkdir()
+    os.mkfifo(out / "RegisterPrivateUse1.cpp")
+    assert main(["generate-backend", "-s", str(MY_BACKEND), "-o", str(out), "--dry-run"]) == 0
+    assert f"{out / 'RegisterPrivateUse1.cpp'}: would be written" in capsys.readouterr().out
+    assert main(["generate-backend", "-s", str(MY_BACKEND), "-o", str(out)]) == 0
+    assert (out / "RegisterPrivateUse1.cpp").is_file()
