@@ -5,6 +5,8 @@ error in `opgen check` and every generate command, and nothing is written."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -98,3 +100,29 @@ def test_qualified_names_and_header_paths():
     for bad, shown in (('a".h', "'\"'"), ("a>.h", "'>'"), ("a\r.h", "a line break"),
                        ("a\t.h", "the control character '\\t'")):
         assert header_path_problem(bad) == f"header path {bad!r} has {shown}, which an #include line cannot hold"
+
+
+CXX = shutil.which("g++") or shutil.which("clang++")
+
+
+@pytest.mark.skipif(CXX is None, reason="no C++ compiler (g++ or clang++) to compile the names with")
+@pytest.mark.parametrize("namespace, class_name, accepted, compiles", [
+    ("torch_xla", "XLANativeFunctions", True, True),
+    (" torch_xla ", "XLA$Functions", True, True),  # odd but legal: OPG524 warnings, generated as torchgen does
+    ("at::native", "Fns", True, True), ("ä", "Fns", True, True),
+    ("torch-xla", "Fns", False, False), ("at\n#error INJECTED", "Fns", False, False), ("1at", "Fns", False, False),
+    ("torch_xla", "My-Functions", False, False), ("torch_xla", "", False, False),
+    # Compile, and still errors: code of the yaml's own, and an anonymous namespace (each .cpp gets its own, so
+    # the backend's kernels never link with the registrations).
+    ("torch_xla", "Fns {}; int injected; struct Y", False, True), ("at::", "Fns", False, True),
+])
+def test_names_against_the_cpp_torchgen_writes_with_them(tmp_path: Path, namespace: str, class_name: str,
+                                                         accepted: bool, compiles: bool):
+    """The shapes gen_backend_stubs pastes the two names into: its header's namespace blocks and struct."""
+    opened = "".join(f"namespace {part} {{\n" for part in namespace.split("::"))
+    closed = "".join(f"}} // namespace {part}\n" for part in reversed(namespace.split("::")))
+    source = tmp_path / "names.cpp"
+    source.write_text(f"{opened}struct {class_name} {{\nstatic int abs();\n}};\n{closed}")
+    assert (subprocess.run([CXX, "-fsyntax-only", str(source)], capture_output=True).returncode == 0) == compiles
+    errors = [p for p in (qualified_name_problem(namespace), identifier_problem(class_name)) if p is not None]
+    assert (not errors) == accepted, errors
