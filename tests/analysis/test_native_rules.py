@@ -104,6 +104,7 @@ CASES = [
     ("method-with-list-self", "- func: foo(Tensor[] self) -> Tensor\n  variants: function, method\n", "OPG126",
      "function, method"),
     ("name-not-a-file-name", "- func: foo/bar(Tensor self) -> Tensor\n", "OPG140", "/"),
+    ("kernel-not-a-cpp-name", FOO + "  dispatch:\n    CPU: foo-bar\n", "OPG141", "foo-bar"),
     # func: schemas
     ("missing-arrow", "- func: foo(Tensor self) Tensor\n", "OPG200", "(Tensor self) Tensor"),
     ("single-return-in-parentheses", "- func: foo(Tensor self) -> (Tensor)\n", "OPG200", "(Tensor)"),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -126,3 +127,35 @@ def test_names_against_the_cpp_torchgen_writes_with_them(tmp_path: Path, namespa
     assert (subprocess.run([CXX, "-fsyntax-only", str(source)], capture_output=True).returncode == 0) == compiles
     errors = [p for p in (qualified_name_problem(namespace), identifier_problem(class_name)) if p is not None]
     assert (not errors) == accepted, errors
+
+
+NATIVE_ENTRY = "- func: {name}(Tensor self) -> Tensor\n  variants: function\n  dispatch:\n    CPU: {kernel}\n"
+STRUCTURED = ("- func: {name}.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  structured: True\n"
+              "  structured_inherits: {inherits}\n  dispatch:\n    CPU: {name}_out\n"
+              "- func: {name}(Tensor self) -> Tensor\n  structured_delegate: {name}.out\n")
+UFUNC = ("- func: {name}.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  structured: True\n"
+         "  structured_inherits: TensorIteratorBase\n  ufunc_inner_loop:\n    Generic: {loop}\n"
+         "- func: {name}(Tensor self) -> Tensor\n  structured_delegate: {name}.out\n")
+
+
+@pytest.mark.parametrize("what, entry", [
+    ("a dispatch kernel", NATIVE_ENTRY.format(name="abs2", kernel='"abs2_cpu\\n#error INJECTED"')),
+    ("structured_inherits", STRUCTURED.format(name="abs2", inherits='"TensorIteratorBase\\n#error INJECTED\\n"')),
+    ("a ufunc inner loop", UFUNC.format(name="abs2", loop='"abs2\\n#error INJECTED (Float)"')),
+])
+def test_a_line_break_in_a_native_functions_name_is_an_error_where_gen_py_pastes_it(tmp_path: Path, aten, capsys,
+                                                                                      what: str, entry: str):
+    source = tmp_path / "aten"
+    (source / "native").mkdir(parents=True)
+    (source / "templates").symlink_to(aten / "templates", target_is_directory=True)
+    (source / "native" / "tags.yaml").write_bytes((aten / "native" / "tags.yaml").read_bytes())
+    (source / "native" / "native_functions.yaml").write_text(entry)
+    reference = subprocess.run([sys.executable, "-m", "torchgen.gen", "-s", str(source), "-d", str(tmp_path / "tg"),
+                                "--aoti-install-dir", str(tmp_path / "tg" / "aoti")],
+                               capture_output=True, text=True, timeout=300)
+    pasted = reference.returncode == 0 and any(
+        "\n#error INJECTED" in p.read_text() for p in (tmp_path / "tg").rglob("*") if p.is_file())
+    assert pasted or reference.returncode != 0, reference.stderr[-2000:]  # torchgen pastes it (or stops on it)
+    assert main(["check", str(source / "native" / "native_functions.yaml")]) == 1
+    out = capsys.readouterr().out
+    assert "has a line break, which no C++ identifier has" in out and "pastes it into the generated C++" in out
