@@ -1,5 +1,6 @@
-"""Values the codegen pastes into C++ as they are (a backend's cpp_namespace and class_name, the header
-paths and class names of generate-backend / generate-lazy flags): are they what they claim to be?
+"""Values the codegen pastes into C++ as they are (a backend's cpp_namespace and class_name, dispatch kernel
+and structured_inherits names, the header paths and class names of generate-backend / generate-lazy flags):
+are they what they claim to be?
 
 Each check returns None when the value is fine, else what is wrong with it, as the end of a sentence.
 "Odd but legal" values torchgen turns into working C++ (spaces around a name, `$` or non-ASCII letters,
@@ -31,7 +32,7 @@ def _shown(char: str) -> str:
         return "a line break"
     if char == "\0":
         return "a NUL byte"
-    if not char.isprintable() or char.isspace() and char not in " \t":
+    if not char.isprintable() or (char.isspace() and char not in " \t"):
         return f"the control character {char!r}"
     return f"'{char}'"
 
