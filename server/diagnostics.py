@@ -100,6 +100,7 @@ CODES: dict[str, Code] = _table(
     ("OPG126", "method-without-tensor-self", E, "a method variant needs a plain Tensor self argument"),
     ("OPG140", "name-not-a-file-name", E, "an operator name gen.py cannot use as a file name (NUL, line break, '/')"),
     ("OPG141", "kernel-not-a-cpp-name", E, "a kernel or structured_inherits name that is not a C++ name (pasted as it is)"),
+    ("OPG142", "line-break-in-schema", E, "a func: schema with a line break that torchgen pastes into the C++"),
     # func: schema strings
     ("OPG200", "bad-schema", E, "the func: schema cannot be parsed"),
     ("OPG201", "bad-operator-name", E, "an invalid operator name"),

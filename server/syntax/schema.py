@@ -264,6 +264,11 @@ _NOT_IN_FILE_NAMES = {
 }
 
 
+# A line break (or NUL) anywhere in a schema that otherwise parses: gen.py pastes the names and the schema
+# into the C++ as they are, so the rest of that line becomes C++ of the yaml's own (checked against torchgen).
+_LINE_BREAK = re.compile("[\0\n\r]")
+_PASTED_LINE_BREAK = ("a schema must be on one line: torchgen accepts this line break, and pastes what follows it "
+                      "into the generated C++ as a line of its own")
 _NOT_IN_FILE_NAME = re.compile("[" + re.escape("".join(_NOT_IN_FILE_NAMES)) + "]")
 
 
@@ -506,6 +511,8 @@ def parse_schema(func: str) -> ParsedSchema:
         issues.append(not_a_file_name)
     elif base_text and (warning := _identifier_warning(base_text.rstrip("_"), start, "operator name")):
         issues.append(warning)
+    if not_a_file_name is None and (line_break := _LINE_BREAK.search(text)) is not None:
+        issues.append(Issue("OPG142", start + line_break.start(), start + line_break.end(), _PASTED_LINE_BREAK))
     if overload and (warning := _identifier_warning(overload, start + len(base_text) + 1, "overload name")):
         issues.append(warning)
     args_start = start + m.start(2)

@@ -105,6 +105,7 @@ CASES = [
      "function, method"),
     ("name-not-a-file-name", "- func: foo/bar(Tensor self) -> Tensor\n", "OPG140", "/"),
     ("kernel-not-a-cpp-name", FOO + "  dispatch:\n    CPU: foo-bar\n", "OPG141", "foo-bar"),
+    ("line-break-in-schema", '- func: "foo.x\\ny(Tensor self) -> Tensor"\n', "OPG142", '"foo'),
     # func: schemas
     ("missing-arrow", "- func: foo(Tensor self) Tensor\n", "OPG200", "(Tensor self) Tensor"),
     ("single-return-in-parentheses", "- func: foo(Tensor self) -> (Tensor)\n", "OPG200", "(Tensor)"),
