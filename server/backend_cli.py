@@ -20,7 +20,8 @@ def add_generate_backend_parser(sub) -> None:
     p.add_argument("-s", "--source-yaml", "--source_yaml", required=True, metavar="BACKEND_YAML",
                    help="the backend yaml (backend:, cpp_namespace:, supported: ...)")
     p.add_argument("-o", "--output-dir", "--output_dir", required=True, metavar="OUTPUT_DIR",
-                   help="output folder; also spelled as given in Register<Key>.cpp's #include")
+                   help="output folder; also spelled as given in Register<Key>.cpp's #include (so it may hold "
+                        "no line break, quote, < or >)")
     p.add_argument("--impl-path", "--impl_path", action="append", default=[], metavar="F",
                    help="C++ file defining the kernels: report each listed op it does not define (repeatable)")
     p.add_argument("--dry-run", "--dry_run", action="store_true",
@@ -57,10 +58,12 @@ def registration_options(args: argparse.Namespace, *, eager: bool = True, backen
 
 
 def _same(path: str, data: bytes) -> bool:
+    """Whether path holds exactly data (read with the bounded reader: a FIFO there is not waited on)."""
+    from .input_file import UnreadableFile, read_bytes
+
     try:
-        with open(path, "rb") as f:
-            return f.read() == data
-    except OSError:
+        return read_bytes(path, limit=len(data)) == data
+    except UnreadableFile:
         return False
 
 

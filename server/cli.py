@@ -11,7 +11,7 @@ from typing import NoReturn
 from . import TORCHGEN_VERSION, VERSION_TEXT
 from .backend_cli import add_generate_backend_parser, impl_path_items
 from .generate_cli import add_generate_parser
-from .report import RENDERERS
+from .report import RENDERERS, capped_per_file
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -31,7 +31,7 @@ def _check(args: argparse.Namespace) -> int:
         result.items.extend(kernels)
         result.notes.extend(notes)
         result.usage_error = result.usage_error or bool(notes)
-    sys.stdout.write(RENDERERS[args.format](result.items))
+    sys.stdout.write(RENDERERS[args.format](capped_per_file(result.items)))
     for note in result.notes:
         print(note, file=sys.stderr)
     if result.usage_error:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import heapq
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -66,6 +68,8 @@ CODES: dict[str, Code] = _table(
     ("OPG004", "duplicate-key", E, "a key appears twice in one mapping"),
     ("OPG005", "unsafe-yaml-tag", E, "a YAML tag that a safe loader refuses"),
     ("OPG006", "file-not-text", E, "the file is too large or is not text"),
+    ("OPG007", "too-many-yaml-values", E, "the file holds more YAML values than opgen reads in one file"),
+    ("OPG008", "more-diagnostics", W, "more diagnostics in this file than are shown"),
     # entry fields of native_functions.yaml
     ("OPG100", "missing-func", E, "an entry has no 'func:' key"),
     ("OPG101", "wrong-value-type", E, "a key's value has the wrong type"),
@@ -94,6 +98,9 @@ CODES: dict[str, Code] = _table(
     ("OPG124", "generated-key-on-structured", E, "Meta / CompositeExplicitAutogradNonFunctional kernels of structured ops are generated"),
     ("OPG125", "symint-kernel-without-symint", E, "a *_symint kernel for a schema without SymInt"),
     ("OPG126", "method-without-tensor-self", E, "a method variant needs a plain Tensor self argument"),
+    ("OPG140", "name-not-a-file-name", E, "an operator name gen.py cannot use as a file name (NUL, line break, '/')"),
+    ("OPG141", "kernel-not-a-cpp-name", E, "a kernel or structured_inherits name that is not a C++ name (pasted as it is)"),
+    ("OPG142", "line-break-in-schema", E, "a func: schema with a line break that torchgen pastes into the C++"),
     # func: schema strings
     ("OPG200", "bad-schema", E, "the func: schema cannot be parsed"),
     ("OPG201", "bad-operator-name", E, "an invalid operator name"),
@@ -180,7 +187,7 @@ CODES: dict[str, Code] = _table(
     ("OPG521", "composite-implicit-backend-kernel", W, "a CompositeImplicitAutograd op under supported loses autograd"),
     ("OPG522", "ineffective-symint", W, "a symint entry that changes no kernel"),
     ("OPG523", "nothing-generated", W, "no ops under supported or full_codegen: torchgen generates nothing"),
-    ("OPG524", "not-a-cpp-name", W, "a class_name or cpp_namespace that is not a C++ name"),
+    ("OPG524", "odd-cpp-name", W, "a class_name or cpp_namespace that only some compilers take (spaces, '$', non-ASCII)"),
     ("OPG525", "not-a-backend", W, "a dispatch key that is not a backend"),
     ("OPG526", "kernel-never-registered", W, "an op with manual_kernel_registration: its kernel is never registered"),
     ("OPG527", "lazy-section-not-a-list", W, "full_codegen or ir_gen is not a list (gen_lazy_tensor rejects it)"),
@@ -194,7 +201,57 @@ CODES: dict[str, Code] = _table(
                                              "header does not declare"),
     ("OPG536", "bad-non-native-entry", E, "a non_native entry gen_lazy_tensor cannot read"),
     ("OPG537", "lazy-codegen-unsupported", E, "an op the lazy codegen cannot generate code for"),
+    # values torchgen pastes into the generated C++ as they are
+    ("OPG540", "not-a-cpp-name", E, "a class_name or cpp_namespace that is not a C++ name (torchgen pastes it as it is)"),
 )
+
+
+# More than this many diagnostics in one file: the first ones (by position) are shown, then one that says how
+# many more there are (an editor or a terminal gains nothing from 500,000 of them, and each costs memory).
+MAX_DIAGNOSTICS_PER_FILE = 2_000
+
+
+def first_diagnostics(diagnostics: Iterable[Diagnostic], count: int, key: Callable[[Diagnostic], object],
+                      limit: int = MAX_DIAGNOSTICS_PER_FILE) -> tuple[Diagnostic, ...]:
+    """The diagnostics sorted by key, or, when there are more than limit (count says how many the iterable
+    gives), the first limit of them and an OPG008 saying how many more there are: an error when one of those
+    is. The iterable is read once, keeping at most limit of them (a generator never holds them all)."""
+    if count <= limit:
+        return tuple(sorted(diagnostics, key=key))
+    errors = 0
+
+    def counted() -> Iterable[Diagnostic]:
+        nonlocal errors
+        for d in diagnostics:
+            errors += d.severity is Severity.ERROR
+            yield d
+
+    shown = heapq.nsmallest(limit, counted(), key=key)
+    hidden_errors = errors - sum(d.severity is Severity.ERROR for d in shown)
+    return (*shown, more_diagnostics(shown[-1].span, count - limit, hidden_errors))
+
+
+def more_diagnostics(after: Span, hidden: int, hidden_errors: int) -> Diagnostic:
+    """The last diagnostic of a capped list: how many more (and how many errors among them) are not shown."""
+    errors = f", {hidden_errors:,} of them errors" if hidden_errors else ""
+    return Diagnostic(Span.point(after.end_line, after.end_col), Severity.ERROR if hidden_errors else Severity.WARNING,
+                      "OPG008", f"{hidden:,} more diagnostics in this file{errors}; opgen shows the first "
+                                f"{MAX_DIAGNOSTICS_PER_FILE:,} of each file", (("hidden", str(hidden)),
+                                                                             ("hidden_errors", str(hidden_errors))))
+
+
+def cap_diagnostics(diagnostics: Sequence[Diagnostic], limit: int = MAX_DIAGNOSTICS_PER_FILE) -> list[Diagnostic]:
+    """One file's diagnostics, at most limit of them (in their order) and one OPG008 for the rest; an OPG008
+    already among them (a capped parse) is counted into the one at the end."""
+    more = [d for d in diagnostics if d.code == "OPG008"]
+    rest = [d for d in diagnostics if d.code != "OPG008"] if more else list(diagnostics)
+    if len(rest) <= limit and (not more or (len(more) == 1 and diagnostics[-1] is more[0])):
+        return list(diagnostics)
+    hidden = sum(int(dict(d.data)["hidden"]) for d in more) + max(0, len(rest) - limit)
+    hidden_errors = sum(int(dict(d.data)["hidden_errors"]) for d in more) + sum(
+        d.severity is Severity.ERROR for d in rest[limit:])
+    shown = rest[:limit]
+    return shown + [more_diagnostics(shown[-1].span if shown else Span.point(0, 0), hidden, hidden_errors)]
 
 
 def diag(code: str, span: Span, message: str, *, severity: Severity | None = None,

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .codegen.files.context import GenContext, GenerateOptions
-from .codegen.generate import dirs_of, plan, read_templates
-from .codegen.inputs import InputError, load_native, packaged_aten
+from .codegen.generate import confinement_errors, dirs_of, plan, read_templates
+from .codegen.inputs import InputError, load_native, packaged_aten, read_input
 from .codegen.options import CodegenOptions
 from .codegen.plan import PlanError, PlannedFile, render
-from .codegen.writer import resolve_inside, write_files
+from .codegen.writer import write_files
 from .index.native import TagsParser
 
 
@@ -73,8 +73,7 @@ def load(job: NativeJob) -> tuple[GenContext, list[PlannedFile]]:
         first = inputs.errors[0]
         raise InputError(f"{job.native_path} has {len(inputs.errors)} error(s), the first on line "
                          f"{first.span.start_line + 1}: {first.message}")
-    with open(tags_path, encoding="utf-8") as f:
-        tags = frozenset(TagsParser().parse(f.read()).names)
+    tags = frozenset(TagsParser().parse(read_input(tags_path)).names)
     ctx = GenContext(inputs.snapshot.functions, tags, options, read_templates(job.templates()))
     return ctx, plan(ctx)
 
@@ -91,21 +90,22 @@ def run(job: NativeJob, progress: Callable[[int, int, str], None] = lambda done,
     dirs = dirs_of(ctx.options)
     buildable = [p for p in planned if p.build is not None]
     result.missing = [p.path for p in planned if p.build is None]
+    # Every folder of the job is inside output_dir, so every file is confined to it (as `opgen generate` does).
+    refused = confinement_errors(planned, dirs)
+    if refused:
+        result.errors.extend(refused)
+        return result
     for done, p in enumerate(buildable):
         if cancelled():
             result.cancelled = True
             break
-        root = dirs.of(p.manager)
-        if resolve_inside(job.output_dir, os.path.relpath(os.path.join(root, p.path), job.output_dir)) is None:
-            result.errors.append(f"{p.path}: outside the output directory; not written")
-            continue
         progress(done, len(buildable), p.path)
         try:
             data = render(p.template, ctx.templates, p.build()).encode("utf-8")  # type: ignore[misc]
         except PlanError as exc:
             result.errors.append(f"{p.path}: {exc}")
             continue
-        written = write_files([(root, p.path, data)])
+        written = write_files([(*dirs.place(p.manager, p.path), data)])
         result.written.extend(written.written)
         result.unchanged.extend(written.unchanged)
         result.errors.extend(written.errors)

@@ -19,7 +19,8 @@ def add_generate_lazy_parser(sub) -> None:
     p.add_argument("-s", "--source-yaml", "--source_yaml", required=True, metavar="BACKEND_YAML",
                    help="the backend yaml (backend:, cpp_namespace:, supported:, full_codegen:, ir_gen: ...)")
     p.add_argument("-o", "--output-dir", "--output_dir", required=True, metavar="OUTPUT_DIR",
-                   help="output folder; also spelled as given in the generated #includes")
+                   help="output folder; also spelled as given in the generated #includes (so it may hold no "
+                        "line break, quote, < or >)")
     p.add_argument("--dry-run", "--dry_run", nargs="?", const="1", default=None, metavar="ANY",
                    help="write nothing (like gen_lazy_tensor, any non-empty value means a dry run)")
     p.add_argument("--impl-path", "--impl_path", action="append", default=[], metavar="F",

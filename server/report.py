@@ -6,13 +6,23 @@ import json
 from dataclasses import dataclass
 
 from . import __version__
-from .diagnostics import CODES, Diagnostic, Severity
+from .diagnostics import CODES, MAX_DIAGNOSTICS_PER_FILE, Diagnostic, Severity, cap_diagnostics
 
 
 @dataclass(frozen=True, slots=True)
 class FileDiagnostic:
     path: str
     diagnostic: Diagnostic
+
+
+def capped_per_file(items: list[FileDiagnostic]) -> list[FileDiagnostic]:
+    """At most MAX_DIAGNOSTICS_PER_FILE diagnostics of each file and one that counts the rest (files in order)."""
+    by_path: dict[str, list[Diagnostic]] = {}
+    for item in items:
+        by_path.setdefault(item.path, []).append(item.diagnostic)
+    if all(len(ds) <= MAX_DIAGNOSTICS_PER_FILE for ds in by_path.values()):
+        return items
+    return [FileDiagnostic(path, d) for path, ds in by_path.items() for d in cap_diagnostics(ds)]
 
 
 def render_text(items: list[FileDiagnostic]) -> str:

@@ -18,6 +18,7 @@ from ..index.derivatives import (
     tree_native_functions,
 )
 from ..index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapshot
+from ..input_file import NOT_UTF8, SPECIAL, TOO_LARGE, UnreadableFile, read_text
 from ..report import FileDiagnostic
 from ..text import Span
 
@@ -77,28 +78,26 @@ class CheckResult:
 
 
 def _read(path: str, result: CheckResult) -> str | None:
+    """The file's text; None after saying why not (a diagnostic for a file that is not text: too large, not
+    UTF-8, a FIFO or a device; a note and a usage error for a missing or unreadable one)."""
     try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except FileNotFoundError:
-        result.notes.append(f"opgen: {path}: no such file")
-    except IsADirectoryError:
-        result.notes.append(f"opgen: {path}: is a directory")
-    except UnicodeDecodeError as exc:
-        result.items.append(FileDiagnostic(path, diag("OPG006", Span.point(0, 0), f"not UTF-8 text: {exc.reason}")))
-        return None
-    except OSError as exc:
-        result.notes.append(f"opgen: {path}: {exc.strerror}")
+        return read_text(path)
+    except UnreadableFile as exc:
+        if exc.kind in (TOO_LARGE, NOT_UTF8, SPECIAL):
+            where = Span.point(*exc.position) if exc.position else Span.point(0, 0)
+            message = exc.why if exc.kind == NOT_UTF8 else f"this file {exc.why}"
+            result.items.append(FileDiagnostic(path, diag("OPG006", where, message)))
+            return None
+        result.notes.append(f"opgen: {exc}")
     result.usage_error = True
     return None
 
 
 def _is_backend_yaml(path: str) -> bool:
-    """A `*_functions.yaml` with a top-level `backend:` key (read only as far as that line)."""
+    """A `*_functions.yaml` with a top-level `backend:` key (read with the bounded reader: no FIFO is waited on)."""
     try:
-        with open(path, encoding="utf-8") as f:
-            return any(line.startswith("backend:") for line in f)
-    except (OSError, UnicodeDecodeError):
+        return any(line.startswith("backend:") for line in read_text(path).splitlines())
+    except UnreadableFile:
         return False
 
 

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..index.native import TagsParser
+from ..input_file import UnreadableFile, read_text
 from ..model import dispatch as dk
 from .files.aoti import FallbackOps, header_check, parse_fallback_ops
 from .files.aten import plan_aten
@@ -17,7 +18,7 @@ from .inputs import InputError, load_native, read_input
 from .plan import Dirs, GeneratedFile, Manager, PlanError, PlannedFile, materialize, outputs_lists, render
 from .selection import ALL_OPERATORS, Selection, from_allow_list, parse_selection_yaml
 from .workers import Job, usable_cpus, write_in_processes
-from .writer import WriteResult, write_files, write_if_changed
+from .writer import WriteResult, refusals, write_files, write_if_changed
 
 
 @dataclass(frozen=True)
@@ -39,12 +40,11 @@ def dirs_of(options: GenerateOptions) -> Dirs:
 def read_if_present(path: str) -> str | None:
     """A file's text, None when there is none (other read errors raise InputError)."""
     try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: {getattr(exc, 'strerror', None) or exc}") from exc
+        return read_text(path)
+    except UnreadableFile as exc:
+        if exc.missing:
+            return None
+        raise InputError(str(exc)) from None
 
 
 def read_templates(folder: str) -> dict[str, str]:
@@ -156,7 +156,7 @@ def file_jobs(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs) -> li
     """One job per planned file (an unimplemented one fails if asked for its bytes: work_units leaves it out)."""
     def data(p: PlannedFile) -> Callable[[], bytes]:
         return lambda: render(p.template, ctx.templates, p.build()).encode("utf-8")  # type: ignore[misc]
-    return [Job(dirs.of(p.manager), p.path, data(p)) for p in planned]
+    return [Job(*dirs.place(p.manager, p.path), data(p)) for p in planned]
 
 
 def default_processes() -> int:
@@ -179,10 +179,32 @@ def write_planned(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs, p
     # Streamed: each file is rendered, written and dropped before the next (peak memory is one file's
     # bytes, not all of them). A PlanError stops the run; the files already written are complete.
     try:
-        return write_files((dirs.of(p.manager), p.path, render(p.template, ctx.templates, p.build())
+        return write_files((*dirs.place(p.manager, p.path), render(p.template, ctx.templates, p.build())
                             .encode("utf-8")) for p in planned if p.build is not None), ()
     except PlanError as exc:
         return None, (str(exc),)
+
+
+# The folders gen.py makes before it writes anything.
+OUTPUT_FOLDERS = (Manager.core, Manager.ops, Manager.aoti, Manager.headeronly)
+
+
+def confinement_errors(planned: Sequence[PlannedFile], dirs: Dirs) -> tuple[str, ...]:
+    """The files that would leave their output folder, checked before anything is written or made; first the
+    folders gen.py makes up front inside -d (core/, ops/): when one leaves, only it is named, not each file."""
+    folders = refusals(dict.fromkeys(place for place in map(dirs.place, OUTPUT_FOLDERS) if place[1]))
+    return folders or refusals(dirs.place(p.manager, p.path) for p in planned if p.build is not None)
+
+
+def make_folders(dirs: Dirs) -> tuple[str, ...]:
+    """Make the output folders as gen.py does up front; an error for each that cannot be made."""
+    errors = []
+    for folder in dict.fromkeys(map(dirs.of, OUTPUT_FOLDERS)):
+        try:
+            os.makedirs(folder, exist_ok=True)
+        except (OSError, ValueError) as exc:
+            errors.append(f"{folder}: cannot make the output folder: {getattr(exc, 'strerror', None) or exc}")
+    return tuple(errors)
 
 
 def generate(options: GenerateOptions, *, implemented_only: bool = False, processes: int | None = None
@@ -199,8 +221,12 @@ def generate(options: GenerateOptions, *, implemented_only: bool = False, proces
         return GenerateResult((), None, (str(exc),))
     planned = plan(ctx)
     dirs = dirs_of(options)
-    for manager in (Manager.core, Manager.ops, Manager.aoti, Manager.headeronly):
-        os.makedirs(dirs.of(manager), exist_ok=True)  # gen.py creates these folders up front
+    refused = confinement_errors(planned, dirs)
+    if refused:
+        return GenerateResult(tuple(planned), None, refused)
+    made = make_folders(dirs)
+    if made:
+        return GenerateResult(tuple(planned), None, made)
     # The checked-in AOTI headers must not change (unless --update-aoti-c-shim): checked before any write.
     try:
         headers = header_check(ctx, dirs.of(Manager.aoti), read_if_present)
@@ -219,8 +245,8 @@ def generate(options: GenerateOptions, *, implemented_only: bool = False, proces
         for path, text in outputs_lists(listed, dirs, depfile, xpu=options.xpu):
             try:
                 write_if_changed(path, text.encode("utf-8"))
-            except OSError as exc:
-                errors.append(f"{path}: {exc.strerror or exc}")
+            except (OSError, ValueError) as exc:
+                errors.append(f"{path}: {getattr(exc, 'strerror', None) or exc}")
     return GenerateResult(tuple(planned), written, tuple(errors) + (written.errors if written else ()),
                           headers.notes)
 

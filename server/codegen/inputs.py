@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from ..diagnostics import Diagnostic
 from ..index.native import NativeParser, NativeSnapshot, TagsParser
+from ..input_file import UnreadableFile, read_text
 
 
 class InputError(Exception):
@@ -29,14 +30,11 @@ def default_native_functions() -> str | None:
 
 
 def read_input(path: str) -> str:
-    """An input file's text; InputError when it is missing, unreadable or not UTF-8."""
+    """An input file's text; InputError when it is missing, not a regular file, too large or not UTF-8."""
     try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except OSError as exc:
-        raise InputError(f"{path}: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text (byte {exc.start})") from exc
+        return read_text(path)
+    except UnreadableFile as exc:
+        raise InputError(str(exc)) from None
 
 
 @dataclass(frozen=True)

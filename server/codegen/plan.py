@@ -14,6 +14,7 @@ dry run or an outputs list costs nothing) and then a list of GeneratedFile.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -55,6 +56,16 @@ class Dirs:
     headeronly: str
     aoti: str
 
+    def place(self, manager: Manager, path: str = "") -> tuple[str, str]:
+        """(root, path inside it) of a file, for the writer to confine it to root. A manager's folder inside -d
+        (core/, ops/, a headeronly or aoti folder given inside it) is confined to -d, so that a symlinked
+        core/ leading elsewhere is refused rather than followed; another folder given is a root of its own."""
+        folder = self.of(manager)
+        inside = _inside(self.install, folder)
+        if inside is None:
+            return folder, path
+        return self.install, "/".join(p for p in (inside, path) if p)
+
     def of(self, manager: Manager) -> str:
         if manager is Manager.core:
             return f"{self.install}/core"
@@ -65,6 +76,14 @@ class Dirs:
         if manager is Manager.aoti:
             return self.aoti
         return self.install
+
+
+def _inside(root: str, folder: str) -> str | None:
+    """folder's path relative to root when it is root or under it, as spelled (no IO); None otherwise."""
+    relative = os.path.relpath(os.path.abspath(folder), os.path.abspath(root))
+    if relative == ".":
+        return ""
+    return None if relative == ".." or relative.startswith(".." + os.sep) else relative
 
 
 Env = Mapping[str, Any]

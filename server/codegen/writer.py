@@ -2,16 +2,22 @@
 
 Each file is written atomically (a temporary file in the same folder, then renamed
 over the target), and only when its bytes differ from what
-is there, so that build systems see no change when nothing changed. A path that
-would land outside its output folder is refused.
+is there, so that build systems see no change when nothing changed.
+
+Confinement, the same for every writer (generate, generate-backend, generate-lazy, the server): the real
+path of the output root is resolved once, and so is each file's; a file whose real path leaves the root
+(`..`, an absolute path, a symlinked folder or file leading elsewhere) is refused. `refusals` checks every
+file of a run before the first is written, so that a refused run writes nothing at all.
 """
 
 from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+
+from ..input_file import UnreadableFile, read_bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +39,7 @@ def resolve_inside(root: str, relative: str, folders: Folders | None = None) -> 
 
     folders: resolved folders to reuse, filled as it goes (one write of many files in few folders); the
     file's own name is still checked each time (a symlink there is resolved in full)."""
-    if os.path.isabs(relative):
+    if os.path.isabs(relative) or "\0" in relative or "\0" in root:
         return None
     folder, name = os.path.split(relative)
     if folders is not None and name not in ("", ".", ".."):
@@ -50,6 +56,23 @@ def resolve_inside(root: str, relative: str, folders: Folders | None = None) -> 
     return target
 
 
+def refusals(places: Iterable[tuple[str, str]], folders: Folders | None = None) -> tuple[str, ...]:
+    """One error for each (root, relative path) that leaves its root (see resolve_inside); () when none does."""
+    folders = {} if folders is None else folders
+    return tuple(f"{_refused(root, relative)}; nothing was written" for root, relative in places
+                 if resolve_inside(root, relative, folders) is None)
+
+
+def _refused(root: str, relative: str) -> str:
+    """Why resolve_inside refused root/relative."""
+    path = os.path.join(root, relative)
+    if "\0" in path:
+        return f"{path!r}: refusing a path with a NUL byte"
+    if os.path.isabs(relative):
+        return f"{path}: refusing to write an absolute path"
+    return f"{path}: refusing to write outside {root} (its real path is {os.path.realpath(path)})"
+
+
 def _real_folder_inside(root: str, folder: str) -> str | None:
     """The real path of root/folder if it is root or inside it, else None."""
     base = os.path.realpath(root)
@@ -58,12 +81,10 @@ def _real_folder_inside(root: str, folder: str) -> str | None:
 
 
 def _same_bytes(path: str, data: bytes) -> bool:
+    """Whether path holds exactly data; read only when it is a regular file of that size (no FIFO is waited on)."""
     try:
-        if os.path.getsize(path) != len(data):
-            return False
-        with open(path, "rb") as f:
-            return f.read() == data
-    except OSError:
+        return os.path.getsize(path) == len(data) and read_bytes(path, limit=len(data)) == data
+    except (OSError, UnreadableFile):
         return False
 
 
@@ -113,17 +134,24 @@ def write_if_changed(path: str, data: bytes, *, write: Callable[[str, bytes], No
 
 def write_files(files: Iterable[tuple[str, str, bytes]], *, write: Callable[[str, bytes], None] = write_atomic,
                 folders: Folders | None = None) -> WriteResult:
-    """Write (root, relative path, bytes) triples; errors are collected, not raised.
+    """Write (root, relative path, bytes) triples; errors are collected, not raised. Each file is confined
+    again as it is written (a symlink made since `refusals` ran is refused too).
     folders: the resolved folders of earlier calls of the same run, to reuse (see resolve_inside)."""
     written, unchanged, errors = [], [], []
     folders = {} if folders is None else folders
     for root, relative, data in files:
         target = resolve_inside(root, relative, folders)
         if target is None:
-            errors.append(f"{os.path.join(root, relative)}: refusing to write outside {root}")
+            errors.append(_refused(root, relative))
             continue
         try:
             (written if write_if_changed(target, data, write=write) else unchanged).append(target)
-        except OSError as exc:
-            errors.append(f"{target}: {exc.strerror or exc}")
+        except (OSError, ValueError) as exc:  # ValueError: a path the OS cannot take (a NUL byte)
+            errors.append(f"{target}: {getattr(exc, 'strerror', None) or exc}")
     return WriteResult(tuple(written), tuple(unchanged), tuple(errors))
+
+
+def write_all(files: Sequence[tuple[str, str, bytes]]) -> WriteResult:
+    """write_files, or nothing at all when any file would leave its root."""
+    refused = refusals((root, relative) for root, relative, _ in files)
+    return WriteResult((), (), refused) if refused else write_files(files)

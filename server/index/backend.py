@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..diagnostics import Diagnostic, diag
+from ..diagnostics import Diagnostic, diag, first_diagnostics
 from ..model.backend import BackendYaml, lower_backend_yaml
 from ..model.backend_resolve import ResolvedBackend, resolve_backend
 from ..syntax.nodes import compose
 from ..text import Span
-from .documents import _not_text
+from .documents import MAX_DOCUMENT_NODES, _not_text, estimated_nodes
 from .native import NativeSnapshot
 
 
@@ -35,7 +35,7 @@ MAX_BACKEND_CHARS = 8 * 1024 * 1024
 
 def check_backend(text: str, native: NativeSnapshot) -> BackendSnapshot:
     """Compose, lower and resolve one backend yaml; never raises on bad input."""
-    problem = _not_text(text, MAX_BACKEND_CHARS)
+    problem = _not_text(text, MAX_BACKEND_CHARS) or _too_many_nodes(text)
     if problem is not None:  # a huge or binary file opened by mistake: one diagnostic, at once
         return BackendSnapshot(None, None, (problem,))
     try:
@@ -55,4 +55,13 @@ def check_backend(text: str, native: NativeSnapshot) -> BackendSnapshot:
     if yaml is not None:
         resolved, resolving = resolve_backend(yaml, native.functions)
         found.extend(resolving)
-    return BackendSnapshot(yaml, resolved, tuple(sorted(found, key=_order)))
+    return BackendSnapshot(yaml, resolved, first_diagnostics(found, len(found), _order))
+
+
+def _too_many_nodes(text: str) -> Diagnostic | None:
+    """An OPG007 for a backend yaml of more values than opgen composes (its whole tree is built at once)."""
+    if len(text) < MAX_DOCUMENT_NODES or (count := estimated_nodes(text)) <= MAX_DOCUMENT_NODES:
+        return None
+    return diag("OPG007", Span.point(0, 0), f"this file holds about {count:,} YAML values (keys, values, list "
+                                            f"items), more than the {MAX_DOCUMENT_NODES:,} opgen reads in one file "
+                                            "(the largest real backend yaml has about 6,000); it is not checked")

@@ -22,6 +22,16 @@ T = TypeVar("T")
 
 # Larger than any real operator yaml by far; bigger input is almost surely a mistake.
 MAX_DOCUMENT_CHARS = 64 * 1024 * 1024
+# At most about this many YAML values (mappings, keys, list items) composed for one file: every one costs some
+# 150-300 bytes with its position, so that a 50 MB `tags: [core, core, ...]` would need gigabytes. The real
+# native_functions.yaml has about 46,000 by this count, a ten times larger one 460,000.
+MAX_DOCUMENT_NODES = 1_000_000
+
+
+def estimated_nodes(text: str) -> int:
+    """An upper estimate of the YAML values in text: each one after the first follows one of these marks."""
+    return (text.count(",") + text.count("\n") + text.count(":") + text.count("- ") + text.count("[")
+            + text.count("{") + 1)
 
 
 @fast_init
@@ -54,11 +64,17 @@ class Document(Generic[T]):
     diagnostics: tuple[Diagnostic, ...]
 
     def all_diagnostics(self) -> list[Diagnostic]:
-        out = list(self.diagnostics)
+        return list(self.each_diagnostic())
+
+    def each_diagnostic(self) -> Iterator[Diagnostic]:
+        """The document's diagnostics, then each entry's placed in the document, one at a time."""
+        yield from self.diagnostics
         for entry in self.entries:
             if entry.result.diagnostics:
-                out.extend(entry.diagnostics())
-        return out
+                yield from entry.diagnostics()
+
+    def diagnostic_count(self) -> int:
+        return len(self.diagnostics) + sum(len(entry.result.diagnostics) for entry in self.entries)
 
 
 # More new objects than this after a parse: it was a cold one (the real file leaves ~170,000).
@@ -105,6 +121,25 @@ def _not_text(text: str, limit: int = MAX_DOCUMENT_CHARS) -> Diagnostic | None:
     return None
 
 
+def _within_node_budget(placed: list[Chunk], stray: list[Diagnostic]) -> list[Chunk]:
+    """The entries up to the one whose values pass MAX_DOCUMENT_NODES (entries of the same text counted once, as
+    they are composed once); an OPG007 where reading stops."""
+    seen: set[str] = set()
+    total = 0
+    for i, (line, chunk_text) in enumerate(placed):
+        if chunk_text in seen:
+            continue
+        seen.add(chunk_text)
+        total += estimated_nodes(chunk_text)
+        if total > MAX_DOCUMENT_NODES:
+            stray.append(diag("OPG007", Span.point(line, 0), f"opgen stops reading this file here: its entries so "
+                              f"far hold about {total:,} YAML values (keys, values, list items), more than the "
+                              f"{MAX_DOCUMENT_NODES:,} opgen reads in one file (the real native_functions.yaml "
+                              "has about 46,000); the rest of the file is not checked"))
+            return placed[:i]
+    return placed
+
+
 class EntryListParser(Generic[T]):
     """Parses one document kind (native functions, tags) with a cache keyed by entry text."""
 
@@ -144,6 +179,10 @@ class EntryListParser(Generic[T]):
                 placed.append(chunk)
             elif (d := stray_chunk_diagnostic(chunk)) is not None:
                 stray.append(d)
+        # An entry's estimate is at most its length (it starts with "- ", one mark of two characters): a text
+        # within the budget in characters is within it in values, and the real file is not counted at all.
+        if len(text) > MAX_DOCUMENT_NODES:
+            placed = _within_node_budget(placed, stray)
         new = list(dict.fromkeys([chunk_text for _, chunk_text in placed if chunk_text not in cache]))
         if new:
             self._add_entries(new)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .documents import paused_gc
+from ..input_file import UnreadableFile, read_text
 from ..syntax import cpp_scan
 from ..syntax.cpp_scan import MACRO, MACRO_USE, CppSymbol, file_macros, scan
 
@@ -66,9 +67,8 @@ def source_files(roots: list[str]) -> list[str]:
 
 def _read(path: str) -> str | None:
     try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return f.read()
-    except OSError:
+        return read_text(path, errors="replace")
+    except UnreadableFile:
         return None
 
 

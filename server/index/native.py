@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain
 
-from ..diagnostics import Diagnostic, diag
+from ..diagnostics import Diagnostic, diag, first_diagnostics
 from ..model.dispatch import DispatchKey
 from ..model.lower import LoweredEntry, lower_native_function, parse_entry_schemas
 from ..model.native_yaml import GroupMemo, NativeFunctions, Op, Problem, assemble
@@ -54,7 +55,7 @@ class TagsParser:
                 diagnostics.append(diag("OPG402", span, f"tag '{tag.name}' is defined twice"))
                 continue
             tags[tag.name] = tag
-        return TagsSnapshot(document, tags, tuple(sorted(diagnostics, key=_order)))
+        return TagsSnapshot(document, tags, first_diagnostics(diagnostics, len(diagnostics), _order))
 
 
 @dataclass(frozen=True)
@@ -101,9 +102,9 @@ class NativeParser:
                 # tuple.__new__ (Op's own __new__ is Python code): this runs for every entry on every keystroke.
                 ops.append(_tuple(Op, (lowered.function, placed.line, lowered.metadata, False)))
         functions = assemble(ops, self._groups)
-        diagnostics = document.all_diagnostics()
-        diagnostics.extend(problem_diagnostic(p) for p in functions.problems)
-        return NativeSnapshot(document, functions, tuple(sorted(diagnostics, key=_order)))
+        diagnostics = chain(document.each_diagnostic(), map(problem_diagnostic, functions.problems))
+        count = document.diagnostic_count() + len(functions.problems)
+        return NativeSnapshot(document, functions, first_diagnostics(diagnostics, count, _order))
 
 
 def _order(d: Diagnostic) -> tuple:

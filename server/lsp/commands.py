@@ -4,7 +4,8 @@ opgen.generate runs the full emitter for the workspace on a worker thread,
 reports `$/progress` (begin, a report per file, end) when the client accepts
 server-initiated progress, and stops between files when the progress is
 cancelled (window/workDoneProgress/cancel) or the request is ($/cancelRequest).
-It writes only inside the `outputDir` setting.
+It writes only inside the `outputDir` setting, and outside the workspace folders only where the
+user (not a workspace) set it (trust.py).
 
 opgen.showGenerated returns the generated code of one op (the opgen explain
 pieces) or of one whole generated file as
@@ -23,8 +24,10 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
+from pygls.uris import to_fs_path
 
 from ..analysis.check import BACKEND, NATIVE
+from . import trust
 
 if TYPE_CHECKING:
     from .server import OpgenLanguageServer
@@ -34,6 +37,8 @@ SHOW_GENERATED = "opgen.showGenerated"
 COMMANDS = [GENERATE, SHOW_GENERATED]
 SCHEME = "opgen"
 MAX_VIRTUAL_DOCUMENTS = 32
+# At most this long a command waits for the client's workspace/configuration answer (as analyses do).
+SETTINGS_WAIT = 5.0
 
 
 class CommandError(Exception):
@@ -92,13 +97,42 @@ def _native_path(server: OpgenLanguageServer, uri: str | None) -> str:
     raise CommandError("no native_functions.yaml in the workspace: open one or set opgen.nativeFunctionsPath")
 
 
-def output_dir(server: OpgenLanguageServer) -> str:
-    path = os.path.expanduser(server.settings.output_dir)
+def output_dir(server: OpgenLanguageServer, value: str | None = None) -> str:
+    """The real path of opgen.outputDir (or of value, spelled as the setting is)."""
+    path = os.path.expanduser(server.settings.output_dir if value is None else value)
     if not os.path.isabs(path):
         if not server.model.root:
             raise CommandError("opgen.outputDir is relative and the workspace has no root folder")
         path = os.path.join(server.model.root, path)
     return os.path.realpath(path)
+
+
+def workspace_folders(server: OpgenLanguageServer) -> list[str]:
+    """The real paths of the workspace folders (and of the root, for clients that give only a root)."""
+    paths = [to_fs_path(folder.uri) for folder in server.workspace.folders.values()] + [server.model.root]
+    return list(dict.fromkeys(os.path.realpath(p) for p in paths if p))
+
+
+async def write_dir(server: OpgenLanguageServer) -> str:
+    """output_dir, when the server may write there (see trust.py); else the client is shown why, and the
+    command fails with it. Waits for the settings first (a generate sent right after start must not write
+    where the initializationOptions said while workspace/configuration says otherwise)."""
+    if not server.configured.is_set():
+        try:
+            await asyncio.wait_for(server.configured.wait(), SETTINGS_WAIT)
+        except asyncio.TimeoutError:
+            pass  # the server's own wait gives up too, and the settings it has are checked all the same
+    path = output_dir(server)
+    user_value = trust.user_setting(server.initialization_options, "outputDir")
+    refusal = trust.write_refusal("opgen.outputDir", path, workspace_folders(server),
+                                  output_dir(server, user_value) if user_value else None)
+    if refusal is not None:
+        try:
+            server.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=refusal))
+        except Exception:  # no connection: the command's error says it too  # noqa: BLE001
+            pass
+        raise CommandError(refusal)
+    return path
 
 
 def _target(server: OpgenLanguageServer, args: dict) -> str:
@@ -120,7 +154,7 @@ async def generate(server: OpgenLanguageServer, *args: Any) -> dict:
         return await generate_backend(server, arg)
     if target != "native":
         raise CommandError(f"unknown target {target!r}: use \"native\" or \"backend\"")
-    job = generate_job.NativeJob(_native_path(server, arg.get("uri")), output_dir(server),
+    job = generate_job.NativeJob(_native_path(server, arg.get("uri")), await write_dir(server),
                                  per_operator_headers=server.settings.per_operator_headers)
     cancel = threading.Event()
     token = await server.begin_progress("generate", types.WorkDoneProgressBegin(
@@ -179,7 +213,7 @@ async def generate_backend(server: OpgenLanguageServer, arg: dict) -> dict:
     _, native_path, why = server.model.native_location(document)
     if native_path is None:
         raise CommandError(why)
-    out = output_dir(server)
+    out = await write_dir(server)
     options = BackendOptions(document.path, out, native_functions=native_path)  # type: ignore[arg-type]
     token = await server.begin_progress("generate", types.WorkDoneProgressBegin(
         title="opgen: generating the backend's files", cancellable=False, message=out, percentage=0))

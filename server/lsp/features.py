@@ -25,6 +25,7 @@ from ..analysis import hover as hover_query
 from ..analysis import kernel_nav
 from ..analysis import shape_fix
 from ..codegen.explain import Explainer
+from ..diagnostics import cap_diagnostics
 from ..index.native import NativeSnapshot
 from ..model.native_function import NativeFunction
 from ..text import Span
@@ -102,7 +103,7 @@ def result_id(analysis: Analysis) -> str:
 
 
 def diagnostic_items(analysis: Analysis, client: Client) -> list[types.Diagnostic]:
-    return diagnostics(analysis.lines, analysis.diagnostics, client.encoding)
+    return diagnostics(analysis.lines, cap_diagnostics(analysis.diagnostics), client.encoding)
 
 
 def diagnostic_report(analysis: Analysis | None, previous_result_id: str | None, client: Client

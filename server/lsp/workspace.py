@@ -35,6 +35,7 @@ from ..index.backend import BackendSnapshot, check_backend
 from ..index.derivatives import DeprecatedParser, DerivativesParser, tree_native_functions
 from ..diagnostics import Diagnostic, diag
 from ..index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapshot
+from ..input_file import UnreadableFile, read_text
 from ..text import Span
 from .config import Settings
 from .convert import Lines
@@ -131,9 +132,8 @@ def _file_key(path: str) -> tuple | None:
 
 def _read_text(path: str) -> str | None:
     try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except (OSError, UnicodeDecodeError):
+        return read_text(path)
+    except UnreadableFile:
         return None
 
 
@@ -246,10 +246,9 @@ class Workspace:
         text = source.text
         if text is None and source.key[0] == "disk":
             try:
-                with open(source.path, encoding="utf-8") as f:
-                    text = f.read()
-            except (OSError, UnicodeDecodeError) as exc:
-                problem = f"cannot read {source.path}: {exc}; tags cannot be checked"
+                text = read_text(source.path)
+            except UnreadableFile as exc:
+                problem = f"cannot read {exc}; tags cannot be checked"
         elif text is None:
             problem = f"no tags.yaml found at {source.path}; open one or set opgen.tagsPath so that tags can be checked"
         if text is not None:

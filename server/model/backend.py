@@ -21,7 +21,6 @@ What torchgen does with each key, in the order it reads them:
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Callable
 
@@ -31,6 +30,7 @@ from ..syntax.locate import ScalarText
 from ..syntax.nodes import YMap, YNode, YScalar, YSeq
 from ..syntax.schema import parse_operator_name
 from ..text import Span
+from .cpp_names import identifier_problem, is_plain_identifier
 from .schema import OperatorName
 
 # Keys gen_backend_stubs reads, in the order it reads them.
@@ -40,7 +40,6 @@ READ_KEYS = ("backend", "class_name", "cpp_namespace", "use_out_as_primary", "de
 TORCHGEN_LISTED_KEYS = ("backend", "class_name", "cpp_namespace", "extra_headers", "supported", "autograd",
                         "full_codegen", "non_native", "ir_gen", "symint")
 
-_CPP_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 MAX_NAMESPACE_LEVELS = 2
 
 
@@ -359,18 +358,25 @@ def _class_name(r: _Reader, s: Setting) -> None:
     where = s.where or r.anchor
     if s.kind != "scalar" or not isinstance(s.value, str):
         shown = repr(s.value) if s.kind == "scalar" else f"a {s.kind}"
-        r.add("OPG524", where, f"'class_name' should be a C++ class name, not {shown}; torchgen pastes it into the "
+        r.add("OPG540", where, f"'class_name' must be a C++ class name, not {shown}; torchgen pastes it into the "
                                "generated C++ as it is")
         return
     _identifiers(r, where, "class_name", s.value, [s.value])
 
 
 def _identifiers(r: _Reader, where: Span, what: str, value: str, parts: list[str]) -> None:
-    bad = [p for p in parts if not _CPP_IDENTIFIER.match(p)]
-    if bad:
-        shown = "an empty name" if bad[0] == "" else f"'{bad[0]}', which is not a C++ identifier"
-        r.add("OPG524", where, f"'{what}: {value}' contains {shown}; torchgen accepts it, but the generated C++ "
-                               "will not compile")
+    """An error for a part that is no C++ identifier (torchgen would paste a line break, `;`, ... into the C++);
+    a warning for one that is an identifier only to GCC and Clang (spaces around it, `$`, non-ASCII letters)."""
+    for part in parts:
+        problem = identifier_problem(part)
+        if problem is not None:
+            r.add("OPG540", where, f"'{what}: {value}': {problem}; torchgen pastes it into the generated C++ as it "
+                                   "is, so the C++ would not compile or would hold code of the yaml's choosing")
+            return
+    odd = next((p for p in parts if not is_plain_identifier(p)), None)
+    if odd is not None:
+        r.add("OPG524", where, f"'{what}: {value}' has {odd!r}, an identifier only to some compilers (spaces around "
+                               "it, '$' or non-ASCII letters); torchgen accepts it")
 
 
 def _unexpected_keys(r: _Reader) -> None:

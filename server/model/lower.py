@@ -19,6 +19,7 @@ from ..syntax.nodes import YMap, YNode, YScalar, YSeq, to_python
 from ..syntax.schema import Issue, SchemaSpans, parse_argument_text, parse_operator_name, parse_schema
 from ..text import Span
 from . import dispatch as dk
+from .cpp_names import identifier_problem, qualified_name_problem
 from .native_function import (
     DTYPE_CLASSES,
     BackendMetadata,
@@ -143,6 +144,11 @@ def cpp_name(func: FunctionSchema) -> str:
     return str(func.name.name) + ("_out" if func.is_out_fn() else "")
 
 
+# Why a name that is no C++ name is an error although torchgen accepts it: the C++ would not compile, or would
+# hold code of the yaml's choosing (a line break, then `#error ...`).
+_PASTED = "torchgen pastes it into the generated C++ as it is"
+
+
 def _namespace_entity(text: str, max_level: int) -> tuple[str, str, bool]:
     parts = text.split("::")
     return "::".join(parts[:-1]), parts[-1], len(parts) - 1 <= max_level
@@ -153,6 +159,8 @@ def _parse_ufunc_loop(text: str, key: UfuncKey) -> tuple[UfuncInnerLoop | None, 
     if " " not in text:
         return None, f"ufunc_inner_loop '{text}' must be 'name (dtype, ...)'"
     name, dtypes_text = text.split(" ", 1)
+    if (problem := identifier_problem(name, "inner loop name")) is not None:
+        return None, f"ufunc_inner_loop '{text}': {problem}; {_PASTED}"
     if dtypes_text[:1] != "(" or dtypes_text[-1:] != ")":
         return None, f"ufunc_inner_loop '{text}': the dtypes must be in parentheses"
     dtypes: dict[ScalarType, None] = {}
@@ -236,6 +244,8 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
     if structured_inherits is not None and "::" in structured_inherits:
         r.error("OPG108", r.peek("structured_inherits").span,
                 "structured_inherits takes no namespace; the class is looked up in the op's namespace")
+    elif structured_inherits is not None and (problem := identifier_problem(structured_inherits, "class")):
+        r.error("OPG141", r.peek("structured_inherits").span, f"structured_inherits: {problem}; {_PASTED}")
 
     python_module = r.expect("python_module", str, None, "a module name")
     if python_module is not None and Variant.method in variants:
@@ -557,6 +567,8 @@ def _lower_dispatch(r: _Reader, manual_kernel_registration: object, structured: 
             r.error("OPG101", span, f"dispatch key '{key_node.value}' needs a kernel name, but its value is {shown}")
             continue
         kernel_text = value_node.value
+        if (problem := qualified_name_problem(kernel_text, "kernel name")) is not None:
+            r.error("OPG141", value_node.span, f"dispatch key '{key_node.value}': {problem}; {_PASTED}")
         namespace, kernel, ok = _namespace_entity(kernel_text, 3)
         cpp_namespace = (namespace or "at") + "::native"
         pos = 0

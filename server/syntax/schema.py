@@ -254,6 +254,33 @@ def _identifier_warning(text: str, start: int, what: str) -> Issue | None:
                                                       "accepts it, but the generated C++ will not compile")
 
 
+# What each character that cannot be in a file name does to gen.py --per-operator-headers, which names
+# ops/<name>.h (and <name>_ops.h, ...) after the operator (checked against torchgen 2.13).
+_NOT_IN_FILE_NAMES = {
+    "\0": "a NUL byte: gen.py --per-operator-headers stops on it half-way (ValueError: embedded null byte)",
+    "\n": "a line break: gen.py --per-operator-headers writes files named with it, which no #include can name",
+    "\r": "a line break: gen.py --per-operator-headers writes files named with it, which no #include can name",
+    "/": "'/': gen.py --per-operator-headers writes its headers into a folder of their own under ops/",
+}
+
+
+# A line break (or NUL) anywhere in a schema that otherwise parses: gen.py pastes the names and the schema
+# into the C++ as they are, so the rest of that line becomes C++ of the yaml's own (checked against torchgen).
+_LINE_BREAK = re.compile("[\0\n\r]")
+_PASTED_LINE_BREAK = ("a schema must be on one line: torchgen accepts this line break, and pastes what follows it "
+                      "into the generated C++ as a line of its own")
+_NOT_IN_FILE_NAME = re.compile("[" + re.escape("".join(_NOT_IN_FILE_NAMES)) + "]")
+
+
+def _file_name_error(name: str, start: int) -> Issue | None:
+    """An error at the first character of an operator name that cannot be in a file name."""
+    m = _NOT_IN_FILE_NAME.search(name)
+    if m is None:
+        return None
+    return Issue("OPG140", start + m.start(), start + m.end(), f"operator name {name!r} cannot be a file name: it "
+                                                               f"has {_NOT_IN_FILE_NAMES[m.group()]}")
+
+
 # ---------------------------------------------------------------- arguments
 
 @functools.cache
@@ -480,8 +507,12 @@ def parse_schema(func: str) -> ParsedSchema:
     name_span = (start, start + len(op_text))
     base_text, dot, overload = op_text.partition(".")
     base = parse_base_name(base_text, start, issues)
-    if base_text and (warning := _identifier_warning(base_text.rstrip("_"), start, "operator name")):
+    if (not_a_file_name := _file_name_error(base_text, start)) is not None:
+        issues.append(not_a_file_name)
+    elif base_text and (warning := _identifier_warning(base_text.rstrip("_"), start, "operator name")):
         issues.append(warning)
+    if not_a_file_name is None and (line_break := _LINE_BREAK.search(text)) is not None:
+        issues.append(Issue("OPG142", start + line_break.start(), start + line_break.end(), _PASTED_LINE_BREAK))
     if overload and (warning := _identifier_warning(overload, start + len(base_text) + 1, "overload name")):
         issues.append(warning)
     args_start = start + m.start(2)

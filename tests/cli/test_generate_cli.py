@@ -55,4 +55,4 @@ def test_an_input_that_is_not_utf8_is_a_clear_error(tmp_path: Path, capsys) -> N
     (tmp_path / "native" / "tags.yaml").write_bytes(b"- tag: core\n  desc: \xff\xfe\n")
     assert main(["generate", "-s", str(tmp_path), "-d", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
-    assert "tags.yaml: not UTF-8 text (byte 20)" in err and "Traceback" not in err
+    assert "tags.yaml: not UTF-8 text (invalid start byte at byte 20)" in err and "Traceback" not in err

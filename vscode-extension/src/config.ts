@@ -63,9 +63,35 @@ export function serverSettings(section: Record<string, unknown> | undefined | nu
   return out;
 }
 
-/** Server settings that cannot be applied to a running server without re-reading the configuration. */
+/**
+ * Settings that make the server write files: it writes outside the workspace folders only where the user's
+ * own value points, which no workspace can set (docs/lsp.md, "Workspace trust").
+ */
+export const USER_TRUSTED_SETTINGS = ["outputDir"];
+
+/**
+ * initializationOptions.userSettings: the user-level values (`inspect(key).globalValue`, never a workspace's)
+ * of the settings the server trusts only from the user.
+ */
+export function userSettings(globalValue: (key: string) => unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of USER_TRUSTED_SETTINGS) {
+    const value = globalValue(key);
+    if (typeof value === "string" && value.trim() !== "") {
+      out[key] = value;
+    }
+  }
+  return out;
+}
+
+/**
+ * Server settings that cannot be applied to a running server without re-reading the configuration (the
+ * user-level opgen.outputDir goes in initializationOptions: a change restarts the server).
+ */
 export function affectsServerStart(changed: (section: string) => boolean): boolean {
-  return ["opgen.server", "opgen.files", "opgen.trace"].some((s) => changed(s));
+  return ["opgen.server", "opgen.files", "opgen.trace", ...USER_TRUSTED_SETTINGS.map((k) => `opgen.${k}`)].some(
+    (s) => changed(s),
+  );
 }
 
 const OP_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)?$/;

@@ -12,7 +12,14 @@ import {
   type ServerOptions,
   State,
 } from "vscode-languageclient/node";
-import { affectsServerStart, documentSelector, opAtCursor, SERVER_SETTINGS, serverSettings } from "./config";
+import {
+  affectsServerStart,
+  documentSelector,
+  opAtCursor,
+  SERVER_SETTINGS,
+  serverSettings,
+  userSettings,
+} from "./config";
 import { type PythonCandidate, resolveServer, type ServerCommand, ServerNotFound } from "./resolve";
 import { generateSummary, parseTorchgenVersion, type ServerState, statusView } from "./status";
 
@@ -122,6 +129,12 @@ function currentServerSettings(): Record<string, unknown> {
   return serverSettings(section);
 }
 
+/** The user's own values of the settings the server trusts only from the user (initializationOptions.userSettings). */
+function currentUserSettings(): Record<string, unknown> {
+  const config = vscode.workspace.getConfiguration("opgen");
+  return userSettings((key) => config.inspect(key)?.globalValue);
+}
+
 async function torchgenOf(server: ServerCommand, initialized: LanguageClient): Promise<string | undefined> {
   const fromInfo = parseTorchgenVersion(initialized.initializeResult?.serverInfo?.version);
   if (fromInfo) {
@@ -161,7 +174,7 @@ async function startClient(): Promise<void> {
     documentSelector: selector(),
     outputChannel: output,
     revealOutputChannelOn: RevealOutputChannelOn.Never,
-    initializationOptions: currentServerSettings(),
+    initializationOptions: { ...currentServerSettings(), userSettings: currentUserSettings() },
     synchronize: { configurationSection: "opgen" },
     middleware: {
       workspace: {

@@ -11,6 +11,7 @@ import {
   opOfFuncLine,
   SERVER_SETTINGS,
   serverSettings,
+  userSettings,
 } from "../src/config";
 
 const ROOT = path.resolve(__dirname, "..", "..");
@@ -87,6 +88,19 @@ describe("settings", () => {
     assert.equal(affectsServerStart((s) => s === "opgen.server"), true);
     assert.equal(affectsServerStart((s) => s === "opgen.files"), true);
     assert.equal(affectsServerStart((s) => s === "opgen.debounceMs"), false);
+    assert.equal(affectsServerStart((s) => s === "opgen.outputDir"), true); // its user value is an init option
+  });
+});
+
+describe("userSettings", () => {
+  it("passes the user-level outputDir, and nothing a workspace set", () => {
+    const global: Record<string, unknown> = { outputDir: "/home/me/gen", debounceMs: 5 };
+    assert.deepEqual(userSettings((key) => global[key]), { outputDir: "/home/me/gen" });
+  });
+  it("leaves out unset, blank and non-string values", () => {
+    assert.deepEqual(userSettings(() => undefined), {});
+    assert.deepEqual(userSettings(() => " "), {});
+    assert.deepEqual(userSettings(() => 7), {});
   });
 });
 

@@ -15,9 +15,10 @@ from ...index.backend import BackendSnapshot, check_backend
 from ...index.native import NativeSnapshot
 from ...report import FileDiagnostic
 from ...index.native import NativeParser, TagsParser
-from ..inputs import InputError, default_native_functions, load_native, packaged_aten
+from ...model.cpp_names import header_path_problem, identifier_problem
+from ..inputs import InputError, default_native_functions, load_native, packaged_aten, read_input
 from ..plan import GeneratedFile, PlanError, render
-from ..writer import WriteResult, write_files
+from ..writer import WriteResult, write_all
 from .stubs import EAGER, RegistrationOptions, plan_backend, target_of
 from .subset import backend_key, listed_names, subset_text
 
@@ -68,12 +69,7 @@ def load_native_for(path: str | None, backend_text: str) -> tuple[NativeSnapshot
     return NativeParser().parse(part, tags), text, tags
 
 
-def read_text(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: {getattr(exc, 'strerror', None) or exc}") from exc
+read_text = read_input  # the name the backend and lazy commands use
 
 
 # The templates gen_backend_stubs fills (read at run time, like native_functions.yaml).
@@ -109,8 +105,20 @@ def read_impls(paths: tuple[str, ...]) -> tuple[ImplFile, ...]:
     return tuple(ImplFile(p, read_text(p)) for p in paths)
 
 
+def pasted_value_errors(output_dir: str, registration: RegistrationOptions) -> tuple[str, ...]:
+    """The values the generated C++ holds as given (the output folder in #include "<output_dir>/...", the
+    registration function's name) that are not what they claim to be."""
+    problems = [header_path_problem(output_dir, "the output folder (-o)")]
+    if registration.backend_name and not registration.eager:
+        problems.append(identifier_problem(registration.backend_name, "the backend name (--deferred-registration)"))
+    return tuple(f"{p}; it is copied into the generated C++ as it is" for p in problems if p is not None)
+
+
 def generate_backend(options: BackendOptions, native: NativeSnapshot | None = None) -> BackendResult:
     """Check, plan and (unless a dry run) write; `native` saves parsing native_functions.yaml again."""
+    pasted = pasted_value_errors(options.output_dir, options.registration)
+    if pasted:
+        return BackendResult(errors=pasted)
     whole: tuple[str, frozenset[str]] | None = None
     try:
         text = read_text(options.source_yaml)
@@ -149,5 +157,5 @@ def generate_backend(options: BackendOptions, native: NativeSnapshot | None = No
         return BackendResult(diagnostics=tuple(diagnostics), errors=(str(exc),), read=True)
     written = None
     if not options.dry_run:
-        written = write_files((options.output_dir, f.path, f.data) for f in files)
+        written = write_all([(options.output_dir, f.path, f.data) for f in files])
     return BackendResult(tuple(diagnostics), written.errors if written else (), files, written, True)

@@ -14,11 +14,13 @@ from dataclasses import dataclass, field
 
 from ...index.native import NativeParser, NativeSnapshot
 from ...report import FileDiagnostic
-from ..backend.run import BackendResult, check_backend_files, load_native_for, read_impls, read_text
+from ...model.cpp_names import header_path_problem, qualified_name_problem
+from ..backend.run import (BackendResult, check_backend_files, load_native_for, pasted_value_errors, read_impls,
+                           read_text)
 from ..backend.stubs import target_of
 from ..inputs import InputError, packaged_aten
 from ..plan import GeneratedFile, PlanError, render
-from ..writer import write_files
+from ..writer import write_all
 from .check import check_lazy
 from .nonnative import read_non_native
 from .plan import TEMPLATES, LazyOptions, plan_lazy, sort_groups
@@ -68,9 +70,22 @@ def _placed(options: LazyRunOptions, found) -> tuple[FileDiagnostic, ...]:
     return tuple(FileDiagnostic(options.source_yaml, d) for d in found)
 
 
+def lazy_value_errors(lazy: LazyOptions) -> tuple[str, ...]:
+    """gen_lazy_tensor's flags the generated C++ holds as given that are not what they claim to be."""
+    headers = [("--node-base-hdr", lazy.node_base_hdr), ("--shape-inference-hdr", lazy.shape_inference_hdr),
+               ("--tensor-class-hdr", lazy.tensor_class_hdr)]
+    problems = [header_path_problem(value, f"the header {flag}") for flag, value in headers if value is not None]
+    problems += [qualified_name_problem(value, f"the class {flag}")
+                 for flag, value in (("--node-base", lazy.node_base), ("--tensor-class", lazy.tensor_class))]
+    return tuple(f"{p}; it is copied into the generated C++ as it is" for p in problems if p is not None)
+
+
 def generate_lazy(options: LazyRunOptions) -> LazyResult:
     """Check, plan and (unless a dry run) write gen_lazy_tensor's files."""
     lazy = options.lazy
+    pasted = pasted_value_errors(options.output_dir, lazy.registration) + lazy_value_errors(lazy)
+    if pasted:
+        return LazyResult(errors=pasted)
     try:
         text = read_text(options.source_yaml)
         native, whole = _load(options, text)
@@ -106,5 +121,5 @@ def generate_lazy(options: LazyRunOptions) -> LazyResult:
         return dataclasses.replace(result, errors=(str(exc),))
     written = None
     if not options.dry_run:
-        written = write_files((options.output_dir, f.path, f.data) for f in files)
+        written = write_all([(options.output_dir, f.path, f.data) for f in files])
     return LazyResult(result.diagnostics, written.errors if written else (), files, written, True)
