@@ -130,8 +130,8 @@ def build_parser() -> argparse.ArgumentParser:
                             "folder or the yaml, else the installed torch's; other backends are not checked without "
                             "it)")
     check.add_argument("--kernels", metavar="DIR", action="append",
-                       help="C++ sources to look for the kernels native_functions.yaml names (repeatable), "
-                            "e.g. aten/src/ATen/native")
+                       help="C++ sources to look for the kernels native_functions.yaml names (repeatable): a "
+                            "PyTorch checkout's root (its aten/src/ATen is indexed) or any folder")
     check.set_defaults(run=_check)
     explain = sub.add_parser("explain", help="show the C++ torchgen generates for one operator")
     explain.add_argument("op", metavar="OP", help="name.overload (or name for the default overload)")
