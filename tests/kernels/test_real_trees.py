@@ -76,6 +76,8 @@ def expected_line(lines: list[str], need) -> tuple[str, int]:
     if table is None:
         return "OPG600", next(i for i in entry if "func:" in lines[i])
     for i in range(table + 1, end):
+        if lines[i].strip().startswith("#"):
+            continue
         m = re.match(r"\s+([\w, ]+):\s*(\S+)\s*$", lines[i])
         if m is None:
             break
