@@ -157,15 +157,35 @@ def macros_for(names: set[str], table: MacroTable, near: str) -> dict[str, Macro
     return chosen
 
 
-def linked_symbols(f: FileSymbols, table: MacroTable) -> tuple[tuple[CppSymbol, ...], frozenset[str]]:
-    """f's symbols with the macros it takes from the tree's headers expanded (by scanning it again with them),
-    and the names of those macros."""
+@dataclass(frozen=True, slots=True)
+class Linked:
+    """A file scanned again with the macros it takes from the tree's headers."""
+
+    key: str  # of the file's size and mtime and of those macros: the same key, the same symbols
+    symbols: tuple[CppSymbol, ...]
+    macros: frozenset[str]
+
+
+def _link_key(f: FileSymbols, known: dict[str, Macro]) -> str:
+    digest = hashlib.sha1(f"{f.size}:{f.mtime_ns}".encode())
+    for name in sorted(known):
+        m = known[name]
+        digest.update(f"\0{name}({','.join(m.params)}){m.body}".encode())
+    return digest.hexdigest()[:20]
+
+
+def linked(f: FileSymbols, table: MacroTable, memo: Linked | None = None) -> Linked | None:
+    """f scanned again with the macros it takes from the tree's headers (memo, when its key is still the same),
+    or None when it takes none."""
     wanted = {s.name for s in f.symbols if s.kind == MACRO_USE and s.name in table}
     if not wanted:
-        return f.symbols, frozenset()
+        return None
     known = macros_for(wanted, table, f.path)
+    key = _link_key(f, known)
+    if memo is not None and memo.key == key:
+        return memo
     text = _read(f.path)
-    return (f.symbols if text is None else scan(text, known)), frozenset(known)
+    return Linked(key, f.symbols if text is None else scan(text, known), frozenset(known))
 
 
 def _scan_many(paths: list[tuple[str, bool]]) -> list[FileSymbols | None]:
@@ -178,33 +198,44 @@ def default_cache_path(roots: list[str]) -> Path:
     return Path(base) / "opgen" / f"kernels-{key}.json"
 
 
-def _load_cache(path: Path | None) -> dict[str, FileSymbols]:
+def _symbols(rows) -> tuple[CppSymbol, ...]:
+    return tuple(CppSymbol(*s) for s in rows)
+
+
+def _rows(symbols: tuple[CppSymbol, ...]) -> list[list]:
+    return [[s.name, s.kind, s.namespace, s.line, s.col] for s in symbols]
+
+
+def _load_cache(path: Path | None) -> tuple[dict[str, FileSymbols], dict[str, Linked]]:
     if path is None:
-        return {}
+        return {}, {}
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError):
-        return {}
+        return {}, {}
     if not isinstance(data, dict) or data.get("version") != CACHE_VERSION:
-        return {}
-    out = {}
+        return {}, {}
+    files, relinked = {}, {}
     try:
         for file, (size, mtime, symbols, macros) in data.get("files", {}).items():
-            out[file] = FileSymbols(file, size, mtime, tuple(CppSymbol(*s) for s in symbols),
-                                    tuple(Macro(name, tuple(params), body, offset)
-                                          for name, params, body, offset in macros))
+            files[file] = FileSymbols(file, size, mtime, _symbols(symbols),
+                                      tuple(Macro(name, tuple(params), body, offset)
+                                            for name, params, body, offset in macros))
+        for file, (key, symbols, names) in data.get("linked", {}).items():
+            relinked[file] = Linked(key, _symbols(symbols), frozenset(names))
     except (TypeError, ValueError):  # a cache edited by hand or cut short: only costs a cold start
-        return {}
-    return out
+        return {}, {}
+    return files, relinked
 
 
-def _save_cache(path: Path | None, files: dict[str, FileSymbols]) -> None:
+def _save_cache(path: Path | None, files: dict[str, FileSymbols], relinked: dict[str, Linked]) -> None:
     if path is None:
         return
     data = {"version": CACHE_VERSION,
-            "files": {f.path: [f.size, f.mtime_ns, [[s.name, s.kind, s.namespace, s.line, s.col] for s in f.symbols],
+            "files": {f.path: [f.size, f.mtime_ns, _rows(f.symbols),
                                [[m.name, list(m.params), m.body, m.offset] for m in f.macros]]
-                      for f in files.values()}}
+                      for f in files.values()},
+            "linked": {p: [k.key, _rows(k.symbols), sorted(k.macros)] for p, k in relinked.items() if p in files}}
     tmp = path.with_suffix(f".{os.getpid()}-{threading.get_ident()}.tmp")  # (the server builds in threads)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -233,6 +264,7 @@ class KernelIndex:
     header_roots: tuple[str, ...] = ()
     macros: MacroTable = field(default_factory=dict)
     linked: dict[str, tuple[CppSymbol, ...]] = field(default_factory=dict)  # path -> its symbols, macros expanded
+    relinked: dict[str, Linked] = field(default_factory=dict)  # path -> the file scanned again (kept in the cache)
     uses: dict[str, set[str]] = field(default_factory=dict)  # macro name -> the files invoking it unresolved
     dependents: dict[str, set[str]] = field(default_factory=dict)  # macro name -> the files scanned again with it
 
@@ -245,8 +277,8 @@ class KernelIndex:
 
     @staticmethod
     def _build(roots: list[str], cache: Path | None, workers: int | None) -> KernelIndex:
-        cached = _load_cache(cache)
-        index = KernelIndex(list(roots), header_roots=tree_header_roots(roots))
+        cached, relinked = _load_cache(cache)
+        index = KernelIndex(list(roots), header_roots=tree_header_roots(roots), relinked=relinked)
         files: dict[str, FileSymbols] = {}
         todo: list[tuple[str, bool]] = []
         wanted = [(p, False) for p in source_files(roots)] + \
@@ -265,9 +297,10 @@ class KernelIndex:
             if result is not None:
                 files[result.path] = result
         index.files = files
+        before = dict(index.relinked)
         index._link()
-        if todo or len(files) != len(cached):
-            _save_cache(cache, files)
+        if todo or len(files) != len(cached) or index.relinked != before:
+            _save_cache(cache, files, index.relinked)
         return index
 
     def _is_source(self, path: str) -> bool:
@@ -297,10 +330,16 @@ class KernelIndex:
     def _add(self, f: FileSymbols) -> None:
         if not f.symbols:
             return
-        symbols, used = linked_symbols(f, self.macros)
+        again = linked(f, self.macros, self.relinked.get(f.path))
+        if again is None:
+            self.relinked.pop(f.path, None)
+            symbols = f.symbols
+        else:
+            self.relinked[f.path] = again
+            symbols = again.symbols
+            for name in again.macros:
+                self.dependents.setdefault(name, set()).add(f.path)
         self.linked[f.path] = symbols
-        for name in used:
-            self.dependents.setdefault(name, set()).add(f.path)
         for s in symbols:
             self.by_name.setdefault(s.name, []).append(Located(f.path, s))
 
@@ -331,6 +370,8 @@ class KernelIndex:
             self._remove(again)
             if again in self.files:
                 self._add(self.files[again])
+            else:
+                self.relinked.pop(again, None)
 
     def find(self, name: str, kinds: tuple[str, ...]) -> list[Located]:
         return [e for e in self.by_name.get(name, ()) if e.symbol.kind in kinds]
