@@ -209,3 +209,39 @@ def test_an_exponential_macro_is_cut_off(tmp_path: Path) -> None:
     text = ("namespace at::native {\n#define L0(x) Tensor x(const Tensor& s);\n" + levels + "L40(grown)\n"
             "Tensor after_growth(const Tensor& s) { return s; }\n}\n")
     assert "after_growth" in {s.name for s in scan(text) if s.kind == DEFINITION}
+
+
+def test_a_warm_start_reuses_the_files_scanned_again_until_a_header_changes(tmp_path: Path, monkeypatch) -> None:
+    import json
+    import os
+
+    from opgen_lsp.index import kernels
+
+    root = checkout(tmp_path / "tree", TREE)
+    cache = tmp_path / "cache.json"
+    KernelIndex.build([str(root)], cache=cache, workers=1)
+    assert [Path(p).name for p in json.loads(cache.read_text())["linked"]] == ["TensorFactories.cpp"]
+
+    def no_scan(*_args, **_kwargs):
+        raise AssertionError("scanned again on a warm start")
+
+    with monkeypatch.context() as m:
+        m.setattr(kernels, "scan", no_scan)
+        assert met(KernelIndex.build([str(root)], cache=cache, workers=1), "_recast_Large")
+    header = root / "c10/core/Kinds.h"
+    header.write_text(LIST_HEADER.replace("  _(int64_t, Large)", ""))
+    os.utime(header, ns=(header.stat().st_atime_ns, header.stat().st_mtime_ns + 10**9))
+    index = KernelIndex.build([str(root)], cache=cache, workers=1)
+    assert not met(index, "_recast_Large") and met(index, "_recast_Small")
+
+
+def test_the_server_re_reads_the_trees_headers_and_its_sources_only(tmp_path: Path) -> None:
+    from opgen_lsp.index.kernels import tree_header_roots
+    from opgen_lsp.lsp.kernels import KernelState, kernel_roots
+
+    root = checkout(tmp_path, TREE)
+    roots = kernel_roots((), str(root))
+    state = KernelState(roots=roots, header_roots=tree_header_roots(list(roots)))
+    assert state.covers(str(root / "c10/core/Kinds.h")) and state.covers(str(root / "aten/src/ATen/cuda/Pin.cpp"))
+    assert not state.covers(str(root / "c10/core/Kinds.cpp"))  # c10 gives macros, not kernels
+    assert not state.covers(str(root / "torch/csrc/Module.cpp"))
