@@ -23,6 +23,10 @@ def _check(args: argparse.Namespace) -> int:
     except InputError as exc:
         print(f"opgen: cannot read the shape-inference header {exc}", file=sys.stderr)
         return 2
+    absent = [d for d in args.kernels or () if not os.path.isdir(d)]
+    if absent:  # (every kernel would be reported missing from it)
+        print(f"opgen: --kernels: no such folder: {', '.join(absent)}", file=sys.stderr)
+        return 2
     result = check_paths(args.paths, args.tags, args.native_functions,
                          native_extra=_kernel_checker(args.kernels) if args.kernels else None, backend_extra=lazy)
     if args.impl_path:

@@ -245,3 +245,21 @@ def test_the_server_re_reads_the_trees_headers_and_its_sources_only(tmp_path: Pa
     assert state.covers(str(root / "c10/core/Kinds.h")) and state.covers(str(root / "aten/src/ATen/cuda/Pin.cpp"))
     assert not state.covers(str(root / "c10/core/Kinds.cpp"))  # c10 gives macros, not kernels
     assert not state.covers(str(root / "torch/csrc/Module.cpp"))
+
+
+def test_opgen_check_takes_a_checkout_root_and_refuses_a_missing_folder(tmp_path: Path, capsys, monkeypatch) -> None:
+    from opgen_lsp.cli import main
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = checkout(tmp_path / "tree", TREE)
+    native = root / "aten/src/ATen/native"
+    (native / "tags.yaml").write_text("- tag: pt2_compliant_tag\n  desc: compliant\n")
+    (native / "native_functions.yaml").write_text(
+        "- func: _recast_Half(Tensor self, bool exact=False) -> Tensor\n  variants: function\n"
+        "- func: _recast_Gone(Tensor self, bool exact=False) -> Tensor\n  variants: function\n")
+    assert main(["check", "--kernels", str(root), str(native / "native_functions.yaml")]) == 0
+    out = capsys.readouterr().out
+    assert "_recast_Gone" in out and "_recast_Half" not in out and out.count("[OPG600]") == 1
+    assert f"not defined in {root / 'aten/src/ATen'}" in out
+    assert main(["check", "--kernels", str(tmp_path / "nowhere"), str(native / "native_functions.yaml")]) == 2
+    assert "--kernels: no such folder" in capsys.readouterr().err
