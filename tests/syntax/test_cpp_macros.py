@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import re
 
+from hypothesis import given, settings, strategies as st
+
 from opgen_lsp.syntax.cpp_macros import collect_macros, expand_invocations, invoked
+from opgen_lsp.syntax.cpp_scan import scan
 
 MACROS = collect_macros("""\
 #define LIST(_) _(a) _(b)
@@ -40,3 +43,16 @@ def test_skipped_and_unknown_names_stay_as_written() -> None:
     assert not invoked(head, {**MACROS, "TORCH_IMPL_FUNC": MACROS["NAME"]}, skip)
     assert expand_invocations(head, MACROS, skip).text == head
     assert expand_invocations("LIST(DEF", MACROS).text == "LIST(DEF"  # never closed: no invocation
+
+
+PIECES = st.sampled_from(["#define ", "M(x)", "N(a, ...)", " x##_k", " M(", "N(", "(", ")", "{", "}", ";", ",",
+                          "\\\n", "\n", " ", "static ", "Tensor ", "f(const Tensor& s)", "namespace at::native ",
+                          "__VA_ARGS__", "/*", "*/", "//", "\"", "TORCH_IMPL_FUNC(", "x"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(PIECES, max_size=60))
+def test_scanning_any_mix_of_macros_never_raises(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    for symbol in scan(text):
+        assert 0 <= symbol.line <= text.count("\n")
