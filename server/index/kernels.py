@@ -223,7 +223,7 @@ def _load_cache(path: Path | None) -> tuple[dict[str, FileSymbols], dict[str, Li
                                             for name, params, body, offset in macros))
         for file, (key, symbols, names) in data.get("linked", {}).items():
             relinked[file] = Linked(key, _symbols(symbols), frozenset(names))
-    except (TypeError, ValueError):  # a cache edited by hand or cut short: only costs a cold start
+    except (AttributeError, TypeError, ValueError):  # a cache edited by hand or cut short: only a cold start
         return {}, {}
     return files, relinked
 

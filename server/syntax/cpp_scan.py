@@ -4,10 +4,10 @@ Not a C++ parser: it blanks comments and literals (keeping offsets), tracks
 namespaces by braces, expands the function-like macros a statement invokes (the
 file's own, and those an index hands over from headers: cpp_macros), and recognises
 function definitions and declarations at namespace scope plus TORCH_IMPL_FUNC /
-TORCH_META_FUNC(2) / TORCH_PRECOMPUTE_META_FUNC(2). Functions the codegen could not call as a kernel
-(internal linkage, templates, CUDA device code) get a marker in their namespace.
-That is what is needed to tell whether a kernel named in native_functions.yaml
-is defined.
+TORCH_META_FUNC(2) / TORCH_PRECOMPUTE_META_FUNC(2). Functions the codegen could not
+call as a kernel (internal linkage, templates, CUDA device code) get a marker in
+their namespace. That is what is needed to tell whether a kernel named in
+native_functions.yaml is defined.
 """
 
 from __future__ import annotations
