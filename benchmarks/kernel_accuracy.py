@@ -151,11 +151,13 @@ def deletion_span(text: str, site: Site, name: str) -> tuple[int, int]:
     invocation that expands to it (with its ';')."""
     code, at, word = _code_and_word(text, site)
     invoked = word != name and word not in STRUCTURED_MACROS
-    if invoked:  # a macro invocation: NAME(args) [;]
+    if invoked:  # a macro invocation: NAME(args) [;], with a `static` or `inline` before it (left alone, it
+        # would bind to the function after it)
         open_at = code.index("(", at)
         end = _matching(code, open_at, "(", ")")
         rest = re.match(r"\s*;", code[end:])
-        return at, end + (rest.end() if rest else 0)
+        specifiers = re.search(r"(?:\b(?:static|inline)\s+)+$", code[:at])
+        return specifiers.start() if specifiers else at, end + (rest.end() if rest else 0)
     line_start = code.rfind("\n", 0, at) + 1
     if word == name and not code[line_start:at].strip():  # the return type may be on the line before
         before = code.rfind("\n", 0, max(line_start - 1, 0)) + 1
