@@ -378,10 +378,11 @@ class KernelIndex:
 
 
 def tree_header_roots(roots: list[str]) -> tuple[str, ...]:
-    """The header folders of the trees holding roots, in order, each once."""
+    """The header folders of the trees holding roots, each once, but for those inside the roots (indexed anyway)."""
+    inside = tuple(os.path.abspath(r) for r in roots)
     out: list[str] = []
     for root in roots:
-        out.extend(r for r in header_roots(root) if r not in out)
+        out.extend(r for r in header_roots(root) if r not in out and not _inside(r, inside))
     return tuple(out)
 
 
