@@ -85,6 +85,10 @@ def configure(server: OpgenLanguageServer) -> None:
     state = server.model.kernels
     severity = SEVERITIES.get(server.settings.kernel_severity, Severity.WARNING)
     roots = kernel_roots(server.settings.kernel_dirs, server.model.root)
+    absent = [r for r in roots if not os.path.isdir(r)]
+    if absent:  # (else every kernel would be reported missing from it)
+        server.warn(f"opgen: kernelDirs: no such folder: {', '.join(absent)}; left out")
+        roots = tuple(r for r in roots if r not in absent)
     if severity != state.severity:
         state.severity = severity
         state.generation += 1

@@ -263,3 +263,17 @@ def test_opgen_check_takes_a_checkout_root_and_refuses_a_missing_folder(tmp_path
     assert f"not defined in {root / 'aten/src/ATen'}" in out
     assert main(["check", "--kernels", str(tmp_path / "nowhere"), str(native / "native_functions.yaml")]) == 2
     assert "--kernels: no such folder" in capsys.readouterr().err
+
+
+def test_the_server_leaves_out_a_kernel_folder_that_does_not_exist_and_says_so(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from opgen_lsp.lsp.kernels import KernelState, configure
+
+    warnings: list[str] = []
+    server = SimpleNamespace(model=SimpleNamespace(kernels=KernelState(), root=str(tmp_path)),
+                             settings=SimpleNamespace(kernel_severity="warning", kernel_dirs=("nowhere", ".")),
+                             configured=SimpleNamespace(is_set=lambda: False), warn=warnings.append)
+    configure(server)  # type: ignore[arg-type]
+    assert server.model.kernels.roots == (str(tmp_path),)
+    assert warnings == [f"opgen: kernelDirs: no such folder: {tmp_path / 'nowhere'}; left out"]
