@@ -205,19 +205,21 @@ class MissingKernels:
             self._key, self._ops = key, {}
         groups = {g.out.func.name: g for g in model.groups if isinstance(g, NativeFunctionsGroup)}
         copies = generated_view_copies(model)  # whole-model knowledge the per-op checks below need
+        # (by identity: the view groups hold the ops' own functions, and hashing a function hashes its schema)
+        copy_ids = {id(c) for c in copies}
         out: list = []
         seen: dict[int, tuple[object, tuple[str | None, bool], tuple]] = {}
         for op in model.ops:
             f = op.function
             group = groups.get(f.func.name) if f.structured else None
             meta = meta_name(group) if group is not None else None
-            generated = f in copies
+            generated = id(f) in copy_ids
             cached = self._ops.get(id(f))
             if cached is None or cached[0] is not f or cached[1] != (meta, generated):
                 found = missing_kernels(_Snapshot(_Model((op,), (group,) if group is not None else (),
                                                          model.backend_indices)),
                                         index, declare=declare, severity=severity,
-                                        view_copies=copies & {f})
+                                        view_copies=frozenset((f,)) if generated else frozenset())
                 cached = (f, (meta, generated), tuple(d.shifted(-op.line) for d in found))
             seen[id(f)] = cached
             out.extend(d.shifted(op.line) for d in cached[2])
