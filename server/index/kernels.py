@@ -86,6 +86,15 @@ def _inside(path: str, folders: tuple[str, ...]) -> bool:
     return any(path == f or path.startswith(f.rstrip(os.sep) + os.sep) for f in folders)
 
 
+def covered(path: str, roots, header_roots) -> bool:
+    """Whether a change to path can change an index of roots: a source under them, or a header under them or
+    the header folders of their tree."""
+    if os.path.splitext(path)[1] not in SOURCE_SUFFIXES:
+        return False
+    folders = (*roots, *header_roots) if path.endswith(HEADER_SUFFIXES) else tuple(roots)
+    return _inside(os.path.abspath(path), tuple(os.path.abspath(f) for f in folders))
+
+
 def source_files(roots: list[str], suffixes: tuple[str, ...] | frozenset[str] = SOURCE_SUFFIXES) -> list[str]:
     out = []
     for root in roots:
@@ -307,11 +316,7 @@ class KernelIndex:
         return _inside(os.path.abspath(path), tuple(os.path.abspath(r) for r in self.roots))
 
     def covers(self, path: str) -> bool:
-        """Whether a change to path can change the index (a source under the roots, a header of the tree)."""
-        if os.path.splitext(path)[1] not in SOURCE_SUFFIXES:
-            return False
-        return self._is_source(path) or path.endswith(HEADER_SUFFIXES) and \
-            _inside(os.path.abspath(path), tuple(os.path.abspath(r) for r in self.header_roots))
+        return covered(path, self.roots, self.header_roots)
 
     def _link(self) -> None:
         self.macros = macro_table(self.files)

@@ -24,8 +24,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from ..diagnostics import Severity
-from ..index.kernels import (ATEN, HEADER_SUFFIXES, SOURCE_SUFFIXES, KernelIndex, default_cache_path,
-                             tree_header_roots, tree_sources)
+from ..index.kernels import ATEN, KernelIndex, covered, default_cache_path, tree_header_roots, tree_sources
 
 if TYPE_CHECKING:
     from .server import OpgenLanguageServer
@@ -73,11 +72,7 @@ class KernelState:
         return self.index is not None and self.severity is not None
 
     def covers(self, path: str) -> bool:
-        if os.path.splitext(path)[1] not in SOURCE_SUFFIXES:
-            return False
-        path = os.path.normpath(os.path.abspath(path))
-        folders = self.roots + self.header_roots if path.endswith(HEADER_SUFFIXES) else self.roots
-        return any(path == r or path.startswith(r.rstrip(os.sep) + os.sep) for r in folders)
+        return covered(path, self.roots, self.header_roots)
 
 
 def configure(server: OpgenLanguageServer) -> None:
