@@ -53,9 +53,10 @@ KERNEL_CODES = ("OPG600", "OPG601")
 def tree_or_skip(name: str) -> Path:
     tree = accuracy.trees_folder() / name
     if not (tree / accuracy.NATIVE / "native_functions.yaml").is_file():
+        dest = accuracy.trees_folder() / name
         pytest.skip(f"no {name} tree in {accuracy.trees_folder()} (set OPGEN_PYTORCH_TREES): clone {TREES[name]}, "
-                    f"then `git -C CLONE archive HEAD aten c10 torchgen version.txt | tar -x -C "
-                    f"{accuracy.trees_folder() / name}` (docs/kernels.md)")
+                    f"then `mkdir -p {dest} && git -C CLONE archive HEAD aten c10 torchgen version.txt | tar -x -C "
+                    f"{dest}` (docs/kernels.md)")
     return tree
 
 
