@@ -1,7 +1,6 @@
-"""How accurate the kernel index is on a real PyTorch source tree (issue 9's accuracy goal).
+"""How accurate the kernel index is on a real PyTorch source tree (issues 9 and 18).
 
-Two questions, on a checkout (or any folder holding aten/src/ATen/native, or the
-native folder itself):
+Three questions, on a checkout (or any folder holding aten/src/ATen, or a folder of sources):
 
 1. False "missing kernel" warnings: every kernel (and structured impl/meta function)
    that native_functions.yaml needs and the index does not find is listed. On a full
@@ -11,17 +10,22 @@ native folder itself):
    ones that are reported count as false warnings, and kernels found that are not
    expected are listed too (something else taken for their definition would hide
    their deletion).
-2. Deletions that go unreported (--delete-sample N): N kernel definitions the index
-   found, each defined in one place only, are deleted one at a time in a temporary copy
-   of the tree (the definition, or the macro invocation that expands to it, is blanked);
-   after re-indexing that file the kernel must be reported missing.
+2. Deletions and renames that go unreported (--delete-sample N): N kernels the index
+   found, each defined in one place only, are deleted or renamed one at a time in a
+   temporary copy of the tree (a definition is blanked or its name changed; a macro
+   invocation that expands to it is blanked; TORCH_IMPL_FUNC(name) gets another name);
+   after re-indexing that file the kernel must be reported missing, and nothing else
+   that is still defined.
 3. With --generated-headers: torchgen's ATen/ops/*_native.h (the installed wheel's,
    about 1,300 real headers) declare every kernel a build registers; each must be found
    declared, and none taken for a definition.
 
     python3 benchmarks/kernel_accuracy.py ~/pytorch --delete-sample 200
+    python3 benchmarks/kernel_accuracy.py --delete-sample 200      # each tree in $OPGEN_PYTORCH_TREES
     python3 benchmarks/kernel_accuracy.py /tmp/pytorch-sample --expect truth.txt --delete-sample 50
 
+Without a tree named, every folder in $OPGEN_PYTORCH_TREES (default ~/.cache/opgen/trees) is
+measured; docs/kernels.md says how to get the three trees the project measures on.
 Exit status: 0 when no false warning and no unreported deletion, 1 otherwise, 2 on bad input.
 """
 
@@ -39,21 +43,33 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from opgen_lsp.analysis.kernels import Requirement, generated_view_copies, is_met, requirements
-from opgen_lsp.index.kernels import KernelIndex, Located
+from opgen_lsp.index.kernels import ATEN, KernelIndex, Located
 from opgen_lsp.index.native import NativeParser, TagsParser
 from opgen_lsp.syntax.cpp_scan import (DECLARATION, DEFINITION, IMPL, META, STRUCTURED_MACROS, blank_comments_and_literals,
                                       blank_preprocessor)
 
 KIND_WORDS = {DEFINITION: "kernel", IMPL: "impl", META: "meta"}
+NATIVE = os.path.join(ATEN, "native")
 
 
-def native_folder(checkout: Path) -> Path:
-    inside = checkout / "aten" / "src" / "ATen" / "native"
-    return inside if inside.is_dir() else checkout
+def trees_folder() -> Path:
+    """Where the real trees are kept: $OPGEN_PYTORCH_TREES, else ~/.cache/opgen/trees."""
+    return Path(os.environ.get("OPGEN_PYTORCH_TREES") or Path.home() / ".cache" / "opgen" / "trees")
 
 
-def yaml_paths(native: Path, given: str | None) -> tuple[Path, Path]:
+def known_trees() -> list[Path]:
+    folder = trees_folder()
+    return sorted(p for p in folder.iterdir() if (p / NATIVE).is_dir()) if folder.is_dir() else []
+
+
+def native_folder(tree: Path) -> Path:
+    inside = tree / NATIVE
+    return inside if inside.is_dir() else tree
+
+
+def yaml_paths(tree: Path, given: str | None) -> tuple[Path, Path]:
     """native_functions.yaml (given, else the tree's, else the installed torchgen's) and the tags.yaml beside it."""
+    native = native_folder(tree)
     if given:
         path = Path(given)
     elif (native / "native_functions.yaml").is_file():
@@ -92,7 +108,11 @@ def definitions_of(index: KernelIndex, need: Requirement) -> list[Located]:
     return [h for h in hits if need.kind != DEFINITION or h.symbol.namespace == need.namespace]
 
 
-# ---------------------------------------------------------------- deleting a definition
+def unmet(index: KernelIndex, needs: list[Requirement]) -> set[str]:
+    return {label(n) for n in needs if not is_met(index, n)}
+
+
+# ---------------------------------------------------------------- deleting or renaming a definition
 
 @dataclass(frozen=True, slots=True)
 class Site:
@@ -118,22 +138,32 @@ def _matching(code: str, at: int, open_ch: str, close_ch: str) -> int:
     return len(code)
 
 
+def _code_and_word(text: str, site: Site) -> tuple[str, int, str]:
+    code = blank_preprocessor(blank_comments_and_literals(text))
+    at = _offset(text, site.line, site.col)
+    word = re.match(r"[A-Za-z_]\w*", code[at:])
+    return code, at, word.group(0) if word else ""
+
+
 def deletion_span(text: str, site: Site, name: str) -> tuple[int, int]:
     """The text to blank to delete what the index found at site: a whole definition (from the start of the
     line of its name, or the line before when the name starts its line, through its body), or the macro
     invocation that expands to it (with its ';')."""
-    code = blank_preprocessor(blank_comments_and_literals(text))
-    at = _offset(text, site.line, site.col)
-    word = re.match(r"[A-Za-z_]\w*", code[at:])
-    invoked = word is not None and word.group(0) != name and word.group(0) not in STRUCTURED_MACROS
-    if invoked:  # a macro invocation: NAME(args) [;]
+    code, at, word = _code_and_word(text, site)
+    invoked = word != name and word not in STRUCTURED_MACROS
+    if invoked:  # a macro invocation: NAME(args) [;], with a `static` or `inline` before it (left alone, it
+        # would bind to the function after it)
         open_at = code.index("(", at)
         end = _matching(code, open_at, "(", ")")
         rest = re.match(r"\s*;", code[end:])
-        return at, end + (rest.end() if rest else 0)
+        specifiers = re.search(r"(?:\b(?:static|inline)\s+)+$", code[:at])
+        return specifiers.start() if specifiers else at, end + (rest.end() if rest else 0)
     line_start = code.rfind("\n", 0, at) + 1
-    if not code[line_start:at].strip():
-        line_start = code.rfind("\n", 0, max(line_start - 1, 0)) + 1
+    if word == name and not code[line_start:at].strip():  # the return type may be on the line before
+        before = code.rfind("\n", 0, max(line_start - 1, 0)) + 1
+        previous = code[before:line_start].strip()
+        if previous and previous[-1] not in "{};":
+            line_start = before
     depth, k = 0, at
     while k < len(code):
         ch = code[k]
@@ -149,37 +179,157 @@ def deletion_span(text: str, site: Site, name: str) -> tuple[int, int]:
     return line_start, len(code)
 
 
+RENAMED = "_renamed_away"
+
+
+def rename_span(text: str, site: Site, name: str) -> tuple[int, int, str] | None:
+    """The name to change to rename what the index found at site, and its new text: the function's name, or
+    the first argument of TORCH_IMPL_FUNC / TORCH_META_FUNC(2); None for a macro invocation (deleted instead)."""
+    code, at, word = _code_and_word(text, site)
+    if word == name:
+        return at, at + len(name), name + RENAMED
+    if word in STRUCTURED_MACROS:
+        arg = re.compile(r"\(\s*([A-Za-z_]\w*)").match(code, at + len(word))
+        if arg is not None:
+            return arg.start(1), arg.end(1), arg.group(1) + RENAMED
+    return None
+
+
 def blank(text: str, start: int, end: int) -> str:
     return text[:start] + re.sub(r"[^\n]", " ", text[start:end]) + text[end:]
 
 
-def check_deletions(native: Path, index: KernelIndex, needs: list[Requirement], count: int,
-                    seed: int) -> tuple[list[dict], int]:
-    """Delete `count` singly-defined kernels one at a time in a copy of the tree; return those still found."""
-    single = {}
+@dataclass(frozen=True, slots=True)
+class Mutation:
+    """One kernel taken out of the sources: text[start:end] of path (relative to the tree) replaced."""
+
+    label: str  # the need taken out
+    path: str
+    start: int
+    end: int
+    replacement: str
+    how: str  # "deleted" or "renamed"
+
+    def apply(self, text: str) -> str:
+        return text[:self.start] + self.replacement + text[self.end:]
+
+
+def mutation_for(tree: Path, need: Requirement, hit: Located, rename: bool) -> Mutation:
+    text = Path(hit.path).read_text(encoding="utf-8", errors="replace")
+    site = Site(hit.path, hit.symbol.line, hit.symbol.col)
+    relative = os.path.relpath(hit.path, tree)
+    renamed = rename_span(text, site, need.name) if rename else None
+    if renamed is not None:
+        return Mutation(label(need), relative, *renamed, "renamed")
+    start, end = deletion_span(text, site, need.name)
+    return Mutation(label(need), relative, start, end, re.sub(r"[^\n]", " ", text[start:end]), "deleted")
+
+
+def singly_defined(index: KernelIndex, needs: list[Requirement]) -> dict[str, tuple[Requirement, Located]]:
+    """The needs met by exactly one definition, by label."""
+    single: dict[str, tuple[Requirement, Located]] = {}
     for need in needs:
         found = definitions_of(index, need)
         if len(found) == 1 and is_met(index, need):
             single.setdefault(label(need), (need, found[0]))
-    chosen = random.Random(seed).sample(sorted(single), min(count, len(single)))
+    return single
+
+
+def choose_mutations(tree: Path, index: KernelIndex, needs: list[Requirement], count: int,
+                     seed: int) -> list[Mutation]:
+    """count singly-defined kernels, each deleted or renamed (in turn), none of their texts overlapping, so that
+    all can be applied at once."""
+    single = singly_defined(index, needs)
+    order = sorted(single)
+    random.Random(seed).shuffle(order)
+    chosen: list[Mutation] = []
+    taken: dict[str, list[tuple[int, int]]] = {}
+    for key in order:
+        if len(chosen) == count:
+            break
+        need, hit = single[key]
+        mutation = mutation_for(tree, need, hit, rename=len(chosen) % 2 == 1)
+        spans = taken.setdefault(mutation.path, [])
+        if any(mutation.start < end and start < mutation.end for start, end in spans):
+            continue
+        spans.append((mutation.start, mutation.end))
+        chosen.append(mutation)
+    return chosen
+
+
+def taken_out(tree: Path, index: KernelIndex, needs: list[Requirement], mutations: list[Mutation]) -> set[str]:
+    """The needs the mutations leave without any definition: their own, and any other whose every definition
+    lies in the text they change (a macro invocation defining several kernels)."""
+    changed: dict[str, list[tuple[int, int]]] = {}
+    for m in mutations:
+        changed.setdefault(m.path, []).append((m.start, m.end))
+    texts: dict[str, str] = {}
+
+    def inside(hit: Located) -> bool:
+        relative = os.path.relpath(hit.path, tree)
+        if relative not in changed:
+            return False
+        text = texts.setdefault(relative, Path(hit.path).read_text(encoding="utf-8", errors="replace"))
+        at = _offset(text, hit.symbol.line, hit.symbol.col)
+        return any(start <= at < end for start, end in changed[relative])
+
+    out = {m.label for m in mutations}
+    for need in needs:
+        found = definitions_of(index, need)
+        if found and all(inside(h) for h in found):
+            out.add(label(need))
+    return out
+
+
+def copy_tree(tree: Path, dest: Path) -> Path:
+    """A copy of what the index reads of tree (a checkout's aten/src/ATen and c10, else the folder)."""
+    if (tree / ATEN).is_dir():
+        for part in (ATEN, "c10"):
+            if (tree / part).is_dir():
+                shutil.copytree(tree / part, dest / part, symlinks=True)
+    else:
+        shutil.copytree(tree, dest, symlinks=True, dirs_exist_ok=True)
+    return dest
+
+
+def apply_all(copy: Path, mutations: list[Mutation]) -> None:
+    by_file: dict[str, list[Mutation]] = {}
+    for m in mutations:
+        by_file.setdefault(m.path, []).append(m)
+    for relative, changes in by_file.items():
+        path = copy / relative
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for m in sorted(changes, key=lambda m: m.start, reverse=True):
+            text = m.apply(text)
+        path.write_text(text, encoding="utf-8")
+
+
+def check_deletions(tree: Path, index: KernelIndex, needs: list[Requirement], count: int,
+                    seed: int) -> tuple[list[dict], list[dict], int]:
+    """Delete or rename `count` singly-defined kernels one at a time in a copy of the tree: (those still found,
+    kernels still defined that were reported missing after one of them, how many were tried)."""
+    mutations = choose_mutations(tree, index, needs, count, seed)
     failures: list[dict] = []
+    collateral: list[dict] = []
+    before = unmet(index, needs)
     with tempfile.TemporaryDirectory(prefix="kernel-accuracy-") as tmp:
-        copy = Path(tmp) / "native"
-        shutil.copytree(native, copy)
+        copy = copy_tree(tree, Path(tmp) / "tree")
         moved = KernelIndex.build([str(copy)])
-        for key in chosen:
-            need, hit = single[key]
-            path = copy / os.path.relpath(hit.path, native)
+        for m in mutations:
+            path = copy / m.path
             original = path.read_text(encoding="utf-8", errors="replace")
-            start, end = deletion_span(original, Site(str(path), hit.symbol.line, hit.symbol.col), need.name)
-            path.write_text(blank(original, start, end))
+            path.write_text(m.apply(original), encoding="utf-8")
             moved.update(str(path))
-            if is_met(moved, need):
-                failures.append({"kernel": key, "file": os.path.relpath(hit.path, native),
-                                 "line": hit.symbol.line + 1})
-            path.write_text(original)
+            expected = taken_out(tree, index, needs, [m])
+            after = unmet(moved, needs) - before
+            where = {"kernel": m.label, "how": m.how, "file": m.path, "line": original.count("\n", 0, m.start) + 1}
+            if m.label not in after:
+                failures.append(where)
+            for other in sorted(after - expected):
+                collateral.append({**where, "also reported": other})
+            path.write_text(original, encoding="utf-8")
             moved.update(str(path))
-    return failures, len(chosen)
+    return failures, collateral, len(mutations)
 
 
 # ---------------------------------------------------------------- generated declarations
@@ -204,36 +354,21 @@ def check_generated_headers(needs: list[Requirement], ops: Path) -> tuple[int, l
 
 # ---------------------------------------------------------------- main
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("checkout", help="a PyTorch checkout, or a folder holding aten/src/ATen/native")
-    parser.add_argument("--native-functions", metavar="F",
-                        help="native_functions.yaml (default: the tree's, else the installed torchgen's)")
-    parser.add_argument("--expect", metavar="FILE",
-                        help="what the sources define (`kernel NAME` / `impl NAME` / `meta NAME` lines); only "
-                             "these count as false warnings")
-    parser.add_argument("--delete-sample", type=int, default=0, metavar="N",
-                        help="delete N random singly-defined kernels, one at a time, and check each is reported")
-    parser.add_argument("--generated-headers", nargs="?", const="wheel", metavar="DIR",
-                        help="also scan torchgen's ATen/ops/*_native.h (default: the installed torch's): every "
-                             "kernel they declare must be found declared, and no definition found there")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--json", metavar="PATH", help="also write the results there")
-    args = parser.parse_args()
-
-    native = native_folder(Path(args.checkout))
-    yaml_path, tags_path = yaml_paths(native, args.native_functions)
-    if not native.is_dir() or not yaml_path.is_file() or not tags_path.is_file():
-        print(f"not found: {native}, {yaml_path} or {tags_path}", file=sys.stderr)
-        return 2
+def measure(tree: Path, args: argparse.Namespace) -> tuple[bool, dict]:
+    """Report on one tree; (all good, the figures)."""
+    yaml_path, tags_path = yaml_paths(tree, args.native_functions)
+    if not tree.is_dir() or not yaml_path.is_file() or not tags_path.is_file():
+        print(f"not found: {tree}, {yaml_path} or {tags_path}", file=sys.stderr)
+        return False, {}
     needs = load_needs(yaml_path, tags_path)
-    index = KernelIndex.build([str(native)])
-    unmet = sorted({label(n) for n in needs if not is_met(index, n)})
+    index = KernelIndex.build([str(tree)])
+    missing = sorted(unmet(index, needs))
     expected = read_expected(args.expect) if args.expect else None
-    false_missing = sorted(set(unmet) & expected) if expected is not None else unmet
-    met = sorted({label(n) for n in needs} - set(unmet))
-    print(f"{len(index.files)} source files under {native}; {len({label(n) for n in needs})} kernels needed by "
-          f"{yaml_path}; {len(met)} found, {len(unmet)} reported missing")
+    false_missing = sorted(set(missing) & expected) if expected is not None else missing
+    met = sorted({label(n) for n in needs} - set(missing))
+    print(f"{tree}: {len(index.files)} files ({', '.join(index.roots)}; macros of {', '.join(index.header_roots)}); "
+          f"{len({label(n) for n in needs})} kernels needed by {yaml_path}; {len(met)} found, {len(missing)} "
+          "reported missing")
     false_found = sorted(set(met) - expected) if expected is not None else []
     if expected is not None:
         print(f"expected (defined by these sources): {len(expected)}; found {len(expected & set(met))}; "
@@ -243,13 +378,17 @@ def main() -> int:
         print(f"  missing: {item}")
     for item in false_found:
         print(f"  found, not defined: {item}")
-    failures, tried = [], 0
+    failures: list[dict] = []
+    collateral: list[dict] = []
+    tried = 0
     if args.delete_sample:
-        failures, tried = check_deletions(native, index, needs, args.delete_sample, args.seed)
-        print(f"deleted {tried} kernel definitions one at a time: {tried - len(failures)} reported, "
-              f"{len(failures)} not")
+        failures, collateral, tried = check_deletions(tree, index, needs, args.delete_sample, args.seed)
+        print(f"deleted or renamed {tried} kernels one at a time: {tried - len(failures)} reported, "
+              f"{len(failures)} not; {len(collateral)} other kernels, still defined, reported with them")
         for f in failures:
-            print(f"  still found after deletion: {f['kernel']} ({f['file']}:{f['line']})")
+            print(f"  still found after it was {f['how']}: {f['kernel']} ({f['file']}:{f['line']})")
+        for f in collateral:
+            print(f"  {f['kernel']} {f['how']} ({f['file']}:{f['line']}): {f['also reported']} reported too")
     undeclared: list[str] = []
     wrong_definitions: list[str] = []
     if args.generated_headers:
@@ -259,13 +398,47 @@ def main() -> int:
               f"{len(wrong_definitions)} definitions found where there are only declarations")
         for item in undeclared + wrong_definitions:
             print(f"  {item}")
+    figures = {"tree": str(tree), "files": len(index.files), "needed": len(met) + len(missing), "found": met,
+               "reported_missing": missing, "false_missing": false_missing, "false_found": false_found,
+               "deleted": tried, "unreported_deletions": failures, "collateral": collateral}
+    good = not (false_missing or false_found or failures or collateral or undeclared or wrong_definitions)
+    return good, figures
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("trees", nargs="*", metavar="TREE",
+                        help="PyTorch checkouts (or folders of C++ sources); default: each tree in "
+                             "$OPGEN_PYTORCH_TREES (else ~/.cache/opgen/trees)")
+    parser.add_argument("--native-functions", metavar="F",
+                        help="native_functions.yaml (default: the tree's, else the installed torchgen's)")
+    parser.add_argument("--expect", metavar="FILE",
+                        help="what the sources define (`kernel NAME` / `impl NAME` / `meta NAME` lines); only "
+                             "these count as false warnings")
+    parser.add_argument("--delete-sample", type=int, default=0, metavar="N",
+                        help="delete or rename N random singly-defined kernels, one at a time, and check each is "
+                             "reported")
+    parser.add_argument("--generated-headers", nargs="?", const="wheel", metavar="DIR",
+                        help="also scan torchgen's ATen/ops/*_native.h (default: the installed torch's): every "
+                             "kernel they declare must be found declared, and no definition found there")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", metavar="PATH", help="also write the results there")
+    args = parser.parse_args()
+
+    trees = [Path(t) for t in args.trees] or known_trees()
+    if not trees:
+        print(f"no tree given and none in {trees_folder()} (docs/kernels.md says how to get them)", file=sys.stderr)
+        return 2
+    results, good = [], True
+    for tree in trees:
+        ok, figures = measure(tree, args)
+        if not figures:
+            return 2
+        good = good and ok
+        results.append(figures)
     if args.json:
-        Path(args.json).write_text(json.dumps({"files": len(index.files), "needed": len(met) + len(unmet),
-                                               "found": met, "reported_missing": unmet,
-                                               "false_missing": false_missing, "false_found": false_found,
-                                               "deleted": tried,
-                                               "unreported_deletions": failures}, indent=1))
-    return 1 if false_missing or false_found or failures or undeclared or wrong_definitions else 0
+        Path(args.json).write_text(json.dumps(results if len(results) > 1 else results[0], indent=1))
+    return 0 if good else 1
 
 
 if __name__ == "__main__":

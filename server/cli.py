@@ -23,6 +23,10 @@ def _check(args: argparse.Namespace) -> int:
     except InputError as exc:
         print(f"opgen: cannot read the shape-inference header {exc}", file=sys.stderr)
         return 2
+    absent = [d for d in args.kernels or () if not os.path.isdir(d)]
+    if absent:  # (every kernel would be reported missing from it)
+        print(f"opgen: --kernels: no such folder: {', '.join(absent)}", file=sys.stderr)
+        return 2
     result = check_paths(args.paths, args.tags, args.native_functions,
                          native_extra=_kernel_checker(args.kernels) if args.kernels else None, backend_extra=lazy,
                          derivatives_check=_derivatives_checker())
@@ -139,8 +143,8 @@ def build_parser() -> argparse.ArgumentParser:
                             "folder or the yaml, else the installed torch's; other backends are not checked without "
                             "it)")
     check.add_argument("--kernels", metavar="DIR", action="append",
-                       help="C++ sources to look for the kernels native_functions.yaml names (repeatable), "
-                            "e.g. aten/src/ATen/native")
+                       help="C++ sources to look for the kernels native_functions.yaml names (repeatable): a "
+                            "PyTorch checkout's root (its aten/src/ATen is indexed) or any folder")
     check.set_defaults(run=_check)
     explain = sub.add_parser("explain", help="show the C++ torchgen generates for one operator")
     explain.add_argument("op", metavar="OP", help="name.overload (or name for the default overload)")

@@ -72,7 +72,7 @@ class Settings:
     # Code lenses on each op (its dispatch keys and backends, "show generated code").
     code_lens: bool = True
     # Folders of C++ sources whose kernel definitions the dispatch tables are checked against; default:
-    # aten/src/ATen/native when the workspace is a PyTorch checkout (the check is off elsewhere).
+    # aten/src/ATen when the workspace is a PyTorch checkout (the check is off elsewhere).
     kernel_dirs: tuple[str, ...] = ()
     # The severity of missing-kernel diagnostics (OPG600/OPG601), or "off".
     kernel_severity: str = "warning"

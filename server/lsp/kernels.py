@@ -1,7 +1,8 @@
 """The kernel index inside the server: where it comes from, built in the background, kept up to date.
 
-- Roots: the `kernelDirs` setting, else `aten/src/ATen/native` when the workspace is a PyTorch
-  checkout; none elsewhere (then the missing-kernel check is off).
+- Roots: the `kernelDirs` setting (a PyTorch checkout's root stands for its aten/src/ATen), else
+  `aten/src/ATen` when the workspace is a PyTorch checkout; none elsewhere (then the missing-kernel
+  check is off). The macros of the tree's headers (aten/src/ATen and c10) are read too.
 - Built off the event loop on its own thread (so analyses keep flowing), reusing the index's
   cache across restarts (keyed by file size and mtime), with `$/progress` when the client accepts it.
 - A C++ file that changes (didChangeWatchedFiles, didSave) is re-scanned on the analysis thread,
@@ -23,36 +24,37 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from ..diagnostics import Severity
-from ..index.kernels import SOURCE_SUFFIXES, KernelIndex, default_cache_path
+from ..index.kernels import ATEN, KernelIndex, covered, default_cache_path, tree_header_roots, tree_sources
 
 if TYPE_CHECKING:
     from .server import OpgenLanguageServer
 
 logger = logging.getLogger(__name__)
 
-PYTORCH_NATIVE = os.path.join("aten", "src", "ATen", "native")
 SEVERITIES = {"error": Severity.ERROR, "warning": Severity.WARNING, "information": Severity.INFORMATION,
               "hint": Severity.HINT, "off": None}
 
 
 def kernel_roots(kernel_dirs: tuple[str, ...], root: str | None) -> tuple[str, ...]:
-    """The folders to index: the configured ones (relative to the workspace root), else the checkout's native/."""
+    """The folders to index: the configured ones (relative to the workspace root), else the checkout's
+    aten/src/ATen."""
     if kernel_dirs:
         out = []
         for d in kernel_dirs:
             path = os.path.expanduser(d)
             if not os.path.isabs(path) and root:
                 path = os.path.join(root, path)
-            out.append(os.path.normpath(path))
+            out.append(tree_sources(os.path.normpath(path)))
         return tuple(out)
-    if root and os.path.isdir(os.path.join(root, PYTORCH_NATIVE)):
-        return (os.path.normpath(os.path.join(root, PYTORCH_NATIVE)),)
+    if root and os.path.isdir(os.path.join(root, ATEN)):
+        return (os.path.normpath(os.path.join(root, ATEN)),)
     return ()
 
 
 @dataclass
 class KernelState:
     roots: tuple[str, ...] = ()
+    header_roots: tuple[str, ...] = ()  # the tree's header folders (their macros count) outside the roots
     index: KernelIndex | None = None
     generation: int = 0
     severity: Severity | None = Severity.WARNING
@@ -70,10 +72,7 @@ class KernelState:
         return self.index is not None and self.severity is not None
 
     def covers(self, path: str) -> bool:
-        if os.path.splitext(path)[1] not in SOURCE_SUFFIXES:
-            return False
-        path = os.path.normpath(os.path.abspath(path))
-        return any(path == r or path.startswith(r.rstrip(os.sep) + os.sep) for r in self.roots)
+        return covered(path, self.roots, self.header_roots)
 
 
 def configure(server: OpgenLanguageServer) -> None:
@@ -81,11 +80,15 @@ def configure(server: OpgenLanguageServer) -> None:
     state = server.model.kernels
     severity = SEVERITIES.get(server.settings.kernel_severity, Severity.WARNING)
     roots = kernel_roots(server.settings.kernel_dirs, server.model.root)
+    absent = [r for r in roots if not os.path.isdir(r)]
+    if absent:  # (else every kernel would be reported missing from it)
+        server.warn(f"opgen: kernelDirs: no such folder: {', '.join(absent)}; left out")
+        roots = tuple(r for r in roots if r not in absent)
     if severity != state.severity:
         state.severity = severity
         state.generation += 1
     if roots != state.roots:
-        state.roots = roots
+        state.roots, state.header_roots = roots, tree_header_roots(list(roots))
         state.index = None
         state.generation += 1
         if state.task is not None:
@@ -198,19 +201,21 @@ class MissingKernels:
             self._key, self._ops = key, {}
         groups = {g.out.func.name: g for g in model.groups if isinstance(g, NativeFunctionsGroup)}
         copies = generated_view_copies(model)  # whole-model knowledge the per-op checks below need
+        # (by identity: the view groups hold the ops' own functions, and hashing a function hashes its schema)
+        copy_ids = {id(c) for c in copies}
         out: list = []
         seen: dict[int, tuple[object, tuple[str | None, bool], tuple]] = {}
         for op in model.ops:
             f = op.function
             group = groups.get(f.func.name) if f.structured else None
             meta = meta_name(group) if group is not None else None
-            generated = f in copies
+            generated = id(f) in copy_ids
             cached = self._ops.get(id(f))
             if cached is None or cached[0] is not f or cached[1] != (meta, generated):
                 found = missing_kernels(_Snapshot(_Model((op,), (group,) if group is not None else (),
                                                          model.backend_indices)),
                                         index, declare=declare, severity=severity,
-                                        view_copies=copies & {f})
+                                        view_copies=frozenset((f,)) if generated else frozenset())
                 cached = (f, (meta, generated), tuple(d.shifted(-op.line) for d in found))
             seen[id(f)] = cached
             out.extend(d.shifted(op.line) for d in cached[2])

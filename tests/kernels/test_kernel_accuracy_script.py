@@ -52,3 +52,14 @@ def test_a_macro_invocation_and_a_structured_kernel_are_deleted_alone(tmp_path: 
     assert "MAKE(first)" not in text and "MAKE(second)" in text
     text = deleted("shaped_out", tmp_path / "b")
     assert "shaped_out" not in text and "out.copy_" not in text and "Tensor after(" in text
+
+
+def test_a_macro_invocation_is_deleted_with_the_static_before_it(tmp_path: Path) -> None:
+    source = "namespace at::native {\n#define MAKE(n) Tensor n##_made(const Tensor& s) { return s; }\n" \
+             "static MAKE(hidden)\nTensor after(const Tensor& s) { return s; }\n}\n"
+    path = tmp_path / "Ops.cpp"
+    path.write_text(source)
+    hit = KernelIndex.build([str(tmp_path)], workers=1).by_name["hidden_made"][0]
+    start, end = accuracy.deletion_span(source, accuracy.Site(str(path), hit.symbol.line, hit.symbol.col),
+                                        "hidden_made")
+    assert source[start:end] == "static MAKE(hidden)"  # else `static` would bind to after()

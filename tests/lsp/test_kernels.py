@@ -166,7 +166,8 @@ async def test_kernel_index_in_the_server(editor: LanguageClient, cache_home: Pa
            "const at::Tensor & out);" in shown
     hover = await client.text_document_hover_async(types.HoverParams(
         text_document=tid(uri), position=pos(client, text, "CompositeExplicitAutograd: _fused_other", 30)))
-    assert "**Not defined** in aten/src/ATen/native" in hover.contents.value  # type: ignore[union-attr]
+    # (the whole of aten/src/ATen is indexed in a checkout, not only native/)
+    assert "**Not defined** in aten/src/ATen\n" in hover.contents.value  # type: ignore[union-attr]
 
     # Go to definition: from the kernel name to its C++ definition.
     found_def = await client.text_document_definition_async(types.DefinitionParams(text_document=tid(uri),
@@ -237,8 +238,10 @@ async def test_no_kernel_check_outside_a_pytorch_workspace(tmp_path: Path):
 
     assert kernel_roots((), str(tmp_path)) == ()
     _workspace(tmp_path)
-    assert kernel_roots((), str(tmp_path)) == (str(tmp_path / NATIVE_DIR),)
+    assert kernel_roots((), str(tmp_path)) == (str(tmp_path / "aten/src/ATen"),)  # all of ATen, not only native/
     assert kernel_roots(("src", "/abs"), str(tmp_path)) == (str(tmp_path / "src"), "/abs")
+    # a configured checkout root stands for its aten/src/ATen, as `opgen check --kernels ROOT` does
+    assert kernel_roots((".",), str(tmp_path)) == (str(tmp_path / "aten/src/ATen"),)
 
 
 # ---------------------------------------------------------------- a backend's missing kernels (issue 6)
