@@ -94,6 +94,7 @@ CODES: dict[str, Code] = _table(
     ("OPG124", "generated-key-on-structured", E, "Meta / CompositeExplicitAutogradNonFunctional kernels of structured ops are generated"),
     ("OPG125", "symint-kernel-without-symint", E, "a *_symint kernel for a schema without SymInt"),
     ("OPG126", "method-without-tensor-self", E, "a method variant needs a plain Tensor self argument"),
+    ("OPG127", "ufunc-codegen-refuses", E, "a ufunc op whose loops or arguments the ufunc codegen cannot emit"),
     # func: schema strings
     ("OPG200", "bad-schema", E, "the func: schema cannot be parsed"),
     ("OPG201", "bad-operator-name", E, "an invalid operator name"),
@@ -103,6 +104,7 @@ CODES: dict[str, Code] = _table(
     ("OPG205", "bad-argument-order", E, "keyword-only marker or out arguments in the wrong place"),
     ("OPG206", "bad-schema-semantics", E, "a schema that breaks torchgen's rules for mutation and returns"),
     ("OPG207", "not-an-identifier", W, "a name that is not a C++/Python identifier"),
+    ("OPG208", "untranslatable-type", E, "a type the C++ codegen has no C++ type for (a custom class, bool[])"),
     # across entries
     ("OPG300", "duplicate-operator", E, "an operator declared twice"),
     ("OPG301", "bad-structured-delegate", E, "structured_delegate names a missing or unstructured op"),

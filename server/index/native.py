@@ -125,6 +125,10 @@ def problem_span(op: Op, where: object) -> Span:
     span = text.span(*spans.name)  # type: ignore[attr-defined]
     if isinstance(where, tuple) and where[0] == "arg" and where[1] < len(spans.arguments):  # type: ignore[attr-defined]
         span = text.span(*spans.arguments[where[1]].whole)  # type: ignore[attr-defined]
+    elif isinstance(where, tuple) and where[0] == "ufunc":  # a key of the ufunc_inner_loop mapping
+        loops = entry.value("ufunc_inner_loop")
+        span = (loops.key_span(where[1]) if isinstance(loops, YMap) else None) or entry.key_span("ufunc_inner_loop") \
+            or span
     elif isinstance(where, str) and where != "name":
         node = entry.value(where)
         if isinstance(node, YScalar) and node.value is not None:

@@ -32,6 +32,7 @@ from .native_function import (
     Variant,
 )
 from .schema import TENSOR, FunctionSchema, OperatorName, SchemaKind, SchemaKindError
+from .codegen_rules import untranslatable_types
 from .schema_rules import check_schema
 
 ENTRY_KEYS: dict[str, str] = {
@@ -276,6 +277,9 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
     spans: SchemaSpans = parsed.spans  # type: ignore[union-attr,assignment]
     for problem in check_schema(func):
         r.error("OPG206", _schema_problem_span(problem.where, spans, text), problem.message)
+    if "__torch__" in func_scalar.value or "bool[]" in func_scalar.value:  # the only types gen.py cannot translate
+        for where, why in untranslatable_types(func):
+            r.error("OPG208", _schema_problem_span(where, spans, text), why)
     kind = _kind(func)
 
     if dispatch is not None:
@@ -308,8 +312,8 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
         else:
             for key in dk.UFUNC_DISPATCH_KEYS:
                 if key in dispatch:
-                    r.error("OPG114", ufunc_key_span, f"a ufunc op must not list {key} in dispatch; "
-                                                      "its kernel is generated")
+                    r.error("OPG114", _dispatch_key_span(entry, key.name) or ufunc_key_span,
+                            f"a ufunc op must not list {key} in dispatch; its kernel is generated")
                 dispatch[key] = BackendMetadata(f"ufunc_{func.name.name}_{key}", True, "at::native")
 
     is_abstract = structured_delegate is not None or set(dispatch) not in (

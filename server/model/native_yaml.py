@@ -22,6 +22,7 @@ from typing import Callable, Iterable, NamedTuple, Sequence
 
 from ..frozen import fast_init
 from . import dispatch as dk
+from .codegen_rules import ufunc_problems
 from .generate import (
     FUNCTIONAL_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT,
     GENERATED_KEY,
@@ -486,6 +487,16 @@ def _group_by_view(ops: Sequence[Op], fxs: Sequence[Facts], problems: list[Probl
     return tuple(out)
 
 
+def _ufunc_problems(g: NativeFunctionsGroup, ops: dict[SchemaKind, Op]) -> Iterable[Problem]:
+    """What the ufunc codegen of a group fails on (gen.py dies there after its parse passed), at the key of
+    ufunc_inner_loop or the argument to blame."""
+    for where, message in ufunc_problems(g.functional, g.out):
+        if isinstance(where, tuple) and where[0] == "functional-arg":
+            yield Problem(ops[SchemaKind.functional], "OPG127", message, ("arg", where[1]))
+        else:
+            yield Problem(ops[SchemaKind.out], "OPG127", message, where)
+
+
 # ---------------------------------------------------------------- the whole file
 
 def _unfunctionalizable(loose: Sequence[Op], view_groups: Sequence[NativeFunction | NativeFunctionsViewGroup]
@@ -543,6 +554,8 @@ def assemble(ops: Sequence[Op], memo: GroupMemo | None = None) -> NativeFunction
         if findings:
             problems.extend(Problem(members[i][1], code, message, where) for i, code, message, where in findings)
         if group is not None:
+            if isinstance(group, NativeFunctionsGroup) and group.out.ufunc_inner_loop:
+                problems.extend(_ufunc_problems(group, d))
             grouped.append(group)
             continue
         first_generated = next((op for op in d.values() if op.generated), None)

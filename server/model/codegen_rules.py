@@ -1,0 +1,105 @@
+"""What torchgen's parse of native_functions.yaml lets through and its C++ generators then die on.
+
+gen.py reads such a file without complaint and fails later with an AssertionError and no line. Each rule is a
+predicate that `opgen check` (and the server) reports at the line that is wrong, and that opgen's codegen relies
+on, so that `opgen generate` never meets, on input the check accepts, a case it cannot emit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from .native_function import NativeFunction, UfuncKey
+from .schema import BaseTy, BaseType, CustomClassType, FunctionSchema, ListType, OptionalType, Type
+
+TENSOR = BaseType(BaseTy.Tensor)
+SCALAR = BaseType(BaseTy.Scalar)
+
+
+def untranslatable(t: Type) -> str | None:
+    """Why the C++ type translation (api/cpp.py) has no C++ type for t, None when it has one."""
+    if isinstance(t, CustomClassType):
+        return f"the custom class type '{t}' has no C++ type in torchgen's codegen (gen.py fails on it)"
+    if isinstance(t, OptionalType):
+        return untranslatable(t.elem)
+    if isinstance(t, ListType):
+        if t.elem == BaseType(BaseTy.bool) and t.size is None:
+            return "a bool list needs a size (bool[N], a std::array in C++); gen.py fails on 'bool[]'"
+        return untranslatable(t.elem)
+    return None
+
+
+def untranslatable_types(func: FunctionSchema) -> Iterator[tuple[tuple, str]]:
+    """(where, why) for each argument and return whose type has no C++ type; where as in schema_rules."""
+    for i, a in enumerate(func.arguments.flat_all):
+        why = untranslatable(a.type)
+        if why:
+            yield ("arg", i), why
+    for i, r in enumerate(func.returns):
+        why = untranslatable(r.type)
+        if why:
+            yield ("return", i), why
+
+
+# ------------------------------------------------------------------------------------------------ ufunc
+
+# The CUDA functors that take one of the two tensors as a CPU scalar: only for binary ops.
+SCALAR_FUNCTOR_KEYS = (UfuncKey.CUDAFunctorOnSelf, UfuncKey.CUDAFunctorOnOther)
+
+
+def is_binary_ufunc(functional: NativeFunction) -> bool:
+    """Whether the ufunc codegen specializes the op for a CPU-scalar self or other: exactly two tensors."""
+    return sum(1 for a in functional.func.arguments.flat_non_out if a.type.is_tensor_like()) == 2
+
+
+def cuda_functor_keys(functional: NativeFunction) -> tuple[UfuncKey, ...]:
+    """The CUDA functors UfuncCUDA_<op>.cu defines, each from its own loop or from ScalarOnly / Generic."""
+    if is_binary_ufunc(functional):
+        return SCALAR_FUNCTOR_KEYS + (UfuncKey.CUDAFunctor,)
+    return (UfuncKey.CUDAFunctor,)
+
+
+def is_value_type(t: Type) -> bool:
+    """A type the ufunc kernels take as it is (an int, a double, a sized bool list, ...): not Tensor, Scalar
+    or a list."""
+    if isinstance(t, BaseType):
+        return t.name not in (BaseTy.Tensor, BaseTy.Scalar)
+    if isinstance(t, OptionalType):
+        return is_value_type(t.elem)
+    return isinstance(t, ListType) and t.elem == BaseType(BaseTy.bool) and t.size is not None
+
+
+def ufunc_argument_supported(t: Type) -> bool:
+    return t == TENSOR or t == SCALAR or is_value_type(t)
+
+
+# Where a ufunc problem shows: ("ufunc", key name) is that key of ufunc_inner_loop, "ufunc_inner_loop" the key
+# itself; ("functional-arg", i) an argument of the functional variant.
+def ufunc_problems(functional: NativeFunction, out: NativeFunction) -> Iterator[tuple[object, str]]:
+    """(where, message) for each reason the ufunc codegen of this group (out= carries ufunc_inner_loop) fails."""
+    loops = dict(out.ufunc_inner_loop)
+    for i, a in enumerate(functional.func.arguments.flat_non_out):
+        if not ufunc_argument_supported(a.type):
+            yield ("functional-arg", i), (f"a ufunc op's arguments must be Tensor, Scalar or plain values; the "
+                                          f"ufunc codegen cannot pass '{a.type} {a.name}' to its loops")
+    binary = is_binary_ufunc(functional)
+    for k in SCALAR_FUNCTOR_KEYS:
+        if k in loops and not binary:
+            yield ("ufunc", k.name), (f"{k.name} is only for binary ops (two tensor arguments); "
+                                      f"'{functional.func.name}' has another number of tensors")
+    generic = [lk for lk in (UfuncKey.ScalarOnly, UfuncKey.Generic) if lk in loops]
+    derived = [k for k in cuda_functor_keys(functional) if k not in loops]
+    if derived and not generic:
+        yield "ufunc_inner_loop", (f"the CUDA functor {derived[0].name} is built from a ScalarOnly or Generic "
+                                   "loop, and there is neither")
+    if derived and len(generic) == 2 and loops[UfuncKey.ScalarOnly].name != loops[UfuncKey.Generic].name:
+        yield ("ufunc", "ScalarOnly"), ("ScalarOnly and Generic must name the same ufunc (one CUDA functor "
+                                        f"serves both): '{loops[UfuncKey.ScalarOnly].name}' and "
+                                        f"'{loops[UfuncKey.Generic].name}'")
+    scalar = {d for lk in (UfuncKey.CPUScalar, UfuncKey.ScalarOnly, UfuncKey.Generic) if lk in loops
+              for d in loops[lk].supported_dtypes}
+    if UfuncKey.CPUVector in loops:
+        lacking = [d.name for d in loops[UfuncKey.CPUVector].supported_dtypes if d not in scalar]
+        if lacking:
+            yield ("ufunc", "CPUVector"), (f"a CPUVector loop needs a scalar loop (CPUScalar, ScalarOnly or "
+                                           f"Generic) for the same dtypes; none for {', '.join(lacking)}")
