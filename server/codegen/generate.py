@@ -13,7 +13,7 @@ from ..model import dispatch as dk
 from .files.aoti import FallbackOps, header_check, parse_fallback_ops
 from .files.aten import plan_aten
 from .files.context import GenContext, GenerateOptions
-from .inputs import InputError, load_native, read_input
+from .inputs import InputError, InvalidInput, invalid_native, load_native, read_input
 from .plan import Dirs, GeneratedFile, Manager, PlanError, PlannedFile, materialize, outputs_lists, render
 from .selection import ALL_OPERATORS, Selection, from_allow_list, parse_selection_yaml
 from .workers import Job, usable_cpus, write_in_processes
@@ -26,6 +26,8 @@ class GenerateResult:
     written: WriteResult | None
     errors: tuple[str, ...]
     notes: tuple[str, ...] = ()  # printed as gen.py prints them (an AOTI header not found)
+    located: tuple[str, ...] = ()  # the inputs' errors, each `path:line:col: error: ...` (then errors says why)
+    invalid: bool = False  # the errors are errors of the inputs' content (exit status 1, not 2)
 
     @property
     def missing(self) -> tuple[PlannedFile, ...]:
@@ -114,9 +116,7 @@ def load_context(options: GenerateOptions) -> GenContext:
     ignore = options.ignore_keys
     inputs = load_native(native, tags_path, ignore)
     if inputs.errors:
-        first = inputs.errors[0]
-        raise InputError(f"{native} has {len(inputs.errors)} error(s), the first: {first.message}; "
-                         "run 'opgen check' on it")
+        raise invalid_native(native, inputs.errors)
     tags = frozenset(TagsParser().parse(read_input(tags_path)).names)
     templates = read_templates(os.path.join(options.source_path, "templates"))
     fallback_ops, why = load_fallback_ops(options.source_path)
@@ -195,6 +195,8 @@ def generate(options: GenerateOptions, *, implemented_only: bool = False, proces
         return GenerateResult((), None, tuple(errors))
     try:
         ctx = load_context(options)
+    except InvalidInput as exc:
+        return GenerateResult((), None, (str(exc),), located=exc.located, invalid=True)
     except InputError as exc:
         return GenerateResult((), None, (str(exc),))
     planned = plan(ctx)

@@ -13,6 +13,23 @@ class InputError(Exception):
     """A required input file is missing or unreadable."""
 
 
+class InvalidInput(InputError):
+    """An input was read and has errors: its located diagnostics (rendered `path:line:col: ...` lines) and a
+    one-line summary as the message."""
+
+    def __init__(self, summary: str, located: tuple[str, ...] = ()) -> None:
+        super().__init__(summary)
+        self.located = located
+
+
+def invalid_native(path: str, errors: list[Diagnostic]) -> InvalidInput:
+    """native_functions.yaml with errors: each at its line, and what it stops."""
+    from ..report import FileDiagnostic, render_text
+
+    located = tuple(render_text([FileDiagnostic(path, d) for d in errors]).splitlines())
+    return InvalidInput(f"{path} has {len(errors)} error(s); nothing generated (see 'opgen check')", located)
+
+
 def packaged_aten() -> str | None:
     """torchgen's packaged ATen folder, when torch is installed."""
     try:
@@ -35,8 +52,8 @@ def read_input(path: str) -> str:
             return f.read()
     except OSError as exc:
         raise InputError(f"{path}: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text (byte {exc.start})") from exc
+    except UnicodeDecodeError as exc:  # read, and wrong: an error of the input, as `opgen check` says it (OPG006)
+        raise InvalidInput(f"{path}: not UTF-8 text (byte {exc.start})") from exc
 
 
 @dataclass(frozen=True)

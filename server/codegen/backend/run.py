@@ -15,7 +15,7 @@ from ...index.backend import BackendSnapshot, check_backend
 from ...index.native import NativeSnapshot
 from ...report import FileDiagnostic
 from ...index.native import NativeParser, TagsParser
-from ..inputs import InputError, default_native_functions, load_native, packaged_aten
+from ..inputs import InputError, InvalidInput, default_native_functions, load_native, packaged_aten
 from ..plan import GeneratedFile, PlanError, render
 from ..writer import WriteResult, write_files
 from .stubs import EAGER, RegistrationOptions, plan_backend, target_of
@@ -52,6 +52,14 @@ class BackendResult:
         return bool(self.errors) or any(d.diagnostic.is_error for d in self.diagnostics)
 
 
+def invalid_native_result(path: str | None, native: NativeSnapshot) -> BackendResult:
+    """native_functions.yaml has errors: each at its line (an error of the inputs: exit status 1)."""
+    path = path or default_native_functions() or "native_functions.yaml"
+    errors = tuple(FileDiagnostic(path, d) for d in native.diagnostics if d.is_error)
+    return BackendResult(diagnostics=errors, errors=(f"{path} has {len(errors)} error(s); nothing generated",),
+                         read=True)
+
+
 def load_native_snapshot(path: str | None) -> NativeSnapshot:
     """native_functions.yaml at path (default: the installed torchgen's), with the tags.yaml beside it."""
     return load_native(path, None).snapshot
@@ -72,8 +80,10 @@ def read_text(path: str) -> str:
     try:
         with open(path, encoding="utf-8") as f:
             return f.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: {getattr(exc, 'strerror', None) or exc}") from exc
+    except OSError as exc:
+        raise InputError(f"{path}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(f"{path}: not UTF-8 text (byte {exc.start})") from exc
 
 
 # The templates gen_backend_stubs fills (read at run time, like native_functions.yaml).
@@ -120,8 +130,7 @@ def generate_backend(options: BackendOptions, native: NativeSnapshot | None = No
             if any(d.is_error for d in native.diagnostics):
                 native, whole = NativeParser().parse(*whole), None
         if any(d.is_error for d in native.diagnostics):
-            path = options.native_functions or "the packaged native_functions.yaml"
-            return BackendResult(errors=(f"{path} has errors; run 'opgen check' on it",))
+            return invalid_native_result(options.native_functions, native)
         impls = read_impls(options.impl_paths)
         template_dir = options.templates or default_templates()
         if template_dir is None:
@@ -129,7 +138,7 @@ def generate_backend(options: BackendOptions, native: NativeSnapshot | None = No
                                          "provide one)",))
         templates = read_templates(template_dir)
     except InputError as exc:
-        return BackendResult(errors=(str(exc),))
+        return BackendResult(errors=(str(exc),), read=isinstance(exc, InvalidInput))
     snapshot, diagnostics = check_backend_files(options.source_yaml, text, native, impls)
     if whole is not None and snapshot.has_errors:
         # Errors are reported against the whole file (did-you-mean needs every op name).
