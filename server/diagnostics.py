@@ -104,7 +104,8 @@ CODES: dict[str, Code] = _table(
     ("OPG205", "bad-argument-order", E, "keyword-only marker or out arguments in the wrong place"),
     ("OPG206", "bad-schema-semantics", E, "a schema that breaks torchgen's rules for mutation and returns"),
     ("OPG207", "not-an-identifier", W, "a name that is not a C++/Python identifier"),
-    ("OPG208", "untranslatable-type", E, "a type the C++ codegen has no C++ type for (a custom class, bool[])"),
+    ("OPG208", "untranslatable-type", E, "a type or default the C++ codegen cannot write (a custom class, bool[], "
+                                          "a Tensor[2] return, int[] x=1, ...)"),
     # across entries
     ("OPG300", "duplicate-operator", E, "an operator declared twice"),
     ("OPG301", "bad-structured-delegate", E, "structured_delegate names a missing or unstructured op"),

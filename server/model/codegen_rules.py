@@ -29,16 +29,53 @@ def untranslatable(t: Type) -> str | None:
     return None
 
 
+def unreturnable(t: Type, mutable: bool) -> str | None:
+    """Why a return of type t has no C++ return type (api/cpp.py's returntype_type), None when it has one."""
+    why = untranslatable(t)
+    if why or t == TENSOR or t == SCALAR or is_value_type(t):
+        return why
+    if isinstance(t, ListType):
+        if mutable:
+            return "a mutable tensor list cannot be returned (an out= op with list outputs returns ())"
+        if t.size is not None:
+            return f"a fixed size list cannot be returned ('{t}'): return '{t.elem}[]'"
+        return unreturnable(t.elem, False)
+    if isinstance(t, OptionalType) and t.elem != TENSOR:
+        return f"of optional returns only 'Tensor?' has a C++ type, not '{t}'"
+    return None
+
+
+def unwritable_default(t: Type, default: str) -> str | None:
+    """Why the codegen cannot write this default in C++ (a list without size takes only '[...]' or None)."""
+    if isinstance(t, OptionalType):
+        if default == "None":
+            return None
+        t = t.elem
+    if isinstance(t, ListType) and t.size is None and not (default.startswith("[") and default.endswith("]")):
+        return f"the default of a list without size must be a list '[...]', not '{default}' (gen.py fails on it)"
+    return None
+
+
 def untranslatable_types(func: FunctionSchema) -> Iterator[tuple[tuple, str]]:
-    """(where, why) for each argument and return whose type has no C++ type; where as in schema_rules."""
+    """(where, why) for each argument and return whose type (or default) has no C++ form; where as in
+    schema_rules."""
     for i, a in enumerate(func.arguments.flat_all):
-        why = untranslatable(a.type)
+        why = untranslatable(a.type) or (unwritable_default(a.type, a.default) if a.default is not None else None)
         if why:
             yield ("arg", i), why
     for i, r in enumerate(func.returns):
-        why = untranslatable(r.type)
+        why = unreturnable(r.type, r.is_write)
         if why:
             yield ("return", i), why
+
+
+def structured_out_problems(func: FunctionSchema) -> Iterator[tuple[tuple, str]]:
+    """A structured kernel writes plain Tensor outputs only (its set_output has nothing else to resize)."""
+    offset = len(func.arguments.flat_non_out)
+    for i, a in enumerate(func.arguments.out):
+        if a.type != TENSOR:
+            yield ("arg", offset + i), (f"a structured op's out arguments must be plain Tensors, not '{a.type}' "
+                                        "(drop 'structured: True')")
 
 
 # ------------------------------------------------------------------------------------------------ ufunc

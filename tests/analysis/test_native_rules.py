@@ -136,6 +136,12 @@ CASES = [
      "__torch__"),
     ("custom-class-return", "- func: foo(Tensor self) -> (Tensor, __torch__.torch.classes.ns.cls)\n", "OPG208",
      "__torch__"),
+    ("fixed-size-list-return", "- func: foo(Tensor self) -> Tensor[2]\n", "OPG208", "Tensor[2]"),
+    ("optional-list-return", "- func: foo(Tensor self) -> (Tensor, Tensor[]?)\n", "OPG208", "Tensor[]?"),
+    ("list-default-not-a-list", "- func: foo(Tensor self, SymInt[]? size=1) -> Tensor\n", "OPG208", "SymInt[]?"),
+    ("structured-list-out",
+     "- func: foo.out(Tensor self, *, Tensor(a!)[] out) -> ()\n  structured: True\n  dispatch:\n    CPU: foo_out\n",
+     "OPG116", "Tensor(a!)[] out"),
     ("unsized-bool-list", "- func: foo(Tensor self, bool[]? mask) -> Tensor\n", "OPG208", "bool[]"),
     ("bad-identifier", "- func: foo(Tensor self, int my-dim) -> Tensor\n", "OPG207", "my-dim"),
     # across entries
