@@ -140,3 +140,39 @@ def ufunc_problems(functional: NativeFunction, out: NativeFunction) -> Iterator[
         if lacking:
             yield ("ufunc", "CPUVector"), (f"a CPUVector loop needs a scalar loop (CPUScalar, ScalarOnly or "
                                            f"Generic) for the same dtypes; none for {', '.join(lacking)}")
+
+
+# ------------------------------------------------------------------------------------------------ views
+
+def view_group_problems(view: NativeFunction, copy: NativeFunction | None, inplace: NativeFunction | None
+                        ) -> Iterator[tuple[int, object, str]]:
+    """(member, where, message) for what gen.py's functionalization of a view group fails on; member 0 is the
+    view, 1 its copy, 2 its in-place variant (as check_view_group counts them)."""
+    if not view.has_composite_implicit_autograd_kernel:
+        for member, f in ((0, view), (2, inplace)):
+            if f is not None:
+                yield from ((member, where, message) for where, message in _view_arguments(f.func))
+        if not view.func.returns or not all(r.type.is_tensor_like() for r in view.func.returns):
+            yield 0, "name", f"'{view.func.name}' is a view op, so it must return tensors only"
+    if copy is not None and copy.func.name.name.base == f"{view.func.name.name}_copy":  # its kernel is generated
+        if not copy.has_composite_explicit_autograd_non_functional_kernel:
+            yield 1, "name", (f"'{copy.func.name}' needs a CompositeExplicitAutogradNonFunctional kernel: gen.py "
+                              "writes it (from the view), and fails without one")
+        returns = view.func.returns
+        if len(returns) != 1 or returns[0].type not in (TENSOR, ListType(TENSOR, None)):
+            yield 0, "name", (f"'{view.func.name}' has a view_copy variant, so it must return one Tensor or "
+                              "Tensor[]")
+
+
+def _view_arguments(func: FunctionSchema) -> Iterator[tuple[object, str]]:
+    args = func.arguments.flat_non_out
+    if not args or args[0].type != TENSOR:
+        yield ("arg", 0) if args else "name", (f"the first argument of view op '{func.name}' must be a Tensor (the "
+                                               "one its output aliases)")
+        return
+    if args[0].annotation is None:
+        yield ("arg", 0), f"the first argument of view op '{func.name}' must carry the alias of its output"
+    for i, a in enumerate(args[1:], 1):
+        if a.annotation is not None:
+            yield ("arg", i), (f"only the first argument of view op '{func.name}' may alias its output, not "
+                               f"'{a.name}'")

@@ -22,7 +22,7 @@ from typing import Callable, Iterable, NamedTuple, Sequence
 
 from ..frozen import fast_init
 from . import dispatch as dk
-from .codegen_rules import ufunc_problems
+from .codegen_rules import ufunc_problems, view_group_problems
 from .generate import (
     FUNCTIONAL_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT,
     GENERATED_KEY,
@@ -445,6 +445,8 @@ def check_view_group(view: NativeFunction, copy: NativeFunction | None, inplace:
                 not inplace.has_composite_implicit_autograd_nested_tensor_kernel:
             findings.append((2, "OPG308", f"'{view.func.name}' and '{inplace.func.name}' must both have "
                                           "CompositeImplicitAutogradNestedTensor kernels, or neither", "name"))
+    findings.extend((member, "OPG128", message, where)
+                    for member, where, message in view_group_problems(view, copy, inplace))
     return NativeFunctionsViewGroup(view, copy, inplace), tuple(findings)
 
 

@@ -169,6 +169,13 @@ CASES = [
      "OPG307", "foo.out"),
     ("view-without-copy",
      "- func: foo(Tensor(a) self) -> Tensor(a)\n  dispatch:\n    CompositeExplicitAutograd: foo\n", "OPG308", "foo("),
+    ("view-aliases-a-second-argument",
+     "- func: foo(Tensor(a) self, Tensor(a) other) -> Tensor(a)\n  dispatch:\n    CPU: foo\n"
+     "- func: foo_copy(Tensor self, Tensor other) -> Tensor\n  tags: view_copy\n  dispatch:\n"
+     "    CompositeExplicitAutogradNonFunctional: foo_copy\n", "OPG128", "Tensor(a) other"),
+    ("view-copy-without-kernel",
+     "- func: foo(Tensor(a) self) -> Tensor(a)\n  dispatch:\n    CPU: foo\n"
+     "- func: foo_copy(Tensor self) -> Tensor\n  tags: view_copy\n", "OPG128", "foo_copy"),
     ("unfunctionalizable-op", "- func: foo_(Tensor(a!) self) -> Tensor(a!)\n  dispatch:\n    CPU: foo_\n", "OPG309",
      "foo_("),
 ]
