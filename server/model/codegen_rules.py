@@ -29,17 +29,16 @@ def untranslatable(t: Type) -> str | None:
     return None
 
 
-def unreturnable(t: Type, mutable: bool) -> str | None:
-    """Why a return of type t has no C++ return type (api/cpp.py's returntype_type), None when it has one."""
+def unreturnable(t: Type) -> str | None:
+    """Why a return of type t has no C++ return type (api/cpp.py's returntype_type), None when it has one.
+    (A mutable list return is schema_rules' to refuse.)"""
     why = untranslatable(t)
     if why or t == TENSOR or t == SCALAR or is_value_type(t):
         return why
     if isinstance(t, ListType):
-        if mutable:
-            return "a mutable tensor list cannot be returned (an out= op with list outputs returns ())"
         if t.size is not None:
             return f"a fixed size list cannot be returned ('{t}'): return '{t.elem}[]'"
-        return unreturnable(t.elem, False)
+        return unreturnable(t.elem)
     if isinstance(t, OptionalType) and t.elem != TENSOR:
         return f"of optional returns only 'Tensor?' has a C++ type, not '{t}'"
     return None
@@ -64,7 +63,7 @@ def untranslatable_types(func: FunctionSchema) -> Iterator[tuple[tuple, str]]:
         if why:
             yield ("arg", i), why
     for i, r in enumerate(func.returns):
-        why = unreturnable(r.type, r.is_write)
+        why = unreturnable(r.type)
         if why:
             yield ("return", i), why
 
