@@ -10,7 +10,7 @@ from ..diagnostics import Diagnostic, diag
 from ..index.backend import BackendSnapshot, check_backend
 from ..index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapshot
 from ..report import FileDiagnostic
-from ..text import Span
+from ..text import Span, as_python_reads
 
 NATIVE = "native_functions"
 TAGS = "tags"
@@ -58,7 +58,7 @@ class CheckResult:
 def _read(path: str, result: CheckResult) -> str | None:
     try:
         with open(path, encoding="utf-8") as f:
-            return f.read()
+            return as_python_reads(f.read())
     except FileNotFoundError:
         result.notes.append(f"opgen: {path}: no such file")
     except IsADirectoryError:

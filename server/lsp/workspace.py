@@ -34,7 +34,7 @@ from ..analysis.check import BACKEND, NATIVE, TAGS, classify, installed_native_f
 from ..index.backend import BackendSnapshot, check_backend
 from ..diagnostics import Diagnostic, diag
 from ..index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapshot
-from ..text import Span
+from ..text import Span, as_python_reads
 from .config import Settings
 from .convert import Lines
 from .kernels import KernelState, MissingKernels
@@ -165,6 +165,8 @@ class Workspace:
     # ------------------------------------------------------------ documents (event loop)
 
     def open(self, uri: str, path: str | None, text: str, version: int | None) -> OpenDocument:
+        # As torchgen reads the file: a lone '\r' ends a line (the client's lines and columns are the same).
+        text = as_python_reads(text)
         kind = classify(path or "", text)
         document = OpenDocument(uri, path, kind, text, version, next(self._generations))
         self._documents[uri] = document
