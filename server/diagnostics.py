@@ -126,6 +126,14 @@ CODES: dict[str, Code] = _table(
     ("OPG401", "tag-missing-description", E, "a tag needs a non-empty 'desc:'"),
     ("OPG402", "duplicate-tag", W, "a tag defined twice"),
     ("OPG403", "unknown-tag-key", W, "a tags.yaml entry key other than tag and desc"),
+    # operator selection yaml (gen.py's --op-selection-yaml-path), as torchgen's SelectiveBuilder reads it
+    ("OPG800", "selection-not-mapping", E, "a selection yaml must be a mapping (include_all_operators:, ...)"),
+    ("OPG801", "selection-unknown-key", E, "a top-level key SelectiveBuilder does not know"),
+    ("OPG802", "selection-wrong-type", E, "a selection value of the wrong type (a bool, a list, a mapping)"),
+    ("OPG803", "selection-operator-unknown-key", E, "an operator key other than name, is_root_operator, ..."),
+    ("OPG804", "selection-name-mismatch", E, "an operator's name: differs from its key"),
+    ("OPG805", "selection-operator-not-mapping", E, "an operator's entry must be a mapping"),
+    ("OPG806", "selection-duplicate-key", W, "a key given twice (PyYAML keeps the last)"),
     # input files
     ("OPG900", "missing-input", E, "an input file cannot be read"),
     # backend yaml (torchgen.gen_backend_stubs' input), resolved against native_functions.yaml

@@ -9,17 +9,22 @@ from typing import Callable, Sequence
 from ..diagnostics import Diagnostic, diag
 from ..index.backend import BackendSnapshot, check_backend
 from ..index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapshot
+from ..model.selection import TOP_LEVEL_KEYS, read_selection
 from ..report import FileDiagnostic
 from ..text import Span, as_python_reads
 
 NATIVE = "native_functions"
 TAGS = "tags"
 BACKEND = "backend"
+SELECTION = "selection"
 UNKNOWN = "unknown"
 
 # Top-level keys of a backend yaml (gen_backend_stubs' input); a file starting with one is a backend yaml.
 BACKEND_KEYS = tuple(f"{k}:" for k in ("backend", "cpp_namespace", "supported", "class_name", "use_out_as_primary",
                                          "device_guard", "full_codegen", "autograd", "symint", "ir_gen", "non_native"))
+
+# Top-level keys of an operator selection yaml (gen.py's --op-selection-yaml-path).
+SELECTION_KEYS = tuple(f"{k}:" for k in TOP_LEVEL_KEYS)
 
 
 def classify(path: str, text: str) -> str:
@@ -39,6 +44,8 @@ def classify(path: str, text: str) -> str:
             return TAGS
         if line.startswith(BACKEND_KEYS):
             return BACKEND
+        if line.startswith(SELECTION_KEYS):
+            return SELECTION
         break
     return UNKNOWN
 
@@ -174,9 +181,11 @@ def check_paths(paths: list[str], tags_path: str | None = None, native_path: str
             result.items.extend(FileDiagnostic(path, d) for d in backend.diagnostics)
             if backend_extra is not None:
                 result.items.extend(FileDiagnostic(path, d) for d in backend_extra(path, text, backend, native_snapshot))
+        elif kind == SELECTION:
+            result.items.extend(FileDiagnostic(path, d) for d in read_selection(text)[1])
         else:
             result.notes.append(f"opgen: {path}: not an operator yaml file (expected native_functions.yaml, "
-                                "tags.yaml or a backend yaml)")
+                                "tags.yaml, a backend yaml or an operator selection yaml)")
             result.usage_error = True
     return result
 

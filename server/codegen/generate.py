@@ -10,12 +10,13 @@ from dataclasses import dataclass
 
 from ..index.native import TagsParser
 from ..model import dispatch as dk
+from ..text import as_python_reads
 from .files.aoti import FallbackOps, header_check, parse_fallback_ops
 from .files.aten import plan_aten
 from .files.context import GenContext, GenerateOptions
-from .inputs import InputError, InvalidInput, invalid_native, load_native, read_input
+from .inputs import InputError, InvalidInput, invalid_input, load_native, read_input
 from .plan import Dirs, GeneratedFile, Manager, PlanError, PlannedFile, materialize, outputs_lists, render
-from .selection import ALL_OPERATORS, Selection, from_allow_list, parse_selection_yaml
+from .selection import ALL_OPERATORS, Selection, from_allow_list, read_selection
 from .workers import Job, usable_cpus, write_in_processes
 from .writer import WriteResult, write_files, write_if_changed
 
@@ -98,14 +99,16 @@ def load_fallback_ops(source_path: str) -> tuple[FallbackOps | None, str]:
 
 
 def load_selection(options: GenerateOptions) -> Selection:
-    """The operators to register (raises InputError for an unreadable or malformed selection yaml)."""
+    """The operators to register (raises InputError for an unreadable selection yaml, InvalidInput with each
+    error at its line for one torchgen refuses)."""
     if options.op_registration_whitelist is not None:
         return from_allow_list(options.op_registration_whitelist)
-    if options.op_selection_yaml_path is None:
+    path = options.op_selection_yaml_path
+    if path is None:
         return ALL_OPERATORS
-    selection, error = parse_selection_yaml(read_input(options.op_selection_yaml_path), options.op_selection_yaml_path)
+    selection, found = read_selection(as_python_reads(read_input(path)))
     if selection is None:
-        raise InputError(error or options.op_selection_yaml_path)
+        raise invalid_input(path, [d for d in found if d.is_error], ", as torchgen's SelectiveBuilder reads it")
     return selection
 
 
@@ -116,7 +119,7 @@ def load_context(options: GenerateOptions) -> GenContext:
     ignore = options.ignore_keys
     inputs = load_native(native, tags_path, ignore)
     if inputs.errors:
-        raise invalid_native(native, inputs.errors)
+        raise invalid_input(native, inputs.errors)
     tags = frozenset(TagsParser().parse(read_input(tags_path)).names)
     templates = read_templates(os.path.join(options.source_path, "templates"))
     fallback_ops, why = load_fallback_ops(options.source_path)

@@ -22,12 +22,12 @@ class InvalidInput(InputError):
         self.located = located
 
 
-def invalid_native(path: str, errors: list[Diagnostic]) -> InvalidInput:
-    """native_functions.yaml with errors: each at its line, and what it stops."""
+def invalid_input(path: str, errors: list[Diagnostic], why: str = "") -> InvalidInput:
+    """An input with errors: each at its line, and what it stops."""
     from ..report import FileDiagnostic, render_text
 
     located = tuple(render_text([FileDiagnostic(path, d) for d in errors]).splitlines())
-    return InvalidInput(f"{path} has {len(errors)} error(s); nothing generated (see 'opgen check')", located)
+    return InvalidInput(f"{path} has {len(errors)} error(s){why}; nothing generated (see 'opgen check')", located)
 
 
 def packaged_aten() -> str | None:

@@ -25,7 +25,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from .. import VERSION_TEXT
-from ..analysis.check import BACKEND, NATIVE, TAGS
+from ..analysis.check import BACKEND, NATIVE, SELECTION, TAGS
 from . import commands, features, kernels
 from .config import SECTION, Settings, settings_from
 from .convert import Encoding, use_client_lines
@@ -244,12 +244,12 @@ class OpgenLanguageServer(LanguageServer):
 
     def publish(self, analysis: Analysis) -> None:
         uri = analysis.uri
-        if analysis.document.kind not in (NATIVE, TAGS, BACKEND) and uri not in self._published:
+        if analysis.document.kind not in (NATIVE, TAGS, BACKEND, SELECTION) and uri not in self._published:
             return
         items = features.diagnostic_items(analysis, self.client)
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=items, version=analysis.version))
-        if items or analysis.document.kind in (NATIVE, TAGS, BACKEND):
+        if items or analysis.document.kind in (NATIVE, TAGS, BACKEND, SELECTION):
             self._published.add(uri)
         else:
             self._published.discard(uri)

@@ -30,10 +30,11 @@ from dataclasses import dataclass
 
 from ..analysis import backend as backend_query
 from ..codegen.lazy import checkout_shape_header
-from ..analysis.check import BACKEND, NATIVE, TAGS, classify, installed_native_functions
+from ..analysis.check import BACKEND, NATIVE, SELECTION, TAGS, classify, installed_native_functions
 from ..index.backend import BackendSnapshot, check_backend
 from ..diagnostics import Diagnostic, diag
 from ..index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapshot
+from ..model.selection import read_selection
 from ..text import Span, as_python_reads
 from .config import Settings
 from .convert import Lines
@@ -444,6 +445,8 @@ class Workspace:
             analysis = Analysis(document, (document.generation,), tags.diagnostics, None, tags)
         elif document.kind == BACKEND:
             analysis = self._analyse_backend(document)
+        elif document.kind == SELECTION:
+            analysis = Analysis(document, (document.generation,), tuple(read_selection(document.text)[1]))
         else:
             analysis = Analysis(document, (document.generation,), ())
         if self._documents.get(uri) is not None:

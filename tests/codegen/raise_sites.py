@@ -277,20 +277,15 @@ SITES: dict[str, Site] = {
                                                               "an AOTI header that cannot be read (exit 1)"),
     "codegen/generate.py:read_templates:InputError": handled("opgen_lsp.codegen.generate:generate",
                                                              "no templates folder (exit 2)"),
-    "codegen/generate.py:load_selection:InputError": handled("opgen_lsp.codegen.generate:generate",
-                                                             "a selection yaml torchgen refuses (exit 1)"),
     "codegen/inputs.py:read_input:InvalidInput": handled("opgen_lsp.codegen.generate:generate", "not UTF-8 (exit 1)"),
-    "codegen/generate.py:load_context:invalid_native": handled("opgen_lsp.codegen.generate:generate",
+    "codegen/generate.py:load_context:invalid_input": handled("opgen_lsp.codegen.generate:generate",
                                                                "native_functions.yaml has errors: each at its "
                                                                "line (exit 1)"),
     "codegen/generate.py:Engine.context:InputError": internal(
         "Engine.files documents it to its callers (the regenerate benchmark, tests); no command uses an Engine"),
-    "codegen/selection.py:_bool:ValueError": handled("opgen_lsp.codegen.selection:parse_selection_yaml",
-                                                     "a selection yaml torchgen's SelectiveBuilder refuses"),
-    "codegen/selection.py:_operator:ValueError": handled("opgen_lsp.codegen.selection:parse_selection_yaml",
-                                                         "a selection yaml torchgen's SelectiveBuilder refuses"),
-    "codegen/selection.py:selection_from_data:ValueError": handled(
-        "opgen_lsp.codegen.selection:parse_selection_yaml", "a selection yaml torchgen's SelectiveBuilder refuses"),
+    "codegen/generate.py:load_selection:invalid_input": handled(
+        "opgen_lsp.codegen.generate:generate", "a selection yaml torchgen's SelectiveBuilder refuses: each error at "
+                                               "its line, as `opgen check` gives them (model/selection.py; exit 1)"),
     "codegen/writer.py:write_atomic:raise": internal("re-raises after removing its temporary file"),
     # ------------------------------------------------------------------ out-of-tree backends
     "codegen/backend/run.py:load_native_for:InputError": handled("opgen_lsp.codegen.backend.run:generate_backend",
