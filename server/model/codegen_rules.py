@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .native_function import NativeFunction, UfuncKey
+from . import dispatch as dk
+from .native_function import BackendMetadata, NativeFunction, UfuncKey
 from .schema import BaseTy, BaseType, CustomClassType, FunctionSchema, ListType, OptionalType, Type
 
 TENSOR = BaseType(BaseTy.Tensor)
@@ -175,3 +176,33 @@ def _view_arguments(func: FunctionSchema) -> Iterator[tuple[object, str]]:
         if a.annotation is not None:
             yield ("arg", i), (f"only the first argument of view op '{func.name}' may alias its output, not "
                                f"'{a.name}'")
+
+
+
+# ------------------------------------------------------------------------------------------------ kernel namespaces
+
+# The keys that get <Key>Functions.h and <Key>Functions_inl.h (at::cpu::add and friends), whatever gen.py's flags.
+FUNCTIONS_KEYS = frozenset(dk.K[n] for n in (
+    "CPU", "CUDA", "CompositeImplicitAutograd", "CompositeImplicitAutogradNestedTensor", "CompositeExplicitAutograd",
+    "CompositeExplicitAutogradNonFunctional", "Meta", "MTIA",
+))
+
+
+def kernel_namespace_problems(kernels: tuple[tuple[dk.DispatchKey, BackendMetadata], ...]
+                              ) -> Iterator[tuple[dk.DispatchKey, str]]:
+    """(key, message) for what the codegen cannot write of an op's kernel namespaces (those of the op a group's
+    kernels are looked up by: its out= variant, or an op in no group). The parse allows three levels."""
+    first: dict[str, dk.DispatchKey] = {}
+    for key, meta in kernels:
+        namespace = meta.cpp_namespace  # the written one + ::native
+        if key in FUNCTIONS_KEYS and namespace.count("::") > 2:
+            yield key, (f"the kernel namespace '{namespace.removesuffix('::native')}' is one level too deep for "
+                        f"{key}Functions_inl.h (at most two levels before the kernel name)")
+        elif namespace.replace("::native", "").count("::") > 1:
+            yield key, (f"the kernel namespace '{namespace.removesuffix('::native')}' is one level too deep for "
+                        f"Register{key}.cpp (at most two levels besides 'native')")
+        first.setdefault(namespace, key)
+    if len(first) > 1:
+        other = list(first.items())[1]
+        yield other[1], (f"this kernel's namespace '{other[0]}' differs from the op's other kernels' "
+                         f"('{next(iter(first))}'); the codegen declares one namespace per op")

@@ -22,7 +22,7 @@ from typing import Callable, Iterable, NamedTuple, Sequence
 
 from ..frozen import fast_init
 from . import dispatch as dk
-from .codegen_rules import ufunc_problems, view_group_problems
+from .codegen_rules import kernel_namespace_problems, ufunc_problems, view_group_problems
 from .generate import (
     FUNCTIONAL_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT,
     GENERATED_KEY,
@@ -499,6 +499,12 @@ def _ufunc_problems(g: NativeFunctionsGroup, ops: dict[SchemaKind, Op]) -> Itera
             yield Problem(ops[SchemaKind.out], "OPG127", message, where)
 
 
+def _namespace_problems(op: Op) -> Iterable[Problem]:
+    if any(meta.cpp_namespace != "at::native" for _, meta in op.metadata):
+        for key, message in kernel_namespace_problems(op.metadata):
+            yield Problem(op, "OPG129", message, ("dispatch", str(key)))
+
+
 # ---------------------------------------------------------------- the whole file
 
 def _unfunctionalizable(loose: Sequence[Op], view_groups: Sequence[NativeFunction | NativeFunctionsViewGroup]
@@ -558,8 +564,11 @@ def assemble(ops: Sequence[Op], memo: GroupMemo | None = None) -> NativeFunction
         if group is not None:
             if isinstance(group, NativeFunctionsGroup) and group.out.ufunc_inner_loop:
                 problems.extend(_ufunc_problems(group, d))
+            problems.extend(_namespace_problems(d[SchemaKind.out]))  # its kernels are the group's
             grouped.append(group)
             continue
+        for op in d.values():
+            problems.extend(_namespace_problems(op))
         first_generated = next((op for op in d.values() if op.generated), None)
         if first_generated is not None and not failed:
             problems.append(Problem(first_generated, "OPG306", f"the generated op '{first_generated.function.func.name}' "

@@ -176,6 +176,7 @@ CASES = [
     ("view-copy-without-kernel",
      "- func: foo(Tensor(a) self) -> Tensor(a)\n  dispatch:\n    CPU: foo\n"
      "- func: foo_copy(Tensor self) -> Tensor\n  tags: view_copy\n", "OPG128", "foo_copy"),
+    ("kernel-namespace-too-deep", FOO + "  dispatch:\n    CPU: a::b::native::foo\n", "OPG129", "a::b::native::foo"),
     ("unfunctionalizable-op", "- func: foo_(Tensor(a!) self) -> Tensor(a!)\n  dispatch:\n    CPU: foo_\n", "OPG309",
      "foo_("),
 ]

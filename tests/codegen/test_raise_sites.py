@@ -16,7 +16,7 @@ import pytest
 from opgen_lsp.cli import main
 from opgen_lsp.index.native import NativeParser, TagsParser
 
-from .raise_sites import GUARDED, HANDLED, INPUTS, RULE, SITES, UNCHECKED_INPUTS
+from .raise_sites import GUARDED, HANDLED, INPUTS, RULE, SITES
 
 SERVER = Path(__file__).resolve().parents[2] / "server"
 TAGS = "- tag: view_copy\n  desc: a copy of a view\n- tag: core\n  desc: core aten\n"
@@ -86,9 +86,7 @@ def _codes_of(input_name: str) -> set[str]:
 
 
 def test_every_input_is_used_and_every_rule_has_one() -> None:
-    checked = {i for s in SITES.values() if s.kind in (RULE, GUARDED) for i in s.inputs}
-    unchecked = {i for s in SITES.values() if s.kind == HANDLED for i in s.inputs}
-    assert checked == set(INPUTS) and unchecked == set(UNCHECKED_INPUTS)
+    assert {i for s in SITES.values() for i in s.inputs} == set(INPUTS)
     assert all(s.inputs for s in SITES.values() if s.kind == RULE)
 
 
@@ -120,15 +118,3 @@ def test_generate_exits_1_with_the_located_error_and_no_traceback(input_name: st
     assert "Traceback" not in said.out + said.err
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").rglob("*.cpp"))
 
-
-@pytest.mark.parametrize("input_name", sorted(UNCHECKED_INPUTS))
-def test_generate_names_what_the_check_does_not_know_yet(input_name: str, aten: Path, tmp_path: Path,
-                                                        capsys) -> None:
-    (tmp_path / "native").mkdir()
-    (tmp_path / "native" / "native_functions.yaml").write_text(UNCHECKED_INPUTS[input_name], encoding="utf-8")
-    (tmp_path / "native" / "tags.yaml").write_text(TAGS, encoding="utf-8")
-    (tmp_path / "templates").symlink_to(aten / "templates")
-    assert main(["generate", "-s", str(tmp_path), "-d", str(tmp_path / "out"), "-j", "1", "--aoti-install-dir",
-                 str(tmp_path / "aoti")]) == 1
-    said = capsys.readouterr()
-    assert "namespace" in said.err and "Traceback" not in said.out + said.err
