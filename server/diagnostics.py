@@ -96,7 +96,8 @@ CODES: dict[str, Code] = _table(
     ("OPG126", "method-without-tensor-self", E, "a method variant needs a plain Tensor self argument"),
     ("OPG127", "ufunc-codegen-refuses", E, "a ufunc op whose loops or arguments the ufunc codegen cannot emit"),
     ("OPG128", "unfunctionalizable-view", E, "a view op (or its view_copy) that gen.py's functionalization cannot emit"),
-    ("OPG129", "kernel-namespace-codegen", E, "kernel namespaces the codegen cannot write (too deep, or two for one op)"),
+    ("OPG129", "kernel-namespace-codegen", E, "kernel namespaces the codegen cannot write (too deep, two for an op)"),
+    ("OPG130", "cumulative-out-without-dtype", E, "cumsum.out / cumprod.out without the dtype functionalization passes"),
     # func: schema strings
     ("OPG200", "bad-schema", E, "the func: schema cannot be parsed"),
     ("OPG201", "bad-operator-name", E, "an invalid operator name"),

@@ -142,6 +142,22 @@ def ufunc_problems(functional: NativeFunction, out: NativeFunction) -> Iterator[
                                            f"Generic) for the same dtypes; none for {', '.join(lacking)}")
 
 
+# ------------------------------------------------------------------------------------------------ functionalization
+
+# Cumulative out= ops whose functional call must keep the out tensor's dtype when none is given.
+CUMULATIVE_OUT_OPS = frozenset({"cumsum.out", "cumprod.out"})
+
+
+def cumulative_out_problem(out: NativeFunction, functional: NativeFunction) -> str | None:
+    """gen.py's functionalization passes the out tensor's dtype to the functional call of these ops."""
+    if str(out.func.name) not in CUMULATIVE_OUT_OPS:
+        return None
+    if len(out.func.arguments.out) != 1 or not any(a.name == "dtype" for a in functional.func.arguments.flat_all):
+        return (f"gen.py's functionalization calls '{functional.func.name}' with the dtype of "
+                f"'{out.func.name}''s one out argument: it needs a 'dtype' argument and one out argument")
+    return None
+
+
 # ------------------------------------------------------------------------------------------------ views
 
 def view_group_problems(view: NativeFunction, copy: NativeFunction | None, inplace: NativeFunction | None

@@ -22,7 +22,7 @@ from typing import Callable, Iterable, NamedTuple, Sequence
 
 from ..frozen import fast_init
 from . import dispatch as dk
-from .codegen_rules import kernel_namespace_problems, ufunc_problems, view_group_problems
+from .codegen_rules import cumulative_out_problem, kernel_namespace_problems, ufunc_problems, view_group_problems
 from .generate import (
     FUNCTIONAL_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT,
     GENERATED_KEY,
@@ -565,6 +565,9 @@ def assemble(ops: Sequence[Op], memo: GroupMemo | None = None) -> NativeFunction
             if isinstance(group, NativeFunctionsGroup) and group.out.ufunc_inner_loop:
                 problems.extend(_ufunc_problems(group, d))
             problems.extend(_namespace_problems(d[SchemaKind.out]))  # its kernels are the group's
+            why = cumulative_out_problem(group.out, group.functional) if isinstance(group, NativeFunctionsGroup) else None
+            if why:
+                problems.append(Problem(d[SchemaKind.out], "OPG130", why))
             grouped.append(group)
             continue
         for op in d.values():

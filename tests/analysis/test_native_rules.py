@@ -177,6 +177,10 @@ CASES = [
      "- func: foo(Tensor(a) self) -> Tensor(a)\n  dispatch:\n    CPU: foo\n"
      "- func: foo_copy(Tensor self) -> Tensor\n  tags: view_copy\n", "OPG128", "foo_copy"),
     ("kernel-namespace-too-deep", FOO + "  dispatch:\n    CPU: a::b::native::foo\n", "OPG129", "a::b::native::foo"),
+    ("cumulative-out-without-dtype",
+     "- func: cumprod(Tensor self, int dim) -> Tensor\n  structured_delegate: cumprod.out\n"
+     "- func: cumprod.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)\n  structured: True\n"
+     "  dispatch:\n    CPU: cumprod_out\n", "OPG130", "cumprod.out(Tensor"),
     ("unfunctionalizable-op", "- func: foo_(Tensor(a!) self) -> Tensor(a!)\n  dispatch:\n    CPU: foo_\n", "OPG309",
      "foo_("),
 ]

@@ -93,6 +93,9 @@ INPUTS: dict[str, tuple[str, str]] = {
                               + _VIEW_COPY.replace("-> Tensor", "-> (Tensor, Tensor)"), "foo("),
     "view-copy-without-kernel": ("- func: foo(Tensor(a) self) -> Tensor(a)\n  dispatch:\n    CPU: foo\n"
                                  "- func: foo_copy(Tensor self) -> Tensor\n  tags: view_copy\n", "foo_copy"),
+    "cumsum-without-dtype": ("- func: cumsum(Tensor self, int dim) -> Tensor\n  structured_delegate: cumsum.out\n"
+                             "- func: cumsum.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)\n"
+                             "  structured: True\n  dispatch:\n    CPU: cumsum_out\n", "cumsum.out(Tensor self"),
     "unfunctionalizable-op": ("- func: foo_(Tensor(a!) self) -> Tensor(a!)\n  dispatch:\n    CPU: foo_\n", "foo_("),
     "in-place-with-two-returns": ("- func: foo_(Tensor(a!) self) -> (Tensor(a!), Tensor(a!))\n  dispatch:\n"
                                   "    CompositeImplicitAutograd: foo_\n", "(Tensor(a!), Tensor(a!))"),
@@ -229,16 +232,14 @@ SITES: dict[str, Site] = {
         "opgen_lsp.codegen.files.functionalization:register_functionalization_shards", _FUNCTIONALIZATION),
     "codegen/dest/functionalization.py:_has_symbolic:FunctionalizationError": handled(
         "opgen_lsp.codegen.files.functionalization:_guard", _FUNCTIONALIZATION),
-    "codegen/dest/functionalization.py:attributes:FunctionalizationError": handled(
-        "opgen_lsp.codegen.files.functionalization:_guard", _FUNCTIONALIZATION),
-    "codegen/dest/functionalization.py:op_arguments:FunctionalizationError": handled(
-        "opgen_lsp.codegen.files.functionalization:_guard", _FUNCTIONALIZATION),
+    "codegen/dest/functionalization.py:attributes:FunctionalizationError": guarded(
+        "OPG128", "view-first-argument-not-a-tensor", why="asked of view ops only"),
+    "codegen/dest/functionalization.py:op_arguments:FunctionalizationError": guarded(
+        "OPG128", "view-first-argument-not-a-tensor", why="asked of view ops only"),
     "codegen/dest/functionalization.py:_wrap_propagate_mutations_and_return:FunctionalizationError": handled(
         "opgen_lsp.codegen.files.functionalization:register_functionalization_shards", _FUNCTIONALIZATION),
-    "codegen/dest/functionalization.py:_cumulative_out_dtype:FunctionalizationError": handled(
-        "opgen_lsp.codegen.files.functionalization:register_functionalization_shards",
-        "only for the ops of torchgen's own cumulative list (cumsum.out, cumprod.out, ...) redefined without a "
-        "dtype; " + _FUNCTIONALIZATION),
+    "codegen/dest/functionalization.py:_cumulative_out_dtype:FunctionalizationError": rule("OPG130",
+                                                                                         "cumsum-without-dtype"),
     "codegen/dest/functionalization.py:inplace_functionalization_body:FunctionalizationError": internal(
         "called only for the out=, in-place and mutable members of a group, which write an argument"),
     "codegen/dest/functionalization.py:_registration:FunctionalizationError": internal(

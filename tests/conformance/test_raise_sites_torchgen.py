@@ -21,6 +21,7 @@ ALL = {name: text for name, (text, _) in INPUTS.items()}
 # What gen.py's last error line says on each (so that it fails for the reason opgen gives, not another).
 TORCHGEN_SAYS = {
     "custom-class-argument": "unrecognized type CustomClassType",
+    "cumsum-without-dtype": "Expected dtype argument for cumulative out op",
     "fixed-size-list-return": "fixed size list returns not supported",
     "in-place-with-two-returns": "must return self",
     "kernel-namespace-too-deep": "level(s) of custom namespace",
