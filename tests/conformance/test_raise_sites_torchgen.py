@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from codegen.raise_sites import ACCEPTED_INPUTS, INPUTS
-from file_trees import first_difference, files_under
+from file_trees import aten_source, first_difference, files_under
 
 from opgen_lsp.cli import main
 
@@ -54,15 +54,6 @@ def test_every_input_has_its_reason() -> None:
     assert set(TORCHGEN_SAYS) == set(ALL)
 
 
-def _source(root: Path, aten: Path, text: str) -> Path:
-    (root / "native").mkdir(parents=True)
-    (root / "native" / "native_functions.yaml").write_text(text, encoding="utf-8")
-    (root / "native" / "tags.yaml").write_text((aten / "native" / "tags.yaml").read_text(encoding="utf-8"),
-                                               encoding="utf-8")
-    (root / "templates").symlink_to(aten / "templates")
-    return root
-
-
 def _flags(out: Path) -> list[str]:
     return ["-d", str(out / "aten"), "--headeronly-install-dir", str(out / "headeronly"), "--aoti-install-dir",
             str(out / "aoti")]
@@ -75,14 +66,14 @@ def _gen_py(source: Path, out: Path) -> subprocess.CompletedProcess:
 
 @pytest.mark.parametrize("name", sorted(ALL))
 def test_gen_py_fails_on_it(name: str, aten: Path, tmp_path: Path) -> None:
-    ran = _gen_py(_source(tmp_path, aten, ALL[name]), tmp_path / "out")
+    ran = _gen_py(aten_source(tmp_path, aten, ALL[name]), tmp_path / "out")
     errors = [line for line in ran.stderr.splitlines() if "Error" in line]
     assert ran.returncode != 0 and errors and TORCHGEN_SAYS[name] in errors[-1], ran.stderr[-2000:]
 
 
 @pytest.mark.parametrize("name", sorted(ACCEPTED_INPUTS))
 def test_what_gen_py_accepts_opgen_generates_byte_for_byte(name: str, aten: Path, tmp_path: Path, capsys) -> None:
-    source = _source(tmp_path / "src", aten, ACCEPTED_INPUTS[name])
+    source = aten_source(tmp_path / "src", aten, ACCEPTED_INPUTS[name])
     ran = _gen_py(source, tmp_path / "torchgen")
     assert ran.returncode == 0, ran.stderr[-2000:]
     assert main(["check", str(source / "native" / "native_functions.yaml")]) == 0, capsys.readouterr().out
