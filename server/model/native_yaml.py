@@ -489,14 +489,20 @@ def _group_by_view(ops: Sequence[Op], fxs: Sequence[Facts], problems: list[Probl
     return tuple(out)
 
 
-def _ufunc_problems(g: NativeFunctionsGroup, ops: dict[SchemaKind, Op]) -> Iterable[Problem]:
-    """What the ufunc codegen of a group fails on (gen.py dies there after its parse passed), at the key of
-    ufunc_inner_loop or the argument to blame."""
-    for where, message in ufunc_problems(g.functional, g.out):
-        if isinstance(where, tuple) and where[0] == "functional-arg":
-            yield Problem(ops[SchemaKind.functional], "OPG127", message, ("arg", where[1]))
-        else:
-            yield Problem(ops[SchemaKind.out], "OPG127", message, where)
+def _group_codegen_problems(g: NativeFunctionsGroup, ops: dict[SchemaKind, Op]) -> Iterable[Problem]:
+    """What gen.py's generators fail on in a group after its parse passed (codegen_rules.py), at the ufunc key,
+    argument or kernel to blame."""
+    out = ops[SchemaKind.out]
+    if g.out.ufunc_inner_loop:
+        for where, message in ufunc_problems(g.functional, g.out):
+            if isinstance(where, tuple) and where[0] == "functional-arg":
+                yield Problem(ops[SchemaKind.functional], "OPG127", message, ("arg", where[1]))
+            else:
+                yield Problem(out, "OPG127", message, where)
+    yield from _namespace_problems(out)  # the group's kernels are looked up by its out= variant
+    why = cumulative_out_problem(g.out, g.functional)
+    if why:
+        yield Problem(out, "OPG130", why)
 
 
 def _namespace_problems(op: Op) -> Iterable[Problem]:
@@ -562,12 +568,7 @@ def assemble(ops: Sequence[Op], memo: GroupMemo | None = None) -> NativeFunction
         if findings:
             problems.extend(Problem(members[i][1], code, message, where) for i, code, message, where in findings)
         if group is not None:
-            if isinstance(group, NativeFunctionsGroup) and group.out.ufunc_inner_loop:
-                problems.extend(_ufunc_problems(group, d))
-            problems.extend(_namespace_problems(d[SchemaKind.out]))  # its kernels are the group's
-            why = cumulative_out_problem(group.out, group.functional) if isinstance(group, NativeFunctionsGroup) else None
-            if why:
-                problems.append(Problem(d[SchemaKind.out], "OPG130", why))
+            problems.extend(_group_codegen_problems(group, d))
             grouped.append(group)
             continue
         for op in d.values():
