@@ -26,6 +26,9 @@ def untranslatable(t: Type) -> str | None:
     if isinstance(t, ListType):
         if t.elem == BaseType(BaseTy.bool) and t.size is None:
             return "a bool list needs a size (bool[N], a std::array in C++); gen.py fails on 'bool[]'"
+        if t.elem == OptionalType(BaseType(BaseTy.SymInt)):
+            return (f"'{t}' has no int64_t form for the C++ API without SymInt (gen.py cannot translate it); "
+                    "use 'int?[]' or 'SymInt[]'")
         return untranslatable(t.elem)
     return None
 

@@ -32,6 +32,7 @@ TORCHGEN_SAYS = {
     "structured-list-out": "Expected out_arg type to be ConstRefCType(BaseCType(tensorT))",
     "structured-tensor-options": "has tensor options arguments",
     "symint-kernel-without-symint": "without SymInt in schema",
+    "symint-optional-list": "UnsatError",
     "two-kernel-namespaces": "only supports one namespace per operator",
     "ufunc-list-argument": "unrecognized type ListType",
     "ufunc-names-differ": "ScalarOnly and Generic must have same ufunc name",
