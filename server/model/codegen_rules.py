@@ -26,10 +26,18 @@ def untranslatable(t: Type) -> str | None:
     if isinstance(t, ListType):
         if t.elem == BaseType(BaseTy.bool) and t.size is None:
             return "a bool list needs a size (bool[N], a std::array in C++); gen.py fails on 'bool[]'"
-        if t.elem == OptionalType(BaseType(BaseTy.SymInt)):
-            return (f"'{t}' has no int64_t form for the C++ API without SymInt (gen.py cannot translate it); "
-                    "use 'int?[]' or 'SymInt[]'")
         return untranslatable(t.elem)
+    return None
+
+
+def unconvertible_argument(t: Type) -> str | None:
+    """Why an argument of type t cannot be passed to the C++ API without SymInt (translate.py finds no int64_t
+    form for it: gen.py fails with UnsatError). Returns keep SymInt, so this is for arguments only."""
+    if isinstance(t, OptionalType):
+        return unconvertible_argument(t.elem)
+    if isinstance(t, ListType) and t.elem != BaseType(BaseTy.SymInt) and t.elem.is_symint_like():
+        return (f"an argument '{t}' has no int64_t form for the C++ API without SymInt (gen.py cannot translate "
+                "it); use 'SymInt[]' or an int list")
     return None
 
 
@@ -63,7 +71,8 @@ def untranslatable_types(func: FunctionSchema) -> Iterator[tuple[tuple, str]]:
     """(where, why) for each argument and return whose type (or default) has no C++ form; where as in
     schema_rules."""
     for i, a in enumerate(func.arguments.flat_all):
-        why = untranslatable(a.type) or (unwritable_default(a.type, a.default) if a.default is not None else None)
+        why = (untranslatable(a.type) or unconvertible_argument(a.type)
+               or (unwritable_default(a.type, a.default) if a.default is not None else None))
         if why:
             yield ("arg", i), why
     for i, r in enumerate(func.returns):

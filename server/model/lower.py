@@ -141,10 +141,10 @@ def _schema_problem_span(where: tuple, spans: SchemaSpans, text: ScalarText) -> 
 
 def _may_be_untranslatable(schema: str) -> bool:
     """A cheap pre-test for codegen_rules.untranslatable_types: a custom class, a list without size (as an
-    argument with a default, or a bool list), a list of SymInt?, or a return that is optional or a list."""
+    argument with a default, or a bool list), a list of SymInt? or of lists, or a return that is optional or a list."""
     returns = schema[schema.rfind("->"):]
-    return "__torch__" in schema or "bool[]" in schema or "SymInt?[" in schema or ("[]" in schema and "=" in schema) \
-        or "?" in returns or "]" in returns
+    return "__torch__" in schema or "bool[]" in schema or "SymInt?[" in schema or "][" in schema \
+        or ("[]" in schema and "=" in schema) or "?" in returns or "]" in returns
 
 
 def cpp_name(func: FunctionSchema) -> str:

@@ -73,6 +73,8 @@ INPUTS: dict[str, tuple[str, str]] = {
                               "  dispatch:\n    CPU: foo\n", "__torch__"),
     "symint-optional-list": ("- func: foo(Tensor self, SymInt?[] x) -> Tensor\n  dispatch:\n    CPU: foo\n",
                              "SymInt?[] x"),
+    "symint-list-of-lists": ("- func: foo(Tensor self, SymInt[][] x) -> Tensor\n  dispatch:\n    CPU: foo\n",
+                             "SymInt[][] x"),
     "unsized-bool-list": ("- func: foo(Tensor self, bool[] mask) -> Tensor\n  dispatch:\n    CPU: foo\n", "bool[]"),
     "fixed-size-list-return": ("- func: foo(Tensor self) -> Tensor[2]\n  dispatch:\n    CPU: foo\n", "Tensor[2]"),
     "optional-list-return": ("- func: foo(Tensor self) -> Tensor[]?\n  dispatch:\n    CPU: foo\n", "Tensor[]?"),
@@ -135,6 +137,9 @@ ACCEPTED_INPUTS: dict[str, str] = {
     "ufunc-names-differ-without-derived-functors": (
         _CPU_FIRST + _UNARY + "    CUDAFunctor: foo (All)\n    Generic: foo (All)\n    ScalarOnly: bar (All)\n"),
     "view-with-composite-implicit-kernel": ("- func: foo(Tensor(a) self, Tensor(a) other) -> Tensor(a)\n"),
+    "int-list-of-lists": "- func: foo(Tensor self, int[][] x) -> Tensor\n  dispatch:\n    CPU: foo\n",
+    "symint-optional-list-return": ("- func: foo(Tensor self) -> (Tensor, SymInt?[])\n  dispatch:\n"
+                                    "    CPU: foo\n"),
     "optional-int-list": "- func: foo(Tensor self, int?[] x) -> Tensor\n  dispatch:\n    CPU: foo\n",
     "list-default-of-a-sized-list": "- func: foo(Tensor self, int[2] x=1) -> Tensor\n  dispatch:\n    CPU: foo\n",
     "optional-int-return": "- func: foo(Tensor self) -> (Tensor, int?)\n  dispatch:\n    CPU: foo\n",
@@ -163,7 +168,8 @@ SITES: dict[str, Site] = {
     "codegen/api/cpp.py:default_expr:ValueError": rule("OPG208", "list-default-not-a-list"),
     "codegen/api/structured.py:argumenttype_type:ValueError": internal(_TYPES),
     "codegen/api/structured.py:argument:ValueError": guarded("OPG206", "structured-tensor-options"),
-    "codegen/api/translate.py:_solve_all.unsat:UnsatError": rule("OPG208", "symint-optional-list"),
+    "codegen/api/translate.py:_solve_all.unsat:UnsatError": rule("OPG208", "symint-optional-list",
+                                                                  "symint-list-of-lists"),
     "codegen/api/ufunc.py:_scalar_or_tensor:UfuncError": rule("OPG127", "ufunc-list-argument"),
     "codegen/api/ufunc.py:ufunctor_ctor_type:assert": internal(_UFUNC_TYPES),
     "codegen/api/ufunc.py:ufunctor_apply_type:UfuncError": rule("OPG127", "ufunc-optional-tensor"),

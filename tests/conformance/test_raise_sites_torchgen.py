@@ -33,6 +33,7 @@ TORCHGEN_SAYS = {
     "structured-tensor-options": "has tensor options arguments",
     "symint-kernel-without-symint": "without SymInt in schema",
     "symint-optional-list": "UnsatError",
+    "symint-list-of-lists": "UnsatError",
     "two-kernel-namespaces": "only supports one namespace per operator",
     "ufunc-list-argument": "unrecognized type ListType",
     "ufunc-names-differ": "ScalarOnly and Generic must have same ufunc name",
