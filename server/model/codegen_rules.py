@@ -158,12 +158,12 @@ def ufunc_problems(functional: NativeFunction, out: NativeFunction) -> Iterator[
 
 # Cumulative out= ops whose functional call must keep the out tensor's dtype when none is given.
 CUMULATIVE_OUT_OPS = frozenset({"cumsum.out", "cumprod.out"})
-_CUMULATIVE_BASES = frozenset(name.split(".")[0] for name in CUMULATIVE_OUT_OPS)  # asked of every group: cheap first
+CUMULATIVE_BASES = frozenset(name.split(".")[0] for name in CUMULATIVE_OUT_OPS)  # asked of every group: cheap first
 
 
 def cumulative_out_problem(out: NativeFunction, functional: NativeFunction) -> str | None:
     """gen.py's functionalization passes the out tensor's dtype to the functional call of these ops."""
-    if out.func.name.name.base not in _CUMULATIVE_BASES or str(out.func.name) not in CUMULATIVE_OUT_OPS:
+    if out.func.name.name.base not in CUMULATIVE_BASES or str(out.func.name) not in CUMULATIVE_OUT_OPS:
         return None
     if len(out.func.arguments.out) != 1 or not any(a.name == "dtype" for a in functional.func.arguments.flat_all):
         return (f"gen.py's functionalization calls '{functional.func.name}' with the dtype of "

@@ -22,7 +22,13 @@ from typing import Callable, Iterable, NamedTuple, Sequence
 
 from ..frozen import fast_init
 from . import dispatch as dk
-from .codegen_rules import cumulative_out_problem, kernel_namespace_problems, ufunc_problems, view_group_problems
+from .codegen_rules import (
+    CUMULATIVE_BASES,
+    cumulative_out_problem,
+    kernel_namespace_problems,
+    ufunc_problems,
+    view_group_problems,
+)
 from .generate import (
     FUNCTIONAL_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT,
     GENERATED_KEY,
@@ -499,16 +505,23 @@ def _group_codegen_problems(g: NativeFunctionsGroup, ops: dict[SchemaKind, Op]) 
                 yield Problem(ops[SchemaKind.functional], "OPG127", message, ("arg", where[1]))
             else:
                 yield Problem(out, "OPG127", message, where)
-    yield from _namespace_problems(out)  # the group's kernels are looked up by its out= variant
+    if _custom_namespace(out.metadata):
+        yield from _namespace_problems(out)
     why = cumulative_out_problem(g.out, g.functional)
     if why:
         yield Problem(out, "OPG130", why)
 
 
+def _custom_namespace(metadata: tuple[tuple[dk.DispatchKey, BackendMetadata], ...]) -> bool:
+    for _, meta in metadata:  # a plain loop: asked of every op on every re-check
+        if meta.cpp_namespace != "at::native":
+            return True
+    return False
+
+
 def _namespace_problems(op: Op) -> Iterable[Problem]:
-    if any(meta.cpp_namespace != "at::native" for _, meta in op.metadata):
-        for key, message in kernel_namespace_problems(op.metadata):
-            yield Problem(op, "OPG129", message, ("dispatch", str(key)))
+    for key, message in kernel_namespace_problems(op.metadata):
+        yield Problem(op, "OPG129", message, ("dispatch", str(key)))
 
 
 # ---------------------------------------------------------------- the whole file
@@ -568,11 +581,15 @@ def assemble(ops: Sequence[Op], memo: GroupMemo | None = None) -> NativeFunction
         if findings:
             problems.extend(Problem(members[i][1], code, message, where) for i, code, message, where in findings)
         if group is not None:
-            problems.extend(_group_codegen_problems(group, d))
+            out = d[SchemaKind.out]  # a group's kernels are looked up by its out= variant
+            if group.out.ufunc_inner_loop or _custom_namespace(out.metadata) \
+                    or group.out.func.name.name.base in CUMULATIVE_BASES:  # rare: asked cheaply of every group
+                problems.extend(_group_codegen_problems(group, d))
             grouped.append(group)
             continue
         for op in d.values():
-            problems.extend(_namespace_problems(op))
+            if _custom_namespace(op.metadata):
+                problems.extend(_namespace_problems(op))
         first_generated = next((op for op in d.values() if op.generated), None)
         if first_generated is not None and not failed:
             problems.append(Problem(first_generated, "OPG306", f"the generated op '{first_generated.function.func.name}' "
