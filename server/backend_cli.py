@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 
+from . import status
 from .report import RENDERERS, FileDiagnostic
 
 
@@ -75,24 +76,24 @@ def report_generation(result, *, output_dir: str, dry_run: bool, verbose: bool, 
     for error in result.errors:
         print(f"opgen: {error}", file=sys.stderr)
     if not result.read:
-        return 2
+        return status.USAGE
     if result.has_errors:
-        return 1
+        return status.INPUT_ERRORS
     if nothing_to_generate is not None and not result.files:
         print(f"opgen: {nothing_to_generate}", file=sys.stderr)
-        return 0
+        return status.CLEAN
     if dry_run:
         for f in result.files:
             target = os.path.join(output_dir, f.path)
             print(f"{target}: {'unchanged' if _same(target, f.data) else 'would be written'}")
-        return 0
+        return status.CLEAN
     if result.written is not None:
         if verbose:
             for path in result.written.written:
                 print(f"wrote {path}")
         print(f"opgen: {len(result.written.written)} file(s) written, {len(result.written.unchanged)} unchanged",
               file=sys.stderr)
-    return 0
+    return status.CLEAN
 
 
 def run_generate_backend(args: argparse.Namespace) -> int:

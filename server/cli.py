@@ -8,7 +8,7 @@ import os
 import sys
 from typing import NoReturn
 
-from . import TORCHGEN_VERSION, VERSION_TEXT
+from . import TORCHGEN_VERSION, VERSION_TEXT, status
 from .backend_cli import add_generate_backend_parser, impl_path_items
 from .generate_cli import add_generate_parser
 from .report import RENDERERS, capped_per_file
@@ -22,11 +22,11 @@ def _check(args: argparse.Namespace) -> int:
         lazy = _lazy_checker(args.shape_inference_hdr)
     except InputError as exc:
         print(f"opgen: cannot read the shape-inference header {exc}", file=sys.stderr)
-        return 2
+        return status.USAGE
     absent = [d for d in args.kernels or () if not os.path.isdir(d)]
     if absent:  # (every kernel would be reported missing from it)
         print(f"opgen: --kernels: no such folder: {', '.join(absent)}", file=sys.stderr)
-        return 2
+        return status.USAGE
     result = check_paths(args.paths, args.tags, args.native_functions,
                          native_extra=_kernel_checker(args.kernels) if args.kernels else None, backend_extra=lazy,
                          derivatives_check=_derivatives_checker())
@@ -39,8 +39,8 @@ def _check(args: argparse.Namespace) -> int:
     for note in result.notes:
         print(note, file=sys.stderr)
     if result.usage_error:
-        return 2
-    return 1 if result.has_errors else 0
+        return status.USAGE
+    return status.INPUT_ERRORS if result.has_errors else status.CLEAN
 
 
 def _kernel_checker(roots: list[str]):
@@ -95,30 +95,30 @@ def _lazy_checker(header_path: str | None):
 
 def _explain(args: argparse.Namespace) -> int:
     from .codegen.explain import Explainer
-    from .codegen.inputs import InputError, load_native
+    from .codegen.inputs import InputError, InvalidInput, load_native
     from .codegen.options import CodegenOptions
 
     try:
         inputs = load_native(args.native_functions, args.tags, CodegenOptions().ignore_keys)
     except InputError as exc:
         print(f"opgen: {exc}", file=sys.stderr)
-        return 2
+        return status.INPUT_ERRORS if isinstance(exc, InvalidInput) else status.USAGE
     if inputs.errors:
         print(f"opgen: {inputs.path} has {len(inputs.errors)} error(s); run 'opgen check' on it", file=sys.stderr)
-        return 1
+        return status.INPUT_ERRORS
     explainer = Explainer(inputs.snapshot.functions)
     if explainer.function(args.op) is None:
         near = ", ".join(explainer.closest(args.op)) or "none"
         print(f"opgen: unknown operator '{args.op}' (write name.overload, e.g. add.Tensor); closest: {near}",
               file=sys.stderr)
-        return 2
+        return status.USAGE
     snippets = explainer.explain(args.op, args.backend)
     if args.json:
         payload = {"op": args.op, "snippets": [{"title": s.title, "file": s.file, "code": s.code} for s in snippets]}
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")
     else:
         sys.stdout.write("".join(f"// ===== {s.title} ({s.file})\n{s.code}\n\n" for s in snippets))
-    return 0
+    return status.CLEAN
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -101,6 +101,10 @@ CODES: dict[str, Code] = _table(
     ("OPG140", "name-not-a-file-name", E, "an operator name gen.py cannot use as a file name (NUL, line break, '/')"),
     ("OPG141", "kernel-not-a-cpp-name", E, "a kernel or structured_inherits name that is not a C++ name (pasted as it is)"),
     ("OPG142", "line-break-in-schema", E, "a func: schema with a line break that torchgen pastes into the C++"),
+    ("OPG127", "ufunc-codegen-refuses", E, "a ufunc op whose loops or arguments the ufunc codegen cannot emit"),
+    ("OPG128", "unfunctionalizable-view", E, "a view op (or its view_copy) that gen.py's functionalization cannot emit"),
+    ("OPG129", "kernel-namespace-codegen", E, "kernel namespaces the codegen cannot write (too deep, two for an op)"),
+    ("OPG130", "cumulative-out-without-dtype", E, "cumsum.out / cumprod.out without the dtype functionalization passes"),
     # func: schema strings
     ("OPG200", "bad-schema", E, "the func: schema cannot be parsed"),
     ("OPG201", "bad-operator-name", E, "an invalid operator name"),
@@ -110,6 +114,8 @@ CODES: dict[str, Code] = _table(
     ("OPG205", "bad-argument-order", E, "keyword-only marker or out arguments in the wrong place"),
     ("OPG206", "bad-schema-semantics", E, "a schema that breaks torchgen's rules for mutation and returns"),
     ("OPG207", "not-an-identifier", W, "a name that is not a C++/Python identifier"),
+    ("OPG208", "untranslatable-type", E, "a type or default the C++ codegen cannot write (a custom class, bool[], "
+                                          "a Tensor[2] return, int[] x=1, ...)"),
     # across entries
     ("OPG300", "duplicate-operator", E, "an operator declared twice"),
     ("OPG301", "bad-structured-delegate", E, "structured_delegate names a missing or unstructured op"),
@@ -164,6 +170,14 @@ CODES: dict[str, Code] = _table(
     ("OPG754", "long-output-differentiability", W, "output_differentiability longer than the outputs"),
     ("OPG755", "empty-formula-name", W, "an empty name between commas in a formula key"),
     ("OPG756", "formula-for-non-tensor", W, "a backward formula for an argument whose type has no gradient"),
+    # operator selection yaml (gen.py's --op-selection-yaml-path), as torchgen's SelectiveBuilder reads it
+    ("OPG800", "selection-not-mapping", E, "a selection yaml must be a mapping (include_all_operators:, ...)"),
+    ("OPG801", "selection-unknown-key", E, "a top-level key SelectiveBuilder does not know"),
+    ("OPG802", "selection-wrong-type", E, "a selection value of the wrong type (a bool, a list, a mapping)"),
+    ("OPG803", "selection-operator-unknown-key", E, "an operator key other than name, is_root_operator, ..."),
+    ("OPG804", "selection-name-mismatch", E, "an operator's name: differs from its key"),
+    ("OPG805", "selection-operator-not-mapping", E, "an operator's entry must be a mapping"),
+    ("OPG806", "selection-duplicate-key", W, "a key given twice (PyYAML keeps the last)"),
     # input files
     ("OPG900", "missing-input", E, "an input file cannot be read"),
     # backend yaml (torchgen.gen_backend_stubs' input), resolved against native_functions.yaml

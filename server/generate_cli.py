@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from . import status
+
 _HELP_IMPLEMENTED_ONLY = ("write only the files opgen can generate and exit 0; without it, opgen writes them, "
                           "names the files it cannot generate yet and exits with status 3")
 
@@ -88,6 +90,8 @@ def run_generate(args: argparse.Namespace) -> int:
     result = generate(options_from_args(args), implemented_only=args.implemented_only, processes=args.jobs)
     for note in result.notes:
         print(note)  # on stdout, as gen.py prints it
+    for line in result.located:
+        print(line, file=sys.stderr)
     for error in result.errors:
         print(f"opgen: {error}", file=sys.stderr)
     if result.written is not None:
@@ -97,11 +101,11 @@ def run_generate(args: argparse.Namespace) -> int:
         print(f"opgen: {len(result.written.written)} file(s) written, {len(result.written.unchanged)} unchanged",
               file=sys.stderr)
     if result.errors:
-        return 2 if not result.planned else 1
+        return status.INPUT_ERRORS if result.invalid or result.planned else status.USAGE
     if result.missing and not args.implemented_only:
         print(f"opgen: cannot generate {len(result.missing)} file(s) yet (pass --implemented-only to accept):",
               file=sys.stderr)
         for p in result.missing:
             print(f"  {p.path}: {p.missing_reason}", file=sys.stderr)
-        return 3
-    return 0
+        return status.PARTIAL
+    return status.CLEAN

@@ -70,3 +70,16 @@ class LineIndex:
 
     def span(self, start: int, end: int) -> Span:
         return Span(*self.position(start), *self.position(end))
+
+
+BOM = "\ufeff"
+
+
+def as_python_reads(text: str) -> str:
+    """The text as torchgen sees a file: open() in text mode ends lines at a lone '\\r' too (universal newlines;
+    '\\r\\n' is left alone, as the engine reads it already), and PyYAML drops a byte order mark."""
+    if text.startswith(BOM):
+        text = text[1:]
+    if "\r" not in text or text.count("\r") == text.count("\r\n"):
+        return text
+    return "\r\n".join(part.replace("\r", "\n") for part in text.split("\r\n"))

@@ -1,4 +1,5 @@
-"""Output folders as data, for tests that compare what two generators (or two runs) wrote."""
+"""Folders as data: an ATen source folder made from a text, and output folders to compare what two generators
+(or two runs) wrote."""
 
 from __future__ import annotations
 
@@ -17,3 +18,13 @@ def first_difference(torchgen: bytes, opgen: bytes) -> str:
         if x != y:
             return f"line {i + 1}:\n  torchgen: {x!r}\n  opgen:    {y!r}"
     return f"lengths differ: {len(la)} vs {len(lb)} lines"
+
+
+def aten_source(root: Path, aten: Path, native_text: str) -> Path:
+    """An ATen folder (gen.py's -s) at root: this native_functions.yaml, the reference's tags.yaml and templates."""
+    (root / "native").mkdir(parents=True)
+    (root / "native" / "native_functions.yaml").write_text(native_text, encoding="utf-8")
+    (root / "native" / "tags.yaml").write_text((aten / "native" / "tags.yaml").read_text(encoding="utf-8"),
+                                               encoding="utf-8")
+    (root / "templates").symlink_to(aten / "templates")
+    return root

@@ -19,19 +19,24 @@ from ..index.derivatives import (
 )
 from ..index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapshot
 from ..input_file import NOT_UTF8, SPECIAL, TOO_LARGE, UnreadableFile, read_text
+from ..model.selection import TOP_LEVEL_KEYS, read_selection
 from ..report import FileDiagnostic
-from ..text import Span
+from ..text import Span, as_python_reads
 
 NATIVE = "native_functions"
 TAGS = "tags"
 BACKEND = "backend"
 DERIVATIVES = "derivatives"
 DEPRECATED = "deprecated"
+SELECTION = "selection"
 UNKNOWN = "unknown"
 
 # Top-level keys of a backend yaml (gen_backend_stubs' input); a file starting with one is a backend yaml.
 BACKEND_KEYS = tuple(f"{k}:" for k in ("backend", "cpp_namespace", "supported", "class_name", "use_out_as_primary",
                                          "device_guard", "full_codegen", "autograd", "symint", "ir_gen", "non_native"))
+
+# Top-level keys of an operator selection yaml (gen.py's --op-selection-yaml-path).
+SELECTION_KEYS = tuple(f"{k}:" for k in TOP_LEVEL_KEYS)
 
 
 # The first line of a derivatives.yaml entry: `- name: op.overload(...`, not any list of named things.
@@ -61,6 +66,8 @@ def classify(path: str, text: str) -> str:
             return DERIVATIVES
         if line.startswith(BACKEND_KEYS):
             return BACKEND
+        if line.startswith(SELECTION_KEYS):
+            return SELECTION
         break
     return UNKNOWN
 
@@ -81,7 +88,7 @@ def _read(path: str, result: CheckResult) -> str | None:
     """The file's text; None after saying why not (a diagnostic for a file that is not text: too large, not
     UTF-8, a FIFO or a device; a note and a usage error for a missing or unreadable one)."""
     try:
-        return read_text(path)
+        return as_python_reads(read_text(path))
     except UnreadableFile as exc:
         if exc.kind in (TOO_LARGE, NOT_UTF8, SPECIAL):
             where = Span.point(*exc.position) if exc.position else Span.point(0, 0)
@@ -207,9 +214,11 @@ def check_paths(paths: list[str], tags_path: str | None = None, native_path: str
             result.items.extend(FileDiagnostic(path, d) for d in backend.diagnostics)
             if backend_extra is not None:
                 result.items.extend(FileDiagnostic(path, d) for d in backend_extra(path, text, backend, native_snapshot))
+        elif kind == SELECTION:
+            result.items.extend(FileDiagnostic(path, d) for d in read_selection(text)[1])
         else:
             result.notes.append(f"opgen: {path}: not an operator yaml file (expected native_functions.yaml, "
-                                "tags.yaml, derivatives.yaml or a backend yaml)")
+                                "tags.yaml, derivatives.yaml, a backend yaml or an operator selection yaml)")
             result.usage_error = True
     return result
 

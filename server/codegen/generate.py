@@ -11,12 +11,13 @@ from dataclasses import dataclass
 from ..index.native import TagsParser
 from ..input_file import UnreadableFile, read_text
 from ..model import dispatch as dk
+from ..text import as_python_reads
 from .files.aoti import FallbackOps, header_check, parse_fallback_ops
 from .files.aten import plan_aten
 from .files.context import GenContext, GenerateOptions
-from .inputs import InputError, load_native, read_input
+from .inputs import InputError, InvalidInput, invalid_input, load_native, read_input
 from .plan import Dirs, GeneratedFile, Manager, PlanError, PlannedFile, materialize, outputs_lists, render
-from .selection import ALL_OPERATORS, Selection, from_allow_list, parse_selection_yaml
+from .selection import ALL_OPERATORS, Selection, from_allow_list, read_selection
 from .workers import Job, usable_cpus, write_in_processes
 from .writer import WriteResult, refusals, write_files, write_if_changed
 
@@ -27,6 +28,8 @@ class GenerateResult:
     written: WriteResult | None
     errors: tuple[str, ...]
     notes: tuple[str, ...] = ()  # printed as gen.py prints them (an AOTI header not found)
+    located: tuple[str, ...] = ()  # the inputs' errors, each `path:line:col: error: ...` (then errors says why)
+    invalid: bool = False  # the errors are errors of the inputs' content (exit status 1, not 2)
 
     @property
     def missing(self) -> tuple[PlannedFile, ...]:
@@ -96,14 +99,16 @@ def load_fallback_ops(source_path: str) -> tuple[FallbackOps | None, str]:
 
 
 def load_selection(options: GenerateOptions) -> Selection:
-    """The operators to register (raises InputError for an unreadable or malformed selection yaml)."""
+    """The operators to register (raises InputError for an unreadable selection yaml, InvalidInput with each
+    error at its line for one torchgen refuses)."""
     if options.op_registration_whitelist is not None:
         return from_allow_list(options.op_registration_whitelist)
-    if options.op_selection_yaml_path is None:
+    path = options.op_selection_yaml_path
+    if path is None:
         return ALL_OPERATORS
-    selection, error = parse_selection_yaml(read_input(options.op_selection_yaml_path), options.op_selection_yaml_path)
+    selection, found = read_selection(as_python_reads(read_input(path)))
     if selection is None:
-        raise InputError(error or options.op_selection_yaml_path)
+        raise invalid_input(path, [d for d in found if d.is_error], ", as torchgen's SelectiveBuilder reads it")
     return selection
 
 
@@ -114,9 +119,7 @@ def load_context(options: GenerateOptions) -> GenContext:
     ignore = options.ignore_keys
     inputs = load_native(native, tags_path, ignore)
     if inputs.errors:
-        first = inputs.errors[0]
-        raise InputError(f"{native} has {len(inputs.errors)} error(s), the first: {first.message}; "
-                         "run 'opgen check' on it")
+        raise invalid_input(native, inputs.errors)
     tags = frozenset(TagsParser().parse(read_input(tags_path)).names)
     templates = read_templates(os.path.join(options.source_path, "templates"))
     fallback_ops, why = load_fallback_ops(options.source_path)
@@ -217,6 +220,8 @@ def generate(options: GenerateOptions, *, implemented_only: bool = False, proces
         return GenerateResult((), None, tuple(errors))
     try:
         ctx = load_context(options)
+    except InvalidInput as exc:
+        return GenerateResult((), None, (str(exc),), located=exc.located, invalid=True)
     except InputError as exc:
         return GenerateResult((), None, (str(exc),))
     planned = plan(ctx)

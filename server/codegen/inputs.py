@@ -7,11 +7,28 @@ from dataclasses import dataclass
 
 from ..diagnostics import Diagnostic
 from ..index.native import NativeParser, NativeSnapshot, TagsParser
-from ..input_file import UnreadableFile, read_text
+from ..input_file import NOT_UTF8, SPECIAL, TOO_LARGE, UnreadableFile, read_text
 
 
 class InputError(Exception):
     """A required input file is missing or unreadable."""
+
+
+class InvalidInput(InputError):
+    """An input was read and has errors: its located diagnostics (rendered `path:line:col: ...` lines) and a
+    one-line summary as the message."""
+
+    def __init__(self, summary: str, located: tuple[str, ...] = ()) -> None:
+        super().__init__(summary)
+        self.located = located
+
+
+def invalid_input(path: str, errors: list[Diagnostic], why: str = "") -> InvalidInput:
+    """An input with errors: each at its line, and what it stops."""
+    from ..report import FileDiagnostic, render_text
+
+    located = tuple(render_text([FileDiagnostic(path, d) for d in errors]).splitlines())
+    return InvalidInput(f"{path} has {len(errors)} error(s){why}; nothing generated (see 'opgen check')", located)
 
 
 def packaged_aten() -> str | None:
@@ -34,6 +51,8 @@ def read_input(path: str) -> str:
     try:
         return read_text(path)
     except UnreadableFile as exc:
+        if exc.kind in (TOO_LARGE, NOT_UTF8, SPECIAL):  # read, and wrong: an input error, as check's OPG006
+            raise InvalidInput(str(exc)) from None
         raise InputError(str(exc)) from None
 
 

@@ -16,7 +16,7 @@ from ..diagnostics import Diagnostic, diag
 from ..frozen import fast_init
 from ..syntax.entries import Chunk, compose_entry, entry_mapping, split_chunks, stray_chunk_diagnostic
 from ..syntax.nodes import YMap
-from ..text import Span
+from ..text import BOM, Span
 
 T = TypeVar("T")
 
@@ -167,6 +167,8 @@ class EntryListParser(Generic[T]):
             cache[text] = EntryResult(text, mapping, value, entry.diagnostics + shape + tuple(lowered))
 
     def parse(self, text: str) -> Document[T]:
+        if text.startswith(BOM):  # PyYAML reads it as the stream's byte order mark, not as text of the first entry
+            text = text[1:]
         problem = _not_text(text)
         if problem is not None:
             return Document((), (problem,))

@@ -126,6 +126,12 @@ def problem_span(op: Op, where: object) -> Span:
     span = text.span(*spans.name)  # type: ignore[attr-defined]
     if isinstance(where, tuple) and where[0] == "arg" and where[1] < len(spans.arguments):  # type: ignore[attr-defined]
         span = text.span(*spans.arguments[where[1]].whole)  # type: ignore[attr-defined]
+    elif isinstance(where, tuple) and where[0] == "dispatch":  # the kernel of that dispatch key
+        span = _dispatch_value_span(entry, where[1]) or entry.key_span("dispatch") or span
+    elif isinstance(where, tuple) and where[0] == "ufunc":  # a key of the ufunc_inner_loop mapping
+        loops = entry.value("ufunc_inner_loop")
+        span = (loops.key_span(where[1]) if isinstance(loops, YMap) else None) or entry.key_span("ufunc_inner_loop") \
+            or span
     elif isinstance(where, str) and where != "name":
         node = entry.value(where)
         if isinstance(node, YScalar) and node.value is not None:
@@ -133,3 +139,12 @@ def problem_span(op: Op, where: object) -> Span:
         elif node is not None:
             span = entry.key_span(where) or span
     return span.shifted(op.line)
+
+
+def _dispatch_value_span(entry: YMap, key_name: str) -> Span | None:
+    table = entry.value("dispatch")
+    if isinstance(table, YMap):
+        for k, v in table.pairs:
+            if isinstance(k, YScalar) and isinstance(k.value, str) and key_name in map(str.strip, k.value.split(",")):
+                return v.span
+    return None

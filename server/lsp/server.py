@@ -25,7 +25,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from .. import VERSION_TEXT
-from ..analysis.check import BACKEND, DEPRECATED, DERIVATIVES, NATIVE, TAGS
+from ..analysis.check import BACKEND, DEPRECATED, DERIVATIVES, NATIVE, SELECTION, TAGS
 from . import commands, features, kernels, transport, watchdog
 from . import derivatives as derivatives_lsp
 from .analyses import Scheduler
@@ -41,7 +41,7 @@ SIGNATURE_TRIGGERS = ["(", ","]
 WATCHED = ["**/native_functions.yaml", "**/tags.yaml", "**/*.{cpp,cc,cxx,cu,cuh,mm,h,hpp}"]
 CPP_SUFFIXES = (".cpp", ".cc", ".cxx", ".cu", ".cuh", ".mm", ".h", ".hpp", ".hh")
 # The kinds of documents that are checked, and those checked against a native_functions.yaml.
-CHECKED_KINDS = (NATIVE, TAGS, BACKEND, DERIVATIVES, DEPRECATED)
+CHECKED_KINDS = (NATIVE, TAGS, BACKEND, DERIVATIVES, DEPRECATED, SELECTION)
 AGAINST_NATIVE = (BACKEND, DERIVATIVES, DEPRECATED)
 # How long analyses wait for the client's answer to workspace/configuration after `initialized`.
 CONFIGURATION_TIMEOUT = 5.0

@@ -30,13 +30,15 @@ from dataclasses import dataclass
 
 from ..analysis import backend as backend_query
 from ..codegen.lazy import checkout_shape_header
-from ..analysis.check import BACKEND, DEPRECATED, DERIVATIVES, NATIVE, TAGS, classify, installed_native_functions
+from ..analysis.check import (BACKEND, DEPRECATED, DERIVATIVES, NATIVE, SELECTION, TAGS, classify,
+                              installed_native_functions)
 from ..index.backend import BackendSnapshot, check_backend
 from ..index.derivatives import DeprecatedParser, DerivativesParser, tree_native_functions
 from ..diagnostics import Diagnostic, diag
 from ..index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapshot
 from ..input_file import UnreadableFile, read_text
-from ..text import Span
+from ..model.selection import read_selection
+from ..text import Span, as_python_reads
 from .config import Settings
 from .convert import Lines
 from .derivatives import NativeDerivatives
@@ -173,6 +175,8 @@ class Workspace:
     # ------------------------------------------------------------ documents (event loop)
 
     def open(self, uri: str, path: str | None, text: str, version: int | None) -> OpenDocument:
+        # As torchgen reads the file: a lone '\r' ends a line (the client's lines and columns are the same).
+        text = as_python_reads(text)
         kind = classify(path or "", text)
         document = OpenDocument(uri, path, kind, text, version, next(self._generations))
         self._documents[uri] = document
@@ -459,6 +463,8 @@ class Workspace:
             analysis = self._analyse_backend(document)
         elif document.kind in (DERIVATIVES, DEPRECATED):
             analysis = self._analyse_derivatives(document)
+        elif document.kind == SELECTION:
+            analysis = Analysis(document, (document.generation,), tuple(read_selection(document.text)[1]))
         else:
             analysis = Analysis(document, (document.generation,), ())
         if self._documents.get(uri) is not None:

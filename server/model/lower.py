@@ -33,6 +33,7 @@ from .native_function import (
     Variant,
 )
 from .schema import TENSOR, FunctionSchema, OperatorName, SchemaKind, SchemaKindError
+from .codegen_rules import structured_out_problems, untranslatable_types
 from .schema_rules import check_schema
 
 ENTRY_KEYS: dict[str, str] = {
@@ -137,6 +138,14 @@ def _schema_problem_span(where: tuple, spans: SchemaSpans, text: ScalarText) -> 
     if kind == "returns":
         return text.span(*spans.returns)
     return text.span(*spans.name)
+
+
+def _may_be_untranslatable(schema: str) -> bool:
+    """A cheap pre-test for codegen_rules.untranslatable_types: a custom class, a list without size (as an
+    argument with a default, or a bool list), a list of SymInt? or of lists, or a return that is optional or a list."""
+    returns = schema[schema.rfind("->"):]
+    return "__torch__" in schema or "bool[]" in schema or "SymInt?[" in schema or "][" in schema \
+        or ("[]" in schema and "=" in schema) or "?" in returns or "]" in returns
 
 
 def cpp_name(func: FunctionSchema) -> str:
@@ -286,6 +295,9 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
     spans: SchemaSpans = parsed.spans  # type: ignore[union-attr,assignment]
     for problem in check_schema(func):
         r.error("OPG206", _schema_problem_span(problem.where, spans, text), problem.message)
+    if _may_be_untranslatable(func_scalar.value):
+        for where, why in untranslatable_types(func):
+            r.error("OPG208", _schema_problem_span(where, spans, text), why)
     kind = _kind(func)
 
     if dispatch is not None:
@@ -318,8 +330,8 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
         else:
             for key in dk.UFUNC_DISPATCH_KEYS:
                 if key in dispatch:
-                    r.error("OPG114", ufunc_key_span, f"a ufunc op must not list {key} in dispatch; "
-                                                      "its kernel is generated")
+                    r.error("OPG114", _dispatch_key_span(entry, key.name) or ufunc_key_span,
+                            f"a ufunc op must not list {key} in dispatch; its kernel is generated")
                 dispatch[key] = BackendMetadata(f"ufunc_{func.name.name}_{key}", True, "at::native")
 
     is_abstract = structured_delegate is not None or set(dispatch) not in (
@@ -679,6 +691,9 @@ def _check_post_init(r: _Reader, func: FunctionSchema, kind: SchemaKind | None, 
             r.error("OPG119", span, f"cpp_no_default_args: '{name}' is not an argument with a default value")
     if inherits is not None and not structured:
         r.error("OPG116", r.key_span("structured_inherits"), "structured_inherits requires 'structured: True'")
+    if structured and kind is SchemaKind.out:
+        for where, why in structured_out_problems(func):
+            r.error("OPG116", _schema_problem_span(where, spans, text), why)
     # Both rules below look for words that, if they matter, appear in the schema text: skip them if not.
     schema_text = text.scalar.value
     op = str(func.name) if "_foreach" in schema_text else ""

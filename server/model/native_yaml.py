@@ -22,6 +22,13 @@ from typing import Callable, Iterable, NamedTuple, Sequence
 
 from ..frozen import fast_init
 from . import dispatch as dk
+from .codegen_rules import (
+    CUMULATIVE_BASES,
+    cumulative_out_problem,
+    kernel_namespace_problems,
+    ufunc_problems,
+    view_group_problems,
+)
 from .generate import (
     FUNCTIONAL_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT,
     GENERATED_KEY,
@@ -444,6 +451,8 @@ def check_view_group(view: NativeFunction, copy: NativeFunction | None, inplace:
                 not inplace.has_composite_implicit_autograd_nested_tensor_kernel:
             findings.append((2, "OPG308", f"'{view.func.name}' and '{inplace.func.name}' must both have "
                                           "CompositeImplicitAutogradNestedTensor kernels, or neither", "name"))
+    findings.extend((member, "OPG128", message, where)
+                    for member, where, message in view_group_problems(view, copy, inplace))
     return NativeFunctionsViewGroup(view, copy, inplace), tuple(findings)
 
 
@@ -484,6 +493,35 @@ def _group_by_view(ops: Sequence[Op], fxs: Sequence[Facts], problems: list[Probl
             out.append(group)
         out.extend(op.function for op in d.values())
     return tuple(out)
+
+
+def _group_codegen_problems(g: NativeFunctionsGroup, ops: dict[SchemaKind, Op]) -> Iterable[Problem]:
+    """What gen.py's generators fail on in a group after its parse passed (codegen_rules.py), at the ufunc key,
+    argument or kernel to blame."""
+    out = ops[SchemaKind.out]
+    if g.out.ufunc_inner_loop:
+        for where, message in ufunc_problems(g.functional, g.out):
+            if isinstance(where, tuple) and where[0] == "functional-arg":
+                yield Problem(ops[SchemaKind.functional], "OPG127", message, ("arg", where[1]))
+            else:
+                yield Problem(out, "OPG127", message, where)
+    if _custom_namespace(out.metadata):
+        yield from _namespace_problems(out)
+    why = cumulative_out_problem(g.out, g.functional)
+    if why:
+        yield Problem(out, "OPG130", why)
+
+
+def _custom_namespace(metadata: tuple[tuple[dk.DispatchKey, BackendMetadata], ...]) -> bool:
+    for _, meta in metadata:  # a plain loop: asked of every op on every re-check
+        if meta.cpp_namespace != "at::native":
+            return True
+    return False
+
+
+def _namespace_problems(op: Op) -> Iterable[Problem]:
+    for key, message in kernel_namespace_problems(op.metadata):
+        yield Problem(op, "OPG129", message, ("dispatch", str(key)))
 
 
 # ---------------------------------------------------------------- the whole file
@@ -543,8 +581,15 @@ def assemble(ops: Sequence[Op], memo: GroupMemo | None = None) -> NativeFunction
         if findings:
             problems.extend(Problem(members[i][1], code, message, where) for i, code, message, where in findings)
         if group is not None:
+            out = d[SchemaKind.out]  # a group's kernels are looked up by its out= variant
+            if group.out.ufunc_inner_loop or _custom_namespace(out.metadata) \
+                    or group.out.func.name.name.base in CUMULATIVE_BASES:  # rare: asked cheaply of every group
+                problems.extend(_group_codegen_problems(group, d))
             grouped.append(group)
             continue
+        for op in d.values():
+            if _custom_namespace(op.metadata):
+                problems.extend(_namespace_problems(op))
         first_generated = next((op for op in d.values() if op.generated), None)
         if first_generated is not None and not failed:
             problems.append(Problem(first_generated, "OPG306", f"the generated op '{first_generated.function.func.name}' "

@@ -28,6 +28,11 @@ TAGS = """\
 VALID_TAGS = TagsParser().parse(TAGS).names
 
 FOO = "- func: foo(Tensor self) -> Tensor\n"
+# A structured ufunc op and its functional variant, one and two tensors; its loops follow.
+UFUNC_UNARY = ("- func: foo(Tensor self) -> Tensor\n  structured_delegate: foo.out\n"
+               "- func: foo.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  structured: True\n"
+               "  ufunc_inner_loop:\n    Generic: foo (All)\n")
+UFUNC_BINARY = UFUNC_UNARY.replace("Tensor self", "Tensor self, Tensor other")
 
 
 def check(text: str):
@@ -76,6 +81,17 @@ CASES = [
     ("ufunc-unknown-dtype",
      "- func: foo.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  structured: True\n"
      "  ufunc_inner_loop:\n    Generic: foo_kernel (Floaty)\n", "OPG114", "foo_kernel (Floaty)"),
+    ("ufunc-with-cpu-kernel",
+     "- func: foo.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  structured: True\n"
+     "  ufunc_inner_loop:\n    Generic: foo_kernel (All)\n  dispatch:\n    CPU: foo_out\n", "OPG114", "CPU: foo_out"),
+    ("ufunc-scalar-functor-on-unary", UFUNC_UNARY + "    CUDAFunctorOnSelf: foo (All)\n", "OPG127",
+     "CUDAFunctorOnSelf"),
+    ("ufunc-names-differ", UFUNC_BINARY + "    ScalarOnly: bar (All)\n", "OPG127", "ScalarOnly"),
+    ("ufunc-no-generic-loop", UFUNC_UNARY.replace("    Generic: foo (All)\n", "    CPUScalar: foo (All)\n"),
+     "OPG127", "ufunc_inner_loop"),
+    ("ufunc-vector-without-scalar", UFUNC_UNARY + "    CPUVector: foo (ComplexFloat)\n", "OPG127", "CPUVector"),
+    ("ufunc-list-argument", UFUNC_UNARY.replace("Tensor self", "Tensor self, int[] dims"), "OPG127",
+     "int[] dims) -> Tensor\n"),
     ("precomputed-malformed (pytorch#127411)",
      "- func: foo.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)\n  structured: True\n"
      "  precomputed:\n  - dim -> int dim -> x\n  - int extra\n", "OPG115", "dim -> int dim -> x"),
@@ -119,6 +135,17 @@ CASES = [
     ("two-alias-sets", "- func: foo(Tensor(a|b -> c|d) self) -> Tensor\n", "OPG204", "a|b -> c|d"),
     ("star-twice", "- func: foo(Tensor self, *, int a, *, int b) -> Tensor\n", "OPG205", "*, int b"),
     ("inplace-must-return-self", "- func: foo_(Tensor(a!) self) -> Tensor\n", "OPG206", "Tensor\n"),
+    ("custom-class-argument", "- func: foo(Tensor self, __torch__.torch.classes.ns.cls x) -> Tensor\n", "OPG208",
+     "__torch__"),
+    ("custom-class-return", "- func: foo(Tensor self) -> (Tensor, __torch__.torch.classes.ns.cls)\n", "OPG208",
+     "__torch__"),
+    ("fixed-size-list-return", "- func: foo(Tensor self) -> Tensor[2]\n", "OPG208", "Tensor[2]"),
+    ("optional-list-return", "- func: foo(Tensor self) -> (Tensor, Tensor[]?)\n", "OPG208", "Tensor[]?"),
+    ("list-default-not-a-list", "- func: foo(Tensor self, SymInt[]? size=1) -> Tensor\n", "OPG208", "SymInt[]?"),
+    ("structured-list-out",
+     "- func: foo.out(Tensor self, *, Tensor(a!)[] out) -> ()\n  structured: True\n  dispatch:\n    CPU: foo_out\n",
+     "OPG116", "Tensor(a!)[] out"),
+    ("unsized-bool-list", "- func: foo(Tensor self, bool[]? mask) -> Tensor\n", "OPG208", "bool[]"),
     ("bad-identifier", "- func: foo(Tensor self, int my-dim) -> Tensor\n", "OPG207", "my-dim"),
     # across entries
     ("duplicate-operator", FOO + "- func: foo(Tensor self) -> Tensor\n  variants: function\n", "OPG300",
@@ -145,6 +172,18 @@ CASES = [
      "OPG307", "foo.out"),
     ("view-without-copy",
      "- func: foo(Tensor(a) self) -> Tensor(a)\n  dispatch:\n    CompositeExplicitAutograd: foo\n", "OPG308", "foo("),
+    ("view-aliases-a-second-argument",
+     "- func: foo(Tensor(a) self, Tensor(a) other) -> Tensor(a)\n  dispatch:\n    CPU: foo\n"
+     "- func: foo_copy(Tensor self, Tensor other) -> Tensor\n  tags: view_copy\n  dispatch:\n"
+     "    CompositeExplicitAutogradNonFunctional: foo_copy\n", "OPG128", "Tensor(a) other"),
+    ("view-copy-without-kernel",
+     "- func: foo(Tensor(a) self) -> Tensor(a)\n  dispatch:\n    CPU: foo\n"
+     "- func: foo_copy(Tensor self) -> Tensor\n  tags: view_copy\n", "OPG128", "foo_copy"),
+    ("kernel-namespace-too-deep", FOO + "  dispatch:\n    CPU: a::b::native::foo\n", "OPG129", "a::b::native::foo"),
+    ("cumulative-out-without-dtype",
+     "- func: cumprod(Tensor self, int dim) -> Tensor\n  structured_delegate: cumprod.out\n"
+     "- func: cumprod.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)\n  structured: True\n"
+     "  dispatch:\n    CPU: cumprod_out\n", "OPG130", "cumprod.out(Tensor"),
     ("unfunctionalizable-op", "- func: foo_(Tensor(a!) self) -> Tensor(a!)\n  dispatch:\n    CPU: foo_\n", "OPG309",
      "foo_("),
 ]

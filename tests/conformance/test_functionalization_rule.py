@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from file_trees import aten_source
 
 from opgen_lsp.analysis.check import check_paths
 
@@ -20,15 +21,6 @@ ACCEPTED = {
     "listed-by-torchgen": "- func: resize_(Tensor(a!) self, SymInt[] size) -> Tensor(a!)\n  dispatch:\n"
                           "    CPU: resize_\n",
 }
-
-
-def _aten_folder(root: Path, aten: Path, text: str) -> Path:
-    (root / "native").mkdir(parents=True)
-    (root / "native" / "native_functions.yaml").write_text(text, encoding="utf-8")
-    (root / "native" / "tags.yaml").write_text((aten / "native" / "tags.yaml").read_text(encoding="utf-8"),
-                                               encoding="utf-8")
-    (root / "templates").symlink_to(aten / "templates")
-    return root
 
 
 def _gen_py(folder: Path) -> subprocess.CompletedProcess:
@@ -44,7 +36,7 @@ def _opg309(folder: Path) -> list[tuple[int, int]]:
 
 
 def test_gen_py_refuses_what_opgen_check_reports(aten: Path, tmp_path: Path):
-    folder = _aten_folder(tmp_path / "refused", aten, REFUSED)
+    folder = aten_source(tmp_path / "refused", aten, REFUSED)
     ran = _gen_py(folder)
     assert ran.returncode != 0 and "Expected composite implicit autograd kernel" in ran.stderr
     assert _opg309(folder) == [(0, 8)]
@@ -52,7 +44,7 @@ def test_gen_py_refuses_what_opgen_check_reports(aten: Path, tmp_path: Path):
 
 @pytest.mark.parametrize("name", sorted(ACCEPTED))
 def test_gen_py_accepts_what_opgen_check_lets_through(aten: Path, tmp_path: Path, name: str):
-    folder = _aten_folder(tmp_path / name, aten, ACCEPTED[name])
+    folder = aten_source(tmp_path / name, aten, ACCEPTED[name])
     ran = _gen_py(folder)
     assert ran.returncode == 0, ran.stderr[-2000:]
     assert _opg309(folder) == []

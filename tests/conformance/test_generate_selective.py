@@ -60,4 +60,6 @@ def test_bad_selection_yaml_is_an_error(aten: Path, tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("operators:\n  aten::add:\n    include_all_overloads: maybe\n")
     result = generate(_options(aten, tmp_path / "out", ("--op-selection-yaml-path", str(bad))))
-    assert result.errors and "include_all_overloads" in result.errors[0]
+    assert result.invalid and result.errors and str(bad) in result.errors[0]
+    assert result.located == (f"{bad}:3:28: error: 'include_all_overloads' must be true or false, not 'maybe' "
+                              "[OPG802]",)

@@ -24,7 +24,7 @@ TEXT = """\
 - func: baz_copy(Tensor self) -> Tensor
   tags: view_copy
   dispatch:
-    CompositeExplicitAutograd: baz_copy
+    CompositeExplicitAutogradNonFunctional: baz_copy
 """
 TAGS = "- tag: view_copy\n  desc: a copy\n- tag: core\n  desc: core\n"
 OTHER_TAGS = TAGS + "- tag: pointwise\n  desc: pointwise\n"

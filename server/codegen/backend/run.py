@@ -16,7 +16,7 @@ from ...index.native import NativeSnapshot
 from ...report import FileDiagnostic
 from ...index.native import NativeParser, TagsParser
 from ...model.cpp_names import header_path_problem, identifier_problem
-from ..inputs import InputError, default_native_functions, load_native, packaged_aten, read_input
+from ..inputs import InputError, InvalidInput, default_native_functions, load_native, packaged_aten, read_input
 from ..plan import GeneratedFile, PlanError, render
 from ..writer import WriteResult, write_all
 from .stubs import EAGER, RegistrationOptions, plan_backend, target_of
@@ -51,6 +51,14 @@ class BackendResult:
     @property
     def has_errors(self) -> bool:
         return bool(self.errors) or any(d.diagnostic.is_error for d in self.diagnostics)
+
+
+def invalid_native_result(path: str | None, native: NativeSnapshot) -> BackendResult:
+    """native_functions.yaml has errors: each at its line (an error of the inputs: exit status 1)."""
+    path = path or default_native_functions() or "native_functions.yaml"
+    errors = tuple(FileDiagnostic(path, d) for d in native.diagnostics if d.is_error)
+    return BackendResult(diagnostics=errors, errors=(f"{path} has {len(errors)} error(s); nothing generated",),
+                         read=True)
 
 
 def load_native_snapshot(path: str | None) -> NativeSnapshot:
@@ -128,8 +136,7 @@ def generate_backend(options: BackendOptions, native: NativeSnapshot | None = No
             if any(d.is_error for d in native.diagnostics):
                 native, whole = NativeParser().parse(*whole), None
         if any(d.is_error for d in native.diagnostics):
-            path = options.native_functions or "the packaged native_functions.yaml"
-            return BackendResult(errors=(f"{path} has errors; run 'opgen check' on it",))
+            return invalid_native_result(options.native_functions, native)
         impls = read_impls(options.impl_paths)
         template_dir = options.templates or default_templates()
         if template_dir is None:
@@ -137,7 +144,7 @@ def generate_backend(options: BackendOptions, native: NativeSnapshot | None = No
                                          "provide one)",))
         templates = read_templates(template_dir)
     except InputError as exc:
-        return BackendResult(errors=(str(exc),))
+        return BackendResult(errors=(str(exc),), read=isinstance(exc, InvalidInput))
     snapshot, diagnostics = check_backend_files(options.source_yaml, text, native, impls)
     if whole is not None and snapshot.has_errors:
         # Errors are reported against the whole file (did-you-mean needs every op name).

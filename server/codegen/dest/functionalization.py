@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 
+from ...model.codegen_rules import CUMULATIVE_OUT_OPS
 from ...model.generate import MUTABLE_OPS_NOT_USING_FUNCTIONALIZATION, functionalization_refuses, writes_an_argument
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup, NativeFunctionsViewGroup
 from ...model.schema import Argument, BaseTy, BaseType, FunctionSchema, ListType, Return, SchemaKind
@@ -35,8 +36,6 @@ from ..api.types import (
     tensorT,
 )
 
-# Cumulative out= ops whose functional call must keep the out tensor's dtype when none is given.
-_CUMULATIVE_OUT_OPS = frozenset({"cumsum.out", "cumprod.out"})
 
 _TENSOR = BaseType(BaseTy.Tensor)
 
@@ -466,7 +465,7 @@ def _wrap_propagate_mutations_and_return(f: NativeFunction, functional: NativeFu
 
 
 def _cumulative_out_dtype(f: NativeFunction, functional_sig: DispatcherSignature, exprs: list[str]) -> list[str]:
-    if f.func.kind() is not SchemaKind.out or str(f.func.name) not in _CUMULATIVE_OUT_OPS:
+    if f.func.kind() is not SchemaKind.out or str(f.func.name) not in CUMULATIVE_OUT_OPS:
         return exprs
     index = next((i for i, a in enumerate(functional_sig.arguments()) if a.name == "dtype"), None)
     if len(f.func.arguments.out) != 1 or index is None:

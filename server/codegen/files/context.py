@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from ...model import dispatch as dk
+from ...model.codegen_rules import FUNCTIONS_KEYS
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup, NativeFunctionsViewGroup
 from ...model.native_yaml import NativeFunctions
 from ..options import CodegenOptions
@@ -22,11 +23,7 @@ GEN_DISPATCH_KEYS: tuple[dk.DispatchKey, ...] = tuple(K[n] for n in (
     "NestedTensorHPU", "Meta", "SparseMeta", "SparseCsrMeta", "QuantizedMeta", "NestedTensorMeta",
     "ZeroTensor", "MTIA",
 ))
-# The keys that get <Key>Functions.h and <Key>Functions_inl.h (at::cpu::add and friends).
-_FUNCTIONS_KEYS = frozenset(K[n] for n in (
-    "CPU", "CUDA", "CompositeImplicitAutograd", "CompositeImplicitAutogradNestedTensor", "CompositeExplicitAutograd",
-    "CompositeExplicitAutogradNonFunctional", "Meta", "MTIA",
-))
+# FUNCTIONS_KEYS (model/codegen_rules.py): the keys that get <Key>Functions.h and <Key>Functions_inl.h.
 _MPS_KEYS = frozenset(K[n] for n in ("MPS", "SparseMPS", "SparseCsrMPS"))
 UNDEFINED = K["Undefined"]
 
@@ -89,7 +86,7 @@ class GenerateOptions:
 
     @property
     def functions_keys(self) -> frozenset[dk.DispatchKey]:
-        keys = set(_FUNCTIONS_KEYS)
+        keys = set(FUNCTIONS_KEYS)
         if self.with_mps:
             keys |= _MPS_KEYS
         if self.with_xpu:
@@ -141,3 +138,16 @@ class GenContext:
         if index is None:
             return BackendIndex(UNDEFINED, use_out_as_primary=True, device_guard=False, external=False, index={})
         return index
+
+    @cached_property
+    def declared_indices(self) -> dict[dk.DispatchKey, BackendIndex]:
+        """The indices NativeFunctions.h walks, in gen.py's order: its backend_indices is a defaultdict, so by the
+        time it writes the headers the static dispatch keys, and (when it wrote the sources first) every dispatch
+        key, have been looked up and added, empty, after the keys with kernels. Each adds an empty namespace block
+        (at::native) to an op whose kernels live in another namespace."""
+        out = dict(self.model.backend_indices)
+        added = self.static_dispatch_backends + (self.options.dispatch_keys if "sources" in self.options.generate
+                                                 else ())
+        for key in added:
+            out.setdefault(key, self.backend_index(key))
+        return out

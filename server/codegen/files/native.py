@@ -33,7 +33,7 @@ def namespaced_blocks(by_namespace: dict[str, list[str]], max_level: int, *, ski
 def native_function_declarations(ctx: GenContext, groups=None) -> list[str]:
     """Kernel declarations of these groups (default: all) under every backend, by kernel namespace."""
     by_namespace: dict[str, list[str]] = {}
-    indices = ctx.model.backend_indices
+    indices = ctx.declared_indices
     for g in ctx.groups if groups is None else groups:
         namespaces = set()
         for key, index in indices.items():

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from ...index.native import NativeParser, NativeSnapshot
 from ...report import FileDiagnostic
 from ...model.cpp_names import header_path_problem, qualified_name_problem
-from ..backend.run import (BackendResult, check_backend_files, load_native_for, pasted_value_errors, read_impls,
-                           read_text)
+from ..backend.run import (BackendResult, check_backend_files, invalid_native_result, load_native_for,
+                           pasted_value_errors, read_impls, read_text)
 from ..backend.stubs import target_of
-from ..inputs import InputError, packaged_aten
+from ..inputs import InputError, InvalidInput, packaged_aten
 from ..plan import GeneratedFile, PlanError, render
 from ..writer import write_all
 from .check import check_lazy
@@ -60,9 +60,6 @@ def _load(options: LazyRunOptions, text: str) -> tuple[NativeSnapshot, tuple[str
     whole = (whole_text, tags)
     if any(d.is_error for d in native.diagnostics):
         native, whole = NativeParser().parse(*whole), None
-    if any(d.is_error for d in native.diagnostics):
-        path = options.native_functions or "the packaged native_functions.yaml"
-        raise InputError(f"{path} has errors; run 'opgen check' on it")
     return native, whole
 
 
@@ -93,7 +90,9 @@ def generate_lazy(options: LazyRunOptions) -> LazyResult:
         templates = _templates(options.templates)
         header_text = _read_header(lazy.shape_inference_hdr)
     except InputError as exc:
-        return LazyResult(errors=(str(exc),))
+        return LazyResult(errors=(str(exc),), read=isinstance(exc, InvalidInput))
+    if any(d.is_error for d in native.diagnostics):
+        return invalid_native_result(options.native_functions, native)
     snapshot, diagnostics = check_backend_files(options.source_yaml, text, native, impls)
     if whole is not None and snapshot.has_errors:
         native = NativeParser().parse(*whole)  # did-you-mean needs every op name

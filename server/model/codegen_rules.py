@@ -1,0 +1,237 @@
+"""What torchgen's parse of native_functions.yaml lets through and its C++ generators then die on.
+
+gen.py reads such a file without complaint and fails later with an AssertionError and no line. Each rule is a
+predicate that `opgen check` (and the server) reports at the line that is wrong, and that opgen's codegen relies
+on, so that `opgen generate` never meets, on input the check accepts, a case it cannot emit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from . import dispatch as dk
+from .native_function import BackendMetadata, NativeFunction, UfuncKey
+from .schema import BaseTy, BaseType, CustomClassType, FunctionSchema, ListType, OptionalType, Type
+
+TENSOR = BaseType(BaseTy.Tensor)
+SCALAR = BaseType(BaseTy.Scalar)
+
+
+def untranslatable(t: Type) -> str | None:
+    """Why the C++ type translation (api/cpp.py) has no C++ type for t, None when it has one."""
+    if isinstance(t, CustomClassType):
+        return f"the custom class type '{t}' has no C++ type in torchgen's codegen (gen.py fails on it)"
+    if isinstance(t, OptionalType):
+        return untranslatable(t.elem)
+    if isinstance(t, ListType):
+        if t.elem == BaseType(BaseTy.bool) and t.size is None:
+            return "a bool list needs a size (bool[N], a std::array in C++); gen.py fails on 'bool[]'"
+        return untranslatable(t.elem)
+    return None
+
+
+def unconvertible_argument(t: Type) -> str | None:
+    """Why an argument of type t cannot be passed to the C++ API without SymInt (translate.py finds no int64_t
+    form for it: gen.py fails with UnsatError). Returns keep SymInt, so this is for arguments only."""
+    if isinstance(t, OptionalType):
+        return unconvertible_argument(t.elem)
+    if isinstance(t, ListType) and t.elem != BaseType(BaseTy.SymInt) and t.elem.is_symint_like():
+        return (f"an argument '{t}' has no int64_t form for the C++ API without SymInt (gen.py cannot translate "
+                "it); use 'SymInt[]' or an int list")
+    return None
+
+
+def unreturnable(t: Type) -> str | None:
+    """Why a return of type t has no C++ return type (api/cpp.py's returntype_type), None when it has one.
+    (A mutable list return is schema_rules' to refuse.)"""
+    why = untranslatable(t)
+    if why or t == TENSOR or t == SCALAR or is_value_type(t):
+        return why
+    if isinstance(t, ListType):
+        if t.size is not None:
+            return f"a fixed size list cannot be returned ('{t}'): return '{t.elem}[]'"
+        return unreturnable(t.elem)
+    if isinstance(t, OptionalType) and t.elem != TENSOR:
+        return f"of optional returns only 'Tensor?' has a C++ type, not '{t}'"
+    return None
+
+
+def unwritable_default(t: Type, default: str) -> str | None:
+    """Why the codegen cannot write this default in C++ (a list without size takes only '[...]' or None)."""
+    if isinstance(t, OptionalType):
+        if default == "None":
+            return None
+        t = t.elem
+    if isinstance(t, ListType) and t.size is None and not (default.startswith("[") and default.endswith("]")):
+        return f"the default of a list without size must be a list '[...]', not '{default}' (gen.py fails on it)"
+    return None
+
+
+def untranslatable_types(func: FunctionSchema) -> Iterator[tuple[tuple, str]]:
+    """(where, why) for each argument and return whose type (or default) has no C++ form; where as in
+    schema_rules."""
+    for i, a in enumerate(func.arguments.flat_all):
+        why = (untranslatable(a.type) or unconvertible_argument(a.type)
+               or (unwritable_default(a.type, a.default) if a.default is not None else None))
+        if why:
+            yield ("arg", i), why
+    for i, r in enumerate(func.returns):
+        why = unreturnable(r.type)
+        if why:
+            yield ("return", i), why
+
+
+def structured_out_problems(func: FunctionSchema) -> Iterator[tuple[tuple, str]]:
+    """A structured kernel writes plain Tensor outputs only (its set_output has nothing else to resize)."""
+    offset = len(func.arguments.flat_non_out)
+    for i, a in enumerate(func.arguments.out):
+        if a.type != TENSOR:
+            yield ("arg", offset + i), (f"a structured op's out arguments must be plain Tensors, not '{a.type}' "
+                                        "(drop 'structured: True')")
+
+
+# ------------------------------------------------------------------------------------------------ ufunc
+
+# The CUDA functors that take one of the two tensors as a CPU scalar: only for binary ops.
+SCALAR_FUNCTOR_KEYS = (UfuncKey.CUDAFunctorOnSelf, UfuncKey.CUDAFunctorOnOther)
+
+
+def is_binary_ufunc(functional: NativeFunction) -> bool:
+    """Whether the ufunc codegen specializes the op for a CPU-scalar self or other: exactly two tensors."""
+    return sum(1 for a in functional.func.arguments.flat_non_out if a.type.is_tensor_like()) == 2
+
+
+def cuda_functor_keys(functional: NativeFunction) -> tuple[UfuncKey, ...]:
+    """The CUDA functors UfuncCUDA_<op>.cu defines, each from its own loop or from ScalarOnly / Generic."""
+    if is_binary_ufunc(functional):
+        return SCALAR_FUNCTOR_KEYS + (UfuncKey.CUDAFunctor,)
+    return (UfuncKey.CUDAFunctor,)
+
+
+def is_value_type(t: Type) -> bool:
+    """A type the ufunc kernels take as it is (an int, a double, a sized bool list, ...): not Tensor, Scalar
+    or a list."""
+    if isinstance(t, BaseType):
+        return t.name not in (BaseTy.Tensor, BaseTy.Scalar)
+    if isinstance(t, OptionalType):
+        return is_value_type(t.elem)
+    return isinstance(t, ListType) and t.elem == BaseType(BaseTy.bool) and t.size is not None
+
+
+def ufunc_argument_supported(t: Type) -> bool:
+    return t == TENSOR or t == SCALAR or is_value_type(t)
+
+
+# Where a ufunc problem shows: ("ufunc", key name) is that key of ufunc_inner_loop, "ufunc_inner_loop" the key
+# itself; ("functional-arg", i) an argument of the functional variant.
+def ufunc_problems(functional: NativeFunction, out: NativeFunction) -> Iterator[tuple[object, str]]:
+    """(where, message) for each reason the ufunc codegen of this group (out= carries ufunc_inner_loop) fails."""
+    loops = dict(out.ufunc_inner_loop)
+    for i, a in enumerate(functional.func.arguments.flat_non_out):
+        if not ufunc_argument_supported(a.type):
+            yield ("functional-arg", i), (f"a ufunc op's arguments must be Tensor, Scalar or plain values; the "
+                                          f"ufunc codegen cannot pass '{a.type} {a.name}' to its loops")
+    binary = is_binary_ufunc(functional)
+    for k in SCALAR_FUNCTOR_KEYS:
+        if k in loops and not binary:
+            yield ("ufunc", k.name), (f"{k.name} is only for binary ops (two tensor arguments); "
+                                      f"'{functional.func.name}' has another number of tensors")
+    generic = [lk for lk in (UfuncKey.ScalarOnly, UfuncKey.Generic) if lk in loops]
+    derived = [k for k in cuda_functor_keys(functional) if k not in loops]
+    if derived and not generic:
+        yield "ufunc_inner_loop", (f"the CUDA functor {derived[0].name} is built from a ScalarOnly or Generic "
+                                   "loop, and there is neither")
+    if derived and len(generic) == 2 and loops[UfuncKey.ScalarOnly].name != loops[UfuncKey.Generic].name:
+        yield ("ufunc", "ScalarOnly"), ("ScalarOnly and Generic must name the same ufunc (one CUDA functor "
+                                        f"serves both): '{loops[UfuncKey.ScalarOnly].name}' and "
+                                        f"'{loops[UfuncKey.Generic].name}'")
+    scalar = {d for lk in (UfuncKey.CPUScalar, UfuncKey.ScalarOnly, UfuncKey.Generic) if lk in loops
+              for d in loops[lk].supported_dtypes}
+    if UfuncKey.CPUVector in loops:
+        lacking = [d.name for d in loops[UfuncKey.CPUVector].supported_dtypes if d not in scalar]
+        if lacking:
+            yield ("ufunc", "CPUVector"), (f"a CPUVector loop needs a scalar loop (CPUScalar, ScalarOnly or "
+                                           f"Generic) for the same dtypes; none for {', '.join(lacking)}")
+
+
+# ------------------------------------------------------------------------------------------------ functionalization
+
+# Cumulative out= ops whose functional call must keep the out tensor's dtype when none is given.
+CUMULATIVE_OUT_OPS = frozenset({"cumsum.out", "cumprod.out"})
+CUMULATIVE_BASES = frozenset(name.split(".")[0] for name in CUMULATIVE_OUT_OPS)  # asked of every group: cheap first
+
+
+def cumulative_out_problem(out: NativeFunction, functional: NativeFunction) -> str | None:
+    """gen.py's functionalization passes the out tensor's dtype to the functional call of these ops."""
+    if out.func.name.name.base not in CUMULATIVE_BASES or str(out.func.name) not in CUMULATIVE_OUT_OPS:
+        return None
+    if len(out.func.arguments.out) != 1 or not any(a.name == "dtype" for a in functional.func.arguments.flat_all):
+        return (f"gen.py's functionalization calls '{functional.func.name}' with the dtype of "
+                f"'{out.func.name}''s one out argument: it needs a 'dtype' argument and one out argument")
+    return None
+
+
+# ------------------------------------------------------------------------------------------------ views
+
+def view_group_problems(view: NativeFunction, copy: NativeFunction | None, inplace: NativeFunction | None
+                        ) -> Iterator[tuple[int, object, str]]:
+    """(member, where, message) for what gen.py's functionalization of a view group fails on; member 0 is the
+    view, 1 its copy, 2 its in-place variant (as check_view_group counts them)."""
+    if not view.has_composite_implicit_autograd_kernel:
+        for member, f in ((0, view), (2, inplace)):
+            if f is not None:
+                yield from ((member, where, message) for where, message in _view_arguments(f.func))
+        if not view.func.returns or not all(r.type.is_tensor_like() for r in view.func.returns):
+            yield 0, "name", f"'{view.func.name}' is a view op, so it must return tensors only"
+    if copy is not None and copy.func.name.name.base == f"{view.func.name.name}_copy":  # its kernel is generated
+        if not copy.has_composite_explicit_autograd_non_functional_kernel:
+            yield 1, "name", (f"'{copy.func.name}' needs a CompositeExplicitAutogradNonFunctional kernel: gen.py "
+                              "writes it (from the view), and fails without one")
+        returns = view.func.returns
+        if len(returns) != 1 or returns[0].type not in (TENSOR, ListType(TENSOR, None)):
+            yield 0, "name", (f"'{view.func.name}' has a view_copy variant, so it must return one Tensor or "
+                              "Tensor[]")
+
+
+def _view_arguments(func: FunctionSchema) -> Iterator[tuple[object, str]]:
+    args = func.arguments.flat_non_out
+    if not args or args[0].type != TENSOR:
+        yield ("arg", 0) if args else "name", (f"the first argument of view op '{func.name}' must be a Tensor (the "
+                                               "one its output aliases)")
+        return
+    if args[0].annotation is None:
+        yield ("arg", 0), f"the first argument of view op '{func.name}' must carry the alias of its output"
+    for i, a in enumerate(args[1:], 1):
+        if a.annotation is not None:
+            yield ("arg", i), (f"only the first argument of view op '{func.name}' may alias its output, not "
+                               f"'{a.name}'")
+
+
+
+# ------------------------------------------------------------------------------------------------ kernel namespaces
+
+# The keys that get <Key>Functions.h and <Key>Functions_inl.h (at::cpu::add and friends), whatever gen.py's flags.
+FUNCTIONS_KEYS = frozenset(dk.K[n] for n in (
+    "CPU", "CUDA", "CompositeImplicitAutograd", "CompositeImplicitAutogradNestedTensor", "CompositeExplicitAutograd",
+    "CompositeExplicitAutogradNonFunctional", "Meta", "MTIA",
+))
+
+
+def kernel_namespace_problems(kernels: tuple[tuple[dk.DispatchKey, BackendMetadata], ...]
+                              ) -> Iterator[tuple[dk.DispatchKey, str]]:
+    """(key, message) for what the codegen cannot write of an op's kernel namespaces (those of the op a group's
+    kernels are looked up by: its out= variant, or an op in no group). The parse allows three levels."""
+    first: dict[str, dk.DispatchKey] = {}
+    for key, meta in kernels:
+        namespace = meta.cpp_namespace  # the written one + ::native
+        if key in FUNCTIONS_KEYS and namespace.count("::") > 2:
+            yield key, (f"the kernel namespace '{namespace.removesuffix('::native')}' is one level too deep for "
+                        f"{key}Functions_inl.h (at most two levels before the kernel name)")
+        elif namespace.replace("::native", "").count("::") > 1:
+            yield key, (f"the kernel namespace '{namespace.removesuffix('::native')}' is one level too deep for "
+                        f"Register{key}.cpp (at most two levels besides 'native')")
+        first.setdefault(namespace, key)
+    if len(first) > 1:
+        other = list(first.items())[1]
+        yield other[1], (f"this kernel's namespace '{other[0]}' differs from the op's other kernels' "
+                         f"('{next(iter(first))}'); the codegen declares one namespace per op")

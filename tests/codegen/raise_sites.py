@@ -1,0 +1,348 @@
+"""Every `raise` and `assert` under server/codegen/, and why `opgen generate` never dies on it with a traceback
+on input that `opgen check` accepts. test_raise_sites.py walks the source and fails on a site missing here (or
+listed here and gone).
+
+A site is named "path under server/:enclosing function:exception" (several sites of one function and exception
+share a name). Its kind says how it is met:
+
+- RULE: reachable from a native_functions.yaml; gen.py (torchgen 2.13) fails there too, so `opgen check` reports
+  `code` on each of `inputs` at its marker, and `opgen generate` exits 1 with that line and no traceback.
+- GUARDED: reachable only through inputs that an existing check rule (`code`) refuses first; `inputs` show it.
+- HANDLED: `catcher` ("module:function") catches the exception (or a base class) and reports it as an error
+  without a traceback (exit 1, or 2 for an input that cannot be read); not a check rule (yet), see `why`.
+- INTERNAL: an invariant of opgen's own code that no input reaches, for the reason in `why`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+RULE, GUARDED, HANDLED, INTERNAL = "rule", "guarded", "handled", "internal"
+
+
+@dataclass(frozen=True)
+class Site:
+    kind: str
+    code: str = ""
+    inputs: tuple[str, ...] = ()
+    catcher: str = ""
+    why: str = ""
+
+
+def rule(code: str, *inputs: str) -> Site:
+    return Site(RULE, code, inputs)
+
+
+def guarded(code: str, *inputs: str, why: str = "") -> Site:
+    return Site(GUARDED, code, inputs, why=why)
+
+
+def handled(catcher: str, why: str) -> Site:
+    return Site(HANDLED, catcher=catcher, why=why)
+
+
+def internal(why: str) -> Site:
+    return Site(INTERNAL, why=why)
+
+
+# A structured ufunc op (functional + out=) with one tensor, or two; its loops follow.
+_UNARY = ("- func: foo(Tensor self) -> Tensor\n  structured_delegate: foo.out\n  variants: function\n\n"
+          "- func: foo.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  structured: True\n"
+          "  structured_inherits: TensorIteratorBase\n  ufunc_inner_loop:\n")
+_BINARY = _UNARY.replace("Tensor self", "Tensor self, Tensor other")
+# gen.py adds a ufunc op's CPU and CUDA kernels from a set: when no op before it has them, the order of the CPU
+# and CUDA indices (and so of NativeFunctions.h) follows the string hash seed. An op before it fixes the order.
+_CPU_FIRST = "- func: baz(Tensor self) -> Tensor\n  dispatch:\n    CPU: baz\n    CUDA: baz\n\n"
+_VIEW_COPY = ("- func: foo_copy(Tensor self) -> Tensor\n  tags: view_copy\n  dispatch:\n"
+              "    CompositeExplicitAutogradNonFunctional: foo_copy\n")
+
+# name -> (native_functions.yaml text, the text the error starts at (its first occurrence))
+INPUTS: dict[str, tuple[str, str]] = {
+    "ufunc-names-differ": (_BINARY + "    Generic: foo (AllAndComplex, BFloat16, Half)\n"
+                           "    ScalarOnly: bar (AllAndComplex, BFloat16, Half)\n", "ScalarOnly"),
+    "ufunc-scalar-functor-on-unary": (_UNARY + "    CUDAFunctorOnSelf: foo (AllAndComplex, BFloat16, Half)\n"
+                                      "    Generic: foo (AllAndComplex, BFloat16, Half)\n", "CUDAFunctorOnSelf"),
+    "ufunc-no-generic-loop": (_UNARY + "    CPUScalar: foo (All)\n", "ufunc_inner_loop"),
+    "ufunc-vector-without-scalar": (_UNARY + "    Generic: foo (Float)\n    CPUVector: foo (Double)\n",
+                                    "CPUVector"),
+    "ufunc-optional-tensor": (_BINARY.replace("Tensor other", "Tensor? other") + "    Generic: foo (All)\n",
+                              "Tensor? other) -> Tensor\n"),
+    "ufunc-list-argument": (_UNARY.replace("Tensor self", "Tensor self, int[] dims") + "    Generic: foo (All)\n",
+                            "int[] dims) -> Tensor\n"),
+    "custom-class-argument": ("- func: foo(Tensor self, __torch__.torch.classes.ns.cls x) -> Tensor\n"
+                              "  dispatch:\n    CPU: foo\n", "__torch__"),
+    "symint-optional-list": ("- func: foo(Tensor self, SymInt?[] x) -> Tensor\n  dispatch:\n    CPU: foo\n",
+                             "SymInt?[] x"),
+    "symint-list-of-lists": ("- func: foo(Tensor self, SymInt[][] x) -> Tensor\n  dispatch:\n    CPU: foo\n",
+                             "SymInt[][] x"),
+    "unsized-bool-list": ("- func: foo(Tensor self, bool[] mask) -> Tensor\n  dispatch:\n    CPU: foo\n", "bool[]"),
+    "fixed-size-list-return": ("- func: foo(Tensor self) -> Tensor[2]\n  dispatch:\n    CPU: foo\n", "Tensor[2]"),
+    "optional-list-return": ("- func: foo(Tensor self) -> Tensor[]?\n  dispatch:\n    CPU: foo\n", "Tensor[]?"),
+    "optional-scalar-return": ("- func: foo(Tensor self) -> (Tensor, Scalar?)\n  dispatch:\n    CPU: foo\n",
+                               "Scalar?"),
+    "list-default-not-a-list": ("- func: foo(Tensor self, int[]? x=1) -> Tensor\n  dispatch:\n    CPU: foo\n",
+                                "int[]? x=1"),
+    "structured-list-out": ("- func: foo(Tensor self) -> Tensor[]\n  structured_delegate: foo.out\n"
+                            "- func: foo.out(Tensor self, *, Tensor(a!)[] out) -> ()\n  structured: True\n"
+                            "  dispatch:\n    CPU: foo_out\n", "Tensor(a!)[] out"),
+    "view-first-argument-not-a-tensor": ("- func: foo(int x, Tensor(a) self) -> Tensor(a)\n  dispatch:\n"
+                                         "    CPU: foo\n" + _VIEW_COPY.replace("Tensor self", "int x, Tensor self"),
+                                         "int x, Tensor(a) self"),
+    "view-aliases-a-second-argument": ("- func: foo(Tensor(a) self, Tensor(a) other) -> Tensor(a)\n  dispatch:\n"
+                                       "    CPU: foo\n" + _VIEW_COPY.replace("Tensor self", "Tensor self, Tensor other"),
+                                       "Tensor(a) other"),
+    "view-returns-a-non-tensor": ("- func: foo(Tensor(a) self) -> (Tensor(a), int)\n  dispatch:\n    CPU: foo\n"
+                                  + _VIEW_COPY.replace("-> Tensor", "-> (Tensor, int)"), "foo("),
+    "view-with-two-returns": ("- func: foo(Tensor(a) self) -> (Tensor(a), Tensor(a))\n  dispatch:\n    CPU: foo\n"
+                              + _VIEW_COPY.replace("-> Tensor", "-> (Tensor, Tensor)"), "foo("),
+    "view-copy-without-kernel": ("- func: foo(Tensor(a) self) -> Tensor(a)\n  dispatch:\n    CPU: foo\n"
+                                 "- func: foo_copy(Tensor self) -> Tensor\n  tags: view_copy\n", "foo_copy"),
+    "cumsum-without-dtype": ("- func: cumsum(Tensor self, int dim) -> Tensor\n  structured_delegate: cumsum.out\n"
+                             "- func: cumsum.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)\n"
+                             "  structured: True\n  dispatch:\n    CPU: cumsum_out\n", "cumsum.out(Tensor self"),
+    "unfunctionalizable-op": ("- func: foo_(Tensor(a!) self) -> Tensor(a!)\n  dispatch:\n    CPU: foo_\n", "foo_("),
+    "in-place-with-two-returns": ("- func: foo_(Tensor(a!) self) -> (Tensor(a!), Tensor(a!))\n  dispatch:\n"
+                                  "    CompositeImplicitAutograd: foo_\n", "(Tensor(a!), Tensor(a!))"),
+    "structured-tensor-options": ("- func: foo(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, "
+                                  "Device? device=None, bool? pin_memory=None) -> Tensor\n"
+                                  "  structured_delegate: foo.out\n"
+                                  "- func: foo.out(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, "
+                                  "Device? device=None, bool? pin_memory=None, Tensor(a!) out) -> Tensor(a!)\n"
+                                  "  structured: True\n  dispatch:\n    CPU: foo_out\n", "ScalarType? dtype=None, "
+                                  "Layout? layout=None, Device? device=None, bool? pin_memory=None, Tensor(a!)"),
+    "view-without-copy": ("- func: foo(Tensor(a) self) -> Tensor(a)\n  dispatch:\n    CPU: foo\n", "foo("),
+    "symint-kernel-without-symint": ("- func: foo(Tensor self) -> Tensor\n  dispatch:\n    CPU: foo_symint\n",
+                                     "CPU: foo_symint"),
+    "kernel-namespace-too-deep": ("- func: foo(Tensor self) -> Tensor\n  dispatch:\n    CPU: a::b::native::foo\n",
+                                  "a::b::native::foo"),
+    "kernel-namespace-too-deep-to-register": ("- func: foo(Tensor self) -> Tensor\n  dispatch:\n"
+                                              "    QuantizedCPU: a::b::c::foo\n", "a::b::c::foo"),
+    "two-kernel-namespaces": ("- func: foo(Tensor self) -> Tensor\n  structured_delegate: foo.out\n"
+                              "- func: foo.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  structured: True\n"
+                              "  dispatch:\n    CPU: foo_out\n    CUDA: other::native::foo_out\n",
+                              "other::native::foo_out"),
+}
+
+# Inputs near a rule's edge that gen.py accepts: `opgen check` accepts them too, and `opgen generate` writes gen.py's
+# bytes (tests/conformance/test_raise_sites_torchgen.py). Name -> native_functions.yaml text.
+ACCEPTED_INPUTS: dict[str, str] = {
+    "kernel-namespace-two-levels": "- func: foo(Tensor self) -> Tensor\n  dispatch:\n    CPU: a::b::foo\n",
+    "kernel-namespace-native-third": ("- func: foo(Tensor self) -> Tensor\n  dispatch:\n"
+                                      "    QuantizedCPU: a::b::native::foo\n"),
+    "two-namespaces-off-the-primary": ("- func: foo(Tensor self) -> Tensor\n  dispatch:\n    CPU: foo\n"
+                                       "    CUDA: other::foo\n- func: foo.out(Tensor self, *, Tensor(a!) out) -> "
+                                       "Tensor(a!)\n  dispatch:\n    CPU: foo_out\n    CUDA: foo_out\n"),
+    "ufunc-binary-with-scalar-functors": (_CPU_FIRST + _BINARY + "    CUDAFunctorOnSelf: foo (All)\n"
+                                          "    Generic: foo (All)\n"),
+    "ufunc-names-differ-without-derived-functors": (
+        _CPU_FIRST + _UNARY + "    CUDAFunctor: foo (All)\n    Generic: foo (All)\n    ScalarOnly: bar (All)\n"),
+    "view-with-composite-implicit-kernel": ("- func: foo(Tensor(a) self, Tensor(a) other) -> Tensor(a)\n"),
+    "int-list-of-lists": "- func: foo(Tensor self, int[][] x) -> Tensor\n  dispatch:\n    CPU: foo\n",
+    "symint-optional-list-return": ("- func: foo(Tensor self) -> (Tensor, SymInt?[])\n  dispatch:\n"
+                                    "    CPU: foo\n"),
+    "optional-int-list": "- func: foo(Tensor self, int?[] x) -> Tensor\n  dispatch:\n    CPU: foo\n",
+    "list-default-of-a-sized-list": "- func: foo(Tensor self, int[2] x=1) -> Tensor\n  dispatch:\n    CPU: foo\n",
+    "optional-int-return": "- func: foo(Tensor self) -> (Tensor, int?)\n  dispatch:\n    CPU: foo\n",
+}
+
+# The codegen's own invariants, said once.
+_TYPES = ("a schema's types are BaseType, OptionalType, ListType and CustomClassType, and _value_ctype answers "
+          "every BaseType but Tensor and Scalar and raises (OPG208) on a custom class first")
+_UFUNC_TYPES = "_scalar_or_tensor returns a type for a plain Tensor (given one) and raises itself otherwise"
+_FUNCTIONALIZATION = ("files/functionalization.py turns it into a PlanError: `opgen generate` exits 1 naming the "
+                      "op, without a line; not shown reachable from a file the check accepts")
+_AOTI_TYPES = "an op without a C shim is left out of the shims, as gen.py's aoti codegen skips it"
+_FALLBACK_OPS = "torchgen's aoti/fallback_ops.py, read as data: a malformed one names the file it cannot use"
+_BLOCK_YAML = "Declarations.yaml then falls back to PyYAML's writer for that value (the fast writer's limits)"
+_LAZY = ("codegen/lazy/plan.py turns it into OPG537 on the backend yaml's line (gen_lazy_tensor cannot generate "
+         "that op)")
+_PLAN = "reported as an error of the run (exit 1), with the template or file it concerns"
+
+SITES: dict[str, Site] = {
+    # ------------------------------------------------------------------ C++ types (api/)
+    "codegen/api/cpp.py:_value_ctype:ValueError": rule("OPG208", "unsized-bool-list", "custom-class-argument"),
+    "codegen/api/cpp.py:_argument_ctype:ValueError": internal(_TYPES),
+    "codegen/api/cpp.py:returntype_type:ValueError": rule(
+        "OPG208", "fixed-size-list-return", "optional-list-return", "optional-scalar-return"),
+    "codegen/api/cpp.py:return_names:ValueError": guarded("OPG206", "in-place-with-two-returns"),
+    "codegen/api/cpp.py:default_expr:ValueError": rule("OPG208", "list-default-not-a-list"),
+    "codegen/api/structured.py:argumenttype_type:ValueError": internal(_TYPES),
+    "codegen/api/structured.py:argument:ValueError": guarded("OPG206", "structured-tensor-options"),
+    "codegen/api/translate.py:_solve_all.unsat:UnsatError": rule("OPG208", "symint-optional-list",
+                                                                  "symint-list-of-lists"),
+    "codegen/api/ufunc.py:_scalar_or_tensor:UfuncError": rule("OPG127", "ufunc-list-argument"),
+    "codegen/api/ufunc.py:ufunctor_ctor_type:assert": internal(_UFUNC_TYPES),
+    "codegen/api/ufunc.py:ufunctor_apply_type:UfuncError": rule("OPG127", "ufunc-optional-tensor"),
+    "codegen/api/ufunc.py:ufunc_type:assert": internal(_UFUNC_TYPES),
+    "codegen/api/ufunc.py:ufunctor_arguments:UfuncError": internal(
+        "a CPU-scalar specialization is only asked for a binary op (OPG127 refuses CUDAFunctorOnSelf/OnOther "
+        "on others), which has the two tensors it counts"),
+    # ------------------------------------------------------------------ ufunc kernels (dest/ufunc.py)
+    "codegen/dest/ufunc.py:_cuda_functor_keys:ufunc.UfuncError": rule("OPG127", "ufunc-scalar-functor-on-unary"),
+    "codegen/dest/ufunc.py:_generic_loop:ufunc.UfuncError": rule("OPG127", "ufunc-names-differ",
+                                                                 "ufunc-no-generic-loop"),
+    "codegen/dest/ufunc.py:_lambda_bindings:ufunc.UfuncError": rule("OPG127", "ufunc-optional-tensor"),
+    "codegen/dest/ufunc.py:compute_ufunc_cpu_dtype_body:ufunc.UfuncError": rule("OPG127",
+                                                                                "ufunc-vector-without-scalar"),
+    # ------------------------------------------------------------------ registrations and declarations
+    "codegen/dest/register_structured.py:_set_output_body:UnsupportedStructuredKind": internal(
+        "structured wrappers are built for functional, in-place and out= variants only, and the functional "
+        "one only for the keys of _FUNCTIONAL_KEYS (gen_structured's own list)"),
+    "codegen/dest/register_structured.py:_names:ValueError": internal(
+        "a structured wrapper is generated only for a key whose index has the group's kernel"),
+    "codegen/dest/register_structured.py:compute_structured_wrapper:ValueError": rule("OPG116",
+                                                                                      "structured-list-out"),
+    "codegen/dest/register_namespaced.py:kernel_namespace:KernelNamespaceError": handled(
+        "opgen_lsp.codegen.files.dispatch_key:_group_definitions",
+        "lower.py gives every in-tree kernel a namespace ending in ::native (a namespace written in the "
+        "dispatch table is kept before it), so only a hand-made BackendIndex meets it"),
+    "codegen/dest/register_namespaced.py:_structured:ValueError": internal(
+        "generates_structured is false for a manual_kernel_registration op, and is asked first (gen.py "
+        "generates such an op, and so does opgen)"),
+    "codegen/dest/native_declarations.py:kernel_signature:SymIntKernelError": guarded(
+        "OPG125", "symint-kernel-without-symint", why="backend yamls: OPG5xx (symint without SymInt)"),
+    "codegen/dest/native_declarations.py:compute_native_function_declaration:ValueError": internal(
+        "external backends' BackendMetadata are never structured (backend.py lowers them so)"),
+    "codegen/dest/static_dispatch.py:backend_call_signature:assert": internal(
+        "CppSignatureGroup has a symint signature whenever the schema has SymInt"),
+    "codegen/dest/backend_select.py:compute_backend_select_definition:BackendSelectError": handled(
+        "opgen_lsp.codegen.files.backend_select:register_backend_select_cpp",
+        "the native signature's tensor arguments are the schema's: both views of one schema agree"),
+    "codegen/dest/declarations_yaml.py:_cpp_argument_yaml:ValueError": internal(
+        "a C++ binding's argument is an Argument or TensorOptionsArguments (SelfArgument is unpacked before)"),
+    "codegen/dest/block_yaml.py:_dumped_scalar:Unsupported": handled(
+        "opgen_lsp.codegen.dest.declarations_yaml:compute_declaration_yaml_text", _BLOCK_YAML),
+    "codegen/dest/block_yaml.py:scalar_text:Unsupported": handled(
+        "opgen_lsp.codegen.dest.declarations_yaml:compute_declaration_yaml_text", _BLOCK_YAML),
+    "codegen/dest/block_yaml.py:_pairs:Unsupported": handled(
+        "opgen_lsp.codegen.dest.declarations_yaml:compute_declaration_yaml_text", _BLOCK_YAML),
+    "codegen/dest/block_yaml.py:_mapping:Unsupported": handled(
+        "opgen_lsp.codegen.dest.declarations_yaml:compute_declaration_yaml_text", _BLOCK_YAML),
+    "codegen/dest/block_yaml.py:_sequence:Unsupported": handled(
+        "opgen_lsp.codegen.dest.declarations_yaml:compute_declaration_yaml_text", _BLOCK_YAML),
+    "codegen/dest/block_yaml.py:block_yaml:Unsupported": handled(
+        "opgen_lsp.codegen.dest.declarations_yaml:compute_declaration_yaml_text", _BLOCK_YAML),
+    # ------------------------------------------------------------------ functionalization
+    "codegen/dest/functionalization.py:check_view_op:FunctionalizationError": rule(
+        "OPG128", "view-first-argument-not-a-tensor", "view-aliases-a-second-argument"),
+    "codegen/dest/functionalization.py:compute_view_inverse_declaration:FunctionalizationError": rule(
+        "OPG128", "view-returns-a-non-tensor"),
+    "codegen/dest/functionalization.py:compute_view_copy_kernel:FunctionalizationError": rule(
+        "OPG128", "view-copy-without-kernel", "view-with-two-returns"),
+    "codegen/dest/functionalization.py:view_functionalization_body:FunctionalizationError": guarded(
+        "OPG308", "view-without-copy"),
+    "codegen/dest/functionalization.py:_opcall:assert": guarded("OPG308", "view-without-copy"),
+    "codegen/dest/functionalization.py:compute_functionalization_definitions:FunctionalizationError": rule(
+        "OPG309", "unfunctionalizable-op"),
+    "codegen/dest/functionalization.py:return_str:FunctionalizationError": handled(
+        "opgen_lsp.codegen.files.functionalization:register_functionalization_shards", _FUNCTIONALIZATION),
+    "codegen/dest/functionalization.py:_has_symbolic:FunctionalizationError": handled(
+        "opgen_lsp.codegen.files.functionalization:_guard", _FUNCTIONALIZATION),
+    "codegen/dest/functionalization.py:attributes:FunctionalizationError": guarded(
+        "OPG128", "view-first-argument-not-a-tensor", why="asked of view ops only"),
+    "codegen/dest/functionalization.py:op_arguments:FunctionalizationError": guarded(
+        "OPG128", "view-first-argument-not-a-tensor", why="asked of view ops only"),
+    "codegen/dest/functionalization.py:_wrap_propagate_mutations_and_return:FunctionalizationError": handled(
+        "opgen_lsp.codegen.files.functionalization:register_functionalization_shards", _FUNCTIONALIZATION),
+    "codegen/dest/functionalization.py:_cumulative_out_dtype:FunctionalizationError": rule("OPG130",
+                                                                                         "cumsum-without-dtype"),
+    "codegen/dest/functionalization.py:inplace_functionalization_body:FunctionalizationError": internal(
+        "called only for the out=, in-place and mutable members of a group, which write an argument"),
+    "codegen/dest/functionalization.py:_registration:FunctionalizationError": internal(
+        "a function with a CompositeImplicitAutograd kernel has it in the CompositeImplicitAutograd index"),
+    "codegen/dest/functionalization.py:compute_functionalization_registrations:FunctionalizationError": guarded(
+        "OPG303", why="a view op in no view group is either tagged inplace_view without a base (OPG303) or a "
+                      "view without its copy (OPG308)"),
+    "codegen/dest/functionalization.py:compute_composite_functional_kernel:FunctionalizationError": internal(
+        "a generated functional variant comes from its group's in-place or mutable member (model/generate.py)"),
+    # ------------------------------------------------------------------ AOTI shims
+    "codegen/dest/aoti.py:_base_arg:NoCShim": handled("opgen_lsp.codegen.dest.aoti:shim", _AOTI_TYPES),
+    "codegen/dest/aoti.py:_list_arg:NoCShim": handled("opgen_lsp.codegen.dest.aoti:shim", _AOTI_TYPES),
+    "codegen/dest/aoti.py:convert_arg:NoCShim": handled("opgen_lsp.codegen.dest.aoti:shim", _AOTI_TYPES),
+    "codegen/dest/aoti.py:gen_returns:NoCShim": handled("opgen_lsp.codegen.dest.aoti:shim", _AOTI_TYPES),
+    "codegen/dest/aoti.py:backend_call:assert": internal(
+        "CppSignatureGroup has a symint signature whenever the schema has SymInt"),
+    "codegen/dest/aoti.py:_since:FallbackOpsError": handled("opgen_lsp.codegen.files.aoti:parse_fallback_ops",
+                                                            _FALLBACK_OPS),
+    "codegen/dest/aoti.py:parse_versions:FallbackOpsError": handled("opgen_lsp.codegen.files.aoti:parse_fallback_ops",
+                                                                    _FALLBACK_OPS),
+    "codegen/files/aoti.py:_versions_of:aoti.FallbackOpsError": handled(
+        "opgen_lsp.codegen.files.aoti:parse_fallback_ops", _FALLBACK_OPS),
+    # ------------------------------------------------------------------ files, plans, templates
+    "codegen/files/backend_select.py:register_backend_select_cpp:PlanError": handled(
+        "opgen_lsp.codegen.generate:write_planned", _PLAN),
+    "codegen/files/dispatch_key.py:group_definitions:PlanError": handled("opgen_lsp.codegen.generate:write_planned",
+                                                                         _PLAN),
+    "codegen/files/dispatch_key.py:_group_definitions:PlanError": handled(
+        "opgen_lsp.codegen.generate:write_planned", _PLAN),
+    "codegen/files/dispatch_key.py:dispatch_key_functions_inl_h:PlanError": handled(
+        "opgen_lsp.codegen.generate:write_planned", _PLAN),
+    "codegen/files/functionalization.py:register_functionalization_shards.env:PlanError": handled(
+        "opgen_lsp.codegen.generate:write_planned", _PLAN),
+    "codegen/files/functionalization.py:_guard:PlanError": handled("opgen_lsp.codegen.generate:write_planned", _PLAN),
+    "codegen/files/native.py:namespace_prologue:PlanError": rule("OPG129", "kernel-namespace-too-deep",
+                                                                 "kernel-namespace-too-deep-to-register"),
+    "codegen/files/native.py:native_function_declarations:PlanError": rule("OPG129", "two-kernel-namespaces"),
+    "codegen/plan.py:render:PlanError": handled("opgen_lsp.codegen.generate:write_planned",
+                                                "a template missing from --source-path/templates; " + _PLAN),
+    "codegen/plan.py:shard_envs:PlanError": internal("the sharded keys are opgen's own constants, declared with "
+                                                     "the base environment that lists them"),
+    "codegen/template.py:Template.substitute.replace:TemplateError": handled(
+        "opgen_lsp.codegen.plan:render", "a template naming a $key opgen does not fill (a template of another "
+                                         "release): PlanError, " + _PLAN),
+    # ------------------------------------------------------------------ inputs
+    "codegen/inputs.py:read_input:InputError": handled("opgen_lsp.codegen.generate:generate",
+                                                       "unreadable (exit 2) or not UTF-8 (exit 1)"),
+    "codegen/inputs.py:load_native:InputError": handled("opgen_lsp.codegen.generate:generate",
+                                                        "no native_functions.yaml to read (exit 2)"),
+    "codegen/generate.py:read_if_present:InputError": handled("opgen_lsp.codegen.generate:generate",
+                                                              "an AOTI header that cannot be read (exit 1)"),
+    "codegen/generate.py:read_templates:InputError": handled("opgen_lsp.codegen.generate:generate",
+                                                             "no templates folder (exit 2)"),
+    "codegen/inputs.py:read_input:InvalidInput": handled("opgen_lsp.codegen.generate:generate", "not UTF-8 (exit 1)"),
+    "codegen/generate.py:load_context:invalid_input": handled("opgen_lsp.codegen.generate:generate",
+                                                               "native_functions.yaml has errors: each at its "
+                                                               "line (exit 1)"),
+    "codegen/generate.py:Engine.context:InputError": internal(
+        "Engine.files documents it to its callers (the regenerate benchmark, tests); no command uses an Engine"),
+    "codegen/generate.py:load_selection:invalid_input": handled(
+        "opgen_lsp.codegen.generate:generate", "a selection yaml torchgen's SelectiveBuilder refuses: each error at "
+                                               "its line, as `opgen check` gives them (model/selection.py; exit 1)"),
+    "codegen/writer.py:write_atomic:raise": internal("re-raises after removing its temporary file"),
+    # ------------------------------------------------------------------ out-of-tree backends
+    "codegen/backend/run.py:load_native_for:InputError": handled("opgen_lsp.codegen.backend.run:generate_backend",
+                                                                 "no native_functions.yaml (exit 2)"),
+    "codegen/backend/run.py:read_text:InputError": handled("opgen_lsp.codegen.backend.run:generate_backend",
+                                                           "unreadable (exit 2)"),
+    "codegen/backend/run.py:read_text:InvalidInput": handled("opgen_lsp.codegen.backend.run:generate_backend",
+                                                             "not UTF-8 (exit 1)"),
+    "codegen/backend/stubs.py:namespace_lines:PlanError": handled("opgen_lsp.codegen.backend.run:generate_backend",
+                                                                  "cpp_namespace too deep; " + _PLAN),
+    "codegen/backend/stubs.py:declarations:PlanError": guarded("OPG125", "symint-kernel-without-symint",
+                                                               why="backend yamls: a symint op without SymInt"),
+    "codegen/backend/stubs.py:register_cpp:PlanError": handled("opgen_lsp.codegen.backend.run:generate_backend",
+                                                               _PLAN),
+    "codegen/backend/register.py:out_inplace_wrapper:ValueError": internal(
+        "gets_out_inplace_wrapper asks for an out= or in-place member of a group, whose out= form has one out "
+        "argument when it returns nothing"),
+    # ------------------------------------------------------------------ lazy tensors
+    "codegen/lazy/run.py:_templates:InputError": handled("opgen_lsp.codegen.lazy.run:generate_lazy",
+                                                         "no templates folder (exit 2)"),
+    "codegen/lazy/run.py:_read_header:InputError": handled("opgen_lsp.codegen.lazy.run:generate_lazy",
+                                                           "the shape-inference header cannot be read (exit 2)"),
+    "codegen/lazy/ir.py:_base_ctor_value:ValueError": handled("opgen_lsp.codegen.lazy.plan:compute_pieces", _LAZY),
+    "codegen/lazy/kernels.py:_meta:LazyKernelError": handled("opgen_lsp.codegen.lazy.check:check_lazy", _LAZY),
+    "codegen/lazy/kernels.py:_shape_inference:LazyKernelError": handled("opgen_lsp.codegen.lazy.plan:compute_pieces",
+                                                                        _LAZY),
+    "codegen/lazy/kernels.py:ctor_input:LazyKernelError": handled("opgen_lsp.codegen.lazy.plan:compute_pieces",
+                                                                  _LAZY),
+    "codegen/lazy/kernels.py:_lazy_tensor_decls:LazyKernelError": handled(
+        "opgen_lsp.codegen.lazy.plan:compute_pieces", _LAZY),
+    "codegen/lazy/kernels.py:_device:LazyKernelError": handled("opgen_lsp.codegen.lazy.plan:compute_pieces", _LAZY),
+    "codegen/lazy/kernels.py:_create:LazyKernelError": handled("opgen_lsp.codegen.lazy.plan:compute_pieces", _LAZY),
+    "codegen/lazy/kernels.py:_return:LazyKernelError": handled("opgen_lsp.codegen.lazy.plan:compute_pieces", _LAZY),
+    "codegen/lazy/schema.py:LazyIrProperties.with_:KeyError": internal(
+        "the property names are opgen's own constants"),
+    "codegen/lazy/schema.py:ir_type:LazyTypeError": handled("opgen_lsp.codegen.lazy.plan:compute_pieces", _LAZY),
+    "codegen/lazy/schema.py:lazy_schema:LazyTypeError": handled("opgen_lsp.codegen.lazy.plan:compute_pieces", _LAZY),
+}

@@ -1,0 +1,32 @@
+"""torchgen 2.13 reads the real native_functions.yaml behind a UTF-8 byte order mark (3,101 functions); so does
+opgen, to the same functions."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from opgen_lsp.cli import main
+from opgen_lsp.codegen.inputs import load_native
+
+pytestmark = pytest.mark.conformance
+
+_COUNT = ("import sys; from torchgen.gen import parse_native_yaml; "
+          "print(len(parse_native_yaml(sys.argv[1], sys.argv[2]).native_functions))")
+
+
+def test_a_byte_order_mark_before_the_real_file(aten: Path, tmp_path: Path, capsys) -> None:
+    real = aten / "native" / "native_functions.yaml"
+    marked = tmp_path / "native_functions.yaml"
+    marked.write_bytes(b"\xef\xbb\xbf" + real.read_bytes())
+    (tmp_path / "tags.yaml").write_bytes((aten / "native" / "tags.yaml").read_bytes())
+    ran = subprocess.run([sys.executable, "-c", _COUNT, str(marked), str(tmp_path / "tags.yaml")],
+                         capture_output=True, text=True, check=True)
+    assert ran.stdout.strip() == "3101"
+    assert main(["check", str(marked)]) == 0 and capsys.readouterr().out == ""
+    ours, plain = load_native(str(marked), None).snapshot.functions, load_native(str(real), None).snapshot.functions
+    assert len(ours.ops) == 3101
+    assert [op.function.func for op in ours.ops] == [op.function.func for op in plain.ops]
