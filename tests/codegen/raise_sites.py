@@ -292,14 +292,15 @@ SITES: dict[str, Site] = {
                                          "release): PlanError, " + _PLAN),
     # ------------------------------------------------------------------ inputs
     "codegen/inputs.py:read_input:InputError": handled("opgen_lsp.codegen.generate:generate",
-                                                       "unreadable (exit 2) or not UTF-8 (exit 1)"),
+                                                       "missing or unreadable (exit 2)"),
     "codegen/inputs.py:load_native:InputError": handled("opgen_lsp.codegen.generate:generate",
                                                         "no native_functions.yaml to read (exit 2)"),
     "codegen/generate.py:read_if_present:InputError": handled("opgen_lsp.codegen.generate:generate",
                                                               "an AOTI header that cannot be read (exit 1)"),
     "codegen/generate.py:read_templates:InputError": handled("opgen_lsp.codegen.generate:generate",
                                                              "no templates folder (exit 2)"),
-    "codegen/inputs.py:read_input:InvalidInput": handled("opgen_lsp.codegen.generate:generate", "not UTF-8 (exit 1)"),
+    "codegen/inputs.py:read_input:InvalidInput": handled("opgen_lsp.codegen.generate:generate",
+                                                         "too large, not a regular file or not UTF-8 (exit 1)"),
     "codegen/generate.py:load_context:invalid_input": handled("opgen_lsp.codegen.generate:generate",
                                                                "native_functions.yaml has errors: each at its "
                                                                "line (exit 1)"),
@@ -312,10 +313,6 @@ SITES: dict[str, Site] = {
     # ------------------------------------------------------------------ out-of-tree backends
     "codegen/backend/run.py:load_native_for:InputError": handled("opgen_lsp.codegen.backend.run:generate_backend",
                                                                  "no native_functions.yaml (exit 2)"),
-    "codegen/backend/run.py:read_text:InputError": handled("opgen_lsp.codegen.backend.run:generate_backend",
-                                                           "unreadable (exit 2)"),
-    "codegen/backend/run.py:read_text:InvalidInput": handled("opgen_lsp.codegen.backend.run:generate_backend",
-                                                             "not UTF-8 (exit 1)"),
     "codegen/backend/stubs.py:namespace_lines:PlanError": handled("opgen_lsp.codegen.backend.run:generate_backend",
                                                                   "cpp_namespace too deep; " + _PLAN),
     "codegen/backend/stubs.py:declarations:PlanError": guarded("OPG125", "symint-kernel-without-symint",
@@ -345,4 +342,7 @@ SITES: dict[str, Site] = {
         "the property names are opgen's own constants"),
     "codegen/lazy/schema.py:ir_type:LazyTypeError": handled("opgen_lsp.codegen.lazy.plan:compute_pieces", _LAZY),
     "codegen/lazy/schema.py:lazy_schema:LazyTypeError": handled("opgen_lsp.codegen.lazy.plan:compute_pieces", _LAZY),
+    "codegen/autograd/formulas.py:saved_variables.replace:StridesError": handled(
+        "opgen_lsp.codegen.autograd.load:_backward",
+        "x.sym_strides() in a formula for more than x: derivatives.yaml's OPG716, reported at the call"),
 }
