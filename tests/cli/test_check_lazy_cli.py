@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import CORPUS
+
 from .test_check_backend_cli import run
 
 TAGS = "- tag: core\n  desc: core aten op\n"
@@ -15,7 +17,6 @@ NATIVE = ("- func: foo(Tensor self) -> Tensor\n  dispatch:\n    CPU: foo\n\n"
 LAZY = "backend: XLA\ncpp_namespace: my_lazy\nfull_codegen:\n- foo\n- bar\n"
 FOO = "TORCH_API std::vector<torch::lazy::Shape> compute_shape_foo(const at::Tensor & self);"
 BAR = "TORCH_API std::vector<torch::lazy::Shape> compute_shape_bar(const at::Tensor & self, int64_t dim);"
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 
 
 @pytest.fixture
@@ -101,7 +102,7 @@ def test_bad_non_native_entry(workspace, capsys, monkeypatch):
     assert code == 1 and ":7:" in out and "[OPG536]" in out
 
 
-@pytest.mark.skipif(not (CORPUS / "pytorch-xla__xla_native_functions.yaml").is_file(), reason="no corpus")
+@pytest.mark.corpus
 def test_corpus_lazy_yamls(capsys, monkeypatch, tmp_path):
     """torch_xla's yaml passes with and without the wheel's header (torchgen accepts it with both settings);
     the TorchScript yamls fail on the declaration the 2.13 wheel's header lacks (torchgen rejects them)."""
