@@ -9,7 +9,7 @@ import pytest
 
 from conftest import CORPUS
 
-from .test_check_backend_cli import run
+from .test_check_backend_cli import CLEAN, run
 
 TAGS = "- tag: core\n  desc: core aten op\n"
 NATIVE = ("- func: foo(Tensor self) -> Tensor\n  dispatch:\n    CPU: foo\n\n"
@@ -34,7 +34,7 @@ def check(capsys, workspace: Path, *extra: str) -> tuple[int, str, str]:
 
 def test_without_a_header_other_backends_are_not_shape_checked(workspace, capsys, monkeypatch):
     monkeypatch.chdir(workspace)
-    assert check(capsys, workspace) == (0, "", "")
+    assert check(capsys, workspace) == (0, CLEAN, "")
 
 
 def test_missing_declaration_is_an_error_on_the_ops_line(workspace, capsys):
@@ -57,7 +57,7 @@ def test_a_declaration_with_another_signature_is_named_as_such(workspace, capsys
 def test_header_with_every_declaration_passes(workspace, capsys):
     header = workspace / "shape_inference.h"
     header.write_text(f"{FOO}\n{BAR}\n")
-    assert check(capsys, workspace, "--shape-inference-hdr", str(header)) == (0, "", "")
+    assert check(capsys, workspace, "--shape-inference-hdr", str(header)) == (0, CLEAN, "")
 
 
 def test_unreadable_header_is_a_usage_error(workspace, capsys):
@@ -92,7 +92,7 @@ def test_torchscript_yaml_inside_a_checkout_uses_its_header_from_anywhere(worksp
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
     assert run(capsys, "check", "--native-functions", str(workspace / "native_functions.yaml"),
-               str(native_dir / "ts_native_functions.yaml")) == (0, "", "")
+               str(native_dir / "ts_native_functions.yaml")) == (0, CLEAN, "")
 
 
 def test_bad_non_native_entry(workspace, capsys, monkeypatch):
