@@ -3,6 +3,7 @@
 import * as cp from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import * as readline from "node:readline";
 import * as vscode from "vscode";
 import {
   ExecuteCommandRequest,
@@ -13,6 +14,7 @@ import {
   State,
 } from "vscode-languageclient/node";
 import { affectsServerStart, documentSelector, opAtCursor, SERVER_SETTINGS, serverSettings } from "./config";
+import { stderrLevels } from "./log";
 import { type PythonCandidate, resolveServer, type ServerCommand, ServerNotFound } from "./resolve";
 import { generateSummary, parseTorchgenVersion, type ServerState, statusView } from "./status";
 
@@ -161,6 +163,14 @@ async function startClient(): Promise<void> {
     documentSelector: selector(),
     outputChannel: output,
     revealOutputChannelOn: RevealOutputChannelOn.Never,
+    // The default shows every stderr line as an error: keep the level the server logged it at.
+    stdioOptions: {
+      stdout: (input, channel) => readline.createInterface({ input, crlfDelay: Infinity }).on("line", (line) => channel.info(line)),
+      stderr: (input, channel) => {
+        const levelOf = stderrLevels();
+        readline.createInterface({ input, crlfDelay: Infinity }).on("line", (line) => channel[levelOf(line)](line));
+      },
+    },
     initializationOptions: currentServerSettings(),
     synchronize: { configurationSection: "opgen" },
     middleware: {
