@@ -163,6 +163,8 @@ async function startClient(): Promise<void> {
     documentSelector: selector(),
     outputChannel: output,
     revealOutputChannelOn: RevealOutputChannelOn.Never,
+    // Hovers end with a link to "Show generated code" (the op's whole generated code): the one command they may run.
+    markdown: { isTrusted: { enabledCommands: ["opgenLsp.showGenerated"] } },
     // The default shows every stderr line as an error: keep the level the server logged it at.
     stdioOptions: {
       stdout: (input, channel) => readline.createInterface({ input, crlfDelay: Infinity }).on("line", (line) => channel.info(line)),
