@@ -4,7 +4,9 @@ opgen.generate runs the full emitter for the workspace on a worker thread,
 reports `$/progress` (begin, a report per file, end) when the client accepts
 server-initiated progress, and stops between files when the progress is
 cancelled (window/workDoneProgress/cancel) or the request is ($/cancelRequest).
-It writes only inside the `outputDir` setting.
+It writes only inside the output folder: the `outputDir` setting, or by default a folder of
+its own for each input yaml (default_output_dir), so that two native_functions.yaml of one
+workspace never overwrite each other's files.
 
 opgen.showGenerated returns the generated code of one op (the opgen explain
 pieces) or of one whole generated file as
@@ -16,6 +18,7 @@ are asked to show it (window/showDocument); other clients use `text`.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 import threading
 import time
@@ -92,8 +95,31 @@ def _native_path(server: OpgenLanguageServer, uri: str | None) -> str:
     raise CommandError("no native_functions.yaml in the workspace: open one or set opgen.nativeFunctionsPath")
 
 
-def output_dir(server: OpgenLanguageServer) -> str:
-    path = os.path.expanduser(server.settings.output_dir)
+def default_output_dir(root: str | None, source: str) -> str:
+    """Where a yaml generates when opgen.outputDir is not set: build/ + its source folder's path in the workspace.
+
+    A native_functions.yaml's source folder is the one holding native/ (gen.py's --source-path), else its own
+    folder: PyTorch's aten/src/ATen/native/native_functions.yaml generates into build/aten/src/ATen, where
+    PyTorch's build puts gen.py's files, and one at the workspace root into build/. A backend yaml's is its
+    own path without `.yaml`. A yaml outside the workspace gets build/outside/<folder name>-<hash of its path>."""
+    source = os.path.realpath(source)
+    if os.path.basename(source) == "native_functions.yaml":
+        folder = os.path.dirname(source)
+        folder = os.path.dirname(folder) if os.path.basename(folder) == "native" else folder
+    else:
+        folder = os.path.splitext(source)[0]
+    if root:
+        relative = os.path.relpath(folder, os.path.realpath(root))
+        if relative != os.pardir and not relative.startswith(os.pardir + os.sep):
+            return os.path.normpath(os.path.join("build", relative))
+    digest = hashlib.sha256(folder.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    return os.path.join("build", "outside", f"{os.path.basename(folder)}-{digest}")
+
+
+def output_dir(server: OpgenLanguageServer, source: str) -> str:
+    """The output folder for generating from `source` (a native_functions.yaml or a backend yaml)."""
+    setting = server.settings.output_dir
+    path = os.path.expanduser(setting) if setting else default_output_dir(server.model.root, source)
     if not os.path.isabs(path):
         if not server.model.root:
             raise CommandError("opgen.outputDir is relative and the workspace has no root folder")
@@ -120,7 +146,8 @@ async def generate(server: OpgenLanguageServer, *args: Any) -> dict:
         return await generate_backend(server, arg)
     if target != "native":
         raise CommandError(f"unknown target {target!r}: use \"native\" or \"backend\"")
-    job = generate_job.NativeJob(_native_path(server, arg.get("uri")), output_dir(server),
+    native = _native_path(server, arg.get("uri"))
+    job = generate_job.NativeJob(native, output_dir(server, native),
                                  per_operator_headers=server.settings.per_operator_headers)
     cancel = threading.Event()
     token = await server.begin_progress("generate", types.WorkDoneProgressBegin(
@@ -154,7 +181,7 @@ async def generate(server: OpgenLanguageServer, *args: Any) -> dict:
             server.work_done_progress.tokens.pop(token, None)
     server.log(f"opgen.generate into {job.output_dir}: {result.summary()}")
     return {"outputDir": job.output_dir, "written": len(result.written), "unchanged": len(result.unchanged),
-            "missing": result.missing, "errors": result.errors, "cancelled": result.cancelled,
+            "missing": result.missing, "notGenerated": result.not_generated(), "errors": result.errors, "cancelled": result.cancelled,
             "summary": result.summary()}
 
 
@@ -179,7 +206,7 @@ async def generate_backend(server: OpgenLanguageServer, arg: dict) -> dict:
     _, native_path, why = server.model.native_location(document)
     if native_path is None:
         raise CommandError(why)
-    out = output_dir(server)
+    out = output_dir(server, document.path)  # type: ignore[arg-type]
     options = BackendOptions(document.path, out, native_functions=native_path)  # type: ignore[arg-type]
     token = await server.begin_progress("generate", types.WorkDoneProgressBegin(
         title="opgen: generating the backend's files", cancellable=False, message=out, percentage=0))
@@ -216,7 +243,8 @@ async def show_generated(server: OpgenLanguageServer, *args: Any) -> dict:
         text, title = await _op_code(server, uri, str(arg["op"]), arg.get("backend"))
         virtual = f"{SCHEME}:/generated/op/{arg['op']}.md"
     elif arg.get("file"):
-        job = generate_job.NativeJob(_native_path(server, uri), output_dir(server),
+        native = _native_path(server, uri)
+        job = generate_job.NativeJob(native, output_dir(server, native),
                                      per_operator_headers=server.settings.per_operator_headers)
         loop = asyncio.get_running_loop()
         try:
