@@ -118,13 +118,17 @@ def _argument_line(argument: Argument, note: str = "") -> str:
     return f"- `{argument}`" + (f" ({note})" if note else "")
 
 
+def _kind_text(func: FunctionSchema) -> str:
+    try:
+        return _KIND_TEXT[func.kind()]
+    except SchemaKindError as exc:
+        return f"none ({exc})"
+
+
 def schema_summary(func: FunctionSchema, namespace: str = "aten") -> str:
     """Markdown: the operator's name, overload, kind, arguments and returns."""
     name = func.name
-    try:
-        kind = _KIND_TEXT[func.kind()]
-    except SchemaKindError as exc:
-        kind = f"none ({exc})"
+    kind = _kind_text(func)
     lines = [
         f"**{namespace}::{name}**",
         "",
@@ -146,16 +150,22 @@ def schema_summary(func: FunctionSchema, namespace: str = "aten") -> str:
     return "\n".join(lines)
 
 
-def function_summary(f: NativeFunction) -> str:
-    text = schema_summary(f.func, f.namespace)
-    extra = []
+def _facts(f: NativeFunction) -> list[str]:
+    """What the entry says beyond its schema: structured, its delegate, its variants."""
+    facts = []
     if f.structured:
-        extra.append("structured (the out= kernel of a structured group)")
+        facts.append("structured (the out= kernel of a structured group)")
     if f.structured_delegate is not None:
-        extra.append(f"structured delegate: `{f.structured_delegate}`")
+        facts.append(f"structured delegate: `{f.structured_delegate}`")
     variants = ", ".join(sorted(v.name for v in f.variants))
     if variants:
-        extra.append(f"variants: {variants}")
+        facts.append(f"variants: {variants}")
+    return facts
+
+
+def function_summary(f: NativeFunction) -> str:
+    text = schema_summary(f.func, f.namespace)
+    extra = _facts(f)
     if extra:
         text += "\n\n" + "\n".join(f"- {e}" for e in extra)
     return text
@@ -194,11 +204,7 @@ def kernel_declarations(pieces: Sequence[Piece]) -> list[tuple[list[str], str]]:
 def function_hover(f: NativeFunction, pieces: Sequence[Piece]) -> str:
     """The func: line: what the op is, its at:: signature and its native kernel declarations, then the op's facts."""
     name = str(f.func.name)
-    try:
-        kind = _KIND_TEXT[f.func.kind()]
-    except SchemaKindError as exc:
-        kind = f"none ({exc})"
-    lines = [f"**{f.namespace}::{name}** ({kind})", ""]
+    lines = [f"**{f.namespace}::{name}** ({_kind_text(f.func)})", ""]
     signatures = at_signatures(pieces)
     declarations = kernel_declarations(pieces)
     if signatures:
@@ -211,16 +217,8 @@ def function_hover(f: NativeFunction, pieces: Sequence[Piece]) -> str:
             lines.append(f"and {len(declarations) - len(shown)} more declarations")
     elif f.structured_delegate is not None:
         lines.append(f"No kernel of its own: the structured kernels of `{f.structured_delegate}` implement it.")
-    facts = []
-    if f.structured:
-        facts.append("structured (the out= kernel of a structured group)")
-    if f.structured_delegate is not None:
-        facts.append(f"structured delegate: `{f.structured_delegate}`")
-    variants = ", ".join(sorted(v.name for v in f.variants))
-    if variants:
-        facts.append(f"variants: {variants}")
     returns = ", ".join(f"`{r}`" for r in f.func.returns) or "(nothing)"
-    facts.append(f"returns {returns}")
+    facts = [*_facts(f), f"returns {returns}"]
     lines += ["", *(f"- {fact}" for fact in facts)]
     if pieces:
         lines += ["", f"All {len(pieces)} generated pieces: {show_generated_link(name)}"]
