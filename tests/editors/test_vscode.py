@@ -199,6 +199,9 @@ def test_vscode_problems_hover_generate(code_server, workspace: Path, tmp_path: 
     assert "at::Tensor scale(const at::Tensor & self, const at::Scalar & factor);" in hover, hover
     assert hover.rstrip().endswith("opgen: Show generated code") and len(hover.splitlines()) <= 40, hover
 
+    # Its link opens the op's whole generated code (the hover's link runs opgenLsp.showGenerated).
+    assert "at::Tensor scale(const at::Tensor & self, const at::Scalar & factor)" in result["linkText"], result["linkText"][:2000]
+
     # Show generated code (the op at the cursor): a read-only document with its C++.
     assert "at::Tensor scale(const at::Tensor & self, const at::Scalar & factor)" in result["shownText"], result["shownText"][:2000]
 
