@@ -11,7 +11,7 @@ from typing import NoReturn
 from . import TORCHGEN_VERSION, VERSION_TEXT, status
 from .backend_cli import add_generate_backend_parser, impl_path_items
 from .generate_cli import add_generate_parser
-from .report import RENDERERS, capped_per_file
+from .report import RENDERERS, capped_per_file, summary_line
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -36,6 +36,10 @@ def _check(args: argparse.Namespace) -> int:
         result.notes.extend(notes)
         result.usage_error = result.usage_error or bool(notes)
     sys.stdout.write(RENDERERS[args.format](capped_per_file(result.items)))
+    if args.format == "text" and not args.quiet:
+        # Files with a diagnostic count too (a tags.yaml read beside, a file that is not UTF-8 text).
+        files = set(result.checked) | {item.path for item in result.items}
+        sys.stdout.write(summary_line(result.items, len(files)))
     for note in result.notes:
         print(note, file=sys.stderr)
     if result.usage_error:
@@ -133,6 +137,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "(and a derivatives.yaml outside a PyTorch tree) are resolved against (default: the one packaged "
                        "with the installed torchgen)")
     check.add_argument("--format", choices=sorted(RENDERERS), default="text")
+    check.add_argument("-q", "--quiet", action="store_true",
+                       help="no summary line after the diagnostics of the text format")
     check.add_argument("--impl-path", "--impl_path", action="append", default=[], metavar="F",
                        help="a backend's C++ kernel file: report the listed ops of each backend yaml it does not "
                             "define (repeatable)")

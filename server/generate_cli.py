@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from . import status
@@ -23,8 +24,11 @@ def add_generate_parser(sub) -> None:
     p.add_argument("--dry-run", action="store_true", help="write no generated file (the -o lists still are)")
     p.add_argument("--per-operator-headers", action="store_true", help="the ATen/ops/ per-operator layout")
     p.add_argument("-d", "--install-dir", "--install_dir", default="build/aten/src/ATen", help="output folder")
-    p.add_argument("--aoti-install-dir", "--aoti_install_dir", default="torch/csrc/inductor/aoti_torch/generated",
-                   help="output folder of the AOTInductor shims")
+    # gen.py's default is torch/csrc/inductor/aoti_torch/generated under the current directory: opgen keeps
+    # the shims with the other outputs unless told otherwise.
+    p.add_argument("--aoti-install-dir", "--aoti_install_dir", default=None,
+                   help="output folder of the AOTInductor shims (default: <install-dir>/aoti; gen.py's is "
+                        "torch/csrc/inductor/aoti_torch/generated under the current directory)")
     p.add_argument("--headeronly-install-dir", "--headeronly_install_dir", default=None,
                    help="output folder of header-only files such as enum_tag.h (default: <install-dir>/core)")
     p.add_argument("--rocm", action="store_true", help="generate for ROCm/HIP instead of CUDA")
@@ -72,7 +76,8 @@ def options_from_args(args: argparse.Namespace):
 
     return GenerateOptions(
         source_path=args.source_path, install_dir=args.install_dir,
-        headeronly_install_dir=args.headeronly_install_dir, aoti_install_dir=args.aoti_install_dir,
+        headeronly_install_dir=args.headeronly_install_dir,
+        aoti_install_dir=args.aoti_install_dir or os.path.join(args.install_dir, "aoti"),
         per_operator_headers=args.per_operator_headers, rocm=args.rocm, mps=args.mps, xpu=args.xpu, mtia=args.mtia,
         op_registration_whitelist=tup(args.op_registration_whitelist),
         op_selection_yaml_path=args.op_selection_yaml_path, backend_whitelist=tup(args.backend_whitelist),

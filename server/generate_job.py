@@ -2,8 +2,9 @@
 
 The language server's `opgen.generate` command runs this on a worker thread. It
 uses the same engine as `opgen generate` (read, plan, render, write-if-changed);
-the difference is that every output folder lies inside one output directory and
-the job checks between files whether it has been cancelled.
+the difference is that every output folder lies inside one output directory (the AOTI
+shims too, written as `--update-aoti-c-shim` writes them: there are no checked-in headers
+to compare with there) and the job checks between files whether it has been cancelled.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .codegen.files.context import GenContext, GenerateOptions
-from .codegen.generate import confinement_errors, dirs_of, plan, read_templates
+from .codegen.generate import confinement_errors, dirs_of, load_fallback_ops, plan, read_templates
 from .codegen.inputs import InputError, load_native, packaged_aten, read_input
 from .codegen.options import CodegenOptions
 from .codegen.plan import PlanError, PlannedFile, render
@@ -32,7 +33,7 @@ class NativeJob:
         out = self.output_dir
         return GenerateOptions(source_path=os.path.dirname(os.path.dirname(self.native_path)), install_dir=out,
                                headeronly_install_dir=os.path.join(out, "core"),
-                               aoti_install_dir=os.path.join(out, "aoti"),
+                               aoti_install_dir=os.path.join(out, "aoti"), update_aoti_c_shim=True,
                                per_operator_headers=self.per_operator_headers)
 
     def templates(self) -> str:
@@ -53,12 +54,20 @@ class JobResult:
     unchanged: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)  # files opgen cannot generate yet
+    missing_reasons: list[str] = field(default_factory=list)  # why, one for each of `missing`
     cancelled: bool = False
+
+    def not_generated(self) -> list[str]:
+        """`name, name: why` for each reason a file was not generated."""
+        by_reason: dict[str, list[str]] = {}
+        for path, why in zip(self.missing, self.missing_reasons):
+            by_reason.setdefault(why, []).append(os.path.basename(path))
+        return [f"{', '.join(names)}: {why}" for why, names in by_reason.items()]
 
     def summary(self) -> str:
         text = f"{len(self.written)} file(s) written, {len(self.unchanged)} unchanged"
         if self.missing:
-            text += f", {len(self.missing)} not generated yet"
+            text += f", {len(self.missing)} not generated ({'; '.join(self.not_generated())})"
         if self.errors:
             text += f", {len(self.errors)} error(s): {self.errors[0]}"
         return ("cancelled: " if self.cancelled else "") + text
@@ -74,7 +83,8 @@ def load(job: NativeJob) -> tuple[GenContext, list[PlannedFile]]:
         raise InputError(f"{job.native_path} has {len(inputs.errors)} error(s), the first on line "
                          f"{first.span.start_line + 1}: {first.message}")
     tags = frozenset(TagsParser().parse(read_input(tags_path)).names)
-    ctx = GenContext(inputs.snapshot.functions, tags, options, read_templates(job.templates()))
+    fallback_ops, why = load_fallback_ops(options.source_path)
+    ctx = GenContext(inputs.snapshot.functions, tags, options, read_templates(job.templates()), fallback_ops, why)
     return ctx, plan(ctx)
 
 
@@ -90,6 +100,7 @@ def run(job: NativeJob, progress: Callable[[int, int, str], None] = lambda done,
     dirs = dirs_of(ctx.options)
     buildable = [p for p in planned if p.build is not None]
     result.missing = [p.path for p in planned if p.build is None]
+    result.missing_reasons = [p.missing_reason or "not implemented yet" for p in planned if p.build is None]
     # Every folder of the job is inside output_dir, so every file is confined to it (as `opgen generate` does).
     refused = confinement_errors(planned, dirs)
     if refused:

@@ -100,4 +100,24 @@ def render_sarif(items: list[FileDiagnostic]) -> str:
     return json.dumps(log, indent=2) + "\n"
 
 
+def _counted(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def summary_line(items: list[FileDiagnostic], files: int) -> str:
+    """The closing line of a text report, as linters print it: `2 errors, 1 warning in 3 files`, or
+    `no problems in 3 files` (information and hints are counted only when there are some)."""
+    where = f" in {_counted(files, 'file')}"
+    if not items:
+        return "no problems" + where + "\n"
+    count = {severity: 0 for severity in Severity}
+    for item in items:
+        count[item.diagnostic.severity] += 1
+    parts = [_counted(count[Severity.ERROR], "error"), _counted(count[Severity.WARNING], "warning")]
+    notes = count[Severity.INFORMATION] + count[Severity.HINT]
+    if notes:
+        parts.append(_counted(notes, "note"))
+    return ", ".join(parts) + where + "\n"
+
+
 RENDERERS = {"text": render_text, "json": render_json, "github": render_github, "sarif": render_sarif}

@@ -78,6 +78,8 @@ class CheckResult:
     # Messages about the run itself (unreadable files, skipped inputs), for stderr.
     notes: list[str] = field(default_factory=list)
     usage_error: bool = False
+    # The files read as operator yaml (for the summary line).
+    checked: list[str] = field(default_factory=list)
 
     @property
     def has_errors(self) -> bool:
@@ -176,6 +178,8 @@ def check_paths(paths: list[str], tags_path: str | None = None, native_path: str
         if text is None:
             continue
         kind = classify(path, text)
+        if kind != UNKNOWN:
+            result.checked.append(path)
         if kind == TAGS:
             snapshot = tags_for(path)
             if snapshot is not None:

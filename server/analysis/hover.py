@@ -1,14 +1,19 @@
 """Hover texts (Markdown) for native_functions.yaml: entry keys, dispatch keys, tags, schemas.
 
-On a func: line the hover can also show what torchgen generates for the
-operator; the caller passes that in (`generated`), since code generation is a
-layer above analysis.
+A hover fits on a screen (MAX_LINES), with the answer to what is under the cursor first: on a func:
+line the at:: signature and the native kernel declarations, on a dispatch key that key's kernel
+declaration and registration. The rest of what torchgen generates for the op is one command away
+(opgen.showGenerated). The generated pieces come from the caller (`generated`), since code
+generation is a layer above analysis.
 """
 
 from __future__ import annotations
 
+import json
+import re
+import urllib.parse
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Protocol, Sequence
 
 from ..index.native import NativeSnapshot, TagsSnapshot
 from ..model import dispatch as dk
@@ -24,6 +29,22 @@ from .definition import find_op
 class HoverText:
     markdown: str
     span: Span
+
+
+class Piece(Protocol):
+    """One piece of generated C++ (codegen.explain.Snippet)."""
+
+    title: str
+    file: str
+    code: str
+
+
+# A hover is at most this many lines (about a screen of an editor's hover box), and this many up to the
+# end of its answer.
+MAX_LINES = 40
+ANSWER_LINES = 15
+# Kernel declarations shown on a func: line; the others are counted.
+MAX_DECLARATIONS = 6
 
 
 _KIND_TEXT = {
@@ -97,13 +118,17 @@ def _argument_line(argument: Argument, note: str = "") -> str:
     return f"- `{argument}`" + (f" ({note})" if note else "")
 
 
+def _kind_text(func: FunctionSchema) -> str:
+    try:
+        return _KIND_TEXT[func.kind()]
+    except SchemaKindError as exc:
+        return f"none ({exc})"
+
+
 def schema_summary(func: FunctionSchema, namespace: str = "aten") -> str:
     """Markdown: the operator's name, overload, kind, arguments and returns."""
     name = func.name
-    try:
-        kind = _KIND_TEXT[func.kind()]
-    except SchemaKindError as exc:
-        kind = f"none ({exc})"
+    kind = _kind_text(func)
     lines = [
         f"**{namespace}::{name}**",
         "",
@@ -125,23 +150,126 @@ def schema_summary(func: FunctionSchema, namespace: str = "aten") -> str:
     return "\n".join(lines)
 
 
-def function_summary(f: NativeFunction) -> str:
-    text = schema_summary(f.func, f.namespace)
-    extra = []
+def _facts(f: NativeFunction) -> list[str]:
+    """What the entry says beyond its schema: structured, its delegate, its variants."""
+    facts = []
     if f.structured:
-        extra.append("structured (the out= kernel of a structured group)")
+        facts.append("structured (the out= kernel of a structured group)")
     if f.structured_delegate is not None:
-        extra.append(f"structured delegate: `{f.structured_delegate}`")
+        facts.append(f"structured delegate: `{f.structured_delegate}`")
     variants = ", ".join(sorted(v.name for v in f.variants))
     if variants:
-        extra.append(f"variants: {variants}")
+        facts.append(f"variants: {variants}")
+    return facts
+
+
+def function_summary(f: NativeFunction) -> str:
+    text = schema_summary(f.func, f.namespace)
+    extra = _facts(f)
     if extra:
         text += "\n\n" + "\n".join(f"- {e}" for e in extra)
     return text
 
 
+def show_generated_link(op: str) -> str:
+    """A Markdown link to the VS Code command that opens all of an op's generated code (other clients show its
+    name: the server's opgen.showGenerated does the same)."""
+    query = urllib.parse.quote(json.dumps([op]))
+    return f"[opgen: Show generated code](command:opgenLsp.showGenerated?{query})"
+
+
+def _cpp(lines: list[str]) -> list[str]:
+    return ["```cpp", *lines, "```"]
+
+
+def at_signatures(pieces: Sequence[Piece]) -> list[str]:
+    """The at:: function declarations of Functions.h's inline definitions (`inline T f(...) {` -> `T f(...);`)."""
+    out = []
+    for piece in pieces:
+        if piece.file == "Functions.h":
+            out.extend(line.removeprefix("inline ").removesuffix(" {") + ";"
+                       for line in piece.code.splitlines() if line.startswith("inline ") and line.endswith(" {"))
+    return out
+
+
+def kernel_declarations(pieces: Sequence[Piece]) -> list[tuple[list[str], str]]:
+    """[(dispatch keys, declaration)] of NativeFunctions.h, one per distinct declaration, in torchgen's order."""
+    by_code: dict[str, list[str]] = {}
+    for piece in pieces:
+        if piece.title.endswith(" kernel declaration"):
+            by_code.setdefault(piece.code.rstrip(), []).append(piece.title.removesuffix(" kernel declaration"))
+    return [(keys, code) for code, keys in by_code.items()]
+
+
+def function_hover(f: NativeFunction, pieces: Sequence[Piece]) -> str:
+    """The func: line: what the op is, its at:: signature and its native kernel declarations, then the op's facts."""
+    name = str(f.func.name)
+    lines = [f"**{f.namespace}::{name}** ({_kind_text(f.func)})", ""]
+    signatures = at_signatures(pieces)
+    declarations = kernel_declarations(pieces)
+    if signatures:
+        lines += ["at:: (Functions.h)", *_cpp(signatures)]
+    if declarations:
+        shown = declarations[:MAX_DECLARATIONS]
+        code = [f"// {', '.join(keys)}\n{declaration}" for keys, declaration in shown]
+        lines += ["Native kernels (NativeFunctions.h)", *_cpp("\n".join(code).splitlines())]
+        if len(declarations) > len(shown):
+            lines.append(f"and {len(declarations) - len(shown)} more declarations")
+    elif f.structured_delegate is not None:
+        lines.append(f"No kernel of its own: the structured kernels of `{f.structured_delegate}` implement it.")
+    returns = ", ".join(f"`{r}`" for r in f.func.returns) or "(nothing)"
+    facts = [*_facts(f), f"returns {returns}"]
+    lines += ["", *(f"- {fact}" for fact in facts)]
+    if pieces:
+        lines += ["", f"All {len(pieces)} generated pieces: {show_generated_link(name)}"]
+    return "\n".join(_fit(lines))
+
+
+def dispatch_key_hover(name: str, f: NativeFunction | None, pieces: Sequence[Piece]) -> str:
+    """A dispatch key: what kind of key it is (a line), then its kernel declaration and registration for this op."""
+    lines = [f"**{name}** (dispatch key): {dispatch_key_summary(name) or 'not a dispatch key'}"]
+    mine = [p for p in pieces if p.title.startswith(name + " ")]
+    # The declaration and the m.impl line answer "what does this key register"; the wrapper is the longest.
+    order = {"kernel declaration": 0, "registration": 1, "registration wrapper": 2}
+    mine.sort(key=lambda p: order.get(p.title.removeprefix(name + " "), 3))
+    for piece in mine:
+        lines += ["", f"{piece.title} ({piece.file})", *_cpp(piece.code.rstrip().splitlines())]
+    if mine and f is not None:
+        lines += ["", f"All the generated code of {f.func.name}: {show_generated_link(str(f.func.name))}"]
+    return "\n".join(_fit(lines))
+
+
+def _fit(lines: list[str]) -> list[str]:
+    """At most MAX_LINES: the last code block that crosses the limit is cut (its fence closed), the last line kept."""
+    if len(lines) <= MAX_LINES:
+        return lines
+    last = lines[-1]
+    kept = lines[:MAX_LINES - 2]
+    if sum(line.startswith("```") for line in kept) % 2 == 1:  # inside a code block: close it
+        kept[-1] = "```"
+    cut = len(lines) - 1 - len(kept)
+    return [*kept, f"({cut} more lines)", last]
+
+
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_STRONG = re.compile(r"\*\*([^*]+)\*\*")
+_CODE = re.compile(r"`([^`]+)`")
+
+
+def as_plain_text(markdown: str) -> str:
+    """The same text for a client that takes no Markdown: no fences, emphasis, backticks or link targets
+    (code lines are kept as they are)."""
+    out, in_code = [], False
+    for line in markdown.splitlines():
+        if line.startswith("```"):
+            in_code = not in_code
+            continue
+        out.append(line if in_code else _CODE.sub(r"\1", _STRONG.sub(r"\1", _LINK.sub(r"\1", line))))
+    return "\n".join(out)
+
+
 def hover(snapshot: NativeSnapshot, tags: TagsSnapshot | None, line: int, col: int,
-          generated: Callable[[NativeSnapshot, NativeFunction], str] | None = None) -> HoverText | None:
+          generated: Callable[[NativeSnapshot, NativeFunction], Sequence[Piece]] | None = None) -> HoverText | None:
     hit = cursor.hit_at(snapshot.document, line, col)
     if hit is None:
         return None
@@ -151,8 +279,9 @@ def hover(snapshot: NativeSnapshot, tags: TagsSnapshot | None, line: int, col: i
             return HoverText(f"`{hit.text}`: not a key of native_functions.yaml entries", hit.span)
         return HoverText(f"**{hit.text}**: {what}", hit.span)
     if hit.kind == cursor.DISPATCH_KEY:
-        summary = dispatch_key_summary(hit.text)
-        return HoverText(f"**{hit.text}** (dispatch key): {summary or 'not a dispatch key'}", hit.span)
+        function = getattr(hit.entry.result.value, "function", None)
+        pieces = generated(snapshot, function) if generated is not None and function is not None else ()
+        return HoverText(dispatch_key_hover(hit.text, function, pieces), hit.span)
     if hit.kind == cursor.TAG:
         tag = tags.tags.get(hit.text) if tags is not None else None
         if tag is None:
@@ -162,8 +291,8 @@ def hover(snapshot: NativeSnapshot, tags: TagsSnapshot | None, line: int, col: i
         function = getattr(hit.entry.result.value, "function", None)
         if function is None:
             return None
-        code = generated(snapshot, function) if generated is not None else ""
-        return HoverText(function_summary(function) + ("\n\n" + code if code else ""), hit.span)
+        pieces = generated(snapshot, function) if generated is not None else ()
+        return HoverText(function_hover(function, pieces), hit.span)
     if hit.kind == cursor.OP_REFERENCE:
         op = find_op(snapshot, hit.text)
         if op is None:

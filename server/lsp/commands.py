@@ -4,7 +4,9 @@ opgen.generate runs the full emitter for the workspace on a worker thread,
 reports `$/progress` (begin, a report per file, end) when the client accepts
 server-initiated progress, and stops between files when the progress is
 cancelled (window/workDoneProgress/cancel) or the request is ($/cancelRequest).
-It writes only inside the `outputDir` setting, and outside the workspace folders only where the
+It writes only inside the output folder: the `outputDir` setting, or by default a folder of
+its own for each input yaml (default_output_dir), so that two native_functions.yaml of one
+workspace never overwrite each other's files; and outside the workspace folders only where the
 user (not a workspace) set it (trust.py).
 
 opgen.showGenerated returns the generated code of one op (the opgen explain
@@ -17,6 +19,7 @@ are asked to show it (window/showDocument); other clients use `text`.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 import threading
 import time
@@ -97,9 +100,32 @@ def _native_path(server: OpgenLanguageServer, uri: str | None) -> str:
     raise CommandError("no native_functions.yaml in the workspace: open one or set opgen.nativeFunctionsPath")
 
 
-def output_dir(server: OpgenLanguageServer, value: str | None = None) -> str:
-    """The real path of opgen.outputDir (or of value, spelled as the setting is)."""
-    path = os.path.expanduser(server.settings.output_dir if value is None else value)
+def default_output_dir(root: str | None, source: str) -> str:
+    """Where a yaml generates when opgen.outputDir is not set: build/ + its source folder's path in the workspace.
+
+    A native_functions.yaml's source folder is the one holding native/ (gen.py's --source-path), else its own
+    folder: PyTorch's aten/src/ATen/native/native_functions.yaml generates into build/aten/src/ATen, where
+    PyTorch's build puts gen.py's files, and one at the workspace root into build/. A backend yaml's is its
+    own path without `.yaml`. A yaml outside the workspace gets build/outside/<folder name>-<hash of its path>."""
+    source = os.path.realpath(source)
+    if os.path.basename(source) == "native_functions.yaml":
+        folder = os.path.dirname(source)
+        folder = os.path.dirname(folder) if os.path.basename(folder) == "native" else folder
+    else:
+        folder = os.path.splitext(source)[0]
+    if root:
+        relative = os.path.relpath(folder, os.path.realpath(root))
+        if relative != os.pardir and not relative.startswith(os.pardir + os.sep):
+            return os.path.normpath(os.path.join("build", relative))
+    digest = hashlib.sha256(folder.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    return os.path.join("build", "outside", f"{os.path.basename(folder)}-{digest}")
+
+
+def output_dir(server: OpgenLanguageServer, source: str, value: str | None = None) -> str:
+    """The real path of the output folder for generating from `source` (a native_functions.yaml or a backend
+    yaml): opgen.outputDir (or value, spelled as the setting is), else default_output_dir."""
+    setting = server.settings.output_dir if value is None else value
+    path = os.path.expanduser(setting) if setting else default_output_dir(server.model.root, source)
     if not os.path.isabs(path):
         if not server.model.root:
             raise CommandError("opgen.outputDir is relative and the workspace has no root folder")
@@ -113,8 +139,8 @@ def workspace_folders(server: OpgenLanguageServer) -> list[str]:
     return list(dict.fromkeys(os.path.realpath(p) for p in paths if p))
 
 
-async def write_dir(server: OpgenLanguageServer) -> str:
-    """output_dir, when the server may write there (see trust.py); else the client is shown why, and the
+async def write_dir(server: OpgenLanguageServer, source: str) -> str:
+    """output_dir for source, when the server may write there (see trust.py); else the client is shown why, and the
     command fails with it. Waits for the settings first (a generate sent right after start must not write
     where the initializationOptions said while workspace/configuration says otherwise)."""
     if not server.configured.is_set():
@@ -122,10 +148,10 @@ async def write_dir(server: OpgenLanguageServer) -> str:
             await asyncio.wait_for(server.configured.wait(), SETTINGS_WAIT)
         except asyncio.TimeoutError:
             pass  # the server's own wait gives up too, and the settings it has are checked all the same
-    path = output_dir(server)
+    path = output_dir(server, source)
     user_value = trust.user_setting(server.initialization_options, "outputDir")
     refusal = trust.write_refusal("opgen.outputDir", path, workspace_folders(server),
-                                  output_dir(server, user_value) if user_value else None)
+                                  output_dir(server, source, user_value) if user_value else None)
     if refusal is not None:
         try:
             server.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=refusal))
@@ -154,7 +180,8 @@ async def generate(server: OpgenLanguageServer, *args: Any) -> dict:
         return await generate_backend(server, arg)
     if target != "native":
         raise CommandError(f"unknown target {target!r}: use \"native\" or \"backend\"")
-    job = generate_job.NativeJob(_native_path(server, arg.get("uri")), await write_dir(server),
+    native = _native_path(server, arg.get("uri"))
+    job = generate_job.NativeJob(native, await write_dir(server, native),
                                  per_operator_headers=server.settings.per_operator_headers)
     cancel = threading.Event()
     token = await server.begin_progress("generate", types.WorkDoneProgressBegin(
@@ -188,7 +215,7 @@ async def generate(server: OpgenLanguageServer, *args: Any) -> dict:
             server.work_done_progress.tokens.pop(token, None)
     server.log(f"opgen.generate into {job.output_dir}: {result.summary()}")
     return {"outputDir": job.output_dir, "written": len(result.written), "unchanged": len(result.unchanged),
-            "missing": result.missing, "errors": result.errors, "cancelled": result.cancelled,
+            "missing": result.missing, "notGenerated": result.not_generated(), "errors": result.errors, "cancelled": result.cancelled,
             "summary": result.summary()}
 
 
@@ -213,7 +240,7 @@ async def generate_backend(server: OpgenLanguageServer, arg: dict) -> dict:
     _, native_path, why = server.model.native_location(document)
     if native_path is None:
         raise CommandError(why)
-    out = await write_dir(server)
+    out = await write_dir(server, document.path)  # type: ignore[arg-type]
     options = BackendOptions(document.path, out, native_functions=native_path)  # type: ignore[arg-type]
     token = await server.begin_progress("generate", types.WorkDoneProgressBegin(
         title="opgen: generating the backend's files", cancellable=False, message=out, percentage=0))
@@ -250,7 +277,8 @@ async def show_generated(server: OpgenLanguageServer, *args: Any) -> dict:
         text, title = await _op_code(server, uri, str(arg["op"]), arg.get("backend"))
         virtual = f"{SCHEME}:/generated/op/{arg['op']}.md"
     elif arg.get("file"):
-        job = generate_job.NativeJob(_native_path(server, uri), output_dir(server),
+        native = _native_path(server, uri)
+        job = generate_job.NativeJob(native, output_dir(server, native),
                                      per_operator_headers=server.settings.per_operator_headers)
         loop = asyncio.get_running_loop()
         try:

@@ -4,7 +4,7 @@ Both sources use the same shape (camelCase keys; workspace/configuration
 section "opgen"):
 
     {"debounceMs": 0, "tagsPath": "aten/src/ATen/native/tags.yaml", "maxWorkspaceSymbols": 500,
-     "nativeFunctionsPath": null, "implPaths": [], "outputDir": "build/aten/src/ATen",
+     "nativeFunctionsPath": null, "implPaths": [], "outputDir": null,
      "generateTarget": "auto", "perOperatorHeaders": false, "codeLens": true,
      "kernelDirs": [], "kernelSeverity": "warning", "kernelStubFile": null,
      "lazy": {"preset": "auto", "shapeInferenceHeader": null}}
@@ -63,7 +63,8 @@ class Settings:
     # C++ files or folders holding a backend's kernel definitions; default: the C++ files beside the backend yaml.
     impl_paths: tuple[str, ...] = ()
     # Where opgen.generate writes (relative paths: from the workspace root); nothing is written elsewhere.
-    output_dir: str = "build/aten/src/ATen"
+    # Default (None): a folder of its own for each input yaml under build/ (lsp.commands.default_output_dir).
+    output_dir: str | None = None
     # What opgen.generate generates: "native" (gen.py's files), "backend" (gen_backend_stubs' files for the
     # backend yaml), or "auto" (backend when the workspace has a backend yaml but no native_functions.yaml).
     generate_target: str = "auto"
@@ -141,7 +142,7 @@ _CHECKS: dict[str, Callable[[object], Any]] = {
     "max_workspace_symbols": _int_in(1, 100_000),
     "native_functions_path": _optional_path,
     "impl_paths": _paths,
-    "output_dir": _path,
+    "output_dir": _optional_path,
     "generate_target": _one_of("auto", "native", "backend"),
     "per_operator_headers": _bool,
     "code_lens": _bool,

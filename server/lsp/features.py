@@ -92,8 +92,10 @@ class Client:
         )
 
     def markup(self, text: str, markdown: bool) -> types.MarkupContent:
-        kind = types.MarkupKind.Markdown if markdown else types.MarkupKind.PlainText
-        return types.MarkupContent(kind=kind, value=text)
+        """Our Markdown, or plain text for a client whose contentFormat lacks Markdown (Emacs without markdown-mode)."""
+        if markdown:
+            return types.MarkupContent(kind=types.MarkupKind.Markdown, value=text)
+        return types.MarkupContent(kind=types.MarkupKind.PlainText, value=hover_query.as_plain_text(text))
 
 
 # ---------------------------------------------------------------- diagnostics
@@ -134,10 +136,9 @@ class _ExplainerCache:
 _EXPLAINERS = _ExplainerCache()
 
 
-def generated_code(snapshot: NativeSnapshot, f: NativeFunction) -> str:
-    """Markdown code blocks of every piece torchgen generates for the function (opgen explain)."""
-    snippets = _EXPLAINERS.get(snapshot).explain(str(f.func.name))
-    return "\n\n".join(f"**{s.title}** ({s.file})\n```cpp\n{s.code}\n```" for s in snippets)
+def generated_pieces(snapshot: NativeSnapshot, f: NativeFunction) -> list:
+    """Every piece torchgen generates for the function (opgen explain), for the hover to pick from."""
+    return _EXPLAINERS.get(snapshot).explain(str(f.func.name))
 
 
 def backend_declaration(source, op: str, key: str) -> str:
@@ -252,7 +253,7 @@ def hover(analysis: Analysis, pos: types.Position, client: Client, definitions=N
     on_kernel = kernel_hover(analysis, line, col, client, kernels)
     if on_kernel is not None:
         return on_kernel
-    found = hover_query.hover(analysis.native, analysis.tags, line, col, generated_code)
+    found = hover_query.hover(analysis.native, analysis.tags, line, col, generated_pieces)
     if found is None:
         return None
     return types.Hover(contents=client.markup(found.markdown, client.hover_markdown),

@@ -35,6 +35,9 @@ def main(argv: list[str] | None = None) -> int:
     # stdout carries the protocol in --stdio mode: log to stderr only.
     logging.basicConfig(stream=sys.stderr, level=getattr(logging, args.log_level),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from . import log_levels
+
+    log_levels.install()
     # The kernel index scans a cold tree in worker processes, started from a thread of this (threaded)
     # server: forkserver children do not inherit the locks other threads may hold at fork time.
     import multiprocessing

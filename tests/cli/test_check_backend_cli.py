@@ -23,6 +23,9 @@ def workspace(tmp_path: Path) -> Path:
     return tmp_path
 
 
+CLEAN = "no problems in 1 file\n"  # the summary line of a clean run
+
+
 def run(capsys, *args: str) -> tuple[int, str, str]:
     code = main(list(args))
     out, err = capsys.readouterr()
@@ -32,7 +35,7 @@ def run(capsys, *args: str) -> tuple[int, str, str]:
 def test_clean_backend_exits_0(workspace: Path, capsys) -> None:
     (workspace / "my_backend.yaml").write_text(GOOD)
     assert run(capsys, "check", "--native-functions", str(workspace / "native_functions.yaml"),
-               str(workspace / "my_backend.yaml")) == (0, "", "")
+               str(workspace / "my_backend.yaml")) == (0, CLEAN, "")
 
 
 def test_unknown_op_is_placed(workspace: Path, capsys) -> None:
@@ -41,7 +44,7 @@ def test_unknown_op_is_placed(workspace: Path, capsys) -> None:
     code, out, _ = run(capsys, "check", "--native-functions", str(workspace / "native_functions.yaml"), str(path))
     assert code == 1
     assert out.startswith(f"{path}:4:3: error: unknown operator 'fooo'")
-    assert out.rstrip().endswith("[OPG509]")
+    assert out.splitlines()[0].endswith("[OPG509]") and out.splitlines()[1:] == ["1 error, 0 warnings in 1 file"]
 
 
 def test_a_file_starting_with_another_backend_key_is_a_backend_yaml(workspace: Path, capsys) -> None:
@@ -60,13 +63,15 @@ def test_directories_include_backend_yamls(workspace: Path, capsys) -> None:
     code, out, err = run(capsys, "check", "--native-functions", str(workspace / "native_functions.yaml"),
                          str(workspace))
     assert code == 1 and err == ""
-    assert [line.split(":")[0] for line in out.splitlines()] == [str(workspace / "my_functions.yaml")]
+    # native_functions.yaml and tags.yaml of the folder are checked too (and clean).
+    assert [line.split(":")[0] for line in out.splitlines()] == [str(workspace / "my_functions.yaml"),
+                                                                 "1 error, 0 warnings in 3 files"]
 
 
 def test_default_is_the_installed_torchgen(tmp_path: Path, capsys, aten) -> None:
     path = tmp_path / "xla_functions.yaml"
     path.write_text("backend: XLA\ncpp_namespace: torch_xla\nsupported:\n- abs\n- add.Tensor\n")
-    assert run(capsys, "check", str(path)) == (0, "", "")
+    assert run(capsys, "check", str(path)) == (0, CLEAN, "")
     path.write_text("backend: XPU\ncpp_namespace: at\nsupported:\n- abs\n")
     code, out, _ = run(capsys, "check", str(path))
     assert code == 1 and "Duplicate backend key: XPU" in out and out.startswith(f"{path}:1:10:")
@@ -79,7 +84,8 @@ def test_no_native_functions_is_a_clear_error(tmp_path: Path, capsys, monkeypatc
     code, out, _ = run(capsys, "check", str(path))
     assert code == 1
     assert out == (f"{path}:1:1: error: no native_functions.yaml to resolve the op names against: pass "
-                   "--native-functions F (or install torch 2.13, whose torchgen ships one) [OPG900]\n")
+                   "--native-functions F (or install torch 2.13, whose torchgen ships one) [OPG900]\n"
+                   "1 error, 0 warnings in 1 file\n")
 
 
 def test_unreadable_native_functions(tmp_path: Path, capsys) -> None:

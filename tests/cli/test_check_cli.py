@@ -10,6 +10,9 @@ from pathlib import Path
 import pytest
 
 from opgen_lsp.cli import main
+from opgen_lsp.diagnostics import Diagnostic, Severity
+from opgen_lsp.report import FileDiagnostic, summary_line
+from opgen_lsp.text import Span
 
 TAGS = "- tag: core\n  desc: core aten op\n"
 GOOD = "- func: foo(Tensor self) -> Tensor\n"
@@ -22,6 +25,9 @@ def workspace(tmp_path: Path) -> Path:
     return tmp_path
 
 
+CLEAN = "no problems in 1 file\n"  # the summary line of a clean run
+
+
 def run(capsys, *args: str) -> tuple[int, str, str]:
     code = main(list(args))
     out, err = capsys.readouterr()
@@ -30,7 +36,7 @@ def run(capsys, *args: str) -> tuple[int, str, str]:
 
 def test_clean_file_exits_0(workspace: Path, capsys) -> None:
     (workspace / "native_functions.yaml").write_text(GOOD)
-    assert run(capsys, "check", str(workspace / "native_functions.yaml")) == (0, "", "")
+    assert run(capsys, "check", str(workspace / "native_functions.yaml")) == (0, CLEAN, "")
 
 
 def test_text_format_is_one_based(workspace: Path, capsys) -> None:
@@ -38,7 +44,28 @@ def test_text_format_is_one_based(workspace: Path, capsys) -> None:
     path.write_text(BAD)
     code, out, _ = run(capsys, "check", str(path))
     assert code == 1
-    assert out == f"{path}:4:5: error: unknown dispatch key 'CPUU'; did you mean 'CPU'? [OPG104]\n"
+    assert out == (f"{path}:4:5: error: unknown dispatch key 'CPUU'; did you mean 'CPU'? [OPG104]\n"
+                   "1 error, 0 warnings in 1 file\n")
+
+
+def test_quiet_drops_the_summary_line_only(workspace: Path, capsys) -> None:
+    path = workspace / "native_functions.yaml"
+    path.write_text(BAD)
+    code, out, _ = run(capsys, "check", "-q", str(path))
+    assert code == 1 and out.splitlines() == [f"{path}:4:5: error: unknown dispatch key 'CPUU'; did you mean 'CPU'? [OPG104]"]
+    path.write_text(GOOD)
+    assert run(capsys, "check", "--quiet", str(path)) == (0, "", "")
+
+
+def test_summary_counts_each_severity_and_file() -> None:
+    def item(path: str, severity: Severity) -> FileDiagnostic:
+        return FileDiagnostic(path, Diagnostic(Span.point(0, 0), severity, "OPG104", "m"))
+
+    items = [item("a", Severity.ERROR), item("a", Severity.ERROR), item("b", Severity.WARNING)]
+    assert summary_line(items, 3) == "2 errors, 1 warning in 3 files\n"
+    assert summary_line(items[:1], 1) == "1 error, 0 warnings in 1 file\n"
+    assert summary_line([item("a", Severity.HINT), item("a", Severity.INFORMATION)], 1) == "0 errors, 0 warnings, 2 notes in 1 file\n"
+    assert summary_line([], 0) == "no problems in 0 files\n"
 
 
 def test_json_format_is_zero_based_lsp(workspace: Path, capsys) -> None:

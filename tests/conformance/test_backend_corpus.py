@@ -124,11 +124,13 @@ def _line_starting(text: str, start: str) -> int:
     return next(i for i, line in enumerate(text.splitlines()) if line.strip().startswith(start))
 
 
+@pytest.mark.corpus
 def test_the_corpus_is_there():
     names = {p.name for p in CORPUS_FILES}
     assert ACCEPTED <= names and set(REJECTED) <= names
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("path", CORPUS_FILES, ids=[str(p.relative_to(CORPUS)) for p in CORPUS_FILES])
 def test_corpus_file(torchgen, native, path, tmp_path):
     text = path.read_text()
@@ -264,6 +266,7 @@ def _mutants(count: int, seed: int, names: list[str]) -> list[tuple[str, str]]:
 
 
 @pytest.mark.slow
+@pytest.mark.corpus
 def test_mutated_corpus_verdicts(torchgen, native, tmp_path):
     """opgen reports an error iff torchgen rejects, over seeded mutations of the corpus."""
     names = [str(op.function.func.name) for op in native.functions.ops]

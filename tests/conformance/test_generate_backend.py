@@ -25,7 +25,7 @@ from opgen_lsp.index.backend import check_backend
 
 from .test_backend_corpus import ACCEPTED, REJECTED
 
-pytestmark = [pytest.mark.conformance, pytest.mark.slow]
+pytestmark = [pytest.mark.conformance, pytest.mark.slow, pytest.mark.corpus]
 
 CORPUS_FILES = sorted(CORPUS.rglob("*.yaml"))
 ACCEPTED_FILES = [p for p in CORPUS_FILES if p.name in ACCEPTED]

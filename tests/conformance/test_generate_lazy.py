@@ -21,7 +21,7 @@ from conftest import CORPUS
 from file_trees import files_under, first_difference
 from opgen_lsp.cli import main
 
-pytestmark = [pytest.mark.conformance, pytest.mark.slow]
+pytestmark = [pytest.mark.conformance, pytest.mark.slow, pytest.mark.corpus]
 
 XLA = CORPUS / "pytorch-xla__xla_native_functions.yaml"
 TS_YAMLS = [CORPUS / "pytorch__ts_native_functions.yaml", CORPUS / "cyyever-pytorch__ts_native_functions.yaml"]

@@ -23,7 +23,7 @@ from opgen_lsp.codegen.files.context import GenerateOptions
 from opgen_lsp.codegen.generate import generate
 from opgen_lsp.codegen.plan import Manager
 
-pytestmark = [pytest.mark.conformance, pytest.mark.slow]
+pytestmark = [pytest.mark.conformance, pytest.mark.slow, pytest.mark.corpus]
 
 XPU_OPS = CORPUS / "native-torch-xpu-ops"
 BACKENDS = ("XPU", "SparseXPU", "SparseCsrXPU", "NestedTensorXPU")
@@ -69,7 +69,6 @@ def _folder(root: Path, manager: Manager) -> Path:
             Manager.headeronly: root / "headeronly", Manager.aoti: root / "aoti"}.get(manager, root / "aten")
 
 
-@pytest.mark.skipif(not XPU_OPS.exists(), reason="the shared corpus is not here")
 def test_xpu_overlay_is_byte_identical(xpu_tree: Path, torchgen_xpu_output: Path, tmp_path: Path) -> None:
     result = generate(GenerateOptions(
         source_path=str(xpu_tree / "aten" / "src" / "ATen"), install_dir=str(tmp_path / "aten"),

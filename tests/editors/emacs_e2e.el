@@ -55,7 +55,9 @@
         (let (hover)
           (eglot-hover-eldoc-function (lambda (info &rest _) (setq hover (or info ""))))
           (opgen-test-wait "the hover" (lambda () hover) 30)
-          (opgen-test-put 'hover (substring-no-properties hover)))
+          (opgen-test-put 'hover (substring-no-properties hover))
+          ;; What eglot announced as the hover's contentFormat: Markdown only with markdown-mode.
+          (opgen-test-put 'markdown_mode (if (fboundp 'gfm-view-mode) t :json-false)))
         ;; opgen-generate (docs/editors.md) on the copy without mistakes.
         (let ((clean (opgen-test-open "clean/native_functions.yaml")))
           (with-current-buffer clean

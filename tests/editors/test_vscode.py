@@ -1,10 +1,13 @@
-"""VS Code for real: the built .vsix in code-server 4.100 (VS Code 1.100), driven in Debian's chromium.
+"""VS Code for real: the .vsix the README builds (`npm run package`: the platform build that carries the
+server), installed into code-server 4.100 (VS Code 1.100), driven in Debian's chromium.
 
-Checks the status bar item, the Problems panel (the samples' twelve deliberate mistakes), the
-hover of a `func:` line (the C++ declaration), "opgen: Show generated code" and "opgen: Generate"
-(files written into opgen.outputDir). Saves the
-screenshots into the test's folder, and the hover's into docs/vscode-hover.png when
-OPGEN_UPDATE_SCREENSHOT=1.
+Twice: with an interpreter that has no opgen_lsp at all (a bare virtual environment, given as
+opgen.server.pythonPath: the extension runs its bundled copy), and with opgen installed only in the
+workspace's .venv (the extension finds it there). Checks which server started (the output channel's
+log), the status bar item, the Problems panel (the samples' twelve deliberate mistakes), the hover of a
+`func:` line (the C++ declaration), "opgen: Show generated code" and "opgen: Generate" (files written
+into the yaml's own output folder). Saves the screenshots into the test's folder, and the hover's into
+docs/vscode-hover.png when OPGEN_UPDATE_SCREENSHOT=1.
 """
 
 from __future__ import annotations
@@ -14,13 +17,14 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import time
 import urllib.request
 from pathlib import Path
 
 import pytest
 
-from .conftest import EXTENSION, NPM_PREFIX, ROOT, editor_env, expected_codes, readme_mistakes, require
+from .conftest import EXTENSION, NPM_PREFIX, ROOT, SAMPLES, editor_env, expected_codes, readme_mistakes, require
 
 pytestmark = [pytest.mark.editors, pytest.mark.slow]
 
@@ -45,8 +49,11 @@ def _free_port() -> int:
 
 
 def build_vsix() -> Path:
-    """npm ci (when needed) and npm run package, unless the .vsix is newer than every source."""
-    sources = [EXTENSION / "package.json", EXTENSION / "package-lock.json", *EXTENSION.glob("src/*.ts"), *EXTENSION.glob("syntaxes/*.json")]
+    """npm ci (when needed) and npm run package (the README's command), unless the .vsix is newer than every
+    source (the extension's and the server's: the .vsix carries the server)."""
+    sources = [EXTENSION / "package.json", EXTENSION / "package-lock.json", *EXTENSION.glob("src/*.ts"),
+               *EXTENSION.glob("syntaxes/*.json"), *EXTENSION.glob("scripts/*"), ROOT / "pyproject.toml",
+               *(ROOT / "server").rglob("*.py")]
     if VSIX.exists() and all(VSIX.stat().st_mtime >= p.stat().st_mtime for p in sources):
         return VSIX
     if not (EXTENSION / "node_modules" / "vscode-languageclient").is_dir():
@@ -56,8 +63,45 @@ def build_vsix() -> Path:
     return VSIX
 
 
+def _without_pythonpath(env) -> dict[str, str]:
+    """The server must come from the .vsix or the workspace's .venv, not from a PYTHONPATH of the test run."""
+    return {k: v for k, v in env.items() if k != "PYTHONPATH"}
+
+
+def _venv(folder: Path) -> Path:
+    """A virtual environment without this machine's packages (so without opgen_lsp); its interpreter."""
+    subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True, timeout=300, capture_output=True)
+    python = folder / "bin" / "python"
+    assert subprocess.run([str(python), "-c", "import opgen_lsp"], env=_without_pythonpath(os.environ),
+                          capture_output=True).returncode != 0
+    return python
+
+
+@pytest.fixture(params=["bundled", "workspace-venv"])
+def interpreter(request, tmp_path: Path, workspace: Path) -> tuple[dict, str]:
+    """(settings, the end of the "Starting" line the output channel logs). The workspace also gets
+    samples/aten (templates of its own) for Generate: neither interpreter has torch."""
+    shutil.copytree(SAMPLES / "aten", workspace / "aten")
+    if request.param == "bundled":
+        python = _venv(tmp_path / "bare")
+        return {"opgen.server.pythonPath": str(python)}, f"(bundled copy, run by {python})"
+    python = _venv(workspace / ".venv")
+    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(ROOT)],
+                   check=True, timeout=900, capture_output=True)
+    return {}, f"(workspace .venv ({python}))"
+
+
+def _server_started(user_data: Path) -> str:
+    """The extension's "Starting ..." line of its output channel (the log file code-server keeps of it)."""
+    for log in sorted(user_data.glob("logs/**/*opgen-lsp*.log")):
+        for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
+            if "Starting " in line:
+                return line
+    return ""
+
+
 @pytest.fixture
-def code_server(tmp_path: Path, workspace: Path):
+def code_server(tmp_path: Path, workspace: Path, interpreter):
     binary = require("code-server and playwright-core (npm, tools/.editors)", _code_server)
     require("chromium (Debian's package chromium)", _chromium)
     vsix = build_vsix()
@@ -76,8 +120,9 @@ def code_server(tmp_path: Path, workspace: Path):
         "workbench.tips.enabled": False,
         "chat.disableAIFeatures": True,
         "editor.hover.delay": 100,
+        **interpreter[0],
     }), encoding="utf-8")
-    env = editor_env()
+    env = _without_pythonpath(editor_env())
     common = [str(binary), "--user-data-dir", str(user_data), "--extensions-dir", str(extensions)]
     subprocess.run([*common, "--install-extension", str(vsix)], check=True, env=env, timeout=120,
                    capture_output=True)
@@ -100,7 +145,7 @@ def code_server(tmp_path: Path, workspace: Path):
                 if time.monotonic() > deadline or proc.poll() is not None:
                     raise AssertionError("code-server did not start:\n" + (tmp_path / "code-server.log").read_text())
                 time.sleep(0.3)
-        yield url
+        yield url, user_data, interpreter[1]
     finally:
         proc.terminate()
         try:
@@ -110,7 +155,8 @@ def code_server(tmp_path: Path, workspace: Path):
         log.close()
 
 
-def test_vscode_problems_hover_generate(code_server: str, workspace: Path, tmp_path: Path):
+def test_vscode_problems_hover_generate(code_server, workspace: Path, tmp_path: Path):
+    code_server, user_data, started_with = code_server
     out = tmp_path / "result.json"
     shots = tmp_path / "shots"
     shots.mkdir()
@@ -118,7 +164,7 @@ def test_vscode_problems_hover_generate(code_server: str, workspace: Path, tmp_p
         CODE_SERVER_URL=code_server, WORKSPACE=str(workspace), OUT=str(out), SCREENSHOT_DIR=str(shots),
         PLAYWRIGHT_CORE=str(NPM_PREFIX / "lib" / "node_modules" / "playwright-core"),
         CHROMIUM=shutil.which("chromium") or "/usr/bin/chromium",
-        HOVER_LINE=str(HOVER_LINE), HOVER_COLUMN=str(HOVER_COLUMN),
+        HOVER_LINE=str(HOVER_LINE), HOVER_COLUMN=str(HOVER_COLUMN), GENERATE_FILE="aten/native/native_functions.yaml",
     )
     proc = subprocess.run(["node", str(Path(__file__).with_name("vscode_e2e.mjs"))], env=env,
                           capture_output=True, text=True, timeout=600)
@@ -132,6 +178,9 @@ def test_vscode_problems_hover_generate(code_server: str, workspace: Path, tmp_p
     if os.environ.get("OPGEN_UPDATE_SCREENSHOT") == "1":
         shutil.copy(shots / "vscode-hover.png", ROOT / "docs" / "vscode-hover.png")
 
+    # The server the extension found: its bundled copy, or the workspace's .venv.
+    started = _server_started(user_data)
+    assert started.endswith(started_with), started
     # The status bar: the server runs and says which torchgen it matches.
     assert "torchgen 2.13" in result["statusBar"], result["statusBar"]
 
@@ -144,17 +193,24 @@ def test_vscode_problems_hover_generate(code_server: str, workspace: Path, tmp_p
     for _name, line, code in readme_mistakes():  # at the line samples/README.md gives
         assert any(f"{code} [Ln {line}," in row.replace("(", " ").replace(")", "") for row in result["problems"]), f"{code} at line {line}: {problems}"
 
-    # The hover of a func: line shows the C++ declaration.
+    # The hover of a func: line: the op and its at:: declaration first, the rest one link away.
     hover = result["hover"]
-    assert "scale(Tensor self, Scalar factor) -> Tensor" in hover, hover
-    assert "at::Tensor scale(const at::Tensor & self, const at::Scalar & factor)" in hover, hover
+    assert hover.startswith("aten::scale (functional"), hover
+    assert "at::Tensor scale(const at::Tensor & self, const at::Scalar & factor);" in hover, hover
+    assert hover.rstrip().endswith("opgen: Show generated code") and len(hover.splitlines()) <= 40, hover
+
+    # Its link opens the op's whole generated code (the hover's link runs opgenLsp.showGenerated).
+    assert "at::Tensor scale(const at::Tensor & self, const at::Scalar & factor)" in result["linkText"], result["linkText"][:2000]
 
     # Show generated code (the op at the cursor): a read-only document with its C++.
     assert "at::Tensor scale(const at::Tensor & self, const at::Scalar & factor)" in result["shownText"], result["shownText"][:2000]
 
-    # Generate wrote gen.py's files into opgen.outputDir of the workspace.
-    assert "written" in result["generateMessage"] or "files" in result["generateMessage"], result["generateMessage"]
-    out_dir = workspace / "build" / "aten" / "src" / "ATen"
+    # Generate wrote gen.py's files into aten/native/native_functions.yaml's own output folder (samples/aten:
+    # templates of its own, so that no torch is needed), the AOTI shims with them, and named nothing as missing.
+    assert "written" in result["generateMessage"] and "not generated" not in result["generateMessage"], \
+        result["generateMessage"]
+    out_dir = workspace / "build" / "aten"
+    assert (out_dir / "aoti" / "c_shim_cpu.h").is_file()
     written = sorted(p.name for p in out_dir.rglob("*") if p.is_file())
     for name in ("Functions.h", "NativeFunctions.h", "RegisterCPU_0.cpp"):
         assert any(n.startswith(name.split("_")[0].split(".")[0]) for n in written), written

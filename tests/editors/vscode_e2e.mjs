@@ -12,7 +12,7 @@ const url = env("CODE_SERVER_URL");
 const workspace = env("WORKSPACE");
 const shots = env("SCREENSHOT_DIR");
 const out = env("OUT");
-const result = { steps: [], problems: [], statusBar: "", hover: "", shownTitle: "", shownText: "", generateMessage: "", errors: [] };
+const result = { steps: [], problems: [], statusBar: "", hover: "", linkText: "", shownTitle: "", shownText: "", generateMessage: "", errors: [] };
 const step = (name) => {
   result.steps.push({ name, at: Date.now() });
   console.log(`[vscode_e2e] ${name}`);
@@ -118,6 +118,18 @@ try {
     if (await hover.isVisible()) break;
     result.hover = "";
   }
+
+  step("the hover's link: Show generated code");
+  const link = hover.getByRole("link", { name: "opgen: Show generated code" }).first();
+  if (await link.isVisible().catch(() => false)) {
+    await link.click();
+    const linkTab = page.locator(".tabs-container .tab.active").filter({ hasNotText: "native_functions.yaml" });
+    await linkTab.waitFor({ timeout: 30000 }).catch(() => undefined);
+    await sleep(1000);
+    result.linkText = (await page.locator(".editor-group-container.active .monaco-editor .view-lines").first()
+      .innerText().catch(() => "")).replace(/\u00a0/g, " ");
+    await openFile("native_functions.yaml");
+  }
   await page.keyboard.press("Escape");
 
   step("opgen: Show generated code");
@@ -131,7 +143,7 @@ try {
     .replace(/\u00a0/g, " ");
 
   step("opgen: Generate");
-  await openFile("clean/native_functions.yaml"); // the copy without the mistakes: generated from
+  await openFile(env("GENERATE_FILE")); // a clean native_functions.yaml with templates of its own: generated from
   result.generateMessage = "";
   await palette("opgen: Generate");
   const toast = page.locator(".notifications-toasts .notification-toast", { hasText: /opgen:/ }).first();

@@ -286,7 +286,8 @@ async def test_backend_missing_kernels_stub_fix_recheck_and_generate(client: Lan
         command="opgen.generate", arguments=[{"uri": uri, "target": "backend"}]))
     out = Path(result["outputDir"])
     assert result["errors"] == [] and result["written"] == 3, result
-    assert out == (client.root / "build" / "aten" / "src" / "ATen").resolve()  # type: ignore[attr-defined]
+    # The backend yaml's own folder (ops/my_backend.yaml -> build/ops/my_backend).
+    assert out == (client.root / "build" / "ops" / "my_backend").resolve()  # type: ignore[attr-defined]
     assert sorted(p.name for p in out.iterdir()) == ["PrivateUse1NativeFunctions.h", "RegisterAutogradPrivateUse1.cpp",
                                                      "RegisterPrivateUse1.cpp"]
     header = (out / "PrivateUse1NativeFunctions.h").read_text(encoding="utf-8")

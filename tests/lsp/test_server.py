@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import LanguageClient
+from pytest_lsp import ClientServerConfig, LanguageClient
 
 from .helpers import (
     NATIVE,
+    SERVER,
+    capabilities,
     TAGS,
     current_diagnostics,
     diagnostics,
@@ -17,6 +22,7 @@ from .helpers import (
     pos,
     rng,
     summary,
+    make_client,
     units,
     uses_pull,
     write,
@@ -347,32 +353,62 @@ async def test_hover(client: LanguageClient):
     entry_key = await hover_text(client, uri, pos(client, text, "structured_inherits", 3))
     assert entry_key.startswith("**structured_inherits**: the base class of the generated meta class")
 
+    # On a dispatch key: what kind of key it is, then that key's kernel declaration and registration.
     dispatch_key = await hover_text(client, uri, pos(client, text, "CPU, CUDA: add_out", 6))
-    assert dispatch_key.startswith("**CUDA** (dispatch key): A backend key")
-    assert "structured kernels" in dispatch_key
+    first, rest = dispatch_key.split("\n", 1)
+    assert first.startswith("**CUDA** (dispatch key): A backend key") and "structured kernels" in first
+    assert rest.startswith("\nCUDA kernel declaration (NativeFunctions.h)\n```cpp\n"
+                           "struct TORCH_API structured_add_out : public at::meta::structured_add_Tensor {")
+    assert "CUDA registration (RegisterCUDAEverything.cpp)\n```cpp\nm.impl(\"add.out\"," in dispatch_key
+    assert "command:opgenLsp.showGenerated?%5B%22add.out%22%5D" in dispatch_key
     composite = await hover_text(client, uri, pos(client, text, "CompositeExplicitAutograd", 2))
     assert "Composite key" in composite and "derivatives.yaml" in composite
 
     tag = await hover_text(client, uri, pos(client, text, "core, pointwise", 1))
     assert tag == "**core** (tag)\n\nCore ATen operators, part of the stable opset."
 
+    # On func: what the op is, its at:: signature, its kernels (none of its own: a structured delegate).
     schema = await hover_text(client, uri, pos(client, text, "Scalar alpha=1) -> Tensor\n", 3))
-    assert schema.startswith("**aten::add.Tensor**")
-    assert "- name: `add`" in schema and "- overload: `Tensor`" in schema
-    assert "- kind: functional" in schema
-    assert "- `Tensor self`" in schema and "- `Scalar alpha=1` (keyword-only)" in schema
-    assert "**Returns** `Tensor`" in schema
+    assert schema.startswith("**aten::add.Tensor** (functional: returns new values and mutates no argument)\n\n"
+                             "at:: (Functions.h)\n```cpp\n"
+                             "at::Tensor add(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha=1);\n```")
+    assert "No kernel of its own: the structured kernels of `add.out` implement it." in schema
+    assert "- variants: function, method" in schema and "- returns `Tensor`" in schema
     out = await hover_text(client, uri, pos(client, text, "add.out(Tensor", 1))
-    assert "- kind: out=" in out and "- `Tensor(a!) out` (out)" in out
-    # The generated C++, as opgen explain shows it.
-    assert "**C++ API (at::)** (Functions.h)\n```cpp\n" in schema
-    assert "inline at::Tensor add(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha=1)" in schema
-    assert "**CPU registration** (RegisterCPUEverything.cpp)" in out
-    assert 'm.impl("add.out", TORCH_FN(wrapper_CPU_add_out_out));' in out
+    assert out.startswith("**aten::add.out** (out=: writes its results into the `out` arguments)")
+    assert "at::Tensor & add_out(at::Tensor & out, const at::Tensor & self" in out
+    assert "Native kernels (NativeFunctions.h)\n```cpp\n// CPU, CUDA\nstruct TORCH_API structured_add_out" in out
+    # The rest of the generated code is one command away.
+    assert "generated pieces: [opgen: Show generated code](command:opgenLsp.showGenerated?%5B%22add.out%22%5D)" in out
+    assert all(len(h.splitlines()) <= 40 for h in (dispatch_key, schema, out))
 
     delegate = await hover_text(client, uri, pos(client, text, "delegate: add.out", 12))
     assert delegate.startswith("**aten::add.out**")
     assert await hover_text(client, uri, types.Position(line=0, character=3)) is None  # a comment
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, client_factory=make_client))
+async def plain_client(lsp_client: LanguageClient, tmp_path: Path):
+    """Emacs (eglot) without markdown-mode: its hover contentFormat is [plaintext]."""
+    caps = capabilities("emacs")
+    caps.text_document.hover.content_format = [types.MarkupKind.PlainText]
+    lsp_client.init_result = await lsp_client.initialize_session(types.InitializeParams(  # type: ignore[attr-defined]
+        capabilities=caps, root_uri=tmp_path.as_uri(), initialization_options={"debounceMs": 10}))
+    lsp_client.root = tmp_path  # type: ignore[attr-defined]
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_hover_is_plain_text_for_a_client_without_markdown(plain_client: LanguageClient):
+    uri, text = workspace(plain_client)
+    result = await plain_client.text_document_hover_async(types.HoverParams(
+        text_document=tid(uri), position=pos(plain_client, text, "add.out(Tensor", 1)))
+    assert result is not None and result.contents.kind == types.MarkupKind.PlainText
+    value = result.contents.value
+    assert value.startswith("aten::add.out (out=: writes its results into the out arguments)\n\nat:: (Functions.h)\n"
+                            "at::Tensor & add_out(at::Tensor & out, const at::Tensor & self")
+    assert not any(mark in value for mark in ("```", "**", "`", "](command:")), value
+    assert value.rstrip().endswith("generated pieces: opgen: Show generated code")
 
 
 # ---------------------------------------------------------------- robustness, settings

@@ -362,6 +362,33 @@ async def test_generate_writes_into_the_output_dir_with_progress(client: Languag
     assert again["written"] == 0 and again["unchanged"] == result["written"]
 
 
+async def test_two_native_functions_yaml_generate_into_folders_of_their_own(client: LanguageClient):
+    """Without opgen.outputDir each native_functions.yaml has its own folder under build/: neither overwrites the
+    other (they shared one before, and the second run rewrote the first's files)."""
+    uris = {}
+    for folder, op in (("aten/src/ATen", "add"), ("samples/aten", "relu")):
+        text = NATIVE if op == "add" else "- func: only_in_samples(Tensor self) -> Tensor\n"
+        path = write(client, f"{folder}/native/native_functions.yaml", text)
+        write(client, f"{folder}/native/tags.yaml", TAGS)
+        uris[folder] = open_document(client, path, text)
+    results = {}
+    for folder, uri in uris.items():
+        results[folder] = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+            command="opgen.generate", arguments=[{"uri": uri}]))
+        assert results[folder]["errors"] == [], results[folder]
+    root = client.root  # type: ignore[attr-defined]
+    real, sample = root / "build" / "aten" / "src" / "ATen", root / "build" / "samples" / "aten"
+    assert Path(results["aten/src/ATen"]["outputDir"]) == real.resolve()
+    assert Path(results["samples/aten"]["outputDir"]) == sample.resolve()
+    assert "add_Tensor" in (real / "Functions.h").read_text() and "only_in_samples" not in (real / "Functions.h").read_text()
+    assert "only_in_samples" in (sample / "Functions.h").read_text()
+    # The AOTI shims are in each output folder too, not under the server's current directory.
+    assert (real / "aoti" / "c_shim_cpu.h").is_file() and (sample / "aoti" / "c_shim_cpu.h").is_file()
+    again = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="opgen.generate", arguments=[{"uri": uris["aten/src/ATen"]}]))
+    assert again["written"] == 0 and again["unchanged"] == results["aten/src/ATen"]["written"]
+
+
 @pytest.mark.init_options({"debounceMs": 10, "outputDir": "out", "testing": {"generateDelayMs": 50}})
 async def test_generate_can_be_cancelled(client: LanguageClient):
     if not (client.capabilities.window and client.capabilities.window.work_done_progress):

@@ -7,6 +7,8 @@ import os
 import pytest
 from hypothesis import HealthCheck, settings
 
+from conftest import require_corpus
+
 from . import fuzz
 
 # Seeded, bounded hypothesis runs: the same examples every run, no deadline (CI machines are slow).
@@ -41,7 +43,5 @@ def native_entries(native_text: str) -> list[str]:
 
 @pytest.fixture(scope="session")
 def backend_texts() -> dict[str, str]:
-    found = {p.name: p.read_text(encoding="utf-8") for p in fuzz.corpus_backends()}
-    if not found:
-        pytest.skip(f"no backend corpus at {fuzz.CORPUS}")
-    return found
+    require_corpus()
+    return {p.name: p.read_text(encoding="utf-8") for p in fuzz.corpus_backends()}

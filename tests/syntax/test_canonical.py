@@ -14,12 +14,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import CORPUS
 from opgen_lsp.syntax.canonical import compose_canonical_entry
 from opgen_lsp.syntax.entries import compose_entry, split_chunks
 from opgen_lsp.syntax.nodes import YMap, YScalar, YSeq, compose
-
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
-
 
 def libyaml_entry(text: str):
     """What compose_entry gave before the fast path: the one list item and the diagnostics, or None."""
@@ -62,6 +60,7 @@ def test_every_entry_of_the_real_file(native_yaml: Path) -> None:
     assert taken == len(chunks) == 2584
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("path", _corpus_texts(), ids=lambda p: p.name)
 def test_every_chunk_of_the_corpus(path: Path) -> None:
     for chunk in split_chunks(path.read_text(encoding="utf-8")):

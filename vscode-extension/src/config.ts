@@ -32,7 +32,7 @@ export const SERVER_SETTINGS: Readonly<Record<string, unknown>> = {
   maxWorkspaceSymbols: 500,
   nativeFunctionsPath: null,
   implPaths: [],
-  outputDir: "build/aten/src/ATen",
+  outputDir: null,
   generateTarget: "auto",
   perOperatorHeaders: false,
   codeLens: true,

@@ -3,6 +3,7 @@
 import * as cp from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import * as readline from "node:readline";
 import * as vscode from "vscode";
 import {
   ExecuteCommandRequest,
@@ -20,7 +21,8 @@ import {
   serverSettings,
   userSettings,
 } from "./config";
-import { type PythonCandidate, resolveServer, type ServerCommand, ServerNotFound } from "./resolve";
+import { stderrLevels } from "./log";
+import { parseInspection, type PythonCandidate, resolveServer, type ServerCommand, ServerNotFound } from "./resolve";
 import { generateSummary, parseTorchgenVersion, type ServerState, statusView } from "./status";
 
 let client: LanguageClient | undefined;
@@ -64,7 +66,13 @@ function which(name: string): string | undefined {
   return undefined;
 }
 
-/** The interpreters to try, best first: the setting, the Python extension's, python.defaultInterpreterPath, python3. */
+/** A virtual environment's interpreter (bin/python, Scripts\\python.exe on Windows). */
+function venvPython(folder: string): string {
+  return process.platform === "win32" ? path.join(folder, "Scripts", "python.exe") : path.join(folder, "bin", "python");
+}
+
+/** The interpreters to try, best first: the setting, the Python extension's, python.defaultInterpreterPath,
+ * the workspace folders' .venv, $VIRTUAL_ENV, then python3 on PATH. */
 async function pythonCandidates(resource: vscode.Uri | undefined): Promise<PythonCandidate[]> {
   const out: PythonCandidate[] = [];
   const configured = vscode.workspace.getConfiguration("opgen", resource).get<string | null>("server.pythonPath");
@@ -97,9 +105,27 @@ async function pythonCandidates(resource: vscode.Uri | undefined): Promise<Pytho
   if (fallback && fallback !== "python") {
     out.push({ path: fallback, source: "python.defaultInterpreterPath" });
   }
-  out.push({ path: process.platform === "win32" ? "python" : "python3", source: "PATH" });
+  for (const folder of vscode.workspace.workspaceFolders ?? []) {
+    const python = venvPython(path.join(folder.uri.fsPath, ".venv"));
+    if (fs.existsSync(python)) {
+      out.push({ path: python, source: "workspace .venv" });
+    }
+  }
+  // The extension host's environment: code-server and remote hosts take it from a login shell, which may
+  // not have the activated environment's bin/ on PATH even when VIRTUAL_ENV is set.
+  if (process.env.VIRTUAL_ENV) {
+    out.push({ path: venvPython(process.env.VIRTUAL_ENV), source: "VIRTUAL_ENV" });
+  }
+  out.push({ path: process.platform === "win32" ? "python" : "python3", source: "PATH", fallback: true });
   return out;
 }
+
+// Prints "3 12 True": the version, and whether opgen_lsp imports.
+const INSPECT = [
+  "import sys",
+  "print(*sys.version_info[:2], end=' ')",
+  "try:\n import opgen_lsp\n print(True)\nexcept Exception:\n print(False)",
+].join("\n");
 
 async function findServer(): Promise<ServerCommand> {
   const resource = vscode.workspace.workspaceFolders?.[0]?.uri;
@@ -112,7 +138,7 @@ async function findServer(): Promise<ServerCommand> {
     pathSeparator: path.delimiter,
     existingPythonPath: process.env.PYTHONPATH,
     probe: {
-      hasOpgen: async (python) => (await run(python, ["-c", "import opgen_lsp"])).code === 0,
+      inspect: async (python) => parseInspection(await run(python, ["-c", INSPECT])),
       exists: (p) => fs.existsSync(p),
       which,
     },
@@ -174,6 +200,16 @@ async function startClient(): Promise<void> {
     documentSelector: selector(),
     outputChannel: output,
     revealOutputChannelOn: RevealOutputChannelOn.Never,
+    // Hovers end with a link to "Show generated code" (the op's whole generated code): the one command they may run.
+    markdown: { isTrusted: { enabledCommands: ["opgenLsp.showGenerated"] } },
+    // The default shows every stderr line as an error: keep the level the server logged it at.
+    stdioOptions: {
+      stdout: (input, channel) => readline.createInterface({ input, crlfDelay: Infinity }).on("line", (line) => channel.info(line)),
+      stderr: (input, channel) => {
+        const levelOf = stderrLevels();
+        readline.createInterface({ input, crlfDelay: Infinity }).on("line", (line) => channel[levelOf(line)](line));
+      },
+    },
     initializationOptions: { ...currentServerSettings(), userSettings: currentUserSettings() },
     synchronize: { configurationSection: "opgen" },
     middleware: {
