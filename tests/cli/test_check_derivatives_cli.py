@@ -41,12 +41,12 @@ def tree(root: Path, derivatives: str) -> Path:
 
 def test_clean_tree_exits_0(tmp_path: Path, capsys) -> None:
     tree(tmp_path, GOOD)
-    assert run(capsys, "check", str(tmp_path)) == (0, "", "")
+    assert run(capsys, "check", str(tmp_path)) == (0, "no problems in 3 files\n", "")
 
 
 def test_found_under_the_tree_and_resolved_against_its_native_functions(tmp_path: Path, capsys) -> None:
     path = tree(tmp_path, BAD)
-    code, out, _ = run(capsys, "check", str(tmp_path))
+    code, out, _ = run(capsys, "check", "-q", str(tmp_path))
     assert code == 1
     assert out == (
         f"{path}:3:3: error: 'othr' is neither an argument nor an output of foo; did you mean 'other'? [OPG711]\n"
@@ -62,7 +62,7 @@ def test_given_path_outside_a_tree_uses_native_functions_option(tmp_path: Path, 
     elsewhere.mkdir()
     path = elsewhere / "my_derivatives.yaml"
     path.write_text(BAD)
-    code, out, _ = run(capsys, "check", str(path), "--native-functions", str(tmp_path / "native_functions.yaml"))
+    code, out, _ = run(capsys, "check", "-q", str(path), "--native-functions", str(tmp_path / "native_functions.yaml"))
     assert code == 1
     assert [line.split("; ")[-1] for line in out.splitlines()] == ["did you mean 'other'? [OPG711]",
                                                                     "did you mean 'bar'? [OPG704]"]
@@ -90,7 +90,7 @@ def test_deprecated_yaml_in_the_tree(tmp_path: Path, capsys) -> None:
     path.write_text("- name: foo(Tensor other, Tensor self) -> Tensor\n  aten: foo(self, other)\n\n"
                     "- name: foo(Tensor self, int dim, Tensor other) -> Tensor\n  aten: foo(self, other, dim)\n\n"
                     "- name: foo(Tensor self, Tensor other) -> Tensor\n  aten: fooo(self, other)\n")
-    code, out, _ = run(capsys, "check", str(tmp_path))
+    code, out, _ = run(capsys, "check", "-q", str(tmp_path))
     assert code == 1
     assert out == (f"{path}:8:9: error: no native function is called 'fooo'; did you mean 'foo'? [OPG743]\n")
 
