@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, NamedTuple, Sequence
 
 from ..frozen import fast_init
+from ..releases import DEFAULT, Release
 from . import dispatch as dk
 from .generate import (
     FUNCTIONAL_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT,
@@ -488,8 +489,8 @@ def _group_by_view(ops: Sequence[Op], fxs: Sequence[Facts], problems: list[Probl
 
 # ---------------------------------------------------------------- the whole file
 
-def _unfunctionalizable(loose: Sequence[Op], view_groups: Sequence[NativeFunction | NativeFunctionsViewGroup]
-                        ) -> Iterable[Problem]:
+def _unfunctionalizable(loose: Sequence[Op], view_groups: Sequence[NativeFunction | NativeFunctionsViewGroup],
+                        release: Release) -> Iterable[Problem]:
     """gen.py's functionalization takes every op in no group and no view group as it is, and fails on one
     that writes an argument without a CompositeImplicitAutograd kernel (after the parse, so torchgen's
     check of the file passes and the build fails)."""
@@ -497,15 +498,16 @@ def _unfunctionalizable(loose: Sequence[Op], view_groups: Sequence[NativeFunctio
                       for f in g.functions()}
     for op in loose:
         f = op.function
-        if f.func.name not in in_view_groups and functionalization_refuses(f):
+        if f.func.name not in in_view_groups and functionalization_refuses(f, release):
             yield Problem(op, "OPG309", f"'{f.func.name}' writes to an argument but has no functional variant to "
                                         "be grouped with, nor a CompositeImplicitAutograd kernel: gen.py's "
                                         "functionalization fails on it. Add the functional (and out=) variant, or "
                                         "implement it as CompositeImplicitAutograd")
 
 
-def assemble(ops: Sequence[Op], memo: GroupMemo | None = None) -> NativeFunctions:
-    """memo: the previous assemble's per-group work, to reuse (a re-check); None for a one-off."""
+def assemble(ops: Sequence[Op], memo: GroupMemo | None = None, release: Release = DEFAULT) -> NativeFunctions:
+    """memo: the previous assemble's per-group work, to reuse (a re-check); None for a one-off.
+    release: the torch release whose rules apply."""
     memo = memo or GroupMemo()
     problems: list[Problem] = []
     names: dict[OperatorName, Op] = {}
@@ -557,5 +559,5 @@ def assemble(ops: Sequence[Op], memo: GroupMemo | None = None) -> NativeFunction
     all_ops = tuple(ops) + tuple(generated)
     view_groups = _group_by_view(all_ops, fxs, problems, memo)
     memo.end_pass()
-    problems.extend(_unfunctionalizable(loose, view_groups))
+    problems.extend(_unfunctionalizable(loose, view_groups, release))
     return NativeFunctions(all_ops, tuple(grouped), view_groups, tuple(problems))

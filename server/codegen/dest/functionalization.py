@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import functools
 
-from ...model.generate import MUTABLE_OPS_NOT_USING_FUNCTIONALIZATION, functionalization_refuses, writes_an_argument
+from ...model.generate import functionalization_refuses, skips_functionalization, writes_an_argument
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup, NativeFunctionsViewGroup
 from ...model.schema import Argument, BaseTy, BaseType, FunctionSchema, ListType, Return, SchemaKind
+from ...releases import DEFAULT, Release
 from ..api import cpp, dispatcher
 from ..api.signatures import DispatcherSignature, NativeSignature
 from ..api.translate import translate
@@ -183,12 +184,15 @@ def base_ctor_arguments(func: FunctionSchema) -> list[Binding]:
     return [HAS_SYMBOLIC_INPUTS, OUT_INDEX] if is_multi_output(func) else [HAS_SYMBOLIC_INPUTS]
 
 
-def attributes(func: FunctionSchema, ctx: NativeFunction, *, owning: bool = True) -> list[Binding]:
+def attributes(func: FunctionSchema, ctx: NativeFunction, *, owning: bool = True,
+               release: Release = DEFAULT) -> list[Binding]:
     args = func.arguments.flat_all
     if args[0].type != _TENSOR:
         raise FunctionalizationError(f"Expected first arg to be Tensor, got {args[0].type}")
+    by_value = release.owning_types_hold_tensors_by_value
     return [REAPPLY_VIEWS, INVERSE_RETURN_MODE,
-            *(dispatcher.argument(a, options=_opts(ctx), remove_non_owning_ref_types=owning) for a in args[1:])]
+            *(dispatcher.argument(a, options=_opts(ctx), remove_non_owning_ref_types=owning,
+                                  owning_tensors_by_value=by_value) for a in args[1:])]
 
 
 def op_arguments(func: FunctionSchema, ctx: NativeFunction, *, is_reverse: bool) -> list[Binding]:
@@ -216,10 +220,10 @@ def view_meta_new(f: NativeFunction, out_index: str = "0") -> str:
     return f"std::make_shared<{classname(f.func, with_namespace=True)}>({args})"
 
 
-def view_meta_decl(f: NativeFunction) -> str:
+def view_meta_decl(f: NativeFunction, release: Release) -> str:
     base = base_ctor_arguments(f.func)
     extra = attributes(f.func, f, owning=False)
-    attrs = attributes(f.func, f)
+    attrs = attributes(f.func, f, release=release)
     name = classname(f.func)
     multi = is_multi_output(f.func)
     tuple_types = ",\n".join(f"      {b.type} /* {b.name} */" for b in base + attrs)
@@ -258,7 +262,8 @@ struct TORCH_API {name} : public ViewMeta {{
 """
 
 
-def _opcall(g: NativeFunctionsViewGroup, f: NativeFunction, *, is_reverse: bool, reapply_views: bool) -> str:
+def _opcall(g: NativeFunctionsViewGroup, f: NativeFunction, *, is_reverse: bool, reapply_views: bool,
+            release: Release) -> str:
     assert g.view_copy is not None
     if is_reverse:
         opname = reverse_name(g.view, include_namespace=True)
@@ -266,7 +271,7 @@ def _opcall(g: NativeFunctionsViewGroup, f: NativeFunction, *, is_reverse: bool,
         target = g.view if reapply_views else g.view_copy
         opname = f"at::_ops::{target.func.name.unambiguous_name()}::call"
     goals = op_arguments(g.view_copy.func, f, is_reverse=is_reverse)
-    context = [BASE, *base_ctor_arguments(f.func), *attributes(f.func, f)]
+    context = [BASE, *base_ctor_arguments(f.func), *attributes(f.func, f, release=release)]
     if is_reverse:
         context.append(MUTATED_VIEW)
     args = ", ".join(e.expr for e in translate(context, goals))
@@ -274,18 +279,18 @@ def _opcall(g: NativeFunctionsViewGroup, f: NativeFunction, *, is_reverse: bool,
     return f"{opname}({args}){index}"
 
 
-def view_meta_impl(g: NativeFunctionsViewGroup, f: NativeFunction) -> list[str]:
+def view_meta_impl(g: NativeFunctionsViewGroup, f: NativeFunction, release: Release) -> list[str]:
     name = classname(f.func)
     out = [f"""
 at::Tensor {name}::forward(const at::Tensor& base) {{
   if (reapply_views) {{
-    return {_opcall(g, f, is_reverse=False, reapply_views=True)};
+    return {_opcall(g, f, is_reverse=False, reapply_views=True, release=release)};
   }} else {{
-    return {_opcall(g, f, is_reverse=False, reapply_views=False)};
+    return {_opcall(g, f, is_reverse=False, reapply_views=False, release=release)};
   }}
 }}""", f"""
 at::Tensor {name}::reverse(const at::Tensor& base, const Tensor& mutated_view) {{
-  return {_opcall(g, f, is_reverse=True, reapply_views=True)};
+  return {_opcall(g, f, is_reverse=True, reapply_views=True, release=release)};
 }}"""]
     if is_multi_output(f.func):
         out.append(f"""
@@ -301,17 +306,17 @@ def _view_and_inplace(g: NativeFunctionsViewGroup) -> list[NativeFunction]:
 
 
 @functools.cache
-def compute_view_meta_declarations(g: NativeFunctionsViewGroup) -> tuple[str, ...]:
+def compute_view_meta_declarations(g: NativeFunctionsViewGroup, release: Release = DEFAULT) -> tuple[str, ...]:
     if g.view.has_composite_implicit_autograd_kernel:
         return ()
-    return tuple(view_meta_decl(f) for f in _view_and_inplace(g))
+    return tuple(view_meta_decl(f, release) for f in _view_and_inplace(g))
 
 
 @functools.cache
-def compute_view_meta_implementations(g: NativeFunctionsViewGroup) -> tuple[str, ...]:
+def compute_view_meta_implementations(g: NativeFunctionsViewGroup, release: Release = DEFAULT) -> tuple[str, ...]:
     if g.view.has_composite_implicit_autograd_kernel:
         return ()
-    return tuple(s for f in _view_and_inplace(g) for s in view_meta_impl(g, f))
+    return tuple(s for f in _view_and_inplace(g) for s in view_meta_impl(g, f, release))
 
 
 @functools.cache
@@ -545,7 +550,7 @@ Grouped = NativeFunction | NativeFunctionsGroup | NativeFunctionsViewGroup
 
 
 @functools.cache
-def compute_functionalization_definitions(g: Grouped) -> tuple[str, ...]:
+def compute_functionalization_definitions(g: Grouped, release: Release = DEFAULT) -> tuple[str, ...]:
     if isinstance(g, NativeFunctionsViewGroup):
         if g.view.has_composite_implicit_autograd_kernel:
             return ()
@@ -554,7 +559,7 @@ def compute_functionalization_definitions(g: Grouped) -> tuple[str, ...]:
             out.append(view_functionalization_body(g, view_inplace=True))
         return tuple(out)
     if isinstance(g, NativeFunction):
-        if functionalization_refuses(g):
+        if functionalization_refuses(g, release):
             raise FunctionalizationError(f"{g.func.name}: a mutable op that is not grouped with a functional variant "
                                          "needs a CompositeImplicitAutograd kernel")
         return ()
@@ -573,7 +578,8 @@ def _registration(f: NativeFunction, cia_index: BackendIndex) -> str:
     return f'm.impl("{f.func.name}", {target});'
 
 
-def compute_functionalization_registrations(g: Grouped, cia_index: BackendIndex) -> list[str]:
+def compute_functionalization_registrations(g: Grouped, cia_index: BackendIndex,
+                                            release: Release = DEFAULT) -> list[str]:
     if isinstance(g, NativeFunctionsViewGroup):
         if str(g.view.func.name) == "lift_fresh":
             return []
@@ -581,7 +587,7 @@ def compute_functionalization_registrations(g: Grouped, cia_index: BackendIndex)
     if isinstance(g, NativeFunctionsGroup):
         fns = [] if g.inplace is not None and str(g.inplace.func.name) == "set_.source_Tensor" else list(g.functions())
     else:
-        if str(g.func.name) in MUTABLE_OPS_NOT_USING_FUNCTIONALIZATION:
+        if skips_functionalization(str(g.func.name), release):
             return []
         fns = [g]
     out = []

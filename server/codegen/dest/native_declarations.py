@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
+from ...releases import DEFAULT, Release
 from ..api import structured
 from ..api.signatures import DispatcherSignature, NativeSignature
 from ..api.types import ApiOptions
@@ -24,10 +25,12 @@ def kernel_signature(f: NativeFunction, index: BackendIndex, *, prefix: str = ""
     return NativeSignature(f.func, symint, options, prefix)
 
 
-def torch_api_prefix(index: BackendIndex) -> str:
+def _structured_prefix(index: BackendIndex, release: Release) -> str:
     if index.external:
         return ""
-    return ("TORCH_XPU_API" if index.dispatch_key.name == "XPU" else "TORCH_API") + " "
+    if release.structured_xpu_kernels_export_xpu and index.dispatch_key.name == "XPU":
+        return "TORCH_XPU_API "
+    return "TORCH_API "
 
 
 def _unstructured(f: NativeFunction, index: BackendIndex) -> str | None:
@@ -38,26 +41,27 @@ def _unstructured(f: NativeFunction, index: BackendIndex) -> str | None:
     return f"{prefix} {kernel_signature(f, index).decl(name=meta.kernel)};"
 
 
-def _structured(g: NativeFunctionsGroup, index: BackendIndex) -> list[str]:
+def _structured(g: NativeFunctionsGroup, index: BackendIndex, release: Release) -> list[str]:
     meta = index.get_kernel(g)
     if meta is None:
         return []
     args = ", ".join(a.decl() for a in structured.impl_arguments(g))
     return [f"""\
-struct {torch_api_prefix(index)}structured_{meta.kernel} : public at::meta::structured_{structured.meta_name(g)} {{
+struct {_structured_prefix(index, release)}structured_{meta.kernel} : public at::meta::structured_{structured.meta_name(g)} {{
 void impl({args});
 }};
 """]
 
 
-def compute_native_function_declaration(g: NativeFunctionsGroup | NativeFunction, index: BackendIndex) -> list[str]:
-    """What NativeFunctions.h declares for an op (or op group) under one backend."""
+def compute_native_function_declaration(g: NativeFunctionsGroup | NativeFunction, index: BackendIndex,
+                                        release: Release = DEFAULT) -> list[str]:
+    """What NativeFunctions.h declares for an op (or op group) under one backend, in `release`."""
     meta = index.get_kernel(g)
     if isinstance(g, NativeFunctionsGroup):
         if meta is not None and meta.structured:
             if index.external:
                 raise ValueError("structured kernels of external backends are not supported")
-            return _structured(g, index)
+            return _structured(g, index, release)
         return [d for f in g.functions() if (d := _unstructured(f, index)) is not None]
     d = _unstructured(g, index)
     return [] if d is None else [d]

@@ -43,7 +43,8 @@ def native_function_declarations(ctx: GenContext, groups=None) -> list[str]:
                 namespaces.add(namespace)
             if len(namespaces) > 1:
                 raise PlanError(f"Codegen only supports one namespace per operator, got {sorted(namespaces)}")
-            by_namespace.setdefault(namespace, []).extend(compute_native_function_declaration(g, index))
+            by_namespace.setdefault(namespace, []).extend(
+                compute_native_function_declaration(g, index, ctx.options.release))
     return namespaced_blocks(by_namespace, 4, skip_empty=False)
 
 
