@@ -11,6 +11,7 @@ from typing import NoReturn
 from . import TORCHGEN_VERSION, VERSION_TEXT
 from .backend_cli import add_generate_backend_parser, impl_path_items
 from .generate_cli import add_generate_parser
+from .release_cli import add_torch_version_argument
 from .report import RENDERERS
 
 
@@ -24,7 +25,8 @@ def _check(args: argparse.Namespace) -> int:
         print(f"opgen: cannot read the shape-inference header {exc}", file=sys.stderr)
         return 2
     result = check_paths(args.paths, args.tags, args.native_functions,
-                         native_extra=_kernel_checker(args.kernels) if args.kernels else None, backend_extra=lazy)
+                         native_extra=_kernel_checker(args.kernels) if args.kernels else None, backend_extra=lazy,
+                         torch_version=args.torch_version)
     if args.impl_path:
         kernels, notes = impl_path_items(args.paths, args.native_functions, args.impl_path)
         result.items.extend(kernels)
@@ -132,6 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--kernels", metavar="DIR", action="append",
                        help="C++ sources to look for the kernels native_functions.yaml names (repeatable), "
                             "e.g. aten/src/ATen/native")
+    add_torch_version_argument(check)
     check.set_defaults(run=_check)
     explain = sub.add_parser("explain", help="show the C++ torchgen generates for one operator")
     explain.add_argument("op", metavar="OP", help="name.overload (or name for the default overload)")

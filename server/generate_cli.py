@@ -56,6 +56,9 @@ def add_generate_parser(sub) -> None:
                    help="processes that build and write the files (default: $OPGEN_PROCESSES, else one per CPU, "
                         "at most two)")
     p.add_argument("-v", "--verbose", action="store_true", help="print each file written")
+    p.add_argument("--native-aot-ops-dir", "--native_aot_ops_dir", default=None, metavar="DIR",
+                   help="torch 2.15 on: the folder of native-AOT declarations (<op>/aot.py; default: "
+                        "torch/_native/ops of the checkout); an empty string leaves them out")
     add_torch_version_argument(p)
     p.set_defaults(run=run_generate)
 
@@ -85,7 +88,7 @@ def options_from_args(args: argparse.Namespace, release=None):
         force_schema_registration=args.force_schema_registration, generate=frozenset(args.generate),
         dry_run=args.dry_run, output_dependencies=args.output_dependencies,
         update_aoti_c_shim=args.update_aoti_c_shim, extend_aoti_c_shim=args.extend_aoti_c_shim,
-        release=release or DEFAULT,
+        release=release or DEFAULT, native_aot_ops_dir=args.native_aot_ops_dir,
     )
 
 

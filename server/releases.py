@@ -18,6 +18,9 @@ import re
 from dataclasses import dataclass, replace
 from enum import Enum
 
+from .diagnostics import Diagnostic, diag
+from .text import Span
+
 # The mutating ops gen.py's functionalization leaves alone (its MUTABLE_OPS_NOT_USING_FUNCTIONALIZATION,
 # apart from the op lists of grouping, which opgen keeps in model.generate): release facts.
 _SKIPPED_BY_FUNCTIONALIZATION_2_6 = frozenset({"record_stream", "resize_", "resize_as_", "_fill_mem_eff_dropout_mask_"})
@@ -52,6 +55,9 @@ class Release:
     # Kernel declarations of CUDA-family keys say TORCH_CUDA_CPP_API and of XPU-family keys TORCH_XPU_API,
     # and declarations that differ only in that macro are merged; from 2.15.
     device_family_kernel_exports: bool
+    # ... except these CUDA-family kernels, defined in torch_cpu (TORCH_API); gen.py fails when one of them
+    # is registered to no CUDA-family key.
+    cuda_kernels_in_torch_cpu: frozenset[str]
     # Owning C++ types (ViewMeta classes' members) hold Tensor and Scalar by value; from 2.14.
     owning_types_hold_tensors_by_value: bool
     # gen.py writes NativeAotStubs.h and NativeAotStubs.cpp (native-AOT kernels); from 2.15.
@@ -73,6 +79,7 @@ _R2_13 = Release(
     named_tensor_types=False, refuses_const_ref_mutable_out=True, philox_ops_need_no_seeded_tag=False,
     skipped_by_functionalization=_SKIPPED_BY_FUNCTIONALIZATION_2_12,
     xpu_family_waits_for_flag=False, structured_xpu_kernels_export_xpu=True, device_family_kernel_exports=False,
+    cuda_kernels_in_torch_cpu=frozenset(),
     owning_types_hold_tensors_by_value=False, writes_native_aot_stubs=False, single_output_view_replay=False,
 )
 _R2_12 = replace(_R2_13, version="2.12.1", generation_verified=False, named_tensor_types=True)
@@ -80,8 +87,12 @@ _R2_11 = replace(_R2_12, version="2.11.0", skipped_by_functionalization=_SKIPPED
 _R2_7 = replace(_R2_11, version="2.7.1")
 _R2_14 = replace(_R2_13, version="2.14.1", xpu_family_waits_for_flag=True, structured_xpu_kernels_export_xpu=False,
                  owning_types_hold_tensors_by_value=True)
-_R2_15 = replace(_R2_14, version="2.15.0", generation_verified=False, philox_ops_need_no_seeded_tag=True,
+_R2_15 = replace(_R2_14, version="2.15.0", philox_ops_need_no_seeded_tag=True,
                  skipped_by_functionalization=_SKIPPED_BY_FUNCTIONALIZATION_2_15, device_family_kernel_exports=True,
+                 cuda_kernels_in_torch_cpu=frozenset({
+                     "count_nonzero_cuda", "log_sigmoid_backward_cuda", "log_sigmoid_backward_cuda_out",
+                     "triton_multi_head_attention", "NestedTensor_softmax_dropout_cuda", "masked_fill__quantized_cuda",
+                     "_index_put_impl_quantized_cuda_"}),
                  writes_native_aot_stubs=True, single_output_view_replay=True)
 
 # Every release known, oldest first.
@@ -231,6 +242,15 @@ def resolve_for(path: str | None, override: str | None = None) -> Resolved:
         if resolved is not None:
             return resolved
     return default_resolved()
+
+
+def release_diagnostics(resolved: Resolved) -> tuple[Diagnostic, ...]:
+    """What a native_functions.yaml of a release other than a known one gets on its first line: OPG950
+    (information: checked as the newest) or OPG951 (an error: older releases are not checked)."""
+    note = resolved.note
+    if note is None:
+        return ()
+    return (diag("OPG950" if resolved.fit is Fit.NEWER else "OPG951", Span.point(0, 0), note),)
 
 
 def versions_text() -> str:

@@ -279,14 +279,51 @@ def _opcall(g: NativeFunctionsViewGroup, f: NativeFunction, *, is_reverse: bool,
     return f"{opname}({args}){index}"
 
 
+# From torch 2.15 a ViewMeta of a multi-output view op rebuilds only the output it stands for, as one slice
+# or select of the base: {slice} and {select} are the view ops (or their _copy variants) it calls.
+_SINGLE_OUTPUT_REPLAYS = {
+    "split.Tensor": """\
+  // split() chunk `i` is base[i * split_size : (i + 1) * split_size] along dim,
+  // and slice clamps the end, which gives the short final chunk for free.
+  auto start = split_size * out_index;
+  return {slice}(base, dim, start, start + split_size, 1);""",
+    "split_with_sizes": """\
+  c10::SymInt start = 0;
+  for (int64_t i = 0; i < out_index; ++i) {{
+    start += split_sizes[i];
+  }}
+  return {slice}(base, dim, start, start + split_sizes[out_index], 1);""",
+    "unbind.int": """\
+  return {select}(base, dim, out_index);""",
+}
+
+
+def _forward_arms(g: NativeFunctionsViewGroup, f: NativeFunction, release: Release) -> tuple[str, str]:
+    """The bodies of forward() with views reapplied and with their _copy variants."""
+    if release.single_output_view_replay and is_multi_output(f.func):
+        replay = _SINGLE_OUTPUT_REPLAYS.get(str(f.func.name))
+        if replay is None:  # gen.py asserts: a new multi-output view op needs its replay written
+            raise FunctionalizationError(f"no single-output replay for {f.func.name}: gen.py of {release} rebuilds "
+                                         "one output of a multi-output view op only for split, split_with_sizes "
+                                         "and unbind")
+
+        def arm(slice_op: str, select_op: str) -> str:
+            return "\n".join("  " + line for line in replay.format(slice=slice_op, select=select_op).splitlines())
+        return (arm("at::_ops::slice_Tensor::call", "at::_ops::select_int::call"),
+                arm("at::_ops::slice_copy_Tensor::call", "at::_ops::select_copy_int::call"))
+    return (f"    return {_opcall(g, f, is_reverse=False, reapply_views=True, release=release)};",
+            f"    return {_opcall(g, f, is_reverse=False, reapply_views=False, release=release)};")
+
+
 def view_meta_impl(g: NativeFunctionsViewGroup, f: NativeFunction, release: Release) -> list[str]:
     name = classname(f.func)
+    views, view_copies = _forward_arms(g, f, release)
     out = [f"""
 at::Tensor {name}::forward(const at::Tensor& base) {{
   if (reapply_views) {{
-    return {_opcall(g, f, is_reverse=False, reapply_views=True, release=release)};
+{views}
   }} else {{
-    return {_opcall(g, f, is_reverse=False, reapply_views=False, release=release)};
+{view_copies}
   }}
 }}""", f"""
 at::Tensor {name}::reverse(const at::Tensor& base, const Tensor& mutated_view) {{

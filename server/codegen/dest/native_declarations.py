@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
+from ...model import dispatch as dk
+from ...model.dispatch import DispatchKey
 from ...releases import DEFAULT, Release
 from ..api import structured
 from ..api.signatures import DispatcherSignature, NativeSignature
@@ -25,20 +27,70 @@ def kernel_signature(f: NativeFunction, index: BackendIndex, *, prefix: str = ""
     return NativeSignature(f.func, symint, options, prefix)
 
 
-def _structured_prefix(index: BackendIndex, release: Release) -> str:
+def key_export_macro(key: DispatchKey, release: Release) -> str:
+    """The DLL export macro of the in-tree kernels and at::<key>:: functions of a dispatch key."""
+    if release.device_family_kernel_exports:
+        if dk.is_cuda_dispatch_key(key):
+            return "TORCH_CUDA_CPP_API"
+        if dk.is_xpu_dispatch_key(key):
+            return "TORCH_XPU_API"
+    return "TORCH_API"
+
+
+def _kernel_export_macro(index: BackendIndex, kernel: str, release: Release) -> str:
+    macro = key_export_macro(index.dispatch_key, release)
+    if macro == "TORCH_CUDA_CPP_API" and kernel in release.cuda_kernels_in_torch_cpu:
+        return "TORCH_API"
+    return macro
+
+
+def _structured_prefix(index: BackendIndex, kernel: str, release: Release) -> str:
     if index.external:
         return ""
     if release.structured_xpu_kernels_export_xpu and index.dispatch_key.name == "XPU":
         return "TORCH_XPU_API "
-    return "TORCH_API "
+    return _kernel_export_macro(index, kernel, release) + " "
 
 
-def _unstructured(f: NativeFunction, index: BackendIndex) -> str | None:
+def _unstructured(f: NativeFunction, index: BackendIndex, release: Release) -> str | None:
     meta = index.get_kernel(f)
     if meta is None or "legacy::" in meta.kernel:
         return None
-    prefix = "static" if index.external else "TORCH_API"
+    prefix = "static" if index.external else _kernel_export_macro(index, meta.kernel, release)
     return f"{prefix} {kernel_signature(f, index).decl(name=meta.kernel)};"
+
+
+_EXPORT_PREFIXES = ("TORCH_CUDA_CPP_API ", "TORCH_XPU_API ", "TORCH_API ")
+
+
+def _without_export(line: str) -> str:
+    text = line.strip()
+    struct = text.startswith("struct ")
+    if struct:
+        text = text.removeprefix("struct ").lstrip()
+    for prefix in _EXPORT_PREFIXES:
+        if text.startswith(prefix):
+            text = text.removeprefix(prefix).lstrip()
+            break
+    return "struct " + text if struct else text
+
+
+def _exports_first(decl: str) -> bool:
+    first = next((line.strip() for line in decl.splitlines() if line.strip()), "")
+    return first.removeprefix("struct ").lstrip().startswith("TORCH_API ")
+
+
+def merge_export_variants(decls: list[str]) -> list[str]:
+    """Declarations that differ only in their export macro, once (a kernel shared by CPU and CUDA keys): the
+    TORCH_API one if any, else the first, in the place of the first (gen.py from torch 2.15)."""
+    merged: dict[str, str] = {}
+    for decl in decls:
+        if not decl.strip():
+            continue
+        key = "\n".join(text for line in decl.splitlines() if (text := _without_export(line)))
+        if key not in merged or (not _exports_first(merged[key]) and _exports_first(decl)):
+            merged[key] = decl
+    return list(merged.values())
 
 
 def _structured(g: NativeFunctionsGroup, index: BackendIndex, release: Release) -> list[str]:
@@ -47,7 +99,7 @@ def _structured(g: NativeFunctionsGroup, index: BackendIndex, release: Release) 
         return []
     args = ", ".join(a.decl() for a in structured.impl_arguments(g))
     return [f"""\
-struct {_structured_prefix(index, release)}structured_{meta.kernel} : public at::meta::structured_{structured.meta_name(g)} {{
+struct {_structured_prefix(index, meta.kernel, release)}structured_{meta.kernel} : public at::meta::structured_{structured.meta_name(g)} {{
 void impl({args});
 }};
 """]
@@ -62,8 +114,8 @@ def compute_native_function_declaration(g: NativeFunctionsGroup | NativeFunction
             if index.external:
                 raise ValueError("structured kernels of external backends are not supported")
             return _structured(g, index, release)
-        return [d for f in g.functions() if (d := _unstructured(f, index)) is not None]
-    d = _unstructured(g, index)
+        return [d for f in g.functions() if (d := _unstructured(f, index, release)) is not None]
+    d = _unstructured(g, index, release)
     return [] if d is None else [d]
 
 

@@ -56,7 +56,15 @@ def _direct_signatures(f: NativeFunction) -> list[CppSignature]:
 
 
 def _declaration(f: NativeFunction) -> str:
+    """Each line starts with TORCH_API, which with_export_macro swaps for the key's macro."""
     return "".join(f"TORCH_API {s.decl()};\n" for s in _direct_signatures(f))
+
+
+def with_export_macro(declarations: str, macro: str) -> str:
+    """_declaration's lines under another export macro (the pieces are shared by every release)."""
+    if macro == "TORCH_API":
+        return declarations
+    return "".join(f"{macro} {line.removeprefix('TORCH_API ')}" for line in declarations.splitlines(keepends=True))
 
 
 def _definition(f: NativeFunction, wrapper: DispatcherSignature | NativeSignature) -> str:

@@ -60,6 +60,8 @@ class GenerateOptions:
     extend_aoti_c_shim: bool = False
     # The torch release whose gen.py is matched (detected from the inputs, or --torch-version).
     release: Release = DEFAULT
+    # --native-aot-ops-dir (gen.py from torch 2.15): None for the checkout's torch/_native/ops, "" for none.
+    native_aot_ops_dir: str | None = None
 
     @property
     def with_mps(self) -> bool:

@@ -7,7 +7,14 @@ import functools
 from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ...model.schema import OperatorName
-from ..dest.register_namespaced import KernelNamespaceError, certainly_no_pieces, group_pieces, kernel_namespace
+from ..dest.native_declarations import key_export_macro
+from ..dest.register_namespaced import (
+    KernelNamespaceError,
+    certainly_no_pieces,
+    group_pieces,
+    kernel_namespace,
+    with_export_macro,
+)
 from ..plan import Env, PlanError, render, shard_envs
 from .context import GenContext
 from .native import namespace_prologue, namespaced_blocks
@@ -265,12 +272,14 @@ def dispatch_key_functions_h(ctx: GenContext, key: dk.DispatchKey) -> Env:
 
 def dispatch_key_functions_inl_h(ctx: GenContext, key: dk.DispatchKey) -> Env:
     index = ctx.backend_index(key)
+    macro = key_export_macro(key, ctx.options.release)
     by_namespace: dict[str, list[str]] = {}
     for g in ctx.groups:
         try:
             namespace = kernel_namespace(g, index).replace("native", str(key).lower())
         except KernelNamespaceError as exc:
             raise PlanError(str(exc)) from exc
-        by_namespace.setdefault(namespace, []).extend(group_pieces(g, narrow_index(index, g)).namespaced_declarations)
+        by_namespace.setdefault(namespace, []).extend(
+            with_export_macro(d, macro) for d in group_pieces(g, narrow_index(index, g)).namespaced_declarations)
     return {"DispatchKeyFunctions_inl_includes": [], "dispatch_namespace": str(key).lower(),
             "dispatch_namespaced_declarations": namespaced_blocks(by_namespace, 3, skip_empty=True)}
