@@ -28,3 +28,10 @@ def resolve_release(args: argparse.Namespace, path: str | None) -> Resolved | No
     if resolved.note is not None:
         print(f"opgen: {resolved.note}", file=sys.stderr)
     return None if resolved.fit is Fit.OLDER else resolved
+
+
+def resolve_native_release(args: argparse.Namespace) -> Resolved | None:
+    """resolve_release for a backend yaml: the release of --native-functions, else of the installed torchgen's."""
+    from .codegen.inputs import default_native_functions
+
+    return resolve_release(args, args.native_functions or default_native_functions())

@@ -16,6 +16,7 @@ from ...index.native import NativeParser, NativeSnapshot
 from ...report import FileDiagnostic
 from ..backend.run import BackendResult, check_backend_files, load_native_for, read_impls, read_text
 from ..backend.stubs import target_of
+from ...releases import DEFAULT, Release
 from ..inputs import InputError, packaged_aten
 from ..plan import GeneratedFile, PlanError, render
 from ..writer import write_files
@@ -34,6 +35,7 @@ class LazyRunOptions:
     lazy: LazyOptions = field(default_factory=LazyOptions)
     native_functions: str | None = None
     templates: str | None = None
+    release: Release = DEFAULT
 
 
 LazyResult = BackendResult
@@ -54,10 +56,10 @@ def _read_header(path: str) -> str:
 
 
 def _load(options: LazyRunOptions, text: str) -> tuple[NativeSnapshot, tuple[str, frozenset[str]] | None]:
-    native, whole_text, tags = load_native_for(options.native_functions, text)
+    native, whole_text, tags = load_native_for(options.native_functions, text, options.release)
     whole = (whole_text, tags)
     if any(d.is_error for d in native.diagnostics):
-        native, whole = NativeParser().parse(*whole), None
+        native, whole = NativeParser(release=options.release).parse(*whole), None
     if any(d.is_error for d in native.diagnostics):
         path = options.native_functions or "the packaged native_functions.yaml"
         raise InputError(f"{path} has errors; run 'opgen check' on it")
@@ -81,7 +83,7 @@ def generate_lazy(options: LazyRunOptions) -> LazyResult:
         return LazyResult(errors=(str(exc),))
     snapshot, diagnostics = check_backend_files(options.source_yaml, text, native, impls)
     if whole is not None and snapshot.has_errors:
-        native = NativeParser().parse(*whole)  # did-you-mean needs every op name
+        native = NativeParser(release=options.release).parse(*whole)  # did-you-mean needs every op name
         snapshot, diagnostics = check_backend_files(options.source_yaml, text, native, impls)
     result = LazyResult(diagnostics=tuple(diagnostics), read=True)
     if result.has_errors or snapshot.resolved is None:
