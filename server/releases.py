@@ -253,6 +253,52 @@ def release_diagnostics(resolved: Resolved) -> tuple[Diagnostic, ...]:
     return (diag("OPG950" if resolved.fit is Fit.NEWER else "OPG951", Span.point(0, 0), note),)
 
 
+# ---------------------------------------------------------------- operators across releases
+
+def _events(op: str) -> list[tuple[Release, str]]:
+    """(release, "added" / "removed" / "changed") for an op name.overload, oldest first."""
+    from .release_ops import CHANGES  # noqa: PLC0415  (a table, only read for migration notes)
+
+    out = []
+    for release in RELEASES[1:]:
+        added, removed, changed = CHANGES.get(release.version, ((), (), ()))
+        for kind, names in (("added", added), ("removed", removed), ("changed", changed)):
+            if op in names:
+                out.append((release, kind))
+    return out
+
+
+def _previous(release: Release) -> Release:
+    return RELEASES[max(RELEASES.index(release) - 1, 0)]
+
+
+def migration_note(op: str, release: Release) -> str | None:
+    """Why `release` lacks the op `op` (name.overload) another known release has: "'cholesky' was removed in
+    torch 2.14 (torch 2.13 has it)"; None when no known release has it."""
+    events = [(r, kind) for r, kind in _events(op) if kind != "changed"]
+    if not events:
+        return None
+    at = RELEASES.index(release)
+    removed = [r for r, kind in events if kind == "removed" and RELEASES.index(r) <= at]
+    if removed:
+        gone = removed[-1]
+        return f"'{op}' was removed in {gone} ({_previous(gone)} has it); this is {release}"
+    added = [r for r, kind in events if kind == "added" and RELEASES.index(r) > at]
+    if added:
+        return f"'{op}' was added in {added[0]}; this is {release}"
+    return None
+
+
+def schema_change_note(op: str, release: Release) -> str | None:
+    """"the schema of 'op' changed in torch 2.14", for the latest change up to `release` (the release an
+    older backend or kernel may have been written against); None when it never changed."""
+    at = RELEASES.index(release)
+    changed = [r for r, kind in _events(op) if kind == "changed" and RELEASES.index(r) <= at]
+    if not changed:
+        return None
+    return f"the schema of '{op}' changed in {changed[-1]} (from {_previous(changed[-1])}'s)"
+
+
 def versions_text() -> str:
     """For `opgen --version`: every release known."""
     return ", ".join(r.version for r in RELEASES)

@@ -163,7 +163,8 @@ def hover(snapshot: NativeSnapshot, tags: TagsSnapshot | None, line: int, col: i
         if function is None:
             return None
         code = generated(snapshot, function) if generated is not None else ""
-        return HoverText(function_summary(function) + ("\n\n" + code if code else ""), hit.span)
+        release = f"\n\n*Read as {snapshot.release}.*"
+        return HoverText(function_summary(function) + release + ("\n\n" + code if code else ""), hit.span)
     if hit.kind == cursor.OP_REFERENCE:
         op = find_op(snapshot, hit.text)
         if op is None:

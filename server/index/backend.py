@@ -53,6 +53,6 @@ def check_backend(text: str, native: NativeSnapshot) -> BackendSnapshot:
     found.extend(lowering)
     resolved = None
     if yaml is not None:
-        resolved, resolving = resolve_backend(yaml, native.functions)
+        resolved, resolving = resolve_backend(yaml, native.functions, native.release)
         found.extend(resolving)
     return BackendSnapshot(yaml, resolved, tuple(sorted(found, key=_order)))

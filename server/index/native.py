@@ -63,6 +63,8 @@ class NativeSnapshot:
     document: Document[LoweredEntry]
     functions: NativeFunctions
     diagnostics: tuple[Diagnostic, ...]
+    # The torch release it was read as (its rules; backend yamls resolved against it say what it lacks).
+    release: Release = DEFAULT
 
 
 class NativeParser:
@@ -105,7 +107,7 @@ class NativeParser:
         functions = assemble(ops, self._groups, self.release)
         diagnostics = document.all_diagnostics()
         diagnostics.extend(problem_diagnostic(p) for p in functions.problems)
-        return NativeSnapshot(document, functions, tuple(sorted(diagnostics, key=_order)))
+        return NativeSnapshot(document, functions, tuple(sorted(diagnostics, key=_order)), self.release)
 
 
 def _order(d: Diagnostic) -> tuple:

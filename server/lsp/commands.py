@@ -121,7 +121,8 @@ async def generate(server: OpgenLanguageServer, *args: Any) -> dict:
     if target != "native":
         raise CommandError(f"unknown target {target!r}: use \"native\" or \"backend\"")
     job = generate_job.NativeJob(_native_path(server, arg.get("uri")), output_dir(server),
-                                 per_operator_headers=server.settings.per_operator_headers)
+                                 per_operator_headers=server.settings.per_operator_headers,
+                                 torch_version=server.settings.torch_version)
     cancel = threading.Event()
     token = await server.begin_progress("generate", types.WorkDoneProgressBegin(
         title="opgen: generating", cancellable=True, message=job.output_dir, percentage=0))
@@ -217,7 +218,8 @@ async def show_generated(server: OpgenLanguageServer, *args: Any) -> dict:
         virtual = f"{SCHEME}:/generated/op/{arg['op']}.md"
     elif arg.get("file"):
         job = generate_job.NativeJob(_native_path(server, uri), output_dir(server),
-                                     per_operator_headers=server.settings.per_operator_headers)
+                                     per_operator_headers=server.settings.per_operator_headers,
+                                 torch_version=server.settings.torch_version)
         loop = asyncio.get_running_loop()
         try:
             found = await loop.run_in_executor(server.command_executor, generate_job.render_file, job,

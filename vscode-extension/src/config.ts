@@ -33,6 +33,7 @@ export const SERVER_SETTINGS: Readonly<Record<string, unknown>> = {
   kernelDirs: [],
   kernelSeverity: "warning",
   kernelStubFile: null,
+  torchVersion: null,
   lazy: { preset: "auto", shapeInferenceHeader: null },
 };
 
