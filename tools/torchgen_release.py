@@ -5,7 +5,7 @@
 
 Each release lands in ``$XDG_CACHE_HOME/opgen/torchgen/X`` (default ``~/.cache/opgen/torchgen/X``)
 laid out as a site-packages folder: ``torchgen/`` (with ``packaged/ATen`` and ``packaged/autograd``)
-and ``torch/version.py`` beside it, so ``PYTHONPATH=<folder> python -m torchgen.gen`` runs that
+and ``torch/version.py`` beside it (and the lazy shape-inference header gen_lazy_tensor reads), so ``PYTHONPATH=<folder> python -m torchgen.gen`` runs that
 release's gen.py and opgen detects the release from the folder. The wheel is fetched with
 ``pip download torch==X --no-deps`` (the configured indexes first; if they refuse, as a pip
 configuration capping torch does, once more with ``PIP_CONFIG_FILE=/dev/null``), only those
@@ -23,7 +23,9 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-COMPLETE = ".complete"  # written last: a folder without it is a broken extraction
+COMPLETE = ".complete"  # written last: a folder without it (or with another LAYOUT) is extracted again
+LAYOUT = "torchgen, torch/version.py, the lazy shape-inference header"
+SHAPE_HEADER = "torch/include/torch/csrc/lazy/core/shape_inference.h"  # gen_lazy_tensor's default input
 
 
 def cache_root() -> Path:
@@ -37,11 +39,15 @@ def release_folder(version: str) -> Path:
 
 def cached(version: str) -> Path | None:
     folder = release_folder(version)
-    return folder if (folder / COMPLETE).is_file() else None
+    try:
+        done = (folder / COMPLETE).read_text(encoding="utf-8")
+    except OSError:
+        return None
+    return folder if done == f"torch {version}\n{LAYOUT}\n" else None
 
 
 def _wanted(name: str) -> bool:
-    return name.startswith("torchgen/") or name == "torch/version.py"
+    return name.startswith("torchgen/") or name in ("torch/version.py", SHAPE_HEADER)
 
 
 def _download(version: str, into: Path) -> Path:
@@ -78,7 +84,7 @@ def obtain(version: str) -> Path:
         staged = scratch_path / "tree"
         _extract(wheel, staged)
         wheel.unlink()
-        (staged / COMPLETE).write_text(f"torch {version}\n", encoding="utf-8")
+        (staged / COMPLETE).write_text(f"torch {version}\n{LAYOUT}\n", encoding="utf-8")
         shutil.rmtree(target, ignore_errors=True)
         staged.rename(target)  # same file system: the folder appears whole or not at all
     return target

@@ -138,6 +138,8 @@ def _argument_ctype(t: Type, mutable: bool, options: ApiOptions, remove_non_owni
             return ArrayRefCType(scalarT)
         if elem == "Tensor?":
             return ConstRefCType(ListCType(OptionalCType(tensorT)))
+        if elem == "Dimname":  # named tensors, until torch 2.12
+            return BaseCType("at::DimnameList")
         return ArrayRefCType(_argument_ctype(t.elem, mutable, options, False, symint))
     raise ValueError(f"unrecognized type {t!r}")
 

@@ -6,6 +6,7 @@ from ...model.native_function import NativeFunctionsGroup
 from ...model.schema import Argument, BaseTy, BaseType, ListType, OptionalType, SelfArgument, TENSOR, Type
 from . import cpp
 from .types import (
+    BaseCType,
     ArgName,
     ArrayRefCType,
     Binding,
@@ -48,6 +49,8 @@ def argumenttype_type(t: Type, *, mutable: bool, binds: ArgName) -> NamedCType:
             return NamedCType(binds, iOptTensorListRefT)
         if str(t.elem) == "int":
             return NamedCType(binds, intArrayRefT)
+        if str(t.elem) == "Dimname":  # named tensors, until torch 2.12
+            return NamedCType(binds, BaseCType("at::DimnameList"))
         return NamedCType(binds, ArrayRefCType(argumenttype_type(t.elem, mutable=mutable, binds=binds).type))
     raise ValueError(f"unrecognized type {t!r}")
 
