@@ -119,7 +119,7 @@ def _applicable(original: str, every: int) -> list[tuple[str, Mutated]]:
     for mutation in MUTATIONS[::every]:
         try:
             mutated = mutation.apply(original)
-        except (AssertionError, ValueError, StopIteration):
+        except (AssertionError, LookupError, ValueError):
             continue
         if mutated.text != original:
             out.append((mutation.id, mutated))
