@@ -219,7 +219,7 @@ async def show_generated(server: OpgenLanguageServer, *args: Any) -> dict:
     elif arg.get("file"):
         job = generate_job.NativeJob(_native_path(server, uri), output_dir(server),
                                      per_operator_headers=server.settings.per_operator_headers,
-                                 torch_version=server.settings.torch_version)
+                                     torch_version=server.settings.torch_version)
         loop = asyncio.get_running_loop()
         try:
             found = await loop.run_in_executor(server.command_executor, generate_job.render_file, job,

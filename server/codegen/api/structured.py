@@ -6,9 +6,9 @@ from ...model.native_function import NativeFunctionsGroup
 from ...model.schema import Argument, BaseTy, BaseType, ListType, OptionalType, SelfArgument, TENSOR, Type
 from . import cpp
 from .types import (
-    BaseCType,
     ArgName,
     ArrayRefCType,
+    BaseCType,
     Binding,
     ConstRefCType,
     NamedCType,

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ...model import dispatch as dk
 from ...model.dispatch import DispatchKey
+from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ...releases import DEFAULT, Release
 from ..api import structured
 from ..api.signatures import DispatcherSignature, NativeSignature
