@@ -45,6 +45,10 @@ class Release:
     philox_ops_need_no_seeded_tag: bool
     # Mutating ops functionalization leaves alone (so in no group they are not an error).
     skipped_by_functionalization: frozenset[str]
+    # Generated out= / in-place variants get the tags out / inplace; from 2.13.
+    generated_variants_tagged_by_kind: bool
+    # Structured kernels' set_output_* take the output's DimnameList and propagate the names; until 2.12.
+    structured_outputs_propagate_names: bool
 
     # ---- gen.py
     # Without --xpu, every XPU-family key (SparseXPU, SparseCsrXPU, NestedTensorXPU) is left out, not
@@ -64,6 +68,9 @@ class Release:
     writes_native_aot_stubs: bool
     # ViewMeta replays of split / split_with_sizes / unbind build the one output asked for; from 2.15.
     single_output_view_replay: bool
+    # Cumulative out= ops whose functionalized call keeps the out tensor's dtype when none is given
+    # (the dimname overloads until 2.12).
+    cumulative_out_ops: frozenset[str]
 
     @property
     def series(self) -> str:
@@ -77,12 +84,16 @@ class Release:
 _R2_13 = Release(
     version="2.13.0", generation_verified=True,
     named_tensor_types=False, refuses_const_ref_mutable_out=True, philox_ops_need_no_seeded_tag=False,
-    skipped_by_functionalization=_SKIPPED_BY_FUNCTIONALIZATION_2_12,
+    skipped_by_functionalization=_SKIPPED_BY_FUNCTIONALIZATION_2_12, generated_variants_tagged_by_kind=True,
+    structured_outputs_propagate_names=False,
     xpu_family_waits_for_flag=False, structured_xpu_kernels_export_xpu=True, device_family_kernel_exports=False,
     cuda_kernels_in_torch_cpu=frozenset(),
     owning_types_hold_tensors_by_value=False, writes_native_aot_stubs=False, single_output_view_replay=False,
+    cumulative_out_ops=frozenset({"cumsum.out", "cumprod.out"}),
 )
-_R2_12 = replace(_R2_13, version="2.12.1", generation_verified=False, named_tensor_types=True)
+_R2_12 = replace(_R2_13, version="2.12.1", generation_verified=False, named_tensor_types=True,
+                 generated_variants_tagged_by_kind=False, structured_outputs_propagate_names=True,
+                 cumulative_out_ops=_R2_13.cumulative_out_ops | {"cumsum.dimname_out", "cumprod.dimname_out"})
 _R2_11 = replace(_R2_12, version="2.11.0", skipped_by_functionalization=_SKIPPED_BY_FUNCTIONALIZATION_2_6)
 _R2_7 = replace(_R2_11, version="2.7.1")
 _R2_14 = replace(_R2_13, version="2.14.1", xpu_family_waits_for_flag=True, structured_xpu_kernels_export_xpu=False,

@@ -121,16 +121,17 @@ def functional_signature(func: FunctionSchema) -> FunctionSchema:
     return func.signature(keep_return_names=True).with_name(name)
 
 
-def generate_function(f: NativeFunction, kind: SchemaKind) -> tuple[NativeFunction, BackendMetadata]:
-    """The generated variant of `f` of the given kind, and its CompositeExplicitAutograd kernel."""
+def generate_function(f: NativeFunction, kind: SchemaKind, release: Release = DEFAULT
+                      ) -> tuple[NativeFunction, BackendMetadata]:
+    """The generated variant of `f` of the given kind, and its CompositeExplicitAutograd kernel (in `release`)."""
     func = out_signature(f.func) if kind is SchemaKind.out else functional_signature(f.func)
     kernel = func.name.unambiguous_name() if func.kind() is SchemaKind.out else str(func.name.name)
     if f.func.has_symint():
         kernel += "_symint"
     tags = {"generated"} | (f.tags & {"nondeterministic_seeded", "view_copy", "pt2_compliant_tag"})
-    if func.is_out_fn():
+    if release.generated_variants_tagged_by_kind and func.is_out_fn():
         tags.add("out")
-    if func.name.name.inplace:
+    if release.generated_variants_tagged_by_kind and func.name.name.inplace:
         tags.add("inplace")
     generated = NativeFunction(
         namespace=f.namespace,

@@ -285,9 +285,11 @@ def pre_group(ops: Sequence[Op], fxs: Sequence[Facts], problems: list[Problem]) 
 Members = tuple[tuple[SchemaKind, NativeFunction], ...]
 
 
-def generate_for_group(members: Members) -> tuple[tuple[tuple[int, SchemaKind, NativeFunction, BackendMetadata], ...],
-                                                  tuple[Finding, ...]]:
-    """torchgen's add_generated_native_functions for one group: (base index, kind, function, kernel) and findings."""
+def generate_for_group(members: Members, release: Release = DEFAULT
+                       ) -> tuple[tuple[tuple[int, SchemaKind, NativeFunction, BackendMetadata], ...],
+                                  tuple[Finding, ...]]:
+    """torchgen's add_generated_native_functions for one group (in `release`): (base index, kind, function,
+    kernel) and findings."""
     d = dict(members)
     index_of = {kind: i for i, (kind, _) in enumerate(members)}
     fs = list(d.values())
@@ -320,7 +322,7 @@ def generate_for_group(members: Members) -> tuple[tuple[tuple[int, SchemaKind, N
     made = []
     for kind in wanted:
         try:
-            fn, metadata = generate_function(base, kind)
+            fn, metadata = generate_function(base, kind, release)
         except (GenerationError, SchemaKindError) as exc:
             findings.append((at, "OPG307", f"cannot generate the {kind.name} variant of '{name}': {exc}", "autogen"))
             continue
@@ -521,7 +523,8 @@ def assemble(ops: Sequence[Op], memo: GroupMemo | None = None, release: Release 
     for d in list(groups.values()):
         members = tuple(d.items())
         made, findings = memo.reuse(("generate", tuple([id(op.function) for _, op in members])),
-                                    lambda: _done(generate_for_group, tuple([(k, op.function) for k, op in members])))
+                                    lambda: _done(lambda fs: generate_for_group(fs, release),
+                                                  tuple([(k, op.function) for k, op in members])))
         if findings:
             problems.extend(Problem(members[i][1], code, message, where) for i, code, message, where in findings)
         for at, kind, fn, metadata in made:

@@ -36,8 +36,6 @@ from ..api.types import (
     tensorT,
 )
 
-# Cumulative out= ops whose functional call must keep the out tensor's dtype when none is given.
-_CUMULATIVE_OUT_OPS = frozenset({"cumsum.out", "cumprod.out"})
 
 _TENSOR = BaseType(BaseTy.Tensor)
 
@@ -507,8 +505,10 @@ def _wrap_propagate_mutations_and_return(f: NativeFunction, functional: NativeFu
     {return_str(f.func.returns, aliased_outer + wrapped, f)}"""
 
 
-def _cumulative_out_dtype(f: NativeFunction, functional_sig: DispatcherSignature, exprs: list[str]) -> list[str]:
-    if f.func.kind() is not SchemaKind.out or str(f.func.name) not in _CUMULATIVE_OUT_OPS:
+def _cumulative_out_dtype(f: NativeFunction, functional_sig: DispatcherSignature, exprs: list[str],
+                          release: Release) -> list[str]:
+    """Cumulative out= ops' functional call keeps the out tensor's dtype when none is given."""
+    if f.func.kind() is not SchemaKind.out or str(f.func.name) not in release.cumulative_out_ops:
         return exprs
     index = next((i for i, a in enumerate(functional_sig.arguments()) if a.name == "dtype"), None)
     if len(f.func.arguments.out) != 1 or index is None:
@@ -519,7 +519,7 @@ def _cumulative_out_dtype(f: NativeFunction, functional_sig: DispatcherSignature
     return out
 
 
-def inplace_functionalization_body(f: NativeFunction, g: NativeFunctionsGroup) -> str:
+def inplace_functionalization_body(f: NativeFunction, g: NativeFunctionsGroup, release: Release = DEFAULT) -> str:
     if not writes_an_argument(f):
         raise FunctionalizationError(f"Expected function to modify arguments: {f.func}")
     sig = _dispatcher_sig(f.func, f)
@@ -537,7 +537,7 @@ def inplace_functionalization_body(f: NativeFunction, g: NativeFunctionsGroup) -
     return_type = _returns_cpp(g.functional.func.returns, f).remove_const_ref().cpp_type()
     functional_sig = _dispatcher_sig(g.functional.func, f)
     functional_exprs = _cumulative_out_dtype(
-        f, functional_sig, [e.expr for e in translate(unwrapped_ctx, functional_sig.arguments())])
+        f, functional_sig, [e.expr for e in translate(unwrapped_ctx, functional_sig.arguments())], release)
     meta_conversion, meta_ctx = convert_to_meta_tensors(sig)
     any_storage = any(a.type == BaseType(BaseTy.Storage) for a in flat)
     run_meta = str(not any_storage and f.func.kind() is SchemaKind.inplace).lower()
@@ -600,7 +600,8 @@ def compute_functionalization_definitions(g: Grouped, release: Release = DEFAULT
             raise FunctionalizationError(f"{g.func.name}: a mutable op that is not grouped with a functional variant "
                                          "needs a CompositeImplicitAutograd kernel")
         return ()
-    return tuple(inplace_functionalization_body(f, g) for f in (g.out, g.inplace, g.mutable) if f is not None)
+    return tuple(inplace_functionalization_body(f, g, release) for f in (g.out, g.inplace, g.mutable)
+                 if f is not None)
 
 
 def _registration(f: NativeFunction, cia_index: BackendIndex) -> str:

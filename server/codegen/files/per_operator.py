@@ -79,7 +79,8 @@ def dispatch_declarations(ctx: GenContext, key: dk.DispatchKey, groups: tuple[Gr
     index = ctx.backend_index(key)
     macro = key_export_macro(key, ctx.options.release)
     return [with_export_macro(d, macro)
-            for g in groups for d in group_pieces(g, narrow_index(index, g)).namespaced_declarations]
+            for g in groups
+            for d in group_pieces(g, narrow_index(index, g), release=ctx.options.release).namespaced_declarations]
 
 
 def plan_ops_files(ctx: GenContext, roots: RootNames) -> list[PlannedFile]:
