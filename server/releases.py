@@ -69,7 +69,7 @@ class Release:
     # ViewMeta replays of split / split_with_sizes / unbind build the one output asked for; from 2.15.
     single_output_view_replay: bool
     # Cumulative out= ops whose functionalized call keeps the out tensor's dtype when none is given
-    # (the dimname overloads until 2.12).
+    # (from 2.12; the dimname overloads only in 2.12).
     cumulative_out_ops: frozenset[str]
 
     @property
@@ -94,7 +94,8 @@ _R2_13 = Release(
 _R2_12 = replace(_R2_13, version="2.12.1", generation_verified=False, named_tensor_types=True,
                  generated_variants_tagged_by_kind=False, structured_outputs_propagate_names=True,
                  cumulative_out_ops=_R2_13.cumulative_out_ops | {"cumsum.dimname_out", "cumprod.dimname_out"})
-_R2_11 = replace(_R2_12, version="2.11.0", skipped_by_functionalization=_SKIPPED_BY_FUNCTIONALIZATION_2_6)
+_R2_11 = replace(_R2_12, version="2.11.0", skipped_by_functionalization=_SKIPPED_BY_FUNCTIONALIZATION_2_6,
+                 cumulative_out_ops=frozenset())
 _R2_7 = replace(_R2_11, version="2.7.1")
 _R2_14 = replace(_R2_13, version="2.14.1", xpu_family_waits_for_flag=True, structured_xpu_kernels_export_xpu=False,
                  owning_types_hold_tensors_by_value=True)
