@@ -45,6 +45,8 @@ class Release:
     philox_ops_need_no_seeded_tag: bool
     # Mutating ops functionalization leaves alone (so in no group they are not an error).
     skipped_by_functionalization: frozenset[str]
+    # Functionalization registers view ops with a CompositeImplicitAutograd kernel too (to that kernel); from 2.10.
+    functionalization_registers_composite_views: bool
     # Generated out= / in-place variants get the tags out / inplace; from 2.13.
     generated_variants_tagged_by_kind: bool
     # Structured kernels' set_output_* take the output's DimnameList and propagate the names; until 2.12.
@@ -85,6 +87,7 @@ _R2_13 = Release(
     version="2.13.0", generation_verified=True,
     named_tensor_types=False, refuses_const_ref_mutable_out=True, philox_ops_need_no_seeded_tag=False,
     skipped_by_functionalization=_SKIPPED_BY_FUNCTIONALIZATION_2_12, generated_variants_tagged_by_kind=True,
+    functionalization_registers_composite_views=True,
     structured_outputs_propagate_names=False,
     xpu_family_waits_for_flag=False, structured_xpu_kernels_export_xpu=True, device_family_kernel_exports=False,
     cuda_kernels_in_torch_cpu=frozenset(),
@@ -96,7 +99,8 @@ _R2_12 = replace(_R2_13, version="2.12.1", generation_verified=False, named_tens
                  cumulative_out_ops=_R2_13.cumulative_out_ops | {"cumsum.dimname_out", "cumprod.dimname_out"})
 _R2_11 = replace(_R2_12, version="2.11.0", skipped_by_functionalization=_SKIPPED_BY_FUNCTIONALIZATION_2_6,
                  cumulative_out_ops=frozenset())
-_R2_7 = replace(_R2_11, version="2.7.1")
+_R2_10 = replace(_R2_11, version="2.10.0")
+_R2_7 = replace(_R2_10, version="2.7.1", functionalization_registers_composite_views=False)
 _R2_14 = replace(_R2_13, version="2.14.1", xpu_family_waits_for_flag=True, structured_xpu_kernels_export_xpu=False,
                  owning_types_hold_tensors_by_value=True)
 _R2_15 = replace(_R2_14, version="2.15.0", philox_ops_need_no_seeded_tag=True,
@@ -113,7 +117,7 @@ RELEASES: tuple[Release, ...] = (
     _R2_7,
     replace(_R2_7, version="2.8.0"),
     replace(_R2_7, version="2.9.1"),
-    replace(_R2_7, version="2.10.0"),
+    _R2_10,
     _R2_11,
     _R2_12,
     _R2_13,

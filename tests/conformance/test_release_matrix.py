@@ -156,27 +156,37 @@ def test_mutations_agree_with_the_release(version: str, tmp_path: Path) -> None:
 # ---------------------------------------------------------------- gen.py
 
 LAYOUTS = {"plain": [], "per-operator": ["--per-operator-headers"], "xpu": ["--xpu"]}
+# Releases whose generation is not verified in every layout yet, but whose plain layout is compared, with
+# the files opgen does not write for them (2.12's aoti/fallback_ops.py is in a format opgen does not read).
+PLAIN_ONLY = {"2.9.1": set(), "2.10.0": set(), "2.11.0": set(),
+              "2.12.1": {"aoti/c_shim_aten.cpp", "aoti/c_shim_cpu.cpp", "aoti/c_shim_cuda.cpp"}}
+GENERATE_CASES = [(v, layout) for v in GENERATED for layout in sorted(LAYOUTS)] + \
+    [(v, "plain") for v in PLAIN_ONLY]
 
 
-@pytest.mark.parametrize("layout", sorted(LAYOUTS))
-@pytest.mark.parametrize("version", GENERATED)
+@pytest.mark.parametrize("version,layout", GENERATE_CASES)
 def test_generate_is_byte_identical(version: str, layout: str, tmp_path: Path) -> None:
     folder = release_folder(version)
     aten = str(_aten(folder))
+    # gen.py before 2.12 has no --headeronly-install-dir (enum_tag.h goes to <install dir>/core).
+    headeronly = "--headeronly-install-dir" in (folder / "torchgen" / "gen.py").read_text()
     outputs = {}
     for tool in ("torchgen", "opgen"):
         root = tmp_path / tool
         root.mkdir()
-        args = ["-s", aten, "-d", str(root / "aten"), "--headeronly-install-dir", str(root / "headeronly"),
-                "--aoti-install-dir", str(root / "aoti"), *LAYOUTS[layout]]
+        args = ["-s", aten, "-d", str(root / "aten"), "--aoti-install-dir", str(root / "aoti"), *LAYOUTS[layout]]
+        if headeronly:
+            args += ["--headeronly-install-dir", str(root / "headeronly")]
         if tool == "torchgen":
             done = _torchgen(folder, "torchgen.gen", args, root)
             assert done.returncode == 0, done.stderr[-2000:]
         else:
-            assert main(["generate", *args]) == 0
+            assert main(["generate", *args, "--implemented-only"]) == 0
         outputs[tool] = files_under(root)
     expected, got = outputs["torchgen"], outputs["opgen"]
-    assert sorted(got) == sorted(expected)
+    assert set(expected) - set(got) == PLAIN_ONLY.get(version, set()), "files opgen does not write"
+    assert set(got) <= set(expected), f"files gen.py does not write: {sorted(set(got) - set(expected))}"
+    expected = {name: data for name, data in expected.items() if name in got}
     different = [name for name in expected if got[name] != expected[name]]
     assert different == [], f"{len(different)} differ; {different[0]}: " \
                             f"{first_difference(expected[different[0]], got[different[0]])}"

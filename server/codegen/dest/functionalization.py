@@ -621,7 +621,8 @@ def compute_functionalization_registrations(g: Grouped, cia_index: BackendIndex,
     if isinstance(g, NativeFunctionsViewGroup):
         if str(g.view.func.name) == "lift_fresh":
             return []
-        return [_registration(f, cia_index) for f in _view_and_inplace(g)]
+        return [_registration(f, cia_index) for f in _view_and_inplace(g)
+                if release.functionalization_registers_composite_views or not f.has_composite_implicit_autograd_kernel]
     if isinstance(g, NativeFunctionsGroup):
         fns = [] if g.inplace is not None and str(g.inplace.func.name) == "set_.source_Tensor" else list(g.functions())
     else:
