@@ -35,6 +35,9 @@ class Release:
     version: str  # the release the profile was checked against, e.g. "2.14.1"
     # gen.py's output was compared file by file with this release's own (the conformance matrix).
     generation_verified: bool
+    # opgen generate writes this release's gen.py files at all (before 2.9 functionalization had no ViewMeta
+    # classes, which opgen does not write the older way).
+    generates: bool
 
     # ---- reading native_functions.yaml
     # Dimname / Dimname[] / Dimname? (named tensors) are types of func: schemas; until 2.12.
@@ -84,7 +87,7 @@ class Release:
 
 
 _R2_13 = Release(
-    version="2.13.0", generation_verified=True,
+    version="2.13.0", generation_verified=True, generates=True,
     named_tensor_types=False, refuses_const_ref_mutable_out=True, philox_ops_need_no_seeded_tag=False,
     skipped_by_functionalization=_SKIPPED_BY_FUNCTIONALIZATION_2_12, generated_variants_tagged_by_kind=True,
     functionalization_registers_composite_views=True,
@@ -100,7 +103,8 @@ _R2_12 = replace(_R2_13, version="2.12.1", generation_verified=False, named_tens
 _R2_11 = replace(_R2_12, version="2.11.0", skipped_by_functionalization=_SKIPPED_BY_FUNCTIONALIZATION_2_6,
                  cumulative_out_ops=frozenset())
 _R2_10 = replace(_R2_11, version="2.10.0")
-_R2_7 = replace(_R2_10, version="2.7.1", functionalization_registers_composite_views=False)
+_R2_9 = replace(_R2_10, version="2.9.1", functionalization_registers_composite_views=False)
+_R2_7 = replace(_R2_9, version="2.7.1", generates=False)
 _R2_14 = replace(_R2_13, version="2.14.1", xpu_family_waits_for_flag=True, structured_xpu_kernels_export_xpu=False,
                  owning_types_hold_tensors_by_value=True)
 _R2_15 = replace(_R2_14, version="2.15.0", philox_ops_need_no_seeded_tag=True,
@@ -116,7 +120,7 @@ RELEASES: tuple[Release, ...] = (
     replace(_R2_7, version="2.6.0", refuses_const_ref_mutable_out=False),
     _R2_7,
     replace(_R2_7, version="2.8.0"),
-    replace(_R2_7, version="2.9.1"),
+    _R2_9,
     _R2_10,
     _R2_11,
     _R2_12,

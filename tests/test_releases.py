@@ -247,3 +247,11 @@ def test_the_server_setting() -> None:
     assert parse_settings({"torchVersion": "2.14"}, warnings.append).torch_version == "2.14"
     assert parse_settings({"torchVersion": "soon"}, warnings.append).torch_version is None
     assert len(warnings) == 1 and "torchVersion" in warnings[0]
+
+
+def test_generate_says_a_release_it_cannot_generate_yet(tmp_path: Path, capsys) -> None:
+    _checkout(tmp_path / "pytorch", "2.8.0")
+    aten = tmp_path / "pytorch" / "aten" / "src" / "ATen"
+    assert main(["generate", "-s", str(aten), "-d", str(tmp_path / "out")]) == 3
+    assert "torch 2.8 is not supported yet" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
