@@ -48,14 +48,14 @@ class Release:
     philox_ops_need_no_seeded_tag: bool
     # Mutating ops functionalization leaves alone (so in no group they are not an error).
     skipped_by_functionalization: frozenset[str]
-    # Functionalization registers view ops with a CompositeImplicitAutograd kernel too (to that kernel); from 2.10.
-    functionalization_registers_composite_views: bool
-    # Generated out= / in-place variants get the tags out / inplace; from 2.13.
+    # Generated out= / in-place variants (added to the model) get the tags out / inplace; from 2.13.
     generated_variants_tagged_by_kind: bool
-    # Structured kernels' set_output_* take the output's DimnameList and propagate the names; until 2.12.
-    structured_outputs_propagate_names: bool
 
     # ---- gen.py
+    # Functionalization registers view ops with a CompositeImplicitAutograd kernel too (to that kernel); from 2.10.
+    functionalization_registers_composite_views: bool
+    # Structured kernels' set_output_* take the output's DimnameList and propagate the names; until 2.12.
+    structured_outputs_propagate_names: bool
     # Without --xpu, every XPU-family key (SparseXPU, SparseCsrXPU, NestedTensorXPU) is left out, not
     # XPU alone; from 2.14.
     xpu_family_waits_for_flag: bool
