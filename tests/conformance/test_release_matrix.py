@@ -87,6 +87,18 @@ def _torchgen(folder: Path, module: str, args: list[str], cwd: Path) -> subproce
     return subprocess.run([sys.executable, "-m", module, *args], cwd=cwd, env=env, capture_output=True, text=True)
 
 
+def _pytorch_shaped(folder: Path, root: Path) -> Path:
+    """Trees shaped like a PyTorch checkout around the release's torchgen, for the tools that look for
+    aten/src/ATen (its packaged ATen) near torchgen: beside it (gen_backend_stubs before 2.12) and one
+    folder up (gen_lazy_tensor). root/lib/torchgen; returns root/lib, the folder to put on PYTHONPATH."""
+    (root / "lib").mkdir(parents=True)
+    (root / "lib" / "torchgen").symlink_to(folder / "torchgen")
+    for base in (root, root / "lib"):
+        (base / "aten" / "src").mkdir(parents=True)
+        (base / "aten" / "src" / "ATen").symlink_to(_aten(folder))
+    return root / "lib"
+
+
 def verdicts(folder: Path, tags: Path, natives: list[Path]) -> list[str | None]:
     """The release's torchgen on each native_functions.yaml: None (accepted) or what it raised."""
     env = {**os.environ, "PYTHONPATH": str(folder)}
@@ -199,19 +211,20 @@ CORPUS_DIR = Path(os.environ.get("OPGEN_CORPUS") or CORPUS)
 CORPUS_YAMLS = sorted(CORPUS_DIR.glob("*.yaml"))
 
 
-@pytest.mark.parametrize("version", GENERATED)
+@pytest.mark.parametrize("version", GENERATED + list(PLAIN_ONLY))
 def test_backend_corpus_agrees(version: str, tmp_path: Path, monkeypatch) -> None:
     folder = release_folder(version)
     if not CORPUS_YAMLS:
         pytest.skip(f"the shared corpus is not at {CORPUS_DIR}")
     native = _aten(folder) / "native" / "native_functions.yaml"
     templates = _aten(folder) / "templates"
+    oracle = _pytorch_shaped(folder, tmp_path / "oracle")  # gen_backend_stubs before 2.12 reads ../aten/src/ATen
     disagreements, accepted = [], 0
     for source in CORPUS_YAMLS:
         ref, ours = tmp_path / source.stem / "torchgen", tmp_path / source.stem / "opgen"
         ref.mkdir(parents=True)
         ours.mkdir()
-        done = _torchgen(folder, "torchgen.gen_backend_stubs", ["-s", str(source), "-o", "out"], ref)
+        done = _torchgen(oracle, "torchgen.gen_backend_stubs", ["-s", str(source), "-o", "out"], ref)
         monkeypatch.chdir(ours)
         code = main(["generate-backend", "-s", str(source), "-o", "out", "--native-functions", str(native),
                      "--templates", str(templates)])
@@ -245,17 +258,13 @@ def test_lazy_xla_is_byte_identical(version: str, tmp_path: Path, monkeypatch) -
     source.write_text(_fit_to(xla.read_text(), release(version)))
     header = folder / "torch" / "include" / "torch" / "csrc" / "lazy" / "core" / "shape_inference.h"
     # gen_lazy_tensor finds native_functions.yaml and the templates at <its file>/../../aten/src/ATen.
-    oracle = tmp_path / "oracle"
-    (oracle / "lib").mkdir(parents=True)
-    (oracle / "lib" / "torchgen").symlink_to(folder / "torchgen")
-    (oracle / "aten" / "src").mkdir(parents=True)
-    (oracle / "aten" / "src" / "ATen").symlink_to(_aten(folder))
+    oracle = _pytorch_shaped(folder, tmp_path / "oracle")
     args = ["-s", str(source), "-o", "out", "--gen-ts-lowerings", "--node-base", "TsNode",
             "--node-base-hdr", "torch/csrc/lazy/ts_backend/ts_node.h", "--shape-inference-hdr", str(header)]
     ref, ours = tmp_path / "torchgen", tmp_path / "opgen"
     ref.mkdir()
     ours.mkdir()
-    done = _torchgen(oracle / "lib", "torchgen.gen_lazy_tensor", args, ref)
+    done = _torchgen(oracle, "torchgen.gen_lazy_tensor", args, ref)
     assert done.returncode == 0, done.stderr[-2000:]
     monkeypatch.chdir(ours)
     native = _aten(folder) / "native" / "native_functions.yaml"
