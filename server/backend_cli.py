@@ -7,6 +7,7 @@ import os
 import sys
 
 from . import status
+from .release_cli import add_torch_version_argument, resolve_native_release
 from .report import RENDERERS, FileDiagnostic
 
 
@@ -33,6 +34,7 @@ def add_generate_backend_parser(sub) -> None:
     p.add_argument("--templates", metavar="D", help="templates folder (default: torchgen's packaged templates)")
     p.add_argument("--format", choices=sorted(RENDERERS), default="text", help="how to print diagnostics")
     p.add_argument("-v", "--verbose", action="store_true", help="print each file written")
+    add_torch_version_argument(p)
     add_registration_arguments(p)
     p.set_defaults(run=run_generate_backend)
 
@@ -69,7 +71,7 @@ def _same(path: str, data: bytes) -> bool:
 
 
 def report_generation(result, *, output_dir: str, dry_run: bool, verbose: bool, fmt: str,
-                      nothing_to_generate: str | None = None) -> int:
+                      nothing_to_generate: str | None = None, release_label: str = "") -> int:
     """Print a backend/lazy generation result (diagnostics, errors, files) and return the exit status."""
     if result.diagnostics:
         sys.stdout.write(RENDERERS[fmt](list(result.diagnostics)))
@@ -91,8 +93,9 @@ def report_generation(result, *, output_dir: str, dry_run: bool, verbose: bool, 
         if verbose:
             for path in result.written.written:
                 print(f"wrote {path}")
-        print(f"opgen: {len(result.written.written)} file(s) written, {len(result.written.unchanged)} unchanged",
-              file=sys.stderr)
+        as_release = f", as {release_label}" if release_label else ""
+        print(f"opgen: {len(result.written.written)} file(s) written, {len(result.written.unchanged)} unchanged"
+              f"{as_release}", file=sys.stderr)
     return status.CLEAN
 
 
@@ -100,13 +103,17 @@ def run_generate_backend(args: argparse.Namespace) -> int:
     from .codegen.backend.run import BackendOptions, generate_backend
     from .index.documents import paused_gc
 
+    resolved = resolve_native_release(args)
+    if resolved is None:
+        return status.USAGE
     options = BackendOptions(args.source_yaml, args.output_dir, tuple(args.impl_path), args.dry_run,
-                             args.native_functions, args.templates, registration_options(args))
+                             args.native_functions, args.templates, registration_options(args), resolved.release)
     with paused_gc():  # one run over a bounded model: the collector's passes cost ~7% and free next to nothing
         result = generate_backend(options)
     return report_generation(result, output_dir=args.output_dir, dry_run=args.dry_run, verbose=args.verbose,
                              fmt=args.format, nothing_to_generate=f"{args.source_yaml} lists no ops under supported "
-                                                                  "or full_codegen: nothing to generate")
+                                                                  "or full_codegen: nothing to generate",
+                             release_label=resolved.label)
 
 
 def impl_path_items(paths: list[str], native_path: str | None, impl_paths: list[str]

@@ -11,6 +11,8 @@ from typing import NoReturn
 from . import TORCHGEN_VERSION, VERSION_TEXT, status
 from .backend_cli import add_generate_backend_parser, impl_path_items
 from .generate_cli import add_generate_parser
+from .release_cli import add_torch_version_argument, resolve_release
+from .releases import DEFAULT, versions_text
 from .report import RENDERERS, capped_per_file, summary_line
 
 
@@ -29,7 +31,7 @@ def _check(args: argparse.Namespace) -> int:
         return status.USAGE
     result = check_paths(args.paths, args.tags, args.native_functions,
                          native_extra=_kernel_checker(args.kernels) if args.kernels else None, backend_extra=lazy,
-                         derivatives_check=_derivatives_checker())
+                         derivatives_check=_derivatives_checker(), torch_version=args.torch_version)
     if args.impl_path:
         kernels, notes = impl_path_items(args.paths, args.native_functions, args.impl_path)
         result.items.extend(kernels)
@@ -99,18 +101,22 @@ def _lazy_checker(header_path: str | None):
 
 def _explain(args: argparse.Namespace) -> int:
     from .codegen.explain import Explainer
-    from .codegen.inputs import InputError, InvalidInput, load_native
+    from .codegen.inputs import InputError, InvalidInput, default_native_functions, load_native
     from .codegen.options import CodegenOptions
 
+    resolved = resolve_release(args, args.native_functions or default_native_functions())
+    if resolved is None:
+        return status.USAGE
     try:
-        inputs = load_native(args.native_functions, args.tags, CodegenOptions().ignore_keys)
+        inputs = load_native(args.native_functions, args.tags, CodegenOptions(release=resolved.release).ignore_keys,
+                             resolved.release)
     except InputError as exc:
         print(f"opgen: {exc}", file=sys.stderr)
         return status.INPUT_ERRORS if isinstance(exc, InvalidInput) else status.USAGE
     if inputs.errors:
         print(f"opgen: {inputs.path} has {len(inputs.errors)} error(s); run 'opgen check' on it", file=sys.stderr)
         return status.INPUT_ERRORS
-    explainer = Explainer(inputs.snapshot.functions)
+    explainer = Explainer(inputs.snapshot.functions, resolved.release)
     if explainer.function(args.op) is None:
         near = ", ".join(explainer.closest(args.op)) or "none"
         print(f"opgen: unknown operator '{args.op}' (write name.overload, e.g. add.Tensor); closest: {near}",
@@ -127,8 +133,12 @@ def _explain(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="opgen", description="Check and generate PyTorch operator yaml "
-                                                               f"(matches torchgen {TORCHGEN_VERSION}).")
-    parser.add_argument("--version", action="version", version=f"opgen {VERSION_TEXT}")
+                                                               f"(matches torchgen {TORCHGEN_VERSION} unless the "
+                                                               "inputs or --torch-version name another release).",
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version",
+                        version=f"opgen {VERSION_TEXT}\ntorch releases known: {versions_text()} "
+                                f"(default {DEFAULT.version})")
     sub = parser.add_subparsers(dest="command", required=True)
     check = sub.add_parser("check", help="report every mistake in native_functions.yaml / tags.yaml files")
     check.add_argument("paths", nargs="+", metavar="PATH", help="files or directories to check")
@@ -151,6 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--kernels", metavar="DIR", action="append",
                        help="C++ sources to look for the kernels native_functions.yaml names (repeatable): a "
                             "PyTorch checkout's root (its aten/src/ATen is indexed) or any folder")
+    add_torch_version_argument(check)
     check.set_defaults(run=_check)
     explain = sub.add_parser("explain", help="show the C++ torchgen generates for one operator")
     explain.add_argument("op", metavar="OP", help="name.overload (or name for the default overload)")
@@ -159,6 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("--json", action="store_true", help="print {op, snippets: [{title, file, code}]}")
     explain.add_argument("--native-functions", metavar="F", help="native_functions.yaml (default: torch's)")
     explain.add_argument("--tags", metavar="F", help="tags.yaml (default: beside native_functions.yaml)")
+    add_torch_version_argument(explain)
     explain.set_defaults(run=_explain)
     add_generate_parser(sub)
     add_generate_backend_parser(sub)

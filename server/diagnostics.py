@@ -56,7 +56,7 @@ def _table(*rows: tuple[str, str, Severity, str]) -> dict[str, Code]:
     return {code: Code(code, name, sev, summary) for code, name, sev, summary in rows}
 
 
-E, W = Severity.ERROR, Severity.WARNING
+E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFORMATION
 
 # Stable codes. Errors are what torchgen 2.13 rejects (or crashes on);
 # warnings are mistakes torchgen lets through.
@@ -180,6 +180,10 @@ CODES: dict[str, Code] = _table(
     ("OPG806", "selection-duplicate-key", W, "a key given twice (PyYAML keeps the last)"),
     # input files
     ("OPG900", "missing-input", E, "an input file cannot be read"),
+    # torch releases (server/releases.py)
+    ("OPG950", "newer-torch-release", I, "a torch release newer than those opgen knows: checked as the newest"),
+    ("OPG951", "older-torch-release", E, "a torch release older than those opgen knows: not checked"),
+    ("OPG952", "op-not-in-release", E, "an op or overload the resolved torch release lacks, which another has"),
     # backend yaml (torchgen.gen_backend_stubs' input), resolved against native_functions.yaml
     ("OPG500", "backend-not-mapping", E, "a backend yaml must be a mapping of keys such as backend: and supported:"),
     ("OPG501", "missing-backend", E, "no value for 'backend:'"),

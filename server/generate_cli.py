@@ -7,6 +7,7 @@ import os
 import sys
 
 from . import status
+from .release_cli import add_torch_version_argument, resolve_release
 
 _HELP_IMPLEMENTED_ONLY = ("write only the files opgen can generate and exit 0; without it, opgen writes them, "
                           "names the files it cannot generate yet and exits with status 3")
@@ -59,6 +60,10 @@ def add_generate_parser(sub) -> None:
                    help="processes that build and write the files (default: $OPGEN_PROCESSES, else one per CPU, "
                         "at most two)")
     p.add_argument("-v", "--verbose", action="store_true", help="print each file written")
+    p.add_argument("--native-aot-ops-dir", "--native_aot_ops_dir", default=None, metavar="DIR",
+                   help="torch 2.15 on: the folder of native-AOT declarations (<op>/aot.py; default: "
+                        "torch/_native/ops of the checkout); an empty string leaves them out")
+    add_torch_version_argument(p)
     p.set_defaults(run=run_generate)
 
 
@@ -68,8 +73,10 @@ def _positive(text: str) -> int:
     return int(text)
 
 
-def options_from_args(args: argparse.Namespace):
+def options_from_args(args: argparse.Namespace, release=None):
+    """gen.py's options; release: the torch release to match (default: the default profile)."""
     from .codegen.files.context import GenerateOptions
+    from .releases import DEFAULT
 
     def tup(v):
         return None if v is None else tuple(v)
@@ -86,13 +93,25 @@ def options_from_args(args: argparse.Namespace):
         force_schema_registration=args.force_schema_registration, generate=frozenset(args.generate),
         dry_run=args.dry_run, output_dependencies=args.output_dependencies,
         update_aoti_c_shim=args.update_aoti_c_shim, extend_aoti_c_shim=args.extend_aoti_c_shim,
+        release=release or DEFAULT, native_aot_ops_dir=args.native_aot_ops_dir,
     )
 
 
 def run_generate(args: argparse.Namespace) -> int:
     from .codegen.generate import generate
 
-    result = generate(options_from_args(args), implemented_only=args.implemented_only, processes=args.jobs)
+    resolved = resolve_release(args, os.path.join(args.source_path, "native", "native_functions.yaml"))
+    if resolved is None:
+        return status.USAGE
+    if not resolved.release.generates:
+        print(f"opgen: generating gen.py's files of {resolved.release} is not supported yet (its functionalization "
+              "predates the ViewMeta classes of torch 2.9); opgen check supports it", file=sys.stderr)
+        return status.PARTIAL
+    if not resolved.release.generation_verified:
+        print(f"opgen: generation for {resolved.release} is not yet compared with its gen.py; files may differ",
+              file=sys.stderr)
+    result = generate(options_from_args(args, resolved.release), implemented_only=args.implemented_only,
+                      processes=args.jobs)
     for note in result.notes:
         print(note)  # on stdout, as gen.py prints it
     for line in result.located:
@@ -103,8 +122,8 @@ def run_generate(args: argparse.Namespace) -> int:
         if args.verbose:
             for path in result.written.written:
                 print(f"wrote {path}")
-        print(f"opgen: {len(result.written.written)} file(s) written, {len(result.written.unchanged)} unchanged",
-              file=sys.stderr)
+        print(f"opgen: {len(result.written.written)} file(s) written, {len(result.written.unchanged)} unchanged, "
+              f"as gen.py of {resolved.label}", file=sys.stderr)
     if result.errors:
         return status.INPUT_ERRORS if result.invalid or result.planned else status.USAGE
     if result.missing and not args.implemented_only:

@@ -16,10 +16,10 @@ from typing import Callable
 from .codegen.files.context import GenContext, GenerateOptions
 from .codegen.generate import confinement_errors, dirs_of, load_fallback_ops, plan, read_templates
 from .codegen.inputs import InputError, load_native, packaged_aten, read_input
-from .codegen.options import CodegenOptions
 from .codegen.plan import PlanError, PlannedFile, render
 from .codegen.writer import write_files
 from .index.native import TagsParser
+from .releases import resolve_for
 
 
 @dataclass(frozen=True)
@@ -28,13 +28,15 @@ class NativeJob:
     output_dir: str  # absolute; nothing is written outside it
     per_operator_headers: bool = False
     templates_dir: str | None = None  # default: ../templates beside native/, else torchgen's packaged ones
+    torch_version: str | None = None  # opgen.torchVersion; default: detected from native_path
 
     def options(self) -> GenerateOptions:
         out = self.output_dir
         return GenerateOptions(source_path=os.path.dirname(os.path.dirname(self.native_path)), install_dir=out,
                                headeronly_install_dir=os.path.join(out, "core"),
                                aoti_install_dir=os.path.join(out, "aoti"), update_aoti_c_shim=True,
-                               per_operator_headers=self.per_operator_headers)
+                               per_operator_headers=self.per_operator_headers,
+                               release=resolve_for(self.native_path, self.torch_version).release)
 
     def templates(self) -> str:
         if self.templates_dir:
@@ -77,7 +79,7 @@ def load(job: NativeJob) -> tuple[GenContext, list[PlannedFile]]:
     """Read the inputs and plan the files (raises InputError on unusable inputs)."""
     options = job.options()
     tags_path = os.path.join(os.path.dirname(job.native_path), "tags.yaml")
-    inputs = load_native(job.native_path, tags_path, CodegenOptions(options.mps, options.xpu, options.mtia).ignore_keys)
+    inputs = load_native(job.native_path, tags_path, options.ignore_keys, options.release)
     if inputs.errors:
         first = inputs.errors[0]
         raise InputError(f"{job.native_path} has {len(inputs.errors)} error(s), the first on line "

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from . import status
 from .backend_cli import report_generation
+from .release_cli import add_torch_version_argument, resolve_native_release
 from .report import RENDERERS
 
 
@@ -49,12 +51,14 @@ def add_generate_lazy_parser(sub) -> None:
                         "flag)")
     p.add_argument("--format", choices=sorted(RENDERERS), default="text", help="how to print diagnostics")
     p.add_argument("-v", "--verbose", action="store_true", help="print each file written")
+    add_torch_version_argument(p)
     p.set_defaults(run=run_generate_lazy)
 
 
-def options_from(args: argparse.Namespace):
+def options_from(args: argparse.Namespace, release=None):
     from .codegen.lazy.plan import LazyOptions
     from .codegen.lazy.run import LazyRunOptions
+    from .releases import DEFAULT
 
     # torch 2.13's main() passes --backend-name as run_gen_lazy_tensor's 13th positional argument, which is
     # build_in_tree; backend_name keeps its default. Reproduced, since the output depends on it.
@@ -65,15 +69,18 @@ def options_from(args: argparse.Namespace):
                        build_in_tree=args.build_in_tree or bool(args.backend_name),
                        per_operator_headers=args.per_operator_headers)
     return LazyRunOptions(args.source_yaml, args.output_dir, tuple(args.impl_path), bool(args.dry_run), lazy,
-                          args.native_functions, args.templates)
+                          args.native_functions, args.templates, release or DEFAULT)
 
 
 def run_generate_lazy(args: argparse.Namespace) -> int:
     from .codegen.lazy.run import generate_lazy
     from .index.documents import paused_gc
 
-    options = options_from(args)
+    resolved = resolve_native_release(args)
+    if resolved is None:
+        return status.USAGE
+    options = options_from(args, resolved.release)
     with paused_gc():  # as generate-backend: one run over a bounded model
         result = generate_lazy(options)
     return report_generation(result, output_dir=args.output_dir, dry_run=options.dry_run, verbose=args.verbose,
-                             fmt=args.format)
+                             fmt=args.format, release_label=resolved.label)

@@ -19,6 +19,7 @@ from ..index.backend import BackendSnapshot
 from ..index.native import NativeSnapshot
 from ..model.backend import ListedOp
 from ..model.native_function import NativeFunction
+from ..releases import migration_note, schema_change_note
 from ..text import Span
 from .completion import OP, Candidate
 from .definition import declaration_span, find_op
@@ -113,8 +114,13 @@ def hover(snapshot: BackendSnapshot, native: NativeSnapshot | None, line: int, c
         return HoverText(f"**{item.text}**: no native_functions.yaml is known to look it up in", item.span)
     op = find_op(native, item.text)
     if op is None:
-        return HoverText(f"**{item.text}**: native_functions.yaml declares no such operator", item.span)
+        moved = migration_note(str(item.name) if item.name is not None else item.text, native.release)
+        return HoverText(f"**{item.text}**: " + (moved or "native_functions.yaml declares no such operator"),
+                         item.span)
     parts = []
+    changed = schema_change_note(str(op.function.func.name), native.release)
+    if changed is not None:
+        parts.append(f"In {native.release}: {changed}.")
     kernel = kernel_of(snapshot, item)
     key = dispatch_key_of(snapshot, item)
     if kernel is not None:

@@ -20,6 +20,7 @@ from ..index.derivatives import (
 from ..index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapshot
 from ..input_file import NOT_UTF8, SPECIAL, TOO_LARGE, UnreadableFile, read_text
 from ..model.selection import TOP_LEVEL_KEYS, read_selection
+from ..releases import Fit, Resolved, release_diagnostics, resolve_for
 from ..report import FileDiagnostic
 from ..text import Span, as_python_reads
 
@@ -80,6 +81,8 @@ class CheckResult:
     usage_error: bool = False
     # The files read as operator yaml (for the summary line).
     checked: list[str] = field(default_factory=list)
+    # Each native_functions.yaml read (checked, or resolved against by backend yamls) and its torch release.
+    releases: dict[str, Resolved] = field(default_factory=dict)
 
     @property
     def has_errors(self) -> bool:
@@ -152,12 +155,13 @@ def installed_native_functions() -> tuple[str, str] | None:
 def check_paths(paths: list[str], tags_path: str | None = None, native_path: str | None = None,
                 native_extra: Callable[[NativeSnapshot], list[Diagnostic]] | None = None,
                 backend_extra: Callable[[str, str, BackendSnapshot, NativeSnapshot], Sequence[Diagnostic]] | None = None,
-                derivatives_check: Callable[[DerivativesDocument, NativeSnapshot], Sequence[Diagnostic]] | None = None
-                ) -> CheckResult:
+                derivatives_check: Callable[[DerivativesDocument, NativeSnapshot], Sequence[Diagnostic]] | None = None,
+                torch_version: str | None = None) -> CheckResult:
     """native_extra: more checks of each native_functions.yaml (e.g. kernels missing from C++ sources).
     backend_extra(path, text, snapshot, native): more checks of each backend yaml (e.g. what gen_lazy_tensor rejects).
     derivatives_check(document, native): the rules of a derivatives.yaml against its native_functions.yaml (what
-    torchgen's autograd loader rejects; without it, only what each entry shows on its own)."""
+    torchgen's autograd loader rejects; without it, only what each entry shows on its own).
+    torch_version: the torch release whose rules apply (default: detected per file, see releases.resolve_for)."""
     result = CheckResult()
     tags_cache: dict[str, TagsSnapshot] = {}
     # The native_functions.yaml that backend yamls are resolved against: parsed once, on first need.
@@ -193,7 +197,14 @@ def check_paths(paths: list[str], tags_path: str | None = None, native_path: str
             else:
                 result.items.append(FileDiagnostic(path, diag("OPG900", Span.point(0, 0),
                     f"no tags.yaml found at {tags_file}; pass --tags so that tags can be checked")))
-            native = NativeParser().parse(text, valid_tags)
+            resolved = resolve_for(path, torch_version)
+            result.items.extend(FileDiagnostic(path, d) for d in release_diagnostics(resolved))
+            result.releases[path] = resolved
+            if resolved.note is not None:
+                result.notes.append(f"opgen: {path}: {resolved.note}")
+            if resolved.fit is Fit.OLDER:
+                continue
+            native = NativeParser(release=resolved.release).parse(text, valid_tags)
             result.items.extend(FileDiagnostic(path, d) for d in native.diagnostics)
             if native_extra is not None:
                 result.items.extend(FileDiagnostic(path, d) for d in native_extra(native))
@@ -206,7 +217,7 @@ def check_paths(paths: list[str], tags_path: str | None = None, native_path: str
             result.items.extend(FileDiagnostic(path, d) for d in found)
         elif kind == BACKEND:
             if not backend_native:
-                backend_native.append(_native_for_backends(native_path, tags_path, tags_for, result))
+                backend_native.append(_native_for_backends(native_path, tags_path, tags_for, result, torch_version))
             native_snapshot = backend_native[0]
             if native_snapshot is None:
                 why = (f"cannot read {native_path}, the native_functions.yaml given with --native-functions"
@@ -244,8 +255,8 @@ def _autograd_diagnostics(path: str, text: str, kind: str, native_file: str | No
     return found + list(derivatives_check(document, native))
 
 
-def _native_for_backends(native_path: str | None, tags_path: str | None, tags_for, result: CheckResult
-                         ) -> NativeSnapshot | None:
+def _native_for_backends(native_path: str | None, tags_path: str | None, tags_for, result: CheckResult,
+                         torch_version: str | None) -> NativeSnapshot | None:
     """--native-functions (with --tags or the tags.yaml beside it), else the installed torchgen's copy."""
     if native_path is None:
         installed = installed_native_functions()
@@ -265,4 +276,8 @@ def _native_for_backends(native_path: str | None, tags_path: str | None, tags_fo
     else:
         result.notes.append(f"opgen: no tags.yaml found at {tags_file}; pass --tags so that {native_path} "
                             "is read with its tags")
-    return NativeParser().parse(text, valid_tags)
+    resolved = resolve_for(native_path, torch_version)
+    result.releases[native_path] = resolved
+    if resolved.note is not None:
+        result.notes.append(f"opgen: {native_path}: {resolved.note}")
+    return NativeParser(release=resolved.release).parse(text, valid_tags)

@@ -201,8 +201,9 @@ def kernel_declarations(pieces: Sequence[Piece]) -> list[tuple[list[str], str]]:
     return [(keys, code) for code, keys in by_code.items()]
 
 
-def function_hover(f: NativeFunction, pieces: Sequence[Piece]) -> str:
-    """The func: line: what the op is, its at:: signature and its native kernel declarations, then the op's facts."""
+def function_hover(f: NativeFunction, pieces: Sequence[Piece], release: object = None) -> str:
+    """The func: line: what the op is, its at:: signature and its native kernel declarations, then the op's facts
+    (and the torch release it is read as)."""
     name = str(f.func.name)
     lines = [f"**{f.namespace}::{name}** ({_kind_text(f.func)})", ""]
     signatures = at_signatures(pieces)
@@ -218,7 +219,7 @@ def function_hover(f: NativeFunction, pieces: Sequence[Piece]) -> str:
     elif f.structured_delegate is not None:
         lines.append(f"No kernel of its own: the structured kernels of `{f.structured_delegate}` implement it.")
     returns = ", ".join(f"`{r}`" for r in f.func.returns) or "(nothing)"
-    facts = [*_facts(f), f"returns {returns}"]
+    facts = [*_facts(f), f"returns {returns}", *([f"read as {release}"] if release is not None else [])]
     lines += ["", *(f"- {fact}" for fact in facts)]
     if pieces:
         lines += ["", f"All {len(pieces)} generated pieces: {show_generated_link(name)}"]
@@ -292,7 +293,7 @@ def hover(snapshot: NativeSnapshot, tags: TagsSnapshot | None, line: int, col: i
         if function is None:
             return None
         pieces = generated(snapshot, function) if generated is not None else ()
-        return HoverText(function_hover(function, pieces), hit.span)
+        return HoverText(function_hover(function, pieces, snapshot.release), hit.span)
     if hit.kind == cursor.OP_REFERENCE:
         op = find_op(snapshot, hit.text)
         if op is None:

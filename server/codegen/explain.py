@@ -20,6 +20,7 @@ from .dest.functions import (
 )
 from .dest.register import compute_registration, compute_wrapper, is_structured_for
 from .dest.register_structured import compute_structured_registration, compute_structured_wrapper
+from ..releases import DEFAULT, Release
 from .dest.native_declarations import compute_meta_function_declaration, compute_native_function_declaration
 
 
@@ -49,6 +50,7 @@ class Explainer:
     """Answers explain queries for one analysed native_functions.yaml."""
 
     model: NativeFunctions
+    release: Release = DEFAULT  # the torch release whose generated code is shown
 
     def __post_init__(self) -> None:
         by_name = {op.function.func.name: op.function for op in self.model.ops}
@@ -107,8 +109,8 @@ class Explainer:
                                                     and s.file != "RegisterSchema.cpp"))
                 for s in out]
 
-    @staticmethod
-    def _kernel_declarations(f: NativeFunction, group: NativeFunctionsGroup | None, index: BackendIndex) -> list[Snippet]:
+    def _kernel_declarations(self, f: NativeFunction, group: NativeFunctionsGroup | None, index: BackendIndex
+                             ) -> list[Snippet]:
         if index.get_kernel(f) is None:
             return []
         target: NativeFunction | NativeFunctionsGroup = f
@@ -117,7 +119,7 @@ class Explainer:
             target = group
         file = f"{index.dispatch_key}NativeFunctions.h" if index.external else "NativeFunctions.h"
         return [Snippet(f"{index.dispatch_key} kernel declaration", file, decl)
-                for decl in compute_native_function_declaration(target, index)]
+                for decl in compute_native_function_declaration(target, index, self.release)]
 
     @staticmethod
     def _registrations(f: NativeFunction, group: NativeFunctionsGroup | None, index: BackendIndex) -> list[Snippet]:

@@ -117,7 +117,7 @@ def load_context(options: GenerateOptions) -> GenContext:
     native = os.path.join(options.source_path, "native", "native_functions.yaml")
     tags_path = os.path.join(options.source_path, "native", "tags.yaml")
     ignore = options.ignore_keys
-    inputs = load_native(native, tags_path, ignore)
+    inputs = load_native(native, tags_path, ignore, options.release)
     if inputs.errors:
         raise invalid_input(native, inputs.errors)
     tags = frozenset(TagsParser().parse(read_input(tags_path)).names)
@@ -268,7 +268,7 @@ class Engine:
         tags_path = os.path.join(options.source_path, "native", "tags.yaml")
         self._tags = frozenset(TagsParser().parse(read_input(tags_path)).names)
         self._templates = read_templates(os.path.join(options.source_path, "templates"))
-        self._parser = NativeParser(options.ignore_keys)
+        self._parser = NativeParser(options.ignore_keys, options.release)
         self._fallback_ops, self._fallback_ops_missing = load_fallback_ops(options.source_path)
         self._selection = load_selection(options)
 

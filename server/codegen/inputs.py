@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from ..diagnostics import Diagnostic
 from ..index.native import NativeParser, NativeSnapshot, TagsParser
 from ..input_file import NOT_UTF8, SPECIAL, TOO_LARGE, UnreadableFile, read_text
+from ..releases import DEFAULT, Release
 
 
 class InputError(Exception):
@@ -66,11 +67,12 @@ class NativeInputs:
         return [d for d in self.snapshot.diagnostics if d.is_error]
 
 
-def load_native(path: str | None, tags_path: str | None, ignore_keys=frozenset()) -> NativeInputs:
+def load_native(path: str | None, tags_path: str | None, ignore_keys=frozenset(),
+                release: Release = DEFAULT) -> NativeInputs:
     path = path or default_native_functions()
     if path is None:
         raise InputError("no native_functions.yaml: pass --native-functions (torch is not installed to provide one)")
     text = read_input(path)
     tags_path = tags_path or os.path.join(os.path.dirname(path), "tags.yaml")
     tags = TagsParser().parse(read_input(tags_path)).names
-    return NativeInputs(path, NativeParser(ignore_keys).parse(text, tags))
+    return NativeInputs(path, NativeParser(ignore_keys, release).parse(text, tags))

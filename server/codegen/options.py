@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..model.dispatch import K, DispatchKey
+from ..releases import DEFAULT, Release
 
 _MPS_KEYS = frozenset(K[n] for n in ("MPS", "SparseMPS", "SparseCsrMPS"))
+XPU_FAMILY_KEYS = frozenset(K[n] for n in ("XPU", "SparseXPU", "SparseCsrXPU", "NestedTensorXPU"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -14,6 +16,7 @@ class CodegenOptions:
     mps: bool = False
     xpu: bool = False
     mtia: bool = False
+    release: Release = DEFAULT
 
     @property
     def ignore_keys(self) -> frozenset[DispatchKey]:
@@ -22,7 +25,7 @@ class CodegenOptions:
         if not self.mps:
             keys |= _MPS_KEYS
         if not self.xpu:
-            keys.add(K["XPU"])
+            keys |= XPU_FAMILY_KEYS if self.release.xpu_family_waits_for_flag else {K["XPU"]}
         if not self.mtia:
             keys.add(K["MTIA"])
         return frozenset(keys)

@@ -53,7 +53,7 @@ def check_backend(text: str, native: NativeSnapshot) -> BackendSnapshot:
     found.extend(lowering)
     resolved = None
     if yaml is not None:
-        resolved, resolving = resolve_backend(yaml, native.functions)
+        resolved, resolving = resolve_backend(yaml, native.functions, native.release)
         found.extend(resolving)
     return BackendSnapshot(yaml, resolved, first_diagnostics(found, len(found), _order))
 

@@ -10,6 +10,7 @@ from ..model.dispatch import DispatchKey
 from ..model.lower import LoweredEntry, lower_native_function, parse_entry_schemas
 from ..model.native_yaml import GroupMemo, NativeFunctions, Op, Problem, assemble
 from ..model.tags import Tag, lower_tag
+from ..releases import DEFAULT, Release
 from ..syntax.locate import ScalarText
 from ..syntax.nodes import YMap, YScalar
 from ..text import Span
@@ -63,27 +64,30 @@ class NativeSnapshot:
     document: Document[LoweredEntry]
     functions: NativeFunctions
     diagnostics: tuple[Diagnostic, ...]
+    # The torch release it was read as (its rules; backend yamls resolved against it say what it lacks).
+    release: Release = DEFAULT
 
 
 class NativeParser:
     """Parses native_functions.yaml text; entries are cached per set of valid tags.
 
     ignore_keys: dispatch keys left out of the model, as gen.py leaves out MPS, XPU
-    and MTIA kernels unless asked for them.
+    and MTIA kernels unless asked for them; release: the torch release whose rules apply.
     """
 
-    def __init__(self, ignore_keys: frozenset[DispatchKey] = frozenset()) -> None:
+    def __init__(self, ignore_keys: frozenset[DispatchKey] = frozenset(), release: Release = DEFAULT) -> None:
         self._ignore_keys = ignore_keys
+        self.release = release
         self._tags: frozenset[str] | None = None
         self._parser: EntryListParser[LoweredEntry] | None = None
         self._groups = GroupMemo()
 
     def _entries(self, valid_tags: frozenset[str]) -> EntryListParser[LoweredEntry]:
         if self._parser is None or valid_tags != self._tags:
-            ignore_keys = self._ignore_keys
+            ignore_keys, release = self._ignore_keys, self.release
 
             def lower(entry: YMap):
-                lowered = lower_native_function(entry, valid_tags, ignore_keys)
+                lowered = lower_native_function(entry, valid_tags, ignore_keys, release)
                 return lowered, lowered.diagnostics
             self._tags = valid_tags
             self._parser = EntryListParser("native_functions.yaml", lower, parse_entry_schemas)
@@ -101,10 +105,10 @@ class NativeParser:
             if lowered is not None and lowered.function is not None:
                 # tuple.__new__ (Op's own __new__ is Python code): this runs for every entry on every keystroke.
                 ops.append(_tuple(Op, (lowered.function, placed.line, lowered.metadata, False)))
-        functions = assemble(ops, self._groups)
+        functions = assemble(ops, self._groups, self.release)
         diagnostics = chain(document.each_diagnostic(), map(problem_diagnostic, functions.problems))
         count = document.diagnostic_count() + len(functions.problems)
-        return NativeSnapshot(document, functions, first_diagnostics(diagnostics, count, _order))
+        return NativeSnapshot(document, functions, first_diagnostics(diagnostics, count, _order), self.release)
 
 
 def _order(d: Diagnostic) -> tuple:

@@ -182,7 +182,8 @@ async def generate(server: OpgenLanguageServer, *args: Any) -> dict:
         raise CommandError(f"unknown target {target!r}: use \"native\" or \"backend\"")
     native = _native_path(server, arg.get("uri"))
     job = generate_job.NativeJob(native, await write_dir(server, native),
-                                 per_operator_headers=server.settings.per_operator_headers)
+                                 per_operator_headers=server.settings.per_operator_headers,
+                                 torch_version=server.settings.torch_version)
     cancel = threading.Event()
     token = await server.begin_progress("generate", types.WorkDoneProgressBegin(
         title="opgen: generating", cancellable=True, message=job.output_dir, percentage=0))
@@ -279,7 +280,8 @@ async def show_generated(server: OpgenLanguageServer, *args: Any) -> dict:
     elif arg.get("file"):
         native = _native_path(server, uri)
         job = generate_job.NativeJob(native, output_dir(server, native),
-                                     per_operator_headers=server.settings.per_operator_headers)
+                                     per_operator_headers=server.settings.per_operator_headers,
+                                     torch_version=server.settings.torch_version)
         loop = asyncio.get_running_loop()
         try:
             found = await loop.run_in_executor(server.command_executor, generate_job.render_file, job,

@@ -6,7 +6,7 @@ section "opgen"):
     {"debounceMs": 0, "tagsPath": "aten/src/ATen/native/tags.yaml", "maxWorkspaceSymbols": 500,
      "nativeFunctionsPath": null, "implPaths": [], "outputDir": null,
      "generateTarget": "auto", "perOperatorHeaders": false, "codeLens": true,
-     "kernelDirs": [], "kernelSeverity": "warning", "kernelStubFile": null,
+     "kernelDirs": [], "kernelSeverity": "warning", "kernelStubFile": null, "torchVersion": null,
      "lazy": {"preset": "auto", "shapeInferenceHeader": null}}
 
 Relative paths are taken from the workspace root. docs/lsp.md lists every
@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from typing import Any, Callable, Mapping
+
+from ..releases import parse_version
 
 SECTION = "opgen"
 
@@ -80,6 +82,9 @@ class Settings:
     # The C++ file the "create the missing kernel" quick fix appends to; default: the first file that
     # defines kernels of the same op family.
     kernel_stub_file: str | None = None
+    # The torch release whose torchgen to match ("2.14", "2.15.0"); default: detected from each
+    # native_functions.yaml (version.txt of a PyTorch checkout, torch/version.py beside a packaged torchgen).
+    torch_version: str | None = None
     lazy: Lazy = field(default_factory=Lazy)
     testing: Testing = field(default_factory=Testing)
 
@@ -136,6 +141,13 @@ def _one_of(*choices: str) -> Callable[[object], str | None]:
     check.__doc__ = "one of " + ", ".join(repr(c) for c in choices)
     return check
 
+def _torch_version(value: object) -> str | None:
+    return value if isinstance(value, str) and parse_version(value) is not None else None
+
+
+_torch_version.__doc__ = "a torch version such as '2.14' or '2.14.1', or null"
+
+
 _CHECKS: dict[str, Callable[[object], Any]] = {
     "debounce_ms": _int_in(0, 10_000),
     "tags_path": _optional_path,
@@ -149,6 +161,7 @@ _CHECKS: dict[str, Callable[[object], Any]] = {
     "kernel_dirs": _paths,
     "kernel_severity": _one_of("error", "warning", "information", "hint", "off"),
     "kernel_stub_file": _optional_path,
+    "torch_version": _torch_version,
 }
 _LAZY_CHECKS: dict[str, Callable[[object], Any]] = {"preset": _one_of("auto", "default", "torchscript"),
                                                     "shape_inference_header": _optional_path}

@@ -129,7 +129,7 @@ class _ExplainerCache:
 
     def get(self, snapshot: NativeSnapshot) -> Explainer:
         if self._model is not snapshot.functions or self._explainer is None:
-            self._model, self._explainer = snapshot.functions, Explainer(snapshot.functions)
+            self._model, self._explainer = snapshot.functions, Explainer(snapshot.functions, snapshot.release)
         return self._explainer
 
 

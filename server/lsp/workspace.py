@@ -38,6 +38,7 @@ from ..diagnostics import Diagnostic, diag
 from ..index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapshot
 from ..input_file import UnreadableFile, read_text
 from ..model.selection import read_selection
+from ..releases import Fit, Resolved, release_diagnostics, resolve_for
 from ..text import Span, as_python_reads
 from .config import Settings
 from .convert import Lines
@@ -152,6 +153,7 @@ class Workspace:
         self._by_path: dict[str, str] = {}  # normalised path -> uri of open documents
         self._generations = itertools.count(1)
         self._native_parsers: dict[str, NativeParser] = {}
+        self._releases: dict[tuple, Resolved] = {}
         self._tags_parsers: dict[str, TagsParser] = {}  # by path (uri for documents that are not files)
         self._tags_snapshots: dict[str, tuple[tuple, TagsSnapshot | None, str | None]] = {}
         self._analyses: dict[str, Analysis] = {}
@@ -337,7 +339,8 @@ class Workspace:
             return None
         tags_text = _read_text(os.path.join(os.path.dirname(source.path), "tags.yaml"))
         tags = TagsParser().parse(tags_text) if tags_text is not None else None
-        snapshot = NativeParser().parse(text, tags.names if tags is not None else frozenset())
+        parser = NativeParser(release=self.release_for(source.path).release)
+        snapshot = parser.parse(text, tags.names if tags is not None else frozenset())
         from pygls.uris import from_fs_path  # a file uri, the way the client spells them
         made = NativeSource(from_fs_path(source.path) or source.path, text, snapshot, tags)
         self._disk_natives[source.path] = (source.key, made)
@@ -400,11 +403,22 @@ class Workspace:
             return False
         placeholder = OpenDocument(uri, path, NATIVE, text, None, 0)
         tags, _ = self._tags(self.tags_input(placeholder))
-        parser = NativeParser()
+        parser = NativeParser(release=self.release_for(path).release)
         parser.parse(text, tags.names if tags is not None else frozenset())
         # Opened meanwhile or not: analyses run on this same thread, so none has made a parser for it yet.
         self._native_parsers.setdefault(uri, parser)
         return True
+
+    # ------------------------------------------------------------ the torch release
+
+    def release_for(self, path: str | None) -> Resolved:
+        """The torch release of a native_functions.yaml: opgen.torchVersion, else detected from its path
+        (looked up once per path and setting)."""
+        key = (path, self.settings.torch_version)
+        found = self._releases.get(key)
+        if found is None:
+            found = self._releases[key] = resolve_for(path, self.settings.torch_version)
+        return found
 
     # ------------------------------------------------------------ analyses
 
@@ -414,7 +428,8 @@ class Workspace:
         if document is None:
             return None
         if document.kind == NATIVE:
-            return (document.generation, self.tags_input(document).key) + self.kernels.key()
+            return (document.generation, self.tags_input(document).key, self.release_for(document.path)
+                    ) + self.kernels.key()
         if document.kind == BACKEND:
             return (document.generation, self.native_input(document).key, self.cpp_generation,
                     self.lazy_key(document))
@@ -443,13 +458,17 @@ class Workspace:
         if document.kind == NATIVE:
             source = self.tags_input(document)
             tags, problem = self._tags(source)
-            parser = self._native_parsers.setdefault(uri, NativeParser())
+            resolved = self.release_for(document.path)
+            parser = self._native_parsers.get(uri)
+            if parser is None or parser.release is not resolved.release:
+                parser = self._native_parsers[uri] = NativeParser(release=resolved.release)
             native = parser.parse(document.text, tags.names if tags is not None else frozenset())
-            diagnostics = native.diagnostics
+            # A release older than those known: its rules are not known, so the one diagnostic that says so.
+            diagnostics = release_diagnostics(resolved) + (() if resolved.fit is Fit.OLDER else native.diagnostics)
             if problem is not None:
                 diagnostics = (diag("OPG900", Span.point(0, 0), problem),) + diagnostics
             kernels = self.kernels
-            key = (document.generation, source.key) + kernels.key()
+            key = (document.generation, source.key, resolved) + kernels.key()
             if kernels.active:
                 check = self._missing_kernels.setdefault(uri, MissingKernels())
                 diagnostics += check(native, kernels.index, kernels.generation, kernels.severity,  # type: ignore[arg-type]

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from ..diagnostics import Diagnostic, Severity, diag
+from ..releases import DEFAULT, Release, migration_note
 from ..suggest import did_you_mean
 from ..text import Span
 from . import dispatch as dk
@@ -87,9 +88,10 @@ def parse_dispatch_key(value: object) -> dk.DispatchKey | None:
 
 
 class _Resolver:
-    def __init__(self, yaml: BackendYaml, native: NativeFunctions) -> None:
+    def __init__(self, yaml: BackendYaml, native: NativeFunctions, release: Release) -> None:
         self.yaml = yaml
         self.native = native
+        self.release = release
         self.diagnostics: list[Diagnostic] = []
         self.functions: dict[OperatorName, NativeFunction] = {op.function.func.name: op.function for op in native.ops}
         self._by_base: dict[str, list[str]] | None = None
@@ -180,6 +182,12 @@ class _Resolver:
             f = self.functions.get(item.name)
             if f is None:
                 hint, data = self.suggest(item.name, item.text or "")
+                moved = migration_note(str(item.name), self.release)
+                if moved is not None:
+                    self.add("OPG952", item.span, f"{moved}: its native_functions.yaml declares no such op{hint} "
+                                                  f"(torchgen: Found an invalid operator name: {item.name})",
+                             data=data)
+                    continue
                 self.add("OPG509", item.span, f"unknown operator '{item.text}': native_functions.yaml declares no op "
                                               f"with this name and overload{hint} (torchgen: Found an invalid "
                                               f"operator name: {item.name})", data=data)
@@ -357,9 +365,10 @@ def wrapper_problem(f: NativeFunction) -> tuple[str, str] | None:
     return None
 
 
-def resolve_backend(yaml: BackendYaml, native: NativeFunctions) -> tuple[ResolvedBackend, tuple[Diagnostic, ...]]:
-    """The backend's indices as torchgen builds them, and every problem found on the way."""
-    r = _Resolver(yaml, native)
+def resolve_backend(yaml: BackendYaml, native: NativeFunctions, release: Release = DEFAULT
+                    ) -> tuple[ResolvedBackend, tuple[Diagnostic, ...]]:
+    """The backend's indices as torchgen builds them (for `release`), and every problem found on the way."""
+    r = _Resolver(yaml, native, release)
     generates = yaml.generates
     backend_key = r.key(generates)
     autograd_key = r.autograd_key()

@@ -156,14 +156,14 @@ def ufunc_problems(functional: NativeFunction, out: NativeFunction) -> Iterator[
 
 # ------------------------------------------------------------------------------------------------ functionalization
 
-# Cumulative out= ops whose functional call must keep the out tensor's dtype when none is given.
-CUMULATIVE_OUT_OPS = frozenset({"cumsum.out", "cumprod.out"})
-CUMULATIVE_BASES = frozenset(name.split(".")[0] for name in CUMULATIVE_OUT_OPS)  # asked of every group: cheap first
+# The ops whose out= functionalization keeps the out tensor's dtype are per release (Release.cumulative_out_ops);
+# all of them are overloads of these (asked of every group: a cheap first test).
+CUMULATIVE_BASES = frozenset({"cumsum", "cumprod"})
 
 
-def cumulative_out_problem(out: NativeFunction, functional: NativeFunction) -> str | None:
-    """gen.py's functionalization passes the out tensor's dtype to the functional call of these ops."""
-    if out.func.name.name.base not in CUMULATIVE_BASES or str(out.func.name) not in CUMULATIVE_OUT_OPS:
+def cumulative_out_problem(out: NativeFunction, functional: NativeFunction, ops: frozenset[str]) -> str | None:
+    """gen.py's functionalization passes the out tensor's dtype to the functional call of `ops` (the release's)."""
+    if out.func.name.name.base not in CUMULATIVE_BASES or str(out.func.name) not in ops:
         return None
     if len(out.func.arguments.out) != 1 or not any(a.name == "dtype" for a in functional.func.arguments.flat_all):
         return (f"gen.py's functionalization calls '{functional.func.name}' with the dtype of "

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import string
 
+from ..releases import DEFAULT, Release
 from . import dispatch as dk
 from .native_function import BackendMetadata, DeviceCheckType, NativeFunction, Variant
 from .schema import (
@@ -38,24 +39,26 @@ FUNCTIONAL_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT = frozenset({
     "_fused_sdp_choice", "_print", "_sink_tokens", "_nested_get_ragged_idx",
 })
 INPLACE_OPS_THAT_DONT_GET_GROUPED_PROPERLY = frozenset({"polygamma_"})
-# Mutable ops that functionalization leaves alone (their schemas do not fit it, or they are special-cased).
-MUTABLE_OPS_NOT_USING_FUNCTIONALIZATION = frozenset(
-    OUT_OPS_THAT_DONT_GET_GROUPED_PROPERLY | MUTABLE_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT
-    | INPLACE_OPS_THAT_DONT_GET_GROUPED_PROPERLY
-    | {"record_stream", "resize_", "resize_as_", "_fill_mem_eff_dropout_mask_",
-       "_flash_attention_forward_no_dropout_inplace"})
+# Mutable ops that break grouping, which functionalization leaves alone too (with the release's own list).
+_GROUPING_EXCEPTIONS = (OUT_OPS_THAT_DONT_GET_GROUPED_PROPERLY | MUTABLE_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT
+                        | INPLACE_OPS_THAT_DONT_GET_GROUPED_PROPERLY)
+
+
+def skips_functionalization(name: str, release: Release = DEFAULT) -> bool:
+    """Whether functionalization leaves the mutable op `name` (name.overload, or the bare name) alone."""
+    return name in _GROUPING_EXCEPTIONS or name in release.skipped_by_functionalization
 
 
 def writes_an_argument(f: NativeFunction) -> bool:
     return any(a.annotation is not None and a.annotation.is_write for a in f.func.arguments.flat_all)
 
 
-def functionalization_refuses(f: NativeFunction) -> bool:
+def functionalization_refuses(f: NativeFunction, release: Release = DEFAULT) -> bool:
     """Whether gen.py's functionalization fails on `f` when it is in no group: an op that writes an argument
     needs a functional variant to be lowered to, or a CompositeImplicitAutograd kernel (unless listed)."""
     return (not f.has_composite_implicit_autograd_kernel and writes_an_argument(f)
-            and str(f.func.name) not in MUTABLE_OPS_NOT_USING_FUNCTIONALIZATION
-            and str(f.func.name.name) not in MUTABLE_OPS_NOT_USING_FUNCTIONALIZATION)
+            and not skips_functionalization(str(f.func.name), release)
+            and not skips_functionalization(str(f.func.name.name), release))
 
 
 def expected_out_overload(overload: str) -> str:
@@ -118,16 +121,17 @@ def functional_signature(func: FunctionSchema) -> FunctionSchema:
     return func.signature(keep_return_names=True).with_name(name)
 
 
-def generate_function(f: NativeFunction, kind: SchemaKind) -> tuple[NativeFunction, BackendMetadata]:
-    """The generated variant of `f` of the given kind, and its CompositeExplicitAutograd kernel."""
+def generate_function(f: NativeFunction, kind: SchemaKind, release: Release = DEFAULT
+                      ) -> tuple[NativeFunction, BackendMetadata]:
+    """The generated variant of `f` of the given kind, and its CompositeExplicitAutograd kernel (in `release`)."""
     func = out_signature(f.func) if kind is SchemaKind.out else functional_signature(f.func)
     kernel = func.name.unambiguous_name() if func.kind() is SchemaKind.out else str(func.name.name)
     if f.func.has_symint():
         kernel += "_symint"
     tags = {"generated"} | (f.tags & {"nondeterministic_seeded", "view_copy", "pt2_compliant_tag"})
-    if func.is_out_fn():
+    if release.generated_variants_tagged_by_kind and func.is_out_fn():
         tags.add("out")
-    if func.name.name.inplace:
+    if release.generated_variants_tagged_by_kind and func.name.name.inplace:
         tags.add("inplace")
     generated = NativeFunction(
         namespace=f.namespace,

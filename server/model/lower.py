@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ..diagnostics import Diagnostic, Severity, diag
 from ..frozen import fast_init
+from ..releases import DEFAULT, Release
 from ..suggest import did_you_mean
 from ..syntax.locate import ScalarText
 from ..syntax.nodes import YMap, YNode, YScalar, YSeq, to_python
@@ -32,7 +33,7 @@ from .native_function import (
     UfuncKey,
     Variant,
 )
-from .schema import TENSOR, FunctionSchema, OperatorName, SchemaKind, SchemaKindError
+from .schema import TENSOR, BaseTy, FunctionSchema, OperatorName, SchemaKind, SchemaKindError
 from .codegen_rules import structured_out_problems, untranslatable_types
 from .schema_rules import check_schema
 
@@ -193,8 +194,10 @@ def parse_entry_schemas(entries: list[YMap]) -> None:
 
 
 def lower_native_function(entry: YMap, valid_tags: frozenset[str],
-                          ignore_keys: frozenset[dk.DispatchKey] = frozenset()) -> LoweredEntry:
-    """ignore_keys: dispatch keys to leave out (gen.py drops MPS, XPU and MTIA unless asked for them)."""
+                          ignore_keys: frozenset[dk.DispatchKey] = frozenset(),
+                          release: Release = DEFAULT) -> LoweredEntry:
+    """ignore_keys: dispatch keys to leave out (gen.py drops MPS, XPU and MTIA unless asked for them);
+    release: the torch release whose rules apply."""
     r = _Reader(entry)
 
     # func
@@ -219,7 +222,7 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
 
     cpp_no_default_args = r.expect("cpp_no_default_args", list, [], "a list of argument names")
     use_const_ref = r.expect("use_const_ref_for_mutable_tensors", bool, False, "True or False")
-    if use_const_ref and func is not None and func.arguments.out:
+    if use_const_ref and func is not None and func.arguments.out and release.refuses_const_ref_mutable_out:
         r.error("OPG120", r.key_span("use_const_ref_for_mutable_tensors"),
                 "use_const_ref_for_mutable_tensors is not supported on out= functions (pytorch#145522)")
 
@@ -298,6 +301,8 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
     if _may_be_untranslatable(func_scalar.value):
         for where, why in untranslatable_types(func):
             r.error("OPG208", _schema_problem_span(where, spans, text), why)
+    if not release.named_tensor_types and "Dimname" in func_scalar.value:  # type: ignore[union-attr]
+        _refuse_named_tensor_types(r, func, spans, text, release)
     kind = _kind(func)
 
     if dispatch is not None:
@@ -344,7 +349,7 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
 
     _check_codegen_rules(r, func, dispatch, bool(structured), variants)
     _check_post_init(r, func, kind, variants, structured, structured_delegate, structured_inherits, device_guard,
-                     device_check, cpp_no_default_args, tags, spans, text)
+                     device_check, cpp_no_default_args, tags, spans, text, release)
 
     nf = NativeFunction(
         namespace=namespace,
@@ -373,6 +378,21 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
         source=EntrySource(entry, spans, func_scalar),
     )
     return LoweredEntry(nf, tuple(dispatch.items()), tuple(r.diagnostics), func.name)
+
+
+def _refuse_named_tensor_types(r: _Reader, func: FunctionSchema, spans: SchemaSpans, text: ScalarText,
+                               release: Release) -> None:
+    """Dimname types (named tensors) are unknown to releases that dropped them."""
+    for i, a in enumerate(func.arguments.flat_all):
+        if a.type.is_base_ty_like(BaseTy.Dimname) and i < len(spans.arguments):
+            r.error("OPG203", text.span(*spans.arguments[i].type),
+                    f"unknown type '{a.type}': named tensors (Dimname) left native_functions.yaml in torch 2.13; "
+                    f"this is {release}")
+    for i, ret in enumerate(func.returns):
+        if ret.type.is_base_ty_like(BaseTy.Dimname) and i < len(spans.each_return):
+            r.error("OPG203", text.span(*spans.each_return[i]),
+                    f"unknown type '{ret.type}': named tensors (Dimname) left native_functions.yaml in torch 2.13; "
+                    f"this is {release}")
 
 
 # The variants lines of nearly every entry; others are read piece by piece.
@@ -658,7 +678,7 @@ def _check_codegen_rules(r: _Reader, func: FunctionSchema, dispatch: dict, struc
 def _check_post_init(r: _Reader, func: FunctionSchema, kind: SchemaKind | None, variants: frozenset, structured: object,
                      delegate: OperatorName | None, inherits: str | None, device_guard: object,
                      device_check: DeviceCheckType, cpp_no_default_args: list, tags: frozenset[str],
-                     spans: SchemaSpans, text: ScalarText) -> None:
+                     spans: SchemaSpans, text: ScalarText, release: Release) -> None:
     def name_span() -> Span:
         return text.span(*spans.name)
 
@@ -705,7 +725,8 @@ def _check_post_init(r: _Reader, func: FunctionSchema, kind: SchemaKind | None, 
         return
     op = str(func.name)
     dropout = "dropout" in op or any("dropout" in a.name for a in func.arguments.flat_all)
-    random = ("rand" in op or (dropout and "backward" not in op and str(func.name.name) != "_cudnn_init_dropout_state")
+    named_random = "rand" in op and not (release.philox_ops_need_no_seeded_tag and "_philox_" in op)
+    random = (named_random or (dropout and "backward" not in op and str(func.name.name) != "_cudnn_init_dropout_state")
               or func.arguments.has_generator_arg())
     if random:
         r.error("OPG122", r.key_span("tags") or name_span(),

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, NamedTuple, Sequence
 
 from ..frozen import fast_init
+from ..releases import DEFAULT, Release
 from . import dispatch as dk
 from .codegen_rules import (
     CUMULATIVE_BASES,
@@ -291,9 +292,11 @@ def pre_group(ops: Sequence[Op], fxs: Sequence[Facts], problems: list[Problem]) 
 Members = tuple[tuple[SchemaKind, NativeFunction], ...]
 
 
-def generate_for_group(members: Members) -> tuple[tuple[tuple[int, SchemaKind, NativeFunction, BackendMetadata], ...],
-                                                  tuple[Finding, ...]]:
-    """torchgen's add_generated_native_functions for one group: (base index, kind, function, kernel) and findings."""
+def generate_for_group(members: Members, release: Release = DEFAULT
+                       ) -> tuple[tuple[tuple[int, SchemaKind, NativeFunction, BackendMetadata], ...],
+                                  tuple[Finding, ...]]:
+    """torchgen's add_generated_native_functions for one group (in `release`): (base index, kind, function,
+    kernel) and findings."""
     d = dict(members)
     index_of = {kind: i for i, (kind, _) in enumerate(members)}
     fs = list(d.values())
@@ -326,7 +329,7 @@ def generate_for_group(members: Members) -> tuple[tuple[tuple[int, SchemaKind, N
     made = []
     for kind in wanted:
         try:
-            fn, metadata = generate_function(base, kind)
+            fn, metadata = generate_function(base, kind, release)
         except (GenerationError, SchemaKindError) as exc:
             findings.append((at, "OPG307", f"cannot generate the {kind.name} variant of '{name}': {exc}", "autogen"))
             continue
@@ -495,7 +498,8 @@ def _group_by_view(ops: Sequence[Op], fxs: Sequence[Facts], problems: list[Probl
     return tuple(out)
 
 
-def _group_codegen_problems(g: NativeFunctionsGroup, ops: dict[SchemaKind, Op]) -> Iterable[Problem]:
+def _group_codegen_problems(g: NativeFunctionsGroup, ops: dict[SchemaKind, Op], release: Release
+                            ) -> Iterable[Problem]:
     """What gen.py's generators fail on in a group after its parse passed (codegen_rules.py), at the ufunc key,
     argument or kernel to blame."""
     out = ops[SchemaKind.out]
@@ -507,7 +511,7 @@ def _group_codegen_problems(g: NativeFunctionsGroup, ops: dict[SchemaKind, Op]) 
                 yield Problem(out, "OPG127", message, where)
     if _custom_namespace(out.metadata):
         yield from _namespace_problems(out)
-    why = cumulative_out_problem(g.out, g.functional)
+    why = cumulative_out_problem(g.out, g.functional, release.cumulative_out_ops)
     if why:
         yield Problem(out, "OPG130", why)
 
@@ -526,8 +530,8 @@ def _namespace_problems(op: Op) -> Iterable[Problem]:
 
 # ---------------------------------------------------------------- the whole file
 
-def _unfunctionalizable(loose: Sequence[Op], view_groups: Sequence[NativeFunction | NativeFunctionsViewGroup]
-                        ) -> Iterable[Problem]:
+def _unfunctionalizable(loose: Sequence[Op], view_groups: Sequence[NativeFunction | NativeFunctionsViewGroup],
+                        release: Release) -> Iterable[Problem]:
     """gen.py's functionalization takes every op in no group and no view group as it is, and fails on one
     that writes an argument without a CompositeImplicitAutograd kernel (after the parse, so torchgen's
     check of the file passes and the build fails)."""
@@ -535,15 +539,16 @@ def _unfunctionalizable(loose: Sequence[Op], view_groups: Sequence[NativeFunctio
                       for f in g.functions()}
     for op in loose:
         f = op.function
-        if f.func.name not in in_view_groups and functionalization_refuses(f):
+        if f.func.name not in in_view_groups and functionalization_refuses(f, release):
             yield Problem(op, "OPG309", f"'{f.func.name}' writes to an argument but has no functional variant to "
                                         "be grouped with, nor a CompositeImplicitAutograd kernel: gen.py's "
                                         "functionalization fails on it. Add the functional (and out=) variant, or "
                                         "implement it as CompositeImplicitAutograd")
 
 
-def assemble(ops: Sequence[Op], memo: GroupMemo | None = None) -> NativeFunctions:
-    """memo: the previous assemble's per-group work, to reuse (a re-check); None for a one-off."""
+def assemble(ops: Sequence[Op], memo: GroupMemo | None = None, release: Release = DEFAULT) -> NativeFunctions:
+    """memo: the previous assemble's per-group work, to reuse (a re-check); None for a one-off.
+    release: the torch release whose rules apply."""
     memo = memo or GroupMemo()
     problems: list[Problem] = []
     names: dict[OperatorName, Op] = {}
@@ -557,7 +562,8 @@ def assemble(ops: Sequence[Op], memo: GroupMemo | None = None) -> NativeFunction
     for d in list(groups.values()):
         members = tuple(d.items())
         made, findings = memo.reuse(("generate", tuple([id(op.function) for _, op in members])),
-                                    lambda: _done(generate_for_group, tuple([(k, op.function) for k, op in members])))
+                                    lambda: _done(lambda fs: generate_for_group(fs, release),
+                                                  tuple([(k, op.function) for k, op in members])))
         if findings:
             problems.extend(Problem(members[i][1], code, message, where) for i, code, message, where in findings)
         for at, kind, fn, metadata in made:
@@ -584,7 +590,7 @@ def assemble(ops: Sequence[Op], memo: GroupMemo | None = None) -> NativeFunction
             out = d[SchemaKind.out]  # a group's kernels are looked up by its out= variant
             if group.out.ufunc_inner_loop or _custom_namespace(out.metadata) \
                     or group.out.func.name.name.base in CUMULATIVE_BASES:  # rare: asked cheaply of every group
-                problems.extend(_group_codegen_problems(group, d))
+                problems.extend(_group_codegen_problems(group, d, release))
             grouped.append(group)
             continue
         for op in d.values():
@@ -602,5 +608,5 @@ def assemble(ops: Sequence[Op], memo: GroupMemo | None = None) -> NativeFunction
     all_ops = tuple(ops) + tuple(generated)
     view_groups = _group_by_view(all_ops, fxs, problems, memo)
     memo.end_pass()
-    problems.extend(_unfunctionalizable(loose, view_groups))
+    problems.extend(_unfunctionalizable(loose, view_groups, release))
     return NativeFunctions(all_ops, tuple(grouped), view_groups, tuple(problems))

@@ -21,6 +21,8 @@ BASE_TYPE_NAMES = (
     "Generator", "ScalarType", "Tensor", "int", "DimVector", "float", "str", "bool",
     "Layout", "Device", "DeviceIndex", "Scalar", "MemoryFormat", "QScheme", "Storage",
     "Stream", "SymInt", "SymBool", "GraphModule",
+    # Named tensors, until torch 2.12 (later releases refuse it: model.lower, per release).
+    "Dimname",
 )
 BaseTy = Enum("BaseTy", BASE_TYPE_NAMES)  # type: ignore[misc]
 

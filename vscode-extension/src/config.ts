@@ -39,6 +39,7 @@ export const SERVER_SETTINGS: Readonly<Record<string, unknown>> = {
   kernelDirs: [],
   kernelSeverity: "warning",
   kernelStubFile: null,
+  torchVersion: null,
   lazy: { preset: "auto", shapeInferenceHeader: null },
 };
 

@@ -68,8 +68,12 @@ def valuetype_type(t: Type, *, binds: ArgName, symint: bool = False) -> NamedCTy
 
 
 def argumenttype_type(t: Type, *, mutable: bool, binds: ArgName, options: ApiOptions,
-                      remove_non_owning_ref_types: bool = False, symint: bool = False) -> NamedCType:
-    return NamedCType(binds, _argument_ctype(t, mutable, options, remove_non_owning_ref_types, symint))
+                      remove_non_owning_ref_types: bool = False, symint: bool = False,
+                      owning_tensors_by_value: bool = False) -> NamedCType:
+    """remove_non_owning_ref_types: the owning type (std::vector for lists, and with owning_tensors_by_value,
+    the Release field of that name, Tensor and Scalar by value)."""
+    by_value = remove_non_owning_ref_types and owning_tensors_by_value
+    return NamedCType(binds, _argument_ctype(t, mutable, options, remove_non_owning_ref_types, symint, by_value))
 
 
 # The C++ type of a schema type does not depend on the argument's name: memoized without it (every
@@ -96,23 +100,25 @@ def _value_ctype(t: Type, symint: bool) -> CType | None:
 
 @functools.cache
 def _argument_ctype(t: Type, mutable: bool, options: ApiOptions, remove_non_owning_ref_types: bool,
-                    symint: bool) -> CType:
+                    symint: bool, by_value: bool = False) -> CType:
     value = _value_ctype(t, symint)
     if value is not None:
         return value
     mutable_ref = mutable and not options.use_const_ref_for_mutable_tensors
     if isinstance(t, BaseType):
         if t.name is BaseTy.Tensor:
-            return MutRefCType(tensorT) if mutable_ref else ConstRefCType(tensorT)
+            return MutRefCType(tensorT) if mutable_ref else tensorT if by_value else ConstRefCType(tensorT)
         if t.name is BaseTy.Scalar:
-            return ConstRefCType(scalarT)
+            return scalarT if by_value else ConstRefCType(scalarT)
         raise ValueError(f"base type should have been a value type: {t}")
     if isinstance(t, OptionalType):
         elem = str(t.elem)
         if elem == "Tensor":
-            return MutRefCType(tensorT) if mutable_ref else ConstRefCType(OptionalCType(tensorT))
+            if mutable_ref:
+                return MutRefCType(tensorT)
+            return OptionalCType(tensorT) if by_value else ConstRefCType(OptionalCType(tensorT))
         if elem == "Scalar":
-            return ConstRefCType(OptionalCType(scalarT))
+            return OptionalCType(scalarT) if by_value else ConstRefCType(OptionalCType(scalarT))
         if isinstance(t.elem, ListType) and str(t.elem.elem) == "int":
             return optionalIntArrayRefT
         if isinstance(t.elem, ListType) and str(t.elem.elem) == "SymInt":
@@ -132,6 +138,8 @@ def _argument_ctype(t: Type, mutable: bool, options: ApiOptions, remove_non_owni
             return ArrayRefCType(scalarT)
         if elem == "Tensor?":
             return ConstRefCType(ListCType(OptionalCType(tensorT)))
+        if elem == "Dimname":  # named tensors, until torch 2.12
+            return BaseCType("at::DimnameList")
         return ArrayRefCType(_argument_ctype(t.elem, mutable, options, False, symint))
     raise ValueError(f"unrecognized type {t!r}")
 

@@ -15,9 +15,10 @@ def jit_arguments(func: FunctionSchema) -> list[Argument]:
 
 
 def argument(a: Argument, *, options: ApiOptions, symint: bool = True,
-             remove_non_owning_ref_types: bool = False) -> Binding:
+             remove_non_owning_ref_types: bool = False, owning_tensors_by_value: bool = False) -> Binding:
     nctype = cpp.argumenttype_type(a.type, mutable=a.is_write, binds=a.name, options=options, symint=symint,
-                                   remove_non_owning_ref_types=remove_non_owning_ref_types)
+                                   remove_non_owning_ref_types=remove_non_owning_ref_types,
+                                   owning_tensors_by_value=owning_tensors_by_value)
     return Binding(a.name, nctype, a)
 
 

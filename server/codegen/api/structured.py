@@ -8,6 +8,7 @@ from . import cpp
 from .types import (
     ArgName,
     ArrayRefCType,
+    BaseCType,
     Binding,
     ConstRefCType,
     NamedCType,
@@ -48,6 +49,8 @@ def argumenttype_type(t: Type, *, mutable: bool, binds: ArgName) -> NamedCType:
             return NamedCType(binds, iOptTensorListRefT)
         if str(t.elem) == "int":
             return NamedCType(binds, intArrayRefT)
+        if str(t.elem) == "Dimname":  # named tensors, until torch 2.12
+            return NamedCType(binds, BaseCType("at::DimnameList"))
         return NamedCType(binds, ArrayRefCType(argumenttype_type(t.elem, mutable=mutable, binds=binds).type))
     raise ValueError(f"unrecognized type {t!r}")
 

@@ -202,6 +202,11 @@ def _solve_all(bindings: Sequence[Expr | Binding], goals: Sequence[NamedCType | 
                 return f"{direct(NamedCType(name, intArrayRefT))}.vec()"
             if t == VectorCType(SymIntT):
                 return f"{direct(NamedCType(name, symIntArrayRefT))}.vec()"
+            # Owning types that hold tensors by value (torch 2.14 on) copy them from the references.
+            if t == tensorT:
+                return direct(NamedCType(name, ConstRefCType(tensorT)))
+            if t == OptionalCType(tensorT) and NamedCType(name, ConstRefCType(t)) in ctx:
+                return direct(NamedCType(name, ConstRefCType(t)))
             if t == OptionalCType(VectorCType(longT)):
                 arg = direct(NamedCType(name, optionalIntArrayRefT))
                 return f"{arg}.has_value() ? ::std::make_optional({arg}->vec()) : ::std::nullopt"

@@ -238,4 +238,5 @@ BASE_TYPE_TO_CPP: dict[str, BaseCType] = {
     "Stream": BaseCType("at::Stream"),
     "SymInt": SymIntT,
     "SymBool": SymBoolT,
+    "Dimname": BaseCType("at::Dimname"),  # named tensors, until torch 2.12
 }

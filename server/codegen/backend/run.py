@@ -16,6 +16,7 @@ from ...index.native import NativeSnapshot
 from ...report import FileDiagnostic
 from ...index.native import NativeParser, TagsParser
 from ...model.cpp_names import header_path_problem, identifier_problem
+from ...releases import DEFAULT, Release
 from ..inputs import InputError, InvalidInput, default_native_functions, load_native, packaged_aten, read_input
 from ..plan import GeneratedFile, PlanError, render
 from ..writer import WriteResult, write_all
@@ -36,6 +37,8 @@ class BackendOptions:
     templates: str | None = None
     # gen_dispatcher_registrations' switches (gen_backend_stubs uses the defaults).
     registration: RegistrationOptions = EAGER
+    # The torch release whose torchgen is matched.
+    release: Release = DEFAULT
 
 
 @dataclass(frozen=True)
@@ -66,7 +69,8 @@ def load_native_snapshot(path: str | None) -> NativeSnapshot:
     return load_native(path, None).snapshot
 
 
-def load_native_for(path: str | None, backend_text: str) -> tuple[NativeSnapshot, str, frozenset[str]]:
+def load_native_for(path: str | None, backend_text: str, release: Release = DEFAULT
+                    ) -> tuple[NativeSnapshot, str, frozenset[str]]:
     """Only the entries the backend yaml needs (see subset.py), plus the whole text and the tags for a re-check."""
     path = path or default_native_functions()
     if path is None:
@@ -74,7 +78,7 @@ def load_native_for(path: str | None, backend_text: str) -> tuple[NativeSnapshot
     text = read_text(path)
     tags = TagsParser().parse(read_text(os.path.join(os.path.dirname(path), "tags.yaml"))).names
     part = subset_text(text, listed_names(backend_text), backend_key(backend_text))
-    return NativeParser().parse(part, tags), text, tags
+    return NativeParser(release=release).parse(part, tags), text, tags
 
 
 read_text = read_input  # the name the backend and lazy commands use
@@ -131,10 +135,10 @@ def generate_backend(options: BackendOptions, native: NativeSnapshot | None = No
     try:
         text = read_text(options.source_yaml)
         if native is None:
-            native, *rest = load_native_for(options.native_functions, text)
+            native, *rest = load_native_for(options.native_functions, text, options.release)
             whole = (rest[0], rest[1])
             if any(d.is_error for d in native.diagnostics):
-                native, whole = NativeParser().parse(*whole), None
+                native, whole = NativeParser(release=options.release).parse(*whole), None
         if any(d.is_error for d in native.diagnostics):
             return invalid_native_result(options.native_functions, native)
         impls = read_impls(options.impl_paths)
@@ -148,7 +152,7 @@ def generate_backend(options: BackendOptions, native: NativeSnapshot | None = No
     snapshot, diagnostics = check_backend_files(options.source_yaml, text, native, impls)
     if whole is not None and snapshot.has_errors:
         # Errors are reported against the whole file (did-you-mean needs every op name).
-        native = NativeParser().parse(*whole)
+        native = NativeParser(release=options.release).parse(*whole)
         snapshot, diagnostics = check_backend_files(options.source_yaml, text, native, impls)
     result = BackendResult(diagnostics=tuple(diagnostics), read=True)
     if result.has_errors or snapshot.resolved is None:

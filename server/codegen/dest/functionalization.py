@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import functools
 
-from ...model.codegen_rules import CUMULATIVE_OUT_OPS
-from ...model.generate import MUTABLE_OPS_NOT_USING_FUNCTIONALIZATION, functionalization_refuses, writes_an_argument
+from ...model.generate import functionalization_refuses, skips_functionalization, writes_an_argument
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup, NativeFunctionsViewGroup
 from ...model.schema import Argument, BaseTy, BaseType, FunctionSchema, ListType, Return, SchemaKind
+from ...releases import DEFAULT, Release
 from ..api import cpp, dispatcher
 from ..api.signatures import DispatcherSignature, NativeSignature
 from ..api.translate import translate
@@ -182,12 +182,15 @@ def base_ctor_arguments(func: FunctionSchema) -> list[Binding]:
     return [HAS_SYMBOLIC_INPUTS, OUT_INDEX] if is_multi_output(func) else [HAS_SYMBOLIC_INPUTS]
 
 
-def attributes(func: FunctionSchema, ctx: NativeFunction, *, owning: bool = True) -> list[Binding]:
+def attributes(func: FunctionSchema, ctx: NativeFunction, *, owning: bool = True,
+               release: Release = DEFAULT) -> list[Binding]:
     args = func.arguments.flat_all
     if args[0].type != _TENSOR:
         raise FunctionalizationError(f"Expected first arg to be Tensor, got {args[0].type}")
+    by_value = release.owning_types_hold_tensors_by_value
     return [REAPPLY_VIEWS, INVERSE_RETURN_MODE,
-            *(dispatcher.argument(a, options=_opts(ctx), remove_non_owning_ref_types=owning) for a in args[1:])]
+            *(dispatcher.argument(a, options=_opts(ctx), remove_non_owning_ref_types=owning,
+                                  owning_tensors_by_value=by_value) for a in args[1:])]
 
 
 def op_arguments(func: FunctionSchema, ctx: NativeFunction, *, is_reverse: bool) -> list[Binding]:
@@ -215,10 +218,10 @@ def view_meta_new(f: NativeFunction, out_index: str = "0") -> str:
     return f"std::make_shared<{classname(f.func, with_namespace=True)}>({args})"
 
 
-def view_meta_decl(f: NativeFunction) -> str:
+def view_meta_decl(f: NativeFunction, release: Release) -> str:
     base = base_ctor_arguments(f.func)
     extra = attributes(f.func, f, owning=False)
-    attrs = attributes(f.func, f)
+    attrs = attributes(f.func, f, release=release)
     name = classname(f.func)
     multi = is_multi_output(f.func)
     tuple_types = ",\n".join(f"      {b.type} /* {b.name} */" for b in base + attrs)
@@ -257,7 +260,8 @@ struct TORCH_API {name} : public ViewMeta {{
 """
 
 
-def _opcall(g: NativeFunctionsViewGroup, f: NativeFunction, *, is_reverse: bool, reapply_views: bool) -> str:
+def _opcall(g: NativeFunctionsViewGroup, f: NativeFunction, *, is_reverse: bool, reapply_views: bool,
+            release: Release) -> str:
     assert g.view_copy is not None
     if is_reverse:
         opname = reverse_name(g.view, include_namespace=True)
@@ -265,7 +269,7 @@ def _opcall(g: NativeFunctionsViewGroup, f: NativeFunction, *, is_reverse: bool,
         target = g.view if reapply_views else g.view_copy
         opname = f"at::_ops::{target.func.name.unambiguous_name()}::call"
     goals = op_arguments(g.view_copy.func, f, is_reverse=is_reverse)
-    context = [BASE, *base_ctor_arguments(f.func), *attributes(f.func, f)]
+    context = [BASE, *base_ctor_arguments(f.func), *attributes(f.func, f, release=release)]
     if is_reverse:
         context.append(MUTATED_VIEW)
     args = ", ".join(e.expr for e in translate(context, goals))
@@ -273,18 +277,55 @@ def _opcall(g: NativeFunctionsViewGroup, f: NativeFunction, *, is_reverse: bool,
     return f"{opname}({args}){index}"
 
 
-def view_meta_impl(g: NativeFunctionsViewGroup, f: NativeFunction) -> list[str]:
+# From torch 2.15 a ViewMeta of a multi-output view op rebuilds only the output it stands for, as one slice
+# or select of the base: {slice} and {select} are the view ops (or their _copy variants) it calls.
+_SINGLE_OUTPUT_REPLAYS = {
+    "split.Tensor": """\
+  // split() chunk `i` is base[i * split_size : (i + 1) * split_size] along dim,
+  // and slice clamps the end, which gives the short final chunk for free.
+  auto start = split_size * out_index;
+  return {slice}(base, dim, start, start + split_size, 1);""",
+    "split_with_sizes": """\
+  c10::SymInt start = 0;
+  for (int64_t i = 0; i < out_index; ++i) {{
+    start += split_sizes[i];
+  }}
+  return {slice}(base, dim, start, start + split_sizes[out_index], 1);""",
+    "unbind.int": """\
+  return {select}(base, dim, out_index);""",
+}
+
+
+def _forward_arms(g: NativeFunctionsViewGroup, f: NativeFunction, release: Release) -> tuple[str, str]:
+    """The bodies of forward() with views reapplied and with their _copy variants."""
+    if release.single_output_view_replay and is_multi_output(f.func):
+        replay = _SINGLE_OUTPUT_REPLAYS.get(str(f.func.name))
+        if replay is None:  # gen.py asserts: a new multi-output view op needs its replay written
+            raise FunctionalizationError(f"no single-output replay for {f.func.name}: gen.py of {release} rebuilds "
+                                         "one output of a multi-output view op only for split, split_with_sizes "
+                                         "and unbind")
+
+        def arm(slice_op: str, select_op: str) -> str:
+            return "\n".join("  " + line for line in replay.format(slice=slice_op, select=select_op).splitlines())
+        return (arm("at::_ops::slice_Tensor::call", "at::_ops::select_int::call"),
+                arm("at::_ops::slice_copy_Tensor::call", "at::_ops::select_copy_int::call"))
+    return (f"    return {_opcall(g, f, is_reverse=False, reapply_views=True, release=release)};",
+            f"    return {_opcall(g, f, is_reverse=False, reapply_views=False, release=release)};")
+
+
+def view_meta_impl(g: NativeFunctionsViewGroup, f: NativeFunction, release: Release) -> list[str]:
     name = classname(f.func)
+    views, view_copies = _forward_arms(g, f, release)
     out = [f"""
 at::Tensor {name}::forward(const at::Tensor& base) {{
   if (reapply_views) {{
-    return {_opcall(g, f, is_reverse=False, reapply_views=True)};
+{views}
   }} else {{
-    return {_opcall(g, f, is_reverse=False, reapply_views=False)};
+{view_copies}
   }}
 }}""", f"""
 at::Tensor {name}::reverse(const at::Tensor& base, const Tensor& mutated_view) {{
-  return {_opcall(g, f, is_reverse=True, reapply_views=True)};
+  return {_opcall(g, f, is_reverse=True, reapply_views=True, release=release)};
 }}"""]
     if is_multi_output(f.func):
         out.append(f"""
@@ -300,17 +341,17 @@ def _view_and_inplace(g: NativeFunctionsViewGroup) -> list[NativeFunction]:
 
 
 @functools.cache
-def compute_view_meta_declarations(g: NativeFunctionsViewGroup) -> tuple[str, ...]:
+def compute_view_meta_declarations(g: NativeFunctionsViewGroup, release: Release = DEFAULT) -> tuple[str, ...]:
     if g.view.has_composite_implicit_autograd_kernel:
         return ()
-    return tuple(view_meta_decl(f) for f in _view_and_inplace(g))
+    return tuple(view_meta_decl(f, release) for f in _view_and_inplace(g))
 
 
 @functools.cache
-def compute_view_meta_implementations(g: NativeFunctionsViewGroup) -> tuple[str, ...]:
+def compute_view_meta_implementations(g: NativeFunctionsViewGroup, release: Release = DEFAULT) -> tuple[str, ...]:
     if g.view.has_composite_implicit_autograd_kernel:
         return ()
-    return tuple(s for f in _view_and_inplace(g) for s in view_meta_impl(g, f))
+    return tuple(s for f in _view_and_inplace(g) for s in view_meta_impl(g, f, release))
 
 
 @functools.cache
@@ -464,8 +505,10 @@ def _wrap_propagate_mutations_and_return(f: NativeFunction, functional: NativeFu
     {return_str(f.func.returns, aliased_outer + wrapped, f)}"""
 
 
-def _cumulative_out_dtype(f: NativeFunction, functional_sig: DispatcherSignature, exprs: list[str]) -> list[str]:
-    if f.func.kind() is not SchemaKind.out or str(f.func.name) not in CUMULATIVE_OUT_OPS:
+def _cumulative_out_dtype(f: NativeFunction, functional_sig: DispatcherSignature, exprs: list[str],
+                          release: Release) -> list[str]:
+    """Cumulative out= ops' functional call keeps the out tensor's dtype when none is given."""
+    if f.func.kind() is not SchemaKind.out or str(f.func.name) not in release.cumulative_out_ops:
         return exprs
     index = next((i for i, a in enumerate(functional_sig.arguments()) if a.name == "dtype"), None)
     if len(f.func.arguments.out) != 1 or index is None:
@@ -476,7 +519,7 @@ def _cumulative_out_dtype(f: NativeFunction, functional_sig: DispatcherSignature
     return out
 
 
-def inplace_functionalization_body(f: NativeFunction, g: NativeFunctionsGroup) -> str:
+def inplace_functionalization_body(f: NativeFunction, g: NativeFunctionsGroup, release: Release = DEFAULT) -> str:
     if not writes_an_argument(f):
         raise FunctionalizationError(f"Expected function to modify arguments: {f.func}")
     sig = _dispatcher_sig(f.func, f)
@@ -494,7 +537,7 @@ def inplace_functionalization_body(f: NativeFunction, g: NativeFunctionsGroup) -
     return_type = _returns_cpp(g.functional.func.returns, f).remove_const_ref().cpp_type()
     functional_sig = _dispatcher_sig(g.functional.func, f)
     functional_exprs = _cumulative_out_dtype(
-        f, functional_sig, [e.expr for e in translate(unwrapped_ctx, functional_sig.arguments())])
+        f, functional_sig, [e.expr for e in translate(unwrapped_ctx, functional_sig.arguments())], release)
     meta_conversion, meta_ctx = convert_to_meta_tensors(sig)
     any_storage = any(a.type == BaseType(BaseTy.Storage) for a in flat)
     run_meta = str(not any_storage and f.func.kind() is SchemaKind.inplace).lower()
@@ -544,7 +587,7 @@ Grouped = NativeFunction | NativeFunctionsGroup | NativeFunctionsViewGroup
 
 
 @functools.cache
-def compute_functionalization_definitions(g: Grouped) -> tuple[str, ...]:
+def compute_functionalization_definitions(g: Grouped, release: Release = DEFAULT) -> tuple[str, ...]:
     if isinstance(g, NativeFunctionsViewGroup):
         if g.view.has_composite_implicit_autograd_kernel:
             return ()
@@ -553,11 +596,12 @@ def compute_functionalization_definitions(g: Grouped) -> tuple[str, ...]:
             out.append(view_functionalization_body(g, view_inplace=True))
         return tuple(out)
     if isinstance(g, NativeFunction):
-        if functionalization_refuses(g):
+        if functionalization_refuses(g, release):
             raise FunctionalizationError(f"{g.func.name}: a mutable op that is not grouped with a functional variant "
                                          "needs a CompositeImplicitAutograd kernel")
         return ()
-    return tuple(inplace_functionalization_body(f, g) for f in (g.out, g.inplace, g.mutable) if f is not None)
+    return tuple(inplace_functionalization_body(f, g, release) for f in (g.out, g.inplace, g.mutable)
+                 if f is not None)
 
 
 def _registration(f: NativeFunction, cia_index: BackendIndex) -> str:
@@ -572,15 +616,17 @@ def _registration(f: NativeFunction, cia_index: BackendIndex) -> str:
     return f'm.impl("{f.func.name}", {target});'
 
 
-def compute_functionalization_registrations(g: Grouped, cia_index: BackendIndex) -> list[str]:
+def compute_functionalization_registrations(g: Grouped, cia_index: BackendIndex,
+                                            release: Release = DEFAULT) -> list[str]:
     if isinstance(g, NativeFunctionsViewGroup):
         if str(g.view.func.name) == "lift_fresh":
             return []
-        return [_registration(f, cia_index) for f in _view_and_inplace(g)]
+        return [_registration(f, cia_index) for f in _view_and_inplace(g)
+                if release.functionalization_registers_composite_views or not f.has_composite_implicit_autograd_kernel]
     if isinstance(g, NativeFunctionsGroup):
         fns = [] if g.inplace is not None and str(g.inplace.func.name) == "set_.source_Tensor" else list(g.functions())
     else:
-        if str(g.func.name) in MUTABLE_OPS_NOT_USING_FUNCTIONALIZATION:
+        if skips_functionalization(str(g.func.name), release):
             return []
         fns = [g]
     out = []

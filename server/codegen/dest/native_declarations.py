@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from ...model import dispatch as dk
+from ...model.dispatch import DispatchKey
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
+from ...releases import DEFAULT, Release
 from ..api import structured
 from ..api.signatures import DispatcherSignature, NativeSignature
 from ..api.types import ApiOptions
@@ -24,42 +27,95 @@ def kernel_signature(f: NativeFunction, index: BackendIndex, *, prefix: str = ""
     return NativeSignature(f.func, symint, options, prefix)
 
 
-def torch_api_prefix(index: BackendIndex) -> str:
+def key_export_macro(key: DispatchKey, release: Release) -> str:
+    """The DLL export macro of the in-tree kernels and at::<key>:: functions of a dispatch key."""
+    if release.device_family_kernel_exports:
+        if dk.is_cuda_dispatch_key(key):
+            return "TORCH_CUDA_CPP_API"
+        if dk.is_xpu_dispatch_key(key):
+            return "TORCH_XPU_API"
+    return "TORCH_API"
+
+
+def _kernel_export_macro(index: BackendIndex, kernel: str, release: Release) -> str:
+    macro = key_export_macro(index.dispatch_key, release)
+    if macro == "TORCH_CUDA_CPP_API" and kernel in release.cuda_kernels_in_torch_cpu:
+        return "TORCH_API"
+    return macro
+
+
+def _structured_prefix(index: BackendIndex, kernel: str, release: Release) -> str:
     if index.external:
         return ""
-    return ("TORCH_XPU_API" if index.dispatch_key.name == "XPU" else "TORCH_API") + " "
+    if release.structured_xpu_kernels_export_xpu and index.dispatch_key.name == "XPU":
+        return "TORCH_XPU_API "
+    return _kernel_export_macro(index, kernel, release) + " "
 
 
-def _unstructured(f: NativeFunction, index: BackendIndex) -> str | None:
+def _unstructured(f: NativeFunction, index: BackendIndex, release: Release) -> str | None:
     meta = index.get_kernel(f)
     if meta is None or "legacy::" in meta.kernel:
         return None
-    prefix = "static" if index.external else "TORCH_API"
+    prefix = "static" if index.external else _kernel_export_macro(index, meta.kernel, release)
     return f"{prefix} {kernel_signature(f, index).decl(name=meta.kernel)};"
 
 
-def _structured(g: NativeFunctionsGroup, index: BackendIndex) -> list[str]:
+_EXPORT_PREFIXES = ("TORCH_CUDA_CPP_API ", "TORCH_XPU_API ", "TORCH_API ")
+
+
+def _without_export(line: str) -> str:
+    text = line.strip()
+    struct = text.startswith("struct ")
+    if struct:
+        text = text.removeprefix("struct ").lstrip()
+    for prefix in _EXPORT_PREFIXES:
+        if text.startswith(prefix):
+            text = text.removeprefix(prefix).lstrip()
+            break
+    return "struct " + text if struct else text
+
+
+def _exports_first(decl: str) -> bool:
+    first = next((line.strip() for line in decl.splitlines() if line.strip()), "")
+    return first.removeprefix("struct ").lstrip().startswith("TORCH_API ")
+
+
+def merge_export_variants(decls: list[str]) -> list[str]:
+    """Declarations that differ only in their export macro, once (a kernel shared by CPU and CUDA keys): the
+    TORCH_API one if any, else the first, in the place of the first (gen.py from torch 2.15)."""
+    merged: dict[str, str] = {}
+    for decl in decls:
+        if not decl.strip():
+            continue
+        key = "\n".join(text for line in decl.splitlines() if (text := _without_export(line)))
+        if key not in merged or (not _exports_first(merged[key]) and _exports_first(decl)):
+            merged[key] = decl
+    return list(merged.values())
+
+
+def _structured(g: NativeFunctionsGroup, index: BackendIndex, release: Release) -> list[str]:
     meta = index.get_kernel(g)
     if meta is None:
         return []
     args = ", ".join(a.decl() for a in structured.impl_arguments(g))
     return [f"""\
-struct {torch_api_prefix(index)}structured_{meta.kernel} : public at::meta::structured_{structured.meta_name(g)} {{
+struct {_structured_prefix(index, meta.kernel, release)}structured_{meta.kernel} : public at::meta::structured_{structured.meta_name(g)} {{
 void impl({args});
 }};
 """]
 
 
-def compute_native_function_declaration(g: NativeFunctionsGroup | NativeFunction, index: BackendIndex) -> list[str]:
-    """What NativeFunctions.h declares for an op (or op group) under one backend."""
+def compute_native_function_declaration(g: NativeFunctionsGroup | NativeFunction, index: BackendIndex,
+                                        release: Release = DEFAULT) -> list[str]:
+    """What NativeFunctions.h declares for an op (or op group) under one backend, in `release`."""
     meta = index.get_kernel(g)
     if isinstance(g, NativeFunctionsGroup):
         if meta is not None and meta.structured:
             if index.external:
                 raise ValueError("structured kernels of external backends are not supported")
-            return _structured(g, index)
-        return [d for f in g.functions() if (d := _unstructured(f, index)) is not None]
-    d = _unstructured(g, index)
+            return _structured(g, index, release)
+        return [d for f in g.functions() if (d := _unstructured(f, index, release)) is not None]
+    d = _unstructured(g, index, release)
     return [] if d is None else [d]
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ...model.schema import OperatorName
+from ...releases import DEFAULT, Release
 from ..api.signatures import CppSignature, CppSignatureGroup, DispatcherSignature, NativeSignature
 from ..api.translate import translate
 from .register import compute_registration, compute_wrapper, is_structured_for, registers_unstructured
@@ -56,7 +57,15 @@ def _direct_signatures(f: NativeFunction) -> list[CppSignature]:
 
 
 def _declaration(f: NativeFunction) -> str:
+    """Each line starts with TORCH_API, which with_export_macro swaps for the key's macro."""
     return "".join(f"TORCH_API {s.decl()};\n" for s in _direct_signatures(f))
+
+
+def with_export_macro(declarations: str, macro: str) -> str:
+    """_declaration's lines under another export macro (the pieces are shared by every release)."""
+    if macro == "TORCH_API":
+        return declarations
+    return "".join(f"{macro} {line.removeprefix('TORCH_API ')}" for line in declarations.splitlines(keepends=True))
 
 
 def _definition(f: NativeFunction, wrapper: DispatcherSignature | NativeSignature) -> str:
@@ -79,13 +88,13 @@ def _unstructured(f: NativeFunction, index: BackendIndex, skip_registration: boo
     return _definition(f, sig), _declaration(f), wrapper, registration
 
 
-def _structured(f: NativeFunction, g: NativeFunctionsGroup, index: BackendIndex
+def _structured(f: NativeFunction, g: NativeFunctionsGroup, index: BackendIndex, release: Release
                 ) -> tuple[str, str, str, str | None] | None:
     if f.manual_kernel_registration:
         raise ValueError(f"Function {f.func.name} has manual_kernel_registration=True")
     if not generates_structured(f, index):
         return None
-    wrapper = compute_structured_wrapper(f, g, index)
+    wrapper = compute_structured_wrapper(f, g, index, release)
     if wrapper is None:
         return None
     sig = structured_wrapper_signature(f, index)
@@ -115,22 +124,23 @@ def has_pieces(g: NativeFunction | NativeFunctionsGroup, index: BackendIndex) ->
 
 
 def group_pieces(g: NativeFunction | NativeFunctionsGroup, index: BackendIndex,
-                 skip_registration: bool = False, unselected: frozenset[OperatorName] = frozenset()) -> GroupPieces:
+                 skip_registration: bool = False, unselected: frozenset[OperatorName] = frozenset(),
+                 release: Release = DEFAULT) -> GroupPieces:
     """`index`: narrowed to g (files.dispatch_key.narrow_index). `unselected`: the ops of g left out by operator
-    selection; their kernels are defined, not registered.
+    selection; their kernels are defined, not registered. `release`: the torch release whose gen.py is matched.
     (One cache for every caller: functools.cache keys positional and keyword spellings apart.)"""
     if certainly_no_pieces(index):
         return NO_PIECES
-    return _group_pieces(g, index, skip_registration, unselected)
+    return _group_pieces(g, index, skip_registration, unselected, release)
 
 
 @functools.cache
 def _group_pieces(g: NativeFunction | NativeFunctionsGroup, index: BackendIndex, skip_registration: bool,
-                  unselected: frozenset[OperatorName]) -> GroupPieces:
+                  unselected: frozenset[OperatorName], release: Release) -> GroupPieces:
     if isinstance(g, NativeFunction):
         results = [(g, _unstructured(g, index, skip_registration))]
     elif is_structured_for(g, index):
-        results = [(f, _structured(f, g, index)) for f in g.functions()]
+        results = [(f, _structured(f, g, index, release)) for f in g.functions()]
     else:
         results = [(f, _unstructured(f, index, skip_registration)) for f in g.functions()]
     present = [(f, r) for f, r in results if r is not None]

@@ -14,6 +14,7 @@ import textwrap
 from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ...model.schema import SchemaKind
+from ...releases import DEFAULT, Release
 from ..api import structured
 from ..api.signatures import CppSignatureGroup, NativeSignature
 from ..api.translate import translate
@@ -61,16 +62,24 @@ def _set_output_body(key: dk.DispatchKey, kind: SchemaKind, maybe_create_proxy: 
     raise UnsupportedStructuredKind(f"{kind.name} structured operators are not supported")
 
 
-def _set_output_functions(key: dk.DispatchKey, kind: SchemaKind, parent: str, generate_super: bool) -> str:
-    super_call = f"{parent}::set_output_raw_strided(output_idx, sizes, strides, options);" if generate_super else ""
+def _set_output_functions(key: dk.DispatchKey, kind: SchemaKind, parent: str, generate_super: bool,
+                          release: Release) -> str:
+    names = release.structured_outputs_propagate_names
+    passed = ", names" if names else ""
+    super_call = f"{parent}::set_output_raw_strided(output_idx, sizes, strides, options{passed});" \
+        if generate_super else ""
+    propagate = """
+    if (!names.empty()) {
+      namedinference::propagate_names(outputs_[output_idx], names);
+    }""" if names else ""
 
     def one(name: str, maybe_create_proxy: bool) -> str:
         return f"""
 void set_output_{name}(
     int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
-    TensorOptions options
+    TensorOptions options{", DimnameList names" if names else ""}
 ) override {{
-{textwrap.indent(_set_output_body(key, kind, maybe_create_proxy), "    ")}
+{textwrap.indent(_set_output_body(key, kind, maybe_create_proxy), "    ")}{propagate}
     // super must happen after, so that downstream can use maybe_get_output
     // to retrieve the output
 {textwrap.indent(super_call, "    ")}
@@ -94,7 +103,7 @@ def _constructor(kind: SchemaKind, class_name: str, returns: int) -> str:
 
 
 def _class(f: NativeFunction, key: dk.DispatchKey, kind: SchemaKind, class_name: str, parent: str,
-           generate_super: bool) -> str:
+           generate_super: bool, release: Release) -> str:
     returns = len(f.func.returns)
     if kind is SchemaKind.functional:
         output_type, output_value, proxy_field = "Tensor", "outputs_[output_idx]", ""
@@ -106,7 +115,7 @@ def _class(f: NativeFunction, key: dk.DispatchKey, kind: SchemaKind, class_name:
     lines = (
         f"struct {class_name} final : public {parent} {{",
         textwrap.indent(_constructor(kind, class_name, returns), indent),
-        textwrap.indent(_set_output_functions(key, kind, parent, generate_super), indent),
+        textwrap.indent(_set_output_functions(key, kind, parent, generate_super, release), indent),
         "    const Tensor& maybe_get_output(int64_t output_idx) override {",
         f"      return {output_value};\n",
         "    }",
@@ -140,7 +149,8 @@ def _names(g: NativeFunctionsGroup, index: BackendIndex, kind: SchemaKind) -> tu
     return f"structured_{meta.kernel}_{kind.name}", f"{meta.cpp_namespace}::structured_{meta.kernel}"
 
 
-def compute_structured_wrapper(f: NativeFunction, g: NativeFunctionsGroup, index: BackendIndex) -> str | None:
+def compute_structured_wrapper(f: NativeFunction, g: NativeFunctionsGroup, index: BackendIndex,
+                               release: Release = DEFAULT) -> str | None:
     if not generates_structured(f, index):
         return None
     kind = f.func.kind()
@@ -192,7 +202,7 @@ def compute_structured_wrapper(f: NativeFunction, g: NativeFunctionsGroup, index
         outs = f.func.arguments.out
         result = outs[0].name if returns == 1 else f"std::forward_as_tuple({', '.join(a.name for a in outs)})"
     body.append(f"return {result};")
-    klass = _class(f, key, kind, class_name, parent, g.out.structured_inherits is not None)
+    klass = _class(f, key, kind, class_name, parent, g.out.structured_inherits is not None, release)
     body_text = "\n".join(body)
     return f"""\
 {klass}

@@ -15,6 +15,7 @@ from . import (
     tensor, ufunc,
 )
 from .context import GenContext
+from .native_aot import plan_native_aot_header, plan_native_aot_source
 
 
 def declarations_yaml(ctx: GenContext) -> str:
@@ -74,6 +75,7 @@ def plan_sources(ctx: GenContext, blocked: str | None) -> list[PlannedFile]:
     out.append(single(Manager.cpu, "RegisterBackendSelect.cpp",
                       None if blocked else lambda: backend_select.register_backend_select_cpp(ctx),
                       missing_reason=blocked or ""))
+    out += plan_native_aot_source(ctx, blocked)
     out.append(single(Manager.cpu, "RegisterSchema.cpp", None if blocked else lambda: schema.register_schema_cpp(ctx),
                       missing_reason=blocked or ""))
     if blocked:
@@ -112,6 +114,7 @@ def plan_headers(ctx: GenContext, blocked: str | None) -> list[PlannedFile]:
         cpu("RedispatchFunctions.h", lambda: functions.redispatch_functions_h(ctx)),
         cpu("RegistrationDeclarations.h", lambda: schema.registration_declarations_h(ctx)),
         single(Manager.cpu, "VmapGeneratedPlumbing.h", lambda: vmap_generated_plumbing_h(ctx.native_functions)),
+        *plan_native_aot_header(ctx, blocked),
         single(Manager.core, "aten_interned_strings.h", lambda: names.aten_interned_strings_h(ctx)),
         single(Manager.headeronly, "enum_tag.h", lambda: names.enum_tag_h(ctx)),
     ]

@@ -9,7 +9,8 @@ from ...model import dispatch as dk
 from ...model.codegen_rules import FUNCTIONS_KEYS
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup, NativeFunctionsViewGroup
 from ...model.native_yaml import NativeFunctions
-from ..options import CodegenOptions
+from ...releases import DEFAULT, Release
+from ..options import XPU_FAMILY_KEYS, CodegenOptions
 from ..selection import ALL_OPERATORS, Selection
 
 K = dk.K
@@ -54,6 +55,10 @@ class GenerateOptions:
     # install dir); --extend-aoti-c-shim: shims of out-of-tree ops, only for their own kernels.
     update_aoti_c_shim: bool = False
     extend_aoti_c_shim: bool = False
+    # The torch release whose gen.py is matched (detected from the inputs, or --torch-version).
+    release: Release = DEFAULT
+    # --native-aot-ops-dir (gen.py from torch 2.15): None for the checkout's torch/_native/ops, "" for none.
+    native_aot_ops_dir: str | None = None
 
     @property
     def with_mps(self) -> bool:
@@ -68,7 +73,7 @@ class GenerateOptions:
     @property
     def ignore_keys(self) -> frozenset[dk.DispatchKey]:
         """The dispatch keys left out of the model."""
-        return CodegenOptions(self.with_mps, self.with_xpu, self.mtia).ignore_keys
+        return CodegenOptions(self.with_mps, self.with_xpu, self.mtia, self.release).ignore_keys
 
     @property
     def headeronly_dir(self) -> str:
@@ -79,10 +84,15 @@ class GenerateOptions:
     @property
     def dispatch_keys(self) -> tuple[dk.DispatchKey, ...]:
         keys = [k for k in GEN_DISPATCH_KEYS if self.with_mps or k not in _MPS_KEYS]
-        keys = [k for k in keys if (self.with_xpu or k is not K["XPU"]) and (self.mtia or k is not K["MTIA"])]
+        keys = [k for k in keys if (self.with_xpu or k not in self._xpu_flag_keys) and (self.mtia or k is not K["MTIA"])]
         if self.backend_whitelist:
             keys = [k for k in keys if dk.is_generic_dispatch_key(k) or str(k) in self.backend_whitelist]
         return tuple(keys)
+
+    @property
+    def _xpu_flag_keys(self) -> frozenset[dk.DispatchKey]:
+        """The keys --xpu brings in."""
+        return XPU_FAMILY_KEYS if self.release.xpu_family_waits_for_flag else frozenset({K["XPU"]})
 
     @property
     def functions_keys(self) -> frozenset[dk.DispatchKey]:

@@ -7,7 +7,15 @@ import functools
 from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ...model.schema import OperatorName
-from ..dest.register_namespaced import KernelNamespaceError, certainly_no_pieces, group_pieces, kernel_namespace
+from ...releases import DEFAULT, Release
+from ..dest.native_declarations import key_export_macro
+from ..dest.register_namespaced import (
+    KernelNamespaceError,
+    certainly_no_pieces,
+    group_pieces,
+    kernel_namespace,
+    with_export_macro,
+)
 from ..plan import Env, PlanError, render, shard_envs
 from .context import GenContext
 from .native import namespace_prologue, namespaced_blocks
@@ -186,7 +194,7 @@ def group_definitions(ctx: GenContext, g: NativeFunction | NativeFunctionsGroup,
     if certainly_no_pieces(narrowed):
         return []
     block = _group_definitions(g, key, narrowed, ctx.options.skip_dispatcher_op_registration, template,
-                               unselected_of(ctx, g))
+                               unselected_of(ctx, g), ctx.options.release)
     return [block] if block else []
 
 
@@ -200,13 +208,13 @@ def unselected_of(ctx: GenContext, g: NativeFunction | NativeFunctionsGroup) -> 
 
 @functools.cache  # per group, key and template text: an edit elsewhere leaves it cached
 def _group_definitions(g: NativeFunction | NativeFunctionsGroup, key: dk.DispatchKey, index: BackendIndex,
-                       skip: bool, template: str, unselected: frozenset[OperatorName] = frozenset()
-                       ) -> str:
+                       skip: bool, template: str, unselected: frozenset[OperatorName] = frozenset(),
+                       release: Release = DEFAULT) -> str:
     try:
         namespace = kernel_namespace(g, index).replace("::native", "")
     except KernelNamespaceError as exc:
         raise PlanError(str(exc)) from exc
-    pieces = group_pieces(g, index, skip, unselected)
+    pieces = group_pieces(g, index, skip, unselected, release)
     if not pieces.namespaced_definitions:
         return ""
     prologue, epilogue = namespace_prologue(namespace, 2)
@@ -265,12 +273,15 @@ def dispatch_key_functions_h(ctx: GenContext, key: dk.DispatchKey) -> Env:
 
 def dispatch_key_functions_inl_h(ctx: GenContext, key: dk.DispatchKey) -> Env:
     index = ctx.backend_index(key)
+    macro = key_export_macro(key, ctx.options.release)
     by_namespace: dict[str, list[str]] = {}
     for g in ctx.groups:
         try:
             namespace = kernel_namespace(g, index).replace("native", str(key).lower())
         except KernelNamespaceError as exc:
             raise PlanError(str(exc)) from exc
-        by_namespace.setdefault(namespace, []).extend(group_pieces(g, narrow_index(index, g)).namespaced_declarations)
+        by_namespace.setdefault(namespace, []).extend(
+            with_export_macro(d, macro)
+            for d in group_pieces(g, narrow_index(index, g), release=ctx.options.release).namespaced_declarations)
     return {"DispatchKeyFunctions_inl_includes": [], "dispatch_namespace": str(key).lower(),
             "dispatch_namespaced_declarations": namespaced_blocks(by_namespace, 3, skip_empty=True)}

@@ -48,13 +48,15 @@ def functionalization_groups(ctx: GenContext) -> list[Grouped]:
 
 def register_functionalization_shards(ctx: GenContext) -> list[dict]:
     cia = ctx.backend_index(dk.CIA)
+    release = ctx.options.release
 
     def env(g: Grouped) -> dict[str, list[str]]:
         if not ctx.selection.include_all_operators:  # a selective (mobile) build has no functionalization kernels
             return {"ops_headers": op_headers(g), "func_definitions": [], "func_registrations": []}
         try:
-            return {"ops_headers": op_headers(g), "func_definitions": list(compute_functionalization_definitions(g)),
-                    "func_registrations": compute_functionalization_registrations(g, cia)}
+            return {"ops_headers": op_headers(g),
+                    "func_definitions": list(compute_functionalization_definitions(g, release)),
+                    "func_registrations": compute_functionalization_registrations(g, cia, release)}
         except FunctionalizationError as exc:
             raise PlanError(str(exc)) from exc
 
@@ -80,12 +82,13 @@ def _view_meta_groups(ctx: GenContext):
 
 def view_meta_classes_h(ctx: GenContext) -> Env:
     return _guard(lambda: {"view_meta_declarations": [
-        d for g in _view_meta_groups(ctx) for d in compute_view_meta_declarations(g)]})
+        d for g in _view_meta_groups(ctx) for d in compute_view_meta_declarations(g, ctx.options.release)]})
 
 
 def view_meta_classes_cpp(ctx: GenContext) -> Env:
     return _guard(lambda: {
-        "view_meta_implementations": [d for g in _view_meta_groups(ctx) for d in compute_view_meta_implementations(g)],
+        "view_meta_implementations": [d for g in _view_meta_groups(ctx)
+                                      for d in compute_view_meta_implementations(g, ctx.options.release)],
         "op_headers": [h for g in ctx.view_groups for h in op_headers(g)]})
 
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from ..dest.native_declarations import compute_meta_function_declaration, compute_native_function_declaration
+from ..dest.native_declarations import (
+    compute_meta_function_declaration,
+    compute_native_function_declaration,
+    merge_export_variants,
+)
 from ..dest.register_namespaced import DEFAULT_KERNEL_NAMESPACE
 from ..plan import Env, PlanError
 from .context import GenContext
@@ -43,7 +47,10 @@ def native_function_declarations(ctx: GenContext, groups=None) -> list[str]:
                 namespaces.add(namespace)
             if len(namespaces) > 1:
                 raise PlanError(f"Codegen only supports one namespace per operator, got {sorted(namespaces)}")
-            by_namespace.setdefault(namespace, []).extend(compute_native_function_declaration(g, index))
+            by_namespace.setdefault(namespace, []).extend(
+                compute_native_function_declaration(g, index, ctx.options.release))
+    if ctx.options.release.device_family_kernel_exports:
+        by_namespace = {namespace: merge_export_variants(decls) for namespace, decls in by_namespace.items()}
     return namespaced_blocks(by_namespace, 4, skip_empty=False)
 
 

@@ -16,8 +16,8 @@ from functools import cached_property
 from ...model import dispatch as dk
 from ...model.native_function import NativeFunction, NativeFunctionsGroup, Variant
 from ..dest.functions import compute_function, compute_operator_declaration
-from ..dest.native_declarations import compute_meta_function_declaration
-from ..dest.register_namespaced import group_pieces, has_pieces
+from ..dest.native_declarations import compute_meta_function_declaration, key_export_macro
+from ..dest.register_namespaced import group_pieces, has_pieces, with_export_macro
 from ..dest.static_dispatch import static_dispatch_ops_header
 from ..plan import Env, Manager, PlannedFile, single
 from .context import GenContext
@@ -77,7 +77,10 @@ def _native_h(ctx: GenContext, name: str, groups: tuple[Grouped, ...], is_struct
 
 def dispatch_declarations(ctx: GenContext, key: dk.DispatchKey, groups: tuple[Grouped, ...]) -> list[str]:
     index = ctx.backend_index(key)
-    return [d for g in groups for d in group_pieces(g, narrow_index(index, g)).namespaced_declarations]
+    macro = key_export_macro(key, ctx.options.release)
+    return [with_export_macro(d, macro)
+            for g in groups
+            for d in group_pieces(g, narrow_index(index, g), release=ctx.options.release).namespaced_declarations]
 
 
 def plan_ops_files(ctx: GenContext, roots: RootNames) -> list[PlannedFile]:

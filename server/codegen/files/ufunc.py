@@ -17,7 +17,7 @@ def ufunc_groups(ctx: GenContext) -> tuple[NativeFunctionsGroup, ...]:
 
 def _declarations(ctx: GenContext, g: NativeFunctionsGroup, key: dk.DispatchKey) -> Env:
     return {"meta_declaration": compute_meta_function_declaration(g),
-            "native_declaration": compute_native_function_declaration(g, ctx.backend_index(key))}
+            "native_declaration": compute_native_function_declaration(g, ctx.backend_index(key), ctx.options.release)}
 
 
 def ufunc_cpu_cpp(ctx: GenContext, g: NativeFunctionsGroup) -> Env:

@@ -18,6 +18,7 @@ from ...model.cpp_names import header_path_problem, qualified_name_problem
 from ..backend.run import (BackendResult, check_backend_files, invalid_native_result, load_native_for,
                            pasted_value_errors, read_impls, read_text)
 from ..backend.stubs import target_of
+from ...releases import DEFAULT, Release
 from ..inputs import InputError, InvalidInput, packaged_aten
 from ..plan import GeneratedFile, PlanError, render
 from ..writer import write_all
@@ -36,6 +37,7 @@ class LazyRunOptions:
     lazy: LazyOptions = field(default_factory=LazyOptions)
     native_functions: str | None = None
     templates: str | None = None
+    release: Release = DEFAULT
 
 
 LazyResult = BackendResult
@@ -56,10 +58,10 @@ def _read_header(path: str) -> str:
 
 
 def _load(options: LazyRunOptions, text: str) -> tuple[NativeSnapshot, tuple[str, frozenset[str]] | None]:
-    native, whole_text, tags = load_native_for(options.native_functions, text)
+    native, whole_text, tags = load_native_for(options.native_functions, text, options.release)
     whole = (whole_text, tags)
     if any(d.is_error for d in native.diagnostics):
-        native, whole = NativeParser().parse(*whole), None
+        native, whole = NativeParser(release=options.release).parse(*whole), None
     return native, whole
 
 
@@ -95,7 +97,7 @@ def generate_lazy(options: LazyRunOptions) -> LazyResult:
         return invalid_native_result(options.native_functions, native)
     snapshot, diagnostics = check_backend_files(options.source_yaml, text, native, impls)
     if whole is not None and snapshot.has_errors:
-        native = NativeParser().parse(*whole)  # did-you-mean needs every op name
+        native = NativeParser(release=options.release).parse(*whole)  # did-you-mean needs every op name
         snapshot, diagnostics = check_backend_files(options.source_yaml, text, native, impls)
     result = LazyResult(diagnostics=tuple(diagnostics), read=True)
     if result.has_errors or snapshot.resolved is None:

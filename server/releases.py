@@ -1,0 +1,324 @@
+"""The torch releases opgen knows, and what changed between them: one place, passed explicitly.
+
+Each torch release's torchgen is the reference for that release. A `Release` is a frozen profile of
+one release: every behaviour of torchgen that changed between the releases opgen knows is a field,
+named after what it does, with the release it starts or ends in. Rules, the model, the emitters and
+the template engine take the profile as a parameter; nothing else compares versions.
+
+`detect` finds the release the inputs belong to (a PyTorch checkout's version.txt, the torch beside a
+packaged torchgen) and `resolve` turns what was found, or `--torch-version` / opgen.torchVersion, into
+a profile and a note for a release newer or older than the ones known. docs/releases.md says how to
+add the next release.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, replace
+from enum import Enum
+
+from .diagnostics import Diagnostic, diag
+from .text import Span
+
+# The mutating ops gen.py's functionalization leaves alone (its MUTABLE_OPS_NOT_USING_FUNCTIONALIZATION,
+# apart from the op lists of grouping, which opgen keeps in model.generate): release facts.
+_SKIPPED_BY_FUNCTIONALIZATION_2_6 = frozenset({"record_stream", "resize_", "resize_as_", "_fill_mem_eff_dropout_mask_"})
+_SKIPPED_BY_FUNCTIONALIZATION_2_12 = _SKIPPED_BY_FUNCTIONALIZATION_2_6 | {"_flash_attention_forward_no_dropout_inplace"}
+_SKIPPED_BY_FUNCTIONALIZATION_2_15 = _SKIPPED_BY_FUNCTIONALIZATION_2_12 | {"_cudnn_attention_forward_no_dropout_inplace"}
+
+
+@dataclass(frozen=True, slots=True)
+class Release:
+    """One torch release's torchgen, as the behaviours that differ between the releases known."""
+
+    version: str  # the release the profile was checked against, e.g. "2.14.1"
+    # gen.py's output was compared file by file with this release's own (the conformance matrix).
+    generation_verified: bool
+    # opgen generate writes this release's gen.py files at all (before 2.9 functionalization had no ViewMeta
+    # classes, which opgen does not write the older way).
+    generates: bool
+
+    # ---- reading native_functions.yaml
+    # Dimname / Dimname[] / Dimname? (named tensors) are types of func: schemas; until 2.12.
+    named_tensor_types: bool
+    # use_const_ref_for_mutable_tensors on an out= function is refused; from 2.7.
+    refuses_const_ref_mutable_out: bool
+    # _philox_* ops (random by name) need no nondeterministic_seeded tag: their key decides; from 2.15.
+    philox_ops_need_no_seeded_tag: bool
+    # Mutating ops functionalization leaves alone (so in no group they are not an error).
+    skipped_by_functionalization: frozenset[str]
+    # Generated out= / in-place variants (added to the model) get the tags out / inplace; from 2.13.
+    generated_variants_tagged_by_kind: bool
+
+    # ---- gen.py
+    # Functionalization registers view ops with a CompositeImplicitAutograd kernel too (to that kernel); from 2.10.
+    functionalization_registers_composite_views: bool
+    # Structured kernels' set_output_* take the output's DimnameList and propagate the names; until 2.12.
+    structured_outputs_propagate_names: bool
+    # Without --xpu, every XPU-family key (SparseXPU, SparseCsrXPU, NestedTensorXPU) is left out, not
+    # XPU alone; from 2.14.
+    xpu_family_waits_for_flag: bool
+    # Structured XPU kernels are declared `struct TORCH_XPU_API structured_...`; until 2.13.
+    structured_xpu_kernels_export_xpu: bool
+    # Kernel declarations of CUDA-family keys say TORCH_CUDA_CPP_API and of XPU-family keys TORCH_XPU_API,
+    # and declarations that differ only in that macro are merged; from 2.15.
+    device_family_kernel_exports: bool
+    # ... except these CUDA-family kernels, defined in torch_cpu (TORCH_API); gen.py fails when one of them
+    # is registered to no CUDA-family key.
+    cuda_kernels_in_torch_cpu: frozenset[str]
+    # Owning C++ types (ViewMeta classes' members) hold Tensor and Scalar by value; from 2.14.
+    owning_types_hold_tensors_by_value: bool
+    # gen.py writes NativeAotStubs.h and NativeAotStubs.cpp (native-AOT kernels); from 2.15.
+    writes_native_aot_stubs: bool
+    # ViewMeta replays of split / split_with_sizes / unbind build the one output asked for; from 2.15.
+    single_output_view_replay: bool
+    # Cumulative out= ops whose functionalized call keeps the out tensor's dtype when none is given
+    # (from 2.12; the dimname overloads only in 2.12).
+    cumulative_out_ops: frozenset[str]
+
+    @property
+    def series(self) -> str:
+        """X.Y: the profile serves every patch release of it."""
+        return ".".join(self.version.split(".")[:2])
+
+    def __str__(self) -> str:
+        return f"torch {self.series}"
+
+
+_R2_13 = Release(
+    version="2.13.0", generation_verified=True, generates=True,
+    named_tensor_types=False, refuses_const_ref_mutable_out=True, philox_ops_need_no_seeded_tag=False,
+    skipped_by_functionalization=_SKIPPED_BY_FUNCTIONALIZATION_2_12, generated_variants_tagged_by_kind=True,
+    functionalization_registers_composite_views=True,
+    structured_outputs_propagate_names=False,
+    xpu_family_waits_for_flag=False, structured_xpu_kernels_export_xpu=True, device_family_kernel_exports=False,
+    cuda_kernels_in_torch_cpu=frozenset(),
+    owning_types_hold_tensors_by_value=False, writes_native_aot_stubs=False, single_output_view_replay=False,
+    cumulative_out_ops=frozenset({"cumsum.out", "cumprod.out"}),
+)
+_R2_12 = replace(_R2_13, version="2.12.1", generation_verified=False, named_tensor_types=True,
+                 generated_variants_tagged_by_kind=False, structured_outputs_propagate_names=True,
+                 cumulative_out_ops=_R2_13.cumulative_out_ops | {"cumsum.dimname_out", "cumprod.dimname_out"})
+_R2_11 = replace(_R2_12, version="2.11.0", skipped_by_functionalization=_SKIPPED_BY_FUNCTIONALIZATION_2_6,
+                 cumulative_out_ops=frozenset())
+_R2_10 = replace(_R2_11, version="2.10.0")
+_R2_9 = replace(_R2_10, version="2.9.1", functionalization_registers_composite_views=False)
+_R2_7 = replace(_R2_9, version="2.7.1", generates=False)
+_R2_14 = replace(_R2_13, version="2.14.1", xpu_family_waits_for_flag=True, structured_xpu_kernels_export_xpu=False,
+                 owning_types_hold_tensors_by_value=True)
+_R2_15 = replace(_R2_14, version="2.15.0", philox_ops_need_no_seeded_tag=True,
+                 skipped_by_functionalization=_SKIPPED_BY_FUNCTIONALIZATION_2_15, device_family_kernel_exports=True,
+                 cuda_kernels_in_torch_cpu=frozenset({
+                     "count_nonzero_cuda", "log_sigmoid_backward_cuda", "log_sigmoid_backward_cuda_out",
+                     "triton_multi_head_attention", "NestedTensor_softmax_dropout_cuda", "masked_fill__quantized_cuda",
+                     "_index_put_impl_quantized_cuda_"}),
+                 writes_native_aot_stubs=True, single_output_view_replay=True)
+
+# Every release known, oldest first.
+RELEASES: tuple[Release, ...] = (
+    replace(_R2_7, version="2.6.0", refuses_const_ref_mutable_out=False),
+    _R2_7,
+    replace(_R2_7, version="2.8.0"),
+    _R2_9,
+    _R2_10,
+    _R2_11,
+    _R2_12,
+    _R2_13,
+    _R2_14,
+    _R2_15,
+)
+# What opgen uses when nothing names a release (the reference it was first held to).
+DEFAULT = _R2_13
+NEWEST = RELEASES[-1]
+OLDEST = RELEASES[0]
+_BY_SERIES = {r.series: r for r in RELEASES}
+
+
+def known_range() -> str:
+    return f"{OLDEST.series} to {NEWEST.series}"
+
+
+# ---------------------------------------------------------------- versions
+
+_VERSION = re.compile(r"\s*(\d+)\.(\d+)(?:\.(\d+))?([A-Za-z0-9.+_-]*)\s*\Z")
+
+
+def parse_version(text: str) -> tuple[int, int] | None:
+    """(major, minor) of '2.14.1', '2.16.0a0', '2.15.0+cu132'; None when it is not a version."""
+    m = _VERSION.match(text)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def _key(release: Release) -> tuple[int, int]:
+    return parse_version(release.version)  # type: ignore[return-value]
+
+
+class Fit(Enum):
+    KNOWN = "known"
+    NEWER = "newer"  # newer than the newest profile: that profile, with a warning
+    OLDER = "older"  # older than the oldest: not supported
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """The profile to use, and how it was chosen."""
+
+    release: Release
+    fit: Fit
+    found: str  # the version as found or given ("2.16.0a0"); "" when nothing named one
+    source: str  # where: "version.txt of ROOT", "--torch-version", "default", ...
+
+    @property
+    def note(self) -> str | None:
+        """One line for a release other than a known one; None when the release is known."""
+        if self.fit is Fit.NEWER:
+            return (f"torch {self.found} ({self.source}) is newer than the releases opgen knows "
+                    f"({known_range()}): checked and generated as torch {NEWEST.series}")
+        if self.fit is Fit.OLDER:
+            return (f"torch {self.found} ({self.source}) is older than the releases opgen knows ({known_range()}); "
+                    "pass --torch-version to choose one")
+        return None
+
+    @property
+    def label(self) -> str:
+        """How the release is shown: 'torch 2.14 (version.txt of /src/pytorch)'."""
+        shown = f"torch {self.found}" if self.found else str(self.release)
+        return f"{shown} ({self.source})"
+
+
+def resolve(version: str, source: str) -> Resolved | None:
+    """The profile for a version string; None when `version` is not one."""
+    key = parse_version(version)
+    if key is None:
+        return None
+    exact = _BY_SERIES.get(f"{key[0]}.{key[1]}")
+    if exact is not None:
+        return Resolved(exact, Fit.KNOWN, version.strip(), source)
+    if key > _key(NEWEST):
+        return Resolved(NEWEST, Fit.NEWER, version.strip(), source)
+    return Resolved(OLDEST, Fit.OLDER, version.strip(), source)
+
+
+def default_resolved() -> Resolved:
+    return Resolved(DEFAULT, Fit.KNOWN, "", "default")
+
+
+# ---------------------------------------------------------------- detection
+
+_PY_VERSION = re.compile(r"""^__version__\s*=\s*['"]([^'"]+)['"]""", re.M)
+
+
+def _read_small(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read(4096)
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _checkout_version(folder: str) -> tuple[str, str] | None:
+    """A PyTorch checkout's release: version.txt at the root above aten/src/ATen."""
+    if not os.path.isdir(os.path.join(folder, "aten", "src", "ATen")):
+        return None
+    text = _read_small(os.path.join(folder, "version.txt"))
+    return (text.strip(), f"version.txt of {folder}") if text and parse_version(text) else None
+
+
+def _packaged_version(folder: str) -> tuple[str, str] | None:
+    """A packaged torchgen's release: torch/version.py beside the torchgen folder holding packaged/ATen."""
+    if not os.path.isdir(os.path.join(folder, "torchgen", "packaged", "ATen")):
+        return None
+    path = os.path.join(folder, "torch", "version.py")
+    m = _PY_VERSION.search(_read_small(path) or "")
+    return (m.group(1), f"{path}") if m and parse_version(m.group(1)) else None
+
+
+def detect(path: str) -> tuple[str, str] | None:
+    """(version, where it was read) of the torch release a native_functions.yaml (or its folder) belongs
+    to, looking upwards from it; None when nothing says."""
+    folder = os.path.abspath(path if os.path.isdir(path) else os.path.dirname(path) or ".")
+    while True:
+        found = _checkout_version(folder) or _packaged_version(folder)
+        if found is not None:
+            return found
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def resolve_for(path: str | None, override: str | None = None) -> Resolved:
+    """The profile for inputs at `path`: the override (`--torch-version`, opgen.torchVersion) if given,
+    else the release detected from the path, else the default. An override that is no version is
+    the caller's to refuse (see `resolve`)."""
+    if override:
+        given = resolve(override, "--torch-version")
+        if given is not None:
+            return given
+    found = detect(path) if path else None
+    if found is not None:
+        resolved = resolve(*found)
+        if resolved is not None:
+            return resolved
+    return default_resolved()
+
+
+def release_diagnostics(resolved: Resolved) -> tuple[Diagnostic, ...]:
+    """What a native_functions.yaml of a release other than a known one gets on its first line: OPG950
+    (information: checked as the newest) or OPG951 (an error: older releases are not checked)."""
+    note = resolved.note
+    if note is None:
+        return ()
+    return (diag("OPG950" if resolved.fit is Fit.NEWER else "OPG951", Span.point(0, 0), note),)
+
+
+# ---------------------------------------------------------------- operators across releases
+
+def _events(op: str) -> list[tuple[Release, str]]:
+    """(release, "added" / "removed" / "changed") for an op name.overload, oldest first."""
+    from .release_ops import CHANGES  # noqa: PLC0415  (a table, only read for migration notes)
+
+    out = []
+    for release in RELEASES[1:]:
+        added, removed, changed = CHANGES.get(release.version, ((), (), ()))
+        for kind, names in (("added", added), ("removed", removed), ("changed", changed)):
+            if op in names:
+                out.append((release, kind))
+    return out
+
+
+def _previous(release: Release) -> Release:
+    return RELEASES[max(RELEASES.index(release) - 1, 0)]
+
+
+def migration_note(op: str, release: Release) -> str | None:
+    """Why `release` lacks the op `op` (name.overload) another known release has: "'cholesky' was removed in
+    torch 2.14 (torch 2.13 has it)"; None when no known release has it."""
+    events = [(r, kind) for r, kind in _events(op) if kind != "changed"]
+    if not events:
+        return None
+    at = RELEASES.index(release)
+    removed = [r for r, kind in events if kind == "removed" and RELEASES.index(r) <= at]
+    if removed:
+        gone = removed[-1]
+        return f"'{op}' was removed in {gone} ({_previous(gone)} has it); this is {release}"
+    added = [r for r, kind in events if kind == "added" and RELEASES.index(r) > at]
+    if added:
+        return f"'{op}' was added in {added[0]}; this is {release}"
+    return None
+
+
+def schema_change_note(op: str, release: Release) -> str | None:
+    """"the schema of 'op' changed in torch 2.14", for the latest change up to `release` (the release an
+    older backend or kernel may have been written against); None when it never changed."""
+    at = RELEASES.index(release)
+    changed = [r for r, kind in _events(op) if kind == "changed" and RELEASES.index(r) <= at]
+    if not changed:
+        return None
+    return f"the schema of '{op}' changed in {changed[-1]} (from {_previous(changed[-1])}'s)"
+
+
+def versions_text() -> str:
+    """For `opgen --version`: every release known."""
+    return ", ".join(r.version for r in RELEASES)

@@ -1,0 +1,276 @@
+"""The release matrix: opgen against each torch release's own torchgen, on that release's own inputs.
+
+For every release opgen knows (server/releases.py), tools/torchgen_release.py brings that release's
+torchgen (the wheel's torchgen/ folder) into the cache; the test runs it and opgen on the same input,
+in one test, and compares:
+
+- check verdicts: the release's native_functions.yaml + tags.yaml (no error from either), and the
+  mutations of test_mutations.py applied to that yaml (opgen errs iff the release's torchgen rejects,
+  and then on the mutated entry);
+- gen.py's files, plain, --per-operator-headers and --xpu, byte for byte (releases whose generation
+  is verified; 2.13 is the rest of tests/conformance);
+- gen_backend_stubs over the corpus (verdicts, and the files of every yaml the release accepts);
+- gen_lazy_tensor on torch_xla's yaml (less the ops the release lacks), TorchScript settings, with the
+  release's own shape-inference header.
+
+A release that cannot be fetched (no network, no disk) is skipped with the reason. Marked `versions`
+(and `slow`): CI runs it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from conftest import CORPUS, ROOT
+from file_trees import files_under, first_difference
+from opgen_lsp.cli import main
+from opgen_lsp.index.native import NativeParser, TagsParser
+from opgen_lsp.releases import RELEASES, Release, migration_note
+
+from .mutations import Mutated
+from .test_mutations import MUTATIONS
+
+pytestmark = [pytest.mark.versions, pytest.mark.slow]
+
+ORACLE = Path(__file__).with_name("release_oracle.py")
+VERSIONS = [r.version for r in RELEASES]
+# 2.13.0 is what the rest of tests/conformance compares with (installed torch); the matrix adds the others.
+GENERATED = [r.version for r in RELEASES if r.generation_verified and r.version != "2.13.0"]
+# The mutations, for the releases opgen generates for; a sample (every FEW-th) for the others, for CI time.
+FEW = 8
+
+
+@cache
+def _fetcher():
+    spec = importlib.util.spec_from_file_location("torchgen_release", ROOT / "tools" / "torchgen_release.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+@cache
+def _obtain(version: str) -> tuple[Path | None, str]:
+    try:
+        return _fetcher().obtain(version), ""
+    except (RuntimeError, OSError) as exc:
+        return None, str(exc)
+
+
+def release_folder(version: str) -> Path:
+    """The release's cache folder (torchgen/, torch/version.py, ...); skips the test when it cannot be had."""
+    folder, why = _obtain(version)
+    if folder is None:
+        pytest.skip(f"torch {version}'s torchgen cannot be had ({why}); get it with "
+                    f"python3 tools/torchgen_release.py {version}")
+    return folder
+
+
+def release(version: str) -> Release:
+    return next(r for r in RELEASES if r.version == version)
+
+
+def _aten(folder: Path) -> Path:
+    return folder / "torchgen" / "packaged" / "ATen"
+
+
+def _torchgen(folder: Path, module: str, args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(folder)}
+    return subprocess.run([sys.executable, "-m", module, *args], cwd=cwd, env=env, capture_output=True, text=True)
+
+
+def _pytorch_shaped(folder: Path, root: Path) -> Path:
+    """Trees shaped like a PyTorch checkout around the release's torchgen, for the tools that look for
+    aten/src/ATen (its packaged ATen) near torchgen: beside it (gen_backend_stubs before 2.12) and one
+    folder up (gen_lazy_tensor). root/lib/torchgen; returns root/lib, the folder to put on PYTHONPATH."""
+    (root / "lib").mkdir(parents=True)
+    (root / "lib" / "torchgen").symlink_to(folder / "torchgen")
+    for base in (root, root / "lib"):
+        (base / "aten" / "src").mkdir(parents=True)
+        (base / "aten" / "src" / "ATen").symlink_to(_aten(folder))
+    return root / "lib"
+
+
+def verdicts(folder: Path, tags: Path, natives: list[Path]) -> list[str | None]:
+    """The release's torchgen on each native_functions.yaml: None (accepted) or what it raised."""
+    env = {**os.environ, "PYTHONPATH": str(folder)}
+    done = subprocess.run([sys.executable, str(ORACLE), str(tags), *map(str, natives)], env=env,
+                          capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
+def opgen_errors(version: str, text: str, tags: frozenset[str], parser: NativeParser | None = None) -> list:
+    parser = parser or NativeParser(release=release(version))
+    return [d for d in parser.parse(text, tags).diagnostics if d.is_error]
+
+
+# ---------------------------------------------------------------- check verdicts
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_the_release_yaml_is_clean_for_both(version: str) -> None:
+    folder = release_folder(version)
+    native = _aten(folder) / "native"
+    assert verdicts(folder, native / "tags.yaml", [native / "native_functions.yaml"]) == [None]
+    tags = TagsParser().parse((native / "tags.yaml").read_text()).names
+    errors = opgen_errors(version, (native / "native_functions.yaml").read_text(), tags)
+    assert errors == [], "\n".join(f"{d.span.start_line + 1}: {d.code} {d.message}" for d in errors[:10])
+
+
+def _applicable(original: str, every: int) -> list[tuple[str, Mutated]]:
+    """The mutations (every `every`-th) that apply to this release's yaml (an edit whose target text
+    differs in this release does not)."""
+    out = []
+    for mutation in MUTATIONS[::every]:
+        try:
+            mutated = mutation.apply(original)
+        except (AssertionError, LookupError, ValueError):
+            continue
+        if mutated.text != original:
+            out.append((mutation.id, mutated))
+    return out
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_mutations_agree_with_the_release(version: str, tmp_path: Path) -> None:
+    folder = release_folder(version)
+    native = _aten(folder) / "native"
+    original = (native / "native_functions.yaml").read_text()
+    every = 1 if version in GENERATED else FEW
+    mutations = _applicable(original, every)
+    assert len(mutations) >= len(MUTATIONS[::every]) * 3 // 4, "most mutations should apply to every release"
+    files = []
+    for i, (_, mutated) in enumerate(mutations):
+        path = tmp_path / f"m{i}" / "native_functions.yaml"
+        path.parent.mkdir()
+        path.write_text(mutated.text)
+        files.append(path)
+    theirs = verdicts(folder, native / "tags.yaml", files)
+    tags = TagsParser().parse((native / "tags.yaml").read_text()).names
+    parser = NativeParser(release=release(version))
+    disagreements = []
+    for (name, mutated), said in zip(mutations, theirs):
+        errors = opgen_errors(version, mutated.text, tags, parser)
+        if bool(errors) != (said is not None):
+            disagreements.append(f"{name}: torchgen {said or 'accepts'}; opgen {[d.code for d in errors]}")
+        elif said is not None and not any(mutated.first <= d.span.start_line <= mutated.last for d in errors):
+            disagreements.append(f"{name}: no opgen error on the mutated entry ({[d.code for d in errors]})")
+    assert disagreements == [], "\n".join(disagreements)
+
+
+# ---------------------------------------------------------------- gen.py
+
+LAYOUTS = {"plain": [], "per-operator": ["--per-operator-headers"], "xpu": ["--xpu"]}
+# Releases whose generation is not verified in every layout yet, but whose plain layout is compared, with
+# the files opgen does not write for them (2.12's aoti/fallback_ops.py is in a format opgen does not read).
+PLAIN_ONLY = {"2.9.1": set(), "2.10.0": set(), "2.11.0": set(),
+              "2.12.1": {"aoti/c_shim_aten.cpp", "aoti/c_shim_cpu.cpp", "aoti/c_shim_cuda.cpp"}}
+GENERATE_CASES = [(v, layout) for v in GENERATED for layout in sorted(LAYOUTS)] + \
+    [(v, "plain") for v in PLAIN_ONLY]
+
+
+@pytest.mark.parametrize("version,layout", GENERATE_CASES)
+def test_generate_is_byte_identical(version: str, layout: str, tmp_path: Path) -> None:
+    folder = release_folder(version)
+    aten = str(_aten(folder))
+    # gen.py before 2.12 has no --headeronly-install-dir (enum_tag.h goes to <install dir>/core).
+    headeronly = "--headeronly-install-dir" in (folder / "torchgen" / "gen.py").read_text()
+    outputs = {}
+    for tool in ("torchgen", "opgen"):
+        root = tmp_path / tool
+        root.mkdir()
+        args = ["-s", aten, "-d", str(root / "aten"), "--aoti-install-dir", str(root / "aoti"), *LAYOUTS[layout]]
+        if headeronly:
+            args += ["--headeronly-install-dir", str(root / "headeronly")]
+        if tool == "torchgen":
+            done = _torchgen(folder, "torchgen.gen", args, root)
+            assert done.returncode == 0, done.stderr[-2000:]
+        else:
+            assert main(["generate", *args, "--implemented-only"]) == 0
+        outputs[tool] = files_under(root)
+    expected, got = outputs["torchgen"], outputs["opgen"]
+    assert set(expected) - set(got) == PLAIN_ONLY.get(version, set()), "files opgen does not write"
+    assert set(got) <= set(expected), f"files gen.py does not write: {sorted(set(got) - set(expected))}"
+    expected = {name: data for name, data in expected.items() if name in got}
+    different = [name for name in expected if got[name] != expected[name]]
+    assert different == [], f"{len(different)} differ; {different[0]}: " \
+                            f"{first_difference(expected[different[0]], got[different[0]])}"
+
+
+# ---------------------------------------------------------------- gen_backend_stubs over the corpus
+
+# The shared corpus (OPGEN_CORPUS overrides where it is, e.g. when testing from another worktree).
+CORPUS_DIR = Path(os.environ.get("OPGEN_CORPUS") or CORPUS)
+CORPUS_YAMLS = sorted(CORPUS_DIR.glob("*.yaml"))
+
+
+@pytest.mark.parametrize("version", GENERATED + list(PLAIN_ONLY))
+def test_backend_corpus_agrees(version: str, tmp_path: Path, monkeypatch) -> None:
+    folder = release_folder(version)
+    if not CORPUS_YAMLS:
+        pytest.skip(f"the shared corpus is not at {CORPUS_DIR}")
+    native = _aten(folder) / "native" / "native_functions.yaml"
+    templates = _aten(folder) / "templates"
+    oracle = _pytorch_shaped(folder, tmp_path / "oracle")  # gen_backend_stubs before 2.12 reads ../aten/src/ATen
+    disagreements, accepted = [], 0
+    for source in CORPUS_YAMLS:
+        ref, ours = tmp_path / source.stem / "torchgen", tmp_path / source.stem / "opgen"
+        ref.mkdir(parents=True)
+        ours.mkdir()
+        done = _torchgen(oracle, "torchgen.gen_backend_stubs", ["-s", str(source), "-o", "out"], ref)
+        monkeypatch.chdir(ours)
+        code = main(["generate-backend", "-s", str(source), "-o", "out", "--native-functions", str(native),
+                     "--templates", str(templates)])
+        if (done.returncode == 0) != (code == 0):
+            disagreements.append(f"{source.name}: torchgen {done.returncode}, opgen {code}")
+        elif code == 0:
+            accepted += 1
+            expected, got = files_under(ref / "out"), files_under(ours / "out")
+            if got != expected:
+                disagreements.append(f"{source.name}: files differ ({sorted(set(got) ^ set(expected))})")
+    assert disagreements == [], "\n".join(disagreements)
+    assert accepted >= 4, "the corpus should hold yamls every release accepts"
+
+
+# ---------------------------------------------------------------- gen_lazy_tensor on torch_xla's yaml
+
+def _fit_to(yaml_text: str, r: Release) -> str:
+    """torch_xla's yaml less the ops `r` lacks (its own copy would not list them either)."""
+    kept = [line for line in yaml_text.splitlines(keepends=True)
+            if not ((m := re.match(r"\s*- ([A-Za-z0-9_.]+)\s*$", line)) and migration_note(m.group(1), r))]
+    return "".join(kept)
+
+
+@pytest.mark.parametrize("version", GENERATED)
+def test_lazy_xla_is_byte_identical(version: str, tmp_path: Path, monkeypatch) -> None:
+    folder = release_folder(version)
+    xla = CORPUS_DIR / "pytorch-xla__xla_native_functions.yaml"
+    if not xla.exists():
+        pytest.skip(f"the shared corpus is not at {CORPUS_DIR}")
+    source = tmp_path / "xla_native_functions.yaml"
+    source.write_text(_fit_to(xla.read_text(), release(version)))
+    header = folder / "torch" / "include" / "torch" / "csrc" / "lazy" / "core" / "shape_inference.h"
+    # gen_lazy_tensor finds native_functions.yaml and the templates at <its file>/../../aten/src/ATen.
+    oracle = _pytorch_shaped(folder, tmp_path / "oracle")
+    args = ["-s", str(source), "-o", "out", "--gen-ts-lowerings", "--node-base", "TsNode",
+            "--node-base-hdr", "torch/csrc/lazy/ts_backend/ts_node.h", "--shape-inference-hdr", str(header)]
+    ref, ours = tmp_path / "torchgen", tmp_path / "opgen"
+    ref.mkdir()
+    ours.mkdir()
+    done = _torchgen(oracle, "torchgen.gen_lazy_tensor", args, ref)
+    assert done.returncode == 0, done.stderr[-2000:]
+    monkeypatch.chdir(ours)
+    native = _aten(folder) / "native" / "native_functions.yaml"
+    assert main(["generate-lazy", *args, "--native-functions", str(native),
+                 "--templates", str(_aten(folder) / "templates")]) == 0
+    expected, got = files_under(ref / "out"), files_under(ours / "out")
+    assert sorted(got) == sorted(expected)
+    for name in expected:
+        assert got[name] == expected[name], f"{name} differs at {first_difference(expected[name], got[name])}"

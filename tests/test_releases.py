@@ -1,0 +1,254 @@
+"""Release profiles: detection, resolution, the per-release rules, migration notes (no torch needed).
+
+The per-release behaviour is compared with each release's own torchgen in
+tests/conformance/test_release_matrix.py; these tests pin down opgen's side on small inputs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from opgen_lsp.cli import main
+from opgen_lsp.index.native import NativeParser
+from opgen_lsp.lsp.config import parse_settings
+from opgen_lsp.release_ops import CHANGES
+from opgen_lsp.releases import (
+    DEFAULT,
+    NEWEST,
+    OLDEST,
+    RELEASES,
+    Fit,
+    detect,
+    migration_note,
+    parse_version,
+    release_diagnostics,
+    resolve,
+    resolve_for,
+    schema_change_note,
+)
+
+
+def by_series(series: str):
+    return next(r for r in RELEASES if r.series == series)
+
+
+# ---------------------------------------------------------------- the profiles
+
+def test_releases_are_known_oldest_first_one_per_series() -> None:
+    keys = [parse_version(r.version) for r in RELEASES]
+    assert keys == sorted(keys) and len({r.series for r in RELEASES}) == len(RELEASES)
+    assert (OLDEST.series, NEWEST.series, DEFAULT.series) == ("2.6", "2.15", "2.13")
+
+
+def test_the_migration_table_covers_every_release_after_the_first() -> None:
+    assert sorted(CHANGES, key=parse_version) == [r.version for r in RELEASES[1:]]
+
+
+@pytest.mark.parametrize("text,key", [("2.14.1", (2, 14)), ("2.16.0a0", (2, 16)), ("2.15.0+cu132", (2, 15)),
+                                      (" 2.6\n", (2, 6)), ("two", None), ("2", None), ("", None)])
+def test_parse_version(text: str, key) -> None:
+    assert parse_version(text) == key
+
+
+def test_resolve_known_newer_older() -> None:
+    known = resolve("2.14.1", "test")
+    assert (known.release.series, known.fit, known.note) == ("2.14", Fit.KNOWN, None)
+    newer = resolve("2.16.0a0", "version.txt of /src")
+    assert newer.release is NEWEST and newer.fit is Fit.NEWER
+    assert "2.16.0a0" in newer.note and "newer" in newer.note and "2.6 to 2.15" in newer.note
+    older = resolve("2.4.0", "test")
+    assert older.fit is Fit.OLDER and "older" in older.note and "2.6 to 2.15" in older.note
+    assert resolve("nonsense", "test") is None
+
+
+def test_release_diagnostics_on_line_one() -> None:
+    (newer,) = release_diagnostics(resolve("2.16.0a0", "x"))
+    assert (newer.code, newer.severity.label, newer.span.start_line) == ("OPG950", "information", 0)
+    (older,) = release_diagnostics(resolve("2.5.1", "x"))
+    assert (older.code, older.is_error) == ("OPG951", True)
+    assert release_diagnostics(resolve("2.15.0", "x")) == ()
+
+
+# ---------------------------------------------------------------- detection
+
+def _checkout(root: Path, version: str) -> Path:
+    native = root / "aten" / "src" / "ATen" / "native"
+    native.mkdir(parents=True)
+    (root / "version.txt").write_text(version + "\n")
+    (native / "native_functions.yaml").write_text("")
+    return native / "native_functions.yaml"
+
+
+def test_detect_a_checkout_by_its_version_txt(tmp_path: Path) -> None:
+    path = _checkout(tmp_path / "pytorch", "2.16.0a0")
+    assert detect(str(path)) == ("2.16.0a0", f"version.txt of {tmp_path / 'pytorch'}")
+    assert resolve_for(str(path)).fit is Fit.NEWER
+
+
+def test_detect_a_packaged_torchgen_by_the_torch_beside_it(tmp_path: Path) -> None:
+    native = tmp_path / "site" / "torchgen" / "packaged" / "ATen" / "native"
+    native.mkdir(parents=True)
+    (tmp_path / "site" / "torch").mkdir()
+    (tmp_path / "site" / "torch" / "version.py").write_text("__version__ = '2.14.1+cu130'\ndebug = False\n")
+    found = resolve_for(str(native / "native_functions.yaml"))
+    assert (found.release.series, found.found, found.fit) == ("2.14", "2.14.1+cu130", Fit.KNOWN)
+
+
+def test_nothing_says_gives_the_default_and_the_override_wins(tmp_path: Path) -> None:
+    (tmp_path / "native_functions.yaml").write_text("")
+    assert resolve_for(str(tmp_path / "native_functions.yaml")).release is DEFAULT
+    path = _checkout(tmp_path / "pytorch", "2.12.0")
+    assert resolve_for(str(path)).release.series == "2.12"
+    forced = resolve_for(str(path), "2.15")
+    assert (forced.release.series, forced.source) == ("2.15", "--torch-version")
+
+
+def test_a_version_txt_without_aten_is_not_a_checkout(tmp_path: Path) -> None:
+    (tmp_path / "version.txt").write_text("2.14.0\n")
+    (tmp_path / "native_functions.yaml").write_text("")
+    assert detect(str(tmp_path / "native_functions.yaml")) is None
+
+
+# ---------------------------------------------------------------- rules that differ per release
+
+def _errors(text: str, series: str, tags=frozenset()) -> list[str]:
+    snapshot = NativeParser(release=by_series(series)).parse(text, frozenset(tags))
+    return [d.code for d in snapshot.diagnostics if d.is_error]
+
+
+NAMED = ("- func: sum_names(Tensor self, Dimname[1] dim, bool keepdim=False) -> Tensor\n"
+         "  variants: function\n  dispatch:\n    CPU: sum_names_cpu\n")
+
+
+def test_named_tensor_types_end_with_2_12() -> None:
+    assert _errors(NAMED, "2.12") == []
+    assert _errors(NAMED, "2.6") == []
+    assert _errors(NAMED, "2.13") == ["OPG203"]
+    snapshot = NativeParser(release=by_series("2.14")).parse(NAMED, frozenset())
+    (d,) = [d for d in snapshot.diagnostics if d.is_error]
+    assert "Dimname" in d.message and "torch 2.14" in d.message
+    assert NAMED.splitlines()[0][d.span.start_col:d.span.end_col] == "Dimname[1]"
+
+
+CONST_REF_OUT = ("- func: probe.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n"
+                 "  use_const_ref_for_mutable_tensors: True\n  variants: function\n"
+                 "  dispatch:\n    CPU: probe_out\n")
+
+
+def test_const_ref_mutable_out_is_refused_from_2_7() -> None:
+    assert "OPG120" not in _errors(CONST_REF_OUT, "2.6")
+    assert "OPG120" in _errors(CONST_REF_OUT, "2.7")
+
+
+PHILOX = ("- func: _philox_randint_probe(Tensor key, int low, int high) -> Tensor\n"
+          "  variants: function\n  dispatch:\n    CPU: philox_probe\n")
+
+
+def test_philox_ops_need_no_seeded_tag_from_2_15() -> None:
+    assert _errors(PHILOX, "2.14") == ["OPG122"]
+    assert _errors(PHILOX, "2.15") == []
+
+
+CUDNN_INPLACE = ("- func: _cudnn_attention_forward_no_dropout_inplace(Tensor(a!) out, Tensor query) -> Tensor lse\n"
+                 "  variants: function\n  dispatch:\n    CUDA: cudnn_probe\n  tags: nondeterministic_seeded\n")
+SEEDED = {"nondeterministic_seeded"}
+
+
+def test_functionalization_skips_a_listed_op_from_2_15() -> None:
+    assert _errors(CUDNN_INPLACE, "2.14", SEEDED) == ["OPG309"]
+    assert _errors(CUDNN_INPLACE, "2.15", SEEDED) == []
+
+
+def test_xpu_family_waits_for_the_flag_from_2_14() -> None:
+    from opgen_lsp.codegen.options import CodegenOptions
+    from opgen_lsp.model.dispatch import K
+
+    assert K["SparseXPU"] not in CodegenOptions(release=by_series("2.13")).ignore_keys
+    assert K["SparseXPU"] in CodegenOptions(release=by_series("2.14")).ignore_keys
+    assert K["SparseXPU"] not in CodegenOptions(xpu=True, release=by_series("2.14")).ignore_keys
+
+
+# ---------------------------------------------------------------- migration notes
+
+def test_migration_notes_name_the_release() -> None:
+    assert migration_note("cholesky", by_series("2.14")) == \
+        "'cholesky' was removed in torch 2.14 (torch 2.13 has it); this is torch 2.14"
+    assert migration_note("cholesky", by_series("2.13")) is None  # 2.13 has it
+    assert migration_note("linalg_polar", by_series("2.13")) == "'linalg_polar' was added in torch 2.14; this is torch 2.13"
+    assert migration_note("abs", by_series("2.15")) is None
+    assert migration_note("no_such_op_anywhere", by_series("2.15")) is None
+    assert schema_change_note("_cdist_backward", by_series("2.14")) == \
+        "the schema of '_cdist_backward' changed in torch 2.14 (from torch 2.13's)"
+    assert schema_change_note("_cdist_backward", by_series("2.13")) is None
+
+
+BACKEND = "backend: XLA\ncpp_namespace: torch_xla\nsupported:\n- abs\n- cholesky\n"
+
+
+def test_a_backend_yaml_naming_a_removed_op_gets_the_migration_note(tmp_path: Path, capsys) -> None:
+    native = _checkout(tmp_path / "pytorch", "2.14.1")
+    native.write_text("- func: abs(Tensor self) -> Tensor\n  variants: function, method\n"
+                      "  dispatch:\n    CompositeExplicitAutograd: abs\n")
+    (native.parent / "tags.yaml").write_text("- tag: core\n  desc: core\n")
+    (tmp_path / "xla.yaml").write_text(BACKEND)
+    code = main(["check", "--native-functions", str(native), str(tmp_path / "xla.yaml")])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "xla.yaml:5:3: error: 'cholesky' was removed in torch 2.14 (torch 2.13 has it)" in out and "[OPG952]" in out
+
+
+# ---------------------------------------------------------------- command line and settings
+
+def test_check_of_a_newer_tree_warns_once_and_checks(tmp_path: Path, capsys) -> None:
+    native = _checkout(tmp_path / "pytorch", "2.16.0a0")
+    native.write_text("- func: abs(Tensor self) -> Tensor\n  variants: function\n"
+                      "  dispatch:\n    CompositeExplicitAutograd: abs\n")
+    (native.parent / "tags.yaml").write_text("- tag: core\n  desc: core\n")
+    assert main(["check", str(native)]) == 0
+    out, err = capsys.readouterr()
+    assert out.count("[OPG950]") == 1 and ":1:1: information: torch 2.16.0a0" in out
+    assert len(err.splitlines()) == 1 and "checked and generated as torch 2.15" in err
+
+
+def test_check_of_an_older_tree_says_the_range_and_nothing_else(tmp_path: Path, capsys) -> None:
+    native = _checkout(tmp_path / "pytorch", "2.4.0")
+    native.write_text("- func: not a schema\n")
+    (native.parent / "tags.yaml").write_text("")
+    assert main(["check", str(native)]) == 1
+    out = capsys.readouterr().out
+    assert out.count("error") == 1 and "[OPG951]" in out and "2.6 to 2.15" in out
+
+
+@pytest.mark.parametrize("version,status,said", [
+    ("2.4.0", 2, "older than the releases opgen knows (2.6 to 2.15)"),
+    ("2.8.0", 3, "torch 2.8 is not supported yet"),  # checked, not generated yet
+])
+def test_generate_says_in_one_line_what_it_cannot_generate(version: str, status: int, said: str, tmp_path: Path,
+                                                          capsys) -> None:
+    _checkout(tmp_path / "pytorch", version)
+    aten = tmp_path / "pytorch" / "aten" / "src" / "ATen"
+    assert main(["generate", "-s", str(aten), "-d", str(tmp_path / "out")]) == status
+    assert said in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_torch_version_must_be_a_version(capsys) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["check", "--torch-version", "latest", "x.yaml"])
+    assert stopped.value.code == 2 and "'latest' is not a torch version" in capsys.readouterr().err
+
+
+def test_version_lists_every_release(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    out = capsys.readouterr().out
+    assert all(r.version in out for r in RELEASES)
+
+
+def test_the_server_setting() -> None:
+    warnings: list[str] = []
+    assert parse_settings({"torchVersion": "2.14"}, warnings.append).torch_version == "2.14"
+    assert parse_settings({"torchVersion": "soon"}, warnings.append).torch_version is None
+    assert len(warnings) == 1 and "torchVersion" in warnings[0]
