@@ -112,7 +112,13 @@ def summary_line(items: list[FileDiagnostic], files: int) -> str:
         return "no problems" + where + "\n"
     count = {severity: 0 for severity in Severity}
     for item in items:
-        count[item.diagnostic.severity] += 1
+        d = item.diagnostic
+        if d.code == "OPG008":  # "N more": count what it stands for (the rest of a capped list), not itself
+            hidden = dict(d.data)
+            count[Severity.ERROR] += int(hidden["hidden_errors"])
+            count[Severity.WARNING] += int(hidden["hidden"]) - int(hidden["hidden_errors"])
+        else:
+            count[d.severity] += 1
     parts = [_counted(count[Severity.ERROR], "error"), _counted(count[Severity.WARNING], "warning")]
     notes = count[Severity.INFORMATION] + count[Severity.HINT]
     if notes:

@@ -218,7 +218,9 @@ def test_check_of_an_older_tree_says_the_range_and_nothing_else(tmp_path: Path, 
     (native.parent / "tags.yaml").write_text("")
     assert main(["check", str(native)]) == 1
     out = capsys.readouterr().out
-    assert out.count("error") == 1 and "[OPG951]" in out and "2.6 to 2.15" in out
+    report, summary = out.splitlines()
+    assert report.count("error") == 1 and "[OPG951]" in report and "2.6 to 2.15" in report
+    assert summary == "1 error, 0 warnings in 1 file"
 
 
 @pytest.mark.parametrize("version,status,said", [

@@ -211,7 +211,8 @@ def check_paths(paths: list[str], tags_path: str | None = None, native_path: str
         elif kind in (DERIVATIVES, DEPRECATED):
             native_file = tree_native_functions(path) or native_path
             if native_file not in autograd_natives:
-                autograd_natives[native_file] = _native_for_backends(native_file, tags_path, tags_for, result)
+                autograd_natives[native_file] = _native_for_backends(native_file, tags_path, tags_for, result,
+                                                                      torch_version)
             found = _autograd_diagnostics(path, text, kind, native_file, autograd_natives[native_file],
                                           derivatives_check)
             result.items.extend(FileDiagnostic(path, d) for d in found)

@@ -236,6 +236,10 @@ SITES: dict[str, Site] = {
         "OPG309", "unfunctionalizable-op"),
     "codegen/dest/functionalization.py:return_str:FunctionalizationError": handled(
         "opgen_lsp.codegen.files.functionalization:register_functionalization_shards", _FUNCTIONALIZATION),
+    "codegen/dest/functionalization.py:_forward_arms:FunctionalizationError": handled(
+        "opgen_lsp.codegen.files.functionalization:_guard",
+        "torch 2.15 only: a multi-output view op other than split, split_with_sizes and unbind (gen.py 2.15 "
+        "asserts); not a check rule yet"),
     "codegen/dest/functionalization.py:_has_symbolic:FunctionalizationError": handled(
         "opgen_lsp.codegen.files.functionalization:_guard", _FUNCTIONALIZATION),
     "codegen/dest/functionalization.py:attributes:FunctionalizationError": guarded(
