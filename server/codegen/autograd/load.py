@@ -19,7 +19,7 @@ from ...diagnostics import Diagnostic, diag
 from ...index.derivatives import DerivativesDocument
 from ...model import dispatch as dk
 from ...model.derivatives import DEFAULT_KEY, DerivativeEntry, Formula
-from ...model.native_function import NativeFunction, Variant
+from ...model.native_function import NativeFunction, NativeFunctionsViewGroup, Variant
 from ...model.native_yaml import NativeFunctions
 from ...model.schema import SchemaKind, SchemaKindError, signature_key
 from ...suggest import did_you_mean
@@ -55,6 +55,7 @@ class NativeIndex:
 
     by_schema: dict[str, NativeFunction]
     by_signature: dict[str, list[NativeFunction]]
+    view_copies: dict[str, NativeFunction]  # a view op's name -> its view_copy function
 
     @staticmethod
     def of(functions: NativeFunctions) -> NativeIndex:
@@ -63,7 +64,9 @@ class NativeIndex:
         for f in functions.native_functions:
             by_schema.setdefault(str(f.func), f)
             by_signature.setdefault(signature_key(f.func), []).append(f)
-        return NativeIndex(by_schema, by_signature)
+        view_copies = {str(g.view.func.name): g.view_copy for g in functions.view_groups
+                       if isinstance(g, NativeFunctionsViewGroup) and g.view_copy is not None}
+        return NativeIndex(by_schema, by_signature, view_copies)
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +153,7 @@ class DerivativesChecker:
             analyses.append((line, entry, analysis))
         self._memo = memo
         nodes, across = _across_entries(analyses)
+        nodes += _view_copy_nodes(nodes, analyses, index)
         diagnostics = list(document.diagnostics)
         for line, _, analysis in analyses:
             diagnostics.extend(d.shifted(line) for d in analysis.diagnostics)
@@ -180,6 +184,18 @@ def _across_entries(analyses) -> tuple[list[NodeInfo], list[Diagnostic]]:
             nodes.append(NodeInfo(f"{prefix}{counter[prefix]}", entry.defn_name, line, info, canonical))
             counter[prefix] += 1
     return nodes, diagnostics
+
+
+def _view_copy_nodes(nodes: list[NodeInfo], analyses, index: NativeIndex) -> list[NodeInfo]:
+    """The `<Node>_copy` twins torchgen writes for the nodes of a view op with a view_copy function
+    (add_view_copy_derivatives): the same formulas, unless an entry gives the view_copy its own."""
+    own = {id(analysis.canonical) for _, _, analysis in analyses}
+    out = []
+    for node in nodes:
+        copy = index.view_copies.get(str(node.canonical.func.name))
+        if copy is not None and id(copy) not in own:
+            out.append(NodeInfo(f"{node.op}_copy", f"{node.name}_copy", node.line, node.key, copy))
+    return out
 
 
 # ---------------------------------------------------------------------------------------- one entry
