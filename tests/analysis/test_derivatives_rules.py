@@ -101,6 +101,50 @@ def test_incremental_recheck_reuses_unchanged_entries() -> None:
     assert first.analyses[0][2] is not second.analyses[0][2]
 
 
+def test_native_edit_reanalyses_only_the_entries_of_the_functions_it_changed() -> None:
+    native_text = ("- func: foo(Tensor self, Tensor other, int dim=0) -> Tensor\n"
+                   "- func: bar(Tensor self) -> (Tensor values, Tensor indices)\n")
+    native_parser, parser, checker = NativeParser(), DerivativesParser(), DerivativesChecker()
+    document = parser.parse(FOO + "  self: grad\n  other: grad\n\n" + BAR + "  self: grad\n")
+    first = checker.check(document, native_parser.parse(native_text, frozenset()).functions)
+    renamed = native_parser.parse(native_text.replace("Tensor other", "Tensor othr"), frozenset())
+    second = checker.check(document, renamed.functions)
+    assert first.analyses[1][2] is second.analyses[1][2]  # bar did not change
+    assert first.analyses[0][2] is not second.analyses[0][2]
+    assert [d.code for d in second.diagnostics] == ["OPG704"]  # foo's schema no longer reads that way
+    restored = checker.check(document, native_parser.parse(native_text, frozenset()).functions)
+    assert restored.diagnostics == first.diagnostics == ()
+
+
+def test_native_edits_recheck_like_a_fresh_check_on_the_real_file(aten) -> None:
+    """Edits of the real native_functions.yaml (schemas the derivatives name, others beside them), each followed by
+    an incremental re-check of the real derivatives.yaml and one from scratch: the same diagnostics and nodes."""
+    from opgen_lsp.index.native import TagsParser
+
+    native_dir = aten / "native"
+    names = TagsParser().parse((native_dir / "tags.yaml").read_text()).names
+    native_text = (native_dir / "native_functions.yaml").read_text()
+    document = DerivativesParser().parse((aten.parent / "autograd" / "derivatives.yaml").read_text())
+    native_parser, checker = NativeParser(), DerivativesChecker()
+    checker.check(document, native_parser.parse(native_text, names).functions)
+    edits = [("- func: _sparse_mm_reduce_impl(Tensor self, Tensor other, str reduce)",
+              "- func: _sparse_mm_reduce_impl(Tensor self, Tensor other, str mode)"),
+             ("- func: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)\n",
+              "- func: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)\n  variants: method\n"),
+             ("- func: sin(Tensor self) -> Tensor\n", "- func: sin(Tensor self) -> Tensor\n  # a comment\n")]
+    errors = 0
+    for old, new in edits:
+        assert native_text.count(old) == 1, old
+        native_text = native_text.replace(old, new)
+        functions = native_parser.parse(native_text, names).functions
+        incremental = checker.check(document, functions)
+        full = DerivativesChecker().check(document, NativeParser().parse(native_text, names).functions)
+        assert incremental.diagnostics == full.diagnostics
+        assert [n.op for n in incremental.nodes] == [n.op for n in full.nodes]
+        errors = sum(d.is_error for d in full.diagnostics)
+    assert errors >= 1  # _sparse_mm_reduce_impl's entry no longer names a schema
+
+
 def test_incremental_equals_full_on_the_real_file(aten) -> None:
     """Edits of the real derivatives.yaml, each re-checked incrementally and from scratch: the same diagnostics."""
     import random

@@ -3,10 +3,10 @@
 torchgen 2.13 (torchgen/packaged/autograd/load_derivatives.py) resolves each entry's `name:` to a
 schema, maps it to the canonical function of its signature group, and builds one
 DifferentiabilityInfo per dispatch key; it stops at the first rule broken, with no line. Here every
-entry is analysed on its own (and memoized by the identity of its entry and function, so that an
-edit re-analyses only the entry it touched), every broken rule becomes a located diagnostic, and
-the node class names (AbsBackward0, ...) are numbered in a last pass over the file, as torchgen
-numbers them.
+entry is analysed on its own (and memoized by the identity of its entry and of the functions it
+resolves to, so that an edit of either yaml re-analyses only the entries it touched), every broken
+rule becomes a located diagnostic, and the node class names (AbsBackward0, ...) are numbered in a
+last pass over the file, as torchgen numbers them.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from typing import Callable
 
 from ...diagnostics import Diagnostic, diag
 from ...index.derivatives import DerivativesDocument
@@ -49,6 +50,11 @@ AUTOGRAD_KEYS = ("AutogradNestedTensor",) + tuple(f"Autograd{c}" for c in dk.BAC
 TENSOR_LISTS = ("at::TensorList", "const at::ITensorListRef &")
 
 
+def schema_keys(f: NativeFunction) -> tuple[str, str]:
+    """What the loader looks a function up by: its printed schema and its printed signature."""
+    return str(f.func), signature_key(f.func)
+
+
 @dataclass(frozen=True, slots=True)
 class NativeIndex:
     """The lookups the loader makes: functions by printed schema, and by printed signature."""
@@ -58,12 +64,14 @@ class NativeIndex:
     view_copies: dict[str, NativeFunction]  # a view op's name -> its view_copy function
 
     @staticmethod
-    def of(functions: NativeFunctions) -> NativeIndex:
+    def of(functions: NativeFunctions, keys: Callable[[NativeFunction], tuple[str, str]] = schema_keys
+           ) -> NativeIndex:
         by_schema: dict[str, NativeFunction] = {}
         by_signature: dict[str, list[NativeFunction]] = {}
         for f in functions.native_functions:
-            by_schema.setdefault(str(f.func), f)
-            by_signature.setdefault(signature_key(f.func), []).append(f)
+            schema, signature = keys(f)
+            by_schema.setdefault(schema, f)
+            by_signature.setdefault(signature, []).append(f)
         view_copies = {str(g.view.func.name): g.view_copy for g in functions.view_groups
                        if isinstance(g, NativeFunctionsViewGroup) and g.view_copy is not None}
         return NativeIndex(by_schema, by_signature, view_copies)
@@ -128,28 +136,40 @@ def cpp_arguments(f: NativeFunction) -> list[Binding]:
 
 
 class DerivativesChecker:
-    """Checks derivatives.yaml documents against one native_functions.yaml, reusing unchanged entries."""
+    """Checks derivatives.yaml documents against native_functions.yaml, reusing the analysis of every entry
+    whose text and resolved functions did not change (an edit of either file re-analyses only what it touched)."""
 
     def __init__(self) -> None:
         self._functions: NativeFunctions | None = None
         self._index: NativeIndex | None = None
-        self._memo: dict[tuple[int, int], tuple[DerivativeEntry, NativeIndex, EntryAnalysis]] = {}
+        self._memo: dict[int, tuple[DerivativeEntry, tuple[NativeFunction, ...] | None, EntryAnalysis]] = {}
+        self._keys: dict[int, tuple[NativeFunction, tuple[str, str]]] = {}
 
     def index(self, functions: NativeFunctions) -> NativeIndex:
         if functions is not self._functions or self._index is None:
-            self._functions, self._index = functions, NativeIndex.of(functions)
+            keys: dict[int, tuple[NativeFunction, tuple[str, str]]] = {}
+
+            def keys_of(f: NativeFunction) -> tuple[str, str]:
+                found = self._keys.get(id(f))
+                keys[id(f)] = found if found is not None and found[0] is f else (f, schema_keys(f))
+                return keys[id(f)][1]
+
+            self._functions, self._index = functions, NativeIndex.of(functions, keys_of)
+            self._keys = keys
         return self._index
 
     def check(self, document: DerivativesDocument, functions: NativeFunctions) -> DerivativesCheck:
         index = self.index(functions)
-        memo: dict[tuple[int, int], tuple[DerivativeEntry, NativeIndex, EntryAnalysis]] = {}
+        memo = {}
         analyses = []
         for line, entry in document.entries():
-            key = (id(entry), id(index))
-            found = self._memo.get(key)
-            analysis = found[2] if found is not None and found[0] is entry and found[1] is index \
-                else analyse_entry(entry, index)
-            memo[key] = (entry, index, analysis)
+            reads = _reads(entry, index)
+            found = self._memo.get(id(entry))
+            if found is not None and found[0] is entry and _same(found[1], reads):
+                analysis = found[2]
+            else:
+                analysis = analyse_entry(entry, index)
+            memo[id(entry)] = (entry, reads, analysis)
             analyses.append((line, entry, analysis))
         self._memo = memo
         nodes, across = _across_entries(analyses)
@@ -160,6 +180,23 @@ class DerivativesChecker:
         diagnostics.extend(across)
         diagnostics.sort(key=lambda d: (d.span.start_line, d.span.start_col, d.code))
         return DerivativesCheck(document, index, tuple(analyses), tuple(nodes), tuple(diagnostics))
+
+
+def _reads(entry: DerivativeEntry, index: NativeIndex) -> tuple[NativeFunction, ...] | None:
+    """The native functions analyse_entry reads for an entry: the one it names and that one's signature group.
+    None when it reads the whole index (a name that matches no schema gets a did-you-mean from all of them)."""
+    if entry.defn_name is None:
+        return ()
+    function = index.by_schema.get(entry.specification)
+    if function is None:
+        return None
+    return (function, *index.by_signature[signature_key(function.func)])
+
+
+def _same(old: tuple[NativeFunction, ...] | None, new: tuple[NativeFunction, ...] | None) -> bool:
+    """Whether an analysis made from `old` holds for `new`: the very same function objects (the native parser
+    keeps those of unchanged entries)."""
+    return old is not None and new is not None and len(old) == len(new) and all(a is b for a, b in zip(old, new))
 
 
 def _across_entries(analyses) -> tuple[list[NodeInfo], list[Diagnostic]]:
