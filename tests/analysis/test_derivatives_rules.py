@@ -60,6 +60,10 @@ def codes(text: str) -> list[tuple[str, int, int]]:
     (BAR + "  self: grad\n  output_differentiability: [True, False, True]\n", [("OPG754", 2, 28)]),
     (FOO + "  self, : grad\n", [("OPG755", 1, 2)]),
     (FOO + "  self, dim: grad\n", [("OPG756", 1, 8)]),
+    # torchgen iterates whatever output_differentiability holds: one character or one key is one condition
+    (FOO + "  output_differentiability: x\n  self: grad\n", [("OPG757", 1, 28)]),
+    (FOO + "  output_differentiability: {x: 1}\n  self: grad\n", [("OPG757", 1, 28)]),
+    (FOO + "  output_differentiability: xy\n  self: grad\n", [("OPG709", 1, 28), ("OPG754", 1, 28)]),
 ])
 def test_each_rule(text: str, expected: list) -> None:
     assert codes(text) == expected
