@@ -472,42 +472,55 @@ def _forward_rules(entry: DerivativeEntry, f: NativeFunction, forwards: list[For
                    derivatives: list[Derivative], with_derivatives: tuple[Binding, ...], report: _Report) -> None:
     """torchgen's postprocess_forward_derivatives."""
     is_foreach = f.func.name.name.base.startswith("_foreach_")
+    # The arguments whose plain names a forward formula may not use (tensor lists handle theirs internally).
     checked = [a.name for a in with_derivatives if is_foreach or a.type not in TENSOR_LISTS]
-    name = entry.defn_name or ""
     for formula in forwards:
-        text = formula.text
-        base = next((n for n in checked if uses(n, text)), None)
+        base = next((n for n in checked if uses(n, formula.text)), None)
         if base is not None:
             report.add("OPG720", report.ident_span(formula, base),
                        f"the forward formula uses '{base}', which is ambiguous: use {base}_p for the primal value "
                        f"and {base}_t for the tangent", (("replace", f"{base}_p"), ("replace", f"{base}_t")))
-            continue
-        if text == "auto_element_wise":
-            if _kind(f) is SchemaKind.inplace:
-                report.add("OPG721", formula.value.span, f"auto_element_wise cannot be used for {f.func.name}: it "
-                                                         "is an in-place variant")
-            elif len(with_derivatives) != 1 or len(forwards) > 1 or len(forwards[0].names) > 1:
-                report.add("OPG721", formula.value.span, "auto_element_wise only works for a function with a single "
-                                                         "differentiable input and a single differentiable output")
-            elif len(derivatives) != 1:
-                report.add("OPG721", formula.value.span, "auto_element_wise needs the backward formula of the "
-                                                         "function's differentiable argument")
-            else:
-                derived = element_wise_forward(derivatives[0].original,
-                                               with_derivatives[0].name, [a.name for a in with_derivatives])
-                left = next((n for n in checked if uses(n, derived)), None)
-                if left is not None:
-                    report.add("OPG720", formula.value.span,
-                               f"auto_element_wise derives a forward formula that still uses '{left}' (two uses "
-                               "one character apart in the backward formula are rewritten only once)")
-        elif text == "auto_linear":
-            if len(forwards) > 1 or len(forwards[0].names) > 1:
-                report.add("OPG722", formula.value.span, "auto_linear only works for a function with a single "
-                                                         "differentiable output")
-            elif not with_derivatives:
-                report.add("OPG722", formula.value.span, "auto_linear needs at least one differentiable argument "
-                                                         "(an argument with a backward formula)")
-            elif Variant.function not in f.variants and Variant.method not in f.variants:
-                report.add("OPG722", formula.value.span, f"auto_linear calls {name} again, but it is neither a "
-                                                         "function nor a method")
+        elif formula.text == "auto_element_wise":
+            _auto_element_wise(formula, f, forwards, derivatives, with_derivatives, checked, report)
+        elif formula.text == "auto_linear":
+            _auto_linear(formula, entry.defn_name or "", f, forwards, with_derivatives, report)
 
+
+def _single_output(forwards: list[Formula]) -> bool:
+    return len(forwards) == 1 and len(forwards[0].names) == 1
+
+
+def _auto_element_wise(formula: Formula, f: NativeFunction, forwards: list[Formula], derivatives: list[Derivative],
+                       with_derivatives: tuple[Binding, ...], checked: list[str], report: _Report) -> None:
+    """The forward formula torchgen derives from the backward one: only for one input and one output."""
+    if _kind(f) is SchemaKind.inplace:
+        report.add("OPG721", formula.value.span, f"auto_element_wise cannot be used for {f.func.name}: it "
+                                                 "is an in-place variant")
+    elif len(with_derivatives) != 1 or not _single_output(forwards):
+        report.add("OPG721", formula.value.span, "auto_element_wise only works for a function with a single "
+                                                 "differentiable input and a single differentiable output")
+    elif len(derivatives) != 1:
+        report.add("OPG721", formula.value.span, "auto_element_wise needs the backward formula of the "
+                                                 "function's differentiable argument")
+    else:
+        derived = element_wise_forward(derivatives[0].original, with_derivatives[0].name,
+                                       [a.name for a in with_derivatives])
+        left = next((n for n in checked if uses(n, derived)), None)
+        if left is not None:
+            report.add("OPG720", formula.value.span,
+                       f"auto_element_wise derives a forward formula that still uses '{left}' (two uses "
+                       "one character apart in the backward formula are rewritten only once)")
+
+
+def _auto_linear(formula: Formula, name: str, f: NativeFunction, forwards: list[Formula],
+                 with_derivatives: tuple[Binding, ...], report: _Report) -> None:
+    """The forward formula that calls the function again on the tangents: one output, a differentiable input."""
+    if not _single_output(forwards):
+        report.add("OPG722", formula.value.span, "auto_linear only works for a function with a single "
+                                                 "differentiable output")
+    elif not with_derivatives:
+        report.add("OPG722", formula.value.span, "auto_linear needs at least one differentiable argument "
+                                                 "(an argument with a backward formula)")
+    elif Variant.function not in f.variants and Variant.method not in f.variants:
+        report.add("OPG722", formula.value.span, f"auto_linear calls {name} again, but it is neither a "
+                                                 "function nor a method")
