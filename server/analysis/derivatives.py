@@ -162,6 +162,8 @@ def _entry_markdown(check: Any, place: Place, node_struct: Callable[[Any], str])
         parts.append("No argument has a backward formula: the generator writes no autograd node for it.")
     for node in nodes:
         where = "" if node.key.key == DEFAULT_KEY else f" ({node.key.key})"
+        if node.canonical is not analysis.canonical:
+            where += f" of its view_copy function `{node.canonical.func.name}`"
         parts.append(f"Autograd node{where}, in Functions.h:\n```cpp\n{node_struct(node)}```")
     return "\n\n".join(parts)
 
