@@ -157,7 +157,7 @@ CODES: dict[str, Code] = _table(
     ("OPG754", "long-output-differentiability", W, "output_differentiability longer than the outputs"),
     ("OPG755", "empty-formula-name", W, "an empty name between commas in a formula key"),
     ("OPG756", "formula-for-non-tensor", W, "a backward formula for an argument whose type has no gradient"),
-    ("OPG757", "output-differentiability-not-list", W, "output_differentiability as a string or mapping, read item by item"),
+    ("OPG757", "output-differentiability-not-list", W, "a string or mapping as output_differentiability"),
     # input files
     ("OPG900", "missing-input", E, "an input file cannot be read"),
     # backend yaml (torchgen.gen_backend_stubs' input), resolved against native_functions.yaml

@@ -124,8 +124,8 @@ def _output_differentiability(node: YNode | None, diagnostics: list[Diagnostic])
                                                       "for single-output functions: give one string or only bools"))
     elif not isinstance(node, YSeq):
         what = "the characters of this string" if isinstance(node, YScalar) else "the keys of this mapping"
-        diagnostics.append(diag("OPG757", node.span, f"output_differentiability should be a list such as [True, False]; "
-                                                     f"torchgen reads {what} as its items: {list(items)}"))
+        diagnostics.append(diag("OPG757", node.span, "output_differentiability should be a list such as "
+                                                     f"[True, False]; torchgen reads {what} as its items: {list(items)}"))
     if isinstance(node, YSeq):
         for item, value in zip(node.items, items):
             if not isinstance(value, (bool, str)):

@@ -86,7 +86,8 @@ VIEWS = NativeParser().parse(
     "- func: transpose_copy.int(Tensor self, int dim0, int dim1) -> Tensor\n  variants: function\n"
     "  tags: view_copy\n  dispatch:\n    CompositeExplicitAutogradNonFunctional: transpose_copy_int\n",
     frozenset({"view_copy"}))
-TRANSPOSE = "- name: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)\n  self: grad.transpose(dim0, dim1)\n"
+TRANSPOSE = ("- name: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)\n"
+             "  self: grad.transpose(dim0, dim1)\n")
 
 
 def test_a_view_op_with_a_view_copy_gets_the_copy_node_and_lends_it_its_formulas() -> None:

@@ -120,6 +120,23 @@ def test_native_edit_reanalyses_only_the_entries_of_the_functions_it_changed() -
     assert restored.diagnostics == first.diagnostics == ()
 
 
+def test_an_entry_naming_no_schema_is_reused_while_the_schemas_by_name_are_the_same() -> None:
+    """Its did-you-mean reads every schema: kept across edits of other entries and of native entries that keep
+    every name and schema, made anew when one changes."""
+    native_text = "- func: foo(Tensor self, Tensor other, int dim=0) -> Tensor\n- func: bar(Tensor self) -> Tensor\n"
+    native_parser, parser, checker = NativeParser(), DerivativesParser(), DerivativesChecker()
+    unknown = "- name: fooo(Tensor self) -> Tensor\n  self: grad\n\n"
+    first = checker.check(parser.parse(unknown + FOO + "  self: grad\n"),
+                          native_parser.parse(native_text, frozenset()).functions)
+    edited = checker.check(parser.parse(unknown + FOO + "  self: grad * 2\n"),
+                           native_parser.parse(native_text + "# a comment\n", frozenset()).functions)
+    assert edited.analyses[0][2] is first.analyses[0][2]
+    renamed = checker.check(parser.parse(unknown + FOO + "  self: grad * 2\n"),
+                            native_parser.parse(native_text.replace("bar(", "fooo_bar("), frozenset()).functions)
+    assert renamed.analyses[0][2] is not first.analyses[0][2]
+    assert [d.code for d in renamed.diagnostics] == ["OPG704"]
+
+
 def test_native_edits_recheck_like_a_fresh_check_on_the_real_file(aten) -> None:
     """Edits of the real native_functions.yaml (schemas the derivatives name, others beside them), each followed by
     an incremental re-check of the real derivatives.yaml and one from scratch: the same diagnostics and nodes."""

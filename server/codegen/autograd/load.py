@@ -11,6 +11,7 @@ last pass over the file, as torchgen numbers them.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -62,6 +63,7 @@ class NativeIndex:
     by_schema: dict[str, NativeFunction]
     by_signature: dict[str, list[NativeFunction]]
     view_copies: dict[str, NativeFunction]  # a view op's name -> its view_copy function
+    by_name: dict[str, list[str]]  # C++ API name -> the schemas of that name (suggestions for unknown schemas)
 
     @staticmethod
     def of(functions: NativeFunctions, keys: Callable[[NativeFunction], tuple[str, str]] = schema_keys
@@ -74,7 +76,10 @@ class NativeIndex:
             by_signature.setdefault(signature, []).append(f)
         view_copies = {str(g.view.func.name): g.view_copy for g in functions.view_groups
                        if isinstance(g, NativeFunctionsViewGroup) and g.view_copy is not None}
-        return NativeIndex(by_schema, by_signature, view_copies)
+        by_name: dict[str, list[str]] = {}
+        for schema, f in by_schema.items():
+            by_name.setdefault(cpp.name(f.func), []).append(schema)
+        return NativeIndex(by_schema, by_signature, view_copies, by_name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +147,7 @@ class DerivativesChecker:
     def __init__(self) -> None:
         self._functions: NativeFunctions | None = None
         self._index: NativeIndex | None = None
-        self._memo: dict[int, tuple[DerivativeEntry, tuple[NativeFunction, ...] | None, EntryAnalysis]] = {}
+        self._memo: dict[int, tuple[DerivativeEntry, tuple[object, ...], EntryAnalysis]] = {}
         self._keys: dict[int, tuple[NativeFunction, tuple[str, str]]] = {}
 
     def index(self, functions: NativeFunctions) -> NativeIndex:
@@ -154,8 +159,11 @@ class DerivativesChecker:
                 keys[id(f)] = found if found is not None and found[0] is f else (f, schema_keys(f))
                 return keys[id(f)][1]
 
-            self._functions, self._index = functions, NativeIndex.of(functions, keys_of)
-            self._keys = keys
+            index = NativeIndex.of(functions, keys_of)
+            if self._index is not None and index.by_name == self._index.by_name:
+                # The same names and schemas: entries that name none keep their analyses (see _reads).
+                index = dataclasses.replace(index, by_name=self._index.by_name)
+            self._functions, self._index, self._keys = functions, index, keys
         return self._index
 
     def check(self, document: DerivativesDocument, functions: NativeFunctions) -> DerivativesCheck:
@@ -182,21 +190,21 @@ class DerivativesChecker:
         return DerivativesCheck(document, index, tuple(analyses), tuple(nodes), tuple(diagnostics))
 
 
-def _reads(entry: DerivativeEntry, index: NativeIndex) -> tuple[NativeFunction, ...] | None:
-    """The native functions analyse_entry reads for an entry: the one it names and that one's signature group.
-    None when it reads the whole index (a name that matches no schema gets a did-you-mean from all of them)."""
+def _reads(entry: DerivativeEntry, index: NativeIndex) -> tuple[object, ...]:
+    """What analyse_entry reads for an entry: the function it names and that one's signature group, or, when it
+    names none, the schemas by name (its did-you-mean comes from all of them)."""
     if entry.defn_name is None:
         return ()
     function = index.by_schema.get(entry.specification)
     if function is None:
-        return None
+        return (index.by_name,)
     return (function, *index.by_signature[signature_key(function.func)])
 
 
-def _same(old: tuple[NativeFunction, ...] | None, new: tuple[NativeFunction, ...] | None) -> bool:
-    """Whether an analysis made from `old` holds for `new`: the very same function objects (the native parser
-    keeps those of unchanged entries)."""
-    return old is not None and new is not None and len(old) == len(new) and all(a is b for a, b in zip(old, new))
+def _same(old: tuple[object, ...], new: tuple[object, ...]) -> bool:
+    """Whether an analysis made from `old` holds for `new`: the very same objects (the native parser keeps the
+    functions of unchanged entries; the checker keeps the schemas by name while they are equal)."""
+    return len(old) == len(new) and all(a is b for a, b in zip(old, new))
 
 
 def _across_entries(analyses) -> tuple[list[NodeInfo], list[Diagnostic]]:
@@ -301,13 +309,13 @@ def analyse_entry(entry: DerivativeEntry, index: NativeIndex) -> EntryAnalysis:
 
 
 def _unknown_schema(entry: DerivativeEntry, index: NativeIndex, report: _Report) -> None:
-    available = [schema for schema, f in index.by_schema.items() if cpp.name(f.func) == entry.defn_name]
+    available = index.by_name.get(entry.defn_name or "", [])
     if available:
         hint, data = did_you_mean(entry.specification, available)
         if not hint:
             hint = "; the schemas of that name are: " + ", ".join(available[:5]) + (" ..." if len(available) > 5 else "")
     else:
-        hint, _ = did_you_mean(entry.defn_name or "", {cpp.name(f.func) for f in index.by_schema.values()})
+        hint, _ = did_you_mean(entry.defn_name or "", index.by_name)
         data = ()
     report.add("OPG704", entry.name_node.span,
                f"no schema of native_functions.yaml reads exactly '{entry.specification}'{hint}", data)
