@@ -168,7 +168,7 @@ class DerivativesChecker:
 
     def check(self, document: DerivativesDocument, functions: NativeFunctions) -> DerivativesCheck:
         index = self.index(functions)
-        memo = {}
+        memo: dict[int, tuple[DerivativeEntry, tuple[object, ...], EntryAnalysis]] = {}
         analyses = []
         for line, entry in document.entries():
             reads = _reads(entry, index)
