@@ -170,6 +170,7 @@ CODES: dict[str, Code] = _table(
     ("OPG754", "long-output-differentiability", W, "output_differentiability longer than the outputs"),
     ("OPG755", "empty-formula-name", W, "an empty name between commas in a formula key"),
     ("OPG756", "formula-for-non-tensor", W, "a backward formula for an argument whose type has no gradient"),
+    ("OPG757", "output-differentiability-not-list", W, "a string or mapping as output_differentiability"),
     # operator selection yaml (gen.py's --op-selection-yaml-path), as torchgen's SelectiveBuilder reads it
     ("OPG800", "selection-not-mapping", E, "a selection yaml must be a mapping (include_all_operators:, ...)"),
     ("OPG801", "selection-unknown-key", E, "a top-level key SelectiveBuilder does not know"),

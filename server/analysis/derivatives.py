@@ -162,6 +162,8 @@ def _entry_markdown(check: Any, place: Place, node_struct: Callable[[Any], str])
         parts.append("No argument has a backward formula: the generator writes no autograd node for it.")
     for node in nodes:
         where = "" if node.key.key == DEFAULT_KEY else f" ({node.key.key})"
+        if node.canonical is not analysis.canonical:
+            where += f" of its view_copy function `{node.canonical.func.name}`"
         parts.append(f"Autograd node{where}, in Functions.h:\n```cpp\n{node_struct(node)}```")
     return "\n\n".join(parts)
 
@@ -268,13 +270,19 @@ class FormulaSource:
 
 
 def formula_sources(check: Any) -> dict[int, list[FormulaSource]]:
-    """id(NativeFunction) -> the entries whose formulas it uses (the function itself, the rest of its group)."""
+    """id(NativeFunction) -> the entries whose formulas it uses (the function itself, the rest of its group, and
+    a view op's view_copy function unless an entry gives it formulas of its own)."""
     out: dict[int, list[FormulaSource]] = {}
+    own = {id(analysis.canonical) for _, _, analysis in check.analyses}
     for line, entry, analysis in check.analyses:
         if analysis.canonical is None:
             continue
         span = entry.name_node.span.shifted(line)
-        for f in check.index.by_signature.get(signature_key(analysis.canonical.func), ()):
+        group = list(check.index.by_signature.get(signature_key(analysis.canonical.func), ()))
+        copy = check.index.view_copies.get(str(analysis.canonical.func.name))
+        if copy is not None and id(copy) not in own:
+            group.append(copy)
+        for f in group:
             out.setdefault(id(f), []).append(FormulaSource(span, f is analysis.function, entry.specification))
     return out
 

@@ -20,6 +20,7 @@ from ..syntax.locate import ScalarText
 from ..syntax.nodes import YMap, YScalar
 from ..syntax.schema import parse_schema
 from .native_function import NativeFunction
+from .python_bindings import skip_reason
 from .schema import Argument, FunctionSchema
 from .schema_rules import check_schema
 
@@ -104,32 +105,41 @@ def _compatible(entry: DeprecatedEntry, aten: FunctionSchema, constants: dict[st
         a == b for a, b in zip(entry.schema.returns, aten.returns))
 
 
-def has_python_binding(f: NativeFunction) -> bool:
-    """Functions the Python bindings skip because the codegen writes them (view_copy ops excepted)."""
-    return not ("generated" in f.tags and "view_copy" not in f.tags)
-
-
 def check_deprecated(entries: list[tuple[int, DeprecatedEntry]], functions: tuple[NativeFunction, ...]
                      ) -> list[Diagnostic]:
-    """Every entry no native function matches (placed)."""
+    """Every entry no native function with a Python binding matches (placed)."""
     scalar = parse_schema("f(Scalar x) -> ()").schema
     constants = {"1": scalar.arguments.flat_all[0].type}  # type: ignore[union-attr]
     by_name: dict[str, list[NativeFunction]] = {}
+    skipped: dict[str, list[tuple[NativeFunction, str]]] = {}
     for f in functions:
-        if has_python_binding(f):
+        reason = skip_reason(f)
+        if reason is None:
             by_name.setdefault(str(f.func.name.name), []).append(f)
+        else:
+            skipped.setdefault(str(f.func.name.name), []).append((f, reason))
     out = []
     for line, entry in entries:
-        candidates = by_name.get(entry.aten_name, [])
-        if any(_compatible(entry, f.func, constants) for f in candidates):
-            continue
-        if not candidates:
-            hint, data = did_you_mean(entry.aten_name, by_name)
-            message = f"no native function is called '{entry.aten_name}'{hint}"
-        else:
-            data = ()
-            message = (f"no overload of '{entry.aten_name}' takes these arguments in this order with the same types "
-                       f"and returns {', '.join(map(str, entry.schema.returns)) or 'nothing'}: "
-                       + "; ".join(str(f.func) for f in candidates[:4]))
-        out.append(diag("OPG743", entry.aten_node.span.shifted(line), message, data=data))
+        message, data = _mismatch(entry, by_name, skipped, constants)
+        if message is not None:
+            out.append(diag("OPG743", entry.aten_node.span.shifted(line), message, data=data))
     return out
+
+
+def _mismatch(entry: DeprecatedEntry, by_name: dict[str, list[NativeFunction]],
+              skipped: dict[str, list[tuple[NativeFunction, str]]], constants: dict[str, object]
+              ) -> tuple[str | None, tuple[tuple[str, str], ...]]:
+    """Why no function with a Python binding matches the entry (None when one does), and a did-you-mean."""
+    candidates = by_name.get(entry.aten_name, [])
+    if any(_compatible(entry, f.func, constants) for f in candidates):
+        return None, ()
+    unbound = [(f, why) for f, why in skipped.get(entry.aten_name, ()) if _compatible(entry, f.func, constants)]
+    if unbound:
+        f, why = unbound[0]
+        return f"{f.func} matches, but it has no Python binding: {why}", ()
+    if not candidates:
+        hint, data = did_you_mean(entry.aten_name, by_name)
+        return f"no native function with a Python binding is called '{entry.aten_name}'{hint}", data
+    return (f"no overload of '{entry.aten_name}' takes these arguments in this order with the same types "
+            f"and returns {', '.join(map(str, entry.schema.returns)) or 'nothing'}: "
+            + "; ".join(str(f.func) for f in candidates[:4])), ()

@@ -114,19 +114,37 @@ def _output_differentiability(node: YNode | None, diagnostics: list[Diagnostic])
     """None when absent or empty; torchgen treats any false value as absent."""
     if node is None or isinstance(node, YScalar) and not node.value:
         return None
-    if not isinstance(node, YSeq):
+    items = _iterated(node)
+    if items is None:
         diagnostics.append(diag("OPG709", node.span, "output_differentiability must be a list such as "
                                                       "[True, False], one item per output"))
         return None
-    items = tuple(i.value if isinstance(i, YScalar) else None for i in node.items)
     if any(isinstance(i, str) for i in items) and len(items) != 1:
         diagnostics.append(diag("OPG709", node.span, "a condition in output_differentiability is only supported "
                                                       "for single-output functions: give one string or only bools"))
-    for item, value in zip(node.items, items):
-        if not isinstance(value, (bool, str)):
-            diagnostics.append(diag("OPG753", item.span, "output_differentiability items should be True or False "
-                                                          "(or one condition string); this one is read by truthiness"))
+    elif not isinstance(node, YSeq):
+        what = "the characters of this string" if isinstance(node, YScalar) else "the keys of this mapping"
+        diagnostics.append(diag("OPG757", node.span, "output_differentiability should be a list such as "
+                                                     f"[True, False]; torchgen reads {what} as its items: {list(items)}"))
+    if isinstance(node, YSeq):
+        for item, value in zip(node.items, items):
+            if not isinstance(value, (bool, str)):
+                diagnostics.append(diag("OPG753", item.span, "output_differentiability items should be True or False "
+                                                              "(or one condition string); this one is read by "
+                                                              "truthiness"))
     return items
+
+
+def _iterated(node: YNode) -> tuple[object, ...] | None:
+    """What torchgen's `for diff in output_differentiability` sees: a list's items, a string's characters, a
+    mapping's keys; None for what cannot be iterated (it fails there)."""
+    if isinstance(node, YSeq):
+        return tuple(i.value if isinstance(i, YScalar) else None for i in node.items)
+    if isinstance(node, YScalar):
+        return tuple(node.value) if isinstance(node.value, str) else None
+    if isinstance(node, YMap):
+        return tuple(k.value if isinstance(k, YScalar) else None for k, _ in node.pairs)
+    return None
 
 
 def _dispatch_table(entry: YMap, node: YNode | None, diagnostics: list[Diagnostic]) -> tuple[DispatchFormulas, ...]:

@@ -78,3 +78,34 @@ def test_navigation_sources_and_symbols() -> None:
     assert [(s.name, s.detail, [c.name for c in s.children]) for s in symbols] == [
         ("mul.Tensor", "MulBackward0", ["self", "other", "result"]),
         ("sort", "SortBackward0", ["self", "values"])]
+
+
+VIEWS = NativeParser().parse(
+    "- func: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)\n  variants: function, method\n"
+    "  dispatch:\n    CompositeExplicitAutograd: transpose\n"
+    "- func: transpose_copy.int(Tensor self, int dim0, int dim1) -> Tensor\n  variants: function\n"
+    "  tags: view_copy\n  dispatch:\n    CompositeExplicitAutogradNonFunctional: transpose_copy_int\n",
+    frozenset({"view_copy"}))
+TRANSPOSE = ("- name: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)\n"
+             "  self: grad.transpose(dim0, dim1)\n")
+
+
+def test_a_view_op_with_a_view_copy_gets_the_copy_node_and_lends_it_its_formulas() -> None:
+    assert VIEWS.diagnostics == ()
+    result = DerivativesChecker().check(DerivativesParser().parse(TRANSPOSE), VIEWS.functions)
+    assert [(n.op, n.canonical.func.name.name.base) for n in result.nodes] == [
+        ("TransposeBackward0", "transpose"), ("TransposeBackward0_copy", "transpose_copy")]
+    shown = query.hover(result, 0, 9, node_declaration, arguments).markdown
+    assert "struct TORCH_API TransposeBackward0 : public Node {" in shown  # a view: not traceable
+    assert "struct TORCH_API TransposeBackward0_copy : public TraceableFunction {" in shown
+    assert "Autograd node of its view_copy function `transpose_copy.int`, in Functions.h:" in shown
+    copy = next(f for f in VIEWS.functions.native_functions if str(f.func.name) == "transpose_copy.int")
+    assert [(s.span.start_line, s.own) for s in query.formula_sources(result)[id(copy)]] == [(0, False)]
+
+
+def test_a_view_copy_with_formulas_of_its_own_gets_no_twin() -> None:
+    own = TRANSPOSE + "- name: transpose_copy.int(Tensor self, int dim0, int dim1) -> Tensor\n  self: grad.t()\n"
+    result = DerivativesChecker().check(DerivativesParser().parse(own), VIEWS.functions)
+    assert [n.op for n in result.nodes] == ["TransposeBackward0", "TransposeCopyBackward0"]
+    copy = next(f for f in VIEWS.functions.native_functions if str(f.func.name) == "transpose_copy.int")
+    assert [(s.span.start_line, s.own) for s in query.formula_sources(result)[id(copy)]] == [(2, True)]

@@ -60,6 +60,10 @@ def codes(text: str) -> list[tuple[str, int, int]]:
     (BAR + "  self: grad\n  output_differentiability: [True, False, True]\n", [("OPG754", 2, 28)]),
     (FOO + "  self, : grad\n", [("OPG755", 1, 2)]),
     (FOO + "  self, dim: grad\n", [("OPG756", 1, 8)]),
+    # torchgen iterates whatever output_differentiability holds: one character or one key is one condition
+    (FOO + "  output_differentiability: x\n  self: grad\n", [("OPG757", 1, 28)]),
+    (FOO + "  output_differentiability: {x: 1}\n  self: grad\n", [("OPG757", 1, 28)]),
+    (FOO + "  output_differentiability: xy\n  self: grad\n", [("OPG709", 1, 28), ("OPG754", 1, 28)]),
 ])
 def test_each_rule(text: str, expected: list) -> None:
     assert codes(text) == expected
@@ -99,6 +103,67 @@ def test_incremental_recheck_reuses_unchanged_entries() -> None:
     second = checker.check(parser.parse(FOO + "  self: grad * 2\n\n" + BAR + "  self: grad\n"), NATIVE.functions)
     assert first.analyses[1][2] is second.analyses[1][2]
     assert first.analyses[0][2] is not second.analyses[0][2]
+
+
+def test_native_edit_reanalyses_only_the_entries_of_the_functions_it_changed() -> None:
+    native_text = ("- func: foo(Tensor self, Tensor other, int dim=0) -> Tensor\n"
+                   "- func: bar(Tensor self) -> (Tensor values, Tensor indices)\n")
+    native_parser, parser, checker = NativeParser(), DerivativesParser(), DerivativesChecker()
+    document = parser.parse(FOO + "  self: grad\n  other: grad\n\n" + BAR + "  self: grad\n")
+    first = checker.check(document, native_parser.parse(native_text, frozenset()).functions)
+    renamed = native_parser.parse(native_text.replace("Tensor other", "Tensor othr"), frozenset())
+    second = checker.check(document, renamed.functions)
+    assert first.analyses[1][2] is second.analyses[1][2]  # bar did not change
+    assert first.analyses[0][2] is not second.analyses[0][2]
+    assert [d.code for d in second.diagnostics] == ["OPG704"]  # foo's schema no longer reads that way
+    restored = checker.check(document, native_parser.parse(native_text, frozenset()).functions)
+    assert restored.diagnostics == first.diagnostics == ()
+
+
+def test_an_entry_naming_no_schema_is_reused_while_the_schemas_by_name_are_the_same() -> None:
+    """Its did-you-mean reads every schema: kept across edits of other entries and of native entries that keep
+    every name and schema, made anew when one changes."""
+    native_text = "- func: foo(Tensor self, Tensor other, int dim=0) -> Tensor\n- func: bar(Tensor self) -> Tensor\n"
+    native_parser, parser, checker = NativeParser(), DerivativesParser(), DerivativesChecker()
+    unknown = "- name: fooo(Tensor self) -> Tensor\n  self: grad\n\n"
+    first = checker.check(parser.parse(unknown + FOO + "  self: grad\n"),
+                          native_parser.parse(native_text, frozenset()).functions)
+    edited = checker.check(parser.parse(unknown + FOO + "  self: grad * 2\n"),
+                           native_parser.parse(native_text + "# a comment\n", frozenset()).functions)
+    assert edited.analyses[0][2] is first.analyses[0][2]
+    renamed = checker.check(parser.parse(unknown + FOO + "  self: grad * 2\n"),
+                            native_parser.parse(native_text.replace("bar(", "fooo_bar("), frozenset()).functions)
+    assert renamed.analyses[0][2] is not first.analyses[0][2]
+    assert [d.code for d in renamed.diagnostics] == ["OPG704"]
+
+
+def test_native_edits_recheck_like_a_fresh_check_on_the_real_file(aten) -> None:
+    """Edits of the real native_functions.yaml (schemas the derivatives name, others beside them), each followed by
+    an incremental re-check of the real derivatives.yaml and one from scratch: the same diagnostics and nodes."""
+    from opgen_lsp.index.native import TagsParser
+
+    native_dir = aten / "native"
+    names = TagsParser().parse((native_dir / "tags.yaml").read_text()).names
+    native_text = (native_dir / "native_functions.yaml").read_text()
+    document = DerivativesParser().parse((aten.parent / "autograd" / "derivatives.yaml").read_text())
+    native_parser, checker = NativeParser(), DerivativesChecker()
+    checker.check(document, native_parser.parse(native_text, names).functions)
+    edits = [("- func: _sparse_mm_reduce_impl(Tensor self, Tensor other, str reduce)",
+              "- func: _sparse_mm_reduce_impl(Tensor self, Tensor other, str mode)"),
+             ("- func: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)\n",
+              "- func: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)\n  variants: method\n"),
+             ("- func: sin(Tensor self) -> Tensor\n", "- func: sin(Tensor self) -> Tensor\n  # a comment\n")]
+    errors = 0
+    for old, new in edits:
+        assert native_text.count(old) == 1, old
+        native_text = native_text.replace(old, new)
+        functions = native_parser.parse(native_text, names).functions
+        incremental = checker.check(document, functions)
+        full = DerivativesChecker().check(document, NativeParser().parse(native_text, names).functions)
+        assert incremental.diagnostics == full.diagnostics
+        assert [n.op for n in incremental.nodes] == [n.op for n in full.nodes]
+        errors = sum(d.is_error for d in full.diagnostics)
+    assert errors >= 1  # _sparse_mm_reduce_impl's entry no longer names a schema
 
 
 def test_incremental_equals_full_on_the_real_file(aten) -> None:

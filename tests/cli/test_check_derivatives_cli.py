@@ -92,7 +92,8 @@ def test_deprecated_yaml_in_the_tree(tmp_path: Path, capsys) -> None:
                     "- name: foo(Tensor self, Tensor other) -> Tensor\n  aten: fooo(self, other)\n")
     code, out, _ = run(capsys, "check", "-q", str(tmp_path))
     assert code == 1
-    assert out == (f"{path}:8:9: error: no native function is called 'fooo'; did you mean 'foo'? [OPG743]\n")
+    assert out == (f"{path}:8:9: error: no native function with a Python binding is called 'fooo'; "
+                   "did you mean 'foo'? [OPG743]\n")
 
 
 def test_which_files_are_autograd_yamls() -> None:

@@ -32,6 +32,14 @@ MUTATIONS = [
     ("not-a-call", ADD, ADD.replace("aten: add(self, other, alpha)", "aten: add"), True, "OPG741"),
     ("no-aten", ADD, ADD.replace("  aten: add(self, other, alpha)\n", ""), True, "OPG740"),
     ("bad-schema", ADD, ADD.replace("-> Tensor\n", "-> Tensr\n"), True, "OPG203"),
+    # Ops torch gives no Python binding (SKIP_PYTHON_BINDINGS and its schema list) cannot be called.
+    ("skipped-by-name", ADD, ADD + "- name: size(Tensor self, int dim) -> int\n  aten: size(self, dim)\n", True,
+     "OPG743"),
+    ("skipped-by-pattern", ADD, ADD + "- name: threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) "
+                                      "-> Tensor\n  aten: threshold_backward(grad_output, self, threshold)\n", True,
+     "OPG743"),
+    ("skipped-by-schema", ADD, ADD + "- name: add(Tensor self, Scalar other, Scalar alpha) -> Tensor\n"
+                                     "  aten: add(self, other, alpha)\n", True, "OPG743"),
     ("constant-one", ADD, ADD.replace("add(self, other, alpha)", "add(self, other, 1)"), False, ""),
     ("comment", ADD, "# a comment\n" + ADD, False, ""),
 ]

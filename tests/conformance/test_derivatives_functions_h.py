@@ -47,10 +47,10 @@ def nodes(check):
 
 
 def test_same_node_classes(functions_h: str, nodes) -> None:
-    # torchgen also writes a `<Node>_copy` twin for each view op's node (for its generated view_copy op).
-    theirs = {name for name in re.findall(r"^struct TORCH_API (\w+) :", functions_h, re.M) if not name.endswith("_copy")}
-    assert theirs == {n.op for n in nodes}
-    assert len(nodes) > 600
+    # Including the `<Node>_copy` twin torchgen writes for each node of a view op with a view_copy function.
+    theirs = re.findall(r"^struct TORCH_API (\w+) :", functions_h, re.M)
+    assert sorted(theirs) == sorted(n.op for n in nodes)
+    assert len(nodes) > 600 and sum(n.op.endswith("_copy") for n in nodes) > 30
 
 
 def test_every_struct_appears_verbatim(functions_h: str, nodes) -> None:

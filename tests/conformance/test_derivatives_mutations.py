@@ -112,6 +112,10 @@ MUTATIONS = [
     reject("output-differentiability-condition-with-two-outputs",
            edit(SORT, "output_differentiability: [True, False]",
                 "output_differentiability: ['self.requires_grad()', False]"), "OPG709"),
+    reject("output-differentiability-a-string", edit(ABS, ABS_FORMULA, "  output_differentiability: ab\n" + ABS_FORMULA),
+           "OPG709"),
+    reject("output-differentiability-two-keys",
+           edit(ABS, ABS_FORMULA, "  output_differentiability: {a: 1, b: 2}\n" + ABS_FORMULA), "OPG709"),
     # ---- resolution against native_functions.yaml
     reject("unknown-schema", edit(ABS, "- name: abs(Tensor self)", "- name: abss(Tensor self)"), "OPG704"),
     reject("schema-not-exactly-printed", edit(ABS, "- name: abs(Tensor self)", "- name: abs(Tensor  self)"), "OPG704"),
@@ -176,6 +180,11 @@ MUTATIONS = [
                                             "  self, othr: handle_r_to_c(self.scalar_type(), grad)"), "OPG751"),
     accept("output-differentiability-too-long", edit(SORT, "output_differentiability: [True, False]",
                                                      "output_differentiability: [True, False, True]"), "OPG754"),
+    # torchgen iterates the value: one character, or one key, reads as a one-condition list
+    accept("output-differentiability-one-character",
+           edit(ABS, ABS_FORMULA, "  output_differentiability: x\n" + ABS_FORMULA), "OPG757"),
+    accept("output-differentiability-one-key",
+           edit(ABS, ABS_FORMULA, "  output_differentiability: {x: 1}\n" + ABS_FORMULA), "OPG757"),
     accept("formula-for-an-int", edit(CHUNK, "      self: chunk_backward_nested(grads, self, chunks, dim)",
                                       "      self, chunks: chunk_backward_nested(grads, self, chunks, dim)"), "OPG756"),
 ]

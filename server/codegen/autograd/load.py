@@ -3,23 +3,25 @@
 torchgen 2.13 (torchgen/packaged/autograd/load_derivatives.py) resolves each entry's `name:` to a
 schema, maps it to the canonical function of its signature group, and builds one
 DifferentiabilityInfo per dispatch key; it stops at the first rule broken, with no line. Here every
-entry is analysed on its own (and memoized by the identity of its entry and function, so that an
-edit re-analyses only the entry it touched), every broken rule becomes a located diagnostic, and
-the node class names (AbsBackward0, ...) are numbered in a last pass over the file, as torchgen
-numbers them.
+entry is analysed on its own (and memoized by the identity of its entry and of the functions it
+resolves to, so that an edit of either yaml re-analyses only the entries it touched), every broken
+rule becomes a located diagnostic, and the node class names (AbsBackward0, ...) are numbered in a
+last pass over the file, as torchgen numbers them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import Counter
 from dataclasses import dataclass
+from typing import Callable
 
 from ...diagnostics import Diagnostic, diag
 from ...index.derivatives import DerivativesDocument
 from ...model import dispatch as dk
 from ...model.derivatives import DEFAULT_KEY, DerivativeEntry, Formula
-from ...model.native_function import NativeFunction, Variant
+from ...model.native_function import NativeFunction, NativeFunctionsViewGroup, Variant
 from ...model.native_yaml import NativeFunctions
 from ...model.schema import SchemaKind, SchemaKindError, signature_key
 from ...suggest import did_you_mean
@@ -49,21 +51,35 @@ AUTOGRAD_KEYS = ("AutogradNestedTensor",) + tuple(f"Autograd{c}" for c in dk.BAC
 TENSOR_LISTS = ("at::TensorList", "const at::ITensorListRef &")
 
 
+def schema_keys(f: NativeFunction) -> tuple[str, str]:
+    """What the loader looks a function up by: its printed schema and its printed signature."""
+    return str(f.func), signature_key(f.func)
+
+
 @dataclass(frozen=True, slots=True)
 class NativeIndex:
     """The lookups the loader makes: functions by printed schema, and by printed signature."""
 
     by_schema: dict[str, NativeFunction]
     by_signature: dict[str, list[NativeFunction]]
+    view_copies: dict[str, NativeFunction]  # a view op's name -> its view_copy function
+    by_name: dict[str, list[str]]  # C++ API name -> the schemas of that name (suggestions for unknown schemas)
 
     @staticmethod
-    def of(functions: NativeFunctions) -> NativeIndex:
+    def of(functions: NativeFunctions, keys: Callable[[NativeFunction], tuple[str, str]] = schema_keys
+           ) -> NativeIndex:
         by_schema: dict[str, NativeFunction] = {}
         by_signature: dict[str, list[NativeFunction]] = {}
         for f in functions.native_functions:
-            by_schema.setdefault(str(f.func), f)
-            by_signature.setdefault(signature_key(f.func), []).append(f)
-        return NativeIndex(by_schema, by_signature)
+            schema, signature = keys(f)
+            by_schema.setdefault(schema, f)
+            by_signature.setdefault(signature, []).append(f)
+        view_copies = {str(g.view.func.name): g.view_copy for g in functions.view_groups
+                       if isinstance(g, NativeFunctionsViewGroup) and g.view_copy is not None}
+        by_name: dict[str, list[str]] = {}
+        for schema, f in by_schema.items():
+            by_name.setdefault(cpp.name(f.func), []).append(schema)
+        return NativeIndex(by_schema, by_signature, view_copies, by_name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,37 +141,70 @@ def cpp_arguments(f: NativeFunction) -> list[Binding]:
 
 
 class DerivativesChecker:
-    """Checks derivatives.yaml documents against one native_functions.yaml, reusing unchanged entries."""
+    """Checks derivatives.yaml documents against native_functions.yaml, reusing the analysis of every entry
+    whose text and resolved functions did not change (an edit of either file re-analyses only what it touched)."""
 
     def __init__(self) -> None:
         self._functions: NativeFunctions | None = None
         self._index: NativeIndex | None = None
-        self._memo: dict[tuple[int, int], tuple[DerivativeEntry, NativeIndex, EntryAnalysis]] = {}
+        self._memo: dict[int, tuple[DerivativeEntry, tuple[object, ...], EntryAnalysis]] = {}
+        self._keys: dict[int, tuple[NativeFunction, tuple[str, str]]] = {}
 
     def index(self, functions: NativeFunctions) -> NativeIndex:
         if functions is not self._functions or self._index is None:
-            self._functions, self._index = functions, NativeIndex.of(functions)
+            keys: dict[int, tuple[NativeFunction, tuple[str, str]]] = {}
+
+            def keys_of(f: NativeFunction) -> tuple[str, str]:
+                found = self._keys.get(id(f))
+                keys[id(f)] = found if found is not None and found[0] is f else (f, schema_keys(f))
+                return keys[id(f)][1]
+
+            index = NativeIndex.of(functions, keys_of)
+            if self._index is not None and index.by_name == self._index.by_name:
+                # The same names and schemas: entries that name none keep their analyses (see _reads).
+                index = dataclasses.replace(index, by_name=self._index.by_name)
+            self._functions, self._index, self._keys = functions, index, keys
         return self._index
 
     def check(self, document: DerivativesDocument, functions: NativeFunctions) -> DerivativesCheck:
         index = self.index(functions)
-        memo: dict[tuple[int, int], tuple[DerivativeEntry, NativeIndex, EntryAnalysis]] = {}
+        memo: dict[int, tuple[DerivativeEntry, tuple[object, ...], EntryAnalysis]] = {}
         analyses = []
         for line, entry in document.entries():
-            key = (id(entry), id(index))
-            found = self._memo.get(key)
-            analysis = found[2] if found is not None and found[0] is entry and found[1] is index \
-                else analyse_entry(entry, index)
-            memo[key] = (entry, index, analysis)
+            reads = _reads(entry, index)
+            found = self._memo.get(id(entry))
+            if found is not None and found[0] is entry and _same(found[1], reads):
+                analysis = found[2]
+            else:
+                analysis = analyse_entry(entry, index)
+            memo[id(entry)] = (entry, reads, analysis)
             analyses.append((line, entry, analysis))
         self._memo = memo
         nodes, across = _across_entries(analyses)
+        nodes += _view_copy_nodes(nodes, analyses, index)
         diagnostics = list(document.diagnostics)
         for line, _, analysis in analyses:
             diagnostics.extend(d.shifted(line) for d in analysis.diagnostics)
         diagnostics.extend(across)
         diagnostics.sort(key=lambda d: (d.span.start_line, d.span.start_col, d.code))
         return DerivativesCheck(document, index, tuple(analyses), tuple(nodes), tuple(diagnostics))
+
+
+def _reads(entry: DerivativeEntry, index: NativeIndex) -> tuple[object, ...]:
+    """What analyse_entry reads for an entry: the function it names and that one's signature group, or, when it
+    names none, the schemas by name (its did-you-mean comes from all of them)."""
+    if entry.defn_name is None:
+        return ()
+    function = index.by_schema.get(entry.specification)
+    if function is None:
+        return (index.by_name,)
+    return (function, *index.by_signature[signature_key(function.func)])
+
+
+def _same(old: tuple[object, ...], new: tuple[object, ...]) -> bool:
+    """Whether an analysis made from `old` holds for `new`: the very same objects (the native parser keeps the
+    functions of unchanged entries; the checker keeps the schemas by name while they are equal)."""
+    return len(old) == len(new) and all(a is b for a, b in zip(old, new))
 
 
 def _across_entries(analyses) -> tuple[list[NodeInfo], list[Diagnostic]]:
@@ -180,6 +229,18 @@ def _across_entries(analyses) -> tuple[list[NodeInfo], list[Diagnostic]]:
             nodes.append(NodeInfo(f"{prefix}{counter[prefix]}", entry.defn_name, line, info, canonical))
             counter[prefix] += 1
     return nodes, diagnostics
+
+
+def _view_copy_nodes(nodes: list[NodeInfo], analyses, index: NativeIndex) -> list[NodeInfo]:
+    """The `<Node>_copy` twins torchgen writes for the nodes of a view op with a view_copy function
+    (add_view_copy_derivatives): the same formulas, unless an entry gives the view_copy its own."""
+    own = {id(analysis.canonical) for _, _, analysis in analyses}
+    out = []
+    for node in nodes:
+        copy = index.view_copies.get(str(node.canonical.func.name))
+        if copy is not None and id(copy) not in own:
+            out.append(NodeInfo(f"{node.op}_copy", f"{node.name}_copy", node.line, node.key, copy))
+    return out
 
 
 # ---------------------------------------------------------------------------------------- one entry
@@ -248,13 +309,13 @@ def analyse_entry(entry: DerivativeEntry, index: NativeIndex) -> EntryAnalysis:
 
 
 def _unknown_schema(entry: DerivativeEntry, index: NativeIndex, report: _Report) -> None:
-    available = [schema for schema, f in index.by_schema.items() if cpp.name(f.func) == entry.defn_name]
+    available = index.by_name.get(entry.defn_name or "", [])
     if available:
         hint, data = did_you_mean(entry.specification, available)
         if not hint:
             hint = "; the schemas of that name are: " + ", ".join(available[:5]) + (" ..." if len(available) > 5 else "")
     else:
-        hint, _ = did_you_mean(entry.defn_name or "", {cpp.name(f.func) for f in index.by_schema.values()})
+        hint, _ = did_you_mean(entry.defn_name or "", index.by_name)
         data = ()
     report.add("OPG704", entry.name_node.span,
                f"no schema of native_functions.yaml reads exactly '{entry.specification}'{hint}", data)
@@ -419,42 +480,55 @@ def _forward_rules(entry: DerivativeEntry, f: NativeFunction, forwards: list[For
                    derivatives: list[Derivative], with_derivatives: tuple[Binding, ...], report: _Report) -> None:
     """torchgen's postprocess_forward_derivatives."""
     is_foreach = f.func.name.name.base.startswith("_foreach_")
+    # The arguments whose plain names a forward formula may not use (tensor lists handle theirs internally).
     checked = [a.name for a in with_derivatives if is_foreach or a.type not in TENSOR_LISTS]
-    name = entry.defn_name or ""
     for formula in forwards:
-        text = formula.text
-        base = next((n for n in checked if uses(n, text)), None)
+        base = next((n for n in checked if uses(n, formula.text)), None)
         if base is not None:
             report.add("OPG720", report.ident_span(formula, base),
                        f"the forward formula uses '{base}', which is ambiguous: use {base}_p for the primal value "
                        f"and {base}_t for the tangent", (("replace", f"{base}_p"), ("replace", f"{base}_t")))
-            continue
-        if text == "auto_element_wise":
-            if _kind(f) is SchemaKind.inplace:
-                report.add("OPG721", formula.value.span, f"auto_element_wise cannot be used for {f.func.name}: it "
-                                                         "is an in-place variant")
-            elif len(with_derivatives) != 1 or len(forwards) > 1 or len(forwards[0].names) > 1:
-                report.add("OPG721", formula.value.span, "auto_element_wise only works for a function with a single "
-                                                         "differentiable input and a single differentiable output")
-            elif len(derivatives) != 1:
-                report.add("OPG721", formula.value.span, "auto_element_wise needs the backward formula of the "
-                                                         "function's differentiable argument")
-            else:
-                derived = element_wise_forward(derivatives[0].original,
-                                               with_derivatives[0].name, [a.name for a in with_derivatives])
-                left = next((n for n in checked if uses(n, derived)), None)
-                if left is not None:
-                    report.add("OPG720", formula.value.span,
-                               f"auto_element_wise derives a forward formula that still uses '{left}' (two uses "
-                               "one character apart in the backward formula are rewritten only once)")
-        elif text == "auto_linear":
-            if len(forwards) > 1 or len(forwards[0].names) > 1:
-                report.add("OPG722", formula.value.span, "auto_linear only works for a function with a single "
-                                                         "differentiable output")
-            elif not with_derivatives:
-                report.add("OPG722", formula.value.span, "auto_linear needs at least one differentiable argument "
-                                                         "(an argument with a backward formula)")
-            elif Variant.function not in f.variants and Variant.method not in f.variants:
-                report.add("OPG722", formula.value.span, f"auto_linear calls {name} again, but it is neither a "
-                                                         "function nor a method")
+        elif formula.text == "auto_element_wise":
+            _auto_element_wise(formula, f, forwards, derivatives, with_derivatives, checked, report)
+        elif formula.text == "auto_linear":
+            _auto_linear(formula, entry.defn_name or "", f, forwards, with_derivatives, report)
 
+
+def _single_output(forwards: list[Formula]) -> bool:
+    return len(forwards) == 1 and len(forwards[0].names) == 1
+
+
+def _auto_element_wise(formula: Formula, f: NativeFunction, forwards: list[Formula], derivatives: list[Derivative],
+                       with_derivatives: tuple[Binding, ...], checked: list[str], report: _Report) -> None:
+    """The forward formula torchgen derives from the backward one: only for one input and one output."""
+    if _kind(f) is SchemaKind.inplace:
+        report.add("OPG721", formula.value.span, f"auto_element_wise cannot be used for {f.func.name}: it "
+                                                 "is an in-place variant")
+    elif len(with_derivatives) != 1 or not _single_output(forwards):
+        report.add("OPG721", formula.value.span, "auto_element_wise only works for a function with a single "
+                                                 "differentiable input and a single differentiable output")
+    elif len(derivatives) != 1:
+        report.add("OPG721", formula.value.span, "auto_element_wise needs the backward formula of the "
+                                                 "function's differentiable argument")
+    else:
+        derived = element_wise_forward(derivatives[0].original, with_derivatives[0].name,
+                                       [a.name for a in with_derivatives])
+        left = next((n for n in checked if uses(n, derived)), None)
+        if left is not None:
+            report.add("OPG720", formula.value.span,
+                       f"auto_element_wise derives a forward formula that still uses '{left}' (two uses "
+                       "one character apart in the backward formula are rewritten only once)")
+
+
+def _auto_linear(formula: Formula, name: str, f: NativeFunction, forwards: list[Formula],
+                 with_derivatives: tuple[Binding, ...], report: _Report) -> None:
+    """The forward formula that calls the function again on the tangents: one output, a differentiable input."""
+    if not _single_output(forwards):
+        report.add("OPG722", formula.value.span, "auto_linear only works for a function with a single "
+                                                 "differentiable output")
+    elif not with_derivatives:
+        report.add("OPG722", formula.value.span, "auto_linear needs at least one differentiable argument "
+                                                 "(an argument with a backward formula)")
+    elif Variant.function not in f.variants and Variant.method not in f.variants:
+        report.add("OPG722", formula.value.span, f"auto_linear calls {name} again, but it is neither a "
+                                                 "function nor a method")
