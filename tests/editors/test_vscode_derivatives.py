@@ -14,7 +14,7 @@ import pytest
 from autograd_tree import DERIVATIVES, write_tree
 
 from .conftest import NPM_PREFIX, editor_env
-from .test_vscode import code_server  # noqa: F401  (the fixture, on this module's workspace)
+from .test_vscode import _venv, code_server  # noqa: F401  (the fixture, on this module's workspace)
 
 pytestmark = [pytest.mark.editors, pytest.mark.slow]
 
@@ -26,11 +26,19 @@ def workspace(tmp_path: Path) -> Path:
     return ws
 
 
-def test_vscode_derivatives_problems_and_hover(code_server: str, workspace: Path, tmp_path: Path):  # noqa: F811
+@pytest.fixture
+def interpreter(tmp_path: Path) -> tuple[dict, str]:
+    """The server of the .vsix, run by a bare virtual environment's Python (test_vscode runs the other kinds)."""
+    python = _venv(tmp_path / "bare")
+    return {"opgen.server.pythonPath": str(python)}, f"(bundled copy, run by {python})"
+
+
+def test_vscode_derivatives_problems_and_hover(code_server, workspace: Path, tmp_path: Path):  # noqa: F811
+    url = code_server[0]
     out = tmp_path / "result.json"
     shots = tmp_path / "shots"
     shots.mkdir()
-    env = editor_env(CODE_SERVER_URL=code_server, WORKSPACE=str(workspace), OUT=str(out), SCREENSHOT_DIR=str(shots),
+    env = editor_env(CODE_SERVER_URL=url, WORKSPACE=str(workspace), OUT=str(out), SCREENSHOT_DIR=str(shots),
                      PLAYWRIGHT_CORE=str(NPM_PREFIX / "lib" / "node_modules" / "playwright-core"),
                      CHROMIUM=shutil.which("chromium") or "/usr/bin/chromium")
     proc = subprocess.run(["node", str(Path(__file__).with_name("vscode_derivatives_e2e.mjs"))], env=env,

@@ -73,7 +73,7 @@ def expected_line(lines: list[str], need) -> tuple[str, int]:
     entry = range(start, end)
     if need.kind == META:
         return "OPG601", next(i for i in entry if lines[i].strip().startswith("structured:"))
-    table = next((i for i in entry if lines[i].strip() == "dispatch:"), None)
+    table = next((i for i in entry if lines[i].split("#")[0].strip() == "dispatch:"), None)  # a comment may follow
     if table is None:
         return "OPG600", next(i for i in entry if "func:" in lines[i])
     for i in range(table + 1, end):
