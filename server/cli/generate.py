@@ -6,8 +6,8 @@ import argparse
 import os
 import sys
 
-from . import status
-from .release_cli import add_torch_version_argument, resolve_release
+from .. import status
+from .torch_version import add_torch_version_argument, resolve_release
 
 _HELP_IMPLEMENTED_ONLY = ("write only the files opgen can generate and exit 0; without it, opgen writes them, "
                           "names the files it cannot generate yet and exits with status 3")
@@ -75,8 +75,8 @@ def _positive(text: str) -> int:
 
 def options_from_args(args: argparse.Namespace, release=None):
     """gen.py's options; release: the torch release to match (default: the default profile)."""
-    from .codegen.files.context import GenerateOptions
-    from .releases import DEFAULT
+    from ..codegen.files.context import GenerateOptions
+    from ..releases import DEFAULT
 
     def tup(v):
         return None if v is None else tuple(v)
@@ -98,7 +98,7 @@ def options_from_args(args: argparse.Namespace, release=None):
 
 
 def run_generate(args: argparse.Namespace) -> int:
-    from .codegen.generate import generate
+    from ..codegen.generate import generate
 
     resolved = resolve_release(args, os.path.join(args.source_path, "native", "native_functions.yaml"))
     if resolved is None:

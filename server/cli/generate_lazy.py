@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from . import status
-from .backend_cli import report_generation
-from .release_cli import add_torch_version_argument, resolve_native_release
-from .report import RENDERERS
+from .. import status
+from ..report import RENDERERS
+from .generation_report import report_generation
+from .torch_version import add_torch_version_argument, resolve_native_release
 
 
 def add_generate_lazy_parser(sub) -> None:
@@ -56,9 +56,9 @@ def add_generate_lazy_parser(sub) -> None:
 
 
 def options_from(args: argparse.Namespace, release=None):
-    from .codegen.lazy.plan import LazyOptions
-    from .codegen.lazy.run import LazyRunOptions
-    from .releases import DEFAULT
+    from ..codegen.lazy.plan import LazyOptions
+    from ..codegen.lazy.run import LazyRunOptions
+    from ..releases import DEFAULT
 
     # torch 2.13's main() passes --backend-name as run_gen_lazy_tensor's 13th positional argument, which is
     # build_in_tree; backend_name keeps its default. Reproduced, since the output depends on it.
@@ -73,8 +73,8 @@ def options_from(args: argparse.Namespace, release=None):
 
 
 def run_generate_lazy(args: argparse.Namespace) -> int:
-    from .codegen.lazy.run import generate_lazy
-    from .index.documents import paused_gc
+    from ..codegen.lazy.run import generate_lazy
+    from ..index.documents import paused_gc
 
     resolved = resolve_native_release(args)
     if resolved is None:

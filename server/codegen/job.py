@@ -13,13 +13,13 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .codegen.files.context import GenContext, GenerateOptions
-from .codegen.generate import confinement_errors, dirs_of, load_fallback_ops, plan, read_templates
-from .codegen.inputs import InputError, load_native, packaged_aten, read_input
-from .codegen.plan import PlanError, PlannedFile, render
-from .codegen.writer import write_files
-from .index.native import TagsParser
-from .releases import resolve_for
+from .files.context import GenContext, GenerateOptions
+from .generate import confinement_errors, dirs_of, load_fallback_ops, plan, read_templates
+from .inputs import InputError, load_native, packaged_aten, read_input
+from .plan import PlanError, PlannedFile, render
+from .writer import write_files
+from ..index.native import TagsParser
+from ..releases import resolve_for
 
 
 @dataclass(frozen=True)

@@ -172,7 +172,7 @@ def _target(server: OpgenLanguageServer, args: dict) -> str:
 
 
 async def generate(server: OpgenLanguageServer, *args: Any) -> dict:
-    from .. import generate_job  # the code generator is loaded on first use
+    from ..codegen import job as generate_job  # the code generator is loaded on first use
 
     arg = _argument(args)
     target = _target(server, arg)
@@ -269,7 +269,7 @@ async def generate_backend(server: OpgenLanguageServer, arg: dict) -> dict:
 
 
 async def show_generated(server: OpgenLanguageServer, *args: Any) -> dict:
-    from .. import generate_job
+    from ..codegen import job as generate_job
     from ..codegen.inputs import InputError
 
     arg = _argument(args)
