@@ -19,7 +19,7 @@ import os
 import uuid
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, NamedTuple
+from typing import Any, Concatenate, NamedTuple
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -561,7 +561,7 @@ def _register_workspace_requests(server: OpgenLanguageServer) -> None:
 
 
 def _register_commands(server: OpgenLanguageServer) -> None:
-    def command(name: str, run: Callable[..., Awaitable[dict[str, Any]]]) -> None:
+    def command(name: str, run: Callable[Concatenate[commands.CommandHost, ...], Awaitable[dict[str, Any]]]) -> None:
         async def handler(ls: OpgenLanguageServer, *args: Any) -> dict[str, Any]:
             try:
                 return await run(server, *args)
