@@ -1,8 +1,9 @@
 """The layering rule of ARCHITECTURE.md, read from the source: a module imports only its own layer or layers below it,
 and no modules import each other round in a circle (CONTRIBUTING.md, "Layers").
 
-Every import counts: module-level, function-level (the lazy ones that keep start-up fast) and those under
-`if TYPE_CHECKING:` (a type named from a layer above couples the two just the same).
+Every import counts: module-level, function-level (the lazy ones that keep start-up fast), those under
+`if TYPE_CHECKING:` (a type named from a layer above couples the two just the same), and `__import__` or
+`importlib.import_module` of a module named by a string.
 """
 
 from __future__ import annotations
@@ -61,6 +62,17 @@ def _imported(node: ast.Import | ast.ImportFrom, package: str, modules: frozense
         yield submodule if submodule in modules else target
 
 
+def _dynamic(node: ast.Call) -> str | None:
+    """The module `__import__("opgen_lsp.x")` or `importlib.import_module("opgen_lsp.x")` names, if any."""
+    func = node.func
+    named = (isinstance(func, ast.Name) and func.id in ("__import__", "import_module")) or (
+        isinstance(func, ast.Attribute) and func.attr == "import_module")
+    if not named or not node.args or not isinstance(node.args[0], ast.Constant):
+        return None
+    value = node.args[0].value
+    return value if isinstance(value, str) and value.split(".")[0] == PACKAGE else None
+
+
 def import_graph(root: Path) -> dict[str, frozenset[str]]:
     """Each module of the tree under root (the `server/` folder, installed as opgen_lsp) -> the modules it imports."""
     paths = {module_name(root, path): path for path in sorted(root.rglob("*.py"))}
@@ -71,6 +83,8 @@ def import_graph(root: Path) -> dict[str, frozenset[str]]:
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         imported = {target for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
                     for target in _imported(node, package, modules)}
+        named = (_dynamic(node) for node in ast.walk(tree) if isinstance(node, ast.Call))
+        imported |= {target for target in named if target is not None}
         graph[name] = frozenset(imported - {name})
     return graph
 
@@ -177,9 +191,13 @@ def test_a_planted_upward_import_fails(tmp_path: Path) -> None:
     entries.write_text(entries.read_text(encoding="utf-8") + "\n\ndef _late():\n    from ..model import lower\n",
                        encoding="utf-8")
     (root / "model" / "late.py").write_text("import opgen_lsp.lsp.server\n", encoding="utf-8")
+    (root / "index" / "hidden.py").write_text('def f():\n    return __import__("opgen_lsp.cli.main")\n',
+                                              encoding="utf-8")
     found = upward_imports(import_graph(root))
     assert f"{PACKAGE}.model.late (model) imports {PACKAGE}.lsp.server (lsp)" in found
     assert f"{PACKAGE}.syntax.entries (syntax) imports {PACKAGE}.model.lower (model)" in found
+    assert f"{PACKAGE}.index.hidden (index) imports {PACKAGE}.cli.main (cli)" in found
+    assert len(found) == len(upward_imports(import_graph(SERVER))) + 3  # and nothing else changed
 
 
 def test_a_planted_circle_fails(tmp_path: Path) -> None:
