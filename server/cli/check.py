@@ -143,7 +143,8 @@ def impl_path_items(paths: list[str], native_path: str | None, impl_paths: list[
                     ) -> tuple[list[FileDiagnostic], list[str]]:
     """`opgen check --impl-path F`: the missing-kernel check of every backend yaml among paths (and notes)."""
     from ..analysis.check import BACKEND, classify, expand
-    from ..codegen.backend.run import InputError, check_backend_files, load_native_snapshot, read_impls, read_text
+    from ..codegen.backend.run import check_backend_files, load_native_snapshot, read_impls, read_text
+    from ..codegen.inputs import InputError
 
     try:
         impls = read_impls(tuple(impl_paths))

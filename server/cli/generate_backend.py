@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from .. import status
 from ..report import RENDERERS
 from .generation_report import report_generation
 from .torch_version import add_torch_version_argument, resolve_native_release
 
+if TYPE_CHECKING:
+    from ..codegen.backend.stubs import RegistrationOptions
 
-def add_generate_backend_parser(sub) -> None:
+
+def add_generate_backend_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("generate-backend", help="generate an out-of-tree backend's files as "
                                                 "torchgen.gen_backend_stubs does (byte for byte)",
                        description="Write <Key>NativeFunctions.h, Register<Key>.cpp and (with autograd ops) "
@@ -38,7 +42,7 @@ def add_generate_backend_parser(sub) -> None:
     p.set_defaults(run=run_generate_backend)
 
 
-def add_registration_arguments(p) -> None:
+def add_registration_arguments(p: argparse.ArgumentParser) -> None:
     """The registration emitter's switches (not flags of gen_backend_stubs itself; its defaults are theirs)."""
     g = p.add_argument_group("registration (beyond gen_backend_stubs' flags)")
     g.add_argument("--deferred-registration", metavar="BACKEND_NAME", default=None,
@@ -50,7 +54,8 @@ def add_registration_arguments(p) -> None:
                    help="include ATen/ops/*.h instead of ATen/Functions.h (must match how ATen was built)")
 
 
-def registration_options(args: argparse.Namespace, *, eager: bool = True, backend_name: str = ""):
+def registration_options(args: argparse.Namespace, *, eager: bool = True, backend_name: str = ""
+                         ) -> RegistrationOptions:
     from ..codegen.backend.stubs import RegistrationOptions
 
     deferred = getattr(args, "deferred_registration", None)

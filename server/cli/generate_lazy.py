@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from .. import status
 from ..report import RENDERERS
 from .generation_report import report_generation
 from .torch_version import add_torch_version_argument, resolve_native_release
 
+if TYPE_CHECKING:
+    from ..codegen.lazy.run import LazyRunOptions
+    from ..releases import Release
 
-def add_generate_lazy_parser(sub) -> None:
+
+def add_generate_lazy_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("generate-lazy", help="generate a lazy-tensor backend's files as torchgen.gen_lazy_tensor "
                                              "does (byte for byte)",
                        description="Write <Key>NativeFunctions.h/.cpp, Register<Key>.cpp (and "
@@ -55,7 +60,7 @@ def add_generate_lazy_parser(sub) -> None:
     p.set_defaults(run=run_generate_lazy)
 
 
-def options_from(args: argparse.Namespace, release=None):
+def options_from(args: argparse.Namespace, release: Release | None = None) -> LazyRunOptions:
     from ..codegen.lazy.plan import LazyOptions
     from ..codegen.lazy.run import LazyRunOptions
     from ..releases import DEFAULT

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from .. import status
 from ..report import RENDERERS
+
+if TYPE_CHECKING:
+    from ..codegen.backend.run import BackendResult  # a lazy run's result too
 
 
 def _same(path: str, data: bytes) -> bool:
@@ -19,7 +23,7 @@ def _same(path: str, data: bytes) -> bool:
         return False
 
 
-def report_generation(result, *, output_dir: str, dry_run: bool, verbose: bool, fmt: str,
+def report_generation(result: BackendResult, *, output_dir: str, dry_run: bool, verbose: bool, fmt: str,
                       nothing_to_generate: str | None = None, release_label: str = "") -> int:
     """Print a backend/lazy generation result (diagnostics, errors, files) and return the exit status."""
     if result.diagnostics:
