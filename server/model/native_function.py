@@ -8,7 +8,7 @@ be memoized.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import Enum, auto
 
 from ..frozen import fast_init
 from .dispatch import DispatchKey
@@ -38,13 +38,28 @@ class UfuncKey(Enum):
     Generic = 7
 
 
-ScalarType = Enum("ScalarType", (  # type: ignore[misc]
-    "Byte", "Char", "Short", "Int", "Long", "Half", "Float", "Double", "ComplexHalf", "ComplexFloat",
-    "ComplexDouble", "Bool", "BFloat16", "Float8_e5m2", "Float8_e5m2fnuz", "Float8_e4m3fn",
-    "Float8_e4m3fnuz", "Float8_e8m0fnu",
-))
+@identity_hash
+class ScalarType(Enum):
+    Byte = auto()
+    Char = auto()
+    Short = auto()
+    Int = auto()
+    Long = auto()
+    Half = auto()
+    Float = auto()
+    Double = auto()
+    ComplexHalf = auto()
+    ComplexFloat = auto()
+    ComplexDouble = auto()
+    Bool = auto()
+    BFloat16 = auto()
+    Float8_e5m2 = auto()
+    Float8_e5m2fnuz = auto()
+    Float8_e4m3fn = auto()
+    Float8_e4m3fnuz = auto()
+    Float8_e8m0fnu = auto()
 
-identity_hash(ScalarType)
+
 _S = ScalarType.__members__
 _INTEGRAL = tuple(_S[n] for n in ("Byte", "Char", "Int", "Long", "Short"))
 _FLOATING = (_S["Float"], _S["Double"])

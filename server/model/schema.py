@@ -11,29 +11,48 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field, replace
-from enum import Enum
-from typing import Iterator, Union
+from enum import Enum, auto
+from typing import Iterator, TypeVar, Union
 
 from ..frozen import fast_init
 
-# The base types torchgen knows, in its order.
-BASE_TYPE_NAMES = (
-    "Generator", "ScalarType", "Tensor", "int", "DimVector", "float", "str", "bool",
-    "Layout", "Device", "DeviceIndex", "Scalar", "MemoryFormat", "QScheme", "Storage",
-    "Stream", "SymInt", "SymBool", "GraphModule",
-    # Named tensors, until torch 2.12 (later releases refuse it: model.lower, per release).
-    "Dimname",
-)
-BaseTy = Enum("BaseTy", BASE_TYPE_NAMES)  # type: ignore[misc]
+_E = TypeVar("_E", bound=Enum)
 
 
-def identity_hash(enum_class: type[Enum]) -> type[Enum]:
+def identity_hash(enum_class: type[_E]) -> type[_E]:
     """Members are singletons, so identity is a valid hash, and C-fast (Enum's own is Python code)."""
-    enum_class.__hash__ = object.__hash__  # type: ignore[method-assign,assignment]
+    enum_class.__hash__ = object.__hash__  # type: ignore[method-assign]  # replacing Enum's hash is the point
     return enum_class
 
 
-identity_hash(BaseTy)
+@identity_hash
+class BaseTy(Enum):
+    """The base types torchgen knows, in its order."""
+
+    Generator = auto()
+    ScalarType = auto()
+    Tensor = auto()
+    int = auto()
+    DimVector = auto()
+    float = auto()
+    str = auto()
+    bool = auto()
+    Layout = auto()
+    Device = auto()
+    DeviceIndex = auto()
+    Scalar = auto()
+    MemoryFormat = auto()
+    QScheme = auto()
+    Storage = auto()
+    Stream = auto()
+    SymInt = auto()
+    SymBool = auto()
+    GraphModule = auto()
+    # Named tensors, until torch 2.12 (later releases refuse it: model.lower, per release).
+    Dimname = auto()
+
+
+BASE_TYPE_NAMES: tuple[str, ...] = tuple(BaseTy.__members__)
 
 CUSTOM_CLASS_PREFIX = "__torch__.torch.classes."
 
@@ -43,14 +62,17 @@ class _TypeQueries:
 
     __slots__ = ()
 
+    def is_base_ty_like(self, ty: BaseTy) -> bool:
+        raise NotImplementedError  # each type below answers it
+
     def is_tensor_like(self) -> bool:
-        return self.is_base_ty_like(BaseTy.Tensor)  # type: ignore[attr-defined]
+        return self.is_base_ty_like(BaseTy.Tensor)
 
     def is_symint_like(self) -> bool:
-        return self.is_base_ty_like(BaseTy.SymInt)  # type: ignore[attr-defined]
+        return self.is_base_ty_like(BaseTy.SymInt)
 
     def is_generator_like(self) -> bool:
-        return self.is_base_ty_like(BaseTy.Generator)  # type: ignore[attr-defined]
+        return self.is_base_ty_like(BaseTy.Generator)
 
 
 @fast_init
@@ -241,11 +263,13 @@ class Arguments:
     _hash: int | None = field(init=False, repr=False, compare=False, default=None)
 
     def __hash__(self) -> int:
-        if self._hash is None:
-            object.__setattr__(self, "_hash", hash((
+        cached = self._hash
+        if cached is None:
+            cached = hash((
                 self.pre_self_positional, self.self_arg, self.post_self_positional, self.pre_tensor_options_kwarg_only,
-                self.tensor_options, self.post_tensor_options_kwarg_only, self.out)))
-        return self._hash  # type: ignore[return-value]
+                self.tensor_options, self.post_tensor_options_kwarg_only, self.out))
+            object.__setattr__(self, "_hash", cached)
+        return cached
 
     @property
     def flat_positional(self) -> tuple[Argument, ...]:
