@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from enum import Enum, auto
 
 from ..frozen import fast_init
+from ..syntax.nodes import YMap, YScalar
+from ..syntax.schema import SchemaSpans
 from .dispatch import DispatchKey
 from .schema import Argument, FunctionSchema, OperatorName, SchemaKind, identity_hash
 
@@ -139,10 +141,12 @@ class NativeFunction:
     _facts: object = field(init=False, default=None, compare=False, repr=False)
 
     def __hash__(self) -> int:
-        if self._hash is None:
-            object.__setattr__(self, "_hash", hash((self.namespace, self.func, self.variants, self.tags,
-                                                    self.structured, self.structured_delegate, self.autogen)))
-        return self._hash  # type: ignore[return-value]
+        cached = self._hash
+        if cached is None:
+            cached = hash((self.namespace, self.func, self.variants, self.tags,
+                           self.structured, self.structured_delegate, self.autogen))
+            object.__setattr__(self, "_hash", cached)
+        return cached
 
     @property
     def has_composite_kernel(self) -> bool:
@@ -151,9 +155,11 @@ class NativeFunction:
 
     @property
     def is_view_op(self) -> bool:
-        if self._is_view_op is None:
-            object.__setattr__(self, "_is_view_op", self._compute_is_view_op())
-        return self._is_view_op  # type: ignore[return-value]
+        cached = self._is_view_op
+        if cached is None:
+            cached = self._compute_is_view_op()
+            object.__setattr__(self, "_is_view_op", cached)
+        return cached
 
     def _compute_is_view_op(self) -> bool:
         # A non-mutating aliased return, the inplace_view tag, or a wildcard alias; cheapest test first.
@@ -182,10 +188,10 @@ class NativeFunction:
 class EntrySource:
     """Links a NativeFunction to the yaml it was read from (spans relative to the entry)."""
 
-    entry: object  # syntax.nodes.YMap; typed loosely to keep the model free of syntax imports
-    schema_spans: object  # syntax.schema.SchemaSpans
+    entry: YMap
+    schema_spans: SchemaSpans
     # Maps offsets in the func string to spans in the entry.
-    func_scalar: object
+    func_scalar: YScalar
 
 
 @identity_hash

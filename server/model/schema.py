@@ -186,9 +186,11 @@ class Argument:
     _plain: str | None = field(init=False, repr=False, compare=False, default=None)
 
     def __hash__(self) -> int:
-        if self._hash is None:
-            object.__setattr__(self, "_hash", hash((self.name, self.type, self.default, self.annotation)))
-        return self._hash  # type: ignore[return-value]
+        cached = self._hash
+        if cached is None:
+            cached = hash((self.name, self.type, self.default, self.annotation))
+            object.__setattr__(self, "_hash", cached)
+        return cached
 
     @property
     def is_write(self) -> bool:
@@ -201,10 +203,12 @@ class Argument:
     @property
     def plain(self) -> str:
         """The argument as a signature prints it: without its alias annotation."""
-        if self._plain is None:
+        cached = self._plain
+        if cached is None:
             default = f"={self.default}" if self.default else ""
-            object.__setattr__(self, "_plain", f"{self.type} {self.name}{default}")
-        return self._plain  # type: ignore[return-value]
+            cached = f"{self.type} {self.name}{default}"
+            object.__setattr__(self, "_plain", cached)
+        return cached
 
 
 @fast_init
@@ -218,9 +222,11 @@ class Return:
     @property
     def plain(self) -> str:
         """The return as a signature prints it: its type alone."""
-        if self._plain is None:
-            object.__setattr__(self, "_plain", str(self.type))
-        return self._plain  # type: ignore[return-value]
+        cached = self._plain
+        if cached is None:
+            cached = str(self.type)
+            object.__setattr__(self, "_plain", cached)
+        return cached
 
     @property
     def is_write(self) -> bool:
@@ -370,10 +376,12 @@ class BaseOperatorName:
     _hash: int | None = field(init=False, repr=False, compare=False, default=None)
 
     def __hash__(self) -> int:
-        if self._hash is None:
-            object.__setattr__(self, "_hash", hash((self.base, self.inplace, self.dunder_method,
-                                                    self.functional_overload, self.namespace)))
-        return self._hash  # type: ignore[return-value]
+        cached = self._hash
+        if cached is None:
+            cached = hash((self.base, self.inplace, self.dunder_method,
+                           self.functional_overload, self.namespace))
+            object.__setattr__(self, "_hash", cached)
+        return cached
 
     def __str__(self) -> str:
         prefix = f"{self.namespace}::" if self.namespace else ""
@@ -391,9 +399,11 @@ class OperatorName:
     _hash: int | None = field(init=False, repr=False, compare=False, default=None)
 
     def __hash__(self) -> int:
-        if self._hash is None:
-            object.__setattr__(self, "_hash", hash((self.name, self.overload_name)))
-        return self._hash  # type: ignore[return-value]
+        cached = self._hash
+        if cached is None:
+            cached = hash((self.name, self.overload_name))
+            object.__setattr__(self, "_hash", cached)
+        return cached
 
     def __str__(self) -> str:
         return f"{self.name}.{self.overload_name}" if self.overload_name else str(self.name)
@@ -430,9 +440,11 @@ class FunctionSchema:
     _view_signature: FunctionSchema | None = field(init=False, repr=False, compare=False, default=None)
 
     def __hash__(self) -> int:
-        if self._hash is None:
-            object.__setattr__(self, "_hash", hash((self.name, self.arguments, self.returns)))
-        return self._hash  # type: ignore[return-value]
+        cached = self._hash
+        if cached is None:
+            cached = hash((self.name, self.arguments, self.returns))
+            object.__setattr__(self, "_hash", cached)
+        return cached
 
     def __str__(self) -> str:
         if len(self.returns) == 1:
@@ -466,22 +478,28 @@ class FunctionSchema:
         return self.kind() in (SchemaKind.inplace, SchemaKind.out, SchemaKind.mutable)
 
     def kind(self) -> SchemaKind:
-        if self._kind is None:
-            object.__setattr__(self, "_kind", schema_kind(self))
-        return self._kind  # type: ignore[return-value]
+        cached = self._kind
+        if cached is None:
+            cached = schema_kind(self)
+            object.__setattr__(self, "_kind", cached)
+        return cached
 
     def signature(self, *, strip_default: bool = False, strip_view_copy_name: bool = False,
                   keep_return_names: bool = False) -> FunctionSchema:
         if strip_default or keep_return_names or (strip_view_copy_name and self.name.name.base.endswith(("_copy", "_scatter"))):
             return schema_signature(self, strip_default, strip_view_copy_name, keep_return_names)
-        if self._signature is None:
-            object.__setattr__(self, "_signature", schema_signature(self, False, False, False))
-        return self._signature  # type: ignore[return-value]
+        cached = self._signature
+        if cached is None:
+            cached = schema_signature(self, False, False, False)
+            object.__setattr__(self, "_signature", cached)
+        return cached
 
     def view_signature(self) -> FunctionSchema:
-        if self._view_signature is None:
-            object.__setattr__(self, "_view_signature", self.signature(strip_view_copy_name=True))
-        return self._view_signature  # type: ignore[return-value]
+        cached = self._view_signature
+        if cached is None:
+            cached = self.signature(strip_view_copy_name=True)
+            object.__setattr__(self, "_view_signature", cached)
+        return cached
 
     def with_name(self, name: OperatorName) -> FunctionSchema:
         return FunctionSchema(name, self.arguments, self.returns)
