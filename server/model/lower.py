@@ -288,7 +288,8 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
     if keys.structured_delegate is not None:
         _check_delegated_keys(r, entry, dispatch)
     _check_codegen_rules(r, func, dispatch, keys.structured, keys.variants)
-    _check_post_init(r, func, kind, keys, tags, spans, f.text, release)
+    _check_post_init(r, func, kind, keys, spans, f.text)
+    _check_name_rules(r, func, keys, tags, spans, f.text, release)
 
     nf = NativeFunction(
         namespace=namespace,
@@ -563,7 +564,7 @@ def _dispatch_key_span(entry: YMap, key_name: str) -> Span | None:
     return None
 
 
-def _lower_precomputed(r: _Reader, structured: object) -> Precompute | None:
+def _lower_precomputed(r: _Reader, structured: bool) -> Precompute | None:
     node = r.peek("precomputed")
     if node is None or (isinstance(node, YScalar) and node.value is None):
         return None
@@ -578,64 +579,16 @@ def _lower_precomputed(r: _Reader, structured: object) -> Precompute | None:
         return None
     items = list(node.items)
     add: list[Argument] = []
-    failed = False
-
-    def parse_args(scalar: YScalar, text: str, start: int) -> list[Argument]:
-        nonlocal failed
-        out = []
-        pos = start
-        for piece in text.split(","):
-            stripped = piece.strip()
-            offset = pos + (len(piece) - len(piece.lstrip()))
-            arg, issues = parse_argument_text(stripped)
-            for i in issues:
-                r.diagnostics.append(_issue_to_diag(i.moved(offset), ScalarText(scalar)))
-            if arg is None:
-                failed = True
-            else:
-                if arg.name.upper() == arg.name:
-                    r.error("OPG115", ScalarText(scalar).span(offset, offset + len(stripped)),
-                            f"precomputed argument name '{arg.name}' must not be all upper case")
-                out.append(arg)
-            pos += len(piece) + 1
-        return out
-
+    added = True
     last = items[-1]
     if isinstance(last, YScalar) and isinstance(last.value, str) and " -> " not in last.value:
-        add = parse_args(last, last.value, 0)
+        add, added = _precomputed_arguments(r, last, last.value, 0)
         items = items[:-1]
     elif not (isinstance(last, YScalar) and isinstance(last.value, str)):
         r.error("OPG115", last.span, "each precomputed item must be a string")
         return None
-    replace: dict[str, list[Argument]] = {}
-    lines: list[YScalar] = []  # the items, once each is known to be a string
-    for item in items:
-        if not (isinstance(item, YScalar) and isinstance(item.value, str)):
-            r.error("OPG115", item.span, "each precomputed item must be a string")
-            failed = True
-            continue
-        lines.append(item)
-        value = item.value
-        if " -> " not in value:
-            r.error("OPG115", item.span, f"'{value}': only the last precomputed line may add values without "
-                                         "replacing a kernel argument ('kernel_arg -> type name, ...')")
-            failed = True
-            continue
-        parts = value.split(" -> ")
-        if len(parts) != 2:
-            r.error("OPG115", item.span, f"'{value}': write 'kernel_arg -> type name, ...' with one ' -> '")
-            failed = True
-            continue
-        arg, rest = parts
-        if " " in arg:
-            r.error("OPG115", ScalarText(item).span(0, len(arg)), f"illegal kernel argument name '{arg}'")
-            failed = True
-            continue
-        if arg in replace:
-            r.error("OPG115", item.span, f"kernel argument '{arg}' is replaced twice")
-            failed = True
-        replace[arg] = parse_args(item, rest, len(arg) + 4)
-    if failed:
+    replace, lines, replaced = _precomputed_replacements(r, items)
+    if not (added and replaced):
         return None
     result = Precompute(tuple((k, tuple(v)) for k, v in replace.items()), tuple(add))
     expected = result.to_list()
@@ -644,6 +597,64 @@ def _lower_precomputed(r: _Reader, structured: object) -> Precompute | None:
             r.error("OPG115", item.span, f"write this precomputed line as '{line}'")
             return None
     return result
+
+
+def _precomputed_replacements(r: _Reader, items: list[YNode]) -> tuple[dict[str, list[Argument]], list[YScalar], bool]:
+    """The 'kernel_arg -> type name, ...' lines: what replaces each kernel argument, the lines (the items that are
+    strings), and whether every line was well formed (each problem is reported)."""
+    replace: dict[str, list[Argument]] = {}
+    lines: list[YScalar] = []
+    ok = True
+    for item in items:
+        if not (isinstance(item, YScalar) and isinstance(item.value, str)):
+            r.error("OPG115", item.span, "each precomputed item must be a string")
+            ok = False
+            continue
+        lines.append(item)
+        value = item.value
+        if " -> " not in value:
+            r.error("OPG115", item.span, f"'{value}': only the last precomputed line may add values without "
+                                         "replacing a kernel argument ('kernel_arg -> type name, ...')")
+            ok = False
+            continue
+        parts = value.split(" -> ")
+        if len(parts) != 2:
+            r.error("OPG115", item.span, f"'{value}': write 'kernel_arg -> type name, ...' with one ' -> '")
+            ok = False
+            continue
+        arg, rest = parts
+        if " " in arg:
+            r.error("OPG115", ScalarText(item).span(0, len(arg)), f"illegal kernel argument name '{arg}'")
+            ok = False
+            continue
+        if arg in replace:
+            r.error("OPG115", item.span, f"kernel argument '{arg}' is replaced twice")
+            ok = False
+        replace[arg], parsed = _precomputed_arguments(r, item, rest, len(arg) + 4)
+        ok = ok and parsed
+    return replace, lines, ok
+
+
+def _precomputed_arguments(r: _Reader, scalar: YScalar, text: str, start: int) -> tuple[list[Argument], bool]:
+    """The arguments of a 'type name, ...' text at start in the scalar, and whether each one parsed."""
+    out = []
+    ok = True
+    pos = start
+    for piece in text.split(","):
+        stripped = piece.strip()
+        offset = pos + (len(piece) - len(piece.lstrip()))
+        arg, issues = parse_argument_text(stripped)
+        for i in issues:
+            r.diagnostics.append(_issue_to_diag(i.moved(offset), ScalarText(scalar)))
+        if arg is None:
+            ok = False
+        else:
+            if arg.name.upper() == arg.name:
+                r.error("OPG115", ScalarText(scalar).span(offset, offset + len(stripped)),
+                        f"precomputed argument name '{arg.name}' must not be all upper case")
+            out.append(arg)
+        pos += len(piece) + 1
+    return out, ok
 
 
 def _lower_tags(r: _Reader, valid_tags: frozenset[str], namespace: str, func: FunctionSchema | None) -> frozenset[str]:
@@ -781,17 +792,12 @@ def _check_codegen_rules(r: _Reader, func: FunctionSchema, dispatch: _Table, str
                         "drop the suffix (torchgen refuses to declare it)")
 
 
-def _check_post_init(r: _Reader, func: FunctionSchema, kind: SchemaKind | None, keys: _Keys, tags: frozenset[str],
-                     spans: SchemaSpans, text: ScalarText, release: Release) -> None:
-    variants, structured, delegate, device_guard = (keys.variants, keys.structured, keys.structured_delegate,
-                                                    keys.device_guard)
-    cpp_no_default_args = keys.cpp_no_default_args
-
-    def name_span() -> Span:
-        return text.span(*spans.name)
-
-    if func.arguments.out and variants != {Variant.function}:
-        r.error("OPG117", r.key_span("variants") or name_span(),
+def _check_post_init(r: _Reader, func: FunctionSchema, kind: SchemaKind | None, keys: _Keys, spans: SchemaSpans,
+                     text: ScalarText) -> None:
+    """The rules of torchgen's NativeFunction.__post_init__ that need the whole entry."""
+    structured, delegate, device_guard = keys.structured, keys.structured_delegate, keys.device_guard
+    if func.arguments.out and keys.variants != {Variant.function}:
+        r.error("OPG117", r.key_span("variants") or text.span(*spans.name),
                 "functions with out arguments must have only the function variant ('variants: function')")
     if structured:
         if kind is not SchemaKind.out:
@@ -810,6 +816,15 @@ def _check_post_init(r: _Reader, func: FunctionSchema, kind: SchemaKind | None, 
     if structured and delegate is not None:
         r.error("OPG116", r.key_span_of("structured_delegate"),
                 "an op cannot be both structured and a structured_delegate")
+    _check_cpp_no_default_args(r, func, keys.cpp_no_default_args)
+    if keys.structured_inherits is not None and not structured:
+        r.error("OPG116", r.key_span_of("structured_inherits"), "structured_inherits requires 'structured: True'")
+    if structured and kind is SchemaKind.out:
+        for where, why in structured_out_problems(func):
+            r.error("OPG116", _schema_problem_span(where, spans, text), why)
+
+
+def _check_cpp_no_default_args(r: _Reader, func: FunctionSchema, cpp_no_default_args: list[object]) -> None:
     defaulted = {a.name for a in func.schema_order_arguments() if a.default is not None} if cpp_no_default_args else ()
     names_node = r.peek("cpp_no_default_args")
     for i, name in enumerate(cpp_no_default_args):
@@ -820,12 +835,16 @@ def _check_post_init(r: _Reader, func: FunctionSchema, kind: SchemaKind | None, 
         if not ok:
             span = names_node.items[i].span if isinstance(names_node, YSeq) else r.entry.span
             r.error("OPG119", span, f"cpp_no_default_args: '{name}' is not an argument with a default value")
-    if keys.structured_inherits is not None and not structured:
-        r.error("OPG116", r.key_span_of("structured_inherits"), "structured_inherits requires 'structured: True'")
-    if structured and kind is SchemaKind.out:
-        for where, why in structured_out_problems(func):
-            r.error("OPG116", _schema_problem_span(where, spans, text), why)
-    # Both rules below look for words that, if they matter, appear in the schema text: skip them if not.
+
+
+def _check_name_rules(r: _Reader, func: FunctionSchema, keys: _Keys, tags: frozenset[str], spans: SchemaSpans,
+                      text: ScalarText, release: Release) -> None:
+    """The rules about what an op's name and arguments say it is (a _foreach kernel, a random op)."""
+
+    def name_span() -> Span:
+        return text.span(*spans.name)
+
+    # Both rules look for words that, if they matter, appear in the schema text: skip them if not.
     schema_text = str(text.scalar.value)
     op = str(func.name) if "_foreach" in schema_text else ""
     if op.startswith("_foreach") and keys.device_check is not DeviceCheckType.NoCheck:
