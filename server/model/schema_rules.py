@@ -8,13 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Union
 
 from .schema import TENSOR, FunctionSchema, SchemaKind, SchemaKindError
 
 # Where in a schema a problem is: ("name",), ("returns",), ("arg", i) or ("return", i),
 # with i an index into arguments.flat_all / returns.
-Where = Union[tuple[str], tuple[str, int]]
+Where = tuple[str] | tuple[str, int]
 
 
 @dataclass(frozen=True, slots=True)

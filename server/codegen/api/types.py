@@ -128,8 +128,8 @@ class TupleCType:
         return TupleCType(tuple(e.remove_const_ref() for e in self.elems))
 
 
-CType = Union[BaseCType, ConstRefCType, MutRefCType, ArrayCType, TupleCType, OptionalCType, VectorCType,
-              ListCType, ArrayRefCType, VectorizedCType]
+CType = (BaseCType | ConstRefCType | MutRefCType | ArrayCType | TupleCType | OptionalCType | VectorCType
+         | ListCType | ArrayRefCType | VectorizedCType)
 
 
 @dataclass(frozen=True, slots=True)
