@@ -25,7 +25,7 @@ class BackendSnapshot:
         return any(d.is_error for d in self.diagnostics)
 
 
-def _order(d: Diagnostic) -> tuple:
+def _order(d: Diagnostic) -> tuple[int, int, str]:
     return (d.span.start_line, d.span.start_col, d.code)
 
 

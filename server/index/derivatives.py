@@ -27,11 +27,11 @@ class DerivativesDocument:
         """(first line, entry) of every entry that lowered."""
         return [(p.line, p.result.value) for p in self.document.entries if p.result.value is not None]
 
-    def placed(self) -> tuple[PlacedEntry, ...]:
+    def placed(self) -> tuple[PlacedEntry[DerivativeEntry], ...]:
         return self.document.entries
 
 
-def _lower(entry: YMap):
+def _lower(entry: YMap) -> tuple[DerivativeEntry | None, tuple[Diagnostic, ...]]:
     return lower_derivative(entry)
 
 
@@ -45,7 +45,7 @@ class DerivativesParser:
         return DerivativesDocument(document, tuple(document.all_diagnostics()))
 
 
-def _lower_deprecated(entry: YMap):
+def _lower_deprecated(entry: YMap) -> tuple[DeprecatedEntry | None, tuple[Diagnostic, ...]]:
     return lower_deprecated(entry)
 
 

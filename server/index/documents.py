@@ -48,9 +48,9 @@ class EntryResult(Generic[T]):
 _tuple = tuple.__new__
 
 
-class PlacedEntry(NamedTuple):
+class PlacedEntry(NamedTuple, Generic[T]):
     line: int  # first line of the entry in the document, 0-based
-    result: EntryResult
+    result: EntryResult[T]
 
     def diagnostics(self) -> tuple[Diagnostic, ...]:
         return tuple(d.shifted(self.line) for d in self.result.diagnostics)
@@ -59,7 +59,7 @@ class PlacedEntry(NamedTuple):
 @fast_init
 @dataclass(frozen=True, slots=True)
 class Document(Generic[T]):
-    entries: tuple[PlacedEntry, ...]
+    entries: tuple[PlacedEntry[T], ...]
     # Diagnostics about the document as a whole (stray text, not a list, not text at all).
     diagnostics: tuple[Diagnostic, ...]
 
@@ -189,7 +189,7 @@ class EntryListParser(Generic[T]):
         if new:
             self._add_entries(new)
         # tuple.__new__: a NamedTuple's own __new__ is Python code, and this runs on every keystroke.
-        entries = [_tuple(PlacedEntry, (line, cache[chunk_text])) for line, chunk_text in placed]
+        entries: list[PlacedEntry[T]] = [_tuple(PlacedEntry, (line, cache[chunk_text])) for line, chunk_text in placed]
         if not entries and not stray:
             stray.append(diag("OPG002", Span.point(0, 0), f"{self._what} has no entries; it must be a list of "
                                                           "entries starting with '- '"))

@@ -16,14 +16,18 @@ import json
 import os
 import re
 import threading
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 from .documents import paused_gc
 from ..input_file import UnreadableFile, read_text
 from ..syntax import cpp_macros, cpp_scan
-from ..syntax.cpp_scan import MACRO_USE, CppSymbol, Macro, file_macros, scan, scan_with_macros
+from ..syntax.cpp_macros import Macro
+from ..syntax.cpp_scan import MACRO_USE, CppSymbol, file_macros, scan, scan_with_macros
 
 SOURCE_SUFFIXES = frozenset({".cpp", ".cc", ".cxx", ".cu", ".cuh", ".mm", ".h", ".hpp", ".hh"})
 HEADER_SUFFIXES = (".h", ".hpp", ".hh", ".cuh")
@@ -34,7 +38,9 @@ def scanner_fingerprint(source: bytes) -> str:
     return hashlib.sha256(source).hexdigest()[:16]
 
 
-def _scanner_source(module) -> bytes:
+def _scanner_source(module: ModuleType) -> bytes:
+    if module.__file__ is None:  # pragma: no cover - a module without a file
+        return b""
     try:
         return Path(module.__file__).read_bytes()
     except OSError:  # pragma: no cover - an installation without the source file
@@ -87,7 +93,7 @@ def _inside(path: str, folders: tuple[str, ...]) -> bool:
     return any(path == f or path.startswith(f.rstrip(os.sep) + os.sep) for f in folders)
 
 
-def covered(path: str, roots, header_roots) -> bool:
+def covered(path: str, roots: Sequence[str], header_roots: Sequence[str]) -> bool:
     """Whether a change to path can change an index of roots: a source under them, or a header under them or
     the header folders of their tree."""
     if os.path.splitext(path)[1] not in SOURCE_SUFFIXES:
@@ -97,7 +103,7 @@ def covered(path: str, roots, header_roots) -> bool:
 
 
 def source_files(roots: list[str], suffixes: tuple[str, ...] | frozenset[str] = SOURCE_SUFFIXES) -> list[str]:
-    out = []
+    out: list[str] = []
     for root in roots:
         for folder, dirs, files in os.walk(root):
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
@@ -207,11 +213,12 @@ def default_cache_path(roots: list[str]) -> Path:
     return Path(base) / "opgen" / f"kernels-{key}.json"
 
 
-def _symbols(rows) -> tuple[CppSymbol, ...]:
+def _symbols(rows: Iterable[list[Any]]) -> tuple[CppSymbol, ...]:
+    """The symbols of the JSON cache's rows (whose shape _load_cache's except checks)."""
     return tuple(CppSymbol(*s) for s in rows)
 
 
-def _rows(symbols: tuple[CppSymbol, ...]) -> list[list]:
+def _rows(symbols: tuple[CppSymbol, ...]) -> list[list[str | int]]:
     return [[s.name, s.kind, s.namespace, s.line, s.col] for s in symbols]
 
 

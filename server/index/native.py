@@ -31,7 +31,7 @@ class TagsSnapshot:
 _tuple = tuple.__new__
 
 
-def _lower_tag_entry(entry: YMap):
+def _lower_tag_entry(entry: YMap) -> tuple[Tag | None, tuple[Diagnostic, ...]]:
     return lower_tag(entry)
 
 
@@ -52,7 +52,8 @@ class TagsParser:
             if tag is None:
                 continue
             if tag.name in tags:
-                span = tag.entry.value("tag").span.shifted(placed.line)  # type: ignore[union-attr]
+                name_node = tag.entry.value("tag")  # there: lower_tag accepted the entry
+                span = (name_node or tag.entry).span.shifted(placed.line)
                 diagnostics.append(diag("OPG402", span, f"tag '{tag.name}' is defined twice"))
                 continue
             tags[tag.name] = tag
@@ -86,7 +87,7 @@ class NativeParser:
         if self._parser is None or valid_tags != self._tags:
             ignore_keys, release = self._ignore_keys, self.release
 
-            def lower(entry: YMap):
+            def lower(entry: YMap) -> tuple[LoweredEntry, tuple[Diagnostic, ...]]:
                 lowered = lower_native_function(entry, valid_tags, ignore_keys, release)
                 return lowered, lowered.diagnostics
             self._tags = valid_tags
@@ -111,7 +112,7 @@ class NativeParser:
         return NativeSnapshot(document, functions, first_diagnostics(diagnostics, count, _order), self.release)
 
 
-def _order(d: Diagnostic) -> tuple:
+def _order(d: Diagnostic) -> tuple[int, int, str]:
     return (d.span.start_line, d.span.start_col, d.code)
 
 
@@ -124,12 +125,12 @@ def problem_span(op: Op, where: object) -> Span:
     source = op.function.source
     if source is None:
         return Span.point(op.line, 0)
-    entry: YMap = source.entry  # type: ignore[assignment]
-    text = ScalarText(source.func_scalar)  # type: ignore[arg-type]
+    entry = source.entry
+    text = ScalarText(source.func_scalar)
     spans = source.schema_spans
-    span = text.span(*spans.name)  # type: ignore[attr-defined]
-    if isinstance(where, tuple) and where[0] == "arg" and where[1] < len(spans.arguments):  # type: ignore[attr-defined]
-        span = text.span(*spans.arguments[where[1]].whole)  # type: ignore[attr-defined]
+    span = text.span(*spans.name)
+    if isinstance(where, tuple) and where[0] == "arg" and where[1] < len(spans.arguments):
+        span = text.span(*spans.arguments[where[1]].whole)
     elif isinstance(where, tuple) and where[0] == "dispatch":  # the kernel of that dispatch key
         span = _dispatch_value_span(entry, where[1]) or entry.key_span("dispatch") or span
     elif isinstance(where, tuple) and where[0] == "ufunc":  # a key of the ufunc_inner_loop mapping

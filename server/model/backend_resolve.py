@@ -278,7 +278,7 @@ class _Resolver:
         """Variants torchgen wraps around the functional kernel (use_out_as_primary: false), where it cannot."""
         if self.yaml.use_out_as_primary or not kernels:
             return
-        first = {}
+        first: dict[OperatorName, ListedOp] = {}
         for item in listed:
             if item.name is not None:
                 first.setdefault(item.name, item)

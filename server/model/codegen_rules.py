@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from . import dispatch as dk
 from .native_function import BackendMetadata, NativeFunction, UfuncKey
 from .schema import BaseTy, BaseType, CustomClassType, FunctionSchema, ListType, OptionalType, Type
+from .schema_rules import Where
 
 TENSOR = BaseType(BaseTy.Tensor)
 SCALAR = BaseType(BaseTy.Scalar)
@@ -67,7 +68,7 @@ def unwritable_default(t: Type, default: str) -> str | None:
     return None
 
 
-def untranslatable_types(func: FunctionSchema) -> Iterator[tuple[tuple, str]]:
+def untranslatable_types(func: FunctionSchema) -> Iterator[tuple[Where, str]]:
     """(where, why) for each argument and return whose type (or default) has no C++ form; where as in
     schema_rules."""
     for i, a in enumerate(func.arguments.flat_all):
@@ -81,7 +82,7 @@ def untranslatable_types(func: FunctionSchema) -> Iterator[tuple[tuple, str]]:
             yield ("return", i), why
 
 
-def structured_out_problems(func: FunctionSchema) -> Iterator[tuple[tuple, str]]:
+def structured_out_problems(func: FunctionSchema) -> Iterator[tuple[Where, str]]:
     """A structured kernel writes plain Tensor outputs only (its set_output has nothing else to resize)."""
     offset = len(func.arguments.flat_non_out)
     for i, a in enumerate(func.arguments.out):

@@ -20,7 +20,7 @@ from ..syntax.locate import ScalarText
 from ..syntax.nodes import YMap, YScalar
 from .native_function import NativeFunction
 from .python_bindings import skip_reason
-from .schema import Argument, FunctionSchema
+from .schema import Argument, BaseTy, BaseType, FunctionSchema, Type
 from .schema_parser import parse_schema
 from .schema_rules import check_schema
 
@@ -43,24 +43,25 @@ class DeprecatedEntry:
 
 def lower_deprecated(entry: YMap) -> tuple[DeprecatedEntry | None, tuple[Diagnostic, ...]]:
     diagnostics: list[Diagnostic] = []
-    nodes = {}
+    nodes: dict[str, YScalar] = {}
+    texts: dict[str, str] = {}
     for key in ("name", "aten"):
         node = entry.value(key)
         if not isinstance(node, YScalar) or not isinstance(node.value, str):
             at = node.span if node is not None else entry.span
             diagnostics.append(diag("OPG740", at, f"a deprecated.yaml entry needs '{key}:' as a string"))
         else:
-            nodes[key] = node
+            nodes[key], texts[key] = node, node.value
     if len(nodes) < 2:
         return None, tuple(diagnostics)
     name, aten = nodes["name"], nodes["aten"]
-    parsed = parse_schema(name.value)
+    parsed = parse_schema(texts["name"])
     where = ScalarText(name)
     diagnostics.extend(diag(i.code, where.span(i.start, i.end), i.message, data=i.data) for i in parsed.issues)
     schema = parsed.schema
     if schema is not None:
         diagnostics.extend(diag("OPG206", name.span, p.message) for p in check_schema(schema))
-    call = _CALL.match(aten.value)
+    call = _CALL.match(texts["aten"])
     if call is None:
         diagnostics.append(diag("OPG741", aten.span, f"'{aten.value}' is not a call of the form op(arg, ...)"))
     if schema is None or call is None or any(d.is_error for d in diagnostics):
@@ -85,7 +86,7 @@ def lower_deprecated(entry: YMap) -> tuple[DeprecatedEntry | None, tuple[Diagnos
                            call_args), tuple(diagnostics)
 
 
-def _compatible(entry: DeprecatedEntry, aten: FunctionSchema, constants: dict[str, object]) -> bool:
+def _compatible(entry: DeprecatedEntry, aten: FunctionSchema, constants: dict[str, Type]) -> bool:
     by_name = {a.name: a for a in entry.schema.arguments.flat_all}
     arguments = (itertools.chain(aten.arguments.out, aten.arguments.flat_non_out) if entry.is_out
                  else aten.arguments.flat_all)
@@ -108,8 +109,7 @@ def _compatible(entry: DeprecatedEntry, aten: FunctionSchema, constants: dict[st
 def check_deprecated(entries: list[tuple[int, DeprecatedEntry]], functions: tuple[NativeFunction, ...]
                      ) -> list[Diagnostic]:
     """Every entry no native function with a Python binding matches (placed)."""
-    scalar = parse_schema("f(Scalar x) -> ()").schema
-    constants = {"1": scalar.arguments.flat_all[0].type}  # type: ignore[union-attr]
+    constants: dict[str, Type] = {"1": BaseType(BaseTy.Scalar)}
     by_name: dict[str, list[NativeFunction]] = {}
     skipped: dict[str, list[tuple[NativeFunction, str]]] = {}
     for f in functions:
@@ -127,7 +127,7 @@ def check_deprecated(entries: list[tuple[int, DeprecatedEntry]], functions: tupl
 
 
 def _mismatch(entry: DeprecatedEntry, by_name: dict[str, list[NativeFunction]],
-              skipped: dict[str, list[tuple[NativeFunction, str]]], constants: dict[str, object]
+              skipped: dict[str, list[tuple[NativeFunction, str]]], constants: dict[str, Type]
               ) -> tuple[str | None, tuple[tuple[str, str], ...]]:
     """Why no function with a Python binding matches the entry (None when one does), and a did-you-mean."""
     candidates = by_name.get(entry.aten_name, [])

@@ -38,7 +38,7 @@ class Formula:
 
     @property
     def text(self) -> str:
-        return self.value.value  # type: ignore[return-value]
+        return str(self.value.value)  # a string already (see value)
 
     @property
     def is_non_differentiable(self) -> bool:
@@ -149,8 +149,8 @@ def _iterated(node: YNode) -> tuple[object, ...] | None:
 
 def _dispatch_table(entry: YMap, node: YNode | None, diagnostics: list[Diagnostic]) -> tuple[DispatchFormulas, ...]:
     if not isinstance(node, YMap):
-        span = node.span if node is not None else entry.key_span(DISPATCH)
-        diagnostics.append(diag("OPG708", span, "'dispatch' must map autograd dispatch keys (Default, "  # type: ignore[arg-type]
+        span = node.span if node is not None else entry.key_span(DISPATCH) or entry.span
+        diagnostics.append(diag("OPG708", span, "'dispatch' must map autograd dispatch keys (Default, "
                                                 "AutogradNestedTensor, ...) to formulas"))
         return ()
     out = []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import Enum, auto
 
 from .schema import identity_hash
 
@@ -12,23 +12,167 @@ BACKEND_COMPONENTS = (
 )
 FUNCTIONALITY_KEYS = ("", "Quantized", "Sparse", "SparseCsr", "NestedTensor", "Autograd")
 
-_FIXED_KEYS = (
-    "Undefined", "FPGA", "MAIA", "Vulkan", "Metal", "MKLDNN", "OpenGL", "OpenCL", "IDEEP", "CustomRNGKeyId",
-    "MkldnnCPU", "Sparse", "SparseCsr", "NestedTensor", "Dense", "PythonTLSSnapshot", "PreDispatch",
-    "PythonDispatcher", "Python", "FuncTorchDynamicLayerBackMode", "ZeroTensor", "Conjugate", "Negative",
-    "BackendSelect", "Named", "AutogradOther", "AutogradFunctionality", "AutogradNestedTensor", "Tracer",
-    "Autocast", "AutocastCPU", "AutocastCUDA", "AutocastXPU", "Batched", "VmapMode", "FuncTorchGradWrapper",
-    "FuncTorchBatched", "BatchedNestedTensor", "FuncTorchVmapMode", "FuncTorchDynamicLayerFrontMode",
-    "Functionalize", "TESTING_ONLY_GenericWrapper", "TESTING_ONLY_GenericMode", "ADInplaceOrView", "Autograd",
-    "CompositeImplicitAutograd", "CompositeImplicitAutogradNestedTensor", "CompositeExplicitAutograd",
-    "CompositeExplicitAutogradNonFunctional", "FuncTorchBatchedDecomposition",
-)
-_PER_BACKEND_KEYS = tuple(f + b for f in FUNCTIONALITY_KEYS for b in BACKEND_COMPONENTS)
 
-# Declaration order matters: generated files list keys in this order.
-DispatchKey = Enum("DispatchKey", _FIXED_KEYS + _PER_BACKEND_KEYS)  # type: ignore[misc]
-DispatchKey.__str__ = lambda self: self.name  # type: ignore[method-assign]
-identity_hash(DispatchKey)
+@identity_hash
+class DispatchKey(Enum):
+    """A dispatch key; declaration order matters: generated files list keys in this order."""
+
+    Undefined = auto()
+    FPGA = auto()
+    MAIA = auto()
+    Vulkan = auto()
+    Metal = auto()
+    MKLDNN = auto()
+    OpenGL = auto()
+    OpenCL = auto()
+    IDEEP = auto()
+    CustomRNGKeyId = auto()
+    MkldnnCPU = auto()
+    Sparse = auto()
+    SparseCsr = auto()
+    NestedTensor = auto()
+    Dense = auto()
+    PythonTLSSnapshot = auto()
+    PreDispatch = auto()
+    PythonDispatcher = auto()
+    Python = auto()
+    FuncTorchDynamicLayerBackMode = auto()
+    ZeroTensor = auto()
+    Conjugate = auto()
+    Negative = auto()
+    BackendSelect = auto()
+    Named = auto()
+    AutogradOther = auto()
+    AutogradFunctionality = auto()
+    AutogradNestedTensor = auto()
+    Tracer = auto()
+    Autocast = auto()
+    AutocastCPU = auto()
+    AutocastCUDA = auto()
+    AutocastXPU = auto()
+    Batched = auto()
+    VmapMode = auto()
+    FuncTorchGradWrapper = auto()
+    FuncTorchBatched = auto()
+    BatchedNestedTensor = auto()
+    FuncTorchVmapMode = auto()
+    FuncTorchDynamicLayerFrontMode = auto()
+    Functionalize = auto()
+    TESTING_ONLY_GenericWrapper = auto()
+    TESTING_ONLY_GenericMode = auto()
+    ADInplaceOrView = auto()
+    Autograd = auto()
+    CompositeImplicitAutograd = auto()
+    CompositeImplicitAutogradNestedTensor = auto()
+    CompositeExplicitAutograd = auto()
+    CompositeExplicitAutogradNonFunctional = auto()
+    FuncTorchBatchedDecomposition = auto()
+
+    # Dense x BACKEND_COMPONENTS
+    CPU = auto()
+    CUDA = auto()
+    HIP = auto()
+    XLA = auto()
+    MTIA = auto()
+    MPS = auto()
+    IPU = auto()
+    XPU = auto()
+    HPU = auto()
+    VE = auto()
+    Lazy = auto()
+    Meta = auto()
+    PrivateUse1 = auto()
+    PrivateUse2 = auto()
+    PrivateUse3 = auto()
+
+    # Quantized x BACKEND_COMPONENTS
+    QuantizedCPU = auto()
+    QuantizedCUDA = auto()
+    QuantizedHIP = auto()
+    QuantizedXLA = auto()
+    QuantizedMTIA = auto()
+    QuantizedMPS = auto()
+    QuantizedIPU = auto()
+    QuantizedXPU = auto()
+    QuantizedHPU = auto()
+    QuantizedVE = auto()
+    QuantizedLazy = auto()
+    QuantizedMeta = auto()
+    QuantizedPrivateUse1 = auto()
+    QuantizedPrivateUse2 = auto()
+    QuantizedPrivateUse3 = auto()
+
+    # Sparse x BACKEND_COMPONENTS
+    SparseCPU = auto()
+    SparseCUDA = auto()
+    SparseHIP = auto()
+    SparseXLA = auto()
+    SparseMTIA = auto()
+    SparseMPS = auto()
+    SparseIPU = auto()
+    SparseXPU = auto()
+    SparseHPU = auto()
+    SparseVE = auto()
+    SparseLazy = auto()
+    SparseMeta = auto()
+    SparsePrivateUse1 = auto()
+    SparsePrivateUse2 = auto()
+    SparsePrivateUse3 = auto()
+
+    # SparseCsr x BACKEND_COMPONENTS
+    SparseCsrCPU = auto()
+    SparseCsrCUDA = auto()
+    SparseCsrHIP = auto()
+    SparseCsrXLA = auto()
+    SparseCsrMTIA = auto()
+    SparseCsrMPS = auto()
+    SparseCsrIPU = auto()
+    SparseCsrXPU = auto()
+    SparseCsrHPU = auto()
+    SparseCsrVE = auto()
+    SparseCsrLazy = auto()
+    SparseCsrMeta = auto()
+    SparseCsrPrivateUse1 = auto()
+    SparseCsrPrivateUse2 = auto()
+    SparseCsrPrivateUse3 = auto()
+
+    # NestedTensor x BACKEND_COMPONENTS
+    NestedTensorCPU = auto()
+    NestedTensorCUDA = auto()
+    NestedTensorHIP = auto()
+    NestedTensorXLA = auto()
+    NestedTensorMTIA = auto()
+    NestedTensorMPS = auto()
+    NestedTensorIPU = auto()
+    NestedTensorXPU = auto()
+    NestedTensorHPU = auto()
+    NestedTensorVE = auto()
+    NestedTensorLazy = auto()
+    NestedTensorMeta = auto()
+    NestedTensorPrivateUse1 = auto()
+    NestedTensorPrivateUse2 = auto()
+    NestedTensorPrivateUse3 = auto()
+
+    # Autograd x BACKEND_COMPONENTS
+    AutogradCPU = auto()
+    AutogradCUDA = auto()
+    AutogradHIP = auto()
+    AutogradXLA = auto()
+    AutogradMTIA = auto()
+    AutogradMPS = auto()
+    AutogradIPU = auto()
+    AutogradXPU = auto()
+    AutogradHPU = auto()
+    AutogradVE = auto()
+    AutogradLazy = auto()
+    AutogradMeta = auto()
+    AutogradPrivateUse1 = auto()
+    AutogradPrivateUse2 = auto()
+    AutogradPrivateUse3 = auto()
+
+    def __str__(self) -> str:
+        return self.name
+
 
 ALL_KEY_NAMES: tuple[str, ...] = tuple(DispatchKey.__members__)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import TypeVar
 
 from ..diagnostics import Diagnostic, Severity, diag
 from ..frozen import fast_init
@@ -32,10 +33,10 @@ from .native_function import (
     UfuncKey,
     Variant,
 )
-from .schema import TENSOR, BaseTy, FunctionSchema, OperatorName, SchemaKind, SchemaKindError
-from .schema_parser import Issue, SchemaSpans, parse_argument_text, parse_operator_name, parse_schema
+from .schema import TENSOR, Argument, BaseTy, FunctionSchema, OperatorName, SchemaKind, SchemaKindError
+from .schema_parser import Issue, ParsedSchema, SchemaSpans, parse_argument_text, parse_operator_name, parse_schema
 from .codegen_rules import structured_out_problems, untranslatable_types
-from .schema_rules import check_schema
+from .schema_rules import Where, check_schema
 
 ENTRY_KEYS: dict[str, str] = {
     "func": "the operator's schema: name.overload(arguments) -> returns",
@@ -57,6 +58,13 @@ ENTRY_KEYS: dict[str, str] = {
     "cpp_no_default_args": "arguments whose defaults are left out of the C++ API",
     "use_const_ref_for_mutable_tensors": "True to pass mutable tensors as const Tensor& in C++",
 }
+
+_T = TypeVar("_T")
+_D = TypeVar("_D")
+
+# A dispatch table, and the kernels as written per key (None for a key that does not exist).
+_Table = dict[dk.DispatchKey, BackendMetadata]
+_Kernels = list[tuple[dk.DispatchKey | None, str]]
 
 _STRUCTURED_KEYS_IN_ORDER = tuple(sorted(dk.STRUCTURED_DISPATCH_KEYS, key=lambda k: k.value))
 
@@ -94,10 +102,24 @@ class _Reader:
         pair = self.pairs.get(key)
         return pair[0].span if pair else None
 
-    def error(self, code: str, span: Span, message: str, data=()) -> None:
+    def node_of(self, key: str) -> YNode:
+        """The value of a key the entry has, such as one whose value expect() returned (not its default)."""
+        return self.pairs[key][1]
+
+    def scalar_of(self, key: str) -> YScalar:
+        """The scalar of a key whose value expect() returned: only a scalar gives one."""
+        node = self.pairs[key][1]
+        assert isinstance(node, YScalar), key
+        return node
+
+    def key_span_of(self, key: str) -> Span:
+        """The span of a key the entry has, as for node_of."""
+        return self.pairs[key][0].span
+
+    def error(self, code: str, span: Span, message: str, data: tuple[tuple[str, str], ...] = ()) -> None:
         self.diagnostics.append(diag(code, span, message, data=data))
 
-    def warn(self, code: str, span: Span, message: str, data=()) -> None:
+    def warn(self, code: str, span: Span, message: str, data: tuple[tuple[str, str], ...] = ()) -> None:
         self.diagnostics.append(diag(code, span, message, severity=Severity.WARNING, data=data))
 
     def value(self, key: str) -> object:
@@ -106,17 +128,15 @@ class _Reader:
             return None
         return node.value if isinstance(node, YScalar) else node
 
-    def expect(self, key: str, kind: type, default: object, what: str) -> object:
-        """The key's value if it has the type (null counts as absent for optional keys)."""
+    def expect(self, key: str, kind: type[_T], default: _D, what: str) -> _T | _D:
+        """The key's scalar value if it has the type (null counts as absent for optional keys)."""
         pair = self.pairs.get(key)
         if pair is None:
             return default
         node = pair[1]
-        if kind is list and isinstance(node, YSeq):
-            return to_python(node)
         if isinstance(node, YScalar):
             if node.value is None and default is None:
-                return None
+                return default
             if isinstance(node.value, kind) and not (kind is int and isinstance(node.value, bool)):
                 return node.value
             shown = node.text if node.value is not None else "null"
@@ -125,18 +145,26 @@ class _Reader:
         self.error("OPG101", node.span, f"'{key}' must be {what}, not {shown}")
         return default
 
+    def expect_list(self, key: str, what: str) -> list[object]:
+        """The key's list as Python values; empty when absent or not a list (which is an error)."""
+        node = self.peek(key)
+        if isinstance(node, YSeq):
+            return [to_python(item) for item in node.items]
+        return self.expect(key, list, [], what)
+
 
 def _issue_to_diag(issue: Issue, where: ScalarText) -> Diagnostic:
     return diag(issue.code, where.span(issue.start, issue.end), issue.message, data=issue.data)
 
 
-def _schema_problem_span(where: tuple, spans: SchemaSpans, text: ScalarText) -> Span:
-    kind = where[0]
-    if kind == "arg" and where[1] < len(spans.arguments):
-        return text.span(*spans.arguments[where[1]].whole)
-    if kind == "return" and where[1] < len(spans.each_return):
-        return text.span(*spans.each_return[where[1]])
-    if kind == "returns":
+def _schema_problem_span(where: Where, spans: SchemaSpans, text: ScalarText) -> Span:
+    if len(where) == 2:
+        kind, i = where
+        if kind == "arg" and i < len(spans.arguments):
+            return text.span(*spans.arguments[i].whole)
+        if kind == "return" and i < len(spans.each_return):
+            return text.span(*spans.each_return[i])
+    elif where[0] == "returns":
         return text.span(*spans.returns)
     return text.span(*spans.name)
 
@@ -165,14 +193,15 @@ def _namespace_entity(text: str, max_level: int) -> tuple[str, str, bool]:
 
 
 @functools.lru_cache(maxsize=None)
-def _parse_ufunc_loop(text: str, key: UfuncKey) -> tuple[UfuncInnerLoop | None, str | None]:
+def _parse_ufunc_loop(text: str, key: UfuncKey) -> UfuncInnerLoop | str:
+    """The inner loop, or why the text is none."""
     if " " not in text:
-        return None, f"ufunc_inner_loop '{text}' must be 'name (dtype, ...)'"
+        return f"ufunc_inner_loop '{text}' must be 'name (dtype, ...)'"
     name, dtypes_text = text.split(" ", 1)
     if (problem := identifier_problem(name, "inner loop name")) is not None:
-        return None, f"ufunc_inner_loop '{text}': {problem}; {_PASTED}"
+        return f"ufunc_inner_loop '{text}': {problem}; {_PASTED}"
     if dtypes_text[:1] != "(" or dtypes_text[-1:] != ")":
-        return None, f"ufunc_inner_loop '{text}': the dtypes must be in parentheses"
+        return f"ufunc_inner_loop '{text}': the dtypes must be in parentheses"
     dtypes: dict[ScalarType, None] = {}
     for part in dtypes_text[1:-1].split(", "):
         if part in DTYPE_CLASSES:
@@ -181,8 +210,8 @@ def _parse_ufunc_loop(text: str, key: UfuncKey) -> tuple[UfuncInnerLoop | None, 
             dtypes[ScalarType[part]] = None
         else:
             hint, _ = did_you_mean(part, [*ScalarType.__members__, *DTYPE_CLASSES])
-            return None, f"unknown dtype '{part}' in ufunc_inner_loop{hint}"
-    return UfuncInnerLoop(name, tuple(dtypes), key), None
+            return f"unknown dtype '{part}' in ufunc_inner_loop{hint}"
+    return UfuncInnerLoop(name, tuple(dtypes), key)
 
 
 def parse_entry_schemas(entries: list[YMap]) -> None:
@@ -193,37 +222,127 @@ def parse_entry_schemas(entries: list[YMap]) -> None:
             parse_schema(node.value)
 
 
+@dataclass(frozen=True, slots=True)
+class _Func:
+    """An entry's func: string, where it is, and what parsing it gave."""
+
+    scalar: YScalar
+    value: str
+    text: ScalarText
+    parsed: ParsedSchema
+
+
+@dataclass(frozen=True, slots=True)
+class _Keys:
+    """The entry's keys that are read on their own, each checked against its type."""
+
+    cpp_no_default_args: list[object]
+    use_const_ref: bool
+    variants: frozenset[Variant]
+    manual_kernel_registration: bool
+    manual_cpp_binding: bool
+    device_guard: bool
+    device_check: DeviceCheckType
+    structured: bool
+    structured_delegate: OperatorName | None
+    structured_inherits: str | None
+    python_module: str | None
+    category_override: str | None
+
+
 def lower_native_function(entry: YMap, valid_tags: frozenset[str],
                           ignore_keys: frozenset[dk.DispatchKey] = frozenset(),
                           release: Release = DEFAULT) -> LoweredEntry:
     """ignore_keys: dispatch keys to leave out (gen.py drops MPS, XPU and MTIA unless asked for them);
     release: the torch release whose rules apply."""
     r = _Reader(entry)
+    f = _lower_func(r, entry)
+    func = f.parsed.schema if f is not None else None
+    namespace = f.parsed.namespace if f is not None else "aten"
+    keys = _lower_keys(r, entry, func, release)
+    precomputed = _lower_precomputed(r, keys.structured)
+    tags = _lower_tags(r, valid_tags, namespace, func)
+    dispatch_read, kernels = _lower_dispatch(r, keys.manual_kernel_registration, keys.structured, ignore_keys)
+    autogen = _lower_autogen(r)
+    ufunc_loops = _lower_ufunc(r)
+    _check_unknown_keys(r, entry)
 
-    # func
+    spans = f.parsed.spans if f is not None else None
+    if f is None or func is None or spans is None:
+        best_effort = _name_before_arguments(f.value) if f is not None else None
+        return LoweredEntry(None, (), tuple(r.diagnostics), best_effort)
+
+    # Rules that need the schema.
+    _check_schema_rules(r, func, f, spans, release)
+    kind = _kind(func)
+    if dispatch_read is not None:
+        _check_dispatch_table(r, func, dispatch_read, kernels, keys.structured_delegate)
+        dispatch = dispatch_read
+    else:
+        dispatch = _default_dispatch(r, func, keys, f.text, spans)
+    _check_composites(r, entry, dispatch)
+    if ufunc_loops:
+        _add_ufunc_kernels(r, entry, func, keys.structured, dispatch)
+    is_abstract = keys.structured_delegate is not None or set(dispatch) not in (
+        {dk.CIA}, {dk.CIA_NESTED}, {dk.CIA, dk.CIA_NESTED})
+    if keys.structured_delegate is not None:
+        _check_delegated_keys(r, entry, dispatch)
+    _check_codegen_rules(r, func, dispatch, keys.structured, keys.variants)
+    _check_post_init(r, func, kind, keys, spans, f.text)
+    _check_name_rules(r, func, keys, tags, spans, f.text, release)
+
+    nf = NativeFunction(
+        namespace=namespace,
+        func=func,
+        use_const_ref_for_mutable_tensors=keys.use_const_ref,
+        device_guard=keys.device_guard,
+        device_check=keys.device_check,
+        python_module=keys.python_module,
+        category_override=keys.category_override,
+        variants=keys.variants,
+        manual_kernel_registration=keys.manual_kernel_registration,
+        manual_cpp_binding=keys.manual_cpp_binding,
+        autogen=tuple(autogen),
+        ufunc_inner_loop=tuple(sorted(ufunc_loops.items(), key=lambda kv: kv[0].value)) if ufunc_loops else (),
+        structured=keys.structured,
+        structured_delegate=keys.structured_delegate,
+        structured_inherits=keys.structured_inherits,
+        precomputed=precomputed,
+        cpp_no_default_args=frozenset([a for a in keys.cpp_no_default_args if isinstance(a, str)]),
+        is_abstract=is_abstract,
+        has_composite_implicit_autograd_kernel=dk.CIA in dispatch,
+        has_composite_implicit_autograd_nested_tensor_kernel=dk.CIA_NESTED in dispatch,
+        has_composite_explicit_autograd_kernel=dk.CEA in dispatch,
+        has_composite_explicit_autograd_non_functional_kernel=dk.CEA_NON_FUNCTIONAL in dispatch,
+        tags=tags,
+        source=EntrySource(entry, spans, f.scalar),
+    )
+    return LoweredEntry(nf, tuple(dispatch.items()), tuple(r.diagnostics), func.name)
+
+
+def _lower_func(r: _Reader, entry: YMap) -> _Func | None:
+    """The func: schema parsed (its issues recorded); None when the entry has no schema string."""
     func_node = r.peek("func")
-    func_scalar: YScalar | None = None
-    parsed = None
     if func_node is None or (isinstance(func_node, YScalar) and func_node.value is None):
         at = func_node.span if func_node is not None else entry.span
         keys = ", ".join(str(k.value) for k, _ in entry.pairs if isinstance(k, YScalar))
         r.error("OPG100", Span(at.start_line, at.start_col, at.start_line, at.start_col + 1) if func_node is None else at,
                 f"this entry has no 'func:' schema (it has: {keys or 'nothing'})")
-    elif not isinstance(func_node, YScalar) or not isinstance(func_node.value, str):
+        return None
+    if not isinstance(func_node, YScalar) or not isinstance(func_node.value, str):
         r.error("OPG101", func_node.span, "'func' must be a schema string such as 'foo(Tensor self) -> Tensor'")
-    else:
-        func_scalar = func_node
-        parsed = parse_schema(func_node.value)
-    text = ScalarText(func_scalar) if func_scalar is not None else None
-    if parsed is not None and text is not None and parsed.issues:
-        r.diagnostics.extend(_issue_to_diag(i, text) for i in parsed.issues)
-    func = parsed.schema if parsed is not None else None
-    namespace = parsed.namespace if parsed is not None else "aten"
+        return None
+    f = _Func(func_node, func_node.value, ScalarText(func_node), parse_schema(func_node.value))
+    r.diagnostics.extend(_issue_to_diag(i, f.text) for i in f.parsed.issues)
+    return f
 
-    cpp_no_default_args = r.expect("cpp_no_default_args", list, [], "a list of argument names")
+
+def _lower_keys(r: _Reader, entry: YMap, func: FunctionSchema | None, release: Release) -> _Keys:
+    """The keys of one value each, in the order torchgen reads them (so the diagnostics are in that order)."""
+    cpp_no_default_args = r.expect_list("cpp_no_default_args", "a list of argument names")
     use_const_ref = r.expect("use_const_ref_for_mutable_tensors", bool, False, "True or False")
     if use_const_ref and func is not None and func.arguments.out and release.refuses_const_ref_mutable_out:
-        r.error("OPG120", r.key_span("use_const_ref_for_mutable_tensors"),
+        r.error("OPG120", r.key_span_of("use_const_ref_for_mutable_tensors"),
                 "use_const_ref_for_mutable_tensors is not supported on out= functions (pytorch#145522)")
 
     variants = _lower_variants(r, entry)
@@ -231,93 +350,109 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
     manual_kernel_registration = r.expect("manual_kernel_registration", bool, False, "True or False")
     manual_cpp_binding = r.expect("manual_cpp_binding", bool, False, "True or False")
     device_guard = r.expect("device_guard", bool, True, "True or False")
-    device_check_s = r.expect("device_check", str, None, "NoCheck or ExactSame")
-    device_check = DeviceCheckType.ExactSame
-    if device_check_s is not None:
-        if device_check_s in DeviceCheckType.__members__:
-            device_check = DeviceCheckType[device_check_s]
-        else:
-            hint, data = did_you_mean(device_check_s, DeviceCheckType.__members__)
-            r.error("OPG106", r.peek("device_check").span,
-                    f"illegal device_check '{device_check_s}': use NoCheck or ExactSame{hint}", data)
+    device_check = _lower_device_check(r)
     structured = r.expect("structured", bool, False, "True or False")
-
-    structured_delegate = None
-    delegate_s = r.expect("structured_delegate", str, None, "an operator name such as 'add.out'")
-    if delegate_s is not None:
-        node = r.peek("structured_delegate")
-        if "::" in delegate_s:
-            r.error("OPG108", node.span, "structured_delegate takes no namespace; the delegate is in the op's namespace")
-        else:
-            structured_delegate, issues = parse_operator_name(delegate_s)
-            r.diagnostics.extend(_issue_to_diag(i, ScalarText(node)) for i in issues)
-
-    structured_inherits = r.expect("structured_inherits", str, None, "a class name")
-    if structured_inherits is not None and "::" in structured_inherits:
-        r.error("OPG108", r.peek("structured_inherits").span,
-                "structured_inherits takes no namespace; the class is looked up in the op's namespace")
-    elif structured_inherits is not None and (problem := identifier_problem(structured_inherits, "class")):
-        r.error("OPG141", r.peek("structured_inherits").span, f"structured_inherits: {problem}; {_PASTED}")
+    structured_delegate = _lower_structured_delegate(r)
+    structured_inherits = _lower_structured_inherits(r)
 
     python_module = r.expect("python_module", str, None, "a module name")
     if python_module is not None and Variant.method in variants:
-        r.error("OPG118", r.key_span("python_module"), "functions in a python_module cannot be methods; "
-                                                            "drop 'method' from variants")
+        r.error("OPG118", r.key_span_of("python_module"), "functions in a python_module cannot be methods; "
+                                                          "drop 'method' from variants")
     category_override = r.expect("category_override", str, None, "a string")
+    return _Keys(cpp_no_default_args, use_const_ref, variants, manual_kernel_registration, manual_cpp_binding,
+                 device_guard, device_check, structured, structured_delegate, structured_inherits, python_module,
+                 category_override)
 
-    precomputed = _lower_precomputed(r, structured)
-    tags = _lower_tags(r, valid_tags, namespace, func)
-    dispatch, kernels = _lower_dispatch(r, manual_kernel_registration, structured, ignore_keys)
 
+def _lower_device_check(r: _Reader) -> DeviceCheckType:
+    device_check_s = r.expect("device_check", str, None, "NoCheck or ExactSame")
+    if device_check_s is None:
+        return DeviceCheckType.ExactSame
+    if device_check_s in DeviceCheckType.__members__:
+        return DeviceCheckType[device_check_s]
+    hint, data = did_you_mean(device_check_s, DeviceCheckType.__members__)
+    r.error("OPG106", r.node_of("device_check").span,
+            f"illegal device_check '{device_check_s}': use NoCheck or ExactSame{hint}", data)
+    return DeviceCheckType.ExactSame
+
+
+def _lower_structured_delegate(r: _Reader) -> OperatorName | None:
+    delegate_s = r.expect("structured_delegate", str, None, "an operator name such as 'add.out'")
+    if delegate_s is None:
+        return None
+    node = r.scalar_of("structured_delegate")
+    if "::" in delegate_s:
+        r.error("OPG108", node.span, "structured_delegate takes no namespace; the delegate is in the op's namespace")
+        return None
+    structured_delegate, issues = parse_operator_name(delegate_s)
+    r.diagnostics.extend(_issue_to_diag(i, ScalarText(node)) for i in issues)
+    return structured_delegate
+
+
+def _lower_structured_inherits(r: _Reader) -> str | None:
+    structured_inherits = r.expect("structured_inherits", str, None, "a class name")
+    if structured_inherits is not None and "::" in structured_inherits:
+        r.error("OPG108", r.node_of("structured_inherits").span,
+                "structured_inherits takes no namespace; the class is looked up in the op's namespace")
+    elif structured_inherits is not None and (problem := identifier_problem(structured_inherits, "class")):
+        r.error("OPG141", r.node_of("structured_inherits").span, f"structured_inherits: {problem}; {_PASTED}")
+    return structured_inherits
+
+
+def _lower_autogen(r: _Reader) -> list[OperatorName]:
     autogen: list[OperatorName] = []
     autogen_s = r.expect("autogen", str, "", "a string of operator names separated by ', '")
-    if autogen_s:
-        node = r.peek("autogen")
-        for piece in str(autogen_s).split(", "):
-            name, issues = parse_operator_name(piece)
-            where = ScalarText(node)
-            start, _ = _find(node.value, piece)
-            r.diagnostics.extend(_issue_to_diag(i.moved(start), where) for i in issues)
-            if name is not None:
-                autogen.append(name)
+    if not autogen_s:
+        return autogen
+    node = r.scalar_of("autogen")
+    for piece in autogen_s.split(", "):
+        name, issues = parse_operator_name(piece)
+        where = ScalarText(node)
+        start, _ = _find(node.value, piece)
+        r.diagnostics.extend(_issue_to_diag(i.moved(start), where) for i in issues)
+        if name is not None:
+            autogen.append(name)
+    return autogen
 
-    ufunc_loops = _lower_ufunc(r)
 
-    # Every key of ENTRY_KEYS has been read above; the others are unknown.
+def _check_unknown_keys(r: _Reader, entry: YMap) -> None:
+    """Every key of ENTRY_KEYS is read by lower_native_function; the others are unknown."""
     leftover = [(k, v) for k, v in entry.pairs if not (isinstance(k, YScalar) and k.value in ENTRY_KEYS)]
     for k, _ in leftover:
         key = k.value if isinstance(k, YScalar) else k
         hint, data = did_you_mean(str(key), ENTRY_KEYS)
         r.error("OPG102", k.span, f"unknown key '{key}' in a native_functions.yaml entry{hint}", data)
 
-    if func is None:
-        best_effort = _name_before_arguments(func_scalar.value) if func_scalar is not None else None
-        return LoweredEntry(None, (), tuple(r.diagnostics), best_effort)
 
-    # Rules that need the schema.
-    spans: SchemaSpans = parsed.spans  # type: ignore[union-attr,assignment]
+def _check_schema_rules(r: _Reader, func: FunctionSchema, f: _Func, spans: SchemaSpans, release: Release) -> None:
     for problem in check_schema(func):
-        r.error("OPG206", _schema_problem_span(problem.where, spans, text), problem.message)
-    if _may_be_untranslatable(func_scalar.value):
+        r.error("OPG206", _schema_problem_span(problem.where, spans, f.text), problem.message)
+    if _may_be_untranslatable(f.value):
         for where, why in untranslatable_types(func):
-            r.error("OPG208", _schema_problem_span(where, spans, text), why)
-    if not release.named_tensor_types and "Dimname" in func_scalar.value:  # type: ignore[union-attr]
-        _refuse_named_tensor_types(r, func, spans, text, release)
-    kind = _kind(func)
+            r.error("OPG208", _schema_problem_span(where, spans, f.text), why)
+    if not release.named_tensor_types and "Dimname" in f.value:
+        _refuse_named_tensor_types(r, func, spans, f.text, release)
 
-    if dispatch is not None:
-        _check_dispatch_table(r, func, dispatch, kernels, structured_delegate)
-    else:
-        dispatch = {}
-        if not structured and structured_delegate is None:
-            name = str(func.name.name)
-            args = func.arguments
-            if name.startswith("new_") or name.endswith("_like") or (args.tensor_options and not args.has_tensor_arg()):
-                r.error("OPG112", text.span(*spans.name),
-                        f"factory function '{name}' needs an explicit dispatch table (usually "
-                        "CompositeExplicitAutograd): factory functions must not decompose implicitly")
-            dispatch[dk.CIA] = BackendMetadata(cpp_name(func), False, "at::native")
 
+def _default_dispatch(r: _Reader, func: FunctionSchema, keys: _Keys, text: ScalarText,
+                      spans: SchemaSpans) -> _Table:
+    """An entry without a dispatch table: a CompositeImplicitAutograd kernel of the default name, unless the
+    op is structured or delegated (then it has none)."""
+    dispatch: _Table = {}
+    if keys.structured or keys.structured_delegate is not None:
+        return dispatch
+    name = str(func.name.name)
+    args = func.arguments
+    if name.startswith("new_") or name.endswith("_like") or (args.tensor_options and not args.has_tensor_arg()):
+        r.error("OPG112", text.span(*spans.name),
+                f"factory function '{name}' needs an explicit dispatch table (usually "
+                "CompositeExplicitAutograd): factory functions must not decompose implicitly")
+    dispatch[dk.CIA] = BackendMetadata(cpp_name(func), False, "at::native")
+    return dispatch
+
+
+def _check_composites(r: _Reader, entry: YMap, dispatch: _Table) -> None:
     composites = [k for k in dispatch if k in dk.COMPOSITE_KEYS]
     if not (len(composites) <= 1 or (len(composites) == 2 and dk.CEA_NON_FUNCTIONAL not in composites
                                      and dk.CIA_NESTED in composites)):
@@ -326,58 +461,28 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
                 "CompositeImplicitAutograd may be given (each subsumes the others); use "
                 "CompositeExplicitAutograd for an explicit autograd formula, else CompositeImplicitAutograd")
 
-    if ufunc_loops:
-        ufunc_key_span = r.key_span("ufunc_inner_loop")
-        if not structured:
-            r.error("OPG114", ufunc_key_span, "ufunc_inner_loop needs 'structured: True'")
-        elif not func.is_out_fn():
-            r.error("OPG114", ufunc_key_span, "ufunc_inner_loop belongs on the out= variant")
-        else:
-            for key in dk.UFUNC_DISPATCH_KEYS:
-                if key in dispatch:
-                    r.error("OPG114", _dispatch_key_span(entry, key.name) or ufunc_key_span,
-                            f"a ufunc op must not list {key} in dispatch; its kernel is generated")
-                dispatch[key] = BackendMetadata(f"ufunc_{func.name.name}_{key}", True, "at::native")
 
-    is_abstract = structured_delegate is not None or set(dispatch) not in (
-        {dk.CIA}, {dk.CIA_NESTED}, {dk.CIA, dk.CIA_NESTED})
-    if structured_delegate is not None:
-        for key in _STRUCTURED_KEYS_IN_ORDER:
+def _add_ufunc_kernels(r: _Reader, entry: YMap, func: FunctionSchema, structured: bool,
+                       dispatch: _Table) -> None:
+    """A ufunc op's CPU and CUDA kernels are generated: they join its dispatch table."""
+    ufunc_key_span = r.key_span_of("ufunc_inner_loop")
+    if not structured:
+        r.error("OPG114", ufunc_key_span, "ufunc_inner_loop needs 'structured: True'")
+    elif not func.is_out_fn():
+        r.error("OPG114", ufunc_key_span, "ufunc_inner_loop belongs on the out= variant")
+    else:
+        for key in dk.UFUNC_DISPATCH_KEYS:
             if key in dispatch:
-                r.error("OPG123", _dispatch_key_span(entry, key.name) or entry.span,
-                        f"an op with structured_delegate must not have {key} in dispatch: it is delegated")
+                r.error("OPG114", _dispatch_key_span(entry, key.name) or ufunc_key_span,
+                        f"a ufunc op must not list {key} in dispatch; its kernel is generated")
+            dispatch[key] = BackendMetadata(f"ufunc_{func.name.name}_{key}", True, "at::native")
 
-    _check_codegen_rules(r, func, dispatch, bool(structured), variants)
-    _check_post_init(r, func, kind, variants, structured, structured_delegate, structured_inherits, device_guard,
-                     device_check, cpp_no_default_args, tags, spans, text, release)
 
-    nf = NativeFunction(
-        namespace=namespace,
-        func=func,
-        use_const_ref_for_mutable_tensors=bool(use_const_ref),
-        device_guard=bool(device_guard),
-        device_check=device_check,
-        python_module=python_module,
-        category_override=category_override,
-        variants=variants,
-        manual_kernel_registration=bool(manual_kernel_registration),
-        manual_cpp_binding=bool(manual_cpp_binding),
-        autogen=tuple(autogen),
-        ufunc_inner_loop=tuple(sorted(ufunc_loops.items(), key=lambda kv: kv[0].value)) if ufunc_loops else (),
-        structured=bool(structured),
-        structured_delegate=structured_delegate,
-        structured_inherits=structured_inherits,
-        precomputed=precomputed,
-        cpp_no_default_args=frozenset([a for a in cpp_no_default_args if isinstance(a, str)]),
-        is_abstract=is_abstract,
-        has_composite_implicit_autograd_kernel=dk.CIA in dispatch,
-        has_composite_implicit_autograd_nested_tensor_kernel=dk.CIA_NESTED in dispatch,
-        has_composite_explicit_autograd_kernel=dk.CEA in dispatch,
-        has_composite_explicit_autograd_non_functional_kernel=dk.CEA_NON_FUNCTIONAL in dispatch,
-        tags=tags,
-        source=EntrySource(entry, spans, func_scalar),
-    )
-    return LoweredEntry(nf, tuple(dispatch.items()), tuple(r.diagnostics), func.name)
+def _check_delegated_keys(r: _Reader, entry: YMap, dispatch: _Table) -> None:
+    for key in _STRUCTURED_KEYS_IN_ORDER:
+        if key in dispatch:
+            r.error("OPG123", _dispatch_key_span(entry, key.name) or entry.span,
+                    f"an op with structured_delegate must not have {key} in dispatch: it is delegated")
 
 
 def _refuse_named_tensor_types(r: _Reader, func: FunctionSchema, spans: SchemaSpans, text: ScalarText,
@@ -459,12 +564,12 @@ def _dispatch_key_span(entry: YMap, key_name: str) -> Span | None:
     return None
 
 
-def _lower_precomputed(r: _Reader, structured: object) -> Precompute | None:
+def _lower_precomputed(r: _Reader, structured: bool) -> Precompute | None:
     node = r.peek("precomputed")
     if node is None or (isinstance(node, YScalar) and node.value is None):
         return None
     if structured is not True:
-        r.error("OPG115", r.key_span("precomputed"), "precomputed needs 'structured: True'")
+        r.error("OPG115", r.key_span_of("precomputed"), "precomputed needs 'structured: True'")
     if not isinstance(node, YSeq):
         if isinstance(node, YScalar) and not node.value:
             return None
@@ -473,71 +578,83 @@ def _lower_precomputed(r: _Reader, structured: object) -> Precompute | None:
     if not node.items:
         return None
     items = list(node.items)
-    add: list = []
-    failed = False
-
-    def parse_args(scalar: YScalar, text: str, start: int) -> list:
-        nonlocal failed
-        out = []
-        pos = start
-        for piece in text.split(","):
-            stripped = piece.strip()
-            offset = pos + (len(piece) - len(piece.lstrip()))
-            arg, issues = parse_argument_text(stripped)
-            for i in issues:
-                r.diagnostics.append(_issue_to_diag(i.moved(offset), ScalarText(scalar)))
-            if arg is None:
-                failed = True
-            else:
-                if arg.name.upper() == arg.name:
-                    r.error("OPG115", ScalarText(scalar).span(offset, offset + len(stripped)),
-                            f"precomputed argument name '{arg.name}' must not be all upper case")
-                out.append(arg)
-            pos += len(piece) + 1
-        return out
-
+    add: list[Argument] = []
+    added = True
     last = items[-1]
     if isinstance(last, YScalar) and isinstance(last.value, str) and " -> " not in last.value:
-        add = parse_args(last, last.value, 0)
+        add, added = _precomputed_arguments(r, last, last.value, 0)
         items = items[:-1]
     elif not (isinstance(last, YScalar) and isinstance(last.value, str)):
         r.error("OPG115", last.span, "each precomputed item must be a string")
         return None
-    replace: dict[str, list] = {}
-    for item in items:
-        if not (isinstance(item, YScalar) and isinstance(item.value, str)):
-            r.error("OPG115", item.span, "each precomputed item must be a string")
-            failed = True
-            continue
-        value = item.value
-        if " -> " not in value:
-            r.error("OPG115", item.span, f"'{value}': only the last precomputed line may add values without "
-                                         "replacing a kernel argument ('kernel_arg -> type name, ...')")
-            failed = True
-            continue
-        parts = value.split(" -> ")
-        if len(parts) != 2:
-            r.error("OPG115", item.span, f"'{value}': write 'kernel_arg -> type name, ...' with one ' -> '")
-            failed = True
-            continue
-        arg, rest = parts
-        if " " in arg:
-            r.error("OPG115", ScalarText(item).span(0, len(arg)), f"illegal kernel argument name '{arg}'")
-            failed = True
-            continue
-        if arg in replace:
-            r.error("OPG115", item.span, f"kernel argument '{arg}' is replaced twice")
-            failed = True
-        replace[arg] = parse_args(item, rest, len(arg) + 4)
-    if failed:
+    replace, lines, replaced = _precomputed_replacements(r, items)
+    if not (added and replaced):
         return None
     result = Precompute(tuple((k, tuple(v)) for k, v in replace.items()), tuple(add))
     expected = result.to_list()
-    for item, line in zip(items, expected):
+    for item, line in zip(lines, expected):
         if item.value != line:
             r.error("OPG115", item.span, f"write this precomputed line as '{line}'")
             return None
     return result
+
+
+def _precomputed_replacements(r: _Reader, items: list[YNode]) -> tuple[dict[str, list[Argument]], list[YScalar], bool]:
+    """The 'kernel_arg -> type name, ...' lines: what replaces each kernel argument, the lines (the items that are
+    strings), and whether every line was well formed (each problem is reported)."""
+    replace: dict[str, list[Argument]] = {}
+    lines: list[YScalar] = []
+    ok = True
+    for item in items:
+        if not (isinstance(item, YScalar) and isinstance(item.value, str)):
+            r.error("OPG115", item.span, "each precomputed item must be a string")
+            ok = False
+            continue
+        lines.append(item)
+        value = item.value
+        if " -> " not in value:
+            r.error("OPG115", item.span, f"'{value}': only the last precomputed line may add values without "
+                                         "replacing a kernel argument ('kernel_arg -> type name, ...')")
+            ok = False
+            continue
+        parts = value.split(" -> ")
+        if len(parts) != 2:
+            r.error("OPG115", item.span, f"'{value}': write 'kernel_arg -> type name, ...' with one ' -> '")
+            ok = False
+            continue
+        arg, rest = parts
+        if " " in arg:
+            r.error("OPG115", ScalarText(item).span(0, len(arg)), f"illegal kernel argument name '{arg}'")
+            ok = False
+            continue
+        if arg in replace:
+            r.error("OPG115", item.span, f"kernel argument '{arg}' is replaced twice")
+            ok = False
+        replace[arg], parsed = _precomputed_arguments(r, item, rest, len(arg) + 4)
+        ok = ok and parsed
+    return replace, lines, ok
+
+
+def _precomputed_arguments(r: _Reader, scalar: YScalar, text: str, start: int) -> tuple[list[Argument], bool]:
+    """The arguments of a 'type name, ...' text at start in the scalar, and whether each one parsed."""
+    out = []
+    ok = True
+    pos = start
+    for piece in text.split(","):
+        stripped = piece.strip()
+        offset = pos + (len(piece) - len(piece.lstrip()))
+        arg, issues = parse_argument_text(stripped)
+        for i in issues:
+            r.diagnostics.append(_issue_to_diag(i.moved(offset), ScalarText(scalar)))
+        if arg is None:
+            ok = False
+        else:
+            if arg.name.upper() == arg.name:
+                r.error("OPG115", ScalarText(scalar).span(offset, offset + len(stripped)),
+                        f"precomputed argument name '{arg.name}' must not be all upper case")
+            out.append(arg)
+        pos += len(piece) + 1
+    return out, ok
 
 
 def _lower_tags(r: _Reader, valid_tags: frozenset[str], namespace: str, func: FunctionSchema | None) -> frozenset[str]:
@@ -573,8 +690,8 @@ def _lower_tags(r: _Reader, valid_tags: frozenset[str], namespace: str, func: Fu
     return frozenset(names)
 
 
-def _lower_dispatch(r: _Reader, manual_kernel_registration: object, structured: object,
-                    ignore_keys: frozenset[dk.DispatchKey] = frozenset()):
+def _lower_dispatch(r: _Reader, manual_kernel_registration: bool, structured: bool,
+                    ignore_keys: frozenset[dk.DispatchKey] = frozenset()) -> tuple[_Table | None, _Kernels]:
     """The dispatch table as {key: metadata} (None when the entry has none), and the kernels as
     written per key, one for every key named (valid or not)."""
     node = r.peek("dispatch")
@@ -584,10 +701,10 @@ def _lower_dispatch(r: _Reader, manual_kernel_registration: object, structured: 
         r.error("OPG101", node.span, "'dispatch' must be a mapping of dispatch keys to kernel names")
         return None, []
     if manual_kernel_registration:
-        r.error("OPG109", r.key_span("dispatch"), "manual_kernel_registration and dispatch cannot be used "
+        r.error("OPG109", r.key_span_of("dispatch"), "manual_kernel_registration and dispatch cannot be used "
                                                         "together: with manual registration, dispatch has no effect")
-    table: dict[dk.DispatchKey, BackendMetadata] = {}
-    kernels: list[tuple[dk.DispatchKey | None, str]] = []
+    table: _Table = {}
+    kernels: _Kernels = []
     seen: set[dk.DispatchKey] = set()
     for key_node, value_node in node.pairs:
         if not (isinstance(key_node, YScalar) and isinstance(key_node.value, str)):
@@ -635,12 +752,12 @@ def _lower_dispatch(r: _Reader, manual_kernel_registration: object, structured: 
     return table, kernels
 
 
-def _check_dispatch_table(r: _Reader, func: FunctionSchema, table: dict, kernels: list,
+def _check_dispatch_table(r: _Reader, func: FunctionSchema, table: _Table, kernels: _Kernels,
                           structured_delegate: OperatorName | None) -> None:
     if len(kernels) != 1:
         return  # both rules are about a table of one kernel
     expected = cpp_name(func)
-    dispatch_span = r.key_span("dispatch")
+    dispatch_span = r.key_span_of("dispatch")
     key, kernel = kernels[0]
     if key is dk.CIA and kernel == expected:
         r.error("OPG110", dispatch_span, f"unnecessary dispatch table: CompositeImplicitAutograd: {expected} is the "
@@ -651,7 +768,7 @@ def _check_dispatch_table(r: _Reader, func: FunctionSchema, table: dict, kernels
                 f"{table[dk.CIA].kernel} to {expected} and delete the dispatch table")
 
 
-def _check_codegen_rules(r: _Reader, func: FunctionSchema, dispatch: dict, structured: bool,
+def _check_codegen_rules(r: _Reader, func: FunctionSchema, dispatch: _Table, structured: bool,
                          variants: frozenset[Variant]) -> None:
     """Rules gen.py enforces while generating kernels, registrations and Tensor methods for the entry."""
     if Variant.method in variants and not func.arguments.out:
@@ -675,30 +792,39 @@ def _check_codegen_rules(r: _Reader, func: FunctionSchema, dispatch: dict, struc
                         "drop the suffix (torchgen refuses to declare it)")
 
 
-def _check_post_init(r: _Reader, func: FunctionSchema, kind: SchemaKind | None, variants: frozenset, structured: object,
-                     delegate: OperatorName | None, inherits: str | None, device_guard: object,
-                     device_check: DeviceCheckType, cpp_no_default_args: list, tags: frozenset[str],
-                     spans: SchemaSpans, text: ScalarText, release: Release) -> None:
-    def name_span() -> Span:
-        return text.span(*spans.name)
-
-    if func.arguments.out and variants != {Variant.function}:
-        r.error("OPG117", r.key_span("variants") or name_span(),
+def _check_post_init(r: _Reader, func: FunctionSchema, kind: SchemaKind | None, keys: _Keys, spans: SchemaSpans,
+                     text: ScalarText) -> None:
+    """The rules of torchgen's NativeFunction.__post_init__ that need the whole entry."""
+    structured, delegate, device_guard = keys.structured, keys.structured_delegate, keys.device_guard
+    if func.arguments.out and keys.variants != {Variant.function}:
+        r.error("OPG117", r.key_span("variants") or text.span(*spans.name),
                 "functions with out arguments must have only the function variant ('variants: function')")
     if structured:
         if kind is not SchemaKind.out:
-            r.error("OPG116", r.key_span("structured"), "'structured: True' goes on the out= variant; "
+            r.error("OPG116", r.key_span_of("structured"), "'structured: True' goes on the out= variant; "
                                                             "did you mean structured_delegate?")
         if not device_guard:
-            r.error("OPG116", r.key_span("device_guard"), "device_guard: False is not respected by structured kernels")
+            r.error("OPG116", r.key_span_of("device_guard"),
+                    "device_guard: False is not respected by structured kernels")
     if delegate is not None:
         if kind is SchemaKind.out:
-            r.error("OPG116", r.key_span("structured_delegate"), "structured_delegate is not allowed on out= "
+            r.error("OPG116", r.key_span_of("structured_delegate"), "structured_delegate is not allowed on out= "
                                                                      "functions; did you mean 'structured: True'?")
         if not device_guard:
-            r.error("OPG116", r.key_span("device_guard"), "device_guard: False is not respected by structured kernels")
+            r.error("OPG116", r.key_span_of("device_guard"),
+                    "device_guard: False is not respected by structured kernels")
     if structured and delegate is not None:
-        r.error("OPG116", r.key_span("structured_delegate"), "an op cannot be both structured and a structured_delegate")
+        r.error("OPG116", r.key_span_of("structured_delegate"),
+                "an op cannot be both structured and a structured_delegate")
+    _check_cpp_no_default_args(r, func, keys.cpp_no_default_args)
+    if keys.structured_inherits is not None and not structured:
+        r.error("OPG116", r.key_span_of("structured_inherits"), "structured_inherits requires 'structured: True'")
+    if structured and kind is SchemaKind.out:
+        for where, why in structured_out_problems(func):
+            r.error("OPG116", _schema_problem_span(where, spans, text), why)
+
+
+def _check_cpp_no_default_args(r: _Reader, func: FunctionSchema, cpp_no_default_args: list[object]) -> None:
     defaulted = {a.name for a in func.schema_order_arguments() if a.default is not None} if cpp_no_default_args else ()
     names_node = r.peek("cpp_no_default_args")
     for i, name in enumerate(cpp_no_default_args):
@@ -709,15 +835,19 @@ def _check_post_init(r: _Reader, func: FunctionSchema, kind: SchemaKind | None, 
         if not ok:
             span = names_node.items[i].span if isinstance(names_node, YSeq) else r.entry.span
             r.error("OPG119", span, f"cpp_no_default_args: '{name}' is not an argument with a default value")
-    if inherits is not None and not structured:
-        r.error("OPG116", r.key_span("structured_inherits"), "structured_inherits requires 'structured: True'")
-    if structured and kind is SchemaKind.out:
-        for where, why in structured_out_problems(func):
-            r.error("OPG116", _schema_problem_span(where, spans, text), why)
-    # Both rules below look for words that, if they matter, appear in the schema text: skip them if not.
-    schema_text = text.scalar.value
+
+
+def _check_name_rules(r: _Reader, func: FunctionSchema, keys: _Keys, tags: frozenset[str], spans: SchemaSpans,
+                      text: ScalarText, release: Release) -> None:
+    """The rules about what an op's name and arguments say it is (a _foreach kernel, a random op)."""
+
+    def name_span() -> Span:
+        return text.span(*spans.name)
+
+    # Both rules look for words that, if they matter, appear in the schema text: skip them if not.
+    schema_text = str(text.scalar.value)
     op = str(func.name) if "_foreach" in schema_text else ""
-    if op.startswith("_foreach") and device_check is not DeviceCheckType.NoCheck:
+    if op.startswith("_foreach") and keys.device_check is not DeviceCheckType.NoCheck:
         r.error("OPG121", r.key_span("device_check") or name_span(),
                 "_foreach kernels fall back to a slow path across devices: set 'device_check: NoCheck'")
     if "nondeterministic_seeded" in tags or not ("rand" in schema_text or "dropout" in schema_text
@@ -740,9 +870,9 @@ def _lower_ufunc(r: _Reader) -> dict[UfuncKey, UfuncInnerLoop]:
     if node is None:
         return loops
     if isinstance(node, YScalar) and isinstance(node.value, str):
-        loop, error = _parse_ufunc_loop(node.value, UfuncKey.Generic)
-        if error:
-            r.error("OPG114", node.span, error)
+        loop = _parse_ufunc_loop(node.value, UfuncKey.Generic)
+        if isinstance(loop, str):
+            r.error("OPG114", node.span, loop)
         else:
             loops[UfuncKey.Generic] = loop
         return loops
@@ -760,9 +890,9 @@ def _lower_ufunc(r: _Reader) -> dict[UfuncKey, UfuncInnerLoop]:
             hint, data = did_you_mean(k.value, UfuncKey.__members__)
             r.error("OPG114", k.span, f"unknown ufunc key '{k.value}'{hint}", data)
             continue
-        loop, error = _parse_ufunc_loop(v.value, UfuncKey[k.value])
-        if error:
-            r.error("OPG114", v.span, error)
+        loop = _parse_ufunc_loop(v.value, UfuncKey[k.value])
+        if isinstance(loop, str):
+            r.error("OPG114", v.span, loop)
         else:
             loops[UfuncKey[k.value]] = loop
     return loops

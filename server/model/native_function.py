@@ -8,11 +8,13 @@ be memoized.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import Enum, auto
 
 from ..frozen import fast_init
+from ..syntax.nodes import YMap, YScalar
 from .dispatch import DispatchKey
 from .schema import Argument, FunctionSchema, OperatorName, SchemaKind, identity_hash
+from .schema_parser import SchemaSpans
 
 
 @identity_hash
@@ -38,13 +40,28 @@ class UfuncKey(Enum):
     Generic = 7
 
 
-ScalarType = Enum("ScalarType", (  # type: ignore[misc]
-    "Byte", "Char", "Short", "Int", "Long", "Half", "Float", "Double", "ComplexHalf", "ComplexFloat",
-    "ComplexDouble", "Bool", "BFloat16", "Float8_e5m2", "Float8_e5m2fnuz", "Float8_e4m3fn",
-    "Float8_e4m3fnuz", "Float8_e8m0fnu",
-))
+@identity_hash
+class ScalarType(Enum):
+    Byte = auto()
+    Char = auto()
+    Short = auto()
+    Int = auto()
+    Long = auto()
+    Half = auto()
+    Float = auto()
+    Double = auto()
+    ComplexHalf = auto()
+    ComplexFloat = auto()
+    ComplexDouble = auto()
+    Bool = auto()
+    BFloat16 = auto()
+    Float8_e5m2 = auto()
+    Float8_e5m2fnuz = auto()
+    Float8_e4m3fn = auto()
+    Float8_e4m3fnuz = auto()
+    Float8_e8m0fnu = auto()
 
-identity_hash(ScalarType)
+
 _S = ScalarType.__members__
 _INTEGRAL = tuple(_S[n] for n in ("Byte", "Char", "Int", "Long", "Short"))
 _FLOATING = (_S["Float"], _S["Double"])
@@ -124,10 +141,12 @@ class NativeFunction:
     _facts: object = field(init=False, default=None, compare=False, repr=False)
 
     def __hash__(self) -> int:
-        if self._hash is None:
-            object.__setattr__(self, "_hash", hash((self.namespace, self.func, self.variants, self.tags,
-                                                    self.structured, self.structured_delegate, self.autogen)))
-        return self._hash  # type: ignore[return-value]
+        cached = self._hash
+        if cached is None:
+            cached = hash((self.namespace, self.func, self.variants, self.tags,
+                           self.structured, self.structured_delegate, self.autogen))
+            object.__setattr__(self, "_hash", cached)
+        return cached
 
     @property
     def has_composite_kernel(self) -> bool:
@@ -136,9 +155,11 @@ class NativeFunction:
 
     @property
     def is_view_op(self) -> bool:
-        if self._is_view_op is None:
-            object.__setattr__(self, "_is_view_op", self._compute_is_view_op())
-        return self._is_view_op  # type: ignore[return-value]
+        cached = self._is_view_op
+        if cached is None:
+            cached = self._compute_is_view_op()
+            object.__setattr__(self, "_is_view_op", cached)
+        return cached
 
     def _compute_is_view_op(self) -> bool:
         # A non-mutating aliased return, the inplace_view tag, or a wildcard alias; cheapest test first.
@@ -167,10 +188,10 @@ class NativeFunction:
 class EntrySource:
     """Links a NativeFunction to the yaml it was read from (spans relative to the entry)."""
 
-    entry: object  # syntax.nodes.YMap; typed loosely to keep the model free of syntax imports
-    schema_spans: object  # model.schema_parser.SchemaSpans
+    entry: YMap
+    schema_spans: SchemaSpans
     # Maps offsets in the func string to spans in the entry.
-    func_scalar: object
+    func_scalar: YScalar
 
 
 @identity_hash

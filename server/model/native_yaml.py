@@ -18,7 +18,7 @@ import functools
 import keyword
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Callable, Iterable, NamedTuple, Sequence
+from typing import Callable, Iterable, NamedTuple, Sequence, TypeVar, cast
 
 from ..frozen import fast_init
 from ..releases import DEFAULT, Release
@@ -79,6 +79,10 @@ class Problem:
 Finding = tuple[int, str, str, object]
 
 
+_F = TypeVar("_F")
+_R = TypeVar("_R")
+
+
 class GroupMemo:
     """The per-group work of the last assemble, for the next one (a NativeParser keeps one).
 
@@ -91,23 +95,24 @@ class GroupMemo:
     """
 
     def __init__(self) -> None:
-        self._kept: dict[tuple, tuple[object, object]] = {}
-        self._used: dict[tuple, tuple[object, object]] = {}
+        self._kept: dict[tuple[object, ...], tuple[object, object]] = {}
+        self._used: dict[tuple[object, ...], tuple[object, object]] = {}
 
-    def reuse(self, key: tuple, compute: Callable[[], tuple[object, object]]):
+    def reuse(self, key: tuple[object, ...], compute: Callable[[], tuple[object, _R]]) -> _R:
         """The result kept for key (what work, and the ids of the functions it is done on), else the one
         compute() gives as (the functions, result); either is kept for the next pass."""
         found = self._kept.get(key)
         if found is None:
             found = compute()
         self._used[key] = found
-        return found[1]
+        # The key's first item names the work, so what was kept for it is what compute() gives.
+        return cast(_R, found[1])
 
     def end_pass(self) -> None:
         self._kept, self._used = self._used, {}
 
 
-def _done(work: Callable, functions: tuple) -> tuple[tuple, object]:
+def _done(work: Callable[[_F], _R], functions: _F) -> tuple[_F, _R]:
     return functions, work(functions)
 
 
@@ -157,7 +162,7 @@ class Facts:
 
 def facts(f: NativeFunction) -> Facts:
     memo = f._facts
-    if memo is None:
+    if not isinstance(memo, Facts):
         signature = signature_key(f.func)
         # The view signature differs only for names ending in _copy or _scatter.
         view_signature = signature
@@ -172,7 +177,7 @@ def facts(f: NativeFunction) -> Facts:
         memo = Facts(kind, signature, view_kind, view_signature, view_group_kind, reserved, cross_checked,
                      bool(reserved) or cross_checked)
         object.__setattr__(f, "_facts", memo)
-    return memo  # type: ignore[return-value]
+    return memo
 
 
 # ---------------------------------------------------------------- rules across entries
@@ -376,9 +381,9 @@ def check_group(members: tuple[tuple[SchemaKind, NativeFunction, bool], ...]
                                  "is structured (use structured_delegate on the others)",
                  "structured_delegate" if not structured else "name")
     for kind in (SchemaKind.out, SchemaKind.inplace, SchemaKind.mutable):
-        f = d.get(kind)
-        if f is not None and f.namespace != functional.namespace:
-            fail(kind, "OPG305", f"'{f.func.name}' must be in the same namespace as '{functional.func.name}'")
+        variant = d.get(kind)
+        if variant is not None and variant.namespace != functional.namespace:
+            fail(kind, "OPG305", f"'{variant.func.name}' must be in the same namespace as '{functional.func.name}'")
     if mutable is not None and not functional.func.name.name.functional_overload:
         fail(SchemaKind.functional, "OPG305", f"'{functional.func.name}' has a mutable variant, so its functional "
                                               f"variant must be named '{functional.func.name.name.base}_functional'")
@@ -386,10 +391,10 @@ def check_group(members: tuple[tuple[SchemaKind, NativeFunction, bool], ...]
         if out.has_composite_implicit_autograd_kernel or out.has_composite_implicit_autograd_nested_tensor_kernel:
             fail(SchemaKind.out, "OPG305", "structured kernels cannot be CompositeImplicitAutograd", "dispatch")
         for kind in (SchemaKind.functional, SchemaKind.inplace):
-            f = d.get(kind)
-            if f is not None and f.structured_delegate != out.func.name:
-                fail(kind, "OPG305", f"'{f.func.name}' delegates to '{f.structured_delegate}', but its out= variant "
-                                     f"is '{out.func.name}'", "structured_delegate")
+            variant = d.get(kind)
+            if variant is not None and variant.structured_delegate != out.func.name:
+                fail(kind, "OPG305", f"'{variant.func.name}' delegates to '{variant.structured_delegate}', but its "
+                                     f"out= variant is '{out.func.name}'", "structured_delegate")
     generated = sorted(str(f.func.name) for _, f, _ in members if "generated" in f.tags)
     expected = sorted({str(name) for _, f, _ in members for name in f.autogen})
     if generated != expected:
@@ -492,7 +497,9 @@ def _group_by_view(ops: Sequence[Op], fxs: Sequence[Facts], problems: list[Probl
             group, findings = memo.reuse(("view", tuple(map(id, functions))),
                                          lambda: (functions, check_view_group(*functions)))
             roles = (view, copy, inplace)
-            problems.extend(Problem(roles[i], code, message, where) for i, code, message, where in findings)  # type: ignore[arg-type]
+            # A finding concerns a member the group has (copy and inplace may be missing).
+            problems.extend(Problem(role, code, message, where) for i, code, message, where in findings
+                            if (role := roles[i]) is not None)
             out.append(group)
         out.extend(op.function for op in d.values())
     return tuple(out)

@@ -11,29 +11,48 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field, replace
-from enum import Enum
-from typing import Iterator, Union
+from enum import Enum, auto
+from typing import Iterator, TypeVar, Union
 
 from ..frozen import fast_init
 
-# The base types torchgen knows, in its order.
-BASE_TYPE_NAMES = (
-    "Generator", "ScalarType", "Tensor", "int", "DimVector", "float", "str", "bool",
-    "Layout", "Device", "DeviceIndex", "Scalar", "MemoryFormat", "QScheme", "Storage",
-    "Stream", "SymInt", "SymBool", "GraphModule",
-    # Named tensors, until torch 2.12 (later releases refuse it: model.lower, per release).
-    "Dimname",
-)
-BaseTy = Enum("BaseTy", BASE_TYPE_NAMES)  # type: ignore[misc]
+_E = TypeVar("_E", bound=Enum)
 
 
-def identity_hash(enum_class: type[Enum]) -> type[Enum]:
+def identity_hash(enum_class: type[_E]) -> type[_E]:
     """Members are singletons, so identity is a valid hash, and C-fast (Enum's own is Python code)."""
-    enum_class.__hash__ = object.__hash__  # type: ignore[method-assign,assignment]
+    enum_class.__hash__ = object.__hash__  # type: ignore[method-assign]  # replacing Enum's hash is the point
     return enum_class
 
 
-identity_hash(BaseTy)
+@identity_hash
+class BaseTy(Enum):
+    """The base types torchgen knows, in its order."""
+
+    Generator = auto()
+    ScalarType = auto()
+    Tensor = auto()
+    int = auto()
+    DimVector = auto()
+    float = auto()
+    str = auto()
+    bool = auto()
+    Layout = auto()
+    Device = auto()
+    DeviceIndex = auto()
+    Scalar = auto()
+    MemoryFormat = auto()
+    QScheme = auto()
+    Storage = auto()
+    Stream = auto()
+    SymInt = auto()
+    SymBool = auto()
+    GraphModule = auto()
+    # Named tensors, until torch 2.12 (later releases refuse it: model.lower, per release).
+    Dimname = auto()
+
+
+BASE_TYPE_NAMES: tuple[str, ...] = tuple(BaseTy.__members__)
 
 CUSTOM_CLASS_PREFIX = "__torch__.torch.classes."
 
@@ -43,14 +62,17 @@ class _TypeQueries:
 
     __slots__ = ()
 
+    def is_base_ty_like(self, ty: BaseTy) -> bool:
+        raise NotImplementedError  # each type below answers it
+
     def is_tensor_like(self) -> bool:
-        return self.is_base_ty_like(BaseTy.Tensor)  # type: ignore[attr-defined]
+        return self.is_base_ty_like(BaseTy.Tensor)
 
     def is_symint_like(self) -> bool:
-        return self.is_base_ty_like(BaseTy.SymInt)  # type: ignore[attr-defined]
+        return self.is_base_ty_like(BaseTy.SymInt)
 
     def is_generator_like(self) -> bool:
-        return self.is_base_ty_like(BaseTy.Generator)  # type: ignore[attr-defined]
+        return self.is_base_ty_like(BaseTy.Generator)
 
 
 @fast_init
@@ -164,9 +186,11 @@ class Argument:
     _plain: str | None = field(init=False, repr=False, compare=False, default=None)
 
     def __hash__(self) -> int:
-        if self._hash is None:
-            object.__setattr__(self, "_hash", hash((self.name, self.type, self.default, self.annotation)))
-        return self._hash  # type: ignore[return-value]
+        cached = self._hash
+        if cached is None:
+            cached = hash((self.name, self.type, self.default, self.annotation))
+            object.__setattr__(self, "_hash", cached)
+        return cached
 
     @property
     def is_write(self) -> bool:
@@ -179,10 +203,12 @@ class Argument:
     @property
     def plain(self) -> str:
         """The argument as a signature prints it: without its alias annotation."""
-        if self._plain is None:
+        cached = self._plain
+        if cached is None:
             default = f"={self.default}" if self.default else ""
-            object.__setattr__(self, "_plain", f"{self.type} {self.name}{default}")
-        return self._plain  # type: ignore[return-value]
+            cached = f"{self.type} {self.name}{default}"
+            object.__setattr__(self, "_plain", cached)
+        return cached
 
 
 @fast_init
@@ -196,9 +222,11 @@ class Return:
     @property
     def plain(self) -> str:
         """The return as a signature prints it: its type alone."""
-        if self._plain is None:
-            object.__setattr__(self, "_plain", str(self.type))
-        return self._plain  # type: ignore[return-value]
+        cached = self._plain
+        if cached is None:
+            cached = str(self.type)
+            object.__setattr__(self, "_plain", cached)
+        return cached
 
     @property
     def is_write(self) -> bool:
@@ -241,11 +269,13 @@ class Arguments:
     _hash: int | None = field(init=False, repr=False, compare=False, default=None)
 
     def __hash__(self) -> int:
-        if self._hash is None:
-            object.__setattr__(self, "_hash", hash((
+        cached = self._hash
+        if cached is None:
+            cached = hash((
                 self.pre_self_positional, self.self_arg, self.post_self_positional, self.pre_tensor_options_kwarg_only,
-                self.tensor_options, self.post_tensor_options_kwarg_only, self.out)))
-        return self._hash  # type: ignore[return-value]
+                self.tensor_options, self.post_tensor_options_kwarg_only, self.out))
+            object.__setattr__(self, "_hash", cached)
+        return cached
 
     @property
     def flat_positional(self) -> tuple[Argument, ...]:
@@ -346,10 +376,12 @@ class BaseOperatorName:
     _hash: int | None = field(init=False, repr=False, compare=False, default=None)
 
     def __hash__(self) -> int:
-        if self._hash is None:
-            object.__setattr__(self, "_hash", hash((self.base, self.inplace, self.dunder_method,
-                                                    self.functional_overload, self.namespace)))
-        return self._hash  # type: ignore[return-value]
+        cached = self._hash
+        if cached is None:
+            cached = hash((self.base, self.inplace, self.dunder_method,
+                           self.functional_overload, self.namespace))
+            object.__setattr__(self, "_hash", cached)
+        return cached
 
     def __str__(self) -> str:
         prefix = f"{self.namespace}::" if self.namespace else ""
@@ -367,9 +399,11 @@ class OperatorName:
     _hash: int | None = field(init=False, repr=False, compare=False, default=None)
 
     def __hash__(self) -> int:
-        if self._hash is None:
-            object.__setattr__(self, "_hash", hash((self.name, self.overload_name)))
-        return self._hash  # type: ignore[return-value]
+        cached = self._hash
+        if cached is None:
+            cached = hash((self.name, self.overload_name))
+            object.__setattr__(self, "_hash", cached)
+        return cached
 
     def __str__(self) -> str:
         return f"{self.name}.{self.overload_name}" if self.overload_name else str(self.name)
@@ -406,9 +440,11 @@ class FunctionSchema:
     _view_signature: FunctionSchema | None = field(init=False, repr=False, compare=False, default=None)
 
     def __hash__(self) -> int:
-        if self._hash is None:
-            object.__setattr__(self, "_hash", hash((self.name, self.arguments, self.returns)))
-        return self._hash  # type: ignore[return-value]
+        cached = self._hash
+        if cached is None:
+            cached = hash((self.name, self.arguments, self.returns))
+            object.__setattr__(self, "_hash", cached)
+        return cached
 
     def __str__(self) -> str:
         if len(self.returns) == 1:
@@ -442,22 +478,28 @@ class FunctionSchema:
         return self.kind() in (SchemaKind.inplace, SchemaKind.out, SchemaKind.mutable)
 
     def kind(self) -> SchemaKind:
-        if self._kind is None:
-            object.__setattr__(self, "_kind", schema_kind(self))
-        return self._kind  # type: ignore[return-value]
+        cached = self._kind
+        if cached is None:
+            cached = schema_kind(self)
+            object.__setattr__(self, "_kind", cached)
+        return cached
 
     def signature(self, *, strip_default: bool = False, strip_view_copy_name: bool = False,
                   keep_return_names: bool = False) -> FunctionSchema:
         if strip_default or keep_return_names or (strip_view_copy_name and self.name.name.base.endswith(("_copy", "_scatter"))):
             return schema_signature(self, strip_default, strip_view_copy_name, keep_return_names)
-        if self._signature is None:
-            object.__setattr__(self, "_signature", schema_signature(self, False, False, False))
-        return self._signature  # type: ignore[return-value]
+        cached = self._signature
+        if cached is None:
+            cached = schema_signature(self, False, False, False)
+            object.__setattr__(self, "_signature", cached)
+        return cached
 
     def view_signature(self) -> FunctionSchema:
-        if self._view_signature is None:
-            object.__setattr__(self, "_view_signature", self.signature(strip_view_copy_name=True))
-        return self._view_signature  # type: ignore[return-value]
+        cached = self._view_signature
+        if cached is None:
+            cached = self.signature(strip_view_copy_name=True)
+            object.__setattr__(self, "_view_signature", cached)
+        return cached
 
     def with_name(self, name: OperatorName) -> FunctionSchema:
         return FunctionSchema(name, self.arguments, self.returns)

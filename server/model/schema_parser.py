@@ -69,24 +69,25 @@ class ArgumentSpans(NamedTuple):
     at: int
     pieces: ArgumentPieces
 
-    def _moved(self, offsets: Offsets | None) -> Offsets | None:
-        return None if offsets is None else (offsets[0] + self.at, offsets[1] + self.at)
+    def _moved(self, offsets: Offsets) -> Offsets:
+        return offsets[0] + self.at, offsets[1] + self.at
 
     @property
     def whole(self) -> Offsets:
-        return self._moved(self.pieces.whole)  # type: ignore[return-value]
+        return self._moved(self.pieces.whole)
 
     @property
     def type(self) -> Offsets:
-        return self._moved(self.pieces.type)  # type: ignore[return-value]
+        return self._moved(self.pieces.type)
 
     @property
     def name(self) -> Offsets:
-        return self._moved(self.pieces.name)  # type: ignore[return-value]
+        return self._moved(self.pieces.name)
 
     @property
     def default(self) -> Offsets | None:
-        return self._moved(self.pieces.default)
+        default = self.pieces.default
+        return None if default is None else self._moved(default)
 
 
 @fast_init
@@ -332,7 +333,8 @@ def _tensor_option_like(a: Argument, name: str, ty: str) -> bool:
 _TENSOR_OPTIONS = (("dtype", "ScalarType"), ("layout", "Layout"), ("device", "Device"), ("pin_memory", "bool"))
 
 
-def _group_kwargs(kwargs: list[tuple[Argument, ArgumentSpans]], issues: list[Issue]):
+def _group_kwargs(kwargs: list[tuple[Argument, ArgumentSpans]], issues: list[Issue]
+                  ) -> tuple[tuple[Argument, ...], TensorOptionsArguments | None, tuple[Argument, ...]]:
     """Split keyword-only arguments around the dtype/layout/device/pin_memory quadruple."""
     pre: list[Argument] = []
     options: TensorOptionsArguments | None = None
@@ -401,6 +403,7 @@ def _parse_arguments(text: str, start: int, issues: list[Issue]) -> tuple[Argume
         return None
     plain = [a for a, _ in positional]
     self_ix = next((i for i, a in enumerate(plain) if a.name == "self"), None)
+    pre_self: tuple[Argument, ...]
     if self_ix is None:
         pre_self, self_arg, post_self = (), None, tuple(plain)
     else:

@@ -6,13 +6,14 @@ caller can place the diagnostic on that argument or return.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .schema import TENSOR, FunctionSchema, SchemaKind, SchemaKindError
 
 # Where in a schema a problem is: ("name",), ("returns",), ("arg", i) or ("return", i),
 # with i an index into arguments.flat_all / returns.
-Where = tuple
+Where = tuple[str] | tuple[str, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +42,7 @@ def _plainly_fine(schema: FunctionSchema) -> bool:
             and all(a.annotation is None for a in args.post_self_positional))
 
 
-def _problems(schema: FunctionSchema):
+def _problems(schema: FunctionSchema) -> Iterator[Problem]:
     args = schema.arguments
     returns = schema.returns
     for i, (arg, ret) in enumerate(zip(args.out, returns)):

@@ -104,8 +104,8 @@ def _top_level(pairs: dict[object, tuple[YNode, YNode]], out: list[Diagnostic]) 
             out.append(_type_error(v, key, "a mapping"))
         elif key in ("custom_classes", "build_features"):
             out.extend(_iterable_problem(v, key))
-        elif key == "kernel_metadata":
-            for _, dtypes in v.pairs:  # type: ignore[union-attr]
+        elif key == "kernel_metadata" and isinstance(v, YMap):  # a mapping: checked above
+            for _, dtypes in v.pairs:
                 if isinstance(dtypes, YScalar) and not isinstance(dtypes.value, str):
                     out.append(_type_error(dtypes, "kernel_metadata", "lists of dtypes"))
 
@@ -133,7 +133,8 @@ def _operator(name_node: YNode, info: YNode, out: list[Diagnostic]) -> tuple[str
             continue
         ok = False
     overloads = pairs.get("include_all_overloads")
-    return (str(name), overloads is None or overloads[1].value is True) if ok else None  # type: ignore[union-attr]
+    all_overloads = overloads is None or (isinstance(overloads[1], YScalar) and overloads[1].value is True)
+    return (str(name), all_overloads) if ok else None
 
 
 def lower_selection(root: YNode | None) -> tuple[Selection | None, list[Diagnostic]]:
@@ -156,7 +157,8 @@ def lower_selection(root: YNode | None) -> tuple[Selection | None, list[Diagnost
     if any(d.is_error for d in out):
         return None, out
     everything = pairs.get("include_all_operators")
-    return Selection(everything is not None and everything[1].value is True, tuple(operators)), out
+    include_all = everything is not None and isinstance(everything[1], YScalar) and everything[1].value is True
+    return Selection(include_all, tuple(operators)), out
 
 
 def read_selection(text: str) -> tuple[Selection | None, list[Diagnostic]]:

@@ -54,7 +54,8 @@ _key_nodes: dict[tuple[str, int, int], YScalar] = {}
 
 def _resolve_plain(text: str) -> object:
     """The value PyYAML's safe loader gives a plain scalar, or _FALLBACK for tags handled elsewhere."""
-    tag = _RESOLVER.resolve(yaml.ScalarNode, text, (True, False))
+    # types-PyYAML leaves Resolver.resolve unannotated.
+    tag = _RESOLVER.resolve(yaml.ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]
     if tag == _STR_TAG:
         return text
     if tag not in _CONSTRUCTED_TAGS:
@@ -139,8 +140,8 @@ def _key_value(content: str, indent: int, line: int) -> tuple[YScalar, YNode | N
     return key, _block_plain(value_text, line, start)
 
 
-def _mapping(pairs: list[tuple[YNode, YNode]], span: Span, diagnostics: list[Diagnostic]) -> YMap:
-    keys = [k.value for k, _ in pairs]  # type: ignore[union-attr]
+def _mapping(pairs: list[tuple[YScalar, YNode]], span: Span, diagnostics: list[Diagnostic]) -> YMap:
+    keys = [k.value for k, _ in pairs]
     try:
         unique = len(set(keys)) == len(keys)
     except TypeError:
@@ -224,7 +225,7 @@ def _compose(text: str) -> tuple[YMap, list[Diagnostic]]:
         raise _NotCanonical
     lines[0] = (0, 2, first)
     diagnostics: list[Diagnostic] = []
-    pairs: list[tuple[YNode, YNode]] = []
+    pairs: list[tuple[YScalar, YNode]] = []
     open_key: YScalar | None = None  # a top-level key whose value is the block below it
     block: list[tuple[int, int, str]] = []
     for entry in lines:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 _MACRO_DEF = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)]*)\)((?:[^\n\\]|\\\n|\\.)*)", re.MULTILINE)
@@ -49,7 +50,9 @@ def collect_macros(code: str) -> dict[str, Macro]:
 
 def split_top_level(text: str, openers: str = "([{", closers: str = ")]}") -> list[str]:
     """Split at the commas outside brackets (macro arguments, parameter lists)."""
-    parts, depth, current = [], 0, []
+    parts: list[str] = []
+    current: list[str] = []
+    depth = 0
     for ch in text:
         if ch in openers:
             depth += 1
@@ -131,7 +134,7 @@ def expand_invocations(head: str, macros: dict[str, Macro], skip: frozenset[str]
 
 
 def _expand(text: str, macros: dict[str, Macro], disabled: frozenset[str], budget: _Budget, nesting: int,
-            emit) -> None:
+            emit: Callable[[str, int, bool], None]) -> None:
     """Emit text's pieces: (verbatim text, its offset, True) and (an invocation's expansion, its offset, False)."""
     done = 0
     for m in _INVOCATION.finditer(text):

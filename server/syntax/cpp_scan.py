@@ -14,10 +14,14 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 # (Macro and split_top_level are also taken from here by the index and the codegen.)
 from .cpp_macros import Macro, collect_macros, expand_invocations, invoked, matching, split_top_level
+
+# An offset in the scanned code -> its (line, column) in the file.
+Position = Callable[[int], tuple[int, int]]
 
 DEFINITION = "definition"
 DECLARATION = "declaration"
@@ -238,7 +242,7 @@ def _namespace_names(code: str, statement_start: int, ns: re.Match[str]) -> list
 
 
 def _scan_scope(code: str, start: int, end: int, namespace: list[str], macros: dict[str, Macro],
-                symbols: list[CppSymbol], position, expanded: bool, pairs: dict[int, int] | None = None,
+                symbols: list[CppSymbol], position: Position, expanded: bool, pairs: dict[int, int] | None = None,
                 tail: str = DECLARATION) -> None:
     """Walk one namespace-level region: nested namespaces recurse, other bodies are skipped.
 
@@ -263,12 +267,13 @@ def _scan_scope(code: str, start: int, end: int, namespace: list[str], macros: d
                 if code.find("namespace", statement_start, at) >= 0 else None
             extern = _EXTERN_BLOCK.search(code, statement_start, at + 1) \
                 if code.find("extern", statement_start, at) >= 0 else None
-            if ns is not None and ns.end() == at + 1 or extern is not None and extern.end() == at + 1:
-                opener = ns if ns is not None and ns.end() == at + 1 else extern
+            opener = ns if ns is not None and ns.end() == at + 1 else \
+                extern if extern is not None and extern.end() == at + 1 else None
+            if opener is not None:
                 # What precedes the block in the same statement (macro invocations without ';') comes first.
                 _definition(code, statement_start, code[statement_start:opener.start()], DECLARATION, namespace,
                             macros, symbols, position, expanded)
-                names = _namespace_names(code, statement_start, ns) if opener is ns else []
+                names = _namespace_names(code, statement_start, ns) if ns is not None and opener is ns else []
                 _scan_scope(code, at + 1, min(close - 1, end), namespace + names, macros, symbols, position,
                             expanded, pairs)
             else:
@@ -293,7 +298,7 @@ def _without_templates(prefix: str) -> str:
 
 
 def _definition(code: str, at: int, head: str, kind: str, namespace: list[str], macros: dict[str, Macro],
-                symbols: list[CppSymbol], position, expanded: bool) -> None:
+                symbols: list[CppSymbol], position: Position, expanded: bool) -> None:
     """Find what a statement head (the text before '{' or ';') defines or declares.
 
     A head invoking known macros is expanded and scanned as code (what comes before an invocation, such as
@@ -362,7 +367,7 @@ def _not_a_kernel(prefix: str) -> str | None:
 
 
 def _structured(head: str, at: int, call: re.Match[str], what: str, ns: str, symbols: list[CppSymbol],
-                position) -> None:
+                position: Position) -> None:
     """TORCH_IMPL_FUNC(kernel), TORCH_META_FUNC(name), TORCH_META_FUNC2(name, overload) and the precomputed ones."""
     close = _matching(head, call.end() - 1, "(", ")")
     args = [a.strip() for a in split_top_level(head[call.end():close - 1])]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable, Iterable
 from typing import NamedTuple, Union
 
 import yaml
@@ -20,6 +21,7 @@ from ..text import Span
 try:
     from yaml import CSafeLoader as _Loader
 except ImportError:  # pragma: no cover - PyYAML without libyaml
+    # The pure-Python loader stands in for the C one: another class with the same interface.
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
 _STR_TAG = "tag:yaml.org,2002:str"
@@ -139,7 +141,7 @@ def to_python(node: YNode) -> object:
         return node.value
     if isinstance(node, YSeq):
         return [to_python(n) for n in node.items]
-    out: dict = {}
+    out: dict[object, object] = {}
     for k, v in node.pairs:
         key = to_python(k)
         try:
@@ -152,7 +154,7 @@ def to_python(node: YNode) -> object:
 class _Lowering:
     """Turns libyaml nodes into Y-nodes, collecting diagnostics on the way."""
 
-    def __init__(self, span=node_span) -> None:
+    def __init__(self, span: Callable[[yaml.Node], Span] = node_span) -> None:
         self.span = span
         self.constructor = SafeConstructor()
         self.diagnostics: list[Diagnostic] = []
@@ -214,6 +216,7 @@ class _Lowering:
             self.diagnostics.append(diag("OPG005", self.span(node), f"the tag {node.tag!r} is not allowed; opgen reads YAML with a safe loader"))
         if isinstance(node, yaml.SequenceNode):
             return YSeq(tuple(self.node(n) for n in node.value), self.span(node))
+        assert isinstance(node, yaml.MappingNode)  # the composer makes no other kind of node
         return self.mapping(node)
 
     def mapping(self, node: yaml.MappingNode) -> YMap:
@@ -222,7 +225,7 @@ class _Lowering:
         return YMap(pairs, self.span(node))
 
 
-def duplicate_key_diagnostics(pairs) -> list[Diagnostic]:
+def duplicate_key_diagnostics(pairs: Iterable[tuple[YNode, YNode]]) -> list[Diagnostic]:
     """OPG004 for every key equal to an earlier key of the same mapping."""
     out = []
     seen: dict[object, YNode] = {}

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from ...model.schema import Argument, FunctionSchema, Return, SelfArgument, TensorOptionsArguments
+from ...model.schema import Argument, FunctionSchema, Return, SelfArgument, TensorOptionsArguments, Type
 from . import cpp
 from .types import (
     ApiOptions,
+    ArgName,
     Binding,
     ConstRefCType,
     CType,
@@ -27,7 +28,7 @@ def name(func: FunctionSchema) -> str:
     return text + (f"_{func.name.overload_name}" if func.name.overload_name else "")
 
 
-def argumenttype_type(t, *, mutable: bool, binds, symint: bool, options: ApiOptions) -> NamedCType:
+def argumenttype_type(t: Type, *, mutable: bool, binds: ArgName, symint: bool, options: ApiOptions) -> NamedCType:
     text = str(t)
     if text == "Tensor?":
         optional = OptionalCType(tensorT)

@@ -6,7 +6,7 @@ import functools
 from dataclasses import dataclass
 
 from ...model.native_function import NativeFunction
-from ...model.schema import FunctionSchema
+from ...model.schema import Arguments, FunctionSchema
 from . import cpp, dispatcher, native
 from .types import ApiOptions, Binding, CType, Expr
 
@@ -14,7 +14,7 @@ from .types import ApiOptions, Binding, CType, Expr
 # The bindings of each convention, computed once per schema and switches: every file family asks for
 # them again (a wrapper per dispatch key, the C++ API, the redispatch API, ...). Callers get a fresh list.
 @functools.cache
-def _cpp_arguments(args, faithful: bool, symint: bool, method: bool, cpp_no_default_args: frozenset[str],
+def _cpp_arguments(args: Arguments, faithful: bool, symint: bool, method: bool, cpp_no_default_args: frozenset[str],
                    options: ApiOptions) -> tuple[Binding, ...]:
     return tuple(cpp.arguments(args, faithful=faithful, symint=symint, method=method,
                                cpp_no_default_args=cpp_no_default_args, options=options))

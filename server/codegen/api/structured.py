@@ -3,7 +3,18 @@
 from __future__ import annotations
 
 from ...model.native_function import NativeFunctionsGroup
-from ...model.schema import Argument, BaseTy, BaseType, ListType, OptionalType, SelfArgument, TENSOR, Type
+from ...model.schema import (
+    TENSOR,
+    Argument,
+    BaseTy,
+    BaseType,
+    FunctionSchema,
+    ListType,
+    OptionalType,
+    SelfArgument,
+    TensorOptionsArguments,
+    Type,
+)
 from . import cpp
 from .types import (
     ArgName,
@@ -59,7 +70,7 @@ def argument_type(a: Argument, *, binds: ArgName) -> NamedCType:
     return argumenttype_type(a.type, mutable=a.is_write, binds=binds)
 
 
-def argument(a) -> list[Binding]:
+def argument(a: Argument | SelfArgument | TensorOptionsArguments) -> list[Binding]:
     if isinstance(a, SelfArgument):
         a = a.argument
     if not isinstance(a, Argument):
@@ -67,14 +78,14 @@ def argument(a) -> list[Binding]:
     return [Binding(a.name, argument_type(a, binds=a.name), a)]
 
 
-def _non_out(func) -> list:
+def _non_out(func: FunctionSchema) -> list[Argument | SelfArgument | TensorOptionsArguments]:
     return [*func.arguments.positional, *func.arguments.kwarg_only]
 
 
 def impl_arguments(g: NativeFunctionsGroup) -> list[Binding]:
     """TORCH_IMPL_FUNC: the inputs, with precomputed values in place of what they replace, then the outs."""
     out = g.out
-    args: list = []
+    args: list[Argument | SelfArgument | TensorOptionsArguments] = []
     if out.precomputed:
         replace = dict(out.precomputed.replace)
         for a in _non_out(out.func):

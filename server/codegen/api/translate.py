@@ -10,7 +10,7 @@ arrays, optional references, and so on.
 from __future__ import annotations
 
 import functools
-from typing import Sequence
+from typing import NoReturn, Sequence
 
 from .types import (
     ArrayRefCType,
@@ -101,52 +101,73 @@ def _solve_all(bindings: Sequence[Expr | Binding], goals: Sequence[NamedCType | 
                allow_expensive_conversions: bool) -> list[Expr]:
     exprs = [Expr(b.name, b.nctype) if isinstance(b, Binding) else b for b in bindings]
     goal_types = [g.nctype if isinstance(g, Binding) else g for g in goals]
-    ctx = _context(exprs, method)
+    solver = _Solver(_context(exprs, method), goal_types, allow_expensive_conversions)
+    return [Expr(solver.solve(g, direct=False), g) for g in goal_types]
 
-    def unsat(goal: NamedCType):
-        raise UnsatError(f"cannot build '{goal.cpp_type()} {goal.name}' from the arguments in scope")
 
-    def attempt(goal: NamedCType, *, direct: bool) -> str | None:
-        try:
-            return solve(goal, direct=direct)
-        except UnsatError:
-            return None
+class _Solver:
+    """Builds an expression for a goal from the context, trying torchgen's rules in its order."""
 
-    def solve(goal: NamedCType, *, direct: bool) -> str:
-        found = ctx.get(goal)
+    def __init__(self, ctx: dict[NamedCType, str], goals: list[NamedCType], allow_expensive_conversions: bool) -> None:
+        self.ctx = ctx
+        self.goals = goals
+        self.allow_expensive_conversions = allow_expensive_conversions
+
+    def solve(self, goal: NamedCType, *, direct: bool) -> str:
+        found = self.ctx.get(goal)
         if found is not None:
             return found
         t = goal.type
         if isinstance(t, ConstRefCType):
-            r = attempt(NamedCType(goal.name, MutRefCType(t.elem)), direct=direct)
+            r = self.attempt(NamedCType(goal.name, MutRefCType(t.elem)), direct=direct)
             if r is not None:
                 return r
         if isinstance(t, MutRefCType):
-            r = attempt(NamedCType(goal.name, t.elem), direct=direct)
+            r = self.attempt(NamedCType(goal.name, t.elem), direct=direct)
             if r is not None:
                 return r
         if t == ArrayRefCType(longT):
-            return solve(NamedCType(goal.name, intArrayRefT), direct=direct)
+            return self.solve(NamedCType(goal.name, intArrayRefT), direct=direct)
         if direct:
-            unsat(goal)
-        return indirect(goal)
+            _unsat(goal)
+        return self.indirect(goal)
 
-    def direct(goal: NamedCType) -> str:
-        return solve(goal, direct=True)
+    def attempt(self, goal: NamedCType, *, direct: bool) -> str | None:
+        try:
+            return self.solve(goal, direct=direct)
+        except UnsatError:
+            return None
 
-    def from_options_or_out(options_expr: str, out_expr: str) -> str:
-        r = attempt(OPTIONS, direct=True)
+    def direct(self, goal: NamedCType) -> str:
+        return self.solve(goal, direct=True)
+
+    def indirect(self, goal: NamedCType) -> str:
+        """A conversion from other bindings: each family of rules answers None when the goal is none of its."""
+        found = self.tensor_options(goal)
+        if found is None:
+            found = self.int_conversion(goal)
+        if found is None and self.allow_expensive_conversions:
+            found = self.expensive_conversion(goal)
+        if found is not None:
+            return found
+        if goal.type == MutRefCType(tensorT):
+            return f"const_cast<Tensor&>({self.direct(NamedCType(goal.name, ConstRefCType(tensorT)))})"
+        _unsat(goal)
+
+    def from_options_or_out(self, options_expr: str, out_expr: str) -> str:
+        r = self.attempt(OPTIONS, direct=True)
         if r is not None:
             return options_expr.format(r)
-        return out_expr.format(direct(OUT_TENSOR))
+        return out_expr.format(self.direct(OUT_TENSOR))
 
-    def indirect(goal: NamedCType) -> str:
-        name, t = goal.name, goal.type
+    def tensor_options(self, goal: NamedCType) -> str | None:
+        """TensorOptions and its pieces (dtype, layout, device, pin_memory), and memory_format next to it."""
+        direct = self.direct
         if goal == NamedCType("memory_format", OptionalCType(memoryFormatT)):
             memory_format = direct(NamedCType(SpecialArgName.possibly_redundant_memory_format, OptionalCType(memoryFormatT)))
-            if OPTIONS in goal_types:
+            if OPTIONS in self.goals:
                 return memory_format
-            options = attempt(OPTIONS, direct=True)
+            options = self.attempt(OPTIONS, direct=True)
             if options is None:
                 return memory_format
             return f"c10::impl::check_tensor_options_and_extract_memory_format({options}, {memory_format})"
@@ -157,20 +178,25 @@ def _solve_all(bindings: Sequence[Expr | Binding], goals: Sequence[NamedCType | 
             layout = direct(NamedCType("layout", OptionalCType(layoutT)))
             return f"TensorOptions().dtype({dtype}).layout({layout}).device({device}).pinned_memory({pin_memory})"
         if goal == NamedCType("dtype", OptionalCType(scalarTypeT)):
-            return from_options_or_out("c10::optTypeMetaToScalarType({}.dtype_opt())", "{}.scalar_type()")
+            return self.from_options_or_out("c10::optTypeMetaToScalarType({}.dtype_opt())", "{}.scalar_type()")
         if goal == NamedCType("layout", OptionalCType(layoutT)):
-            return from_options_or_out("{}.layout_opt()", "{}.layout()")
+            return self.from_options_or_out("{}.layout_opt()", "{}.layout()")
         if goal == NamedCType("device", OptionalCType(deviceT)):
-            return from_options_or_out("{}.device_opt()", "{}.device()")
+            return self.from_options_or_out("{}.device_opt()", "{}.device()")
         if goal == NamedCType("pin_memory", OptionalCType(boolT)):
-            return from_options_or_out("{}.pinned_memory_opt()", "::std::nullopt")
+            return self.from_options_or_out("{}.pinned_memory_opt()", "::std::nullopt")
+        return None
+
+    def int_conversion(self, goal: NamedCType) -> str | None:
+        """Between int and SymInt (arrays, optionals), and to the optional reference types."""
+        name, t, direct = goal.name, goal.type, self.direct
         if t == intArrayRefT:
-            r = attempt(NamedCType(name, VectorCType(longT)), direct=True)
+            r = self.attempt(NamedCType(name, VectorCType(longT)), direct=True)
             if r is not None:
                 return r
             return f"C10_AS_INTARRAYREF_SLOW({direct(NamedCType(name, symIntArrayRefT))})"
         if t == symIntArrayRefT:
-            r = attempt(NamedCType(name, intArrayRefT), direct=True)
+            r = self.attempt(NamedCType(name, intArrayRefT), direct=True)
             if r is not None:
                 return f"c10::fromIntArrayRefSlow({r})"
             return direct(NamedCType(name, VectorCType(SymIntT)))
@@ -185,7 +211,7 @@ def _solve_all(bindings: Sequence[Expr | Binding], goals: Sequence[NamedCType | 
             arg = direct(NamedCType(name, OptionalCType(SymIntT)))
             return f"{arg}.has_value() ? ::std::make_optional({arg}->guard_int(__FILE__, __LINE__)) : ::std::nullopt"
         if t == optionalIntArrayRefT:
-            r = attempt(NamedCType(name, OptionalCType(VectorCType(longT))), direct=True)
+            r = self.attempt(NamedCType(name, OptionalCType(VectorCType(longT))), direct=True)
             if r is not None:
                 return r
             arg = direct(NamedCType(name, optionalSymIntArrayRefT))
@@ -197,33 +223,31 @@ def _solve_all(bindings: Sequence[Expr | Binding], goals: Sequence[NamedCType | 
             return direct(NamedCType(name, OptionalCType(scalarT)))
         if t == optionalTensorRefT:
             return direct(NamedCType(name, OptionalCType(tensorT)))
-        if allow_expensive_conversions:
-            if t == VectorCType(longT):
-                return f"{direct(NamedCType(name, intArrayRefT))}.vec()"
-            if t == VectorCType(SymIntT):
-                return f"{direct(NamedCType(name, symIntArrayRefT))}.vec()"
-            # Owning types that hold tensors by value (torch 2.14 on) copy them from the references.
-            if t == tensorT:
-                return direct(NamedCType(name, ConstRefCType(tensorT)))
-            if t == OptionalCType(tensorT) and NamedCType(name, ConstRefCType(t)) in ctx:
-                return direct(NamedCType(name, ConstRefCType(t)))
-            if t == OptionalCType(VectorCType(longT)):
-                arg = direct(NamedCType(name, optionalIntArrayRefT))
-                return f"{arg}.has_value() ? ::std::make_optional({arg}->vec()) : ::std::nullopt"
-            if t == OptionalCType(scalarT):
-                arg = direct(NamedCType(name, optionalScalarRefT))
-                return f"{arg}.has_value() ? ::std::make_optional({arg}) : ::std::nullopt"
-            if t == OptionalCType(tensorT):
-                arg = direct(NamedCType(name, optionalTensorRefT))
-                return f"{arg}.has_value() ? ::std::make_optional({arg}) : ::std::nullopt"
-        if t == MutRefCType(tensorT):
-            return f"const_cast<Tensor&>({direct(NamedCType(name, ConstRefCType(tensorT)))})"
-        unsat(goal)
+        return None
 
-    try:
-        return [Expr(solve(g, direct=False), g) for g in goal_types]
-    finally:
-        # The helpers above call each other, so their closures form a reference cycle holding the context:
-        # unbind them, and the call's objects are freed when it returns instead of by the cyclic collector
-        # (which opgen generate pauses while it builds files).
-        unsat = attempt = solve = direct = from_options_or_out = indirect = None  # noqa: F841
+    def expensive_conversion(self, goal: NamedCType) -> str | None:
+        """Copies into owning types (vectors, optionals), when the caller allows them."""
+        name, t, direct = goal.name, goal.type, self.direct
+        if t == VectorCType(longT):
+            return f"{direct(NamedCType(name, intArrayRefT))}.vec()"
+        if t == VectorCType(SymIntT):
+            return f"{direct(NamedCType(name, symIntArrayRefT))}.vec()"
+        # Owning types that hold tensors by value (torch 2.14 on) copy them from the references.
+        if t == tensorT:
+            return direct(NamedCType(name, ConstRefCType(tensorT)))
+        if t == OptionalCType(tensorT) and NamedCType(name, ConstRefCType(t)) in self.ctx:
+            return direct(NamedCType(name, ConstRefCType(t)))
+        if t == OptionalCType(VectorCType(longT)):
+            arg = direct(NamedCType(name, optionalIntArrayRefT))
+            return f"{arg}.has_value() ? ::std::make_optional({arg}->vec()) : ::std::nullopt"
+        if t == OptionalCType(scalarT):
+            arg = direct(NamedCType(name, optionalScalarRefT))
+            return f"{arg}.has_value() ? ::std::make_optional({arg}) : ::std::nullopt"
+        if t == OptionalCType(tensorT):
+            arg = direct(NamedCType(name, optionalTensorRefT))
+            return f"{arg}.has_value() ? ::std::make_optional({arg}) : ::std::nullopt"
+        return None
+
+
+def _unsat(goal: NamedCType) -> NoReturn:
+    raise UnsatError(f"cannot build '{goal.cpp_type()} {goal.name}' from the arguments in scope")

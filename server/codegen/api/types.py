@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Union
+from typing import ClassVar, Protocol, Self, Union
 
 from ...model.native_function import NativeFunction, NativeFunctionsGroup
 
@@ -17,9 +17,14 @@ class SpecialArgName(Enum):
 ArgName = Union[str, SpecialArgName]
 
 
-def _cached_hash(value: object, fields: tuple) -> int:
+class _HashSlot(Protocol):
+    @property
+    def _hash(self) -> int | None: ...
+
+
+def _cached_hash(value: _HashSlot, fields: tuple[object, ...]) -> int:
     """The hash of a frozen value, computed from its fields on first use and kept in its _hash slot."""
-    cached = value._hash  # type: ignore[attr-defined]
+    cached = value._hash
     if cached is None:
         cached = hash(fields)
         object.__setattr__(value, "_hash", cached)
@@ -61,28 +66,43 @@ class MutRefCType:
         return self.elem.remove_const_ref()
 
 
-def _template_type(name: str, template: str) -> type:
+@dataclass(frozen=True, slots=True)
+class _TemplateCType:
     """A one-parameter C++ template type; reference stripping does not reach inside it."""
 
-    @dataclass(frozen=True, slots=True)
-    class TemplateType:
-        elem: CType
+    elem: CType
+    TEMPLATE: ClassVar[str]
 
-        def cpp_type(self, *, strip_ref: bool = False) -> str:
-            return template.format(self.elem.cpp_type())
+    def cpp_type(self, *, strip_ref: bool = False) -> str:
+        return self.TEMPLATE.format(self.elem.cpp_type())
 
-        def remove_const_ref(self) -> CType:
-            return type(self)(self.elem.remove_const_ref())
-
-    TemplateType.__name__ = TemplateType.__qualname__ = name
-    return TemplateType
+    def remove_const_ref(self) -> Self:
+        return type(self)(self.elem.remove_const_ref())
 
 
-OptionalCType = _template_type("OptionalCType", "::std::optional<{}>")
-VectorCType = _template_type("VectorCType", "::std::vector<{}>")
-ListCType = _template_type("ListCType", "c10::List<{}>")
-ArrayRefCType = _template_type("ArrayRefCType", "at::ArrayRef<{}>")
-VectorizedCType = _template_type("VectorizedCType", "at::vec::Vectorized<{}>")
+@dataclass(frozen=True, slots=True)
+class OptionalCType(_TemplateCType):
+    TEMPLATE = "::std::optional<{}>"
+
+
+@dataclass(frozen=True, slots=True)
+class VectorCType(_TemplateCType):
+    TEMPLATE = "::std::vector<{}>"
+
+
+@dataclass(frozen=True, slots=True)
+class ListCType(_TemplateCType):
+    TEMPLATE = "c10::List<{}>"
+
+
+@dataclass(frozen=True, slots=True)
+class ArrayRefCType(_TemplateCType):
+    TEMPLATE = "at::ArrayRef<{}>"
+
+
+@dataclass(frozen=True, slots=True)
+class VectorizedCType(_TemplateCType):
+    TEMPLATE = "at::vec::Vectorized<{}>"
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,8 +128,8 @@ class TupleCType:
         return TupleCType(tuple(e.remove_const_ref() for e in self.elems))
 
 
-CType = Union[BaseCType, ConstRefCType, MutRefCType, ArrayCType, TupleCType, "OptionalCType", "VectorCType",
-              "ListCType", "ArrayRefCType", "VectorizedCType"]
+CType = (BaseCType | ConstRefCType | MutRefCType | ArrayCType | TupleCType | OptionalCType | VectorCType
+         | ListCType | ArrayRefCType | VectorizedCType)
 
 
 @dataclass(frozen=True, slots=True)
