@@ -133,6 +133,7 @@ def missing_kernels(snapshot: NativeSnapshot, index: KernelIndex, *, declare: De
                             f"no TORCH_META_FUNC({need.name}) (or TORCH_META_FUNC2) in {_where(index)}: the "
                             "structured op needs its meta function", severity=severity))
             continue
+        assert need.key is not None and need.metadata is not None  # requirements() gives both to every kernel
         message = _missing(need.op.function, need.key, need.metadata, index, model.backend_indices[need.key], declare)
         out.append(diag("OPG600", _kernel_span(need.op, need.key), message, severity=severity))
     return out

@@ -35,7 +35,7 @@ def invalid_input(path: str, errors: list[Diagnostic], why: str = "") -> Invalid
 def packaged_aten() -> str | None:
     """torchgen's packaged ATen folder, when torch is installed."""
     try:
-        import torchgen  # noqa: PLC0415  (optional: only for the default inputs)
+        import torchgen  # type: ignore[import-untyped]  # noqa: PLC0415  (no type hints; only default inputs)
     except ImportError:
         return None
     return os.path.join(os.path.dirname(torchgen.__file__), "packaged", "ATen")

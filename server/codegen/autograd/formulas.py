@@ -190,5 +190,5 @@ def element_wise_forward(backward: str, input_name: str, differentiable: list[st
     """auto_element_wise: the forward formula torchgen derives from the single backward formula."""
     formula = ident("grad").sub(lambda m: f"{m.group(1)}{input_name}_t.conj(){m.group(2)}", backward)
     for name in differentiable:
-        formula = ident(name).sub(lambda m, name=name: f"{m.group(1)}{name}_p{m.group(2)}", formula)
+        formula = ident(name).sub(rf"\g<1>{name}_p\g<2>", formula)  # an argument name: no backslash in it
     return f"({formula}).conj()"

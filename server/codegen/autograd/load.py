@@ -245,6 +245,11 @@ def _view_copy_nodes(nodes: list[NodeInfo], analyses, index: NativeIndex) -> lis
 
 # ---------------------------------------------------------------------------------------- one entry
 
+def _key_text(formula: Formula) -> str:
+    """The formula's key as written (model.derivatives keeps only formulas whose key is a string)."""
+    return str(formula.key.value)
+
+
 class _Report:
     """Diagnostics of one entry, with spans inside formulas where they are exact."""
 
@@ -259,7 +264,7 @@ class _Report:
         return ScalarText(scalar).span(start, end)
 
     def name_span(self, formula: Formula, name: str) -> Span:
-        key = formula.key.value
+        key = _key_text(formula)
         at = key.find(name) if name else -1
         return self.within(formula.key, at, at + len(name)) if at >= 0 else formula.key.span
 
@@ -348,7 +353,7 @@ def _set_up_derivatives(entry: DerivativeEntry, key: str, formulas: tuple[Formul
     forwards: list[Formula] = []
     non_differentiable: dict[str, Formula] = {}
     differentiable: dict[str, Formula] = {}
-    for formula in sorted(formulas, key=lambda fm: fm.key.value):
+    for formula in sorted(formulas, key=_key_text):
         names = formula.names
         for name in names:
             if name in arg_names and name in ret_names:

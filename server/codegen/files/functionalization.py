@@ -41,9 +41,9 @@ def op_headers(g: Grouped) -> list[str]:
 
 def functionalization_groups(ctx: GenContext) -> list[Grouped]:
     """Groups, then view groups, then the ops in neither (gen.py's all_groups)."""
-    groups: list[Grouped] = [*ctx.structured_groups, *ctx.view_groups]
+    groups: list[NativeFunctionsGroup | NativeFunctionsViewGroup] = [*ctx.structured_groups, *ctx.view_groups]
     grouped = {f.func.name for g in groups for f in g.functions()}
-    return groups + [f for f in ctx.native_functions if f.func.name not in grouped]
+    return [*groups, *(f for f in ctx.native_functions if f.func.name not in grouped)]
 
 
 def register_functionalization_shards(ctx: GenContext) -> list[dict]:
