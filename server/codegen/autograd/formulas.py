@@ -16,6 +16,7 @@ from typing import Callable
 
 from ..api.types import (
     BaseCType,
+    CType,
     NamedCType,
     OptionalCType,
     SpecialArgName,
@@ -86,7 +87,7 @@ class _Replacement:
 
     pattern: str
     suffix: str | Callable[[re.Match[str]], str]
-    ctype: object
+    ctype: CType
     expr: Callable[[str], str] | None = None  # what is saved (default: the matched text)
     result: Callable[[str], str] | None = None  # what the formula reads instead (default: the field)
 
@@ -158,7 +159,7 @@ def saved_variables(formula: str, nctypes: list[NamedCType], var_names: tuple[st
                     expr = f'strides_or_error({name}, "{name}")'
                 else:
                     expr = rule.expr(name) if rule.expr is not None else m.group(0)
-                saved.append(SavedAttribute(NamedCType(name + suffix, rule.ctype), expr))  # type: ignore[arg-type]
+                saved.append(SavedAttribute(NamedCType(name + suffix, rule.ctype), expr))
                 return rule.result(name) if rule.result is not None else name + suffix
             formula = _compiled(rule.pattern, name).sub(replace, formula)
         if nctype.type == optionalStringT:

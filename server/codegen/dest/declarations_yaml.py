@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections import OrderedDict
+from typing import TYPE_CHECKING
 
 import yaml
 
@@ -135,13 +136,16 @@ def compute_declaration_yaml(f: NativeFunction) -> OrderedDict:  # not cached: i
     ])
 
 
-_BaseDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+if TYPE_CHECKING:  # the two have the same API
+    _BaseDumper = yaml.SafeDumper
+else:  # libyaml's when PyYAML was built with it
+    _BaseDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
-class _Dumper(_BaseDumper):  # type: ignore[misc, valid-type]
+class _Dumper(_BaseDumper):
     """gen.py's dumper: no anchors/aliases, ordered mappings kept in order."""
 
-    def ignore_aliases(self, data) -> bool:
+    def ignore_aliases(self, data: object) -> bool:
         return True
 
 
