@@ -18,7 +18,7 @@ from ..index.native import NativeSnapshot, problem_span
 from ..model import dispatch as dk
 from ..model.native_function import (BackendIndex, BackendMetadata, NativeFunction, NativeFunctionsGroup,
                                      NativeFunctionsViewGroup)
-from ..model.native_yaml import Op
+from ..model.native_yaml import NativeFunctions, Op
 from ..syntax.cpp_scan import ANONYMOUS, DECLARATION, DEFINITION, DEVICE, IMPL, META, STATIC, TEMPLATE
 from ..syntax.locate import ScalarText
 from ..syntax.nodes import YMap, YScalar
@@ -70,7 +70,7 @@ def _meta_name(group: NativeFunctionsGroup) -> str:
     return str(group.functional.func.name).replace(".", "_")
 
 
-def generated_view_copies(model) -> frozenset[NativeFunction]:
+def generated_view_copies(model: NativeFunctions) -> frozenset[NativeFunction]:
     """The view_copy ops whose CompositeExplicitAutogradNonFunctional kernel the codegen writes
     (CompositeViewCopyKernels.cpp): those named <view>_copy, as torchgen's gen_composite_view_copy_kernel."""
     return frozenset(g.view_copy for g in getattr(model, "view_groups", ())
@@ -94,7 +94,7 @@ class Requirement:
 OUT_OF_TREE_KEYS = frozenset({dk.DispatchKey.MTIA})
 
 
-def requirements(model, view_copies: frozenset[NativeFunction] = frozenset()) -> Iterator[Requirement]:
+def requirements(model: NativeFunctions, view_copies: frozenset[NativeFunction] = frozenset()) -> Iterator[Requirement]:
     """Every kernel and meta function the ops of model need, generated and out-of-tree ones left out."""
     groups = {g.out.func.name: g for g in model.groups if isinstance(g, NativeFunctionsGroup)}
     for op in model.ops:

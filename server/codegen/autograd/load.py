@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Callable
 
@@ -125,6 +126,10 @@ class NodeInfo:
     canonical: NativeFunction
 
 
+# (first line, entry, analysis) of each entry, in file order.
+_Analysed = tuple[int, DerivativeEntry, EntryAnalysis]
+
+
 @dataclass(frozen=True)
 class DerivativesCheck:
     document: DerivativesDocument
@@ -207,7 +212,7 @@ def _same(old: tuple[object, ...], new: tuple[object, ...]) -> bool:
     return len(old) == len(new) and all(a is b for a, b in zip(old, new))
 
 
-def _across_entries(analyses) -> tuple[list[NodeInfo], list[Diagnostic]]:
+def _across_entries(analyses: Sequence[_Analysed]) -> tuple[list[NodeInfo], list[Diagnostic]]:
     """Node class names, numbered in file order per prefix, and entries that redefine a function."""
     counter: Counter[str] = Counter()
     nodes: list[NodeInfo] = []
@@ -231,11 +236,11 @@ def _across_entries(analyses) -> tuple[list[NodeInfo], list[Diagnostic]]:
     return nodes, diagnostics
 
 
-def _view_copy_nodes(nodes: list[NodeInfo], analyses, index: NativeIndex) -> list[NodeInfo]:
+def _view_copy_nodes(nodes: list[NodeInfo], analyses: Sequence[_Analysed], index: NativeIndex) -> list[NodeInfo]:
     """The `<Node>_copy` twins torchgen writes for the nodes of a view op with a view_copy function
     (add_view_copy_derivatives): the same formulas, unless an entry gives the view_copy its own."""
     own = {id(analysis.canonical) for _, _, analysis in analyses}
-    out = []
+    out: list[NodeInfo] = []
     for node in nodes:
         copy = index.view_copies.get(str(node.canonical.func.name))
         if copy is not None and id(copy) not in own:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections import OrderedDict
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import yaml
@@ -167,5 +168,5 @@ def compute_declaration_yaml_text(f: NativeFunction) -> str:
         return format_yaml(entry)
 
 
-def declarations_yaml_text(functions) -> str:
+def declarations_yaml_text(functions: Iterable[NativeFunction]) -> str:
     return "".join(compute_declaration_yaml_text(f) for f in functions) or format_yaml([])

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from ...diagnostics import Diagnostic
 from ...index.native import NativeParser, NativeSnapshot
 from ...report import FileDiagnostic
 from ...model.cpp_names import header_path_problem, qualified_name_problem
@@ -64,7 +66,7 @@ def _load(options: LazyRunOptions, text: str) -> tuple[NativeSnapshot, tuple[str
     return native, (whole_text, tags)
 
 
-def _placed(options: LazyRunOptions, found) -> tuple[FileDiagnostic, ...]:
+def _placed(options: LazyRunOptions, found: Iterable[Diagnostic]) -> tuple[FileDiagnostic, ...]:
     return tuple(FileDiagnostic(options.source_yaml, d) for d in found)
 
 
