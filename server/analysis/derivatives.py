@@ -357,7 +357,7 @@ def formula_sources(check: Checked) -> dict[int, list[FormulaSource]]:
 
 def symbols(check: Checked) -> list[Symbol]:
     """One symbol per entry (its op name, detail: its node classes), with its formulas as children."""
-    out = []
+    out: list[Symbol] = []
     for placed in check.document.placed():
         entry = placed.result.value
         if entry is None:
@@ -365,7 +365,8 @@ def symbols(check: Checked) -> list[Symbol]:
         whole = Span(placed.line, 0, *content_end(placed))
         name = entry.specification.split("(", 1)[0]
         nodes = ", ".join(n.op for n in nodes_of(check, placed.line))
-        children = tuple(Symbol(fm.key.value, OP_SYMBOL, "", fm.key.span.shifted(placed.line),
+        # A formula's key is a string (model.derivatives drops the others); str() says so to mypy.
+        children = tuple(Symbol(str(fm.key.value), OP_SYMBOL, "", fm.key.span.shifted(placed.line),
                                 fm.key.span.shifted(placed.line)) for fm in entry.formulas)
         out.append(Symbol(name, OP_SYMBOL, nodes, whole, entry.name_node.span.shifted(placed.line), children))
     return out
