@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 
 from ..diagnostics import Diagnostic, diag
 from ..index.backend import BackendSnapshot, check_backend

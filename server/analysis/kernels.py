@@ -9,8 +9,8 @@ the codegen writes them. So are MTIA kernels, which PyTorch's own tree does not 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Callable, Iterator, Protocol
 
 from ..diagnostics import Diagnostic, Severity, diag
