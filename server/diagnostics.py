@@ -6,9 +6,13 @@ import heapq
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import TYPE_CHECKING
 
 from .frozen import fast_init
 from .text import Span
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsRichComparison
 
 
 class Severity(IntEnum):
@@ -230,7 +234,8 @@ CODES: dict[str, Code] = _table(
 MAX_DIAGNOSTICS_PER_FILE = 2_000
 
 
-def first_diagnostics(diagnostics: Iterable[Diagnostic], count: int, key: Callable[[Diagnostic], object],
+def first_diagnostics(diagnostics: Iterable[Diagnostic], count: int,
+                      key: Callable[[Diagnostic], SupportsRichComparison],
                       limit: int = MAX_DIAGNOSTICS_PER_FILE) -> tuple[Diagnostic, ...]:
     """The diagnostics sorted by key, or, when there are more than limit (count says how many the iterable
     gives), the first limit of them and an OPG008 saying how many more there are: an error when one of those

@@ -151,7 +151,10 @@ def parse_version(text: str) -> tuple[int, int] | None:
 
 
 def _key(release: Release) -> tuple[int, int]:
-    return parse_version(release.version)  # type: ignore[return-value]
+    key = parse_version(release.version)
+    if key is None:  # a profile written wrong: opgen's own bug, not the user's input
+        raise ValueError(f"the profile {release} has no version: {release.version!r}")
+    return key
 
 
 class Fit(Enum):

@@ -122,12 +122,12 @@ def hover(snapshot: BackendSnapshot, native: NativeSnapshot | None, line: int, c
     if changed is not None:
         parts.append(f"In {native.release}: {changed}.")
     kernel = kernel_of(snapshot, item)
-    key = dispatch_key_of(snapshot, item)
+    dispatch_key = dispatch_key_of(snapshot, item)
     if kernel is not None:
         name, class_name = kernel
         owner = f"{class_name}::" if class_name else ""
         who = "gen_lazy_tensor generates" if item.section == "full_codegen" else "The backend implements"
-        parts.append(f"{who} `{owner}{name}`" + (f" (registered to `{key}`)" if key else "") + ".")
+        parts.append(f"{who} `{owner}{name}`" + (f" (registered to `{dispatch_key}`)" if dispatch_key else "") + ".")
         if definitions is not None and class_name and item.section != "full_codegen":
             places = definitions(class_name, name)
             if places is None:
@@ -137,8 +137,8 @@ def hover(snapshot: BackendSnapshot, native: NativeSnapshot | None, line: int, c
                 parts.append(f"Defined in {shown}.")
             else:
                 parts.append("**Not defined** in the backend's C++ files.")
-    if declaration is not None and key:
-        code = declaration(item.text, key)
+    if declaration is not None and dispatch_key:
+        code = declaration(item.text, dispatch_key)
         if code:
             parts.append(code)
     if lazy is not None and item.section in LAZY_SECTIONS:

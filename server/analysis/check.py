@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 from ..diagnostics import Diagnostic, diag
 from ..index.backend import BackendSnapshot, check_backend
@@ -152,96 +152,123 @@ def installed_native_functions() -> tuple[str, str] | None:
     return paths if os.path.isfile(paths[0]) else None
 
 
+NativeExtra = Callable[[NativeSnapshot], list[Diagnostic]]
+BackendExtra = Callable[[str, str, BackendSnapshot, NativeSnapshot], Sequence[Diagnostic]]
+DerivativesRules = Callable[[DerivativesDocument, NativeSnapshot], Sequence[Diagnostic]]
+
+
 def check_paths(paths: list[str], tags_path: str | None = None, native_path: str | None = None,
-                native_extra: Callable[[NativeSnapshot], list[Diagnostic]] | None = None,
-                backend_extra: Callable[[str, str, BackendSnapshot, NativeSnapshot], Sequence[Diagnostic]] | None = None,
-                derivatives_check: Callable[[DerivativesDocument, NativeSnapshot], Sequence[Diagnostic]] | None = None,
-                torch_version: str | None = None) -> CheckResult:
+                native_extra: NativeExtra | None = None, backend_extra: BackendExtra | None = None,
+                derivatives_check: DerivativesRules | None = None, torch_version: str | None = None) -> CheckResult:
     """native_extra: more checks of each native_functions.yaml (e.g. kernels missing from C++ sources).
     backend_extra(path, text, snapshot, native): more checks of each backend yaml (e.g. what gen_lazy_tensor rejects).
     derivatives_check(document, native): the rules of a derivatives.yaml against its native_functions.yaml (what
     torchgen's autograd loader rejects; without it, only what each entry shows on its own).
     torch_version: the torch release whose rules apply (default: detected per file, see releases.resolve_for)."""
-    result = CheckResult()
-    tags_cache: dict[str, TagsSnapshot] = {}
-    # The native_functions.yaml that backend yamls are resolved against: parsed once, on first need.
-    backend_native: list[NativeSnapshot | None] = []
-    # The native_functions.yaml of each derivatives.yaml / deprecated.yaml (by path; None: torch's), parsed once.
-    autograd_natives: dict[str | None, NativeSnapshot | None] = {}
+    run = _Run(tags_path, native_path, native_extra, backend_extra, derivatives_check, torch_version)
+    for path in expand(paths):
+        run.check(path)
+    return run.result
 
-    def tags_for(path: str) -> TagsSnapshot | None:
-        if path not in tags_cache:
-            text = _read(path, result)
+
+class _Run:
+    """One check_paths call: its options, the result so far, and the files several inputs share, parsed once."""
+
+    def __init__(self, tags_path: str | None, native_path: str | None, native_extra: NativeExtra | None,
+                 backend_extra: BackendExtra | None, derivatives_check: DerivativesRules | None,
+                 torch_version: str | None) -> None:
+        self.tags_path, self.native_path, self.torch_version = tags_path, native_path, torch_version
+        self.native_extra, self.backend_extra, self.derivatives_check = native_extra, backend_extra, derivatives_check
+        self.result = CheckResult()
+        self._tags: dict[str, TagsSnapshot] = {}
+        # The native_functions.yaml that backend yamls are resolved against: parsed once, on first need.
+        self._backend_native: list[NativeSnapshot | None] = []
+        # The native_functions.yaml of each derivatives.yaml / deprecated.yaml (by path; None: torch's), parsed once.
+        self._autograd_natives: dict[str | None, NativeSnapshot | None] = {}
+
+    def tags_for(self, path: str) -> TagsSnapshot | None:
+        if path not in self._tags:
+            text = _read(path, self.result)
             if text is None:
                 return None
-            tags_cache[path] = TagsParser().parse(text)
-        return tags_cache[path]
+            self._tags[path] = TagsParser().parse(text)
+        return self._tags[path]
 
-    for path in expand(paths):
-        text = _read(path, result)
+    def _report(self, path: str, diagnostics: Iterable[Diagnostic]) -> None:
+        self.result.items.extend(FileDiagnostic(path, d) for d in diagnostics)
+
+    def check(self, path: str) -> None:
+        text = _read(path, self.result)
         if text is None:
-            continue
+            return
         kind = classify(path, text)
         if kind != UNKNOWN:
-            result.checked.append(path)
+            self.result.checked.append(path)
         if kind == TAGS:
-            snapshot = tags_for(path)
+            snapshot = self.tags_for(path)
             if snapshot is not None:
-                result.items.extend(FileDiagnostic(path, d) for d in snapshot.diagnostics)
+                self._report(path, snapshot.diagnostics)
         elif kind == NATIVE:
-            tags_file = tags_path or os.path.join(os.path.dirname(path), "tags.yaml")
-            valid_tags: frozenset[str] = frozenset()
-            if os.path.exists(tags_file):
-                snapshot = tags_for(tags_file)
-                valid_tags = snapshot.names if snapshot is not None else frozenset()
-            else:
-                result.items.append(FileDiagnostic(path, diag("OPG900", Span.point(0, 0),
-                    f"no tags.yaml found at {tags_file}; pass --tags so that tags can be checked")))
-            resolved = resolve_for(path, torch_version)
-            result.items.extend(FileDiagnostic(path, d) for d in release_diagnostics(resolved))
-            result.releases[path] = resolved
-            if resolved.note is not None:
-                result.notes.append(f"opgen: {path}: {resolved.note}")
-            if resolved.fit is Fit.OLDER:
-                continue
-            native = NativeParser(release=resolved.release).parse(text, valid_tags)
-            result.items.extend(FileDiagnostic(path, d) for d in native.diagnostics)
-            if native_extra is not None:
-                result.items.extend(FileDiagnostic(path, d) for d in native_extra(native))
+            self._native(path, text)
         elif kind in (DERIVATIVES, DEPRECATED):
-            native_file = tree_native_functions(path) or native_path
-            if native_file not in autograd_natives:
-                autograd_natives[native_file] = _native_for_backends(native_file, tags_path, tags_for, result,
-                                                                      torch_version)
-            found = _autograd_diagnostics(path, text, kind, native_file, autograd_natives[native_file],
-                                          derivatives_check)
-            result.items.extend(FileDiagnostic(path, d) for d in found)
+            self._autograd(path, text, kind)
         elif kind == BACKEND:
-            if not backend_native:
-                backend_native.append(_native_for_backends(native_path, tags_path, tags_for, result, torch_version))
-            native_snapshot = backend_native[0]
-            if native_snapshot is None:
-                why = (f"cannot read {native_path}, the native_functions.yaml given with --native-functions"
-                       if native_path else "no native_functions.yaml to resolve the op names against: pass "
-                       "--native-functions F (or install torch 2.13, whose torchgen ships one)")
-                result.items.append(FileDiagnostic(path, diag("OPG900", Span.point(0, 0), why)))
-                continue
-            backend = check_backend(text, native_snapshot)
-            result.items.extend(FileDiagnostic(path, d) for d in backend.diagnostics)
-            if backend_extra is not None:
-                result.items.extend(FileDiagnostic(path, d) for d in backend_extra(path, text, backend, native_snapshot))
+            self._backend(path, text)
         elif kind == SELECTION:
-            result.items.extend(FileDiagnostic(path, d) for d in read_selection(text)[1])
+            self._report(path, read_selection(text)[1])
         else:
-            result.notes.append(f"opgen: {path}: not an operator yaml file (expected native_functions.yaml, "
-                                "tags.yaml, derivatives.yaml, a backend yaml or an operator selection yaml)")
-            result.usage_error = True
-    return result
+            self.result.notes.append(f"opgen: {path}: not an operator yaml file (expected native_functions.yaml, "
+                                     "tags.yaml, derivatives.yaml, a backend yaml or an operator selection yaml)")
+            self.result.usage_error = True
+
+    def _native(self, path: str, text: str) -> None:
+        tags_file = self.tags_path or os.path.join(os.path.dirname(path), "tags.yaml")
+        valid_tags: frozenset[str] = frozenset()
+        if os.path.exists(tags_file):
+            snapshot = self.tags_for(tags_file)
+            valid_tags = snapshot.names if snapshot is not None else frozenset()
+        else:
+            self._report(path, [diag("OPG900", Span.point(0, 0),
+                                     f"no tags.yaml found at {tags_file}; pass --tags so that tags can be checked")])
+        resolved = resolve_for(path, self.torch_version)
+        self._report(path, release_diagnostics(resolved))
+        self.result.releases[path] = resolved
+        if resolved.note is not None:
+            self.result.notes.append(f"opgen: {path}: {resolved.note}")
+        if resolved.fit is Fit.OLDER:
+            return
+        native = NativeParser(release=resolved.release).parse(text, valid_tags)
+        self._report(path, native.diagnostics)
+        if self.native_extra is not None:
+            self._report(path, self.native_extra(native))
+
+    def _autograd(self, path: str, text: str, kind: str) -> None:
+        native_file = tree_native_functions(path) or self.native_path
+        if native_file not in self._autograd_natives:
+            self._autograd_natives[native_file] = _native_for_backends(
+                native_file, self.tags_path, self.tags_for, self.result, self.torch_version)
+        self._report(path, _autograd_diagnostics(path, text, kind, native_file, self._autograd_natives[native_file],
+                                                 self.derivatives_check))
+
+    def _backend(self, path: str, text: str) -> None:
+        if not self._backend_native:
+            self._backend_native.append(_native_for_backends(self.native_path, self.tags_path, self.tags_for,
+                                                             self.result, self.torch_version))
+        native = self._backend_native[0]
+        if native is None:
+            why = (f"cannot read {self.native_path}, the native_functions.yaml given with --native-functions"
+                   if self.native_path else "no native_functions.yaml to resolve the op names against: pass "
+                   "--native-functions F (or install torch 2.13, whose torchgen ships one)")
+            self._report(path, [diag("OPG900", Span.point(0, 0), why)])
+            return
+        backend = check_backend(text, native)
+        self._report(path, backend.diagnostics)
+        if self.backend_extra is not None:
+            self._report(path, self.backend_extra(path, text, backend, native))
 
 
 def _autograd_diagnostics(path: str, text: str, kind: str, native_file: str | None, native: NativeSnapshot | None,
-                          derivatives_check: Callable[[DerivativesDocument, NativeSnapshot], Sequence[Diagnostic]] | None
-                          ) -> list[Diagnostic]:
+                          derivatives_check: DerivativesRules | None) -> list[Diagnostic]:
     """A derivatives.yaml or deprecated.yaml against its native_functions.yaml (when there is one)."""
     found: list[Diagnostic] = []
     if native is None:
@@ -256,7 +283,8 @@ def _autograd_diagnostics(path: str, text: str, kind: str, native_file: str | No
     return found + list(derivatives_check(document, native))
 
 
-def _native_for_backends(native_path: str | None, tags_path: str | None, tags_for, result: CheckResult,
+def _native_for_backends(native_path: str | None, tags_path: str | None,
+                         tags_for: Callable[[str], TagsSnapshot | None], result: CheckResult,
                          torch_version: str | None) -> NativeSnapshot | None:
     """--native-functions (with --tags or the tags.yaml beside it), else the installed torchgen's copy."""
     if native_path is None:

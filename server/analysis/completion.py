@@ -108,7 +108,8 @@ def _parent_key(lines: Sequence[str], start: int, line: int) -> str | None:
 
 
 def _word_span(line: int, col: int, prefix: str, pattern: str) -> tuple[str, Span]:
-    word = re.search(pattern + r"\Z", prefix).group(0)  # type: ignore[union-attr]
+    m = re.search(pattern + r"\Z", prefix)
+    word = m.group(0) if m is not None else ""  # each pattern ends in *: it matches, if only the empty word
     return word, Span(line, col - len(word), line, col)
 
 

@@ -76,18 +76,19 @@ def entry_range(entry: PlacedEntry) -> Span:
     return Span(entry.line, 0, end_line, end_col)
 
 
-def func_scalar(entry: PlacedEntry) -> YScalar | None:
+def func_scalar(entry: PlacedEntry) -> tuple[YScalar, str] | None:
+    """The entry's func: scalar and its text, when it is a string."""
     mapping = entry.result.mapping
     node = mapping.value("func") if mapping is not None else None
-    return node if isinstance(node, YScalar) and isinstance(node.value, str) else None
+    return (node, node.value) if isinstance(node, YScalar) and isinstance(node.value, str) else None
 
 
 def op_name_span(entry: PlacedEntry) -> Span | None:
     """Where the entry's operator name is written (`name.overload` at the start of func:)."""
-    scalar = func_scalar(entry)
-    if scalar is None:
+    found = func_scalar(entry)
+    if found is None:
         return None
-    text: str = scalar.value  # type: ignore[assignment]
+    scalar, text = found
     head = text.split("(", 1)[0].rstrip()
     start = len(head) - len(head.lstrip())
     return ScalarText(scalar).span(start, len(head)).shifted(entry.line)

@@ -61,7 +61,7 @@ def _references_in(entry: PlacedEntry, name: str) -> list[Span]:
     mapping = entry.result.mapping
     if mapping is None:
         return []
-    out = []
+    out: list[Span] = []
     for key in ("structured_delegate", "autogen"):
         node = mapping.value(key)
         if not (isinstance(node, YScalar) and isinstance(node.value, str)) or name not in node.value:

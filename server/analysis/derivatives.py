@@ -10,12 +10,15 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Protocol
 
+from ..index.derivatives import DerivativesDocument
 from ..model.derivatives import DEFAULT_KEY, ENTRY_KEYS, NAME, DerivativeEntry, Formula
 from ..model.native_function import NativeFunction
 from ..model.schema import signature_key
 from ..syntax.locate import ScalarText
+from ..syntax.nodes import YScalar
 from ..text import Span
 from .completion import KEY, OP, TYPE, Candidate
 from .cursor import content_end, entry_at
@@ -38,20 +41,84 @@ SPECIAL_FORMULAS = {
 _WORD = re.compile(r"\w+")
 
 
+# What these queries read of the check; codegen.autograd.load's classes (named in each docstring) provide it.
+class EntryFunctions(Protocol):
+    """An entry's analysis (EntryAnalysis): the function its name: reads, and the one of its signature group
+    that the formulas attach to."""
+
+    @property
+    def function(self) -> NativeFunction | None: ...
+
+    @property
+    def canonical(self) -> NativeFunction | None: ...
+
+
+class NodeKey(Protocol):
+    """The dispatch key's formulas of a node (KeyInfo)."""
+
+    @property
+    def key(self) -> str: ...
+
+
+class Node(Protocol):
+    """An autograd node an entry makes (NodeInfo)."""
+
+    @property
+    def op(self) -> str: ...
+
+    @property
+    def line(self) -> int: ...
+
+    @property
+    def key(self) -> NodeKey: ...
+
+    @property
+    def canonical(self) -> NativeFunction: ...
+
+
+class FunctionIndex(Protocol):
+    """The native functions an entry's name: is looked up in (NativeIndex)."""
+
+    @property
+    def by_schema(self) -> Mapping[str, NativeFunction]: ...
+
+    @property
+    def by_signature(self) -> Mapping[str, Sequence[NativeFunction]]: ...
+
+    @property
+    def view_copies(self) -> Mapping[str, NativeFunction]: ...
+
+
+class Checked(Protocol):
+    """A checked derivatives.yaml (DerivativesCheck)."""
+
+    @property
+    def document(self) -> DerivativesDocument: ...
+
+    @property
+    def index(self) -> FunctionIndex: ...
+
+    @property
+    def analyses(self) -> Sequence[tuple[int, DerivativeEntry, EntryFunctions]]: ...  # (first line, ...)
+
+    @property
+    def nodes(self) -> Sequence[Node]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Place:
     """An entry of the check, with its analysis."""
 
     line: int
     entry: DerivativeEntry
-    analysis: Any  # codegen.autograd.load.EntryAnalysis
+    analysis: EntryFunctions
 
     @property
     def function(self) -> NativeFunction | None:
         return self.analysis.canonical or self.analysis.function
 
 
-def place_at(check: Any, line: int) -> Place | None:
+def place_at(check: Checked, line: int) -> Place | None:
     """The entry whose lines hold `line`, if it lowered (the one entry of a line, even when the next is broken)."""
     placed = entry_at(check.document.document, line)
     if placed is None or placed.result.value is None:
@@ -74,10 +141,10 @@ def _formula_at(place: Place, line: int, col: int) -> tuple[Formula, bool] | Non
     return None
 
 
-def _word_at(scalar, line: int, col: int, at_line: int) -> tuple[str, Span] | None:
+def _word_at(scalar: YScalar, line: int, col: int, at_line: int) -> tuple[str, Span] | None:
     """The identifier under the cursor inside a single-line scalar (None when positions are not exact)."""
     where = ScalarText(scalar)
-    if not where.exact:
+    if not where.exact or not isinstance(scalar.value, str):
         return None
     base = where.span(0, 0).shifted(at_line)
     if line != base.start_line:
@@ -123,7 +190,7 @@ def describe_name(word: str, f: NativeFunction, arguments: Arguments) -> str | N
     return None
 
 
-def hover(check: Any, line: int, col: int, node_struct: Callable[[Any], str], arguments: Arguments
+def hover(check: Checked, line: int, col: int, node_struct: Callable[[Node], str], arguments: Arguments
           ) -> HoverText | None:
     place = place_at(check, line)
     if place is None:
@@ -132,7 +199,8 @@ def hover(check: Any, line: int, col: int, node_struct: Callable[[Any], str], ar
     if entry.name_node.span.shifted(place.line).contains(line, col):
         return HoverText(_entry_markdown(check, place, node_struct), entry.name_node.span.shifted(place.line))
     for key, _ in entry.entry.pairs:
-        if getattr(key, "value", None) in KEY_DOCS and key.span.shifted(place.line).contains(line, col):
+        if isinstance(key, YScalar) and isinstance(key.value, str) and key.value in KEY_DOCS \
+                and key.span.shifted(place.line).contains(line, col):
             return HoverText(f"`{key.value}`: {KEY_DOCS[key.value]}", key.span.shifted(place.line))
     f = place.function
     found = _formula_at(place, line, col)
@@ -146,11 +214,11 @@ def hover(check: Any, line: int, col: int, node_struct: Callable[[Any], str], ar
     return HoverText(text, word[1]) if text is not None else None
 
 
-def nodes_of(check: Any, line: int) -> list[Any]:
+def nodes_of(check: Checked, line: int) -> list[Node]:
     return [n for n in check.nodes if n.line == line]
 
 
-def _entry_markdown(check: Any, place: Place, node_struct: Callable[[Any], str]) -> str:
+def _entry_markdown(check: Checked, place: Place, node_struct: Callable[[Node], str]) -> str:
     analysis = place.analysis
     if analysis.function is None:
         return f"`{place.entry.specification}`\n\nNo schema of native_functions.yaml reads exactly this."
@@ -175,7 +243,7 @@ _VALUE_POSITION = re.compile(r"^ +([\w, ]+):\s+(.*?)(\w*)\Z")
 _NAME_VALUE = re.compile(r"^- name:\s+(\S*)\Z")
 
 
-def _entry_function(check: Any, lines: Sequence[str], line: int) -> NativeFunction | None:
+def _entry_function(check: Checked, lines: Sequence[str], line: int) -> NativeFunction | None:
     """The function of the entry the line is in, from its `- name:` line (the entry may not parse now)."""
     for i in range(line, max(-1, line - 2000), -1):
         text = lines[i] if i < len(lines) else ""
@@ -190,7 +258,7 @@ def _entry_function(check: Any, lines: Sequence[str], line: int) -> NativeFuncti
     return None
 
 
-def complete(check: Any, lines: Sequence[str], line: int, col: int, arguments: Arguments) -> list[Candidate]:
+def complete(check: Checked, lines: Sequence[str], line: int, col: int, arguments: Arguments) -> list[Candidate]:
     text = lines[line][:col] if line < len(lines) else ""
     if m := _NAME_VALUE.match(text):
         prefix = m.group(1)
@@ -251,7 +319,7 @@ def _formula_words(f: NativeFunction, names: list[str], arguments: Arguments) ->
 
 # ---------------------------------------------------------------- navigation, symbols
 
-def function_at(check: Any, line: int, col: int) -> NativeFunction | None:
+def function_at(check: Checked, line: int, col: int) -> NativeFunction | None:
     """The function an entry's name: names, with the cursor on it."""
     place = place_at(check, line)
     if place is None or not place.entry.name_node.span.shifted(place.line).contains(line, col):
@@ -269,7 +337,7 @@ class FormulaSource:
     specification: str
 
 
-def formula_sources(check: Any) -> dict[int, list[FormulaSource]]:
+def formula_sources(check: Checked) -> dict[int, list[FormulaSource]]:
     """id(NativeFunction) -> the entries whose formulas it uses (the function itself, the rest of its group, and
     a view op's view_copy function unless an entry gives it formulas of its own)."""
     out: dict[int, list[FormulaSource]] = {}
@@ -287,9 +355,9 @@ def formula_sources(check: Any) -> dict[int, list[FormulaSource]]:
     return out
 
 
-def symbols(check: Any) -> list[Symbol]:
+def symbols(check: Checked) -> list[Symbol]:
     """One symbol per entry (its op name, detail: its node classes), with its formulas as children."""
-    out = []
+    out: list[Symbol] = []
     for placed in check.document.placed():
         entry = placed.result.value
         if entry is None:
@@ -297,7 +365,8 @@ def symbols(check: Any) -> list[Symbol]:
         whole = Span(placed.line, 0, *content_end(placed))
         name = entry.specification.split("(", 1)[0]
         nodes = ", ".join(n.op for n in nodes_of(check, placed.line))
-        children = tuple(Symbol(fm.key.value, OP_SYMBOL, "", fm.key.span.shifted(placed.line),
+        # A formula's key is a string (model.derivatives drops the others); str() says so to mypy.
+        children = tuple(Symbol(str(fm.key.value), OP_SYMBOL, "", fm.key.span.shifted(placed.line),
                                 fm.key.span.shifted(placed.line)) for fm in entry.formulas)
         out.append(Symbol(name, OP_SYMBOL, nodes, whole, entry.name_node.span.shifted(placed.line), children))
     return out

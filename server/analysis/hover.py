@@ -184,7 +184,7 @@ def _cpp(lines: list[str]) -> list[str]:
 
 def at_signatures(pieces: Sequence[Piece]) -> list[str]:
     """The at:: function declarations of Functions.h's inline definitions (`inline T f(...) {` -> `T f(...);`)."""
-    out = []
+    out: list[str] = []
     for piece in pieces:
         if piece.file == "Functions.h":
             out.extend(line.removeprefix("inline ").removesuffix(" {") + ";"

@@ -19,9 +19,11 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
+from ..index.documents import PlacedEntry
 from ..index.kernels import KernelIndex, Located
 from ..index.native import NativeSnapshot
 from ..model import dispatch as dk
+from ..model.lower import LoweredEntry
 from ..model.native_function import BackendMetadata, NativeFunction, NativeFunctionsGroup
 from ..syntax.cpp_scan import DECLARATION, DEFINITION, IMPL, META, split_parameters
 from ..syntax.locate import ScalarText
@@ -55,9 +57,12 @@ class KernelRef:
         return f"{self.namespace}::{self.name}"
 
 
-def _lowered(entry):
+def _lowered(entry: PlacedEntry) -> tuple[NativeFunction | None, dict[dk.DispatchKey, BackendMetadata]]:
+    """The entry's function and kernels (none when it did not lower)."""
     value = entry.result.value
-    return (getattr(value, "function", None), dict(getattr(value, "metadata", ()) or ()))
+    if not isinstance(value, LoweredEntry):
+        return None, {}
+    return value.function, dict(value.metadata)
 
 
 def kernel_at(snapshot: NativeSnapshot, line: int, col: int) -> KernelRef | None:
@@ -111,22 +116,21 @@ def kernel_for_diagnostic(snapshot: NativeSnapshot, code: str, span: Span) -> Ke
         if entry is None:
             return None
         function, metadata = _lowered(entry)
-        key = dk.parse_dispatch_key("CompositeImplicitAutograd")
-        meta = metadata.get(key) if key is not None else None
+        meta = metadata.get(dk.CIA)
         if function is None or meta is None:
             return None
-        return KernelRef(KERNEL, function, (key,), meta.kernel, meta.cpp_namespace, meta.structured, span)  # type: ignore[arg-type]
+        return KernelRef(KERNEL, function, (dk.CIA,), meta.kernel, meta.cpp_namespace, meta.structured, span)
     if code == "OPG601":
         entry = cursor.entry_at(snapshot.document, span.start_line)
-        function = _lowered(entry)[0] if entry is not None else None
+        function, metadata = _lowered(entry) if entry is not None else (None, {})
         group = group_of(snapshot, function) if function is not None else None
-        if group is None:
+        if function is None or group is None:
             return None
         name = group.functional.func.name
         macro = (f"TORCH_META_FUNC2({name.name}, {name.overload_name})" if name.overload_name
                  else f"TORCH_META_FUNC({name.name})")
-        keys = tuple(k for k, m in _lowered(entry)[1].items() if m.structured)  # type: ignore[union-attr]
-        return KernelRef(META_FUNC, function, keys, meta_name(group), "at::meta", True, span, macro)  # type: ignore[arg-type]
+        keys = tuple(k for k, m in metadata.items() if m.structured)
+        return KernelRef(META_FUNC, function, keys, meta_name(group), "at::meta", True, span, macro)
     return None
 
 

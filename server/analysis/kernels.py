@@ -9,12 +9,13 @@ the codegen writes them. So are MTIA kernels, which PyTorch's own tree does not 
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Protocol
 
 from ..diagnostics import Diagnostic, Severity, diag
 from ..index.kernels import KernelIndex, Located
-from ..index.native import NativeSnapshot, problem_span
+from ..index.native import problem_span
 from ..model import dispatch as dk
 from ..model.native_function import (BackendIndex, BackendMetadata, NativeFunction, NativeFunctionsGroup,
                                      NativeFunctionsViewGroup)
@@ -70,7 +71,27 @@ def _meta_name(group: NativeFunctionsGroup) -> str:
     return str(group.functional.func.name).replace(".", "_")
 
 
-def generated_view_copies(model) -> frozenset[NativeFunction]:
+class KernelModel(Protocol):
+    """What these checks read of a NativeFunctions (the server passes a few ops at a time, without view_groups)."""
+
+    @property
+    def ops(self) -> Sequence[Op]: ...
+
+    @property
+    def groups(self) -> Sequence[NativeFunction | NativeFunctionsGroup]: ...
+
+    @property
+    def backend_indices(self) -> Mapping[dk.DispatchKey, BackendIndex]: ...
+
+
+class KernelSnapshot(Protocol):
+    """A NativeSnapshot, as missing_kernels reads it."""
+
+    @property
+    def functions(self) -> KernelModel: ...
+
+
+def generated_view_copies(model: KernelModel) -> frozenset[NativeFunction]:
     """The view_copy ops whose CompositeExplicitAutogradNonFunctional kernel the codegen writes
     (CompositeViewCopyKernels.cpp): those named <view>_copy, as torchgen's gen_composite_view_copy_kernel."""
     return frozenset(g.view_copy for g in getattr(model, "view_groups", ())
@@ -94,7 +115,7 @@ class Requirement:
 OUT_OF_TREE_KEYS = frozenset({dk.DispatchKey.MTIA})
 
 
-def requirements(model, view_copies: frozenset[NativeFunction] = frozenset()) -> Iterator[Requirement]:
+def requirements(model: KernelModel, view_copies: frozenset[NativeFunction] = frozenset()) -> Iterator[Requirement]:
     """Every kernel and meta function the ops of model need, generated and out-of-tree ones left out."""
     groups = {g.out.func.name: g for g in model.groups if isinstance(g, NativeFunctionsGroup)}
     for op in model.ops:
@@ -119,7 +140,7 @@ def is_met(index: KernelIndex, need: Requirement) -> bool:
     return bool(index.find(need.name, (need.kind,)))
 
 
-def missing_kernels(snapshot: NativeSnapshot, index: KernelIndex, *, declare: Declare | None = None,
+def missing_kernels(snapshot: KernelSnapshot, index: KernelIndex, *, declare: Declare | None = None,
                     severity: Severity = Severity.WARNING,
                     view_copies: frozenset[NativeFunction] | None = None) -> list[Diagnostic]:
     model = snapshot.functions
@@ -133,6 +154,7 @@ def missing_kernels(snapshot: NativeSnapshot, index: KernelIndex, *, declare: De
                             f"no TORCH_META_FUNC({need.name}) (or TORCH_META_FUNC2) in {_where(index)}: the "
                             "structured op needs its meta function", severity=severity))
             continue
+        assert need.key is not None and need.metadata is not None  # requirements() gives both to every kernel
         message = _missing(need.op.function, need.key, need.metadata, index, model.backend_indices[need.key], declare)
         out.append(diag("OPG600", _kernel_span(need.op, need.key), message, severity=severity))
     return out

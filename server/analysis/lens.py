@@ -31,8 +31,8 @@ def implementers(snapshot: NativeSnapshot, external: Mapping[str, Sequence[str]]
     for key, index in snapshot.functions.backend_indices.items():
         for name in index.index:
             out.setdefault(str(name), []).append(str(key))
-    for name, backends in (external or {}).items():
-        have = out.setdefault(name, [])
+    for op, backends in (external or {}).items():
+        have = out.setdefault(op, [])
         have.extend([b for b in dict.fromkeys(backends) if b not in have])
     return out
 

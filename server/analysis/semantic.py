@@ -95,14 +95,15 @@ def schema_tokens(document: Document) -> list[Token]:
     """Tokens of every func: schema of a native_functions.yaml document, in document order."""
     tokens: list[Token] = []
     for entry in document.entries:
-        scalar = func_scalar(entry)
-        if scalar is None:
+        found = func_scalar(entry)
+        if found is None:
             continue
+        scalar, text = found
         where = ScalarText(scalar)
         if not where.exact:
             continue
         line = scalar.span.start_line + entry.line
         base = scalar.span.start_col + (0 if scalar.style is None else 1)
-        for offset, length, kind in schema_pieces(scalar.value):  # type: ignore[arg-type]
+        for offset, length, kind in schema_pieces(text):
             tokens.append(Token(line, base + offset, length, kind))
     return tokens

@@ -32,11 +32,11 @@ def _op_symbol(entry: PlacedEntry) -> tuple[str, Symbol] | None:
     """The entry's symbol and the base name it groups under, if the entry names an operator."""
     lowered = entry.result.value
     name = getattr(lowered, "name", None)
-    scalar = func_scalar(entry)
+    found = func_scalar(entry)
     selection = op_name_span(entry)
-    if name is None or scalar is None or selection is None:
+    if name is None or found is None or selection is None:
         return None
-    text: str = scalar.value  # type: ignore[assignment]
+    text = found[1]
     paren = text.find("(")
     detail = text[paren:] if paren >= 0 else ""
     base = str(name.remove_inplace().name)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..model.dispatch import parse_dispatch_key
 from ..model.lower import cpp_name
 from ..model.native_function import BackendIndex, BackendMetadata, NativeFunction, NativeFunctionsGroup, Variant
+from ..model.schema import OperatorName
 from ..suggest import closest
 from ..model.native_yaml import NativeFunctions
 from .dest.functions import (
@@ -51,6 +52,10 @@ class Explainer:
 
     model: NativeFunctions
     release: Release = DEFAULT  # the torch release whose generated code is shown
+    # Derived from model by __post_init__.
+    _by_name: dict[str, NativeFunction] = field(init=False, repr=False, compare=False)
+    _groups: dict[OperatorName, NativeFunctionsGroup] = field(init=False, repr=False, compare=False)
+    _tags: dict[str, int] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         by_name = {op.function.func.name: op.function for op in self.model.ops}
@@ -60,11 +65,11 @@ class Explainer:
         object.__setattr__(self, "_tags", tag_vector_indices(self.model.native_functions))
 
     def function(self, name: str) -> NativeFunction | None:
-        return self._by_name.get(name)  # type: ignore[attr-defined]
+        return self._by_name.get(name)
 
     @property
     def names(self) -> list[str]:
-        return list(self._by_name)  # type: ignore[attr-defined]
+        return list(self._by_name)
 
     def closest(self, name: str) -> list[str]:
         return closest(name, self.names)
@@ -84,7 +89,7 @@ class Explainer:
                                                    f"{type(exc).__name__}: {exc}")]
 
     def _pieces(self, f: NativeFunction) -> list[Snippet]:
-        group: NativeFunctionsGroup | None = self._groups.get(f.func.name)  # type: ignore[attr-defined]
+        group = self._groups.get(f.func.name)
         operators = "MethodOperators.h" if Variant.method in f.variants else "Operators.h"
         out = [Snippet("Operator struct (at::_ops)", operators, compute_operator_declaration(f))]
         functions = compute_function(f)
@@ -103,8 +108,9 @@ class Explainer:
             if meta:
                 out.append(Snippet("Structured meta class", "NativeMetaFunctions.h", meta))
         tags = tags_initializer(f)
-        index = self._tags.get(tags) if tags != "{}" else None  # type: ignore[attr-defined]
-        out.append(Snippet("Schema registration", "RegisterSchema.cpp", compute_schema_registration(f, index), "  "))
+        tags_index = self._tags.get(tags) if tags != "{}" else None
+        out.append(Snippet("Schema registration", "RegisterSchema.cpp", compute_schema_registration(f, tags_index),
+                           "  "))
         return [Snippet(s.title, s.file, as_in_file(s.code, s.indent, drop_blank_lines=s.file.startswith("Register")
                                                     and s.file != "RegisterSchema.cpp"))
                 for s in out]
@@ -139,7 +145,7 @@ class Explainer:
         key = parse_dispatch_key(backend)
         if key is None:
             return []
-        group = self._groups.get(f.func.name)  # type: ignore[attr-defined]
+        group = self._groups.get(f.func.name)
         index = self.model.backend_indices.get(key)
         if index is None or index.get_kernel(f) is None:
             # As gen_backend_stubs would declare it for an out-of-tree backend listing the op.

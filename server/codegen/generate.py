@@ -158,6 +158,7 @@ def work_units(planned: Sequence[PlannedFile]) -> list[list[int]]:
 def file_jobs(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs) -> list[Job]:
     """One job per planned file (an unimplemented one fails if asked for its bytes: work_units leaves it out)."""
     def data(p: PlannedFile) -> Callable[[], bytes]:
+        # misc: build is None for an unimplemented file, which no job is run for (see the docstring).
         return lambda: render(p.template, ctx.templates, p.build()).encode("utf-8")  # type: ignore[misc]
     return [Job(*dirs.place(p.manager, p.path), data(p)) for p in planned]
 

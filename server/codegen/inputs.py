@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from ..diagnostics import Diagnostic
 from ..index.native import NativeParser, NativeSnapshot, TagsParser
 from ..input_file import NOT_UTF8, SPECIAL, TOO_LARGE, UnreadableFile, read_text
+from ..model import dispatch as dk
 from ..releases import DEFAULT, Release
 
 
@@ -35,7 +36,7 @@ def invalid_input(path: str, errors: list[Diagnostic], why: str = "") -> Invalid
 def packaged_aten() -> str | None:
     """torchgen's packaged ATen folder, when torch is installed."""
     try:
-        import torchgen  # noqa: PLC0415  (optional: only for the default inputs)
+        import torchgen  # type: ignore[import-untyped]  # noqa: PLC0415  (no type hints; only default inputs)
     except ImportError:
         return None
     return os.path.join(os.path.dirname(torchgen.__file__), "packaged", "ATen")
@@ -67,7 +68,7 @@ class NativeInputs:
         return [d for d in self.snapshot.diagnostics if d.is_error]
 
 
-def load_native(path: str | None, tags_path: str | None, ignore_keys=frozenset(),
+def load_native(path: str | None, tags_path: str | None, ignore_keys: frozenset[dk.DispatchKey] = frozenset(),
                 release: Release = DEFAULT) -> NativeInputs:
     path = path or default_native_functions()
     if path is None:

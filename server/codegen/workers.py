@@ -22,7 +22,7 @@ import signal
 import struct
 import sys
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from .plan import PlanError
@@ -66,7 +66,7 @@ def merge_units(units: Sequence[Sequence[int]], limit: int = _MAX_UNITS) -> list
     return [[j for unit in units[i:i + size] for j in unit] for i in range(0, len(units), size)]
 
 
-def _claims(fd: int):
+def _claims(fd: int) -> Iterator[int]:
     while True:
         chunk = os.read(fd, _CLAIM.size)
         if len(chunk) < _CLAIM.size:

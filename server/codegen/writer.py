@@ -137,7 +137,9 @@ def write_files(files: Iterable[tuple[str, str, bytes]], *, write: Callable[[str
     """Write (root, relative path, bytes) triples; errors are collected, not raised. Each file is confined
     again as it is written (a symlink made since `refusals` ran is refused too).
     folders: the resolved folders of earlier calls of the same run, to reuse (see resolve_inside)."""
-    written, unchanged, errors = [], [], []
+    written: list[str] = []
+    unchanged: list[str] = []
+    errors: list[str] = []
     folders = {} if folders is None else folders
     for root, relative, data in files:
         target = resolve_inside(root, relative, folders)

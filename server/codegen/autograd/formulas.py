@@ -16,6 +16,7 @@ from typing import Callable
 
 from ..api.types import (
     BaseCType,
+    CType,
     NamedCType,
     OptionalCType,
     SpecialArgName,
@@ -86,7 +87,7 @@ class _Replacement:
 
     pattern: str
     suffix: str | Callable[[re.Match[str]], str]
-    ctype: object
+    ctype: CType
     expr: Callable[[str], str] | None = None  # what is saved (default: the matched text)
     result: Callable[[str], str] | None = None  # what the formula reads instead (default: the field)
 
@@ -158,7 +159,7 @@ def saved_variables(formula: str, nctypes: list[NamedCType], var_names: tuple[st
                     expr = f'strides_or_error({name}, "{name}")'
                 else:
                     expr = rule.expr(name) if rule.expr is not None else m.group(0)
-                saved.append(SavedAttribute(NamedCType(name + suffix, rule.ctype), expr))  # type: ignore[arg-type]
+                saved.append(SavedAttribute(NamedCType(name + suffix, rule.ctype), expr))
                 return rule.result(name) if rule.result is not None else name + suffix
             formula = _compiled(rule.pattern, name).sub(replace, formula)
         if nctype.type == optionalStringT:
@@ -190,5 +191,5 @@ def element_wise_forward(backward: str, input_name: str, differentiable: list[st
     """auto_element_wise: the forward formula torchgen derives from the single backward formula."""
     formula = ident("grad").sub(lambda m: f"{m.group(1)}{input_name}_t.conj(){m.group(2)}", backward)
     for name in differentiable:
-        formula = ident(name).sub(lambda m, name=name: f"{m.group(1)}{name}_p{m.group(2)}", formula)
+        formula = ident(name).sub(rf"\g<1>{name}_p\g<2>", formula)  # an argument name: no backslash in it
     return f"({formula}).conj()"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Callable
 
@@ -125,6 +126,10 @@ class NodeInfo:
     canonical: NativeFunction
 
 
+# (first line, entry, analysis) of each entry, in file order.
+_Analysed = tuple[int, DerivativeEntry, EntryAnalysis]
+
+
 @dataclass(frozen=True)
 class DerivativesCheck:
     document: DerivativesDocument
@@ -207,7 +212,7 @@ def _same(old: tuple[object, ...], new: tuple[object, ...]) -> bool:
     return len(old) == len(new) and all(a is b for a, b in zip(old, new))
 
 
-def _across_entries(analyses) -> tuple[list[NodeInfo], list[Diagnostic]]:
+def _across_entries(analyses: Sequence[_Analysed]) -> tuple[list[NodeInfo], list[Diagnostic]]:
     """Node class names, numbered in file order per prefix, and entries that redefine a function."""
     counter: Counter[str] = Counter()
     nodes: list[NodeInfo] = []
@@ -231,11 +236,11 @@ def _across_entries(analyses) -> tuple[list[NodeInfo], list[Diagnostic]]:
     return nodes, diagnostics
 
 
-def _view_copy_nodes(nodes: list[NodeInfo], analyses, index: NativeIndex) -> list[NodeInfo]:
+def _view_copy_nodes(nodes: list[NodeInfo], analyses: Sequence[_Analysed], index: NativeIndex) -> list[NodeInfo]:
     """The `<Node>_copy` twins torchgen writes for the nodes of a view op with a view_copy function
     (add_view_copy_derivatives): the same formulas, unless an entry gives the view_copy its own."""
     own = {id(analysis.canonical) for _, _, analysis in analyses}
-    out = []
+    out: list[NodeInfo] = []
     for node in nodes:
         copy = index.view_copies.get(str(node.canonical.func.name))
         if copy is not None and id(copy) not in own:
@@ -244,6 +249,11 @@ def _view_copy_nodes(nodes: list[NodeInfo], analyses, index: NativeIndex) -> lis
 
 
 # ---------------------------------------------------------------------------------------- one entry
+
+def _key_text(formula: Formula) -> str:
+    """The formula's key as written (model.derivatives keeps only formulas whose key is a string)."""
+    return str(formula.key.value)
+
 
 class _Report:
     """Diagnostics of one entry, with spans inside formulas where they are exact."""
@@ -259,7 +269,7 @@ class _Report:
         return ScalarText(scalar).span(start, end)
 
     def name_span(self, formula: Formula, name: str) -> Span:
-        key = formula.key.value
+        key = _key_text(formula)
         at = key.find(name) if name else -1
         return self.within(formula.key, at, at + len(name)) if at >= 0 else formula.key.span
 
@@ -348,7 +358,7 @@ def _set_up_derivatives(entry: DerivativeEntry, key: str, formulas: tuple[Formul
     forwards: list[Formula] = []
     non_differentiable: dict[str, Formula] = {}
     differentiable: dict[str, Formula] = {}
-    for formula in sorted(formulas, key=lambda fm: fm.key.value):
+    for formula in sorted(formulas, key=_key_text):
         names = formula.names
         for name in names:
             if name in arg_names and name in ret_names:

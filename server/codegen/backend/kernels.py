@@ -238,7 +238,7 @@ def kernel_diagnostics(resolved: ResolvedBackend, native: Mapping[OperatorName, 
 
 
 def _generated_kernels(resolved: ResolvedBackend) -> dict[str, OperatorName]:
-    out = {}
+    out: dict[str, OperatorName] = {}
     for item in resolved.yaml.full_codegen:
         if item.name is not None and item.name in resolved.forward_kernels:
             out.setdefault(resolved.forward_kernels[item.name].kernel, item.name)

@@ -78,9 +78,9 @@ def call_arguments(bindings: Sequence[Binding], goals: Sequence[Binding]) -> lis
     type (translate() answers those by the binding's name first): the common case of a wrapper calling a
     sibling variant, or a lazy kernel calling the meta kernel."""
     names = {b.nctype: b.name for b in bindings}
-    direct = [names.get(g.nctype) for g in goals]
-    if None not in direct:
-        return direct  # type: ignore[return-value]
+    direct = [names[g.nctype] for g in goals if g.nctype in names]
+    if len(direct) == len(goals):
+        return direct
     return [e.expr for e in translate(bindings, goals)]
 
 
@@ -97,8 +97,8 @@ def anonymous_definitions(g: NativeFunction | NativeFunctionsGroup, index: Backe
     out = []
     for f, group in _functions(g):
         kind = _registered(f, group, index)
-        if kind == "wrapper":
-            out.append(out_inplace_wrapper(f, group, index))  # type: ignore[arg-type]
+        if kind == "wrapper" and group is not None:  # always: a wrapper is around the group's functional kernel
+            out.append(out_inplace_wrapper(f, group, index))
         elif kind is not None:
             text = compute_wrapper(f, index, class_method_name=class_name)
             if text is not None:

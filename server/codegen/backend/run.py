@@ -18,7 +18,7 @@ from ...index.native import NativeParser, TagsParser
 from ...model.cpp_names import header_path_problem, identifier_problem
 from ...releases import DEFAULT, Release
 from ..inputs import InputError, InvalidInput, default_native_functions, load_native, packaged_aten, read_input
-from ..plan import GeneratedFile, PlanError, render
+from ..plan import GeneratedFile, PlanError, materialize
 from ..writer import WriteResult, write_all
 from .stubs import EAGER, RegistrationOptions, plan_backend, target_of
 from .subset import backend_key, listed_names, subset_text
@@ -135,8 +135,8 @@ def generate_backend(options: BackendOptions, native: NativeSnapshot | None = No
     try:
         text = read_text(options.source_yaml)
         if native is None:
-            native, *rest = load_native_for(options.native_functions, text, options.release)
-            whole = (rest[0], rest[1])
+            native, whole_text, tags = load_native_for(options.native_functions, text, options.release)
+            whole = (whole_text, tags)
             if any(d.is_error for d in native.diagnostics):
                 native, whole = NativeParser(release=options.release).parse(*whole), None
         if any(d.is_error for d in native.diagnostics):
@@ -162,8 +162,7 @@ def generate_backend(options: BackendOptions, native: NativeSnapshot | None = No
         return result
     try:
         planned = plan_backend(target, native.functions.groups, options.output_dir, templates, options.registration)
-        files = tuple(GeneratedFile(p.manager, p.path, render(p.template, templates, p.build()).encode("utf-8"))
-                      for p in planned)
+        files = tuple(materialize(planned, templates))
     except PlanError as exc:
         return BackendResult(diagnostics=tuple(diagnostics), errors=(str(exc),), read=True)
     written = None

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import partial
 
 from ...model import dispatch as dk
 from ...model.backend_resolve import ResolvedBackend
@@ -194,7 +195,6 @@ def plan_backend(target: BackendTarget, groups: tuple[Group, ...], output_dir: s
                     lambda: native_functions_h(target, groups), template="DispatchKeyNativeFunctions.h")]
     for index in target.indices:
         files.append(single(Manager.cpu, f"Register{index.dispatch_key}.cpp",
-                            lambda index=index: register_cpp(target, index, groups, output_dir, templates,
-                                                             options, generator),
+                            partial(register_cpp, target, index, groups, output_dir, templates, options, generator),
                             template="RegisterDispatchKey.cpp"))
     return files

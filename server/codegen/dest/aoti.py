@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 
 from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup, Variant
@@ -157,15 +157,16 @@ def _convert_return(t: BaseType, val: str) -> str:
 
 def gen_returns(schema: FunctionSchema) -> tuple[list[str], list[str]]:
     """Returns become out pointers ret0, ret1, ...: their parameters and the assignments filling them."""
-    params = []
-    for i, r in enumerate(schema.returns):
+    types: list[BaseType] = []
+    for r in schema.returns:
         if not (isinstance(r.type, BaseType) and r.type.name in _BASE_TYPES):
             raise NoCShim(f"return type {r.type}")
-        params.append(f"{_BASE_TYPES[r.type.name][0]}* ret{i}")
+        types.append(r.type)
+    params = [f"{_BASE_TYPES[t.name][0]}* ret{i}" for i, t in enumerate(types)]
     nullable = any(n in schema.name.unambiguous_name() for n in _NULLABLE_RETURNS)
     assigns = []
-    for i, r in enumerate(schema.returns):
-        rval = _convert_return(r.type, "tmp_result" if len(schema.returns) == 1 else f"std::get<{i}>(tmp_result)")
+    for i, t in enumerate(types):
+        rval = _convert_return(t, "tmp_result" if len(types) == 1 else f"std::get<{i}>(tmp_result)")
         assigns.append(f"if (ret{i}) {{ *ret{i} = {rval}; }}" if nullable else f"*ret{i} = {rval};")
     return params, assigns
 
@@ -205,6 +206,22 @@ def parse_versions(name: str, metadata: Mapping[str, object]) -> tuple[OpVersion
             raise FallbackOpsError(f"Variant {key} for {name} must be a dict with a list 'new_args'")
         out[number] = OpVersion(number, tuple(payload.get("new_args", [])), _since(payload.get("since")))
     return tuple(out[n] for n in sorted(out))
+
+
+@dataclass(frozen=True)
+class FallbackOps:
+    """The two lists of fallback_ops.py: op name ("aten.add.Tensor") -> its versions (files.aoti reads them)."""
+
+    inductor: tuple[tuple[str, tuple[OpVersion, ...]], ...]
+    aten: tuple[tuple[str, tuple[OpVersion, ...]], ...]
+
+    @cached_property
+    def inductor_map(self) -> dict[str, tuple[OpVersion, ...]]:
+        return dict(self.inductor)
+
+    @cached_property
+    def aten_map(self) -> dict[str, tuple[OpVersion, ...]]:
+        return dict(self.aten)
 
 
 @dataclass(frozen=True, slots=True)

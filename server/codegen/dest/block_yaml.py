@@ -106,7 +106,7 @@ def _mapping(mapping: dict, indent: int, first_prefix: str, out: list[str], dump
             out.append(f"{head}{key}:")
             if isinstance(value, list):
                 _sequence(value, indent, out, dump)  # a list inside a mapping is not indented further
-            else:
+            elif isinstance(value, dict):  # _inline_text leaves only non-empty lists and mappings
                 _mapping(value, indent + 2, pad + "  ", out, dump)
         head = pad
 

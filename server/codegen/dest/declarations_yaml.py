@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import functools
 from collections import OrderedDict
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import yaml
 
@@ -135,13 +137,16 @@ def compute_declaration_yaml(f: NativeFunction) -> OrderedDict:  # not cached: i
     ])
 
 
-_BaseDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+if TYPE_CHECKING:  # the two have the same API
+    _BaseDumper = yaml.SafeDumper
+else:  # libyaml's when PyYAML was built with it
+    _BaseDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
-class _Dumper(_BaseDumper):  # type: ignore[misc, valid-type]
+class _Dumper(_BaseDumper):
     """gen.py's dumper: no anchors/aliases, ordered mappings kept in order."""
 
-    def ignore_aliases(self, data) -> bool:
+    def ignore_aliases(self, data: object) -> bool:
         return True
 
 
@@ -163,5 +168,5 @@ def compute_declaration_yaml_text(f: NativeFunction) -> str:
         return format_yaml(entry)
 
 
-def declarations_yaml_text(functions) -> str:
+def declarations_yaml_text(functions: Iterable[NativeFunction]) -> str:
     return "".join(compute_declaration_yaml_text(f) for f in functions) or format_yaml([])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 
 from ...model.native_function import NativeFunction, Variant
 from ..api.signatures import CppSignatureGroup, dispatcher_signature
@@ -103,7 +104,7 @@ def compute_schema_registration(f: NativeFunction, tags_index: int | None) -> st
     return f"m.def({cpp_string(str(f.func))}, tags_{tags_index});\n"
 
 
-def tag_vector_indices(functions) -> dict[str, int]:
+def tag_vector_indices(functions: Iterable[NativeFunction]) -> dict[str, int]:
     """RegisterSchema.cpp numbers each distinct tag list in order of first use."""
     indices: dict[str, int] = {}
     for f in functions:

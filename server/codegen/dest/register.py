@@ -73,7 +73,9 @@ def compute_wrapper(f: NativeFunction, index: BackendIndex, *, class_method_name
     name = sig.name()
     returns_type = sig.returns_type().cpp_type()
     args = ", ".join(a.defn() for a in sig.arguments())
-    if not index.has_kernel(f):
+    meta = index.get_kernel(f)
+    if meta is None:  # the in-place Meta check
+        # union-attr: self_arg is never None here, a schema rule gives every in-place op a mutable self.
         self_name = f.func.arguments.self_arg.argument.name  # type: ignore[union-attr]
         return f"""
 {returns_type} {name}({args}) {{
@@ -82,9 +84,8 @@ def compute_wrapper(f: NativeFunction, index: BackendIndex, *, class_method_name
   return {self_name};
 }}
 """
-    meta = index.get_kernel(f)
-    owner = meta.cpp_namespace if class_method_name is None else f"{meta.cpp_namespace}::{class_method_name}"  # type: ignore[union-attr]
-    impl = f"{owner}::{meta.kernel}"  # type: ignore[union-attr]
+    owner = meta.cpp_namespace if class_method_name is None else f"{meta.cpp_namespace}::{class_method_name}"
+    impl = f"{owner}::{meta.kernel}"
     exprs = ", ".join(e.expr for e in translate(sig.arguments(), kernel_signature(f, index).arguments()))
     check = "  // No device check\n"
     if index.device_guard:

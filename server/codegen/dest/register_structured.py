@@ -149,6 +149,26 @@ def _names(g: NativeFunctionsGroup, index: BackendIndex, kind: SchemaKind) -> tu
     return f"structured_{meta.kernel}_{kind.name}", f"{meta.cpp_namespace}::structured_{meta.kernel}"
 
 
+def _copy_back_and_return(f: NativeFunction, kind: SchemaKind) -> list[str]:
+    """The wrapper's last lines: an out= or in-place op copies the outputs it had to allocate itself (proxies)
+    into the caller's, then the outputs are returned."""
+    returns = len(f.func.returns)
+    lines: list[str] = []
+    if kind in (SchemaKind.out, SchemaKind.inplace):
+        lines += [f"if (op.proxy_outputs_[{i}].has_value()) op.outputs_[{i}].get().copy_(*op.proxy_outputs_[{i}]);"
+                  for i in range(returns)]
+    if kind is SchemaKind.functional:
+        moved = ", ".join(f"std::move(op.outputs_[{i}])" for i in range(returns))
+        result = "std::move(op.outputs_[0])" if returns == 1 else f"std::make_tuple({moved})"
+    elif kind is SchemaKind.inplace:
+        result = "self"
+    else:
+        outs = f.func.arguments.out
+        result = outs[0].name if returns == 1 else f"std::forward_as_tuple({', '.join(a.name for a in outs)})"
+    lines.append(f"return {result};")
+    return lines
+
+
 def compute_structured_wrapper(f: NativeFunction, g: NativeFunctionsGroup, index: BackendIndex,
                                release: Release = DEFAULT) -> str | None:
     if not generates_structured(f, index):
@@ -189,19 +209,7 @@ def compute_structured_wrapper(f: NativeFunction, g: NativeFunctionsGroup, index
     elif key is not META:
         impl_exprs = ", ".join(e.expr for e in translate(context, structured.impl_arguments(g)))
         body.append(f"op.impl({impl_exprs});")
-    returns = len(f.func.returns)
-    if kind in (SchemaKind.out, SchemaKind.inplace):
-        body.extend(f"if (op.proxy_outputs_[{i}].has_value()) op.outputs_[{i}].get().copy_(*op.proxy_outputs_[{i}]);"
-                    for i in range(returns))
-    if kind is SchemaKind.functional:
-        moved = ", ".join(f"std::move(op.outputs_[{i}])" for i in range(returns))
-        result = "std::move(op.outputs_[0])" if returns == 1 else f"std::make_tuple({moved})"
-    elif kind is SchemaKind.inplace:
-        result = "self"
-    else:
-        outs = f.func.arguments.out
-        result = outs[0].name if returns == 1 else f"std::forward_as_tuple({', '.join(a.name for a in outs)})"
-    body.append(f"return {result};")
+    body += _copy_back_and_return(f, kind)
     klass = _class(f, key, kind, class_name, parent, g.out.structured_inherits is not None, release)
     body_text = "\n".join(body)
     return f"""\

@@ -11,8 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from ...model.native_function import NativeFunctionsGroup, ScalarType, UfuncKey
-from ...model.schema import BaseTy, BaseType
+from ...model.native_function import NativeFunctionsGroup, ScalarType, UfuncInnerLoop, UfuncKey
+from ...model.schema import Argument, BaseTy, BaseType
 from ..api import structured, ufunc
 from ..api.translate import translate
 from ..api.types import Binding, CType, Expr, NamedCType, VectorizedCType, opmath_t, scalar_t
@@ -20,7 +20,7 @@ from ..api.types import Binding, CType, Expr, NamedCType, VectorizedCType, opmat
 _SCALAR = BaseType(BaseTy.Scalar)
 
 
-def _loops(g: NativeFunctionsGroup) -> dict[UfuncKey, object]:
+def _loops(g: NativeFunctionsGroup) -> dict[UfuncKey, UfuncInnerLoop]:
     return dict(g.out.ufunc_inner_loop)
 
 
@@ -201,7 +201,8 @@ def compute_ufunc_cuda_dtype_body(inner: Mapping[UfuncKey, UfunctorSignature], p
             continue
         sig = inner[key]
         operand = idx + 1
-        ctx = [*parent, Expr(f"iter.scalar_value<opmath_t>({operand})", NamedCType(ctor_tensor, opmath_t))]
+        scalar = Expr(f"iter.scalar_value<opmath_t>({operand})", NamedCType(ctor_tensor, opmath_t))
+        ctx: list[Binding | Expr] = [*parent, scalar]
         body += f"""\
 else if (iter.is_cpu_scalar({operand})) {{
   {sig.name}<scalar_t> ufunctor({_exprs(ctx, sig.arguments().ctor)});
@@ -285,7 +286,7 @@ def _cpu_loop_keys(loops: Mapping[UfuncKey, object], k: UfuncKey) -> list[UfuncK
 
 def cpu_ufunc_sigs(g: NativeFunctionsGroup) -> dict[ScalarType, dict[UfuncKey, UfuncSignature]]:
     loops = _loops(g)
-    compute = {UfuncKey.CPUScalar: scalar_t, UfuncKey.CPUVector: VectorizedCType(scalar_t)}
+    compute: dict[UfuncKey, CType] = {UfuncKey.CPUScalar: scalar_t, UfuncKey.CPUVector: VectorizedCType(scalar_t)}
     sigs: dict[ScalarType, dict[UfuncKey, UfuncSignature]] = {}
     for k in (UfuncKey.CPUScalar, UfuncKey.CPUVector):
         for lk in _cpu_loop_keys(loops, k):
@@ -311,7 +312,7 @@ def compute_ufunc_cpu_dtype_body(g: NativeFunctionsGroup, dtype: ScalarType,
         raise ufunc.UfuncError(f"{g.out.func.name}: no CPUScalar loop for {dtype.name}")
     scalar_loop = inner[UfuncKey.CPUScalar]
     vec_loop = inner.get(UfuncKey.CPUVector)
-    scalars = [b for b in parent if b.argument.type == _SCALAR]
+    scalars = [b for b in parent if isinstance(b.argument, Argument) and b.argument.type == _SCALAR]
     body = [f"auto _s_{b.name} = {b.name}.to<scalar_t>();" for b in scalars]
     ctx: list[Expr | Binding] = [Expr(f"_s_{b.name}", NamedCType(b.nctype.name, scalar_t)) for b in scalars]
     if vec_loop is not None:
@@ -319,7 +320,7 @@ def compute_ufunc_cpu_dtype_body(g: NativeFunctionsGroup, dtype: ScalarType,
         ctx += [Expr(f"_v_{b.name}", NamedCType(b.nctype.name, VectorizedCType(scalar_t))) for b in scalars]
     scalar_bindings = _lambda_bindings(g, scalar_t)
     scalar_lambda = (f"[=]({', '.join(b.decl() for b in scalar_bindings)}) "
-                     f"{{ return {scalar_loop.call(ctx + scalar_bindings)}; }}")
+                     f"{{ return {scalar_loop.call([*ctx, *scalar_bindings])}; }}")
     body_str = "\n".join(body)
     if vec_loop is None:
         return f"""
@@ -329,7 +330,8 @@ cpu_kernel(iter,
 );
 """
     vec_bindings = _lambda_bindings(g, VectorizedCType(scalar_t))
-    vec_lambda = f"[=]({', '.join(b.decl() for b in vec_bindings)}) {{ return {vec_loop.call(ctx + vec_bindings)}; }}"
+    vec_lambda = (f"[=]({', '.join(b.decl() for b in vec_bindings)}) "
+                  f"{{ return {vec_loop.call([*ctx, *vec_bindings])}; }}")
     return f"""
 {body_str}
 cpu_kernel_vec(iter,

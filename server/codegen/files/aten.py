@@ -6,10 +6,13 @@ so that the command can name them instead of silently leaving them out.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 from ...model import dispatch as dk
 from ..dest.declarations_yaml import declarations_yaml_text
 from ..dest.vmap import vmap_generated_plumbing_h
-from ..plan import SHARDED_FAMILY_COST, Manager, PlannedFile, missing, sharded, sharded_missing, single
+from ..plan import SHARDED_FAMILY_COST, Build, Manager, PlannedFile, missing, sharded, sharded_missing, single
 from . import (
     aoti, backend_select, dispatch_key, functionalization, functions, names, native, operators, per_operator, schema,
     tensor, ufunc,
@@ -23,6 +26,9 @@ def declarations_yaml(ctx: GenContext) -> str:
 
 NOT_YET = "not implemented yet"
 
+# plan_headers' cpu(): a cpu/ file, or a missing one when generation is blocked.
+_CpuFile = Callable[[str, Build], PlannedFile]
+
 
 def _manager_of(ctx: GenContext, key: dk.DispatchKey) -> Manager:
     if dk.is_cuda_dispatch_key(key):
@@ -35,7 +41,7 @@ def _manager_of(ctx: GenContext, key: dk.DispatchKey) -> Manager:
 def plan_aoti_files(ctx: GenContext) -> list[PlannedFile]:
     fallbacks = ctx.fallback_ops
     return [single(Manager.aoti, name,
-                   None if fallbacks is None else (lambda key=key, build=build: build(ctx, fallbacks, key)),
+                   None if fallbacks is None else partial(build, ctx, fallbacks, key),
                    missing_reason=ctx.fallback_ops_missing)
             for key in aoti.aoti_backends(ctx) for name, build in aoti.shim_files(ctx, key)]
 
@@ -46,14 +52,14 @@ def plan_ufunc_files(ctx: GenContext, key: dk.DispatchKey, fm: Manager, blocked:
         name = g.functional.func.name.name
         if key is dk.K["CPU"]:
             out.append(single(fm, f"UfuncCPU_{name}.cpp", None if blocked else
-                              (lambda g=g: ufunc.ufunc_cpu_cpp(ctx, g)), template="UfuncCPU.cpp",
+                              partial(ufunc.ufunc_cpu_cpp, ctx, g), template="UfuncCPU.cpp",
                               missing_reason=blocked or ""))
             out.append(single(Manager.cpu_vec, f"UfuncCPUKernel_{name}.cpp", None if blocked else
-                              (lambda g=g: ufunc.ufunc_cpu_kernel_cpp(g)), template="UfuncCPUKernel.cpp",
+                              partial(ufunc.ufunc_cpu_kernel_cpp, g), template="UfuncCPUKernel.cpp",
                               missing_reason=blocked or ""))
         else:
             out.append(single(fm, f"UfuncCUDA_{name}.cu", None if blocked else
-                              (lambda g=g: ufunc.ufunc_cuda_cu(ctx, g)), template="UfuncCUDA.cu",
+                              partial(ufunc.ufunc_cuda_cu, ctx, g), template="UfuncCUDA.cu",
                               missing_reason=blocked or ""))
     return out
 
@@ -68,7 +74,7 @@ def plan_sources(ctx: GenContext, blocked: str | None) -> list[PlannedFile]:
             out += sharded_missing(fm, path, "RegisterDispatchKey.cpp", n, blocked)
         else:
             out += sharded(fm, path, "RegisterDispatchKey.cpp",
-                           lambda key=key: dispatch_key.register_dispatch_key_shards(ctx, key), n)
+                           partial(dispatch_key.register_dispatch_key_shards, ctx, key), n)
         if dk.is_ufunc_dispatch_key(key):
             out += plan_ufunc_files(ctx, key, fm, blocked)
     out += plan_aoti_files(ctx)
@@ -97,13 +103,13 @@ def plan_sources(ctx: GenContext, blocked: str | None) -> list[PlannedFile]:
                         ("ViewMetaClasses.h", functionalization.view_meta_classes_h),
                         ("ViewMetaClasses.cpp", functionalization.view_meta_classes_cpp),
                         ("CompositeViewCopyKernels.cpp", functionalization.composite_view_copy_kernels_cpp)):
-        out.append(single(Manager.cpu, name, None if blocked else (lambda build=build: build(ctx)),
+        out.append(single(Manager.cpu, name, None if blocked else partial(build, ctx),
                           missing_reason=blocked or ""))
     return out
 
 
 def plan_headers(ctx: GenContext, blocked: str | None) -> list[PlannedFile]:
-    def cpu(path: str, build, *, template: str | None = None) -> PlannedFile:
+    def cpu(path: str, build: Build, *, template: str | None = None) -> PlannedFile:
         return single(Manager.cpu, path, None if blocked else build, template=template, missing_reason=blocked or "")
 
     out = plan_per_operator_headers(ctx, blocked) if ctx.options.per_operator_headers else \
@@ -130,23 +136,23 @@ def plan_per_operator_headers(ctx: GenContext, blocked: str | None) -> list[Plan
     for category, suffix in (("Functions", ""), ("Operators", "_ops"), ("NativeMetaFunctions", "_meta"),
                              ("NativeFunctions", "_native")):
         out.append(single(Manager.cpu, f"{category}.h",
-                          lambda c=category, s=suffix: per_operator.aggregate_header(roots, c, s)))
+                          partial(per_operator.aggregate_header, roots, category, suffix)))
     for key in ctx.options.dispatch_keys:
         if key not in ctx.options.functions_keys:
             continue
         names = per_operator.dispatch_names(ctx, roots, key)
         out += per_operator.plan_dispatch_files(ctx, roots, key, names)
         fm = _manager_of(ctx, key)
-        out.append(single(fm, f"{key}Functions.h", lambda key=key: dispatch_key.dispatch_key_functions_h(ctx, key),
+        out.append(single(fm, f"{key}Functions.h", partial(dispatch_key.dispatch_key_functions_h, ctx, key),
                           template="DispatchKeyFunctions.h"))
         out.append(single(fm, f"{key}Functions_inl.h",
-                          lambda key=key, names=names: per_operator.dispatch_key_functions_inl_h(key, names),
+                          partial(per_operator.dispatch_key_functions_inl_h, key, names),
                           template="DispatchKeyFunctions_inl.h"))
     out.append(single(Manager.cpu, "MethodOperators.h", lambda: per_operator.method_operators_h(roots)))
     return out
 
 
-def plan_aggregated_headers(ctx: GenContext, blocked: str | None, cpu) -> list[PlannedFile]:
+def plan_aggregated_headers(ctx: GenContext, blocked: str | None, cpu: _CpuFile) -> list[PlannedFile]:
     out = [
         cpu("NativeMetaFunctions.h", lambda: native.native_meta_functions_h(ctx)),
         cpu("MethodOperators.h", lambda: operators.method_operators_h(ctx)),
@@ -159,10 +165,10 @@ def plan_aggregated_headers(ctx: GenContext, blocked: str | None, cpu) -> list[P
             continue
         fm = _manager_of(ctx, key)
         out.append(single(fm, f"{key}Functions.h", None if blocked else
-                          (lambda key=key: dispatch_key.dispatch_key_functions_h(ctx, key)),
+                          partial(dispatch_key.dispatch_key_functions_h, ctx, key),
                           template="DispatchKeyFunctions.h", missing_reason=blocked or ""))
         out.append(single(fm, f"{key}Functions_inl.h", None if blocked else
-                          (lambda key=key: dispatch_key.dispatch_key_functions_inl_h(ctx, key)),
+                          partial(dispatch_key.dispatch_key_functions_inl_h, ctx, key),
                           template="DispatchKeyFunctions_inl.h", missing_reason=blocked or "",
                           shares=f"Register{key}.cpp"))  # the same group pieces as Register<Key>.cpp
     return out

@@ -10,6 +10,7 @@ from ...model.codegen_rules import FUNCTIONS_KEYS
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup, NativeFunctionsViewGroup
 from ...model.native_yaml import NativeFunctions
 from ...releases import DEFAULT, Release
+from ..dest.aoti import FallbackOps
 from ..options import XPU_FAMILY_KEYS, CodegenOptions
 from ..selection import ALL_OPERATORS, Selection
 
@@ -114,8 +115,8 @@ class GenContext:
     valid_tags: frozenset[str]
     options: GenerateOptions
     templates: dict[str, str] = field(compare=False, repr=False)
-    # torchgen's aoti/fallback_ops.py, read as data (files.aoti.FallbackOps); None: not found, with the reason.
-    fallback_ops: object = field(default=None, compare=False, repr=False)
+    # torchgen's aoti/fallback_ops.py, read as data; None: not found, with the reason.
+    fallback_ops: FallbackOps | None = field(default=None, compare=False, repr=False)
     fallback_ops_missing: str = field(default="", compare=False, repr=False)
     # --op-registration-whitelist / --op-selection-yaml-path (all operators unless given).
     selection: Selection = field(default=ALL_OPERATORS, compare=False, repr=False)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 from ...model import dispatch as dk
 from ...model.native_function import NativeFunction, NativeFunctionsGroup, NativeFunctionsViewGroup
 from ..dest.functionalization import (
@@ -20,6 +23,8 @@ from ..plan import Env, PlanError, shard_envs
 from .context import GenContext
 
 REGISTER_FUNCTIONALIZATION_SHARDS = 4
+
+T = TypeVar("T")
 _SHARDED_KEYS = frozenset({"ops_headers", "func_definitions", "func_registrations",
                            "func_add_back_views_definitions", "func_add_back_views_registrations"})
 
@@ -41,9 +46,9 @@ def op_headers(g: Grouped) -> list[str]:
 
 def functionalization_groups(ctx: GenContext) -> list[Grouped]:
     """Groups, then view groups, then the ops in neither (gen.py's all_groups)."""
-    groups: list[Grouped] = [*ctx.structured_groups, *ctx.view_groups]
+    groups: list[NativeFunctionsGroup | NativeFunctionsViewGroup] = [*ctx.structured_groups, *ctx.view_groups]
     grouped = {f.func.name for g in groups for f in g.functions()}
-    return groups + [f for f in ctx.native_functions if f.func.name not in grouped]
+    return [*groups, *(f for f in ctx.native_functions if f.func.name not in grouped)]
 
 
 def register_functionalization_shards(ctx: GenContext) -> list[dict]:
@@ -64,7 +69,7 @@ def register_functionalization_shards(ctx: GenContext) -> list[dict]:
                       num_shards=REGISTER_FUNCTIONALIZATION_SHARDS, sharded_keys=_SHARDED_KEYS)
 
 
-def _guard(fn):
+def _guard(fn: Callable[[], T]) -> T:
     try:
         return fn()
     except FunctionalizationError as exc:
@@ -76,7 +81,7 @@ def functional_inverses_h(ctx: GenContext) -> Env:
         d for g in ctx.view_groups if (d := compute_view_inverse_declaration(g)) is not None]})
 
 
-def _view_meta_groups(ctx: GenContext):
+def _view_meta_groups(ctx: GenContext) -> tuple[NativeFunctionsViewGroup, ...]:
     return ctx.view_groups if ctx.selection.include_all_operators else ()
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from ...model.native_function import NativeFunction, NativeFunctionsGroup
 from ..dest.native_declarations import (
     compute_meta_function_declaration,
     compute_native_function_declaration,
@@ -34,7 +37,8 @@ def namespaced_blocks(by_namespace: dict[str, list[str]], max_level: int, *, ski
     return lines
 
 
-def native_function_declarations(ctx: GenContext, groups=None) -> list[str]:
+def native_function_declarations(ctx: GenContext, groups: Iterable[NativeFunction | NativeFunctionsGroup] | None = None
+                                 ) -> list[str]:
     """Kernel declarations of these groups (default: all) under every backend, by kernel namespace."""
     by_namespace: dict[str, list[str]] = {}
     indices = ctx.declared_indices

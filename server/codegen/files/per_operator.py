@@ -11,7 +11,7 @@ Functions.h, Operators.h, NativeFunctions.h, NativeMetaFunctions.h, MethodOperat
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 
 from ...model import dispatch as dk
 from ...model.native_function import NativeFunction, NativeFunctionsGroup, Variant
@@ -88,14 +88,14 @@ def plan_ops_files(ctx: GenContext, roots: RootNames) -> list[PlannedFile]:
     for name, fs in roots.functions.items():
         groups = roots.groups.get(name, ())
         structured = roots.structured(name)
-        out.append(single(Manager.ops, f"{name}_ops.h", lambda fs=fs: _ops_h(fs), template="Operator.h"))
-        out.append(single(Manager.ops, f"{name}.h", lambda name=name, fs=fs: _function_h(ctx, name, fs),
+        out.append(single(Manager.ops, f"{name}_ops.h", partial(_ops_h, fs), template="Operator.h"))
+        out.append(single(Manager.ops, f"{name}.h", partial(_function_h, ctx, name, fs),
                           template="Function.h"))
         if structured:
-            out.append(single(Manager.ops, f"{name}_meta.h", lambda s=structured: _meta_h(s),
+            out.append(single(Manager.ops, f"{name}_meta.h", partial(_meta_h, structured),
                               template="NativeMetaFunction.h"))
         out.append(single(Manager.ops, f"{name}_native.h",
-                          lambda name=name, groups=groups, s=bool(structured): _native_h(ctx, name, groups, s),
+                          partial(_native_h, ctx, name, groups, bool(structured)),
                           template="NativeFunction.h"))
     return out
 
@@ -129,7 +129,7 @@ def plan_dispatch_files(ctx: GenContext, roots: RootNames, key: dk.DispatchKey, 
         return {"dispatch_namespace": namespace,
                 "dispatch_namespaced_declarations": dispatch_declarations(ctx, key, roots.groups.get(name, ()))}
 
-    return [single(Manager.ops, f"{name}_{namespace}_dispatch.h", lambda name=name: build(name),
+    return [single(Manager.ops, f"{name}_{namespace}_dispatch.h", partial(build, name),
                    template="DispatchKeyFunction.h", shares=f"Register{key}.cpp")  # the same group pieces
             for name in names]
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from ...model.native_function import NativeFunction
 from ..dest.dispatcher_calls import compute_aten_op, compute_registration_declaration
 from ..dest.functions import cpp_string, tags_initializer
 from ..plan import Env
@@ -11,7 +14,7 @@ from .context import GenContext
 FRAGMENT_NAMESPACES = frozenset({"quantized", "quantized_decomposed"})
 
 
-def schema_definitions(functions) -> list[str]:
+def schema_definitions(functions: Iterable[NativeFunction]) -> list[str]:
     """m.def lines; each distinct tag list is declared (tags_<n>) before its first use."""
     known: dict[str, int] = {}
     out = []

@@ -17,13 +17,15 @@ from dataclasses import dataclass
 from ...analysis.check import installed_package_dir
 from ...diagnostics import Diagnostic, diag
 from ...index.backend import BackendSnapshot
+from ...model.backend import ListedOp
 from ...model.backend_resolve import ResolvedBackend
 from ...model.native_function import NativeFunction
 from ...model.schema import OperatorName
+from ...text import Span
 from ..backend.stubs import BackendTarget, target_of
 from ..template import Template
 from . import IN_TREE_SHAPE_HEADER, checkout_shape_header
-from .nonnative import read_non_native
+from .nonnative import NonNativeOp, read_non_native
 from .plan import Group, LazyOptions, LazyPieces, compute_pieces, selected, sort_groups
 from .shape import ShapeHeader, expected_declarations, missing_shapes, shape_diagnostics
 
@@ -36,7 +38,7 @@ TORCHSCRIPT = LazyOptions(node_base="TsNode", node_base_hdr="torch/csrc/lazy/ts_
 DEFAULT = LazyOptions()
 
 
-def names(items) -> tuple[OperatorName, ...]:
+def names(items: Iterable[ListedOp]) -> tuple[OperatorName, ...]:
     return tuple(i.name for i in items if i.name is not None)
 
 
@@ -90,8 +92,9 @@ class LazyCheck:
         return any(d.is_error for d in self.diagnostics)
 
 
-def _codegen_problems(pieces: LazyPieces, resolved: ResolvedBackend, non_native, anchor) -> list[Diagnostic]:
-    found = []
+def _codegen_problems(pieces: LazyPieces, resolved: ResolvedBackend, non_native: Iterable[NonNativeOp], anchor: Span
+                      ) -> list[Diagnostic]:
+    found: list[Diagnostic] = []
     for op, why in pieces.problems:
         items = resolved.listings.get(op, ())
         span = next((i.span for i in items if i.section in ("full_codegen", "ir_gen")), None)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...model.native_function import BackendIndex, NativeFunction
+from ...model.native_function import BackendIndex, BackendMetadata, NativeFunction
 from ...model.schema import BaseTy, BaseType, ListType
 from ..api import dispatcher
 from ..api.signatures import DispatcherSignature
@@ -44,7 +44,7 @@ class KernelOptions:
     get_device_fn: str = "torch::lazy::GetBackendDevice"
 
 
-def _meta(f: NativeFunction, index: BackendIndex):
+def _meta(f: NativeFunction, index: BackendIndex) -> BackendMetadata:
     meta = index.get_kernel(f)
     if meta is None:
         raise LazyKernelError(f"No kernel metadata found for {f.func.name}")

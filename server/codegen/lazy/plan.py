@@ -68,7 +68,7 @@ def sort_groups(groups: Iterable[Group]) -> tuple[Group, ...]:
 def selected(groups: Iterable[Group], names: Iterable[OperatorName]) -> list[NativeFunction]:
     """Every function of the groups whose name is listed, group by group (concat_map_codegen)."""
     wanted = frozenset(names)
-    out = []
+    out: list[NativeFunction] = []
     for g in groups:
         fs = g.functions() if isinstance(g, NativeFunctionsGroup) else (g,)
         out.extend(f for f in fs if f.func.name in wanted)

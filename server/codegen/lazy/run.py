@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from ...diagnostics import Diagnostic
 from ...index.native import NativeParser, NativeSnapshot
 from ...report import FileDiagnostic
 from ...model.cpp_names import header_path_problem, qualified_name_problem
-from ..backend.run import (BackendResult, check_backend_files, invalid_native_result, load_native_for,
-                           pasted_value_errors, read_impls, read_text)
+from ..backend.run import (BackendResult, check_backend_files, default_templates, invalid_native_result,
+                           load_native_for, pasted_value_errors, read_impls, read_text)
 from ..backend.stubs import target_of
 from ...releases import DEFAULT, Release
-from ..inputs import InputError, InvalidInput, packaged_aten
-from ..plan import GeneratedFile, PlanError, render
+from ..inputs import InputError, InvalidInput
+from ..plan import PlanError, materialize
 from ..writer import write_all
 from .check import check_lazy
 from .nonnative import read_non_native
@@ -44,7 +46,7 @@ LazyResult = BackendResult
 
 
 def _templates(folder: str | None) -> dict[str, str]:
-    folder = folder or (os.path.join(packaged_aten(), "templates") if packaged_aten() else None)
+    folder = folder or default_templates()
     if folder is None:
         raise InputError("no templates folder: pass --templates D (torch is not installed to provide one)")
     return {name: read_text(os.path.join(folder, name)) for name in TEMPLATES}
@@ -59,13 +61,12 @@ def _read_header(path: str) -> str:
 
 def _load(options: LazyRunOptions, text: str) -> tuple[NativeSnapshot, tuple[str, frozenset[str]] | None]:
     native, whole_text, tags = load_native_for(options.native_functions, text, options.release)
-    whole = (whole_text, tags)
     if any(d.is_error for d in native.diagnostics):
-        native, whole = NativeParser(release=options.release).parse(*whole), None
-    return native, whole
+        return NativeParser(release=options.release).parse(whole_text, tags), None
+    return native, (whole_text, tags)
 
 
-def _placed(options: LazyRunOptions, found) -> tuple[FileDiagnostic, ...]:
+def _placed(options: LazyRunOptions, found: Iterable[Diagnostic]) -> tuple[FileDiagnostic, ...]:
     return tuple(FileDiagnostic(options.source_yaml, d) for d in found)
 
 
@@ -116,8 +117,7 @@ def generate_lazy(options: LazyRunOptions) -> LazyResult:
     pieces = checked.pieces
     try:
         planned = plan_lazy(target, groups, options.output_dir, templates, pieces, lazy)
-        files = tuple(GeneratedFile(p.manager, p.path, render(p.template, templates, p.build()).encode("utf-8"))
-                      for p in planned)
+        files = tuple(materialize(planned, templates))
     except PlanError as exc:
         return dataclasses.replace(result, errors=(str(exc),))
     written = None

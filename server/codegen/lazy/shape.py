@@ -19,6 +19,7 @@ from ...diagnostics import Diagnostic, diag
 from ...model.backend import ListedOp
 from ...model.native_function import BackendIndex, NativeFunction
 from ...model.schema import OperatorName
+from ...text import Span
 from .kernels import shape_declaration
 
 _DECLARED = re.compile(r"\bcompute_shape_(\w+)\s*\(")
@@ -63,17 +64,17 @@ def missing_shapes(expected: Iterable[tuple[NativeFunction, str]], header: Shape
                    index: BackendIndex) -> list[MissingShape]:
     out = []
     for f, decl in expected:
-        if decl in header.lines:
+        meta = index.get_kernel(f)
+        if decl in header.lines or meta is None:  # None never: expected_declarations refuses an op without one
             continue
-        kernel = index.get_kernel(f).kernel  # type: ignore[union-attr]
-        out.append(MissingShape(f.func.name, kernel, decl, kernel in header.names))
+        out.append(MissingShape(f.func.name, meta.kernel, decl, meta.kernel in header.names))
     return out
 
 
 def shape_diagnostics(missing: Iterable[MissingShape], listings: Mapping[OperatorName, tuple[ListedOp, ...]],
-                      header_path: str, anchor) -> list[Diagnostic]:
+                      header_path: str, anchor: Span) -> list[Diagnostic]:
     """One error per missing declaration, on each full_codegen line of its op (else on anchor)."""
-    found = []
+    found: list[Diagnostic] = []
     for m in missing:
         if m.other_signature:
             why = (f"{header_path} declares compute_shape_{m.kernel}, but not with the signature gen_lazy_tensor "
