@@ -42,7 +42,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from opgen_lsp.analysis.kernels import Requirement, generated_view_copies, is_met, requirements
+from opgen_lsp.analysis.kernels import Requirement, generated_view_copies, is_met, requirements, serving_definitions
+from opgen_lsp.codegen.dest.native_declarations import kernel_parameter_types
 from opgen_lsp.index.kernels import ATEN, KernelIndex, Located
 from opgen_lsp.index.native import NativeParser, TagsParser
 from opgen_lsp.syntax.cpp_scan import (DECLARATION, DEFINITION, IMPL, META, STRUCTURED_MACROS, blank_comments_and_literals,
@@ -84,7 +85,7 @@ def yaml_paths(tree: Path, given: str | None) -> tuple[Path, Path]:
 def load_needs(yaml_path: Path, tags_path: Path) -> list[Requirement]:
     tags = TagsParser().parse(tags_path.read_text()).names
     model = NativeParser().parse(yaml_path.read_text(), tags).functions
-    return list(requirements(model, generated_view_copies(model)))
+    return list(requirements(model, generated_view_copies(model), kernel_parameter_types))
 
 
 def wheel_ops_folder() -> Path:
@@ -103,9 +104,9 @@ def read_expected(path: str) -> set[str]:
 
 
 def definitions_of(index: KernelIndex, need: Requirement) -> list[Located]:
-    """Where the index satisfies need (what a deletion must remove)."""
-    hits = index.find(need.name, (need.kind,))
-    return [h for h in hits if need.kind != DEFINITION or h.symbol.namespace == need.namespace]
+    """Where the index satisfies need (what a deletion must remove): a plain kernel's definitions with its
+    parameter types (not the other overloads of its name)."""
+    return serving_definitions(index, need) if need.kind == DEFINITION else index.find(need.name, (need.kind,))
 
 
 def unmet(index: KernelIndex, needs: list[Requirement]) -> set[str]:

@@ -52,7 +52,7 @@ def _check(args: argparse.Namespace) -> int:
 def _kernel_checker(roots: list[str]):
     """A check of kernels missing from the C++ sources under roots, declared as the codegen would."""
     from .analysis.kernels import missing_kernels
-    from .codegen.dest.native_declarations import compute_native_function_declaration
+    from .codegen.dest.native_declarations import compute_native_function_declaration, kernel_parameter_types
     from .index.kernels import KernelIndex, default_cache_path
 
     index = KernelIndex.build(roots, cache=default_cache_path(roots))
@@ -60,7 +60,7 @@ def _kernel_checker(roots: list[str]):
     def declare(f, backend) -> str:
         return "\n".join(compute_native_function_declaration(f, backend))
 
-    return lambda native: missing_kernels(native, index, declare=declare)
+    return lambda native: missing_kernels(native, index, declare=declare, parameters=kernel_parameter_types)
 
 
 def _derivatives_checker():

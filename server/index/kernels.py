@@ -22,8 +22,8 @@ from pathlib import Path
 
 from .documents import paused_gc
 from ..input_file import UnreadableFile, read_text
-from ..syntax import cpp_macros, cpp_scan
-from ..syntax.cpp_scan import MACRO_USE, CppSymbol, Macro, file_macros, scan, scan_with_macros
+from ..syntax import cpp_macros, cpp_scan, cpp_types
+from ..syntax.cpp_scan import MACRO_USE, Branch, CppSymbol, Macro, file_macros, scan, scan_with_macros
 
 SOURCE_SUFFIXES = frozenset({".cpp", ".cc", ".cxx", ".cu", ".cuh", ".mm", ".h", ".hpp", ".hh"})
 HEADER_SUFFIXES = (".h", ".hpp", ".hh", ".cuh")
@@ -43,8 +43,9 @@ def _scanner_source(module) -> bytes:
 
 # Bump the number when the cache's format changes. The scanner's own source is part of the version, so a
 # cache written by another scanner (which may find other symbols in the same files) is never reused.
-CACHE_VERSION = (f"5-{scanner_fingerprint(_scanner_source(cpp_scan))}"
-                 f"-{scanner_fingerprint(_scanner_source(cpp_macros))}")
+CACHE_VERSION = (f"6-{scanner_fingerprint(_scanner_source(cpp_scan))}"
+                 f"-{scanner_fingerprint(_scanner_source(cpp_macros))}"
+                 f"-{scanner_fingerprint(_scanner_source(cpp_types))}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,11 +209,22 @@ def default_cache_path(roots: list[str]) -> Path:
 
 
 def _symbols(rows) -> tuple[CppSymbol, ...]:
-    return tuple(CppSymbol(*s) for s in rows)
+    return tuple(CppSymbol(*s[:5], s[5] if len(s) > 5 else None,
+                           tuple(Branch(tuple(lines), taken) for lines, taken in s[6]) if len(s) > 6 else ())
+                 for s in rows)
 
 
 def _rows(symbols: tuple[CppSymbol, ...]) -> list[list]:
-    return [[s.name, s.kind, s.namespace, s.line, s.col] for s in symbols]
+    """A symbol as a JSON row; the parameters and branches only when it has them (most symbols have neither)."""
+    rows: list[list] = []
+    for s in symbols:
+        row: list = [s.name, s.kind, s.namespace, s.line, s.col]
+        if s.params is not None or s.branches:
+            row.append(s.params)
+        if s.branches:
+            row.append([[list(b.directives), b.taken] for b in s.branches])
+        rows.append(row)
+    return rows
 
 
 def _load_cache(path: Path | None) -> tuple[dict[str, FileSymbols], dict[str, Linked]]:

@@ -190,7 +190,8 @@ class MissingKernels:
         # to the entry's line)
         self._ops: dict[int, tuple[object, tuple[str | None, bool], tuple]] = {}
 
-    def __call__(self, snapshot, index: KernelIndex, generation: int, severity: Severity, declare) -> tuple:
+    def __call__(self, snapshot, index: KernelIndex, generation: int, severity: Severity, declare,
+                 parameters=None) -> tuple:
         from ..analysis.kernels import generated_view_copies, missing_kernels
         from ..analysis.kernel_nav import meta_name
         from ..model.native_function import NativeFunctionsGroup
@@ -214,7 +215,7 @@ class MissingKernels:
             if cached is None or cached[0] is not f or cached[1] != (meta, generated):
                 found = missing_kernels(_Snapshot(_Model((op,), (group,) if group is not None else (),
                                                          model.backend_indices)),
-                                        index, declare=declare, severity=severity,
+                                        index, declare=declare, parameters=parameters, severity=severity,
                                         view_copies=frozenset((f,)) if generated else frozenset())
                 cached = (f, (meta, generated), tuple(d.shifted(-op.line) for d in found))
             seen[id(f)] = cached
