@@ -10,12 +10,15 @@ Three questions, on a checkout (or any folder holding aten/src/ATen, or a folder
    ones that are reported count as false warnings, and kernels found that are not
    expected are listed too (something else taken for their definition would hide
    their deletion).
-2. Deletions and renames that go unreported (--delete-sample N): N kernels the index
-   found, each defined in one place only, are deleted or renamed one at a time in a
-   temporary copy of the tree (a definition is blanked or its name changed; a macro
-   invocation that expands to it is blanked; TORCH_IMPL_FUNC(name) gets another name);
-   after re-indexing that file the kernel must be reported missing, and nothing else
-   that is still defined.
+2. Deletions and renames that go unreported (--delete-sample N): N definitions the index
+   found are deleted or renamed one at a time in a temporary copy of the tree (a definition
+   is blanked or its name changed; a macro invocation that expands to it is blanked;
+   TORCH_IMPL_FUNC(name) gets another name), a third each of three sorts as far as there
+   are enough: a kernel's only definition, the only one of its name; a kernel's definition
+   beside other ops' C++ overloads of the same name (a kernel is a name and its parameter
+   types here); one of a kernel's two definitions in the two branches of an #if/#else.
+   After re-indexing that file the kernel must be reported missing (OPG600, or OPG602 for
+   a branch), and nothing else that is still defined.
 3. With --generated-headers: torchgen's ATen/ops/*_native.h (the installed wheel's,
    about 1,300 real headers) declare every kernel a build registers; each must be found
    declared, and none taken for a definition.
@@ -42,7 +45,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from opgen_lsp.analysis.kernels import Requirement, generated_view_copies, is_met, requirements, serving_definitions
+from opgen_lsp.analysis.kernels import (Requirement, branch_gap, generated_view_copies, is_met, requirements,
+                                        serving_definitions)
 from opgen_lsp.codegen.dest.native_declarations import kernel_parameter_types
 from opgen_lsp.index.kernels import ATEN, KernelIndex, Located
 from opgen_lsp.index.native import NativeParser, TagsParser
@@ -50,6 +54,9 @@ from opgen_lsp.syntax.cpp_scan import (DECLARATION, DEFINITION, IMPL, META, STRU
                                       blank_preprocessor)
 
 KIND_WORDS = {DEFINITION: "kernel", IMPL: "impl", META: "meta"}
+# What a deletion sample takes out: a need's only definition; a need's one definition beside other ops' overloads
+# of the same name; one of a need's definitions in the two branches of an #if/#else.
+SINGLE, OVERLOAD, BRANCH = "single", "overload", "branch"
 NATIVE = os.path.join(ATEN, "native")
 
 
@@ -95,7 +102,15 @@ def wheel_ops_folder() -> Path:
 
 
 def label(need: Requirement) -> str:
-    return f"{KIND_WORDS[need.kind]} {need.name}"
+    """What a need is called here: its kind and name, and a plain kernel's parameter types (the overloads of a
+    name are several kernels)."""
+    params = f"({need.params})" if need.kind == DEFINITION and need.params is not None else ""
+    return f"{KIND_WORDS[need.kind]} {need.name}{params}"
+
+
+def bare(label: str) -> str:
+    """A label without its parameter types: the `kernel NAME` of an --expect file."""
+    return label.split("(", 1)[0]
 
 
 def read_expected(path: str) -> set[str]:
@@ -210,57 +225,85 @@ class Mutation:
     end: int
     replacement: str
     how: str  # "deleted" or "renamed"
+    sort: str = SINGLE  # what kind of definition it took out: SINGLE, OVERLOAD or BRANCH
 
     def apply(self, text: str) -> str:
         return text[:self.start] + self.replacement + text[self.end:]
 
 
-def mutation_for(tree: Path, need: Requirement, hit: Located, rename: bool) -> Mutation:
+def mutation_for(tree: Path, need: Requirement, hit: Located, rename: bool, sort: str = SINGLE) -> Mutation:
     text = Path(hit.path).read_text(encoding="utf-8", errors="replace")
     site = Site(hit.path, hit.symbol.line, hit.symbol.col)
     relative = os.path.relpath(hit.path, tree)
     renamed = rename_span(text, site, need.name) if rename else None
     if renamed is not None:
-        return Mutation(label(need), relative, *renamed, "renamed")
+        return Mutation(label(need), relative, *renamed, "renamed", sort)
     start, end = deletion_span(text, site, need.name)
-    return Mutation(label(need), relative, start, end, re.sub(r"[^\n]", " ", text[start:end]), "deleted")
+    return Mutation(label(need), relative, start, end, re.sub(r"[^\n]", " ", text[start:end]), "deleted", sort)
 
 
-def singly_defined(index: KernelIndex, needs: list[Requirement]) -> dict[str, tuple[Requirement, Located]]:
-    """The needs met by exactly one definition, by label."""
-    single: dict[str, tuple[Requirement, Located]] = {}
+def _one_of_two_branches(found: list[Located]) -> bool:
+    """Two definitions in the two branches of one #if/#else (of one file): a build takes one or the other."""
+    if len(found) != 2 or found[0].path != found[1].path:
+        return False
+    a, b = found
+    return any(x.directives == y.directives and len(x.directives) == 2 and x.taken != y.taken
+               for x in a.symbol.branches for y in b.symbol.branches)
+
+
+def candidates(index: KernelIndex, needs: list[Requirement]) -> dict[str, dict[str, tuple[Requirement, Located]]]:
+    """The definitions a deletion must be reported for, by sort and by label: SINGLE, a need's one definition, the
+    only one of its name; OVERLOAD, a need's one definition, other ops' overloads of its name beside it; BRANCH,
+    one of a need's two definitions in the two branches of an #if/#else (the first, which a build without the other
+    branch cannot do without)."""
+    out: dict[str, dict[str, tuple[Requirement, Located]]] = {SINGLE: {}, OVERLOAD: {}, BRANCH: {}}
     for need in needs:
         found = definitions_of(index, need)
-        if len(found) == 1 and is_met(index, need):
-            single.setdefault(label(need), (need, found[0]))
-    return single
+        if not found or not is_met(index, need):
+            continue
+        if len(found) == 1:
+            others = need.kind == DEFINITION and any(
+                h.symbol.namespace == need.namespace and h != found[0] for h in index.find(need.name, (DEFINITION,)))
+            out[OVERLOAD if others else SINGLE].setdefault(label(need), (need, found[0]))
+        elif need.kind == DEFINITION and _one_of_two_branches(found):
+            out[BRANCH].setdefault(label(need), (need, found[0]))
+    return out
 
 
 def choose_mutations(tree: Path, index: KernelIndex, needs: list[Requirement], count: int,
                      seed: int) -> list[Mutation]:
-    """count singly-defined kernels, each deleted or renamed (in turn), none of their texts overlapping, so that
-    all can be applied at once."""
-    single = singly_defined(index, needs)
-    order = sorted(single)
-    random.Random(seed).shuffle(order)
+    """count definitions, each deleted or renamed (in turn), none of their texts overlapping, so that all can be
+    applied at once: taken in turn from each sort of candidates (a third each, as far as there are enough)."""
+    sorts = candidates(index, needs)
+    rng = random.Random(seed)
+    queues = []
+    for sort in (SINGLE, OVERLOAD, BRANCH):
+        order = sorted(sorts[sort])
+        rng.shuffle(order)
+        queues.append([(sort, key) for key in order])
     chosen: list[Mutation] = []
     taken: dict[str, list[tuple[int, int]]] = {}
-    for key in order:
-        if len(chosen) == count:
-            break
-        need, hit = single[key]
-        mutation = mutation_for(tree, need, hit, rename=len(chosen) % 2 == 1)
-        spans = taken.setdefault(mutation.path, [])
-        if any(mutation.start < end and start < mutation.end for start, end in spans):
-            continue
-        spans.append((mutation.start, mutation.end))
-        chosen.append(mutation)
+    while len(chosen) < count and any(queues):
+        for queue in queues:
+            if not queue or len(chosen) == count:
+                continue
+            sort, key = queue.pop(0)
+            need, hit = sorts[sort][key]
+            mutation = mutation_for(tree, need, hit, rename=len(chosen) % 2 == 1, sort=sort)
+            spans = taken.setdefault(mutation.path, [])
+            if any(mutation.start < end and start < mutation.end for start, end in spans):
+                continue
+            spans.append((mutation.start, mutation.end))
+            chosen.append(mutation)
     return chosen
 
 
-def taken_out(tree: Path, index: KernelIndex, needs: list[Requirement], mutations: list[Mutation]) -> set[str]:
-    """The needs the mutations leave without any definition: their own, and any other whose every definition
-    lies in the text they change (a macro invocation defining several kernels)."""
+def expected_codes(tree: Path, index: KernelIndex, needs: list[Requirement], mutations: list[Mutation]
+                   ) -> dict[str, str]:
+    """The needs the mutations take out, by label, each with the code it must be reported with: OPG600 (OPG601
+    for a meta function) when none of its definitions is left (its own, and any other whose every definition
+    lies in the text they change: a macro invocation defining several kernels), OPG602 when what is left is
+    in some branches of a conditional only (a BRANCH mutation's need)."""
     changed: dict[str, list[tuple[int, int]]] = {}
     for m in mutations:
         changed.setdefault(m.path, []).append((m.start, m.end))
@@ -274,12 +317,20 @@ def taken_out(tree: Path, index: KernelIndex, needs: list[Requirement], mutation
         at = _offset(text, hit.symbol.line, hit.symbol.col)
         return any(start <= at < end for start, end in changed[relative])
 
-    out = {m.label for m in mutations}
+    out = {m.label: "OPG602" if m.sort == BRANCH else "OPG600" for m in mutations}
     for need in needs:
         found = definitions_of(index, need)
-        if found and all(inside(h) for h in found):
-            out.add(label(need))
-    return out
+        gone = [h for h in found if inside(h)]
+        if found and len(gone) == len(found):
+            out[label(need)] = "OPG600"
+        elif gone and need.kind == DEFINITION and branch_gap([h for h in found if h not in gone]) is not None:
+            out.setdefault(label(need), "OPG602")
+    return {key: "OPG601" if key.startswith(KIND_WORDS[META]) else code for key, code in out.items()}
+
+
+def taken_out(tree: Path, index: KernelIndex, needs: list[Requirement], mutations: list[Mutation]) -> set[str]:
+    """The labels of the needs the mutations take out (expected_codes)."""
+    return set(expected_codes(tree, index, needs, mutations))
 
 
 def copy_tree(tree: Path, dest: Path) -> Path:
@@ -306,9 +357,9 @@ def apply_all(copy: Path, mutations: list[Mutation]) -> None:
 
 
 def check_deletions(tree: Path, index: KernelIndex, needs: list[Requirement], count: int,
-                    seed: int) -> tuple[list[dict], list[dict], int]:
-    """Delete or rename `count` singly-defined kernels one at a time in a copy of the tree: (those still found,
-    kernels still defined that were reported missing after one of them, how many were tried)."""
+                    seed: int) -> tuple[list[dict], list[dict], list[Mutation]]:
+    """Delete or rename `count` definitions (choose_mutations) one at a time in a copy of the tree: (those still found,
+    kernels still defined that were reported missing after one of them, the mutations tried)."""
     mutations = choose_mutations(tree, index, needs, count, seed)
     failures: list[dict] = []
     collateral: list[dict] = []
@@ -330,7 +381,7 @@ def check_deletions(tree: Path, index: KernelIndex, needs: list[Requirement], co
                 collateral.append({**where, "also reported": other})
             path.write_text(original, encoding="utf-8")
             moved.update(str(path))
-    return failures, collateral, len(mutations)
+    return failures, collateral, mutations
 
 
 # ---------------------------------------------------------------- generated declarations
@@ -365,14 +416,14 @@ def measure(tree: Path, args: argparse.Namespace) -> tuple[bool, dict]:
     index = KernelIndex.build([str(tree)])
     missing = sorted(unmet(index, needs))
     expected = read_expected(args.expect) if args.expect else None
-    false_missing = sorted(set(missing) & expected) if expected is not None else missing
+    false_missing = sorted(m for m in missing if bare(m) in expected) if expected is not None else missing
     met = sorted({label(n) for n in needs} - set(missing))
     print(f"{tree}: {len(index.files)} files ({', '.join(index.roots)}; macros of {', '.join(index.header_roots)}); "
           f"{len({label(n) for n in needs})} kernels needed by {yaml_path}; {len(met)} found, {len(missing)} "
           "reported missing")
-    false_found = sorted(set(met) - expected) if expected is not None else []
+    false_found = sorted(m for m in met if bare(m) not in expected) if expected is not None else []
     if expected is not None:
-        print(f"expected (defined by these sources): {len(expected)}; found {len(expected & set(met))}; "
+        print(f"expected (defined by these sources): {len(expected)}; found {len(expected & {bare(m) for m in met})}; "
               f"false missing-kernel warnings: {len(false_missing)}; found but not defined (a deletion of the "
               f"real definition would go unreported): {len(false_found)}")
     for item in false_missing:
@@ -383,8 +434,10 @@ def measure(tree: Path, args: argparse.Namespace) -> tuple[bool, dict]:
     collateral: list[dict] = []
     tried = 0
     if args.delete_sample:
-        failures, collateral, tried = check_deletions(tree, index, needs, args.delete_sample, args.seed)
-        print(f"deleted or renamed {tried} kernels one at a time: {tried - len(failures)} reported, "
+        failures, collateral, mutations = check_deletions(tree, index, needs, args.delete_sample, args.seed)
+        tried = len(mutations)
+        sorts = ", ".join(f"{sum(m.sort == sort for m in mutations)} {sort}" for sort in (SINGLE, OVERLOAD, BRANCH))
+        print(f"deleted or renamed {tried} kernels one at a time ({sorts}): {tried - len(failures)} reported, "
               f"{len(failures)} not; {len(collateral)} other kernels, still defined, reported with them")
         for f in failures:
             print(f"  still found after it was {f['how']}: {f['kernel']} ({f['file']}:{f['line']})")
@@ -417,8 +470,8 @@ def main() -> int:
                         help="what the sources define (`kernel NAME` / `impl NAME` / `meta NAME` lines); only "
                              "these count as false warnings")
     parser.add_argument("--delete-sample", type=int, default=0, metavar="N",
-                        help="delete or rename N random singly-defined kernels, one at a time, and check each is "
-                             "reported")
+                        help="delete or rename N random definitions (only ones, overloads, #if/#else branches), "
+                             "one at a time, and check each is reported")
     parser.add_argument("--generated-headers", nargs="?", const="wheel", metavar="DIR",
                         help="also scan torchgen's ATen/ops/*_native.h (default: the installed torch's): every "
                              "kernel they declare must be found declared, and no definition found there")

@@ -116,6 +116,8 @@ def type_aliases(code: str) -> dict[str, str]:
 
 def with_aliases(key: str, aliases: dict[str, str]) -> str:
     """A parameter key with the aliases spelled out."""
+    if not aliases:
+        return key
     pattern = re.compile(r"(?<![\w:])(" + "|".join(map(re.escape, aliases)) + r")(?!\w)")
     if pattern.search(key) is None:
         return key
