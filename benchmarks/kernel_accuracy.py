@@ -16,7 +16,7 @@ Three questions, on a checkout (or any folder holding aten/src/ATen, or a folder
    TORCH_IMPL_FUNC(name) gets another name), a third each of three sorts as far as there
    are enough: a kernel's only definition, the only one of its name; a kernel's definition
    beside other ops' C++ overloads of the same name (a kernel is a name and its parameter
-   types here); one of a kernel's two definitions in the two branches of an #if/#else.
+   types here); one of a kernel's definitions in each branch of an #if/#else (#elif).
    After re-indexing that file the kernel must be reported missing (OPG600, or OPG602 for
    a branch), and nothing else that is still defined.
 3. With --generated-headers: torchgen's ATen/ops/*_native.h (the installed wheel's,
@@ -55,7 +55,7 @@ from opgen_lsp.syntax.cpp_scan import (DECLARATION, DEFINITION, IMPL, META, STRU
 
 KIND_WORDS = {DEFINITION: "kernel", IMPL: "impl", META: "meta"}
 # What a deletion sample takes out: a need's only definition; a need's one definition beside other ops' overloads
-# of the same name; one of a need's definitions in the two branches of an #if/#else.
+# of the same name; one of a need's definitions in each branch of an #if/#else (#elif).
 SINGLE, OVERLOAD, BRANCH = "single", "overload", "branch"
 NATIVE = os.path.join(ATEN, "native")
 
@@ -242,20 +242,20 @@ def mutation_for(tree: Path, need: Requirement, hit: Located, rename: bool, sort
     return Mutation(label(need), relative, start, end, re.sub(r"[^\n]", " ", text[start:end]), "deleted", sort)
 
 
-def _one_of_two_branches(found: list[Located]) -> bool:
-    """Two definitions in the two branches of one #if/#else (of one file): a build takes one or the other."""
-    if len(found) != 2 or found[0].path != found[1].path:
+def _one_per_branch(found: list[Located]) -> bool:
+    """Definitions one in each branch of one #if/#elif/#else (of one file): a build takes one of them."""
+    if len(found) < 2 or len({h.path for h in found}) > 1:
         return False
-    a, b = found
-    return any(x.directives == y.directives and len(x.directives) == 2 and x.taken != y.taken
-               for x in a.symbol.branches for y in b.symbol.branches)
+    shared = set.intersection(*({b.directives for b in h.symbol.branches} for h in found))
+    return any(len(lines) == len(found) and {b.taken for h in found for b in h.symbol.branches if b.directives == lines}
+               == set(range(len(lines))) for lines in shared)
 
 
 def candidates(index: KernelIndex, needs: list[Requirement]) -> dict[str, dict[str, tuple[Requirement, Located]]]:
     """The definitions a deletion must be reported for, by sort and by label: SINGLE, a need's one definition, the
     only one of its name; OVERLOAD, a need's one definition, other ops' overloads of its name beside it; BRANCH,
-    one of a need's two definitions in the two branches of an #if/#else (the first, which a build without the other
-    branch cannot do without)."""
+    the first of a need's definitions one in each branch of an #if/#else (or #elif): the build taking its branch
+    has no other."""
     out: dict[str, dict[str, tuple[Requirement, Located]]] = {SINGLE: {}, OVERLOAD: {}, BRANCH: {}}
     for need in needs:
         found = definitions_of(index, need)
@@ -265,7 +265,7 @@ def candidates(index: KernelIndex, needs: list[Requirement]) -> dict[str, dict[s
             others = need.kind == DEFINITION and any(
                 h.symbol.namespace == need.namespace and h != found[0] for h in index.find(need.name, (DEFINITION,)))
             out[OVERLOAD if others else SINGLE].setdefault(label(need), (need, found[0]))
-        elif need.kind == DEFINITION and _one_of_two_branches(found):
+        elif need.kind == DEFINITION and _one_per_branch(found):
             out[BRANCH].setdefault(label(need), (need, found[0]))
     return out
 

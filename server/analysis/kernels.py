@@ -179,15 +179,15 @@ def missing_kernels(snapshot: NativeSnapshot, index: KernelIndex, *, declare: De
     for need in requirements(model, copies, parameters):
         if is_met(index, need):
             continue
+        if need.kind == META or need.key is None:
+            out.append(diag("OPG601", problem_span(need.op, "structured"),
+                            f"no TORCH_META_FUNC({need.name}) (or TORCH_META_FUNC2) in {_where(index)}: the "
+                            "structured op needs its meta function", severity=severity))
+            continue
         gap = branch_gap(serving_definitions(index, need)) if need.kind == DEFINITION else None
         if gap is not None:
             out.append(diag("OPG602", _kernel_span(need.op, need.key), _partly_defined(need, gap),
                             severity=severity))
-            continue
-        if need.kind == META:
-            out.append(diag("OPG601", problem_span(need.op, "structured"),
-                            f"no TORCH_META_FUNC({need.name}) (or TORCH_META_FUNC2) in {_where(index)}: the "
-                            "structured op needs its meta function", severity=severity))
             continue
         message = _missing(need, index, model.backend_indices[need.key], declare)
         out.append(diag("OPG600", _kernel_span(need.op, need.key), message, severity=severity))

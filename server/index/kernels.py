@@ -208,10 +208,14 @@ def default_cache_path(roots: list[str]) -> Path:
     return Path(base) / "opgen" / f"kernels-{key}.json"
 
 
+def _symbol(row: list) -> CppSymbol:
+    name, kind, namespace, line, col = row[:5]
+    branches = tuple(Branch(tuple(lines), taken) for lines, taken in row[6]) if len(row) > 6 else ()
+    return CppSymbol(name, kind, namespace, line, col, row[5] if len(row) > 5 else None, branches)
+
+
 def _symbols(rows) -> tuple[CppSymbol, ...]:
-    return tuple(CppSymbol(*s[:5], s[5] if len(s) > 5 else None,
-                           tuple(Branch(tuple(lines), taken) for lines, taken in s[6]) if len(s) > 6 else ())
-                 for s in rows)
+    return tuple(_symbol(row) for row in rows)
 
 
 def _rows(symbols: tuple[CppSymbol, ...]) -> list[list]:

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Callable
+from itertools import pairwise
 
 # (Macro and split_top_level are also taken from here by the index and the codegen.)
 from .cpp_macros import Macro, collect_macros, expand_invocations, invoked, matching, split_top_level
@@ -191,7 +192,7 @@ def _conditionals(code: str) -> list[_Conditional]:
         elif word == "endif" and stack:
             starts, zero = stack.pop(), disabled.pop()
             bounds = starts + [m.start()]
-            pairs = list(zip(bounds, bounds[1:]))
+            pairs = list(pairwise(bounds))
             balanced = not any(_brace_delta(code, a, b) for a, b in pairs)
             failing = tuple(_FAILS_THE_BUILD.search(code, a, b) is not None for a, b in pairs)
             out.append(_Conditional(tuple(starts), m.start(), zero, balanced, failing))
@@ -426,8 +427,8 @@ def _definition(code: str, at: int, head: str, kind: str, namespace: list[str], 
     if marker:
         full_ns = f"{full_ns}::{marker}" if full_ns else marker
     params = parameter_key(head[call.end():_matching(head, call.end() - 1, "(", ")") - 1])
-    symbols.append(CppSymbol(qualified[-1], kind, full_ns, *position(at + call.start() + len(name) - len(base)),
-                             params))
+    line, col = position(at + call.start() + len(name) - len(base))
+    symbols.append(CppSymbol(qualified[-1], kind, full_ns, line, col, params))
 
 
 def _not_a_kernel(prefix: str) -> str | None:

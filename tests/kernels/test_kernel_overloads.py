@@ -152,10 +152,11 @@ def test_no_warning_when_every_overload_and_branch_is_there(tree: Path) -> None:
     assert warnings(tree) == []
 
 
-@pytest.mark.parametrize(("text", "op"), [(BITAND_SCALAR, "bitand.Scalar(Tensor self, Scalar other) -> Tensor"),
-                                          (BITAND_TENSOR, "bitand.Tensor(Tensor self, Tensor other) -> Tensor"),
-                                          (BITAND_TENSOR_OUT, "bitand.Tensor_out(Tensor self, Tensor other, *, "
-                                                              "Tensor(a!) out) -> Tensor(a!)")])
+@pytest.mark.parametrize(("text", "op"), [
+    (BITAND_SCALAR, "bitand.Scalar(Tensor self, Scalar other) -> Tensor"),
+    (BITAND_TENSOR, "bitand.Tensor(Tensor self, Tensor other) -> Tensor"),
+    (BITAND_TENSOR_OUT, "bitand.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)"),
+])
 def test_a_deleted_overload_is_reported_on_the_op_it_served_only(tree: Path, text: str, op: str) -> None:
     without(tree, "native/BinaryOps.cpp", text)
     ((code, line, message),) = warnings(tree)

@@ -8,7 +8,7 @@ to get its tree, when it is absent (docs/kernels.md). On each:
   yaml is of an older release: its other diagnostics are not what is measured here);
 - 200 definitions, half deleted and half renamed at once in a copy of the tree (benchmarks/kernel_accuracy.py
   picks them: a third each of a kernel's only definition, a kernel's definition beside other ops' C++
-  overloads of its name, and one of a kernel's two definitions in the two branches of an #if/#else), are
+  overloads of its name, and one of a kernel's definitions in each branch of an #if/#else), are
   each reported on the dispatch line of the op they served (OPG600; OPG602 for a branch; OPG601 on the
   `structured:` line for a meta function), and nothing else is, both by `opgen check --kernels` and by the
   language server opened on the copy. The expected lines are read from the yaml text here, not from the
