@@ -194,9 +194,14 @@ def _conditionals(code: str) -> list[_Conditional]:
             bounds = starts + [m.start()]
             pairs = list(pairwise(bounds))
             balanced = not any(_brace_delta(code, a, b) for a, b in pairs)
-            failing = tuple(_FAILS_THE_BUILD.search(code, a, b) is not None for a, b in pairs)
+            failing = tuple(_fails_the_build(code, a, b) for a, b in pairs)
             out.append(_Conditional(tuple(starts), m.start(), zero, balanced, failing))
     return out
+
+
+def _fails_the_build(code: str, start: int, end: int) -> bool:
+    return (code.find("error", start, end) >= 0 or code.find("static_assert", start, end) >= 0) \
+        and _FAILS_THE_BUILD.search(code, start, end) is not None
 
 
 def keep_balanced_branches(code: str) -> str:
@@ -426,7 +431,10 @@ def _definition(code: str, at: int, head: str, kind: str, namespace: list[str], 
     marker = _not_a_kernel(prefix)
     if marker:
         full_ns = f"{full_ns}::{marker}" if full_ns else marker
-    params = parameter_key(head[call.end():_matching(head, call.end() - 1, "(", ")") - 1])
+    close = head.find(")", call.end())  # (most parameter lists have no parentheses inside)
+    if close < 0 or head.find("(", call.end(), close) >= 0:
+        close = _matching(head, call.end() - 1, "(", ")") - 1
+    params = parameter_key(head[call.end():close])
     line, col = position(at + call.start() + len(name) - len(base))
     symbols.append(CppSymbol(qualified[-1], kind, full_ns, line, col, params))
 
