@@ -80,14 +80,18 @@ def dispatch_line(op: str) -> int:
     return LINES.index(f"- func: {op}") + 2
 
 
-@pytest.fixture
-def tree(tmp_path: Path) -> Path:
+def write_sources(folder: Path, yaml_folder: Path) -> None:
     for name, text in SOURCES.items():
-        path = tmp_path / "src" / name
+        path = folder / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
-    (tmp_path / "native_functions.yaml").write_text(OPS)
-    (tmp_path / "tags.yaml").write_text(TAGS)
+    (yaml_folder / "native_functions.yaml").write_text(OPS)
+    (yaml_folder / "tags.yaml").write_text(TAGS)
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    write_sources(tmp_path / "src", tmp_path)
     return tmp_path / "src"
 
 
@@ -232,12 +236,7 @@ async def test_the_server_reports_a_deleted_overload_and_branch(tmp_path: Path, 
                                                                 ) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # (the server inherits it)
     native = tmp_path / "aten" / "src" / "ATen" / "native"
-    for name, text in SOURCES.items():
-        path = native.parent / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    (native / "native_functions.yaml").write_text(OPS)
-    (native / "tags.yaml").write_text(TAGS)
+    write_sources(native.parent, native)
     without(native, "BinaryOps.cpp", BITAND_SCALAR)  # (before the server indexes the folder)
     client = await ClientServerConfig(server_command=SERVER, client_factory=make_client).start()
     try:
