@@ -23,7 +23,8 @@ from ..model import dispatch as dk
 from ..model.native_function import (BackendIndex, BackendMetadata, NativeFunction, NativeFunctionsGroup,
                                      NativeFunctionsViewGroup)
 from ..model.native_yaml import Op
-from ..syntax.cpp_scan import ANONYMOUS, DECLARATION, DEFINITION, DEVICE, IMPL, META, STATIC, TEMPLATE, Branch, CppSymbol
+from ..syntax.cpp_scan import (ANONYMOUS, DECLARATION, DEFINITION, DEVICE, IMPL, META, STATIC, TEMPLATE, Branch,
+                               CppSymbol)
 from ..syntax.cpp_types import types_key
 from ..syntax.locate import ScalarText
 from ..syntax.nodes import YMap, YScalar

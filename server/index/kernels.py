@@ -19,6 +19,7 @@ import threading
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .documents import paused_gc
 from ..input_file import UnreadableFile, read_text
@@ -208,7 +209,7 @@ def default_cache_path(roots: list[str]) -> Path:
     return Path(base) / "opgen" / f"kernels-{key}.json"
 
 
-def _symbol(row: list) -> CppSymbol:
+def _symbol(row: list[Any]) -> CppSymbol:
     name, kind, namespace, line, col = row[:5]
     branches = tuple(Branch(tuple(lines), taken) for lines, taken in row[6]) if len(row) > 6 else ()
     return CppSymbol(name, kind, namespace, line, col, row[5] if len(row) > 5 else None, branches)
@@ -218,11 +219,11 @@ def _symbols(rows) -> tuple[CppSymbol, ...]:
     return tuple(_symbol(row) for row in rows)
 
 
-def _rows(symbols: tuple[CppSymbol, ...]) -> list[list]:
+def _rows(symbols: tuple[CppSymbol, ...]) -> list[list[Any]]:
     """A symbol as a JSON row; the parameters and branches only when it has them (most symbols have neither)."""
-    rows: list[list] = []
+    rows: list[list[Any]] = []
     for s in symbols:
-        row: list = [s.name, s.kind, s.namespace, s.line, s.col]
+        row: list[Any] = [s.name, s.kind, s.namespace, s.line, s.col]
         if s.params is not None or s.branches:
             row.append(s.params)
         if s.branches:

@@ -404,7 +404,8 @@ def kernel_definition(analysis: Analysis, line: int, col: int, client: Client, k
     index = kernels.state.index if kernels is not None and kernels.state.roots else None
     if index is None:
         return []
-    definitions, declarations = kernel_nav.places(index, ref, kernel_parameters(analysis.native, ref))  # type: ignore[arg-type]
+    params = kernel_parameters(analysis.native, ref)  # type: ignore[arg-type]
+    definitions, declarations = kernel_nav.places(index, ref, params)
     # (none with its parameters: the overloads of its name, where one would go)
     hits = definitions or declarations or kernel_nav.places(index, ref)[0]
     return [_file_location(h.path, h.symbol.line, h.symbol.col, len(h.symbol.name), client, kernels)  # type: ignore[arg-type]

@@ -251,7 +251,11 @@ def _with_branches(symbols: list[CppSymbol], conditionals: list[_Conditional], l
                     out.append(Branch(live, live.index(opener)))
         return tuple(out)
 
-    return [replace(s, branches=branches(s.line)) if s.kind == DEFINITION else s for s in symbols]
+    out = []
+    for s in symbols:
+        held = branches(s.line) if s.kind == DEFINITION else ()
+        out.append(replace(s, branches=held) if held else s)
+    return out
 
 
 def _blank_ranges(code: str, ranges: list[tuple[int, int]]) -> str:

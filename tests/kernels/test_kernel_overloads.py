@@ -24,7 +24,8 @@ from lsp.helpers import SERVER, make_client, open_document  # (tests/lsp: a top-
 BITAND_TENSOR = "Tensor bitand(const Tensor& self, const Tensor& other) { return self; }\n"
 BITAND_SCALAR = "Tensor bitand(const Tensor& self, const Scalar& other) { return self; }\n"
 BITAND_TENSOR_OUT = "Tensor& bitand_out(const Tensor& self, const Tensor& other, Tensor& out) { return out; }\n"
-BITAND_SCALAR_OUT = "Tensor& bitand_out(const at::Tensor & self, at::Scalar const& other, Tensor &out) { return out; }\n"
+BITAND_SCALAR_OUT = ("Tensor& bitand_out(const at::Tensor & self, at::Scalar const& other, Tensor &out) "
+                     "{ return out; }\n")
 BINARY = ("namespace at::native {\n" + BITAND_TENSOR + BITAND_SCALAR + BITAND_TENSOR_OUT + BITAND_SCALAR_OUT
           + "using hx_type = const Tensor&;\nTensor cell(const Tensor& input, hx_type hx) { return input; }\n}\n")
 ENABLED = "Tensor mkldnn_thing(const Tensor& self) { return self; }\n"
