@@ -12,11 +12,13 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, client_capabilities
 
+from opgen_lsp.analysis import kernel_nav
 from opgen_lsp.analysis.kernels import missing_kernels
 from opgen_lsp.cli import main
 from opgen_lsp.codegen.dest.native_declarations import kernel_parameter_types
 from opgen_lsp.index.kernels import KernelIndex
 from opgen_lsp.index.native import NativeParser, TagsParser
+from opgen_lsp.lsp.features import kernel_parameters
 from opgen_lsp.syntax.cpp_scan import DEFINITION, Branch, scan
 
 from lsp.helpers import SERVER, make_client, open_document  # (tests/lsp: a top-level package under pytest)
@@ -256,3 +258,18 @@ async def test_the_server_reports_a_deleted_overload_and_branch(tmp_path: Path, 
     finally:
         await client.shutdown_session()
         await client.stop()
+
+
+def test_hover_and_go_to_definition_take_the_overload_of_the_op(tree: Path) -> None:
+    index = KernelIndex.build([str(tree)], workers=1)
+    snapshot = NativeParser().parse(OPS, TagsParser().parse(TAGS).names)
+    line = dispatch_line("bitand.Scalar(Tensor self, Scalar other) -> Tensor")
+    ref = kernel_nav.kernel_at(snapshot, line, LINES[line].index("bitand") + 1)
+    assert ref is not None
+    params = kernel_parameters(snapshot, ref)
+    assert params == "const Tensor&,const Scalar&"
+    definitions, _ = kernel_nav.places(index, ref, params)
+    assert [h.symbol.line for h in definitions] == [2]  # BinaryOps.cpp's second line of code: the Scalar overload
+    shown = kernel_nav.hover_markdown(ref, index, "", str(tree), params=params)
+    assert "Defined in:\n- `native/BinaryOps.cpp:3`\n" in shown
+    assert "other ops' kernels):\n- `native/BinaryOps.cpp:2` (const Tensor&,const Tensor&)" in shown
