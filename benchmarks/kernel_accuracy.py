@@ -270,14 +270,18 @@ def candidates(index: KernelIndex, needs: list[Requirement]) -> dict[str, dict[s
     return out
 
 
+SORTS = (SINGLE, OVERLOAD, BRANCH)
+
+
 def choose_mutations(tree: Path, index: KernelIndex, needs: list[Requirement], count: int,
-                     seed: int) -> list[Mutation]:
+                     seed: int, kinds: tuple[str, ...] = SORTS) -> list[Mutation]:
     """count definitions, each deleted or renamed (in turn), none of their texts overlapping, so that all can be
-    applied at once: taken in turn from each sort of candidates (a third each, as far as there are enough)."""
+    applied at once: taken in turn from each sort of candidates (kinds; an equal share each, as far as there are
+    enough)."""
     sorts = candidates(index, needs)
     rng = random.Random(seed)
     queues = []
-    for sort in (SINGLE, OVERLOAD, BRANCH):
+    for sort in kinds:
         order = sorted(sorts[sort])
         rng.shuffle(order)
         queues.append([(sort, key) for key in order])
@@ -357,10 +361,10 @@ def apply_all(copy: Path, mutations: list[Mutation]) -> None:
 
 
 def check_deletions(tree: Path, index: KernelIndex, needs: list[Requirement], count: int,
-                    seed: int) -> tuple[list[dict], list[dict], list[Mutation]]:
+                    seed: int, kinds: tuple[str, ...] = SORTS) -> tuple[list[dict], list[dict], list[Mutation]]:
     """Delete or rename `count` definitions (choose_mutations) one at a time in a copy of the tree: (those still found,
     kernels still defined that were reported missing after one of them, the mutations tried)."""
-    mutations = choose_mutations(tree, index, needs, count, seed)
+    mutations = choose_mutations(tree, index, needs, count, seed, kinds)
     failures: list[dict] = []
     collateral: list[dict] = []
     before = unmet(index, needs)
@@ -434,9 +438,10 @@ def measure(tree: Path, args: argparse.Namespace) -> tuple[bool, dict]:
     collateral: list[dict] = []
     tried = 0
     if args.delete_sample:
-        failures, collateral, mutations = check_deletions(tree, index, needs, args.delete_sample, args.seed)
+        failures, collateral, mutations = check_deletions(tree, index, needs, args.delete_sample, args.seed,
+                                                          tuple(args.sorts.split(",")))
         tried = len(mutations)
-        sorts = ", ".join(f"{sum(m.sort == sort for m in mutations)} {sort}" for sort in (SINGLE, OVERLOAD, BRANCH))
+        sorts = ", ".join(f"{sum(m.sort == sort for m in mutations)} {sort}" for sort in SORTS)
         print(f"deleted or renamed {tried} kernels one at a time ({sorts}): {tried - len(failures)} reported, "
               f"{len(failures)} not; {len(collateral)} other kernels, still defined, reported with them")
         for f in failures:
@@ -472,12 +477,20 @@ def main() -> int:
     parser.add_argument("--delete-sample", type=int, default=0, metavar="N",
                         help="delete or rename N random definitions (only ones, overloads, #if/#else branches), "
                              "one at a time, and check each is reported")
+    parser.add_argument("--sorts", default=",".join(SORTS), metavar="S,...",
+                        help=f"what --delete-sample takes out, a share each (default: {','.join(SORTS)}): {SINGLE} "
+                             f"(a kernel's only definition), {OVERLOAD} (beside other ops' overloads of its name), "
+                             f"{BRANCH} (in one branch of an #if/#else defining it in each)")
     parser.add_argument("--generated-headers", nargs="?", const="wheel", metavar="DIR",
                         help="also scan torchgen's ATen/ops/*_native.h (default: the installed torch's): every "
                              "kernel they declare must be found declared, and no definition found there")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", metavar="PATH", help="also write the results there")
     args = parser.parse_args()
+    unknown = set(args.sorts.split(",")) - set(SORTS)
+    if unknown:
+        print(f"--sorts: not one of {', '.join(SORTS)}: {', '.join(sorted(unknown))}", file=sys.stderr)
+        return 2
 
     trees = [Path(t) for t in args.trees] or known_trees()
     if not trees:
