@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from ..index.documents import Document
 from ..syntax.locate import ScalarText
-from ..syntax.schema import parse_schema
+from ..model.schema_parser import parse_schema
 from .cursor import func_scalar
 
 NAMESPACE = "namespace"

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..syntax.schema import parse_argument_text
+from ..model.schema_parser import parse_argument_text
 
 _FUNC = re.compile(r"(?:- |  )func:\s*(['\"]?)")
 

@@ -24,16 +24,18 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any
+from concurrent.futures import Executor
+from typing import Any, Protocol
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
+from pygls.workspace import Workspace as OpenDocuments
 
 from ..analysis.check import BACKEND, NATIVE
 from . import trust
-
-if TYPE_CHECKING:
-    from .server import OpgenLanguageServer
+from .features import _EXPLAINERS, Client
+from .host import Host
+from .workspace import Analysis, Workspace
 
 GENERATE = "opgen.generate"
 SHOW_GENERATED = "opgen.showGenerated"
@@ -64,6 +66,35 @@ class VirtualDocuments:
         return self._texts.get(uri)
 
 
+class CommandHost(Host, Protocol):
+    """The server as the commands see it: the workspace and its analyses, the client, and a thread for the
+    generator."""
+
+    @property
+    def model(self) -> Workspace: ...
+
+    @property
+    def client(self) -> Client: ...
+
+    @property
+    def workspace(self) -> OpenDocuments: ...  # pygls' (the workspace folders)
+
+    @property
+    def initialization_options(self) -> Any: ...
+
+    @property
+    def virtual_documents(self) -> VirtualDocuments: ...
+
+    @property
+    def command_executor(self) -> Executor: ...
+
+    async def analysis(self, uri: str) -> Analysis | None: ...
+
+    def window_show_message(self, params: types.ShowMessageParams) -> None: ...
+
+    async def window_show_document_async(self, params: types.ShowDocumentParams) -> types.ShowDocumentResult: ...
+
+
 def _argument(args: tuple[Any, ...]) -> dict:
     if not args:
         return {}
@@ -75,7 +106,7 @@ def _argument(args: tuple[Any, ...]) -> dict:
     raise CommandError(f"expected an object argument, not {first!r}")
 
 
-def _native_path(server: OpgenLanguageServer, uri: str | None) -> str:
+def _native_path(server: CommandHost, uri: str | None) -> str:
     """The native_functions.yaml a command works on: the given document's (or the one it is checked against)."""
     model = server.model
     document = model.document(uri) if uri else None
@@ -121,7 +152,7 @@ def default_output_dir(root: str | None, source: str) -> str:
     return os.path.join("build", "outside", f"{os.path.basename(folder)}-{digest}")
 
 
-def output_dir(server: OpgenLanguageServer, source: str, value: str | None = None) -> str:
+def output_dir(server: CommandHost, source: str, value: str | None = None) -> str:
     """The real path of the output folder for generating from `source` (a native_functions.yaml or a backend
     yaml): opgen.outputDir (or value, spelled as the setting is), else default_output_dir."""
     setting = server.settings.output_dir if value is None else value
@@ -133,20 +164,20 @@ def output_dir(server: OpgenLanguageServer, source: str, value: str | None = Non
     return os.path.realpath(path)
 
 
-def workspace_folders(server: OpgenLanguageServer) -> list[str]:
+def workspace_folders(server: CommandHost) -> list[str]:
     """The real paths of the workspace folders (and of the root, for clients that give only a root)."""
     paths = [to_fs_path(folder.uri) for folder in server.workspace.folders.values()] + [server.model.root]
     return list(dict.fromkeys(os.path.realpath(p) for p in paths if p))
 
 
-async def write_dir(server: OpgenLanguageServer, source: str) -> str:
+async def write_dir(server: CommandHost, source: str) -> str:
     """output_dir for source, when the server may write there (see trust.py); else the client is shown why, and the
     command fails with it. Waits for the settings first (a generate sent right after start must not write
     where the initializationOptions said while workspace/configuration says otherwise)."""
     if not server.configured.is_set():
         try:
             await asyncio.wait_for(server.configured.wait(), SETTINGS_WAIT)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pass  # the server's own wait gives up too, and the settings it has are checked all the same
     path = output_dir(server, source)
     user_value = trust.user_setting(server.initialization_options, "outputDir")
@@ -161,7 +192,7 @@ async def write_dir(server: OpgenLanguageServer, source: str) -> str:
     return path
 
 
-def _target(server: OpgenLanguageServer, args: dict) -> str:
+def _target(server: CommandHost, args: dict) -> str:
     target = args.get("target") or server.settings.generate_target
     if target == "auto":
         has_native = bool(server.model.documents(NATIVE)) or (
@@ -171,8 +202,8 @@ def _target(server: OpgenLanguageServer, args: dict) -> str:
     return target
 
 
-async def generate(server: OpgenLanguageServer, *args: Any) -> dict:
-    from .. import generate_job  # the code generator is loaded on first use
+async def generate(server: CommandHost, *args: Any) -> dict:
+    from ..codegen import job as generate_job  # the code generator is loaded on first use
 
     arg = _argument(args)
     target = _target(server, arg)
@@ -220,7 +251,7 @@ async def generate(server: OpgenLanguageServer, *args: Any) -> dict:
             "summary": result.summary()}
 
 
-def _backend_document(server: OpgenLanguageServer, uri: str | None):
+def _backend_document(server: CommandHost, uri: str | None):
     model = server.model
     document = model.document(uri) if uri else None
     if document is not None and document.kind == BACKEND and document.path:
@@ -232,10 +263,11 @@ def _backend_document(server: OpgenLanguageServer, uri: str | None):
     return backends[0]
 
 
-async def generate_backend(server: OpgenLanguageServer, arg: dict) -> dict:
+async def generate_backend(server: CommandHost, arg: dict) -> dict:
     """gen_backend_stubs' files (<Key>NativeFunctions.h, Register<Key>.cpp, ...) for a backend yaml as saved on
     disk, checked against its native_functions.yaml, written into the output directory (opgen generate-backend)."""
-    from ..codegen.backend.run import BackendOptions, generate_backend as run_backend
+    from ..codegen.backend.run import BackendOptions
+    from ..codegen.backend.run import generate_backend as run_backend
 
     document = _backend_document(server, arg.get("uri"))
     _, native_path, why = server.model.native_location(document)
@@ -268,8 +300,8 @@ async def generate_backend(server: OpgenLanguageServer, arg: dict) -> dict:
             "missing": [], "errors": errors, "cancelled": False, "summary": summary}
 
 
-async def show_generated(server: OpgenLanguageServer, *args: Any) -> dict:
-    from .. import generate_job
+async def show_generated(server: CommandHost, *args: Any) -> dict:
+    from ..codegen import job as generate_job
     from ..codegen.inputs import InputError
 
     arg = _argument(args)
@@ -304,9 +336,7 @@ async def show_generated(server: OpgenLanguageServer, *args: Any) -> dict:
     return {"uri": virtual, "title": title, "text": text}
 
 
-async def _op_code(server: OpgenLanguageServer, uri: str | None, op: str, backend: str | None) -> tuple[str, str]:
-    from . import features
-
+async def _op_code(server: CommandHost, uri: str | None, op: str, backend: str | None) -> tuple[str, str]:
     analysis = None
     if uri:
         analysis = await server.analysis(uri)
@@ -319,7 +349,7 @@ async def _op_code(server: OpgenLanguageServer, uri: str | None, op: str, backen
             analysis.native_source.snapshot if analysis.native_source is not None else None)
     if snapshot is None:
         raise CommandError("no native_functions.yaml is open to explain the op from")
-    explainer = features._EXPLAINERS.get(snapshot)
+    explainer = _EXPLAINERS.get(snapshot)
     snippets = explainer.explain(op, backend)
     if not snippets:
         near = explainer.closest(op)

@@ -18,8 +18,9 @@ default is used instead; unknown keys are reported too.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from ..releases import parse_version
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
-from typing import Sequence
+from collections.abc import Sequence
 
 from lsprotocol import types
 from pygls.workspace import TextDocument
@@ -242,7 +242,7 @@ class Encoding:
     @classmethod
     def of(cls, kind: object) -> Encoding:
         value = getattr(kind, "value", kind)
-        if value not in (e.value for e in types.PositionEncodingKind):
+        if value not in tuple(e.value for e in types.PositionEncodingKind):
             value = types.PositionEncodingKind.Utf16.value
         return cls(str(value))
 

@@ -8,8 +8,8 @@ symbols, folding limits).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
@@ -17,22 +17,21 @@ from pygls.capabilities import get_capability
 from ..analysis import actions as actions_query
 from ..analysis import backend as backend_query
 from ..analysis import completion as completion_query
+from ..analysis import definition as definition_query
+from ..analysis import hover as hover_query
+from ..analysis import kernel_nav, shape_fix
 from ..analysis import lens as lens_query
 from ..analysis import semantic as semantic_query
 from ..analysis import signature as signature_query
-from ..analysis import definition as definition_query
-from ..analysis import hover as hover_query
-from ..analysis import kernel_nav
-from ..analysis import shape_fix
+from ..analysis import symbols as symbols_query
+from ..analysis.folding import entry_folds
 from ..codegen.explain import Explainer
 from ..diagnostics import cap_diagnostics
 from ..index.native import NativeSnapshot
 from ..model.native_function import NativeFunction
 from ..text import Span
-from ..analysis import symbols as symbols_query
-from ..analysis.folding import entry_folds
-from .convert import UTF16, Encoding, Lines, diagnostics, from_position, range_to_span, span_to_range
 from . import derivatives as derivatives_lsp
+from .convert import UTF16, Encoding, Lines, diagnostics, from_position, range_to_span, span_to_range
 from .kernels import KernelState
 from .workspace import Analysis
 
@@ -583,7 +582,7 @@ def shape_declaration_actions(analysis: Analysis, span, client: Client, kernels:
     for d in wanted:
         declaration = dict(d.data).get("declaration")
         function = shape_fix.shape_function(declaration) if declaration else None
-        if function is None or declaration in seen:
+        if declaration is None or function is None or declaration in seen:
             continue
         seen.add(declaration)
         found = shape_fix.insert_declaration(text, declaration)

@@ -18,16 +18,15 @@ import asyncio
 import functools
 import logging
 import os
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from lsprotocol import types
 
 from ..diagnostics import Severity
 from ..index.kernels import ATEN, KernelIndex, covered, default_cache_path, tree_header_roots, tree_sources
-
-if TYPE_CHECKING:
-    from .server import OpgenLanguageServer
+from .host import Host
 
 logger = logging.getLogger(__name__)
 
@@ -75,7 +74,27 @@ class KernelState:
         return covered(path, self.roots, self.header_roots)
 
 
-def configure(server: OpgenLanguageServer) -> None:
+class KernelModel(Protocol):
+    """The workspace as the kernel index sees it."""
+
+    @property
+    def kernels(self) -> KernelState: ...
+
+    @property
+    def root(self) -> str | None: ...
+
+
+class KernelHost(Host, Protocol):
+    """The server as the kernel index sees it: the workspace, and a thread of the index's own to build it on."""
+
+    @property
+    def model(self) -> KernelModel: ...
+
+    @property
+    def kernel_executor(self) -> Executor: ...
+
+
+def configure(server: KernelHost) -> None:
     """Apply the settings: a new severity re-checks; new roots rebuild the index."""
     state = server.model.kernels
     severity = SEVERITIES.get(server.settings.kernel_severity, Severity.WARNING)
@@ -98,7 +117,7 @@ def configure(server: OpgenLanguageServer) -> None:
             state.task = asyncio.ensure_future(build(server))
 
 
-def start(server: OpgenLanguageServer) -> None:
+def start(server: KernelHost) -> None:
     """Start building the index (once the settings are known)."""
     state = server.model.kernels
     # A task that has ended (a build that failed) is no task: read `done()`, not what a finisher would clear.
@@ -106,7 +125,7 @@ def start(server: OpgenLanguageServer) -> None:
         state.task = asyncio.ensure_future(build(server))
 
 
-async def build(server: OpgenLanguageServer) -> None:
+async def build(server: KernelHost) -> None:
     state = server.model.kernels
     roots = state.roots
     state.building = True
@@ -146,7 +165,7 @@ def _update_all(index: KernelIndex, paths: list[str]) -> None:
         index.update(path)
 
 
-async def files_changed(server: OpgenLanguageServer, paths: list[str]) -> bool:
+async def files_changed(server: KernelHost, paths: list[str]) -> bool:
     """Re-scan the changed C++ files the index covers; True when any was."""
     state = server.model.kernels
     touched = sorted({os.path.normpath(os.path.abspath(p)) for p in paths if state.covers(p)})
@@ -192,8 +211,8 @@ class MissingKernels:
 
     def __call__(self, snapshot, index: KernelIndex, generation: int, severity: Severity, declare,
                  parameters=None) -> tuple:
-        from ..analysis.kernels import generated_view_copies, missing_kernels
         from ..analysis.kernel_nav import meta_name
+        from ..analysis.kernels import generated_view_copies, missing_kernels
         from ..model.native_function import NativeFunctionsGroup
 
         model = snapshot.functions
@@ -213,7 +232,9 @@ class MissingKernels:
             generated = id(f) in copy_ids
             cached = self._ops.get(id(f))
             if cached is None or cached[0] is not f or cached[1] != (meta, generated):
-                found = missing_kernels(_Snapshot(_Model((op,), (group,) if group is not None else (),
+                # missing_kernels reads only .functions' ops, groups and backend_indices: this op's slice of
+                # the model stands for the snapshot.
+                found = missing_kernels(_Snapshot(_Model((op,), (group,) if group is not None else (),  # type: ignore[arg-type]
                                                          model.backend_indices)),
                                         index, declare=declare, parameters=parameters, severity=severity,
                                         view_copies=frozenset((f,)) if generated else frozenset())

@@ -17,8 +17,9 @@ import functools
 import logging
 import os
 import uuid
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable
+from typing import Any, Concatenate, NamedTuple
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -119,7 +120,7 @@ class OpgenLanguageServer(LanguageServer):
         try:
             result = await asyncio.wait_for(self.workspace_configuration_async(
                 types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])), CONFIGURATION_TIMEOUT)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             self.warn(f"opgen: the client did not answer workspace/configuration within {CONFIGURATION_TIMEOUT:g} s; "
                       "using the initializationOptions")
             return
@@ -178,9 +179,11 @@ class OpgenLanguageServer(LanguageServer):
         uri = from_fs_path(path)
         if uri is None:
             return
-        future = asyncio.get_running_loop().run_in_executor(self._executor, self.model.warm, uri, path)
-        future.add_done_callback(lambda f: f.cancelled() or f.exception() is None or
-                                 logger.info("warming up %s failed: %s", path, f.exception()))
+        def said(future: asyncio.Future[bool]) -> None:
+            if not future.cancelled() and future.exception() is not None:
+                logger.info("warming up %s failed: %s", path, future.exception())
+
+        asyncio.get_running_loop().run_in_executor(self._executor, self.model.warm, uri, path).add_done_callback(said)
 
     async def files_changed(self, paths: list[str]) -> None:
         """C++ files saved or changed on disk: the kernel index and the backends' kernel checks follow."""
@@ -195,7 +198,7 @@ class OpgenLanguageServer(LanguageServer):
         if not self.configured.is_set():
             try:  # a client that never sends `initialized` must not stall every request
                 await asyncio.wait_for(self.configured.wait(), CONFIGURATION_TIMEOUT)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 self.configured.set()
         return await self.analyses.get(uri)
 
@@ -333,12 +336,16 @@ class OpgenLanguageServer(LanguageServer):
         return out
 
 
-def guarded(server: OpgenLanguageServer, what: str, empty: Callable[[], Any] = lambda: None):
+Handler = Callable[[Any], Any]
+
+
+def guarded(server: OpgenLanguageServer, what: str, empty: Callable[[], Any] = lambda: None
+            ) -> Callable[[Handler], Handler]:
     """Run a handler so that an exception is logged and answered with `empty()` instead of failing."""
-    def wrap(fn):
+    def wrap(fn: Handler) -> Handler:
         if asyncio.iscoroutinefunction(fn):
             @functools.wraps(fn)
-            async def run_async(params):
+            async def run_async(params: Any) -> Any:
                 try:
                     return await fn(params)
                 except Exception as exc:
@@ -347,7 +354,7 @@ def guarded(server: OpgenLanguageServer, what: str, empty: Callable[[], Any] = l
             return run_async
 
         @functools.wraps(fn)
-        def run(params):
+        def run(params: Any) -> Any:
             try:
                 return fn(params)
             except Exception as exc:
@@ -358,7 +365,19 @@ def guarded(server: OpgenLanguageServer, what: str, empty: Callable[[], Any] = l
 
 
 def create_server() -> OpgenLanguageServer:
+    """The server with its handlers: the lifecycle, document sync, the queries of one document, the rest."""
     server = OpgenLanguageServer()
+    _register_lifecycle(server)
+    _register_sync(server)
+    for query in DOCUMENT_QUERIES:
+        server.feature(query.method, query.options)(guarded(server, query.what, query.empty)(
+            _document_query(server, query.answer, query.empty)))
+    _register_workspace_requests(server)
+    _register_commands(server)
+    return server
+
+
+def _register_lifecycle(server: OpgenLanguageServer) -> None:
     feature = server.feature
 
     @feature(types.INITIALIZE)
@@ -399,7 +418,10 @@ def create_server() -> OpgenLanguageServer:
     def shutdown(params: None) -> None:
         server.shutdown_work()
 
-    # -------------------------------------------------------- document sync
+
+def _register_sync(server: OpgenLanguageServer) -> None:
+    """Document sync, and the diagnostics of the documents as they are now (pulled; else pushed: `schedule`)."""
+    feature = server.feature
 
     @feature(types.TEXT_DOCUMENT_DID_OPEN)
     @guarded(server, "didOpen")
@@ -427,117 +449,120 @@ def create_server() -> OpgenLanguageServer:
     def did_close(params: types.DidCloseTextDocumentParams) -> None:
         server.closed(params.text_document.uri)
 
-    # -------------------------------------------------------- diagnostics (pull)
-
     @feature(types.TEXT_DOCUMENT_DIAGNOSTIC,
              types.DiagnosticOptions(identifier="opgen", inter_file_dependencies=True, workspace_diagnostics=False))
     @guarded(server, "diagnostics", lambda: types.RelatedFullDocumentDiagnosticReport(items=[]))
-    async def pull_diagnostics(params: types.DocumentDiagnosticParams):
+    async def pull_diagnostics(params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
         if not server.pulls:  # this client's diagnostics are pushed (see `pulls`): one list, not two
             return types.RelatedFullDocumentDiagnosticReport(items=[])
         analysis = await server.analysis(params.text_document.uri)
         return features.diagnostic_report(analysis, params.previous_result_id, server.client)
 
-    # -------------------------------------------------------- queries
 
-    @feature(types.TEXT_DOCUMENT_HOVER)
-    @guarded(server, "hover")
-    async def hover(params: types.HoverParams) -> types.Hover | None:
-        if server.settings.testing.fail_hover:
-            raise RuntimeError("hover failed on purpose (testing.failHover)")
-        analysis = await server.analysis(params.text_document.uri)
-        if analysis is None:
-            return None
-        document = analysis.document
-        return features.hover(analysis, params.position, server.client,
-                              lambda cls, kernel: server.model.kernel_places(document, cls, kernel),
-                              server.kernel_context())
+# ------------------------------------------------------------ queries of one document's analysis
 
-    @feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    @guarded(server, "documentSymbol", list)
-    async def document_symbols(params: types.DocumentSymbolParams):
+Answer = Callable[[OpgenLanguageServer, Analysis, Any], Any]
+
+
+class DocumentQuery(NamedTuple):
+    """A request about one document: answered from its analysis, `empty()` when it has none (closed)."""
+
+    method: str
+    what: str  # as the log names it when it fails
+    empty: Callable[[], Any]
+    answer: Answer
+    options: Any = None  # the capability's options, when it has some
+
+
+def _document_query(server: OpgenLanguageServer, answer: Answer, empty: Callable[[], Any]) -> Handler:
+    async def handler(params: Any) -> Any:
         analysis = await server.analysis(params.text_document.uri)
-        return features.document_symbols(analysis, server.client) if analysis is not None else []
+        return empty() if analysis is None else answer(server, analysis, params)
+    return handler
+
+
+def _hover(server: OpgenLanguageServer, analysis: Analysis, params: types.HoverParams) -> types.Hover | None:
+    if server.settings.testing.fail_hover:
+        raise RuntimeError("hover failed on purpose (testing.failHover)")
+    document = analysis.document
+    return features.hover(analysis, params.position, server.client,
+                          lambda cls, kernel: server.model.kernel_places(document, cls, kernel),
+                          server.kernel_context())
+
+
+def _definition(server: OpgenLanguageServer, analysis: Analysis, params: types.DefinitionParams
+                ) -> types.Location | list[types.Location] | None:
+    return features.definition(analysis, params.position, server.client, server.kernel_context()) \
+        or derivatives_lsp.native_definition(server.model, analysis, params.position, server.client)
+
+
+def _code_lens(server: OpgenLanguageServer, analysis: Analysis, params: types.CodeLensParams
+               ) -> list[types.CodeLens]:
+    if not server.settings.code_lens:
+        return []
+    return features.code_lenses(analysis, server.external_backends(), server.client) \
+        + derivatives_lsp.native_lenses(server.model, analysis, server.client)
+
+
+def _no_completions() -> types.CompletionList:
+    return types.CompletionList(is_incomplete=False, items=[])
+
+
+def _no_tokens() -> types.SemanticTokens:
+    return types.SemanticTokens(data=[])
+
+
+def _none() -> None:
+    return None
+
+
+DOCUMENT_QUERIES = (
+    DocumentQuery(types.TEXT_DOCUMENT_HOVER, "hover", _none, _hover),
+    DocumentQuery(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, "documentSymbol", list,
+                  lambda server, analysis, params: features.document_symbols(analysis, server.client)),
+    DocumentQuery(types.TEXT_DOCUMENT_FOLDING_RANGE, "foldingRange", list,
+                  lambda server, analysis, params: features.folding_ranges(analysis, server.client)),
+    DocumentQuery(types.TEXT_DOCUMENT_COMPLETION, "completion", _no_completions,
+                  lambda server, analysis, params: features.completion(analysis, params.position, server.client),
+                  types.CompletionOptions(trigger_characters=COMPLETION_TRIGGERS)),
+    DocumentQuery(types.TEXT_DOCUMENT_DEFINITION, "definition", _none, _definition),
+    DocumentQuery(types.TEXT_DOCUMENT_REFERENCES, "references", list,
+                  lambda server, analysis, params: features.references(
+                      analysis, params.position, params.context.include_declaration, server.client)),
+    DocumentQuery(types.TEXT_DOCUMENT_SIGNATURE_HELP, "signatureHelp", _none,
+                  lambda server, analysis, params: features.signature_help(analysis, params.position, server.client),
+                  types.SignatureHelpOptions(trigger_characters=SIGNATURE_TRIGGERS, retrigger_characters=[" "])),
+    DocumentQuery(types.TEXT_DOCUMENT_CODE_ACTION, "codeAction", list,
+                  lambda server, analysis, params: features.code_actions(analysis, params.range, server.client,
+                                                                         server.kernel_context()),
+                  types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix])),
+    DocumentQuery(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, "semanticTokens", _no_tokens,
+                  lambda server, analysis, params: features.semantic_tokens(analysis, server.client),
+                  features.SEMANTIC_LEGEND),
+    DocumentQuery(types.TEXT_DOCUMENT_CODE_LENS, "codeLens", list, _code_lens,
+                  types.CodeLensOptions(resolve_provider=False)),
+)
+
+
+def _register_workspace_requests(server: OpgenLanguageServer) -> None:
+    feature = server.feature
 
     @feature(types.WORKSPACE_SYMBOL)
     @guarded(server, "workspaceSymbol", list)
-    async def workspace_symbols(params: types.WorkspaceSymbolParams):
+    async def workspace_symbols(params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation]:
         analyses = [await server.analysis(d.uri) for d in server.model.documents(NATIVE)]
         return features.workspace_symbols([a for a in analyses if a is not None], params.query,
                                           server.settings.max_workspace_symbols, server.client)
-
-    @feature(types.TEXT_DOCUMENT_FOLDING_RANGE)
-    @guarded(server, "foldingRange", list)
-    async def folding_ranges(params: types.FoldingRangeParams):
-        analysis = await server.analysis(params.text_document.uri)
-        return features.folding_ranges(analysis, server.client) if analysis is not None else []
-
-    @feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=COMPLETION_TRIGGERS))
-    @guarded(server, "completion", lambda: types.CompletionList(is_incomplete=False, items=[]))
-    async def completion(params: types.CompletionParams) -> types.CompletionList:
-        analysis = await server.analysis(params.text_document.uri)
-        if analysis is None:
-            return types.CompletionList(is_incomplete=False, items=[])
-        return features.completion(analysis, params.position, server.client)
-
-    @feature(types.TEXT_DOCUMENT_DEFINITION)
-    @guarded(server, "definition")
-    async def definition(params: types.DefinitionParams) -> types.Location | list[types.Location] | None:
-        analysis = await server.analysis(params.text_document.uri)
-        if analysis is None:
-            return None
-        return features.definition(analysis, params.position, server.client, server.kernel_context()) \
-            or derivatives_lsp.native_definition(server.model, analysis, params.position, server.client)
-
-    @feature(types.TEXT_DOCUMENT_REFERENCES)
-    @guarded(server, "references", list)
-    async def references(params: types.ReferenceParams) -> list[types.Location]:
-        analysis = await server.analysis(params.text_document.uri)
-        if analysis is None:
-            return []
-        return features.references(analysis, params.position, params.context.include_declaration, server.client)
-
-    @feature(types.TEXT_DOCUMENT_SIGNATURE_HELP,
-             types.SignatureHelpOptions(trigger_characters=SIGNATURE_TRIGGERS, retrigger_characters=[" "]))
-    @guarded(server, "signatureHelp")
-    async def signature_help(params: types.SignatureHelpParams) -> types.SignatureHelp | None:
-        analysis = await server.analysis(params.text_document.uri)
-        return features.signature_help(analysis, params.position, server.client) if analysis is not None else None
-
-    @feature(types.TEXT_DOCUMENT_CODE_ACTION,
-             types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
-    @guarded(server, "codeAction", list)
-    async def code_action(params: types.CodeActionParams) -> list[types.CodeAction]:
-        analysis = await server.analysis(params.text_document.uri)
-        if analysis is None:
-            return []
-        return features.code_actions(analysis, params.range, server.client, server.kernel_context())
-
-    @feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, features.SEMANTIC_LEGEND)
-    @guarded(server, "semanticTokens", lambda: types.SemanticTokens(data=[]))
-    async def semantic_tokens(params: types.SemanticTokensParams) -> types.SemanticTokens:
-        analysis = await server.analysis(params.text_document.uri)
-        return features.semantic_tokens(analysis, server.client) if analysis is not None \
-            else types.SemanticTokens(data=[])
-
-    @feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
-    @guarded(server, "codeLens", list)
-    async def code_lens(params: types.CodeLensParams) -> list[types.CodeLens]:
-        if not server.settings.code_lens:
-            return []
-        analysis = await server.analysis(params.text_document.uri)
-        if analysis is None:
-            return []
-        return features.code_lenses(analysis, server.external_backends(), server.client) \
-            + derivatives_lsp.native_lenses(server.model, analysis, server.client)
 
     @feature(types.WORKSPACE_TEXT_DOCUMENT_CONTENT)
     @guarded(server, "textDocumentContent", lambda: types.TextDocumentContentResult(text=""))
     def text_document_content(params: types.TextDocumentContentParams) -> types.TextDocumentContentResult:
         return types.TextDocumentContentResult(text=server.virtual_documents.get(params.uri) or "")
 
-    def command(name: str, run):
-        async def handler(ls: OpgenLanguageServer, *args: Any):
+
+def _register_commands(server: OpgenLanguageServer) -> None:
+    def command(name: str, run: Callable[Concatenate[commands.CommandHost, ...], Awaitable[dict[str, Any]]]) -> None:
+        async def handler(ls: OpgenLanguageServer, *args: Any) -> dict[str, Any]:
             try:
                 return await run(server, *args)
             except commands.CommandError as exc:
@@ -552,5 +577,3 @@ def create_server() -> OpgenLanguageServer:
 
     command(commands.GENERATE, commands.generate)
     command(commands.SHOW_GENERATED, commands.show_generated)
-
-    return server

@@ -15,11 +15,13 @@ not fit their type is logged and never answered. Here:
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import sys
 import threading
-from typing import Any, Awaitable, BinaryIO, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any, BinaryIO
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
@@ -113,8 +115,7 @@ def thread_reader(stream: BinaryIO, on_end: Callable[[], None]) -> Callable[[], 
 
     def run() -> None:
         try:  # the file descriptor, unbuffered: a daemon thread blocked in a buffered read aborts the interpreter's exit
-            fd = stream.fileno()
-            read: Callable[[int], bytes] = lambda n: os.read(fd, n)
+            read: Callable[[int], bytes] = functools.partial(os.read, stream.fileno())
         except (AttributeError, OSError, ValueError):  # not a real file (tests)
             read = getattr(stream, "read1", stream.read)
         try:

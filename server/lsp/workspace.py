@@ -29,12 +29,11 @@ import os
 from dataclasses import dataclass
 
 from ..analysis import backend as backend_query
+from ..analysis.check import BACKEND, DEPRECATED, DERIVATIVES, NATIVE, SELECTION, TAGS, classify, installed_native_functions
 from ..codegen.lazy import checkout_shape_header
-from ..analysis.check import (BACKEND, DEPRECATED, DERIVATIVES, NATIVE, SELECTION, TAGS, classify,
-                              installed_native_functions)
+from ..diagnostics import Diagnostic, diag
 from ..index.backend import BackendSnapshot, check_backend
 from ..index.derivatives import DeprecatedParser, DerivativesParser, tree_native_functions
-from ..diagnostics import Diagnostic, diag
 from ..index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapshot
 from ..input_file import UnreadableFile, read_text
 from ..model.selection import read_selection
@@ -369,7 +368,7 @@ class Workspace:
         files = self.impl_files(document)
         if files is None:
             return None
-        out = []
+        out: list[backend_query.KernelDefinition] = []
         for path in files:
             uri = self._by_path.get(_norm(path))
             if uri is not None:  # open in the editor: its text there
@@ -475,8 +474,8 @@ class Workspace:
                                      self.declaration, self.kernel_parameters)
             analysis = Analysis(document, key, diagnostics, native, tags)
         elif document.kind == TAGS:
-            parser = self._tags_parsers.setdefault(document.path or uri, TagsParser())
-            tags = parser.parse(document.text)
+            tags_parser = self._tags_parsers.setdefault(document.path or uri, TagsParser())
+            tags = tags_parser.parse(document.text)
             analysis = Analysis(document, (document.generation,), tags.diagnostics, None, tags)
         elif document.kind == BACKEND:
             analysis = self._analyse_backend(document)
@@ -554,7 +553,8 @@ class Workspace:
         if not is_lazy_yaml(resolved):
             return None, ()
         path = shape_header_path(resolved, self._configured_shape_header(), self._checkout_folders(document))
-        header, found = None, ()
+        header = None
+        found: tuple[Diagnostic, ...] = ()
         if path is not None:
             text = self.text_of(path)[1]
             if text is None:

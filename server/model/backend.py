@@ -28,10 +28,10 @@ from ..diagnostics import Diagnostic, Severity, diag
 from ..suggest import did_you_mean
 from ..syntax.locate import ScalarText
 from ..syntax.nodes import YMap, YNode, YScalar, YSeq
-from ..syntax.schema import parse_operator_name
 from ..text import Span
 from .cpp_names import identifier_problem, is_plain_identifier
 from .schema import OperatorName
+from .schema_parser import parse_operator_name
 
 # Keys gen_backend_stubs reads, in the order it reads them.
 READ_KEYS = ("backend", "class_name", "cpp_namespace", "use_out_as_primary", "device_guard", "supported",

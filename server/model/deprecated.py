@@ -18,10 +18,10 @@ from ..frozen import fast_init
 from ..suggest import did_you_mean
 from ..syntax.locate import ScalarText
 from ..syntax.nodes import YMap, YScalar
-from ..syntax.schema import parse_schema
 from .native_function import NativeFunction
 from .python_bindings import skip_reason
 from .schema import Argument, FunctionSchema
+from .schema_parser import parse_schema
 from .schema_rules import check_schema
 
 # torchgen.utils.split_name_params

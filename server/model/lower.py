@@ -17,7 +17,6 @@ from ..releases import DEFAULT, Release
 from ..suggest import did_you_mean
 from ..syntax.locate import ScalarText
 from ..syntax.nodes import YMap, YNode, YScalar, YSeq, to_python
-from ..syntax.schema import Issue, SchemaSpans, parse_argument_text, parse_operator_name, parse_schema
 from ..text import Span
 from . import dispatch as dk
 from .cpp_names import identifier_problem, qualified_name_problem
@@ -34,6 +33,7 @@ from .native_function import (
     Variant,
 )
 from .schema import TENSOR, BaseTy, FunctionSchema, OperatorName, SchemaKind, SchemaKindError
+from .schema_parser import Issue, SchemaSpans, parse_argument_text, parse_operator_name, parse_schema
 from .codegen_rules import structured_out_problems, untranslatable_types
 from .schema_rules import check_schema
 

@@ -168,7 +168,7 @@ class EntrySource:
     """Links a NativeFunction to the yaml it was read from (spans relative to the entry)."""
 
     entry: object  # syntax.nodes.YMap; typed loosely to keep the model free of syntax imports
-    schema_spans: object  # syntax.schema.SchemaSpans
+    schema_spans: object  # model.schema_parser.SchemaSpans
     # Maps offsets in the func string to spans in the entry.
     func_scalar: object
 

@@ -4,7 +4,7 @@ These mirror torchgen's FunctionSchema family (same names, same printing,
 same derived notions such as kind() and signature()) so that opgen and
 torchgen can be compared field by field. They carry no positions: two equal
 schemas are equal wherever they were written, which grouping relies on.
-Positions live beside them, in `syntax.schema.SchemaSpans`.
+Positions live beside them, in `model.schema_parser.SchemaSpans`.
 """
 
 from __future__ import annotations

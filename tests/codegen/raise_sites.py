@@ -308,6 +308,11 @@ SITES: dict[str, Site] = {
     "codegen/generate.py:load_context:invalid_input": handled("opgen_lsp.codegen.generate:generate",
                                                                "native_functions.yaml has errors: each at its "
                                                                "line (exit 1)"),
+    # The language server's generation job (opgen.generate; show-generated catches the same in lsp/commands.py).
+    "codegen/job.py:NativeJob.templates:InputError": handled("opgen_lsp.codegen.job:run",
+                                                             "no templates folder: the job's error, shown to the user"),
+    "codegen/job.py:load:InputError": handled("opgen_lsp.codegen.job:run",
+                                              "native_functions.yaml has errors: the job's error names the first"),
     "codegen/generate.py:Engine.context:InputError": internal(
         "Engine.files documents it to its callers (the regenerate benchmark, tests); no command uses an Engine"),
     "codegen/generate.py:load_selection:invalid_input": handled(

@@ -10,8 +10,8 @@ from opgen_lsp.codegen.lazy.plan import LazyOptions
 from opgen_lsp.codegen.lazy.run import LazyRunOptions, generate_lazy
 from opgen_lsp.codegen.lazy.schema import LazyIrProperties, lazy_schema
 from opgen_lsp.codegen.lazy.shape import parse_shape_header
-from opgen_lsp.lazy_cli import options_from
-from opgen_lsp.syntax.schema import parse_schema
+from opgen_lsp.cli.generate_lazy import options_from
+from opgen_lsp.model.schema_parser import parse_schema
 
 HEAD = "backend: XLA\ncpp_namespace: torch_xla\n"
 ABS_DECL = "TORCH_API std::vector<torch::lazy::Shape> compute_shape_abs(const at::Tensor & self);"

@@ -13,7 +13,7 @@ import pytest
 
 from file_trees import files_under
 from opgen_lsp.codegen.generate import generate
-from opgen_lsp.generate_cli import add_generate_parser, options_from_args
+from opgen_lsp.cli.generate import add_generate_parser, options_from_args
 
 from .conftest import SELECTIVE_VARIANTS
 

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from lsp.helpers import SERVER, make_client, open_document  # (tests/lsp: a top-level package under pytest)
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, client_capabilities
 
@@ -20,8 +21,6 @@ from opgen_lsp.index.kernels import KernelIndex
 from opgen_lsp.index.native import NativeParser, TagsParser
 from opgen_lsp.lsp.features import kernel_parameters
 from opgen_lsp.syntax.cpp_scan import DEFINITION, Branch, scan
-
-from lsp.helpers import SERVER, make_client, open_document  # (tests/lsp: a top-level package under pytest)
 
 BITAND_TENSOR = "Tensor bitand(const Tensor& self, const Tensor& other) { return self; }\n"
 BITAND_SCALAR = "Tensor bitand(const Tensor& self, const Scalar& other) { return self; }\n"

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from opgen_lsp import generate_job
+from opgen_lsp.codegen import job as generate_job
 from opgen_lsp.lsp.commands import default_output_dir
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from file_trees import files_under
-from opgen_lsp import generate_job
+from opgen_lsp.codegen import job as generate_job
 from opgen_lsp.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]

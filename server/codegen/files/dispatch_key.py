@@ -164,6 +164,7 @@ def _namespace(g: NativeFunction | NativeFunctionsGroup) -> str:
     return g.namespace if isinstance(g, NativeFunction) else g.functional.namespace
 
 
+_META = dk.K["Meta"]
 _DEFINITIONS_TEMPLATE = "RegisterDispatchDefinitions.ini"
 
 
@@ -239,8 +240,6 @@ def _group_definitions(g: NativeFunction | NativeFunctionsGroup, key: dk.Dispatc
 
 def operator_headers(ctx: GenContext, key: dk.DispatchKey) -> list[str]:
     if ctx.options.per_operator_headers:
-        from .per_operator import register_operator_headers  # noqa: PLC0415  (per_operator builds on this module)
-
         return register_operator_headers(ctx, key)
     headers = ["#include <ATen/NativeFunctions.h>"]
     if key is dk.CEA_NON_FUNCTIONAL:
@@ -248,6 +247,25 @@ def operator_headers(ctx: GenContext, key: dk.DispatchKey) -> list[str]:
     if key in ctx.options.functions_keys:
         headers.append(f"#include <ATen/{key}Functions.h>")
     return headers
+
+
+def register_operator_headers(ctx: GenContext, key: dk.DispatchKey) -> list[str]:
+    """The ops/ headers a Register<Key>.cpp includes: those of every group registered under the key."""
+    index = ctx.backend_index(key)
+    namespace = str(key).lower()
+    headers: set[str] = set()
+    for g in ctx.groups:
+        registered = (index.has_kernel(g)
+                      or (isinstance(g, NativeFunctionsGroup) and any(index.has_kernel(f) for f in g.functions()))
+                      or (g.structured and key in (_META, dk.CEA_NON_FUNCTIONAL)))
+        if not registered:
+            continue
+        headers.add(f"#include <ATen/ops/{g.root_name}_native.h>")
+        if key is dk.CEA_NON_FUNCTIONAL:
+            headers.add(f"#include <ATen/ops/{g.root_name}.h>")
+        if key in ctx.options.functions_keys:
+            headers.add(f"#include <ATen/ops/{g.root_name}_{namespace}_dispatch.h>")
+    return sorted(headers)
 
 
 def register_dispatch_key_shards(ctx: GenContext, key: dk.DispatchKey) -> list[dict]:

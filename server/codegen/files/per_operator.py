@@ -141,25 +141,3 @@ def dispatch_key_functions_inl_h(key: dk.DispatchKey, names: list[str]) -> Env:
             "DispatchKeyFunctions_inl_includes": [f"#include <ATen/ops/{name}_{namespace}_dispatch.h>"
                                                   for name in sorted(names)],
             "dispatch_namespaced_declarations": []}
-
-
-def register_operator_headers(ctx: GenContext, key: dk.DispatchKey) -> list[str]:
-    """The ops/ headers a Register<Key>.cpp includes: those of every group registered under the key."""
-    index = ctx.backend_index(key)
-    namespace = str(key).lower()
-    headers: set[str] = set()
-    for g in ctx.groups:
-        registered = (index.has_kernel(g)
-                      or (isinstance(g, NativeFunctionsGroup) and any(index.has_kernel(f) for f in g.functions()))
-                      or (g.structured and key in (K_META, dk.CEA_NON_FUNCTIONAL)))
-        if not registered:
-            continue
-        headers.add(f"#include <ATen/ops/{g.root_name}_native.h>")
-        if key is dk.CEA_NON_FUNCTIONAL:
-            headers.add(f"#include <ATen/ops/{g.root_name}.h>")
-        if key in ctx.options.functions_keys:
-            headers.add(f"#include <ATen/ops/{g.root_name}_{namespace}_dispatch.h>")
-    return sorted(headers)
-
-
-K_META = dk.K["Meta"]

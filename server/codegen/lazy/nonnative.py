@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import yaml
 
 from ...diagnostics import Diagnostic, diag
-from ...syntax.schema import parse_schema
+from ...model.schema_parser import parse_schema
 from ...text import Span
 from .schema import ALL_PROPERTIES, NON_NATIVE_PROPERTIES, LazyIrSchema, LazyTypeError, lazy_schema
 

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from . import status
-from .backend_cli import report_generation
-from .release_cli import add_torch_version_argument, resolve_native_release
-from .report import RENDERERS
+from .. import status
+from ..report import RENDERERS
+from .generation_report import report_generation
+from .torch_version import add_torch_version_argument, resolve_native_release
+
+if TYPE_CHECKING:
+    from ..codegen.lazy.run import LazyRunOptions
+    from ..releases import Release
 
 
-def add_generate_lazy_parser(sub) -> None:
+def add_generate_lazy_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("generate-lazy", help="generate a lazy-tensor backend's files as torchgen.gen_lazy_tensor "
                                              "does (byte for byte)",
                        description="Write <Key>NativeFunctions.h/.cpp, Register<Key>.cpp (and "
@@ -55,10 +60,10 @@ def add_generate_lazy_parser(sub) -> None:
     p.set_defaults(run=run_generate_lazy)
 
 
-def options_from(args: argparse.Namespace, release=None):
-    from .codegen.lazy.plan import LazyOptions
-    from .codegen.lazy.run import LazyRunOptions
-    from .releases import DEFAULT
+def options_from(args: argparse.Namespace, release: Release | None = None) -> LazyRunOptions:
+    from ..codegen.lazy.plan import LazyOptions
+    from ..codegen.lazy.run import LazyRunOptions
+    from ..releases import DEFAULT
 
     # torch 2.13's main() passes --backend-name as run_gen_lazy_tensor's 13th positional argument, which is
     # build_in_tree; backend_name keeps its default. Reproduced, since the output depends on it.
@@ -73,8 +78,8 @@ def options_from(args: argparse.Namespace, release=None):
 
 
 def run_generate_lazy(args: argparse.Namespace) -> int:
-    from .codegen.lazy.run import generate_lazy
-    from .index.documents import paused_gc
+    from ..codegen.lazy.run import generate_lazy
+    from ..index.documents import paused_gc
 
     resolved = resolve_native_release(args)
     if resolved is None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ..frozen import fast_init
-from ..model.schema import (
+from .schema import (
     Annotation,
     Argument,
     Arguments,

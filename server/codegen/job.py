@@ -10,16 +10,16 @@ to compare with there) and the job checks between files whether it has been canc
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
-from .codegen.files.context import GenContext, GenerateOptions
-from .codegen.generate import confinement_errors, dirs_of, load_fallback_ops, plan, read_templates
-from .codegen.inputs import InputError, load_native, packaged_aten, read_input
-from .codegen.plan import PlanError, PlannedFile, render
-from .codegen.writer import write_files
-from .index.native import TagsParser
-from .releases import resolve_for
+from ..index.native import TagsParser
+from ..releases import resolve_for
+from .files.context import GenContext, GenerateOptions
+from .generate import confinement_errors, dirs_of, load_fallback_ops, plan, read_templates
+from .inputs import InputError, load_native, packaged_aten, read_input
+from .plan import PlanError, PlannedFile, render
+from .writer import write_files
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .releases import Fit, Resolved, known_range, parse_version, resolve_for
+from ..releases import Fit, Resolved, known_range, parse_version, resolve_for
 
 
 def _torch_version(text: str) -> str:
@@ -32,6 +32,6 @@ def resolve_release(args: argparse.Namespace, path: str | None) -> Resolved | No
 
 def resolve_native_release(args: argparse.Namespace) -> Resolved | None:
     """resolve_release for a backend yaml: the release of --native-functions, else of the installed torchgen's."""
-    from .codegen.inputs import default_native_functions
+    from ..codegen.inputs import default_native_functions
 
     return resolve_release(args, args.native_functions or default_native_functions())

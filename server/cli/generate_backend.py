@@ -1,17 +1,20 @@
-"""`opgen generate-backend` (gen_backend_stubs' command line) and the --impl-path check of `opgen check`."""
+"""`opgen generate-backend`: gen_backend_stubs' command line."""
 
 from __future__ import annotations
 
 import argparse
-import os
-import sys
+from typing import TYPE_CHECKING
 
-from . import status
-from .release_cli import add_torch_version_argument, resolve_native_release
-from .report import RENDERERS, FileDiagnostic
+from .. import status
+from ..report import RENDERERS
+from .generation_report import report_generation
+from .torch_version import add_torch_version_argument, resolve_native_release
+
+if TYPE_CHECKING:
+    from ..codegen.backend.stubs import RegistrationOptions
 
 
-def add_generate_backend_parser(sub) -> None:
+def add_generate_backend_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("generate-backend", help="generate an out-of-tree backend's files as "
                                                 "torchgen.gen_backend_stubs does (byte for byte)",
                        description="Write <Key>NativeFunctions.h, Register<Key>.cpp and (with autograd ops) "
@@ -39,7 +42,7 @@ def add_generate_backend_parser(sub) -> None:
     p.set_defaults(run=run_generate_backend)
 
 
-def add_registration_arguments(p) -> None:
+def add_registration_arguments(p: argparse.ArgumentParser) -> None:
     """The registration emitter's switches (not flags of gen_backend_stubs itself; its defaults are theirs)."""
     g = p.add_argument_group("registration (beyond gen_backend_stubs' flags)")
     g.add_argument("--deferred-registration", metavar="BACKEND_NAME", default=None,
@@ -51,8 +54,9 @@ def add_registration_arguments(p) -> None:
                    help="include ATen/ops/*.h instead of ATen/Functions.h (must match how ATen was built)")
 
 
-def registration_options(args: argparse.Namespace, *, eager: bool = True, backend_name: str = ""):
-    from .codegen.backend.stubs import RegistrationOptions
+def registration_options(args: argparse.Namespace, *, eager: bool = True, backend_name: str = ""
+                         ) -> RegistrationOptions:
+    from ..codegen.backend.stubs import RegistrationOptions
 
     deferred = getattr(args, "deferred_registration", None)
     return RegistrationOptions(eager=eager and deferred is None, backend_name=deferred or backend_name,
@@ -60,48 +64,9 @@ def registration_options(args: argparse.Namespace, *, eager: bool = True, backen
                                per_operator_headers=getattr(args, "per_operator_headers", False))
 
 
-def _same(path: str, data: bytes) -> bool:
-    """Whether path holds exactly data (read with the bounded reader: a FIFO there is not waited on)."""
-    from .input_file import UnreadableFile, read_bytes
-
-    try:
-        return read_bytes(path, limit=len(data)) == data
-    except UnreadableFile:
-        return False
-
-
-def report_generation(result, *, output_dir: str, dry_run: bool, verbose: bool, fmt: str,
-                      nothing_to_generate: str | None = None, release_label: str = "") -> int:
-    """Print a backend/lazy generation result (diagnostics, errors, files) and return the exit status."""
-    if result.diagnostics:
-        sys.stdout.write(RENDERERS[fmt](list(result.diagnostics)))
-    for error in result.errors:
-        print(f"opgen: {error}", file=sys.stderr)
-    if not result.read:
-        return status.USAGE
-    if result.has_errors:
-        return status.INPUT_ERRORS
-    if nothing_to_generate is not None and not result.files:
-        print(f"opgen: {nothing_to_generate}", file=sys.stderr)
-        return status.CLEAN
-    if dry_run:
-        for f in result.files:
-            target = os.path.join(output_dir, f.path)
-            print(f"{target}: {'unchanged' if _same(target, f.data) else 'would be written'}")
-        return status.CLEAN
-    if result.written is not None:
-        if verbose:
-            for path in result.written.written:
-                print(f"wrote {path}")
-        as_release = f", as {release_label}" if release_label else ""
-        print(f"opgen: {len(result.written.written)} file(s) written, {len(result.written.unchanged)} unchanged"
-              f"{as_release}", file=sys.stderr)
-    return status.CLEAN
-
-
 def run_generate_backend(args: argparse.Namespace) -> int:
-    from .codegen.backend.run import BackendOptions, generate_backend
-    from .index.documents import paused_gc
+    from ..codegen.backend.run import BackendOptions, generate_backend
+    from ..index.documents import paused_gc
 
     resolved = resolve_native_release(args)
     if resolved is None:
@@ -115,32 +80,3 @@ def run_generate_backend(args: argparse.Namespace) -> int:
                                                                   "or full_codegen: nothing to generate",
                              release_label=resolved.label)
 
-
-def impl_path_items(paths: list[str], native_path: str | None, impl_paths: list[str]
-                    ) -> tuple[list[FileDiagnostic], list[str]]:
-    """`opgen check --impl-path F`: the missing-kernel check of every backend yaml among paths (and notes)."""
-    from .analysis.check import BACKEND, classify, expand
-    from .codegen.backend.run import InputError, check_backend_files, load_native_snapshot, read_impls, read_text
-
-    try:
-        impls = read_impls(tuple(impl_paths))
-    except InputError as exc:
-        return [], [f"opgen: {exc}"]
-    items: list[FileDiagnostic] = []
-    notes: list[str] = []
-    native = None
-    for path in expand(paths):
-        try:
-            text = read_text(path)
-        except InputError:
-            continue  # check_paths reports it
-        if classify(path, text) != BACKEND:
-            continue
-        if native is None:
-            try:
-                native = load_native_snapshot(native_path)
-            except InputError as exc:
-                return items, notes + [f"opgen: {exc}"]
-        _, found = check_backend_files(path, text, native, impls)
-        items.extend(d for d in found if d.diagnostic.code in ("OPG530", "OPG531", "OPG532"))
-    return items, notes

@@ -5,15 +5,21 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-from . import status
-from .release_cli import add_torch_version_argument, resolve_release
+from .. import status
+from .torch_version import add_torch_version_argument, resolve_release
+
+if TYPE_CHECKING:
+    from ..codegen.files.context import GenerateOptions
+    from ..releases import Release
 
 _HELP_IMPLEMENTED_ONLY = ("write only the files opgen can generate and exit 0; without it, opgen writes them, "
                           "names the files it cannot generate yet and exits with status 3")
 
 
-def add_generate_parser(sub) -> None:
+def add_generate_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("generate", help="generate ATen's C++ files as torchgen.gen does (byte for byte)",
                        description="Generate ATen source files, as `python -m torchgen.gen` does. Files opgen "
                                    "cannot generate yet are named on stderr and make the exit status 3, unless "
@@ -73,12 +79,12 @@ def _positive(text: str) -> int:
     return int(text)
 
 
-def options_from_args(args: argparse.Namespace, release=None):
+def options_from_args(args: argparse.Namespace, release: Release | None = None) -> GenerateOptions:
     """gen.py's options; release: the torch release to match (default: the default profile)."""
-    from .codegen.files.context import GenerateOptions
-    from .releases import DEFAULT
+    from ..codegen.files.context import GenerateOptions
+    from ..releases import DEFAULT
 
-    def tup(v):
+    def tup(v: Iterable[str] | None) -> tuple[str, ...] | None:
         return None if v is None else tuple(v)
 
     return GenerateOptions(
@@ -98,7 +104,7 @@ def options_from_args(args: argparse.Namespace, release=None):
 
 
 def run_generate(args: argparse.Namespace) -> int:
-    from .codegen.generate import generate
+    from ..codegen.generate import generate
 
     resolved = resolve_release(args, os.path.join(args.source_path, "native", "native_functions.yaml"))
     if resolved is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from opgen_lsp.syntax.schema import parse_operator_name, parse_schema, parse_type
+from opgen_lsp.model.schema_parser import parse_operator_name, parse_schema, parse_type
 
 
 @pytest.mark.conformance

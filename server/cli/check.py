@@ -1,0 +1,170 @@
+"""`opgen check`: every mistake in native_functions.yaml, tags.yaml, backend, derivatives and selection yamls."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from .. import status
+from ..report import RENDERERS, FileDiagnostic, capped_per_file, summary_line
+from .torch_version import add_torch_version_argument
+
+if TYPE_CHECKING:  # the checkers are loaded on first use: `opgen --help` stays quick
+    from ..diagnostics import Diagnostic
+    from ..index.backend import BackendSnapshot
+    from ..index.derivatives import DerivativesDocument
+    from ..index.native import NativeSnapshot
+    from ..model.native_function import BackendIndex, NativeFunction
+
+    BackendCheck = Callable[[str, str, BackendSnapshot, NativeSnapshot], Sequence[Diagnostic]]
+
+
+def add_check_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    check = sub.add_parser("check", help="report every mistake in native_functions.yaml / tags.yaml files")
+    check.add_argument("paths", nargs="+", metavar="PATH", help="files or directories to check")
+    check.add_argument("--tags", metavar="F", help="tags.yaml to use (default: the one beside each file)")
+    check.add_argument("--native-functions", metavar="F", help="native_functions.yaml that backend yamls "
+                       "(and a derivatives.yaml outside a PyTorch tree) are resolved against (default: the one packaged "
+                       "with the installed torchgen)")
+    check.add_argument("--format", choices=sorted(RENDERERS), default="text")
+    check.add_argument("-q", "--quiet", action="store_true",
+                       help="no summary line after the diagnostics of the text format")
+    check.add_argument("--impl-path", "--impl_path", action="append", default=[], metavar="F",
+                       help="a backend's C++ kernel file: report the listed ops of each backend yaml it does not "
+                            "define (repeatable)")
+    check.add_argument("--shape-inference-hdr", "--shape_inference_hdr", metavar="F",
+                       help="lazy backend yamls: the header whose compute_shape_ declarations full_codegen ops need "
+                            "(gen_lazy_tensor's --shape-inference-hdr; default: for a `backend: Lazy` yaml "
+                            "the torch/csrc/lazy/core/shape_inference.h of the PyTorch checkout holding the current "
+                            "folder or the yaml, else the installed torch's; other backends are not checked without "
+                            "it)")
+    check.add_argument("--kernels", metavar="DIR", action="append",
+                       help="C++ sources to look for the kernels native_functions.yaml names (repeatable): a "
+                            "PyTorch checkout's root (its aten/src/ATen is indexed) or any folder")
+    add_torch_version_argument(check)
+    check.set_defaults(run=run_check)
+
+
+def run_check(args: argparse.Namespace) -> int:
+    from ..analysis.check import check_paths
+    from ..codegen.inputs import InputError
+
+    try:
+        lazy = _lazy_checker(args.shape_inference_hdr)
+    except InputError as exc:
+        print(f"opgen: cannot read the shape-inference header {exc}", file=sys.stderr)
+        return status.USAGE
+    absent = [d for d in args.kernels or () if not os.path.isdir(d)]
+    if absent:  # (every kernel would be reported missing from it)
+        print(f"opgen: --kernels: no such folder: {', '.join(absent)}", file=sys.stderr)
+        return status.USAGE
+    result = check_paths(args.paths, args.tags, args.native_functions,
+                         native_extra=_kernel_checker(args.kernels) if args.kernels else None, backend_extra=lazy,
+                         derivatives_check=_derivatives_checker(), torch_version=args.torch_version)
+    if args.impl_path:
+        kernels, notes = impl_path_items(args.paths, args.native_functions, args.impl_path)
+        result.items.extend(kernels)
+        result.notes.extend(notes)
+        result.usage_error = result.usage_error or bool(notes)
+    sys.stdout.write(RENDERERS[args.format](capped_per_file(result.items)))
+    if args.format == "text" and not args.quiet:
+        # Files with a diagnostic count too (a tags.yaml read beside, a file that is not UTF-8 text).
+        files = set(result.checked) | {item.path for item in result.items}
+        sys.stdout.write(summary_line(result.items, len(files)))
+    for note in result.notes:
+        print(note, file=sys.stderr)
+    if result.usage_error:
+        return status.USAGE
+    return status.INPUT_ERRORS if result.has_errors else status.CLEAN
+
+
+def _kernel_checker(roots: list[str]) -> Callable[[NativeSnapshot], list[Diagnostic]]:
+    """A check of kernels missing from the C++ sources under roots, declared as the codegen would."""
+    from ..analysis.kernels import missing_kernels
+    from ..codegen.dest.native_declarations import compute_native_function_declaration, kernel_parameter_types
+    from ..index.kernels import KernelIndex, default_cache_path
+
+    index = KernelIndex.build(roots, cache=default_cache_path(roots))
+
+    def declare(f: NativeFunction, backend: BackendIndex) -> str:
+        return "\n".join(compute_native_function_declaration(f, backend))
+
+    def check(native: NativeSnapshot) -> list[Diagnostic]:
+        return missing_kernels(native, index, declare=declare, parameters=kernel_parameter_types)
+
+    return check
+
+
+def _derivatives_checker() -> Callable[[DerivativesDocument, NativeSnapshot], Sequence[Diagnostic]]:
+    from ..codegen.autograd.load import DerivativesChecker
+
+    checker = DerivativesChecker()
+
+    def check(document: DerivativesDocument, native: NativeSnapshot) -> Sequence[Diagnostic]:
+        return checker.check(document, native.functions).diagnostics
+
+    return check
+
+
+def _lazy_checker(header_path: str | None) -> BackendCheck:
+    """What gen_lazy_tensor rejects in a lazy backend yaml, its compute_shape_ functions checked against the
+    header given (else, for PyTorch's own `backend: Lazy` yaml, the one of the PyTorch checkout holding the
+    current folder or the yaml, else the installed wheel's; other backends: not checked). Raises InputError for an
+    unreadable header."""
+    from ..codegen.inputs import InputError, read_input
+    from ..codegen.lazy.check import is_lazy_yaml, lazy_diagnostics, shape_header_path
+    from ..codegen.lazy.shape import parse_shape_header
+    from ..diagnostics import diag
+
+    given = parse_shape_header(header_path, read_input(header_path)) if header_path else None
+
+    def check(path: str, text: str, snapshot: BackendSnapshot, native: NativeSnapshot) -> tuple[Diagnostic, ...]:
+        resolved = snapshot.resolved
+        if resolved is None or not is_lazy_yaml(resolved):
+            return ()
+        header = given
+        unread: tuple[Diagnostic, ...] = ()
+        if header is None:
+            found = shape_header_path(resolved, None, (os.getcwd(), os.path.dirname(os.path.abspath(path))))
+            try:
+                header = parse_shape_header(found, read_input(found)) if found else None
+            except InputError as exc:  # as the language server says it: the yaml is still checked, shapes are not
+                unread = (diag("OPG900", resolved.yaml.anchor, f"cannot read the shape-inference header {exc}; "
+                               "compute_shape_ functions are not checked"),)
+        return unread + tuple(lazy_diagnostics(text, snapshot, native.functions.groups, header))
+
+    return check
+
+
+def impl_path_items(paths: list[str], native_path: str | None, impl_paths: list[str]
+                    ) -> tuple[list[FileDiagnostic], list[str]]:
+    """`opgen check --impl-path F`: the missing-kernel check of every backend yaml among paths (and notes)."""
+    from ..analysis.check import BACKEND, classify, expand
+    from ..codegen.backend.run import check_backend_files, load_native_snapshot, read_impls, read_text
+    from ..codegen.inputs import InputError
+
+    try:
+        impls = read_impls(tuple(impl_paths))
+    except InputError as exc:
+        return [], [f"opgen: {exc}"]
+    items: list[FileDiagnostic] = []
+    notes: list[str] = []
+    native = None
+    for path in expand(paths):
+        try:
+            text = read_text(path)
+        except InputError:
+            continue  # check_paths reports it
+        if classify(path, text) != BACKEND:
+            continue
+        if native is None:
+            try:
+                native = load_native_snapshot(native_path)
+            except InputError as exc:
+                return items, notes + [f"opgen: {exc}"]
+        _, found = check_backend_files(path, text, native, impls)
+        items.extend(d for d in found if d.diagnostic.code in ("OPG530", "OPG531", "OPG532"))
+    return items, notes

@@ -1,0 +1,52 @@
+"""What generate-backend and generate-lazy print of a generation's result, and their exit status."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING
+
+from .. import status
+from ..report import RENDERERS
+
+if TYPE_CHECKING:
+    from ..codegen.backend.run import BackendResult  # a lazy run's result too
+
+
+def _same(path: str, data: bytes) -> bool:
+    """Whether path holds exactly data (read with the bounded reader: a FIFO there is not waited on)."""
+    from ..input_file import UnreadableFile, read_bytes
+
+    try:
+        return read_bytes(path, limit=len(data)) == data
+    except UnreadableFile:
+        return False
+
+
+def report_generation(result: BackendResult, *, output_dir: str, dry_run: bool, verbose: bool, fmt: str,
+                      nothing_to_generate: str | None = None, release_label: str = "") -> int:
+    """Print a backend/lazy generation result (diagnostics, errors, files) and return the exit status."""
+    if result.diagnostics:
+        sys.stdout.write(RENDERERS[fmt](list(result.diagnostics)))
+    for error in result.errors:
+        print(f"opgen: {error}", file=sys.stderr)
+    if not result.read:
+        return status.USAGE
+    if result.has_errors:
+        return status.INPUT_ERRORS
+    if nothing_to_generate is not None and not result.files:
+        print(f"opgen: {nothing_to_generate}", file=sys.stderr)
+        return status.CLEAN
+    if dry_run:
+        for f in result.files:
+            target = os.path.join(output_dir, f.path)
+            print(f"{target}: {'unchanged' if _same(target, f.data) else 'would be written'}")
+        return status.CLEAN
+    if result.written is not None:
+        if verbose:
+            for path in result.written.written:
+                print(f"wrote {path}")
+        as_release = f", as {release_label}" if release_label else ""
+        print(f"opgen: {len(result.written.written)} file(s) written, {len(result.written.unchanged)} unchanged"
+              f"{as_release}", file=sys.stderr)
+    return status.CLEAN
