@@ -10,12 +10,15 @@ Three questions, on a checkout (or any folder holding aten/src/ATen, or a folder
    ones that are reported count as false warnings, and kernels found that are not
    expected are listed too (something else taken for their definition would hide
    their deletion).
-2. Deletions and renames that go unreported (--delete-sample N): N kernels the index
-   found, each defined in one place only, are deleted or renamed one at a time in a
-   temporary copy of the tree (a definition is blanked or its name changed; a macro
-   invocation that expands to it is blanked; TORCH_IMPL_FUNC(name) gets another name);
-   after re-indexing that file the kernel must be reported missing, and nothing else
-   that is still defined.
+2. Deletions and renames that go unreported (--delete-sample N): N definitions the index
+   found are deleted or renamed one at a time in a temporary copy of the tree (a definition
+   is blanked or its name changed; a macro invocation that expands to it is blanked;
+   TORCH_IMPL_FUNC(name) gets another name), a third each of three sorts as far as there
+   are enough: a kernel's only definition, the only one of its name; a kernel's definition
+   beside other ops' C++ overloads of the same name (a kernel is a name and its parameter
+   types here); one of a kernel's definitions in each branch of an #if/#else (#elif).
+   After re-indexing that file the kernel must be reported missing (OPG600, or OPG602 for
+   a branch), and nothing else that is still defined.
 3. With --generated-headers: torchgen's ATen/ops/*_native.h (the installed wheel's,
    about 1,300 real headers) declare every kernel a build registers; each must be found
    declared, and none taken for a definition.
@@ -42,13 +45,18 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from opgen_lsp.analysis.kernels import Requirement, generated_view_copies, is_met, requirements
+from opgen_lsp.analysis.kernels import (Requirement, branch_gap, generated_view_copies, is_met, requirements,
+                                        serving_definitions)
+from opgen_lsp.codegen.dest.native_declarations import kernel_parameter_types
 from opgen_lsp.index.kernels import ATEN, KernelIndex, Located
 from opgen_lsp.index.native import NativeParser, TagsParser
 from opgen_lsp.syntax.cpp_scan import (DECLARATION, DEFINITION, IMPL, META, STRUCTURED_MACROS, blank_comments_and_literals,
                                       blank_preprocessor)
 
 KIND_WORDS = {DEFINITION: "kernel", IMPL: "impl", META: "meta"}
+# What a deletion sample takes out: a need's only definition; a need's one definition beside other ops' overloads
+# of the same name; one of a need's definitions in each branch of an #if/#else (#elif).
+SINGLE, OVERLOAD, BRANCH = "single", "overload", "branch"
 NATIVE = os.path.join(ATEN, "native")
 
 
@@ -84,7 +92,7 @@ def yaml_paths(tree: Path, given: str | None) -> tuple[Path, Path]:
 def load_needs(yaml_path: Path, tags_path: Path) -> list[Requirement]:
     tags = TagsParser().parse(tags_path.read_text()).names
     model = NativeParser().parse(yaml_path.read_text(), tags).functions
-    return list(requirements(model, generated_view_copies(model)))
+    return list(requirements(model, generated_view_copies(model), kernel_parameter_types))
 
 
 def wheel_ops_folder() -> Path:
@@ -94,7 +102,15 @@ def wheel_ops_folder() -> Path:
 
 
 def label(need: Requirement) -> str:
-    return f"{KIND_WORDS[need.kind]} {need.name}"
+    """What a need is called here: its kind and name, and a plain kernel's parameter types (the overloads of a
+    name are several kernels)."""
+    params = f"({need.params})" if need.kind == DEFINITION and need.params is not None else ""
+    return f"{KIND_WORDS[need.kind]} {need.name}{params}"
+
+
+def bare(label: str) -> str:
+    """A label without its parameter types: the `kernel NAME` of an --expect file."""
+    return label.split("(", 1)[0]
 
 
 def read_expected(path: str) -> set[str]:
@@ -103,9 +119,9 @@ def read_expected(path: str) -> set[str]:
 
 
 def definitions_of(index: KernelIndex, need: Requirement) -> list[Located]:
-    """Where the index satisfies need (what a deletion must remove)."""
-    hits = index.find(need.name, (need.kind,))
-    return [h for h in hits if need.kind != DEFINITION or h.symbol.namespace == need.namespace]
+    """Where the index satisfies need (what a deletion must remove): a plain kernel's definitions with its
+    parameter types (not the other overloads of its name)."""
+    return serving_definitions(index, need) if need.kind == DEFINITION else index.find(need.name, (need.kind,))
 
 
 def unmet(index: KernelIndex, needs: list[Requirement]) -> set[str]:
@@ -209,57 +225,89 @@ class Mutation:
     end: int
     replacement: str
     how: str  # "deleted" or "renamed"
+    sort: str = SINGLE  # what kind of definition it took out: SINGLE, OVERLOAD or BRANCH
 
     def apply(self, text: str) -> str:
         return text[:self.start] + self.replacement + text[self.end:]
 
 
-def mutation_for(tree: Path, need: Requirement, hit: Located, rename: bool) -> Mutation:
+def mutation_for(tree: Path, need: Requirement, hit: Located, rename: bool, sort: str = SINGLE) -> Mutation:
     text = Path(hit.path).read_text(encoding="utf-8", errors="replace")
     site = Site(hit.path, hit.symbol.line, hit.symbol.col)
     relative = os.path.relpath(hit.path, tree)
     renamed = rename_span(text, site, need.name) if rename else None
     if renamed is not None:
-        return Mutation(label(need), relative, *renamed, "renamed")
+        return Mutation(label(need), relative, *renamed, "renamed", sort)
     start, end = deletion_span(text, site, need.name)
-    return Mutation(label(need), relative, start, end, re.sub(r"[^\n]", " ", text[start:end]), "deleted")
+    return Mutation(label(need), relative, start, end, re.sub(r"[^\n]", " ", text[start:end]), "deleted", sort)
 
 
-def singly_defined(index: KernelIndex, needs: list[Requirement]) -> dict[str, tuple[Requirement, Located]]:
-    """The needs met by exactly one definition, by label."""
-    single: dict[str, tuple[Requirement, Located]] = {}
+def _one_per_branch(found: list[Located]) -> bool:
+    """Definitions one in each branch of one #if/#elif/#else (of one file): a build takes one of them."""
+    if len(found) < 2 or len({h.path for h in found}) > 1:
+        return False
+    shared = set.intersection(*({b.directives for b in h.symbol.branches} for h in found))
+    return any(len(lines) == len(found) and {b.taken for h in found for b in h.symbol.branches if b.directives == lines}
+               == set(range(len(lines))) for lines in shared)
+
+
+def candidates(index: KernelIndex, needs: list[Requirement]) -> dict[str, dict[str, tuple[Requirement, Located]]]:
+    """The definitions a deletion must be reported for, by sort and by label: SINGLE, a need's one definition, the
+    only one of its name; OVERLOAD, a need's one definition, other ops' overloads of its name beside it; BRANCH,
+    the first of a need's definitions one in each branch of an #if/#else (or #elif): the build taking its branch
+    has no other."""
+    out: dict[str, dict[str, tuple[Requirement, Located]]] = {SINGLE: {}, OVERLOAD: {}, BRANCH: {}}
     for need in needs:
         found = definitions_of(index, need)
-        if len(found) == 1 and is_met(index, need):
-            single.setdefault(label(need), (need, found[0]))
-    return single
+        if not found or not is_met(index, need):
+            continue
+        if len(found) == 1:
+            others = need.kind == DEFINITION and any(
+                h.symbol.namespace == need.namespace and h != found[0] for h in index.find(need.name, (DEFINITION,)))
+            out[OVERLOAD if others else SINGLE].setdefault(label(need), (need, found[0]))
+        elif need.kind == DEFINITION and _one_per_branch(found):
+            out[BRANCH].setdefault(label(need), (need, found[0]))
+    return out
+
+
+SORTS = (SINGLE, OVERLOAD, BRANCH)
 
 
 def choose_mutations(tree: Path, index: KernelIndex, needs: list[Requirement], count: int,
-                     seed: int) -> list[Mutation]:
-    """count singly-defined kernels, each deleted or renamed (in turn), none of their texts overlapping, so that
-    all can be applied at once."""
-    single = singly_defined(index, needs)
-    order = sorted(single)
-    random.Random(seed).shuffle(order)
+                     seed: int, kinds: tuple[str, ...] = SORTS) -> list[Mutation]:
+    """count definitions, each deleted or renamed (in turn), none of their texts overlapping, so that all can be
+    applied at once: taken in turn from each sort of candidates (kinds; an equal share each, as far as there are
+    enough)."""
+    sorts = candidates(index, needs)
+    rng = random.Random(seed)
+    queues = []
+    for sort in kinds:
+        order = sorted(sorts[sort])
+        rng.shuffle(order)
+        queues.append([(sort, key) for key in order])
     chosen: list[Mutation] = []
     taken: dict[str, list[tuple[int, int]]] = {}
-    for key in order:
-        if len(chosen) == count:
-            break
-        need, hit = single[key]
-        mutation = mutation_for(tree, need, hit, rename=len(chosen) % 2 == 1)
-        spans = taken.setdefault(mutation.path, [])
-        if any(mutation.start < end and start < mutation.end for start, end in spans):
-            continue
-        spans.append((mutation.start, mutation.end))
-        chosen.append(mutation)
+    while len(chosen) < count and any(queues):
+        for queue in queues:
+            if not queue or len(chosen) == count:
+                continue
+            sort, key = queue.pop(0)
+            need, hit = sorts[sort][key]
+            mutation = mutation_for(tree, need, hit, rename=len(chosen) % 2 == 1, sort=sort)
+            spans = taken.setdefault(mutation.path, [])
+            if any(mutation.start < end and start < mutation.end for start, end in spans):
+                continue
+            spans.append((mutation.start, mutation.end))
+            chosen.append(mutation)
     return chosen
 
 
-def taken_out(tree: Path, index: KernelIndex, needs: list[Requirement], mutations: list[Mutation]) -> set[str]:
-    """The needs the mutations leave without any definition: their own, and any other whose every definition
-    lies in the text they change (a macro invocation defining several kernels)."""
+def expected_codes(tree: Path, index: KernelIndex, needs: list[Requirement], mutations: list[Mutation]
+                   ) -> dict[str, str]:
+    """The needs the mutations take out, by label, each with the code it must be reported with: OPG600 (OPG601
+    for a meta function) when none of its definitions is left (its own, and any other whose every definition
+    lies in the text they change: a macro invocation defining several kernels), OPG602 when what is left is
+    in some branches of a conditional only (a BRANCH mutation's need)."""
     changed: dict[str, list[tuple[int, int]]] = {}
     for m in mutations:
         changed.setdefault(m.path, []).append((m.start, m.end))
@@ -273,12 +321,20 @@ def taken_out(tree: Path, index: KernelIndex, needs: list[Requirement], mutation
         at = _offset(text, hit.symbol.line, hit.symbol.col)
         return any(start <= at < end for start, end in changed[relative])
 
-    out = {m.label for m in mutations}
+    out = {m.label: "OPG602" if m.sort == BRANCH else "OPG600" for m in mutations}
     for need in needs:
         found = definitions_of(index, need)
-        if found and all(inside(h) for h in found):
-            out.add(label(need))
-    return out
+        gone = [h for h in found if inside(h)]
+        if found and len(gone) == len(found):
+            out[label(need)] = "OPG600"
+        elif gone and need.kind == DEFINITION and branch_gap([h for h in found if h not in gone]) is not None:
+            out.setdefault(label(need), "OPG602")
+    return {key: "OPG601" if key.startswith(KIND_WORDS[META]) else code for key, code in out.items()}
+
+
+def taken_out(tree: Path, index: KernelIndex, needs: list[Requirement], mutations: list[Mutation]) -> set[str]:
+    """The labels of the needs the mutations take out (expected_codes)."""
+    return set(expected_codes(tree, index, needs, mutations))
 
 
 def copy_tree(tree: Path, dest: Path) -> Path:
@@ -305,10 +361,10 @@ def apply_all(copy: Path, mutations: list[Mutation]) -> None:
 
 
 def check_deletions(tree: Path, index: KernelIndex, needs: list[Requirement], count: int,
-                    seed: int) -> tuple[list[dict], list[dict], int]:
-    """Delete or rename `count` singly-defined kernels one at a time in a copy of the tree: (those still found,
-    kernels still defined that were reported missing after one of them, how many were tried)."""
-    mutations = choose_mutations(tree, index, needs, count, seed)
+                    seed: int, kinds: tuple[str, ...] = SORTS) -> tuple[list[dict], list[dict], list[Mutation]]:
+    """Delete or rename `count` definitions (choose_mutations) one at a time in a copy of the tree: (those still found,
+    kernels still defined that were reported missing after one of them, the mutations tried)."""
+    mutations = choose_mutations(tree, index, needs, count, seed, kinds)
     failures: list[dict] = []
     collateral: list[dict] = []
     before = unmet(index, needs)
@@ -329,7 +385,7 @@ def check_deletions(tree: Path, index: KernelIndex, needs: list[Requirement], co
                 collateral.append({**where, "also reported": other})
             path.write_text(original, encoding="utf-8")
             moved.update(str(path))
-    return failures, collateral, len(mutations)
+    return failures, collateral, mutations
 
 
 # ---------------------------------------------------------------- generated declarations
@@ -364,14 +420,14 @@ def measure(tree: Path, args: argparse.Namespace) -> tuple[bool, dict]:
     index = KernelIndex.build([str(tree)])
     missing = sorted(unmet(index, needs))
     expected = read_expected(args.expect) if args.expect else None
-    false_missing = sorted(set(missing) & expected) if expected is not None else missing
+    false_missing = sorted(m for m in missing if bare(m) in expected) if expected is not None else missing
     met = sorted({label(n) for n in needs} - set(missing))
     print(f"{tree}: {len(index.files)} files ({', '.join(index.roots)}; macros of {', '.join(index.header_roots)}); "
           f"{len({label(n) for n in needs})} kernels needed by {yaml_path}; {len(met)} found, {len(missing)} "
           "reported missing")
-    false_found = sorted(set(met) - expected) if expected is not None else []
+    false_found = sorted(m for m in met if bare(m) not in expected) if expected is not None else []
     if expected is not None:
-        print(f"expected (defined by these sources): {len(expected)}; found {len(expected & set(met))}; "
+        print(f"expected (defined by these sources): {len(expected)}; found {len(expected & {bare(m) for m in met})}; "
               f"false missing-kernel warnings: {len(false_missing)}; found but not defined (a deletion of the "
               f"real definition would go unreported): {len(false_found)}")
     for item in false_missing:
@@ -382,8 +438,11 @@ def measure(tree: Path, args: argparse.Namespace) -> tuple[bool, dict]:
     collateral: list[dict] = []
     tried = 0
     if args.delete_sample:
-        failures, collateral, tried = check_deletions(tree, index, needs, args.delete_sample, args.seed)
-        print(f"deleted or renamed {tried} kernels one at a time: {tried - len(failures)} reported, "
+        failures, collateral, mutations = check_deletions(tree, index, needs, args.delete_sample, args.seed,
+                                                          tuple(args.sorts.split(",")))
+        tried = len(mutations)
+        sorts = ", ".join(f"{sum(m.sort == sort for m in mutations)} {sort}" for sort in SORTS)
+        print(f"deleted or renamed {tried} kernels one at a time ({sorts}): {tried - len(failures)} reported, "
               f"{len(failures)} not; {len(collateral)} other kernels, still defined, reported with them")
         for f in failures:
             print(f"  still found after it was {f['how']}: {f['kernel']} ({f['file']}:{f['line']})")
@@ -416,14 +475,22 @@ def main() -> int:
                         help="what the sources define (`kernel NAME` / `impl NAME` / `meta NAME` lines); only "
                              "these count as false warnings")
     parser.add_argument("--delete-sample", type=int, default=0, metavar="N",
-                        help="delete or rename N random singly-defined kernels, one at a time, and check each is "
-                             "reported")
+                        help="delete or rename N random definitions (only ones, overloads, #if/#else branches), "
+                             "one at a time, and check each is reported")
+    parser.add_argument("--sorts", default=",".join(SORTS), metavar="S,...",
+                        help=f"what --delete-sample takes out, a share each (default: {','.join(SORTS)}): {SINGLE} "
+                             f"(a kernel's only definition), {OVERLOAD} (beside other ops' overloads of its name), "
+                             f"{BRANCH} (in one branch of an #if/#else defining it in each)")
     parser.add_argument("--generated-headers", nargs="?", const="wheel", metavar="DIR",
                         help="also scan torchgen's ATen/ops/*_native.h (default: the installed torch's): every "
                              "kernel they declare must be found declared, and no definition found there")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", metavar="PATH", help="also write the results there")
     args = parser.parse_args()
+    unknown = set(args.sorts.split(",")) - set(SORTS)
+    if unknown:
+        print(f"--sorts: not one of {', '.join(SORTS)}: {', '.join(sorted(unknown))}", file=sys.stderr)
+        return 2
 
     trees = [Path(t) for t in args.trees] or known_trees()
     if not trees:

@@ -134,6 +134,8 @@ CODES: dict[str, Code] = _table(
     # C++ sources
     ("OPG600", "missing-kernel", W, "a kernel named in a dispatch table is not defined in the C++ sources"),
     ("OPG601", "missing-meta-function", W, "a structured op without its TORCH_META_FUNC"),
+    ("OPG602", "kernel-in-some-branches", W,
+     "a kernel defined in one branch of a preprocessor conditional and not in another"),
     # tags.yaml
     ("OPG400", "tag-missing-name", E, "a tags.yaml entry without 'tag:'"),
     ("OPG401", "tag-missing-description", E, "a tag needs a non-empty 'desc:'"),

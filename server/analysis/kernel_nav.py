@@ -134,14 +134,24 @@ def kernel_for_diagnostic(snapshot: NativeSnapshot, code: str, span: Span) -> Ke
     return None
 
 
-def places(index: KernelIndex, ref: KernelRef) -> tuple[list[Located], list[Located]]:
-    """(definitions, declarations) of the kernel in the index."""
+def places(index: KernelIndex, ref: KernelRef, params: str | None = None) -> tuple[list[Located], list[Located]]:
+    """(definitions, declarations) of the kernel in the index; params: its declaration's parameter types
+    (cpp_types.types_key), which leave out the C++ overloads of its name that other ops' kernels are."""
     if ref.what == META_FUNC:
         return index.find(ref.name, (META,)), []
     if ref.structured:
         return index.find(ref.name, (IMPL,)), []
-    hits = [h for h in index.find(ref.name, (DEFINITION, DECLARATION)) if h.symbol.namespace == ref.namespace]
+    hits = [h for h in index.find(ref.name, (DEFINITION, DECLARATION)) if h.symbol.namespace == ref.namespace
+            and (params is None or h.symbol.params is None or h.symbol.params == params)]
     return [h for h in hits if h.symbol.kind == DEFINITION], [h for h in hits if h.symbol.kind == DECLARATION]
+
+
+def overloads(index: KernelIndex, ref: KernelRef, params: str | None) -> list[Located]:
+    """The definitions of the kernel's name in its namespace with other parameter types (other ops' kernels)."""
+    if ref.what == META_FUNC or ref.structured or params is None:
+        return []
+    return [h for h in index.find(ref.name, (DEFINITION,)) if h.symbol.namespace == ref.namespace
+            and h.symbol.params is not None and h.symbol.params != params]
 
 
 def _shown(path: str, root: str | None) -> str:
@@ -156,8 +166,9 @@ def _shown(path: str, root: str | None) -> str:
 
 
 def hover_markdown(ref: KernelRef, index: KernelIndex | None, declaration: str, root: str | None,
-                   building: bool = False) -> str:
-    """Where the kernel is defined (or that it is not) and the declaration it must have."""
+                   building: bool = False, params: str | None = None) -> str:
+    """Where the kernel is defined (or that it is not) and the declaration it must have (params: its parameter
+    types, places)."""
     if ref.what == META_FUNC:
         head = f"**TORCH_META_FUNC** of `{ref.function.func.name}` (`{ref.qualified}`)"
     else:
@@ -169,12 +180,16 @@ def hover_markdown(ref: KernelRef, index: KernelIndex | None, declaration: str, 
         lines.append("The kernel index is being built..." if building else
                      "No kernel index: set `opgen.kernelDirs` (or open a PyTorch checkout) to find definitions.")
     else:
-        definitions, declarations = places(index, ref)
+        definitions, declarations = places(index, ref, params)
         if definitions:
             lines.append("Defined in:")
             lines.extend(f"- `{_shown(h.path, root)}:{h.symbol.line + 1}`" for h in definitions)
         else:
             lines.append(f"**Not defined** in {', '.join(_shown(r, root) for r in index.roots)}")
+        others = overloads(index, ref, params)
+        if others:
+            lines += ["", "Overloads of the name with other parameters (other ops' kernels):"]
+            lines.extend(f"- `{_shown(h.path, root)}:{h.symbol.line + 1}` ({h.symbol.params})" for h in others)
         if declarations:
             lines += ["", "Declared in:"]
             lines.extend(f"- `{_shown(h.path, root)}:{h.symbol.line + 1}`" for h in declarations)

@@ -1,10 +1,14 @@
 """Kernels named in native_functions.yaml that no C++ source defines: caught before the link.
 
 Every kernel of a dispatch table (and the implicit CompositeImplicitAutograd
-one) must be defined in its namespace; a structured out= kernel needs its
-TORCH_IMPL_FUNC, and its group's TORCH_META_FUNC. Generated kernels (ufunc,
-autogen, and the view_copy kernels of CompositeViewCopyKernels.cpp) are left out:
-the codegen writes them. So are MTIA kernels, which PyTorch's own tree does not hold.
+one) must be defined in its namespace, with the parameter types of its native
+declaration (a C++ overload of the same name for another op is another function);
+a structured out= kernel needs its TORCH_IMPL_FUNC, and its group's TORCH_META_FUNC.
+A kernel defined in one branch of a preprocessor conditional but not in another
+branch of it is missing from the builds taking that branch (OPG602). Generated
+kernels (ufunc, autogen, and the view_copy kernels of CompositeViewCopyKernels.cpp)
+are left out: the codegen writes them. So are MTIA kernels, which PyTorch's own
+tree does not hold.
 """
 
 from __future__ import annotations
@@ -20,13 +24,18 @@ from ..model import dispatch as dk
 from ..model.native_function import (BackendIndex, BackendMetadata, NativeFunction, NativeFunctionsGroup,
                                      NativeFunctionsViewGroup)
 from ..model.native_yaml import Op
-from ..syntax.cpp_scan import ANONYMOUS, DECLARATION, DEFINITION, DEVICE, IMPL, META, STATIC, TEMPLATE
+from ..syntax.cpp_scan import (ANONYMOUS, DECLARATION, DEFINITION, DEVICE, IMPL, META, STATIC, TEMPLATE, Branch,
+                               CppSymbol)
+from ..syntax.cpp_types import types_key
 from ..syntax.locate import ScalarText
 from ..syntax.nodes import YMap, YScalar
 from ..text import Span
 
 # The declaration a kernel must have, from the codegen (a layer above); None leaves it out.
 Declare = Callable[[NativeFunction, BackendIndex], str]
+# The parameter types of that declaration (its native signature's), from the codegen; None: not known, and then
+# any definition of the kernel's name counts.
+Parameters = Callable[[NativeFunction, BackendIndex], "tuple[str, ...] | None"]
 
 
 def _kernel_span(op: Op, key: dk.DispatchKey) -> Span:
@@ -45,21 +54,55 @@ def _kernel_span(op: Op, key: dk.DispatchKey) -> Span:
     return problem_span(op, "name")
 
 
-def _defined(index: KernelIndex, name: str, namespace: str) -> tuple[bool, bool]:
-    """(defined, declared) for a function in a namespace."""
-    hits = index.find(name, (DEFINITION, DECLARATION))
-    in_namespace = [h for h in hits if h.symbol.namespace == namespace]
-    return any(h.symbol.kind == DEFINITION for h in in_namespace), bool(in_namespace)
+def serves(need: Requirement, symbol: CppSymbol) -> bool:
+    """Whether a definition or declaration of the need's name is the function its declaration names: the same
+    parameter types (when either is not known, any is)."""
+    return need.params is None or symbol.params is None or symbol.params == need.params
+
+
+def serving_definitions(index: KernelIndex, need: Requirement) -> list[Located]:
+    """The definitions of a DEFINITION need: its name, in its namespace, with its parameter types."""
+    return [h for h in index.find(need.name, (DEFINITION,))
+            if h.symbol.namespace == need.namespace and serves(need, h.symbol)]
+
+
+def _declared(index: KernelIndex, need: Requirement) -> bool:
+    return any(h.symbol.namespace == need.namespace and serves(need, h.symbol)
+               for h in index.find(need.name, (DECLARATION,)))
+
+
+@dataclass(frozen=True, slots=True)
+class BranchGap:
+    """A conditional one branch of which defines a kernel and another does not: the builds taking that other
+    branch have no definition."""
+
+    defined: Located  # a definition in the conditional
+    conditional: Branch  # its place there
+    without: int  # the branch (an index into conditional.directives) that defines none
+
+
+def branch_gap(found: list[Located]) -> BranchGap | None:
+    """Where the definitions of a kernel leave a branch of their conditionals without one, if anywhere. One
+    definition outside every conditional of several branches is there in each configuration."""
+    if not found or any(not h.symbol.branches for h in found):
+        return None
+    held = {(h.path, b.directives, b.taken) for h in found for b in h.symbol.branches}
+    for h in found:
+        for b in h.symbol.branches:
+            for k in range(len(b.directives)):
+                if (h.path, b.directives, k) not in held:
+                    return BranchGap(h, b, k)
+    return None
 
 
 _WHY_UNCALLABLE = {ANONYMOUS: "in an anonymous namespace", STATIC: "static", TEMPLATE: "a template",
                    DEVICE: "CUDA device code"}
 
 
-def _uncallable_definition(index: KernelIndex, name: str, namespace: str) -> Located | None:
-    """A definition of name in namespace that the codegen cannot call (internal linkage, template, device)."""
-    return next((h for h in index.find(name, (DEFINITION,))
-                 if h.symbol.namespace.startswith(f"{namespace}::(")
+def _uncallable_definition(index: KernelIndex, need: Requirement) -> Located | None:
+    """A definition of the need's kernel that the codegen cannot call (internal linkage, template, device)."""
+    return next((h for h in index.find(need.name, (DEFINITION,))
+                 if h.symbol.namespace.startswith(f"{need.namespace}::(") and serves(need, h.symbol)
                  and h.symbol.namespace.rsplit("::", 1)[-1] in _WHY_UNCALLABLE), None)
 
 
@@ -109,14 +152,17 @@ class Requirement:
     namespace: str  # DEFINITION only; IMPL and META are found by name
     key: dk.DispatchKey | None = None  # None for META
     metadata: BackendMetadata | None = None
+    params: str | None = None  # DEFINITION: its declaration's parameter types (cpp_types.types_key); None: not known
 
 
 # MTIA kernels live outside PyTorch's repository (torchgen registers them only when run with --mtia).
 OUT_OF_TREE_KEYS = frozenset({dk.DispatchKey.MTIA})
 
 
-def requirements(model: KernelModel, view_copies: frozenset[NativeFunction] = frozenset()) -> Iterator[Requirement]:
-    """Every kernel and meta function the ops of model need, generated and out-of-tree ones left out."""
+def requirements(model: KernelModel, view_copies: frozenset[NativeFunction] = frozenset(),
+                 parameters: Parameters | None = None) -> Iterator[Requirement]:
+    """Every kernel and meta function the ops of model need, generated and out-of-tree ones left out; parameters
+    gives a plain kernel's parameter types (without it, a definition of its name in its namespace is enough)."""
     groups = {g.out.func.name: g for g in model.groups if isinstance(g, NativeFunctionsGroup)}
     for op in model.ops:
         if op.generated:
@@ -128,7 +174,12 @@ def requirements(model: KernelModel, view_copies: frozenset[NativeFunction] = fr
         for key, meta in op.metadata:
             if key in skipped or "legacy::" in meta.kernel or key not in model.backend_indices:
                 continue
-            yield Requirement(op, IMPL if meta.structured else DEFINITION, meta.kernel, meta.cpp_namespace, key, meta)
+            if meta.structured:
+                yield Requirement(op, IMPL, meta.kernel, meta.cpp_namespace, key, meta)
+                continue
+            types = parameters(f, model.backend_indices[key]) if parameters is not None else None
+            yield Requirement(op, DEFINITION, meta.kernel, meta.cpp_namespace, key, meta,
+                              types_key(types) if types is not None else None)
         group = groups.get(f.func.name)
         if f.structured and group is not None:
             yield Requirement(op, META, _meta_name(group), "at::meta")
@@ -136,42 +187,63 @@ def requirements(model: KernelModel, view_copies: frozenset[NativeFunction] = fr
 
 def is_met(index: KernelIndex, need: Requirement) -> bool:
     if need.kind == DEFINITION:
-        return _defined(index, need.name, need.namespace)[0]
+        found = serving_definitions(index, need)
+        return bool(found) and branch_gap(found) is None
     return bool(index.find(need.name, (need.kind,)))
 
 
 def missing_kernels(snapshot: KernelSnapshot, index: KernelIndex, *, declare: Declare | None = None,
-                    severity: Severity = Severity.WARNING,
+                    parameters: Parameters | None = None, severity: Severity = Severity.WARNING,
                     view_copies: frozenset[NativeFunction] | None = None) -> list[Diagnostic]:
     model = snapshot.functions
     copies = generated_view_copies(model) if view_copies is None else view_copies
     out: list[Diagnostic] = []
-    for need in requirements(model, copies):
+    for need in requirements(model, copies, parameters):
         if is_met(index, need):
             continue
-        if need.kind == META:
+        if need.kind == META or need.key is None:
             out.append(diag("OPG601", problem_span(need.op, "structured"),
                             f"no TORCH_META_FUNC({need.name}) (or TORCH_META_FUNC2) in {_where(index)}: the "
                             "structured op needs its meta function", severity=severity))
             continue
         assert need.key is not None and need.metadata is not None  # requirements() gives both to every kernel
-        message = _missing(need.op.function, need.key, need.metadata, index, model.backend_indices[need.key], declare)
+        gap = branch_gap(serving_definitions(index, need)) if need.kind == DEFINITION else None
+        if gap is not None:
+            out.append(diag("OPG602", _kernel_span(need.op, need.key), _partly_defined(need, gap),
+                            severity=severity))
+            continue
+        message = _missing(need, index, model.backend_indices[need.key], declare)
         out.append(diag("OPG600", _kernel_span(need.op, need.key), message, severity=severity))
     return out
 
 
-def _missing(f: NativeFunction, key: dk.DispatchKey, meta: BackendMetadata, index: KernelIndex,
-             backend: BackendIndex, declare: Declare | None) -> str:
-    """The message for a kernel is_met found missing."""
+def _missing(need: Requirement, index: KernelIndex, backend: BackendIndex, declare: Declare | None) -> str:
+    """The message for a kernel is_met found missing (and no branch_gap)."""
+    f, key, meta = need.op.function, need.key, need.metadata
+    assert key is not None and meta is not None  # (a DEFINITION or IMPL need's)
     if meta.structured:
         return (f"no TORCH_IMPL_FUNC({meta.kernel}) in {_where(index)}: the structured {key} kernel of "
                 f"'{f.func.name}' is not implemented")
-    declared = _defined(index, meta.kernel, meta.cpp_namespace)[1]
-    state = "is declared but never defined" if declared else "is not defined"
-    unusable = _uncallable_definition(index, meta.kernel, meta.cpp_namespace)
+    state = "is declared but never defined" if _declared(index, need) else "is not defined"
+    unusable = _uncallable_definition(index, need)
     if unusable is not None:
         why = _WHY_UNCALLABLE[unusable.symbol.namespace.rsplit("::", 1)[-1]]
         state += f" (the one in {unusable.path}:{unusable.symbol.line + 1} is {why})"
+    others = [h for h in index.find(need.name, (DEFINITION,)) if h.symbol.namespace == need.namespace]
+    if others:  # overloads of the name: other ops' kernels
+        listed = "; ".join(f"{h.path}:{h.symbol.line + 1} ({h.symbol.params})" for h in others[:3])
+        more = f" and {len(others) - 3} more" if len(others) > 3 else ""
+        state += f" with its parameters ({need.params}): the definitions of that name take others ({listed}{more})"
     expected = declare(f, backend) if declare is not None else ""
     hint = f"; it must be declared as:\n{expected}" if expected else ""
     return f"{key} kernel {meta.cpp_namespace}::{meta.kernel} of '{f.func.name}' {state} in {_where(index)}{hint}"
+
+
+def _partly_defined(need: Requirement, gap: BranchGap) -> str:
+    """The message for a kernel that one branch of a conditional defines and another does not."""
+    f, key, path = need.op.function, need.key, gap.defined.path
+    lines = gap.conditional.directives
+    return (f"{key} kernel {need.namespace}::{need.name} of '{f.func.name}' is defined only in some branches of the "
+            f"preprocessor conditional at {path}:{lines[0] + 1}: the branch at line {lines[gap.without] + 1} "
+            f"defines none (the one at line {gap.defined.symbol.line + 1} is in the branch at line "
+            f"{lines[gap.conditional.taken] + 1}), so a build taking that branch has no such kernel")

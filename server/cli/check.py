@@ -84,7 +84,7 @@ def run_check(args: argparse.Namespace) -> int:
 def _kernel_checker(roots: list[str]) -> Callable[[NativeSnapshot], list[Diagnostic]]:
     """A check of kernels missing from the C++ sources under roots, declared as the codegen would."""
     from ..analysis.kernels import missing_kernels
-    from ..codegen.dest.native_declarations import compute_native_function_declaration
+    from ..codegen.dest.native_declarations import compute_native_function_declaration, kernel_parameter_types
     from ..index.kernels import KernelIndex, default_cache_path
 
     index = KernelIndex.build(roots, cache=default_cache_path(roots))
@@ -93,7 +93,7 @@ def _kernel_checker(roots: list[str]) -> Callable[[NativeSnapshot], list[Diagnos
         return "\n".join(compute_native_function_declaration(f, backend))
 
     def check(native: NativeSnapshot) -> list[Diagnostic]:
-        return missing_kernels(native, index, declare=declare)
+        return missing_kernels(native, index, declare=declare, parameters=kernel_parameter_types)
 
     return check
 

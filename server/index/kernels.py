@@ -25,9 +25,9 @@ from typing import Any
 
 from .documents import paused_gc
 from ..input_file import UnreadableFile, read_text
-from ..syntax import cpp_macros, cpp_scan
+from ..syntax import cpp_macros, cpp_scan, cpp_types
 from ..syntax.cpp_macros import Macro
-from ..syntax.cpp_scan import MACRO_USE, CppSymbol, file_macros, scan, scan_with_macros
+from ..syntax.cpp_scan import MACRO_USE, Branch, CppSymbol, file_macros, scan, scan_with_macros
 
 SOURCE_SUFFIXES = frozenset({".cpp", ".cc", ".cxx", ".cu", ".cuh", ".mm", ".h", ".hpp", ".hh"})
 HEADER_SUFFIXES = (".h", ".hpp", ".hh", ".cuh")
@@ -49,8 +49,9 @@ def _scanner_source(module: ModuleType) -> bytes:
 
 # Bump the number when the cache's format changes. The scanner's own source is part of the version, so a
 # cache written by another scanner (which may find other symbols in the same files) is never reused.
-CACHE_VERSION = (f"5-{scanner_fingerprint(_scanner_source(cpp_scan))}"
-                 f"-{scanner_fingerprint(_scanner_source(cpp_macros))}")
+CACHE_VERSION = (f"6-{scanner_fingerprint(_scanner_source(cpp_scan))}"
+                 f"-{scanner_fingerprint(_scanner_source(cpp_macros))}"
+                 f"-{scanner_fingerprint(_scanner_source(cpp_types))}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,13 +214,27 @@ def default_cache_path(roots: list[str]) -> Path:
     return Path(base) / "opgen" / f"kernels-{key}.json"
 
 
+def _symbol(row: list[Any]) -> CppSymbol:
+    name, kind, namespace, line, col = row[:5]
+    branches = tuple(Branch(tuple(lines), taken) for lines, taken in row[6]) if len(row) > 6 else ()
+    return CppSymbol(name, kind, namespace, line, col, row[5] if len(row) > 5 else None, branches)
+
+
 def _symbols(rows: Iterable[list[Any]]) -> tuple[CppSymbol, ...]:
-    """The symbols of the JSON cache's rows (whose shape _load_cache's except checks)."""
-    return tuple(CppSymbol(*s) for s in rows)
+    return tuple(_symbol(row) for row in rows)
 
 
-def _rows(symbols: tuple[CppSymbol, ...]) -> list[list[str | int]]:
-    return [[s.name, s.kind, s.namespace, s.line, s.col] for s in symbols]
+def _rows(symbols: tuple[CppSymbol, ...]) -> list[list[Any]]:
+    """A symbol as a JSON row; the parameters and branches only when it has them (most symbols have neither)."""
+    rows: list[list[Any]] = []
+    for s in symbols:
+        row: list[Any] = [s.name, s.kind, s.namespace, s.line, s.col]
+        if s.params is not None or s.branches:
+            row.append(s.params)
+        if s.branches:
+            row.append([[list(b.directives), b.taken] for b in s.branches])
+        rows.append(row)
+    return rows
 
 
 def _load_cache(path: Path | None) -> tuple[dict[str, FileSymbols], dict[str, Linked]]:

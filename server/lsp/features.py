@@ -226,6 +226,18 @@ def kernel_declaration(snapshot: NativeSnapshot, ref: kernel_nav.KernelRef) -> s
         return ""
 
 
+def kernel_parameters(snapshot: NativeSnapshot, ref: kernel_nav.KernelRef) -> str | None:
+    """The parameter types of a plain kernel's declaration (cpp_types.types_key), None when not known."""
+    from ..codegen.dest.native_declarations import kernel_parameter_types
+    from ..syntax.cpp_types import types_key
+
+    if ref.what == kernel_nav.META_FUNC or ref.structured or not ref.keys:
+        return None
+    index = snapshot.functions.backend_indices.get(ref.keys[0])
+    found = kernel_parameter_types(ref.function, index) if index is not None else None
+    return types_key(found) if found is not None else None
+
+
 def kernel_hover(analysis: Analysis, line: int, col: int, client: Client, kernels: KernelContext | None
                  ) -> types.Hover | None:
     ref = kernel_nav.kernel_at(analysis.native, line, col)  # type: ignore[arg-type]
@@ -235,7 +247,8 @@ def kernel_hover(analysis: Analysis, line: int, col: int, client: Client, kernel
     index = state.index if state is not None and state.roots else None
     text = kernel_nav.hover_markdown(ref, index, kernel_declaration(analysis.native, ref),  # type: ignore[arg-type]
                                      kernels.root if kernels is not None else None,
-                                     building=bool(state is not None and state.building))
+                                     building=bool(state is not None and state.building),
+                                     params=kernel_parameters(analysis.native, ref))  # type: ignore[arg-type]
     return types.Hover(contents=client.markup(text, client.hover_markdown),
                        range=span_to_range(analysis.lines, ref.span, client.encoding))
 
@@ -390,9 +403,12 @@ def kernel_definition(analysis: Analysis, line: int, col: int, client: Client, k
     index = kernels.state.index if kernels is not None and kernels.state.roots else None
     if index is None:
         return []
-    definitions, declarations = kernel_nav.places(index, ref)
+    params = kernel_parameters(analysis.native, ref)  # type: ignore[arg-type]
+    definitions, declarations = kernel_nav.places(index, ref, params)
+    # (none with its parameters: the overloads of its name, where one would go)
+    hits = definitions or declarations or kernel_nav.places(index, ref)[0]
     return [_file_location(h.path, h.symbol.line, h.symbol.col, len(h.symbol.name), client, kernels)  # type: ignore[arg-type]
-            for h in definitions or declarations]
+            for h in hits]
 
 
 def definition(analysis: Analysis, pos: types.Position, client: Client, kernels: KernelContext | None = None

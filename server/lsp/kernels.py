@@ -209,7 +209,8 @@ class MissingKernels:
         # to the entry's line)
         self._ops: dict[int, tuple[object, tuple[str | None, bool], tuple]] = {}
 
-    def __call__(self, snapshot, index: KernelIndex, generation: int, severity: Severity, declare) -> tuple:
+    def __call__(self, snapshot, index: KernelIndex, generation: int, severity: Severity, declare,
+                 parameters=None) -> tuple:
         from ..analysis.kernel_nav import meta_name
         from ..analysis.kernels import generated_view_copies, missing_kernels
         from ..model.native_function import NativeFunctionsGroup
@@ -235,7 +236,7 @@ class MissingKernels:
                 # the model stands for the snapshot.
                 found = missing_kernels(_Snapshot(_Model((op,), (group,) if group is not None else (),  # type: ignore[arg-type]
                                                          model.backend_indices)),
-                                        index, declare=declare, severity=severity,
+                                        index, declare=declare, parameters=parameters, severity=severity,
                                         view_copies=frozenset((f,)) if generated else frozenset())
                 cached = (f, (meta, generated), tuple(d.shifted(-op.line) for d in found))
             seen[id(f)] = cached

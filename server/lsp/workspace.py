@@ -471,7 +471,7 @@ class Workspace:
             if kernels.active:
                 check = self._missing_kernels.setdefault(uri, MissingKernels())
                 diagnostics += check(native, kernels.index, kernels.generation, kernels.severity,  # type: ignore[arg-type]
-                                     self.declaration)
+                                     self.declaration, self.kernel_parameters)
             analysis = Analysis(document, key, diagnostics, native, tags)
         elif document.kind == TAGS:
             tags_parser = self._tags_parsers.setdefault(document.path or uri, TagsParser())
@@ -583,6 +583,12 @@ class Workspace:
                 impls.append(ImplFile(path, text))
         found = check_kernels(snapshot.resolved, native.snapshot.functions, document.path or document.uri, impls)
         return tuple(d.diagnostic for d in found if d.path == (document.path or document.uri))
+
+    def kernel_parameters(self, f, backend) -> tuple[str, ...] | None:
+        """The parameter types of that declaration (the missing-kernel check tells overloads apart by them)."""
+        from ..codegen.dest.native_declarations import kernel_parameter_types
+
+        return kernel_parameter_types(f, backend)
 
     def declaration(self, f, backend) -> str:
         """The kernel declaration the codegen gives the function for a backend (NativeFunctions.h)."""

@@ -15,10 +15,12 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from itertools import pairwise
 
 # (Macro and split_top_level are also taken from here by the index and the codegen.)
 from .cpp_macros import Macro, collect_macros, expand_invocations, invoked, matching, split_top_level
+from .cpp_types import parameter_key, type_aliases, with_aliases
 
 # An offset in the scanned code -> its (line, column) in the file.
 Position = Callable[[int], tuple[int, int]]
@@ -32,12 +34,22 @@ MACRO_USE = "macro use"  # an invocation, at namespace scope, of a macro the fil
 
 
 @dataclass(frozen=True, slots=True)
+class Branch:
+    """Where a definition sits in a preprocessor conditional of several branches (#if ... #else ... #endif)."""
+
+    directives: tuple[int, ...]  # the 0-based lines of the conditional's #if, #elif and #else
+    taken: int  # which of them opens the branch holding the definition
+
+
+@dataclass(frozen=True, slots=True)
 class CppSymbol:
     name: str
     kind: str
     namespace: str  # e.g. "at::native"; "" at global scope
     line: int  # 0-based
     col: int
+    params: str | None = None  # a definition's or declaration's parameter types (cpp_types.parameter_key)
+    branches: tuple[Branch, ...] = ()  # a definition's conditionals of several branches, outermost first
 
 
 _COMMENT_OR_LITERAL = re.compile(
@@ -136,6 +148,8 @@ TEMPLATE = "(template)"
 DEVICE = "(device)"
 _DEVICE_ONLY = re.compile(r"\b(__device__|__global__|C10_DEVICE)\b")  # (C10_HOST_DEVICE is callable)
 _CONDITIONAL = re.compile(r"#[ \t]*(ifn?def|if|elif|else|endif)\b")  # comments are blanked: '#' starts directives
+# A branch written to stop the build when it is taken (`#error`, `static_assert(0)`): no configuration to build.
+_FAILS_THE_BUILD = re.compile(r"^[ \t]*#[ \t]*error\b|\bstatic_assert\s*\(\s*(?:0|false)\s*[,)]", re.MULTILINE)
 # Whether a file has anything keep_balanced_branches acts on: an #else/#elif or an #if 0 ('# else' too).
 _BRANCH_OR_IF_0 = re.compile(r"#[ \t]*(?:el|if[ \t]+0)")
 
@@ -150,18 +164,24 @@ def _brace_delta(text: str, start: int, end: int) -> int:
     return part.count("{") - part.count("}")
 
 
-def keep_balanced_branches(code: str) -> str:
-    """Blank the preprocessor branches that would mislead a scan of every branch.
+@dataclass(frozen=True, slots=True)
+class _Conditional:
+    starts: tuple[int, ...]  # the offsets of its #if, #elif and #else directives
+    end: int  # of its #endif
+    disabled: bool  # `#if 0`
+    balanced: bool  # every branch closes the braces it opens
+    failing: tuple[bool, ...]  # per branch: does it stop the build on purpose (#error, static_assert(0))?
 
-    Scanning every branch is right when each is complete (two definitions of a kernel), but
-    `#ifdef X  f(int a) {  #else  f(long a) {  #endif` would open two bodies for one close and hide
-    everything after it: when a branch leaves braces open (or closes more), only the first is kept.
-    And `#if 0` code is never compiled, so a kernel there is no definition.
-    """
-    if "#" not in code or _BRANCH_OR_IF_0.search(code) is None:
-        return code
-    blanks: list[tuple[int, int]] = []
-    stack: list[list[int]] = []  # per open group: the offsets where its branches start, then its end
+    @property
+    def scanned_whole(self) -> bool:
+        """Whether every branch is read as code (and is a configuration of its own): keep_balanced_branches."""
+        return not self.disabled and len(self.starts) > 1 and self.balanced
+
+
+def _conditionals(code: str) -> list[_Conditional]:
+    """The preprocessor conditionals of code (comments blanked), inner ones before the ones holding them."""
+    out: list[_Conditional] = []
+    stack: list[list[int]] = []  # per open group: the offsets where its branches start
     disabled: list[bool] = []  # per open group: is it `#if 0`?
     for m in _CONDITIONAL.finditer(code):
         if code[code.rfind("\n", 0, m.start()) + 1:m.start()].strip():
@@ -173,12 +193,72 @@ def keep_balanced_branches(code: str) -> str:
         elif word.startswith("el") and stack:
             stack[-1].append(m.start())
         elif word == "endif" and stack:
-            bounds, zero = stack.pop() + [m.start()], disabled.pop()
-            if zero:
-                blanks.append((bounds[0], bounds[1]))
-            elif len(bounds) > 2 and any(_brace_delta(code, a, b) for a, b in zip(bounds, bounds[1:])):
-                blanks.append((bounds[1], bounds[-1]))
+            starts, zero = stack.pop(), disabled.pop()
+            bounds = starts + [m.start()]
+            pairs = list(pairwise(bounds))
+            balanced = not any(_brace_delta(code, a, b) for a, b in pairs)
+            failing = tuple(_fails_the_build(code, a, b) for a, b in pairs)
+            out.append(_Conditional(tuple(starts), m.start(), zero, balanced, failing))
+    return out
+
+
+def _fails_the_build(code: str, start: int, end: int) -> bool:
+    return (code.find("error", start, end) >= 0 or code.find("static_assert", start, end) >= 0) \
+        and _FAILS_THE_BUILD.search(code, start, end) is not None
+
+
+def keep_balanced_branches(code: str) -> str:
+    """Blank the preprocessor branches that would mislead a scan of every branch.
+
+    Scanning every branch is right when each is complete (two definitions of a kernel), but
+    `#ifdef X  f(int a) {  #else  f(long a) {  #endif` would open two bodies for one close and hide
+    everything after it: when a branch leaves braces open (or closes more), only the first is kept.
+    And `#if 0` code is never compiled, so a kernel there is no definition.
+    """
+    return _keep_balanced(code, _conditionals(code) if _has_branches(code) else [])
+
+
+def _has_branches(code: str) -> bool:
+    return "#" in code and _BRANCH_OR_IF_0.search(code) is not None
+
+
+def _keep_balanced(code: str, conditionals: list[_Conditional]) -> str:
+    blanks: list[tuple[int, int]] = []
+    for group in conditionals:
+        if group.disabled:
+            blanks.append((group.starts[0], group.starts[1] if len(group.starts) > 1 else group.end))
+        elif len(group.starts) > 1 and not group.balanced:
+            blanks.append((group.starts[1], group.end))
     return _blank_ranges(code, blanks) if blanks else code
+
+
+def _with_branches(symbols: list[CppSymbol], conditionals: list[_Conditional], line_of: Callable[[int], int]
+                   ) -> list[CppSymbol]:
+    """The definitions given the conditionals of several branches, all read, that hold them (outermost first).
+    A branch that stops the build on purpose is no configuration: only the others count."""
+    groups = []
+    for g in conditionals:
+        live = tuple(line_of(a) for a, fails in zip(g.starts, g.failing) if not fails)
+        if g.scanned_whole and len(live) > 1:
+            groups.append((line_of(g.starts[0]), line_of(g.end), tuple(line_of(a) for a in g.starts), live))
+    if not groups:
+        return symbols
+    groups.sort()
+
+    def branches(line: int) -> tuple[Branch, ...]:
+        out = []
+        for first, last, lines, live in groups:
+            if first < line < last:
+                opener = lines[bisect.bisect_right(lines, line) - 1]
+                if opener in live:
+                    out.append(Branch(live, live.index(opener)))
+        return tuple(out)
+
+    out = []
+    for s in symbols:
+        held = branches(s.line) if s.kind == DEFINITION else ()
+        out.append(replace(s, branches=held) if held else s)
+    return out
 
 
 def _blank_ranges(code: str, ranges: list[tuple[int, int]]) -> str:
@@ -219,16 +299,23 @@ def scan_with_macros(text: str, known_macros: dict[str, Macro] | None = None
     own = collect_macros(code)
     macros = {**(known_macros or {}), **own}
     # Preprocessor lines are not code at namespace scope (but their macros were collected above).
-    code = blank_preprocessor(keep_balanced_branches(code))
+    conditionals = _conditionals(code) if _has_branches(code) else []
+    code = blank_preprocessor(_keep_balanced(code, conditionals))
     starts = [0] + [m.end() for m in re.finditer("\n", code)]
 
+    def line_of(offset: int) -> int:
+        return bisect.bisect_right(starts, offset) - 1
+
     def position(offset: int) -> tuple[int, int]:
-        line = bisect.bisect_right(starts, offset) - 1
+        line = line_of(offset)
         return line, offset - starts[line]
 
     symbols = [CppSymbol(m.name, MACRO, "", *position(m.offset)) for m in own.values() if m.may_define_functions]
     _scan_scope(code, 0, len(code), [], macros, symbols, position, expanded=False)
-    return tuple(symbols), own
+    aliases = type_aliases(code)
+    if aliases:
+        symbols = [replace(s, params=with_aliases(s.params, aliases)) if s.params else s for s in symbols]
+    return tuple(_with_branches(symbols, conditionals, line_of)), own
 
 
 def _namespace_names(code: str, statement_start: int, ns: re.Match[str]) -> list[str]:
@@ -352,7 +439,12 @@ def _definition(code: str, at: int, head: str, kind: str, namespace: list[str], 
     marker = _not_a_kernel(prefix)
     if marker:
         full_ns = f"{full_ns}::{marker}" if full_ns else marker
-    symbols.append(CppSymbol(qualified[-1], kind, full_ns, *position(at + call.start() + len(name) - len(base))))
+    close = head.find(")", call.end())  # (most parameter lists have no parentheses inside)
+    if close < 0 or head.find("(", call.end(), close) >= 0:
+        close = _matching(head, call.end() - 1, "(", ")") - 1
+    params = parameter_key(head[call.end():close])
+    line, col = position(at + call.start() + len(name) - len(base))
+    symbols.append(CppSymbol(qualified[-1], kind, full_ns, line, col, params))
 
 
 def _not_a_kernel(prefix: str) -> str | None:

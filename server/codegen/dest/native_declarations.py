@@ -27,6 +27,15 @@ def kernel_signature(f: NativeFunction, index: BackendIndex, *, prefix: str = ""
     return NativeSignature(f.func, symint, options, prefix)
 
 
+def kernel_parameter_types(f: NativeFunction, index: BackendIndex) -> tuple[str, ...] | None:
+    """The C++ parameter types of the kernel's declaration, or None when the codegen cannot declare it (the
+    missing-kernel check then matches its definition by name alone)."""
+    try:
+        return tuple(a.type for a in kernel_signature(f, index).arguments())
+    except Exception:  # a model the codegen rejects elsewhere, with its own diagnostic
+        return None
+
+
 def key_export_macro(key: DispatchKey, release: Release) -> str:
     """The DLL export macro of the in-tree kernels and at::<key>:: functions of a dispatch key."""
     if release.device_family_kernel_exports:
