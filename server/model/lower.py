@@ -222,6 +222,7 @@ def parse_entry_schemas(entries: list[YMap]) -> None:
             parse_schema(node.value)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class _Func:
     """An entry's func: string, where it is, and what parsing it gave."""
@@ -232,6 +233,7 @@ class _Func:
     parsed: ParsedSchema
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class _Keys:
     """The entry's keys that are read on their own, each checked against its type."""
