@@ -60,7 +60,7 @@ def _table(*rows: tuple[str, str, Severity, str]) -> dict[str, Code]:
     return {code: Code(code, name, sev, summary) for code, name, sev, summary in rows}
 
 
-E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFORMATION
+E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFORMATION  # noqa: E741 (the code table's severity column)
 
 # Stable codes. Errors are what torchgen 2.13 rejects (or crashes on);
 # warnings are mistakes torchgen lets through.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import functools
-from typing import Iterable
+from collections.abc import Iterable
 
 
 def closest(word: str, candidates: Iterable[str], n: int = 3, cutoff: float = 0.6) -> list[str]:

@@ -212,9 +212,9 @@ def test_torchgen_rejects_each_mistake(native_mistakes, tags_mistakes):
 def test_opgen_models_the_clean_samples_like_torchgen():
     pytest.importorskip("torchgen")
     import yaml
+    from conformance import canonical
     from torchgen import gen
 
-    from conformance import canonical
     from opgen_lsp.index.native import NativeParser, TagsParser
 
     tags_text, native_text = without_mistakes(TAGS), without_mistakes(NATIVE)

@@ -5,7 +5,8 @@
 
 Each release lands in ``$XDG_CACHE_HOME/opgen/torchgen/X`` (default ``~/.cache/opgen/torchgen/X``)
 laid out as a site-packages folder: ``torchgen/`` (with ``packaged/ATen`` and ``packaged/autograd``)
-and ``torch/version.py`` beside it (and the lazy shape-inference header gen_lazy_tensor reads), so ``PYTHONPATH=<folder> python -m torchgen.gen`` runs that
+and ``torch/version.py`` beside it (and the lazy shape-inference header gen_lazy_tensor reads), so
+``PYTHONPATH=<folder> python -m torchgen.gen`` runs that
 release's gen.py and opgen detects the release from the folder. The wheel is fetched with
 ``pip download torch==X --no-deps`` (the configured indexes first; if they refuse, as a pip
 configuration capping torch does, once more with ``PIP_CONFIG_FILE=/dev/null``), only those

@@ -13,8 +13,8 @@ Edits are (span, new text) in the document's coordinates; a fix's edits never ov
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from ..diagnostics import Diagnostic
 from ..index.backend import BackendSnapshot

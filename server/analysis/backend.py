@@ -12,8 +12,8 @@ layer above analysis, so the generated declaration comes from the caller.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 from ..index.backend import BackendSnapshot
 from ..index.native import NativeSnapshot

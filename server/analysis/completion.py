@@ -15,8 +15,8 @@ entry: while a user types, the entry is usually not valid YAML.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from ..index.native import NativeSnapshot, TagsSnapshot
 from ..model.dispatch import SUPPORTED_KEY_NAMES

@@ -7,8 +7,8 @@ Shared by hover, definition, references and symbols. Positions are 0-based
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 from ..index.documents import Document, PlacedEntry
 from ..syntax.locate import ScalarText

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from ..index.derivatives import DerivativesDocument
@@ -23,7 +23,8 @@ from ..text import Span
 from .completion import KEY, OP, TYPE, Candidate
 from .cursor import content_end, entry_at
 from .hover import HoverText
-from .symbols import OP as OP_SYMBOL, Symbol
+from .symbols import OP as OP_SYMBOL
+from .symbols import Symbol
 
 # (argument name, C++ type) of the arguments formulas name, in the C++ API's order.
 Arguments = Callable[[NativeFunction], Sequence[tuple[str, str]]]

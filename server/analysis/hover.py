@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import re
 import urllib.parse
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Protocol, Sequence
+from typing import Protocol
 
 from ..index.native import NativeSnapshot, TagsSnapshot
 from ..model import dispatch as dk

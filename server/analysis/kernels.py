@@ -13,19 +13,17 @@ tree does not hold.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, Iterator, Protocol
+from typing import Protocol
 
 from ..diagnostics import Diagnostic, Severity, diag
 from ..index.kernels import KernelIndex, Located
 from ..index.native import problem_span
 from ..model import dispatch as dk
-from ..model.native_function import (BackendIndex, BackendMetadata, NativeFunction, NativeFunctionsGroup,
-                                     NativeFunctionsViewGroup)
+from ..model.native_function import BackendIndex, BackendMetadata, NativeFunction, NativeFunctionsGroup, NativeFunctionsViewGroup
 from ..model.native_yaml import Op
-from ..syntax.cpp_scan import (ANONYMOUS, DECLARATION, DEFINITION, DEVICE, IMPL, META, STATIC, TEMPLATE, Branch,
-                               CppSymbol)
+from ..syntax.cpp_scan import ANONYMOUS, DECLARATION, DEFINITION, DEVICE, IMPL, META, STATIC, TEMPLATE, Branch, CppSymbol
 from ..syntax.cpp_types import types_key
 from ..syntax.locate import ScalarText
 from ..syntax.nodes import YMap, YScalar

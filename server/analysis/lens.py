@@ -6,8 +6,8 @@ and the out-of-tree backends whose yaml lists it (given by the caller).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 from ..index.native import NativeSnapshot
 from ..text import Span

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ..index.documents import Document
-from ..syntax.locate import ScalarText
 from ..model.schema_parser import parse_schema
+from ..syntax.locate import ScalarText
 from .cursor import func_scalar
 
 NAMESPACE = "namespace"

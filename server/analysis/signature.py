@@ -6,8 +6,8 @@ Read from the line's text (while typing, the entry is rarely valid yaml).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from ..model.schema_parser import parse_argument_text
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, TypeVar
+from typing import TypeVar
 
 from ..index.documents import PlacedEntry
 from ..index.native import NativeSnapshot, TagsSnapshot

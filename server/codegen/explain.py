@@ -7,9 +7,10 @@ from dataclasses import dataclass, field
 from ..model.dispatch import parse_dispatch_key
 from ..model.lower import cpp_name
 from ..model.native_function import BackendIndex, BackendMetadata, NativeFunction, NativeFunctionsGroup, Variant
-from ..model.schema import OperatorName
-from ..suggest import closest
 from ..model.native_yaml import NativeFunctions
+from ..model.schema import OperatorName
+from ..releases import DEFAULT, Release
+from ..suggest import closest
 from .dest.functions import (
     compute_function,
     compute_operator_declaration,
@@ -19,10 +20,9 @@ from .dest.functions import (
     tag_vector_indices,
     tags_initializer,
 )
+from .dest.native_declarations import compute_meta_function_declaration, compute_native_function_declaration
 from .dest.register import compute_registration, compute_wrapper, is_structured_for
 from .dest.register_structured import compute_structured_registration, compute_structured_wrapper
-from ..releases import DEFAULT, Release
-from .dest.native_declarations import compute_meta_function_declaration, compute_native_function_declaration
 
 
 def as_in_file(code: str, indent: str = "", *, drop_blank_lines: bool = False) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..model.dispatch import K, DispatchKey
+from ..model.dispatch import DispatchKey, K
 from ..releases import DEFAULT, Release
 
 _MPS_KEYS = frozenset(K[n] for n in ("MPS", "SparseMPS", "SparseCsrMPS"))

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import contextlib
 import gc
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Callable, Generic, Iterator, NamedTuple, TypeVar
+from typing import Generic, NamedTuple, TypeVar
 
 from ..diagnostics import Diagnostic, diag
 from ..frozen import fast_init

@@ -23,11 +23,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from .documents import paused_gc
 from ..input_file import UnreadableFile, read_text
 from ..syntax import cpp_macros, cpp_scan, cpp_types
 from ..syntax.cpp_macros import Macro
 from ..syntax.cpp_scan import MACRO_USE, Branch, CppSymbol, file_macros, scan, scan_with_macros
+from .documents import paused_gc
 
 SOURCE_SUFFIXES = frozenset({".cpp", ".cc", ".cxx", ".cu", ".cuh", ".mm", ".h", ".hpp", ".hh"})
 HEADER_SUFFIXES = (".h", ".hpp", ".hh", ".cuh")

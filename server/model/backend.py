@@ -21,8 +21,8 @@ What torchgen does with each key, in the order it reads them:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from ..diagnostics import Diagnostic, Severity, diag
 from ..suggest import did_you_mean

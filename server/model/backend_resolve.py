@@ -31,8 +31,8 @@ nothing, keys that are not backends, and kernels that are never registered.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from ..diagnostics import Diagnostic, Severity, diag
 from ..releases import DEFAULT, Release, migration_note

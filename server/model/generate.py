@@ -12,6 +12,7 @@ from ..releases import DEFAULT, Release
 from . import dispatch as dk
 from .native_function import BackendMetadata, DeviceCheckType, NativeFunction, Variant
 from .schema import (
+    TENSOR,
     Annotation,
     Argument,
     BaseOperatorName,
@@ -19,7 +20,6 @@ from .schema import (
     OperatorName,
     Return,
     SchemaKind,
-    TENSOR,
 )
 
 # Lists torchgen keeps of existing ops that break its grouping rules.

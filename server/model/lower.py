@@ -20,6 +20,7 @@ from ..syntax.locate import ScalarText
 from ..syntax.nodes import YMap, YNode, YScalar, YSeq, to_python
 from ..text import Span
 from . import dispatch as dk
+from .codegen_rules import structured_out_problems, untranslatable_types
 from .cpp_names import identifier_problem, qualified_name_problem
 from .native_function import (
     DTYPE_CLASSES,
@@ -35,7 +36,6 @@ from .native_function import (
 )
 from .schema import TENSOR, Argument, BaseTy, FunctionSchema, OperatorName, SchemaKind, SchemaKindError
 from .schema_parser import Issue, ParsedSchema, SchemaSpans, parse_argument_text, parse_operator_name, parse_schema
-from .codegen_rules import structured_out_problems, untranslatable_types
 from .schema_rules import Where, check_schema
 
 ENTRY_KEYS: dict[str, str] = {
@@ -192,7 +192,7 @@ def _namespace_entity(text: str, max_level: int) -> tuple[str, str, bool]:
     return "::".join(parts[:-1]), parts[-1], len(parts) - 1 <= max_level
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _parse_ufunc_loop(text: str, key: UfuncKey) -> UfuncInnerLoop | str:
     """The inner loop, or why the text is none."""
     if " " not in text:

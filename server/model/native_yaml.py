@@ -17,8 +17,9 @@ from __future__ import annotations
 import functools
 import keyword
 from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Iterable, NamedTuple, Sequence, TypeVar, cast
+from typing import NamedTuple, TypeVar, cast
 
 from ..frozen import fast_init
 from ..releases import DEFAULT, Release
@@ -495,7 +496,7 @@ def _group_by_view(ops: Sequence[Op], fxs: Sequence[Facts], problems: list[Probl
             copy = d.pop(SchemaKind.functional, None)
             functions = (view.function, copy.function if copy else None, inplace.function if inplace else None)
             group, findings = memo.reuse(("view", tuple(map(id, functions))),
-                                         lambda: (functions, check_view_group(*functions)))
+                                         lambda: (functions, check_view_group(*functions)))  # noqa: B023 (reuse calls it at once)
             roles = (view, copy, inplace)
             # A finding concerns a member the group has (copy and inplace may be missing).
             problems.extend(Problem(role, code, message, where) for i, code, message, where in findings
@@ -570,7 +571,7 @@ def assemble(ops: Sequence[Op], memo: GroupMemo | None = None, release: Release 
         members = tuple(d.items())
         made, findings = memo.reuse(("generate", tuple([id(op.function) for _, op in members])),
                                     lambda: _done(lambda fs: generate_for_group(fs, release),
-                                                  tuple([(k, op.function) for k, op in members])))
+                                                  tuple([(k, op.function) for k, op in members])))  # noqa: B023 (called at once)
         if findings:
             problems.extend(Problem(members[i][1], code, message, where) for i, code, message, where in findings)
         for at, kind, fn, metadata in made:
@@ -590,7 +591,7 @@ def assemble(ops: Sequence[Op], memo: GroupMemo | None = None, release: Release 
         # The kind and whether it was generated follow from the function: its id says it all.
         group, failed, findings = memo.reuse(
             ("group", tuple([id(op.function) for _, op in members])),
-            lambda: _done(check_group, tuple([(k, op.function, op.generated) for k, op in members])))
+            lambda: _done(check_group, tuple([(k, op.function, op.generated) for k, op in members])))  # noqa: B023 (called at once)
         if findings:
             problems.extend(Problem(members[i][1], code, message, where) for i, code, message, where in findings)
         if group is not None:

@@ -10,9 +10,10 @@ Positions live beside them, in `model.schema_parser.SchemaSpans`.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from enum import Enum, auto
-from typing import Iterator, TypeVar, Union
+from typing import TypeVar
 
 from ..frozen import fast_init
 
@@ -148,7 +149,7 @@ class ListType(_TypeQueries):
         return self
 
 
-Type = Union[BaseType, OptionalType, CustomClassType, ListType]
+Type = BaseType | OptionalType | CustomClassType | ListType
 
 TENSOR = BaseType(BaseTy.Tensor)
 

@@ -15,11 +15,13 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ..frozen import fast_init
+from ..suggest import did_you_mean
 from .schema import (
+    AUGMENTED_ASSIGNMENT_NAMES,
+    BASE_TYPE_NAMES,
     Annotation,
     Argument,
     Arguments,
-    BASE_TYPE_NAMES,
     BaseOperatorName,
     BaseTy,
     BaseType,
@@ -32,9 +34,7 @@ from .schema import (
     SelfArgument,
     TensorOptionsArguments,
     Type,
-    AUGMENTED_ASSIGNMENT_NAMES,
 )
-from ..suggest import did_you_mean
 
 Offsets = tuple[int, int]
 

@@ -154,7 +154,7 @@ def _expand(text: str, macros: dict[str, Macro], disabled: frozenset[str], budge
         if m.start() > done:
             emit(text[done:m.start()], done, True)
         inner: list[str] = []
-        _expand(body, macros, disabled | {name}, budget, nesting + 1, lambda t, _at, _v: inner.append(t))
+        _expand(body, macros, disabled | {name}, budget, nesting + 1, lambda t, _at, _v: inner.append(t))  # noqa: B023 (called during the call)
         emit(" " + "".join(inner) + " ", m.start(), False)  # (blanks: a pasted neighbour stays apart)
         done = close
     if done < len(text):

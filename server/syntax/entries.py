@@ -9,8 +9,8 @@ entries whose text changed.
 from __future__ import annotations
 
 import re
-from itertools import accumulate, repeat
 from dataclasses import dataclass
+from itertools import accumulate, repeat
 from typing import NamedTuple
 
 from ..diagnostics import Diagnostic, diag

@@ -10,7 +10,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable, Iterable
-from typing import NamedTuple, Union
+from typing import NamedTuple
 
 import yaml
 from yaml.constructor import ConstructorError, SafeConstructor
@@ -65,7 +65,7 @@ class YMap(NamedTuple):
         return pair[0].span if pair else None
 
 
-YNode = Union[YScalar, YSeq, YMap]
+YNode = YScalar | YSeq | YMap
 
 
 def node_span(node: yaml.Node, line_offset: int = 0) -> Span:
@@ -213,7 +213,8 @@ class _Lowering:
 
     def _collection(self, node: yaml.Node) -> YNode:
         if node.tag not in _SAFE_TAGS:
-            self.diagnostics.append(diag("OPG005", self.span(node), f"the tag {node.tag!r} is not allowed; opgen reads YAML with a safe loader"))
+            self.diagnostics.append(diag("OPG005", self.span(node),
+                                         f"the tag {node.tag!r} is not allowed; opgen reads YAML with a safe loader"))
         if isinstance(node, yaml.SequenceNode):
             return YSeq(tuple(self.node(n) for n in node.value), self.span(node))
         assert isinstance(node, yaml.MappingNode)  # the composer makes no other kind of node

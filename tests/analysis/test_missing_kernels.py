@@ -71,11 +71,11 @@ def native(aten):
 
 def _torchgen_verdict(yaml_path: Path, impl_path: Path) -> str | None:
     """torchgen's error_on_missing_kernels on the pair (None: no error), full_codegen left out as gen_lazy_tensor does."""
+    import torchgen
     import yaml as pyyaml
     from torchgen.gen import get_grouped_native_functions, parse_native_yaml
     from torchgen.gen_backend_stubs import error_on_missing_kernels, parse_backend_yaml
     from torchgen.model import OperatorName
-    import torchgen
 
     packaged = Path(torchgen.__file__).parent / "packaged" / "ATen" / "native"
     parsed = parse_native_yaml(str(packaged / "native_functions.yaml"), str(packaged / "tags.yaml"))

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from conftest import CORPUS
 
 from .test_check_backend_cli import CLEAN, run

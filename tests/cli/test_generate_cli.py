@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from file_trees import files_under
+
 from opgen_lsp.cli import main
 
 

@@ -127,10 +127,9 @@ def test_options_change_what_they_should(aten, native):
 
 def test_run_gen_lazy_tensor_with_in_tree_per_operator_headers(aten, tmp_path, monkeypatch):
     """run_gen_lazy_tensor's build_in_tree / per_operator_headers (no flags of main()) through opgen's API."""
+    import torch
     from torchgen.dest.lazy_ir import GenTSLazyIR
     from torchgen.gen_lazy_tensor import run_gen_lazy_tensor
-
-    import torch
 
     header = Path(torch.__file__).parent / "include" / "torch" / "csrc" / "lazy" / "core" / "shape_inference.h"
     source = tmp_path / "backend.yaml"

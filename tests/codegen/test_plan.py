@@ -5,7 +5,16 @@ from __future__ import annotations
 import pytest
 
 from opgen_lsp.codegen.plan import (
-    Dirs, Manager, PlanError, PlannedFile, missing, outputs_lists, render, shard_envs, shard_names, single,
+    Dirs,
+    Manager,
+    PlanError,
+    PlannedFile,
+    missing,
+    outputs_lists,
+    render,
+    shard_envs,
+    shard_names,
+    single,
     string_stable_hash,
 )
 

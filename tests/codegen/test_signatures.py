@@ -63,7 +63,7 @@ OPS = """\
   - bool all_contiguous, bool all_same_dtype
   dispatch:
     CPU: cat_out_cpu
-"""
+"""  # noqa: E501 (real schemas, one a line)
 
 
 @pytest.fixture(scope="module")

@@ -23,9 +23,9 @@ import os
 from pathlib import Path
 
 import pytest
-
 from analysis.test_backend_rules import CUSTOM_NATIVE, ERRORS, WARNINGS
 from conftest import CORPUS
+
 from opgen_lsp.index.backend import check_backend
 from opgen_lsp.index.native import NativeParser, TagsParser
 

@@ -9,7 +9,8 @@ RegisterFunctionalization_N.cpp / Everything, FunctionalInverses.h, ViewMetaClas
 CompositeViewCopyKernels.cpp, core/TensorBody.h, core/TensorMethods.cpp,
 core/ATenOpList.cpp, core/aten_interned_strings.h, enum_tag.h, UfuncCPU_add.cpp,
 UfuncCPUKernel_add.cpp, UfuncCUDA_add.cu, VmapGeneratedPlumbing.h and the AOTI shims
-c_shim_{cpu,cuda,aten}.cpp (the list is printed), and the -o outputs lists. The generated-by line is compared as is: opgen writes torchgen's.
+c_shim_{cpu,cuda,aten}.cpp (the list is printed), and the -o outputs lists. The generated-by line is compared as is:
+opgen writes torchgen's.
 """
 
 from __future__ import annotations

@@ -16,9 +16,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import CORPUS
 from file_trees import files_under, first_difference
+
 from opgen_lsp.cli import main
 from opgen_lsp.codegen.backend.run import BackendOptions, generate_backend, load_native_snapshot
 from opgen_lsp.index.backend import check_backend

@@ -16,9 +16,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import CORPUS
 from file_trees import files_under, first_difference
+
 from opgen_lsp.cli import main
 
 pytestmark = [pytest.mark.conformance, pytest.mark.slow, pytest.mark.corpus]

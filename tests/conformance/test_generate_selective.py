@@ -10,10 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from file_trees import files_under
-from opgen_lsp.codegen.generate import generate
+
 from opgen_lsp.cli.generate import add_generate_parser, options_from_args
+from opgen_lsp.codegen.generate import generate
 
 from .conftest import SELECTIVE_VARIANTS
 

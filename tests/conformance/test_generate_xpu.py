@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import CORPUS
+
 from opgen_lsp.codegen.files.context import GenerateOptions
 from opgen_lsp.codegen.generate import generate
 from opgen_lsp.codegen.plan import Manager

@@ -112,7 +112,7 @@ MUTATIONS: list[Mutation] = [
     reject("argument-without-name", edit("abs", "abs(Tensor self)", "abs(Tensor)")),
     reject("argument-illegal-character", edit("_masked_scale", "float scale", "float$scale")),
     reject("argument-reserved-python-keyword", edit("_masked_scale", "Tensor mask, float scale", "Tensor mask, int lambda")),
-    reject("out-argument-not-keyword-only", edit("abs.out", "abs.out(Tensor self, *, Tensor(a!) out)", "abs.out(Tensor self, Tensor(a!) out)")),
+    reject("out-argument-not-keyword-only", edit("abs.out", "abs.out(Tensor self, *, Tensor(a!) out)", "abs.out(Tensor self, Tensor(a!) out)")),  # noqa: E501
     reject("out-returns-not-aliased", edit("abs.out", "Tensor(a!) out) -> Tensor(a!)", "Tensor(a!) out) -> Tensor")),
     reject("out-returns-more-than-out-args",
            edit("abs.out", "Tensor(a!) out) -> Tensor(a!)", "Tensor(a!) out) -> (Tensor(a!), Tensor(b!))")),
@@ -136,7 +136,7 @@ MUTATIONS: list[Mutation] = [
     reject("variants-method-on-out-op", edit("abs.out", "  device_check: NoCheck", "  variants: method\n  device_check: NoCheck")),
     reject("variants-both-on-out-op",
            edit("abs.out", "  device_check: NoCheck", "  variants: function, method\n  device_check: NoCheck")),
-    reject("structured-on-functional-op", edit("abs", "  variants: function, method\n", "  variants: function, method\n  structured: True\n")),
+    reject("structured-on-functional-op", edit("abs", "  variants: function, method\n", "  variants: function, method\n  structured: True\n")),  # noqa: E501
     reject("structured-delegate-on-out-op",
            edit("abs.out", "  device_check: NoCheck", "  structured_delegate: acos.out\n  device_check: NoCheck")),
     reject("structured-delegate-to-missing-op", edit("acos", "structured_delegate: acos.out", "structured_delegate: nope.out")),
@@ -188,7 +188,7 @@ MUTATIONS: list[Mutation] = [
         "ones_like",
         "    # NB: Although this composite mutates on the inside, it is\n"
         "    # non-differentiable so NonFunctional doesn't apply\n", "")),
-    accept("harmless-removed-trailing-comment", edit("abs.out", "  device_check: NoCheck   # TensorIterator\n", "  device_check: NoCheck\n")),
+    accept("harmless-removed-trailing-comment", edit("abs.out", "  device_check: NoCheck   # TensorIterator\n", "  device_check: NoCheck\n")),  # noqa: E501
     accept("harmless-blank-lines", edit("abs", "  dispatch:\n", "\n\n  dispatch:\n")),
     accept("harmless-new-op-with-dispatch", add_after("abs.out", NEW_OP)),
     accept("harmless-quoted-values", edit("abs.out", "    CPU, CUDA, MPS, MTIA: abs_out\n", '    "CPU, CUDA, MPS, MTIA": "abs_out"\n')),

@@ -9,9 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from codegen.raise_sites import ACCEPTED_INPUTS, INPUTS
-from file_trees import aten_source, first_difference, files_under
+from file_trees import aten_source, files_under, first_difference
 
 from opgen_lsp.cli import main
 

@@ -29,9 +29,9 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-
 from conftest import CORPUS, ROOT
 from file_trees import files_under, first_difference
+
 from opgen_lsp.cli import main
 from opgen_lsp.index.native import NativeParser, TagsParser
 from opgen_lsp.releases import RELEASES, Release, migration_note

@@ -113,7 +113,7 @@ def test_pre_commit_try_repo(tmp_path: Path):
     proc = subprocess.run(["pre-commit", "try-repo", str(ROOT), "opgen-check", "--all-files"], cwd=broken, env=env,
                           capture_output=True, text=True, timeout=900)
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    for _name, line, code in readme_mistakes():
+    for _name, _line, code in readme_mistakes():
         assert code in proc.stdout, proc.stdout
     assert "opgen check (PyTorch operator yaml)" in proc.stdout and "Failed" in proc.stdout
 

@@ -2,7 +2,7 @@
 
 import subprocess
 
-from .conftest import expected_codes, readme_mistakes, editor_env, which_opgen
+from .conftest import editor_env, expected_codes, readme_mistakes, which_opgen
 
 
 def test_expected_codes_are_the_samples_twelve():

@@ -143,7 +143,7 @@ def code_server(tmp_path: Path, workspace: Path, interpreter):
                 break
             except OSError:
                 if time.monotonic() > deadline or proc.poll() is not None:
-                    raise AssertionError("code-server did not start:\n" + (tmp_path / "code-server.log").read_text())
+                    raise AssertionError("code-server did not start:\n" + (tmp_path / "code-server.log").read_text()) from None
                 time.sleep(0.3)
         yield url, user_data, interpreter[1]
     finally:
@@ -191,7 +191,7 @@ def test_vscode_problems_hover_generate(code_server, workspace: Path, tmp_path: 
         assert code in problems, f"{code} not in the Problems panel: {problems}"
     assert sum(1 for row in result["problems"] if "OPG" in row) == 12, problems
     for _name, line, code in readme_mistakes():  # at the line samples/README.md gives
-        assert any(f"{code} [Ln {line}," in row.replace("(", " ").replace(")", "") for row in result["problems"]), f"{code} at line {line}: {problems}"
+        assert any(f"{code} [Ln {line}," in row.replace("(", " ").replace(")", "") for row in result["problems"]), f"{code} at line {line}: {problems}"  # noqa: E501
 
     # The hover of a func: line: the op and its at:: declaration first, the rest one link away.
     hover = result["hover"]

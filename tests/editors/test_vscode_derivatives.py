@@ -10,7 +10,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from autograd_tree import DERIVATIVES, write_tree
 
 from .conftest import NPM_PREFIX, editor_env

@@ -26,14 +26,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from lsp.helpers import SERVER, make_client, open_document  # (tests/lsp: a top-level package under pytest)
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, client_capabilities
 
 from opgen_lsp.cli import main
 from opgen_lsp.index.kernels import KernelIndex, source_files
 from opgen_lsp.syntax.cpp_scan import META
-
-from lsp.helpers import SERVER, make_client, open_document  # (tests/lsp: a top-level package under pytest)
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "kernel_accuracy.py"
 SPEC = importlib.util.spec_from_file_location("kernel_accuracy", SCRIPT)

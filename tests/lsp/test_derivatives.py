@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from autograd_tree import DERIVATIVES, NATIVE, write_tree
 from lsprotocol import types
 from pytest_lsp import LanguageClient
-
-from autograd_tree import DERIVATIVES, NATIVE, write_tree
 
 from .helpers import current_diagnostics, diagnostics, edit, open_document, pos, rng, summary, write
 

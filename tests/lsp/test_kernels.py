@@ -8,7 +8,6 @@ definition, the stub quick fix, re-indexing a changed file, the severity setting
 from __future__ import annotations
 
 import asyncio
-import os
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from .helpers import CLIENTS, NATIVE, SERVER, TAGS, make_client, open_document, pos, uses_pull, write
+from .helpers import CLIENTS, NATIVE, SERVER, TAGS, make_client, open_document, pos, uses_pull
 from .test_workspace_features import apply, tid
 
 pytestmark = pytest.mark.asyncio
@@ -178,7 +177,7 @@ async def test_kernel_index_in_the_server(editor: LanguageClient, cache_home: Pa
     assert found_def[0].range.end == types.Position(line=2, character=11)
     found_def = await client.text_document_definition_async(types.DefinitionParams(text_document=tid(uri),
                                                                                    position=at_add))
-    assert [(l.uri.rsplit("/", 1)[-1], l.range.start.line) for l in found_def] == [("BinaryOps.cpp", 6)]  # type: ignore[union-attr]
+    assert [(ln.uri.rsplit("/", 1)[-1], ln.range.start.line) for ln in found_def] == [("BinaryOps.cpp", 6)]  # type: ignore[union-attr]
 
     # The quick fix: relu_ goes into Activation.cpp (where relu, of the same family, is defined).
     actions = await client.text_document_code_action_async(types.CodeActionParams(

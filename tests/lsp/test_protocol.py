@@ -32,7 +32,7 @@ class RawClient:
         self.answers: dict[object, dict] = {}
         self.arrived = threading.Condition()
         threading.Thread(target=self._read, daemon=True).start()
-        self.stderr: "queue.Queue[bytes]" = queue.Queue()
+        self.stderr: queue.Queue[bytes] = queue.Queue()
         threading.Thread(target=lambda: [self.stderr.put(line) for line in self.proc.stderr], daemon=True).start()
         self.root = root
         (root / "tags.yaml").write_text(TAGS, encoding="utf-8")

@@ -9,7 +9,9 @@ import pytest
 from lsprotocol import types
 
 from opgen_lsp.analysis import completion, cursor, definition, folding, hover, symbols
-from opgen_lsp.analysis.check import NATIVE as NATIVE_KIND, TAGS as TAGS_KIND, UNKNOWN
+from opgen_lsp.analysis.check import NATIVE as NATIVE_KIND
+from opgen_lsp.analysis.check import TAGS as TAGS_KIND
+from opgen_lsp.analysis.check import UNKNOWN
 from opgen_lsp.diagnostics import Diagnostic, Severity
 from opgen_lsp.index.native import NativeParser, TagsParser
 from opgen_lsp.lsp import config, convert

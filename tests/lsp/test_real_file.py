@@ -33,7 +33,7 @@ async def test_real_native_functions_yaml(vscode: LanguageClient, native_yaml: P
     assert await diagnostics(vscode, uri, 1, timeout=120) == []
 
     # Hover the first func line.
-    line = next(i for i, l in enumerate(lines) if l.startswith("- func:"))
+    line = next(i for i, ln in enumerate(lines) if ln.startswith("- func:"))
     hover = await vscode.text_document_hover_async(types.HoverParams(
         text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=line, character=10)))
     assert hover is not None
@@ -54,14 +54,14 @@ async def test_real_native_functions_yaml(vscode: LanguageClient, native_yaml: P
     symbols = await vscode.text_document_document_symbol_async(types.DocumentSymbolParams(
         text_document=types.TextDocumentIdentifier(uri=uri)))
     count = sum(len(s.children) if s.children else 1 for s in symbols)
-    assert count == sum(1 for l in lines if l.startswith("- func:"))
+    assert count == sum(1 for ln in lines if ln.startswith("- func:"))
 
 
 async def test_real_file_tokens_lenses_and_actions(vscode: LanguageClient, native_yaml: Path):
     text = native_yaml.read_text(encoding="utf-8")
     uri = open_document(vscode, native_yaml, text)
     await diagnostics(vscode, uri, 1, timeout=120)
-    funcs = sum(1 for l in text.split("\n") if l.startswith("- func:"))
+    funcs = sum(1 for ln in text.split("\n") if ln.startswith("- func:"))
     started = time.perf_counter()
     tokens = await vscode.text_document_semantic_tokens_full_async(types.SemanticTokensParams(
         text_document=types.TextDocumentIdentifier(uri=uri)))

@@ -12,17 +12,17 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from .helpers import (
     NATIVE,
     SERVER,
-    capabilities,
     TAGS,
+    capabilities,
     current_diagnostics,
     diagnostics,
     edit,
     encoding,
+    make_client,
     open_document,
     pos,
     rng,
     summary,
-    make_client,
     units,
     uses_pull,
     write,
@@ -249,7 +249,7 @@ COMPLETE = """\
 - func: sub.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
   structured: True
   variants: 
-"""
+"""  # noqa: W291 (the spaces after "-" and "variants:" are where completion is asked)
 
 
 async def complete(client: LanguageClient, uri: str, position: types.Position) -> dict[str, types.CompletionItem]:
@@ -330,11 +330,11 @@ async def test_references_of_an_op(client: LanguageClient):
     for where in (pos(client, text, "add.out(Tensor", 2), pos(client, text, "delegate: add.out", 12, 2)):
         found = await client.text_document_references_async(types.ReferenceParams(
             text_document=tid(uri), position=where, context=types.ReferenceContext(include_declaration=True)))
-        assert sorted((l.range.start.line, l.range.start.character) for l in found) == \
+        assert sorted((ln.range.start.line, ln.range.start.character) for ln in found) == \
             sorted((p.line, p.character) for p in expected)
     found = await client.text_document_references_async(types.ReferenceParams(
         text_document=tid(uri), position=expected[0], context=types.ReferenceContext(include_declaration=False)))
-    assert [l.range.start for l in found] == expected[1:]
+    assert [ln.range.start for ln in found] == expected[1:]
 
 
 # ---------------------------------------------------------------- hover

@@ -41,7 +41,7 @@ def test_incremental_edits_match_pygls(alphabet, longest, texts):
                 a, b = sorted([a, b])
             new = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 4)))
 
-            def change() -> types.TextDocumentContentChangePartial:
+            def change(a: tuple[int, int] = a, b: tuple[int, int] = b, new: str = new) -> types.TextDocumentContentChangePartial:
                 return types.TextDocumentContentChangePartial(range=types.Range(
                     start=types.Position(line=a[0], character=a[1]), end=types.Position(line=b[0], character=b[1])),
                     text=new)

@@ -4,7 +4,6 @@ semantic tokens, code lenses and the commands, end to end as VS Code and as Neov
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 
 import pytest
@@ -308,7 +307,7 @@ async def test_code_lenses(client: LanguageClient):
     add = pos(client, FULL_NATIVE, "add.Tensor(").line
     assert by_line[add][0] == "implemented by CompositeExplicitAutogradNonFunctional" or \
         by_line[add][0].startswith("implemented")
-    show = next(l for l in lenses if l.command.command == "opgen.showGenerated")  # type: ignore[union-attr]
+    show = next(ln for ln in lenses if ln.command.command == "opgen.showGenerated")  # type: ignore[union-attr]
     assert list(show.command.arguments) == [{"op": "add.Tensor", "uri": uri}]  # type: ignore[union-attr]
 
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import os
 
 import pytest
-from hypothesis import HealthCheck, settings
-
 from conftest import require_corpus
+from hypothesis import HealthCheck, settings
 
 from . import fuzz
 

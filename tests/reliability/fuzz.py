@@ -17,15 +17,15 @@ import os
 import random
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from lsprotocol import types
 
 from opgen_lsp.analysis import hover as hover_query
 from opgen_lsp.analysis import symbols as symbols_query
-from opgen_lsp.analysis.check import BACKEND, NATIVE, TAGS, classify
+from opgen_lsp.analysis.check import BACKEND, TAGS, classify
 from opgen_lsp.codegen.explain import Explainer, Snippet
 from opgen_lsp.index.backend import check_backend
 from opgen_lsp.index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapshot

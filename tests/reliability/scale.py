@@ -13,8 +13,6 @@ from opgen_lsp.analysis.check import check_paths
 from opgen_lsp.codegen.explain import Explainer
 from opgen_lsp.index.native import NativeParser
 
-from . import fuzz
-
 
 def _timed(fn) -> tuple[float, object]:
     started = time.perf_counter()
@@ -38,7 +36,7 @@ def measure(text: str, tags_text: str, tags: frozenset[str], seed: int = 0) -> d
     edits = []
     for i in range(5):
         edited = text[:at] + f"- func: scale_probe_{i}(Tensor self) -> Tensor\n" + text[at:]
-        seconds, _ = _timed(lambda: parser.parse(edited, tags))
+        seconds, _ = _timed(lambda edited=edited: parser.parse(edited, tags))
         edits.append(seconds)
     figures["edit_s"] = sorted(edits)[len(edits) // 2]
     # As the language server does after loading a large file: collect once and freeze the loaded heap,

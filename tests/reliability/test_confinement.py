@@ -9,10 +9,10 @@ import os
 from pathlib import Path
 
 import pytest
-
 from file_trees import files_under
-from opgen_lsp.codegen import job as generate_job
+
 from opgen_lsp.cli import main
+from opgen_lsp.codegen import job as generate_job
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES_ATEN = ROOT / "samples" / "aten"

@@ -200,7 +200,7 @@ def test_nested_aliases_stop_expanding(inputs, levels):
     lines = ["  a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
     lines += [f"  a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, levels)]
     native = "- func: f(Tensor self) -> Tensor\n" + "\n".join(lines) + "\n  tags: *a" + str(levels - 1) + "\n"
-    backend = "backend: XLA\ncpp_namespace: x\n" + "\n".join(l[2:] for l in lines) + f"\nsupported: *a{levels - 1}\n"
+    backend = "backend: XLA\ncpp_namespace: x\n" + "\n".join(ln[2:] for ln in lines) + f"\nsupported: *a{levels - 1}\n"
     started = time.perf_counter()
     native_codes = [d.code for d in NativeParser().parse(native, inputs.tags.names).diagnostics]
     backend_codes = [d.code for d in check_backend(backend, inputs.native).diagnostics]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import gc
 import random
 import time
 from pathlib import Path

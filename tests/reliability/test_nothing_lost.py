@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from file_trees import files_under
+
 from opgen_lsp.analysis.check import check_paths
 from opgen_lsp.codegen import writer
 from opgen_lsp.index.backend import check_backend

@@ -11,13 +11,14 @@ import random
 from pathlib import Path
 
 import pytest
+from conftest import CORPUS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import CORPUS
 from opgen_lsp.syntax.canonical import compose_canonical_entry
 from opgen_lsp.syntax.entries import compose_entry, split_chunks
 from opgen_lsp.syntax.nodes import YMap, YScalar, YSeq, compose
+
 
 def libyaml_entry(text: str):
     """What compose_entry gave before the fast path: the one list item and the diagnostics, or None."""

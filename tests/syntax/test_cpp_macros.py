@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from opgen_lsp.syntax.cpp_macros import collect_macros, expand_invocations, invoked
 from opgen_lsp.syntax.cpp_scan import scan

@@ -24,7 +24,8 @@ import shlex
 import shutil
 import subprocess
 import sys
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 SEVERITY = {"error": "error", "warning": "warning", "information": "advice", "info": "advice",
             "hint": "advice", "note": "advice"}

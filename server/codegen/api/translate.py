@@ -10,7 +10,8 @@ arrays, optional references, and so on.
 from __future__ import annotations
 
 import functools
-from typing import NoReturn, Sequence
+from collections.abc import Sequence
+from typing import NoReturn
 
 from .types import (
     ArrayRefCType,
@@ -26,8 +27,8 @@ from .types import (
     VectorCType,
     boolT,
     deviceT,
-    iOptTensorListRefT,
     intArrayRefT,
+    iOptTensorListRefT,
     layoutT,
     longT,
     memoryFormatT,

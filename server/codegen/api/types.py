@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import ClassVar, Protocol, Self, Union
+from typing import ClassVar, Protocol, Self
 
 from ...model.native_function import NativeFunction, NativeFunctionsGroup
 
@@ -14,7 +14,7 @@ class SpecialArgName(Enum):
     possibly_redundant_memory_format = 1
 
 
-ArgName = Union[str, SpecialArgName]
+ArgName = str | SpecialArgName
 
 
 class _HashSlot(Protocol):

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from ..api.types import (
     BaseCType,
@@ -151,7 +151,7 @@ def saved_variables(formula: str, nctypes: list[NamedCType], var_names: tuple[st
         if name not in formula:  # every pattern below needs the name itself
             continue
         for rule in _REPLACEMENTS:
-            def replace(m: re.Match[str], rule: _Replacement = rule) -> str:
+            def replace(m: re.Match[str], rule: _Replacement = rule, name: str = name) -> str:
                 if rule.suffix == "_sym_strides" and var_names != (name,):
                     raise StridesError(name)
                 suffix = rule.suffix(m) if callable(rule.suffix) else rule.suffix

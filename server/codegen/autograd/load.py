@@ -14,9 +14,8 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable
 
 from ...diagnostics import Diagnostic, diag
 from ...index.derivatives import DerivativesDocument
@@ -38,8 +37,8 @@ from .formulas import (
     count_uses,
     dedup,
     element_wise_forward,
-    gradient_indices,
     grad_index_spans,
+    gradient_indices,
     ident,
     op_prefix,
     saved_variables,

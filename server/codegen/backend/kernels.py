@@ -25,14 +25,14 @@ from dataclasses import dataclass
 from ...diagnostics import Diagnostic, diag
 from ...model.backend import ListedOp
 from ...model.backend_resolve import ResolvedBackend
-from ...model.native_function import BackendIndex, NativeFunction
+from ...model.native_function import NativeFunction
 from ...model.native_yaml import NativeFunctions
 from ...model.schema import OperatorName
 from ...report import FileDiagnostic
 from ...suggest import did_you_mean
+from ...syntax.cpp_scan import split_parameters
 from ...text import LineIndex, Span
 from ..dest.native_declarations import SymIntKernelError, kernel_signature
-from ...syntax.cpp_scan import split_parameters
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,11 +12,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...index.backend import BackendSnapshot, check_backend
-from ...index.native import NativeSnapshot
-from ...report import FileDiagnostic
-from ...index.native import NativeParser, TagsParser
+from ...index.native import NativeParser, NativeSnapshot, TagsParser
 from ...model.cpp_names import header_path_problem, identifier_problem
 from ...releases import DEFAULT, Release
+from ...report import FileDiagnostic
 from ..inputs import InputError, InvalidInput, default_native_functions, load_native, packaged_aten, read_input
 from ..plan import GeneratedFile, PlanError, materialize
 from ..writer import WriteResult, write_all

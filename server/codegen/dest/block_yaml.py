@@ -14,7 +14,6 @@ import functools
 from collections import OrderedDict
 from collections.abc import Callable
 
-import yaml
 from yaml.nodes import ScalarNode
 from yaml.resolver import Resolver
 
@@ -33,7 +32,7 @@ class Unsupported(ValueError):
     """Data this emitter does not write byte-identically to PyYAML; dump it with PyYAML instead."""
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def is_certainly_plain(s: str) -> bool:
     """Whether PyYAML writes s as a plain scalar in block context (False also means: not sure). Cached: the
     same names and types come back in every entry."""

@@ -25,8 +25,8 @@ from ..api.types import (
     Expr,
     NamedCType,
     OptionalCType,
-    VectorCType,
     SymIntT,
+    VectorCType,
     boolT,
     iTensorListRefT,
     longT,
@@ -35,7 +35,6 @@ from ..api.types import (
     tensorListT,
     tensorT,
 )
-
 
 _TENSOR = BaseType(BaseTy.Tensor)
 

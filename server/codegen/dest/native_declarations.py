@@ -143,7 +143,7 @@ struct TORCH_API structured_{name} : public {parent} {{
     
     void meta({args});
 }};
-"""
+"""  # noqa: W293 (the blank lines with spaces are gen.py's bytes)
     elements = [e for _, replaced in precomputed.replace for e in replaced] + list(precomputed.add)
     params = [e.name.upper() for e in elements]
     types = [structured.argument_type(e, binds=e.name).cpp_type(strip_ref=True) for e in elements]

@@ -14,8 +14,18 @@ from ..dest.declarations_yaml import declarations_yaml_text
 from ..dest.vmap import vmap_generated_plumbing_h
 from ..plan import SHARDED_FAMILY_COST, Build, Manager, PlannedFile, missing, sharded, sharded_missing, single
 from . import (
-    aoti, backend_select, dispatch_key, functionalization, functions, names, native, operators, per_operator, schema,
-    tensor, ufunc,
+    aoti,
+    backend_select,
+    dispatch_key,
+    functionalization,
+    functions,
+    names,
+    native,
+    operators,
+    per_operator,
+    schema,
+    tensor,
+    ufunc,
 )
 from .context import GenContext
 from .native_aot import plan_native_aot_header, plan_native_aot_source

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from ..dest.backend_select import (
-    BackendSelectError, compute_backend_select_definition, compute_backend_select_registration, needs_backend_select,
+    BackendSelectError,
+    compute_backend_select_definition,
+    compute_backend_select_registration,
+    needs_backend_select,
 )
 from ..plan import Env, PlanError
 from .context import GenContext

@@ -44,7 +44,7 @@ def native_function_declarations(ctx: GenContext, groups: Iterable[NativeFunctio
     indices = ctx.declared_indices
     for g in ctx.groups if groups is None else groups:
         namespaces = set()
-        for key, index in indices.items():
+        for index in indices.values():
             meta = index.get_kernel(g)
             namespace = meta.cpp_namespace if meta is not None else DEFAULT_KERNEL_NAMESPACE
             if meta is not None:

@@ -271,4 +271,4 @@ def kernel_definition(f: NativeFunction, index: BackendIndex, class_name: str, o
         {build}
         {_return(f, schema, o)}
     }}\n
-    """
+    """  # noqa: W293 (the line of spaces is the lazy generator's bytes)

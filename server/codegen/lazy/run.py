@@ -15,12 +15,20 @@ from dataclasses import dataclass, field
 
 from ...diagnostics import Diagnostic
 from ...index.native import NativeParser, NativeSnapshot
-from ...report import FileDiagnostic
 from ...model.cpp_names import header_path_problem, qualified_name_problem
-from ..backend.run import (BackendResult, check_backend_files, default_templates, invalid_native_result,
-                           load_native_for, pasted_value_errors, read_impls, read_text)
-from ..backend.stubs import target_of
 from ...releases import DEFAULT, Release
+from ...report import FileDiagnostic
+from ..backend.run import (
+    BackendResult,
+    check_backend_files,
+    default_templates,
+    invalid_native_result,
+    load_native_for,
+    pasted_value_errors,
+    read_impls,
+    read_text,
+)
+from ..backend.stubs import target_of
 from ..inputs import InputError, InvalidInput
 from ..plan import PlanError, materialize
 from ..writer import write_all
