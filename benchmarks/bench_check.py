@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import gc
 import importlib.metadata
 import importlib.util
-import gc
 import json
 import math
 import os
@@ -534,7 +534,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
     results: dict = {
-        "timestamp": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "timestamp": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "machine": machine_info(),
         "git": git_info(),
         "inputs": {

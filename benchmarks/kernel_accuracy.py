@@ -45,13 +45,19 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from opgen_lsp.analysis.kernels import (Requirement, branch_gap, generated_view_copies, is_met, requirements,
-                                        serving_definitions)
+from opgen_lsp.analysis.kernels import Requirement, branch_gap, generated_view_copies, is_met, requirements, serving_definitions
 from opgen_lsp.codegen.dest.native_declarations import kernel_parameter_types
 from opgen_lsp.index.kernels import ATEN, KernelIndex, Located
 from opgen_lsp.index.native import NativeParser, TagsParser
-from opgen_lsp.syntax.cpp_scan import (DECLARATION, DEFINITION, IMPL, META, STRUCTURED_MACROS, blank_comments_and_literals,
-                                      blank_preprocessor)
+from opgen_lsp.syntax.cpp_scan import (
+    DECLARATION,
+    DEFINITION,
+    IMPL,
+    META,
+    STRUCTURED_MACROS,
+    blank_comments_and_literals,
+    blank_preprocessor,
+)
 
 KIND_WORDS = {DEFINITION: "kernel", IMPL: "impl", META: "meta"}
 # What a deletion sample takes out: a need's only definition; a need's one definition beside other ops' overloads

@@ -82,8 +82,9 @@ def bench_arguments(doc: str, default_yaml: Path, argv: list[str] | None) -> arg
     parser.add_argument("--yaml", type=Path, default=default_yaml, help="backend yaml (default: torch_xla's)")
     args = parser.parse_args(argv)
     try:
-        import opgen_lsp  # noqa: F401
         import torchgen  # noqa: F401
+
+        import opgen_lsp  # noqa: F401
     except ImportError as exc:
         print(f"bench: {exc}", file=sys.stderr)
         return None
