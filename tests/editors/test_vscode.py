@@ -48,19 +48,20 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def build_vsix() -> Path:
-    """npm ci (when needed) and npm run package (the README's command), unless the .vsix is newer than every
-    source (the extension's and the server's: the .vsix carries the server)."""
+def build_vsix(script: str = "package", outputs: tuple[Path, ...] = (VSIX,)) -> Path:
+    """npm ci (when needed) and `npm run <script>` (the README's command), unless its .vsix files are newer
+    than every source (the extension's and the server's: the .vsix carries the server); the first output."""
     sources = [EXTENSION / "package.json", EXTENSION / "package-lock.json", *EXTENSION.glob("src/*.ts"),
                *EXTENSION.glob("syntaxes/*.json"), *EXTENSION.glob("scripts/*"), ROOT / "pyproject.toml",
                *(ROOT / "server").rglob("*.py")]
-    if VSIX.exists() and all(VSIX.stat().st_mtime >= p.stat().st_mtime for p in sources):
-        return VSIX
+    newest = max(p.stat().st_mtime for p in sources)
+    if all(out.exists() and out.stat().st_mtime >= newest for out in outputs):
+        return outputs[0]
     if not (EXTENSION / "node_modules" / "vscode-languageclient").is_dir():
         subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=EXTENSION, check=True, timeout=600)
-    subprocess.run(["npm", "run", "package"], cwd=EXTENSION, check=True, timeout=600)
-    assert VSIX.exists()
-    return VSIX
+    subprocess.run(["npm", "run", script], cwd=EXTENSION, check=True, timeout=1800)
+    assert all(out.exists() for out in outputs), outputs
+    return outputs[0]
 
 
 def _without_pythonpath(env) -> dict[str, str]:
