@@ -12,6 +12,7 @@ docs/vscode-hover.png when OPGEN_UPDATE_SCREENSHOT=1.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -20,6 +21,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -92,20 +94,24 @@ def interpreter(request, tmp_path: Path, workspace: Path) -> tuple[dict, str]:
     return {}, f"(workspace .venv ({python}))"
 
 
+def servers_started(user_data: Path) -> list[str]:
+    """The extension's "Starting ..." lines of its output channel (the log file code-server keeps of it)."""
+    return [line for log in sorted(user_data.glob("logs/**/*opgen-lsp*.log"))
+            for line in log.read_text(encoding="utf-8", errors="replace").splitlines() if "Starting " in line]
+
+
 def _server_started(user_data: Path) -> str:
-    """The extension's "Starting ..." line of its output channel (the log file code-server keeps of it)."""
-    for log in sorted(user_data.glob("logs/**/*opgen-lsp*.log")):
-        for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
-            if "Starting " in line:
-                return line
-    return ""
+    """The first "Starting ..." line."""
+    return next(iter(servers_started(user_data)), "")
 
 
-@pytest.fixture
-def code_server(tmp_path: Path, workspace: Path, interpreter):
+@contextlib.contextmanager
+def running_code_server(tmp_path: Path, workspace: Path, settings: dict, vsixes: tuple[Path, ...],
+                        env: dict[str, str]) -> Iterator[tuple[str, Path]]:
+    """code-server on a free port with these user settings and extensions, opening `workspace`, in `env`;
+    (its URL, its user-data folder)."""
     binary = require("code-server and playwright-core (npm, tools/.editors)", _code_server)
     require("chromium (Debian's package chromium)", _chromium)
-    vsix = build_vsix()
     user_data = tmp_path / "code-user"
     extensions = tmp_path / "code-extensions"
     (user_data / "User").mkdir(parents=True)
@@ -121,12 +127,12 @@ def code_server(tmp_path: Path, workspace: Path, interpreter):
         "workbench.tips.enabled": False,
         "chat.disableAIFeatures": True,
         "editor.hover.delay": 100,
-        **interpreter[0],
+        **settings,
     }), encoding="utf-8")
-    env = _without_pythonpath(editor_env())
     common = [str(binary), "--user-data-dir", str(user_data), "--extensions-dir", str(extensions)]
-    subprocess.run([*common, "--install-extension", str(vsix)], check=True, env=env, timeout=120,
-                   capture_output=True)
+    for vsix in vsixes:
+        subprocess.run([*common, "--install-extension", str(vsix)], check=True, env=env, timeout=120,
+                       capture_output=True)
     assert any(extensions.glob("opgen.opgen-lsp-*")), "the .vsix was not installed"
     port = _free_port()
     log = open(tmp_path / "code-server.log", "w")
@@ -146,7 +152,7 @@ def code_server(tmp_path: Path, workspace: Path, interpreter):
                 if time.monotonic() > deadline or proc.poll() is not None:
                     raise AssertionError("code-server did not start:\n" + (tmp_path / "code-server.log").read_text())
                 time.sleep(0.3)
-        yield url, user_data, interpreter[1]
+        yield url, user_data
     finally:
         proc.terminate()
         try:
@@ -154,6 +160,14 @@ def code_server(tmp_path: Path, workspace: Path, interpreter):
         except subprocess.TimeoutExpired:
             proc.kill()
         log.close()
+
+
+@pytest.fixture
+def code_server(tmp_path: Path, workspace: Path, interpreter):
+    require("code-server and playwright-core (npm, tools/.editors)", _code_server)
+    with running_code_server(tmp_path, workspace, interpreter[0], (build_vsix(),),
+                             _without_pythonpath(editor_env())) as (url, user_data):
+        yield url, user_data, interpreter[1]
 
 
 def test_vscode_problems_hover_generate(code_server, workspace: Path, tmp_path: Path):
