@@ -66,16 +66,17 @@ def build_vsix(script: str = "package", outputs: tuple[Path, ...] = (VSIX,)) -> 
     return outputs[0]
 
 
-def _without_pythonpath(env) -> dict[str, str]:
-    """The server must come from the .vsix or the workspace's .venv, not from a PYTHONPATH of the test run."""
-    return {k: v for k, v in env.items() if k != "PYTHONPATH"}
+def _isolated(env) -> dict[str, str]:
+    """The server must come from where the test puts it (the .vsix, the workspace's .venv, ...), not from a
+    PYTHONPATH or an activated virtual environment (VIRTUAL_ENV, which the extension looks at) of the test run."""
+    return {k: v for k, v in env.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
 
 
 def _venv(folder: Path) -> Path:
     """A virtual environment without this machine's packages (so without opgen_lsp); its interpreter."""
     subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True, timeout=300, capture_output=True)
     python = folder / "bin" / "python"
-    assert subprocess.run([str(python), "-c", "import opgen_lsp"], env=_without_pythonpath(os.environ),
+    assert subprocess.run([str(python), "-c", "import opgen_lsp"], env=_isolated(os.environ),
                           capture_output=True).returncode != 0
     return python
 
@@ -166,7 +167,7 @@ def running_code_server(tmp_path: Path, workspace: Path, settings: dict, vsixes:
 def code_server(tmp_path: Path, workspace: Path, interpreter):
     require("code-server and playwright-core (npm, tools/.editors)", _code_server)
     with running_code_server(tmp_path, workspace, interpreter[0], (build_vsix(),),
-                             _without_pythonpath(editor_env())) as (url, user_data):
+                             _isolated(editor_env())) as (url, user_data):
         yield url, user_data, interpreter[1]
 
 

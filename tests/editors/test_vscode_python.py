@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import EXTENSION, NPM_PREFIX, ROOT, editor_env
-from .test_vscode import _venv, _without_pythonpath, build_vsix, running_code_server, servers_started
+from .test_vscode import _isolated, _venv, build_vsix, running_code_server, servers_started
 
 pytestmark = [pytest.mark.editors, pytest.mark.slow]
 
@@ -43,7 +43,7 @@ def _venv_with_opgen(folder: Path) -> Path:
     """A virtual environment without this machine's packages, opgen installed into it from the checkout."""
     python = _venv(folder)
     subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(ROOT)],
-                   check=True, timeout=900, capture_output=True, env=_without_pythonpath(os.environ))
+                   check=True, timeout=900, capture_output=True, env=_isolated(os.environ))
     return python
 
 
@@ -71,7 +71,7 @@ def test_the_python_extensions_interpreter_runs_the_server(tmp_path: Path, works
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(other)], check=True, timeout=300)
     settings = {"pythonStandIn.environments": [str(selected.parent.parent), str(other)]}
     with running_code_server(tmp_path, workspace, settings, (vsix, _standin_vsix(tmp_path)),
-                             _without_pythonpath(editor_env())) as (url, user_data):
+                             _isolated(editor_env())) as (url, user_data):
         extensions = {p.name.rsplit("-", 1)[0] for p in (tmp_path / "code-extensions").glob("*-*")}
         assert "ms-python.python" in extensions, extensions
         result = _drive(url, workspace, user_data, tmp_path, SELECT_INTERPRETER=str(other),
@@ -88,7 +88,7 @@ def test_the_python_extensions_interpreter_runs_the_server(tmp_path: Path, works
 def test_virtual_env_of_code_servers_environment_runs_the_server(tmp_path: Path, workspace: Path):
     vsix = build_vsix()
     python = _venv_with_opgen(tmp_path / "activated")
-    env = _without_pythonpath(editor_env())
+    env = _isolated(editor_env())
     env["VIRTUAL_ENV"] = str(python.parent.parent)
     assert str(python.parent) not in env["PATH"].split(os.pathsep)
     with running_code_server(tmp_path, workspace, {}, (vsix,), env) as (url, user_data):
