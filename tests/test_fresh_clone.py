@@ -2,15 +2,16 @@
 collects there and skips (not fails) what needs ../shared.
 
 The clone is of the committed HEAD, in a fresh folder (no ../shared), set up in a fresh virtual environment
-(with this interpreter's packages visible, so that pip needs no more than the build backend).
+(with this interpreter's packages visible, so that pip needs no more than the build backend), by
+tools/fresh_clone.py, which `.ci/run` also runs for README command 2 as a whole after the main suite (a
+second full suite inside this one would double its time).
 """
 
 from __future__ import annotations
 
-import os
+import importlib.util
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,19 +20,15 @@ from conftest import ROOT
 pytestmark = [pytest.mark.slow]
 
 
-def readme_commands() -> dict[int, str]:
-    """{1: command 1, 2: command 2} of the README's "Two commands" block (the line after each `# N.` comment)."""
-    block = (ROOT / "README.md").read_text(encoding="utf-8").split("## Two commands", 1)[1].split("```sh", 1)[1]
-    block = block.split("```", 1)[0]
-    commands, number = {}, None
-    for line in block.splitlines():
-        heading = re.match(r"# (\d)\.", line)
-        if heading:
-            number = int(heading.group(1))
-        elif line.strip() and not line.startswith("#") and number is not None:
-            commands[number] = line.strip()
-            number = None
-    return commands
+def _fresh_clone_tool():
+    spec = importlib.util.spec_from_file_location("fresh_clone", ROOT / "tools" / "fresh_clone.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+FRESH_CLONE = _fresh_clone_tool()
+readme_commands = FRESH_CLONE.readme_commands
 
 
 def test_readme_has_the_two_commands() -> None:
@@ -44,15 +41,7 @@ def test_readme_has_the_two_commands() -> None:
 def clone(tmp_path_factory) -> tuple[Path, dict[str, str]]:
     if not (ROOT / ".git").exists():
         pytest.skip("not a git checkout: nothing to clone")
-    top = tmp_path_factory.mktemp("fresh")
-    repo = top / "opgen-lsp"
-    subprocess.run(["git", "clone", "--quiet", str(ROOT), str(repo)], check=True, timeout=300)
-    venv = top / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=300)
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CI", "VIRTUAL_ENV")}
-    env["PATH"] = os.pathsep.join([str(venv / "bin"), env.get("PATH", "")])
-    env["VIRTUAL_ENV"] = str(venv)
-    return repo, env
+    return FRESH_CLONE.fresh_clone(tmp_path_factory.mktemp("fresh"))
 
 
 @pytest.fixture(scope="module")
@@ -68,9 +57,7 @@ def test_readme_command_1_in_a_fresh_clone(clone, command_1) -> None:
     # The samples carry deliberate mistakes: they are printed, and the status is 1 (as the README says).
     assert command_1.returncode == 1, command_1.stdout[-3000:] + command_1.stderr[-3000:]
     assert re.search(r"samples/native_functions\.yaml:\d+:\d+: error: .*\[OPG\d{3}\]", command_1.stdout), command_1.stdout
-    where = subprocess.run(["python3", "-c", "import opgen_lsp; print(opgen_lsp.__file__)"], cwd="/", env=env,
-                           capture_output=True, text=True, timeout=60)
-    assert where.stdout.strip().startswith(str(repo)), where.stdout + where.stderr
+    assert FRESH_CLONE.imported_opgen(env).startswith(str(repo)), FRESH_CLONE.imported_opgen(env)
 
 
 def test_the_suite_collects_and_skips_what_needs_shared(clone, command_1) -> None:
@@ -86,3 +73,10 @@ def test_the_suite_collects_and_skips_what_needs_shared(clone, command_1) -> Non
     assert corpus.returncode == 0, corpus.stdout[-3000:] + corpus.stderr[-3000:]
     assert re.search(r"^\d+ skipped, \d+ deselected", corpus.stdout, re.M), corpus.stdout[-2000:]
     assert "the backend-yaml corpus is not beside this checkout" in corpus.stdout
+
+
+def test_ci_runs_command_2_in_a_fresh_clone() -> None:
+    """`.ci/run` runs README command 2 as a whole in a fresh clone, after its main suite."""
+    steps = [line.split("#", 1)[0].strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()]
+    assert "python3 tools/fresh_clone.py 2" in steps
+    assert steps.index("python3 tools/fresh_clone.py 2") > steps.index("python3 -m pytest")

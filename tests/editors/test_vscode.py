@@ -12,6 +12,7 @@ docs/vscode-hover.png when OPGEN_UPDATE_SCREENSHOT=1.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -20,6 +21,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -48,31 +50,33 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def build_vsix() -> Path:
-    """npm ci (when needed) and npm run package (the README's command), unless the .vsix is newer than every
-    source (the extension's and the server's: the .vsix carries the server)."""
+def build_vsix(script: str = "package", outputs: tuple[Path, ...] = (VSIX,)) -> Path:
+    """npm ci (when needed) and `npm run <script>` (the README's command), unless its .vsix files are newer
+    than every source (the extension's and the server's: the .vsix carries the server); the first output."""
     sources = [EXTENSION / "package.json", EXTENSION / "package-lock.json", *EXTENSION.glob("src/*.ts"),
                *EXTENSION.glob("syntaxes/*.json"), *EXTENSION.glob("scripts/*"), ROOT / "pyproject.toml",
                *(ROOT / "server").rglob("*.py")]
-    if VSIX.exists() and all(VSIX.stat().st_mtime >= p.stat().st_mtime for p in sources):
-        return VSIX
+    newest = max(p.stat().st_mtime for p in sources)
+    if all(out.exists() and out.stat().st_mtime >= newest for out in outputs):
+        return outputs[0]
     if not (EXTENSION / "node_modules" / "vscode-languageclient").is_dir():
         subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=EXTENSION, check=True, timeout=600)
-    subprocess.run(["npm", "run", "package"], cwd=EXTENSION, check=True, timeout=600)
-    assert VSIX.exists()
-    return VSIX
+    subprocess.run(["npm", "run", script], cwd=EXTENSION, check=True, timeout=1800)
+    assert all(out.exists() for out in outputs), outputs
+    return outputs[0]
 
 
-def _without_pythonpath(env) -> dict[str, str]:
-    """The server must come from the .vsix or the workspace's .venv, not from a PYTHONPATH of the test run."""
-    return {k: v for k, v in env.items() if k != "PYTHONPATH"}
+def _isolated(env) -> dict[str, str]:
+    """The server must come from where the test puts it (the .vsix, the workspace's .venv, ...), not from a
+    PYTHONPATH or an activated virtual environment (VIRTUAL_ENV, which the extension looks at) of the test run."""
+    return {k: v for k, v in env.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
 
 
 def _venv(folder: Path) -> Path:
     """A virtual environment without this machine's packages (so without opgen_lsp); its interpreter."""
     subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True, timeout=300, capture_output=True)
     python = folder / "bin" / "python"
-    assert subprocess.run([str(python), "-c", "import opgen_lsp"], env=_without_pythonpath(os.environ),
+    assert subprocess.run([str(python), "-c", "import opgen_lsp"], env=_isolated(os.environ),
                           capture_output=True).returncode != 0
     return python
 
@@ -91,20 +95,24 @@ def interpreter(request, tmp_path: Path, workspace: Path) -> tuple[dict, str]:
     return {}, f"(workspace .venv ({python}))"
 
 
+def servers_started(user_data: Path) -> list[str]:
+    """The extension's "Starting ..." lines of its output channel (the log file code-server keeps of it)."""
+    return [line for log in sorted(user_data.glob("logs/**/*opgen-lsp*.log"))
+            for line in log.read_text(encoding="utf-8", errors="replace").splitlines() if "Starting " in line]
+
+
 def _server_started(user_data: Path) -> str:
-    """The extension's "Starting ..." line of its output channel (the log file code-server keeps of it)."""
-    for log in sorted(user_data.glob("logs/**/*opgen-lsp*.log")):
-        for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
-            if "Starting " in line:
-                return line
-    return ""
+    """The first "Starting ..." line."""
+    return next(iter(servers_started(user_data)), "")
 
 
-@pytest.fixture
-def code_server(tmp_path: Path, workspace: Path, interpreter):
+@contextlib.contextmanager
+def running_code_server(tmp_path: Path, workspace: Path, settings: dict, vsixes: tuple[Path, ...],
+                        env: dict[str, str]) -> Iterator[tuple[str, Path]]:
+    """code-server on a free port with these user settings and extensions, opening `workspace`, in `env`;
+    (its URL, its user-data folder)."""
     binary = require("code-server and playwright-core (npm, tools/.editors)", _code_server)
     require("chromium (Debian's package chromium)", _chromium)
-    vsix = build_vsix()
     user_data = tmp_path / "code-user"
     extensions = tmp_path / "code-extensions"
     (user_data / "User").mkdir(parents=True)
@@ -120,12 +128,12 @@ def code_server(tmp_path: Path, workspace: Path, interpreter):
         "workbench.tips.enabled": False,
         "chat.disableAIFeatures": True,
         "editor.hover.delay": 100,
-        **interpreter[0],
+        **settings,
     }), encoding="utf-8")
-    env = _without_pythonpath(editor_env())
     common = [str(binary), "--user-data-dir", str(user_data), "--extensions-dir", str(extensions)]
-    subprocess.run([*common, "--install-extension", str(vsix)], check=True, env=env, timeout=120,
-                   capture_output=True)
+    for vsix in vsixes:
+        subprocess.run([*common, "--install-extension", str(vsix)], check=True, env=env, timeout=120,
+                       capture_output=True)
     assert any(extensions.glob("opgen.opgen-lsp-*")), "the .vsix was not installed"
     port = _free_port()
     log = open(tmp_path / "code-server.log", "w")
@@ -145,7 +153,7 @@ def code_server(tmp_path: Path, workspace: Path, interpreter):
                 if time.monotonic() > deadline or proc.poll() is not None:
                     raise AssertionError("code-server did not start:\n" + (tmp_path / "code-server.log").read_text()) from None
                 time.sleep(0.3)
-        yield url, user_data, interpreter[1]
+        yield url, user_data
     finally:
         proc.terminate()
         try:
@@ -153,6 +161,14 @@ def code_server(tmp_path: Path, workspace: Path, interpreter):
         except subprocess.TimeoutExpired:
             proc.kill()
         log.close()
+
+
+@pytest.fixture
+def code_server(tmp_path: Path, workspace: Path, interpreter):
+    require("code-server and playwright-core (npm, tools/.editors)", _code_server)
+    with running_code_server(tmp_path, workspace, interpreter[0], (build_vsix(),),
+                             _isolated(editor_env())) as (url, user_data):
+        yield url, user_data, interpreter[1]
 
 
 def test_vscode_problems_hover_generate(code_server, workspace: Path, tmp_path: Path):

@@ -394,6 +394,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ clie
       }
     }),
   );
+  await restart();
+  // After the first start, which activated the Python extension (if installed) to ask for its interpreter.
   const pythonExtension = vscode.extensions.getExtension("ms-python.python");
   if (pythonExtension?.isActive) {
     const onChange = pythonExtension.exports?.environments?.onDidChangeActiveEnvironmentPath;
@@ -401,7 +403,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ clie
       context.subscriptions.push(onChange(() => void restart()));
     }
   }
-  await restart();
   return { client: () => client };
 }
 
