@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..releases import Release
 from . import dispatch as dk
-from .native_function import BackendMetadata, NativeFunction, UfuncKey
-from .schema import BaseTy, BaseType, CustomClassType, FunctionSchema, ListType, OptionalType, Type
+from .native_function import BackendMetadata, NativeFunction, NativeFunctionsGroup, UfuncKey
+from .schema import BaseTy, BaseType, CustomClassType, FunctionSchema, ListType, OptionalType, SchemaKind, Type
 
 TENSOR = BaseType(BaseTy.Tensor)
 SCALAR = BaseType(BaseTy.Scalar)
@@ -171,6 +172,50 @@ def cumulative_out_problem(out: NativeFunction, functional: NativeFunction, ops:
     return None
 
 
+def fresh_returns_taken(f: NativeFunction) -> int:
+    """How many fresh returns gen.py's functionalization takes from the functional variant it runs in place of f
+    (an out=, in-place or mutable variant): one for each argument f writes, then one for each return of f that
+    aliases no argument."""
+    written = sum(1 for a in f.func.arguments.flat_all if a.annotation is not None and a.annotation.is_write)
+    return written + f.func.aliased_return_names().count(None)
+
+
+def lowering_problem(f: NativeFunction, functional: NativeFunction) -> str | None:
+    """Why gen.py's functionalization cannot run `functional` in place of f (a variant of its group), None when
+    it can: the functional variant must return a fresh tensor for each one the lowering takes."""
+    taken, fresh = fresh_returns_taken(f), functional.func.aliased_return_names().count(None)
+    if taken == fresh:
+        return None
+    return (f"gen.py's functionalization runs '{f.func.name}' as its functional variant '{functional.func.name}' "
+            f"and takes {taken} fresh return(s) from it (one per argument '{f.func.name}' writes, one per return "
+            f"that aliases none), but '{functional.func.name}' has {fresh}")
+
+
+def _repeated_alias(func: FunctionSchema) -> int | None:
+    """The first return that aliases the same argument as an earlier one."""
+    names = func.aliased_return_names()
+    return next((i for i, name in enumerate(names) if name is not None and name in names[:i]), None)
+
+
+def lowering_problems(g: NativeFunctionsGroup) -> Iterator[tuple[SchemaKind, object, str]]:
+    """(member, where, message) for each variant of g the functionalization cannot lower (lowering_problem), at
+    what makes the counts differ: a return of the functional variant that aliases an argument (a functional
+    variant returns fresh tensors), else the variant's return that repeats an alias."""
+    aliased = [i for i, name in enumerate(g.functional.func.aliased_return_names()) if name is not None]
+    blamed_functional = False
+    for kind, f in ((SchemaKind.out, g.out), (SchemaKind.inplace, g.inplace), (SchemaKind.mutable, g.mutable)):
+        why = None if f is None or (aliased and blamed_functional) else lowering_problem(f, g.functional)
+        if f is None or why is None:
+            continue
+        if aliased:
+            blamed_functional = True
+            yield SchemaKind.functional, ("return", aliased[0]), (f"{why}: this return aliases an argument; a "
+                                                                  "functional variant returns fresh tensors")
+            continue
+        repeated = _repeated_alias(f.func)
+        yield kind, "name" if repeated is None else ("return", repeated), why
+
+
 # ------------------------------------------------------------------------------------------------ views
 
 def view_group_problems(view: NativeFunction, copy: NativeFunction | None, inplace: NativeFunction | None
@@ -191,6 +236,40 @@ def view_group_problems(view: NativeFunction, copy: NativeFunction | None, inpla
         if len(returns) != 1 or returns[0].type not in (TENSOR, ListType(TENSOR, None)):
             yield 0, "name", (f"'{view.func.name}' has a view_copy variant, so it must return one Tensor or "
                               "Tensor[]")
+
+
+# gen.py writes the kernel of view_copy itself (a reshape where no view can be taken), under this name only.
+VIEW_COPY_KERNEL = "view_copy_symint"
+
+
+def view_copy_kernel_problem(copy: NativeFunction, kernel: str) -> str | None:
+    """Why gen.py refuses `kernel` as the CompositeExplicitAutogradNonFunctional kernel it writes for the view_copy
+    of a view group (copy), None when it takes it."""
+    if str(copy.func.name) != "view_copy" or kernel == VIEW_COPY_KERNEL:
+        return None
+    return (f"gen.py writes the kernel of 'view_copy' itself (a reshape where no view can be taken) under the name "
+            f"'{VIEW_COPY_KERNEL}', and fails on another name: '{kernel}'")
+
+
+# The multi-output view ops whose ViewMeta rebuilds the one output asked for, as a slice or select of the base
+# (Release.single_output_view_replay); gen.py of those releases has that replay written for these only.
+SINGLE_OUTPUT_REPLAY_OPS = frozenset({"split.Tensor", "split_with_sizes", "unbind.int"})
+
+
+def is_multi_output(func: FunctionSchema) -> bool:
+    """Several returns, or one list: its ViewMeta stands for one output of several."""
+    return len(func.returns) > 1 or (len(func.returns) == 1 and func.returns[0].type.is_list_like() is not None)
+
+
+def missing_single_output_replay(f: NativeFunction, release: Release) -> str | None:
+    """Why gen.py of `release` cannot write the ViewMeta of f (the view or in-place view of a view group whose view
+    is not CompositeImplicitAutograd), None when it can."""
+    if not release.single_output_view_replay or not is_multi_output(f.func) \
+            or str(f.func.name) in SINGLE_OUTPUT_REPLAY_OPS:
+        return None
+    return (f"'{f.func.name}' is a view op with several outputs: gen.py of {release} rebuilds one output of such an "
+            f"op with a replay of its own, written only for {', '.join(sorted(SINGLE_OUTPUT_REPLAY_OPS))}, and fails "
+            "on others (a CompositeImplicitAutograd kernel needs none)")
 
 
 def _view_arguments(func: FunctionSchema) -> Iterator[tuple[object, str]]:

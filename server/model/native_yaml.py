@@ -27,7 +27,10 @@ from .codegen_rules import (
     CUMULATIVE_BASES,
     cumulative_out_problem,
     kernel_namespace_problems,
+    lowering_problems,
+    missing_single_output_replay,
     ufunc_problems,
+    view_copy_kernel_problem,
     view_group_problems,
 )
 from .generate import (
@@ -459,8 +462,8 @@ def check_view_group(view: NativeFunction, copy: NativeFunction | None, inplace:
     return NativeFunctionsViewGroup(view, copy, inplace), tuple(findings)
 
 
-def _group_by_view(ops: Sequence[Op], fxs: Sequence[Facts], problems: list[Problem], memo: GroupMemo
-                   ) -> tuple[NativeFunction | NativeFunctionsViewGroup, ...]:
+def _group_by_view(ops: Sequence[Op], fxs: Sequence[Facts], problems: list[Problem], memo: GroupMemo,
+                   release: Release = DEFAULT) -> tuple[NativeFunction | NativeFunctionsViewGroup, ...]:
     """torchgen's get_grouped_by_view_native_functions; fxs: the ops' facts."""
     groups: dict[str, dict[object, Op]] = defaultdict(dict)
     for op, fx in zip(ops, fxs):
@@ -493,9 +496,27 @@ def _group_by_view(ops: Sequence[Op], fxs: Sequence[Facts], problems: list[Probl
                                          lambda: (functions, check_view_group(*functions)))
             roles = (view, copy, inplace)
             problems.extend(Problem(roles[i], code, message, where) for i, code, message, where in findings)  # type: ignore[arg-type]
+            problems.extend(_view_group_codegen_problems(view, copy, inplace, release))
             out.append(group)
         out.extend(op.function for op in d.values())
     return tuple(out)
+
+
+def _view_group_codegen_problems(view: Op, copy: Op | None, inplace: Op | None, release: Release
+                                 ) -> Iterable[Problem]:
+    """OPG128 for what gen.py's functionalization of a view group fails on in its kernels or its release's rules:
+    the kernel name of view_copy, and (torch 2.15) a multi-output view op without a single-output replay."""
+    if copy is not None and str(copy.function.func.name) == "view_copy":
+        for key, meta in copy.metadata:
+            why = view_copy_kernel_problem(copy.function, meta.kernel) if key == dk.CEA_NON_FUNCTIONAL else None
+            if why:
+                yield Problem(copy, "OPG128", why, ("dispatch", str(key)))
+    if view.function.has_composite_implicit_autograd_kernel:  # no ViewMeta classes
+        return
+    for op in (view, inplace):
+        why = missing_single_output_replay(op.function, release) if op is not None else None
+        if op is not None and why:
+            yield Problem(op, "OPG128", why)
 
 
 def _group_codegen_problems(g: NativeFunctionsGroup, ops: dict[SchemaKind, Op], release: Release
@@ -514,6 +535,15 @@ def _group_codegen_problems(g: NativeFunctionsGroup, ops: dict[SchemaKind, Op], 
     why = cumulative_out_problem(g.out, g.functional, release.cumulative_out_ops)
     if why:
         yield Problem(out, "OPG130", why)
+
+
+def _lowering_problems(group: NativeFunctionsGroup, ops: dict[SchemaKind, Op], memo: GroupMemo) -> list[Problem]:
+    """OPG131: the variants gen.py's functionalization cannot lower to the functional one (codegen_rules), kept
+    per group across re-checks."""
+    found: tuple[tuple[SchemaKind, object, str], ...] = memo.reuse(
+        ("lowering", tuple([id(op.function) for op in ops.values()])),
+        lambda: (tuple(ops.values()), tuple(lowering_problems(group))))
+    return [Problem(ops[kind], "OPG131", message, where) for kind, where, message in found]
 
 
 def _custom_namespace(metadata: tuple[tuple[dk.DispatchKey, BackendMetadata], ...]) -> bool:
@@ -591,6 +621,7 @@ def assemble(ops: Sequence[Op], memo: GroupMemo | None = None, release: Release 
             if group.out.ufunc_inner_loop or _custom_namespace(out.metadata) \
                     or group.out.func.name.name.base in CUMULATIVE_BASES:  # rare: asked cheaply of every group
                 problems.extend(_group_codegen_problems(group, d, release))
+            problems.extend(_lowering_problems(group, d, memo))
             grouped.append(group)
             continue
         for op in d.values():
@@ -606,7 +637,7 @@ def assemble(ops: Sequence[Op], memo: GroupMemo | None = None, release: Release 
         grouped.extend(op.function for op in d.values())
 
     all_ops = tuple(ops) + tuple(generated)
-    view_groups = _group_by_view(all_ops, fxs, problems, memo)
+    view_groups = _group_by_view(all_ops, fxs, problems, memo, release)
     memo.end_pass()
     problems.extend(_unfunctionalizable(loose, view_groups, release))
     return NativeFunctions(all_ops, tuple(grouped), view_groups, tuple(problems))
