@@ -143,9 +143,9 @@ INPUTS: dict[str, tuple[str, str]] = {
                               "other::native::foo_out"),
 }
 
-# Inputs of one torch release's rules: name -> (release, native_functions.yaml text, where the error starts). gen.py
-# of 2.15 fails on a small file for want of its CUDA kernel list; tests/conformance/test_functionalization_sites.py runs it on
-# the release's own file with the same op added.
+# Inputs of one torch release's rules: name -> (release, native_functions.yaml text, where the error starts).
+# gen.py of 2.15 fails on a small file for want of its CUDA kernel list: tests/conformance/
+# test_functionalization_sites.py runs it on the release's own file with the same op added.
 MULTI_OUTPUT_VIEW = ("- func: foo(Tensor(a -> *) self, int chunks) -> Tensor(a)[]\n  dispatch:\n    CPU: foo\n"
                      "- func: foo_copy(Tensor self, int chunks) -> Tensor[]\n  tags: view_copy\n  dispatch:\n"
                      "    CompositeExplicitAutogradNonFunctional: foo_copy\n")
