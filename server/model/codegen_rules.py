@@ -82,6 +82,21 @@ def untranslatable_types(func: FunctionSchema) -> Iterator[tuple[tuple, str]]:
             yield ("return", i), why
 
 
+def mutable_optional_tensors(func: FunctionSchema, use_const_ref_for_mutable_tensors: bool
+                             ) -> Iterator[tuple[tuple[str, int], str]]:
+    """(where, why) for each 'Tensor(a!)?' argument: the dispatcher API passes it as 'at::Tensor &' and the native
+    API as '::std::optional<at::Tensor> &' (both as const refs with use_const_ref_for_mutable_tensors), and gen.py
+    cannot make one from the other (UnsatError)."""
+    if use_const_ref_for_mutable_tensors:
+        return
+    for i, a in enumerate(func.arguments.flat_all):
+        if a.annotation is not None and a.annotation.is_write and a.type == OptionalType(TENSOR):
+            yield ("arg", i), (f"a mutable optional tensor '{a}' is 'at::Tensor &' to the dispatcher and "
+                               "'::std::optional<at::Tensor> &' to the kernel, and gen.py cannot convert one to the "
+                               "other; make it a Tensor (or, but on out= functions, set "
+                               "use_const_ref_for_mutable_tensors: True)")
+
+
 def structured_out_problems(func: FunctionSchema) -> Iterator[tuple[tuple, str]]:
     """A structured kernel writes plain Tensor outputs only (its set_output has nothing else to resize)."""
     offset = len(func.arguments.flat_non_out)
@@ -228,6 +243,11 @@ def view_group_problems(view: NativeFunction, copy: NativeFunction | None, inpla
                 yield from ((member, where, message) for where, message in _view_arguments(f.func))
         if not view.func.returns or not all(r.type.is_tensor_like() for r in view.func.returns):
             yield 0, "name", f"'{view.func.name}' is a view op, so it must return tensors only"
+        for member, f in ((0, view), (2, inplace)):
+            why = view_meta_outputs_problem(f, copy) if f is not None and copy is not None else None
+            if f is not None and why:
+                first = f.func.arguments.flat_non_out[:1]
+                yield member, ("arg", 0) if first and first[0].is_write else "name", why
     if copy is not None and copy.func.name.name.base == f"{view.func.name.name}_copy":  # its kernel is generated
         if not copy.has_composite_explicit_autograd_non_functional_kernel:
             yield 1, "name", (f"'{copy.func.name}' needs a CompositeExplicitAutogradNonFunctional kernel: gen.py "
@@ -236,6 +256,35 @@ def view_group_problems(view: NativeFunction, copy: NativeFunction | None, inpla
         if len(returns) != 1 or returns[0].type not in (TENSOR, ListType(TENSOR, None)):
             yield 0, "name", (f"'{view.func.name}' has a view_copy variant, so it must return one Tensor or "
                               "Tensor[]")
+
+
+def view_registered_as_mutation(fns: tuple[NativeFunction, ...]) -> NativeFunction | None:
+    """The first of fns (a group's functions, in order) that gen.py's functionalization registers as a mutation but
+    that is a view op, which it fails on; None when there is none (CompositeImplicitAutograd functions are not
+    registered, lift and resize_ end the registrations, set_ is let through)."""
+    for f in fns:
+        if f.has_composite_implicit_autograd_kernel:
+            continue
+        if str(f.func.name) in ("lift", "resize_"):
+            return None
+        if str(f.func.name.name) != "set_" and f.is_view_op:
+            return f
+    return None
+
+
+def group_functionalization_problems(g: NativeFunctionsGroup) -> Iterator[tuple[SchemaKind, str, object, str]]:
+    """(member, code, where, message) for what gen.py's functionalization of the group g fails on."""
+    yield from ((kind, "OPG131", where, message) for kind, where, message in lowering_problems(g))
+    if g.inplace is not None and str(g.inplace.func.name) == "set_.source_Tensor":  # not registered
+        return
+    view = view_registered_as_mutation(g.functions())
+    if view is not None:
+        kind = next(k for k, f in ((SchemaKind.functional, g.functional), (SchemaKind.out, g.out),
+                                   (SchemaKind.inplace, g.inplace), (SchemaKind.mutable, g.mutable)) if f is view)
+        yield kind, "OPG128", "name", (f"'{view.func.name}' is a view op (its return aliases an input) in a group "
+                                       f"with '{g.out.func.name}': gen.py's functionalization registers a group's "
+                                       "variants as mutations and fails on a view (unless it is "
+                                       "CompositeImplicitAutograd)")
 
 
 # gen.py writes the kernel of view_copy itself (a reshape where no view can be taken), under this name only.
@@ -270,6 +319,17 @@ def missing_single_output_replay(f: NativeFunction, release: Release) -> str | N
     return (f"'{f.func.name}' is a view op with several outputs: gen.py of {release} rebuilds one output of such an "
             f"op with a replay of its own, written only for {', '.join(sorted(SINGLE_OUTPUT_REPLAY_OPS))}, and fails "
             "on others (a CompositeImplicitAutograd kernel needs none)")
+
+
+def view_meta_outputs_problem(f: NativeFunction, copy: NativeFunction) -> str | None:
+    """Why gen.py cannot write the ViewMeta of f (a view, or in-place view, that is not CompositeImplicitAutograd)
+    whose group's copy is `copy`: the ViewMeta of a single-output view replays a copy with several outputs (one
+    of them the input the view writes, which pairs the two), and has no output index to pick one by."""
+    if is_multi_output(f.func) or not is_multi_output(copy.func):
+        return None
+    return (f"'{f.func.name}' has one output but its copy variant '{copy.func.name}' several (a view that writes "
+            "its input pairs with a copy that returns it too): gen.py's functionalization cannot replay it; a view "
+            "op reads its input ('Tensor(a)', not 'Tensor(a!)')")
 
 
 def _view_arguments(func: FunctionSchema) -> Iterator[tuple[object, str]]:

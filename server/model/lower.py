@@ -34,7 +34,7 @@ from .native_function import (
     Variant,
 )
 from .schema import TENSOR, BaseTy, FunctionSchema, OperatorName, SchemaKind, SchemaKindError
-from .codegen_rules import structured_out_problems, untranslatable_types
+from .codegen_rules import mutable_optional_tensors, structured_out_problems, untranslatable_types
 from .schema_rules import check_schema
 
 ENTRY_KEYS: dict[str, str] = {
@@ -300,6 +300,9 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
         r.error("OPG206", _schema_problem_span(problem.where, spans, text), problem.message)
     if _may_be_untranslatable(func_scalar.value):
         for where, why in untranslatable_types(func):
+            r.error("OPG208", _schema_problem_span(where, spans, text), why)
+    if "!)?" in func_scalar.value:  # type: ignore[operator]
+        for where, why in mutable_optional_tensors(func, bool(use_const_ref)):
             r.error("OPG208", _schema_problem_span(where, spans, text), why)
     if not release.named_tensor_types and "Dimname" in func_scalar.value:  # type: ignore[union-attr]
         _refuse_named_tensor_types(r, func, spans, text, release)

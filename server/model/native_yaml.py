@@ -27,8 +27,9 @@ from .codegen_rules import (
     CUMULATIVE_BASES,
     cumulative_out_problem,
     kernel_namespace_problems,
-    lowering_problems,
+    group_functionalization_problems,
     missing_single_output_replay,
+    mutable_optional_tensors,
     ufunc_problems,
     view_copy_kernel_problem,
     view_group_problems,
@@ -339,6 +340,8 @@ def generate_for_group(members: Members, release: Release = DEFAULT
         for problem in check_schema(fn.func):
             findings.append((at, "OPG307", f"the generated {kind.name} variant '{fn.func}' is invalid: "
                                            f"{problem.message}", "autogen"))
+        for _, why in mutable_optional_tensors(fn.func, fn.use_const_ref_for_mutable_tensors):
+            findings.append((at, "OPG208", f"in the generated {kind.name} variant '{fn.func}', {why}", "autogen"))
         made.append((at, kind, fn, metadata))
     return tuple(made), tuple(findings)
 
@@ -537,13 +540,14 @@ def _group_codegen_problems(g: NativeFunctionsGroup, ops: dict[SchemaKind, Op], 
         yield Problem(out, "OPG130", why)
 
 
-def _lowering_problems(group: NativeFunctionsGroup, ops: dict[SchemaKind, Op], memo: GroupMemo) -> list[Problem]:
-    """OPG131: the variants gen.py's functionalization cannot lower to the functional one (codegen_rules), kept
-    per group across re-checks."""
-    found: tuple[tuple[SchemaKind, object, str], ...] = memo.reuse(
-        ("lowering", tuple([id(op.function) for op in ops.values()])),
-        lambda: (tuple(ops.values()), tuple(lowering_problems(group))))
-    return [Problem(ops[kind], "OPG131", message, where) for kind, where, message in found]
+def _functionalization_problems(group: NativeFunctionsGroup, ops: dict[SchemaKind, Op], memo: GroupMemo
+                                ) -> list[Problem]:
+    """What gen.py's functionalization of a group fails on (codegen_rules: OPG131, a view in the group's OPG128),
+    kept per group across re-checks."""
+    found: tuple[tuple[SchemaKind, str, object, str], ...] = memo.reuse(
+        ("functionalization", tuple([id(op.function) for op in ops.values()])),
+        lambda: (tuple(ops.values()), tuple(group_functionalization_problems(group))))
+    return [Problem(ops[kind], code, message, where) for kind, code, where, message in found]
 
 
 def _custom_namespace(metadata: tuple[tuple[dk.DispatchKey, BackendMetadata], ...]) -> bool:
@@ -621,7 +625,7 @@ def assemble(ops: Sequence[Op], memo: GroupMemo | None = None, release: Release 
             if group.out.ufunc_inner_loop or _custom_namespace(out.metadata) \
                     or group.out.func.name.name.base in CUMULATIVE_BASES:  # rare: asked cheaply of every group
                 problems.extend(_group_codegen_problems(group, d, release))
-            problems.extend(_lowering_problems(group, d, memo))
+            problems.extend(_functionalization_problems(group, d, memo))
             grouped.append(group)
             continue
         for op in d.values():

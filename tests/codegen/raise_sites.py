@@ -117,6 +117,18 @@ INPUTS: dict[str, tuple[str, str]] = {
                                            + _OUT_OF_TWO, "Tensor(a!))\n"),
     "generated-functional-of-self-returned-twice": (_SELF_TWICE + "  autogen: foo_functional\n" + _OUT_OF_TWO,
                                                     "Tensor(a!))\n"),
+    # A mutable optional tensor has different C++ types in the dispatcher and native APIs: written, or generated
+    # as the out argument of an out= variant from a 'Tensor?' return.
+    "mutable-optional-tensor-argument": ("- func: foo(Tensor self, Tensor(b!)? other) -> Tensor\n",
+                                         "Tensor(b!)? other"),
+    "generated-out-of-an-optional-return": ("- func: foo(Tensor self) -> Tensor?\n  dispatch:\n    CPU: foo\n"
+                                            "  autogen: foo.out\n", "foo.out\n"),
+    # A view (a wildcard alias) grouped with an out= variant; a view writing its input, paired with a copy that
+    # returns it too.
+    "view-in-a-group": ("- func: foo(Tensor(a -> *) self) -> Tensor(a)\n  dispatch:\n"
+                        "    CompositeExplicitAutograd: foo\n" + _OUT + _VIEW_COPY, "foo("),
+    "view-writing-its-input": ("- func: foo(Tensor(a!) self) -> Tensor(a)\n  dispatch:\n    CPU: foo\n"
+                               + _VIEW_COPY.replace("-> Tensor", "-> (Tensor, Tensor)"), "Tensor(a!) self"),
     "cumsum-without-dtype": ("- func: cumsum(Tensor self, int dim) -> Tensor\n  structured_delegate: cumsum.out\n"
                              "- func: cumsum.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)\n"
                              "  structured: True\n  dispatch:\n    CPU: cumsum_out\n", "cumsum.out(Tensor self"),
@@ -202,7 +214,9 @@ SITES: dict[str, Site] = {
     "codegen/api/structured.py:argumenttype_type:ValueError": internal(_TYPES),
     "codegen/api/structured.py:argument:ValueError": guarded("OPG206", "structured-tensor-options"),
     "codegen/api/translate.py:_solve_all.unsat:UnsatError": rule("OPG208", "symint-optional-list",
-                                                                  "symint-list-of-lists"),
+                                                                  "symint-list-of-lists",
+                                                                  "mutable-optional-tensor-argument",
+                                                                  "generated-out-of-an-optional-return"),
     "codegen/api/ufunc.py:_scalar_or_tensor:UfuncError": rule("OPG127", "ufunc-list-argument"),
     "codegen/api/ufunc.py:ufunctor_ctor_type:assert": internal(_UFUNC_TYPES),
     "codegen/api/ufunc.py:ufunctor_apply_type:UfuncError": rule("OPG127", "ufunc-optional-tensor"),
@@ -293,9 +307,12 @@ SITES: dict[str, Site] = {
         "called only for the out=, in-place and mutable members of a group, which write an argument"),
     "codegen/dest/functionalization.py:_registration:FunctionalizationError": internal(
         "a function with a CompositeImplicitAutograd kernel has it in the CompositeImplicitAutograd index"),
-    "codegen/dest/functionalization.py:compute_functionalization_registrations:FunctionalizationError": guarded(
-        "OPG303", why="a view op in no view group is either tagged inplace_view without a base (OPG303) or a "
-                      "view without its copy (OPG308)"),
+    # (A view op in no group and no view group is either tagged inplace_view without a base, OPG303, or a view
+    # without its copy, OPG308.)
+    "codegen/dest/functionalization.py:compute_functionalization_registrations:FunctionalizationError": rule(
+        "OPG128", "view-in-a-group"),
+    "codegen/dest/functionalization.py:view_meta_impl:FunctionalizationError": rule("OPG128",
+                                                                                    "view-writing-its-input"),
     "codegen/dest/functionalization.py:compute_composite_functional_kernel:FunctionalizationError": internal(
         "a generated functional variant comes from its group's in-place or mutable member (model/generate.py)"),
     # ------------------------------------------------------------------ AOTI shims
@@ -357,7 +374,8 @@ SITES: dict[str, Site] = {
     "codegen/backend/run.py:load_native_for:InputError": handled("opgen_lsp.codegen.backend.run:generate_backend",
                                                                  "no native_functions.yaml (exit 2)"),
     "codegen/backend/stubs.py:namespace_lines:PlanError": handled("opgen_lsp.codegen.backend.run:generate_backend",
-                                                                  "cpp_namespace too deep; " + _PLAN),
+                                                                  "cpp_namespace too deep: OPG504 refuses it in the "
+                                                                  "backend yaml first; " + _PLAN),
     "codegen/backend/stubs.py:declarations:PlanError": guarded("OPG125", "symint-kernel-without-symint",
                                                                why="backend yamls: a symint op without SymInt"),
     "codegen/backend/stubs.py:register_cpp:PlanError": handled("opgen_lsp.codegen.backend.run:generate_backend",

@@ -14,6 +14,8 @@ from ...model.codegen_rules import (
     lowering_problem,
     missing_single_output_replay,
     view_copy_kernel_problem,
+    view_meta_outputs_problem,
+    view_registered_as_mutation,
 )
 from ...model.generate import functionalization_refuses, skips_functionalization, writes_an_argument
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup, NativeFunctionsViewGroup
@@ -316,6 +318,9 @@ def _forward_arms(g: NativeFunctionsViewGroup, f: NativeFunction, release: Relea
 
 
 def view_meta_impl(g: NativeFunctionsViewGroup, f: NativeFunction, release: Release) -> list[str]:
+    why = view_meta_outputs_problem(f, g.view_copy) if g.view_copy is not None else None
+    if why is not None:  # OPG128: the check refuses it
+        raise FunctionalizationError(why)
     name = classname(f.func)
     views, view_copies = _forward_arms(g, f, release)
     out = [f"""
@@ -631,14 +636,15 @@ def compute_functionalization_registrations(g: Grouped, cia_index: BackendIndex,
         if skips_functionalization(str(g.func.name), release):
             return []
         fns = [g]
+    view = view_registered_as_mutation(tuple(fns))  # OPG128 for a group's; a loose one is in a view group
+    if view is not None:
+        raise FunctionalizationError(f"Unexpected view op: {view.func}")
     out = []
     for f in fns:
         if f.has_composite_implicit_autograd_kernel:
             continue
         if str(f.func.name) in ("lift", "resize_"):
             return []
-        if str(f.func.name.name) != "set_" and f.is_view_op:
-            raise FunctionalizationError(f"Unexpected view op: {f.func}")
         if writes_an_argument(f):
             out.append(_registration(f, cia_index))
     return out
