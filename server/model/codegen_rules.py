@@ -243,11 +243,6 @@ def view_group_problems(view: NativeFunction, copy: NativeFunction | None, inpla
                 yield from ((member, where, message) for where, message in _view_arguments(f.func))
         if not view.func.returns or not all(r.type.is_tensor_like() for r in view.func.returns):
             yield 0, "name", f"'{view.func.name}' is a view op, so it must return tensors only"
-        for member, f in ((0, view), (2, inplace)):
-            why = view_meta_outputs_problem(f, copy) if f is not None and copy is not None else None
-            if f is not None and why:
-                first = f.func.arguments.flat_non_out[:1]
-                yield member, ("arg", 0) if first and first[0].is_write else "name", why
     if copy is not None and copy.func.name.name.base == f"{view.func.name.name}_copy":  # its kernel is generated
         if not copy.has_composite_explicit_autograd_non_functional_kernel:
             yield 1, "name", (f"'{copy.func.name}' needs a CompositeExplicitAutogradNonFunctional kernel: gen.py "
@@ -321,11 +316,12 @@ def missing_single_output_replay(f: NativeFunction, release: Release) -> str | N
             "on others (a CompositeImplicitAutograd kernel needs none)")
 
 
-def view_meta_outputs_problem(f: NativeFunction, copy: NativeFunction) -> str | None:
-    """Why gen.py cannot write the ViewMeta of f (a view, or in-place view, that is not CompositeImplicitAutograd)
-    whose group's copy is `copy`: the ViewMeta of a single-output view replays a copy with several outputs (one
-    of them the input the view writes, which pairs the two), and has no output index to pick one by."""
-    if is_multi_output(f.func) or not is_multi_output(copy.func):
+def view_meta_outputs_problem(f: NativeFunction, copy: NativeFunction, release: Release) -> str | None:
+    """Why gen.py of `release` cannot write the ViewMeta of f (a view, or in-place view, that is not
+    CompositeImplicitAutograd) whose group's copy is `copy`: the ViewMeta of a single-output view replays a copy
+    with several outputs (one of them the input the view writes, which pairs the two), and has no output index to
+    pick one by."""
+    if not release.view_meta_classes or is_multi_output(f.func) or not is_multi_output(copy.func):
         return None
     return (f"'{f.func.name}' has one output but its copy variant '{copy.func.name}' several (a view that writes "
             "its input pairs with a copy that returns it too): gen.py's functionalization cannot replay it; a view "

@@ -33,6 +33,7 @@ from .codegen_rules import (
     ufunc_problems,
     view_copy_kernel_problem,
     view_group_problems,
+    view_meta_outputs_problem,
 )
 from .generate import (
     FUNCTIONAL_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT,
@@ -508,7 +509,8 @@ def _group_by_view(ops: Sequence[Op], fxs: Sequence[Facts], problems: list[Probl
 def _view_group_codegen_problems(view: Op, copy: Op | None, inplace: Op | None, release: Release
                                  ) -> Iterable[Problem]:
     """OPG128 for what gen.py's functionalization of a view group fails on in its kernels or its release's rules:
-    the kernel name of view_copy, and (torch 2.15) a multi-output view op without a single-output replay."""
+    the kernel name of view_copy, (torch 2.15) a multi-output view op without a single-output replay, and (from
+    2.9, the ViewMeta classes) a single-output view whose copy has several outputs."""
     if copy is not None and str(copy.function.func.name) == "view_copy":
         for key, meta in copy.metadata:
             why = view_copy_kernel_problem(copy.function, meta.kernel) if key == dk.CEA_NON_FUNCTIONAL else None
@@ -517,9 +519,15 @@ def _view_group_codegen_problems(view: Op, copy: Op | None, inplace: Op | None, 
     if view.function.has_composite_implicit_autograd_kernel:  # no ViewMeta classes
         return
     for op in (view, inplace):
-        why = missing_single_output_replay(op.function, release) if op is not None else None
-        if op is not None and why:
+        if op is None:
+            continue
+        why = missing_single_output_replay(op.function, release)
+        if why:
             yield Problem(op, "OPG128", why)
+        why = view_meta_outputs_problem(op.function, copy.function, release) if copy is not None else None
+        if why:
+            first = op.function.func.arguments.flat_non_out[:1]
+            yield Problem(op, "OPG128", why, ("arg", 0) if first and first[0].is_write else "name")
 
 
 def _group_codegen_problems(g: NativeFunctionsGroup, ops: dict[SchemaKind, Op], release: Release

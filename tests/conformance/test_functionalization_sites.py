@@ -4,7 +4,9 @@ where `opgen check` reports the rule (on the line that is wrong) and passes wher
 - view_copy with a kernel other than view_copy_symint (OPG128): torch 2.13's gen.py on its mutated real file;
 - a new multi-output view op (OPG128, torch 2.15 only): gen.py 2.15 fails on it (a small file fails gen.py 2.15
   for want of its CUDA kernel list, so the op is added to the release's own file); the same op is fine for gen.py
-  2.15 as CompositeImplicitAutograd, and for gen.py 2.14 as it is.
+  2.15 as CompositeImplicitAutograd, and for gen.py 2.14 as it is;
+- a single-output view whose copy has several outputs (OPG128 from torch 2.9, the ViewMeta classes): gen.py 2.9
+  fails on it, gen.py 2.8 takes it.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from codegen.raise_sites import MULTI_OUTPUT_VIEW
+from codegen.raise_sites import INPUTS, MULTI_OUTPUT_VIEW
 from file_trees import aten_source
 
 from opgen_lsp.analysis.check import check_paths
@@ -27,10 +29,14 @@ pytestmark = pytest.mark.slow
 
 
 def _gen_py(source: Path, pythonpath: Path | None = None) -> subprocess.CompletedProcess:
+    """gen.py of the installed torch, or of the release folder `pythonpath` (before 2.12 it has no
+    --headeronly-install-dir)."""
     env = {**os.environ, "PYTHONPATH": str(pythonpath)} if pythonpath else None
+    headeronly = pythonpath is None or "--headeronly-install-dir" in (pythonpath / "torchgen" / "gen.py").read_text()
     return subprocess.run([sys.executable, "-m", "torchgen.gen", "-s", str(source), "-d", str(source / "out"),
-                           "--headeronly-install-dir", str(source / "headeronly"), "--aoti-install-dir",
-                           str(source / "aoti")], cwd=source, env=env, capture_output=True, text=True)
+                           *(["--headeronly-install-dir", str(source / "headeronly")] if headeronly else []),
+                           "--aoti-install-dir", str(source / "aoti")], cwd=source, env=env, capture_output=True,
+                          text=True)
 
 
 def _errors(source: Path, version: str) -> list[tuple[str, int, int]]:
@@ -84,3 +90,16 @@ def test_gen_py_takes_the_multi_output_view_ops_the_check_takes(version: str, op
     ran = _gen_py(source, folder)
     assert ran.returncode == 0, ran.stderr[-2000:]
     assert _errors(source, version.rsplit(".", 1)[0]) == []
+
+
+@pytest.mark.versions
+@pytest.mark.parametrize("version,refused", [("2.9.1", True), ("2.8.0", False)])
+def test_a_view_writing_its_input_fails_from_the_view_meta_classes(version: str, refused: bool,
+                                                                    tmp_path: Path) -> None:
+    folder = release_folder(version)
+    text, marker = INPUTS["view-writing-its-input"]
+    source = aten_source(tmp_path, folder / "torchgen" / "packaged" / "ATen", text)
+    ran = _gen_py(source, folder)
+    assert (ran.returncode != 0 and "UnsatError" in ran.stderr) if refused else ran.returncode == 0, \
+        ran.stderr[-2000:]
+    assert _errors(source, version.rsplit(".", 1)[0]) == ([("OPG128", *_position(text, marker))] if refused else [])

@@ -318,7 +318,7 @@ def _forward_arms(g: NativeFunctionsViewGroup, f: NativeFunction, release: Relea
 
 
 def view_meta_impl(g: NativeFunctionsViewGroup, f: NativeFunction, release: Release) -> list[str]:
-    why = view_meta_outputs_problem(f, g.view_copy) if g.view_copy is not None else None
+    why = view_meta_outputs_problem(f, g.view_copy, release) if g.view_copy is not None else None
     if why is not None:  # OPG128: the check refuses it
         raise FunctionalizationError(why)
     name = classname(f.func)
