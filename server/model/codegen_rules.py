@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from ..releases import Release
 from . import dispatch as dk
-from .native_function import BackendMetadata, NativeFunction, NativeFunctionsGroup, UfuncKey
+from .native_function import BackendMetadata, NativeFunction, NativeFunctionsGroup, ScalarType, UfuncKey
 from .schema import BaseTy, BaseType, CustomClassType, FunctionSchema, ListType, OptionalType, SchemaKind, Type
 
 TENSOR = BaseType(BaseTy.Tensor)
@@ -44,7 +44,7 @@ def unconvertible_argument(t: Type) -> str | None:
 
 def unreturnable(t: Type) -> str | None:
     """Why a return of type t has no C++ return type (api/cpp.py's returntype_type), None when it has one.
-    (A mutable list return is schema_rules' to refuse.)"""
+    (A mutable list return has none either: untranslatable_types refuses it.)"""
     why = untranslatable(t)
     if why or t == TENSOR or t == SCALAR or is_value_type(t):
         return why
@@ -78,6 +78,8 @@ def untranslatable_types(func: FunctionSchema) -> Iterator[tuple[tuple, str]]:
             yield ("arg", i), why
     for i, r in enumerate(func.returns):
         why = unreturnable(r.type)
+        if why is None and r.is_write and r.type.is_list_like() is not None:
+            why = f"a mutable tensor list cannot be returned ('{r}'): return nothing ('-> ()'); gen.py fails on it"
         if why:
             yield ("return", i), why
 
@@ -161,6 +163,7 @@ def ufunc_problems(functional: NativeFunction, out: NativeFunction) -> Iterator[
         yield ("ufunc", "ScalarOnly"), ("ScalarOnly and Generic must name the same ufunc (one CUDA functor "
                                         f"serves both): '{loops[UfuncKey.ScalarOnly].name}' and "
                                         f"'{loops[UfuncKey.Generic].name}'")
+    yield from cuda_functor_dtype_problems(functional, out)
     scalar = {d for lk in (UfuncKey.CPUScalar, UfuncKey.ScalarOnly, UfuncKey.Generic) if lk in loops
               for d in loops[lk].supported_dtypes}
     if UfuncKey.CPUVector in loops:
@@ -168,6 +171,26 @@ def ufunc_problems(functional: NativeFunction, out: NativeFunction) -> Iterator[
         if lacking:
             yield ("ufunc", "CPUVector"), (f"a CPUVector loop needs a scalar loop (CPUScalar, ScalarOnly or "
                                            f"Generic) for the same dtypes; none for {', '.join(lacking)}")
+
+
+def cuda_functor_dtype_problems(functional: NativeFunction, out: NativeFunction) -> Iterator[tuple[object, str]]:
+    """(where, message) for each CPU-scalar CUDA functor (CUDAFunctorOnSelf / OnOther of a binary ufunc op) with a
+    dtype the plain CUDAFunctor lacks: UfuncCUDA_<op>.cu falls back to the plain functor for every dtype of any
+    of them, and gen.py fails (KeyError) where there is none. A functor not given is built from ScalarOnly and
+    Generic, with their dtypes."""
+    loops = dict(out.ufunc_inner_loop)
+    generic = [d for lk in (UfuncKey.ScalarOnly, UfuncKey.Generic) if lk in loops for d in loops[lk].supported_dtypes]
+
+    def dtypes(k: UfuncKey) -> list[ScalarType]:
+        return list(loops[k].supported_dtypes) if k in loops else generic
+
+    plain = set(dtypes(UfuncKey.CUDAFunctor))
+    for k in cuda_functor_keys(functional):
+        lacking = list(dict.fromkeys(d.name for d in dtypes(k) if d not in plain))
+        if k is not UfuncKey.CUDAFunctor and lacking:
+            where = ("ufunc", k.name) if k in loops else ("ufunc", UfuncKey.CUDAFunctor.name)
+            yield where, (f"{k.name} has dtypes the plain CUDA functor lacks ({', '.join(lacking)}): the CUDA kernel "
+                          "falls back to CUDAFunctor (given, or built from ScalarOnly / Generic) for each of them")
 
 
 # ------------------------------------------------------------------------------------------------ functionalization
@@ -267,15 +290,28 @@ def view_registered_as_mutation(fns: tuple[NativeFunction, ...]) -> NativeFuncti
     return None
 
 
-def group_functionalization_problems(g: NativeFunctionsGroup) -> Iterator[tuple[SchemaKind, str, object, str]]:
-    """(member, code, where, message) for what gen.py's functionalization of the group g fails on."""
+def _members(g: NativeFunctionsGroup) -> tuple[tuple[SchemaKind, NativeFunction | None], ...]:
+    return ((SchemaKind.functional, g.functional), (SchemaKind.out, g.out), (SchemaKind.inplace, g.inplace),
+            (SchemaKind.mutable, g.mutable))
+
+
+def group_generator_problems(g: NativeFunctionsGroup) -> Iterator[tuple[SchemaKind, str, object, str]]:
+    """(member, code, where, message) for what gen.py's generators fail on in the group g: a structured op's
+    variant registered by hand (its Register<Key>.cpp builds every variant of a structured op), and what its
+    functionalization fails on."""
+    if g.structured:
+        for kind, f in _members(g):
+            if f is not None and f.manual_kernel_registration:
+                what = "a structured op" if f is g.out else f"a variant of the structured op '{g.out.func.name}'"
+                yield kind, "OPG116", "manual_kernel_registration", (
+                    f"'{f.func.name}' is {what}, whose kernels gen.py registers itself: it fails on "
+                    "manual_kernel_registration")
     yield from ((kind, "OPG131", where, message) for kind, where, message in lowering_problems(g))
     if g.inplace is not None and str(g.inplace.func.name) == "set_.source_Tensor":  # not registered
         return
     view = view_registered_as_mutation(g.functions())
     if view is not None:
-        kind = next(k for k, f in ((SchemaKind.functional, g.functional), (SchemaKind.out, g.out),
-                                   (SchemaKind.inplace, g.inplace), (SchemaKind.mutable, g.mutable)) if f is view)
+        kind = next(k for k, f in _members(g) if f is view)
         yield kind, "OPG128", "name", (f"'{view.func.name}' is a view op (its return aliases an input) in a group "
                                        f"with '{g.out.func.name}': gen.py's functionalization registers a group's "
                                        "variants as mutations and fails on a view (unless it is "

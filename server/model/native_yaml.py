@@ -27,7 +27,7 @@ from .codegen_rules import (
     CUMULATIVE_BASES,
     cumulative_out_problem,
     kernel_namespace_problems,
-    group_functionalization_problems,
+    group_generator_problems,
     missing_single_output_replay,
     mutable_optional_tensors,
     ufunc_problems,
@@ -548,13 +548,13 @@ def _group_codegen_problems(g: NativeFunctionsGroup, ops: dict[SchemaKind, Op], 
         yield Problem(out, "OPG130", why)
 
 
-def _functionalization_problems(group: NativeFunctionsGroup, ops: dict[SchemaKind, Op], memo: GroupMemo
+def _generator_problems(group: NativeFunctionsGroup, ops: dict[SchemaKind, Op], memo: GroupMemo
                                 ) -> list[Problem]:
-    """What gen.py's functionalization of a group fails on (codegen_rules: OPG131, a view in the group's OPG128),
-    kept per group across re-checks."""
+    """What gen.py's generators fail on in a group (codegen_rules.group_generator_problems), kept per group across
+    re-checks."""
     found: tuple[tuple[SchemaKind, str, object, str], ...] = memo.reuse(
-        ("functionalization", tuple([id(op.function) for op in ops.values()])),
-        lambda: (tuple(ops.values()), tuple(group_functionalization_problems(group))))
+        ("generators", tuple([id(op.function) for op in ops.values()])),
+        lambda: (tuple(ops.values()), tuple(group_generator_problems(group))))
     return [Problem(ops[kind], code, message, where) for kind, code, where, message in found]
 
 
@@ -633,7 +633,7 @@ def assemble(ops: Sequence[Op], memo: GroupMemo | None = None, release: Release 
             if group.out.ufunc_inner_loop or _custom_namespace(out.metadata) \
                     or group.out.func.name.name.base in CUMULATIVE_BASES:  # rare: asked cheaply of every group
                 problems.extend(_group_codegen_problems(group, d, release))
-            problems.extend(_functionalization_problems(group, d, memo))
+            problems.extend(_generator_problems(group, d, memo))
             grouped.append(group)
             continue
         for op in d.values():

@@ -68,6 +68,14 @@ INPUTS: dict[str, tuple[str, str]] = {
     "ufunc-scalar-functor-on-unary": (_UNARY + "    CUDAFunctorOnSelf: foo (AllAndComplex, BFloat16, Half)\n"
                                       "    Generic: foo (AllAndComplex, BFloat16, Half)\n", "CUDAFunctorOnSelf"),
     "ufunc-no-generic-loop": (_UNARY + "    CPUScalar: foo (All)\n", "ufunc_inner_loop"),
+    "ufunc-scalar-functor-dtype-without-plain-functor": (
+        _CPU_FIRST + _BINARY + "    CUDAFunctorOnSelf: foo (Float, Half)\n    Generic: foo (All)\n", "CUDAFunctorOnSelf"),
+    "manual-registration-of-a-structured-op": ("- func: foo(Tensor self) -> Tensor\n  structured_delegate: foo.out\n"
+                                               "  manual_kernel_registration: True\n" + _OUT.replace(
+                                                   "  dispatch:", "  structured: True\n  dispatch:"), "True\n"),
+    "manual-registration-of-a-ufunc-op": (_CPU_FIRST + _UNARY.replace(
+        "  structured: True\n", "  manual_kernel_registration: True\n  structured: True\n") + "    Generic: foo (All)\n",
+        "True\n"),
     "ufunc-vector-without-scalar": (_UNARY + "    Generic: foo (Float)\n    CPUVector: foo (Double)\n",
                                     "CPUVector"),
     "ufunc-optional-tensor": (_BINARY.replace("Tensor other", "Tensor? other") + "    Generic: foo (All)\n",
@@ -83,6 +91,7 @@ INPUTS: dict[str, tuple[str, str]] = {
     "unsized-bool-list": ("- func: foo(Tensor self, bool[] mask) -> Tensor\n  dispatch:\n    CPU: foo\n", "bool[]"),
     "fixed-size-list-return": ("- func: foo(Tensor self) -> Tensor[2]\n  dispatch:\n    CPU: foo\n", "Tensor[2]"),
     "optional-list-return": ("- func: foo(Tensor self) -> Tensor[]?\n  dispatch:\n    CPU: foo\n", "Tensor[]?"),
+    "mutable-list-return": ("- func: foo(Tensor(a!) self) -> Tensor(a!)[]\n", "Tensor(a!)[]\n"),
     "optional-scalar-return": ("- func: foo(Tensor self) -> (Tensor, Scalar?)\n  dispatch:\n    CPU: foo\n",
                                "Scalar?"),
     "list-default-not-a-list": ("- func: foo(Tensor self, int[]? x=1) -> Tensor\n  dispatch:\n    CPU: foo\n",
@@ -208,7 +217,7 @@ SITES: dict[str, Site] = {
     "codegen/api/cpp.py:_value_ctype:ValueError": rule("OPG208", "unsized-bool-list", "custom-class-argument"),
     "codegen/api/cpp.py:_argument_ctype:ValueError": internal(_TYPES),
     "codegen/api/cpp.py:returntype_type:ValueError": rule(
-        "OPG208", "fixed-size-list-return", "optional-list-return", "optional-scalar-return"),
+        "OPG208", "fixed-size-list-return", "optional-list-return", "optional-scalar-return", "mutable-list-return"),
     "codegen/api/cpp.py:return_names:ValueError": guarded("OPG206", "in-place-with-two-returns"),
     "codegen/api/cpp.py:default_expr:ValueError": rule("OPG208", "list-default-not-a-list"),
     "codegen/api/structured.py:argumenttype_type:ValueError": internal(_TYPES),
@@ -226,6 +235,8 @@ SITES: dict[str, Site] = {
         "on others), which has the two tensors it counts"),
     # ------------------------------------------------------------------ ufunc kernels (dest/ufunc.py)
     "codegen/dest/ufunc.py:_cuda_functor_keys:ufunc.UfuncError": rule("OPG127", "ufunc-scalar-functor-on-unary"),
+    "codegen/dest/ufunc.py:compute_ufunc_cuda_functors:ufunc.UfuncError": rule(
+        "OPG127", "ufunc-scalar-functor-dtype-without-plain-functor"),
     "codegen/dest/ufunc.py:_generic_loop:ufunc.UfuncError": rule("OPG127", "ufunc-names-differ",
                                                                  "ufunc-no-generic-loop"),
     "codegen/dest/ufunc.py:_lambda_bindings:ufunc.UfuncError": rule("OPG127", "ufunc-optional-tensor"),
@@ -243,9 +254,8 @@ SITES: dict[str, Site] = {
         "opgen_lsp.codegen.files.dispatch_key:_group_definitions",
         "lower.py gives every in-tree kernel a namespace ending in ::native (a namespace written in the "
         "dispatch table is kept before it), so only a hand-made BackendIndex meets it"),
-    "codegen/dest/register_namespaced.py:_structured:ValueError": internal(
-        "generates_structured is false for a manual_kernel_registration op, and is asked first (gen.py "
-        "generates such an op, and so does opgen)"),
+    "codegen/dest/register_namespaced.py:_structured:ValueError": rule(
+        "OPG116", "manual-registration-of-a-structured-op", "manual-registration-of-a-ufunc-op"),
     "codegen/dest/native_declarations.py:kernel_signature:SymIntKernelError": guarded(
         "OPG125", "symint-kernel-without-symint", why="backend yamls: OPG5xx (symint without SymInt)"),
     "codegen/dest/native_declarations.py:compute_native_function_declaration:ValueError": internal(
