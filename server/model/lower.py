@@ -301,9 +301,9 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
     if _may_be_untranslatable(func_scalar.value):
         for where, why in untranslatable_types(func):
             r.error("OPG208", _schema_problem_span(where, spans, text), why)
-    if "!)?" in func_scalar.value:  # type: ignore[operator]
-        for where, why in mutable_optional_tensors(func, bool(use_const_ref)):
-            r.error("OPG208", _schema_problem_span(where, spans, text), why)
+    if "!)?" in func_scalar.value:  # type: ignore[operator,union-attr]
+        for arg, reason in mutable_optional_tensors(func, bool(use_const_ref)):
+            r.error("OPG208", _schema_problem_span(arg, spans, text), reason)  # type: ignore[arg-type]
     if not release.named_tensor_types and "Dimname" in func_scalar.value:  # type: ignore[union-attr]
         _refuse_named_tensor_types(r, func, spans, text, release)
     kind = _kind(func)
