@@ -8,8 +8,8 @@ then the parent and each child take unit numbers from the pipe (4-byte reads of 
 empty. A child sends back only a summary (the paths written and unchanged, the errors) and exits.
 
 A failure becomes an error in the result, never a hang or a silent partial result: a PlanError or any other
-exception in a process empties the pipe (so the others stop early) and is reported in one line; a child that dies without a
-summary (killed, out of memory) is reported with how it ended. A child dies with its parent (PR_SET_PDEATHSIG),
+exception in a process empties the pipe (so the others stop early) and is reported in one line; a child that dies
+without a summary (killed, out of memory) is reported with how it ended. A child dies with its parent (PR_SET_PDEATHSIG),
 so killing `opgen generate` stops every writer, as it did with one process.
 """
 

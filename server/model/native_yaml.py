@@ -26,8 +26,8 @@ from . import dispatch as dk
 from .codegen_rules import (
     CUMULATIVE_BASES,
     cumulative_out_problem,
-    kernel_namespace_problems,
     group_generator_problems,
+    kernel_namespace_problems,
     missing_single_output_replay,
     mutable_optional_tensors,
     ufunc_problems,
@@ -548,8 +548,7 @@ def _group_codegen_problems(g: NativeFunctionsGroup, ops: dict[SchemaKind, Op], 
         yield Problem(out, "OPG130", why)
 
 
-def _generator_problems(group: NativeFunctionsGroup, ops: dict[SchemaKind, Op], memo: GroupMemo
-                                ) -> list[Problem]:
+def _generator_problems(group: NativeFunctionsGroup, ops: dict[SchemaKind, Op], memo: GroupMemo) -> list[Problem]:
     """What gen.py's generators fail on in a group (codegen_rules.group_generator_problems), kept per group across
     re-checks."""
     found: tuple[tuple[SchemaKind, str, object, str], ...] = memo.reuse(

@@ -69,13 +69,14 @@ INPUTS: dict[str, tuple[str, str]] = {
                                       "    Generic: foo (AllAndComplex, BFloat16, Half)\n", "CUDAFunctorOnSelf"),
     "ufunc-no-generic-loop": (_UNARY + "    CPUScalar: foo (All)\n", "ufunc_inner_loop"),
     "ufunc-scalar-functor-dtype-without-plain-functor": (
-        _CPU_FIRST + _BINARY + "    CUDAFunctorOnSelf: foo (Float, Half)\n    Generic: foo (All)\n", "CUDAFunctorOnSelf"),
+        _CPU_FIRST + _BINARY + "    CUDAFunctorOnSelf: foo (Float, Half)\n    Generic: foo (All)\n",
+        "CUDAFunctorOnSelf"),
     "manual-registration-of-a-structured-op": ("- func: foo(Tensor self) -> Tensor\n  structured_delegate: foo.out\n"
                                                "  manual_kernel_registration: True\n" + _OUT.replace(
                                                    "  dispatch:", "  structured: True\n  dispatch:"), "True\n"),
     "manual-registration-of-a-ufunc-op": (_CPU_FIRST + _UNARY.replace(
-        "  structured: True\n", "  manual_kernel_registration: True\n  structured: True\n") + "    Generic: foo (All)\n",
-        "True\n"),
+        "  structured: True\n", "  manual_kernel_registration: True\n  structured: True\n")
+        + "    Generic: foo (All)\n", "True\n"),
     "ufunc-vector-without-scalar": (_UNARY + "    Generic: foo (Float)\n    CPUVector: foo (Double)\n",
                                     "CPUVector"),
     "ufunc-optional-tensor": (_BINARY.replace("Tensor other", "Tensor? other") + "    Generic: foo (All)\n",

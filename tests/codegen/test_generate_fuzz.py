@@ -2,10 +2,10 @@
 returns, argument types, dispatch tables, tags, added variants) go through the check and, where it is clean,
 through every file of the generator, which must raise nothing (an error there is a rule the check lacks).
 
-This fuzzer found, after the raise sites were first listed, the mutable optional tensor and the mutable list return
-(OPG208), the view grouped with other variants and the view that writes its input (OPG128), the CPU-scalar CUDA
-functor with a dtype the plain one lacks (OPG127) and a structured op registered by hand (OPG116). Replay another sequence with
-OPGEN_FUZZ_SEED=<n>; a failure prints the input.
+This fuzzer found, after the raise sites were first listed, the mutable optional tensor and the mutable list
+return (OPG208), the view grouped with other variants and the view that writes its input (OPG128), the CPU-scalar
+CUDA functor with a dtype the plain one lacks (OPG127) and a structured op registered by hand (OPG116). Replay
+another sequence with OPGEN_FUZZ_SEED=<n>; a failure prints the input.
 """
 
 from __future__ import annotations
