@@ -109,6 +109,8 @@ CODES: dict[str, Code] = _table(
     ("OPG128", "unfunctionalizable-view", E, "a view op (or its view_copy) that gen.py's functionalization cannot emit"),
     ("OPG129", "kernel-namespace-codegen", E, "kernel namespaces the codegen cannot write (too deep, two for an op)"),
     ("OPG130", "cumulative-out-without-dtype", E, "cumsum.out / cumprod.out without the dtype functionalization passes"),
+    ("OPG131", "unlowerable-returns", E,
+     "a group's variant whose returns gen.py's functionalization cannot take from its functional variant"),
     # func: schema strings
     ("OPG200", "bad-schema", E, "the func: schema cannot be parsed"),
     ("OPG201", "bad-operator-name", E, "an invalid operator name"),

@@ -71,6 +71,9 @@ class Release:
     owning_types_hold_tensors_by_value: bool
     # gen.py writes NativeAotStubs.h and NativeAotStubs.cpp (native-AOT kernels); from 2.15.
     writes_native_aot_stubs: bool
+    # Functionalization writes a ViewMeta class per view op (whose replay needs the view and its copy to have
+    # as many outputs); from 2.9.
+    view_meta_classes: bool
     # ViewMeta replays of split / split_with_sizes / unbind build the one output asked for; from 2.15.
     single_output_view_replay: bool
     # Cumulative out= ops whose functionalized call keeps the out tensor's dtype when none is given
@@ -94,7 +97,8 @@ _R2_13 = Release(
     structured_outputs_propagate_names=False,
     xpu_family_waits_for_flag=False, structured_xpu_kernels_export_xpu=True, device_family_kernel_exports=False,
     cuda_kernels_in_torch_cpu=frozenset(),
-    owning_types_hold_tensors_by_value=False, writes_native_aot_stubs=False, single_output_view_replay=False,
+    owning_types_hold_tensors_by_value=False, writes_native_aot_stubs=False, view_meta_classes=True,
+    single_output_view_replay=False,
     cumulative_out_ops=frozenset({"cumsum.out", "cumprod.out"}),
 )
 _R2_12 = replace(_R2_13, version="2.12.1", generation_verified=False, named_tensor_types=True,
@@ -104,7 +108,7 @@ _R2_11 = replace(_R2_12, version="2.11.0", skipped_by_functionalization=_SKIPPED
                  cumulative_out_ops=frozenset())
 _R2_10 = replace(_R2_11, version="2.10.0")
 _R2_9 = replace(_R2_10, version="2.9.1", functionalization_registers_composite_views=False)
-_R2_7 = replace(_R2_9, version="2.7.1", generates=False)
+_R2_7 = replace(_R2_9, version="2.7.1", generates=False, view_meta_classes=False)
 _R2_14 = replace(_R2_13, version="2.14.1", xpu_family_waits_for_flag=True, structured_xpu_kernels_export_xpu=False,
                  owning_types_hold_tensors_by_value=True)
 _R2_15 = replace(_R2_14, version="2.15.0", philox_ops_need_no_seeded_tag=True,

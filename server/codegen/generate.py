@@ -18,7 +18,7 @@ from .files.context import GenContext, GenerateOptions
 from .inputs import InputError, InvalidInput, invalid_input, load_native, read_input
 from .plan import Dirs, GeneratedFile, Manager, PlanError, PlannedFile, materialize, outputs_lists, render
 from .selection import ALL_OPERATORS, Selection, from_allow_list, read_selection
-from .workers import Job, usable_cpus, write_in_processes
+from .workers import Job, internal_error, usable_cpus, write_in_processes
 from .writer import WriteResult, refusals, write_files, write_if_changed
 
 
@@ -187,6 +187,8 @@ def write_planned(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs, p
                             .encode("utf-8")) for p in planned if p.build is not None), ()
     except PlanError as exc:
         return None, (str(exc),)
+    except Exception as exc:  # noqa: BLE001  (a bug: one line, as the worker processes give it)
+        return None, (internal_error(exc),)
 
 
 # The folders gen.py makes before it writes anything.

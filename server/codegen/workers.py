@@ -8,8 +8,8 @@ then the parent and each child take unit numbers from the pipe (4-byte reads of 
 empty. A child sends back only a summary (the paths written and unchanged, the errors) and exits.
 
 A failure becomes an error in the result, never a hang or a silent partial result: a PlanError or any other
-exception in a process empties the pipe (so the others stop early) and is reported; a child that dies without a
-summary (killed, out of memory) is reported with how it ended. A child dies with its parent (PR_SET_PDEATHSIG),
+exception in a process empties the pipe (so the others stop early) and is reported in one line; a child that dies
+without a summary (killed, out of memory) is reported with how it ended. A child dies with its parent (PR_SET_PDEATHSIG),
 so killing `opgen generate` stops every writer, as it did with one process.
 """
 
@@ -45,7 +45,8 @@ class Job:
 
 @dataclass(frozen=True, slots=True)
 class Summary:
-    """What one process did: the writer's result, and the error that stopped it (PlanError text, a traceback)."""
+    """What one process did: the writer's result, and the error that stopped it (PlanError text, or one line for an
+    internal error)."""
 
     written: tuple[str, ...] = ()
     unchanged: tuple[str, ...] = ()
@@ -94,11 +95,26 @@ def _work(fd: int, jobs: Sequence[Job], units: Sequence[Sequence[int]]) -> Summa
     except PlanError as exc:
         _drain(fd)
         return Summary(tuple(written), tuple(unchanged), tuple(errors), str(exc))
-    except Exception:  # noqa: BLE001  (a bug must reach the user as an error, with where it happened)
+    except Exception as exc:  # noqa: BLE001  (a bug must reach the user as an error, with where it happened)
         _drain(fd)
-        return Summary(tuple(written), tuple(unchanged), tuple(errors),
-                       f"internal error in process {os.getpid()}:\n{traceback.format_exc()}")
+        return Summary(tuple(written), tuple(unchanged), tuple(errors), internal_error(exc))
     return Summary(tuple(written), tuple(unchanged), tuple(errors))
+
+
+# The folder holding the opgen_lsp package, as the interpreter names its files in tracebacks.
+_PACKAGES = os.path.dirname(os.path.dirname(os.path.dirname(__file__)))
+
+
+def internal_error(exc: Exception) -> str:
+    """One line for an exception that is a bug of opgen's, not a mistake in the inputs: what it is and the line of
+    code that raised it (a traceback would bury the error the user can act on: report it)."""
+    what = " ".join(f"{type(exc).__name__}: {exc}".split())
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return f"internal error: {what}"
+    last = frames[-1]
+    path = os.path.relpath(last.filename, _PACKAGES) if last.filename.startswith(_PACKAGES + os.sep) else last.filename
+    return f"internal error: {what} (raised at {path}:{last.lineno} in {last.name}; a bug in opgen, please report it)"
 
 
 def _die_with_parent(parent: int) -> None:
@@ -195,4 +211,5 @@ def write_in_processes(jobs: Sequence[Job], units: Sequence[Sequence[int]], proc
     result = WriteResult(tuple(p for s in summaries for p in s.written),
                          tuple(p for s in summaries for p in s.unchanged),
                          tuple(e for s in summaries for e in s.errors))
-    return result, tuple(s.stopped_by for s in summaries if s.stopped_by is not None)
+    # Processes that met the same bug say so in the same words: once is enough.
+    return result, tuple(dict.fromkeys(s.stopped_by for s in summaries if s.stopped_by is not None))

@@ -131,6 +131,8 @@ def problem_span(op: Op, where: object) -> Span:
     span = text.span(*spans.name)
     if isinstance(where, tuple) and where[0] == "arg" and where[1] < len(spans.arguments):
         span = text.span(*spans.arguments[where[1]].whole)
+    elif isinstance(where, tuple) and where[0] == "return" and where[1] < len(spans.each_return):
+        span = text.span(*spans.each_return[where[1]])
     elif isinstance(where, tuple) and where[0] == "dispatch":  # the kernel of that dispatch key
         span = _dispatch_value_span(entry, where[1]) or entry.key_span("dispatch") or span
     elif isinstance(where, tuple) and where[0] == "ufunc":  # a key of the ufunc_inner_loop mapping

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..releases import Release
 from . import dispatch as dk
-from .native_function import BackendMetadata, NativeFunction, UfuncKey
-from .schema import BaseTy, BaseType, CustomClassType, FunctionSchema, ListType, OptionalType, Type
+from .native_function import BackendMetadata, NativeFunction, NativeFunctionsGroup, ScalarType, UfuncKey
+from .schema import BaseTy, BaseType, CustomClassType, FunctionSchema, ListType, OptionalType, SchemaKind, Type
 from .schema_rules import Where
 
 TENSOR = BaseType(BaseTy.Tensor)
@@ -44,7 +45,7 @@ def unconvertible_argument(t: Type) -> str | None:
 
 def unreturnable(t: Type) -> str | None:
     """Why a return of type t has no C++ return type (api/cpp.py's returntype_type), None when it has one.
-    (A mutable list return is schema_rules' to refuse.)"""
+    (A mutable list return has none either: untranslatable_types refuses it.)"""
     why = untranslatable(t)
     if why or t == TENSOR or t == SCALAR or is_value_type(t):
         return why
@@ -78,8 +79,25 @@ def untranslatable_types(func: FunctionSchema) -> Iterator[tuple[Where, str]]:
             yield ("arg", i), why
     for i, r in enumerate(func.returns):
         why = unreturnable(r.type)
+        if why is None and r.is_write and r.type.is_list_like() is not None:
+            why = f"a mutable tensor list cannot be returned ('{r}'): return nothing ('-> ()'); gen.py fails on it"
         if why:
             yield ("return", i), why
+
+
+def mutable_optional_tensors(func: FunctionSchema, use_const_ref_for_mutable_tensors: bool
+                             ) -> Iterator[tuple[Where, str]]:
+    """(where, why) for each 'Tensor(a!)?' argument: the dispatcher API passes it as 'at::Tensor &' and the native
+    API as '::std::optional<at::Tensor> &' (both as const refs with use_const_ref_for_mutable_tensors), and gen.py
+    cannot make one from the other (UnsatError)."""
+    if use_const_ref_for_mutable_tensors:
+        return
+    for i, a in enumerate(func.arguments.flat_all):
+        if a.annotation is not None and a.annotation.is_write and a.type == OptionalType(TENSOR):
+            yield ("arg", i), (f"a mutable optional tensor '{a}' is 'at::Tensor &' to the dispatcher and "
+                               "'::std::optional<at::Tensor> &' to the kernel, and gen.py cannot convert one to the "
+                               "other; make it a Tensor (or, but on out= functions, set "
+                               "use_const_ref_for_mutable_tensors: True)")
 
 
 def structured_out_problems(func: FunctionSchema) -> Iterator[tuple[Where, str]]:
@@ -146,6 +164,7 @@ def ufunc_problems(functional: NativeFunction, out: NativeFunction) -> Iterator[
         yield ("ufunc", "ScalarOnly"), ("ScalarOnly and Generic must name the same ufunc (one CUDA functor "
                                         f"serves both): '{loops[UfuncKey.ScalarOnly].name}' and "
                                         f"'{loops[UfuncKey.Generic].name}'")
+    yield from cuda_functor_dtype_problems(functional, out)
     scalar = {d for lk in (UfuncKey.CPUScalar, UfuncKey.ScalarOnly, UfuncKey.Generic) if lk in loops
               for d in loops[lk].supported_dtypes}
     if UfuncKey.CPUVector in loops:
@@ -153,6 +172,26 @@ def ufunc_problems(functional: NativeFunction, out: NativeFunction) -> Iterator[
         if lacking:
             yield ("ufunc", "CPUVector"), (f"a CPUVector loop needs a scalar loop (CPUScalar, ScalarOnly or "
                                            f"Generic) for the same dtypes; none for {', '.join(lacking)}")
+
+
+def cuda_functor_dtype_problems(functional: NativeFunction, out: NativeFunction) -> Iterator[tuple[object, str]]:
+    """(where, message) for each CPU-scalar CUDA functor (CUDAFunctorOnSelf / OnOther of a binary ufunc op) with a
+    dtype the plain CUDAFunctor lacks: UfuncCUDA_<op>.cu falls back to the plain functor for every dtype of any
+    of them, and gen.py fails (KeyError) where there is none. A functor not given is built from ScalarOnly and
+    Generic, with their dtypes."""
+    loops = dict(out.ufunc_inner_loop)
+    generic = [d for lk in (UfuncKey.ScalarOnly, UfuncKey.Generic) if lk in loops for d in loops[lk].supported_dtypes]
+
+    def dtypes(k: UfuncKey) -> list[ScalarType]:
+        return list(loops[k].supported_dtypes) if k in loops else generic
+
+    plain = set(dtypes(UfuncKey.CUDAFunctor))
+    for k in cuda_functor_keys(functional):
+        lacking = list(dict.fromkeys(d.name for d in dtypes(k) if d not in plain))
+        if k is not UfuncKey.CUDAFunctor and lacking:
+            where = ("ufunc", k.name) if k in loops else ("ufunc", UfuncKey.CUDAFunctor.name)
+            yield where, (f"{k.name} has dtypes the plain CUDA functor lacks ({', '.join(lacking)}): the CUDA kernel "
+                          "falls back to CUDAFunctor (given, or built from ScalarOnly / Generic) for each of them")
 
 
 # ------------------------------------------------------------------------------------------------ functionalization
@@ -170,6 +209,50 @@ def cumulative_out_problem(out: NativeFunction, functional: NativeFunction, ops:
         return (f"gen.py's functionalization calls '{functional.func.name}' with the dtype of "
                 f"'{out.func.name}''s one out argument: it needs a 'dtype' argument and one out argument")
     return None
+
+
+def fresh_returns_taken(f: NativeFunction) -> int:
+    """How many fresh returns gen.py's functionalization takes from the functional variant it runs in place of f
+    (an out=, in-place or mutable variant): one for each argument f writes, then one for each return of f that
+    aliases no argument."""
+    written = sum(1 for a in f.func.arguments.flat_all if a.annotation is not None and a.annotation.is_write)
+    return written + f.func.aliased_return_names().count(None)
+
+
+def lowering_problem(f: NativeFunction, functional: NativeFunction) -> str | None:
+    """Why gen.py's functionalization cannot run `functional` in place of f (a variant of its group), None when
+    it can: the functional variant must return a fresh tensor for each one the lowering takes."""
+    taken, fresh = fresh_returns_taken(f), functional.func.aliased_return_names().count(None)
+    if taken == fresh:
+        return None
+    return (f"gen.py's functionalization runs '{f.func.name}' as its functional variant '{functional.func.name}' "
+            f"and takes {taken} fresh return(s) from it (one per argument '{f.func.name}' writes, one per return "
+            f"that aliases none), but '{functional.func.name}' has {fresh}")
+
+
+def _repeated_alias(func: FunctionSchema) -> int | None:
+    """The first return that aliases the same argument as an earlier one."""
+    names = func.aliased_return_names()
+    return next((i for i, name in enumerate(names) if name is not None and name in names[:i]), None)
+
+
+def lowering_problems(g: NativeFunctionsGroup) -> Iterator[tuple[SchemaKind, object, str]]:
+    """(member, where, message) for each variant of g the functionalization cannot lower (lowering_problem), at
+    what makes the counts differ: a return of the functional variant that aliases an argument (a functional
+    variant returns fresh tensors), else the variant's return that repeats an alias."""
+    aliased = [i for i, name in enumerate(g.functional.func.aliased_return_names()) if name is not None]
+    blamed_functional = False
+    for kind, f in ((SchemaKind.out, g.out), (SchemaKind.inplace, g.inplace), (SchemaKind.mutable, g.mutable)):
+        why = None if f is None or (aliased and blamed_functional) else lowering_problem(f, g.functional)
+        if f is None or why is None:
+            continue
+        if aliased:
+            blamed_functional = True
+            yield SchemaKind.functional, ("return", aliased[0]), (f"{why}: this return aliases an argument; a "
+                                                                  "functional variant returns fresh tensors")
+            continue
+        repeated = _repeated_alias(f.func)
+        yield kind, "name" if repeated is None else ("return", repeated), why
 
 
 # ------------------------------------------------------------------------------------------------ views
@@ -192,6 +275,94 @@ def view_group_problems(view: NativeFunction, copy: NativeFunction | None, inpla
         if len(returns) != 1 or returns[0].type not in (TENSOR, ListType(TENSOR, None)):
             yield 0, "name", (f"'{view.func.name}' has a view_copy variant, so it must return one Tensor or "
                               "Tensor[]")
+
+
+def view_registered_as_mutation(fns: tuple[NativeFunction, ...]) -> NativeFunction | None:
+    """The first of fns (a group's functions, in order) that gen.py's functionalization registers as a mutation but
+    that is a view op, which it fails on; None when there is none (CompositeImplicitAutograd functions are not
+    registered, lift and resize_ end the registrations, set_ is let through)."""
+    for f in fns:
+        if f.has_composite_implicit_autograd_kernel:
+            continue
+        if str(f.func.name) in ("lift", "resize_"):
+            return None
+        if str(f.func.name.name) != "set_" and f.is_view_op:
+            return f
+    return None
+
+
+def _members(g: NativeFunctionsGroup) -> tuple[tuple[SchemaKind, NativeFunction | None], ...]:
+    return ((SchemaKind.functional, g.functional), (SchemaKind.out, g.out), (SchemaKind.inplace, g.inplace),
+            (SchemaKind.mutable, g.mutable))
+
+
+def group_generator_problems(g: NativeFunctionsGroup) -> Iterator[tuple[SchemaKind, str, object, str]]:
+    """(member, code, where, message) for what gen.py's generators fail on in the group g: a structured op's
+    variant registered by hand (its Register<Key>.cpp builds every variant of a structured op), and what its
+    functionalization fails on."""
+    if g.structured:
+        for kind, f in _members(g):
+            if f is not None and f.manual_kernel_registration:
+                what = "a structured op" if f is g.out else f"a variant of the structured op '{g.out.func.name}'"
+                yield kind, "OPG116", "manual_kernel_registration", (
+                    f"'{f.func.name}' is {what}, whose kernels gen.py registers itself: it fails on "
+                    "manual_kernel_registration")
+    yield from ((kind, "OPG131", where, message) for kind, where, message in lowering_problems(g))
+    if g.inplace is not None and str(g.inplace.func.name) == "set_.source_Tensor":  # not registered
+        return
+    view = view_registered_as_mutation(g.functions())
+    if view is not None:
+        kind = next(k for k, f in _members(g) if f is view)
+        yield kind, "OPG128", "name", (f"'{view.func.name}' is a view op (its return aliases an input) in a group "
+                                       f"with '{g.out.func.name}': gen.py's functionalization registers a group's "
+                                       "variants as mutations and fails on a view (unless it is "
+                                       "CompositeImplicitAutograd)")
+
+
+# gen.py writes the kernel of view_copy itself (a reshape where no view can be taken), under this name only.
+VIEW_COPY_KERNEL = "view_copy_symint"
+
+
+def view_copy_kernel_problem(copy: NativeFunction, kernel: str) -> str | None:
+    """Why gen.py refuses `kernel` as the CompositeExplicitAutogradNonFunctional kernel it writes for the view_copy
+    of a view group (copy), None when it takes it."""
+    if str(copy.func.name) != "view_copy" or kernel == VIEW_COPY_KERNEL:
+        return None
+    return (f"gen.py writes the kernel of 'view_copy' itself (a reshape where no view can be taken) under the name "
+            f"'{VIEW_COPY_KERNEL}', and fails on another name: '{kernel}'")
+
+
+# The multi-output view ops whose ViewMeta rebuilds the one output asked for, as a slice or select of the base
+# (Release.single_output_view_replay); gen.py of those releases has that replay written for these only.
+SINGLE_OUTPUT_REPLAY_OPS = frozenset({"split.Tensor", "split_with_sizes", "unbind.int"})
+
+
+def is_multi_output(func: FunctionSchema) -> bool:
+    """Several returns, or one list: its ViewMeta stands for one output of several."""
+    return len(func.returns) > 1 or (len(func.returns) == 1 and func.returns[0].type.is_list_like() is not None)
+
+
+def missing_single_output_replay(f: NativeFunction, release: Release) -> str | None:
+    """Why gen.py of `release` cannot write the ViewMeta of f (the view or in-place view of a view group whose view
+    is not CompositeImplicitAutograd), None when it can."""
+    if not release.single_output_view_replay or not is_multi_output(f.func) \
+            or str(f.func.name) in SINGLE_OUTPUT_REPLAY_OPS:
+        return None
+    return (f"'{f.func.name}' is a view op with several outputs: gen.py of {release} rebuilds one output of such an "
+            f"op with a replay of its own, written only for {', '.join(sorted(SINGLE_OUTPUT_REPLAY_OPS))}, and fails "
+            "on others (a CompositeImplicitAutograd kernel needs none)")
+
+
+def view_meta_outputs_problem(f: NativeFunction, copy: NativeFunction, release: Release) -> str | None:
+    """Why gen.py of `release` cannot write the ViewMeta of f (a view, or in-place view, that is not
+    CompositeImplicitAutograd) whose group's copy is `copy`: the ViewMeta of a single-output view replays a copy
+    with several outputs (one of them the input the view writes, which pairs the two), and has no output index to
+    pick one by."""
+    if not release.view_meta_classes or is_multi_output(f.func) or not is_multi_output(copy.func):
+        return None
+    return (f"'{f.func.name}' has one output but its copy variant '{copy.func.name}' several (a view that writes "
+            "its input pairs with a copy that returns it too): gen.py's functionalization cannot replay it; a view "
+            "op reads its input ('Tensor(a)', not 'Tensor(a!)')")
 
 
 def _view_arguments(func: FunctionSchema) -> Iterator[tuple[object, str]]:

@@ -20,7 +20,7 @@ from ..syntax.locate import ScalarText
 from ..syntax.nodes import YMap, YNode, YScalar, YSeq, to_python
 from ..text import Span
 from . import dispatch as dk
-from .codegen_rules import structured_out_problems, untranslatable_types
+from .codegen_rules import mutable_optional_tensors, structured_out_problems, untranslatable_types
 from .cpp_names import identifier_problem, qualified_name_problem
 from .native_function import (
     DTYPE_CLASSES,
@@ -275,7 +275,7 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
         return LoweredEntry(None, (), tuple(r.diagnostics), best_effort)
 
     # Rules that need the schema.
-    _check_schema_rules(r, func, f, spans, release)
+    _check_schema_rules(r, func, f, spans, keys.use_const_ref, release)
     kind = _kind(func)
     if dispatch_read is not None:
         _check_dispatch_table(r, func, dispatch_read, kernels, keys.structured_delegate)
@@ -427,12 +427,16 @@ def _check_unknown_keys(r: _Reader, entry: YMap) -> None:
         r.error("OPG102", k.span, f"unknown key '{key}' in a native_functions.yaml entry{hint}", data)
 
 
-def _check_schema_rules(r: _Reader, func: FunctionSchema, f: _Func, spans: SchemaSpans, release: Release) -> None:
+def _check_schema_rules(r: _Reader, func: FunctionSchema, f: _Func, spans: SchemaSpans, use_const_ref: bool,
+                        release: Release) -> None:
     for problem in check_schema(func):
         r.error("OPG206", _schema_problem_span(problem.where, spans, f.text), problem.message)
     if _may_be_untranslatable(f.value):
         for where, why in untranslatable_types(func):
             r.error("OPG208", _schema_problem_span(where, spans, f.text), why)
+    if "!)?" in f.value:
+        for arg, reason in mutable_optional_tensors(func, use_const_ref):
+            r.error("OPG208", _schema_problem_span(arg, spans, f.text), reason)
     if not release.named_tensor_types and "Dimname" in f.value:
         _refuse_named_tensor_types(r, func, spans, f.text, release)
 

@@ -27,9 +27,14 @@ from . import dispatch as dk
 from .codegen_rules import (
     CUMULATIVE_BASES,
     cumulative_out_problem,
+    group_generator_problems,
     kernel_namespace_problems,
+    missing_single_output_replay,
+    mutable_optional_tensors,
     ufunc_problems,
+    view_copy_kernel_problem,
     view_group_problems,
+    view_meta_outputs_problem,
 )
 from .generate import (
     FUNCTIONAL_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT,
@@ -342,6 +347,8 @@ def generate_for_group(members: Members, release: Release = DEFAULT
         for problem in check_schema(fn.func):
             findings.append((at, "OPG307", f"the generated {kind.name} variant '{fn.func}' is invalid: "
                                            f"{problem.message}", "autogen"))
+        for _, why in mutable_optional_tensors(fn.func, fn.use_const_ref_for_mutable_tensors):
+            findings.append((at, "OPG208", f"in the generated {kind.name} variant '{fn.func}', {why}", "autogen"))
         made.append((at, kind, fn, metadata))
     return tuple(made), tuple(findings)
 
@@ -465,8 +472,8 @@ def check_view_group(view: NativeFunction, copy: NativeFunction | None, inplace:
     return NativeFunctionsViewGroup(view, copy, inplace), tuple(findings)
 
 
-def _group_by_view(ops: Sequence[Op], fxs: Sequence[Facts], problems: list[Problem], memo: GroupMemo
-                   ) -> tuple[NativeFunction | NativeFunctionsViewGroup, ...]:
+def _group_by_view(ops: Sequence[Op], fxs: Sequence[Facts], problems: list[Problem], memo: GroupMemo,
+                   release: Release = DEFAULT) -> tuple[NativeFunction | NativeFunctionsViewGroup, ...]:
     """torchgen's get_grouped_by_view_native_functions; fxs: the ops' facts."""
     groups: dict[str, dict[object, Op]] = defaultdict(dict)
     for op, fx in zip(ops, fxs):
@@ -501,9 +508,34 @@ def _group_by_view(ops: Sequence[Op], fxs: Sequence[Facts], problems: list[Probl
             # A finding concerns a member the group has (copy and inplace may be missing).
             problems.extend(Problem(role, code, message, where) for i, code, message, where in findings
                             if (role := roles[i]) is not None)
+            problems.extend(_view_group_codegen_problems(view, copy, inplace, release))
             out.append(group)
         out.extend(op.function for op in d.values())
     return tuple(out)
+
+
+def _view_group_codegen_problems(view: Op, copy: Op | None, inplace: Op | None, release: Release
+                                 ) -> Iterable[Problem]:
+    """OPG128 for what gen.py's functionalization of a view group fails on in its kernels or its release's rules:
+    the kernel name of view_copy, (torch 2.15) a multi-output view op without a single-output replay, and (from
+    2.9, the ViewMeta classes) a single-output view whose copy has several outputs."""
+    if copy is not None and str(copy.function.func.name) == "view_copy":
+        for key, meta in copy.metadata:
+            why = view_copy_kernel_problem(copy.function, meta.kernel) if key == dk.CEA_NON_FUNCTIONAL else None
+            if why:
+                yield Problem(copy, "OPG128", why, ("dispatch", str(key)))
+    if view.function.has_composite_implicit_autograd_kernel:  # no ViewMeta classes
+        return
+    for op in (view, inplace):
+        if op is None:
+            continue
+        why = missing_single_output_replay(op.function, release)
+        if why:
+            yield Problem(op, "OPG128", why)
+        why = view_meta_outputs_problem(op.function, copy.function, release) if copy is not None else None
+        if why:
+            first = op.function.func.arguments.flat_non_out[:1]
+            yield Problem(op, "OPG128", why, ("arg", 0) if first and first[0].is_write else "name")
 
 
 def _group_codegen_problems(g: NativeFunctionsGroup, ops: dict[SchemaKind, Op], release: Release
@@ -522,6 +554,15 @@ def _group_codegen_problems(g: NativeFunctionsGroup, ops: dict[SchemaKind, Op], 
     why = cumulative_out_problem(g.out, g.functional, release.cumulative_out_ops)
     if why:
         yield Problem(out, "OPG130", why)
+
+
+def _generator_problems(group: NativeFunctionsGroup, ops: dict[SchemaKind, Op], memo: GroupMemo) -> list[Problem]:
+    """What gen.py's generators fail on in a group (codegen_rules.group_generator_problems), kept per group across
+    re-checks."""
+    found: tuple[tuple[SchemaKind, str, object, str], ...] = memo.reuse(
+        ("generators", tuple([id(op.function) for op in ops.values()])),
+        lambda: (tuple(ops.values()), tuple(group_generator_problems(group))))
+    return [Problem(ops[kind], code, message, where) for kind, code, where, message in found]
 
 
 def _custom_namespace(metadata: tuple[tuple[dk.DispatchKey, BackendMetadata], ...]) -> bool:
@@ -599,6 +640,7 @@ def assemble(ops: Sequence[Op], memo: GroupMemo | None = None, release: Release 
             if group.out.ufunc_inner_loop or _custom_namespace(out.metadata) \
                     or group.out.func.name.name.base in CUMULATIVE_BASES:  # rare: asked cheaply of every group
                 problems.extend(_group_codegen_problems(group, d, release))
+            problems.extend(_generator_problems(group, d, memo))
             grouped.append(group)
             continue
         for op in d.values():
@@ -614,7 +656,7 @@ def assemble(ops: Sequence[Op], memo: GroupMemo | None = None, release: Release 
         grouped.extend(op.function for op in d.values())
 
     all_ops = tuple(ops) + tuple(generated)
-    view_groups = _group_by_view(all_ops, fxs, problems, memo)
+    view_groups = _group_by_view(all_ops, fxs, problems, memo, release)
     memo.end_pass()
     problems.extend(_unfunctionalizable(loose, view_groups, release))
     return NativeFunctions(all_ops, tuple(grouped), view_groups, tuple(problems))

@@ -179,7 +179,15 @@ CASES = [
     ("view-copy-without-kernel",
      "- func: foo(Tensor(a) self) -> Tensor(a)\n  dispatch:\n    CPU: foo\n"
      "- func: foo_copy(Tensor self) -> Tensor\n  tags: view_copy\n", "OPG128", "foo_copy"),
+    ("view-copy-kernel-renamed",
+     "- func: view(Tensor(a) self, SymInt[] size) -> Tensor(a)\n  dispatch:\n    CPU: view\n"
+     "- func: view_copy(Tensor self, SymInt[] size) -> Tensor\n  tags: view_copy\n  dispatch:\n"
+     "    CompositeExplicitAutogradNonFunctional: view_copy_mine\n", "OPG128", "view_copy_mine"),
     ("kernel-namespace-too-deep", FOO + "  dispatch:\n    CPU: a::b::native::foo\n", "OPG129", "a::b::native::foo"),
+    ("functional-variant-returns-an-alias",
+     "- func: foo(Tensor(a!) self) -> Tensor(a!)\n  dispatch:\n    CPU: foo\n"
+     "- func: foo.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  dispatch:\n    CPU: foo_out\n", "OPG131",
+     "Tensor(a!)\n"),
     ("cumulative-out-without-dtype",
      "- func: cumprod(Tensor self, int dim) -> Tensor\n  structured_delegate: cumprod.out\n"
      "- func: cumprod.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)\n  structured: True\n"
@@ -208,6 +216,18 @@ def test_rule(text: str, code: str, marker: str | None) -> None:
 ], ids=["composite-implicit", "grouped-by-autogen", "listed-by-torchgen"])
 def test_mutating_ops_functionalization_can_take(text: str) -> None:
     assert [d for d in check(text) if d.code == "OPG309"] == []
+
+
+@pytest.mark.parametrize("text", [
+    "- func: foo(Tensor self) -> Tensor\n- func: foo_(Tensor(a!) self) -> Tensor(a!)\n"
+    "- func: foo.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n",
+    "- func: foo(Tensor(a!) self, Tensor(b!) other) -> Tensor(a!)\n"
+    "- func: foo_functional(Tensor self, Tensor other) -> (Tensor, Tensor)\n"
+    "- func: foo.out(Tensor self, Tensor(b!) other, *, Tensor(c!) out) -> Tensor(c!)\n",
+    "- func: foo_(Tensor(a!) self) -> Tensor(a!)\n  dispatch:\n    CPU: foo_\n  autogen: foo, foo.out\n",
+], ids=["functional-inplace-out", "mutable-returning-self-once", "generated-variants"])
+def test_groups_functionalization_can_lower(text: str) -> None:
+    assert [d.message for d in check(text) if d.is_error] == []
 
 
 def test_every_code_has_a_case() -> None:

@@ -3,6 +3,8 @@ usage (an unknown option, a missing input), 3 partly generated. Each command, ea
 
 from __future__ import annotations
 
+import inspect
+import os
 from pathlib import Path
 
 import pytest
@@ -100,6 +102,31 @@ def test_generate_on_a_tags_file_that_is_not_utf8_is_1(tmp_path: Path, capsys) -
     (tmp_path / "src" / "native" / "tags.yaml").write_bytes(b"- tag: core\n  desc: \xff\n")
     assert _generate(tmp_path / "src", tmp_path / "out") == status.INPUT_ERRORS
     assert "tags.yaml: not UTF-8 text" in _no_traceback(capsys)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="-j 2 forks")
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_generate_on_an_internal_error_is_1_with_one_line(jobs: str, tmp_path: Path, monkeypatch, capsys) -> None:
+    """A bug in an emitter (here: rendering Functions.h fails) is one line naming it and where it was raised, the
+    same with files built in this process and in worker processes."""
+    real_render = generate_module.render
+
+    def render(template, templates, env):
+        if template == "Functions.h":
+            raise KeyError("oops")
+        return real_render(template, templates, env)
+
+    monkeypatch.setattr(generate_module, "render", render)
+    assert _generate(SAMPLES_ATEN, tmp_path / "out", "-j", jobs, "--implemented-only") == status.INPUT_ERRORS
+    lines = [line for line in _no_traceback(capsys).splitlines() if "internal error" in line]
+    assert lines == [f"opgen: internal error: KeyError: 'oops' (raised at {__file__}:{_line_of(render)} in render; "
+                     "a bug in opgen, please report it)"]
+
+
+def _line_of(function) -> int:
+    """The line of the raise in function (its only one)."""
+    lines, first = inspect.getsourcelines(function)
+    return first + next(i for i, line in enumerate(lines) if "raise" in line)
 
 
 def test_generate_bad_usage_is_2(tmp_path: Path, capsys) -> None:

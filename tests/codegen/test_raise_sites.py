@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import itertools
 import typing
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,9 +15,15 @@ from pathlib import Path
 import pytest
 
 from opgen_lsp.cli import main
+from opgen_lsp.codegen.api import cpp
+from opgen_lsp.codegen.api.types import ApiOptions
+from opgen_lsp.codegen.dest.functionalization import FunctionalizationError, _has_symbolic
 from opgen_lsp.index.native import NativeParser, TagsParser
+from opgen_lsp.model.codegen_rules import unconvertible_argument, untranslatable
+from opgen_lsp.releases import DEFAULT, resolve
+from opgen_lsp.syntax.schema import parse_type
 
-from .raise_sites import GUARDED, HANDLED, INPUTS, RULE, SITES
+from .raise_sites import GUARDED, HANDLED, INPUTS, RELEASE_INPUTS, RULE, SITES
 
 SERVER = Path(__file__).resolve().parents[2] / "server"
 TAGS = "- tag: view_copy\n  desc: a copy of a view\n- tag: core\n  desc: core aten\n"
@@ -85,8 +92,13 @@ def _codes_of(input_name: str) -> set[str]:
     return {s.code for s in SITES.values() if s.kind in (RULE, GUARDED) and input_name in s.inputs}
 
 
+# Every input: name -> (torch release, native_functions.yaml text, where the error starts).
+ALL_INPUTS = {**{name: (DEFAULT.series, text, marker) for name, (text, marker) in INPUTS.items()},
+              **RELEASE_INPUTS}
+
+
 def test_every_input_is_used_and_every_rule_has_one() -> None:
-    assert {i for s in SITES.values() for i in s.inputs} == set(INPUTS)
+    assert {i for s in SITES.values() for i in s.inputs} == set(ALL_INPUTS)
     assert all(s.inputs for s in SITES.values() if s.kind == RULE)
 
 
@@ -95,26 +107,49 @@ def _position(text: str, marker: str) -> tuple[int, int]:
     return text.count("\n", 0, offset), offset - (text.rfind("\n", 0, offset) + 1)
 
 
-@pytest.mark.parametrize("input_name", sorted(INPUTS))
+@pytest.mark.parametrize("input_name", sorted(ALL_INPUTS))
 def test_check_reports_it_at_the_line_that_is_wrong(input_name: str) -> None:
-    text, marker = INPUTS[input_name]
-    snapshot = NativeParser().parse(text, TagsParser().parse(TAGS).names)
+    version, text, marker = ALL_INPUTS[input_name]
+    release = resolve(version, "test").release  # type: ignore[union-attr]
+    snapshot = NativeParser(release=release).parse(text, TagsParser().parse(TAGS).names)
     for code in _codes_of(input_name):
         at = [(d.span.start_line, d.span.start_col) for d in snapshot.diagnostics if d.code == code and d.is_error]
         assert _position(text, marker) in at, (code, [(d.code, d.message) for d in snapshot.diagnostics])
 
 
-@pytest.mark.parametrize("input_name", sorted(INPUTS))
+@pytest.mark.parametrize("input_name", sorted(ALL_INPUTS))
 def test_generate_exits_1_with_the_located_error_and_no_traceback(input_name: str, tmp_path: Path, capsys) -> None:
-    text, marker = INPUTS[input_name]
+    version, text, marker = ALL_INPUTS[input_name]
     (tmp_path / "native").mkdir()
     native = tmp_path / "native" / "native_functions.yaml"
     native.write_text(text, encoding="utf-8")
     (tmp_path / "native" / "tags.yaml").write_text(TAGS, encoding="utf-8")
-    assert main(["generate", "-s", str(tmp_path), "-d", str(tmp_path / "out"), "-j", "1"]) == 1
+    assert main(["generate", "-s", str(tmp_path), "-d", str(tmp_path / "out"), "-j", "1",
+                 "--torch-version", version]) == 1
     said = capsys.readouterr()
     line, col = _position(text, marker)
     assert f"{native}:{line + 1}:{col + 1}: error: " in said.err
     assert "Traceback" not in said.out + said.err
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").rglob("*.cpp"))
 
+
+
+def test_has_symbolic_answers_every_symint_type_the_check_lets_through() -> None:
+    """_has_symbolic (a view op's ViewMeta: are its SymInt-like arguments symbolic?) knows the C++ type of every
+    SymInt-like argument type OPG208 accepts, up to three wrappings of optional, list and sized list."""
+    answered, refused = [], []
+    for wrappers in itertools.chain.from_iterable(itertools.product(("?", "[]", "[2]"), repeat=n) for n in range(4)):
+        t, _, _ = parse_type("SymInt" + "".join(wrappers))
+        if t is None:
+            continue
+        if untranslatable(t) or unconvertible_argument(t):
+            refused.append(str(t))
+            continue
+        ctype = cpp.argumenttype_type(t, mutable=False, binds="x", options=ApiOptions(False, False), symint=True)
+        try:
+            _has_symbolic("x", ctype.type)
+        except FunctionalizationError:
+            pytest.fail(f"'{t}' passes OPG208 but _has_symbolic has no test for {ctype.type.cpp_type()}")
+        answered.append(str(t))
+    assert {"SymInt", "SymInt?", "SymInt[]", "SymInt[2]", "SymInt[]?"} <= set(answered)
+    assert {"SymInt?[]", "SymInt[][]"} <= set(refused)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from opgen_lsp.codegen.plan import PlanError
-from opgen_lsp.codegen.workers import Job, merge_units, write_in_processes
+from opgen_lsp.codegen.workers import Job, internal_error, merge_units, write_in_processes
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 
@@ -39,12 +39,38 @@ def test_a_plan_error_in_any_process_stops_the_run_with_its_message(tmp_path: Pa
     assert not (tmp_path / "bad.h").exists()
 
 
-def test_an_unexpected_exception_is_an_error_with_its_traceback(tmp_path: Path) -> None:
+def test_an_unexpected_exception_is_one_line_naming_it_and_where_it_was_raised(tmp_path: Path) -> None:
     def broken() -> bytes:
         raise KeyError("oops")
 
     _, stopped = write_in_processes([Job(str(tmp_path), "x.h", broken)], [[0]], 2)
-    assert len(stopped) == 1 and "internal error" in stopped[0] and "KeyError: 'oops'" in stopped[0]
+    assert len(stopped) == 1 and "\n" not in stopped[0]
+    assert stopped[0].startswith("internal error: KeyError: 'oops' (raised at ") and " in broken;" in stopped[0]
+
+
+def test_processes_meeting_the_same_bug_report_it_once(tmp_path: Path) -> None:
+    seen = tmp_path / "seen"
+    seen.mkdir()
+
+    def broken() -> bytes:  # each process waits until both have taken a file, then fails the same way
+        (seen / str(os.getpid())).touch()
+        deadline = time.monotonic() + 30
+        while len(list(seen.iterdir())) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        raise ValueError("bad")
+
+    jobs = [Job(str(tmp_path / "out"), f"f{i}.h", broken) for i in range(4)]
+    _, stopped = write_in_processes(jobs, [[i] for i in range(4)], 2)
+    assert len(list(seen.iterdir())) == 2
+    assert len(stopped) == 1 and stopped[0].startswith("internal error: ValueError: bad (raised at ")
+
+
+def test_an_internal_error_names_opgens_file_from_the_package() -> None:
+    try:
+        merge_units(None)  # type: ignore[arg-type]
+    except TypeError as exc:
+        said = internal_error(exc)
+    assert "\n" not in said and " (raised at opgen_lsp/codegen/workers.py:" in said, said
 
 
 def test_a_worker_that_dies_is_reported(tmp_path: Path) -> None:

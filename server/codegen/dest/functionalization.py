@@ -9,6 +9,14 @@ from __future__ import annotations
 
 import functools
 
+from ...model.codegen_rules import (
+    is_multi_output,
+    lowering_problem,
+    missing_single_output_replay,
+    view_copy_kernel_problem,
+    view_meta_outputs_problem,
+    view_registered_as_mutation,
+)
 from ...model.generate import functionalization_refuses, skips_functionalization, writes_an_argument
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup, NativeFunctionsViewGroup
 from ...model.schema import Argument, BaseTy, BaseType, FunctionSchema, ListType, Return, SchemaKind
@@ -173,10 +181,6 @@ def classname(func: FunctionSchema, *, with_namespace: bool = False) -> str:
     return ("at::functionalization::" if with_namespace else "") + f"{func.name.unambiguous_name()}_ViewMeta"
 
 
-def is_multi_output(func: FunctionSchema) -> bool:
-    return len(func.returns) > 1 or (len(func.returns) == 1 and func.returns[0].type.is_list_like() is not None)
-
-
 def base_ctor_arguments(func: FunctionSchema) -> list[Binding]:
     return [HAS_SYMBOLIC_INPUTS, OUT_INDEX] if is_multi_output(func) else [HAS_SYMBOLIC_INPUTS]
 
@@ -277,7 +281,8 @@ def _opcall(g: NativeFunctionsViewGroup, f: NativeFunction, *, is_reverse: bool,
 
 
 # From torch 2.15 a ViewMeta of a multi-output view op rebuilds only the output it stands for, as one slice
-# or select of the base: {slice} and {select} are the view ops (or their _copy variants) it calls.
+# or select of the base: {slice} and {select} are the view ops (or their _copy variants) it calls. The ops are
+# codegen_rules.SINGLE_OUTPUT_REPLAY_OPS (the check refuses others).
 _SINGLE_OUTPUT_REPLAYS = {
     "split.Tensor": """\
   // split() chunk `i` is base[i * split_size : (i + 1) * split_size] along dim,
@@ -298,11 +303,10 @@ _SINGLE_OUTPUT_REPLAYS = {
 def _forward_arms(g: NativeFunctionsViewGroup, f: NativeFunction, release: Release) -> tuple[str, str]:
     """The bodies of forward() with views reapplied and with their _copy variants."""
     if release.single_output_view_replay and is_multi_output(f.func):
-        replay = _SINGLE_OUTPUT_REPLAYS.get(str(f.func.name))
-        if replay is None:  # gen.py asserts: a new multi-output view op needs its replay written
-            raise FunctionalizationError(f"no single-output replay for {f.func.name}: gen.py of {release} rebuilds "
-                                         "one output of a multi-output view op only for split, split_with_sizes "
-                                         "and unbind")
+        why = missing_single_output_replay(f, release)  # OPG128: the check refuses a new multi-output view op
+        if why is not None:
+            raise FunctionalizationError(why)
+        replay = _SINGLE_OUTPUT_REPLAYS[str(f.func.name)]
 
         def arm(slice_op: str, select_op: str) -> str:
             return "\n".join("  " + line for line in replay.format(slice=slice_op, select=select_op).splitlines())
@@ -313,6 +317,9 @@ def _forward_arms(g: NativeFunctionsViewGroup, f: NativeFunction, release: Relea
 
 
 def view_meta_impl(g: NativeFunctionsViewGroup, f: NativeFunction, release: Release) -> list[str]:
+    why = view_meta_outputs_problem(f, g.view_copy, release) if g.view_copy is not None else None
+    if why is not None:  # OPG128: the check refuses it
+        raise FunctionalizationError(why)
     name = classname(f.func)
     views, view_copies = _forward_arms(g, f, release)
     out = [f"""
@@ -483,9 +490,9 @@ def _wrap_propagate_mutations_and_return(f: NativeFunction, functional: NativeFu
     mutable = mutable_arg_names(f.func)
     aliased_outer, fresh_outer = _redispatch_return_names(f, inner)
     _, fresh_inner = _redispatch_return_names(functional, inner)
-    if len(mutable) + len(fresh_outer) != len(fresh_inner):
-        raise FunctionalizationError(f"{f.func.name}: its functional variant returns {len(fresh_inner)} values, "
-                                     f"expected {len(mutable)} + {len(fresh_outer)}")
+    why = lowering_problem(f, functional)  # OPG131: the check refuses such a group
+    if why is not None:
+        raise FunctionalizationError(why)
     updates, wrapped = [], []
     for i, ret in enumerate(fresh_inner[:len(fresh_outer)]):
         updates.append(f"  auto output_{i} = at::functionalization::impl::to_functional_tensor({ret});")
@@ -628,14 +635,15 @@ def compute_functionalization_registrations(g: Grouped, cia_index: BackendIndex,
         if skips_functionalization(str(g.func.name), release):
             return []
         fns = [g]
+    view = view_registered_as_mutation(tuple(fns))  # OPG128 for a group's; a loose one is in a view group
+    if view is not None:
+        raise FunctionalizationError(f"Unexpected view op: {view.func}")
     out = []
     for f in fns:
         if f.has_composite_implicit_autograd_kernel:
             continue
         if str(f.func.name) in ("lift", "resize_"):
             return []
-        if str(f.func.name.name) != "set_" and f.is_view_op:
-            raise FunctionalizationError(f"Unexpected view op: {f.func}")
         if writes_an_argument(f):
             out.append(_registration(f, cia_index))
     return out
@@ -664,8 +672,9 @@ def compute_view_copy_kernel(g: NativeFunctionsViewGroup, index: BackendIndex) -
     if meta is None:
         raise FunctionalizationError(f"Expected metadata for view_copy kernel: {g.view_copy.func}")
     if str(g.view_copy.func.name) == "view_copy":
-        if meta.kernel != "view_copy_symint":
-            raise FunctionalizationError(f"Expected kernel 'view_copy_symint', got '{meta.kernel}'")
+        why = view_copy_kernel_problem(g.view_copy, meta.kernel)  # OPG128: the check refuses it
+        if why is not None:
+            raise FunctionalizationError(why)
         return _VIEW_COPY
     ctx = g.view
     copy_sig = NativeSignature(g.view_copy.func, meta.supports_symint(), _opts(ctx))

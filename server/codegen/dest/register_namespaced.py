@@ -90,7 +90,7 @@ def _unstructured(f: NativeFunction, index: BackendIndex, skip_registration: boo
 
 def _structured(f: NativeFunction, g: NativeFunctionsGroup, index: BackendIndex, release: Release
                 ) -> tuple[str, str, str, str | None] | None:
-    if f.manual_kernel_registration:
+    if f.manual_kernel_registration:  # OPG116: the check refuses it for a structured group's variant
         raise ValueError(f"Function {f.func.name} has manual_kernel_registration=True")
     if not generates_structured(f, index):
         return None

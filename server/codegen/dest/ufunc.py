@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 
+from ...model.codegen_rules import cuda_functor_dtype_problems
 from ...model.native_function import NativeFunctionsGroup, ScalarType, UfuncInnerLoop, UfuncKey
 from ...model.schema import Argument, BaseTy, BaseType
 from ..api import structured, ufunc
@@ -174,6 +175,9 @@ struct {sig.name} {{
 def compute_ufunc_cuda_functors(g: NativeFunctionsGroup
                                 ) -> tuple[dict[ScalarType, dict[UfuncKey, UfunctorSignature]], str]:
     """The functors by dtype and key, and the text of the ones to generate (keys given directly are the user's)."""
+    why = next((message for _, message in cuda_functor_dtype_problems(g.functional, g.out)), None)
+    if why is not None:  # OPG127: the check refuses it
+        raise ufunc.UfuncError(why)
     sigs: dict[ScalarType, dict[UfuncKey, UfunctorSignature]] = {}
     texts: list[str] = []
     loops = _loops(g)
