@@ -102,7 +102,8 @@ def _work(fd: int, jobs: Sequence[Job], units: Sequence[Sequence[int]]) -> Summa
 
 
 # The folder holding the opgen_lsp package, as the interpreter names its files in tracebacks.
-_PACKAGES = os.path.dirname(os.path.dirname(os.path.dirname(__file__)))
+# The package folder, named opgen_lsp in messages whatever the folder is called (server/ in a checkout).
+_PACKAGE = os.path.dirname(os.path.dirname(__file__))
 
 
 def internal_error(exc: Exception) -> str:
@@ -113,7 +114,8 @@ def internal_error(exc: Exception) -> str:
     if not frames:
         return f"internal error: {what}"
     last = frames[-1]
-    path = os.path.relpath(last.filename, _PACKAGES) if last.filename.startswith(_PACKAGES + os.sep) else last.filename
+    inside = last.filename.startswith(_PACKAGE + os.sep)
+    path = "opgen_lsp/" + os.path.relpath(last.filename, _PACKAGE) if inside else last.filename
     return f"internal error: {what} (raised at {path}:{last.lineno} in {last.name}; a bug in opgen, please report it)"
 
 
