@@ -85,7 +85,7 @@ def load(job: NativeJob) -> tuple[GenContext, list[PlannedFile]]:
         raise InputError(f"{job.native_path} has {len(inputs.errors)} error(s), the first on line "
                          f"{first.span.start_line + 1}: {first.message}")
     tags = frozenset(TagsParser().parse(read_input(tags_path)).names)
-    fallback_ops, why = load_fallback_ops(options.source_path)
+    fallback_ops, why = load_fallback_ops(options.source_path, options.release)
     ctx = GenContext(inputs.snapshot.functions, tags, options, read_templates(job.templates()), fallback_ops, why)
     return ctx, plan(ctx)
 

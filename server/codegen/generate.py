@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from ..index.native import TagsParser
 from ..input_file import UnreadableFile, read_text
 from ..model import dispatch as dk
+from ..releases import DEFAULT, Release
 from ..text import as_python_reads
 from .files.aoti import FallbackOps, header_check, parse_fallback_ops
 from .files.aten import plan_aten
@@ -85,15 +86,16 @@ def fallback_ops_candidates(source_path: str) -> list[str]:
     return [os.path.normpath(p) for p in out]
 
 
-def load_fallback_ops(source_path: str) -> tuple[FallbackOps | None, str]:
-    """torchgen's fallback ops lists, read as data; (None, why) when there are none to read."""
+def load_fallback_ops(source_path: str, release: Release = DEFAULT) -> tuple[FallbackOps | None, str]:
+    """torchgen's fallback ops lists, read as data in the release's format; (None, why) when there are none
+    to read."""
     for path in fallback_ops_candidates(source_path):
         if os.path.isfile(path):
             try:
                 text = read_input(path)
             except InputError as exc:
                 return None, str(exc)
-            ops, error = parse_fallback_ops(text, path)
+            ops, error = parse_fallback_ops(text, path, release)
             return ops, error or ""
     return None, "needs torchgen's aoti/fallback_ops.py (not found beside --source-path nor installed)"
 
@@ -122,7 +124,7 @@ def load_context(options: GenerateOptions) -> GenContext:
         raise invalid_input(native, inputs.errors)
     tags = frozenset(TagsParser().parse(read_input(tags_path)).names)
     templates = read_templates(os.path.join(options.source_path, "templates"))
-    fallback_ops, why = load_fallback_ops(options.source_path)
+    fallback_ops, why = load_fallback_ops(options.source_path, options.release)
     return GenContext(inputs.snapshot.functions, tags, options, templates, fallback_ops, why, load_selection(options))
 
 
@@ -269,7 +271,8 @@ class Engine:
         self._tags = frozenset(TagsParser().parse(read_input(tags_path)).names)
         self._templates = read_templates(os.path.join(options.source_path, "templates"))
         self._parser = NativeParser(options.ignore_keys, options.release)
-        self._fallback_ops, self._fallback_ops_missing = load_fallback_ops(options.source_path)
+        self._fallback_ops, self._fallback_ops_missing = load_fallback_ops(options.source_path,
+                                                                               options.release)
         self._selection = load_selection(options)
 
     def context(self, native_text: str) -> GenContext:

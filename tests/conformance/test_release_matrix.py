@@ -168,12 +168,7 @@ def test_mutations_agree_with_the_release(version: str, tmp_path: Path) -> None:
 # ---------------------------------------------------------------- gen.py
 
 LAYOUTS = {"plain": [], "per-operator": ["--per-operator-headers"], "xpu": ["--xpu"]}
-# Releases whose generation is not verified in every layout yet, but whose plain layout is compared, with
-# the files opgen does not write for them (2.12's aoti/fallback_ops.py is in a format opgen does not read).
-PLAIN_ONLY = {"2.9.1": set(), "2.10.0": set(), "2.11.0": set(),
-              "2.12.1": {"aoti/c_shim_aten.cpp", "aoti/c_shim_cpu.cpp", "aoti/c_shim_cuda.cpp"}}
-GENERATE_CASES = [(v, layout) for v in GENERATED for layout in sorted(LAYOUTS)] + \
-    [(v, "plain") for v in PLAIN_ONLY]
+GENERATE_CASES = [(v, layout) for v in GENERATED for layout in sorted(LAYOUTS)]
 
 
 @pytest.mark.parametrize("version,layout", GENERATE_CASES)
@@ -196,9 +191,8 @@ def test_generate_is_byte_identical(version: str, layout: str, tmp_path: Path) -
             assert main(["generate", *args, "--implemented-only"]) == 0
         outputs[tool] = files_under(root)
     expected, got = outputs["torchgen"], outputs["opgen"]
-    assert set(expected) - set(got) == PLAIN_ONLY.get(version, set()), "files opgen does not write"
-    assert set(got) <= set(expected), f"files gen.py does not write: {sorted(set(got) - set(expected))}"
-    expected = {name: data for name, data in expected.items() if name in got}
+    assert sorted(set(expected) - set(got)) == [], "files opgen does not write"
+    assert sorted(set(got) - set(expected)) == [], "files gen.py does not write"
     different = [name for name in expected if got[name] != expected[name]]
     assert different == [], f"{len(different)} differ; {different[0]}: " \
                             f"{first_difference(expected[different[0]], got[different[0]])}"
@@ -211,7 +205,7 @@ CORPUS_DIR = Path(os.environ.get("OPGEN_CORPUS") or CORPUS)
 CORPUS_YAMLS = sorted(CORPUS_DIR.glob("*.yaml"))
 
 
-@pytest.mark.parametrize("version", GENERATED + list(PLAIN_ONLY))
+@pytest.mark.parametrize("version", GENERATED)
 def test_backend_corpus_agrees(version: str, tmp_path: Path, monkeypatch) -> None:
     folder = release_folder(version)
     if not CORPUS_YAMLS:

@@ -73,7 +73,7 @@ def _guard(fn):
 
 def functional_inverses_h(ctx: GenContext) -> Env:
     return _guard(lambda: {"view_inverse_declarations": [
-        d for g in ctx.view_groups if (d := compute_view_inverse_declaration(g)) is not None]})
+        d for g in ctx.view_groups if (d := compute_view_inverse_declaration(g, ctx.options.release)) is not None]})
 
 
 def _view_meta_groups(ctx: GenContext):
