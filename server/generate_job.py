@@ -114,7 +114,7 @@ def run(job: NativeJob, progress: Callable[[int, int, str], None] = lambda done,
             break
         progress(done, len(buildable), p.path)
         try:
-            data = render(p.template, ctx.templates, p.build()).encode("utf-8")  # type: ignore[misc]
+            data = render(p.template, ctx.templates, p.build(), ctx.options.release).encode("utf-8")  # type: ignore[misc]
         except PlanError as exc:
             result.errors.append(f"{p.path}: {exc}")
             continue
@@ -131,5 +131,5 @@ def render_file(job: NativeJob, name: str) -> tuple[str, str] | None:
     matches = [p for p in planned if p.path == name] or [p for p in planned if os.path.basename(p.path) == name]
     for p in matches:
         if p.build is not None:
-            return p.path, render(p.template, ctx.templates, p.build())
+            return p.path, render(p.template, ctx.templates, p.build(), ctx.options.release)
     return None

@@ -55,10 +55,20 @@ class Release:
     # Generated out= / in-place variants (added to the model) get the tags out / inplace; from 2.13.
     generated_variants_tagged_by_kind: bool
 
-    # ---- gen.py
+    # ---- gen.py (and the other generators)
+    # A template's block placeholder strips each line's trailing whitespace (and indents no empty line); from 2.8.
+    template_blocks_strip_lines: bool
     # Functionalization replays views through ViewMeta classes (ViewMetaClasses.h / .cpp); from 2.9. Before,
     # RegisterFunctionalization's view kernels build ViewMetas of lambdas, which opgen does not write yet.
     functionalization_view_meta_classes: bool
+    # gen.py registers NestedTensorHPU kernels (RegisterNestedTensorHPU.cpp); from 2.8.
+    registers_nested_tensor_hpu: bool
+    # An inplace view op's functionalization kernel says "we'll end up runnin the reference function" (a typo
+    # gen.py fixed in 2.8); until 2.7.
+    inplace_view_comment_says_runnin: bool
+    # aoti/fallback_ops.py maps each fallback op to its versions; from 2.8. Before, it is a set of names and the
+    # C shims have an older form, which opgen does not write yet.
+    fallback_ops_versioned: bool
     # AOTInductor gets c_shim_aten.cpp too (the aten_shimified_ops, through the dispatcher); from 2.9.
     writes_aten_c_shim: bool
     # Functionalization registers view ops with a CompositeImplicitAutograd kernel too (to that kernel); from 2.10.
@@ -103,8 +113,9 @@ class Release:
 
 
 _R2_13 = Release(
-    version="2.13.0", generation_verified=True,
+    version="2.13.0", generation_verified=True, template_blocks_strip_lines=True,
     functionalization_view_meta_classes=True, writes_aten_c_shim=True,
+    registers_nested_tensor_hpu=True, inplace_view_comment_says_runnin=False, fallback_ops_versioned=True,
     named_tensor_types=False, refuses_const_ref_mutable_out=True, philox_ops_need_no_seeded_tag=False,
     skipped_by_functionalization=_SKIPPED_BY_FUNCTIONALIZATION_2_12, generated_variants_tagged_by_kind=True,
     functionalization_registers_composite_views=True,
@@ -123,8 +134,9 @@ _R2_11 = replace(_R2_12, version="2.11.0", skipped_by_functionalization=_SKIPPED
                  cumulative_out_ops=frozenset())
 _R2_10 = replace(_R2_11, version="2.10.0")
 _R2_9 = replace(_R2_10, version="2.9.1", functionalization_registers_composite_views=False)
-_R2_7 = replace(_R2_9, version="2.7.1", generation_verified=False, functionalization_view_meta_classes=False,
-                writes_aten_c_shim=False, aoti_nullable_returns=_NULLABLE_RETURNS_2_7)
+_R2_7 = replace(_R2_9, version="2.7.1", functionalization_view_meta_classes=False,
+                writes_aten_c_shim=False, aoti_nullable_returns=_NULLABLE_RETURNS_2_7, template_blocks_strip_lines=False,
+                registers_nested_tensor_hpu=False, inplace_view_comment_says_runnin=True, fallback_ops_versioned=False)
 _R2_14 = replace(_R2_13, version="2.14.1", xpu_family_waits_for_flag=True, structured_xpu_kernels_export_xpu=False,
                  owning_types_hold_tensors_by_value=True)
 _R2_15 = replace(_R2_14, version="2.15.0", philox_ops_need_no_seeded_tag=True,
@@ -137,9 +149,11 @@ _R2_15 = replace(_R2_14, version="2.15.0", philox_ops_need_no_seeded_tag=True,
 
 # Every release known, oldest first.
 RELEASES: tuple[Release, ...] = (
-    replace(_R2_7, version="2.6.0", refuses_const_ref_mutable_out=False, aoti_nullable_returns=_NULLABLE_RETURNS_2_6),
+    replace(_R2_7, version="2.6.0", generation_verified=False, refuses_const_ref_mutable_out=False,
+            aoti_nullable_returns=_NULLABLE_RETURNS_2_6),
     _R2_7,
-    replace(_R2_7, version="2.8.0", generation_verified=True),
+    replace(_R2_7, version="2.8.0", template_blocks_strip_lines=True,
+            registers_nested_tensor_hpu=True, inplace_view_comment_says_runnin=False, fallback_ops_versioned=True),
     _R2_9,
     _R2_10,
     _R2_11,

@@ -89,6 +89,8 @@ def fallback_ops_candidates(source_path: str) -> list[str]:
 def load_fallback_ops(source_path: str, release: Release = DEFAULT) -> tuple[FallbackOps | None, str]:
     """torchgen's fallback ops lists, read as data in the release's format; (None, why) when there are none
     to read."""
+    if not release.fallback_ops_versioned:
+        return None, f"{release}'s AOTI C shims (fallback ops as a set, an older shim form) are not written by opgen yet"
     for path in fallback_ops_candidates(source_path):
         if os.path.isfile(path):
             try:
@@ -160,7 +162,8 @@ def work_units(planned: Sequence[PlannedFile]) -> list[list[int]]:
 def file_jobs(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs) -> list[Job]:
     """One job per planned file (an unimplemented one fails if asked for its bytes: work_units leaves it out)."""
     def data(p: PlannedFile) -> Callable[[], bytes]:
-        return lambda: render(p.template, ctx.templates, p.build()).encode("utf-8")  # type: ignore[misc]
+        return lambda: render(p.template, ctx.templates, p.build(),  # type: ignore[misc]
+                              ctx.options.release).encode("utf-8")
     return [Job(*dirs.place(p.manager, p.path), data(p)) for p in planned]
 
 
@@ -184,8 +187,9 @@ def write_planned(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs, p
     # Streamed: each file is rendered, written and dropped before the next (peak memory is one file's
     # bytes, not all of them). A PlanError stops the run; the files already written are complete.
     try:
-        return write_files((*dirs.place(p.manager, p.path), render(p.template, ctx.templates, p.build())
-                            .encode("utf-8")) for p in planned if p.build is not None), ()
+        return write_files((*dirs.place(p.manager, p.path), render(p.template, ctx.templates, p.build(),  # type: ignore[misc]
+                                                                   ctx.options.release).encode("utf-8"))
+                           for p in planned if p.build is not None), ()
     except PlanError as exc:
         return None, (str(exc),)
 
@@ -286,4 +290,4 @@ class Engine:
     def files(self, native_text: str) -> list[GeneratedFile]:
         """Every implemented file's bytes for this text of native_functions.yaml (raises InputError, PlanError)."""
         ctx = self.context(native_text)
-        return materialize(plan(ctx), ctx.templates)
+        return materialize(plan(ctx), ctx.templates, ctx.options.release)

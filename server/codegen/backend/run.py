@@ -7,6 +7,7 @@ file) as messages.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -161,8 +162,10 @@ def generate_backend(options: BackendOptions, native: NativeSnapshot | None = No
     if target is None:
         return result
     try:
-        planned = plan_backend(target, native.functions.groups, options.output_dir, templates, options.registration)
-        files = tuple(GeneratedFile(p.manager, p.path, render(p.template, templates, p.build()).encode("utf-8"))
+        registration = dataclasses.replace(options.registration, release=options.release)
+        planned = plan_backend(target, native.functions.groups, options.output_dir, templates, registration)
+        files = tuple(GeneratedFile(p.manager, p.path, render(p.template, templates, p.build(),
+                                                              options.release).encode("utf-8"))
                       for p in planned)
     except PlanError as exc:
         return BackendResult(diagnostics=tuple(diagnostics), errors=(str(exc),), read=True)

@@ -444,6 +444,7 @@ def view_functionalization_body(g: NativeFunctionsViewGroup, *, view_inplace: bo
     view_meta = f"auto view_meta = {view_meta_new(f)};" if release.functionalization_view_meta_classes else \
         lambda_view_meta(g, g.view_copy, f)
     if "inplace_view" in f.tags:
+        running = "runnin" if release.inplace_view_comment_says_runnin else "running"
         return f"""
     {defn} {{
       if (!at::functionalization::impl::isFunctionalTensor({view_tensor})) {{
@@ -472,7 +473,7 @@ def view_functionalization_body(g: NativeFunctionsViewGroup, *, view_inplace: bo
       // This function adds the above view meta to the current tensor and replays them off the base,
       // mutating the size/stride info of the current FunctionalTensorWrapper.
       // Because of this, we need to make sure to run the reference shape function above,
-      // BEFORE doing this (otherwise we'll end up running the reference function using the wrong sizes/strides)
+      // BEFORE doing this (otherwise we'll end up {running} the reference function using the wrong sizes/strides)
       at::functionalization::impl::mutate_view_meta({view_tensor}, view_meta);
       // See  Note [Propagating strides in the functionalization pass]
       // XLA/LTC don't implement the logic to propagate strides correctly, so we need to rely

@@ -51,7 +51,7 @@ class LazyOptions:
     @property
     def registration(self) -> RegistrationOptions:
         return RegistrationOptions(eager=False, backend_name=self.backend_name, build_in_tree=self.build_in_tree,
-                                   per_operator_headers=self.per_operator_headers)
+                                   per_operator_headers=self.per_operator_headers, release=self.release)
 
     @property
     def ir(self) -> IrOptions:

@@ -116,7 +116,8 @@ def generate_lazy(options: LazyRunOptions) -> LazyResult:
     pieces = checked.pieces
     try:
         planned = plan_lazy(target, groups, options.output_dir, templates, pieces, lazy)
-        files = tuple(GeneratedFile(p.manager, p.path, render(p.template, templates, p.build()).encode("utf-8"))
+        files = tuple(GeneratedFile(p.manager, p.path, render(p.template, templates, p.build(),
+                                                              lazy.release).encode("utf-8"))
                       for p in planned)
     except PlanError as exc:
         return dataclasses.replace(result, errors=(str(exc),))
