@@ -26,6 +26,14 @@ from .text import Span
 _SKIPPED_BY_FUNCTIONALIZATION_2_6 = frozenset({"record_stream", "resize_", "resize_as_", "_fill_mem_eff_dropout_mask_"})
 _SKIPPED_BY_FUNCTIONALIZATION_2_12 = _SKIPPED_BY_FUNCTIONALIZATION_2_6 | {"_flash_attention_forward_no_dropout_inplace"}
 _SKIPPED_BY_FUNCTIONALIZATION_2_15 = _SKIPPED_BY_FUNCTIONALIZATION_2_12 | {"_cudnn_attention_forward_no_dropout_inplace"}
+# The CUDA-family kernels gen.py 2.15 knows are defined in torch_cpu (their declarations say TORCH_API), and
+# the op its own native_functions.yaml registers each for: gen.py fails when no CUDA-family key registers one.
+_CUDA_KERNELS_IN_TORCH_CPU_2_15 = {
+    "count_nonzero_cuda": "count_nonzero.dim_IntList", "log_sigmoid_backward_cuda": "log_sigmoid_backward",
+    "log_sigmoid_backward_cuda_out": "log_sigmoid_backward.grad_input",
+    "triton_multi_head_attention": "_triton_multi_head_attention",
+    "NestedTensor_softmax_dropout_cuda": "_nested_tensor_softmax_with_shape",
+    "masked_fill__quantized_cuda": "masked_fill_.Scalar", "_index_put_impl_quantized_cuda_": "_index_put_impl_"}
 # The ops (by a substring of the unambiguous name) whose AOTI shims check each return pointer for null.
 _NULLABLE_RETURNS_2_6 = frozenset({"_scaled_dot_product_flash_attention", "_scaled_dot_product_efficient_attention",
                                    "_scaled_dot_product_cudnn_attention", "convolution_backward"})
@@ -141,10 +149,7 @@ _R2_14 = replace(_R2_13, version="2.14.1", xpu_family_waits_for_flag=True, struc
                  owning_types_hold_tensors_by_value=True)
 _R2_15 = replace(_R2_14, version="2.15.0", philox_ops_need_no_seeded_tag=True,
                  skipped_by_functionalization=_SKIPPED_BY_FUNCTIONALIZATION_2_15, device_family_kernel_exports=True,
-                 cuda_kernels_in_torch_cpu=frozenset({
-                     "count_nonzero_cuda", "log_sigmoid_backward_cuda", "log_sigmoid_backward_cuda_out",
-                     "triton_multi_head_attention", "NestedTensor_softmax_dropout_cuda", "masked_fill__quantized_cuda",
-                     "_index_put_impl_quantized_cuda_"}),
+                 cuda_kernels_in_torch_cpu=frozenset(_CUDA_KERNELS_IN_TORCH_CPU_2_15),
                  writes_native_aot_stubs=True, single_output_view_replay=True)
 
 # Every release known, oldest first.
@@ -351,6 +356,11 @@ def schema_change_note(op: str, release: Release) -> str | None:
     if not changed:
         return None
     return f"the schema of '{op}' changed in {changed[-1]} (from {_previous(changed[-1])}'s)"
+
+
+def torch_cpu_cuda_kernel_op(kernel: str) -> str | None:
+    """The op (name.overload) a release's own yaml registers a CUDA kernel defined in torch_cpu for."""
+    return _CUDA_KERNELS_IN_TORCH_CPU_2_15.get(kernel)
 
 
 def versions_text() -> str:
