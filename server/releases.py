@@ -219,6 +219,12 @@ class Resolved:
                     "pass --torch-version to choose one")
         return None
 
+    def status(self) -> dict[str, str]:
+        """What a client shows of it (the server's opgen/release notification): the release as found, the
+        profile's release, where it came from, how it fits, the note for one other than a known release."""
+        return {"version": self.found or self.release.version, "profile": self.release.version,
+                "source": self.source, "fit": self.fit.value, "label": self.label, "note": self.note or ""}
+
     @property
     def label(self) -> str:
         """How the release is shown: 'torch 2.14 (version.txt of /src/pytorch)'."""
@@ -287,12 +293,12 @@ def detect(path: str) -> tuple[str, str] | None:
         folder = parent
 
 
-def resolve_for(path: str | None, override: str | None = None) -> Resolved:
-    """The profile for inputs at `path`: the override (`--torch-version`, opgen.torchVersion) if given,
-    else the release detected from the path, else the default. An override that is no version is
-    the caller's to refuse (see `resolve`)."""
+def resolve_for(path: str | None, override: str | None = None, override_source: str = "--torch-version") -> Resolved:
+    """The profile for inputs at `path`: the override (`--torch-version`, opgen.torchVersion: named by
+    `override_source`) if given, else the release detected from the path, else the default. An override
+    that is no version is the caller's to refuse (see `resolve`)."""
     if override:
-        given = resolve(override, "--torch-version")
+        given = resolve(override, override_source)
         if given is not None:
             return given
     found = detect(path) if path else None
