@@ -114,7 +114,8 @@ def run(job: NativeJob, progress: Callable[[int, int, str], None] = lambda done,
             break
         progress(done, len(buildable), p.path)
         try:
-            data = render(p.template, ctx.templates, p.build(), ctx.options.release).encode("utf-8")  # type: ignore[misc]
+            data = render(p.template, ctx.templates, p.build(),  # type: ignore[misc]
+                          ctx.options.release).encode("utf-8")
         except PlanError as exc:
             result.errors.append(f"{p.path}: {exc}")
             continue

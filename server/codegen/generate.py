@@ -90,7 +90,8 @@ def load_fallback_ops(source_path: str, release: Release = DEFAULT) -> tuple[Fal
     """torchgen's fallback ops lists, read as data in the release's format; (None, why) when there are none
     to read."""
     if not release.fallback_ops_versioned:
-        return None, f"{release}'s AOTI C shims (fallback ops as a set, an older shim form) are not written by opgen yet"
+        return None, (f"{release}'s AOTI C shims (fallback ops as a set, an older shim form) are not written by "
+                      "opgen yet")
     for path in fallback_ops_candidates(source_path):
         if os.path.isfile(path):
             try:
@@ -187,9 +188,9 @@ def write_planned(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs, p
     # Streamed: each file is rendered, written and dropped before the next (peak memory is one file's
     # bytes, not all of them). A PlanError stops the run; the files already written are complete.
     try:
-        return write_files((*dirs.place(p.manager, p.path), render(p.template, ctx.templates, p.build(),  # type: ignore[misc]
-                                                                   ctx.options.release).encode("utf-8"))
-                           for p in planned if p.build is not None), ()
+        release = ctx.options.release
+        return write_files((*dirs.place(p.manager, p.path), render(p.template, ctx.templates, p.build(), release)
+                            .encode("utf-8")) for p in planned if p.build is not None), ()
     except PlanError as exc:
         return None, (str(exc),)
 

@@ -546,7 +546,8 @@ def _unfunctionalizable(loose: Sequence[Op], view_groups: Sequence[NativeFunctio
                                         "implement it as CompositeImplicitAutograd")
 
 
-def unregistered_torch_cpu_cuda_kernels(ops: Sequence[Op], release: Release) -> tuple[tuple[str, Op | None, object], ...]:
+def unregistered_torch_cpu_cuda_kernels(ops: Sequence[Op], release: Release
+                                        ) -> tuple[tuple[str, Op | None, object], ...]:
     """gen.py 2.15 fails before generating when a CUDA kernel it lists as defined in torch_cpu is registered to
     no CUDA-family key (its kernel was renamed, moved to another key, or its op removed). Each such kernel, with
     the entry to blame and where in it (None: no entry relates, the file as a whole)."""
