@@ -36,6 +36,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import torch_release
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 DEFAULT_JSON = HERE / "results" / "check.json"
@@ -65,12 +67,14 @@ print(json.dumps({"seconds": seconds, "functions": len(parsed.native_functions)}
 OPGEN_CHILD = r"""
 import json, sys, time
 from opgen_lsp.index.native import NativeParser, TagsParser
+from opgen_lsp.releases import DEFAULT, resolve
 path, tags_path = sys.argv[1], sys.argv[2]
+release = resolve(sys.argv[3], "--torch-release").release if len(sys.argv) > 3 else DEFAULT
 with open(tags_path, encoding="utf-8") as f:
     tags = TagsParser().parse(f.read())
 with open(path, encoding="utf-8") as f:
     text = f.read()
-parser = NativeParser()
+parser = NativeParser(release=release)
 start = time.perf_counter()
 snapshot = parser.parse(text, tags.names)
 seconds = time.perf_counter() - start
@@ -154,7 +158,7 @@ def _maxrss_bytes(ru_maxrss: int) -> int:
     return ru_maxrss if sys.platform == "darwin" else ru_maxrss * 1024
 
 
-def run_child(command: list[str]) -> ChildRun:
+def run_child(command: list[str], env: dict[str, str] | None = None) -> ChildRun:
     """Run one process to the end; its peak RSS comes from wait4 on that very process.
 
     (RUSAGE_CHILDREN reports the largest of all children so far, so it cannot tell
@@ -162,7 +166,7 @@ def run_child(command: list[str]) -> ChildRun:
     """
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+        proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env)
         maxrss: int | None = None
         if hasattr(os, "wait4"):
             _, status, usage = os.wait4(proc.pid, 0)
@@ -210,15 +214,18 @@ class Series:
         return out
 
 
-def measure_processes(native: Path, tags: Path, repeat: int) -> tuple[Series, Series, Series]:
-    """torchgen's parse, opgen's parse and `opgen check`, interleaved so drift hits all three alike."""
+def measure_processes(native: Path, tags: Path, repeat: int, release: str | None = None,
+                      release_folder: Path | None = None) -> tuple[Series, Series, Series]:
+    """torchgen's parse, opgen's parse and `opgen check`, interleaved so drift hits all three alike (release:
+    that torch release's torchgen, from release_folder, and opgen held to that release)."""
     torchgen = Series([], [], [], {})
     opgen = Series([], [], [], {})
-    cli_cmd = opgen_command() + ["check", str(native), "--tags", str(tags)]
+    cli_cmd = opgen_command() + ["check", str(native), "--tags", str(tags), *torch_release.opgen_flags(release)]
     cli = Series([], [], [], {"command": cli_cmd})
     for rep in range(1, repeat + 1):
         progress(f"  repetition {rep}/{repeat}: torchgen parse_native_yaml ...")
-        run = run_child([sys.executable, "-c", TORCHGEN_CHILD, str(native), str(tags)])
+        run = run_child([sys.executable, "-c", TORCHGEN_CHILD, str(native), str(tags)],
+                        torch_release.torchgen_env(release_folder))
         result = _child_json(run, "torchgen's parse_native_yaml")
         torchgen.seconds.append(result["seconds"])
         torchgen.wall.append(run.wall)
@@ -227,7 +234,7 @@ def measure_processes(native: Path, tags: Path, repeat: int) -> tuple[Series, Se
         torchgen.extra["functions"] = result["functions"]
 
         progress(f"  repetition {rep}/{repeat}: opgen NativeParser().parse ...")
-        run = run_child([sys.executable, "-c", OPGEN_CHILD, str(native), str(tags)])
+        run = run_child([sys.executable, "-c", OPGEN_CHILD, str(native), str(tags), *([release] if release else [])])
         result = _child_json(run, "opgen's NativeParser().parse")
         opgen.seconds.append(result["seconds"])
         opgen.wall.append(run.wall)
@@ -286,11 +293,13 @@ def nearest_rank(values: list[float], fraction: float) -> float:
     return ordered[max(0, math.ceil(fraction * len(ordered)) - 1)]
 
 
-def measure_incremental(native: Path, tags_path: Path, edits: int) -> dict:
+def measure_incremental(native: Path, tags_path: Path, edits: int, release: str | None = None) -> dict:
     """Re-check after one-entry edits with a single, long-lived NativeParser (in this process)."""
     import opgen_lsp.index.native as native_module
     from opgen_lsp.index.native import NativeParser, TagsParser
+    from opgen_lsp.releases import DEFAULT, resolve
 
+    profile = resolved.release if release and (resolved := resolve(release, "--torch-release")) else DEFAULT
     tags = TagsParser().parse(tags_path.read_text(encoding="utf-8")).names
     text = native.read_text(encoding="utf-8")
     lines = text.split("\n")
@@ -305,7 +314,7 @@ def measure_incremental(native: Path, tags_path: Path, edits: int) -> dict:
             return original_lower(*a, **k)
         native_module.lower_native_function = counting_lower
     try:
-        parser = NativeParser()
+        parser = NativeParser(release=profile)
         start = time.perf_counter()
         first = parser.parse(text, tags)
         first_seconds = time.perf_counter() - start
@@ -486,6 +495,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--edits", type=int, metavar="N",
                         help=f"one-entry edits for the incremental measurement (default {DEFAULT_EDITS}; "
                              f"{QUICK_EDITS} with --quick)")
+    torch_release.add_argument(parser)
     parser.add_argument("--json", metavar="PATH", default=str(DEFAULT_JSON),
                         help=f"where to write the results (default {DEFAULT_JSON.relative_to(REPO)})")
     parser.add_argument("--quick", action="store_true",
@@ -505,7 +515,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
 
-    torchgen_dir = find_torchgen()
+    release_folder = None
+    if args.torch_release:
+        try:
+            release_folder = torch_release.folder(args.torch_release)
+        except (RuntimeError, OSError) as exc:
+            print(f"bench_check: torch {args.torch_release}'s torchgen cannot be had: {exc}", file=sys.stderr)
+            return 2
+    torchgen_dir = release_folder / "torchgen" if release_folder else find_torchgen()
     if torchgen_dir is None:
         print("bench_check: torchgen is not importable, so there is nothing to compare opgen with.\n"
               "torchgen ships inside the torch wheel; install the reference with\n"
@@ -526,9 +543,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         progress(f"bench_check: {native}\n             {tags}")
         progress(f"whole-file measurements, {args.repeat} fresh processes each:")
-        torchgen, opgen, cli = measure_processes(native, tags, args.repeat)
+        torchgen, opgen, cli = measure_processes(native, tags, args.repeat, args.torch_release, release_folder)
         progress(f"incremental measurement, {args.edits} edits:")
-        incremental = measure_incremental(native, tags, args.edits)
+        incremental = measure_incremental(native, tags, args.edits, args.torch_release)
     except BenchError as exc:
         print(f"bench_check: {exc}", file=sys.stderr)
         return 1
@@ -542,7 +559,8 @@ def main(argv: list[str] | None = None) -> int:
             "tags": str(tags),
             "native_functions_lines": native.read_text(encoding="utf-8").count("\n"),
         },
-        "settings": {"repeat": args.repeat, "edits": args.edits, "edit_sites": EDIT_SITES},
+        "settings": {"repeat": args.repeat, "edits": args.edits, "edit_sites": EDIT_SITES,
+                     "torch_release": args.torch_release},
         "torchgen": torchgen.as_json(),
         "opgen": opgen.as_json(),
         "opgen_cli": cli.as_json(),
@@ -552,7 +570,8 @@ def main(argv: list[str] | None = None) -> int:
     results["goals"] = goals
 
     machine = results["machine"]
-    print("## opgen check vs torchgen parse_native_yaml\n")
+    against = f" (torch {args.torch_release}'s own)" if args.torch_release else ""
+    print(f"## opgen check vs torchgen parse_native_yaml{against}\n")
     print(f"`{native}` ({results['inputs']['native_functions_lines']} lines, {incremental['entries']} entries; "
           f"torchgen {torchgen.extra['functions']} functions, opgen {opgen.extra['functions']}); "
           f"Python {machine['python']}, {machine['cpu_count']} CPUs, torch {machine.get('torch_version')}\n")

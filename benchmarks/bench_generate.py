@@ -1,10 +1,12 @@
 """opgen generate vs python -m torchgen.gen on the same input and flags: wall time and peak RSS.
 
-    python benchmarks/bench_generate.py [--runs N] [--layouts plain,per-operator] [extra gen.py flags ...]
+    python benchmarks/bench_generate.py [--runs N] [--layouts plain,per-operator] [--torch-release X.Y.Z]
+                                        [extra gen.py flags ...]
 
 For each layout (the default file set, and --per-operator-headers), each tool runs
 as its own process, into its own temporary folder, on torchgen's packaged
-native_functions.yaml. torchgen writes its whole file set; opgen writes the files
+native_functions.yaml (with --torch-release, that release's torchgen on its own packaged
+native_functions.yaml, and opgen with --torch-version). torchgen writes its whole file set; opgen writes the files
 it implements (--implemented-only); the report says how many are byte-identical to
 torchgen's. A second opgen run into the same folder shows the no-change cost
 (nothing rewritten). Before each run the script calls sync(), so that the writeback of
@@ -35,11 +37,28 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import torch_release
 
-def aten_dir() -> str:
-    import torchgen
 
-    return os.path.join(os.path.dirname(torchgen.__file__), "packaged", "ATen")
+@dataclass(frozen=True)
+class Reference:
+    """The torchgen compared with: the installed torch's, or a release's own (its cache folder)."""
+
+    version: str | None = None
+    folder: Path | None = None
+
+    @property
+    def aten(self) -> str:
+        if self.folder is not None:
+            return str(self.folder / "torchgen" / "packaged" / "ATen")
+        import torchgen
+
+        return os.path.join(os.path.dirname(torchgen.__file__), "packaged", "ATen")
+
+    @property
+    def headeronly(self) -> bool:
+        """gen.py before 2.12 has no --headeronly-install-dir."""
+        return "--headeronly-install-dir" in Path(self.aten, "..", "..", "gen.py").read_text(encoding="utf-8")
 
 
 def descendants(pid: int) -> list[int]:
@@ -96,10 +115,10 @@ class Run:
     status: int
 
 
-def run(tool: str, cmd: list[str], cwd: str) -> Run:
+def run(tool: str, cmd: list[str], cwd: str, env: dict[str, str] | None = None) -> Run:
     os.sync()  # the previous run's files go to disk now, not during this run's time
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     sampler = TreePss(proc.pid)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
@@ -110,9 +129,9 @@ def run(tool: str, cmd: list[str], cwd: str) -> Run:
     return Run(tool, wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, tree_pss, proc.returncode)
 
 
-def flags(out: Path, extra: list[str]) -> list[str]:
-    return ["-s", aten_dir(), "-d", str(out / "aten"), "--headeronly-install-dir", str(out / "headeronly"),
-            "--aoti-install-dir", str(out / "aoti"), *extra]
+def flags(ref: Reference, out: Path, extra: list[str]) -> list[str]:
+    headeronly = ["--headeronly-install-dir", str(out / "headeronly")] if ref.headeronly else []
+    return ["-s", ref.aten, "-d", str(out / "aten"), *headeronly, "--aoti-install-dir", str(out / "aoti"), *extra]
 
 
 def files(root: Path) -> dict[str, bytes]:
@@ -122,21 +141,24 @@ def files(root: Path) -> dict[str, bytes]:
 LAYOUTS = {"plain": [], "per-operator": ["--per-operator-headers"]}
 
 
-def bench_layout(layout: str, extra: list[str], runs: int, tmp: str) -> None:
+def bench_layout(reference: Reference, layout: str, extra: list[str], runs: int, tmp: str) -> None:
     torchgen_cmd = [sys.executable, "-m", "torchgen.gen"]
-    opgen_cmd = [sys.executable, "-m", "opgen_lsp.cli", "generate", "--implemented-only"]
+    opgen_cmd = [sys.executable, "-m", "opgen_lsp.cli", "generate", "--implemented-only",
+                 *torch_release.opgen_flags(reference.version)]
+    env = torch_release.torchgen_env(reference.folder)
     extra = LAYOUTS[layout] + extra
     rows = []
     for i in range(runs):
         tg, og = Path(tmp, f"{layout}-torchgen{i}"), Path(tmp, f"{layout}-opgen{i}")
         tg.mkdir()
         og.mkdir()
-        rows.append(run("torchgen.gen", torchgen_cmd + flags(tg, extra), str(tg)))
-        rows.append(run("opgen generate", opgen_cmd + flags(og, extra), str(og)))
-        rows.append(run("opgen generate (again, no change)", opgen_cmd + flags(og, extra), str(og)))
+        rows.append(run("torchgen.gen", torchgen_cmd + flags(reference, tg, extra), str(tg), env))
+        rows.append(run("opgen generate", opgen_cmd + flags(reference, og, extra), str(og)))
+        rows.append(run("opgen generate (again, no change)", opgen_cmd + flags(reference, og, extra), str(og)))
     ref, ours = files(Path(tmp, f"{layout}-torchgen0")), files(Path(tmp, f"{layout}-opgen0"))
     same = sum(1 for name, data in ours.items() if ref.get(name) == data)
-    print(f"\n== {layout} layout ({' '.join(extra) or 'default flags'}; load average "
+    against = f"torch {reference.version}'s own torchgen" if reference.version else "the installed torchgen"
+    print(f"\n== {layout} layout ({' '.join(extra) or 'default flags'}; against {against}; load average "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())})")
     print(f"{'tool':36} {'wall s':>7} {'CPU s':>7} {'RSS MB':>7} {'tree PSS MB':>12} {'status':>6}")
     for r in rows:
@@ -152,14 +174,16 @@ def bench_layout(layout: str, extra: list[str], runs: int, tmp: str) -> None:
           f"opgen/torchgen (best of {runs}): {ratios}")
 
 
-def bench_incremental(runs: int) -> None:
+def bench_incremental(ref: Reference, runs: int) -> None:
     from opgen_lsp.codegen.files.context import GenerateOptions
     from opgen_lsp.codegen.generate import Engine
+    from opgen_lsp.releases import DEFAULT, resolve
 
-    aten = aten_dir()
+    aten = ref.aten
+    resolved = resolve(ref.version, "--torch-release") if ref.version else None
     with open(os.path.join(aten, "native", "native_functions.yaml"), encoding="utf-8") as f:
         text = f.read()
-    engine = Engine(GenerateOptions(source_path=aten))
+    engine = Engine(GenerateOptions(source_path=aten, release=resolved.release if resolved else DEFAULT))
     start = time.perf_counter()
     before = engine.files(text)
     cold = time.perf_counter() - start
@@ -179,12 +203,20 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--layouts", default="plain,per-operator", help="comma-separated: plain, per-operator")
     parser.add_argument("--no-incremental", action="store_true")
+    torch_release.add_argument(parser)
     args, extra = parser.parse_known_args()
+    ref = Reference()
+    if args.torch_release:
+        try:
+            ref = Reference(args.torch_release, torch_release.folder(args.torch_release))
+        except (RuntimeError, OSError) as exc:
+            print(f"bench_generate: torch {args.torch_release}'s torchgen cannot be had: {exc}", file=sys.stderr)
+            return 2
     with tempfile.TemporaryDirectory() as tmp:
         for layout in filter(None, args.layouts.split(",")):
-            bench_layout(layout, extra, args.runs, tmp)
+            bench_layout(ref, layout, extra, args.runs, tmp)
     if not args.no_incremental:
-        bench_incremental(max(args.runs, 3))
+        bench_incremental(ref, max(args.runs, 3))
     return 0
 
 

@@ -193,6 +193,8 @@ CODES: dict[str, Code] = _table(
     ("OPG950", "newer-torch-release", I, "a torch release newer than those opgen knows: checked as the newest"),
     ("OPG951", "older-torch-release", E, "a torch release older than those opgen knows: not checked"),
     ("OPG952", "op-not-in-release", E, "an op or overload the resolved torch release lacks, which another has"),
+    ("OPG953", "torch-cpu-cuda-kernel-unregistered", E,
+     "a CUDA kernel gen.py lists as defined in torch_cpu that no CUDA-family dispatch key registers (torch 2.15)"),
     # backend yaml (torchgen.gen_backend_stubs' input), resolved against native_functions.yaml
     ("OPG500", "backend-not-mapping", E, "a backend yaml must be a mapping of keys such as backend: and supported:"),
     ("OPG501", "missing-backend", E, "no value for 'backend:'"),

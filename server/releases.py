@@ -26,6 +26,21 @@ from .text import Span
 _SKIPPED_BY_FUNCTIONALIZATION_2_6 = frozenset({"record_stream", "resize_", "resize_as_", "_fill_mem_eff_dropout_mask_"})
 _SKIPPED_BY_FUNCTIONALIZATION_2_12 = _SKIPPED_BY_FUNCTIONALIZATION_2_6 | {"_flash_attention_forward_no_dropout_inplace"}
 _SKIPPED_BY_FUNCTIONALIZATION_2_15 = _SKIPPED_BY_FUNCTIONALIZATION_2_12 | {"_cudnn_attention_forward_no_dropout_inplace"}
+# The CUDA-family kernels gen.py 2.15 knows are defined in torch_cpu (their declarations say TORCH_API), and
+# the op its own native_functions.yaml registers each for: gen.py fails when no CUDA-family key registers one.
+_CUDA_KERNELS_IN_TORCH_CPU_2_15 = {
+    "count_nonzero_cuda": "count_nonzero.dim_IntList", "log_sigmoid_backward_cuda": "log_sigmoid_backward",
+    "log_sigmoid_backward_cuda_out": "log_sigmoid_backward.grad_input",
+    "triton_multi_head_attention": "_triton_multi_head_attention",
+    "NestedTensor_softmax_dropout_cuda": "_nested_tensor_softmax_with_shape",
+    "masked_fill__quantized_cuda": "masked_fill_.Scalar", "_index_put_impl_quantized_cuda_": "_index_put_impl_"}
+# The ops (by a substring of the unambiguous name) whose AOTI shims check each return pointer for null.
+_NULLABLE_RETURNS_2_6 = frozenset({"_scaled_dot_product_flash_attention", "_scaled_dot_product_efficient_attention",
+                                   "_scaled_dot_product_cudnn_attention", "convolution_backward"})
+_NULLABLE_RETURNS_2_7 = _NULLABLE_RETURNS_2_6 | {"_scaled_dot_product_fused_attention_overrideable"}
+_NULLABLE_RETURNS_2_9 = _NULLABLE_RETURNS_2_7 | {
+    "_functional_sym_constrain_range", "_scaled_dot_product_efficient_attention_backward",
+    "_thhn_fused_lstm_cell_backward_impl", "grid_sampler_2d_backward", "grid_sampler_3d_backward", "linear_backward"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,9 +50,6 @@ class Release:
     version: str  # the release the profile was checked against, e.g. "2.14.1"
     # gen.py's output was compared file by file with this release's own (the conformance matrix).
     generation_verified: bool
-    # opgen generate writes this release's gen.py files at all (before 2.9 functionalization had no ViewMeta
-    # classes, which opgen does not write the older way).
-    generates: bool
 
     # ---- reading native_functions.yaml
     # Dimname / Dimname[] / Dimname? (named tensors) are types of func: schemas; until 2.12.
@@ -51,7 +63,22 @@ class Release:
     # Generated out= / in-place variants (added to the model) get the tags out / inplace; from 2.13.
     generated_variants_tagged_by_kind: bool
 
-    # ---- gen.py
+    # ---- gen.py (and the other generators)
+    # A template's block placeholder strips each line's trailing whitespace (and indents no empty line); from 2.8.
+    template_blocks_strip_lines: bool
+    # Functionalization replays views through ViewMeta classes (ViewMetaClasses.h / .cpp); from 2.9. Before,
+    # RegisterFunctionalization's view kernels build ViewMetas of lambdas, which opgen does not write yet.
+    functionalization_view_meta_classes: bool
+    # gen.py registers NestedTensorHPU kernels (RegisterNestedTensorHPU.cpp); from 2.8.
+    registers_nested_tensor_hpu: bool
+    # An inplace view op's functionalization kernel says "we'll end up runnin the reference function" (a typo
+    # gen.py fixed in 2.8); until 2.7.
+    inplace_view_comment_says_runnin: bool
+    # aoti/fallback_ops.py maps each fallback op to its versions; from 2.8. Before, it is a set of names and the
+    # C shims have an older form, which opgen does not write yet.
+    fallback_ops_versioned: bool
+    # AOTInductor gets c_shim_aten.cpp too (the aten_shimified_ops, through the dispatcher); from 2.9.
+    writes_aten_c_shim: bool
     # Functionalization registers view ops with a CompositeImplicitAutograd kernel too (to that kernel); from 2.10.
     functionalization_registers_composite_views: bool
     # Structured kernels' set_output_* take the output's DimnameList and propagate the names; until 2.12.
@@ -71,11 +98,15 @@ class Release:
     owning_types_hold_tensors_by_value: bool
     # gen.py writes NativeAotStubs.h and NativeAotStubs.cpp (native-AOT kernels); from 2.15.
     writes_native_aot_stubs: bool
-    # Functionalization writes a ViewMeta class per view op (whose replay needs the view and its copy to have
-    # as many outputs); from 2.9.
-    view_meta_classes: bool
     # ViewMeta replays of split / split_with_sizes / unbind build the one output asked for; from 2.15.
     single_output_view_replay: bool
+    # aoti/fallback_ops.py's op versions are {"new_args": [...], "since": "TORCH_VERSION_X_Y_Z"} and an op may
+    # carry a "since" (the shim is guarded by it); before 2.13 a version is the list of the arguments it adds.
+    fallback_variants_carry_since: bool
+    # The ops whose AOTI shims check each return pointer (`if (ret0) { ... }`), by a substring of the name.
+    aoti_nullable_returns: frozenset[str]
+    # gen_lazy_tensor's IR nodes end ToString() with `return std::move(ss).str();` (not `ss.str()`); from 2.13.
+    lazy_to_string_moves_stream: bool
     # Cumulative out= ops whose functionalized call keeps the out tensor's dtype when none is given
     # (from 2.12; the dimname overloads only in 2.12).
     cumulative_out_ops: frozenset[str]
@@ -90,40 +121,44 @@ class Release:
 
 
 _R2_13 = Release(
-    version="2.13.0", generation_verified=True, generates=True,
+    version="2.13.0", generation_verified=True, template_blocks_strip_lines=True,
+    functionalization_view_meta_classes=True, writes_aten_c_shim=True,
+    registers_nested_tensor_hpu=True, inplace_view_comment_says_runnin=False, fallback_ops_versioned=True,
     named_tensor_types=False, refuses_const_ref_mutable_out=True, philox_ops_need_no_seeded_tag=False,
     skipped_by_functionalization=_SKIPPED_BY_FUNCTIONALIZATION_2_12, generated_variants_tagged_by_kind=True,
     functionalization_registers_composite_views=True,
     structured_outputs_propagate_names=False,
     xpu_family_waits_for_flag=False, structured_xpu_kernels_export_xpu=True, device_family_kernel_exports=False,
     cuda_kernels_in_torch_cpu=frozenset(),
-    owning_types_hold_tensors_by_value=False, writes_native_aot_stubs=False, view_meta_classes=True,
-    single_output_view_replay=False,
+    owning_types_hold_tensors_by_value=False, writes_native_aot_stubs=False, single_output_view_replay=False,
+    fallback_variants_carry_since=True, lazy_to_string_moves_stream=True, aoti_nullable_returns=_NULLABLE_RETURNS_2_9,
     cumulative_out_ops=frozenset({"cumsum.out", "cumprod.out"}),
 )
-_R2_12 = replace(_R2_13, version="2.12.1", generation_verified=False, named_tensor_types=True,
+_R2_12 = replace(_R2_13, version="2.12.1", named_tensor_types=True,
                  generated_variants_tagged_by_kind=False, structured_outputs_propagate_names=True,
+                 fallback_variants_carry_since=False, lazy_to_string_moves_stream=False,
                  cumulative_out_ops=_R2_13.cumulative_out_ops | {"cumsum.dimname_out", "cumprod.dimname_out"})
 _R2_11 = replace(_R2_12, version="2.11.0", skipped_by_functionalization=_SKIPPED_BY_FUNCTIONALIZATION_2_6,
                  cumulative_out_ops=frozenset())
 _R2_10 = replace(_R2_11, version="2.10.0")
 _R2_9 = replace(_R2_10, version="2.9.1", functionalization_registers_composite_views=False)
-_R2_7 = replace(_R2_9, version="2.7.1", generates=False, view_meta_classes=False)
+_R2_7 = replace(_R2_9, version="2.7.1", functionalization_view_meta_classes=False,
+                writes_aten_c_shim=False, aoti_nullable_returns=_NULLABLE_RETURNS_2_7, template_blocks_strip_lines=False,
+                registers_nested_tensor_hpu=False, inplace_view_comment_says_runnin=True, fallback_ops_versioned=False)
 _R2_14 = replace(_R2_13, version="2.14.1", xpu_family_waits_for_flag=True, structured_xpu_kernels_export_xpu=False,
                  owning_types_hold_tensors_by_value=True)
 _R2_15 = replace(_R2_14, version="2.15.0", philox_ops_need_no_seeded_tag=True,
                  skipped_by_functionalization=_SKIPPED_BY_FUNCTIONALIZATION_2_15, device_family_kernel_exports=True,
-                 cuda_kernels_in_torch_cpu=frozenset({
-                     "count_nonzero_cuda", "log_sigmoid_backward_cuda", "log_sigmoid_backward_cuda_out",
-                     "triton_multi_head_attention", "NestedTensor_softmax_dropout_cuda", "masked_fill__quantized_cuda",
-                     "_index_put_impl_quantized_cuda_"}),
+                 cuda_kernels_in_torch_cpu=frozenset(_CUDA_KERNELS_IN_TORCH_CPU_2_15),
                  writes_native_aot_stubs=True, single_output_view_replay=True)
 
 # Every release known, oldest first.
 RELEASES: tuple[Release, ...] = (
-    replace(_R2_7, version="2.6.0", refuses_const_ref_mutable_out=False),
+    replace(_R2_7, version="2.6.0", generation_verified=False, refuses_const_ref_mutable_out=False,
+            aoti_nullable_returns=_NULLABLE_RETURNS_2_6),
     _R2_7,
-    replace(_R2_7, version="2.8.0"),
+    replace(_R2_7, version="2.8.0", template_blocks_strip_lines=True,
+            registers_nested_tensor_hpu=True, inplace_view_comment_says_runnin=False, fallback_ops_versioned=True),
     _R2_9,
     _R2_10,
     _R2_11,
@@ -186,6 +221,12 @@ class Resolved:
             return (f"torch {self.found} ({self.source}) is older than the releases opgen knows ({known_range()}); "
                     "pass --torch-version to choose one")
         return None
+
+    def status(self) -> dict[str, str]:
+        """What a client shows of it (the server's opgen/release notification): the release as found, the
+        profile's release, where it came from, how it fits, the note for one other than a known release."""
+        return {"version": self.found or self.release.version, "profile": self.release.version,
+                "source": self.source, "fit": self.fit.value, "label": self.label, "note": self.note or ""}
 
     @property
     def label(self) -> str:
@@ -255,12 +296,12 @@ def detect(path: str) -> tuple[str, str] | None:
         folder = parent
 
 
-def resolve_for(path: str | None, override: str | None = None) -> Resolved:
-    """The profile for inputs at `path`: the override (`--torch-version`, opgen.torchVersion) if given,
-    else the release detected from the path, else the default. An override that is no version is
-    the caller's to refuse (see `resolve`)."""
+def resolve_for(path: str | None, override: str | None = None, override_source: str = "--torch-version") -> Resolved:
+    """The profile for inputs at `path`: the override (`--torch-version`, opgen.torchVersion: named by
+    `override_source`) if given, else the release detected from the path, else the default. An override
+    that is no version is the caller's to refuse (see `resolve`)."""
     if override:
-        given = resolve(override, "--torch-version")
+        given = resolve(override, override_source)
         if given is not None:
             return given
     found = detect(path) if path else None
@@ -324,6 +365,11 @@ def schema_change_note(op: str, release: Release) -> str | None:
     if not changed:
         return None
     return f"the schema of '{op}' changed in {changed[-1]} (from {_previous(changed[-1])}'s)"
+
+
+def torch_cpu_cuda_kernel_op(kernel: str) -> str | None:
+    """The op (name.overload) a release's own yaml registers a CUDA kernel defined in torch_cpu for."""
+    return _CUDA_KERNELS_IN_TORCH_CPU_2_15.get(kernel)
 
 
 def versions_text() -> str:

@@ -109,10 +109,6 @@ def run_generate(args: argparse.Namespace) -> int:
     resolved = resolve_release(args, os.path.join(args.source_path, "native", "native_functions.yaml"))
     if resolved is None:
         return status.USAGE
-    if not resolved.release.generates:
-        print(f"opgen: generating gen.py's files of {resolved.release} is not supported yet (its functionalization "
-              "predates the ViewMeta classes of torch 2.9); opgen check supports it", file=sys.stderr)
-        return status.PARTIAL
     if not resolved.release.generation_verified:
         print(f"opgen: generation for {resolved.release} is not yet compared with its gen.py; files may differ",
               file=sys.stderr)

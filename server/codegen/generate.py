@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from ..index.native import TagsParser
 from ..input_file import UnreadableFile, read_text
 from ..model import dispatch as dk
+from ..releases import DEFAULT, Release
 from ..text import as_python_reads
 from .files.aoti import FallbackOps, header_check, parse_fallback_ops
 from .files.aten import plan_aten
@@ -85,15 +86,19 @@ def fallback_ops_candidates(source_path: str) -> list[str]:
     return [os.path.normpath(p) for p in out]
 
 
-def load_fallback_ops(source_path: str) -> tuple[FallbackOps | None, str]:
-    """torchgen's fallback ops lists, read as data; (None, why) when there are none to read."""
+def load_fallback_ops(source_path: str, release: Release = DEFAULT) -> tuple[FallbackOps | None, str]:
+    """torchgen's fallback ops lists, read as data in the release's format; (None, why) when there are none
+    to read."""
+    if not release.fallback_ops_versioned:
+        return None, (f"{release}'s AOTI C shims (fallback ops as a set, an older shim form) are not written by "
+                      "opgen yet")
     for path in fallback_ops_candidates(source_path):
         if os.path.isfile(path):
             try:
                 text = read_input(path)
             except InputError as exc:
                 return None, str(exc)
-            ops, error = parse_fallback_ops(text, path)
+            ops, error = parse_fallback_ops(text, path, release)
             return ops, error or ""
     return None, "needs torchgen's aoti/fallback_ops.py (not found beside --source-path nor installed)"
 
@@ -122,7 +127,7 @@ def load_context(options: GenerateOptions) -> GenContext:
         raise invalid_input(native, inputs.errors)
     tags = frozenset(TagsParser().parse(read_input(tags_path)).names)
     templates = read_templates(os.path.join(options.source_path, "templates"))
-    fallback_ops, why = load_fallback_ops(options.source_path)
+    fallback_ops, why = load_fallback_ops(options.source_path, options.release)
     return GenContext(inputs.snapshot.functions, tags, options, templates, fallback_ops, why, load_selection(options))
 
 
@@ -159,7 +164,8 @@ def file_jobs(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs) -> li
     """One job per planned file (an unimplemented one fails if asked for its bytes: work_units leaves it out)."""
     def data(p: PlannedFile) -> Callable[[], bytes]:
         # misc: build is None for an unimplemented file, which no job is run for (see the docstring).
-        return lambda: render(p.template, ctx.templates, p.build()).encode("utf-8")  # type: ignore[misc]
+        return lambda: render(p.template, ctx.templates, p.build(),  # type: ignore[misc]
+                              ctx.options.release).encode("utf-8")
     return [Job(*dirs.place(p.manager, p.path), data(p)) for p in planned]
 
 
@@ -183,7 +189,8 @@ def write_planned(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs, p
     # Streamed: each file is rendered, written and dropped before the next (peak memory is one file's
     # bytes, not all of them). A PlanError stops the run; the files already written are complete.
     try:
-        return write_files((*dirs.place(p.manager, p.path), render(p.template, ctx.templates, p.build())
+        release = ctx.options.release
+        return write_files((*dirs.place(p.manager, p.path), render(p.template, ctx.templates, p.build(), release)
                             .encode("utf-8")) for p in planned if p.build is not None), ()
     except PlanError as exc:
         return None, (str(exc),)
@@ -272,7 +279,8 @@ class Engine:
         self._tags = frozenset(TagsParser().parse(read_input(tags_path)).names)
         self._templates = read_templates(os.path.join(options.source_path, "templates"))
         self._parser = NativeParser(options.ignore_keys, options.release)
-        self._fallback_ops, self._fallback_ops_missing = load_fallback_ops(options.source_path)
+        self._fallback_ops, self._fallback_ops_missing = load_fallback_ops(options.source_path,
+                                                                               options.release)
         self._selection = load_selection(options)
 
     def context(self, native_text: str) -> GenContext:
@@ -286,4 +294,4 @@ class Engine:
     def files(self, native_text: str) -> list[GeneratedFile]:
         """Every implemented file's bytes for this text of native_functions.yaml (raises InputError, PlanError)."""
         ctx = self.context(native_text)
-        return materialize(plan(ctx), ctx.templates)
+        return materialize(plan(ctx), ctx.templates, ctx.options.release)

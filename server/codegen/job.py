@@ -85,7 +85,7 @@ def load(job: NativeJob) -> tuple[GenContext, list[PlannedFile]]:
         raise InputError(f"{job.native_path} has {len(inputs.errors)} error(s), the first on line "
                          f"{first.span.start_line + 1}: {first.message}")
     tags = frozenset(TagsParser().parse(read_input(tags_path)).names)
-    fallback_ops, why = load_fallback_ops(options.source_path)
+    fallback_ops, why = load_fallback_ops(options.source_path, options.release)
     ctx = GenContext(inputs.snapshot.functions, tags, options, read_templates(job.templates()), fallback_ops, why)
     return ctx, plan(ctx)
 
@@ -114,7 +114,8 @@ def run(job: NativeJob, progress: Callable[[int, int, str], None] = lambda done,
             break
         progress(done, len(buildable), p.path)
         try:
-            data = render(p.template, ctx.templates, p.build()).encode("utf-8")  # type: ignore[misc]
+            data = render(p.template, ctx.templates, p.build(),  # type: ignore[misc]
+                          ctx.options.release).encode("utf-8")
         except PlanError as exc:
             result.errors.append(f"{p.path}: {exc}")
             continue
@@ -131,5 +132,5 @@ def render_file(job: NativeJob, name: str) -> tuple[str, str] | None:
     matches = [p for p in planned if p.path == name] or [p for p in planned if os.path.basename(p.path) == name]
     for p in matches:
         if p.build is not None:
-            return p.path, render(p.template, ctx.templates, p.build())
+            return p.path, render(p.template, ctx.templates, p.build(), ctx.options.release)
     return None

@@ -22,6 +22,7 @@ from enum import Enum
 from pathlib import PurePosixPath
 from typing import Any, TypeVar
 
+from ..releases import DEFAULT, Release
 from .template import Template, TemplateError
 
 T = TypeVar("T")
@@ -135,8 +136,9 @@ def generated_comment(template: str) -> str:
 _DOCSTRING_GAP = re.compile(r'(""")\n+((\s*@.+\n)*\s*(class|def))')
 
 
-def render(template_name: str, templates: Mapping[str, str], env: Env | str) -> str:
-    """A file's text: the template filled with env (plus its generated comment), or env itself if a string."""
+def render(template_name: str, templates: Mapping[str, str], env: Env | str, release: Release = DEFAULT) -> str:
+    """A file's text: the template filled with env (plus its generated comment) as the release's torchgen fills
+    it, or env itself if a string."""
     if isinstance(env, str):
         return env
     text = templates.get(template_name)
@@ -145,7 +147,7 @@ def render(template_name: str, templates: Mapping[str, str], env: Env | str) -> 
     if "generated_comment" not in env:
         env = {**env, "generated_comment": generated_comment(template_name)}
     try:
-        out = Template(text, template_name).substitute(env)
+        out = Template(text, template_name).substitute(env, release.template_blocks_strip_lines)
     except TemplateError as exc:
         raise PlanError(str(exc)) from exc
     return _DOCSTRING_GAP.sub(r"\g<1>\n\n\g<2>", out)
@@ -221,9 +223,10 @@ def sharded_missing(manager: Manager, path: str, template: str, num_shards: int,
             for name, listed in shard_names(path, num_shards)]
 
 
-def materialize(planned: Sequence[PlannedFile], templates: Mapping[str, str]) -> list[GeneratedFile]:
+def materialize(planned: Sequence[PlannedFile], templates: Mapping[str, str],
+                release: Release = DEFAULT) -> list[GeneratedFile]:
     """Build every implemented file of the plan (the unimplemented ones are skipped; report them first)."""
-    return [GeneratedFile(p.manager, p.path, render(p.template, templates, p.build()).encode("utf-8"))
+    return [GeneratedFile(p.manager, p.path, render(p.template, templates, p.build(), release).encode("utf-8"))
             for p in planned if p.build is not None]
 
 

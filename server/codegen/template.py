@@ -6,7 +6,9 @@ The substitution rules are the ones torchgen's generated files depend on:
 - A placeholder that only has whitespace before it on its line ("block
   position") takes a list (or a single value) and writes each element's lines
   on their own line, every line indented like the placeholder, trailing
-  whitespace removed from each line and from the end of the block.
+  whitespace removed from each line and from the end of the block (until
+  torch 2.7: every line indented, empty ones too, and only the block's end
+  stripped: `strip_lines=False`).
 - Elsewhere a list is joined with ", "; `${,name}` puts ", " before a non-empty
   list and `${name,}` puts one after it; an empty list gives nothing.
 - Anything else is written with str().
@@ -26,11 +28,13 @@ class TemplateError(ValueError):
     """A placeholder has no value in the environment."""
 
 
-def _block(indent: str, value: object) -> str:
+def _block(indent: str, value: object, strip_lines: bool) -> str:
     items = value if isinstance(value, list) else [value]
     lines: list[str] = []
     for item in items:
         lines.extend(str(item).splitlines())
+    if not strip_lines:
+        return "".join(f"{indent}{line}\n" for line in lines).rstrip()
     if indent:
         # Indentation goes on lines with content only (textwrap.indent semantics), then strip each line.
         return "\n".join([(indent + line).rstrip() if line.strip() else "" for line in lines]).rstrip()
@@ -50,7 +54,7 @@ class Template:
     text: str
     name: str = field(default="", compare=False)
 
-    def substitute(self, env: Mapping[str, object]) -> str:
+    def substitute(self, env: Mapping[str, object], strip_lines: bool = True) -> str:
         def replace(match: re.Match[str]) -> str:
             indent, key = match.group(1), match.group(2)
             before = after = ""
@@ -63,7 +67,7 @@ class Template:
             if key not in env:
                 raise TemplateError(f"{self.name or 'template'}: no value for ${key}")
             value = env[key]
-            return _block(indent, value) if indent is not None else _inline(value, before, after)
+            return _block(indent, value, strip_lines) if indent is not None else _inline(value, before, after)
 
         return _PLACEHOLDER.sub(replace, self.text)
 

@@ -8,7 +8,15 @@ from itertools import chain
 from ..diagnostics import Diagnostic, diag, first_diagnostics
 from ..model.dispatch import DispatchKey
 from ..model.lower import LoweredEntry, lower_native_function, parse_entry_schemas
-from ..model.native_yaml import GroupMemo, NativeFunctions, Op, Problem, assemble
+from ..model.native_yaml import (
+    GroupMemo,
+    NativeFunctions,
+    Op,
+    Problem,
+    assemble,
+    unregistered_kernel_message,
+    unregistered_torch_cpu_cuda_kernels,
+)
 from ..model.tags import Tag, lower_tag
 from ..releases import DEFAULT, Release
 from ..syntax.locate import ScalarText
@@ -107,9 +115,23 @@ class NativeParser:
                 # tuple.__new__ (Op's own __new__ is Python code): this runs for every entry on every keystroke.
                 ops.append(_tuple(Op, (lowered.function, placed.line, lowered.metadata, False)))
         functions = assemble(ops, self._groups, self.release)
-        diagnostics = chain(document.each_diagnostic(), map(problem_diagnostic, functions.problems))
-        count = document.diagnostic_count() + len(functions.problems)
+        unregistered = kernel_list_diagnostics(ops, self.release)
+        diagnostics = chain(document.each_diagnostic(), map(problem_diagnostic, functions.problems), unregistered)
+        count = document.diagnostic_count() + len(functions.problems) + len(unregistered)
         return NativeSnapshot(document, functions, first_diagnostics(diagnostics, count, _order), self.release)
+
+
+def kernel_list_diagnostics(ops: list[Op], release: Release) -> tuple[Diagnostic, ...]:
+    """OPG953 for each CUDA kernel gen.py lists as defined in torch_cpu that no CUDA-family key registers: at
+    the entry that has it under another key, else at its op's CUDA kernel; those no entry relates to, in one
+    diagnostic on the file's first line."""
+    found = unregistered_torch_cpu_cuda_kernels(ops, release)
+    located = tuple(diag("OPG953", problem_span(op, where), unregistered_kernel_message([kernel], release))
+                    for kernel, op, where in found if op is not None)
+    unrelated = [kernel for kernel, op, _ in found if op is None]
+    if not unrelated:
+        return located
+    return (diag("OPG953", Span.point(0, 0), unregistered_kernel_message(unrelated, release)), *located)
 
 
 def _order(d: Diagnostic) -> tuple[int, int, str]:

@@ -44,6 +44,9 @@ CPP_SUFFIXES = (".cpp", ".cc", ".cxx", ".cu", ".cuh", ".mm", ".h", ".hpp", ".hh"
 # The kinds of documents that are checked, and those checked against a native_functions.yaml.
 CHECKED_KINDS = (NATIVE, TAGS, BACKEND, DERIVATIVES, DEPRECATED, SELECTION)
 AGAINST_NATIVE = (BACKEND, DERIVATIVES, DEPRECATED)
+# The server's notification of the torch release a native_functions.yaml is checked as ({uri, version, profile,
+# source, fit, label, note}; see Resolved.status), for the client's status item.
+RELEASE_NOTIFICATION = "opgen/release"
 # How long analyses wait for the client's answer to workspace/configuration after `initialized`.
 CONFIGURATION_TIMEOUT = 5.0
 # A request gives up on an analysis that takes this long (a stuck one): it is answered empty, and logged.
@@ -68,6 +71,7 @@ class OpgenLanguageServer(LanguageServer):
                                   ANALYSIS_TIMEOUT)
         self._pending: dict[str, asyncio.Task] = {}
         self._published: set[str] = set()
+        self._announced: dict[str, dict[str, str]] = {}  # uri -> the opgen/release last sent for it
         self._warned: set[str] = set()
         # Set once the settings are known (workspace/configuration answered, or not supported), so that
         # no document is checked with the wrong settings first (e.g. against the wrong tags.yaml).
@@ -113,6 +117,19 @@ class OpgenLanguageServer(LanguageServer):
         self.model.settings = settings
         kernels.configure(self)
         self.recheck_stale()
+        for document in self.model.documents(NATIVE):
+            self.announce_release(document.uri)
+
+    def announce_release(self, uri: str) -> None:
+        """Tell the client the torch release a native_functions.yaml is checked as (opgen/release: the status
+        item shows it), when it is new or changed (a setting, the document's kind)."""
+        document = self.model.document(uri)
+        if document is None or document.kind != NATIVE:
+            return
+        params = {"uri": uri, **self.model.release_for(document.path).status()}
+        if self._announced.get(uri) != params:
+            self._announced[uri] = params
+            self.protocol.notify(RELEASE_NOTIFICATION, params)
 
     async def pull_configuration(self) -> None:
         if not self.client.configuration:
@@ -286,6 +303,7 @@ class OpgenLanguageServer(LanguageServer):
         else:
             new = self.model.change(uri, document.source, document.version)
         self.schedule(uri, 0 if opened else None)
+        self.announce_release(uri)
         kinds = (new.kind, old.kind if old is not None else None)
         if TAGS in kinds:
             self.recheck_stale()
@@ -300,6 +318,7 @@ class OpgenLanguageServer(LanguageServer):
             pending.cancel()
         self.analyses.forget(uri)
         document = self.model.close(uri)
+        self._announced.pop(uri, None)
         if uri in self._published and not self.pulls:
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
         self._published.discard(uri)

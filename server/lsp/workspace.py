@@ -416,7 +416,7 @@ class Workspace:
         key = (path, self.settings.torch_version)
         found = self._releases.get(key)
         if found is None:
-            found = self._releases[key] = resolve_for(path, self.settings.torch_version)
+            found = self._releases[key] = resolve_for(path, self.settings.torch_version, "opgen.torchVersion")
         return found
 
     # ------------------------------------------------------------ analyses

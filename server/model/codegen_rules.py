@@ -358,7 +358,7 @@ def view_meta_outputs_problem(f: NativeFunction, copy: NativeFunction, release: 
     CompositeImplicitAutograd) whose group's copy is `copy`: the ViewMeta of a single-output view replays a copy
     with several outputs (one of them the input the view writes, which pairs the two), and has no output index to
     pick one by."""
-    if not release.view_meta_classes or is_multi_output(f.func) or not is_multi_output(copy.func):
+    if not release.functionalization_view_meta_classes or is_multi_output(f.func) or not is_multi_output(copy.func):
         return None
     return (f"'{f.func.name}' has one output but its copy variant '{copy.func.name}' several (a view that writes "
             "its input pairs with a copy that returns it too): gen.py's functionalization cannot replay it; a view "

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import NamedTuple, TypeVar, cast
 
 from ..frozen import fast_init
-from ..releases import DEFAULT, Release
+from ..releases import DEFAULT, Release, torch_cpu_cuda_kernel_op
 from . import dispatch as dk
 from .codegen_rules import (
     CUMULATIVE_BASES,
@@ -593,6 +593,44 @@ def _unfunctionalizable(loose: Sequence[Op], view_groups: Sequence[NativeFunctio
                                         "be grouped with, nor a CompositeImplicitAutograd kernel: gen.py's "
                                         "functionalization fails on it. Add the functional (and out=) variant, or "
                                         "implement it as CompositeImplicitAutograd")
+
+
+def unregistered_torch_cpu_cuda_kernels(ops: Sequence[Op], release: Release
+                                        ) -> tuple[tuple[str, Op | None, object], ...]:
+    """gen.py 2.15 fails before generating when a CUDA kernel it lists as defined in torch_cpu is registered to
+    no CUDA-family key (its kernel was renamed, moved to another key, or its op removed). Each such kernel, with
+    the entry to blame and where in it (None: no entry relates, the file as a whole)."""
+    listed = release.cuda_kernels_in_torch_cpu
+    if not listed:
+        return ()
+    registered = {meta.kernel for op in ops for key, meta in op.metadata if dk.is_cuda_dispatch_key(key)}
+    out: list[tuple[str, Op | None, object]] = []
+    for kernel in sorted(listed - registered):
+        elsewhere = next(((op, key) for op in ops for key, meta in op.metadata if meta.kernel == kernel), None)
+        own = torch_cpu_cuda_kernel_op(kernel)
+        op = next((op for op in ops if str(op.function.func.name) == own), None)
+        if elsewhere is not None:
+            out.append((kernel, elsewhere[0], ("dispatch", str(elsewhere[1]))))
+        elif op is not None:
+            cuda = next((key for key, _ in op.metadata if dk.is_cuda_dispatch_key(key)), None)
+            out.append((kernel, op, ("dispatch", str(cuda)) if cuda is not None else "name"))
+        else:
+            out.append((kernel, None, None))
+    return tuple(out)
+
+
+def unregistered_kernel_message(kernels: Sequence[str], release: Release) -> str:
+    """Why gen.py fails on one kernel of its list (with the op its own yaml registers it for), or on several."""
+    if len(kernels) > 1:
+        names = ", ".join(f"'{k}'" for k in kernels)
+        return (f"{release}'s gen.py lists the CUDA kernels {names} as defined in torch_cpu and fails when no "
+                "CUDA-family dispatch key registers one (AssertionError: _CPU_DLL_CUDA_KERNELS has stale entries); "
+                "no entry here registers them")
+    kernel = kernels[0]
+    own = torch_cpu_cuda_kernel_op(kernel)
+    return (f"{release}'s gen.py lists the CUDA kernel '{kernel}' as defined in torch_cpu and fails when no "
+            "CUDA-family dispatch key registers it (AssertionError: _CPU_DLL_CUDA_KERNELS has stale entries)"
+            + (f"; {release}'s own yaml registers it as the CUDA kernel of '{own}'" if own else ""))
 
 
 def assemble(ops: Sequence[Op], memo: GroupMemo | None = None, release: Release = DEFAULT) -> NativeFunctions:

@@ -309,6 +309,8 @@ SITES: dict[str, Site] = {
         "OPG128", "view-first-argument-not-a-tensor", why="asked of view ops only"),
     "codegen/dest/functionalization.py:op_arguments:FunctionalizationError": guarded(
         "OPG128", "view-first-argument-not-a-tensor", why="asked of view ops only"),
+    "codegen/dest/functionalization.py:_lambda_captures:FunctionalizationError": guarded(
+        "OPG128", "view-first-argument-not-a-tensor", why="asked of view ops only (torch 2.6-2.8)"),
     "codegen/dest/functionalization.py:_wrap_propagate_mutations_and_return:FunctionalizationError": rule(
         "OPG131", "functional-variant-returns-an-alias", "functional-variant-is-a-view",
         "mutable-variant-returns-self-twice", "generated-functional-of-self-returned-twice"),

@@ -3,8 +3,9 @@
     python release_oracle.py TAGS_YAML NATIVE_YAML...
 
 prints, as JSON, one verdict per native_functions.yaml: null when that torchgen reads and groups it,
-else what it raised (as gen.py does before generating: parse, group, group by view). One process for
-many files: the release's torchgen is imported once.
+else what it raised (as gen.py does before generating: parse, 2.15's check of its list of CUDA kernels
+defined in torch_cpu, group, group by view). One process for many files: the release's torchgen is
+imported once.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ def verdict(gen, yaml, path: str, valid_tags) -> str | None:
         with open(path, encoding="utf-8") as f:
             entries = yaml.load(f, Loader=gen.LineLoader)
         parsed = gen.parse_native_yaml_struct(entries, valid_tags, path=path)
+        validate = getattr(gen.dest.native_functions, "validate_cpu_dll_cuda_kernels", None)  # from 2.15
+        if validate is not None:
+            validate(parsed.backend_indices)
         gen.get_grouped_native_functions(parsed.native_functions)
         gen.get_grouped_by_view_native_functions(parsed.native_functions)
     except Exception as exc:  # noqa: BLE001  (any exception is a rejection)

@@ -197,8 +197,9 @@ def test_vscode_problems_hover_generate(code_server, workspace: Path, tmp_path: 
     # The server the extension found: its bundled copy, or the workspace's .venv.
     started = _server_started(user_data)
     assert started.endswith(started_with), started
-    # The status bar: the server runs and says which torchgen it matches.
-    assert "torchgen 2.13" in result["statusBar"], result["statusBar"]
+    # The status bar: the server runs and tells the torch release native_functions.yaml is checked as, and
+    # where that came from (samples/ names none: the default).
+    assert "opgen torch 2.13.0 (default)" in result["statusBar"], result["statusBar"]
 
     # The Problems panel: every deliberate mistake, by code, in its file.
     problems = " | ".join(result["problems"])

@@ -63,7 +63,8 @@ try {
   const deadline = Date.now() + 90000;
   while (Date.now() < deadline) {
     result.statusBar = (await status.innerText()).trim();
-    if (/torchgen|missing|failed/.test(result.statusBar)) break;
+    // Running, the release of native_functions.yaml told (opgen/release): "opgen torch 2.13.0 (default)".
+    if (/torch \d|missing|failed/.test(result.statusBar)) break;
     await sleep(500);
   }
 

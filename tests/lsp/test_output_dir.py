@@ -41,7 +41,7 @@ def test_not_generated_files_are_named_with_the_reason():
 def test_the_job_names_the_shims_it_cannot_write(tmp_path, monkeypatch):
     """Without torchgen's fallback ops (none beside the sources, none installed) the shims are named, with why."""
     samples = os.path.join(os.path.dirname(__file__), "..", "..", "samples", "aten", "native", "native_functions.yaml")
-    monkeypatch.setattr(generate_job, "load_fallback_ops", lambda source: (None, "needs torchgen's aoti/fallback_ops.py"))
+    monkeypatch.setattr(generate_job, "load_fallback_ops", lambda source, release: (None, "needs torchgen's aoti/fallback_ops.py"))
     result = generate_job.run(generate_job.NativeJob(os.path.normpath(samples), str(tmp_path / "out")))
     assert result.errors == [] and result.written
     (line,) = result.not_generated()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -443,3 +444,37 @@ async def test_tags_path_from_workspace_configuration(client: LanguageClient):
     # Read through workspace/configuration: pointwise is not a tag of elsewhere/my_tags.yaml.
     assert [d.code for d in found] == ["OPG107"] * 4
     assert found[0].range.start == pos(client, text, "pointwise")
+
+
+# ---------------------------------------------------------------- the torch release (status item)
+
+async def _releases(client: LanguageClient, count: int, timeout: float = 20.0) -> list[dict]:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while len(client.releases) < count and loop.time() < deadline:  # type: ignore[attr-defined]
+        await asyncio.sleep(0.01)
+    return client.releases  # type: ignore[attr-defined]
+
+
+async def test_the_server_tells_the_client_each_native_files_release(client: LanguageClient):
+    """opgen/release: the release a native_functions.yaml is checked as and where it came from (a checkout's
+    version.txt), again only when it changes (opgen.torchVersion), for the client's status item."""
+    root = client.root  # type: ignore[attr-defined]
+    (root / "version.txt").write_text("2.14.0\n")
+    path = write(client, "aten/src/ATen/native/native_functions.yaml", NATIVE)
+    write(client, "aten/src/ATen/native/tags.yaml", TAGS)
+    uri = open_document(client, path)
+    (first,) = await _releases(client, 1)
+    assert first == {"uri": uri, "version": "2.14.0", "profile": "2.14.1", "source": f"version.txt of {root}",
+                     "fit": "known", "label": f"torch 2.14.0 (version.txt of {root})", "note": ""}
+    edit(client, uri, 2, rng(client, NATIVE, "relu", 1), "relu")  # an edit changes no release: nothing sent
+    await diagnostics(client, uri, 2)
+    assert len(client.releases) == 1  # type: ignore[attr-defined]
+
+    settings = {"debounceMs": 10, "torchVersion": "2.16.0a0"}
+    client.set_configuration(settings, section="opgen")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"opgen": settings}))
+    second = (await _releases(client, 2))[-1]
+    assert (second["version"], second["profile"], second["source"], second["fit"]) == \
+        ("2.16.0a0", "2.15.0", "opgen.torchVersion", "newer")
+    assert "newer than the releases opgen knows" in second["note"]

@@ -23,7 +23,7 @@ import {
 } from "./config";
 import { stderrLevels } from "./log";
 import { parseInspection, type PythonCandidate, resolveServer, type ServerCommand, ServerNotFound } from "./resolve";
-import { generateSummary, parseTorchgenVersion, type ServerState, statusView } from "./status";
+import { generateSummary, parseTorchgenVersion, type ReleaseInfo, type ServerState, statusView } from "./status";
 
 let client: LanguageClient | undefined;
 let status: vscode.StatusBarItem;
@@ -31,9 +31,20 @@ let output: vscode.LogOutputChannel;
 let extensionContext: vscode.ExtensionContext;
 let torchgenVersion: string | undefined;
 let starting: Promise<void> | undefined;
+// The torch release of each open native_functions.yaml (the server's opgen/release), and the latest one told.
+const releases = new Map<string, ReleaseInfo>();
+let latestRelease: ReleaseInfo | undefined;
+let shown: { state: ServerState; detail?: string } = { state: "starting" };
+
+/** The release to show: the active editor's native_functions.yaml's, else the latest the server told. */
+function releaseInView(): ReleaseInfo | undefined {
+  const uri = vscode.window.activeTextEditor?.document.uri.toString();
+  return (uri !== undefined ? releases.get(uri) : undefined) ?? latestRelease;
+}
 
 function setStatus(state: ServerState, detail?: string): void {
-  const view = statusView(state, torchgenVersion, detail);
+  shown = { state, detail };
+  const view = statusView(state, torchgenVersion, detail, releaseInView());
   status.text = view.text;
   status.tooltip = view.tooltip;
   status.backgroundColor = view.error ? new vscode.ThemeColor("statusBarItem.errorBackground") : undefined;
@@ -227,6 +238,15 @@ async function startClient(): Promise<void> {
   };
   const created = new LanguageClient("opgen", "opgen-lsp", serverOptions, clientOptions);
   client = created;
+  releases.clear();
+  latestRelease = undefined;
+  created.onNotification("opgen/release", (info: ReleaseInfo) => {
+    if (client === created) {
+      releases.set(info.uri, info);
+      latestRelease = info;
+      setStatus(shown.state, shown.detail);
+    }
+  });
   created.onDidChangeState((event) => {
     if (client !== created) {
       return;
@@ -388,6 +408,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ clie
     vscode.commands.registerCommand("opgenLsp.restartServer", restart),
     vscode.commands.registerCommand("opgenLsp.showOutput", () => output.show(true)),
     vscode.commands.registerCommand("opgenLsp.menu", menu),
+    vscode.window.onDidChangeActiveTextEditor(() => setStatus(shown.state, shown.detail)),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (affectsServerStart((section) => event.affectsConfiguration(section))) {
         void restart();

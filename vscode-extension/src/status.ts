@@ -11,6 +11,28 @@ export function parseTorchgenVersion(text: string | undefined | null): string | 
   return m ? m[1].replace(/[.,;)]+$/, "") : undefined;
 }
 
+/** The server's opgen/release notification: the torch release a native_functions.yaml is checked as. */
+export interface ReleaseInfo {
+  uri: string;
+  version: string; // as found or given: "2.16.0a0", "2.15.0+cu132"
+  profile: string; // the release whose rules apply: "2.15.0"
+  source: string; // "version.txt of /src/pytorch", ".../torch/version.py", "opgen.torchVersion", "default"
+  fit: string; // "known", "newer", "older"
+  label: string;
+  note: string;
+}
+
+/** Where a release came from, short enough for the status bar. */
+export function shortSource(source: string): string {
+  if (source.startsWith("version.txt")) {
+    return "version.txt";
+  }
+  if (/[\\/]torch[\\/]version\.py$/.test(source)) {
+    return "torch/version.py";
+  }
+  return source;
+}
+
 export interface StatusView {
   text: string;
   tooltip: string;
@@ -25,10 +47,19 @@ const ICONS: Record<ServerState, string> = {
   missing: "$(warning)",
 };
 
-export function statusView(state: ServerState, torchgen?: string, detail?: string): StatusView {
-  const version = torchgen ? ` torchgen ${torchgen}` : "";
+export function statusView(state: ServerState, torchgen?: string, detail?: string, release?: ReleaseInfo): StatusView {
+  // Running: the release of the native_functions.yaml in view (and where it came from), else the server's torchgen.
+  const version = release
+    ? ` torch ${release.version} (${shortSource(release.source)})`
+    : torchgen ? ` torchgen ${torchgen}` : "";
   const text = state === "running" ? `${ICONS[state]} opgen${version}` : `${ICONS[state]} opgen: ${state}`;
   const lines = [`opgen-lsp: ${state}`];
+  if (release) {
+    lines.push(`native_functions.yaml checked as ${release.label}`);
+    if (release.note) {
+      lines.push(release.note);
+    }
+  }
   if (torchgen) {
     lines.push(`matches torchgen ${torchgen}`);
   }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { generateSummary, parseTorchgenVersion, statusView } from "../src/status";
+import { generateSummary, parseTorchgenVersion, shortSource, statusView } from "../src/status";
 
 describe("parseTorchgenVersion", () => {
   it("reads the version from opgen-lsp --help and similar texts", () => {
@@ -36,5 +36,26 @@ describe("generateSummary", () => {
     assert.equal(generateSummary({ outputDir: "/o", written: ["a", "b"], unchanged: 3, errors: [] }), "opgen: 2 written, 3 unchanged in /o");
     assert.equal(generateSummary({ written: [], unchanged: [], errors: ["x"], cancelled: true }), "opgen: 0 written, 0 unchanged, 1 errors in the output folder (cancelled)");
     assert.equal(generateSummary(null), "opgen: Generate finished");
+  });
+});
+
+describe("statusView with a release", () => {
+  const release = {
+    uri: "file:///src/pytorch/aten/src/ATen/native/native_functions.yaml", version: "2.16.0a0", profile: "2.15.0",
+    source: "version.txt of /src/pytorch", fit: "newer", label: "torch 2.16.0a0 (version.txt of /src/pytorch)",
+    note: "torch 2.16.0a0 (version.txt of /src/pytorch) is newer than the releases opgen knows (2.6 to 2.15): checked and generated as torch 2.15",
+  };
+  it("shows the release in view and where it came from", () => {
+    const view = statusView("running", "2.13.0", "PATH (/usr/bin/python3)", release);
+    assert.equal(view.text, "$(check) opgen torch 2.16.0a0 (version.txt)");
+    assert.match(view.tooltip, /native_functions\.yaml checked as torch 2\.16\.0a0 \(version\.txt of \/src\/pytorch\)/);
+    assert.match(view.tooltip, /checked and generated as torch 2\.15/);
+    assert.equal(view.error, false);
+  });
+  it("names a packaged torch, a setting or the default briefly", () => {
+    assert.equal(shortSource("/venv/lib/python3.11/site-packages/torch/version.py"), "torch/version.py");
+    assert.equal(shortSource("opgen.torchVersion"), "opgen.torchVersion");
+    assert.equal(shortSource("default"), "default");
+    assert.equal(statusView("starting", "2.13.0", undefined, release).text, "$(sync~spin) opgen: starting");
   });
 });

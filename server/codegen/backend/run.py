@@ -7,6 +7,7 @@ file) as messages.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -160,8 +161,9 @@ def generate_backend(options: BackendOptions, native: NativeSnapshot | None = No
     if target is None:
         return result
     try:
-        planned = plan_backend(target, native.functions.groups, options.output_dir, templates, options.registration)
-        files = tuple(materialize(planned, templates))
+        registration = dataclasses.replace(options.registration, release=options.release)
+        planned = plan_backend(target, native.functions.groups, options.output_dir, templates, registration)
+        files = tuple(materialize(planned, templates, options.release))
     except PlanError as exc:
         return BackendResult(diagnostics=tuple(diagnostics), errors=(str(exc),), read=True)
     written = None

@@ -18,6 +18,7 @@ from functools import partial
 from ...model import dispatch as dk
 from ...model.backend_resolve import ResolvedBackend
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
+from ...releases import DEFAULT, Release
 from ..dest.native_declarations import SymIntKernelError, compute_native_function_declaration
 from ..files.dispatch_key import registration_headers, registration_helpers
 from ..plan import Env, Manager, PlanError, PlannedFile, render, single
@@ -50,6 +51,7 @@ class RegistrationOptions:
     backend_name: str = ""
     build_in_tree: bool = False
     per_operator_headers: bool = False
+    release: Release = DEFAULT  # the torch release whose templates' filling is matched
 
     def registration_function(self, key: dk.DispatchKey) -> str | None:
         """The name of the deferred registration function, None when registration is eager."""
@@ -137,8 +139,8 @@ def _registration_blocks(key: dk.DispatchKey, body: list[str], options: Registra
     """(static block, deferred function): one of them is empty."""
     env = {"dispatch_key": str(key), "dispatch_registrations_body": body, "backend_name": options.backend_name}
     if options.eager:
-        return _STATIC_REGISTRATION.substitute(env), ""
-    return "", _DEFERRED_REGISTRATION.substitute(env)
+        return _STATIC_REGISTRATION.substitute(env, options.release.template_blocks_strip_lines), ""
+    return "", _DEFERRED_REGISTRATION.substitute(env, options.release.template_blocks_strip_lines)
 
 
 def external_backend_header(target: BackendTarget, output_dir: str, options: RegistrationOptions) -> str:
@@ -166,7 +168,7 @@ def register_cpp(target: BackendTarget, index: BackendIndex, groups: tuple[Group
         "dispatch_namespace": str(key).lower(),
         "dispatch_namespaced_definitions": "",
         "dispatch_anonymous_definitions": anonymous,
-    })
+    }, options.release)
     return {
         "generated_comment": generated_comment("RegisterDispatchKey.cpp", generator),
         "extra_cuda_headers": "",

@@ -16,6 +16,7 @@ from functools import cache, cached_property
 from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup, Variant
 from ...model.schema import Argument, BaseTy, BaseType, FunctionSchema, ListType, OperatorName, OptionalType, Type
+from ...releases import DEFAULT
 from ..api import cpp
 from ..api.signatures import CppSignatureGroup
 
@@ -35,14 +36,6 @@ _BASE_TYPES: dict[BaseTy, tuple[str, str, str]] = {
     B.ScalarType: ("int32_t", "c10::ScalarType", "static_cast<c10::ScalarType>"),
     B.Generator: ("AtenGeneratorHandle", "at::Generator", "*generator_handle_to_generator_pointer"),
 }
-# Ops (by substring of the unambiguous name) whose return pointers may be null.
-_NULLABLE_RETURNS = (
-    "_functional_sym_constrain_range", "_scaled_dot_product_cudnn_attention",
-    "_scaled_dot_product_efficient_attention_backward", "_scaled_dot_product_efficient_attention",
-    "_scaled_dot_product_flash_attention", "_scaled_dot_product_fused_attention_overrideable",
-    "_thhn_fused_lstm_cell_backward_impl", "convolution_backward", "grid_sampler_2d_backward",
-    "grid_sampler_3d_backward", "linear_backward",
-)
 _TORCH_VERSION = re.compile(r"^TORCH_VERSION_\d+_\d+_\d+$")
 
 
@@ -155,15 +148,16 @@ def _convert_return(t: BaseType, val: str) -> str:
     return val
 
 
-def gen_returns(schema: FunctionSchema) -> tuple[list[str], list[str]]:
-    """Returns become out pointers ret0, ret1, ...: their parameters and the assignments filling them."""
+def gen_returns(schema: FunctionSchema, nullable_returns: frozenset[str]) -> tuple[list[str], list[str]]:
+    """Returns become out pointers ret0, ret1, ...: their parameters and the assignments filling them (each
+    checked first for ops named by a substring in `nullable_returns`)."""
     types: list[BaseType] = []
     for r in schema.returns:
         if not (isinstance(r.type, BaseType) and r.type.name in _BASE_TYPES):
             raise NoCShim(f"return type {r.type}")
         types.append(r.type)
     params = [f"{_BASE_TYPES[t.name][0]}* ret{i}" for i, t in enumerate(types)]
-    nullable = any(n in schema.name.unambiguous_name() for n in _NULLABLE_RETURNS)
+    nullable = any(n in schema.name.unambiguous_name() for n in nullable_returns)
     assigns = []
     for i, t in enumerate(types):
         rval = _convert_return(t, "tmp_result" if len(types) == 1 else f"std::get<{i}>(tmp_result)")
@@ -191,17 +185,25 @@ def _since(value: object) -> str | None:
     return value
 
 
-def parse_versions(name: str, metadata: Mapping[str, object]) -> tuple[OpVersion, ...]:
-    """An entry of fallback_ops.py ({"since": ..., "v2": {"new_args": [...], "since": ...}}), oldest first."""
-    out = {1: OpVersion(1, (), _since(metadata.get("since")))}
+def parse_versions(name: str, metadata: Mapping[str, object], with_since: bool = True) -> tuple[OpVersion, ...]:
+    """An entry of fallback_ops.py, oldest first: {"since": ..., "v2": {"new_args": [...], "since": ...}}, or
+    without `with_since` (the format until torch 2.12) {"v2": [...new args]}."""
+    out = {1: OpVersion(1, (), _since(metadata.get("since")) if with_since else None)}
     for key, payload in sorted(metadata.items()):
-        if key == "since":
+        if key == "since" and with_since:
             continue
         if not key.startswith("v") or not key[1:].isdigit():
             raise FallbackOpsError(f"Version number for {name} is {key}, not of the form vN")
         number = int(key[1:])
         if number in out:
             raise FallbackOpsError(f"{key} for {name} has already been defined")
+        if not with_since:
+            # gen.py until 2.12 adds the entry's items to the arguments left out, whatever it is (a dict's keys,
+            # a string's letters); only what it cannot add is refused.
+            if not isinstance(payload, (list, dict, str)) or not all(isinstance(a, str) for a in payload):
+                raise FallbackOpsError(f"Variant {key} for {name} must be a list of the argument names it adds")
+            out[number] = OpVersion(number, tuple(payload))
+            continue
         if not isinstance(payload, dict) or not isinstance(payload.get("new_args", []), list):
             raise FallbackOpsError(f"Variant {key} for {name} must be a dict with a list 'new_args'")
         out[number] = OpVersion(number, tuple(payload.get("new_args", [])), _since(payload.get("since")))
@@ -239,26 +241,27 @@ def _definition(declaration: str, call: str, exprs: list[str], assigns: list[str
 
 
 def _shim_version(schema: FunctionSchema, device: str, call: str, func_name: str,
-                  skipped: frozenset[str]) -> tuple[str, str]:
+                  skipped: frozenset[str], nullable_returns: frozenset[str]) -> tuple[str, str]:
     if schema.is_out_fn():
         params, exprs = gen_arguments([*schema.arguments.out, *schema.arguments.flat_non_out], skipped)
         assigns: list[str] = []
     else:
         params, exprs = gen_arguments(list(schema.arguments.flat_all), skipped)
-        ret_params, assigns = ([], []) if schema.name.name.inplace else gen_returns(schema)
+        ret_params, assigns = ([], []) if schema.name.name.inplace else gen_returns(schema, nullable_returns)
         params += ret_params
     declaration = f"AOTITorchError aoti_torch_{device}_{func_name}({', '.join(params)})"
     return declaration, _definition(declaration, call, exprs, assigns)
 
 
-def compute_shim(schema: FunctionSchema, device: str, call: str, op_versions: tuple[OpVersion, ...]) -> Shim:
+def compute_shim(schema: FunctionSchema, device: str, call: str, op_versions: tuple[OpVersion, ...],
+                 nullable_returns: frozenset[str] = DEFAULT.aoti_nullable_returns) -> Shim:
     """Every version of the shim, newest first; each older one passes the defaults of later arguments."""
     base = schema.name.unambiguous_name()
     skipped: frozenset[str] = frozenset()
     decls, defns = [], []
     for v in reversed(op_versions):
         func_name = base if v.number == 1 else f"{base}_v{v.number}"
-        declaration, definition = _shim_version(schema, device, call, func_name, skipped)
+        declaration, definition = _shim_version(schema, device, call, func_name, skipped, nullable_returns)
         skipped |= frozenset(v.new_args)
         decl = f"AOTI_TORCH_EXPORT {declaration};"
         if v.since is not None:
@@ -303,9 +306,10 @@ def backend_index_for(f: NativeFunction, delegates: Mapping[OperatorName, Native
 
 
 @cache
-def shim(f: NativeFunction, device: str, call: str, op_versions: tuple[OpVersion, ...]) -> Shim | None:
+def shim(f: NativeFunction, device: str, call: str, op_versions: tuple[OpVersion, ...],
+         nullable_returns: frozenset[str] = DEFAULT.aoti_nullable_returns) -> Shim | None:
     """The op's shim for a device, calling `call` (None when its types have no C form)."""
     try:
-        return compute_shim(f.func, device, call, op_versions)
+        return compute_shim(f.func, device, call, op_versions, nullable_returns)
     except NoCShim:
         return None

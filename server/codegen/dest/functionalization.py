@@ -172,6 +172,7 @@ BASE = _binding("base", ConstRefCType(tensorT))
 HAS_SYMBOLIC_INPUTS = _binding("has_symbolic_inputs", boolT, ty=BaseTy.bool)
 MUTATED_VIEW = _binding("mutated_view", ConstRefCType(tensorT), "base")
 OUT_INDEX = _binding("out_index", longT, ty=BaseTy.int)
+MUTATED_VIEW_IDX = _binding("mutated_view_idx", longT, ty=BaseTy.int)  # its name before the ViewMeta classes
 REAPPLY_VIEWS = _binding("reapply_views", boolT, ty=BaseTy.bool)
 INVERSE_RETURN_MODE = _binding("inverse_return_mode", BaseCType("at::functionalization::InverseReturnMode"),
                                ty=BaseTy.bool)
@@ -196,14 +197,15 @@ def attributes(func: FunctionSchema, ctx: NativeFunction, *, owning: bool = True
                                   owning_tensors_by_value=by_value) for a in args[1:])]
 
 
-def op_arguments(func: FunctionSchema, ctx: NativeFunction, *, is_reverse: bool) -> list[Binding]:
+def op_arguments(func: FunctionSchema, ctx: NativeFunction, *, is_reverse: bool,
+                 index: Binding = OUT_INDEX) -> list[Binding]:
     args = func.arguments.flat_all
     if args[0].type != _TENSOR:
         raise FunctionalizationError(f"Expected first arg to be Tensor, got {args[0].type}")
     rest = [dispatcher.argument(a, options=_opts(ctx)) for a in args[1:]]
     if not is_reverse:
         return [BASE, *rest]
-    extra = [OUT_INDEX] if is_multi_output(func) else []
+    extra = [index] if is_multi_output(func) else []
     return [BASE, MUTATED_VIEW, INVERSE_RETURN_MODE, *extra, *rest]
 
 
@@ -361,20 +363,74 @@ def compute_view_meta_implementations(g: NativeFunctionsViewGroup, release: Rele
 
 
 @functools.cache
-def compute_view_inverse_declaration(g: NativeFunctionsViewGroup) -> str | None:
+def compute_view_inverse_declaration(g: NativeFunctionsViewGroup, release: Release = DEFAULT) -> str | None:
     """FunctionalInverses.h: the (hand-written) inverse of a non-composite view op."""
     if g.view.has_composite_implicit_autograd_kernel:
         return None
     func = g.view.func
     if not func.returns or not all(r.type.is_tensor_like() for r in func.returns):
         raise FunctionalizationError(f"{func.name}: a view op must return tensors")
-    decls = ", ".join(a.decl() for a in op_arguments(func, g.view, is_reverse=True))
+    index = OUT_INDEX if release.functionalization_view_meta_classes else MUTATED_VIEW_IDX
+    decls = ", ".join(a.decl() for a in op_arguments(func, g.view, is_reverse=True, index=index))
     return f"static at::Tensor {reverse_name(g.view, include_namespace=False)}({decls});"
+
+
+# ------------------------------------------------------------------ ViewMetas of lambdas (until torch 2.8)
+
+def _lambda_captures(g: NativeFunctionsViewGroup, f: NativeFunction, *, is_reverse: bool) -> list[Binding]:
+    """What a replay lambda captures from the kernel: reapply_views (forward) or inverse_return_mode (reverse),
+    then every argument of the view op but self, as a value (no dangling reference in the capture)."""
+    args = g.view.func.arguments.flat_all
+    if args[0].type != _TENSOR:
+        raise FunctionalizationError(f"Expected first arg to be Tensor, got {args[0].type}")
+    return [INVERSE_RETURN_MODE if is_reverse else REAPPLY_VIEWS,
+            *(dispatcher.argument(a, options=_opts(f), remove_non_owning_ref_types=True) for a in args[1:])]
+
+
+def _lambda(g: NativeFunctionsViewGroup, view_copy: NativeFunction, f: NativeFunction, *,
+            is_reverse: bool) -> tuple[str, list[str]]:
+    """A replay lambda's head and the calls it returns (forward: with reapply_views, then without)."""
+    captures = _lambda_captures(g, f, is_reverse=is_reverse)
+    outer = [*dispatcher.arguments(g.view.func, options=_opts(f)), REAPPLY_VIEWS, INVERSE_RETURN_MODE]
+    captured = translate(outer, captures, allow_expensive_conversions=True)
+    params = [BASE, MUTATED_VIEW, MUTATED_VIEW_IDX] if is_reverse else [BASE, MUTATED_VIEW_IDX]
+    head = (f"[{', '.join(f'{e.type.name} = {e.expr}' for e in captured)}]"
+            f"({', '.join(p.decl() for p in params)}) -> at::Tensor")
+    goals = op_arguments(view_copy.func, f, is_reverse=is_reverse, index=MUTATED_VIEW_IDX)
+    args = ", ".join(e.expr for e in translate([*params, *captures], goals))
+    if is_reverse:
+        return head, [f"{reverse_name(g.view, include_namespace=True)}({args});"]
+    index = "[mutated_view_idx]" if is_multi_output(view_copy.func) else ""
+    return head, [f"at::_ops::{target.func.name.unambiguous_name()}::call({args}){index};"
+                  for target in (g.view, view_copy)]
+
+
+def lambda_view_meta(g: NativeFunctionsViewGroup, view_copy: NativeFunction, f: NativeFunction) -> str:
+    """`at::functionalization::ViewMeta view_meta = ...`: the view's replay as a forward and a reverse lambda;
+    a view op's (not an inplace view's) also says whether it is multi-output and as_strided."""
+    forward, (with_views, without_views) = _lambda(g, view_copy, f, is_reverse=False)
+    reverse, (inverse,) = _lambda(g, view_copy, f, is_reverse=True)
+    flags = "" if "inplace_view" in f.tags else (
+        f",\n        /*is_multi_output=*/{str(isinstance(f.func.returns[0].type, ListType)).lower()},"
+        f"\n        /*is_as_strided=*/{str(str(f.func.name) == 'as_strided').lower()}")
+    return f"""at::functionalization::ViewMeta view_meta = at::functionalization::ViewMeta(
+        {forward} {{
+          if (reapply_views) {{
+            return {with_views}
+          }} else {{
+            return {without_views}
+          }}
+        }},
+        {reverse} {{
+          return {inverse}
+        }},
+        /*has_symbolic_inputs=*/has_symbolic_inputs{flags}
+      );"""
 
 
 # ------------------------------------------------------------------ RegisterFunctionalization kernels
 
-def view_functionalization_body(g: NativeFunctionsViewGroup, *, view_inplace: bool) -> str:
+def view_functionalization_body(g: NativeFunctionsViewGroup, *, view_inplace: bool, release: Release = DEFAULT) -> str:
     f = g.view_inplace if view_inplace else g.view
     if f is None or g.view_copy is None:
         raise FunctionalizationError(f"{g.view.func.name}: a non-composite view needs a view_copy variant")
@@ -391,7 +447,10 @@ def view_functionalization_body(g: NativeFunctionsViewGroup, *, view_inplace: bo
     meta_args = ", ".join(e.expr for e in translate(meta_ctx, call_sig.arguments()))
     symbolic = has_symbolic_inputs(call_sig)
     defn = sig.defn(name=wrapper_name(f.func), is_redispatching_fn=True)
+    view_meta = f"auto view_meta = {view_meta_new(f)};" if release.functionalization_view_meta_classes else \
+        lambda_view_meta(g, g.view_copy, f)
     if "inplace_view" in f.tags:
+        running = "runnin" if release.inplace_view_comment_says_runnin else "running"
         return f"""
     {defn} {{
       if (!at::functionalization::impl::isFunctionalTensor({view_tensor})) {{
@@ -406,7 +465,7 @@ def view_functionalization_body(g: NativeFunctionsViewGroup, *, view_inplace: bo
             : at::functionalization::InverseReturnMode::NeverView
       );
       {symbolic}
-      auto view_meta = {view_meta_new(f)};
+      {view_meta}
       auto compute_reference_meta =
         {view_tensor}.key_set().has_backend(c10::BackendComponent::XLABit) ||
         {view_tensor}.key_set().has_backend(c10::BackendComponent::LazyBit);
@@ -420,7 +479,7 @@ def view_functionalization_body(g: NativeFunctionsViewGroup, *, view_inplace: bo
       // This function adds the above view meta to the current tensor and replays them off the base,
       // mutating the size/stride info of the current FunctionalTensorWrapper.
       // Because of this, we need to make sure to run the reference shape function above,
-      // BEFORE doing this (otherwise we'll end up running the reference function using the wrong sizes/strides)
+      // BEFORE doing this (otherwise we'll end up {running} the reference function using the wrong sizes/strides)
       at::functionalization::impl::mutate_view_meta({view_tensor}, view_meta);
       // See  Note [Propagating strides in the functionalization pass]
       // XLA/LTC don't implement the logic to propagate strides correctly, so we need to rely
@@ -465,7 +524,7 @@ def view_functionalization_body(g: NativeFunctionsViewGroup, *, view_inplace: bo
         }}
       }}
       {symbolic}
-      auto view_meta = {view_meta_new(f)};
+      {view_meta}
       auto out = at::functionalization::impl::create_functional_tensor_with_view_meta(tmp_output, {view_tensor}, view_meta);
       // See  Note [Propagating strides in the functionalization pass]
       if (compute_reference_meta && !disable_meta_reference()) {{
@@ -597,9 +656,9 @@ def compute_functionalization_definitions(g: Grouped, release: Release = DEFAULT
     if isinstance(g, NativeFunctionsViewGroup):
         if g.view.has_composite_implicit_autograd_kernel:
             return ()
-        out = [view_functionalization_body(g, view_inplace=False)]
+        out = [view_functionalization_body(g, view_inplace=False, release=release)]
         if g.view_inplace is not None:
-            out.append(view_functionalization_body(g, view_inplace=True))
+            out.append(view_functionalization_body(g, view_inplace=True, release=release))
         return tuple(out)
     if isinstance(g, NativeFunction):
         if functionalization_refuses(g, release):

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ...model.schema import OperatorName
+from ...releases import DEFAULT, Release
 from ..dest import aoti
 from ..dest.aoti import FallbackOps
 from .context import GenContext
@@ -53,29 +54,35 @@ def _literal_assignments(text: str) -> dict[str, object]:
     return out
 
 
-def _versions_of(table: object, what: str) -> tuple[tuple[str, tuple[aoti.OpVersion, ...]], ...]:
+def _versions_of(table: object, what: str, with_since: bool) -> tuple[tuple[str, tuple[aoti.OpVersion, ...]], ...]:
     if not isinstance(table, dict):
         raise aoti.FallbackOpsError(f"{what} is not a dict")
-    return tuple((name, aoti.parse_versions(name, meta if isinstance(meta, dict) else {}))
+    return tuple((name, aoti.parse_versions(name, meta if isinstance(meta, dict) else {}, with_since))
                  for name, meta in table.items())
 
 
-def parse_fallback_ops(text: str, path: str = "fallback_ops.py") -> tuple[FallbackOps | None, str | None]:
-    """fallback_ops.py's two dicts, read as literals; (None, error) when they cannot be read."""
+def parse_fallback_ops(text: str, path: str = "fallback_ops.py",
+                       release: Release = DEFAULT) -> tuple[FallbackOps | None, str | None]:
+    """fallback_ops.py's two dicts, read as literals in the release's format; (None, error) when they cannot
+    be read."""
     try:
         tables = _literal_assignments(text)
-        missing = [n for n in FALLBACK_DICTS if n not in tables]
+        needed = FALLBACK_DICTS if release.writes_aten_c_shim else FALLBACK_DICTS[:1]
+        missing = [n for n in needed if n not in tables]
         if missing:
             return None, f"{path}: no {', '.join(missing)}"
-        return FallbackOps(_versions_of(tables["inductor_fallback_ops"], "inductor_fallback_ops"),
-                           _versions_of(tables["aten_shimified_ops"], "aten_shimified_ops")), None
+        with_since = release.fallback_variants_carry_since
+        return FallbackOps(_versions_of(tables["inductor_fallback_ops"], "inductor_fallback_ops", with_since),
+                           _versions_of(tables.get("aten_shimified_ops", {}), "aten_shimified_ops", with_since)), None
     except (SyntaxError, ValueError) as exc:  # FallbackOpsError is a ValueError, as literal_eval's errors are
         return None, f"{path}: {exc}"
 
 
 def aoti_backends(ctx: GenContext) -> list[dk.DispatchKey | None]:
     """The devices that get a shim file (None: aten, through the dispatcher)."""
-    keys: list[dk.DispatchKey | None] = [dk.K["CPU"], dk.K["CUDA"], None]
+    keys: list[dk.DispatchKey | None] = [dk.K["CPU"], dk.K["CUDA"]]
+    if ctx.options.release.writes_aten_c_shim:
+        keys.append(None)
     if ctx.options.with_mps:
         keys.append(dk.K["MPS"])
     if ctx.options.with_xpu:
@@ -134,7 +141,8 @@ def device_shims(ctx: GenContext, fallbacks: FallbackOps, key: dk.DispatchKey | 
         extend = ctx.options.extend_aoti_c_shim
         indices = tuple(aoti.backend_index_for(f, delegates, key, all_indices, extend=extend) for f in fs)
     device = device_name(key)
-    shims = (aoti.shim(f, device, aoti.backend_call(f, index), table[name])
+    nullable = ctx.options.release.aoti_nullable_returns
+    shims = (aoti.shim(f, device, aoti.backend_call(f, index), table[name], nullable)
              for (name, f), index in zip(listed, indices) if key is None or index is not None)
     return DeviceShims(key, fs, indices, tuple(s for s in shims if s is not None))
 

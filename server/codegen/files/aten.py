@@ -109,9 +109,10 @@ def plan_sources(ctx: GenContext, blocked: str | None) -> list[PlannedFile]:
     else:
         out += sharded(Manager.cpu, "RegisterFunctionalization.cpp", "RegisterFunctionalization.cpp",
                        lambda: functionalization.register_functionalization_shards(ctx), n)
+    view_meta_classes = (("ViewMetaClasses.h", functionalization.view_meta_classes_h),
+                         ("ViewMetaClasses.cpp", functionalization.view_meta_classes_cpp))
     for name, build in (("FunctionalInverses.h", functionalization.functional_inverses_h),
-                        ("ViewMetaClasses.h", functionalization.view_meta_classes_h),
-                        ("ViewMetaClasses.cpp", functionalization.view_meta_classes_cpp),
+                        *(view_meta_classes if ctx.options.release.functionalization_view_meta_classes else ()),
                         ("CompositeViewCopyKernels.cpp", functionalization.composite_view_copy_kernels_cpp)):
         out.append(single(Manager.cpu, name, None if blocked else partial(build, ctx),
                           missing_reason=blocked or ""))

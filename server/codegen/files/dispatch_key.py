@@ -234,7 +234,7 @@ def _group_definitions(g: NativeFunction | NativeFunctionsGroup, key: dk.Dispatc
     }
     # gen.py hands the block over as its lines, and a block placeholder drops empty items: so do the same
     # here, once, and keep one string (a tuple of lines costs several times the memory in the cache).
-    text = render(_DEFINITIONS_TEMPLATE, {_DEFINITIONS_TEMPLATE: template}, env)
+    text = render(_DEFINITIONS_TEMPLATE, {_DEFINITIONS_TEMPLATE: template}, env, release)
     return "\n".join(line for line in text.split("\n") if line)
 
 

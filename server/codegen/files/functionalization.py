@@ -78,7 +78,7 @@ def _guard(fn: Callable[[], T]) -> T:
 
 def functional_inverses_h(ctx: GenContext) -> Env:
     return _guard(lambda: {"view_inverse_declarations": [
-        d for g in ctx.view_groups if (d := compute_view_inverse_declaration(g)) is not None]})
+        d for g in ctx.view_groups if (d := compute_view_inverse_declaration(g, ctx.options.release)) is not None]})
 
 
 def _view_meta_groups(ctx: GenContext) -> tuple[NativeFunctionsViewGroup, ...]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...releases import DEFAULT, Release
 from ..api.types import ListCType, OptionalCType
 from .schema import LazyArgument, LazyIrSchema
 
@@ -19,6 +20,7 @@ class IrOptions:
     use_lazy_shape: bool = True
     # --gen-ts-lowerings: Create/CanBeReused/Lower for the TorchScript backend.
     ts_lowerings: bool = False
+    release: Release = DEFAULT
 
 
 _MISSING_INTERNED = frozenset({"sigmoid_backward"})
@@ -193,6 +195,7 @@ def node_class(schema: LazyIrSchema, options: IrOptions) -> str:
     has_decls = "\n  ".join(f"bool has_{v}: 1;" for v in optional)
     has_defs = "\n    ".join(f"has_{v} = !!{v};" for v in optional)
     to_string = "\n    ".join(_member_to_string(a) for a in scalars)
+    stream = "std::move(ss)" if options.release.lazy_to_string_moves_stream else "ss"
     node, base = schema.node_name, options.node_base
     return f"""\
 class {node} : public {base} {{
@@ -211,7 +214,7 @@ class {node} : public {base} {{
     std::stringstream ss;
     ss << {base}::ToString();
     {to_string}
-    return std::move(ss).str();
+    return {stream}.str();
   }}
 
   {_create(schema, reuse_args, options)}

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ...model.schema import OperatorName
+from ...releases import DEFAULT, Release
 from ..api.translate import UnsatError
 from ..backend.stubs import BackendTarget, RegistrationOptions, namespace_lines, plan_backend
 from ..plan import Env, Manager, PlannedFile, single
@@ -45,15 +46,16 @@ class LazyOptions:
     per_operator_headers: bool = False
     use_lazy_shape: bool = True
     kernel: KernelOptions = field(default_factory=KernelOptions)
+    release: Release = DEFAULT  # the torch release whose gen_lazy_tensor is matched
 
     @property
     def registration(self) -> RegistrationOptions:
         return RegistrationOptions(eager=False, backend_name=self.backend_name, build_in_tree=self.build_in_tree,
-                                   per_operator_headers=self.per_operator_headers)
+                                   per_operator_headers=self.per_operator_headers, release=self.release)
 
     @property
     def ir(self) -> IrOptions:
-        return IrOptions(self.node_base, self.use_lazy_shape, self.gen_ts_lowerings)
+        return IrOptions(self.node_base, self.use_lazy_shape, self.gen_ts_lowerings, self.release)
 
 
 def _base_name(g: Group) -> str:

@@ -90,7 +90,7 @@ def lazy_value_errors(lazy: LazyOptions) -> tuple[str, ...]:
 
 def generate_lazy(options: LazyRunOptions) -> LazyResult:
     """Check, plan and (unless a dry run) write gen_lazy_tensor's files."""
-    lazy = options.lazy
+    lazy = dataclasses.replace(options.lazy, release=options.release)
     pasted = pasted_value_errors(options.output_dir, lazy.registration) + lazy_value_errors(lazy)
     if pasted:
         return LazyResult(errors=pasted)
@@ -125,7 +125,7 @@ def generate_lazy(options: LazyRunOptions) -> LazyResult:
     pieces = checked.pieces
     try:
         planned = plan_lazy(target, groups, options.output_dir, templates, pieces, lazy)
-        files = tuple(materialize(planned, templates))
+        files = tuple(materialize(planned, templates, lazy.release))
     except PlanError as exc:
         return dataclasses.replace(result, errors=(str(exc),))
     written = None
