@@ -111,10 +111,10 @@ def test_generate_on_an_internal_error_is_1_with_one_line(jobs: str, tmp_path: P
     same with files built in this process and in worker processes."""
     real_render = generate_module.render
 
-    def render(template, templates, env):
+    def render(template, templates, env, *release):
         if template == "Functions.h":
             raise KeyError("oops")
-        return real_render(template, templates, env)
+        return real_render(template, templates, env, *release)
 
     monkeypatch.setattr(generate_module, "render", render)
     assert _generate(SAMPLES_ATEN, tmp_path / "out", "-j", jobs, "--implemented-only") == status.INPUT_ERRORS
