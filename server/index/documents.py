@@ -11,10 +11,10 @@ import contextlib
 import gc
 import os
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import repeat
-from typing import Callable, Generic, Iterator, NamedTuple, TypeVar, overload
+from typing import Any, Generic, NamedTuple, TypeVar, overload
 
 from ..diagnostics import Diagnostic, diag
 from ..frozen import fast_init
@@ -106,7 +106,7 @@ class PlacedEntries(Sequence[PlacedEntry]):
 
     __slots__ = ("_lines", "_results")
 
-    def __init__(self, lines: array[int], results: list[EntryResult]) -> None:
+    def __init__(self, lines: array[int], results: list[EntryResult[Any]]) -> None:
         self._lines = lines
         self._results = results
 
@@ -208,14 +208,14 @@ class _Budget:
     Entries of the same text count once (they share one result); each placed entry and each stray diagnostic
     counts too. Counted the same way whatever the cache holds, so a re-parse stops where a fresh one does."""
 
-    __slots__ = ("limit", "spent", "_seen")
+    __slots__ = ("_seen", "limit", "spent")
 
     def __init__(self, chars: int) -> None:
         self.limit = memory_budget(chars)
         self.spent = 0
         self._seen: set[str] = set()
 
-    def admits(self, text: str, cached: EntryResult | None) -> bool:
+    def admits(self, text: str, cached: EntryResult[Any] | None) -> bool:
         """Counts one placed entry of this text; False once the document is over its budget."""
         self.spent += PLACED_COST
         if text not in self._seen:

@@ -9,9 +9,10 @@ entries whose text changed.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import accumulate, chain, islice, repeat, tee
-from typing import Iterator, NamedTuple
+from typing import NamedTuple
 
 from ..diagnostics import Diagnostic, diag
 from ..frozen import fast_init

@@ -6,8 +6,8 @@ benchmarks/bench_bounded.py (peak RSS of `opgen check` and of the language serve
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import count
-from typing import Callable
 
 
 def _repeat(piece: str, size: int) -> str:

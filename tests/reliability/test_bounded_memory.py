@@ -13,7 +13,6 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-
 from opgen_lsp.index import documents
 from opgen_lsp.index.derivatives import DerivativesParser
 from opgen_lsp.index.native import NativeParser, TagsParser
