@@ -13,7 +13,8 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-from opgen_lsp.index import documents
+from opgen_lsp.index import backend, documents
+from opgen_lsp.index.backend import check_backend
 from opgen_lsp.index.derivatives import DerivativesParser
 from opgen_lsp.index.native import NativeParser, TagsParser
 from opgen_lsp.lsp.workspace import Workspace
@@ -62,6 +63,21 @@ def test_cheap_inputs_are_read_whole_and_costly_ones_stop_where_their_budget_end
     first = dense.document.entries[0].result
     assert abs(line // 2 - documents.memory_budget(SIZE) // (first.cost + documents.PLACED_COST)) <= 1
     assert len(dense.document.entries) == line // 2
+
+
+def test_a_backend_yaml_just_within_its_budget_costs_at_most_twenty_times_its_size(monkeypatch, inputs):
+    """Ops listed twice each (a warning apiece), one a line, lines padded with a comment so that the file's values
+    come to just under what its size pays for: the costliest backend yaml that is still composed."""
+    monkeypatch.setattr(documents, "MIN_MEMORY_BUDGET", FLOOR)
+    names = [str(op.function.func.name) for op in inputs.native.functions.ops]
+    width = -(-2 * backend.BACKEND_VALUE_COST // (documents.MEMORY_PER_CHAR * 95 // 100))  # two values a line
+    lines = [f"- {name}  #".ljust(width - 1, "x") + "\n" for name in names * 2]
+    text = "backend: XLA\ncpp_namespace: x\nsupported:\n" + "".join(lines[:SIZE // width])
+    peak = _peak_of(lambda t: check_backend(t, inputs.native), text)
+    found = check_backend(text, inputs.native).diagnostics
+    assert "OPG007" not in {d.code for d in found} and len(found) > 2_000
+    print(f"backend yaml of {len(text):,} characters: {peak / len(text):.1f}x")
+    assert peak + len(text) <= 20 * len(text), f"{peak / len(text):.1f}x"
 
 
 def test_a_re_parse_stops_where_a_fresh_parse_does(monkeypatch):

@@ -41,7 +41,7 @@ def test_a_small_file_is_never_counted(monkeypatch):
 def test_a_backend_yaml_of_too_many_values_is_not_composed(monkeypatch, inputs):
     import opgen_lsp.index.backend as backend
 
-    monkeypatch.setattr(backend, "memory_budget", lambda chars: 1_000 * documents.VALUE_COST)
+    monkeypatch.setattr(backend, "memory_budget", lambda chars: 1_000 * backend.BACKEND_VALUE_COST)
     monkeypatch.setattr(backend, "compose", lambda text: 1 / 0)
     [d] = check_backend("backend: XLA\ncpp_namespace: x\nsupported: [" + ", ".join(["abs"] * 2_000) + "]\n",
                         inputs.native).diagnostics
