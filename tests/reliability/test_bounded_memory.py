@@ -103,17 +103,16 @@ def test_the_server_stops_reading_at_the_same_place(monkeypatch, tmp_path: Path)
     assert served and served == _stops(NativeParser().parse(text, TAGS).document)
 
 
-def _real_files() -> list[Path]:
-    found = [fuzz_native / name for fuzz_native in _aten_folders() for name in ("native_functions.yaml", "tags.yaml")]
-    return [p for p in found if p.is_file()]
-
-
 def _aten_folders() -> list[Path]:
     import torchgen
 
     installed = Path(torchgen.__file__).parent / "packaged"
     cached = sorted(RELEASES.glob("*/torchgen/packaged")) if RELEASES.is_dir() else []
     return [folder / "ATen" / "native" for folder in [installed, *cached]]
+
+
+def _native_files() -> list[Path]:
+    return [p for p in (folder / "native_functions.yaml" for folder in _aten_folders()) if p.is_file()]
 
 
 def _derivatives_files() -> list[Path]:
@@ -125,7 +124,7 @@ def test_real_files_take_less_than_half_the_floor(monkeypatch):
     """The real native_functions.yaml, tags.yaml and derivatives.yaml of torch 2.13 (installed) and of every
     release in the torchgen cache (tools/torchgen_release.py) are read whole with half the budget."""
     monkeypatch.setattr(documents, "MIN_MEMORY_BUDGET", documents.MIN_MEMORY_BUDGET // 2)
-    natives = [p for p in _real_files() if p.name == "native_functions.yaml"]
+    natives = _native_files()
     assert natives, "torch's own native_functions.yaml is installed with it"
     for path in natives:
         text = path.read_text(encoding="utf-8")
