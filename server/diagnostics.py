@@ -72,7 +72,7 @@ CODES: dict[str, Code] = _table(
     ("OPG004", "duplicate-key", E, "a key appears twice in one mapping"),
     ("OPG005", "unsafe-yaml-tag", E, "a YAML tag that a safe loader refuses"),
     ("OPG006", "file-not-text", E, "the file is too large or is not text"),
-    ("OPG007", "too-many-yaml-values", E, "the file holds more YAML values than opgen reads in one file"),
+    ("OPG007", "too-many-yaml-values", E, "reading the file would take more memory than its size allows"),
     ("OPG008", "more-diagnostics", W, "more diagnostics in this file than are shown"),
     # entry fields of native_functions.yaml
     ("OPG100", "missing-func", E, "an entry has no 'func:' key"),

@@ -77,7 +77,10 @@ def read_bytes(path: str, limit: int = MAX_INPUT_BYTES) -> bytes:
                                        f"{_size_text(limit)}", TOO_LARGE)
         with os.fdopen(fd, "rb", closefd=True) as f:
             fd = -1
-            data = f.read(limit + 1)
+            # Read what fstat says first: read(limit + 1) would allocate the whole cap for every file.
+            data = f.read(min(info.st_size, limit) + 1)
+            if len(data) > info.st_size:  # it grew, or its size is not known (files in /proc say 0)
+                data += f.read(limit + 1 - len(data))
     except OSError as exc:
         raise UnreadableFile(path, exc.strerror or str(exc), OS_ERROR) from None
     finally:

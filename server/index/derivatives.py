@@ -4,6 +4,7 @@ their text)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..diagnostics import Diagnostic
@@ -27,7 +28,7 @@ class DerivativesDocument:
         """(first line, entry) of every entry that lowered."""
         return [(p.line, p.result.value) for p in self.document.entries if p.result.value is not None]
 
-    def placed(self) -> tuple[PlacedEntry[DerivativeEntry], ...]:
+    def placed(self) -> Sequence[PlacedEntry[DerivativeEntry]]:
         return self.document.entries
 
 

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import contextlib
 import gc
-from collections.abc import Callable, Iterator
+import os
+from array import array
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Generic, NamedTuple, TypeVar
+from itertools import repeat
+from typing import Any, Generic, NamedTuple, TypeVar, overload
 
 from ..diagnostics import Diagnostic, diag
 from ..frozen import fast_init
-from ..syntax.entries import Chunk, compose_entry, entry_mapping, split_chunks, stray_chunk_diagnostic
+from ..syntax.entries import compose_entry, entry_mapping, iter_chunks, stray_chunk_diagnostic
 from ..syntax.nodes import YMap
 from ..text import BOM, Span
 
@@ -23,16 +26,54 @@ T = TypeVar("T")
 
 # Larger than any real operator yaml by far; bigger input is almost surely a mistake.
 MAX_DOCUMENT_CHARS = 64 * 1024 * 1024
-# At most about this many YAML values (mappings, keys, list items) composed for one file: every one costs some
-# 150-300 bytes with its position, so that a 50 MB `tags: [core, core, ...]` would need gigabytes. The real
-# native_functions.yaml has about 46,000 by this count, a ten times larger one 460,000.
-MAX_DOCUMENT_NODES = 1_000_000
+
+# The memory a file may cost while it is read, in bytes: MEMORY_PER_CHAR times its size, and never less than
+# MIN_MEMORY_BUDGET, so that memory stays linear in the input with a small constant (issue 16: at most 20x
+# the input; the text itself, the bytes it was read from and transient lists take the other 4x). What an
+# entry costs is estimated before it is composed, from upper bounds measured with tracemalloc on the costliest
+# inputs of each kind (tests/reliability/test_bounded_memory.py): the real native_functions.yaml of every
+# release is estimated at about 34 MB (it takes 18), well under the floor. Text shaped like the real file
+# costs about 30 times its size (its model; estimated at 55), so a file of that kind over about 1.7 MB (three
+# real files) is stopped too, unless OPGEN_MEMORY_BUDGET_MB raises the floor.
+MEMORY_PER_CHAR = 16
+MEMORY_BUDGET_VARIABLE = "OPGEN_MEMORY_BUDGET_MB"
+
+
+def _floor_from_environment(default: int = 96 * 1024 * 1024) -> int:
+    value = os.environ.get(MEMORY_BUDGET_VARIABLE, "")
+    return int(value) * 1024 * 1024 if value.isdigit() and int(value) > 0 else default
+
+
+MIN_MEMORY_BUDGET = _floor_from_environment()
+# Bytes per YAML value (a key, a value, a list item with its position, or a schema argument) and what each
+# value can bring with it: a lowered list item, a diagnostic about it.
+VALUE_COST = 500
+# Bytes per entry of its own text, over its values: the entry's result, its lowered model (a NativeFunction
+# of one argument, with its generated variants) or its diagnostics, and its place in the cache.
+ENTRY_COST = 4_000
+# Bytes per entry placed in the document (its first line and a reference to the shared result), and per
+# diagnostic about text that is no entry.
+PLACED_COST = 32
+STRAY_COST = 400
+# No text of n characters is estimated at more than n times this (a bound, not an estimate), so smaller
+# files than their budget allows for are never counted.
+_MOST_COST_PER_CHAR = ENTRY_COST + 2 * VALUE_COST + PLACED_COST + STRAY_COST
+
+
+def memory_budget(chars: int) -> int:
+    """The bytes a file of this many characters may cost while it is read."""
+    return max(MIN_MEMORY_BUDGET, MEMORY_PER_CHAR * chars)
 
 
 def estimated_nodes(text: str) -> int:
     """An upper estimate of the YAML values in text: each one after the first follows one of these marks."""
     return (text.count(",") + text.count("\n") + text.count(":") + text.count("- ") + text.count("[")
             + text.count("{") + 1)
+
+
+def entry_cost(text: str) -> int:
+    """An upper estimate of the bytes an entry of this text costs once composed and lowered."""
+    return ENTRY_COST + len(text) + VALUE_COST * estimated_nodes(text)
 
 
 @fast_init
@@ -44,6 +85,7 @@ class EntryResult(Generic[T]):
     mapping: YMap | None
     value: T | None
     diagnostics: tuple[Diagnostic, ...]
+    cost: int  # entry_cost(text), kept so that a re-parse need not count again
 
 
 _tuple = tuple.__new__
@@ -57,10 +99,48 @@ class PlacedEntry(NamedTuple, Generic[T]):
         return tuple(d.shifted(self.line) for d in self.result.diagnostics)
 
 
+class PlacedEntries(Sequence[PlacedEntry[T]]):
+    """A document's entries in order: their first lines in an array and their results (shared by entries of the
+    same text) in a list. A placed entry costs 16 bytes this way, not the 100 of a tuple and an int each: a file
+    of a million one-line entries. The PlacedEntry tuples are made as they are read."""
+
+    __slots__ = ("_lines", "_results")
+
+    def __init__(self, lines: array[int], results: list[EntryResult[T]]) -> None:
+        self._lines = lines
+        self._results = results
+
+    def __len__(self) -> int:
+        return len(self._results)
+
+    @overload
+    def __getitem__(self, index: int) -> PlacedEntry[T]: ...
+    @overload
+    def __getitem__(self, index: slice) -> PlacedEntries[T]: ...
+    def __getitem__(self, index: int | slice) -> PlacedEntry[T] | PlacedEntries[T]:
+        if isinstance(index, slice):
+            return PlacedEntries(self._lines[index], self._results[index])
+        return _tuple(PlacedEntry, (self._lines[index], self._results[index]))
+
+    def __iter__(self) -> Iterator[PlacedEntry[T]]:
+        return map(_tuple, repeat(PlacedEntry), zip(self._lines, self._results))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, PlacedEntries):
+            return self._lines == other._lines and self._results == other._results
+        return isinstance(other, Sequence) and tuple(self) == tuple(other)
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"PlacedEntries({list(self)!r})"
+
+
 @fast_init
 @dataclass(frozen=True, slots=True)
 class Document(Generic[T]):
-    entries: tuple[PlacedEntry[T], ...]
+    entries: Sequence[PlacedEntry[T]]
     # Diagnostics about the document as a whole (stray text, not a list, not text at all).
     diagnostics: tuple[Diagnostic, ...]
 
@@ -122,23 +202,38 @@ def _not_text(text: str, limit: int = MAX_DOCUMENT_CHARS) -> Diagnostic | None:
     return None
 
 
-def _within_node_budget(placed: list[Chunk], stray: list[Diagnostic]) -> list[Chunk]:
-    """The entries up to the one whose values pass MAX_DOCUMENT_NODES (entries of the same text counted once, as
-    they are composed once); an OPG007 where reading stops."""
-    seen: set[str] = set()
-    total = 0
-    for i, (line, chunk_text) in enumerate(placed):
-        if chunk_text in seen:
-            continue
-        seen.add(chunk_text)
-        total += estimated_nodes(chunk_text)
-        if total > MAX_DOCUMENT_NODES:
-            stray.append(diag("OPG007", Span.point(line, 0), f"opgen stops reading this file here: its entries so "
-                              f"far hold about {total:,} YAML values (keys, values, list items), more than the "
-                              f"{MAX_DOCUMENT_NODES:,} opgen reads in one file (the real native_functions.yaml "
-                              "has about 46,000); the rest of the file is not checked"))
-            return placed[:i]
-    return placed
+class _Budget:
+    """What the entries of one document are estimated to cost so far, against memory_budget of its size.
+
+    Entries of the same text count once (they share one result); each placed entry and each stray diagnostic
+    counts too. Counted the same way whatever the cache holds, so a re-parse stops where a fresh one does."""
+
+    __slots__ = ("_seen", "limit", "spent")
+
+    def __init__(self, chars: int) -> None:
+        self.limit = memory_budget(chars)
+        self.spent = 0
+        self._seen: set[str] = set()
+
+    def admits(self, text: str, cached: EntryResult[Any] | None) -> bool:
+        """Counts one placed entry of this text; False once the document is over its budget."""
+        self.spent += PLACED_COST
+        if text not in self._seen:
+            self._seen.add(text if cached is None else cached.text)  # the cache's copy: the chunk's is dropped
+            self.spent += entry_cost(text) if cached is None else cached.cost
+        return self.spent <= self.limit
+
+    def admits_stray(self) -> bool:
+        self.spent += STRAY_COST
+        return self.spent <= self.limit
+
+    def stop(self, line: int) -> Diagnostic:
+        return diag("OPG007", Span.point(line, 0), f"opgen stops reading this file here: its entries so far would "
+                    f"take about {self.spent // 2**20:,} MB to read (about {VALUE_COST} bytes a YAML value: a key, "
+                    f"a value, a list item), more than the {self.limit // 2**20:,} MB opgen allows a file of this "
+                    f"size ({MEMORY_PER_CHAR} times its size, at least {MIN_MEMORY_BUDGET // 2**20:,} MB, which "
+                    f"{MEMORY_BUDGET_VARIABLE} sets; the real native_functions.yaml takes about 34 MB by this "
+                    "count); the rest of the file is not checked")
 
 
 class EntryListParser(Generic[T]):
@@ -165,7 +260,8 @@ class EntryListParser(Generic[T]):
         cache = self._cache
         for text, entry, (mapping, shape) in zip(texts, composed, shaped):
             value, lowered = (None, ()) if mapping is None else lower(mapping)
-            cache[text] = EntryResult(text, mapping, value, entry.diagnostics + shape + tuple(lowered))
+            cache[text] = EntryResult(text, mapping, value, entry.diagnostics + shape + tuple(lowered),
+                                      entry_cost(text))
 
     def parse(self, text: str) -> Document[T]:
         if text.startswith(BOM):  # PyYAML reads it as the stream's byte order mark, not as text of the first entry
@@ -175,27 +271,41 @@ class EntryListParser(Generic[T]):
             return Document((), (problem,))
         stray: list[Diagnostic] = []
         cache = self._cache
-        placed: list[Chunk] = []
-        for chunk in split_chunks(text):
-            chunk_text = chunk[1]
+        # One pass over the chunks, keeping only a line and a reference per entry: the text of an entry not in
+        # the cache stands for its result (one string per new text) until the new entries are composed.
+        lines: array[int] = array("q")
+        results: list[EntryResult[T] | str] = []
+        pending: array[int] = array("q")
+        new: dict[str, str] = {}
+        budget = _Budget(len(text)) if len(text) * _MOST_COST_PER_CHAR > memory_budget(len(text)) else None
+        for chunk in iter_chunks(text):
+            line, chunk_text = chunk
             if chunk_text[0] == "-" and (len(chunk_text) == 1 or chunk_text[1] in " \t\r\n"):
-                placed.append(chunk)
+                result = cache.get(chunk_text)
+                if budget is not None and not budget.admits(chunk_text, result):
+                    stray.append(budget.stop(line))
+                    break
+                if result is None:
+                    pending.append(len(results))
+                    results.append(new.setdefault(chunk_text, chunk_text))
+                else:
+                    results.append(result)
+                lines.append(line)
             elif (d := stray_chunk_diagnostic(chunk)) is not None:
+                if budget is not None and not budget.admits_stray():
+                    stray.append(budget.stop(line))
+                    break
                 stray.append(d)
-        # An entry's estimate is at most its length (it starts with "- ", one mark of two characters): a text
-        # within the budget in characters is within it in values, and the real file is not counted at all.
-        if len(text) > MAX_DOCUMENT_NODES:
-            placed = _within_node_budget(placed, stray)
-        new = list(dict.fromkeys([chunk_text for _, chunk_text in placed if chunk_text not in cache]))
         if new:
-            self._add_entries(new)
-        # tuple.__new__: a NamedTuple's own __new__ is Python code, and this runs on every keystroke.
-        entries: list[PlacedEntry[T]] = [_tuple(PlacedEntry, (line, cache[chunk_text])) for line, chunk_text in placed]
+            self._add_entries(list(new))
+            for i in pending:
+                results[i] = cache[results[i]]  # type: ignore[index]
+        entries = PlacedEntries(lines, results)  # type: ignore[arg-type]
         if not entries and not stray:
             stray.append(diag("OPG002", Span.point(0, 0), f"{self._what} has no entries; it must be a list of "
                                                           "entries starting with '- '"))
         # Drop entries no longer in the text now and then, so the cache does not grow with every edit.
         if len(cache) > 2 * len(entries) + 64:
-            used = {e.result.text for e in entries}
+            used = {result.text for result in results}  # type: ignore[union-attr]
             self._cache = {k: v for k, v in cache.items() if k in used}
-        return Document(tuple(entries), tuple(stray))
+        return Document(entries, tuple(stray))

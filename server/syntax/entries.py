@@ -9,8 +9,9 @@ entries whose text changed.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
-from itertools import accumulate, repeat
+from itertools import accumulate, chain, islice, repeat, tee
 from typing import NamedTuple
 
 from ..diagnostics import Diagnostic, diag
@@ -32,17 +33,25 @@ class Chunk(NamedTuple):
 _CHUNK_START = re.compile(r"\n[^ \t\r\n#]")
 
 
-def split_chunks(text: str) -> tuple[Chunk, ...]:
-    """Cut the text before every column-0 line that is not blank or a comment.
+def iter_chunks(text: str) -> Iterator[Chunk]:
+    """The chunks of the text, cut before every column-0 line that is not blank or a comment, one at a time.
 
-    Every step is a C loop (map, accumulate, tuple.__new__): the server splits the whole
-    text again on every keystroke."""
-    starts = [m.start() + 1 for m in _CHUNK_START.finditer(text)]
+    Every step is a C iterator (finditer, map, tee, accumulate): the server splits the whole text again on
+    every keystroke, and nothing is built per chunk ahead of its use, so a file of a million one-line entries
+    never holds a million chunks at once."""
+    starts: Iterator[int] = map((1).__add__, map(re.Match.start, _CHUNK_START.finditer(text)))
     if text and text[0] not in " \t\r\n#":
-        starts.insert(0, 0)
-    lines = accumulate(map(text.count, repeat("\n"), [0, *starts[:-1]], starts))
-    texts = map(text.__getitem__, map(slice, starts, [*starts[1:], len(text)]))
-    return tuple(map(tuple.__new__, repeat(Chunk), zip(lines, texts)))
+        starts = chain((0,), starts)
+    begins, counted, previous, following = tee(starts, 4)
+    ends = chain(islice(following, 1, None), (len(text),))
+    lines = accumulate(map(text.count, repeat("\n"), chain((0,), previous), counted))
+    texts = map(text.__getitem__, map(slice, begins, ends))
+    return map(tuple.__new__, repeat(Chunk), zip(lines, texts))
+
+
+def split_chunks(text: str) -> tuple[Chunk, ...]:
+    """All the chunks of the text (iter_chunks)."""
+    return tuple(iter_chunks(text))
 
 
 @fast_init

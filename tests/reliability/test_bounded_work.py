@@ -19,7 +19,7 @@ MANY = MAX_DIAGNOSTICS_PER_FILE + 500
 
 
 def test_a_file_of_too_many_values_stops_with_one_diagnostic(monkeypatch):
-    monkeypatch.setattr(documents, "MAX_DOCUMENT_NODES", 1_000)
+    monkeypatch.setattr(documents, "MIN_MEMORY_BUDGET", 500 * documents.VALUE_COST)
     first = "".join(ENTRY.replace("f(", f"f{i}(") for i in range(3))
     text = first + "- func: g(Tensor self) -> Tensor\n  tags: [" + ", ".join(["core"] * 2_000) + "]\n" + ENTRY
     snapshot = NativeParser().parse(text, frozenset({"core"}))
@@ -31,8 +31,9 @@ def test_a_file_of_too_many_values_stops_with_one_diagnostic(monkeypatch):
 
 
 def test_a_small_file_is_never_counted(monkeypatch):
-    """Within the budget in characters, a file cannot hold more values: no count is made at all."""
-    monkeypatch.setattr(documents, "estimated_nodes", lambda text: 1 / 0)
+    """A file too short to pass its budget whatever it holds is not counted against it at all (each new entry's
+    cost is still estimated once, for later parses of a longer text)."""
+    monkeypatch.setattr(documents, "_Budget", lambda chars: 1 / 0)
     text = "".join(ENTRY.replace("f(", f"f{i}(") for i in range(10))
     assert NativeParser().parse(text, frozenset()).diagnostics == ()
 
@@ -40,7 +41,7 @@ def test_a_small_file_is_never_counted(monkeypatch):
 def test_a_backend_yaml_of_too_many_values_is_not_composed(monkeypatch, inputs):
     import opgen_lsp.index.backend as backend
 
-    monkeypatch.setattr(backend, "MAX_DOCUMENT_NODES", 1_000)
+    monkeypatch.setattr(backend, "memory_budget", lambda chars: 1_000 * backend.BACKEND_VALUE_COST)
     monkeypatch.setattr(backend, "compose", lambda text: 1 / 0)
     [d] = check_backend("backend: XLA\ncpp_namespace: x\nsupported: [" + ", ".join(["abs"] * 2_000) + "]\n",
                         inputs.native).diagnostics
