@@ -44,6 +44,9 @@ from .native_function import BackendIndex, BackendMetadata, NativeFunction, Nati
 from .native_yaml import NativeFunctions
 from .schema import BaseOperatorName, OperatorName, SchemaKind
 
+# Did-you-mean searches over every op per backend yaml (the rest of its unknown ops are named without one).
+WHOLE_POOL_SEARCHES = 200
+
 # torchgen's DispatchKey has one alias opgen's enum leaves out.
 _KEY_ALIASES = {"CatchAll": "Undefined"}
 # Dispatch keys that are backends (kernels for one kind of device or tensor), beyond the per-backend ones.
@@ -95,6 +98,10 @@ class _Resolver:
         self.diagnostics: list[Diagnostic] = []
         self.functions: dict[OperatorName, NativeFunction] = {op.function.func.name: op.function for op in native.ops}
         self._by_base: dict[str, list[str]] | None = None
+        self._all_names: tuple[str, ...] = ()
+        # Whole-file searches left: each compares the name with every op (milliseconds), so a yaml of thousands of
+        # unknown ops gets suggestions for the first ones only and stays linear in its size.
+        self._searches_left = WHOLE_POOL_SEARCHES
 
     def add(self, code: str, span: Span, message: str, *, warning: bool = False,
             data: tuple[tuple[str, str], ...] = ()) -> None:
@@ -122,7 +129,12 @@ class _Resolver:
             overloads = self._by_base[str(name.name)]
             shown = ", ".join(f"'{o}'" for o in overloads[:6]) + (", ..." if len(overloads) > 6 else "")
             return f"; its overloads are {shown}", ()
-        return did_you_mean(text, [o for names in self._by_base.values() for o in names])
+        if self._searches_left <= 0:
+            return "", ()
+        self._searches_left -= 1
+        if not self._all_names:
+            self._all_names = tuple(o for names in self._by_base.values() for o in names)
+        return did_you_mean(text, self._all_names)
 
     def key(self, generates: bool) -> dk.DispatchKey | None:
         s = self.yaml.backend

@@ -48,6 +48,21 @@ def test_a_backend_yaml_of_too_many_values_is_not_composed(monkeypatch, inputs):
     assert d.code == "OPG007" and d.span == Span.point(0, 0)
 
 
+def test_did_you_mean_over_every_op_stops_after_a_budget_of_searches(inputs):
+    """Each search compares the name with every op (milliseconds): a yaml of thousands of misspelt ops gets
+    suggestions for the first WHOLE_POOL_SEARCHES only, every one still reported, so its time stays linear."""
+    from opgen_lsp.model.backend_resolve import WHOLE_POOL_SEARCHES
+
+    count = WHOLE_POOL_SEARCHES + 20
+    names = [f"abz{'x' * (i % 7)}_{i}" if i % 2 else f"addd{i}" for i in range(count)]
+    text = "backend: XLA\ncpp_namespace: x\nsupported:\n" + "".join(f"- {n}\n" for n in names)
+    unknown = [d for d in check_backend(text, inputs.native).diagnostics if d.code == "OPG509"]
+    assert len(unknown) == count
+    hinted = [d.span.start_line for d in unknown if "did you mean" in d.message]
+    assert hinted and max(hinted) < 3 + WHOLE_POOL_SEARCHES
+    assert not any("did you mean" in d.message for d in unknown[WHOLE_POOL_SEARCHES:])
+
+
 def test_the_diagnostics_of_a_file_are_capped_with_a_final_count():
     diagnostics = NativeParser().parse("- func: a\n" * MANY, frozenset()).diagnostics
     assert len(diagnostics) == MAX_DIAGNOSTICS_PER_FILE + 1
