@@ -1,5 +1,5 @@
 // Drives code-server until the server runs: opens the workspace and native_functions.yaml, waits for the
-// status bar's "opgen torchgen X.Y". With SELECT_INTERPRETER (an environment's folder) it then runs
+// status bar's "opgen torch X.Y.Z (source)". With SELECT_INTERPRETER (an environment's folder) it then runs
 // "Python: Select Interpreter", picks that one, and waits for the extension's output channel log (under
 // USER_DATA/logs) to show a "Starting" line containing EXPECT_RESTART, and for the status bar to say the
 // server runs again. Writes what it saw as JSON to $OUT (tests/editors/test_vscode_python.py asserts on it).
@@ -30,7 +30,7 @@ async function runningStatus() {
   let text = "";
   for (const deadline = Date.now() + 90000; Date.now() < deadline; await sleep(500)) {
     text = (await status.innerText()).trim();
-    if (/torchgen|missing|failed/.test(text)) break;
+    if (/torch \d|missing|failed/.test(text)) break;  // "opgen torch 2.13.0 (default)" once running
   }
   return text;
 }

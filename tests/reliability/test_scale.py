@@ -6,6 +6,7 @@ takes less than 20x the time (plus a small floor against timer noise on small fi
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -62,7 +63,10 @@ def test_check_edit_and_explain_grow_linearly(inputs, native_text, tags_text, bi
     assert _linear(one["explain_200_s"], ten["explain_200_s"], 1), (one["explain_200_s"], ten["explain_200_s"])
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=drive.SERVER, client_factory=drive.make_client))
+# The server reads the variable as it starts, which pytest-lsp may do before the autouse fixture runs.
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=drive.SERVER, client_factory=drive.make_client,
+                                              server_env={**os.environ,
+                                                          documents.MEMORY_BUDGET_VARIABLE: str(BUDGET_MB)}))
 async def server(lsp_client: LanguageClient, tmp_path: Path):
     await drive.initialize(lsp_client, tmp_path)
     yield
