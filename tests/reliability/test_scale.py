@@ -21,7 +21,9 @@ from . import drive, fuzz, scale
 
 pytestmark = pytest.mark.slow
 COPIES = 10
-FLOOR_S = 0.05
+# Generous for a loaded CI machine (a 33 ms edit once took 0.97 s on the tenfold file there): a quadratic step
+# would still take about 100 times as long on the tenfold file, well past four times linear.
+FLOOR_S = 0.25
 # Ten real files of text shaped like the real one cost about 180 MB to read (30 times their 6 MB), more than
 # the memory budget of a 6 MB file (index/documents.py): raised here, in this process and the server's, as
 # OPGEN_MEMORY_BUDGET_MB lets a user raise it.
@@ -40,7 +42,7 @@ def big(inputs, native_text) -> str:
 
 
 def _linear(small: float, large: float, ratio: float) -> bool:
-    return large < 2 * ratio * small + FLOOR_S
+    return large < 4 * ratio * small + FLOOR_S
 
 
 def test_synthetic_file_is_clean_and_ten_times_larger(inputs, native_text, big):
