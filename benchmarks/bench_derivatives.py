@@ -5,7 +5,7 @@ One run measures, on the derivatives.yaml packaged with torchgen (and its native
 
 1. torchgen: ``load_derivatives(derivatives, native, tags)`` in a fresh process per repetition, the
    native_functions.yaml parse done first (it is cached) so that the clock sees the loader alone;
-2. opgen, cold: ``DerivativesChecker().check(DerivativesParser().parse(text), native)`` in a fresh
+2. opgen, cold: ``DerivativesChecker().check(DerivativesParser().parse(text), native, release)`` in a fresh
    process per repetition, native_functions.yaml parsed first, the clock on the check alone (reading
    the entries, resolving them, every rule, the node classes);
 3. opgen, incremental: one parser and checker kept across edits of single formulas, as the language
@@ -53,12 +53,13 @@ import json, sys, time
 from opgen_lsp.codegen.autograd.load import DerivativesChecker
 from opgen_lsp.index.derivatives import DerivativesParser
 from opgen_lsp.index.native import NativeParser, TagsParser
+from opgen_lsp.releases import DEFAULT
 derivatives, native, tags = sys.argv[1:4]
 names = TagsParser().parse(open(tags, encoding="utf-8").read()).names
 snapshot = NativeParser().parse(open(native, encoding="utf-8").read(), names)
 text = open(derivatives, encoding="utf-8").read()
 start = time.perf_counter()
-check = DerivativesChecker().check(DerivativesParser().parse(text), snapshot.functions)
+check = DerivativesChecker().check(DerivativesParser().parse(text), snapshot.functions, DEFAULT)
 print(json.dumps({"seconds": time.perf_counter() - start, "nodes": len(check.nodes),
                   "diagnostics": len(check.diagnostics)}))
 """
@@ -91,11 +92,12 @@ def in_process(derivatives: Path, native: Path, tags: Path, edits: int, hovers: 
     from opgen_lsp.codegen.autograd.load import DerivativesChecker, cpp_arguments
     from opgen_lsp.index.derivatives import DerivativesParser
     from opgen_lsp.index.native import NativeParser, TagsParser
+    from opgen_lsp.releases import DEFAULT
 
     snapshot = NativeParser().parse(native.read_text(), TagsParser().parse(tags.read_text()).names)
     text = derivatives.read_text()
     parser, checker = DerivativesParser(), DerivativesChecker()
-    check = checker.check(parser.parse(text), snapshot.functions)
+    check = checker.check(parser.parse(text), snapshot.functions, DEFAULT)
     lines = text.splitlines(keepends=True)
     sites = [i for i, line in enumerate(lines) if line.startswith("  self: grad")]
     times = []
@@ -103,9 +105,9 @@ def in_process(derivatives: Path, native: Path, tags: Path, edits: int, hovers: 
         site = sites[(n * 37) % len(sites)]
         edited = lines[:site] + [lines[site].rstrip("\n") + f" * {n + 2}\n"] + lines[site + 1:]
         start = time.perf_counter()
-        checker.check(parser.parse("".join(edited)), snapshot.functions)
+        checker.check(parser.parse("".join(edited)), snapshot.functions, DEFAULT)
         times.append(time.perf_counter() - start)
-    check = checker.check(parser.parse(text), snapshot.functions)
+    check = checker.check(parser.parse(text), snapshot.functions, DEFAULT)
     native_times = native_edit_times(native, tags, derivatives, edits)
 
     def arguments(f):
@@ -116,7 +118,7 @@ def in_process(derivatives: Path, native: Path, tags: Path, edits: int, hovers: 
     for line, entry, _ in check.analyses[::step][:hovers]:
         span = entry.name_node.span.shifted(line)
         start = time.perf_counter()
-        found = query.hover(check, span.start_line, span.start_col + 1, node_declaration, arguments)
+        found = query.hover(check, span.start_line, span.start_col + 1, lambda node: node_declaration(node, DEFAULT), arguments)
         hover_times.append(time.perf_counter() - start)
         assert found is not None
     return {"incremental_ms": {"median": statistics.median(times) * 1e3, "p95": p95(times) * 1e3, "edits": edits},
@@ -132,12 +134,13 @@ def native_edit_times(native: Path, tags: Path, derivatives: Path, edits: int) -
     from opgen_lsp.codegen.autograd.load import DerivativesChecker
     from opgen_lsp.index.derivatives import DerivativesParser
     from opgen_lsp.index.native import NativeParser, TagsParser
+    from opgen_lsp.releases import DEFAULT
 
     names = TagsParser().parse(tags.read_text()).names
     text = native.read_text()
     native_parser, checker = NativeParser(), DerivativesChecker()
     document = DerivativesParser().parse(derivatives.read_text())
-    checker.check(document, native_parser.parse(text, names).functions)
+    checker.check(document, native_parser.parse(text, names).functions, DEFAULT)
     lines = text.splitlines(keepends=True)
     sites = [i for i, line in enumerate(lines) if line.startswith("- func: ")]
     times = []
@@ -146,7 +149,7 @@ def native_edit_times(native: Path, tags: Path, derivatives: Path, edits: int) -
         edited = lines[:site + 1] + [f"  # edit {n}\n"] + lines[site + 1:]
         functions = native_parser.parse("".join(edited), names).functions
         start = time.perf_counter()
-        checker.check(document, functions)
+        checker.check(document, functions, DEFAULT)
         times.append(time.perf_counter() - start)
     return times
 

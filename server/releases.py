@@ -41,6 +41,10 @@ _NULLABLE_RETURNS_2_7 = _NULLABLE_RETURNS_2_6 | {"_scaled_dot_product_fused_atte
 _NULLABLE_RETURNS_2_9 = _NULLABLE_RETURNS_2_7 | {
     "_functional_sym_constrain_range", "_scaled_dot_product_efficient_attention_backward",
     "_thhn_fused_lstm_cell_backward_impl", "grid_sampler_2d_backward", "grid_sampler_3d_backward", "linear_backward"}
+# derivs: the Tensor methods the Python binding generator skips by name (SKIP_PYTHON_BINDINGS) that 2.6's list
+# lacks: each got a hand-written binding in the release named.
+_HAND_BOUND_2_9 = frozenset({"sym_is_contiguous"})
+_HAND_BOUND_2_12 = _HAND_BOUND_2_9 | {"dim", "get_device", "is_contiguous", "numel", "storage_offset"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +115,15 @@ class Release:
     # (from 2.12; the dimname overloads only in 2.12).
     cumulative_out_ops: frozenset[str]
 
+    # ---- derivs: derivatives.yaml, deprecated.yaml and the Functions.h structs of the hover
+    # (The autograd loader's rules are the same in every release known; its inputs differ.)
+    # Tensor methods the Python binding generator skips by name beyond 2.6's list (they are bound by hand), so
+    # that deprecated.yaml cannot call them; sym_is_contiguous from 2.9, dim, numel, ... from 2.12.
+    python_bindings_skip_hand_bound: frozenset[str] = _HAND_BOUND_2_12
+    # Functions.h's autograd Node structs declare `void compiled_args(CompiledNodeArgs& args) const override;`
+    # (before, not const); from 2.7.
+    node_compiled_args_const: bool = True
+
     @property
     def series(self) -> str:
         """X.Y: the profile serves every patch release of it."""
@@ -139,12 +152,14 @@ _R2_12 = replace(_R2_13, version="2.12.1", named_tensor_types=True,
                  fallback_variants_carry_since=False, lazy_to_string_moves_stream=False,
                  cumulative_out_ops=_R2_13.cumulative_out_ops | {"cumsum.dimname_out", "cumprod.dimname_out"})
 _R2_11 = replace(_R2_12, version="2.11.0", skipped_by_functionalization=_SKIPPED_BY_FUNCTIONALIZATION_2_6,
-                 cumulative_out_ops=frozenset())
+                 cumulative_out_ops=frozenset(),
+                 python_bindings_skip_hand_bound=_HAND_BOUND_2_9)  # derivs
 _R2_10 = replace(_R2_11, version="2.10.0")
 _R2_9 = replace(_R2_10, version="2.9.1", functionalization_registers_composite_views=False)
 _R2_7 = replace(_R2_9, version="2.7.1", functionalization_view_meta_classes=False,
                 writes_aten_c_shim=False, aoti_nullable_returns=_NULLABLE_RETURNS_2_7, template_blocks_strip_lines=False,
-                registers_nested_tensor_hpu=False, inplace_view_comment_says_runnin=True, fallback_ops_versioned=False)
+                registers_nested_tensor_hpu=False, inplace_view_comment_says_runnin=True, fallback_ops_versioned=False,
+                python_bindings_skip_hand_bound=frozenset())  # derivs
 _R2_14 = replace(_R2_13, version="2.14.1", xpu_family_waits_for_flag=True, structured_xpu_kernels_export_xpu=False,
                  owning_types_hold_tensors_by_value=True)
 _R2_15 = replace(_R2_14, version="2.15.0", philox_ops_need_no_seeded_tag=True,
@@ -155,7 +170,8 @@ _R2_15 = replace(_R2_14, version="2.15.0", philox_ops_need_no_seeded_tag=True,
 # Every release known, oldest first.
 RELEASES: tuple[Release, ...] = (
     replace(_R2_7, version="2.6.0", generation_verified=False, refuses_const_ref_mutable_out=False,
-            aoti_nullable_returns=_NULLABLE_RETURNS_2_6),
+            aoti_nullable_returns=_NULLABLE_RETURNS_2_6,
+            node_compiled_args_const=False),  # derivs
     _R2_7,
     replace(_R2_7, version="2.8.0", template_blocks_strip_lines=True,
             registers_nested_tensor_hpu=True, inplace_view_comment_says_runnin=False, fallback_ops_versioned=True),
@@ -310,6 +326,17 @@ def resolve_for(path: str | None, override: str | None = None, override_source: 
         if resolved is not None:
             return resolved
     return default_resolved()
+
+
+def resolve_for_autograd(path: str | None, native_path: str | None, override: str | None = None,
+                         override_source: str = "--torch-version") -> Resolved:
+    """derivs: the profile for a derivatives.yaml or deprecated.yaml, found as for a native_functions.yaml (the
+    override, else its tree's version.txt or packaged torch/version.py); a file in no tree that says its release
+    takes the release of the native_functions.yaml it is resolved against."""
+    resolved = resolve_for(path, override, override_source)
+    if resolved.source == default_resolved().source and native_path:
+        return resolve_for(native_path, override, override_source)
+    return resolved
 
 
 def release_diagnostics(resolved: Resolved) -> tuple[Diagnostic, ...]:

@@ -20,7 +20,7 @@ from ..index.derivatives import (
 from ..index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapshot
 from ..input_file import NOT_UTF8, SPECIAL, TOO_LARGE, UnreadableFile, read_text
 from ..model.selection import TOP_LEVEL_KEYS, read_selection
-from ..releases import Fit, Resolved, release_diagnostics, resolve_for
+from ..releases import Fit, Release, Resolved, release_diagnostics, resolve_for, resolve_for_autograd
 from ..report import FileDiagnostic
 from ..text import Span, as_python_reads
 
@@ -154,7 +154,7 @@ def installed_native_functions() -> tuple[str, str] | None:
 
 NativeExtra = Callable[[NativeSnapshot], list[Diagnostic]]
 BackendExtra = Callable[[str, str, BackendSnapshot, NativeSnapshot], Sequence[Diagnostic]]
-DerivativesRules = Callable[[DerivativesDocument, NativeSnapshot], Sequence[Diagnostic]]
+DerivativesRules = Callable[[DerivativesDocument, NativeSnapshot, Release], Sequence[Diagnostic]]
 
 
 def check_paths(paths: list[str], tags_path: str | None = None, native_path: str | None = None,
@@ -162,8 +162,8 @@ def check_paths(paths: list[str], tags_path: str | None = None, native_path: str
                 derivatives_check: DerivativesRules | None = None, torch_version: str | None = None) -> CheckResult:
     """native_extra: more checks of each native_functions.yaml (e.g. kernels missing from C++ sources).
     backend_extra(path, text, snapshot, native): more checks of each backend yaml (e.g. what gen_lazy_tensor rejects).
-    derivatives_check(document, native): the rules of a derivatives.yaml against its native_functions.yaml (what
-    torchgen's autograd loader rejects; without it, only what each entry shows on its own).
+    derivatives_check(document, native, release): the rules of a derivatives.yaml against its native_functions.yaml
+    (what the release's autograd loader rejects; without it, only what each entry shows on its own).
     torch_version: the torch release whose rules apply (default: detected per file, see releases.resolve_for)."""
     run = _Run(tags_path, native_path, native_extra, backend_extra, derivatives_check, torch_version)
     for path in expand(paths):
@@ -244,11 +244,17 @@ class _Run:
 
     def _autograd(self, path: str, text: str, kind: str) -> None:
         native_file = tree_native_functions(path) or self.native_path
+        installed = installed_native_functions() if native_file is None else None
+        resolved = resolve_for_autograd(path, native_file or (installed[0] if installed else None), self.torch_version)
+        self._report(path, release_diagnostics(resolved))
+        if resolved.fit is Fit.OLDER:  # as for a native_functions.yaml: nothing else is checked (nor read)
+            self.result.notes.append(f"opgen: {path}: {resolved.note}")
+            return
         if native_file not in self._autograd_natives:
             self._autograd_natives[native_file] = _native_for_backends(
                 native_file, self.tags_path, self.tags_for, self.result, self.torch_version)
         self._report(path, _autograd_diagnostics(path, text, kind, native_file, self._autograd_natives[native_file],
-                                                 self.derivatives_check))
+                                                 self.derivatives_check, resolved.release))
 
     def _backend(self, path: str, text: str) -> None:
         if not self._backend_native:
@@ -268,19 +274,19 @@ class _Run:
 
 
 def _autograd_diagnostics(path: str, text: str, kind: str, native_file: str | None, native: NativeSnapshot | None,
-                          derivatives_check: DerivativesRules | None) -> list[Diagnostic]:
-    """A derivatives.yaml or deprecated.yaml against its native_functions.yaml (when there is one)."""
+                          derivatives_check: DerivativesRules | None, release: Release) -> list[Diagnostic]:
+    """A derivatives.yaml or deprecated.yaml of the release against its native_functions.yaml (when there is one)."""
     found: list[Diagnostic] = []
     if native is None:
         where = f"cannot read {native_file}" if native_file else (
             f"no native_functions.yaml beside this {os.path.basename(path)} (aten/src/ATen/native/ of the same tree)")
         found.append(diag("OPG900", Span.point(0, 0), f"{where}: its schemas are not resolved; pass --native-functions F"))
     if kind == DEPRECATED:
-        return found + (list(DeprecatedParser().check(text, native.functions)) if native is not None else [])
+        return found + (list(DeprecatedParser(release).check(text, native.functions)) if native is not None else [])
     document = DerivativesParser().parse(text)
     if native is None or derivatives_check is None:
         return found + list(document.diagnostics)
-    return found + list(derivatives_check(document, native))
+    return found + list(derivatives_check(document, native, release))
 
 
 def _native_for_backends(native_path: str | None, tags_path: str | None,

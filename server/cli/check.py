@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # the checkers are loaded on first use: `opgen --help` stays 
     from ..index.derivatives import DerivativesDocument
     from ..index.native import NativeSnapshot
     from ..model.native_function import BackendIndex, NativeFunction
+    from ..releases import Release
 
     BackendCheck = Callable[[str, str, BackendSnapshot, NativeSnapshot], Sequence[Diagnostic]]
 
@@ -98,13 +99,13 @@ def _kernel_checker(roots: list[str]) -> Callable[[NativeSnapshot], list[Diagnos
     return check
 
 
-def _derivatives_checker() -> Callable[[DerivativesDocument, NativeSnapshot], Sequence[Diagnostic]]:
+def _derivatives_checker() -> Callable[[DerivativesDocument, NativeSnapshot, Release], Sequence[Diagnostic]]:
     from ..codegen.autograd.load import DerivativesChecker
 
     checker = DerivativesChecker()
 
-    def check(document: DerivativesDocument, native: NativeSnapshot) -> Sequence[Diagnostic]:
-        return checker.check(document, native.functions).diagnostics
+    def check(document: DerivativesDocument, native: NativeSnapshot, release: Release) -> Sequence[Diagnostic]:
+        return checker.check(document, native.functions, release).diagnostics
 
     return check
 

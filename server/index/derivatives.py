@@ -11,6 +11,7 @@ from ..diagnostics import Diagnostic
 from ..model.deprecated import DeprecatedEntry, check_deprecated, lower_deprecated
 from ..model.derivatives import DerivativeEntry, lower_derivative
 from ..model.native_yaml import NativeFunctions
+from ..releases import Release
 from ..syntax.nodes import YMap
 from .documents import Document, EntryListParser, PlacedEntry, paused_gc
 
@@ -46,20 +47,23 @@ class DerivativesParser:
         return DerivativesDocument(document, tuple(document.all_diagnostics()))
 
 
-def _lower_deprecated(entry: YMap) -> tuple[DeprecatedEntry | None, tuple[Diagnostic, ...]]:
-    return lower_deprecated(entry)
-
-
 class DeprecatedParser:
-    def __init__(self) -> None:
-        self._parser: EntryListParser[DeprecatedEntry] = EntryListParser(DEPRECATED_YAML, _lower_deprecated)
+    """deprecated.yaml as the release's Python binding generator reads it."""
+
+    def __init__(self, release: Release) -> None:
+        self.release = release
+
+        def lower(entry: YMap) -> tuple[DeprecatedEntry | None, tuple[Diagnostic, ...]]:
+            return lower_deprecated(entry, release)
+
+        self._parser: EntryListParser[DeprecatedEntry] = EntryListParser(DEPRECATED_YAML, lower)
 
     def check(self, text: str, functions: NativeFunctions) -> tuple[Diagnostic, ...]:
         """Every diagnostic of a deprecated.yaml against the native functions its entries call."""
         with paused_gc():
             document = self._parser.parse(text)
         entries = [(p.line, p.result.value) for p in document.entries if p.result.value is not None]
-        found = document.all_diagnostics() + check_deprecated(entries, functions.native_functions)
+        found = document.all_diagnostics() + check_deprecated(entries, functions.native_functions, self.release)
         return tuple(sorted(found, key=lambda d: (d.span.start_line, d.span.start_col, d.code)))
 
 

@@ -9,6 +9,7 @@ it against the document's own snapshot, once per snapshot.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 from lsprotocol import types
@@ -19,6 +20,7 @@ from ..analysis.completion import Candidate
 from ..analysis.definition import declaration_span
 from ..index.derivatives import DERIVATIVES_YAML, DerivativesParser
 from ..model.native_function import NativeFunction
+from ..releases import Release
 from ..text import Span
 from .convert import Lines, from_position, span_to_range
 
@@ -33,15 +35,16 @@ def _arguments(f: NativeFunction) -> list[tuple[str, str]]:
     return [(a.name, a.type) for a in cpp_arguments(f)]
 
 
-def _struct(node: Any) -> str:
+def _structs(release: Release) -> Callable[[Any], str]:
+    """The Functions.h struct of a node, as the release writes it."""
     from ..codegen.autograd.functions_h import node_declaration
 
-    return node_declaration(node)
+    return lambda node: node_declaration(node, release)
 
 
 def hover(analysis, pos: types.Position, client) -> types.Hover | None:
     line, col = from_position(analysis.lines, pos, client.encoding)
-    found = query.hover(analysis.derivatives, line, col, _struct, _arguments)
+    found = query.hover(analysis.derivatives, line, col, _structs(analysis.derivatives.release), _arguments)
     if found is None:
         return None
     return types.Hover(contents=client.markup(found.markdown, client.hover_markdown),
@@ -114,11 +117,12 @@ class NativeDerivatives:
         from ..codegen.autograd.load import DerivativesChecker
 
         # The snapshot itself is kept in the key (not its id, which a later snapshot may reuse).
-        key = (path, text, analysis.native)
-        if self._last is not None and self._last[0][:2] == key[:2] and self._last[0][2] is key[2]:
+        release = workspace.release_for(analysis.document.path).release  # the native document's
+        key = (path, text, release, analysis.native)
+        if self._last is not None and self._last[0][:3] == key[:3] and self._last[0][3] is key[3]:
             return self._last[1]
         self._checker = self._checker or DerivativesChecker()
-        check = self._checker.check(self._parser.parse(text), analysis.native.functions)
+        check = self._checker.check(self._parser.parse(text), analysis.native.functions, release)
         made = (uri or from_fs_path(path) or path, text, check)
         self._last = (key, made)
         return made

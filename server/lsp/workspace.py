@@ -37,7 +37,7 @@ from ..index.derivatives import DeprecatedParser, DerivativesParser, tree_native
 from ..index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapshot
 from ..input_file import UnreadableFile, read_text
 from ..model.selection import read_selection
-from ..releases import Fit, Resolved, release_diagnostics, resolve_for
+from ..releases import Fit, Resolved, release_diagnostics, resolve_for, resolve_for_autograd
 from ..text import Span, as_python_reads
 from .config import Settings
 from .convert import Lines
@@ -153,6 +153,7 @@ class Workspace:
         self._generations = itertools.count(1)
         self._native_parsers: dict[str, NativeParser] = {}
         self._releases: dict[tuple, Resolved] = {}
+        self._autograd_releases: dict[tuple, Resolved] = {}  # derivs: of derivatives.yaml / deprecated.yaml
         self._tags_parsers: dict[str, TagsParser] = {}  # by path (uri for documents that are not files)
         self._tags_snapshots: dict[str, tuple[tuple, TagsSnapshot | None, str | None]] = {}
         self._analyses: dict[str, Analysis] = {}
@@ -419,6 +420,17 @@ class Workspace:
             found = self._releases[key] = resolve_for(path, self.settings.torch_version, "opgen.torchVersion")
         return found
 
+    def autograd_release(self, document: OpenDocument) -> Resolved:
+        """derivs: the torch release of a derivatives.yaml or deprecated.yaml: opgen.torchVersion, else its tree's,
+        else that of the native_functions.yaml it is checked against."""
+        native_path = self.native_location(document)[1]
+        key = (document.path, native_path, self.settings.torch_version)
+        found = self._autograd_releases.get(key)
+        if found is None:
+            found = self._autograd_releases[key] = resolve_for_autograd(
+                document.path, native_path, self.settings.torch_version, "opgen.torchVersion")
+        return found
+
     # ------------------------------------------------------------ analyses
 
     def key(self, uri: str) -> tuple | None:
@@ -433,7 +445,7 @@ class Workspace:
             return (document.generation, self.native_input(document).key, self.cpp_generation,
                     self.lazy_key(document))
         if document.kind in (DERIVATIVES, DEPRECATED):
-            return (document.generation, self.native_input(document).key)
+            return (document.generation, self.native_input(document).key, self.autograd_release(document))
         return (document.generation,)
 
     def latest(self, uri: str) -> Analysis | None:
@@ -508,18 +520,23 @@ class Workspace:
         from ..codegen.autograd.load import DerivativesChecker  # the codegen is loaded on first use
 
         source = self.native_input(document)
+        resolved = self.autograd_release(document)
+        key = (document.generation, source.key, resolved)
+        noted = release_diagnostics(resolved)
+        if resolved.fit is Fit.OLDER:  # as for a native_functions.yaml: the one diagnostic that says so
+            return Analysis(document, key, noted)
         native = self._native_source(source)
-        key = (document.generation, source.key)
         why = source.why or f"cannot read the native_functions.yaml at {source.path}"
         if document.kind == DEPRECATED:
-            found = DeprecatedParser().check(document.text, native.snapshot.functions) if native is not None else ()
-            return Analysis(document, key, found if native is not None else (diag("OPG900", Span.point(0, 0), why),))
+            found = DeprecatedParser(resolved.release).check(document.text, native.snapshot.functions) \
+                if native is not None else (diag("OPG900", Span.point(0, 0), why),)
+            return Analysis(document, key, noted + found)
         parser, checker = self._derivatives.setdefault(document.uri, (DerivativesParser(), DerivativesChecker()))
         parsed = parser.parse(document.text)
         if native is None:
-            return Analysis(document, key, (diag("OPG900", Span.point(0, 0), why),) + parsed.diagnostics)
-        check = checker.check(parsed, native.snapshot.functions)  # type: ignore[attr-defined]
-        return Analysis(document, key, check.diagnostics, native_source=native, derivatives=check)
+            return Analysis(document, key, noted + (diag("OPG900", Span.point(0, 0), why),) + parsed.diagnostics)
+        check = checker.check(parsed, native.snapshot.functions, resolved.release)  # type: ignore[attr-defined]
+        return Analysis(document, key, noted + check.diagnostics, native_source=native, derivatives=check)
 
     # ------------------------------------------------------------ lazy backends (gen_lazy_tensor)
 

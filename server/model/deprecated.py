@@ -15,13 +15,14 @@ from dataclasses import dataclass
 
 from ..diagnostics import Diagnostic, diag
 from ..frozen import fast_init
+from ..releases import Release
 from ..suggest import did_you_mean
 from ..syntax.locate import ScalarText
 from ..syntax.nodes import YMap, YScalar
 from .native_function import NativeFunction
 from .python_bindings import skip_reason
 from .schema import Argument, BaseTy, BaseType, FunctionSchema, Type
-from .schema_parser import parse_schema
+from .schema_parser import SchemaSpans, parse_schema
 from .schema_rules import check_schema
 
 # torchgen.utils.split_name_params
@@ -41,7 +42,7 @@ class DeprecatedEntry:
     call_args: tuple[str, ...]
 
 
-def lower_deprecated(entry: YMap) -> tuple[DeprecatedEntry | None, tuple[Diagnostic, ...]]:
+def lower_deprecated(entry: YMap, release: Release) -> tuple[DeprecatedEntry | None, tuple[Diagnostic, ...]]:
     diagnostics: list[Diagnostic] = []
     nodes: dict[str, YScalar] = {}
     texts: dict[str, str] = {}
@@ -61,6 +62,8 @@ def lower_deprecated(entry: YMap) -> tuple[DeprecatedEntry | None, tuple[Diagnos
     schema = parsed.schema
     if schema is not None:
         diagnostics.extend(diag("OPG206", name.span, p.message) for p in check_schema(schema))
+        if not release.named_tensor_types and parsed.spans is not None:
+            diagnostics.extend(_named_tensor_types(schema, parsed.spans, where, release))
     call = _CALL.match(texts["aten"])
     if call is None:
         diagnostics.append(diag("OPG741", aten.span, f"'{aten.value}' is not a call of the form op(arg, ...)"))
@@ -86,6 +89,17 @@ def lower_deprecated(entry: YMap) -> tuple[DeprecatedEntry | None, tuple[Diagnos
                            call_args), tuple(diagnostics)
 
 
+def _named_tensor_types(schema: FunctionSchema, spans: SchemaSpans, where: ScalarText, release: Release
+                        ) -> list[Diagnostic]:
+    """Dimname types (named tensors), which the releases that dropped them cannot parse."""
+    found = [(spans.arguments[i].type, a.type) for i, a in enumerate(schema.arguments.flat_all)
+             if a.type.is_base_ty_like(BaseTy.Dimname) and i < len(spans.arguments)]
+    found += [(spans.each_return[i], r.type) for i, r in enumerate(schema.returns)
+              if r.type.is_base_ty_like(BaseTy.Dimname) and i < len(spans.each_return)]
+    return [diag("OPG203", where.span(*at), f"unknown type '{ty}': named tensors (Dimname) left torch in 2.13; "
+                                            f"this is {release}") for at, ty in found]
+
+
 def _compatible(entry: DeprecatedEntry, aten: FunctionSchema, constants: dict[str, Type]) -> bool:
     by_name = {a.name: a for a in entry.schema.arguments.flat_all}
     arguments = (itertools.chain(aten.arguments.out, aten.arguments.flat_non_out) if entry.is_out
@@ -106,14 +120,14 @@ def _compatible(entry: DeprecatedEntry, aten: FunctionSchema, constants: dict[st
         a == b for a, b in zip(entry.schema.returns, aten.returns))
 
 
-def check_deprecated(entries: list[tuple[int, DeprecatedEntry]], functions: tuple[NativeFunction, ...]
-                     ) -> list[Diagnostic]:
-    """Every entry no native function with a Python binding matches (placed)."""
+def check_deprecated(entries: list[tuple[int, DeprecatedEntry]], functions: tuple[NativeFunction, ...],
+                     release: Release) -> list[Diagnostic]:
+    """Every entry no native function with a Python binding in the release matches (placed)."""
     constants: dict[str, Type] = {"1": BaseType(BaseTy.Scalar)}
     by_name: dict[str, list[NativeFunction]] = {}
     skipped: dict[str, list[tuple[NativeFunction, str]]] = {}
     for f in functions:
-        reason = skip_reason(f)
+        reason = skip_reason(f, release)
         if reason is None:
             by_name.setdefault(str(f.func.name.name), []).append(f)
         else:

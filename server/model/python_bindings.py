@@ -1,21 +1,22 @@
-"""Which native functions get a Python binding, as torch 2.13's Python binding generator decides
+"""Which native functions get a Python binding, as the release's Python binding generator decides
 (gen_python_functions.should_generate_py_binding). deprecated.yaml can only call those.
 
 The skip lists are data: names (regular expressions on the C++ API name, which ends in _out for
-out= variants) that need hand-written bindings or are not exposed, and exact schemas.
+out= variants) that need hand-written bindings or are not exposed, and exact schemas. The names every
+release 2.6-2.15 skips are here; those a release added are its profile's (releases.py).
 """
 
 from __future__ import annotations
 
 import re
 
+from ..releases import Release
 from .native_function import NativeFunction
 from .schema import FunctionSchema
 
 _SKIPPED_NAMES = (
-    "alias", "contiguous", "dim", "get_device", "is_contiguous", "is_cuda", "is_sparse", "is_sparse_csr", "numel",
-    "size", "storage_offset", "stride", "sym_is_contiguous", "sym_size", "sym_stride", "sym_storage_offset",
-    "sym_numel",
+    "alias", "contiguous", "is_cuda", "is_sparse", "is_sparse_csr", "size", "stride", "sym_size", "sym_stride",
+    "sym_storage_offset", "sym_numel",
     ".*_backward", ".*_backward_(out|input|weight|bias)", ".*_forward", ".*_forward_out", ".*_jvp",
     "_unsafe_view", "tensor", "_?sparse_(coo|compressed|csr|csc|bsr|bsc)_tensor.*", "_range.*",
     "_sparse_add_out", "_sparse_div.*", "_sparse_mul.*", "_sparse_sub.*", "_sparse_dense_add_out",
@@ -55,13 +56,16 @@ def binding_name(func: FunctionSchema) -> str:
     return str(func.name.name) + ("_out" if func.is_out_fn() else "")
 
 
-def skip_reason(f: NativeFunction) -> str | None:
-    """Why f gets no Python binding, or None when it gets one."""
+def skip_reason(f: NativeFunction, release: Release) -> str | None:
+    """Why f gets no Python binding in the release, or None when it gets one."""
     if "generated" in f.tags and "view_copy" not in f.tags:
         return "it is generated (tag 'generated')"
     # re.match anchors at the start only; torchgen's patterns end in '$', so the whole name must match.
-    if SKIPPED_NAME.fullmatch(binding_name(f.func)):
+    name = binding_name(f.func)
+    if SKIPPED_NAME.fullmatch(name):
         return "torch's Python binding generator skips it by name (SKIP_PYTHON_BINDINGS)"
+    if name in release.python_bindings_skip_hand_bound:
+        return f"{release}'s Python binding generator skips it by name (SKIP_PYTHON_BINDINGS: it is bound by hand)"
     if str(f.func) in SKIPPED_SCHEMAS:
         return "torch's Python binding generator skips this schema (SKIP_PYTHON_BINDINGS_SIGNATURES)"
     return None

@@ -7,6 +7,7 @@ import pytest
 
 from opgen_lsp.index.derivatives import DeprecatedParser
 from opgen_lsp.index.native import NativeParser
+from opgen_lsp.releases import DEFAULT
 
 NATIVE = NativeParser().parse(
     "- func: foo(Tensor self, Scalar other, Scalar alpha=1) -> Tensor\n"
@@ -23,7 +24,7 @@ NATIVE = NativeParser().parse(
 
 def found(text: str) -> list[tuple[str, int, str]]:
     assert NATIVE.diagnostics == ()
-    return [(d.code, d.span.start_line, d.message) for d in DeprecatedParser().check(text, NATIVE.functions)]
+    return [(d.code, d.span.start_line, d.message) for d in DeprecatedParser(DEFAULT).check(text, NATIVE.functions)]
 
 
 def test_calls_of_functions_with_python_bindings_are_accepted() -> None:

@@ -9,6 +9,7 @@ from opgen_lsp.codegen.autograd.functions_h import node_declaration
 from opgen_lsp.codegen.autograd.load import DerivativesChecker, cpp_arguments
 from opgen_lsp.index.derivatives import DerivativesParser
 from opgen_lsp.index.native import NativeParser
+from opgen_lsp.releases import DEFAULT
 
 FUNCTIONS = NativeParser().parse(NATIVE, frozenset()).functions
 
@@ -18,7 +19,7 @@ def arguments(f):
 
 
 def check(text: str = DERIVATIVES):
-    return DerivativesChecker().check(DerivativesParser().parse(text), FUNCTIONS)
+    return DerivativesChecker().check(DerivativesParser().parse(text), FUNCTIONS, DEFAULT)
 
 
 def at(text: str, marker: str, offset: int = 0) -> tuple[int, int]:
@@ -27,7 +28,7 @@ def at(text: str, marker: str, offset: int = 0) -> tuple[int, int]:
 
 
 def hover_text(text: str, marker: str, offset: int = 0) -> str | None:
-    found = query.hover(check(text), *at(text, marker, offset), node_declaration, arguments)
+    found = query.hover(check(text), *at(text, marker, offset), lambda n: node_declaration(n, DEFAULT), arguments)
     return found.markdown if found is not None else None
 
 
@@ -92,10 +93,10 @@ TRANSPOSE = ("- name: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tenso
 
 def test_a_view_op_with_a_view_copy_gets_the_copy_node_and_lends_it_its_formulas() -> None:
     assert VIEWS.diagnostics == ()
-    result = DerivativesChecker().check(DerivativesParser().parse(TRANSPOSE), VIEWS.functions)
+    result = DerivativesChecker().check(DerivativesParser().parse(TRANSPOSE), VIEWS.functions, DEFAULT)
     assert [(n.op, n.canonical.func.name.name.base) for n in result.nodes] == [
         ("TransposeBackward0", "transpose"), ("TransposeBackward0_copy", "transpose_copy")]
-    shown = query.hover(result, 0, 9, node_declaration, arguments).markdown
+    shown = query.hover(result, 0, 9, lambda n: node_declaration(n, DEFAULT), arguments).markdown
     assert "struct TORCH_API TransposeBackward0 : public Node {" in shown  # a view: not traceable
     assert "struct TORCH_API TransposeBackward0_copy : public TraceableFunction {" in shown
     assert "Autograd node of its view_copy function `transpose_copy.int`, in Functions.h:" in shown
@@ -105,7 +106,7 @@ def test_a_view_op_with_a_view_copy_gets_the_copy_node_and_lends_it_its_formulas
 
 def test_a_view_copy_with_formulas_of_its_own_gets_no_twin() -> None:
     own = TRANSPOSE + "- name: transpose_copy.int(Tensor self, int dim0, int dim1) -> Tensor\n  self: grad.t()\n"
-    result = DerivativesChecker().check(DerivativesParser().parse(own), VIEWS.functions)
+    result = DerivativesChecker().check(DerivativesParser().parse(own), VIEWS.functions, DEFAULT)
     assert [n.op for n in result.nodes] == ["TransposeBackward0", "TransposeCopyBackward0"]
     copy = next(f for f in VIEWS.functions.native_functions if str(f.func.name) == "transpose_copy.int")
     assert [(s.span.start_line, s.own) for s in query.formula_sources(result)[id(copy)]] == [(2, True)]

@@ -9,6 +9,7 @@ from opgen_lsp.codegen.autograd.functions_h import node_declaration
 from opgen_lsp.codegen.autograd.load import DerivativesChecker
 from opgen_lsp.index.derivatives import DerivativesParser
 from opgen_lsp.index.native import NativeParser
+from opgen_lsp.releases import DEFAULT
 
 NATIVE = NativeParser().parse(
     "- func: foo(Tensor self, Tensor other, int dim=0) -> Tensor\n"
@@ -22,7 +23,7 @@ BAR = "- name: bar(Tensor self) -> (Tensor values, Tensor indices)\n"
 
 def check(text: str):
     assert NATIVE.diagnostics == ()
-    return DerivativesChecker().check(DerivativesParser().parse(text), NATIVE.functions)
+    return DerivativesChecker().check(DerivativesParser().parse(text), NATIVE.functions, DEFAULT)
 
 
 def codes(text: str) -> list[tuple[str, int, int]]:
@@ -93,14 +94,14 @@ def test_nodes_are_numbered_in_file_order_and_save_what_formulas_use() -> None:
     assert [(s.name, s.nctype.type.cpp_type()) for s in foo.key.all_saved_inputs] == [
         ("other_info", "torch::autograd::generated::TypeAndSize"), ("other_sym_sizes", "c10::SymIntArrayRef")]
     assert ("  torch::autograd::generated::TypeAndSize other_info;\n  std::vector<c10::SymInt> other_sym_sizes;\n"
-            "\n};\n") in node_declaration(foo)
-    assert "  int64_t dim = 0;\n  size_t tensors_size_;\n};\n" in node_declaration(cat)
+            "\n};\n") in node_declaration(foo, DEFAULT)
+    assert "  int64_t dim = 0;\n  size_t tensors_size_;\n};\n" in node_declaration(cat, DEFAULT)
 
 
 def test_incremental_recheck_reuses_unchanged_entries() -> None:
     parser, checker = DerivativesParser(), DerivativesChecker()
-    first = checker.check(parser.parse(FOO + "  self: grad\n\n" + BAR + "  self: grad\n"), NATIVE.functions)
-    second = checker.check(parser.parse(FOO + "  self: grad * 2\n\n" + BAR + "  self: grad\n"), NATIVE.functions)
+    first = checker.check(parser.parse(FOO + "  self: grad\n\n" + BAR + "  self: grad\n"), NATIVE.functions, DEFAULT)
+    second = checker.check(parser.parse(FOO + "  self: grad * 2\n\n" + BAR + "  self: grad\n"), NATIVE.functions, DEFAULT)
     assert first.analyses[1][2] is second.analyses[1][2]
     assert first.analyses[0][2] is not second.analyses[0][2]
 
@@ -110,13 +111,13 @@ def test_native_edit_reanalyses_only_the_entries_of_the_functions_it_changed() -
                    "- func: bar(Tensor self) -> (Tensor values, Tensor indices)\n")
     native_parser, parser, checker = NativeParser(), DerivativesParser(), DerivativesChecker()
     document = parser.parse(FOO + "  self: grad\n  other: grad\n\n" + BAR + "  self: grad\n")
-    first = checker.check(document, native_parser.parse(native_text, frozenset()).functions)
+    first = checker.check(document, native_parser.parse(native_text, frozenset()).functions, DEFAULT)
     renamed = native_parser.parse(native_text.replace("Tensor other", "Tensor othr"), frozenset())
-    second = checker.check(document, renamed.functions)
+    second = checker.check(document, renamed.functions, DEFAULT)
     assert first.analyses[1][2] is second.analyses[1][2]  # bar did not change
     assert first.analyses[0][2] is not second.analyses[0][2]
     assert [d.code for d in second.diagnostics] == ["OPG704"]  # foo's schema no longer reads that way
-    restored = checker.check(document, native_parser.parse(native_text, frozenset()).functions)
+    restored = checker.check(document, native_parser.parse(native_text, frozenset()).functions, DEFAULT)
     assert restored.diagnostics == first.diagnostics == ()
 
 
@@ -127,12 +128,12 @@ def test_an_entry_naming_no_schema_is_reused_while_the_schemas_by_name_are_the_s
     native_parser, parser, checker = NativeParser(), DerivativesParser(), DerivativesChecker()
     unknown = "- name: fooo(Tensor self) -> Tensor\n  self: grad\n\n"
     first = checker.check(parser.parse(unknown + FOO + "  self: grad\n"),
-                          native_parser.parse(native_text, frozenset()).functions)
+                          native_parser.parse(native_text, frozenset()).functions, DEFAULT)
     edited = checker.check(parser.parse(unknown + FOO + "  self: grad * 2\n"),
-                           native_parser.parse(native_text + "# a comment\n", frozenset()).functions)
+                           native_parser.parse(native_text + "# a comment\n", frozenset()).functions, DEFAULT)
     assert edited.analyses[0][2] is first.analyses[0][2]
     renamed = checker.check(parser.parse(unknown + FOO + "  self: grad * 2\n"),
-                            native_parser.parse(native_text.replace("bar(", "fooo_bar("), frozenset()).functions)
+                            native_parser.parse(native_text.replace("bar(", "fooo_bar("), frozenset()).functions, DEFAULT)
     assert renamed.analyses[0][2] is not first.analyses[0][2]
     assert [d.code for d in renamed.diagnostics] == ["OPG704"]
 
@@ -147,7 +148,7 @@ def test_native_edits_recheck_like_a_fresh_check_on_the_real_file(aten) -> None:
     native_text = (native_dir / "native_functions.yaml").read_text()
     document = DerivativesParser().parse((aten.parent / "autograd" / "derivatives.yaml").read_text())
     native_parser, checker = NativeParser(), DerivativesChecker()
-    checker.check(document, native_parser.parse(native_text, names).functions)
+    checker.check(document, native_parser.parse(native_text, names).functions, DEFAULT)
     edits = [("- func: _sparse_mm_reduce_impl(Tensor self, Tensor other, str reduce)",
               "- func: _sparse_mm_reduce_impl(Tensor self, Tensor other, str mode)"),
              ("- func: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)\n",
@@ -158,8 +159,8 @@ def test_native_edits_recheck_like_a_fresh_check_on_the_real_file(aten) -> None:
         assert native_text.count(old) == 1, old
         native_text = native_text.replace(old, new)
         functions = native_parser.parse(native_text, names).functions
-        incremental = checker.check(document, functions)
-        full = DerivativesChecker().check(document, NativeParser().parse(native_text, names).functions)
+        incremental = checker.check(document, functions, DEFAULT)
+        full = DerivativesChecker().check(document, NativeParser().parse(native_text, names).functions, DEFAULT)
         assert incremental.diagnostics == full.diagnostics
         assert [n.op for n in incremental.nodes] == [n.op for n in full.nodes]
         errors = sum(d.is_error for d in full.diagnostics)
@@ -177,7 +178,7 @@ def test_incremental_equals_full_on_the_real_file(aten) -> None:
                                   TagsParser().parse((native_dir / "tags.yaml").read_text()).names)
     text = (aten.parent / "autograd" / "derivatives.yaml").read_text()
     parser, checker = DerivativesParser(), DerivativesChecker()
-    checker.check(parser.parse(text), native.functions)
+    checker.check(parser.parse(text), native.functions, DEFAULT)
     edits = [("  self: grad", "  slef: grad"), ("grad * ", "grads[3] * "), ("self.sym_sizes()", "self.sizes()"),
              ("- name: abs(", "- name: abss("), ("result: auto_element_wise", "result: auto_linear")]
     rng = random.Random(20)
@@ -187,8 +188,8 @@ def test_incremental_equals_full_on_the_real_file(aten) -> None:
         site = rng.choice([i for i, line in enumerate(lines) if old in line])
         lines[site] = lines[site].replace(old, new, 1)
         edited = "".join(lines)
-        incremental = checker.check(parser.parse(edited), native.functions)
-        full = DerivativesChecker().check(DerivativesParser().parse(edited), native.functions)
+        incremental = checker.check(parser.parse(edited), native.functions, DEFAULT)
+        full = DerivativesChecker().check(DerivativesParser().parse(edited), native.functions, DEFAULT)
         assert incremental.diagnostics == full.diagnostics
         assert [n.op for n in incremental.nodes] == [n.op for n in full.nodes]
     assert len([d for d in full.diagnostics if d.is_error]) >= 6  # the edits made mistakes that are reported
@@ -220,11 +221,11 @@ def test_damaged_text_never_raises(aten) -> None:
             if rng.random() < 0.2:
                 lines.insert(i, lines[i])
         damaged = "".join(lines)
-        result = checker.check(parser.parse(damaged), native.functions)
+        result = checker.check(parser.parse(damaged), native.functions, DEFAULT)
         damaged_runs += any(d.is_error for d in result.diagnostics)
         split = damaged.split("\n")
         for line in rng.sample(range(len(split)), 20):
             col = rng.randrange(len(split[line]) + 1)
-            query.hover(result, line, col, node_declaration, lambda f: [(a.name, a.type) for a in cpp_arguments(f)])
+            query.hover(result, line, col, lambda n: node_declaration(n, DEFAULT), lambda f: [(a.name, a.type) for a in cpp_arguments(f)])
             query.complete(result, split, line, col, lambda f: [(a.name, a.type) for a in cpp_arguments(f)])
     assert damaged_runs > 30  # most damage is reported as errors

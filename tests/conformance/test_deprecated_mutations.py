@@ -13,6 +13,7 @@ import pytest
 
 from opgen_lsp.index.derivatives import DeprecatedParser
 from opgen_lsp.index.native import NativeParser, TagsParser
+from opgen_lsp.releases import DEFAULT
 
 from .autograd_reference import rejects
 
@@ -66,7 +67,7 @@ def torch_rejects(text: str, native: Path, tags: Path, tmp: Path) -> bool:
 def test_real_file_is_clean_in_both(deprecated_yaml, native_yaml, tags_yaml, opgen_native, tmp_path):
     text = deprecated_yaml.read_text()
     assert not torch_rejects(text, native_yaml, tags_yaml, tmp_path)
-    assert DeprecatedParser().check(text, opgen_native.functions) == ()
+    assert DeprecatedParser(DEFAULT).check(text, opgen_native.functions) == ()
 
 
 @pytest.mark.parametrize("id, old, new, rejected, code", MUTATIONS, ids=[m[0] for m in MUTATIONS])
@@ -77,7 +78,7 @@ def test_mutation(id, old, new, rejected, code, deprecated_yaml, native_yaml, ta
     first = text[:text.index(new)].count("\n")
     last = first + new.count("\n") - 1
     assert torch_rejects(text, native_yaml, tags_yaml, tmp_path) == rejected
-    found = DeprecatedParser().check(text, opgen_native.functions)
+    found = DeprecatedParser(DEFAULT).check(text, opgen_native.functions)
     assert any(d.is_error for d in found) == rejected, [(d.code, d.message) for d in found]
     if code:
         assert [d for d in found if d.code == code and first <= d.span.start_line <= last], \

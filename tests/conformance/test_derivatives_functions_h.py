@@ -17,6 +17,7 @@ from opgen_lsp.codegen.autograd.functions_h import node_declaration
 from opgen_lsp.codegen.autograd.load import DerivativesChecker, cpp_arguments
 from opgen_lsp.index.derivatives import DerivativesParser
 from opgen_lsp.index.native import NativeParser, TagsParser
+from opgen_lsp.releases import DEFAULT
 
 pytestmark = [pytest.mark.conformance, pytest.mark.slow]
 
@@ -38,7 +39,7 @@ def check(aten: Path, native_yaml: Path, tags_yaml: Path):
     tags = TagsParser().parse(tags_yaml.read_text())
     native = NativeParser().parse(native_yaml.read_text(), tags.names)
     document = DerivativesParser().parse((aten.parent / "autograd" / "derivatives.yaml").read_text())
-    return DerivativesChecker().check(document, native.functions)
+    return DerivativesChecker().check(document, native.functions, DEFAULT)
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +55,7 @@ def test_same_node_classes(functions_h: str, nodes) -> None:
 
 
 def test_every_struct_appears_verbatim(functions_h: str, nodes) -> None:
-    missing = [n.op for n in nodes if node_declaration(n) not in functions_h]
+    missing = [n.op for n in nodes if node_declaration(n, DEFAULT) not in functions_h]
     assert missing == []
 
 
@@ -66,10 +67,10 @@ def test_every_entry_hover_shows_its_structs_verbatim(functions_h: str, check) -
     shown = 0
     for line, entry, analysis in check.analyses:
         span = entry.name_node.span.shifted(line)
-        found = query.hover(check, span.start_line, span.start_col, node_declaration, arguments)
+        found = query.hover(check, span.start_line, span.start_col, lambda n: node_declaration(n, DEFAULT), arguments)
         assert found is not None and f"```\n{analysis.function.func}\n```" in found.markdown
         for node in query.nodes_of(check, line):
-            struct = node_declaration(node)
+            struct = node_declaration(node, DEFAULT)
             assert f"```cpp\n{struct}```" in found.markdown and struct in functions_h, node.op
             shown += 1
     assert shown == len(check.nodes)

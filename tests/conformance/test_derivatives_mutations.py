@@ -22,6 +22,7 @@ import pytest
 from opgen_lsp.codegen.autograd.load import DerivativesChecker
 from opgen_lsp.index.derivatives import DerivativesParser
 from opgen_lsp.index.native import NativeParser, TagsParser
+from opgen_lsp.releases import DEFAULT
 
 from .autograd_reference import rejects
 
@@ -207,7 +208,7 @@ def torch_rejects(derivatives: str, native: Path, tags: Path, tmp: Path) -> bool
 
 
 def opgen_diagnostics(derivatives: str, native_snapshot):
-    return DerivativesChecker().check(DerivativesParser().parse(derivatives), native_snapshot.functions).diagnostics
+    return DerivativesChecker().check(DerivativesParser().parse(derivatives), native_snapshot.functions, DEFAULT).diagnostics
 
 
 def test_real_file_is_clean_in_both(real_derivatives, native_yaml, tags_yaml, opgen_native, tmp_path):

@@ -2,11 +2,12 @@
 
 Each node class (AbsBackward0, ...) keeps what its backward formulas need: tensors as SavedVariable,
 tensor lists as vectors of them, sizes as owned vectors, everything else by value. The struct's text
-follows gen_autograd_functions' declaration byte for byte.
+follows gen_autograd_functions' declaration of the release byte for byte.
 """
 
 from __future__ import annotations
 
+from ...releases import Release
 from ..api.types import (
     ArrayRefCType,
     BaseCType,
@@ -80,23 +81,24 @@ def _fields(saved: SavedAttribute, is_output: bool) -> tuple[list[str], list[str
     return [f"{ctype.cpp_type()} {name};"], []
 
 
-def node_declaration(node: NodeInfo) -> str:
-    """The struct of the node class in Functions.h (from `#ifdef _WIN32` to `};`, newline-terminated)."""
+def node_declaration(node: NodeInfo, release: Release) -> str:
+    """The struct of the node class in the release's Functions.h (from `#ifdef _WIN32` to `};`, newline-terminated)."""
     info = node.key
-    saved, release = [], []
+    saved, release_lines = [], []
     for var in sorted(info.all_saved_inputs, key=lambda s: s.name):
         fields, releases = _fields(var, False)
         saved += fields
-        release += releases
+        release_lines += releases
     for var in sorted(info.all_saved_outputs, key=lambda s: s.name):
         fields, releases = _fields(var, True)
         saved += fields
-        release += releases
+        release_lines += releases
     sizes = [f"size_t {a.name}_size_;" for a in info.args_with_derivatives if a.type in TENSOR_LIST_TYPES]
-    lock = "std::lock_guard<std::mutex> lock(mutex_);" if release else ""
+    lock = "std::lock_guard<std::mutex> lock(mutex_);" if release_lines else ""
     retains = any(uses("retain_variables", d.formula) for d in info.derivatives)
     superclass = "Node" if node.name in VIEW_FUNCTIONS else "TraceableFunction"
     op = node.op
+    const = " const" if release.node_compiled_args_const else ""
     will_release = ("  bool retain_variables = true;\n  void will_release_variables() override {\n"
                     "    retain_variables = false;\n  }\n" if retains else "\n")
     return (
@@ -110,10 +112,10 @@ def node_declaration(node: NodeInfo) -> str:
         f"  variable_list apply(variable_list&& grads) override;\n"
         f"  std::string name() const override {{ return \"{op}\"; }}\n"
         f"  void release_variables() override {{\n"
-        + _line("    ", [lock] if lock else []) + _line("    ", release) +
+        + _line("    ", [lock] if lock else []) + _line("    ", release_lines) +
         "  }\n"
         + will_release +
-        "  void compiled_args(CompiledNodeArgs& args) const override;\n"
+        f"  void compiled_args(CompiledNodeArgs& args){const} override;\n"
         "  variable_list apply_with_saved(const variable_list& inputs, SwapSavedVariables& saved) override;\n"
         + _line("  ", saved) + _line("  ", sizes) +
         "};\n"

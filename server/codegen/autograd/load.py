@@ -1,6 +1,7 @@
 """derivatives.yaml against native_functions.yaml: every rule torchgen's autograd loader enforces.
 
-torchgen 2.13 (torchgen/packaged/autograd/load_derivatives.py) resolves each entry's `name:` to a
+torchgen (torchgen/packaged/autograd/load_derivatives.py, the same rules in every release 2.6-2.15: only the
+native_functions.yaml it reads differs, and that is parsed with its release's rules) resolves each entry's `name:` to a
 schema, maps it to the canonical function of its signature group, and builds one
 DifferentiabilityInfo per dispatch key; it stops at the first rule broken, with no line. Here every
 entry is analysed on its own (and memoized by the identity of its entry and of the functions it
@@ -24,6 +25,7 @@ from ...model.derivatives import DEFAULT_KEY, DerivativeEntry, Formula
 from ...model.native_function import NativeFunction, NativeFunctionsViewGroup, Variant
 from ...model.native_yaml import NativeFunctions
 from ...model.schema import SchemaKind, SchemaKindError, signature_key
+from ...releases import Release
 from ...suggest import did_you_mean
 from ...syntax.locate import ScalarText
 from ...syntax.nodes import YScalar
@@ -136,6 +138,7 @@ class DerivativesCheck:
     analyses: tuple[tuple[int, DerivativeEntry, EntryAnalysis], ...]  # (first line, entry, analysis), in file order
     nodes: tuple[NodeInfo, ...]
     diagnostics: tuple[Diagnostic, ...]
+    release: Release  # the torch release of the file (its Functions.h structs, in the hover)
 
 
 def cpp_arguments(f: NativeFunction) -> list[Binding]:
@@ -170,7 +173,7 @@ class DerivativesChecker:
             self._functions, self._index, self._keys = functions, index, keys
         return self._index
 
-    def check(self, document: DerivativesDocument, functions: NativeFunctions) -> DerivativesCheck:
+    def check(self, document: DerivativesDocument, functions: NativeFunctions, release: Release) -> DerivativesCheck:
         index = self.index(functions)
         memo: dict[int, tuple[DerivativeEntry, tuple[object, ...], EntryAnalysis]] = {}
         analyses = []
@@ -191,7 +194,7 @@ class DerivativesChecker:
             diagnostics.extend(d.shifted(line) for d in analysis.diagnostics)
         diagnostics.extend(across)
         diagnostics.sort(key=lambda d: (d.span.start_line, d.span.start_col, d.code))
-        return DerivativesCheck(document, index, tuple(analyses), tuple(nodes), tuple(diagnostics))
+        return DerivativesCheck(document, index, tuple(analyses), tuple(nodes), tuple(diagnostics), release)
 
 
 def _reads(entry: DerivativeEntry, index: NativeIndex) -> tuple[object, ...]:
