@@ -56,3 +56,44 @@ def test_a_name_skipped_only_in_part_is_bound() -> None:
     assert found("- name: size_of(Tensor self, int dim) -> int\n  aten: size_of(self, dim)\n"
                  "- name: foo_backward_extra(Tensor self, Tensor grad) -> Tensor\n"
                  "  aten: foo_backward_extra(grad, self)\n") == []
+
+
+# ---- per release (releases.py): what each release's Python binding generator reads
+
+def _release(series: str):
+    from opgen_lsp.releases import resolve
+
+    found = resolve(series, "test")
+    assert found is not None
+    return found.release
+
+
+NAMED = "- func: sum.dim_DimnameList(Tensor self, Dimname[1] dim, bool keepdim=False) -> Tensor\n"
+CALLS_NAMED = "- name: sum(Tensor self, Dimname[1] dim, bool keepdim) -> Tensor\n  aten: sum(self, dim, keepdim)\n"
+
+
+def test_named_tensor_types_are_read_while_the_release_has_them() -> None:
+    old = _release("2.12")
+    native = NativeParser(release=old).parse(NAMED, frozenset())
+    assert DeprecatedParser(old).check(CALLS_NAMED, native.functions) == ()
+    new = DeprecatedParser(_release("2.13")).check(CALLS_NAMED, native.functions)
+    assert [(d.code, d.span.start_line, d.span.start_col, d.message) for d in new] == [
+        ("OPG203", 0, 25, "unknown type 'Dimname[1]': named tensors (Dimname) left torch in 2.13; this is torch 2.13")]
+
+
+@pytest.mark.parametrize("series, skipped", [("2.6", ()), ("2.8", ()), ("2.9", ("sym_is_contiguous",)),
+                                             ("2.11", ("sym_is_contiguous",)),
+                                             ("2.12", ("sym_is_contiguous", "numel", "dim")),
+                                             ("2.15", ("sym_is_contiguous", "numel", "dim"))])
+def test_the_methods_bound_by_hand_per_release(series: str, skipped: tuple[str, ...]) -> None:
+    release = _release(series)
+    native = NativeParser(release=release).parse(
+        "- func: numel(Tensor self) -> int\n- func: dim(Tensor self) -> int\n"
+        "- func: sym_is_contiguous(Tensor self, MemoryFormat memory_format=contiguous_format) -> SymBool\n",
+        frozenset())
+    calls = ("- name: numel(Tensor self) -> int\n  aten: numel(self)\n- name: dim(Tensor self) -> int\n"
+             "  aten: dim(self)\n- name: sym_is_contiguous(Tensor self, MemoryFormat memory_format) -> SymBool\n"
+             "  aten: sym_is_contiguous(self, memory_format)\n")
+    found = DeprecatedParser(release).check(calls, native.functions)
+    assert sorted(d.message.split("(", 1)[0] for d in found) == sorted(skipped)
+    assert all(d.code == "OPG743" and "bound by hand" in d.message for d in found)

@@ -104,3 +104,54 @@ def test_which_files_are_autograd_yamls() -> None:
     assert classify("/t/playbook.yaml", "- name: install a package\n") == UNKNOWN  # a list of named things
     assert classify("/t/tools/autograd/deprecated.yaml", "") == DEPRECATED
     assert classify("/t/docs/deprecated.yaml", "- name: add(Tensor self) -> Tensor\n") == UNKNOWN  # not PyTorch's
+
+
+# ---- the torch release of the autograd yamls: that of their tree (version.txt), or --torch-version
+
+NUMEL = "- func: numel(Tensor self) -> int\n  variants: method\n"
+CALLS_NUMEL = "- name: numel(Tensor self) -> int\n  aten: numel(self)\n"
+
+
+def release_tree(root: Path, version: str) -> Path:
+    """A checkout of a release whose native_functions.yaml declares numel, and a deprecated.yaml calling it."""
+    tree(root, GOOD)
+    native = root / "aten" / "src" / "ATen" / "native" / "native_functions.yaml"
+    native.write_text(NATIVE + NUMEL)
+    (root / "version.txt").write_text(version + "\n")
+    path = root / "tools" / "autograd" / "deprecated.yaml"
+    path.write_text(CALLS_NUMEL)
+    return path
+
+
+@pytest.mark.parametrize("version, clean", [("2.11.0", True), ("2.12.0a0", False)])
+def test_deprecated_yaml_follows_the_release_of_its_tree(tmp_path: Path, capsys, version: str, clean: bool) -> None:
+    # torch 2.12 binds numel by hand (its Python binding generator skips it): deprecated.yaml cannot call it.
+    path = release_tree(tmp_path, version)
+    code, out, _ = run(capsys, "check", "-q", str(path))
+    if clean:
+        assert (code, out) == (0, "")
+    else:
+        assert code == 1 and "no Python binding" in out and "[OPG743]" in out
+
+
+def test_torch_version_overrides_the_tree(tmp_path: Path, capsys) -> None:
+    path = release_tree(tmp_path, "2.11.0")
+    code, out, _ = run(capsys, "check", "-q", "--torch-version", "2.13", str(path))
+    assert code == 1 and "torch 2.13's Python binding generator skips it" in out
+
+
+def test_an_older_release_gets_one_error_naming_the_range(tmp_path: Path, capsys) -> None:
+    path = release_tree(tmp_path, "2.4.0")
+    derivatives = tmp_path / "tools" / "autograd" / "derivatives.yaml"
+    derivatives.write_text(BAD)  # not checked: the release's rules are not known
+    code, out, err = run(capsys, "check", "-q", str(path), str(derivatives))
+    assert code == 1
+    assert [line.split(" [")[-1] for line in out.splitlines()] == ["OPG951]", "OPG951]"]
+    assert f"{path}:1:1: error: torch 2.4.0 (version.txt of {tmp_path}) is older" in out
+    assert "pass --torch-version" in err
+
+
+def test_a_newer_release_is_checked_as_the_newest_with_a_note(tmp_path: Path, capsys) -> None:
+    path = release_tree(tmp_path, "2.16.0a0")
+    code, out, _ = run(capsys, "check", str(path))
+    assert code == 1 and "[OPG950]" in out and "[OPG743]" in out  # 2.15's skip list

@@ -71,6 +71,19 @@ async def test_hover_shows_the_schema_and_the_node_struct(client: LanguageClient
 
 
 @pytest.mark.asyncio
+async def test_hover_struct_is_the_tree_release_one(client: LanguageClient):
+    """A 2.6 checkout (version.txt): its Functions.h declares compiled_args non-const, as the hover shows."""
+    _, path = tree(client)
+    (client.root / "version.txt").write_text("2.6.0\n")  # type: ignore[attr-defined]
+    uri = open_document(client, path)
+    assert await diagnostics(client, uri, 1) == []
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=pos(client, DERIVATIVES, "mul.Tensor", 3)))
+    value = hover.contents.value  # type: ignore[union-attr]
+    assert MUL_NODE in value and "  void compiled_args(CompiledNodeArgs& args) override;\n" in value
+
+
+@pytest.mark.asyncio
 async def test_completion_of_names_gradients_and_keys(client: LanguageClient):
     _, path = tree(client, DERIVATIVES.replace("  other: grad * self\n", "  other: gr\n  \n"))
     text = path.read_text()
