@@ -328,11 +328,12 @@ def resolve_for(path: str | None, override: str | None = None, override_source: 
     return default_resolved()
 
 
+# derivs: the release of derivatives.yaml and deprecated.yaml
 def resolve_for_autograd(path: str | None, native_path: str | None, override: str | None = None,
                          override_source: str = "--torch-version") -> Resolved:
-    """derivs: the profile for a derivatives.yaml or deprecated.yaml, found as for a native_functions.yaml (the
-    override, else its tree's version.txt or packaged torch/version.py); a file in no tree that says its release
-    takes the release of the native_functions.yaml it is resolved against."""
+    """The profile for a derivatives.yaml or deprecated.yaml, found as for a native_functions.yaml (the
+    override, else its tree's version.txt or packaged torch/version.py); a file whose tree says none takes the
+    release of the native_functions.yaml it is resolved against."""
     resolved = resolve_for(path, override, override_source)
     if resolved.source == default_resolved().source and native_path:
         return resolve_for(native_path, override, override_source)

@@ -153,7 +153,7 @@ class Workspace:
         self._generations = itertools.count(1)
         self._native_parsers: dict[str, NativeParser] = {}
         self._releases: dict[tuple, Resolved] = {}
-        self._autograd_releases: dict[tuple, Resolved] = {}  # derivs: of derivatives.yaml / deprecated.yaml
+        self._autograd_releases: dict[tuple, Resolved] = {}  # of derivatives.yaml / deprecated.yaml documents
         self._tags_parsers: dict[str, TagsParser] = {}  # by path (uri for documents that are not files)
         self._tags_snapshots: dict[str, tuple[tuple, TagsSnapshot | None, str | None]] = {}
         self._analyses: dict[str, Analysis] = {}
@@ -421,7 +421,7 @@ class Workspace:
         return found
 
     def autograd_release(self, document: OpenDocument) -> Resolved:
-        """derivs: the torch release of a derivatives.yaml or deprecated.yaml: opgen.torchVersion, else its tree's,
+        """The torch release of a derivatives.yaml or deprecated.yaml: opgen.torchVersion, else its tree's,
         else that of the native_functions.yaml it is checked against."""
         native_path = self.native_location(document)[1]
         key = (document.path, native_path, self.settings.torch_version)
