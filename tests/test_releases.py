@@ -26,6 +26,7 @@ from opgen_lsp.releases import (
     release_diagnostics,
     resolve,
     resolve_for,
+    resolve_for_autograd,
     schema_change_note,
 )
 
@@ -103,6 +104,27 @@ def test_nothing_says_gives_the_default_and_the_override_wins(tmp_path: Path) ->
     assert resolve_for(str(path)).release.series == "2.12"
     forced = resolve_for(str(path), "2.15")
     assert (forced.release.series, forced.source) == ("2.15", "--torch-version")
+
+
+def test_an_autograd_yaml_has_the_release_of_its_tree_else_of_its_native_functions(tmp_path: Path) -> None:
+    native = _checkout(tmp_path / "pytorch", "2.9.0")
+    in_tree = tmp_path / "pytorch" / "tools" / "autograd" / "derivatives.yaml"
+    assert resolve_for_autograd(str(in_tree), None).release.series == "2.9"
+    loose = tmp_path / "mine" / "derivatives.yaml"
+    assert resolve_for_autograd(str(loose), str(native)).release.series == "2.9"  # resolved against the 2.9 yaml
+    assert resolve_for_autograd(str(loose), None).release is DEFAULT
+    forced = resolve_for_autograd(str(in_tree), str(native), "2.14")
+    assert (forced.release.series, forced.source) == ("2.14", "--torch-version")
+
+
+def test_the_autograd_fields_per_release() -> None:
+    """As test_release_autograd.py found them against each release (a merge of the profiles must keep them)."""
+    assert [r.series for r in RELEASES if not r.node_compiled_args_const] == ["2.6"]
+    hand_bound = {r.series: sorted(r.python_bindings_skip_hand_bound) for r in RELEASES}
+    assert [s for s, names in hand_bound.items() if not names] == ["2.6", "2.7", "2.8"]
+    assert [s for s, names in hand_bound.items() if names == ["sym_is_contiguous"]] == ["2.9", "2.10", "2.11"]
+    assert all(hand_bound[s] == ["dim", "get_device", "is_contiguous", "numel", "storage_offset", "sym_is_contiguous"]
+               for s in ("2.12", "2.13", "2.14", "2.15"))
 
 
 def test_a_version_txt_without_aten_is_not_a_checkout(tmp_path: Path) -> None:
