@@ -17,6 +17,7 @@ from ..index.derivatives import DerivativesDocument
 from ..model.derivatives import DEFAULT_KEY, ENTRY_KEYS, NAME, DerivativeEntry, Formula
 from ..model.native_function import NativeFunction
 from ..model.schema import signature_key
+from ..releases import Release
 from ..syntax.locate import ScalarText
 from ..syntax.nodes import YScalar
 from ..text import Span
@@ -104,6 +105,9 @@ class Checked(Protocol):
 
     @property
     def nodes(self) -> Sequence[Node]: ...
+
+    @property
+    def release(self) -> Release: ...  # the torch release whose Functions.h the structs are of
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,7 +237,7 @@ def _entry_markdown(check: Checked, place: Place, node_struct: Callable[[Node], 
         where = "" if node.key.key == DEFAULT_KEY else f" ({node.key.key})"
         if node.canonical is not analysis.canonical:
             where += f" of its view_copy function `{node.canonical.func.name}`"
-        parts.append(f"Autograd node{where}, in Functions.h:\n```cpp\n{node_struct(node)}```")
+        parts.append(f"Autograd node{where}, in Functions.h ({check.release}):\n```cpp\n{node_struct(node)}```")
     return "\n\n".join(parts)
 
 

@@ -81,6 +81,7 @@ async def test_hover_struct_is_the_tree_release_one(client: LanguageClient):
         text_document=types.TextDocumentIdentifier(uri=uri), position=pos(client, DERIVATIVES, "mul.Tensor", 3)))
     value = hover.contents.value  # type: ignore[union-attr]
     assert MUL_NODE in value and "  void compiled_args(CompiledNodeArgs& args) override;\n" in value
+    assert "Autograd node, in Functions.h (torch 2.6):" in value
 
 
 @pytest.mark.asyncio
