@@ -39,6 +39,7 @@ from ..input_file import UnreadableFile, read_text
 from ..model.selection import read_selection
 from ..releases import Fit, Resolved, release_diagnostics, resolve_for
 from ..text import Span, as_python_reads
+from ..torchgen_drift import drift_diagnostics
 from .config import Settings
 from .convert import Lines
 from .derivatives import NativeDerivatives
@@ -153,6 +154,7 @@ class Workspace:
         self._generations = itertools.count(1)
         self._native_parsers: dict[str, NativeParser] = {}
         self._releases: dict[tuple, Resolved] = {}
+        self._drifts: dict[tuple, tuple[Diagnostic, ...]] = {}  # (path, release) -> OPG965, read once like the release
         self._tags_parsers: dict[str, TagsParser] = {}  # by path (uri for documents that are not files)
         self._tags_snapshots: dict[str, tuple[tuple, TagsSnapshot | None, str | None]] = {}
         self._analyses: dict[str, Analysis] = {}
@@ -419,6 +421,14 @@ class Workspace:
             found = self._releases[key] = resolve_for(path, self.settings.torch_version, "opgen.torchVersion")
         return found
 
+    def _drift(self, path: str | None, resolved: Resolved) -> tuple[Diagnostic, ...]:
+        """OPG965 when the tree's own torchgen is not its release's (looked up once per path and release)."""
+        key = (path, resolved)
+        found = self._drifts.get(key)
+        if found is None:
+            found = self._drifts[key] = drift_diagnostics(path, resolved)
+        return found
+
     # ------------------------------------------------------------ analyses
 
     def key(self, uri: str) -> tuple | None:
@@ -463,7 +473,8 @@ class Workspace:
                 parser = self._native_parsers[uri] = NativeParser(release=resolved.release)
             native = parser.parse(document.text, tags.names if tags is not None else frozenset())
             # A release older than those known: its rules are not known, so the one diagnostic that says so.
-            diagnostics = release_diagnostics(resolved) + (() if resolved.fit is Fit.OLDER else native.diagnostics)
+            diagnostics = release_diagnostics(resolved) + self._drift(document.path, resolved) + (
+                () if resolved.fit is Fit.OLDER else native.diagnostics)
             if problem is not None:
                 diagnostics = (diag("OPG900", Span.point(0, 0), problem),) + diagnostics
             kernels = self.kernels

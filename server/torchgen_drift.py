@@ -1,0 +1,80 @@
+"""Whether a tree's own torchgen is its release's: a vendor fork or a pre-release tree may change it.
+
+opgen matches the torchgen of each known release (server/releases.py), file for file. A PyTorch checkout
+(or a packaged torchgen) carries its own torchgen/ beside its yaml; when the files the generators run
+differ from those of the release opgen uses for it (server/torchgen_digests.py, written from each release
+by tools/torchgen_digests.py), what the tree's own gen.py accepts and writes may differ from what opgen
+does, and opgen says so once (OPG965) naming the files, instead of letting a difference pass for a bug.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+from .diagnostics import Diagnostic, diag
+from .releases import Fit, Resolved
+from .text import Span
+from .torchgen_digests import DIGESTS
+
+SHOWN = 3  # files named in the note; the rest are counted
+_MOST_BYTES = 4 * 1024 * 1024  # a file larger than any torchgen module is not read (and counts as differing)
+
+
+def tree_torchgen(path: str) -> str | None:
+    """The torchgen/ folder of the tree a native_functions.yaml (or its folder) belongs to: looking upwards,
+    the first folder holding torchgen/gen.py, up to the checkout root (aten/src/ATen) or the packaged
+    torchgen's site folder (torchgen/packaged/ATen); None when there is none."""
+    folder = os.path.abspath(path if os.path.isdir(path) else os.path.dirname(path) or ".")
+    while True:
+        candidate = os.path.join(folder, "torchgen")
+        if os.path.isfile(os.path.join(candidate, "gen.py")):
+            return candidate
+        if os.path.isdir(os.path.join(folder, "aten", "src", "ATen")) or os.path.isdir(
+                os.path.join(candidate, "packaged", "ATen")):
+            return None  # the tree's root, without a torchgen of its own
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def _digest(path: str) -> str | None:
+    try:
+        if os.path.getsize(path) > _MOST_BYTES:
+            return None
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read().replace(b"\r\n", b"\n")).hexdigest()[:16]
+    except OSError:
+        return None
+
+
+def differing_files(torchgen: str, version: str) -> tuple[str, ...]:
+    """The files of release `version`'s generators (POSIX paths under torchgen/) that the folder lacks or
+    holds other bytes of; () for a release with no digests."""
+    table = DIGESTS.get(version, {})
+    return tuple(name for name, want in table.items()
+                 if _digest(os.path.join(torchgen, *name.split("/"))) != want)
+
+
+def drift_note(path: str | None, resolved: Resolved) -> str | None:
+    """One line when the tree of `path` has a torchgen other than its release's; None otherwise, and for a
+    release newer or older than those known (OPG950 / OPG951 say what is used for those)."""
+    if path is None or resolved.fit is not Fit.KNOWN:
+        return None
+    torchgen = tree_torchgen(path)
+    if torchgen is None:
+        return None
+    differing = differing_files(torchgen, resolved.release.version)
+    if not differing:
+        return None
+    named = ", ".join(differing[:SHOWN]) + (f" and {len(differing) - SHOWN} more" if len(differing) > SHOWN else "")
+    return (f"this tree's torchgen ({torchgen}) differs from torch {resolved.release.version}'s in {named}: "
+            f"opgen checks and generates as torch {resolved.release.version}, which the tree's own gen.py "
+            "may not match")
+
+
+def drift_diagnostics(path: str | None, resolved: Resolved) -> tuple[Diagnostic, ...]:
+    """OPG965 on the first line of the tree's native_functions.yaml when its torchgen is not its release's."""
+    note = drift_note(path, resolved)
+    return () if note is None else (diag("OPG965", Span.point(0, 0), note),)
