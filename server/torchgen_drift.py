@@ -18,6 +18,8 @@ from .text import Span
 from .torchgen_digests import DIGESTS
 
 SHOWN = 3  # files named in the note; the rest are counted
+# Named first when they differ: what reads and checks the yaml, then what writes the files.
+_FIRST = ("model.py", "gen.py", "native_function_generation.py", "gen_functionalization_type.py")
 _MOST_BYTES = 4 * 1024 * 1024  # a file larger than any torchgen module is not read (and counts as differing)
 
 
@@ -51,10 +53,10 @@ def _digest(path: str) -> str | None:
 
 def differing_files(torchgen: str, version: str) -> tuple[str, ...]:
     """The files of release `version`'s generators (POSIX paths under torchgen/) that the folder lacks or
-    holds other bytes of; () for a release with no digests."""
+    holds other bytes of, those of _FIRST first; () for a release with no digests."""
     table = DIGESTS.get(version, {})
-    return tuple(name for name, want in table.items()
-                 if _digest(os.path.join(torchgen, *name.split("/"))) != want)
+    differing = [name for name, want in table.items() if _digest(os.path.join(torchgen, *name.split("/"))) != want]
+    return tuple(sorted(differing, key=lambda name: (_FIRST.index(name) if name in _FIRST else len(_FIRST), name)))
 
 
 def drift_note(path: str | None, resolved: Resolved) -> str | None:

@@ -93,7 +93,7 @@ def test_a_changed_and_a_missing_file_are_named(tmp_path: Path, capsys) -> None:
     out = capsys.readouterr().out
     (line,) = [line for line in out.splitlines() if "[OPG965]" in line]
     assert line.startswith(f"{native}:1:1: warning: this tree's torchgen ({torchgen}) differs from torch 2.13.0's "
-                           "in aoti/fallback_ops.py, gen_functionalization_type.py: opgen checks and generates as "
+                           "in gen_functionalization_type.py, aoti/fallback_ops.py: opgen checks and generates as "
                            "torch 2.13.0")
     assert out.endswith("0 errors, 1 warning in 1 file\n")
 

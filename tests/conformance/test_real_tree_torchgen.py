@@ -9,6 +9,8 @@ and the releases' (tools/torchgen_release.py; each skips, with the command, when
 - A tree of a release whose generation is verified: `opgen generate` writes what that release's gen.py writes for
   the tree's ATen folder (less the files it names, exit 3); against the tree's own gen.py, files differ only when
   OPG965 says the tree's torchgen is not its release's.
+- A vendor's own dispatch key (pytorch_zc's torchgen adds ZC): its gen.py accepts a kernel for it, opgen gives the
+  release's error on that line and says, OPG965, that the tree's torchgen differs.
 """
 
 from __future__ import annotations
@@ -16,13 +18,14 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from file_trees import files_under
-from real_trees import TREES, native_yaml, tree_or_skip
+from real_trees import NATIVE, TREES, native_yaml, tree_or_skip
 
 from opgen_lsp.cli import main
 from opgen_lsp.releases import Fit, resolve, resolve_for
@@ -129,3 +132,29 @@ def test_generate_matches_the_release_and_the_drift_note_is_honest(name: str, tm
           f"own gen.py; {len(ours)} of {len(theirs)} written, all identical with torch {version}'s")
     note = drift_note(str(native), resolved)
     assert bool(differing) <= (note is not None), f"{differing} differ, and OPG965 says nothing"
+
+
+def test_a_vendor_key_of_the_trees_own_torchgen_is_the_nearest_releases_error_and_said(tmp_path: Path,
+                                                                                        capsys) -> None:
+    """pytorch_zc's torchgen knows a dispatch key ZC that no release has: a kernel registered for it is accepted by
+    the tree's own gen.py, and opgen (as the oldest release, 2.6) reports the key on its line, with OPG965 naming
+    model.py first. What opgen can promise for such a tree is the release's verdict, and it says so."""
+    tree = tree_or_skip("pytorch-zc-2.0")
+    copy = tmp_path / "zc"
+    shutil.copytree(tree / "torchgen", copy / "torchgen")
+    shutil.copy(tree / "version.txt", copy / "version.txt")
+    native = copy / NATIVE / "native_functions.yaml"
+    native.parent.mkdir(parents=True)
+    shutil.copy(native_yaml(tree).with_name("tags.yaml"), native.with_name("tags.yaml"))
+    text = native_yaml(tree).read_text(encoding="utf-8")
+    entry = re.search(r"^- func: abs\(Tensor self\) -> Tensor\n(?:  .*\n)*?  dispatch:\n", text, re.M)
+    assert entry is not None
+    native.write_text(text[:entry.end()] + "    ZC: abs_zc\n" + text[entry.end():], encoding="utf-8")
+    key_line = text[:entry.end()].count("\n")  # 0-based line of the inserted key
+    assert torchgen_verdict(copy, native) is None
+    capsys.readouterr()
+    main(["check", "--torch-version", "2.6", "--format", "json", str(native)])
+    found = json.loads(capsys.readouterr().out)
+    assert ("OPG104", key_line) in {(d["code"], d["range"]["start"]["line"]) for d in found}
+    (drift,) = [d for d in found if d["code"] == "OPG965"]
+    assert "differs from torch 2.6.0's in model.py, gen.py," in drift["message"]
