@@ -15,7 +15,7 @@ import os
 from .diagnostics import Diagnostic, diag
 from .releases import Fit, Resolved
 from .text import Span
-from .torchgen_digests import DIGESTS
+from .torchgen_digests import CHANGES
 
 SHOWN = 3  # files named in the note; the rest are counted
 # Named first when they differ: what reads and checks the yaml, then what writes the files.
@@ -49,6 +49,20 @@ def _digest(path: str) -> str | None:
             return hashlib.sha256(f.read().replace(b"\r\n", b"\n")).hexdigest()[:16]
     except OSError:
         return None
+
+
+def _accumulated() -> dict[str, dict[str, str]]:
+    """release -> every file its generators run -> digest, from the changes release by release."""
+    out: dict[str, dict[str, str]] = {}
+    current: dict[str, str] = {}
+    for version, changed in CHANGES.items():
+        current = {**current, **{n: d for n, d in changed.items() if d is not None}}
+        current = {n: d for n, d in current.items() if changed.get(n, d) is not None}
+        out[version] = current
+    return out
+
+
+DIGESTS = _accumulated()
 
 
 def differing_files(torchgen: str, version: str) -> tuple[str, ...]:

@@ -18,8 +18,7 @@ import pytest
 from opgen_lsp.cli import main
 from opgen_lsp.lsp.workspace import Workspace
 from opgen_lsp.releases import RELEASES, resolve_for
-from opgen_lsp.torchgen_digests import DIGESTS
-from opgen_lsp.torchgen_drift import SHOWN, differing_files, drift_note, tree_torchgen
+from opgen_lsp.torchgen_drift import DIGESTS, SHOWN, differing_files, drift_note, tree_torchgen
 
 ROOT = Path(__file__).resolve().parents[1]
 
