@@ -6,8 +6,8 @@
 Reads each release's torchgen from the cache (tools/torchgen_release.py), follows the imports of gen.py,
 gen_backend_stubs.py and gen_lazy_tensor.py within torchgen/ (the files whose behaviour opgen matches) and
 prints, per release, a short digest of each (line ends made LF first). opgen compares a tree's own
-torchgen/ with them (server/torchgen_drift.py): a vendor fork or a pre-release tree whose torchgen differs
-from its release's is told so. tests/test_torchgen_drift.py checks the table against the cache when it is there.
+torchgen/ with them (server/tree_release.py): a vendor fork or a pre-release tree whose torchgen differs
+from its release's is told so. tests/test_tree_release.py checks the table against the cache when it is there.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from .. import status
-from ..torchgen_drift import drift_note
+from ..tree_release import tree_notes
 from .torch_version import add_torch_version_argument, resolve_release
 
 if TYPE_CHECKING:
@@ -111,9 +111,8 @@ def run_generate(args: argparse.Namespace) -> int:
     resolved = resolve_release(args, native)
     if resolved is None:
         return status.USAGE
-    drift = drift_note(native, resolved)  # a vendor's or a pre-release tree's own torchgen
-    if drift is not None:
-        print(f"opgen: warning: {drift}", file=sys.stderr)
+    for _, note in tree_notes(native, resolved):  # a vendor's or a pre-release tree's torchgen, a bad version.txt
+        print(f"opgen: warning: {note}", file=sys.stderr)
     if not resolved.release.generation_verified:
         print(f"opgen: generation for {resolved.release} is not yet compared with its gen.py; files may differ",
               file=sys.stderr)

@@ -39,7 +39,7 @@ from ..input_file import UnreadableFile, read_text
 from ..model.selection import read_selection
 from ..releases import Fit, Resolved, release_diagnostics, resolve_for
 from ..text import Span, as_python_reads
-from ..torchgen_drift import drift_diagnostics
+from ..tree_release import tree_diagnostics
 from .config import Settings
 from .convert import Lines
 from .derivatives import NativeDerivatives
@@ -154,7 +154,7 @@ class Workspace:
         self._generations = itertools.count(1)
         self._native_parsers: dict[str, NativeParser] = {}
         self._releases: dict[tuple, Resolved] = {}
-        self._drifts: dict[tuple, tuple[Diagnostic, ...]] = {}  # (path, release) -> OPG965, read once like the release
+        self._drifts: dict[tuple, tuple[Diagnostic, ...]] = {}  # (path, release) -> OPG965/966, read once like the release
         self._tags_parsers: dict[str, TagsParser] = {}  # by path (uri for documents that are not files)
         self._tags_snapshots: dict[str, tuple[tuple, TagsSnapshot | None, str | None]] = {}
         self._analyses: dict[str, Analysis] = {}
@@ -422,11 +422,11 @@ class Workspace:
         return found
 
     def _drift(self, path: str | None, resolved: Resolved) -> tuple[Diagnostic, ...]:
-        """OPG965 when the tree's own torchgen is not its release's (looked up once per path and release)."""
+        """OPG965 / OPG966 when the tree's own files disagree with its release (looked up once per path and release)."""
         key = (path, resolved)
         found = self._drifts.get(key)
         if found is None:
-            found = self._drifts[key] = drift_diagnostics(path, resolved)
+            found = self._drifts[key] = tree_diagnostics(path, resolved)
         return found
 
     # ------------------------------------------------------------ analyses

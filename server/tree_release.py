@@ -1,10 +1,13 @@
-"""Whether a tree's own torchgen is its release's: a vendor fork or a pre-release tree may change it.
+"""Whether a real tree's own files agree with the release opgen uses for it.
 
 opgen matches the torchgen of each known release (server/releases.py), file for file. A PyTorch checkout
 (or a packaged torchgen) carries its own torchgen/ beside its yaml; when the files the generators run
 differ from those of the release opgen uses for it (server/torchgen_digests.py, written from each release
 by tools/torchgen_digests.py), what the tree's own gen.py accepts and writes may differ from what opgen
-does, and opgen says so once (OPG965) naming the files, instead of letting a difference pass for a bug.
+does, and opgen says so once (OPG965) naming the files, instead of letting a difference pass for a bug: a
+vendor fork or a pre-release tree may change torchgen. And a checkout whose version.txt names no release (a
+merge left its conflict markers in it, as in a ROCm fork) would be checked as the default release without a
+word: OPG966 says so.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import hashlib
 import os
 
 from .diagnostics import Diagnostic, diag
-from .releases import Fit, Resolved
+from .releases import DEFAULT, Fit, Resolved, parse_version
 from .text import Span
 from .torchgen_digests import CHANGES
 
@@ -90,7 +93,44 @@ def drift_note(path: str | None, resolved: Resolved) -> str | None:
             "may not match")
 
 
-def drift_diagnostics(path: str | None, resolved: Resolved) -> tuple[Diagnostic, ...]:
-    """OPG965 on the first line of the tree's native_functions.yaml when its torchgen is not its release's."""
-    note = drift_note(path, resolved)
-    return () if note is None else (diag("OPG965", Span.point(0, 0), note),)
+def checkout_root(path: str) -> str | None:
+    """The PyTorch checkout (the folder above aten/src/ATen) holding a native_functions.yaml, if any."""
+    folder = os.path.abspath(path if os.path.isdir(path) else os.path.dirname(path) or ".")
+    while True:
+        if os.path.isdir(os.path.join(folder, "aten", "src", "ATen")):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def version_txt_note(path: str | None, resolved: Resolved) -> str | None:
+    """One line when the checkout of `path` has a version.txt that names no release and nothing else chose one
+    (the default is used); None otherwise."""
+    if path is None or resolved.source != "default":
+        return None
+    root = checkout_root(path)
+    if root is None:
+        return None
+    try:
+        with open(os.path.join(root, "version.txt"), encoding="utf-8", errors="replace") as f:
+            text = f.read(4096)
+    except OSError:
+        return None  # no version.txt: nothing claims a release
+    if parse_version(text) is not None:
+        return None
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return (f"version.txt of {root} names no torch release ({first[:40]!r}): checked and generated as torch "
+            f"{DEFAULT.series} (the default); pass --torch-version X.Y (opgen.torchVersion in the editor)")
+
+
+def tree_notes(path: str | None, resolved: Resolved) -> tuple[tuple[str, str], ...]:
+    """(code, line) of what the tree's own files say against the release used: OPG966, OPG965."""
+    notes = (("OPG966", version_txt_note(path, resolved)), ("OPG965", drift_note(path, resolved)))
+    return tuple((code, note) for code, note in notes if note is not None)
+
+
+def tree_diagnostics(path: str | None, resolved: Resolved) -> tuple[Diagnostic, ...]:
+    """Those notes on the first line of the tree's native_functions.yaml."""
+    return tuple(diag(code, Span.point(0, 0), note) for code, note in tree_notes(path, resolved))

@@ -1,4 +1,5 @@
-"""A tree whose own torchgen is not its release's (OPG965): a vendor fork or a pre-release tree.
+"""A tree whose own files disagree with the release opgen uses: its torchgen (OPG965: a vendor fork, a
+pre-release tree), its version.txt naming no release (OPG966).
 
 The digests of server/torchgen_digests.py are checked against each release's torchgen in the cache
 (tools/torchgen_release.py; skipped, with the command, for a release not there). The rest runs on a
@@ -18,7 +19,7 @@ import pytest
 from opgen_lsp.cli import main
 from opgen_lsp.lsp.workspace import Workspace
 from opgen_lsp.releases import RELEASES, resolve_for
-from opgen_lsp.torchgen_drift import DIGESTS, SHOWN, differing_files, drift_note, tree_torchgen
+from opgen_lsp.tree_release import DIGESTS, SHOWN, differing_files, drift_note, tree_torchgen
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -150,3 +151,35 @@ def test_the_server_shows_it_on_the_first_line(tmp_path: Path) -> None:
     found = [d for d in ws.analyse("file:///n").diagnostics if d.code == "OPG965"]
     assert [(d.span.start_line, d.severity.name) for d in found] == [(0, "WARNING")]
     assert "in gen.py:" in found[0].message
+
+
+CONFLICTED = "<<<<<<< HEAD\n2.9.0\n=======\n2.8.0\n>>>>>>> 0123abc (a vendor's merge)\n"
+
+
+@pytest.mark.parametrize("text", [CONFLICTED, "", "main\n"])
+def test_a_version_txt_naming_no_release_is_said(text: str, tmp_path: Path, capsys) -> None:
+    native = tmp_path / "pytorch" / "aten" / "src" / "ATen" / "native" / "native_functions.yaml"
+    native.parent.mkdir(parents=True)
+    native.write_text(NATIVE)
+    (native.parent / "tags.yaml").write_text("")
+    (tmp_path / "pytorch" / "version.txt").write_text(text)
+    assert main(["check", str(native)]) == 0
+    out = capsys.readouterr().out
+    (line,) = [line for line in out.splitlines() if "[OPG966]" in line]
+    first = next((t.strip() for t in text.splitlines() if t.strip()), "")
+    assert line.startswith(f"{native}:1:1: warning: version.txt of {tmp_path / 'pytorch'} names no torch release "
+                           f"({first!r}): checked and generated as torch 2.13 (the default); pass --torch-version")
+    assert main(["check", "--torch-version", "2.9", str(native)]) == 0  # a release chosen: nothing to say
+    assert "OPG966" not in capsys.readouterr().out
+    ws = Workspace(str(tmp_path))
+    ws.open("file:///n", str(native), NATIVE, 1)
+    assert [d.code for d in ws.analyse("file:///n").diagnostics] == ["OPG966"]
+
+
+def test_a_checkout_without_version_txt_gets_nothing(tmp_path: Path, capsys) -> None:
+    native = tmp_path / "vendor" / "aten" / "src" / "ATen" / "native" / "native_functions.yaml"
+    native.parent.mkdir(parents=True)
+    native.write_text(NATIVE)
+    (native.parent / "tags.yaml").write_text("")
+    assert main(["check", str(native)]) == 0
+    assert capsys.readouterr().out == "no problems in 1 file\n"
