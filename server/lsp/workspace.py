@@ -154,7 +154,7 @@ class Workspace:
         self._generations = itertools.count(1)
         self._native_parsers: dict[str, NativeParser] = {}
         self._releases: dict[tuple, Resolved] = {}
-        self._drifts: dict[tuple, tuple[Diagnostic, ...]] = {}  # (path, release) -> OPG965/966, read once like the release
+        self._tree_checks: dict[tuple, tuple[Diagnostic, ...]] = {}  # (path, release) -> OPG965/966, read once like the release
         self._tags_parsers: dict[str, TagsParser] = {}  # by path (uri for documents that are not files)
         self._tags_snapshots: dict[str, tuple[tuple, TagsSnapshot | None, str | None]] = {}
         self._analyses: dict[str, Analysis] = {}
@@ -421,12 +421,12 @@ class Workspace:
             found = self._releases[key] = resolve_for(path, self.settings.torch_version, "opgen.torchVersion")
         return found
 
-    def _drift(self, path: str | None, resolved: Resolved) -> tuple[Diagnostic, ...]:
+    def _tree_diagnostics(self, path: str | None, resolved: Resolved) -> tuple[Diagnostic, ...]:
         """OPG965 / OPG966 when the tree's own files disagree with its release (looked up once per path and release)."""
         key = (path, resolved)
-        found = self._drifts.get(key)
+        found = self._tree_checks.get(key)
         if found is None:
-            found = self._drifts[key] = tree_diagnostics(path, resolved)
+            found = self._tree_checks[key] = tree_diagnostics(path, resolved)
         return found
 
     # ------------------------------------------------------------ analyses
@@ -473,7 +473,7 @@ class Workspace:
                 parser = self._native_parsers[uri] = NativeParser(release=resolved.release)
             native = parser.parse(document.text, tags.names if tags is not None else frozenset())
             # A release older than those known: its rules are not known, so the one diagnostic that says so.
-            diagnostics = release_diagnostics(resolved) + self._drift(document.path, resolved) + (
+            diagnostics = release_diagnostics(resolved) + self._tree_diagnostics(document.path, resolved) + (
                 () if resolved.fit is Fit.OLDER else native.diagnostics)
             if problem is not None:
                 diagnostics = (diag("OPG900", Span.point(0, 0), problem),) + diagnostics
