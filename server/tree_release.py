@@ -46,7 +46,7 @@ def tree_torchgen(path: str) -> str | None:
 
 def _digest(path: str) -> str | None:
     try:
-        if os.path.getsize(path) > _MOST_BYTES:
+        if not os.path.isfile(path) or os.path.getsize(path) > _MOST_BYTES:  # (a FIFO would block the open)
             return None
         with open(path, "rb") as f:
             return hashlib.sha256(f.read().replace(b"\r\n", b"\n")).hexdigest()[:16]
@@ -113,11 +113,14 @@ def version_txt_note(path: str | None, resolved: Resolved) -> str | None:
     root = checkout_root(path)
     if root is None:
         return None
+    version_txt = os.path.join(root, "version.txt")
+    if not os.path.isfile(version_txt):
+        return None  # none (nothing claims a release), or no regular file (whose open could block)
     try:
-        with open(os.path.join(root, "version.txt"), encoding="utf-8", errors="replace") as f:
+        with open(version_txt, encoding="utf-8", errors="replace") as f:
             text = f.read(4096)
     except OSError:
-        return None  # no version.txt: nothing claims a release
+        return None
     if parse_version(text) is not None:
         return None
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
