@@ -195,6 +195,11 @@ CODES: dict[str, Code] = _table(
     ("OPG952", "op-not-in-release", E, "an op or overload the resolved torch release lacks, which another has"),
     ("OPG953", "torch-cpu-cuda-kernel-unregistered", E,
      "a CUDA kernel gen.py lists as defined in torch_cpu that no CUDA-family dispatch key registers (torch 2.15)"),
+    # a real tree's own files against the release used (server/tree_release.py; area trees)
+    ("OPG965", "tree-torchgen-differs", W,
+     "the tree's own torchgen differs from its release's: opgen checks and generates as that release"),
+    ("OPG966", "tree-version-unreadable", W,
+     "the checkout's version.txt names no torch release: checked and generated as the default release"),
     # backend yaml (torchgen.gen_backend_stubs' input), resolved against native_functions.yaml
     ("OPG500", "backend-not-mapping", E, "a backend yaml must be a mapping of keys such as backend: and supported:"),
     ("OPG501", "missing-backend", E, "no value for 'backend:'"),

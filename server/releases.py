@@ -274,6 +274,8 @@ _PY_VERSION = re.compile(r"""^__version__\s*=\s*['"]([^'"]+)['"]""", re.M)
 
 
 def _read_small(path: str) -> str | None:
+    if not os.path.isfile(path):  # a FIFO named version.txt would block the open (trees area: hostile trees)
+        return None
     try:
         with open(path, encoding="utf-8") as f:
             return f.read(4096)

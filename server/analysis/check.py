@@ -23,6 +23,7 @@ from ..model.selection import TOP_LEVEL_KEYS, read_selection
 from ..releases import Fit, Release, Resolved, release_diagnostics, resolve_for, resolve_for_autograd
 from ..report import FileDiagnostic
 from ..text import Span, as_python_reads
+from ..tree_release import tree_diagnostics
 
 NATIVE = "native_functions"
 TAGS = "tags"
@@ -231,7 +232,7 @@ class _Run:
             self._report(path, [diag("OPG900", Span.point(0, 0),
                                      f"no tags.yaml found at {tags_file}; pass --tags so that tags can be checked")])
         resolved = resolve_for(path, self.torch_version)
-        self._report(path, release_diagnostics(resolved))
+        self._report(path, release_diagnostics(resolved) + tree_diagnostics(path, resolved))
         self.result.releases[path] = resolved
         if resolved.note is not None:
             self.result.notes.append(f"opgen: {path}: {resolved.note}")

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from .. import status
+from ..tree_release import tree_notes
 from .torch_version import add_torch_version_argument, resolve_release
 
 if TYPE_CHECKING:
@@ -106,9 +107,12 @@ def options_from_args(args: argparse.Namespace, release: Release | None = None) 
 def run_generate(args: argparse.Namespace) -> int:
     from ..codegen.generate import generate
 
-    resolved = resolve_release(args, os.path.join(args.source_path, "native", "native_functions.yaml"))
+    native = os.path.join(args.source_path, "native", "native_functions.yaml")
+    resolved = resolve_release(args, native)
     if resolved is None:
         return status.USAGE
+    for _, note in tree_notes(native, resolved):  # a vendor's or a pre-release tree's torchgen, a bad version.txt
+        print(f"opgen: warning: {note}", file=sys.stderr)
     if not resolved.release.generation_verified:
         print(f"opgen: generation for {resolved.release} is not yet compared with its gen.py; files may differ",
               file=sys.stderr)

@@ -39,6 +39,7 @@ from ..input_file import UnreadableFile, read_text
 from ..model.selection import read_selection
 from ..releases import Fit, Resolved, release_diagnostics, resolve_for, resolve_for_autograd
 from ..text import Span, as_python_reads
+from ..tree_release import tree_diagnostics
 from .config import Settings
 from .convert import Lines
 from .derivatives import NativeDerivatives
@@ -154,6 +155,7 @@ class Workspace:
         self._native_parsers: dict[str, NativeParser] = {}
         self._releases: dict[tuple, Resolved] = {}
         self._autograd_releases: dict[tuple, Resolved] = {}  # of derivatives.yaml / deprecated.yaml documents
+        self._tree_checks: dict[tuple, tuple[Diagnostic, ...]] = {}  # (path, release) -> OPG965/966, read once like the release
         self._tags_parsers: dict[str, TagsParser] = {}  # by path (uri for documents that are not files)
         self._tags_snapshots: dict[str, tuple[tuple, TagsSnapshot | None, str | None]] = {}
         self._analyses: dict[str, Analysis] = {}
@@ -431,6 +433,14 @@ class Workspace:
                 document.path, native_path, self.settings.torch_version, "opgen.torchVersion")
         return found
 
+    def _tree_diagnostics(self, path: str | None, resolved: Resolved) -> tuple[Diagnostic, ...]:
+        """OPG965 / OPG966 when the tree's own files disagree with its release (looked up once per path and release)."""
+        key = (path, resolved)
+        found = self._tree_checks.get(key)
+        if found is None:
+            found = self._tree_checks[key] = tree_diagnostics(path, resolved)
+        return found
+
     # ------------------------------------------------------------ analyses
 
     def key(self, uri: str) -> tuple | None:
@@ -475,7 +485,8 @@ class Workspace:
                 parser = self._native_parsers[uri] = NativeParser(release=resolved.release)
             native = parser.parse(document.text, tags.names if tags is not None else frozenset())
             # A release older than those known: its rules are not known, so the one diagnostic that says so.
-            diagnostics = release_diagnostics(resolved) + (() if resolved.fit is Fit.OLDER else native.diagnostics)
+            diagnostics = release_diagnostics(resolved) + self._tree_diagnostics(document.path, resolved) + (
+                () if resolved.fit is Fit.OLDER else native.diagnostics)
             if problem is not None:
                 diagnostics = (diag("OPG900", Span.point(0, 0), problem),) + diagnostics
             kernels = self.kernels

@@ -3,7 +3,9 @@
 Only what finding kernel definitions needs: arguments substituted (`##` pasting done, `#` left as written),
 the result rescanned with the macro itself disabled (so `#define f(x) f(x)` stops, and an X-macro such as
 `AT_FORALL_SCALAR_TYPES_AND3(Bool, Half, BFloat16, DEFINE_CAST_OP)` expands its list, then each item), and a
-map from the expanded text back to where each piece was written. Object-like macros are not expanded.
+map from the expanded text back to where each piece was written. Object-like macros are expanded only where
+a function-like macro's expansion names them (`const Tensor& mod EXTRA_##N` pastes EXTRA_1, which adds a
+parameter), and only a file's own (collect_object_macros): elsewhere they are left as written.
 Works on code whose comments and literals are blanked already (cpp_scan does that).
 """
 
@@ -15,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 _MACRO_DEF = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)]*)\)((?:[^\n\\]|\\\n|\\.)*)", re.MULTILINE)
+_OBJECT_DEF = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?![\w(])((?:[^\n\\]|\\\n|\\.)*)", re.MULTILINE)
 _IDENT = re.compile(r"(?<![\w])[A-Za-z_]\w*")
 _INVOCATION = re.compile(r"(?<![\w])([A-Za-z_]\w*)\s*\(")
 _PASTE = re.compile(r"\s*##\s*")
@@ -32,10 +35,11 @@ class Macro:
     params: tuple[str, ...]
     body: str
     offset: int = 0  # of the #define in its file
+    object_like: bool = False  # `#define NAME body`: no parameter list, replaced without parentheses
 
     @property
     def may_define_functions(self) -> bool:
-        return "{" in self.body or "##" in self.body
+        return not self.object_like and ("{" in self.body or "##" in self.body)
 
 
 def collect_macros(code: str) -> dict[str, Macro]:
@@ -46,6 +50,12 @@ def collect_macros(code: str) -> dict[str, Macro]:
         body = m.group(3).replace("\\\n", " ")
         macros[m.group(1)] = Macro(m.group(1), params, body, m.start(1))
     return macros
+
+
+def collect_object_macros(code: str) -> dict[str, Macro]:
+    """The object-like macros code (comments and literals blanked) defines; a later #define wins."""
+    return {m.group(1): Macro(m.group(1), (), m.group(2).replace("\\\n", " ").strip(), m.start(1), object_like=True)
+            for m in _OBJECT_DEF.finditer(code)}
 
 
 def split_top_level(text: str, openers: str = "([{", closers: str = ")]}") -> list[str]:
@@ -117,7 +127,8 @@ class _Budget:
 
 def invoked(head: str, macros: dict[str, Macro], skip: frozenset[str] = frozenset()) -> bool:
     """Whether head invokes one of macros (skip: names never to expand)."""
-    return any(m.group(1) in macros and m.group(1) not in skip for m in _INVOCATION.finditer(head))
+    return any(m.group(1) in macros and not macros[m.group(1)].object_like and m.group(1) not in skip
+               for m in _INVOCATION.finditer(head))
 
 
 def expand_invocations(head: str, macros: dict[str, Macro], skip: frozenset[str] = frozenset()) -> Expansion:
@@ -140,13 +151,14 @@ def _expand(text: str, macros: dict[str, Macro], disabled: frozenset[str], budge
     for m in _INVOCATION.finditer(text):
         name = m.group(1)
         macro = macros.get(name)
-        if macro is None or name in disabled or m.start() < done or budget.expansions <= 0 \
+        if macro is None or macro.object_like or name in disabled or m.start() < done or budget.expansions <= 0 \
                 or nesting >= MAX_NESTING:
             continue
         close = matching(text, m.end() - 1, "(", ")")
         if close < 0:
             continue
-        body = expand(macro, split_top_level(text[m.end():close - 1]) if macro.params else [])
+        body = _replace_objects(expand(macro, split_top_level(text[m.end():close - 1]) if macro.params else []),
+                                macros, disabled | {name}, budget)
         budget.expansions -= 1
         budget.length -= len(body)
         if budget.length < 0:
@@ -159,3 +171,21 @@ def _expand(text: str, macros: dict[str, Macro], disabled: frozenset[str], budge
         done = close
     if done < len(text):
         emit(text[done:], done, True)
+
+
+def _replace_objects(body: str, macros: dict[str, Macro], disabled: frozenset[str], budget: _Budget) -> str:
+    """body with the object-like macros of macros it names replaced, rescanned as the preprocessor does (a
+    replacement naming another is replaced in turn; one naming itself, or one disabled, stays)."""
+    for _ in range(MAX_NESTING):
+        named = [m for m in _IDENT.finditer(body)
+                 if (macro := macros.get(m.group(0))) is not None and macro.object_like and m.group(0) not in disabled]
+        if not named or budget.expansions <= 0:
+            return body
+        budget.expansions -= len(named)
+        pieces, done = [], 0
+        for m in named:
+            pieces += [body[done:m.start()], " ", macros[m.group(0)].body, " "]
+            done = m.end()
+        body = "".join([*pieces, body[done:]])
+        disabled = disabled | {m.group(0) for m in named}
+    return body

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from itertools import pairwise
 
 # (Macro and split_top_level are also taken from here by the index and the codegen.)
-from .cpp_macros import Macro, collect_macros, expand_invocations, invoked, matching, split_top_level
+from .cpp_macros import Macro, collect_macros, collect_object_macros, expand_invocations, invoked, matching, split_top_level
 from .cpp_types import parameter_key, type_aliases, with_aliases
 
 # An offset in the scanned code -> its (line, column) in the file.
@@ -297,7 +297,8 @@ def scan_with_macros(text: str, known_macros: dict[str, Macro] | None = None
     """scan(text), and the function-like macros the file defines (one pass over the text for both)."""
     code = blank_comments_and_literals(_lf(text))
     own = collect_macros(code)
-    macros = {**(known_macros or {}), **own}
+    # The file's object-like macros too, for what its function-like macros paste (never another file's).
+    macros = {**(known_macros or {}), **collect_object_macros(code), **own}
     # Preprocessor lines are not code at namespace scope (but their macros were collected above).
     conditionals = _conditionals(code) if _has_branches(code) else []
     code = blank_preprocessor(_keep_balanced(code, conditionals))

@@ -203,6 +203,26 @@ def test_a_macro_that_expands_to_itself_stops() -> None:
     assert {s.name for s in scan(text) if s.kind == DEFINITION} == {"spun_k", "after_loops"}
 
 
+def test_a_pasted_name_of_an_object_like_macro_is_replaced() -> None:
+    # A vendor tree's pattern: `mod EXTRA_##N` pastes EXTRA_0 (nothing) or EXTRA_1 (one more parameter); the
+    # parameter types are the expanded ones, and object-like macros outside a macro's expansion stay as written.
+    text = ("namespace at::native {\n#define EXTRA_0\n#define EXTRA_1 , const Tensor& mu\n#define KIND Tensor\n"
+            "#define DEFINE_MOD(NAME, N) \\\n  Tensor NAME##_mod(const Tensor& a, const Tensor& mod EXTRA_##N, \\\n"
+            "      int64_t limbs) { return a; }\n"
+            "DEFINE_MOD(add, 0)\nDEFINE_MOD(mul, 1)\nKIND plain(const Tensor& a) { return a; }\n}\n")
+    found = {s.name: s.params for s in scan(text) if s.kind == DEFINITION}
+    assert found == {"add_mod": "const Tensor&,const Tensor&,int64_t",
+                     "mul_mod": "const Tensor&,const Tensor&,const Tensor&,int64_t", "plain": "const Tensor&"}
+
+
+def test_object_like_macros_are_rescanned_and_a_cycle_stops() -> None:
+    text = ("namespace at::native {\n#define A B\n#define B , int x\n#define C D\n#define D C\n"
+            "#define DEFINE(N, E) Tensor N##_k(const Tensor& s E) { return s; }\nDEFINE(chain, A)\nDEFINE(cycle, C)\n}\n")
+    found = {s.name: s.params for s in scan(text) if s.kind == DEFINITION}
+    assert found["chain_k"] == "const Tensor&,int"  # A -> B -> the parameter
+    assert set(found) == {"chain_k", "cycle_k"}  # C -> D -> C, left as the preprocessor leaves it
+
+
 def test_an_exponential_macro_is_cut_off(tmp_path: Path) -> None:
     # Each level doubles the text: 2**40 copies are never built; the kernel after it is still found.
     levels = "".join(f"#define L{i}(x) L{i - 1}(x) L{i - 1}(x)\n" for i in range(1, 41))

@@ -1,0 +1,160 @@
+"""Real PyTorch trees (tests/real_trees.py, docs/trees.md) through opgen and through torchgen: the tree's own,
+and the releases' (tools/torchgen_release.py; each skips, with the command, when its torchgen is not cached).
+
+- The tree's own torchgen accepts its yaml; opgen check gives no error on a tree of a release it knows, and on an
+  older one exactly OPG951 (the range it knows), as docs/releases.md promises.
+- Each tree's native_functions.yaml + tags.yaml checked as torch 2.6, 2.13 and 2.15: opgen errs iff that release's
+  torchgen rejects the yaml (these trees are older than some of them: real inputs nobody here wrote), and then
+  has an error on the entry torchgen names.
+- A tree of a release whose generation is verified: `opgen generate` writes what that release's gen.py writes for
+  the tree's ATen folder (less the files it names, exit 3); against the tree's own gen.py, files differ only when
+  OPG965 says the tree's torchgen is not its release's.
+- A vendor's own dispatch key (pytorch_zc's torchgen adds ZC): its gen.py accepts a kernel for it, opgen gives the
+  release's error on that line and says, OPG965, that the tree's torchgen differs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from file_trees import files_under
+from real_trees import NATIVE, TREES, native_yaml, tree_or_skip
+
+from opgen_lsp.cli import main
+from opgen_lsp.releases import Fit, resolve, resolve_for
+from opgen_lsp.tree_release import drift_note
+
+from .test_release_matrix import ORACLE, not_written, release, release_folder
+
+pytestmark = pytest.mark.slow
+
+CHECKED_AS = ("2.6.0", "2.13.0", "2.15.0")  # the oldest release, the reference, the newest
+_AT_LINE = re.compile(r"native_functions\.yaml:(\d+)")
+
+
+def torchgen_verdict(pythonpath: Path, native: Path) -> str | None:
+    """None when the torchgen on pythonpath reads and groups the yaml (with the tags.yaml beside it), else what it
+    raised (release_oracle.py)."""
+    env = {**os.environ, "PYTHONPATH": str(pythonpath)}
+    done = subprocess.run([sys.executable, str(ORACLE), str(native.with_name("tags.yaml")), str(native)], env=env,
+                          capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)[0]
+
+
+def opgen_errors(capsys, native: Path, *args: str) -> list[dict]:
+    capsys.readouterr()
+    main(["check", *args, "--format", "json", str(native)])
+    return [d for d in json.loads(capsys.readouterr().out) if d["severity"] == "error"]
+
+
+def entry_lines(native: Path, line: int) -> range:
+    """The 0-based lines of the entry whose `- func:` is on 1-based `line` (as torchgen names an entry)."""
+    lines = native.read_text(encoding="utf-8").split("\n")
+    end = next((i for i in range(line, len(lines)) if lines[i].startswith("- ")), len(lines))
+    return range(line - 1, end)
+
+
+@pytest.mark.parametrize("name", sorted(TREES))
+def test_the_trees_own_torchgen_and_opgen(name: str, capsys) -> None:
+    tree = tree_or_skip(name)
+    native = native_yaml(tree)
+    assert torchgen_verdict(tree, native) is None
+    errors = opgen_errors(capsys, native)
+    if resolve_for(str(native)).fit is Fit.OLDER:
+        assert [d["code"] for d in errors] == ["OPG951"] and "(2.6 to 2.15)" in errors[0]["message"]
+    else:
+        assert errors == []
+
+
+@pytest.mark.parametrize("name", sorted(TREES))
+@pytest.mark.parametrize("version", CHECKED_AS)
+def test_each_release_and_opgen_agree_on_the_trees_yaml(name: str, version: str, capsys) -> None:
+    tree = tree_or_skip(name)
+    folder = release_folder(version)
+    native = native_yaml(tree)
+    said = torchgen_verdict(folder, native)
+    errors = opgen_errors(capsys, native, "--torch-version", version)
+    assert bool(errors) == (said is not None), f"torchgen {version}: {said or 'accepts'}; opgen: " \
+                                               f"{[(d['code'], d['range']['start']['line'] + 1) for d in errors[:5]]}"
+    located = _AT_LINE.search(said or "")
+    if located is not None:
+        entry = entry_lines(native, int(located.group(1)))
+        assert any(d["range"]["start"]["line"] in entry for d in errors), \
+            f"torchgen {version} names line {located.group(1)} ({said[:200]}); opgen does not"
+
+
+def _generation_verified(version_txt: str) -> bool:
+    found = resolve(version_txt, "version.txt")
+    return found is not None and found.fit is Fit.KNOWN and found.release.generation_verified
+
+
+# The trees of a release whose generation is compared with its gen.py (2.6's is not yet: that tree is left out).
+GENERATED = sorted(name for name, (_, version_txt) in TREES.items() if _generation_verified(version_txt))
+
+
+def _gen(pythonpath: Path | None, aten: Path, root: Path) -> dict[str, bytes]:
+    """gen.py's (pythonpath's torchgen) or opgen's (None) files for aten, by path under root."""
+    root.mkdir()
+    args = ["-s", str(aten), "-d", str(root / "aten"), "--aoti-install-dir", str(root / "aoti")]
+    if pythonpath is None:
+        assert main(["generate", *args, "--implemented-only"]) == 0
+    else:
+        if "--headeronly-install-dir" in (pythonpath / "torchgen" / "gen.py").read_text():
+            args += ["--headeronly-install-dir", str(root / "headeronly")]
+        env = {**os.environ, "PYTHONPATH": str(pythonpath)}
+        done = subprocess.run([sys.executable, "-m", "torchgen.gen", *args], cwd=root, env=env, capture_output=True,
+                              text=True)
+        assert done.returncode == 0, done.stderr[-2000:]
+    return files_under(root)
+
+
+@pytest.mark.parametrize("name", GENERATED)
+def test_generate_matches_the_release_and_the_drift_note_is_honest(name: str, tmp_path: Path) -> None:
+    tree = tree_or_skip(name)
+    native = native_yaml(tree)
+    resolved = resolve_for(str(native))
+    version = resolved.release.version
+    aten = native.parent.parent
+    ours = _gen(None, aten, tmp_path / "opgen")
+    theirs = _gen(release_folder(version), aten, tmp_path / "release")
+    assert sorted(set(theirs) - set(ours)) == sorted(not_written(release(version), set(theirs)))
+    assert [n for n in ours if ours[n] != theirs.get(n)] == []
+    own = _gen(tree, aten, tmp_path / "own")
+    differing = sorted(n for n in own if n in ours and own[n] != ours[n])
+    print(f"{name}: {len(own) - len(differing) - len(set(own) - set(ours))} of {len(own)} files identical with its "
+          f"own gen.py; {len(ours)} of {len(theirs)} written, all identical with torch {version}'s")
+    note = drift_note(str(native), resolved)
+    assert bool(differing) <= (note is not None), f"{differing} differ, and OPG965 says nothing"
+
+
+def test_a_vendor_key_of_the_trees_own_torchgen_is_the_nearest_releases_error_and_said(tmp_path: Path,
+                                                                                        capsys) -> None:
+    """pytorch_zc's torchgen knows a dispatch key ZC that no release has: a kernel registered for it is accepted by
+    the tree's own gen.py, and opgen (as the oldest release, 2.6) reports the key on its line, with OPG965 naming
+    model.py first. What opgen can promise for such a tree is the release's verdict, and it says so."""
+    tree = tree_or_skip("pytorch-zc-2.0")
+    copy = tmp_path / "zc"
+    shutil.copytree(tree / "torchgen", copy / "torchgen")
+    shutil.copy(tree / "version.txt", copy / "version.txt")
+    native = copy / NATIVE / "native_functions.yaml"
+    native.parent.mkdir(parents=True)
+    shutil.copy(native_yaml(tree).with_name("tags.yaml"), native.with_name("tags.yaml"))
+    text = native_yaml(tree).read_text(encoding="utf-8")
+    entry = re.search(r"^- func: abs\(Tensor self\) -> Tensor\n(?:  .*\n)*?  dispatch:\n", text, re.M)
+    assert entry is not None
+    native.write_text(text[:entry.end()] + "    ZC: abs_zc\n" + text[entry.end():], encoding="utf-8")
+    key_line = text[:entry.end()].count("\n")  # 0-based line of the inserted key
+    assert torchgen_verdict(copy, native) is None
+    capsys.readouterr()
+    main(["check", "--torch-version", "2.6", "--format", "json", str(native)])
+    found = json.loads(capsys.readouterr().out)
+    assert ("OPG104", key_line) in {(d["code"], d["range"]["start"]["line"]) for d in found}
+    (drift,) = [d for d in found if d["code"] == "OPG965"]
+    assert "differs from torch 2.6.0's in model.py, gen.py," in drift["message"]
