@@ -13,7 +13,7 @@ from enum import auto
 from ..frozen import IdentityHashEnum, fast_init
 from ..syntax.nodes import YMap, YScalar
 from .dispatch import DispatchKey
-from .schema import Argument, FunctionSchema, OperatorName, SchemaKind
+from .schema import Argument, FunctionSchema, OperatorName
 from .schema_parser import SchemaSpans
 
 
@@ -260,7 +260,3 @@ class BackendIndex:
 
     def native_function_class_name(self) -> str | None:
         return f"{self.dispatch_key}NativeFunctions" if self.external else None
-
-
-def kind_of(f: NativeFunction) -> SchemaKind:
-    return f.func.kind()
