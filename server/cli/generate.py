@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from .. import status
+from .generation_report import report_written
 from .torch_version import add_torch_version_argument, resolve_release
 
 if TYPE_CHECKING:
@@ -121,11 +122,7 @@ def run_generate(args: argparse.Namespace) -> int:
     for error in result.errors:
         print(f"opgen: {error}", file=sys.stderr)
     if result.written is not None:
-        if args.verbose:
-            for path in result.written.written:
-                print(f"wrote {path}")
-        print(f"opgen: {len(result.written.written)} file(s) written, {len(result.written.unchanged)} unchanged, "
-              f"as gen.py of {resolved.label}", file=sys.stderr)
+        report_written(result.written, verbose=args.verbose, as_what=f"gen.py of {resolved.label}")
     if result.errors:
         return status.INPUT_ERRORS if result.invalid or result.planned else status.USAGE
     if result.missing and not args.implemented_only:
