@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from .. import status
 from .generation_report import report_written
+from .options import add_verbose_argument
 from .torch_version import add_torch_version_argument, resolve_release
 
 if TYPE_CHECKING:
@@ -66,7 +67,7 @@ def add_generate_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     p.add_argument("-j", "--jobs", type=_positive, metavar="N",
                    help="processes that build and write the files (default: $OPGEN_PROCESSES, else one per CPU, "
                         "at most two)")
-    p.add_argument("-v", "--verbose", action="store_true", help="print each file written")
+    add_verbose_argument(p)
     p.add_argument("--native-aot-ops-dir", "--native_aot_ops_dir", default=None, metavar="DIR",
                    help="torch 2.15 on: the folder of native-AOT declarations (<op>/aot.py; default: "
                         "torch/_native/ops of the checkout); an empty string leaves them out")

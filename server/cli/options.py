@@ -12,6 +12,11 @@ def add_format_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=sorted(RENDERERS), default="text", help="how to print diagnostics")
 
 
+def add_verbose_argument(parser: argparse.ArgumentParser) -> None:
+    """-v of the generating commands (generation_report.report_written prints the files)."""
+    parser.add_argument("-v", "--verbose", action="store_true", help="print each file written")
+
+
 def add_backend_yaml_arguments(parser: argparse.ArgumentParser, *, yaml_keys: str, impl_help: str) -> None:
     """-s, -o and --impl-path of gen_backend_stubs and gen_lazy_tensor (both spellings, as torchgen takes them);
     yaml_keys: the top-level keys the command reads, impl_help: what it does with the kernels' C++ file."""
@@ -42,5 +47,5 @@ def add_generation_arguments(parser: argparse.ArgumentParser) -> None:
                              "tags.yaml is read from beside it)")
     parser.add_argument("--templates", metavar="D", help="templates folder (default: torchgen's packaged templates)")
     add_format_argument(parser)
-    parser.add_argument("-v", "--verbose", action="store_true", help="print each file written")
+    add_verbose_argument(parser)
     add_torch_version_argument(parser)

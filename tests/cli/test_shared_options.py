@@ -57,3 +57,9 @@ def test_dry_run_keeps_each_commands_meaning():
     # gen_lazy_tensor's --dry_run takes a value (argparse's type=bool: any non-empty string is a dry run).
     assert parse(["generate-lazy", "-s", "b.yaml", "-o", "o", "--dry_run", "yes"]).dry_run == "yes"
     assert parse(["generate-lazy", "-s", "b.yaml", "-o", "o"]).dry_run is None
+
+
+def test_every_generating_command_takes_the_same_verbose_switch():
+    declared = {command: _declared(_options(command)["verbose"]) for command in
+                ("generate", "generate-backend", "generate-lazy")}
+    assert len(set(declared.values())) == 1
