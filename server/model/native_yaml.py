@@ -429,7 +429,8 @@ def _functional_name_problems(d: dict[SchemaKind, NativeFunction], functional: N
 
 def _structured_rule_problems(d: dict[SchemaKind, NativeFunction], out: NativeFunction) -> list[GroupProblem]:
     """A structured out= kernel is not CompositeImplicitAutograd, and its functional and in-place variants
-    delegate to it."""
+    delegate to it (one that delegates to nothing is reported already: by _structured_mismatches, or OPG116 when
+    it is structured itself)."""
     if not out.structured:
         return []
     problems: list[GroupProblem] = []
@@ -439,7 +440,8 @@ def _structured_rule_problems(d: dict[SchemaKind, NativeFunction], out: NativeFu
     problems.extend((kind, "OPG305", f"'{variant.func.name}' delegates to '{variant.structured_delegate}', but its "
                                      f"out= variant is '{out.func.name}'", "structured_delegate")
                     for kind in (SchemaKind.functional, SchemaKind.inplace)
-                    if (variant := d.get(kind)) is not None and variant.structured_delegate != out.func.name)
+                    if (variant := d.get(kind)) is not None and variant.structured_delegate is not None
+                    and variant.structured_delegate != out.func.name)
     return problems
 
 
