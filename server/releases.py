@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 
 from .diagnostics import Diagnostic, diag
+from .input_file import UnreadableFile, read_text
 from .text import Span
 
 # The mutating ops gen.py's functionalization leaves alone (its MUTABLE_OPS_NOT_USING_FUNCTIONALIZATION,
@@ -274,12 +275,11 @@ _PY_VERSION = re.compile(r"""^__version__\s*=\s*['"]([^'"]+)['"]""", re.M)
 
 
 def _read_small(path: str) -> str | None:
-    if not os.path.isfile(path):  # a FIFO named version.txt would block the open (trees area: hostile trees)
-        return None
+    """The start of a small text file (version.txt, torch/version.py) by the bounded reader, so that a FIFO
+    there is not waited on; None when there is no such file."""
     try:
-        with open(path, encoding="utf-8") as f:
-            return f.read(4096)
-    except (OSError, UnicodeDecodeError):
+        return read_text(path, limit=64 * 1024)[:4096]
+    except UnreadableFile:
         return None
 
 

@@ -54,10 +54,6 @@ class LineIndex:
         self._starts = starts
         self._length = len(text)
 
-    @property
-    def line_count(self) -> int:
-        return len(self._starts)
-
     def position(self, offset: int) -> tuple[int, int]:
         offset = max(0, min(offset, self._length))
         line = bisect.bisect_right(self._starts, offset) - 1

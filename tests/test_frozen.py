@@ -1,14 +1,17 @@
-"""fast_init builds the same objects as the __init__ dataclasses writes."""
+"""fast_init builds the same objects as the __init__ dataclasses writes; IdentityHashEnum members hash by identity."""
 
 from __future__ import annotations
 
 import dataclasses
+import pickle
+from enum import auto
 
 import pytest
 
-from opgen_lsp.frozen import fast_init
-from opgen_lsp.model.native_function import NativeFunction
-from opgen_lsp.model.schema import Argument
+from opgen_lsp.frozen import IdentityHashEnum, fast_init
+from opgen_lsp.model.dispatch import DispatchKey
+from opgen_lsp.model.native_function import DeviceCheckType, NativeFunction, ScalarType, UfuncKey, Variant, ViewSchemaKind
+from opgen_lsp.model.schema import Argument, BaseTy, SchemaKind
 
 
 def _record(decorate):
@@ -67,3 +70,21 @@ def test_refuses_what_it_does_not_handle():
 @pytest.mark.parametrize("cls", [NativeFunction, Argument])
 def test_model_classes_use_it(cls):
     assert "_set0" in cls.__init__.__globals__
+
+
+class Colour(IdentityHashEnum):
+    red = auto()
+    green = auto()
+
+
+def test_identity_hash_keeps_enum_behaviour():
+    assert hash(Colour.red) == object.__hash__(Colour.red) != hash(Colour.green)
+    assert list(Colour) == [Colour.red, Colour.green] and Colour["green"] is Colour(2) is Colour.green
+    assert {Colour.red: 1}[Colour.red] == 1 and pickle.loads(pickle.dumps(Colour.green)) is Colour.green
+
+
+@pytest.mark.parametrize("cls", [DispatchKey, BaseTy, SchemaKind, Variant, DeviceCheckType, UfuncKey, ScalarType,
+                                 ViewSchemaKind])
+def test_model_enums_hash_by_identity(cls):
+    member = next(iter(cls))
+    assert issubclass(cls, IdentityHashEnum) and hash(member) == object.__hash__(member)

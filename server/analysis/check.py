@@ -252,15 +252,15 @@ class _Run:
             self.result.notes.append(f"opgen: {path}: {resolved.note}")
             return
         if native_file not in self._autograd_natives:
-            self._autograd_natives[native_file] = _native_for_backends(
+            self._autograd_natives[native_file] = _native_to_resolve_against(
                 native_file, self.tags_path, self.tags_for, self.result, self.torch_version)
         self._report(path, _autograd_diagnostics(path, text, kind, native_file, self._autograd_natives[native_file],
                                                  self.derivatives_check, resolved.release))
 
     def _backend(self, path: str, text: str) -> None:
         if not self._backend_native:
-            self._backend_native.append(_native_for_backends(self.native_path, self.tags_path, self.tags_for,
-                                                             self.result, self.torch_version))
+            self._backend_native.append(_native_to_resolve_against(self.native_path, self.tags_path, self.tags_for,
+                                                                   self.result, self.torch_version))
         native = self._backend_native[0]
         if native is None:
             why = (f"cannot read {self.native_path}, the native_functions.yaml given with --native-functions"
@@ -290,10 +290,12 @@ def _autograd_diagnostics(path: str, text: str, kind: str, native_file: str | No
     return found + list(derivatives_check(document, native, release))
 
 
-def _native_for_backends(native_path: str | None, tags_path: str | None,
-                         tags_for: Callable[[str], TagsSnapshot | None], result: CheckResult,
-                         torch_version: str | None) -> NativeSnapshot | None:
-    """--native-functions (with --tags or the tags.yaml beside it), else the installed torchgen's copy."""
+def _native_to_resolve_against(native_path: str | None, tags_path: str | None,
+                               tags_for: Callable[[str], TagsSnapshot | None], result: CheckResult,
+                               torch_version: str | None) -> NativeSnapshot | None:
+    """The native_functions.yaml a backend, derivatives or deprecated yaml is resolved against: native_path
+    (--native-functions, or the one of the yaml's tree; with --tags or the tags.yaml beside it), else the installed
+    torchgen's copy."""
     if native_path is None:
         installed = installed_native_functions()
         if installed is None:

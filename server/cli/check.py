@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from .. import status
 from ..report import RENDERERS, FileDiagnostic, capped_per_file, summary_line
+from .options import add_format_argument
 from .torch_version import add_torch_version_argument
 
 if TYPE_CHECKING:  # the checkers are loaded on first use: `opgen --help` stays quick
@@ -30,7 +31,7 @@ def add_check_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     check.add_argument("--native-functions", metavar="F", help="native_functions.yaml that backend yamls "
                        "(and a derivatives.yaml outside a PyTorch tree) are resolved against (default: the one packaged "
                        "with the installed torchgen)")
-    check.add_argument("--format", choices=sorted(RENDERERS), default="text")
+    add_format_argument(check)
     check.add_argument("-q", "--quiet", action="store_true",
                        help="no summary line after the diagnostics of the text format")
     check.add_argument("--impl-path", "--impl_path", action="append", default=[], metavar="F",

@@ -7,7 +7,7 @@ import json
 import sys
 
 from .. import status
-from .torch_version import add_torch_version_argument, resolve_release
+from .torch_version import add_torch_version_argument, resolve_native_release
 
 
 def add_explain_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -24,10 +24,10 @@ def add_explain_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser])
 
 def run_explain(args: argparse.Namespace) -> int:
     from ..codegen.explain import Explainer
-    from ..codegen.inputs import InputError, InvalidInput, default_native_functions, load_native
+    from ..codegen.inputs import InputError, InvalidInput, load_native
     from ..codegen.options import CodegenOptions
 
-    resolved = resolve_release(args, args.native_functions or default_native_functions())
+    resolved = resolve_native_release(args)
     if resolved is None:
         return status.USAGE
     try:

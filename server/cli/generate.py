@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 
 from .. import status
 from ..tree_release import tree_notes
+from .generation_report import report_written
+from .options import add_verbose_argument
 from .torch_version import add_torch_version_argument, resolve_release
 
 if TYPE_CHECKING:
@@ -66,7 +68,7 @@ def add_generate_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     p.add_argument("-j", "--jobs", type=_positive, metavar="N",
                    help="processes that build and write the files (default: $OPGEN_PROCESSES, else one per CPU, "
                         "at most two)")
-    p.add_argument("-v", "--verbose", action="store_true", help="print each file written")
+    add_verbose_argument(p)
     p.add_argument("--native-aot-ops-dir", "--native_aot_ops_dir", default=None, metavar="DIR",
                    help="torch 2.15 on: the folder of native-AOT declarations (<op>/aot.py; default: "
                         "torch/_native/ops of the checkout); an empty string leaves them out")
@@ -125,11 +127,7 @@ def run_generate(args: argparse.Namespace) -> int:
     for error in result.errors:
         print(f"opgen: {error}", file=sys.stderr)
     if result.written is not None:
-        if args.verbose:
-            for path in result.written.written:
-                print(f"wrote {path}")
-        print(f"opgen: {len(result.written.written)} file(s) written, {len(result.written.unchanged)} unchanged, "
-              f"as gen.py of {resolved.label}", file=sys.stderr)
+        report_written(result.written, verbose=args.verbose, as_what=f"gen.py of {resolved.label}")
     if result.errors:
         return status.INPUT_ERRORS if result.invalid or result.planned else status.USAGE
     if result.missing and not args.implemented_only:

@@ -6,9 +6,9 @@ import argparse
 from typing import TYPE_CHECKING
 
 from .. import status
-from ..report import RENDERERS
 from .generation_report import report_generation
-from .torch_version import add_torch_version_argument, resolve_native_release
+from .options import add_backend_yaml_arguments, add_generation_arguments, add_include_style_arguments
+from .torch_version import resolve_native_release
 
 if TYPE_CHECKING:
     from ..codegen.lazy.run import LazyRunOptions
@@ -23,15 +23,10 @@ def add_generate_lazy_parser(sub: argparse._SubParsersAction[argparse.ArgumentPa
                                    "yaml, as `python -m torchgen.gen_lazy_tensor` does. Exit status 1 when the "
                                    "yaml, the kernels (--impl-path) or the shape-inference header do not fit, 2 "
                                    "when an input cannot be read.")
-    p.add_argument("-s", "--source-yaml", "--source_yaml", required=True, metavar="BACKEND_YAML",
-                   help="the backend yaml (backend:, cpp_namespace:, supported:, full_codegen:, ir_gen: ...)")
-    p.add_argument("-o", "--output-dir", "--output_dir", required=True, metavar="OUTPUT_DIR",
-                   help="output folder; also spelled as given in the generated #includes (so it may hold no "
-                        "line break, quote, < or >)")
+    add_backend_yaml_arguments(p, yaml_keys="backend:, cpp_namespace:, supported:, full_codegen:, ir_gen:",
+                               impl_help="C++ file defining the hand-written kernels (full_codegen ops are left out)")
     p.add_argument("--dry-run", "--dry_run", nargs="?", const="1", default=None, metavar="ANY",
                    help="write nothing (like gen_lazy_tensor, any non-empty value means a dry run)")
-    p.add_argument("--impl-path", "--impl_path", action="append", default=[], metavar="F",
-                   help="C++ file defining the hand-written kernels (full_codegen ops are left out)")
     p.add_argument("--gen-ts-lowerings", "--gen_ts_lowerings", action="store_true",
                    help="generate TorchScript lowerings (Lower, CanBeReused, Create) in the IR classes")
     p.add_argument("--node-base", "--node_base", default="Node", help="the IR node base class (default: Node)")
@@ -47,16 +42,8 @@ def add_generate_lazy_parser(sub: argparse._SubParsersAction[argparse.ArgumentPa
                    help="as in torch 2.13, where main() passes it positionally into run_gen_lazy_tensor's "
                         "build_in_tree slot: a non-empty value gives in-tree (<...>) includes, and the "
                         "registration functions stay Register TorchScript <Key>NativeFunctions()")
-    p.add_argument("--native-functions", metavar="F", help="native_functions.yaml (default: torchgen's packaged one)")
-    p.add_argument("--templates", metavar="D", help="templates folder (default: torchgen's packaged templates)")
-    p.add_argument("--build-in-tree", action="store_true",
-                   help="in-tree include style (run_gen_lazy_tensor's build_in_tree; not a gen_lazy_tensor flag)")
-    p.add_argument("--per-operator-headers", action="store_true",
-                   help="ATen/ops/*.h includes (run_gen_lazy_tensor's per_operator_headers; not a gen_lazy_tensor "
-                        "flag)")
-    p.add_argument("--format", choices=sorted(RENDERERS), default="text", help="how to print diagnostics")
-    p.add_argument("-v", "--verbose", action="store_true", help="print each file written")
-    add_torch_version_argument(p)
+    add_include_style_arguments(p, entry_point="run_gen_lazy_tensor")
+    add_generation_arguments(p)
     p.set_defaults(run=run_generate_lazy)
 
 

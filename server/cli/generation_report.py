@@ -1,4 +1,5 @@
-"""What generate-backend and generate-lazy print of a generation's result, and their exit status."""
+"""What generate-backend and generate-lazy print of a generation's result, and their exit status (and the
+summary of the files written, which generate prints too)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from ..report import RENDERERS
 
 if TYPE_CHECKING:
     from ..codegen.backend.run import BackendResult  # a lazy run's result too
+    from ..codegen.writer import WriteResult
 
 
 def _same(path: str, data: bytes) -> bool:
@@ -43,10 +45,15 @@ def report_generation(result: BackendResult, *, output_dir: str, dry_run: bool, 
             print(f"{target}: {'unchanged' if _same(target, f.data) else 'would be written'}")
         return status.CLEAN
     if result.written is not None:
-        if verbose:
-            for path in result.written.written:
-                print(f"wrote {path}")
-        as_release = f", as {release_label}" if release_label else ""
-        print(f"opgen: {len(result.written.written)} file(s) written, {len(result.written.unchanged)} unchanged"
-              f"{as_release}", file=sys.stderr)
+        report_written(result.written, verbose=verbose, as_what=release_label)
     return status.CLEAN
+
+
+def report_written(written: WriteResult, *, verbose: bool, as_what: str = "") -> None:
+    """Each file written (with -v, on stdout) and how many were written and unchanged, as what (on stderr)."""
+    if verbose:
+        for path in written.written:
+            print(f"wrote {path}")
+    as_release = f", as {as_what}" if as_what else ""
+    print(f"opgen: {len(written.written)} file(s) written, {len(written.unchanged)} unchanged{as_release}",
+          file=sys.stderr)

@@ -173,7 +173,7 @@ def default_processes() -> int:
     """OPGEN_PROCESSES if set, else one process per usable CPU, at most two; one when other threads run
     (a process forked while another thread holds a lock would inherit it held, e.g. in a server)."""
     value = os.environ.get("OPGEN_PROCESSES", "")
-    if value.isdigit() and int(value) > 0:
+    if value.isascii() and value.isdigit() and int(value) > 0:  # (str.isdigit also takes '²', which int refuses)
         return int(value)
     if threading.active_count() > 1:
         return 1

@@ -41,7 +41,7 @@ MEMORY_BUDGET_VARIABLE = "OPGEN_MEMORY_BUDGET_MB"
 
 def _floor_from_environment(default: int = 96 * 1024 * 1024) -> int:
     value = os.environ.get(MEMORY_BUDGET_VARIABLE, "")
-    return int(value) * 1024 * 1024 if value.isdigit() and int(value) > 0 else default
+    return int(value) * 1024 * 1024 if value.isascii() and value.isdigit() and int(value) > 0 else default
 
 
 MIN_MEMORY_BUDGET = _floor_from_environment()

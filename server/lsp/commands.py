@@ -35,7 +35,7 @@ from ..analysis.check import BACKEND, NATIVE
 from . import trust
 from .features import _EXPLAINERS, Client
 from .host import Host
-from .workspace import Analysis, Workspace
+from .workspace import Analysis, OpenDocument, Workspace
 
 GENERATE = "opgen.generate"
 SHOW_GENERATED = "opgen.showGenerated"
@@ -117,9 +117,9 @@ def _native_path(server: CommandHost, uri: str | None) -> str:
         if path:
             return path
         raise CommandError(why)
-    natives = [d for d in model.documents(NATIVE) if d.path]
+    natives = [d.path for d in model.documents(NATIVE) if d.path]
     if natives:
-        return natives[0].path  # type: ignore[return-value]
+        return natives[0]
     candidates = []
     if server.settings.native_functions_path:
         candidates.append(model._absolute(server.settings.native_functions_path))
@@ -251,12 +251,13 @@ async def generate(server: CommandHost, *args: Any) -> dict:
             "summary": result.summary()}
 
 
-def _backend_document(server: CommandHost, uri: str | None):
+def _backend_document(server: CommandHost, uri: str | None) -> tuple[OpenDocument, str]:
+    """The backend yaml a command works on (the given document, else the first one open) and its path."""
     model = server.model
     document = model.document(uri) if uri else None
     if document is not None and document.kind == BACKEND and document.path:
-        return document
-    backends = [d for d in model.documents(BACKEND) if d.path]
+        return document, document.path
+    backends = [(d, d.path) for d in model.documents(BACKEND) if d.path]
     if not backends:
         raise CommandError("no backend yaml is open: open the backend yaml (backend:, cpp_namespace:, supported:) "
                            "to generate its files")
@@ -269,12 +270,12 @@ async def generate_backend(server: CommandHost, arg: dict) -> dict:
     from ..codegen.backend.run import BackendOptions
     from ..codegen.backend.run import generate_backend as run_backend
 
-    document = _backend_document(server, arg.get("uri"))
+    document, path = _backend_document(server, arg.get("uri"))
     _, native_path, why = server.model.native_location(document)
     if native_path is None:
         raise CommandError(why)
-    out = await write_dir(server, document.path)  # type: ignore[arg-type]
-    options = BackendOptions(document.path, out, native_functions=native_path)  # type: ignore[arg-type]
+    out = await write_dir(server, path)
+    options = BackendOptions(path, out, native_functions=native_path)
     token = await server.begin_progress("generate", types.WorkDoneProgressBegin(
         title="opgen: generating the backend's files", cancellable=False, message=out, percentage=0))
     loop = asyncio.get_running_loop()

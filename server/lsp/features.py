@@ -569,7 +569,7 @@ def shape_declaration_actions(analysis: Analysis, span, client: Client, kernels:
     wanted = [d for d in analysis.diagnostics if d.code == "OPG535" and _overlaps(d.span, span)]
     if not wanted:
         return []
-    path = header.path  # type: ignore[attr-defined]
+    path = header.path
     wheel = wheel_shape_header()
     if wheel is not None and os.path.realpath(wheel) == os.path.realpath(path):
         return []  # the installed torch's copy: not the user's file to edit (a yaml newer than the wheel)

@@ -27,6 +27,7 @@ import functools
 import itertools
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..analysis import backend as backend_query
 from ..analysis.check import BACKEND, DEPRECATED, DERIVATIVES, NATIVE, SELECTION, TAGS, classify, installed_native_functions
@@ -44,6 +45,10 @@ from .config import Settings
 from .convert import Lines
 from .derivatives import NativeDerivatives
 from .kernels import KernelState, MissingKernels
+
+if TYPE_CHECKING:  # the codegen is loaded on first use
+    from ..codegen.autograd.load import DerivativesCheck, DerivativesChecker
+    from ..codegen.lazy.shape import ShapeHeader
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,11 +106,11 @@ class Analysis:
     backend: BackendSnapshot | None = None
     native_source: NativeSource | None = None
     # A lazy backend document: the shape-inference header it was checked against (None: none is known).
-    shape_header: object | None = None  # codegen.lazy.shape.ShapeHeader (the codegen is loaded on first use)
+    shape_header: ShapeHeader | None = None
     # The opgen.lazy.preset the hover's generated lazy code follows.
     lazy_preset: str = "auto"
-    # A derivatives.yaml: its check (codegen.autograd.load.DerivativesCheck) against native_source.
-    derivatives: object | None = None
+    # A derivatives.yaml: its check against native_source.
+    derivatives: DerivativesCheck | None = None
 
     @functools.cached_property
     def lines(self) -> Lines:
@@ -172,7 +177,7 @@ class Workspace:
         # Missing kernels of each native document, remembered per op between re-checks.
         self._missing_kernels: dict[str, MissingKernels] = {}
         # Each open derivatives.yaml: its parser and checker (codegen.autograd.load), kept for incremental re-checks.
-        self._derivatives: dict[str, tuple[DerivativesParser, object]] = {}
+        self._derivatives: dict[str, tuple[DerivativesParser, DerivativesChecker]] = {}
         # The derivatives.yaml of a native document's tree, for its lenses and go to definition.
         self.native_derivatives = NativeDerivatives()
 
@@ -570,7 +575,7 @@ class Workspace:
         return ("open", self._documents[uri].generation) if uri is not None else _file_key(path)
 
     def _lazy_check(self, document: OpenDocument, snapshot: BackendSnapshot, native: NativeSource
-                    ) -> tuple[object | None, tuple[Diagnostic, ...]]:
+                    ) -> tuple[ShapeHeader | None, tuple[Diagnostic, ...]]:
         """The shape-inference header (when known) and what gen_lazy_tensor rejects (OPG535-537)."""
         resolved = snapshot.resolved
         if resolved is None or snapshot.has_errors:

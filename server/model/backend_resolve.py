@@ -74,14 +74,6 @@ class ResolvedBackend:
     # Every place each known op is listed (supported, full_codegen, autograd, symint, ir_gen), in file order.
     listings: dict[OperatorName, tuple[ListedOp, ...]]
 
-    @property
-    def external_indices(self) -> dict[dk.DispatchKey, BackendIndex]:
-        out = {}
-        for index in (self.backend_index, self.autograd_index):
-            if index is not None:
-                out[index.dispatch_key] = index
-        return out
-
 
 def parse_dispatch_key(value: object) -> dk.DispatchKey | None:
     """torchgen's DispatchKey.parse: an exact member name (aliases included), anything else fails."""

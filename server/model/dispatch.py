@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from enum import Enum, auto
+from enum import auto
 
-from .schema import identity_hash
+from ..frozen import IdentityHashEnum
 
 BACKEND_COMPONENTS = (
     "CPU", "CUDA", "HIP", "XLA", "MTIA", "MPS", "IPU", "XPU", "HPU", "VE", "Lazy", "Meta",
@@ -13,8 +13,7 @@ BACKEND_COMPONENTS = (
 FUNCTIONALITY_KEYS = ("", "Quantized", "Sparse", "SparseCsr", "NestedTensor", "Autograd")
 
 
-@identity_hash
-class DispatchKey(Enum):
+class DispatchKey(IdentityHashEnum):
     """A dispatch key; declaration order matters: generated files list keys in this order."""
 
     Undefined = auto()

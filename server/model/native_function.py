@@ -8,29 +8,26 @@ be memoized.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum, auto
+from enum import auto
 
-from ..frozen import fast_init
+from ..frozen import IdentityHashEnum, fast_init
 from ..syntax.nodes import YMap, YScalar
 from .dispatch import DispatchKey
-from .schema import Argument, FunctionSchema, OperatorName, SchemaKind, identity_hash
+from .schema import Argument, FunctionSchema, OperatorName
 from .schema_parser import SchemaSpans
 
 
-@identity_hash
-class Variant(Enum):
+class Variant(IdentityHashEnum):
     function = 1
     method = 2
 
 
-@identity_hash
-class DeviceCheckType(Enum):
+class DeviceCheckType(IdentityHashEnum):
     NoCheck = 0
     ExactSame = 1
 
 
-@identity_hash
-class UfuncKey(Enum):
+class UfuncKey(IdentityHashEnum):
     CUDAFunctor = 1
     CUDAFunctorOnOther = 2
     CUDAFunctorOnSelf = 3
@@ -40,8 +37,7 @@ class UfuncKey(Enum):
     Generic = 7
 
 
-@identity_hash
-class ScalarType(Enum):
+class ScalarType(IdentityHashEnum):
     Byte = auto()
     Char = auto()
     Short = auto()
@@ -194,8 +190,7 @@ class EntrySource:
     func_scalar: YScalar
 
 
-@identity_hash
-class ViewSchemaKind(Enum):
+class ViewSchemaKind(IdentityHashEnum):
     aliasing = 1
     aliasing_inplace = 2
     non_aliasing = 3
@@ -265,7 +260,3 @@ class BackendIndex:
 
     def native_function_class_name(self) -> str | None:
         return f"{self.dispatch_key}NativeFunctions" if self.external else None
-
-
-def kind_of(f: NativeFunction) -> SchemaKind:
-    return f.func.kind()

@@ -355,70 +355,111 @@ def generate_for_group(members: Members, release: Release = DEFAULT
 
 # ---------------------------------------------------------------- groups
 
-def check_group(members: tuple[tuple[SchemaKind, NativeFunction, bool], ...]
-                ) -> tuple[NativeFunctionsGroup | None, bool, tuple[Finding, ...]]:
+GroupMembers = tuple[tuple[SchemaKind, NativeFunction, bool], ...]
+# A broken group rule: the variant to report it on, the code, the message, and where in that entry.
+GroupProblem = tuple[SchemaKind, str, str, object]
+_GROUPABLE = (SchemaKind.functional, SchemaKind.inplace, SchemaKind.mutable, SchemaKind.out)
+# torchgen reads autogen from the base variant: mutable, else in-place, else out=, else functional.
+_BASE_ORDER = (SchemaKind.mutable, SchemaKind.inplace, SchemaKind.out, SchemaKind.functional)
+
+
+def check_group(members: GroupMembers) -> tuple[NativeFunctionsGroup | None, bool, tuple[Finding, ...]]:
     """torchgen's NativeFunctionsGroup.from_dict and its invariants: (group or None, whether a rule broke, findings).
 
     Members are (kind, function, generated) in pre-group order.
     """
     if len(members) == 1:
         return None, False, ()
-    index_of = {kind: i for i, (kind, _, _) in enumerate(members)}
     d = {kind: f for kind, f, _ in members}
-    extra = [k for k in d if k not in (SchemaKind.functional, SchemaKind.inplace, SchemaKind.mutable, SchemaKind.out)]
-    if extra:
-        return None, True, ((index_of[extra[0]], "OPG305", f"'{d[extra[0]].func.name}' is a {extra[0].name} variant, "
-                                                           "which cannot be grouped with the op's other variants", "name"),)
-    functional = d.get(SchemaKind.functional)
-    if functional is None:
-        return None, True, ((0, "OPG305", f"'{members[0][1].func.name}' has other variants but no functional variant; "
-                                          "declare it (or let the codegen generate it with autogen)", "name"),)
+    refused = _ungroupable(members, d)
+    if refused is not None:
+        return None, True, (_finding(members, refused),)
     out = d.get(SchemaKind.out)
     if out is None:
         return None, False, ()
-    inplace, mutable = d.get(SchemaKind.inplace), d.get(SchemaKind.mutable)
-    findings: list[Finding] = []
+    functional = d[SchemaKind.functional]
+    problems = [*_structured_mismatches(members, out), *_namespace_mismatches(d, functional),
+                *_functional_name_problems(d, functional), *_structured_rule_problems(d, out),
+                *_autogen_problems(members, d)]
+    if problems:
+        return None, True, tuple(_finding(members, problem) for problem in problems)
+    return NativeFunctionsGroup(functional, d.get(SchemaKind.inplace), d.get(SchemaKind.mutable), out), False, ()
 
-    def fail(kind: SchemaKind, code: str, message: str, where: object = "name") -> None:
-        findings.append((index_of[kind], code, message, where))
 
-    structured = out.structured
-    for kind, f, _ in members:
-        if f.part_of_structured_group != structured:
-            fail(kind, "OPG305", f"'{f.func.name}' and '{out.func.name}' are variants of one op, but only one of them "
-                                 "is structured (use structured_delegate on the others)",
-                 "structured_delegate" if not structured else "name")
-    for kind in (SchemaKind.out, SchemaKind.inplace, SchemaKind.mutable):
-        variant = d.get(kind)
-        if variant is not None and variant.namespace != functional.namespace:
-            fail(kind, "OPG305", f"'{variant.func.name}' must be in the same namespace as '{functional.func.name}'")
-    if mutable is not None and not functional.func.name.name.functional_overload:
-        fail(SchemaKind.functional, "OPG305", f"'{functional.func.name}' has a mutable variant, so its functional "
-                                              f"variant must be named '{functional.func.name.name.base}_functional'")
-    if structured:
-        if out.has_composite_implicit_autograd_kernel or out.has_composite_implicit_autograd_nested_tensor_kernel:
-            fail(SchemaKind.out, "OPG305", "structured kernels cannot be CompositeImplicitAutograd", "dispatch")
-        for kind in (SchemaKind.functional, SchemaKind.inplace):
-            variant = d.get(kind)
-            if variant is not None and variant.structured_delegate != out.func.name:
-                fail(kind, "OPG305", f"'{variant.func.name}' delegates to '{variant.structured_delegate}', but its "
+def _finding(members: GroupMembers, problem: GroupProblem) -> Finding:
+    kind, code, message, where = problem
+    return next(i for i, (k, _, _) in enumerate(members) if k is kind), code, message, where
+
+
+def _ungroupable(members: GroupMembers, d: dict[SchemaKind, NativeFunction]) -> GroupProblem | None:
+    """Why the variants cannot form a group at all: a kind that is never grouped, or no functional variant."""
+    extra = next((k for k in d if k not in _GROUPABLE), None)
+    if extra is not None:
+        return (extra, "OPG305", f"'{d[extra].func.name}' is a {extra.name} variant, which cannot be grouped with "
+                                 "the op's other variants", "name")
+    if SchemaKind.functional not in d:
+        first_kind, first, _ = members[0]
+        return (first_kind, "OPG305", f"'{first.func.name}' has other variants but no functional variant; declare "
+                                      "it (or let the codegen generate it with autogen)", "name")
+    return None
+
+
+def _structured_mismatches(members: GroupMembers, out: NativeFunction) -> list[GroupProblem]:
+    """Variants of a structured out= that are not part of its structured group, or the other way round."""
+    where = "name" if out.structured else "structured_delegate"
+    return [(kind, "OPG305", f"'{f.func.name}' and '{out.func.name}' are variants of one op, but only one of them "
+                             "is structured (use structured_delegate on the others)", where)
+            for kind, f, _ in members if f.part_of_structured_group != out.structured]
+
+
+def _namespace_mismatches(d: dict[SchemaKind, NativeFunction], functional: NativeFunction) -> list[GroupProblem]:
+    return [(kind, "OPG305", f"'{variant.func.name}' must be in the same namespace as '{functional.func.name}'",
+             "name")
+            for kind in (SchemaKind.out, SchemaKind.inplace, SchemaKind.mutable)
+            if (variant := d.get(kind)) is not None and variant.namespace != functional.namespace]
+
+
+def _functional_name_problems(d: dict[SchemaKind, NativeFunction], functional: NativeFunction) -> list[GroupProblem]:
+    if SchemaKind.mutable not in d or functional.func.name.name.functional_overload:
+        return []
+    return [(SchemaKind.functional, "OPG305", f"'{functional.func.name}' has a mutable variant, so its functional "
+                                              f"variant must be named '{functional.func.name.name.base}_functional'",
+             "name")]
+
+
+def _structured_rule_problems(d: dict[SchemaKind, NativeFunction], out: NativeFunction) -> list[GroupProblem]:
+    """A structured out= kernel is not CompositeImplicitAutograd, and its functional and in-place variants
+    delegate to it (one that delegates to nothing is reported already: by _structured_mismatches, or OPG116 when
+    it is structured itself)."""
+    if not out.structured:
+        return []
+    problems: list[GroupProblem] = []
+    if out.has_composite_implicit_autograd_kernel or out.has_composite_implicit_autograd_nested_tensor_kernel:
+        problems.append((SchemaKind.out, "OPG305", "structured kernels cannot be CompositeImplicitAutograd",
+                         "dispatch"))
+    problems.extend((kind, "OPG305", f"'{variant.func.name}' delegates to '{variant.structured_delegate}', but its "
                                      f"out= variant is '{out.func.name}'", "structured_delegate")
+                    for kind in (SchemaKind.functional, SchemaKind.inplace)
+                    if (variant := d.get(kind)) is not None and variant.structured_delegate is not None
+                    and variant.structured_delegate != out.func.name)
+    return problems
+
+
+def _autogen_problems(members: GroupMembers, d: dict[SchemaKind, NativeFunction]) -> list[GroupProblem]:
+    """autogen: lists exactly the variants the codegen generated, reported on the entry that holds it."""
     generated = sorted(str(f.func.name) for _, f, _ in members if "generated" in f.tags)
     expected = sorted({str(name) for _, f, _ in members for name in f.autogen})
-    if generated != expected:
-        # torchgen reads autogen from the base variant: mutable, else in-place, else out=, else functional.
-        owners = [k for k in (SchemaKind.mutable, SchemaKind.inplace, SchemaKind.out, SchemaKind.functional)
-                  if k in d and not members[index_of[k]][2]]
-        owner = next((k for k, f, _ in members if f.autogen), owners[0] if owners else members[0][0])
-        listed = ", ".join(generated)
-        if not expected:
-            fail(owner, "OPG306", f"the codegen generates '{listed}' for this op; add 'autogen: {listed}' to the "
-                                  "entry", "autogen")
-        else:
-            fail(owner, "OPG306", f"autogen must list exactly what the codegen generates: 'autogen: {listed}' "
-                                  f"(found 'autogen: {', '.join(expected)}')", "autogen")
-    group = NativeFunctionsGroup(functional, inplace, mutable, out)
-    return (None if findings else group), bool(findings), tuple(findings)
+    if generated == expected:
+        return []
+    declared = {kind for kind, _, was_generated in members if not was_generated}
+    owners = [k for k in _BASE_ORDER if k in declared]
+    owner = next((k for k, f, _ in members if f.autogen), owners[0] if owners else members[0][0])
+    listed = ", ".join(generated)
+    if not expected:
+        return [(owner, "OPG306", f"the codegen generates '{listed}' for this op; add 'autogen: {listed}' to the "
+                                  "entry", "autogen")]
+    return [(owner, "OPG306", f"autogen must list exactly what the codegen generates: 'autogen: {listed}' "
+                              f"(found 'autogen: {', '.join(expected)}')", "autogen")]
 
 
 # ---------------------------------------------------------------- view groups

@@ -12,22 +12,12 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from enum import Enum, auto
-from typing import TypeVar
+from enum import auto
 
-from ..frozen import fast_init
-
-_E = TypeVar("_E", bound=Enum)
+from ..frozen import IdentityHashEnum, fast_init
 
 
-def identity_hash(enum_class: type[_E]) -> type[_E]:
-    """Members are singletons, so identity is a valid hash, and C-fast (Enum's own is Python code)."""
-    enum_class.__hash__ = object.__hash__  # type: ignore[method-assign]  # replacing Enum's hash is the point
-    return enum_class
-
-
-@identity_hash
-class BaseTy(Enum):
+class BaseTy(IdentityHashEnum):
     """The base types torchgen knows, in its order."""
 
     Generator = auto()
@@ -419,8 +409,7 @@ class OperatorName:
         return OperatorName(BaseOperatorName(self.name.base, False, self.name.dunder_method), overload)
 
 
-@identity_hash
-class SchemaKind(Enum):
+class SchemaKind(IdentityHashEnum):
     functional = 1
     inplace = 2
     out = 3

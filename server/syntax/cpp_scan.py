@@ -207,22 +207,18 @@ def _fails_the_build(code: str, start: int, end: int) -> bool:
         and _FAILS_THE_BUILD.search(code, start, end) is not None
 
 
-def keep_balanced_branches(code: str) -> str:
-    """Blank the preprocessor branches that would mislead a scan of every branch.
+def _has_branches(code: str) -> bool:
+    return "#" in code and _BRANCH_OR_IF_0.search(code) is not None
+
+
+def keep_balanced_branches(code: str, conditionals: list[_Conditional]) -> str:
+    """Blank the preprocessor branches (of code's conditionals) that would mislead a scan of every branch.
 
     Scanning every branch is right when each is complete (two definitions of a kernel), but
     `#ifdef X  f(int a) {  #else  f(long a) {  #endif` would open two bodies for one close and hide
     everything after it: when a branch leaves braces open (or closes more), only the first is kept.
     And `#if 0` code is never compiled, so a kernel there is no definition.
     """
-    return _keep_balanced(code, _conditionals(code) if _has_branches(code) else [])
-
-
-def _has_branches(code: str) -> bool:
-    return "#" in code and _BRANCH_OR_IF_0.search(code) is not None
-
-
-def _keep_balanced(code: str, conditionals: list[_Conditional]) -> str:
     blanks: list[tuple[int, int]] = []
     for group in conditionals:
         if group.disabled:
@@ -301,7 +297,7 @@ def scan_with_macros(text: str, known_macros: dict[str, Macro] | None = None
     macros = {**(known_macros or {}), **collect_object_macros(code), **own}
     # Preprocessor lines are not code at namespace scope (but their macros were collected above).
     conditionals = _conditionals(code) if _has_branches(code) else []
-    code = blank_preprocessor(_keep_balanced(code, conditionals))
+    code = blank_preprocessor(keep_balanced_branches(code, conditionals))
     starts = [0] + [m.end() for m in re.finditer("\n", code)]
 
     def line_of(offset: int) -> int:

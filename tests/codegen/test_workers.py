@@ -112,3 +112,13 @@ def test_running_out_of_file_descriptors_for_a_child_leaves_its_share_to_the_oth
     jobs = jobs_of(tmp_path, 30)
     result, stopped = write_in_processes(jobs, [[i] for i in range(30)], 4)
     assert stopped == () and result.ok and len(result.written) == 30
+
+
+@pytest.mark.parametrize("value, expected", [("3", 3), ("", None), ("0", None), ("two", None), ("²", None), ("٣", None)])
+def test_opgen_processes_takes_a_positive_ascii_number_only(monkeypatch, value: str, expected: int | None) -> None:
+    from opgen_lsp.codegen.generate import default_processes
+
+    monkeypatch.setenv("OPGEN_PROCESSES", value)
+    monkeypatch.setattr("opgen_lsp.codegen.generate.usable_cpus", lambda: 7)
+    monkeypatch.setattr("threading.active_count", lambda: 1)
+    assert default_processes() == (expected if expected is not None else 2)

@@ -83,6 +83,18 @@ def test_opgen_check_with_tags_yaml_a_fifo_or_dev_zero_answers_at_once(tmp_path:
     assert "tags.yaml:1:1: error: this file is a" in result.stdout and "[OPG006]" in result.stdout
 
 
+@pytest.mark.parametrize("marker", ["version.txt", "torch/version.py"])
+def test_a_fifo_where_the_release_is_read_is_no_release_not_a_hang(tmp_path: Path, marker: str):
+    tree = tmp_path / ("aten/src/ATen" if marker == "version.txt" else "torchgen/packaged/ATen")
+    (tree / "native").mkdir(parents=True)
+    native = _native_beside(tree / "native")
+    (tree / "native" / "tags.yaml").write_text("- tag: core\n  desc: core\n", encoding="utf-8")
+    (tmp_path / marker).parent.mkdir(parents=True, exist_ok=True)
+    _fifo(tmp_path / marker)
+    result = _run(["check", str(native)], tmp_path)  # the timeout would stop a hang
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+
+
 def test_opgen_check_of_an_oversized_file_is_one_diagnostic(tmp_path: Path, monkeypatch):
     path = tmp_path / "native_functions.yaml"
     path.write_text(ENTRY * 100, encoding="utf-8")

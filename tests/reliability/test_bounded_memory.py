@@ -136,3 +136,9 @@ def test_real_files_take_less_than_half_the_floor(monkeypatch):
     for path in _derivatives_files():
         parsed = DerivativesParser().parse(path.read_text(encoding="utf-8"))
         assert _stops(parsed.document) == [] and len(parsed.placed()) > 500, path
+
+
+@pytest.mark.parametrize("value, megabytes", [("200", 200), ("", 96), ("0", 96), ("lots", 96), ("²", 96)])
+def test_the_budget_floor_is_a_positive_ascii_number_of_megabytes(monkeypatch, value: str, megabytes: int) -> None:
+    monkeypatch.setenv(documents.MEMORY_BUDGET_VARIABLE, value)
+    assert documents._floor_from_environment() == megabytes * 1024 * 1024

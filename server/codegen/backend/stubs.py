@@ -53,10 +53,6 @@ class RegistrationOptions:
     per_operator_headers: bool = False
     release: Release = DEFAULT  # the torch release whose templates' filling is matched
 
-    def registration_function(self, key: dk.DispatchKey) -> str | None:
-        """The name of the deferred registration function, None when registration is eager."""
-        return None if self.eager else f"Register{self.backend_name}{key}NativeFunctions"
-
 
 EAGER = RegistrationOptions()
 
