@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from real_trees import tree_or_skip
 
 from opgen_lsp.cli import main
 from opgen_lsp.codegen.autograd.functions_h import node_declaration
@@ -282,11 +283,9 @@ def test_the_structs_differ_where_the_releases_do(tmp_path_factory) -> None:
 # ---------------------------------------------------------------- a PyTorch 2.6 source tree
 
 def _tree(name: str) -> Path:
-    folder = Path(os.environ.get("OPGEN_PYTORCH_TREES") or Path.home() / ".cache" / "opgen" / "trees") / name
+    folder = tree_or_skip(name)
     if not (folder / "tools" / "autograd" / "derivatives.yaml").is_file():
-        pytest.skip(f"no {name} tree with tools/autograd in {folder.parent} (set OPGEN_PYTORCH_TREES): clone "
-                    f"deepin-community/pytorch, then `mkdir -p {folder} && git -C CLONE archive HEAD aten c10 torchgen "
-                    f"tools/autograd version.txt | tar -x -C {folder}` (docs/kernels.md)")
+        pytest.skip(f"the {name} tree in {folder.parent} has no tools/autograd: extract it too (docs/trees.md)")
     return folder
 
 
