@@ -89,9 +89,6 @@ def fallback_ops_candidates(source_path: str) -> list[str]:
 def load_fallback_ops(source_path: str, release: Release = DEFAULT) -> tuple[FallbackOps | None, str]:
     """torchgen's fallback ops lists, read as data in the release's format; (None, why) when there are none
     to read."""
-    if not release.fallback_ops_versioned:
-        return None, (f"{release}'s AOTI C shims (fallback ops as a set, an older shim form) are not written by "
-                      "opgen yet")
     for path in fallback_ops_candidates(source_path):
         if os.path.isfile(path):
             try:
