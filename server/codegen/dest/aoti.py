@@ -44,6 +44,15 @@ class NoCShim(ValueError):
     """An argument or return type with no C shim form: the op gets no shim."""
 
 
+class ShimFails(ValueError):
+    """An argument gen.py's shim generator fails on (an assertion, where other types only leave the op out): a list
+    whose element takes two C parameters (Device, Device?). Every release has it; check rule OPG960."""
+
+    def __init__(self, argument: str, message: str) -> None:
+        super().__init__(message)
+        self.argument = argument
+
+
 class FallbackOpsError(ValueError):
     """A malformed entry of the fallback ops lists (fallback_ops.py)."""
 
@@ -100,7 +109,7 @@ def _optional_arg(t: OptionalType, name: str, release: Release) -> CArg:
 def _list_arg(t: ListType, name: str, is_write: bool, release: Release) -> CArg:
     inner = convert_arg(t.elem, name, release=release)
     if len(inner.c_types) != 1:
-        raise NoCShim(f"list of {t.elem}")
+        raise ShimFails(name, f"a list of {t.elem} ('{t}', whose elements are two C parameters each)")
     name = inner.names[0]
     atype = inner.aten_types[0]
     if atype == "bool":

@@ -20,6 +20,8 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from ...diagnostics import Diagnostic, diag
+from ...index.native import problem_span
 from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ...model.schema import OperatorName
@@ -142,22 +144,64 @@ class DeviceShims:
         return device_name(self.key)
 
 
+def _listed_with_backends(ctx: GenContext, table: Mapping[str, object], key: dk.DispatchKey | None
+                          ) -> tuple[list[tuple[str, NativeFunction]], tuple[BackendIndex | None, ...]]:
+    """The listed ops present in the yaml, and the backend each device shim calls (None: through the dispatcher
+    for aten, else no shim for the device)."""
+    listed = fallback_functions(ctx, table)
+    if key is None:
+        return listed, (None,) * len(listed)
+    delegates = structured_delegates(ctx.structured_groups)
+    all_indices = {k: ctx.backend_index(k) for k in (key, dk.CEA, dk.CEA_NON_FUNCTIONAL, dk.CIA)}
+    extend = ctx.options.extend_aoti_c_shim
+    return listed, tuple(aoti.backend_index_for(f, delegates, key, all_indices, extend=extend) for _, f in listed)
+
+
 def device_shims(ctx: GenContext, fallbacks: FallbackOps, key: dk.DispatchKey | None) -> DeviceShims:
     table = fallbacks.aten_map if key is None else fallbacks.inductor_map
-    listed = fallback_functions(ctx, table)
-    fs = tuple(f for _, f in listed)
-    if key is None:
-        indices: tuple[BackendIndex | None, ...] = (None,) * len(fs)
-    else:
-        delegates = structured_delegates(ctx.structured_groups)
-        all_indices = {k: ctx.backend_index(k) for k in (key, dk.CEA, dk.CEA_NON_FUNCTIONAL, dk.CIA)}
-        extend = ctx.options.extend_aoti_c_shim
-        indices = tuple(aoti.backend_index_for(f, delegates, key, all_indices, extend=extend) for f in fs)
+    listed, indices = _listed_with_backends(ctx, table, key)
     device = device_name(key)
     release = ctx.options.release
     shims = (aoti.shim(f, device, aoti.backend_call(f, index), table[name], release)
              for (name, f), index in zip(listed, indices) if key is None or index is not None)
-    return DeviceShims(key, fs, indices, tuple(s for s in shims if s is not None))
+    return DeviceShims(key, tuple(f for _, f in listed), indices, tuple(s for s in shims if s is not None))
+
+
+def shim_failures(ctx: GenContext) -> tuple[Diagnostic, ...]:
+    """OPG960 at each argument of a listed op that gen.py's shim generator fails on, for the devices that get
+    shims (checked before anything is written: the shims are written with every other source)."""
+    fallbacks = ctx.fallback_ops
+    if fallbacks is None or "sources" not in ctx.options.generate:
+        return ()
+    release = ctx.options.release
+    by_name = {fallback_op_name(f): f for f in ctx.native_functions}  # a later duplicate wins, as in gen.py
+    failing: dict[str, aoti.ShimFails] = {}
+    for name, versions in (*fallbacks.inductor, *fallbacks.aten):
+        f = by_name.get(name)
+        if f is None or name in failing:
+            continue
+        try:  # the device and the call do not change what fails: one try per op
+            aoti.compute_shim(f.func, "cpu", "", versions, release)
+        except aoti.NoCShim:
+            continue
+        except aoti.ShimFails as exc:
+            failing[name] = exc
+    if not failing:
+        return ()
+    ops = {id(op.function): op for op in ctx.model.ops}
+    found: dict[str, Diagnostic] = {}
+    for key in aoti_backends(ctx):
+        table = fallbacks.aten_map if key is None else fallbacks.inductor_map
+        listed, indices = _listed_with_backends(ctx, table, key)
+        for (name, f), index in zip(listed, indices):
+            if name in failing and name not in found and (key is None or index is not None) and id(f) in ops:
+                exc = failing[name]
+                at = next(i for i, a in enumerate(f.func.arguments.flat_all) if a.name == exc.argument)
+                found[name] = diag("OPG960", problem_span(ops[id(f)], ("arg", at)),
+                                   f"'{name}' is an AOTI fallback op (aoti/fallback_ops.py), and gen.py's C shim "
+                                   f"generator fails on its argument '{exc.argument}', {exc}, instead of leaving the "
+                                   "op without a shim: give it another type, or take the op off the list")
+    return tuple(sorted(found.values(), key=lambda d: (d.span.start_line, d.span.start_col)))
 
 
 def _includes(ctx: GenContext, shims: DeviceShims) -> str:
