@@ -195,12 +195,12 @@ def shim_failures(ctx: GenContext) -> tuple[Diagnostic, ...]:
         listed, indices = _listed_with_backends(ctx, table, key)
         for (name, f), index in zip(listed, indices):
             if name in failing and name not in found and (key is None or index is not None) and id(f) in ops:
-                exc = failing[name]
-                at = next(i for i, a in enumerate(f.func.arguments.flat_all) if a.name == exc.argument)
+                fails = failing[name]
+                at = next(i for i, a in enumerate(f.func.arguments.flat_all) if a.name == fails.argument)
                 found[name] = diag("OPG960", problem_span(ops[id(f)], ("arg", at)),
                                    f"'{name}' is an AOTI fallback op (aoti/fallback_ops.py), and gen.py's C shim "
-                                   f"generator fails on its argument '{exc.argument}', {exc}, instead of leaving the "
-                                   "op without a shim: give it another type, or take the op off the list")
+                                   f"generator fails on its argument '{fails.argument}', {fails}, instead of leaving "
+                                   "the op without a shim: give it another type, or take the op off the list")
     return tuple(sorted(found.values(), key=lambda d: (d.span.start_line, d.span.start_col)))
 
 
