@@ -195,6 +195,9 @@ CODES: dict[str, Code] = _table(
     ("OPG952", "op-not-in-release", E, "an op or overload the resolved torch release lacks, which another has"),
     ("OPG953", "torch-cpu-cuda-kernel-unregistered", E,
      "a CUDA kernel gen.py lists as defined in torch_cpu that no CUDA-family dispatch key registers (torch 2.15)"),
+    # AOTI C shims (torchgen's gen_aoti_c_shim, for the ops of aoti/fallback_ops.py)
+    ("OPG960", "aoti-shim-argument", E,
+     "an AOTI fallback op's argument gen.py's C shim generator fails on (a list of Device or Device?)"),
     # a real tree's own files against the release used (server/tree_release.py; area trees)
     ("OPG965", "tree-torchgen-differs", W,
      "the tree's own torchgen differs from its release's: opgen checks and generates as that release"),

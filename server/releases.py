@@ -79,8 +79,8 @@ class Release:
     # An inplace view op's functionalization kernel says "we'll end up runnin the reference function" (a typo
     # gen.py fixed in 2.8); until 2.7.
     inplace_view_comment_says_runnin: bool
-    # aoti/fallback_ops.py maps each fallback op to its versions; from 2.8. Before, it is a set of names and the
-    # C shims have an older form, which opgen does not write yet.
+    # aoti/fallback_ops.py maps each fallback op to its versions; from 2.8. Before, it is a set of names (every
+    # shim has one version) and the C shims have an older form (the aoti_* fields at the end).
     fallback_ops_versioned: bool
     # AOTInductor gets c_shim_aten.cpp too (the aten_shimified_ops, through the dispatcher); from 2.9.
     writes_aten_c_shim: bool
@@ -116,6 +116,26 @@ class Release:
     # (from 2.12; the dimname overloads only in 2.12).
     cumulative_out_ops: frozenset[str]
 
+    # ---- AOTI C shims (area shims): the older shim form of gen.py until 2.7 (with fallback_ops_versioned)
+    # The shims are written in gen.py's loop over its dispatch keys, so --backend-whitelist leaves out the
+    # devices it does not name; until 2.7 (from 2.8 every AOTI device gets its shims).
+    aoti_shims_follow_dispatch_keys: bool
+    # MPS gets shims (with --mps), and --update-aoti-c-shim keeps the MPS and XPU kernels (and their shims);
+    # from 2.8. Before, MPS gets none and XPU needs --xpu, whatever --update-aoti-c-shim.
+    aoti_shims_for_every_device: bool
+    # Tensor arguments go through resolve_tensor_dispatch_flags (written ones through the handle's pointer);
+    # from 2.7. Before, every Tensor is `*tensor_handle_to_tensor_pointer(x)` and Tensor? / Tensor lists plain
+    # pointer_to_optional / pointer_to_list.
+    aoti_tensors_resolve_dispatch_flags: bool
+    # A str argument's ATen type is ::std::string_view (seen in pointer_to_optional<...>); before 2.8 c10::string_view.
+    aoti_str_is_std_string_view: bool
+    # Return assignments are indented by two tabs, after an empty line when there are none; before 2.8 by eight
+    # spaces, right after the call.
+    aoti_returns_indented_with_tabs: bool
+    # A Tensor return's assignment ends in `;;` (its conversion carried a `;`); until 2.7.
+    aoti_tensor_return_ends_twice: bool
+    # The sources' `#endif // AT_PER_OPERATOR_HEADERS` names its guard; from 2.8 (before, a bare `#endif`).
+    aoti_endif_names_guard: bool
     # ---- derivs: derivatives.yaml, deprecated.yaml and the Functions.h structs of the hover
     # (The autograd loader's rules are the same in every release known; its inputs differ.)
     # Tensor methods the Python binding generator skips by name beyond 2.6's list (they are bound by hand), so
@@ -147,6 +167,10 @@ _R2_13 = Release(
     owning_types_hold_tensors_by_value=False, writes_native_aot_stubs=False, single_output_view_replay=False,
     fallback_variants_carry_since=True, lazy_to_string_moves_stream=True, aoti_nullable_returns=_NULLABLE_RETURNS_2_9,
     cumulative_out_ops=frozenset({"cumsum.out", "cumprod.out"}),
+    # AOTI C shims (area shims)
+    aoti_shims_follow_dispatch_keys=False, aoti_shims_for_every_device=True, aoti_tensors_resolve_dispatch_flags=True,
+    aoti_str_is_std_string_view=True, aoti_returns_indented_with_tabs=True, aoti_tensor_return_ends_twice=False,
+    aoti_endif_names_guard=True,
 )
 _R2_12 = replace(_R2_13, version="2.12.1", named_tensor_types=True,
                  generated_variants_tagged_by_kind=False, structured_outputs_propagate_names=True,
@@ -160,7 +184,11 @@ _R2_9 = replace(_R2_10, version="2.9.1", functionalization_registers_composite_v
 _R2_7 = replace(_R2_9, version="2.7.1", functionalization_view_meta_classes=False,
                 writes_aten_c_shim=False, aoti_nullable_returns=_NULLABLE_RETURNS_2_7, template_blocks_strip_lines=False,
                 registers_nested_tensor_hpu=False, inplace_view_comment_says_runnin=True, fallback_ops_versioned=False,
-                python_bindings_skip_hand_bound=frozenset())  # derivs
+                python_bindings_skip_hand_bound=frozenset(),  # derivs
+                # AOTI C shims (area shims): the older shim form
+                aoti_shims_follow_dispatch_keys=True, aoti_shims_for_every_device=False,
+                aoti_str_is_std_string_view=False, aoti_returns_indented_with_tabs=False,
+                aoti_tensor_return_ends_twice=True, aoti_endif_names_guard=False)
 _R2_14 = replace(_R2_13, version="2.14.1", xpu_family_waits_for_flag=True, structured_xpu_kernels_export_xpu=False,
                  owning_types_hold_tensors_by_value=True)
 _R2_15 = replace(_R2_14, version="2.15.0", philox_ops_need_no_seeded_tag=True,
@@ -172,10 +200,14 @@ _R2_15 = replace(_R2_14, version="2.15.0", philox_ops_need_no_seeded_tag=True,
 RELEASES: tuple[Release, ...] = (
     replace(_R2_7, version="2.6.0", generation_verified=False, refuses_const_ref_mutable_out=False,
             aoti_nullable_returns=_NULLABLE_RETURNS_2_6,
-            node_compiled_args_const=False),  # derivs
+            node_compiled_args_const=False,  # derivs
+            aoti_tensors_resolve_dispatch_flags=False),  # AOTI C shims (area shims)
     _R2_7,
     replace(_R2_7, version="2.8.0", template_blocks_strip_lines=True,
-            registers_nested_tensor_hpu=True, inplace_view_comment_says_runnin=False, fallback_ops_versioned=True),
+            registers_nested_tensor_hpu=True, inplace_view_comment_says_runnin=False, fallback_ops_versioned=True,
+            # AOTI C shims (area shims): the form of 2.8 on
+            aoti_shims_follow_dispatch_keys=False, aoti_shims_for_every_device=True, aoti_str_is_std_string_view=True,
+            aoti_returns_indented_with_tabs=True, aoti_tensor_return_ends_twice=False, aoti_endif_names_guard=True),
     _R2_9,
     _R2_10,
     _R2_11,

@@ -153,7 +153,7 @@ def installed_native_functions() -> tuple[str, str] | None:
     return paths if os.path.isfile(paths[0]) else None
 
 
-NativeExtra = Callable[[NativeSnapshot], list[Diagnostic]]
+NativeExtra = Callable[[str, NativeSnapshot], list[Diagnostic]]
 BackendExtra = Callable[[str, str, BackendSnapshot, NativeSnapshot], Sequence[Diagnostic]]
 DerivativesRules = Callable[[DerivativesDocument, NativeSnapshot, Release], Sequence[Diagnostic]]
 
@@ -161,7 +161,7 @@ DerivativesRules = Callable[[DerivativesDocument, NativeSnapshot, Release], Sequ
 def check_paths(paths: list[str], tags_path: str | None = None, native_path: str | None = None,
                 native_extra: NativeExtra | None = None, backend_extra: BackendExtra | None = None,
                 derivatives_check: DerivativesRules | None = None, torch_version: str | None = None) -> CheckResult:
-    """native_extra: more checks of each native_functions.yaml (e.g. kernels missing from C++ sources).
+    """native_extra(path, native): more checks of each native_functions.yaml (e.g. kernels missing from C++ sources).
     backend_extra(path, text, snapshot, native): more checks of each backend yaml (e.g. what gen_lazy_tensor rejects).
     derivatives_check(document, native, release): the rules of a derivatives.yaml against its native_functions.yaml
     (what the release's autograd loader rejects; without it, only what each entry shows on its own).
@@ -241,7 +241,7 @@ class _Run:
         native = NativeParser(release=resolved.release).parse(text, valid_tags)
         self._report(path, native.diagnostics)
         if self.native_extra is not None:
-            self._report(path, self.native_extra(native))
+            self._report(path, self.native_extra(path, native))
 
     def _autograd(self, path: str, text: str, kind: str) -> None:
         native_file = tree_native_functions(path) or self.native_path

@@ -64,7 +64,7 @@ def run_check(args: argparse.Namespace) -> int:
         print(f"opgen: --kernels: no such folder: {', '.join(absent)}", file=sys.stderr)
         return status.USAGE
     result = check_paths(args.paths, args.tags, args.native_functions,
-                         native_extra=_kernel_checker(args.kernels) if args.kernels else None, backend_extra=lazy,
+                         native_extra=_native_checker(args.kernels), backend_extra=lazy,
                          derivatives_check=_derivatives_checker(), torch_version=args.torch_version)
     if args.impl_path:
         kernels, notes = impl_path_items(args.paths, args.native_functions, args.impl_path)
@@ -81,6 +81,19 @@ def run_check(args: argparse.Namespace) -> int:
     if result.usage_error:
         return status.USAGE
     return status.INPUT_ERRORS if result.has_errors else status.CLEAN
+
+
+def _native_checker(kernel_roots: list[str] | None) -> Callable[[str, NativeSnapshot], list[Diagnostic]]:
+    """What gen.py's AOTI shim generator fails on (it needs fallback_ops.py), and with --kernels the kernels
+    missing from the C++ sources."""
+    from ..codegen.generate import shim_check
+
+    kernels = _kernel_checker(kernel_roots) if kernel_roots else None
+
+    def check(path: str, native: NativeSnapshot) -> list[Diagnostic]:
+        return shim_check(path, native) + (kernels(native) if kernels is not None else [])
+
+    return check
 
 
 def _kernel_checker(roots: list[str]) -> Callable[[NativeSnapshot], list[Diagnostic]]:

@@ -8,12 +8,13 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..index.native import TagsParser
+from ..diagnostics import Diagnostic
+from ..index.native import NativeSnapshot, TagsParser
 from ..input_file import UnreadableFile, read_text
 from ..model import dispatch as dk
 from ..releases import DEFAULT, Release
 from ..text import as_python_reads
-from .files.aoti import FallbackOps, header_check, parse_fallback_ops
+from .files.aoti import FallbackOps, header_check, parse_fallback_ops, shim_failures
 from .files.aten import plan_aten
 from .files.context import GenContext, GenerateOptions
 from .inputs import InputError, InvalidInput, invalid_input, load_native, read_input
@@ -89,9 +90,6 @@ def fallback_ops_candidates(source_path: str) -> list[str]:
 def load_fallback_ops(source_path: str, release: Release = DEFAULT) -> tuple[FallbackOps | None, str]:
     """torchgen's fallback ops lists, read as data in the release's format; (None, why) when there are none
     to read."""
-    if not release.fallback_ops_versioned:
-        return None, (f"{release}'s AOTI C shims (fallback ops as a set, an older shim form) are not written by "
-                      "opgen yet")
     for path in fallback_ops_candidates(source_path):
         if os.path.isfile(path):
             try:
@@ -128,7 +126,26 @@ def load_context(options: GenerateOptions) -> GenContext:
     tags = frozenset(TagsParser().parse(read_input(tags_path)).names)
     templates = read_templates(os.path.join(options.source_path, "templates"))
     fallback_ops, why = load_fallback_ops(options.source_path, options.release)
-    return GenContext(inputs.snapshot.functions, tags, options, templates, fallback_ops, why, load_selection(options))
+    return refuse_shim_failures(GenContext(inputs.snapshot.functions, tags, options, templates, fallback_ops, why,
+                                           load_selection(options)), native)
+
+
+def shim_check(native_path: str, snapshot: NativeSnapshot) -> list[Diagnostic]:
+    """For `opgen check`: OPG960 on a native_functions.yaml (<ATen>/native/) as gen.py's default run writes the
+    shims, with the fallback_ops.py generate would read; none when there is none to read (generate says why)."""
+    source = os.path.dirname(os.path.dirname(os.path.abspath(native_path)))
+    fallback_ops, _ = load_fallback_ops(source, snapshot.release)
+    options = GenerateOptions(source_path=source, release=snapshot.release)
+    return list(shim_failures(GenContext(snapshot.functions, frozenset(), options, {}, fallback_ops)))
+
+
+def refuse_shim_failures(ctx: GenContext, native_path: str) -> GenContext:
+    """ctx, unless gen.py's AOTI shim generator would fail on a fallback op of it (InvalidInput, each at its
+    argument): those errors need fallback_ops.py, which the parse of native_functions.yaml alone does not read."""
+    failures = shim_failures(ctx)
+    if failures:
+        raise invalid_input(native_path, list(failures))
+    return ctx
 
 
 def plan(ctx: GenContext) -> list[PlannedFile]:
@@ -288,8 +305,9 @@ class Engine:
         errors = [d for d in snapshot.diagnostics if d.is_error]
         if errors:
             raise InputError(f"native_functions.yaml has {len(errors)} error(s), the first: {errors[0].message}")
-        return GenContext(snapshot.functions, self._tags, self.options, self._templates, self._fallback_ops,
-                          self._fallback_ops_missing, self._selection)
+        native = os.path.join(self.options.source_path, "native", "native_functions.yaml")
+        return refuse_shim_failures(GenContext(snapshot.functions, self._tags, self.options, self._templates,
+                                               self._fallback_ops, self._fallback_ops_missing, self._selection), native)
 
     def files(self, native_text: str) -> list[GeneratedFile]:
         """Every implemented file's bytes for this text of native_functions.yaml (raises InputError, PlanError)."""

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from ..index.native import TagsParser
 from ..releases import resolve_for
 from .files.context import GenContext, GenerateOptions
-from .generate import confinement_errors, dirs_of, load_fallback_ops, plan, read_templates
+from .generate import confinement_errors, dirs_of, load_fallback_ops, plan, read_templates, refuse_shim_failures
 from .inputs import InputError, load_native, packaged_aten, read_input
 from .plan import PlanError, PlannedFile, render
 from .writer import write_files
@@ -87,6 +87,7 @@ def load(job: NativeJob) -> tuple[GenContext, list[PlannedFile]]:
     tags = frozenset(TagsParser().parse(read_input(tags_path)).names)
     fallback_ops, why = load_fallback_ops(options.source_path, options.release)
     ctx = GenContext(inputs.snapshot.functions, tags, options, read_templates(job.templates()), fallback_ops, why)
+    refuse_shim_failures(ctx, job.native_path)
     return ctx, plan(ctx)
 
 

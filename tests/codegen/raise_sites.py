@@ -331,6 +331,11 @@ SITES: dict[str, Site] = {
     # ------------------------------------------------------------------ AOTI shims
     "codegen/dest/aoti.py:_base_arg:NoCShim": handled("opgen_lsp.codegen.dest.aoti:shim", _AOTI_TYPES),
     "codegen/dest/aoti.py:_list_arg:NoCShim": handled("opgen_lsp.codegen.dest.aoti:shim", _AOTI_TYPES),
+    "codegen/dest/aoti.py:_list_arg:ShimFails": handled(
+        "opgen_lsp.codegen.files.aoti:shim_failures",
+        "gen.py's shim generator fails on a fallback op's list of Device: OPG960, from `opgen check` and before "
+        "`opgen generate` writes anything (it needs fallback_ops.py, so the parse alone cannot say it; "
+        "tests/conformance/test_generate_aoti_releases.py compares it with gen.py 2.6, 2.7 and 2.13)"),
     "codegen/dest/aoti.py:convert_arg:NoCShim": handled("opgen_lsp.codegen.dest.aoti:shim", _AOTI_TYPES),
     "codegen/dest/aoti.py:gen_returns:NoCShim": handled("opgen_lsp.codegen.dest.aoti:shim", _AOTI_TYPES),
     "codegen/dest/aoti.py:backend_call:assert": internal(
@@ -377,6 +382,9 @@ SITES: dict[str, Site] = {
     "codegen/generate.py:load_context:invalid_input": handled("opgen_lsp.codegen.generate:generate",
                                                                "native_functions.yaml has errors: each at its "
                                                                "line (exit 1)"),
+    "codegen/generate.py:refuse_shim_failures:invalid_input": handled(
+        "opgen_lsp.codegen.generate:generate", "a fallback op gen.py's shim generator fails on: OPG960 at its "
+                                               "argument (exit 1; the server's job reports it too)"),
     # The language server's generation job (opgen.generate; show-generated catches the same in lsp/commands.py).
     "codegen/job.py:NativeJob.templates:InputError": handled("opgen_lsp.codegen.job:run",
                                                              "no templates folder: the job's error, shown to the user"),

@@ -52,3 +52,34 @@ def test_the_other_format_is_refused_with_the_file(entry: str, release, message:
     ops, error = parse_fallback_ops(_text(entry), "t/fallback_ops.py", release)
     assert ops is None and error is not None
     assert error.startswith("t/fallback_ops.py: ") and message in error
+
+
+R2_6 = next(r for r in RELEASES if r.series == "2.6")
+R2_7 = next(r for r in RELEASES if r.series == "2.7")
+
+
+@pytest.mark.parametrize("release", [R2_6, R2_7], ids=str)
+def test_before_2_8_the_fallback_ops_are_a_set_of_names(release) -> None:
+    """gen.py before 2.8 imports `inductor_fallback_ops` as a set and asks each op's name `in` it: every shim has
+    one version, and there is no aten_shimified_ops."""
+    ops, error = parse_fallback_ops('inductor_fallback_ops = {\n    "aten.g.out",\n    "aten.f.default",\n}\n',
+                                    release=release)
+    assert error is None and ops is not None
+    assert ops.inductor == (("aten.f.default", (OpVersion(1),)), ("aten.g.out", (OpVersion(1),)))
+    assert ops.aten == ()
+    # Membership is all gen.py asks: a dict's keys or a list's names serve (a member that is no name never matches).
+    ops, error = parse_fallback_ops('inductor_fallback_ops = {"aten.f.default": {"v2": ["x"]}}\n', release=release)
+    assert error is None and ops is not None and ops.inductor == (("aten.f.default", (OpVersion(1),)),)
+    ops, error = parse_fallback_ops('inductor_fallback_ops = ["aten.f.default", 3]\n', release=release)
+    assert error is None and ops is not None and ops.inductor == (("aten.f.default", (OpVersion(1),)),)
+
+
+@pytest.mark.parametrize("text,release,message", [
+    ('inductor_fallback_ops = "aten.f.default"\n', R2_7, "inductor_fallback_ops is not a set of op names"),
+    ('inductor_fallback_ops = 3\n', R2_6, "inductor_fallback_ops is not a set of op names"),
+    ('inductor_fallback_ops = {"aten.f.default"}\naten_shimified_ops = {}\n', R2_12, "inductor_fallback_ops is not a dict"),
+    ('aten_shimified_ops = {}\n', R2_7, "no inductor_fallback_ops"),
+])
+def test_a_set_or_a_dict_in_the_wrong_release_is_refused_with_the_file(text: str, release, message: str) -> None:
+    ops, error = parse_fallback_ops(text, "t/fallback_ops.py", release)
+    assert ops is None and error == f"t/fallback_ops.py: {message}"

@@ -172,11 +172,6 @@ def test_mutations_agree_with_the_release(version: str, tmp_path: Path) -> None:
 LAYOUTS = {"plain": [], "per-operator": ["--per-operator-headers"], "xpu": ["--xpu"]}
 
 
-def not_written(r: Release, expected: set[str]) -> set[str]:
-    """The files opgen names (exit 3) instead of writing for a release: before 2.8 the AOTI C shims (fallback
-    ops as a set, an older shim form)."""
-    return set() if r.fallback_ops_versioned else {n for n in expected if n.startswith("aoti/c_shim_")}
-
 GENERATE_CASES = [(v, layout) for v in GENERATED for layout in sorted(LAYOUTS)]
 
 
@@ -201,8 +196,7 @@ def test_generate_is_byte_identical(version: str, layout: str, tmp_path: Path) -
         outputs[tool] = files_under(root)
     expected, got = outputs["torchgen"], outputs["opgen"]
     print(f"torch {version} {layout}: {sum(got.get(n) == d for n, d in expected.items())}/{len(expected)} identical")
-    assert sorted(set(expected) - set(got)) == sorted(not_written(release(version), set(expected))), \
-        "files opgen does not write"
+    assert sorted(set(expected) - set(got)) == [], "files opgen does not write"
     assert sorted(set(got) - set(expected)) == [], "files gen.py does not write"
     different = [name for name in expected if name in got and got[name] != expected[name]]
     assert different == [], f"{len(different)} differ; {different[0]}: " \

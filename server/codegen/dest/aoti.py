@@ -3,7 +3,8 @@ plus lengths, ints for enums) that converts them and calls the op's C++ API or a
 
 An op whose argument or return types have no C form gets no shim (None), as in gen_aoti_c_shim.py.
 Versioned ops (a `vN` entry naming the arguments added in that version) get one shim per version,
-newest first, each older one passing the defaults of the arguments added later.
+newest first, each older one passing the defaults of the arguments added later. The release profile
+says which form (gen.py before 2.8 writes an older one: the aoti_* fields of releases.Release).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from functools import cache, cached_property
 from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup, Variant
 from ...model.schema import Argument, BaseTy, BaseType, FunctionSchema, ListType, OperatorName, OptionalType, Type
-from ...releases import DEFAULT
+from ...releases import DEFAULT, Release
 from ..api import cpp
 from ..api.signatures import CppSignatureGroup
 
@@ -43,6 +44,15 @@ class NoCShim(ValueError):
     """An argument or return type with no C shim form: the op gets no shim."""
 
 
+class ShimFails(ValueError):
+    """An argument gen.py's shim generator fails on (an assertion, where other types only leave the op out): a list
+    whose element takes two C parameters (Device, Device?). Every release has it; check rule OPG960."""
+
+    def __init__(self, argument: str, message: str) -> None:
+        super().__init__(message)
+        self.argument = argument
+
+
 class FallbackOpsError(ValueError):
     """A malformed entry of the fallback ops lists (fallback_ops.py)."""
 
@@ -57,10 +67,12 @@ class CArg:
     exprs: tuple[str, ...]
 
 
-def _base_arg(t: BaseType, name: str, is_write: bool) -> CArg:
+def _base_arg(t: BaseType, name: str, is_write: bool, release: Release) -> CArg:
     if t.name in _BASE_TYPES:
         c_type, aten_type, conv = _BASE_TYPES[t.name]
-        if t.name is B.Tensor and is_write:
+        if t.name is B.str and not release.aoti_str_is_std_string_view:
+            aten_type = "c10::string_view"
+        if t.name is B.Tensor and (is_write or not release.aoti_tensors_resolve_dispatch_flags):
             expr = f"*tensor_handle_to_tensor_pointer({name})"
         else:
             expr = f"{conv}({name})" if conv else name
@@ -71,8 +83,8 @@ def _base_arg(t: BaseType, name: str, is_write: bool) -> CArg:
     raise NoCShim(f"arg type {t}")
 
 
-def _optional_arg(t: OptionalType, name: str) -> CArg:
-    inner = convert_arg(t.elem, name)
+def _optional_arg(t: OptionalType, name: str, release: Release) -> CArg:
+    inner = convert_arg(t.elem, name, release=release)
     c_types, names = list(inner.c_types), inner.names
     aten_types, exprs = [], []
     j = 0
@@ -85,7 +97,7 @@ def _optional_arg(t: OptionalType, name: str) -> CArg:
         elif aten_type == "c10::Device":
             exprs.append(f"pointer_to_optional_device({names[j]}, {names[j + 1]})")
             j += 2
-        elif aten_type == "at::Tensor":
+        elif aten_type == "at::Tensor" and release.aoti_tensors_resolve_dispatch_flags:
             exprs.append(f"resolve_tensor_dispatch_flags({names[j]})")
             j += 1
         else:
@@ -94,37 +106,40 @@ def _optional_arg(t: OptionalType, name: str) -> CArg:
     return CArg(tuple(c_types), names, tuple(aten_types), tuple(exprs))
 
 
-def _list_arg(t: ListType, name: str, is_write: bool) -> CArg:
-    inner = convert_arg(t.elem, name)
+def _list_arg(t: ListType, name: str, is_write: bool, release: Release) -> CArg:
+    inner = convert_arg(t.elem, name, release=release)
     if len(inner.c_types) != 1:
-        raise NoCShim(f"list of {t.elem}")
+        raise ShimFails(name, f"a list of {t.elem} ('{t}', whose elements are two C parameters each)")
     name = inner.names[0]
     atype = inner.aten_types[0]
     if atype == "bool":
         if t.size is None:
             raise NoCShim("bool list without a size")
         expr = f"pointer_to_list<{t.size}>({name})"
-    elif atype == "at::Tensor" and not is_write:
+    elif atype == "at::Tensor" and not is_write and release.aoti_tensors_resolve_dispatch_flags:
         expr = f"resolve_tensor_list_dispatch_flags({name}, {name}_len_)"
     elif atype == "::std::optional<at::Tensor>":
-        expr = f"c10::List<{atype}>(c10::ArrayRef<{atype}>(resolve_tensor_list_dispatch_flags({name}, {name}_len_)))"
+        resolved = (f"resolve_tensor_list_dispatch_flags({name}, {name}_len_)"
+                    if release.aoti_tensors_resolve_dispatch_flags else f"pointer_to_list<{atype}>({name}, {name}_len_)")
+        expr = f"c10::List<{atype}>(c10::ArrayRef<{atype}>({resolved}))"
     else:
         expr = f"pointer_to_list<{atype}>({name}, {name}_len_)"
     return CArg((f"const {inner.c_types[0]}*", "int64_t"), (name, name + "_len_"), (f"c10::ArrayRef<{atype}>",),
                 (expr,))
 
 
-def convert_arg(t: Type, name: str, is_write: bool = False) -> CArg:
+def convert_arg(t: Type, name: str, is_write: bool = False, release: Release = DEFAULT) -> CArg:
     if isinstance(t, BaseType):
-        return _base_arg(t, name, is_write)
+        return _base_arg(t, name, is_write, release)
     if isinstance(t, OptionalType):
-        return _optional_arg(t, name)
+        return _optional_arg(t, name, release)
     if isinstance(t, ListType):
-        return _list_arg(t, name, is_write)
+        return _list_arg(t, name, is_write, release)
     raise NoCShim(f"argument type {t}")
 
 
-def gen_arguments(args: list[Argument], skipped: frozenset[str]) -> tuple[list[str], list[str]]:
+def gen_arguments(args: list[Argument], skipped: frozenset[str], release: Release = DEFAULT
+                  ) -> tuple[list[str], list[str]]:
     """The C parameters ("type name") and the call-site expressions; skipped arguments pass their default."""
     params: list[str] = []
     exprs: list[str] = []
@@ -132,15 +147,15 @@ def gen_arguments(args: list[Argument], skipped: frozenset[str]) -> tuple[list[s
         if a.name in skipped:
             exprs.append(cpp.default_expr(a.default, a.type, symint=False) if a.default is not None else "std::nullopt")
             continue
-        c = convert_arg(a.type, a.name, a.is_write)
+        c = convert_arg(a.type, a.name, a.is_write, release)
         params += [f"{t} {n}" for t, n in zip(c.c_types, c.names)]
         exprs += c.exprs
     return params, exprs
 
 
-def _convert_return(t: BaseType, val: str) -> str:
+def _convert_return(t: BaseType, val: str, release: Release) -> str:
     if t.name is B.Tensor:
-        return f"new_tensor_handle(std::move({val}))"
+        return f"new_tensor_handle(std::move({val}))" + (";" if release.aoti_tensor_return_ends_twice else "")
     if t.name is B.SymInt:
         return f"{val}.expect_int()"
     if t.name is B.Scalar:
@@ -148,19 +163,19 @@ def _convert_return(t: BaseType, val: str) -> str:
     return val
 
 
-def gen_returns(schema: FunctionSchema, nullable_returns: frozenset[str]) -> tuple[list[str], list[str]]:
+def gen_returns(schema: FunctionSchema, release: Release = DEFAULT) -> tuple[list[str], list[str]]:
     """Returns become out pointers ret0, ret1, ...: their parameters and the assignments filling them (each
-    checked first for ops named by a substring in `nullable_returns`)."""
+    checked first for ops named by a substring in the release's `aoti_nullable_returns`)."""
     types: list[BaseType] = []
     for r in schema.returns:
         if not (isinstance(r.type, BaseType) and r.type.name in _BASE_TYPES):
             raise NoCShim(f"return type {r.type}")
         types.append(r.type)
     params = [f"{_BASE_TYPES[t.name][0]}* ret{i}" for i, t in enumerate(types)]
-    nullable = any(n in schema.name.unambiguous_name() for n in nullable_returns)
+    nullable = any(n in schema.name.unambiguous_name() for n in release.aoti_nullable_returns)
     assigns = []
     for i, t in enumerate(types):
-        rval = _convert_return(t, "tmp_result" if len(types) == 1 else f"std::get<{i}>(tmp_result)")
+        rval = _convert_return(t, "tmp_result" if len(types) == 1 else f"std::get<{i}>(tmp_result)", release)
         assigns.append(f"if (ret{i}) {{ *ret{i} = {rval}; }}" if nullable else f"*ret{i} = {rval};")
     return params, assigns
 
@@ -232,36 +247,39 @@ class Shim:
     definitions: str
 
 
-def _definition(declaration: str, call: str, exprs: list[str], assigns: list[str]) -> str:
+def _definition(declaration: str, call: str, exprs: list[str], assigns: list[str], release: Release) -> str:
     tmp = "auto tmp_result = " if assigns else ""
     args_line = f"            {', '.join(exprs)}" if exprs else ""
+    if release.aoti_returns_indented_with_tabs:
+        returns = "\n" + "\n".join("\t\t" + a for a in assigns) + "\n"
+    else:
+        returns = "".join("\n        " + a for a in assigns) + "\n"
     return (f"\n{declaration} {{\n    AOTI_TORCH_CONVERT_EXCEPTION_TO_ERROR_CODE({{\n"
-            f"        {tmp}{call}(\n{args_line}\n        );\n"
-            + "\n".join("\t\t" + a for a in assigns) + "\n    });\n}\n")
+            f"        {tmp}{call}(\n{args_line}\n        );" + returns + "    });\n}\n")
 
 
 def _shim_version(schema: FunctionSchema, device: str, call: str, func_name: str,
-                  skipped: frozenset[str], nullable_returns: frozenset[str]) -> tuple[str, str]:
+                  skipped: frozenset[str], release: Release) -> tuple[str, str]:
     if schema.is_out_fn():
-        params, exprs = gen_arguments([*schema.arguments.out, *schema.arguments.flat_non_out], skipped)
+        params, exprs = gen_arguments([*schema.arguments.out, *schema.arguments.flat_non_out], skipped, release)
         assigns: list[str] = []
     else:
-        params, exprs = gen_arguments(list(schema.arguments.flat_all), skipped)
-        ret_params, assigns = ([], []) if schema.name.name.inplace else gen_returns(schema, nullable_returns)
+        params, exprs = gen_arguments(list(schema.arguments.flat_all), skipped, release)
+        ret_params, assigns = ([], []) if schema.name.name.inplace else gen_returns(schema, release)
         params += ret_params
     declaration = f"AOTITorchError aoti_torch_{device}_{func_name}({', '.join(params)})"
-    return declaration, _definition(declaration, call, exprs, assigns)
+    return declaration, _definition(declaration, call, exprs, assigns, release)
 
 
 def compute_shim(schema: FunctionSchema, device: str, call: str, op_versions: tuple[OpVersion, ...],
-                 nullable_returns: frozenset[str] = DEFAULT.aoti_nullable_returns) -> Shim:
+                 release: Release = DEFAULT) -> Shim:
     """Every version of the shim, newest first; each older one passes the defaults of later arguments."""
     base = schema.name.unambiguous_name()
     skipped: frozenset[str] = frozenset()
     decls, defns = [], []
     for v in reversed(op_versions):
         func_name = base if v.number == 1 else f"{base}_v{v.number}"
-        declaration, definition = _shim_version(schema, device, call, func_name, skipped, nullable_returns)
+        declaration, definition = _shim_version(schema, device, call, func_name, skipped, release)
         skipped |= frozenset(v.new_args)
         decl = f"AOTI_TORCH_EXPORT {declaration};"
         if v.since is not None:
@@ -307,9 +325,9 @@ def backend_index_for(f: NativeFunction, delegates: Mapping[OperatorName, Native
 
 @cache
 def shim(f: NativeFunction, device: str, call: str, op_versions: tuple[OpVersion, ...],
-         nullable_returns: frozenset[str] = DEFAULT.aoti_nullable_returns) -> Shim | None:
+         release: Release = DEFAULT) -> Shim | None:
     """The op's shim for a device, calling `call` (None when its types have no C form)."""
     try:
-        return compute_shim(f.func, device, call, op_versions, nullable_returns)
+        return compute_shim(f.func, device, call, op_versions, release)
     except NoCShim:
         return None

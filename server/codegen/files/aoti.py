@@ -6,9 +6,10 @@ The headers are checked in (their declarations are an ABI): gen.py writes them o
 the aoti install dir (header_check).
 
 Which ops get a shim, and their versions, is data: the `inductor_fallback_ops` and
-`aten_shimified_ops` dicts of torchgen's aoti/fallback_ops.py. opgen reads that file as data
-(a Python literal, never executed): from the PyTorch tree around --source-path, else from the
-installed torchgen. Without it the shims are named as files opgen cannot generate.
+`aten_shimified_ops` dicts of torchgen's aoti/fallback_ops.py (before torch 2.8 `inductor_fallback_ops`
+is a set of names: one version each). opgen reads that file as data (a Python literal, never
+executed): from the PyTorch tree around --source-path, else from the installed torchgen. Without it
+the shims are named as files opgen cannot generate.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from ...diagnostics import Diagnostic, diag
+from ...index.native import problem_span
 from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ...model.schema import OperatorName
@@ -54,7 +57,14 @@ def _literal_assignments(text: str) -> dict[str, object]:
     return out
 
 
-def _versions_of(table: object, what: str, with_since: bool) -> tuple[tuple[str, tuple[aoti.OpVersion, ...]], ...]:
+def _versions_of(table: object, what: str, with_since: bool, versioned: bool = True
+                 ) -> tuple[tuple[str, tuple[aoti.OpVersion, ...]], ...]:
+    if not versioned:
+        # A set of names (before torch 2.8), one version each. gen.py only asks `name in` it, so a dict, list or
+        # tuple serves as well (and other members never match); a string would match its substrings.
+        if not isinstance(table, (set, frozenset, dict, list, tuple)):
+            raise aoti.FallbackOpsError(f"{what} is not a set of op names")
+        return tuple((name, (aoti.OpVersion(1),)) for name in sorted({n for n in table if isinstance(n, str)}))
     if not isinstance(table, dict):
         raise aoti.FallbackOpsError(f"{what} is not a dict")
     return tuple((name, aoti.parse_versions(name, meta if isinstance(meta, dict) else {}, with_since))
@@ -72,7 +82,9 @@ def parse_fallback_ops(text: str, path: str = "fallback_ops.py",
         if missing:
             return None, f"{path}: no {', '.join(missing)}"
         with_since = release.fallback_variants_carry_since
-        return FallbackOps(_versions_of(tables["inductor_fallback_ops"], "inductor_fallback_ops", with_since),
+        inductor = _versions_of(tables["inductor_fallback_ops"], "inductor_fallback_ops", with_since,
+                                release.fallback_ops_versioned)
+        return FallbackOps(inductor,
                            _versions_of(tables.get("aten_shimified_ops", {}), "aten_shimified_ops", with_since)), None
     except (SyntaxError, ValueError) as exc:  # FallbackOpsError is a ValueError, as literal_eval's errors are
         return None, f"{path}: {exc}"
@@ -80,13 +92,16 @@ def parse_fallback_ops(text: str, path: str = "fallback_ops.py",
 
 def aoti_backends(ctx: GenContext) -> list[dk.DispatchKey | None]:
     """The devices that get a shim file (None: aten, through the dispatcher)."""
+    release = ctx.options.release
     keys: list[dk.DispatchKey | None] = [dk.K["CPU"], dk.K["CUDA"]]
-    if ctx.options.release.writes_aten_c_shim:
+    if release.writes_aten_c_shim:
         keys.append(None)
-    if ctx.options.with_mps:
+    if ctx.options.with_mps and release.aoti_shims_for_every_device:
         keys.append(dk.K["MPS"])
     if ctx.options.with_xpu:
         keys.append(dk.K["XPU"])
+    if release.aoti_shims_follow_dispatch_keys:  # written in gen.py's loop over its dispatch keys
+        keys = [k for k in keys if k in ctx.options.dispatch_keys]
     return keys
 
 
@@ -129,22 +144,64 @@ class DeviceShims:
         return device_name(self.key)
 
 
+def _listed_with_backends(ctx: GenContext, table: Mapping[str, object], key: dk.DispatchKey | None
+                          ) -> tuple[list[tuple[str, NativeFunction]], tuple[BackendIndex | None, ...]]:
+    """The listed ops present in the yaml, and the backend each device shim calls (None: through the dispatcher
+    for aten, else no shim for the device)."""
+    listed = fallback_functions(ctx, table)
+    if key is None:
+        return listed, (None,) * len(listed)
+    delegates = structured_delegates(ctx.structured_groups)
+    all_indices = {k: ctx.backend_index(k) for k in (key, dk.CEA, dk.CEA_NON_FUNCTIONAL, dk.CIA)}
+    extend = ctx.options.extend_aoti_c_shim
+    return listed, tuple(aoti.backend_index_for(f, delegates, key, all_indices, extend=extend) for _, f in listed)
+
+
 def device_shims(ctx: GenContext, fallbacks: FallbackOps, key: dk.DispatchKey | None) -> DeviceShims:
     table = fallbacks.aten_map if key is None else fallbacks.inductor_map
-    listed = fallback_functions(ctx, table)
-    fs = tuple(f for _, f in listed)
-    if key is None:
-        indices: tuple[BackendIndex | None, ...] = (None,) * len(fs)
-    else:
-        delegates = structured_delegates(ctx.structured_groups)
-        all_indices = {k: ctx.backend_index(k) for k in (key, dk.CEA, dk.CEA_NON_FUNCTIONAL, dk.CIA)}
-        extend = ctx.options.extend_aoti_c_shim
-        indices = tuple(aoti.backend_index_for(f, delegates, key, all_indices, extend=extend) for f in fs)
+    listed, indices = _listed_with_backends(ctx, table, key)
     device = device_name(key)
-    nullable = ctx.options.release.aoti_nullable_returns
-    shims = (aoti.shim(f, device, aoti.backend_call(f, index), table[name], nullable)
+    release = ctx.options.release
+    shims = (aoti.shim(f, device, aoti.backend_call(f, index), table[name], release)
              for (name, f), index in zip(listed, indices) if key is None or index is not None)
-    return DeviceShims(key, fs, indices, tuple(s for s in shims if s is not None))
+    return DeviceShims(key, tuple(f for _, f in listed), indices, tuple(s for s in shims if s is not None))
+
+
+def shim_failures(ctx: GenContext) -> tuple[Diagnostic, ...]:
+    """OPG960 at each argument of a listed op that gen.py's shim generator fails on, for the devices that get
+    shims (checked before anything is written: the shims are written with every other source)."""
+    fallbacks = ctx.fallback_ops
+    if fallbacks is None or "sources" not in ctx.options.generate:
+        return ()
+    release = ctx.options.release
+    by_name = {fallback_op_name(f): f for f in ctx.native_functions}  # a later duplicate wins, as in gen.py
+    failing: dict[str, aoti.ShimFails] = {}
+    for name, versions in (*fallbacks.inductor, *fallbacks.aten):
+        f = by_name.get(name)
+        if f is None or name in failing:
+            continue
+        try:  # the device and the call do not change what fails: one try per op
+            aoti.compute_shim(f.func, "cpu", "", versions, release)
+        except aoti.NoCShim:
+            continue
+        except aoti.ShimFails as exc:
+            failing[name] = exc
+    if not failing:
+        return ()
+    ops = {id(op.function): op for op in ctx.model.ops}
+    found: dict[str, Diagnostic] = {}
+    for key in aoti_backends(ctx):
+        table = fallbacks.aten_map if key is None else fallbacks.inductor_map
+        listed, indices = _listed_with_backends(ctx, table, key)
+        for (name, f), index in zip(listed, indices):
+            if name in failing and name not in found and (key is None or index is not None) and id(f) in ops:
+                fails = failing[name]
+                at = next(i for i, a in enumerate(f.func.arguments.flat_all) if a.name == fails.argument)
+                found[name] = diag("OPG960", problem_span(ops[id(f)], ("arg", at)),
+                                   f"'{name}' is an AOTI fallback op (aoti/fallback_ops.py), and gen.py's C shim "
+                                   f"generator fails on its argument '{fails.argument}', {fails}, instead of leaving "
+                                   "the op without a shim: give it another type, or take the op off the list")
+    return tuple(sorted(found.values(), key=lambda d: (d.span.start_line, d.span.start_col)))
 
 
 def _includes(ctx: GenContext, shims: DeviceShims) -> str:
@@ -175,7 +232,8 @@ def c_shim_cpp(ctx: GenContext, fallbacks: FallbackOps, key: dk.DispatchKey | No
             "#include <ATen/CompositeImplicitAutogradFunctions.h>\n"
             "#else\n"
             + _includes(ctx, shims)
-            + "\n#endif // AT_PER_OPERATOR_HEADERS\n\nusing namespace torch::aot_inductor;\n\n"
+            + ("\n#endif // AT_PER_OPERATOR_HEADERS" if ctx.options.release.aoti_endif_names_guard else "\n#endif")
+            + "\n\nusing namespace torch::aot_inductor;\n\n"
             + "\n".join(s.definitions for s in shims.shims))
 
 
@@ -207,16 +265,22 @@ _ABI_BREAK = """\
 {path}: the generated AOTInductor C shim header differs from the one there: this breaks the ABI
 of the AOTInductor fallback ops. It is allowed only when
 1. an op was added to inductor_fallback_ops in fallback_ops.py: regenerate with --update-aoti-c-shim, or
-2. an existing fallback op got a new default argument: name it in a new version ("v2": {{"new_args": [...]}})
-   of the op in fallback_ops.py, then regenerate with --update-aoti-c-shim.
+2. an existing fallback op got a new default argument: {new_default}
 {diff}"""
+_NEW_VERSION = """name it in a new version ("v2": {"new_args": [...]})
+   of the op in fallback_ops.py, then regenerate with --update-aoti-c-shim."""
+# Before torch 2.8 fallback_ops.py has no versions: gen.py's advice is a copy of the old shim kept by hand.
+_COPY_BY_HAND = """keep a copy of the op's old shim by hand (e.g. in
+   torch/csrc/inductor/aoti_torch/c/shim.h), bump the version of the op in the new shims and update the
+   cpp wrapper codegen to call it."""
 
 
-def abi_break(path: str, old: str, new: str) -> str:
+def abi_break(path: str, old: str, new: str, release: Release = DEFAULT) -> str:
     """The error for a header that changed, with torchgen's unified diff (expected: the file, actual: ours)."""
     diff = "\n".join(difflib.unified_diff(old.splitlines(), new.splitlines(), fromfile="expected",
                                           tofile="actual", lineterm=""))
-    return _ABI_BREAK.format(path=path, diff=diff)
+    advice = _NEW_VERSION if release.fallback_ops_versioned else _COPY_BY_HAND
+    return _ABI_BREAK.format(path=path, new_default=advice, diff=diff)
 
 
 @dataclass(frozen=True)
@@ -240,5 +304,5 @@ def header_check(ctx: GenContext, folder: str, read: Callable[[str], str | None]
             continue
         new = c_shim_h(ctx, fallbacks, key)
         if old != new:
-            errors.append(abi_break(path, old, new))
+            errors.append(abi_break(path, old, new, ctx.options.release))
     return HeaderCheck(tuple(notes), tuple(errors))

@@ -63,13 +63,18 @@ class GenerateOptions:
 
     @property
     def with_mps(self) -> bool:
-        """MPS kernels are kept: --mps, or --update-aoti-c-shim (its headers cover every device)."""
-        return self.mps or self.update_aoti_c_shim
+        """MPS kernels are kept: --mps, or --update-aoti-c-shim (its headers cover every device; from torch 2.8)."""
+        return self.mps or self._update_keeps_every_device
 
     @property
     def with_xpu(self) -> bool:
-        """XPU kernels are kept: --xpu, or --update-aoti-c-shim (XPU files then stay in the main folder)."""
-        return self.xpu or self.update_aoti_c_shim
+        """XPU kernels are kept: --xpu, or --update-aoti-c-shim (XPU files then stay in the main folder; from
+        torch 2.8)."""
+        return self.xpu or self._update_keeps_every_device
+
+    @property
+    def _update_keeps_every_device(self) -> bool:
+        return self.update_aoti_c_shim and self.release.aoti_shims_for_every_device
 
     @property
     def ignore_keys(self) -> frozenset[dk.DispatchKey]:
