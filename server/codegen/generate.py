@@ -14,7 +14,7 @@ from ..input_file import UnreadableFile, read_text
 from ..model import dispatch as dk
 from ..releases import DEFAULT, Release
 from ..text import as_python_reads
-from .files.aoti import FallbackOps, header_check, parse_fallback_ops, shim_failures
+from .files.aoti import FallbackOps, ShimVerdicts, header_check, parse_fallback_ops, shim_failures
 from .files.aten import plan_aten
 from .files.context import GenContext, GenerateOptions
 from .inputs import InputError, InvalidInput, invalid_input, load_native, read_input
@@ -137,6 +137,41 @@ def shim_check(native_path: str, snapshot: NativeSnapshot) -> list[Diagnostic]:
     fallback_ops, _ = load_fallback_ops(source, snapshot.release)
     options = GenerateOptions(source_path=source, release=snapshot.release)
     return list(shim_failures(GenContext(snapshot.functions, frozenset(), options, {}, fallback_ops)))
+
+
+class ShimCheck:
+    """shim_check for the language server's re-checks: fallback_ops.py read again only when it changes on disk,
+    and each listed op's verdict kept while its entry is unchanged (a whole check costs several ms)."""
+
+    def __init__(self) -> None:
+        self._read: dict[tuple, tuple[FallbackOps | None, str]] = {}  # (source, release, file state) -> read
+        self._verdicts: ShimVerdicts = {}
+
+    def __call__(self, native_path: str, snapshot: NativeSnapshot) -> list[Diagnostic]:
+        source = os.path.dirname(os.path.dirname(os.path.abspath(native_path)))
+        key = (source, snapshot.release, _file_state(source))
+        if key not in self._read:
+            self._read = {key: load_fallback_ops(source, snapshot.release)}
+        options = GenerateOptions(source_path=source, release=snapshot.release)
+        fallbacks = self._read[key][0]
+        ctx = GenContext(snapshot.functions, frozenset(), options, {}, fallbacks)
+        found = list(shim_failures(ctx, self._verdicts))
+        listed = len(fallbacks.inductor) + len(fallbacks.aten) if fallbacks is not None else 0
+        if len(self._verdicts) > 2 * listed + 64:  # verdicts of entries edited since
+            self._verdicts.clear()
+        return found
+
+
+def _file_state(source_path: str) -> tuple:
+    """The first fallback_ops.py load_fallback_ops would read, and its size and modification time."""
+    for path in fallback_ops_candidates(source_path):
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        if os.path.isfile(path):
+            return path, st.st_size, st.st_mtime_ns
+    return ()
 
 
 def refuse_shim_failures(ctx: GenContext, native_path: str) -> GenContext:

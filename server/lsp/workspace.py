@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from ..analysis import backend as backend_query
 from ..analysis.check import BACKEND, DEPRECATED, DERIVATIVES, NATIVE, SELECTION, TAGS, classify, installed_native_functions
+from ..codegen.generate import ShimCheck
 from ..codegen.lazy import checkout_shape_header
 from ..diagnostics import Diagnostic, diag
 from ..index.backend import BackendSnapshot, check_backend
@@ -176,6 +177,8 @@ class Workspace:
         self._declarations: dict[tuple, str] = {}
         # Missing kernels of each native document, remembered per op between re-checks.
         self._missing_kernels: dict[str, MissingKernels] = {}
+        # What gen.py's AOTI shim generator fails on (OPG960), its verdicts kept per native document.
+        self._shim_checks: dict[str, ShimCheck] = {}
         # Each open derivatives.yaml: its parser and checker (codegen.autograd.load), kept for incremental re-checks.
         self._derivatives: dict[str, tuple[DerivativesParser, DerivativesChecker]] = {}
         # The derivatives.yaml of a native document's tree, for its lenses and go to definition.
@@ -203,6 +206,7 @@ class Workspace:
             self._by_path.pop(_norm(document.path), None)
         self._native_parsers.pop(uri, None)
         self._missing_kernels.pop(uri, None)
+        self._shim_checks.pop(uri, None)
         self._derivatives.pop(uri, None)
         if document is not None:
             self._tags_parsers.pop(document.path or uri, None)
@@ -494,6 +498,8 @@ class Workspace:
                 () if resolved.fit is Fit.OLDER else native.diagnostics)
             if problem is not None:
                 diagnostics = (diag("OPG900", Span.point(0, 0), problem),) + diagnostics
+            if document.path is not None and resolved.fit is not Fit.OLDER:
+                diagnostics += tuple(self._shim_checks.setdefault(uri, ShimCheck())(document.path, native))
             kernels = self.kernels
             key = (document.generation, source.key, resolved) + kernels.key()
             if kernels.active:

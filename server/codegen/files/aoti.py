@@ -167,25 +167,44 @@ def device_shims(ctx: GenContext, fallbacks: FallbackOps, key: dk.DispatchKey | 
     return DeviceShims(key, tuple(f for _, f in listed), indices, tuple(s for s in shims if s is not None))
 
 
-def shim_failures(ctx: GenContext) -> tuple[Diagnostic, ...]:
+# What gen.py's shim generator makes of one listed op, kept by the server between re-checks:
+# id(schema) -> (schema, versions, release, the failure or None).
+ShimVerdicts = dict[int, tuple[object, object, Release, "aoti.ShimFails | None"]]
+
+
+def _shim_fails(f: NativeFunction, versions: tuple[aoti.OpVersion, ...], release: Release,
+                verdicts: ShimVerdicts) -> aoti.ShimFails | None:
+    """Why gen.py's shim generator fails on the op (None when it writes a shim or leaves the op out); the device
+    and the call do not change what fails, so one try per op."""
+    kept = verdicts.get(id(f.func))
+    if kept is not None and kept[0] is f.func and kept[1] is versions and kept[2] is release:
+        return kept[3]
+    fails: aoti.ShimFails | None = None
+    try:
+        aoti.compute_shim(f.func, "cpu", "", versions, release)
+    except aoti.NoCShim:
+        pass
+    except aoti.ShimFails as exc:
+        fails = exc
+    verdicts[id(f.func)] = (f.func, versions, release, fails)
+    return fails
+
+
+def shim_failures(ctx: GenContext, verdicts: ShimVerdicts | None = None) -> tuple[Diagnostic, ...]:
     """OPG960 at each argument of a listed op that gen.py's shim generator fails on, for the devices that get
-    shims (checked before anything is written: the shims are written with every other source)."""
+    shims (checked before anything is written: the shims are written with every other source). verdicts keeps
+    each op's verdict for the next call (the server's re-checks)."""
     fallbacks = ctx.fallback_ops
     if fallbacks is None or "sources" not in ctx.options.generate:
         return ()
     release = ctx.options.release
+    verdicts = {} if verdicts is None else verdicts
     by_name = {fallback_op_name(f): f for f in ctx.native_functions}  # a later duplicate wins, as in gen.py
     failing: dict[str, aoti.ShimFails] = {}
     for name, versions in (*fallbacks.inductor, *fallbacks.aten):
         f = by_name.get(name)
-        if f is None or name in failing:
-            continue
-        try:  # the device and the call do not change what fails: one try per op
-            aoti.compute_shim(f.func, "cpu", "", versions, release)
-        except aoti.NoCShim:
-            continue
-        except aoti.ShimFails as exc:
-            failing[name] = exc
+        if f is not None and name not in failing and (fails := _shim_fails(f, versions, release, verdicts)):
+            failing[name] = fails
     if not failing:
         return ()
     ops = {id(op.function): op for op in ctx.model.ops}
