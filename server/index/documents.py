@@ -266,6 +266,10 @@ class _Repeats:
         self.spent += STRAY_COST
         return self.spent <= self.limit
 
+    def stop(self, line: int) -> None:
+        """Not the quick count's to say: the file is counted again, exactly."""
+        return None
+
 
 class EntryListParser(Generic[T]):
     """Parses one document kind (native functions, tags) with a cache keyed by entry text."""
@@ -301,7 +305,7 @@ class EntryListParser(Generic[T]):
         """One pass over the chunks, keeping only a line and a reference per entry: the text of an entry not in
         the cache stands for its result (one string per new text) until the new entries are composed. Returns the
         lines, the results, where the pending ones are, the new texts and the stray diagnostics; None when a quick
-        count (_Repeats) ran over the budget, which only the exact count may decide."""
+        count (_Repeats) ran over the budget, which only the exact count may decide (its stop gives no diagnostic)."""
         stray: list[Diagnostic] = []
         cache = self._cache
         lines: array[int] = array("q")
@@ -313,9 +317,9 @@ class EntryListParser(Generic[T]):
             if chunk_text[0] == "-" and (len(chunk_text) == 1 or chunk_text[1] in " \t\r\n"):
                 result = cache.get(chunk_text)
                 if budget is not None and not budget.admits(chunk_text, result):
-                    if isinstance(budget, _Repeats):
+                    if (stop := budget.stop(line)) is None:
                         return None
-                    stray.append(budget.stop(line))
+                    stray.append(stop)
                     break
                 if result is None:
                     pending.append(len(results))
@@ -325,9 +329,9 @@ class EntryListParser(Generic[T]):
                 lines.append(line)
             elif (d := stray_chunk_diagnostic(chunk)) is not None:
                 if budget is not None and not budget.admits_stray():
-                    if isinstance(budget, _Repeats):
+                    if (stop := budget.stop(line)) is None:
                         return None
-                    stray.append(budget.stop(line))
+                    stray.append(stop)
                     break
                 stray.append(d)
         return lines, results, pending, new, stray
