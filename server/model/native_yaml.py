@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import keyword
+import operator
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -662,20 +663,31 @@ def assemble(ops: Sequence[Op], memo: GroupMemo | None = None, release: Release 
     return NativeFunctions(all_ops, tuple(grouped), view_groups, tuple(problems))
 
 
+_FUNCTION = operator.itemgetter(0)  # Op.function, without the call of a NamedTuple's property
+
+
+def _ids(d: dict[SchemaKind, Op]) -> tuple[int, ...]:
+    """The ids of a pre-group's functions in order, for its memo keys (GroupMemo): built for every group on every
+    re-check, so by C iterators alone."""
+    return tuple(map(id, map(_FUNCTION, d.values())))
+
+
 def _add_generated(groups: dict[str, dict[SchemaKind, Op]], fxs: list[Facts], memo: GroupMemo, release: Release,
                    problems: list[Problem]) -> list[Op]:
     """torchgen's add_generated_native_functions over every pre-group: the generated ops, each put in the group of
     its signature (and its facts appended to fxs)."""
     generated: list[Op] = []
     for d in list(groups.values()):
-        members = tuple(d.items())
-        made, findings = memo.reuse(("generate", tuple([id(op.function) for _, op in members])),
+        made, findings = memo.reuse(("generate", _ids(d)),
                                     lambda: _done(lambda fs: generate_for_group(fs, release),
-                                                  tuple([(k, op.function) for k, op in members])))  # noqa: B023 (called at once)
+                                                  tuple([(k, op.function) for k, op in d.items()])))  # noqa: B023 (called at once)
+        if not (made or findings):
+            continue  # nearly every group, on every re-check
+        members = tuple(d.values())  # before a generated op joins d
         if findings:
-            problems.extend(Problem(members[i][1], code, message, where) for i, code, message, where in findings)
+            problems.extend(Problem(members[i], code, message, where) for i, code, message, where in findings)
         for at, kind, fn, metadata in made:
-            op = Op(fn, members[at][1].line, ((GENERATED_KEY, metadata),), generated=True)
+            op = Op(fn, members[at].line, ((GENERATED_KEY, metadata),), generated=True)
             generated.append(op)
             fx = facts(fn)
             fxs.append(fx)
@@ -691,13 +703,13 @@ def _group_all(groups: dict[str, dict[SchemaKind, Op]], memo: GroupMemo, release
     grouped: list[NativeFunction | NativeFunctionsGroup] = []
     loose: list[Op] = []
     for d in groups.values():
-        members = tuple(d.items())
         # The kind and whether it was generated follow from the function: its id says it all.
         group, failed, findings, generator_found = memo.reuse(
-            ("group", tuple([id(op.function) for _, op in members])),
-            lambda: _done(_check_group_and_generators, tuple([(k, op.function, op.generated) for k, op in members])))  # noqa: B023 (called at once)
+            ("group", _ids(d)),
+            lambda: _done(_check_group_and_generators, tuple([(k, op.function, op.generated) for k, op in d.items()])))  # noqa: B023 (called at once)
         if findings:
-            problems.extend(Problem(members[i][1], code, message, where) for i, code, message, where in findings)
+            members = tuple(d.values())
+            problems.extend(Problem(members[i], code, message, where) for i, code, message, where in findings)
         if group is not None:
             _add_group_codegen_problems(group, d, generator_found, release, problems)
             grouped.append(group)
@@ -710,6 +722,8 @@ def _group_all(groups: dict[str, dict[SchemaKind, Op]], memo: GroupMemo, release
 def _add_group_codegen_problems(group: NativeFunctionsGroup, d: dict[SchemaKind, Op],
                                 generator_found: tuple[tuple[SchemaKind, str, object, str], ...], release: Release,
                                 problems: list[Problem]) -> None:
+    """What gen.py's generators fail on in a group: the rare rules asked of its out= variant, and generator_found
+    (the memo's, by member kind)."""
     out = d[SchemaKind.out]  # a group's kernels are looked up by its out= variant
     if group.out.ufunc_inner_loop or _custom_namespace(out.metadata) \
             or group.out.func.name.name.base in CUMULATIVE_BASES:  # rare: asked cheaply of every group
