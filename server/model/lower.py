@@ -418,8 +418,13 @@ def _lower_autogen(r: _Reader) -> list[OperatorName]:
     return autogen
 
 
+_ENTRY_KEY_NAMES = ENTRY_KEYS.keys()
+
+
 def _check_unknown_keys(r: _Reader, entry: YMap) -> None:
     """Every key of ENTRY_KEYS is read by lower_native_function; the others are unknown."""
+    if len(r.pairs) == len(entry.pairs) and r.pairs.keys() <= _ENTRY_KEY_NAMES:
+        return  # every key is a known name, given once (the usual case, asked of every entry)
     leftover = [(k, v) for k, v in entry.pairs if not (isinstance(k, YScalar) and k.value in ENTRY_KEYS)]
     for k, _ in leftover:
         key = k.value if isinstance(k, YScalar) else k
