@@ -141,7 +141,32 @@ def files(root: Path) -> dict[str, bytes]:
 LAYOUTS = {"plain": [], "per-operator": ["--per-operator-headers"]}
 
 
-def bench_layout(reference: Reference, layout: str, extra: list[str], runs: int, tmp: str) -> None:
+@dataclass(frozen=True)
+class LayoutResult:
+    """One layout's runs: each tool's rows, and how opgen's first output compares with torchgen's."""
+
+    layout: str
+    flags: list[str]
+    rows: list[Run]
+    torchgen_files: int
+    torchgen_bytes: int
+    opgen_files: int
+    opgen_bytes: int
+    identical: int
+
+    def best(self, tool: str, measure: str) -> float:
+        return min(getattr(r, measure) for r in self.rows if r.tool == tool)
+
+    def ratio(self, measure: str) -> float:
+        """opgen's best over torchgen's best (wall, cpu or tree_pss)."""
+        return self.best("opgen generate", measure) / self.best("torchgen.gen", measure)
+
+    @property
+    def opgen_status(self) -> int:
+        return max(r.status for r in self.rows if r.tool == "opgen generate")
+
+
+def measure_layout(reference: Reference, layout: str, extra: list[str], runs: int, tmp: str) -> LayoutResult:
     torchgen_cmd = [sys.executable, "-m", "torchgen.gen"]
     opgen_cmd = [sys.executable, "-m", "opgen_lsp.cli", "generate", "--implemented-only",
                  *torch_release.opgen_flags(reference.version)]
@@ -157,21 +182,22 @@ def bench_layout(reference: Reference, layout: str, extra: list[str], runs: int,
         rows.append(run("opgen generate (again, no change)", opgen_cmd + flags(reference, og, extra), str(og)))
     ref, ours = files(Path(tmp, f"{layout}-torchgen0")), files(Path(tmp, f"{layout}-opgen0"))
     same = sum(1 for name, data in ours.items() if ref.get(name) == data)
+    return LayoutResult(layout, extra, rows, len(ref), sum(map(len, ref.values())), len(ours),
+                        sum(map(len, ours.values())), same)
+
+
+def bench_layout(reference: Reference, layout: str, extra: list[str], runs: int, tmp: str) -> None:
+    result = measure_layout(reference, layout, extra, runs, tmp)
     against = f"torch {reference.version}'s own torchgen" if reference.version else "the installed torchgen"
-    print(f"\n== {layout} layout ({' '.join(extra) or 'default flags'}; against {against}; load average "
+    print(f"\n== {layout} layout ({' '.join(result.flags) or 'default flags'}; against {against}; load average "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())})")
     print(f"{'tool':36} {'wall s':>7} {'CPU s':>7} {'RSS MB':>7} {'tree PSS MB':>12} {'status':>6}")
-    for r in rows:
+    for r in result.rows:
         print(f"{r.tool:36} {r.wall:7.2f} {r.cpu:7.2f} {r.rss:7.1f} {r.tree_pss:12.1f} {r.status:6d}")
-
-    def best(tool: str, measure: str) -> float:
-        return min(getattr(r, measure) for r in rows if r.tool == tool)
-
-    ratios = ", ".join(f"{m} {best('opgen generate', m) / best('torchgen.gen', m):.2f}"
-                       for m in ("wall", "cpu", "tree_pss"))
-    print(f"torchgen wrote {len(ref)} files ({sum(map(len, ref.values())) / 1e6:.1f} MB); opgen wrote "
-          f"{len(ours)} ({sum(map(len, ours.values())) / 1e6:.1f} MB), {same} byte-identical to torchgen's; "
-          f"opgen/torchgen (best of {runs}): {ratios}")
+    ratios = ", ".join(f"{m} {result.ratio(m):.2f}" for m in ("wall", "cpu", "tree_pss"))
+    print(f"torchgen wrote {result.torchgen_files} files ({result.torchgen_bytes / 1e6:.1f} MB); opgen wrote "
+          f"{result.opgen_files} ({result.opgen_bytes / 1e6:.1f} MB), {result.identical} byte-identical to "
+          f"torchgen's; opgen/torchgen (best of {runs}): {ratios}")
 
 
 def bench_incremental(ref: Reference, runs: int) -> None:

@@ -10,7 +10,11 @@ temporary folder with the same arguments (`-o out --gen-ts-lowerings --node-base
 wall time and the CPU time (user + system) of the whole process. The outputs are compared byte for byte. Prints a Markdown table
 of medians; goal: opgen <= 0.3 x torchgen.
 
-    python3 benchmarks/bench_generate_lazy.py [--repeat N] [--yaml F]
+    python3 benchmarks/bench_generate_lazy.py [--repeat N] [--yaml F] [--torch-release X.Y.Z]
+
+With --torch-release, that release's own gen_lazy_tensor and shape-inference header (from
+tools/torchgen_release.py's cache) and opgen held to the release, on its own inputs; the yaml less the ops the
+release lacks.
 
 Exit status: 0 when measured (goal met or not), 1 when a run failed or the outputs differ,
 2 when torch (torchgen) or opgen_lsp is not importable or the yaml is missing.
@@ -23,33 +27,20 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tool_runs import bench_arguments, measure
+import torch_release
+from tool_runs import bench_arguments, measure, release_inputs
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_YAML = ROOT.parent / "shared" / "corpus" / "pytorch-xla__xla_native_functions.yaml"
+DEFAULT_YAML = Path(os.environ.get("OPGEN_CORPUS") or ROOT.parent / "shared" / "corpus") / "pytorch-xla__xla_native_functions.yaml"
 GOAL = 0.3
 
 
-def oracle_tree(tmp: Path) -> Path:
-    import torchgen
-
-    package = Path(torchgen.__file__).parent
-    (tmp / "lib").mkdir()
-    (tmp / "lib" / "torchgen").symlink_to(package)
-    (tmp / "aten" / "src").mkdir(parents=True)
-    (tmp / "aten" / "src" / "ATen").symlink_to(package / "packaged" / "ATen")
-    return tmp / "lib"
-
-
-def commands(yaml: Path) -> dict[str, list[str]]:
-    import torch
-
-    header = Path(torch.__file__).parent / "include" / "torch" / "csrc" / "lazy" / "core" / "shape_inference.h"
+def commands(yaml: Path, header: Path, opgen_flags: list[str]) -> dict[str, list[str]]:
     flags = ["-s", str(yaml), "-o", "out", "--gen-ts-lowerings", "--node-base", "TsNode", "--node-base-hdr",
              "torch/csrc/lazy/ts_backend/ts_node.h", "--shape-inference-hdr", str(header)]
     return {
         "torchgen gen_lazy_tensor": [sys.executable, "-m", "torchgen.gen_lazy_tensor", *flags],
-        "opgen generate-lazy": [sys.executable, "-m", "opgen_lsp.cli", "generate-lazy", *flags],
+        "opgen generate-lazy": [sys.executable, "-m", "opgen_lsp.cli", "generate-lazy", *flags, *opgen_flags],
     }
 
 
@@ -57,11 +48,16 @@ def main(argv: list[str] | None = None) -> int:
     args = bench_arguments(__doc__, DEFAULT_YAML, argv)
     if args is None:
         return 2
-    title = f"`{args.yaml.name}`, TorchScript settings ({os.cpu_count()} CPUs, {args.repeat} runs each)"
-    with tempfile.TemporaryDirectory() as tree:
-        lib = oracle_tree(Path(tree))
+    header = torch_release.shape_inference_header(args.release_folder)
+    if not header.is_file():
+        print(f"bench: no shape-inference header at {header}", file=sys.stderr)
+        return 2
+    against = f", torch {args.torch_release}'s own torchgen" if args.torch_release else ""
+    title = f"`{args.yaml.name}`, TorchScript settings ({os.cpu_count()} CPUs, {args.repeat} runs each{against})"
+    with tempfile.TemporaryDirectory() as tmp:
+        yaml, flags, lib = release_inputs(args.yaml, args.torch_release, args.release_folder, Path(tmp))
         envs = {"torchgen gen_lazy_tensor": {**os.environ, "PYTHONPATH": str(lib)}}
-        return measure(title, commands(args.yaml), args.repeat, GOAL, envs)
+        return measure(title, commands(yaml, header, flags), args.repeat, GOAL, envs)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+import torch_release
+
 
 @dataclass(frozen=True)
 class Timing:
@@ -76,10 +78,12 @@ def print_table(title: str, times: Mapping[str, list[Timing]], outputs: Mapping[
 
 
 def bench_arguments(doc: str, default_yaml: Path, argv: list[str] | None) -> argparse.Namespace | None:
-    """--repeat and --yaml, once torchgen and opgen_lsp import and the yaml exists; None (said why) if not."""
+    """--repeat, --yaml and --torch-release, once torchgen and opgen_lsp import, the release's torchgen is there
+    (args.release_folder; None for the installed torch's) and the yaml exists; None (said why) if not."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="fresh-process runs of each tool (default 5)")
     parser.add_argument("--yaml", type=Path, default=default_yaml, help="backend yaml (default: torch_xla's)")
+    torch_release.add_argument(parser)
     args = parser.parse_args(argv)
     try:
         import torchgen  # noqa: F401
@@ -88,10 +92,29 @@ def bench_arguments(doc: str, default_yaml: Path, argv: list[str] | None) -> arg
     except ImportError as exc:
         print(f"bench: {exc}", file=sys.stderr)
         return None
+    args.release_folder = None
+    if args.torch_release:
+        try:
+            args.release_folder = torch_release.folder(args.torch_release)
+        except (RuntimeError, OSError) as exc:
+            print(f"bench: torch {args.torch_release}'s torchgen cannot be had: {exc}", file=sys.stderr)
+            return None
     if not args.yaml.is_file():
         print(f"bench: no such file {args.yaml}", file=sys.stderr)
         return None
     return args
+
+
+def release_inputs(yaml: Path, version: str | None, release_folder: Path | None, tmp: Path
+                   ) -> tuple[Path, list[str], Path]:
+    """For a release's own torchgen: the backend yaml fitted to the release (in tmp), opgen's flags for the
+    release's inputs, and the PYTHONPATH folder of a PyTorch-shaped tree around its torchgen (in tmp)."""
+    fitted = tmp / yaml.name
+    fitted.write_text(torch_release.fit_backend_yaml(yaml.read_text(encoding="utf-8"), version), encoding="utf-8")
+    aten = torch_release.torchgen_package(release_folder) / "packaged" / "ATen"
+    flags = ["--native-functions", str(aten / "native" / "native_functions.yaml"), "--templates", str(aten / "templates"),
+             *torch_release.opgen_flags(version)] if version else []
+    return fitted, flags, torch_release.pytorch_shaped(release_folder, tmp / "oracle")
 
 
 def measure(title: str, cmds: Mapping[str, list[str]], repeat: int, goal: float,

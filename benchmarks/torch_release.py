@@ -13,7 +13,9 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import re
 from pathlib import Path
+from typing import Any
 
 _TOOL = Path(__file__).resolve().parent.parent / "tools" / "torchgen_release.py"
 
@@ -25,14 +27,27 @@ def add_argument(parser: argparse.ArgumentParser) -> None:
                              "torch's")
 
 
-def folder(version: str) -> Path:
-    """The release's cache folder (torchgen/, torch/version.py); raises RuntimeError when it cannot be had."""
+def _tool() -> Any:
     spec = importlib.util.spec_from_file_location("torchgen_release", _TOOL)
     if spec is None or spec.loader is None:
         raise RuntimeError(f"cannot load {_TOOL}")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return Path(module.obtain(version))
+    return module
+
+
+def folder(version: str) -> Path:
+    """The release's cache folder (torchgen/, torch/version.py); raises RuntimeError when it cannot be had."""
+    return Path(_tool().obtain(version))
+
+
+def cached_releases() -> list[str]:
+    """The releases whose torchgen is complete in the cache, oldest first."""
+    tool = _tool()
+    root = Path(tool.cache_root())
+    names = [p.name for p in root.iterdir()] if root.is_dir() else []
+    found = [name for name in names if tool.cached(name) is not None]
+    return sorted(found, key=lambda v: tuple(int(x) if x.isdigit() else 0 for x in v.split(".")))
 
 
 def torchgen_env(release_folder: Path | None) -> dict[str, str] | None:
@@ -45,3 +60,55 @@ def torchgen_env(release_folder: Path | None) -> dict[str, str] | None:
 
 def opgen_flags(version: str | None) -> list[str]:
     return ["--torch-version", version] if version else []
+
+
+def torchgen_package(release_folder: Path | None) -> Path:
+    """The torchgen package folder of the release (None: the installed torch's)."""
+    if release_folder is not None:
+        return release_folder / "torchgen"
+    import torchgen
+
+    return Path(torchgen.__file__).parent
+
+
+def shape_inference_header(release_folder: Path | None) -> Path:
+    """The release wheel's lazy shape-inference header (tools/torchgen_release.py keeps it), else the installed
+    torch's."""
+    if release_folder is not None:
+        base = release_folder / "torch"
+    else:
+        import torch
+
+        base = Path(torch.__file__).parent
+    return base / "include" / "torch" / "csrc" / "lazy" / "core" / "shape_inference.h"
+
+
+def pytorch_shaped(release_folder: Path | None, root: Path) -> Path:
+    """A tree shaped like a PyTorch checkout around the release's torchgen, for the tools that look for
+    aten/src/ATen near their own file: beside torchgen (gen_backend_stubs before 2.12) and one folder up
+    (gen_lazy_tensor). Makes root/lib/torchgen and returns root/lib, the folder to put on PYTHONPATH."""
+    package = torchgen_package(release_folder)
+    (root / "lib").mkdir(parents=True)
+    (root / "lib" / "torchgen").symlink_to(package)
+    for base in (root, root / "lib"):
+        (base / "aten" / "src").mkdir(parents=True)
+        (base / "aten" / "src" / "ATen").symlink_to(package / "packaged" / "ATen")
+    return root / "lib"
+
+
+_BACKEND_OP_LINE = re.compile(r"\s*- ([A-Za-z0-9_.]+)\s*$")
+
+
+def fit_backend_yaml(text: str, version: str | None) -> str:
+    """A backend yaml less the ops the release lacks (torch_xla's yaml follows the newest torch; a copy for an
+    older release would not list them), as the release matrix fits it."""
+    if version is None:
+        return text
+    from opgen_lsp.releases import migration_note, resolve
+
+    resolved = resolve(version, "--torch-release")
+    if resolved is None:
+        return text
+    release = resolved.release
+    return "".join(line for line in text.splitlines(keepends=True)
+                   if not ((m := _BACKEND_OP_LINE.match(line)) and migration_note(m.group(1), release)))

@@ -202,25 +202,34 @@ def _not_text(text: str, limit: int = MAX_DOCUMENT_CHARS) -> Diagnostic | None:
     return None
 
 
+def _new_cost(costs: dict[str, int], text: str) -> int:
+    """entry_cost(text), counted once per text (seven scans of it) and kept for its EntryResult."""
+    cost = costs.get(text)
+    if cost is None:
+        cost = costs[text] = entry_cost(text)
+    return cost
+
+
 class _Budget:
     """What the entries of one document are estimated to cost so far, against memory_budget of its size.
 
     Entries of the same text count once (they share one result); each placed entry and each stray diagnostic
     counts too. Counted the same way whatever the cache holds, so a re-parse stops where a fresh one does."""
 
-    __slots__ = ("_seen", "limit", "spent")
+    __slots__ = ("_seen", "limit", "new_costs", "spent")
 
     def __init__(self, chars: int) -> None:
         self.limit = memory_budget(chars)
         self.spent = 0
         self._seen: set[str] = set()
+        self.new_costs: dict[str, int] = {}  # entry_cost of each text not in the cache, for its EntryResult
 
     def admits(self, text: str, cached: EntryResult[Any] | None) -> bool:
         """Counts one placed entry of this text; False once the document is over its budget."""
         self.spent += PLACED_COST
         if text not in self._seen:
             self._seen.add(text if cached is None else cached.text)  # the cache's copy: the chunk's is dropped
-            self.spent += entry_cost(text) if cached is None else cached.cost
+            self.spent += _new_cost(self.new_costs, text) if cached is None else cached.cost
         return self.spent <= self.limit
 
     def admits_stray(self) -> bool:
@@ -236,6 +245,32 @@ class _Budget:
                     "count); the rest of the file is not checked")
 
 
+class _Repeats:
+    """A quick count for files that may reach their budget: every placed entry at its full cost, each repeat of a
+    text counted again. It counts at least what _Budget counts, with no set of texts to keep, so while it stays
+    within the budget so would _Budget; once it is over, the file is counted again exactly (real files never
+    are: the real native_functions.yaml is counted at about 34 MB of its 96)."""
+
+    __slots__ = ("limit", "new_costs", "spent")
+
+    def __init__(self, chars: int) -> None:
+        self.limit = memory_budget(chars)
+        self.spent = 0
+        self.new_costs: dict[str, int] = {}
+
+    def admits(self, text: str, cached: EntryResult[Any] | None) -> bool:
+        self.spent += PLACED_COST + (_new_cost(self.new_costs, text) if cached is None else cached.cost)
+        return self.spent <= self.limit
+
+    def admits_stray(self) -> bool:
+        self.spent += STRAY_COST
+        return self.spent <= self.limit
+
+    def stop(self, line: int) -> None:
+        """Not the quick count's to say: the file is counted again, exactly."""
+        return None
+
+
 class EntryListParser(Generic[T]):
     """Parses one document kind (native functions, tags) with a cache keyed by entry text."""
 
@@ -247,10 +282,11 @@ class EntryListParser(Generic[T]):
         self._prepare = prepare
         self._cache: dict[str, EntryResult[T]] = {}
 
-    def _add_entries(self, texts: list[str]) -> None:
+    def _add_entries(self, texts: list[str], costs: dict[str, int]) -> None:
         """Compose all new entries, prepare, then lower them all: one kind of work per loop
         runs measurably faster than alternating (on a cold native_functions.yaml, 25-50 ms
-        for composing apart, 30-40 ms more for parsing the schemas apart)."""
+        for composing apart, 30-40 ms more for parsing the schemas apart). costs: the entry_cost of texts the
+        budget counted already."""
         what = self._what
         composed = [compose_entry(text) for text in texts]
         shaped = [entry_mapping(entry, what) for entry in composed]
@@ -260,30 +296,30 @@ class EntryListParser(Generic[T]):
         cache = self._cache
         for text, entry, (mapping, shape) in zip(texts, composed, shaped):
             value, lowered = (None, ()) if mapping is None else lower(mapping)
+            cost = costs.get(text)
             cache[text] = EntryResult(text, mapping, value, entry.diagnostics + shape + tuple(lowered),
-                                      entry_cost(text))
+                                      entry_cost(text) if cost is None else cost)
 
-    def parse(self, text: str) -> Document[T]:
-        if text.startswith(BOM):  # PyYAML reads it as the stream's byte order mark, not as text of the first entry
-            text = text[1:]
-        problem = _not_text(text)
-        if problem is not None:
-            return Document((), (problem,))
+    def _place(self, text: str, budget: _Budget | _Repeats | None
+               ) -> tuple[array[int], list[EntryResult[T] | str], array[int], dict[str, str], list[Diagnostic]] | None:
+        """One pass over the chunks, keeping only a line and a reference per entry: the text of an entry not in
+        the cache stands for its result (one string per new text) until the new entries are composed. Returns the
+        lines, the results, where the pending ones are, the new texts and the stray diagnostics; None when a quick
+        count (_Repeats) ran over the budget, which only the exact count may decide (its stop gives no diagnostic)."""
         stray: list[Diagnostic] = []
         cache = self._cache
-        # One pass over the chunks, keeping only a line and a reference per entry: the text of an entry not in
-        # the cache stands for its result (one string per new text) until the new entries are composed.
         lines: array[int] = array("q")
         results: list[EntryResult[T] | str] = []
         pending: array[int] = array("q")
         new: dict[str, str] = {}
-        budget = _Budget(len(text)) if len(text) * _MOST_COST_PER_CHAR > memory_budget(len(text)) else None
         for chunk in iter_chunks(text):
             line, chunk_text = chunk
             if chunk_text[0] == "-" and (len(chunk_text) == 1 or chunk_text[1] in " \t\r\n"):
                 result = cache.get(chunk_text)
                 if budget is not None and not budget.admits(chunk_text, result):
-                    stray.append(budget.stop(line))
+                    if (stop := budget.stop(line)) is None:
+                        return None
+                    stray.append(stop)
                     break
                 if result is None:
                     pending.append(len(results))
@@ -293,11 +329,30 @@ class EntryListParser(Generic[T]):
                 lines.append(line)
             elif (d := stray_chunk_diagnostic(chunk)) is not None:
                 if budget is not None and not budget.admits_stray():
-                    stray.append(budget.stop(line))
+                    if (stop := budget.stop(line)) is None:
+                        return None
+                    stray.append(stop)
                     break
                 stray.append(d)
+        return lines, results, pending, new, stray
+
+    def parse(self, text: str) -> Document[T]:
+        if text.startswith(BOM):  # PyYAML reads it as the stream's byte order mark, not as text of the first entry
+            text = text[1:]
+        problem = _not_text(text)
+        if problem is not None:
+            return Document((), (problem,))
+        counted = len(text) * _MOST_COST_PER_CHAR > memory_budget(len(text))
+        budget: _Budget | _Repeats | None = _Repeats(len(text)) if counted else None
+        placed = self._place(text, budget)
+        if placed is None:  # the quick count ran over the budget: only the exact count may stop reading
+            budget = _Budget(len(text))
+            placed = self._place(text, budget)
+        assert placed is not None  # the exact count never gives up
+        lines, results, pending, new, stray = placed
+        cache = self._cache
         if new:
-            self._add_entries(list(new))
+            self._add_entries(list(new), {} if budget is None else budget.new_costs)
             for i in pending:
                 results[i] = cache[results[i]]  # type: ignore[index]
         entries = PlacedEntries(lines, results)  # type: ignore[arg-type]

@@ -197,7 +197,7 @@ CEA = K["CompositeExplicitAutograd"]
 CEA_NON_FUNCTIONAL = K["CompositeExplicitAutogradNonFunctional"]
 COMPOSITE_KEYS = frozenset((CIA, CIA_NESTED, CEA, CEA_NON_FUNCTIONAL))
 
-_CUDA_KEYS = frozenset(K[n] for n in ("CUDA", "QuantizedCUDA", "SparseCUDA", "SparseCsrCUDA", "NestedTensorCUDA", "AutogradCUDA"))
+CUDA_KEYS = frozenset(K[n] for n in ("CUDA", "QuantizedCUDA", "SparseCUDA", "SparseCsrCUDA", "NestedTensorCUDA", "AutogradCUDA"))
 _XPU_KEYS = frozenset(K[n] for n in ("XPU", "QuantizedXPU", "SparseXPU", "SparseCsrXPU", "NestedTensorXPU", "AutogradXPU"))
 
 
@@ -210,7 +210,7 @@ def is_generic_dispatch_key(key: DispatchKey) -> bool:
 
 
 def is_cuda_dispatch_key(key: DispatchKey) -> bool:
-    return key in _CUDA_KEYS
+    return key in CUDA_KEYS
 
 
 def is_xpu_dispatch_key(key: DispatchKey) -> bool:

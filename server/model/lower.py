@@ -418,8 +418,13 @@ def _lower_autogen(r: _Reader) -> list[OperatorName]:
     return autogen
 
 
+_ENTRY_KEY_NAMES = ENTRY_KEYS.keys()
+
+
 def _check_unknown_keys(r: _Reader, entry: YMap) -> None:
     """Every key of ENTRY_KEYS is read by lower_native_function; the others are unknown."""
+    if len(r.pairs) == len(entry.pairs) and r.pairs.keys() <= _ENTRY_KEY_NAMES:
+        return  # every key is a known name, given once (the usual case, asked of every entry)
     leftover = [(k, v) for k, v in entry.pairs if not (isinstance(k, YScalar) and k.value in ENTRY_KEYS)]
     for k, _ in leftover:
         key = k.value if isinstance(k, YScalar) else k
@@ -722,16 +727,10 @@ def _lower_dispatch(r: _Reader, manual_kernel_registration: bool, structured: bo
             r.error("OPG101", span, f"dispatch key '{key_node.value}' needs a kernel name, but its value is {shown}")
             continue
         kernel_text = value_node.value
-        if (problem := qualified_name_problem(kernel_text, "kernel name")) is not None:
+        problem, kernel, cpp_namespace, ok = _kernel_reading(kernel_text)
+        if problem is not None:
             r.error("OPG141", value_node.span, f"dispatch key '{key_node.value}': {problem}; {_PASTED}")
-        namespace, kernel, ok = _namespace_entity(kernel_text, 3)
-        cpp_namespace = (namespace or "at") + "::native"
-        pos = 0
-        for piece in key_node.value.split(","):
-            name = piece.strip()
-            start = pos + (len(piece) - len(piece.lstrip()))
-            pos += len(piece) + 1
-            key = dk.K.get(name)
+        for name, start, key in _key_pieces(key_node.value):
             if key is None or key not in dk.SUPPORTED_DISPATCH_KEYS or key in seen:
                 span = ScalarText(key_node).span(start, start + len(name))
             kernels.append((key, kernel_text))
@@ -756,6 +755,29 @@ def _lower_dispatch(r: _Reader, manual_kernel_registration: bool, structured: bo
             seen.add(key)
             table[key] = BackendMetadata(kernel, bool(structured) and key in dk.STRUCTURED_DISPATCH_KEYS, cpp_namespace)
     return table, kernels
+
+
+# Kernel names and key lists repeat across entries (CPU, CUDA: the same names again and again), and reading them is
+# most of reading a dispatch table: each is read once. Bounded, for a long editing session.
+@functools.lru_cache(maxsize=8192)
+def _kernel_reading(kernel_text: str) -> tuple[str | None, str, str, bool]:
+    """A dispatch table's kernel: why it is no C++ name (None when it is one), its name without namespace, its C++
+    namespace, and whether it has at most the 3 namespace levels torchgen takes."""
+    namespace, kernel, ok = _namespace_entity(kernel_text, 3)
+    return qualified_name_problem(kernel_text, "kernel name"), kernel, (namespace or "at") + "::native", ok
+
+
+@functools.lru_cache(maxsize=1024)
+def _key_pieces(key_text: str) -> tuple[tuple[str, int, dk.DispatchKey | None], ...]:
+    """The keys a dispatch table's key names ('CPU, CUDA'): each name, where it starts in the text, and its
+    DispatchKey (None when there is no such key)."""
+    pieces = []
+    pos = 0
+    for piece in key_text.split(","):
+        name = piece.strip()
+        pieces.append((name, pos + (len(piece) - len(piece.lstrip())), dk.K.get(name)))
+        pos += len(piece) + 1
+    return tuple(pieces)
 
 
 def _check_dispatch_table(r: _Reader, func: FunctionSchema, table: _Table, kernels: _Kernels,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import keyword
+import operator
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -597,13 +598,17 @@ def _group_codegen_problems(g: NativeFunctionsGroup, ops: dict[SchemaKind, Op], 
         yield Problem(out, "OPG130", why)
 
 
-def _generator_problems(group: NativeFunctionsGroup, ops: dict[SchemaKind, Op], memo: GroupMemo) -> list[Problem]:
-    """What gen.py's generators fail on in a group (codegen_rules.group_generator_problems), kept per group across
-    re-checks."""
-    found: tuple[tuple[SchemaKind, str, object, str], ...] = memo.reuse(
-        ("generators", tuple([id(op.function) for op in ops.values()])),
-        lambda: (tuple(ops.values()), tuple(group_generator_problems(group))))
-    return [Problem(ops[kind], code, message, where) for kind, code, where, message in found]
+# What a group's memo keeps: the group (or None), whether a rule broke, its findings, and what gen.py's
+# generators fail on in it (codegen_rules.group_generator_problems: member kind, code, where, message).
+GroupChecked = tuple[NativeFunctionsGroup | None, bool, tuple[Finding, ...],
+                     tuple[tuple[SchemaKind, str, object, str], ...]]
+
+
+def _check_group_and_generators(members: tuple[tuple[SchemaKind, NativeFunction, bool], ...]) -> GroupChecked:
+    """check_group, and for a group it makes the generators' problems too: one memo entry per group, so a
+    re-check builds one key and makes one lookup for both."""
+    group, failed, findings = check_group(members)
+    return group, failed, findings, (() if group is None else tuple(group_generator_problems(group)))
 
 
 def _custom_namespace(metadata: tuple[tuple[dk.DispatchKey, BackendMetadata], ...]) -> bool:
@@ -625,11 +630,14 @@ def _unfunctionalizable(loose: Sequence[Op], view_groups: Sequence[NativeFunctio
     """gen.py's functionalization takes every op in no group and no view group as it is, and fails on one
     that writes an argument without a CompositeImplicitAutograd kernel (after the parse, so torchgen's
     check of the file passes and the build fails)."""
+    refused = [op for op in loose if functionalization_refuses(op.function, release)]
+    if not refused:  # the usual case: no need to collect the view groups' names on every re-check
+        return
     in_view_groups = {f.func.name for g in view_groups if isinstance(g, NativeFunctionsViewGroup)
                       for f in g.functions()}
-    for op in loose:
+    for op in refused:
         f = op.function
-        if f.func.name not in in_view_groups and functionalization_refuses(f, release):
+        if f.func.name not in in_view_groups:
             yield Problem(op, "OPG309", f"'{f.func.name}' writes to an argument but has no functional variant to "
                                         "be grouped with, nor a CompositeImplicitAutograd kernel: gen.py's "
                                         "functionalization fails on it. Add the functional (and out=) variant, or "
@@ -644,7 +652,8 @@ def unregistered_torch_cpu_cuda_kernels(ops: Sequence[Op], release: Release
     listed = release.cuda_kernels_in_torch_cpu
     if not listed:
         return ()
-    registered = {meta.kernel for op in ops for key, meta in op.metadata if dk.is_cuda_dispatch_key(key)}
+    cuda_keys = dk.CUDA_KEYS  # a set, not is_cuda_dispatch_key: this runs over every kernel on every re-check
+    registered = {meta.kernel for op in ops for key, meta in op.metadata if key in cuda_keys}
     out: list[tuple[str, Op | None, object]] = []
     for kernel in sorted(listed - registered):
         elsewhere = next(((op, key) for op in ops for key, meta in op.metadata if meta.kernel == kernel), None)
@@ -685,57 +694,95 @@ def assemble(ops: Sequence[Op], memo: GroupMemo | None = None, release: Release 
     fxs = [facts(op.function) for op in ops]
     problems.extend(check_across_entries(ops, fxs, names, repeated))
     groups = pre_group(ops, fxs, problems)
-
-    generated: list[Op] = []
-    for d in list(groups.values()):
-        members = tuple(d.items())
-        made, findings = memo.reuse(("generate", tuple([id(op.function) for _, op in members])),
-                                    lambda: _done(lambda fs: generate_for_group(fs, release),
-                                                  tuple([(k, op.function) for k, op in members])))  # noqa: B023 (called at once)
-        if findings:
-            problems.extend(Problem(members[i][1], code, message, where) for i, code, message, where in findings)
-        for at, kind, fn, metadata in made:
-            origin = members[at][1]
-            op = Op(fn, origin.line, ((GENERATED_KEY, metadata),), generated=True)
-            generated.append(op)
-            fx = facts(fn)
-            fxs.append(fx)
-            # Usually the group it came from; torchgen's second grouping pass decides, and so do we.
-            groups[fx.signature][kind] = op
+    generated = _add_generated(groups, fxs, memo, release, problems)
     _declared_twice(generated, names, repeated, problems)
-
-    grouped: list[NativeFunction | NativeFunctionsGroup] = []
-    loose: list[Op] = []  # in no group, and not for a grouping error (which torchgen reports first)
-    for d in groups.values():
-        members = tuple(d.items())
-        # The kind and whether it was generated follow from the function: its id says it all.
-        group, failed, findings = memo.reuse(
-            ("group", tuple([id(op.function) for _, op in members])),
-            lambda: _done(check_group, tuple([(k, op.function, op.generated) for k, op in members])))  # noqa: B023 (called at once)
-        if findings:
-            problems.extend(Problem(members[i][1], code, message, where) for i, code, message, where in findings)
-        if group is not None:
-            out = d[SchemaKind.out]  # a group's kernels are looked up by its out= variant
-            if group.out.ufunc_inner_loop or _custom_namespace(out.metadata) \
-                    or group.out.func.name.name.base in CUMULATIVE_BASES:  # rare: asked cheaply of every group
-                problems.extend(_group_codegen_problems(group, d, release))
-            problems.extend(_generator_problems(group, d, memo))
-            grouped.append(group)
-            continue
-        for op in d.values():
-            if _custom_namespace(op.metadata):
-                problems.extend(_namespace_problems(op))
-        first_generated = next((op for op in d.values() if op.generated), None)
-        if first_generated is not None and not failed:
-            problems.append(Problem(first_generated, "OPG306", f"the generated op '{first_generated.function.func.name}' "
-                                                               "could not be grouped with the variants it came from",
-                                    "autogen"))
-        elif not failed:
-            loose.extend(d.values())
-        grouped.extend(op.function for op in d.values())
-
+    grouped, loose = _group_all(groups, memo, release, problems)
     all_ops = tuple(ops) + tuple(generated)
     view_groups = _group_by_view(all_ops, fxs, problems, memo, release)
     memo.end_pass()
     problems.extend(_unfunctionalizable(loose, view_groups, release))
     return NativeFunctions(all_ops, tuple(grouped), view_groups, tuple(problems))
+
+
+_FUNCTION = operator.itemgetter(0)  # Op.function, without the call of a NamedTuple's property
+
+
+def _ids(d: dict[SchemaKind, Op]) -> tuple[int, ...]:
+    """The ids of a pre-group's functions in order, for its memo keys (GroupMemo): built for every group on every
+    re-check, so by C iterators alone."""
+    return tuple(map(id, map(_FUNCTION, d.values())))
+
+
+def _add_generated(groups: dict[str, dict[SchemaKind, Op]], fxs: list[Facts], memo: GroupMemo, release: Release,
+                   problems: list[Problem]) -> list[Op]:
+    """torchgen's add_generated_native_functions over every pre-group: the generated ops, each put in the group of
+    its signature (and its facts appended to fxs)."""
+    generated: list[Op] = []
+    for d in list(groups.values()):
+        made, findings = memo.reuse(("generate", _ids(d)),
+                                    lambda: _done(lambda fs: generate_for_group(fs, release),
+                                                  tuple([(k, op.function) for k, op in d.items()])))  # noqa: B023 (called at once)
+        if not (made or findings):
+            continue  # nearly every group, on every re-check
+        members = tuple(d.values())  # before a generated op joins d
+        if findings:
+            problems.extend(Problem(members[i], code, message, where) for i, code, message, where in findings)
+        for at, kind, fn, metadata in made:
+            op = Op(fn, members[at].line, ((GENERATED_KEY, metadata),), generated=True)
+            generated.append(op)
+            fx = facts(fn)
+            fxs.append(fx)
+            # Usually the group it came from; torchgen's second grouping pass decides, and so do we.
+            groups[fx.signature][kind] = op
+    return generated
+
+
+def _group_all(groups: dict[str, dict[SchemaKind, Op]], memo: GroupMemo, release: Release, problems: list[Problem]
+               ) -> tuple[list[NativeFunction | NativeFunctionsGroup], list[Op]]:
+    """torchgen's NativeFunctionsGroup.from_dict over every pre-group: the groups and ungrouped functions, and the
+    ops in no group (not for a grouping error, which torchgen reports first)."""
+    grouped: list[NativeFunction | NativeFunctionsGroup] = []
+    loose: list[Op] = []
+    for d in groups.values():
+        # The kind and whether it was generated follow from the function: its id says it all.
+        group, failed, findings, generator_found = memo.reuse(
+            ("group", _ids(d)),
+            lambda: _done(_check_group_and_generators, tuple([(k, op.function, op.generated) for k, op in d.items()])))  # noqa: B023 (called at once)
+        if findings:
+            members = tuple(d.values())
+            problems.extend(Problem(members[i], code, message, where) for i, code, message, where in findings)
+        if group is not None:
+            _add_group_codegen_problems(group, d, generator_found, release, problems)
+            grouped.append(group)
+            continue
+        _add_loose(d, failed, problems, loose)
+        grouped.extend(op.function for op in d.values())
+    return grouped, loose
+
+
+def _add_group_codegen_problems(group: NativeFunctionsGroup, d: dict[SchemaKind, Op],
+                                generator_found: tuple[tuple[SchemaKind, str, object, str], ...], release: Release,
+                                problems: list[Problem]) -> None:
+    """What gen.py's generators fail on in a group: the rare rules asked of its out= variant, and generator_found
+    (the memo's, by member kind)."""
+    out = d[SchemaKind.out]  # a group's kernels are looked up by its out= variant
+    if group.out.ufunc_inner_loop or _custom_namespace(out.metadata) \
+            or group.out.func.name.name.base in CUMULATIVE_BASES:  # rare: asked cheaply of every group
+        problems.extend(_group_codegen_problems(group, d, release))
+    if generator_found:
+        problems.extend(Problem(d[kind], code, message, where) for kind, code, where, message in generator_found)
+
+
+def _add_loose(d: dict[SchemaKind, Op], failed: bool, problems: list[Problem], loose: list[Op]) -> None:
+    """The members of a pre-group that makes no group: their namespace problems, OPG306 for a generated one, else
+    (no grouping rule broke) each is loose."""
+    for op in d.values():
+        if _custom_namespace(op.metadata):
+            problems.extend(_namespace_problems(op))
+    first_generated = next((op for op in d.values() if op.generated), None)
+    if first_generated is not None and not failed:
+        problems.append(Problem(first_generated, "OPG306", f"the generated op '{first_generated.function.func.name}' "
+                                                           "could not be grouped with the variants it came from",
+                                "autogen"))
+    elif not failed:
+        loose.extend(d.values())

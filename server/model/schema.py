@@ -258,6 +258,10 @@ class Arguments:
     out: tuple[Argument, ...]
     # Hashed often once hashed at all (memos); computed on first use.
     _hash: int | None = field(init=False, repr=False, compare=False, default=None)
+    # The flat views, asked tens of thousands of times on a cold check (and more by the generators): made once.
+    _flat_positional: tuple[Argument, ...] | None = field(init=False, repr=False, compare=False, default=None)
+    _flat_kwarg_only: tuple[Argument, ...] | None = field(init=False, repr=False, compare=False, default=None)
+    _flat_all: tuple[Argument, ...] | None = field(init=False, repr=False, compare=False, default=None)
 
     def __hash__(self) -> int:
         cached = self._hash
@@ -270,14 +274,23 @@ class Arguments:
 
     @property
     def flat_positional(self) -> tuple[Argument, ...]:
-        if self.self_arg is None:
-            return self.pre_self_positional + self.post_self_positional
-        return (*self.pre_self_positional, self.self_arg.argument, *self.post_self_positional)
+        cached = self._flat_positional
+        if cached is None:
+            if self.self_arg is None:
+                cached = self.pre_self_positional + self.post_self_positional
+            else:
+                cached = (*self.pre_self_positional, self.self_arg.argument, *self.post_self_positional)
+            object.__setattr__(self, "_flat_positional", cached)
+        return cached
 
     @property
     def flat_kwarg_only(self) -> tuple[Argument, ...]:
-        options = self.tensor_options.all() if self.tensor_options is not None else ()
-        return self.pre_tensor_options_kwarg_only + options + self.post_tensor_options_kwarg_only
+        cached = self._flat_kwarg_only
+        if cached is None:
+            options = self.tensor_options.all() if self.tensor_options is not None else ()
+            cached = self.pre_tensor_options_kwarg_only + options + self.post_tensor_options_kwarg_only
+            object.__setattr__(self, "_flat_kwarg_only", cached)
+        return cached
 
     @property
     def flat_non_out(self) -> tuple[Argument, ...]:
@@ -285,7 +298,11 @@ class Arguments:
 
     @property
     def flat_all(self) -> tuple[Argument, ...]:
-        return self.flat_positional + self.flat_kwarg_only + self.out
+        cached = self._flat_all
+        if cached is None:
+            cached = self.flat_positional + self.flat_kwarg_only + self.out
+            object.__setattr__(self, "_flat_all", cached)
+        return cached
 
     @property
     def post_self_positional_mutable(self) -> tuple[Argument, ...]:

@@ -142,3 +142,32 @@ def test_real_files_take_less_than_half_the_floor(monkeypatch):
 def test_the_budget_floor_is_a_positive_ascii_number_of_megabytes(monkeypatch, value: str, megabytes: int) -> None:
     monkeypatch.setenv(documents.MEMORY_BUDGET_VARIABLE, value)
     assert documents._floor_from_environment() == megabytes * 1024 * 1024
+
+
+def test_the_quick_count_clears_real_files_and_the_exact_count_decides_the_rest(monkeypatch):
+    """Every release's real native_functions.yaml is cleared by the quick count (_Repeats: no set of texts, no second
+    pass); files it cannot clear are counted again exactly, so each stops where the exact count alone stops it."""
+    exact_counts: list[int] = []
+    exact = documents._Budget
+
+    def counted(chars: int) -> documents._Budget:
+        exact_counts.append(chars)
+        return exact(chars)
+
+    monkeypatch.setattr(documents, "_Budget", counted)
+    for path in _native_files():
+        tags = TagsParser().parse((path.parent / "tags.yaml").read_text(encoding="utf-8")).names
+        NativeParser().parse(path.read_text(encoding="utf-8"), tags)
+    assert exact_counts == []
+
+    monkeypatch.setattr(documents, "MIN_MEMORY_BUDGET", FLOOR)
+    for text in (costly.many_entries(SIZE), costly.dense_flow_lists(SIZE)):  # read whole; stopped
+        exact_counts.clear()
+        quick = NativeParser().parse(text, TAGS)
+        assert exact_counts == [len(text)], "the quick count ran over, so the file was counted again exactly"
+        with monkeypatch.context() as alone:
+            alone.setattr(documents, "_Repeats", exact)  # the exact count from the start
+            expected = NativeParser().parse(text, TAGS)
+        assert _stops(quick.document) == _stops(expected.document)
+        assert len(quick.document.entries) == len(expected.document.entries)
+        assert quick.diagnostics == expected.diagnostics

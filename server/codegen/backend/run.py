@@ -77,7 +77,7 @@ def load_native_for(path: str | None, backend_text: str, release: Release = DEFA
         raise InputError("no native_functions.yaml: pass --native-functions (torch is not installed to provide one)")
     text = read_text(path)
     tags = TagsParser().parse(read_text(os.path.join(os.path.dirname(path), "tags.yaml"))).names
-    part = subset_text(text, listed_names(backend_text), backend_key(backend_text))
+    part = subset_text(text, listed_names(backend_text), backend_key(backend_text), release.cuda_kernels_in_torch_cpu)
     return NativeParser(release=release).parse(part, tags), text, tags
 
 

@@ -61,13 +61,19 @@ def _dispatch_key_pattern(key: str) -> re.Pattern[str]:
     return re.compile(rf"^\s+(?:\w+\s*,\s*)*{re.escape(key)}\s*(?:,\s*\w+\s*)*:", re.MULTILINE)
 
 
-def subset_text(native_text: str, names: Iterable[str], key: str | None) -> str:
+def subset_text(native_text: str, names: Iterable[str], key: str | None, kernels: Iterable[str] = ()) -> str:
     """The entries of native_functions.yaml in the listed ops' families, plus the family of one entry with a
-    kernel for the backend key (so that a key already in use is still found)."""
+    kernel for the backend key (so that a key already in use is still found), plus the families of the entries
+    that name one of `kernels` (the release's list of CUDA kernels defined in torch_cpu: every entry that could
+    register one is there, so OPG953 says of the subset what it says of the whole file)."""
     wanted: set[str] = set()
     for name in names:
         wanted |= families(name)
     chunks = [(chunk.text, _FUNC_NAME.match(chunk.text)) for chunk in split_chunks(native_text)]
+    named = sorted(kernels)
+    if named:
+        mentions = re.compile("|".join(map(re.escape, named)))
+        wanted.update(*(families(m.group(1)) for text, m in chunks if m is not None and mentions.search(text)))
     if key:
         keyed = _dispatch_key_pattern(key)
         for text, m in chunks:
