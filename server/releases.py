@@ -111,6 +111,22 @@ class Release:
     # (from 2.12; the dimname overloads only in 2.12).
     cumulative_out_ops: frozenset[str]
 
+    # ---- gen26: torch 2.6's gen.py
+    # Register<Key>.cpp is sharded like Operators.cpp (Register<Key>_N.cpp + Register<Key>Everything.cpp), one
+    # RegisterDispatchDefinitions.ini block per group; from 2.7. Before, one Register<Key>.cpp holds one block per
+    # kernel namespace over all groups.
+    register_dispatch_key_sharded: bool
+    # The dispatch helpers (create_out, resize_out, ...) open each RegisterDispatchDefinitions.ini block (its
+    # ${dispatch_helpers}), not RegisterDispatchKey.cpp; until 2.6.
+    dispatch_helpers_per_definitions_block: bool
+    # gen.py knows the SparseCsrXPU key (RegisterSparseCsrXPU.cpp); from 2.7.
+    registers_sparse_csr_xpu: bool
+    # Functionalization's meta reference runs are skipped when TORCH_DISABLE_FUNCTIONALIZATION_META_REFERENCE=1
+    # (`&& !disable_meta_reference()`); from 2.7.
+    meta_reference_can_be_disabled: bool
+    # RegistrationDeclarations.h spells types without `at::` (Tensor, ArrayRef<...>); until 2.6.
+    registration_declarations_without_at: bool
+
     @property
     def series(self) -> str:
         """X.Y: the profile serves every patch release of it."""
@@ -133,6 +149,8 @@ _R2_13 = Release(
     owning_types_hold_tensors_by_value=False, writes_native_aot_stubs=False, single_output_view_replay=False,
     fallback_variants_carry_since=True, lazy_to_string_moves_stream=True, aoti_nullable_returns=_NULLABLE_RETURNS_2_9,
     cumulative_out_ops=frozenset({"cumsum.out", "cumprod.out"}),
+    register_dispatch_key_sharded=True, dispatch_helpers_per_definitions_block=False,  # gen26
+    registers_sparse_csr_xpu=True, meta_reference_can_be_disabled=True, registration_declarations_without_at=False,
 )
 _R2_12 = replace(_R2_13, version="2.12.1", named_tensor_types=True,
                  generated_variants_tagged_by_kind=False, structured_outputs_propagate_names=True,
@@ -154,8 +172,11 @@ _R2_15 = replace(_R2_14, version="2.15.0", philox_ops_need_no_seeded_tag=True,
 
 # Every release known, oldest first.
 RELEASES: tuple[Release, ...] = (
-    replace(_R2_7, version="2.6.0", generation_verified=False, refuses_const_ref_mutable_out=False,
-            aoti_nullable_returns=_NULLABLE_RETURNS_2_6),
+    replace(_R2_7, version="2.6.0", generation_verified=True, refuses_const_ref_mutable_out=False,
+            aoti_nullable_returns=_NULLABLE_RETURNS_2_6,
+            register_dispatch_key_sharded=False, dispatch_helpers_per_definitions_block=True,  # gen26
+            registers_sparse_csr_xpu=False, meta_reference_can_be_disabled=False,
+            registration_declarations_without_at=True),
     _R2_7,
     replace(_R2_7, version="2.8.0", template_blocks_strip_lines=True,
             registers_nested_tensor_hpu=True, inplace_view_comment_says_runnin=False, fallback_ops_versioned=True),

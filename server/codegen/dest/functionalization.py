@@ -430,6 +430,12 @@ def lambda_view_meta(g: NativeFunctionsViewGroup, view_copy: NativeFunction, f: 
 
 # ------------------------------------------------------------------ RegisterFunctionalization kernels
 
+def meta_reference_guard(release: Release) -> str:
+    """What follows the condition of a meta reference run: TORCH_DISABLE_FUNCTIONALIZATION_META_REFERENCE=1
+    turns those runs off from 2.7."""
+    return " && !disable_meta_reference()" if release.meta_reference_can_be_disabled else ""
+
+
 def view_functionalization_body(g: NativeFunctionsViewGroup, *, view_inplace: bool, release: Release = DEFAULT) -> str:
     f = g.view_inplace if view_inplace else g.view
     if f is None or g.view_copy is None:
@@ -449,6 +455,7 @@ def view_functionalization_body(g: NativeFunctionsViewGroup, *, view_inplace: bo
     defn = sig.defn(name=wrapper_name(f.func), is_redispatching_fn=True)
     view_meta = f"auto view_meta = {view_meta_new(f)};" if release.functionalization_view_meta_classes else \
         lambda_view_meta(g, g.view_copy, f)
+    meta_guard = meta_reference_guard(release)
     if "inplace_view" in f.tags:
         running = "runnin" if release.inplace_view_comment_says_runnin else "running"
         return f"""
@@ -470,7 +477,7 @@ def view_functionalization_body(g: NativeFunctionsViewGroup, *, view_inplace: bo
         {view_tensor}.key_set().has_backend(c10::BackendComponent::XLABit) ||
         {view_tensor}.key_set().has_backend(c10::BackendComponent::LazyBit);
       {return_type} reference_tensor_output;
-      if (compute_reference_meta && !disable_meta_reference()) {{
+      if (compute_reference_meta{meta_guard}) {{
         {meta_conversion}
         at::AutoDispatchSkipFunctionalize func_guard;
         c10::impl::ExcludeDispatchKeyGuard guard(exclude_keys_for_meta_dispatch);
@@ -485,7 +492,7 @@ def view_functionalization_body(g: NativeFunctionsViewGroup, *, view_inplace: bo
       // XLA/LTC don't implement the logic to propagate strides correctly, so we need to rely
       // on a reference implementation here (instead of relying on the output from the forward lambda
       // having the correct stride info)
-      if (compute_reference_meta && !disable_meta_reference()) {{
+      if (compute_reference_meta{meta_guard}) {{
         at::functionalization::impl::set_sizes_strides_offset({view_tensor}, reference_tensor_output);
       }}
       return {view_tensor};
@@ -508,7 +515,7 @@ def view_functionalization_body(g: NativeFunctionsViewGroup, *, view_inplace: bo
         {view_tensor}.key_set().has_backend(c10::BackendComponent::XLABit) ||
         {view_tensor}.key_set().has_backend(c10::BackendComponent::LazyBit);
       {return_type} reference_tensor_output;
-      if (compute_reference_meta && !disable_meta_reference()) {{
+      if (compute_reference_meta{meta_guard}) {{
         {meta_conversion}
         at::AutoDispatchSkipFunctionalize func_guard;
         c10::impl::ExcludeDispatchKeyGuard guard(exclude_keys_for_meta_dispatch);
@@ -527,7 +534,7 @@ def view_functionalization_body(g: NativeFunctionsViewGroup, *, view_inplace: bo
       {view_meta}
       auto out = at::functionalization::impl::create_functional_tensor_with_view_meta(tmp_output, {view_tensor}, view_meta);
       // See  Note [Propagating strides in the functionalization pass]
-      if (compute_reference_meta && !disable_meta_reference()) {{
+      if (compute_reference_meta{meta_guard}) {{
         at::functionalization::impl::set_sizes_strides_offset(out, reference_tensor_output);
       }}
       return out;
@@ -606,6 +613,7 @@ def inplace_functionalization_body(f: NativeFunction, g: NativeFunctionsGroup, r
     meta_conversion, meta_ctx = convert_to_meta_tensors(sig)
     any_storage = any(a.type == BaseType(BaseTy.Storage) for a in flat)
     run_meta = str(not any_storage and f.func.kind() is SchemaKind.inplace).lower()
+    meta_guard = meta_reference_guard(release)
     name = f.func.name.unambiguous_name()
     create_output = ""
     if f.func.returns:
@@ -613,7 +621,7 @@ def inplace_functionalization_body(f: NativeFunction, g: NativeFunctionsGroup, r
     aliased, fresh = _redispatch_return_names(f, "tmp_output")
     return f"""
     {sig.defn(name=wrapper_name(f.func), is_redispatching_fn=True)} {{
-      if ({run_meta} && !disable_meta_reference()) {{
+      if ({run_meta}{meta_guard}) {{
         // Before converting the mutable op to its functional variant, run meta tensors through the original op.
         // This will help us catch shape errors that apply to inplace ops that wouldn't apply to their functional variants.
         // (We can only do this for inplace ops today though, because they technically all support meta tensors).

@@ -80,7 +80,11 @@ def plan_sources(ctx: GenContext, blocked: str | None) -> list[PlannedFile]:
         fm = _manager_of(ctx, key)
         n = dispatch_key.num_shards(key)
         path = f"Register{key}.cpp"
-        if blocked:
+        if not ctx.options.release.register_dispatch_key_sharded:
+            out.append(single(fm, path, None if blocked else partial(dispatch_key.register_dispatch_key_cpp, ctx, key),
+                              template="RegisterDispatchKey.cpp", missing_reason=blocked or "",
+                              cost=SHARDED_FAMILY_COST))
+        elif blocked:
             out += sharded_missing(fm, path, "RegisterDispatchKey.cpp", n, blocked)
         else:
             out += sharded(fm, path, "RegisterDispatchKey.cpp",

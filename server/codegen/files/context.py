@@ -88,6 +88,8 @@ class GenerateOptions:
         keys = [k for k in keys if (self.with_xpu or k not in self._xpu_flag_keys) and (self.mtia or k is not K["MTIA"])]
         if not self.release.registers_nested_tensor_hpu:
             keys = [k for k in keys if k is not K["NestedTensorHPU"]]
+        if not self.release.registers_sparse_csr_xpu:
+            keys = [k for k in keys if k is not K["SparseCsrXPU"]]
         if self.backend_whitelist:
             keys = [k for k in keys if dk.is_generic_dispatch_key(k) or str(k) in self.backend_whitelist]
         return tuple(keys)
