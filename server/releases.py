@@ -126,6 +126,12 @@ class Release:
     meta_reference_can_be_disabled: bool
     # RegistrationDeclarations.h spells types without `at::` (Tensor, ArrayRef<...>); until 2.6.
     registration_declarations_without_at: bool
+    # gen.py's outputs lists (--output-dependencies) open `set(<name>` and close after the last file, not on
+    # lines of their own; until 2.7.
+    outputs_list_name_on_set_line: bool
+    # enum_tag.h is one of core/'s files (named in core's outputs list; gen.py has no --headeronly-install-dir);
+    # until 2.11.
+    enum_tag_in_core: bool
 
     @property
     def series(self) -> str:
@@ -151,18 +157,21 @@ _R2_13 = Release(
     cumulative_out_ops=frozenset({"cumsum.out", "cumprod.out"}),
     register_dispatch_key_sharded=True, dispatch_helpers_per_definitions_block=False,  # gen26
     registers_sparse_csr_xpu=True, meta_reference_can_be_disabled=True, registration_declarations_without_at=False,
+    outputs_list_name_on_set_line=False, enum_tag_in_core=False,
 )
 _R2_12 = replace(_R2_13, version="2.12.1", named_tensor_types=True,
                  generated_variants_tagged_by_kind=False, structured_outputs_propagate_names=True,
                  fallback_variants_carry_since=False, lazy_to_string_moves_stream=False,
                  cumulative_out_ops=_R2_13.cumulative_out_ops | {"cumsum.dimname_out", "cumprod.dimname_out"})
 _R2_11 = replace(_R2_12, version="2.11.0", skipped_by_functionalization=_SKIPPED_BY_FUNCTIONALIZATION_2_6,
-                 cumulative_out_ops=frozenset())
+                 cumulative_out_ops=frozenset(),
+                 enum_tag_in_core=True)  # gen26
 _R2_10 = replace(_R2_11, version="2.10.0")
 _R2_9 = replace(_R2_10, version="2.9.1", functionalization_registers_composite_views=False)
 _R2_7 = replace(_R2_9, version="2.7.1", functionalization_view_meta_classes=False,
                 writes_aten_c_shim=False, aoti_nullable_returns=_NULLABLE_RETURNS_2_7, template_blocks_strip_lines=False,
-                registers_nested_tensor_hpu=False, inplace_view_comment_says_runnin=True, fallback_ops_versioned=False)
+                registers_nested_tensor_hpu=False, inplace_view_comment_says_runnin=True, fallback_ops_versioned=False,
+                outputs_list_name_on_set_line=True)  # gen26
 _R2_14 = replace(_R2_13, version="2.14.1", xpu_family_waits_for_flag=True, structured_xpu_kernels_export_xpu=False,
                  owning_types_hold_tensors_by_value=True)
 _R2_15 = replace(_R2_14, version="2.15.0", philox_ops_need_no_seeded_tag=True,
@@ -179,7 +188,8 @@ RELEASES: tuple[Release, ...] = (
             registration_declarations_without_at=True),
     _R2_7,
     replace(_R2_7, version="2.8.0", template_blocks_strip_lines=True,
-            registers_nested_tensor_hpu=True, inplace_view_comment_says_runnin=False, fallback_ops_versioned=True),
+            registers_nested_tensor_hpu=True, inplace_view_comment_says_runnin=False, fallback_ops_versioned=True,
+            outputs_list_name_on_set_line=False),  # gen26
     _R2_9,
     _R2_10,
     _R2_11,

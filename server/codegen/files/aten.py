@@ -137,7 +137,8 @@ def plan_headers(ctx: GenContext, blocked: str | None) -> list[PlannedFile]:
         single(Manager.cpu, "VmapGeneratedPlumbing.h", lambda: vmap_generated_plumbing_h(ctx.native_functions)),
         *plan_native_aot_header(ctx, blocked),
         single(Manager.core, "aten_interned_strings.h", lambda: names.aten_interned_strings_h(ctx)),
-        single(Manager.headeronly, "enum_tag.h", lambda: names.enum_tag_h(ctx)),
+        single(Manager.core if ctx.options.release.enum_tag_in_core else Manager.headeronly, "enum_tag.h",
+               lambda: names.enum_tag_h(ctx)),
     ]
     return out
 
