@@ -187,13 +187,18 @@ def _without_kernels(key: dk.DispatchKey, use_out_as_primary: bool, device_guard
     return BackendIndex(key, use_out_as_primary, device_guard, external, {})
 
 
+def _definitions_template(ctx: GenContext) -> str:
+    template = ctx.templates.get(_DEFINITIONS_TEMPLATE)
+    if template is None:
+        raise PlanError(f"no template {_DEFINITIONS_TEMPLATE} in the templates folder")
+    return template
+
+
 def group_definitions(ctx: GenContext, g: NativeFunction | NativeFunctionsGroup, key: dk.DispatchKey,
                       index: BackendIndex) -> list[str]:
     """The RegisterDispatchDefinitions.ini block of one group (anonymous wrappers, m.impl, at::<key>::op): one
     item for a block placeholder, or none."""
-    template = ctx.templates.get(_DEFINITIONS_TEMPLATE)
-    if template is None:
-        raise PlanError(f"no template {_DEFINITIONS_TEMPLATE} in the templates folder")
+    template = _definitions_template(ctx)
     narrowed = narrow_index(index, g)
     if certainly_no_pieces(narrowed):
         return []
@@ -276,16 +281,19 @@ def register_operator_headers(ctx: GenContext, key: dk.DispatchKey) -> list[str]
 
 def _register_base_env(ctx: GenContext, key: dk.DispatchKey, index: BackendIndex) -> dict:
     """RegisterDispatchKey.cpp's environment but for its definitions."""
-    # CompositeImplicitAutogradNestedTensor's file does not use the helpers (-Werror=unused-function would fail).
-    helpers = registration_helpers(index) if key is not dk.CIA_NESTED else []
     per_block = ctx.options.release.dispatch_helpers_per_definitions_block
     return {
         "extra_cuda_headers": extra_cuda_headers(ctx.options.rocm) if dk.is_cuda_dispatch_key(key) else "",
         "external_backend_headers": "",
         "dispatch_headers": registration_headers(index, ctx.options.rocm, ctx.options.per_operator_headers),
         "ops_headers": operator_headers(ctx, key),
-        "dispatch_helpers": "" if per_block else helpers,
+        "dispatch_helpers": "" if per_block else _dispatch_helpers(key, index),
     }
+
+
+def _dispatch_helpers(key: dk.DispatchKey, index: BackendIndex) -> list[str]:
+    # CompositeImplicitAutogradNestedTensor's file does not use them (-Werror=unused-function would fail).
+    return registration_helpers(index) if key is not dk.CIA_NESTED else []
 
 
 def register_dispatch_key_shards(ctx: GenContext, key: dk.DispatchKey) -> list[dict]:
@@ -327,9 +335,7 @@ _NO_PIECES = GroupPieces((), (), (), ())
 def kernel_namespace_definitions(ctx: GenContext, key: dk.DispatchKey, index: BackendIndex) -> list[str]:
     """The RegisterDispatchDefinitions.ini blocks of an unsharded Register<Key>.cpp: one per kernel namespace
     (in the order the groups first name them) holding its groups' pieces, as lines."""
-    template = ctx.templates.get(_DEFINITIONS_TEMPLATE)
-    if template is None:
-        raise PlanError(f"no template {_DEFINITIONS_TEMPLATE} in the templates folder")
+    template = _definitions_template(ctx)
     skip = ctx.options.skip_dispatcher_op_registration
     blocks: dict[str, _NamespaceBlock] = {}
     for g in ctx.groups:
@@ -341,7 +347,7 @@ def kernel_namespace_definitions(ctx: GenContext, key: dk.DispatchKey, index: Ba
         pieces = _NO_PIECES if certainly_no_pieces(narrowed) else \
             group_pieces(g, narrowed, skip, unselected_of(ctx, g), ctx.options.release)
         blocks.setdefault(namespace, _NamespaceBlock()).add(_namespace(g), pieces)
-    helpers = registration_helpers(index) if key is not dk.CIA_NESTED else []
+    helpers = _dispatch_helpers(key, index) if ctx.options.release.dispatch_helpers_per_definitions_block else []
     lines: list[str] = []
     for namespace, block in blocks.items():
         if block.namespaced:
