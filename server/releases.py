@@ -69,8 +69,6 @@ class Release:
     # Functionalization replays views through ViewMeta classes (ViewMetaClasses.h / .cpp); from 2.9. Before,
     # RegisterFunctionalization's view kernels build ViewMetas of lambdas, which opgen does not write yet.
     functionalization_view_meta_classes: bool
-    # gen.py registers NestedTensorHPU kernels (RegisterNestedTensorHPU.cpp); from 2.8.
-    registers_nested_tensor_hpu: bool
     # An inplace view op's functionalization kernel says "we'll end up runnin the reference function" (a typo
     # gen.py fixed in 2.8); until 2.7.
     inplace_view_comment_says_runnin: bool
@@ -119,8 +117,10 @@ class Release:
     # The dispatch helpers (create_out, resize_out, ...) open each RegisterDispatchDefinitions.ini block (its
     # ${dispatch_helpers}), not RegisterDispatchKey.cpp; until 2.6.
     dispatch_helpers_per_definitions_block: bool
-    # gen.py knows the SparseCsrXPU key (RegisterSparseCsrXPU.cpp); from 2.7.
-    registers_sparse_csr_xpu: bool
+    # The dispatch keys of opgen's table that this release's gen.py does not have yet: a dispatch table naming one
+    # is refused (OPG105) and no Register<Key>.cpp is written for them. SparseCsrXPU from 2.7; NestedTensorHPU
+    # and MTIA from 2.8; SparseMPS and SparseCsrMPS from 2.9.
+    dispatch_keys_unknown: frozenset[str]
     # Functionalization's meta reference runs are skipped when TORCH_DISABLE_FUNCTIONALIZATION_META_REFERENCE=1
     # (`&& !disable_meta_reference()`); from 2.7.
     meta_reference_can_be_disabled: bool
@@ -145,7 +145,7 @@ class Release:
 _R2_13 = Release(
     version="2.13.0", generation_verified=True, template_blocks_strip_lines=True,
     functionalization_view_meta_classes=True, writes_aten_c_shim=True,
-    registers_nested_tensor_hpu=True, inplace_view_comment_says_runnin=False, fallback_ops_versioned=True,
+    inplace_view_comment_says_runnin=False, fallback_ops_versioned=True,
     named_tensor_types=False, refuses_const_ref_mutable_out=True, philox_ops_need_no_seeded_tag=False,
     skipped_by_functionalization=_SKIPPED_BY_FUNCTIONALIZATION_2_12, generated_variants_tagged_by_kind=True,
     functionalization_registers_composite_views=True,
@@ -156,7 +156,7 @@ _R2_13 = Release(
     fallback_variants_carry_since=True, lazy_to_string_moves_stream=True, aoti_nullable_returns=_NULLABLE_RETURNS_2_9,
     cumulative_out_ops=frozenset({"cumsum.out", "cumprod.out"}),
     register_dispatch_key_sharded=True, dispatch_helpers_per_definitions_block=False,  # gen26
-    registers_sparse_csr_xpu=True, meta_reference_can_be_disabled=True, registration_declarations_without_at=False,
+    dispatch_keys_unknown=frozenset(), meta_reference_can_be_disabled=True, registration_declarations_without_at=False,
     outputs_list_name_on_set_line=False, enum_tag_in_core=False,
 )
 _R2_12 = replace(_R2_13, version="2.12.1", named_tensor_types=True,
@@ -170,8 +170,9 @@ _R2_10 = replace(_R2_11, version="2.10.0")
 _R2_9 = replace(_R2_10, version="2.9.1", functionalization_registers_composite_views=False)
 _R2_7 = replace(_R2_9, version="2.7.1", functionalization_view_meta_classes=False,
                 writes_aten_c_shim=False, aoti_nullable_returns=_NULLABLE_RETURNS_2_7, template_blocks_strip_lines=False,
-                registers_nested_tensor_hpu=False, inplace_view_comment_says_runnin=True, fallback_ops_versioned=False,
-                outputs_list_name_on_set_line=True)  # gen26
+                inplace_view_comment_says_runnin=True, fallback_ops_versioned=False,
+                outputs_list_name_on_set_line=True,  # gen26
+                dispatch_keys_unknown=frozenset({"NestedTensorHPU", "MTIA", "SparseMPS", "SparseCsrMPS"}))
 _R2_14 = replace(_R2_13, version="2.14.1", xpu_family_waits_for_flag=True, structured_xpu_kernels_export_xpu=False,
                  owning_types_hold_tensors_by_value=True)
 _R2_15 = replace(_R2_14, version="2.15.0", philox_ops_need_no_seeded_tag=True,
@@ -184,12 +185,13 @@ RELEASES: tuple[Release, ...] = (
     replace(_R2_7, version="2.6.0", generation_verified=True, refuses_const_ref_mutable_out=False,
             aoti_nullable_returns=_NULLABLE_RETURNS_2_6,
             register_dispatch_key_sharded=False, dispatch_helpers_per_definitions_block=True,  # gen26
-            registers_sparse_csr_xpu=False, meta_reference_can_be_disabled=False,
+            dispatch_keys_unknown=_R2_7.dispatch_keys_unknown | {"SparseCsrXPU"}, meta_reference_can_be_disabled=False,
             registration_declarations_without_at=True),
     _R2_7,
     replace(_R2_7, version="2.8.0", template_blocks_strip_lines=True,
-            registers_nested_tensor_hpu=True, inplace_view_comment_says_runnin=False, fallback_ops_versioned=True,
-            outputs_list_name_on_set_line=False),  # gen26
+            inplace_view_comment_says_runnin=False, fallback_ops_versioned=True,
+            outputs_list_name_on_set_line=False,  # gen26
+            dispatch_keys_unknown=frozenset({"SparseMPS", "SparseCsrMPS"})),
     _R2_9,
     _R2_10,
     _R2_11,
