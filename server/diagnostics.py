@@ -195,6 +195,9 @@ CODES: dict[str, Code] = _table(
     ("OPG952", "op-not-in-release", E, "an op or overload the resolved torch release lacks, which another has"),
     ("OPG953", "torch-cpu-cuda-kernel-unregistered", E,
      "a CUDA kernel gen.py lists as defined in torch_cpu that no CUDA-family dispatch key registers (torch 2.15)"),
+    # gen26: torch 2.6's gen.py
+    ("OPG954", "registrations-lost-in-one-file", W,
+     "torch 2.6's gen.py drops the kernel registrations of the ops before a change of op namespace"),
     # backend yaml (torchgen.gen_backend_stubs' input), resolved against native_functions.yaml
     ("OPG500", "backend-not-mapping", E, "a backend yaml must be a mapping of keys such as backend: and supported:"),
     ("OPG501", "missing-backend", E, "no value for 'backend:'"),

@@ -14,8 +14,9 @@ import pytest
 from file_trees import files_under, first_difference
 
 from opgen_lsp.cli import main
+from opgen_lsp.index.native import NativeParser, TagsParser
 
-from .test_release_matrix import _aten, _torchgen, release_folder
+from .test_release_matrix import _aten, _torchgen, release, release_folder
 
 pytestmark = [pytest.mark.versions, pytest.mark.slow]
 
@@ -68,5 +69,16 @@ def test_registrations_of_several_namespaces_match_gen_py_2_6(tmp_path: Path) ->
     # wrote a block for kernel namespace custom.
     assert 'm.impl("my_op"' not in cpu and 'm.impl("_assert_async"' not in cpu and "TORCH_LIBRARY_IMPL(custom, CPU" in cpu
     assert sorted(got) == sorted(expected)
+    # opgen check warns where gen.py drops them: at my_op (the aten ops before it; 6 m.impl lines of RegisterCPU.cpp,
+    # _assert_async's first) and at abs (my_op's); my_other's kernels, in custom::native, are kept.
+    text = (source / "native" / "native_functions.yaml").read_text()
+    lines = text.splitlines()
+    my_op, abs_ = lines.index(_CUSTOM_OPS.splitlines()[0]), lines.index(_BEFORE.rstrip("\n"))
+    tags = TagsParser().parse((source / "native" / "tags.yaml").read_text()).names
+    warned = [d for d in NativeParser(release=release("2.6.0")).parse(text, tags).diagnostics if d.code == "OPG954"]
+    assert [d.span.start_line for d in warned] == [my_op, abs_]
+    assert ", 6 under CPU," in warned[0].message and "losing those of 1 under CPU op group(s)" in warned[1].message
+    later = NativeParser(release=release("2.7.1")).parse(text, tags).diagnostics  # sharded: nothing is dropped
+    assert not any(d.code == "OPG954" for d in later)
     different = [name for name in expected if got[name] != expected[name]]
     assert different == [], f"{different[0]}: {first_difference(expected[different[0]], got[different[0]])}"
