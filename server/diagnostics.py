@@ -195,6 +195,9 @@ CODES: dict[str, Code] = _table(
     ("OPG952", "op-not-in-release", E, "an op or overload the resolved torch release lacks, which another has"),
     ("OPG953", "torch-cpu-cuda-kernel-unregistered", E,
      "a CUDA kernel gen.py lists as defined in torch_cpu that no CUDA-family dispatch key registers (torch 2.15)"),
+    # gen26: torch 2.6's gen.py
+    ("OPG954", "registrations-lost-in-one-file", W,
+     "torch 2.6's gen.py drops the kernel registrations of the ops before a change of op namespace"),
     # AOTI C shims (torchgen's gen_aoti_c_shim, for the ops of aoti/fallback_ops.py)
     ("OPG960", "aoti-shim-argument", E,
      "an AOTI fallback op's argument gen.py's C shim generator fails on (a list of Device or Device?)"),

@@ -74,8 +74,6 @@ class Release:
     # Functionalization replays views through ViewMeta classes (ViewMetaClasses.h / .cpp); from 2.9. Before,
     # RegisterFunctionalization's view kernels build ViewMetas of lambdas, which opgen does not write yet.
     functionalization_view_meta_classes: bool
-    # gen.py registers NestedTensorHPU kernels (RegisterNestedTensorHPU.cpp); from 2.8.
-    registers_nested_tensor_hpu: bool
     # An inplace view op's functionalization kernel says "we'll end up runnin the reference function" (a typo
     # gen.py fixed in 2.8); until 2.7.
     inplace_view_comment_says_runnin: bool
@@ -136,6 +134,29 @@ class Release:
     aoti_tensor_return_ends_twice: bool
     # The sources' `#endif // AT_PER_OPERATOR_HEADERS` names its guard; from 2.8 (before, a bare `#endif`).
     aoti_endif_names_guard: bool
+    # ---- gen26: torch 2.6's gen.py
+    # Register<Key>.cpp is sharded like Operators.cpp (Register<Key>_N.cpp + Register<Key>Everything.cpp), one
+    # RegisterDispatchDefinitions.ini block per group; from 2.7. Before, one Register<Key>.cpp holds one block per
+    # kernel namespace over all groups.
+    register_dispatch_key_sharded: bool
+    # The dispatch helpers (create_out, resize_out, ...) open each RegisterDispatchDefinitions.ini block (its
+    # ${dispatch_helpers}), not RegisterDispatchKey.cpp; until 2.6.
+    dispatch_helpers_per_definitions_block: bool
+    # The dispatch keys of opgen's table that this release's gen.py does not have yet: a dispatch table naming one
+    # is refused (OPG105) and no Register<Key>.cpp is written for them. SparseCsrXPU from 2.7; NestedTensorHPU
+    # and MTIA from 2.8; SparseMPS and SparseCsrMPS from 2.9.
+    dispatch_keys_unknown: frozenset[str]
+    # Functionalization's meta reference runs are skipped when TORCH_DISABLE_FUNCTIONALIZATION_META_REFERENCE=1
+    # (`&& !disable_meta_reference()`); from 2.7.
+    meta_reference_can_be_disabled: bool
+    # RegistrationDeclarations.h spells types without `at::` (Tensor, ArrayRef<...>); until 2.6.
+    registration_declarations_without_at: bool
+    # gen.py's outputs lists (--output-dependencies) open `set(<name>` and close after the last file, not on
+    # lines of their own; until 2.7.
+    outputs_list_name_on_set_line: bool
+    # enum_tag.h is one of core/'s files (named in core's outputs list; gen.py has no --headeronly-install-dir);
+    # until 2.11.
+    enum_tag_in_core: bool
     # ---- derivs: derivatives.yaml, deprecated.yaml and the Functions.h structs of the hover
     # (The autograd loader's rules are the same in every release known; its inputs differ.)
     # Tensor methods the Python binding generator skips by name beyond 2.6's list (they are bound by hand), so
@@ -157,7 +178,7 @@ class Release:
 _R2_13 = Release(
     version="2.13.0", generation_verified=True, template_blocks_strip_lines=True,
     functionalization_view_meta_classes=True, writes_aten_c_shim=True,
-    registers_nested_tensor_hpu=True, inplace_view_comment_says_runnin=False, fallback_ops_versioned=True,
+    inplace_view_comment_says_runnin=False, fallback_ops_versioned=True,
     named_tensor_types=False, refuses_const_ref_mutable_out=True, philox_ops_need_no_seeded_tag=False,
     skipped_by_functionalization=_SKIPPED_BY_FUNCTIONALIZATION_2_12, generated_variants_tagged_by_kind=True,
     functionalization_registers_composite_views=True,
@@ -171,6 +192,9 @@ _R2_13 = Release(
     aoti_shims_follow_dispatch_keys=False, aoti_shims_for_every_device=True, aoti_tensors_resolve_dispatch_flags=True,
     aoti_str_is_std_string_view=True, aoti_returns_indented_with_tabs=True, aoti_tensor_return_ends_twice=False,
     aoti_endif_names_guard=True,
+    register_dispatch_key_sharded=True, dispatch_helpers_per_definitions_block=False,  # gen26
+    dispatch_keys_unknown=frozenset(), meta_reference_can_be_disabled=True, registration_declarations_without_at=False,
+    outputs_list_name_on_set_line=False, enum_tag_in_core=False,
 )
 _R2_12 = replace(_R2_13, version="2.12.1", named_tensor_types=True,
                  generated_variants_tagged_by_kind=False, structured_outputs_propagate_names=True,
@@ -178,17 +202,20 @@ _R2_12 = replace(_R2_13, version="2.12.1", named_tensor_types=True,
                  cumulative_out_ops=_R2_13.cumulative_out_ops | {"cumsum.dimname_out", "cumprod.dimname_out"})
 _R2_11 = replace(_R2_12, version="2.11.0", skipped_by_functionalization=_SKIPPED_BY_FUNCTIONALIZATION_2_6,
                  cumulative_out_ops=frozenset(),
-                 python_bindings_skip_hand_bound=_HAND_BOUND_2_9)  # derivs
+                 python_bindings_skip_hand_bound=_HAND_BOUND_2_9,  # derivs
+                 enum_tag_in_core=True)  # gen26
 _R2_10 = replace(_R2_11, version="2.10.0")
 _R2_9 = replace(_R2_10, version="2.9.1", functionalization_registers_composite_views=False)
 _R2_7 = replace(_R2_9, version="2.7.1", functionalization_view_meta_classes=False,
                 writes_aten_c_shim=False, aoti_nullable_returns=_NULLABLE_RETURNS_2_7, template_blocks_strip_lines=False,
-                registers_nested_tensor_hpu=False, inplace_view_comment_says_runnin=True, fallback_ops_versioned=False,
+                inplace_view_comment_says_runnin=True, fallback_ops_versioned=False,
                 python_bindings_skip_hand_bound=frozenset(),  # derivs
                 # AOTI C shims (area shims): the older shim form
                 aoti_shims_follow_dispatch_keys=True, aoti_shims_for_every_device=False,
                 aoti_str_is_std_string_view=False, aoti_returns_indented_with_tabs=False,
-                aoti_tensor_return_ends_twice=True, aoti_endif_names_guard=False)
+                aoti_tensor_return_ends_twice=True, aoti_endif_names_guard=False,
+                outputs_list_name_on_set_line=True,  # gen26
+                dispatch_keys_unknown=frozenset({"NestedTensorHPU", "MTIA", "SparseMPS", "SparseCsrMPS"}))
 _R2_14 = replace(_R2_13, version="2.14.1", xpu_family_waits_for_flag=True, structured_xpu_kernels_export_xpu=False,
                  owning_types_hold_tensors_by_value=True)
 _R2_15 = replace(_R2_14, version="2.15.0", philox_ops_need_no_seeded_tag=True,
@@ -198,16 +225,21 @@ _R2_15 = replace(_R2_14, version="2.15.0", philox_ops_need_no_seeded_tag=True,
 
 # Every release known, oldest first.
 RELEASES: tuple[Release, ...] = (
-    replace(_R2_7, version="2.6.0", generation_verified=False, refuses_const_ref_mutable_out=False,
+    replace(_R2_7, version="2.6.0", generation_verified=True, refuses_const_ref_mutable_out=False,
             aoti_nullable_returns=_NULLABLE_RETURNS_2_6,
             node_compiled_args_const=False,  # derivs
-            aoti_tensors_resolve_dispatch_flags=False),  # AOTI C shims (area shims)
+            aoti_tensors_resolve_dispatch_flags=False,  # AOTI C shims (area shims)
+            register_dispatch_key_sharded=False, dispatch_helpers_per_definitions_block=True,  # gen26
+            dispatch_keys_unknown=_R2_7.dispatch_keys_unknown | {"SparseCsrXPU"}, meta_reference_can_be_disabled=False,
+            registration_declarations_without_at=True),
     _R2_7,
     replace(_R2_7, version="2.8.0", template_blocks_strip_lines=True,
-            registers_nested_tensor_hpu=True, inplace_view_comment_says_runnin=False, fallback_ops_versioned=True,
+            inplace_view_comment_says_runnin=False, fallback_ops_versioned=True,
             # AOTI C shims (area shims): the form of 2.8 on
             aoti_shims_follow_dispatch_keys=False, aoti_shims_for_every_device=True, aoti_str_is_std_string_view=True,
-            aoti_returns_indented_with_tabs=True, aoti_tensor_return_ends_twice=False, aoti_endif_names_guard=True),
+            aoti_returns_indented_with_tabs=True, aoti_tensor_return_ends_twice=False, aoti_endif_names_guard=True,
+            outputs_list_name_on_set_line=False,  # gen26
+            dispatch_keys_unknown=frozenset({"SparseMPS", "SparseCsrMPS"})),
     _R2_9,
     _R2_10,
     _R2_11,

@@ -194,6 +194,32 @@ def test_xpu_family_waits_for_the_flag_from_2_14() -> None:
     assert K["SparseXPU"] not in CodegenOptions(xpu=True, release=by_series("2.14")).ignore_keys
 
 
+def test_keys_a_release_lacks_are_refused() -> None:
+    probe = "- func: probe(Tensor self) -> Tensor\n  variants: function\n  dispatch:\n    CPU, SparseCsrXPU: probe\n"
+    assert _errors(probe, "2.6") == ["OPG105"]
+    assert _errors(probe, "2.7") == []
+
+
+def _op(name: str, kernel: str | None = None) -> str:
+    dispatch = f"  dispatch:\n    CPU: {kernel}\n" if kernel else ""
+    return f"- func: {name}(Tensor self) -> Tensor\n  variants: function\n{dispatch}\n"
+
+
+def test_2_6_warns_where_a_change_of_op_namespace_drops_registrations() -> None:
+    # a (aten, CPU), b (custom, CompositeImplicitAutograd: no dispatch), c (aten, CPU), d (custom, CPU in
+    # custom::native): gen.py 2.6 starts over at b (dropping a's CPU registration) and at c (dropping b's); at d
+    # nothing: c registers nothing under CompositeImplicitAutograd, and d's CPU kernel is in a block of its own.
+    text = _op("a", "a_cpu") + _op("custom::b") + _op("c", "c_cpu") + _op("custom::d", "custom::d_cpu")
+    warned = [d for d in NativeParser(release=by_series("2.6")).parse(text, frozenset()).diagnostics
+              if d.code == "OPG954"]
+    assert [(d.span.start_line, d.is_error) for d in warned] == [(5, False), (8, False)]
+    assert "'custom' after ops of 'aten'" in warned[0].message and "of 1 under CPU op" in warned[0].message
+    assert "'aten' after ops of 'custom'" in warned[1].message
+    assert "of 1 under CompositeImplicitAutograd op" in warned[1].message
+    later = NativeParser(release=by_series("2.7")).parse(text, frozenset()).diagnostics
+    assert [d.code for d in later if d.code == "OPG954"] == []
+
+
 # ---------------------------------------------------------------- migration notes
 
 def test_migration_notes_name_the_release() -> None:

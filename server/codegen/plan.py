@@ -230,8 +230,8 @@ def materialize(planned: Sequence[PlannedFile], templates: Mapping[str, str],
             for p in planned if p.build is not None]
 
 
-def outputs_lists(planned: Sequence[PlannedFile], dirs: Dirs, depfile: str, *, xpu: bool = False
-                  ) -> list[tuple[str, str]]:
+def outputs_lists(planned: Sequence[PlannedFile], dirs: Dirs, depfile: str, *, xpu: bool = False,
+                  release: Release = DEFAULT) -> list[tuple[str, str]]:
     """The (path, text) of each outputs list gen.py writes for -o/--output-dependencies.
 
     `depfile` is the resolved path of -o; each manager's list sits beside it, named <prefix><name>,
@@ -246,6 +246,10 @@ def outputs_lists(planned: Sequence[PlannedFile], dirs: Dirs, depfile: str, *, x
         files = sorted((PurePosixPath(dirs.of(manager)) / p.path for p in planned
                         if p.manager is manager and p.listed), key=lambda x: x.parts)
         prefix = manager.outputs_prefix or ""
-        lines = ["set(", prefix + dep.stem, *(f'    "{f.as_posix()}"' for f in files), ")"]
-        out.append((str(dep.parent / (prefix + dep.name)), "\n".join(lines)))
+        names = [f'"{f.as_posix()}"' for f in files]
+        if release.outputs_list_name_on_set_line:
+            text = f"set({prefix + dep.stem}\n    " + "\n    ".join(names) + ")"
+        else:
+            text = "\n".join(["set(", prefix + dep.stem, *(f"    {name}" for name in names), ")"])
+        out.append((str(dep.parent / (prefix + dep.name)), text))
     return out

@@ -8,6 +8,7 @@ on, so that `opgen generate` never meets, on input the check accepts, a case it 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from ..releases import Release
 from . import dispatch as dk
@@ -407,3 +408,45 @@ def kernel_namespace_problems(kernels: tuple[tuple[dk.DispatchKey, BackendMetada
         other = list(first.items())[1]
         yield other[1], (f"this kernel's namespace '{other[0]}' differs from the op's other kernels' "
                          f"('{next(iter(first))}'); the codegen declares one namespace per op")
+
+
+# ---- gen26: torch 2.6's one Register<Key>.cpp (Release.register_dispatch_key_sharded is False)
+
+@dataclass(frozen=True, slots=True)
+class RegisteringGroup:
+    """What decides a group's registrations in gen.py 2.6's Register<Key>.cpp: the ops' namespace, the kernel
+    namespace per key (of the op its kernels are looked up by), and the keys it registers kernels under."""
+
+    namespace: str
+    kernel_namespaces: dict[dk.DispatchKey, str]
+    registers: frozenset[dk.DispatchKey]
+
+
+def registering_group(namespace: str, lookup: tuple[tuple[dk.DispatchKey, BackendMetadata], ...],
+                      every: tuple[tuple[dk.DispatchKey, BackendMetadata], ...], structured: bool) -> RegisteringGroup:
+    """lookup: the kernels of the op a group's kernels are looked up by; every: those of all its ops. Structured
+    groups register under Meta and CompositeExplicitAutogradNonFunctional without kernels of their own."""
+    implicit = {dk.K["Meta"], dk.CEA_NON_FUNCTIONAL} if structured else set()
+    return RegisteringGroup(namespace, {key: meta.cpp_namespace for key, meta in lookup},
+                            frozenset({key for key, _ in every} | implicit))
+
+
+def registrations_lost(groups: list[RegisteringGroup]) -> Iterator[tuple[int, str, dict[dk.DispatchKey, int]]]:
+    """Where gen.py 2.6 drops registrations: it keeps a kernel namespace's m.impl lines per op namespace and
+    starts them over at each group of a namespace it does not hold (every group counts, with kernels or without:
+    those without are in at::native). For each group that drops some: (its index, the namespace it replaces,
+    how many groups' registrations it drops per key)."""
+    held: dict[tuple[dk.DispatchKey, str], tuple[str, int]] = {}  # (key, kernel ns) -> (op namespace, groups)
+    lost: dict[int, tuple[str, dict[dk.DispatchKey, int]]] = {}
+    keys = sorted({key for g in groups for key in g.registers}, key=lambda k: k.value)
+    for i, g in enumerate(groups):
+        for key in keys:
+            slot = (key, g.kernel_namespaces.get(key, "at::native"))
+            namespace, count = held.get(slot, (g.namespace, 0))
+            if namespace != g.namespace:
+                if count:
+                    lost.setdefault(i, (namespace, {}))[1][key] = count
+                count = 0
+            held[slot] = (g.namespace, count + (key in g.registers))
+    for i, (namespace, counts) in sorted(lost.items()):
+        yield i, namespace, counts

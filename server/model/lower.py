@@ -264,7 +264,8 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
     keys = _lower_keys(r, entry, func, release)
     precomputed = _lower_precomputed(r, keys.structured)
     tags = _lower_tags(r, valid_tags, namespace, func)
-    dispatch_read, kernels = _lower_dispatch(r, keys.manual_kernel_registration, keys.structured, ignore_keys)
+    dispatch_read, kernels = _lower_dispatch(r, keys.manual_kernel_registration, keys.structured, ignore_keys,
+                                             release)
     autogen = _lower_autogen(r)
     ufunc_loops = _lower_ufunc(r)
     _check_unknown_keys(r, entry)
@@ -702,9 +703,10 @@ def _lower_tags(r: _Reader, valid_tags: frozenset[str], namespace: str, func: Fu
 
 
 def _lower_dispatch(r: _Reader, manual_kernel_registration: bool, structured: bool,
-                    ignore_keys: frozenset[dk.DispatchKey] = frozenset()) -> tuple[_Table | None, _Kernels]:
+                    ignore_keys: frozenset[dk.DispatchKey] = frozenset(), release: Release = DEFAULT
+                    ) -> tuple[_Table | None, _Kernels]:
     """The dispatch table as {key: metadata} (None when the entry has none), and the kernels as
-    written per key, one for every key named (valid or not)."""
+    written per key, one for every key named (valid or not); a key the release's gen.py lacks is refused."""
     node = r.peek("dispatch")
     if node is None or (isinstance(node, YScalar) and node.value is None):
         return None, []
@@ -731,9 +733,14 @@ def _lower_dispatch(r: _Reader, manual_kernel_registration: bool, structured: bo
         if problem is not None:
             r.error("OPG141", value_node.span, f"dispatch key '{key_node.value}': {problem}; {_PASTED}")
         for name, start, key in _key_pieces(key_node.value):
-            if key is None or key not in dk.SUPPORTED_DISPATCH_KEYS or key in seen:
+            later = name in release.dispatch_keys_unknown  # checked before gen.py's ignored keys, as gen.py does
+            if key is None or key not in dk.SUPPORTED_DISPATCH_KEYS or key in seen or later:
                 span = ScalarText(key_node).span(start, start + len(name))
             kernels.append((key, kernel_text))
+            if later:
+                r.error("OPG105", span, f"dispatch key '{name}' is not one {release}'s native_functions.yaml may use "
+                                        "(a later torch release added it)")
+                continue
             if key in ignore_keys:
                 continue
             if key is None:

@@ -27,11 +27,14 @@ from ..releases import DEFAULT, Release, torch_cpu_cuda_kernel_op
 from . import dispatch as dk
 from .codegen_rules import (
     CUMULATIVE_BASES,
+    RegisteringGroup,
     cumulative_out_problem,
     group_generator_problems,
     kernel_namespace_problems,
     missing_single_output_replay,
     mutable_optional_tensors,
+    registering_group,
+    registrations_lost,
     ufunc_problems,
     view_copy_kernel_problem,
     view_group_problems,
@@ -683,6 +686,34 @@ def unregistered_kernel_message(kernels: Sequence[str], release: Release) -> str
             + (f"; {release}'s own yaml registers it as the CUDA kernel of '{own}'" if own else ""))
 
 
+def _lost_registrations(grouped: list[NativeFunction | NativeFunctionsGroup], groups: dict[str, dict[SchemaKind, Op]],
+                        release: Release) -> list[Problem]:
+    """OPG954 where gen.py of `release` (one Register<Key>.cpp) starts its registrations over at a change of op
+    namespace, dropping those of the ops before it (codegen_rules.registrations_lost)."""
+    if len({g.namespace if isinstance(g, NativeFunction) else g.functional.namespace for g in grouped}) < 2:
+        return []  # every real yaml: one namespace, nothing to drop
+    by_function = {id(op.function): op for d in groups.values() for op in d.values()}
+    placed: list[tuple[Op, RegisteringGroup]] = []
+    for g in grouped:
+        if isinstance(g, NativeFunction):
+            op = by_function[id(g)]
+            placed.append((op, registering_group(g.namespace, op.metadata, op.metadata, False)))
+            continue
+        members = [by_function[id(f)] for f in g.functions()]
+        every = tuple(kernel for op in members for kernel in op.metadata)
+        placed.append((min(members, key=lambda op: op.line),
+                       registering_group(g.functional.namespace, by_function[id(g.out)].metadata, every, g.structured)))
+    out = []
+    for i, left, counts in registrations_lost([r for _, r in placed]):
+        op, here = placed[i]
+        dropped = ", ".join(f"{n} under {key}" for key, n in counts.items())
+        out.append(Problem(op, "OPG954", f"{release}'s gen.py drops kernel registrations (m.impl) of the ops before "
+                                         f"this one: at this op of namespace '{here.namespace}' after ops of '{left}' "
+                                         f"it starts its Register<Key>.cpp registrations over, losing those of "
+                                         f"{dropped} op group(s); torch 2.7 on registers them all"))
+    return out
+
+
 def assemble(ops: Sequence[Op], memo: GroupMemo | None = None, release: Release = DEFAULT) -> NativeFunctions:
     """memo: the previous assemble's per-group work, to reuse (a re-check); None for a one-off.
     release: the torch release whose rules apply."""
@@ -697,6 +728,8 @@ def assemble(ops: Sequence[Op], memo: GroupMemo | None = None, release: Release 
     generated = _add_generated(groups, fxs, memo, release, problems)
     _declared_twice(generated, names, repeated, problems)
     grouped, loose = _group_all(groups, memo, release, problems)
+    if not release.register_dispatch_key_sharded:
+        problems.extend(_lost_registrations(grouped, groups, release))
     all_ops = tuple(ops) + tuple(generated)
     view_groups = _group_by_view(all_ops, fxs, problems, memo, release)
     memo.end_pass()

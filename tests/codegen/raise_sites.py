@@ -349,8 +349,10 @@ SITES: dict[str, Site] = {
     # ------------------------------------------------------------------ files, plans, templates
     "codegen/files/backend_select.py:register_backend_select_cpp:PlanError": handled(
         "opgen_lsp.codegen.generate:write_planned", _PLAN),
-    "codegen/files/dispatch_key.py:group_definitions:PlanError": handled("opgen_lsp.codegen.generate:write_planned",
-                                                                         _PLAN),
+    "codegen/files/dispatch_key.py:_definitions_template:PlanError": handled(
+        "opgen_lsp.codegen.generate:write_planned", _PLAN),
+    "codegen/files/dispatch_key.py:kernel_namespace_definitions:PlanError": handled(
+        "opgen_lsp.codegen.generate:write_planned", _PLAN),
     "codegen/files/dispatch_key.py:_group_definitions:PlanError": handled(
         "opgen_lsp.codegen.generate:write_planned", _PLAN),
     "codegen/files/dispatch_key.py:dispatch_key_functions_inl_h:PlanError": handled(

@@ -17,6 +17,9 @@ from opgen_lsp.codegen.plan import (
     single,
     string_stable_hash,
 )
+from opgen_lsp.releases import RELEASES
+
+_R2_7 = next(r for r in RELEASES if r.version == "2.7.1")
 
 
 def test_render_adds_the_generated_comment_and_a_string_env_is_the_text() -> None:
@@ -71,6 +74,13 @@ def test_outputs_lists() -> None:
     assert lists["/x/ops_deps.txt"] == "set(\nops_deps\n)"
     assert sorted(lists) == ["/x/core_deps.txt", "/x/cpu_vec_deps.txt", "/x/cuda_deps.txt", "/x/deps.txt",
                              "/x/ops_deps.txt"]
+
+
+def test_outputs_lists_until_2_7_open_on_their_name() -> None:
+    planned = [single(Manager.cpu, "B.h", lambda: {}), single(Manager.cpu, "A.h", lambda: {})]
+    lists = dict(outputs_lists(planned, Dirs("out/aten", "out/h", "out/aoti"), "/x/deps.txt", release=_R2_7))
+    assert lists["/x/deps.txt"] == 'set(deps\n    "out/aten/A.h"\n    "out/aten/B.h")'
+    assert lists["/x/ops_deps.txt"] == "set(ops_deps\n    )"
 
 
 def test_work_units_keep_shared_work_together_hand_out_the_costliest_first_and_batch_light_ones() -> None:

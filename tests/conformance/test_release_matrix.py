@@ -7,8 +7,8 @@ in one test, and compares:
 - check verdicts: the release's native_functions.yaml + tags.yaml (no error from either), and the
   mutations of test_mutations.py applied to that yaml (opgen errs iff the release's torchgen rejects,
   and then on the mutated entry);
-- gen.py's files, plain, --per-operator-headers and --xpu, byte for byte (releases whose generation
-  is verified; 2.13 is the rest of tests/conformance);
+- gen.py's files, plain, --per-operator-headers and --xpu, byte for byte, and its outputs lists
+  (--output-dependencies; releases whose generation is verified; 2.13 is the rest of tests/conformance);
 - gen_backend_stubs over the corpus (verdicts, and the files of every yaml the release accepts);
 - gen_lazy_tensor on torch_xla's yaml (less the ops the release lacks), TorchScript settings, with the
   release's own shape-inference header.
@@ -23,6 +23,7 @@ import importlib.util
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from functools import cache
@@ -176,24 +177,28 @@ GENERATE_CASES = [(v, layout) for v in GENERATED for layout in sorted(LAYOUTS)]
 
 
 @pytest.mark.parametrize("version,layout", GENERATE_CASES)
-def test_generate_is_byte_identical(version: str, layout: str, tmp_path: Path) -> None:
+def test_generate_is_byte_identical(version: str, layout: str, tmp_path: Path, monkeypatch) -> None:
     folder = release_folder(version)
     aten = str(_aten(folder))
     # gen.py before 2.12 has no --headeronly-install-dir (enum_tag.h goes to <install dir>/core).
     headeronly = "--headeronly-install-dir" in (folder / "torchgen" / "gen.py").read_text()
-    outputs = {}
+    # Paths relative to each tool's folder: the outputs lists (--output-dependencies) name the files by them.
+    args = ["-s", aten, "-d", "aten", "--aoti-install-dir", "aoti", *LAYOUTS[layout],
+            "--output-dependencies", "outputs/generated.txt", *(["--headeronly-install-dir", "headeronly"] * headeronly)]
+    outputs, lists = {}, {}
     for tool in ("torchgen", "opgen"):
         root = tmp_path / tool
         root.mkdir()
-        args = ["-s", aten, "-d", str(root / "aten"), "--aoti-install-dir", str(root / "aoti"), *LAYOUTS[layout]]
-        if headeronly:
-            args += ["--headeronly-install-dir", str(root / "headeronly")]
         if tool == "torchgen":
             done = _torchgen(folder, "torchgen.gen", args, root)
             assert done.returncode == 0, done.stderr[-2000:]
         else:
+            monkeypatch.chdir(root)
             assert main(["generate", *args, "--implemented-only"]) == 0
+        lists[tool] = files_under(root / "outputs")  # compared on their own, not counted as generated files
+        shutil.rmtree(root / "outputs")
         outputs[tool] = files_under(root)
+    assert lists["opgen"] == lists["torchgen"], "the outputs lists (--output-dependencies) differ"
     expected, got = outputs["torchgen"], outputs["opgen"]
     print(f"torch {version} {layout}: {sum(got.get(n) == d for n, d in expected.items())}/{len(expected)} identical")
     assert sorted(set(expected) - set(got)) == [], "files opgen does not write"

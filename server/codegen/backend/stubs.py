@@ -155,7 +155,10 @@ def register_cpp(target: BackendTarget, index: BackendIndex, groups: tuple[Group
         raise PlanError(str(exc)) from exc
     body = [r for g in relevant for r in registrations(g, index)]
     static, deferred = _registration_blocks(key, body, options)
+    helpers = registration_helpers(index)
+    per_block = options.release.dispatch_helpers_per_definitions_block
     definitions = render("RegisterDispatchDefinitions.ini", templates, {
+        **({"dispatch_helpers": helpers} if per_block else {}),
         "generated_comment": generated_comment("RegisterDispatchDefinitions.ini", generator),
         "ns_prologue": "namespace at {",
         "ns_epilogue": "} // namespace at",
@@ -173,7 +176,7 @@ def register_cpp(target: BackendTarget, index: BackendIndex, groups: tuple[Group
         "DispatchKey": str(key),
         "dispatch_namespace": str(key).lower(),
         "dispatch_headers": registration_headers(index, False, options.per_operator_headers),
-        "dispatch_helpers": registration_helpers(index),
+        **({} if per_block else {"dispatch_helpers": helpers}),
         "dispatch_definitions": definitions.split("\n"),
     }
 

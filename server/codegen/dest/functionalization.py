@@ -8,6 +8,7 @@ conventions of the op that torchgen would have "in context" for it (ApiOptions.o
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 
 from ...model.codegen_rules import (
     is_multi_output,
@@ -430,13 +431,32 @@ def lambda_view_meta(g: NativeFunctionsViewGroup, view_copy: NativeFunction, f: 
 
 # ------------------------------------------------------------------ RegisterFunctionalization kernels
 
-def view_functionalization_body(g: NativeFunctionsViewGroup, *, view_inplace: bool, release: Release = DEFAULT) -> str:
-    f = g.view_inplace if view_inplace else g.view
-    if f is None or g.view_copy is None:
-        raise FunctionalizationError(f"{g.view.func.name}: a non-composite view needs a view_copy variant")
-    call_sig = _dispatcher_sig(g.view_copy.func, f)
-    api_name = g.view_copy.func.name.unambiguous_name()
-    noop_api_name = f.func.name.unambiguous_name()
+def meta_reference_guard(release: Release) -> str:
+    """What follows the condition of a meta reference run: TORCH_DISABLE_FUNCTIONALIZATION_META_REFERENCE=1
+    turns those runs off from 2.7."""
+    return " && !disable_meta_reference()" if release.meta_reference_can_be_disabled else ""
+
+
+@dataclass(frozen=True, slots=True)
+class _ViewKernel:
+    """The pieces of a view op's (or an inplace view op's) functionalization kernel."""
+
+    defn: str  # the wrapper's head
+    view_tensor: str  # its first argument, the tensor viewed
+    view_op: str  # at::_ops::<view_op>: the op itself (redispatched as is, and run on meta tensors)
+    copy_op: str  # at::_ops::<copy_op>: its _copy variant, called when views are not reapplied
+    unwrap: str  # the arguments' unwrapping from functional tensors
+    redispatch_args: str
+    return_type: str
+    reference_meta: str  # the reference run on meta tensors for XLA / LTC (_reference_meta)
+    strides_guard: str  # the condition of the reference's sizes and strides being copied over
+    view_meta: str  # the ViewMeta replaying the view (`view_meta`)
+    symbolic: str  # has_symbolic_inputs
+
+
+def _view_kernel(g: NativeFunctionsViewGroup, view_copy: NativeFunction, f: NativeFunction,
+                 release: Release) -> _ViewKernel:
+    call_sig = _dispatcher_sig(view_copy.func, f)
     sig = _dispatcher_sig(f.func, f)
     check_view_op(f.func)
     view_tensor = sig.arguments()[0].name
@@ -444,95 +464,116 @@ def view_functionalization_body(g: NativeFunctionsViewGroup, *, view_inplace: bo
     unwrap, unwrapped_ctx = unwrap_tensor_args(sig, is_view_op=True)
     redispatch_args = ", ".join(e.expr for e in translate(unwrapped_ctx, call_sig.arguments()))
     meta_conversion, meta_ctx = convert_to_meta_tensors(sig)
-    meta_args = ", ".join(e.expr for e in translate(meta_ctx, call_sig.arguments()))
+    meta_call = f"at::_ops::{f.func.name.unambiguous_name()}::call" \
+                f"({', '.join(e.expr for e in translate(meta_ctx, call_sig.arguments()))})"
     symbolic = has_symbolic_inputs(call_sig)
     defn = sig.defn(name=wrapper_name(f.func), is_redispatching_fn=True)
     view_meta = f"auto view_meta = {view_meta_new(f)};" if release.functionalization_view_meta_classes else \
-        lambda_view_meta(g, g.view_copy, f)
-    if "inplace_view" in f.tags:
-        running = "runnin" if release.inplace_view_comment_says_runnin else "running"
-        return f"""
-    {defn} {{
-      if (!at::functionalization::impl::isFunctionalTensor({view_tensor})) {{
-        // functionalization is re-entrant, but will no-op if it wasn't passed a FunctionalTensorWrapper.
-        {unwrap}
-        at::AutoDispatchSkipFunctionalize guard;
-        return at::_ops::{noop_api_name}::call({redispatch_args});
-      }}
-      auto reapply_views = at::functionalization::impl::getFunctionalizationReapplyViewsTLS();
+        lambda_view_meta(g, view_copy, f)
+    guard = f"compute_reference_meta{meta_reference_guard(release)}"
+    return _ViewKernel(
+        defn=defn, view_tensor=view_tensor, view_op=f.func.name.unambiguous_name(),
+        copy_op=view_copy.func.name.unambiguous_name(), unwrap=unwrap, redispatch_args=redispatch_args,
+        return_type=return_type,
+        reference_meta=_reference_meta(view_tensor, return_type, guard, meta_conversion, meta_call),
+        strides_guard=guard, view_meta=view_meta, symbolic=symbolic)
+
+
+# Both view kernels choose how views are replayed from the thread's setting.
+_REPLAY_MODE = """\
+auto reapply_views = at::functionalization::impl::getFunctionalizationReapplyViewsTLS();
       auto inverse_return_mode = (
           reapply_views ? at::functionalization::InverseReturnMode::ViewOrScatterInverse
             : at::functionalization::InverseReturnMode::NeverView
-      );
-      {symbolic}
-      {view_meta}
-      auto compute_reference_meta =
+      );"""
+
+
+def _reference_meta(view_tensor: str, return_type: str, guard: str, meta_conversion: str, meta_call: str) -> str:
+    """The view op run on meta tensors for XLA and LTC, whose sizes and strides the kernel then copies over."""
+    return f"""auto compute_reference_meta =
         {view_tensor}.key_set().has_backend(c10::BackendComponent::XLABit) ||
         {view_tensor}.key_set().has_backend(c10::BackendComponent::LazyBit);
       {return_type} reference_tensor_output;
-      if (compute_reference_meta && !disable_meta_reference()) {{
+      if ({guard}) {{
         {meta_conversion}
         at::AutoDispatchSkipFunctionalize func_guard;
         c10::impl::ExcludeDispatchKeyGuard guard(exclude_keys_for_meta_dispatch);
-        reference_tensor_output = at::_ops::{noop_api_name}::call({meta_args});
+        reference_tensor_output = {meta_call};
+      }}"""
+
+
+def _inplace_view_kernel(k: _ViewKernel, release: Release) -> str:
+    """An inplace view op's kernel: the view meta is added to the tensor itself, which is returned."""
+    running = "runnin" if release.inplace_view_comment_says_runnin else "running"
+    return f"""
+    {k.defn} {{
+      if (!at::functionalization::impl::isFunctionalTensor({k.view_tensor})) {{
+        // functionalization is re-entrant, but will no-op if it wasn't passed a FunctionalTensorWrapper.
+        {k.unwrap}
+        at::AutoDispatchSkipFunctionalize guard;
+        return at::_ops::{k.view_op}::call({k.redispatch_args});
       }}
+      {_REPLAY_MODE}
+      {k.symbolic}
+      {k.view_meta}
+      {k.reference_meta}
       // This function adds the above view meta to the current tensor and replays them off the base,
       // mutating the size/stride info of the current FunctionalTensorWrapper.
       // Because of this, we need to make sure to run the reference shape function above,
       // BEFORE doing this (otherwise we'll end up {running} the reference function using the wrong sizes/strides)
-      at::functionalization::impl::mutate_view_meta({view_tensor}, view_meta);
+      at::functionalization::impl::mutate_view_meta({k.view_tensor}, view_meta);
       // See  Note [Propagating strides in the functionalization pass]
       // XLA/LTC don't implement the logic to propagate strides correctly, so we need to rely
       // on a reference implementation here (instead of relying on the output from the forward lambda
       // having the correct stride info)
-      if (compute_reference_meta && !disable_meta_reference()) {{
-        at::functionalization::impl::set_sizes_strides_offset({view_tensor}, reference_tensor_output);
+      if ({k.strides_guard}) {{
+        at::functionalization::impl::set_sizes_strides_offset({k.view_tensor}, reference_tensor_output);
       }}
-      return {view_tensor};
+      return {k.view_tensor};
     }}
 """
+
+
+def _view_op_kernel(k: _ViewKernel) -> str:
+    """A view op's kernel: the view (or its copy) of the unwrapped tensor, wrapped with the view meta."""
     return f"""
-    {defn} {{
-      {unwrap}
-      if (!at::functionalization::impl::isFunctionalTensor({view_tensor})) {{
+    {k.defn} {{
+      {k.unwrap}
+      if (!at::functionalization::impl::isFunctionalTensor({k.view_tensor})) {{
         // functionalization is re-entrant, but will no-op if it wasn't passed a FunctionalTensorWrapper.
         at::AutoDispatchSkipFunctionalize guard;
-        return at::_ops::{noop_api_name}::call({redispatch_args});
+        return at::_ops::{k.view_op}::call({k.redispatch_args});
       }}
-      auto reapply_views = at::functionalization::impl::getFunctionalizationReapplyViewsTLS();
-      auto inverse_return_mode = (
-          reapply_views ? at::functionalization::InverseReturnMode::ViewOrScatterInverse
-            : at::functionalization::InverseReturnMode::NeverView
-      );
-      auto compute_reference_meta =
-        {view_tensor}.key_set().has_backend(c10::BackendComponent::XLABit) ||
-        {view_tensor}.key_set().has_backend(c10::BackendComponent::LazyBit);
-      {return_type} reference_tensor_output;
-      if (compute_reference_meta && !disable_meta_reference()) {{
-        {meta_conversion}
-        at::AutoDispatchSkipFunctionalize func_guard;
-        c10::impl::ExcludeDispatchKeyGuard guard(exclude_keys_for_meta_dispatch);
-        reference_tensor_output = at::_ops::{noop_api_name}::call({meta_args});
-      }}
-      {return_type} tmp_output;
+      {_REPLAY_MODE}
+      {k.reference_meta}
+      {k.return_type} tmp_output;
       {{
         at::AutoDispatchSkipFunctionalize guard;
         if (reapply_views) {{
-          tmp_output = at::_ops::{noop_api_name}::call({redispatch_args});
+          tmp_output = at::_ops::{k.view_op}::call({k.redispatch_args});
         }} else {{
-          tmp_output = at::_ops::{api_name}::call({redispatch_args});
+          tmp_output = at::_ops::{k.copy_op}::call({k.redispatch_args});
         }}
       }}
-      {symbolic}
-      {view_meta}
-      auto out = at::functionalization::impl::create_functional_tensor_with_view_meta(tmp_output, {view_tensor}, view_meta);
+      {k.symbolic}
+      {k.view_meta}
+      auto out = at::functionalization::impl::create_functional_tensor_with_view_meta(tmp_output, {k.view_tensor}, view_meta);
       // See  Note [Propagating strides in the functionalization pass]
-      if (compute_reference_meta && !disable_meta_reference()) {{
+      if ({k.strides_guard}) {{
         at::functionalization::impl::set_sizes_strides_offset(out, reference_tensor_output);
       }}
       return out;
     }}
 """
+
+
+def view_functionalization_body(g: NativeFunctionsViewGroup, *, view_inplace: bool, release: Release = DEFAULT) -> str:
+    """RegisterFunctionalization's kernel of a view group's view op (or of its inplace view op)."""
+    f = g.view_inplace if view_inplace else g.view
+    if f is None or g.view_copy is None:
+        raise FunctionalizationError(f"{g.view.func.name}: a non-composite view needs a view_copy variant")
+    kernel = _view_kernel(g, g.view_copy, f, release)
+    return _inplace_view_kernel(kernel, release) if "inplace_view" in f.tags else _view_op_kernel(kernel)
 
 
 def _redispatch_return_names(f: NativeFunction, inner: str) -> tuple[list[str], list[str]]:
@@ -584,44 +625,74 @@ def _cumulative_out_dtype(f: NativeFunction, functional_sig: DispatcherSignature
     return out
 
 
-def inplace_functionalization_body(f: NativeFunction, g: NativeFunctionsGroup, release: Release = DEFAULT) -> str:
-    if not writes_an_argument(f):
-        raise FunctionalizationError(f"Expected function to modify arguments: {f.func}")
-    sig = _dispatcher_sig(f.func, f)
-    unwrap, unwrapped_ctx = unwrap_tensor_args(sig, is_view_op=False)
+def _meta_shape_check(f: NativeFunction, sig: DispatcherSignature, release: Release) -> str:
+    """The mutating op run on meta tensors first (in-place ops only: the shape errors their functional
+    variants would not raise)."""
     flat = f.func.arguments.flat_all
-    mutated = [a.name for a in flat if a.type.is_tensor_like() and a.annotation is not None]
-    non_mutated = [a.name for a in flat if a.type.is_tensor_like() and a.annotation is None]
-    non_mutated_tensors = [a.name for a in flat if a.type == _TENSOR and a.annotation is None]
-    all_mutated_functional = " && ".join(
-        ["true"] + [f"at::functionalization::impl::isFunctionalTensor({a})" for a in mutated])
-    any_non_mutated_functional = " || ".join(
-        ["false"] + [f"at::functionalization::impl::isFunctionalTensor({a})" for a in non_mutated])
-    any_xla = " || ".join(["false"] + [f"{a}.device().type() == c10::DeviceType::XLA" for a in non_mutated_tensors])
-    inplace_exprs = ", ".join(e.expr for e in translate(unwrapped_ctx, sig.arguments()))
-    return_type = _returns_cpp(g.functional.func.returns, f).remove_const_ref().cpp_type()
-    functional_sig = _dispatcher_sig(g.functional.func, f)
-    functional_exprs = _cumulative_out_dtype(
-        f, functional_sig, [e.expr for e in translate(unwrapped_ctx, functional_sig.arguments())], release)
-    meta_conversion, meta_ctx = convert_to_meta_tensors(sig)
     any_storage = any(a.type == BaseType(BaseTy.Storage) for a in flat)
     run_meta = str(not any_storage and f.func.kind() is SchemaKind.inplace).lower()
-    name = f.func.name.unambiguous_name()
-    create_output = ""
-    if f.func.returns:
-        create_output = f"{_returns_cpp(f.func.returns, f).remove_const_ref().cpp_type()} tmp_output = "
-    aliased, fresh = _redispatch_return_names(f, "tmp_output")
-    return f"""
-    {sig.defn(name=wrapper_name(f.func), is_redispatching_fn=True)} {{
-      if ({run_meta} && !disable_meta_reference()) {{
+    meta_conversion, meta_ctx = convert_to_meta_tensors(sig)
+    return f"""if ({run_meta}{meta_reference_guard(release)}) {{
         // Before converting the mutable op to its functional variant, run meta tensors through the original op.
         // This will help us catch shape errors that apply to inplace ops that wouldn't apply to their functional variants.
         // (We can only do this for inplace ops today though, because they technically all support meta tensors).
         {meta_conversion}
         at::AutoDispatchSkipFunctionalize func_guard;
         c10::impl::ExcludeDispatchKeyGuard guard(exclude_keys_for_meta_dispatch);
-        at::_ops::{name}::call({", ".join(a.name for a in meta_ctx)});
-      }}
+        at::_ops::{f.func.name.unambiguous_name()}::call({", ".join(a.name for a in meta_ctx)});
+      }}"""
+
+
+def _functional_tensor_tests(f: NativeFunction) -> tuple[str, str, str]:
+    """C++ conditions: every written tensor is functional; some read tensor is; some read tensor is on XLA."""
+    flat = f.func.arguments.flat_all
+    mutated = [a.name for a in flat if a.type.is_tensor_like() and a.annotation is not None]
+    non_mutated = [a.name for a in flat if a.type.is_tensor_like() and a.annotation is None]
+    non_mutated_tensors = [a.name for a in flat if a.type == _TENSOR and a.annotation is None]
+    return (" && ".join(["true"] + [f"at::functionalization::impl::isFunctionalTensor({a})" for a in mutated]),
+            " || ".join(["false"] + [f"at::functionalization::impl::isFunctionalTensor({a})" for a in non_mutated]),
+            " || ".join(["false"] + [f"{a}.device().type() == c10::DeviceType::XLA" for a in non_mutated_tensors]))
+
+
+def _noop_redispatch(f: NativeFunction, sig: DispatcherSignature, unwrapped_ctx: list[Binding]) -> str:
+    """Case 2 of the kernel: no functional tensor is written, so the op itself runs on the unwrapped arguments."""
+    create_output = ""
+    if f.func.returns:
+        create_output = f"{_returns_cpp(f.func.returns, f).remove_const_ref().cpp_type()} tmp_output = "
+    inplace_exprs = ", ".join(e.expr for e in translate(unwrapped_ctx, sig.arguments()))
+    aliased, fresh = _redispatch_return_names(f, "tmp_output")
+    return f"""at::AutoDispatchSkipFunctionalize guard;
+         {create_output}at::_ops::{f.func.name.unambiguous_name()}::call({inplace_exprs});
+         {return_str(f.func.returns, aliased + fresh, f)}"""
+
+
+def _functional_call(f: NativeFunction, g: NativeFunctionsGroup, unwrapped_ctx: list[Binding],
+                     release: Release) -> str:
+    """The functional variant's call on the unwrapped arguments, into tmp_output."""
+    return_type = _returns_cpp(g.functional.func.returns, f).remove_const_ref().cpp_type()
+    functional_sig = _dispatcher_sig(g.functional.func, f)
+    functional_exprs = _cumulative_out_dtype(
+        f, functional_sig, [e.expr for e in translate(unwrapped_ctx, functional_sig.arguments())], release)
+    return f"""{return_type} tmp_output;
+        {{
+          at::AutoDispatchSkipFunctionalize guard;
+          tmp_output = at::_ops::{g.functional.func.name.unambiguous_name()}::call({", ".join(functional_exprs)});
+        }}"""
+
+
+def inplace_functionalization_body(f: NativeFunction, g: NativeFunctionsGroup, release: Release = DEFAULT) -> str:
+    """RegisterFunctionalization's kernel of a group's out=, in-place or mutable op: its functional variant's
+    result is written back into the arguments it mutates."""
+    if not writes_an_argument(f):
+        raise FunctionalizationError(f"Expected function to modify arguments: {f.func}")
+    sig = _dispatcher_sig(f.func, f)
+    unwrap, unwrapped_ctx = unwrap_tensor_args(sig, is_view_op=False)
+    all_mutated_functional, any_non_mutated_functional, any_xla = _functional_tensor_tests(f)
+    functional_call = _functional_call(f, g, unwrapped_ctx, release)
+    noop = _noop_redispatch(f, sig, unwrapped_ctx)
+    return f"""
+    {sig.defn(name=wrapper_name(f.func), is_redispatching_fn=True)} {{
+      {_meta_shape_check(f, sig, release)}
       {unwrap}
       if (!({all_mutated_functional})) {{
         // We want to disable this check if there are any XLA tensors.
@@ -633,16 +704,10 @@ def inplace_functionalization_body(f: NativeFunction, g: NativeFunctionsGroup, r
            " Please ensure that all of your inputs are wrapped inside of a functionalize() call.");
         }} else {{
          // case 2: arguments are not functional tensors, so we no-op and redispatch.
-         at::AutoDispatchSkipFunctionalize guard;
-         {create_output}at::_ops::{name}::call({inplace_exprs});
-         {return_str(f.func.returns, aliased + fresh, f)}
+         {noop}
         }}
       }} else {{
-        {return_type} tmp_output;
-        {{
-          at::AutoDispatchSkipFunctionalize guard;
-          tmp_output = at::_ops::{g.functional.func.name.unambiguous_name()}::call({", ".join(functional_exprs)});
-        }}
+        {functional_call}
         {_wrap_propagate_mutations_and_return(f, g.functional, "tmp_output")}
       }}
     }}"""

@@ -80,7 +80,11 @@ def plan_sources(ctx: GenContext, blocked: str | None) -> list[PlannedFile]:
         fm = _manager_of(ctx, key)
         n = dispatch_key.num_shards(key)
         path = f"Register{key}.cpp"
-        if blocked:
+        if not ctx.options.release.register_dispatch_key_sharded:
+            out.append(single(fm, path, None if blocked else partial(dispatch_key.register_dispatch_key_cpp, ctx, key),
+                              template="RegisterDispatchKey.cpp", missing_reason=blocked or "",
+                              cost=SHARDED_FAMILY_COST))
+        elif blocked:
             out += sharded_missing(fm, path, "RegisterDispatchKey.cpp", n, blocked)
         else:
             out += sharded(fm, path, "RegisterDispatchKey.cpp",
@@ -133,7 +137,8 @@ def plan_headers(ctx: GenContext, blocked: str | None) -> list[PlannedFile]:
         single(Manager.cpu, "VmapGeneratedPlumbing.h", lambda: vmap_generated_plumbing_h(ctx.native_functions)),
         *plan_native_aot_header(ctx, blocked),
         single(Manager.core, "aten_interned_strings.h", lambda: names.aten_interned_strings_h(ctx)),
-        single(Manager.headeronly, "enum_tag.h", lambda: names.enum_tag_h(ctx)),
+        single(Manager.core if ctx.options.release.enum_tag_in_core else Manager.headeronly, "enum_tag.h",
+               lambda: names.enum_tag_h(ctx)),
     ]
     return out
 

@@ -91,8 +91,7 @@ class GenerateOptions:
     def dispatch_keys(self) -> tuple[dk.DispatchKey, ...]:
         keys = [k for k in GEN_DISPATCH_KEYS if self.with_mps or k not in _MPS_KEYS]
         keys = [k for k in keys if (self.with_xpu or k not in self._xpu_flag_keys) and (self.mtia or k is not K["MTIA"])]
-        if not self.release.registers_nested_tensor_hpu:
-            keys = [k for k in keys if k is not K["NestedTensorHPU"]]
+        keys = [k for k in keys if k.name not in self.release.dispatch_keys_unknown]
         if self.backend_whitelist:
             keys = [k for k in keys if dk.is_generic_dispatch_key(k) or str(k) in self.backend_whitelist]
         return tuple(keys)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
@@ -10,6 +12,7 @@ from ...model.schema import OperatorName
 from ...releases import DEFAULT, Release
 from ..dest.native_declarations import key_export_macro
 from ..dest.register_namespaced import (
+    GroupPieces,
     KernelNamespaceError,
     certainly_no_pieces,
     group_pieces,
@@ -184,13 +187,18 @@ def _without_kernels(key: dk.DispatchKey, use_out_as_primary: bool, device_guard
     return BackendIndex(key, use_out_as_primary, device_guard, external, {})
 
 
+def _definitions_template(ctx: GenContext) -> str:
+    template = ctx.templates.get(_DEFINITIONS_TEMPLATE)
+    if template is None:
+        raise PlanError(f"no template {_DEFINITIONS_TEMPLATE} in the templates folder")
+    return template
+
+
 def group_definitions(ctx: GenContext, g: NativeFunction | NativeFunctionsGroup, key: dk.DispatchKey,
                       index: BackendIndex) -> list[str]:
     """The RegisterDispatchDefinitions.ini block of one group (anonymous wrappers, m.impl, at::<key>::op): one
     item for a block placeholder, or none."""
-    template = ctx.templates.get(_DEFINITIONS_TEMPLATE)
-    if template is None:
-        raise PlanError(f"no template {_DEFINITIONS_TEMPLATE} in the templates folder")
+    template = _definitions_template(ctx)
     narrowed = narrow_index(index, g)
     if certainly_no_pieces(narrowed):
         return []
@@ -219,10 +227,7 @@ def _group_definitions(g: NativeFunction | NativeFunctionsGroup, key: dk.Dispatc
     if not pieces.namespaced_definitions:
         return ""
     prologue, epilogue = namespace_prologue(namespace, 2)
-    body = ""
-    if pieces.registrations:
-        joined = "\n".join(pieces.registrations)
-        body = f"\nTORCH_LIBRARY_IMPL({_namespace(g)}, {key}, m) {{\n    {joined}\n}}"
+    body = registration_body(key, {_namespace(g): pieces.registrations})
     env = {
         "ns_prologue": prologue,
         "ns_epilogue": epilogue,
@@ -236,6 +241,12 @@ def _group_definitions(g: NativeFunction | NativeFunctionsGroup, key: dk.Dispatc
     # here, once, and keep one string (a tuple of lines costs several times the memory in the cache).
     text = render(_DEFINITIONS_TEMPLATE, {_DEFINITIONS_TEMPLATE: template}, env, release)
     return "\n".join(line for line in text.split("\n") if line)
+
+
+def registration_body(key: dk.DispatchKey, by_namespace: Mapping[str, Sequence[str]]) -> str:
+    """The TORCH_LIBRARY_IMPL blocks of a definitions block: one per op namespace that registers something."""
+    return "".join(f"\nTORCH_LIBRARY_IMPL({namespace}, {key}, m) {{\n    " + "\n".join(registrations) + "\n}"
+                   for namespace, registrations in by_namespace.items() if registrations)
 
 
 def operator_headers(ctx: GenContext, key: dk.DispatchKey) -> list[str]:
@@ -268,19 +279,97 @@ def register_operator_headers(ctx: GenContext, key: dk.DispatchKey) -> list[str]
     return sorted(headers)
 
 
-def register_dispatch_key_shards(ctx: GenContext, key: dk.DispatchKey) -> list[dict]:
-    index = ctx.backend_index(key)
-    helpers = key is not dk.CIA_NESTED  # its file does not use them, and -Werror=unused-function would fail
-    base = {
+def _register_base_env(ctx: GenContext, key: dk.DispatchKey, index: BackendIndex) -> dict:
+    """RegisterDispatchKey.cpp's environment but for its definitions."""
+    per_block = ctx.options.release.dispatch_helpers_per_definitions_block
+    return {
         "extra_cuda_headers": extra_cuda_headers(ctx.options.rocm) if dk.is_cuda_dispatch_key(key) else "",
         "external_backend_headers": "",
         "dispatch_headers": registration_headers(index, ctx.options.rocm, ctx.options.per_operator_headers),
         "ops_headers": operator_headers(ctx, key),
-        "dispatch_helpers": registration_helpers(index) if helpers else [],
+        "dispatch_helpers": "" if per_block else _dispatch_helpers(key, index),
     }
+
+
+def _dispatch_helpers(key: dk.DispatchKey, index: BackendIndex) -> list[str]:
+    # CompositeImplicitAutogradNestedTensor's file does not use them (-Werror=unused-function would fail).
+    return registration_helpers(index) if key is not dk.CIA_NESTED else []
+
+
+def register_dispatch_key_shards(ctx: GenContext, key: dk.DispatchKey) -> list[dict]:
+    index = ctx.backend_index(key)
     return shard_envs(ctx.groups, key_fn=lambda g: g.root_name,
                       env_fn=lambda g: {"dispatch_definitions": group_definitions(ctx, g, key, index)},
-                      num_shards=num_shards(key), base_env=base, sharded_keys=frozenset({"dispatch_definitions"}))
+                      num_shards=num_shards(key), base_env=_register_base_env(ctx, key, index),
+                      sharded_keys=frozenset({"dispatch_definitions"}))
+
+
+def register_dispatch_key_cpp(ctx: GenContext, key: dk.DispatchKey) -> Env:
+    """The one Register<Key>.cpp of a release that does not shard it (see register_dispatch_key_sharded)."""
+    index = ctx.backend_index(key)
+    return {**_register_base_env(ctx, key, index),
+            "dispatch_definitions": kernel_namespace_definitions(ctx, key, index)}
+
+
+@dataclass(slots=True)
+class _NamespaceBlock:
+    """What one kernel namespace collects over all groups (a block being built)."""
+
+    anonymous: list[str] = field(default_factory=list)
+    registrations: dict[str, list[str]] = field(default_factory=dict)  # by the ops' namespace
+    namespaced: list[str] = field(default_factory=list)
+
+    def add(self, namespace: str, pieces: GroupPieces) -> None:
+        self.anonymous += pieces.anonymous_definitions
+        if namespace not in self.registrations:
+            # gen.py 2.6 starts the kernel namespace's registrations over at each new op namespace: the
+            # registrations of the namespaces before it are lost (so they are here).
+            self.registrations = {}
+        self.registrations.setdefault(namespace, []).extend(pieces.registrations)
+        self.namespaced += pieces.namespaced_definitions
+
+
+_NO_PIECES = GroupPieces((), (), (), ())
+
+
+def kernel_namespace_definitions(ctx: GenContext, key: dk.DispatchKey, index: BackendIndex) -> list[str]:
+    """The RegisterDispatchDefinitions.ini blocks of an unsharded Register<Key>.cpp: one per kernel namespace
+    (in the order the groups first name them) holding its groups' pieces, as lines."""
+    template = _definitions_template(ctx)
+    skip = ctx.options.skip_dispatcher_op_registration
+    blocks: dict[str, _NamespaceBlock] = {}
+    for g in ctx.groups:
+        narrowed = narrow_index(index, g)
+        try:
+            namespace = kernel_namespace(g, narrowed).replace("::native", "")
+        except KernelNamespaceError as exc:
+            raise PlanError(str(exc)) from exc
+        pieces = _NO_PIECES if certainly_no_pieces(narrowed) else \
+            group_pieces(g, narrowed, skip, unselected_of(ctx, g), ctx.options.release)
+        blocks.setdefault(namespace, _NamespaceBlock()).add(_namespace(g), pieces)
+    helpers = _dispatch_helpers(key, index) if ctx.options.release.dispatch_helpers_per_definitions_block else []
+    lines: list[str] = []
+    for namespace, block in blocks.items():
+        if block.namespaced:
+            lines += _definitions_block(namespace, block, key, helpers, skip, template, ctx.options.release)
+    return lines
+
+
+def _definitions_block(namespace: str, block: _NamespaceBlock, key: dk.DispatchKey, helpers: list[str], skip: bool,
+                       template: str, release: Release) -> list[str]:
+    prologue, epilogue = namespace_prologue(namespace, 2)
+    body = registration_body(key, block.registrations)
+    env = {
+        "ns_prologue": prologue,
+        "ns_epilogue": epilogue,
+        "dispatch_helpers": helpers,
+        "dispatch_anonymous_definitions": block.anonymous,
+        "static_init_dispatch_registrations": "" if skip else body,
+        "deferred_dispatch_registrations": "",
+        "dispatch_namespace": str(key).lower(),
+        "dispatch_namespaced_definitions": block.namespaced,
+    }
+    return render(_DEFINITIONS_TEMPLATE, {_DEFINITIONS_TEMPLATE: template}, env, release).split("\n")
 
 
 # ------------------------------------------------------------------ <Key>Functions.h, <Key>Functions_inl.h

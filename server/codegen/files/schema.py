@@ -59,4 +59,5 @@ def aten_op_list_cpp(ctx: GenContext) -> Env:
 
 def registration_declarations_h(ctx: GenContext) -> Env:
     indices = ctx.model.backend_indices
-    return {"registration_declarations": [compute_registration_declaration(f, indices) for f in ctx.native_functions]}
+    return {"registration_declarations": [compute_registration_declaration(f, indices, ctx.options.release)
+                                         for f in ctx.native_functions]}
