@@ -332,8 +332,8 @@ SITES: dict[str, Site] = {
     "codegen/dest/aoti.py:_base_arg:NoCShim": handled("opgen_lsp.codegen.dest.aoti:shim", _AOTI_TYPES),
     "codegen/dest/aoti.py:_list_arg:NoCShim": handled("opgen_lsp.codegen.dest.aoti:shim", _AOTI_TYPES),
     "codegen/dest/aoti.py:_list_arg:ShimFails": handled(
-        "opgen_lsp.codegen.files.aoti:shim_failures",
-        "gen.py's shim generator fails on a fallback op's list of Device: OPG960, from `opgen check` and before "
+        "opgen_lsp.codegen.files.aoti:_shim_fails",
+        "gen.py's shim generator fails on a fallback op's list of Device: OPG960, from `opgen check`, the server and before "
         "`opgen generate` writes anything (it needs fallback_ops.py, so the parse alone cannot say it; "
         "tests/conformance/test_generate_aoti_releases.py compares it with gen.py 2.6, 2.7 and 2.13)"),
     "codegen/dest/aoti.py:convert_arg:NoCShim": handled("opgen_lsp.codegen.dest.aoti:shim", _AOTI_TYPES),
