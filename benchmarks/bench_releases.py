@@ -144,8 +144,8 @@ def _cell_recheck(c: dict[str, Any]) -> str:
 def _cell_generate(g: dict[str, Any]) -> str:
     if "failed" in g:
         return f"not generated ({g['failed']})"
-    return (f"{g['wall_ratio']:.2f}{_met(g['wall_ratio'], GOALS['generate'])} / "
-            f"{g['cpu_ratio']:.2f}{_met(g['cpu_ratio'], GOALS['generate'])}; "
+    # The goal is of the wall time (README, bench_generate.py); the CPU ratio is for information.
+    return (f"{g['wall_ratio']:.2f}{_met(g['wall_ratio'], GOALS['generate'])} / {g['cpu_ratio']:.2f}; "
             f"{g['identical']}/{g['torchgen_files']} identical")
 
 
@@ -155,15 +155,15 @@ def _cell_pair(b: dict[str, Any], goal: float) -> str:
     if "skipped" in b:
         return f"— ({b['skipped']})"
     same = "identical" if b["identical"] else "**differ**"
-    return f"{b['wall_ratio']:.2f}{_met(b['wall_ratio'], goal)} / {b['cpu_ratio']:.2f}{_met(b['cpu_ratio'], goal)}; {same}"
+    return f"{b['wall_ratio']:.2f}{_met(b['wall_ratio'], goal)} / {b['cpu_ratio']:.2f}; {same}"
 
 
 def table(results: dict[str, dict[str, Any]]) -> str:
     header = ["release", f"check: opgen / torchgen, timed call (goal <= {GOALS['check']})",
               f"re-check ms (goal < {GOALS['recheck_ms']:g})",
-              f"generate plain: wall / CPU (goal <= {GOALS['generate']})",
-              f"generate-backend: wall / CPU (goal <= {GOALS['backend']})",
-              f"generate-lazy: wall / CPU (goal <= {GOALS['lazy']})"]
+              f"generate plain: wall (goal <= {GOALS['generate']}) / CPU",
+              f"generate-backend: wall (goal <= {GOALS['backend']}) / CPU",
+              f"generate-lazy: wall (goal <= {GOALS['lazy']}) / CPU"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for version, r in results.items():
         cells = [version]

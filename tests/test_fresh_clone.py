@@ -60,6 +60,13 @@ def test_readme_command_1_in_a_fresh_clone(clone, command_1) -> None:
     assert FRESH_CLONE.imported_opgen(env).startswith(str(repo)), FRESH_CLONE.imported_opgen(env)
 
 
+def test_the_fresh_clone_sees_no_pytorch_trees(clone) -> None:
+    """A fresh machine has none of a developer's real trees (docs/trees.md): their tests skip there."""
+    _, env = clone
+    trees = Path(env["OPGEN_PYTORCH_TREES"])
+    assert trees.is_dir() and not any(trees.iterdir())
+
+
 def test_the_suite_collects_and_skips_what_needs_shared(clone, command_1) -> None:
     """Command 2 in the clone, as far as it can run in a test: the whole suite collects, and the tests of
     ../shared/corpus skip with the one reason (the full suite there would double CI's time)."""

@@ -8,7 +8,9 @@ virtual environment is made and activated there (PATH and VIRTUAL_ENV; PYTHONPAT
 user's shell), and the command runs as the README writes it, in bash, from the clone's root, its output
 streamed. The environment sees this interpreter's packages (--system-site-packages): pip installs the clone
 (editable) and only what is still missing; the caches in the home folder (pip's, npm's, ~/.cache/opgen) are
-used as a user's would be. OPGEN_SETUP_EDITORS=1 makes a missing editor a failure, not a skip (command 2's
+used as a user's would be, but for the real PyTorch trees (~/.cache/opgen/trees, docs/trees.md): a developer's
+extra inputs that a fresh machine has not, so OPGEN_PYTORCH_TREES names an empty folder and their tests skip, as
+there (the main suite ran them already). OPGEN_SETUP_EDITORS=1 makes a missing editor a failure, not a skip (command 2's
 own set-up installs them). Afterwards the clone's `opgen_lsp` must be the one its environment imports (else
 the run tested another checkout's code).
 
@@ -59,6 +61,9 @@ def fresh_clone(top: Path) -> tuple[Path, dict[str, str]]:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CI", "VIRTUAL_ENV", "PYTHONHOME")}
     env["PATH"] = os.pathsep.join([str(venv / "bin"), env.get("PATH", "")])
     env["VIRTUAL_ENV"] = str(venv)
+    no_trees = top / "no-pytorch-trees"
+    no_trees.mkdir()
+    env["OPGEN_PYTORCH_TREES"] = str(no_trees)
     return repo, env
 
 
