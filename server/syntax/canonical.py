@@ -50,6 +50,8 @@ _LONGEST_KEY = 200
 _plain_values: dict[str, object] = {}
 # Key nodes by (text, line, column); _plain raises for keys left to libyaml, which are not kept.
 _key_nodes: dict[tuple[str, int, int], YScalar] = {}
+# Lines read by _key_value, by (text, line, indent); lines it refuses are not kept.
+_pairs: dict[tuple[str, int, int], tuple[YScalar, YNode | None]] = {}
 
 
 def _resolve_plain(text: str) -> object:
@@ -116,6 +118,18 @@ def _flow_list(text: str, line: int, col: int) -> YSeq:
 
 def _key_value(content: str, indent: int, line: int) -> tuple[YScalar, YNode | None]:
     """'key: value' at indent; the value is None when it is empty (a nested block follows)."""
+    # Half the lines of the real file repeat at the same line of other entries ('  variants: function'; spans
+    # are relative to the entry): their nodes, immutable, are shared rather than read again.
+    where = (content, line, indent)
+    pair = _pairs.get(where)
+    if pair is None:
+        pair = _read_key_value(content, indent, line)
+        if len(_pairs) < _MEMO_LIMIT:
+            _pairs[where] = pair
+    return pair
+
+
+def _read_key_value(content: str, indent: int, line: int) -> tuple[YScalar, YNode | None]:
     m = _KEY_VALUE.match(content, indent)
     if m is None:
         raise _NotCanonical
