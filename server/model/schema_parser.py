@@ -357,6 +357,33 @@ def _group_kwargs(kwargs: list[tuple[Argument, ArgumentSpans]], issues: list[Iss
 
 
 def _parse_arguments(text: str, start: int, issues: list[Issue]) -> tuple[Arguments, tuple[ArgumentSpans, ...]] | None:
+    """The arguments of the text at start in the func string (None when they do not parse; issues recorded)."""
+    arguments, spans, found = _arguments_from_text(text)
+    if found:
+        issues.extend(i.moved(start) for i in found)
+    if arguments is None:
+        return None
+    if start:
+        spans = tuple([_tuple(ArgumentSpans, (s.at + start, s.pieces)) for s in spans])
+    return arguments, spans
+
+
+# The NamedTuple's own __new__ is a Python function; this runs for every argument of every schema.
+_tuple = tuple.__new__
+
+
+@functools.cache
+def _arguments_from_text(text: str) -> tuple[Arguments | None, tuple[ArgumentSpans, ...], tuple[Issue, ...]]:
+    """The arguments, their spans and issues at offsets relative to the text (cached: half the argument lists
+    of the real file are another entry's too, e.g. 'Tensor self, Tensor other')."""
+    issues: list[Issue] = []
+    read = _read_arguments(text, 0, issues)
+    if read is None:
+        return None, (), tuple(issues)
+    return read[0], read[1], tuple(issues)
+
+
+def _read_arguments(text: str, start: int, issues: list[Issue]) -> tuple[Arguments, tuple[ArgumentSpans, ...]] | None:
     positional: list[tuple[Argument, ArgumentSpans]] = []
     kwarg_only: list[tuple[Argument, ArgumentSpans]] = []
     out: list[tuple[Argument, ArgumentSpans]] = []
