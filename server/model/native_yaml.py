@@ -313,14 +313,19 @@ def generate_for_group(members: Members, release: Release = DEFAULT
     """torchgen's add_generated_native_functions for one group (in `release`): (base index, kind, function,
     kernel) and findings."""
     d = dict(members)
+    # Nothing is generated for a group whose members all bind manually, one with a view op (but set_), or one that
+    # is all CompositeImplicitAutograd and not core: one loop over the members asks all three (most groups).
+    all_manual = all_implicit = True
+    core = False
+    for f in d.values():
+        if f.is_view_op and str(f.func.name.name) != "set_":
+            return (), ()
+        all_manual = all_manual and f.manual_cpp_binding
+        all_implicit = all_implicit and f.has_composite_implicit_autograd_kernel
+        core = core or "core" in f.tags
+    if all_manual or (all_implicit and not core):
+        return (), ()
     index_of = {kind: i for i, (kind, _) in enumerate(members)}
-    fs = list(d.values())
-    if all(f.manual_cpp_binding for f in fs):
-        return (), ()
-    if any(f.is_view_op and str(f.func.name.name) != "set_" for f in fs):
-        return (), ()
-    if all(f.has_composite_implicit_autograd_kernel for f in fs) and not any("core" in f.tags for f in fs):
-        return (), ()
     has_out = SchemaKind.out in d
     if has_out and len(d) == 1:
         if str(d[SchemaKind.out].func.name) in OUT_OPS_THAT_DONT_GET_GROUPED_PROPERLY:
