@@ -66,6 +66,8 @@ _D = TypeVar("_D")
 _Table = dict[dk.DispatchKey, BackendMetadata]
 _Kernels = list[tuple[dk.DispatchKey | None, str]]
 
+# The dispatch tables (their key sets) of an op that is not abstract: only implicit-autograd kernels.
+_IMPLICIT_ONLY = (frozenset({dk.CIA}), frozenset({dk.CIA_NESTED}), frozenset({dk.CIA, dk.CIA_NESTED}))
 _STRUCTURED_KEYS_IN_ORDER = tuple(sorted(dk.STRUCTURED_DISPATCH_KEYS, key=lambda k: k.value))
 
 
@@ -286,8 +288,7 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
     _check_composites(r, entry, dispatch)
     if ufunc_loops:
         _add_ufunc_kernels(r, entry, func, keys.structured, dispatch)
-    is_abstract = keys.structured_delegate is not None or set(dispatch) not in (
-        {dk.CIA}, {dk.CIA_NESTED}, {dk.CIA, dk.CIA_NESTED})
+    is_abstract = keys.structured_delegate is not None or dispatch.keys() not in _IMPLICIT_ONLY
     if keys.structured_delegate is not None:
         _check_delegated_keys(r, entry, dispatch)
     _check_codegen_rules(r, func, dispatch, keys.structured, keys.variants)
@@ -719,6 +720,8 @@ def _lower_dispatch(r: _Reader, manual_kernel_registration: bool, structured: bo
     table: _Table = {}
     kernels: _Kernels = []
     seen: set[dk.DispatchKey] = set()
+    supported, unknown = dk.SUPPORTED_DISPATCH_KEYS, release.dispatch_keys_unknown
+    structured_keys = dk.STRUCTURED_DISPATCH_KEYS if structured else frozenset()
     for key_node, value_node in node.pairs:
         if not (isinstance(key_node, YScalar) and isinstance(key_node.value, str)):
             r.error("OPG104", key_node.span, "a dispatch key must be a name such as CPU or CompositeExplicitAutograd")
@@ -733,10 +736,14 @@ def _lower_dispatch(r: _Reader, manual_kernel_registration: bool, structured: bo
         if problem is not None:
             r.error("OPG141", value_node.span, f"dispatch key '{key_node.value}': {problem}; {_PASTED}")
         for name, start, key in _key_pieces(key_node.value):
-            later = name in release.dispatch_keys_unknown  # checked before gen.py's ignored keys, as gen.py does
+            kernels.append((key, kernel_text))
+            if ok and key in supported and name not in unknown and key not in seen and key not in ignore_keys:
+                seen.add(key)  # the usual key: the checks below all pass
+                table[key] = BackendMetadata(kernel, key in structured_keys, cpp_namespace)
+                continue
+            later = name in unknown  # checked before gen.py's ignored keys, as gen.py does
             if key is None or key not in dk.SUPPORTED_DISPATCH_KEYS or key in seen or later:
                 span = ScalarText(key_node).span(start, start + len(name))
-            kernels.append((key, kernel_text))
             if later:
                 r.error("OPG105", span, f"dispatch key '{name}' is not one {release}'s native_functions.yaml may use "
                                         "(a later torch release added it)")
