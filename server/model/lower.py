@@ -312,7 +312,8 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
         structured_delegate=keys.structured_delegate,
         structured_inherits=keys.structured_inherits,
         precomputed=precomputed,
-        cpp_no_default_args=frozenset([a for a in keys.cpp_no_default_args if isinstance(a, str)]),
+        cpp_no_default_args=frozenset([a for a in keys.cpp_no_default_args if isinstance(a, str)])
+        if keys.cpp_no_default_args else frozenset(),
         is_abstract=is_abstract,
         has_composite_implicit_autograd_kernel=dk.CIA in dispatch,
         has_composite_implicit_autograd_nested_tensor_kernel=dk.CIA_NESTED in dispatch,
@@ -337,7 +338,8 @@ def _lower_func(r: _Reader, entry: YMap) -> _Func | None:
         r.error("OPG101", func_node.span, "'func' must be a schema string such as 'foo(Tensor self) -> Tensor'")
         return None
     f = _Func(func_node, func_node.value, ScalarText(func_node), parse_schema(func_node.value))
-    r.diagnostics.extend(_issue_to_diag(i, f.text) for i in f.parsed.issues)
+    if f.parsed.issues:  # rare: no generator for every entry
+        r.diagnostics.extend(_issue_to_diag(i, f.text) for i in f.parsed.issues)
     return f
 
 
@@ -466,7 +468,7 @@ def _default_dispatch(r: _Reader, func: FunctionSchema, keys: _Keys, text: Scala
 
 
 def _check_composites(r: _Reader, entry: YMap, dispatch: _Table) -> None:
-    composites = [k for k in dispatch if k in dk.COMPOSITE_KEYS]
+    composites = dispatch.keys() & dk.COMPOSITE_KEYS
     if not (len(composites) <= 1 or (len(composites) == 2 and dk.CEA_NON_FUNCTIONAL not in composites
                                      and dk.CIA_NESTED in composites)):
         r.error("OPG113", r.key_span("dispatch") or entry.span,
@@ -826,7 +828,13 @@ def _check_codegen_rules(r: _Reader, func: FunctionSchema, dispatch: _Table, str
             if key in dispatch:
                 r.error("OPG124", _dispatch_key_span(r.entry, key.name) or r.key_span("dispatch") or r.entry.span,
                         f"do not give a {key} kernel for a structured op: the codegen generates it from the meta function")
-    if any(meta.supports_symint() for meta in dispatch.values()) and not func.has_symint():
+    # A plain loop rather than any() over a generator: asked of every entry.
+    for meta in dispatch.values():
+        if meta.supports_symint():
+            break
+    else:
+        return
+    if not func.has_symint():
         for key, meta in dispatch.items():
             if meta.supports_symint():
                 r.error("OPG125", _dispatch_key_span(r.entry, key.name) or r.entry.span,
