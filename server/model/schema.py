@@ -262,6 +262,8 @@ class Arguments:
     _flat_positional: tuple[Argument, ...] | None = field(init=False, repr=False, compare=False, default=None)
     _flat_kwarg_only: tuple[Argument, ...] | None = field(init=False, repr=False, compare=False, default=None)
     _flat_all: tuple[Argument, ...] | None = field(init=False, repr=False, compare=False, default=None)
+    # signature_key's text of these arguments; schemas with the same argument list share their Arguments.
+    _plain: str | None = field(init=False, repr=False, compare=False, default=None)
 
     def __hash__(self) -> int:
         cached = self._hash
@@ -270,6 +272,20 @@ class Arguments:
                 self.pre_self_positional, self.self_arg, self.post_self_positional, self.pre_tensor_options_kwarg_only,
                 self.tensor_options, self.post_tensor_options_kwarg_only, self.out))
             object.__setattr__(self, "_hash", cached)
+        return cached
+
+    @property
+    def plain(self) -> str:
+        """The arguments as a signature prints them: without alias annotations."""
+        cached = self._plain
+        if cached is None:
+            parts = [a.plain for a in self.flat_positional]
+            kwargs = self.pre_tensor_options_kwarg_only + self.post_tensor_options_kwarg_only
+            if kwargs:
+                parts.append("*")
+                parts.extend(a.plain for a in kwargs)
+            cached = ", ".join(parts)
+            object.__setattr__(self, "_plain", cached)
         return cached
 
     @property
@@ -582,12 +598,7 @@ def signature_key(func: FunctionSchema, strip_view_copy_name: bool = False) -> s
             base = base.replace("scatter", "inverse")
     name = f"__{base}__" if func.name.name.dunder_method else base
     args = func.arguments
-    parts = [a.plain for a in args.flat_positional]
-    kwargs = args.pre_tensor_options_kwarg_only + args.post_tensor_options_kwarg_only
-    if kwargs:
-        parts.append("*")
-        parts.extend(a.plain for a in kwargs)
-    arguments = ", ".join(parts)
+    arguments = args.plain
     if base == "bernoulli" and str(func.name) == "bernoulli.p":
         arguments = arguments.replace("float p", "float p=0.5")
     returns = [r.plain for r in func.returns]
