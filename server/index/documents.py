@@ -12,7 +12,7 @@ import gc
 import os
 from array import array
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any, Generic, NamedTuple, TypeVar, overload
 
@@ -85,7 +85,18 @@ class EntryResult(Generic[T]):
     mapping: YMap | None
     value: T | None
     diagnostics: tuple[Diagnostic, ...]
-    cost: int  # entry_cost(text), kept so that a re-parse need not count again
+    # entry_cost(text) once a budget has counted it (see cost), else None.
+    _cost: int | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def cost(self) -> int:
+        """entry_cost(text), counted when a budget first asks and kept so that a re-parse need not count again
+        (a file too small to reach its budget is never counted: the real native_functions.yaml is not)."""
+        cost = self._cost
+        if cost is None:
+            cost = entry_cost(self.text)
+            object.__setattr__(self, "_cost", cost)
+        return cost
 
 
 _tuple = tuple.__new__
@@ -296,9 +307,8 @@ class EntryListParser(Generic[T]):
         cache = self._cache
         for text, entry, (mapping, shape) in zip(texts, composed, shaped):
             value, lowered = (None, ()) if mapping is None else lower(mapping)
-            cost = costs.get(text)
             cache[text] = EntryResult(text, mapping, value, entry.diagnostics + shape + tuple(lowered),
-                                      entry_cost(text) if cost is None else cost)
+                                      costs.get(text))
 
     def _place(self, text: str, budget: _Budget | _Repeats | None
                ) -> tuple[array[int], list[EntryResult[T] | str], array[int], dict[str, str], list[Diagnostic]] | None:
