@@ -466,6 +466,28 @@ def _return_from_text(text: str) -> tuple[Return | None, tuple[Issue, ...]]:
 
 
 def _parse_returns(text: str, start: int, issues: list[Issue]) -> tuple[tuple[Return, ...], tuple[Offsets, ...]] | None:
+    """The returns of the text at start in the func string (None when they do not parse; issues recorded)."""
+    returns, offsets, found = _returns_from_text(text)
+    if found:
+        issues.extend(i.moved(start) for i in found)
+    if returns is None:
+        return None
+    if start:
+        offsets = tuple([(s + start, e + start) for s, e in offsets])
+    return returns, offsets
+
+
+@functools.cache
+def _returns_from_text(text: str) -> tuple[tuple[Return, ...] | None, tuple[Offsets, ...], tuple[Issue, ...]]:
+    """The returns, their offsets and issues relative to the text (cached: the real file has 100 return texts)."""
+    issues: list[Issue] = []
+    read = _read_returns(text, 0, issues)
+    if read is None:
+        return None, (), tuple(issues)
+    return read[0], read[1], tuple(issues)
+
+
+def _read_returns(text: str, start: int, issues: list[Issue]) -> tuple[tuple[Return, ...], tuple[Offsets, ...]] | None:
     if text == "()":
         return (), ()
     inner, inner_start = text, start
