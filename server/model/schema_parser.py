@@ -358,14 +358,12 @@ def _group_kwargs(kwargs: list[tuple[Argument, ArgumentSpans]], issues: list[Iss
 
 def _parse_arguments(text: str, start: int, issues: list[Issue]) -> tuple[Arguments, tuple[ArgumentSpans, ...]] | None:
     """The arguments of the text at start in the func string (None when they do not parse; issues recorded)."""
-    arguments, spans, found = _arguments_from_text(text)
+    read, found = _arguments_from_text(text)
     if found:
         issues.extend(i.moved(start) for i in found)
-    if arguments is None:
-        return None
-    if start:
-        spans = tuple([_tuple(ArgumentSpans, (s.at + start, s.pieces)) for s in spans])
-    return arguments, spans
+    if read is None or not start:
+        return read
+    return read[0], tuple([_tuple(ArgumentSpans, (s.at + start, s.pieces)) for s in read[1]])
 
 
 # The NamedTuple's own __new__ is a Python function; this runs for every argument of every schema.
@@ -373,14 +371,11 @@ _tuple = tuple.__new__
 
 
 @functools.cache
-def _arguments_from_text(text: str) -> tuple[Arguments | None, tuple[ArgumentSpans, ...], tuple[Issue, ...]]:
-    """The arguments, their spans and issues at offsets relative to the text (cached: half the argument lists
-    of the real file are another entry's too, e.g. 'Tensor self, Tensor other')."""
+def _arguments_from_text(text: str) -> tuple[tuple[Arguments, tuple[ArgumentSpans, ...]] | None, tuple[Issue, ...]]:
+    """_read_arguments at offset 0, and its issues (cached: half the argument lists of the real file are another
+    entry's too, e.g. 'Tensor self, Tensor other')."""
     issues: list[Issue] = []
-    read = _read_arguments(text, 0, issues)
-    if read is None:
-        return None, (), tuple(issues)
-    return read[0], read[1], tuple(issues)
+    return _read_arguments(text, 0, issues), tuple(issues)
 
 
 def _read_arguments(text: str, start: int, issues: list[Issue]) -> tuple[Arguments, tuple[ArgumentSpans, ...]] | None:
@@ -467,24 +462,19 @@ def _return_from_text(text: str) -> tuple[Return | None, tuple[Issue, ...]]:
 
 def _parse_returns(text: str, start: int, issues: list[Issue]) -> tuple[tuple[Return, ...], tuple[Offsets, ...]] | None:
     """The returns of the text at start in the func string (None when they do not parse; issues recorded)."""
-    returns, offsets, found = _returns_from_text(text)
+    read, found = _returns_from_text(text)
     if found:
         issues.extend(i.moved(start) for i in found)
-    if returns is None:
-        return None
-    if start:
-        offsets = tuple([(s + start, e + start) for s, e in offsets])
-    return returns, offsets
+    if read is None or not start:
+        return read
+    return read[0], tuple([(s + start, e + start) for s, e in read[1]])
 
 
 @functools.cache
-def _returns_from_text(text: str) -> tuple[tuple[Return, ...] | None, tuple[Offsets, ...], tuple[Issue, ...]]:
-    """The returns, their offsets and issues relative to the text (cached: the real file has 100 return texts)."""
+def _returns_from_text(text: str) -> tuple[tuple[tuple[Return, ...], tuple[Offsets, ...]] | None, tuple[Issue, ...]]:
+    """_read_returns at offset 0, and its issues (cached: the real file has 100 return texts)."""
     issues: list[Issue] = []
-    read = _read_returns(text, 0, issues)
-    if read is None:
-        return None, (), tuple(issues)
-    return read[0], read[1], tuple(issues)
+    return _read_returns(text, 0, issues), tuple(issues)
 
 
 def _read_returns(text: str, start: int, issues: list[Issue]) -> tuple[tuple[Return, ...], tuple[Offsets, ...]] | None:
