@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import stat
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -133,10 +134,7 @@ def load_context(options: GenerateOptions) -> GenContext:
 def shim_check(native_path: str, snapshot: NativeSnapshot) -> list[Diagnostic]:
     """For `opgen check`: OPG960 on a native_functions.yaml (<ATen>/native/) as gen.py's default run writes the
     shims, with the fallback_ops.py generate would read; none when there is none to read (generate says why)."""
-    source = os.path.dirname(os.path.dirname(os.path.abspath(native_path)))
-    fallback_ops, _ = load_fallback_ops(source, snapshot.release)
-    options = GenerateOptions(source_path=source, release=snapshot.release)
-    return list(shim_failures(GenContext(snapshot.functions, frozenset(), options, {}, fallback_ops)))
+    return ShimCheck()(native_path, snapshot)
 
 
 class ShimCheck:
@@ -169,7 +167,7 @@ def _file_state(source_path: str) -> tuple:
             st = os.stat(path)
         except OSError:
             continue
-        if os.path.isfile(path):
+        if stat.S_ISREG(st.st_mode):  # as load_fallback_ops' isfile, from the same stat
             return path, st.st_size, st.st_mtime_ns
     return ()
 
