@@ -105,6 +105,7 @@ CODES: dict[str, Code] = _table(
     ("OPG140", "name-not-a-file-name", E, "an operator name gen.py cannot use as a file name (NUL, line break, '/')"),
     ("OPG141", "kernel-not-a-cpp-name", E, "a kernel or structured_inherits name that is not a C++ name (pasted as it is)"),
     ("OPG142", "line-break-in-schema", E, "a func: schema with a line break that torchgen pastes into the C++"),
+    ("OPG143", "name-not-a-cpp-name", E, "an op, overload, argument, return or namespace name that is no C++ name (pasted as it is)"),
     ("OPG127", "ufunc-codegen-refuses", E, "a ufunc op whose loops or arguments the ufunc codegen cannot emit"),
     ("OPG128", "unfunctionalizable-view", E, "a view op (or its view_copy) that gen.py's functionalization cannot emit"),
     ("OPG129", "kernel-namespace-codegen", E, "kernel namespaces the codegen cannot write (too deep, two for an op)"),
@@ -119,7 +120,7 @@ CODES: dict[str, Code] = _table(
     ("OPG204", "bad-alias-annotation", E, "an invalid alias annotation"),
     ("OPG205", "bad-argument-order", E, "keyword-only marker or out arguments in the wrong place"),
     ("OPG206", "bad-schema-semantics", E, "a schema that breaks torchgen's rules for mutation and returns"),
-    ("OPG207", "not-an-identifier", W, "a name that is not a C++/Python identifier"),
+    ("OPG207", "not-an-identifier", W, "a missing name, or one only some compilers take ('$', non-ASCII)"),
     ("OPG208", "untranslatable-type", E, "a type or default the C++ codegen cannot write (a custom class, bool[], "
                                           "a Tensor[2] return, int[] x=1, ...)"),
     # across entries
@@ -143,6 +144,7 @@ CODES: dict[str, Code] = _table(
     ("OPG401", "tag-missing-description", E, "a tag needs a non-empty 'desc:'"),
     ("OPG402", "duplicate-tag", W, "a tag defined twice"),
     ("OPG403", "unknown-tag-key", W, "a tags.yaml entry key other than tag and desc"),
+    ("OPG404", "tag-not-a-cpp-name", E, "a tag name that is no C++ identifier (gen.py pastes it into enum_tag.h)"),
     # derivatives.yaml (torchgen's autograd loader, load_derivatives.py), resolved against native_functions.yaml
     ("OPG700", "derivative-missing-name", E, "a derivatives.yaml entry without 'name:'"),
     ("OPG701", "derivative-name-not-string", E, "'name' must be a schema string"),
