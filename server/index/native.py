@@ -43,8 +43,9 @@ class TagsSnapshot:
 # What names an entry past the point where reading stopped: found by a scan, whatever the yaml's shape around it.
 _TAG_NAME = re.compile(r"""\btag\s*:\s*['"]?([^\s'",}\]]+)""")
 _FUNC_NAME = re.compile(r"""\bfunc\s*:\s*['"]?([^\s('"]+)\(""")
-# Problems across entries that can only be about what is there (a name declared twice), never about what is not.
-_ABOUT_WHAT_IS_THERE = frozenset({"OPG300"})
+# Problems across entries that can only be about what is there (a name or a signature declared twice), never about
+# what is not.
+_ABOUT_WHAT_IS_THERE = frozenset({"OPG300", "OPG304"})
 
 
 def _stems_past_the_cut(text: str, document: Document[LoweredEntry]) -> frozenset[str]:

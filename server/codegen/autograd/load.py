@@ -200,14 +200,16 @@ class DerivativesChecker:
 
 
 def _reads(entry: DerivativeEntry, index: NativeIndex) -> tuple[object, ...]:
-    """What analyse_entry reads for an entry: the function it names and that one's signature group, or, when it
-    names none, the schemas by name (its did-you-mean comes from all of them)."""
+    """What analyse_entry reads for an entry: whether its op may lie past where reading native_functions.yaml
+    stopped, the function it names and that one's signature group, or, when it names none, the schemas by name
+    (its did-you-mean comes from all of them)."""
     if entry.defn_name is None:
         return ()
     function = index.by_schema.get(entry.specification)
+    past_the_cut = index.may_lie_past_the_cut(entry.specification.partition("(")[0])  # a bool: compared by `is`
     if function is None:
-        return (index.by_name,)
-    return (function, *index.by_signature[signature_key(function.func)])
+        return (past_the_cut, index.by_name)
+    return (past_the_cut, function, *index.by_signature[signature_key(function.func)])
 
 
 def _same(old: tuple[object, ...], new: tuple[object, ...]) -> bool:
