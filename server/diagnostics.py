@@ -106,6 +106,7 @@ CODES: dict[str, Code] = _table(
     ("OPG141", "kernel-not-a-cpp-name", E, "a kernel or structured_inherits name that is not a C++ name (pasted as it is)"),
     ("OPG142", "line-break-in-schema", E, "a func: schema with a line break that torchgen pastes into the C++"),
     ("OPG143", "name-not-a-cpp-name", E, "an op, overload, argument, return or namespace name that is no C++ name (pasted as it is)"),
+    ("OPG144", "op-name-not-latin-1", E, "an operator name with a letter outside Latin-1, which gen.py cannot hash"),
     ("OPG127", "ufunc-codegen-refuses", E, "a ufunc op whose loops or arguments the ufunc codegen cannot emit"),
     ("OPG128", "unfunctionalizable-view", E, "a view op (or its view_copy) that gen.py's functionalization cannot emit"),
     ("OPG129", "kernel-namespace-codegen", E, "kernel namespaces the codegen cannot write (too deep, two for an op)"),

@@ -269,7 +269,7 @@ def _identifier_warning(text: str, start: int, what: str) -> Issue | None:
 
 
 # Issues after which the schema is still built: the name is wrong, not the schema's shape.
-_NAME_ISSUES = ("OPG207", "OPG143")
+_NAME_ISSUES = ("OPG207", "OPG143", "OPG144")
 
 
 # What each character that cannot be in a file name does to gen.py --per-operator-headers, which names
@@ -572,7 +572,7 @@ def parse_schema(func: str) -> ParsedSchema:
     name_issue = not_a_file_name or (_identifier_warning(base_text.rstrip("_"), start, "operator name")
                                      if base_text else None)
     if (name_issue is None or name_issue.code == "OPG207") and (crash := latin1_problem(base_text)) is not None:
-        name_issue = Issue("OPG143", start, start + len(base_text), crash)
+        name_issue = Issue("OPG144", start, start + len(base_text), crash)
     if name_issue is not None:
         issues.append(name_issue)
     line_break = _LINE_BREAK.search(text) if not_a_file_name is None else None

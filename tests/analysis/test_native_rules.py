@@ -125,7 +125,7 @@ CASES = [
     ("unicode-line-break-in-schema", '- func: "foo.x\\u2028y(Tensor self) -> Tensor"\n', "OPG142", '"foo'),
     ("name-not-a-cpp-name", "- func: foo.x;y(Tensor self) -> Tensor\n", "OPG143", "x;y"),
     ("namespace-not-a-cpp-name", "- func: my-ns::foo(Tensor self) -> Tensor\n", "OPG143", "my-ns"),
-    ("name-gen-py-cannot-hash", "- func: foo\u03c9(Tensor self) -> Tensor\n", "OPG143", "foo\u03c9"),
+    ("op-name-not-latin-1", "- func: foo\u03c9(Tensor self) -> Tensor\n", "OPG144", "foo\u03c9"),
     # func: schemas
     ("missing-arrow", "- func: foo(Tensor self) Tensor\n", "OPG200", "(Tensor self) Tensor"),
     ("single-return-in-parentheses", "- func: foo(Tensor self) -> (Tensor)\n", "OPG200", "(Tensor)"),

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from opgen_lsp.cli import main
+from opgen_lsp.codegen.lazy.nonnative import read_non_native
 from opgen_lsp.codegen.template import Template
 from opgen_lsp.model.cpp_names import LINE_BREAKS, header_path_problem, identifier_problem
 from opgen_lsp.model.schema_parser import parse_schema
@@ -58,7 +59,7 @@ def test_a_line_break_in_an_op_or_overload_name_is_one_error_in_check_and_genera
 
 
 @pytest.mark.parametrize("func, code, shown", [
-    ("abs2\u03c9(Tensor self) -> Tensor", "OPG143", "which is not Latin-1: gen.py hashes operator names"),
+    ("abs2\u03c9(Tensor self) -> Tensor", "OPG144", "which is not Latin-1: gen.py hashes operator names"),
     ("abs2.x;y(Tensor self) -> Tensor", "OPG143", "overload name 'x;y' has ';', which no C++ identifier has"),
     ("abs2(Tensor self, int a){b) -> Tensor", "OPG143", "argument name 'a){b' has ')'"),
     ("my-ns::abs2(Tensor self) -> Tensor", "OPG143", "namespace 'my-ns' has '-'"),
@@ -117,3 +118,17 @@ def test_generate_backend_refuses_an_output_folder_with_a_unicode_line_break(tmp
     err = capsys.readouterr().err
     assert f"the output folder (-o) {out!r} has a line break (U+{ord(line_break):04X})" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["xla.yaml"]
+
+
+@pytest.mark.parametrize("item, shown", [
+    ("- func: mine(Tensor self, int a;b) -> Tensor", "argument name 'a;b' has ';'"),
+    ('- func: "mine.x\\u2028#error INJECTED(Tensor self) -> Tensor"', "a schema must be on one line"),
+    ('- func: mine(Tensor self) -> Tensor\n  opkind: "ltc_cast\\u2028#error INJECTED"', "opkind 'ltc_cast\\u2028"),
+])
+def test_a_lazy_non_native_name_is_in_the_grammar(item: str, shown: str):
+    """gen_lazy_tensor pastes a non_native op's names and its opkind into LazyIr.h as they are."""
+    ops, found = read_non_native(f"backend: XLA\ncpp_namespace: x\nnon_native:\n{item}\n")
+    assert ops == () and [d.code for d in found] == ["OPG536"] and shown in found[0].message, found
+    ops, found = read_non_native("backend: XLA\ncpp_namespace: x\nnon_native:\n- func: mine(Tensor self) -> Tensor\n"
+                                 "  opkind: at::prim::Constant\n")
+    assert len(ops) == 1 and found == ()
