@@ -87,7 +87,7 @@ def _op(item: yaml.Node) -> tuple[NonNativeOp | None, list[Diagnostic]]:
     opkind = None if opkind_node is None else _scalar(opkind_node)
     if opkind_node is not None and opkind is None:
         problems.append(diag("OPG536", _span(opkind_node), "'opkind' must be a string"))
-    elif opkind is not None and (problem := qualified_name_problem(opkind, "opkind")) is not None:
+    elif opkind_node is not None and opkind is not None and (problem := qualified_name_problem(opkind, "opkind")):
         problems.append(diag("OPG536", _span(opkind_node), f"{problem}; gen_lazy_tensor pastes it into "
                                                            "torch::lazy::OpKind(...) as it is"))
     if problems:
