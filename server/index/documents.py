@@ -294,11 +294,16 @@ def _offset_of_line(text: str, line: int) -> int:
 
 
 def names_past(text: str, document: Document[Any], name: re.Pattern[str]) -> frozenset[str]:
-    """The first group of each match of `name` in the text reading stopped before (none when it was read whole):
-    a scan, not a parse, so it costs no more than the names it finds."""
-    if document.unread_from < 0:
+    """The first group of each match of `name` (a pattern that starts with the line break before a line) in the text
+    reading stopped before, none when it was read whole: a scan, not a parse, linear in the text it reads and
+    costing no more memory than the names it finds."""
+    start = document.unread_from
+    if start < 0:
         return frozenset()
-    return frozenset(m.group(1) for m in name.finditer(text, document.unread_from))
+    found = {m.group(1) for m in name.finditer(text, max(start - 1, 0))}  # from the line break before the cut
+    if start == 0 and (first := name.match("\n" + text[:4096])) is not None:  # the first line has none before it
+        found.add(first.group(1))
+    return frozenset(found)
 
 
 class EntryListParser(Generic[T]):

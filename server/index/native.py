@@ -41,8 +41,10 @@ class TagsSnapshot:
 
 
 # What names an entry past the point where reading stopped: found by a scan, whatever the yaml's shape around it.
-_TAG_NAME = re.compile(r"""\btag\s*:\s*['"]?([^\s'",}\]]+)""")
-_FUNC_NAME = re.compile(r"""\bfunc\s*:\s*['"]?([^\s('"]+)\(""")
+# Each starts at the line break before a line (a block or flow entry): a literal the regex engine searches for
+# fast, and a scan linear in the text whatever it holds.
+_TAG_NAME = re.compile(r"""\n[ \t\-{]*tag[ \t]*:[ \t]*['"]?([^\s'",}\]]+)""")
+_FUNC_NAME = re.compile(r"""\n[ \t\-{]*func[ \t]*:[ \t]*['"]?([^\s('"]+)\(""")
 # Problems across entries that can only be about what is there (a name or a signature declared twice), never about
 # what is not.
 _ABOUT_WHAT_IS_THERE = frozenset({"OPG300", "OPG304"})
