@@ -74,6 +74,7 @@ CODES: dict[str, Code] = _table(
     ("OPG006", "file-not-text", E, "the file is too large or is not text"),
     ("OPG007", "too-many-yaml-values", E, "reading the file would take more memory than its size allows"),
     ("OPG008", "more-diagnostics", W, "more diagnostics in this file than are shown"),
+    ("OPG009", "not-round-trip", W, "the file does not round-trip through ruamel.yaml (PyTorch's NATIVEFUNCTIONS lint)"),
     # entry fields of native_functions.yaml
     ("OPG100", "missing-func", E, "an entry has no 'func:' key"),
     ("OPG101", "wrong-value-type", E, "a key's value has the wrong type"),

@@ -11,6 +11,7 @@ from .. import TORCHGEN_VERSION, VERSION_TEXT
 from ..releases import DEFAULT, versions_text
 from .check import add_check_parser
 from .explain import add_explain_parser
+from .format import add_format_parser
 from .generate import add_generate_parser
 from .generate_backend import add_generate_backend_parser
 from .generate_lazy import add_generate_lazy_parser
@@ -27,6 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     add_check_parser(sub)
     add_explain_parser(sub)
+    add_format_parser(sub)
     add_generate_parser(sub)
     add_generate_backend_parser(sub)
     add_generate_lazy_parser(sub)

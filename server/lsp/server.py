@@ -25,8 +25,8 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from .. import VERSION_TEXT
 from ..analysis.check import BACKEND, DEPRECATED, DERIVATIVES, NATIVE, SELECTION, TAGS
+from ..releases import server_version_text
 from . import commands, features, kernels, transport, watchdog
 from . import derivatives as derivatives_lsp
 from .analyses import Scheduler
@@ -56,7 +56,7 @@ ANALYSIS_TIMEOUT = 120.0
 
 class OpgenLanguageServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("opgen-lsp", VERSION_TEXT, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        super().__init__("opgen-lsp", server_version_text(), text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
         self.model = Workspace()
         self.client = features.Client()
         self.settings = Settings()
