@@ -9,19 +9,17 @@ every file byte for byte as the lint's replacement would, on every release's own
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import random
-import sys
 from pathlib import Path
 
 import pytest
+from release_files import release_native
 
 from opgen_lsp.cli import main
 from opgen_lsp.releases import RELEASES
 
 ruamel_yaml = pytest.importorskip("ruamel.yaml")
-ROOT = Path(__file__).resolve().parents[2]
 FAILS = "the lint cannot load it"
 
 
@@ -41,23 +39,6 @@ def lint_replacement(path: Path) -> bytes | None:
     yaml.dump(data, stream)
     new_contents = stream.getvalue()
     return new_contents.encode("utf-8") if new_contents != contents else path.read_bytes()
-
-
-def _torchgen_release_tool():
-    spec = importlib.util.spec_from_file_location("torchgen_release", ROOT / "tools" / "torchgen_release.py")
-    module = sys.modules.setdefault("torchgen_release", importlib.util.module_from_spec(spec))
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
-
-
-def _release_native(version: str) -> Path:
-    if version == "installed":
-        torchgen = pytest.importorskip("torchgen")
-        return Path(torchgen.__file__).parent / "packaged" / "ATen" / "native" / "native_functions.yaml"
-    folder = _torchgen_release_tool().cached(version)
-    if folder is None:
-        pytest.skip(f"torch {version}'s torchgen is not in the cache: python3 tools/torchgen_release.py {version}")
-    return folder / "torchgen" / "packaged" / "ATen" / "native" / "native_functions.yaml"
 
 
 def _agree(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -83,7 +64,7 @@ def _agree(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 def test_every_release_file_is_formatted_as_the_lint_does(version: str, tmp_path: Path,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "native_functions.yaml"
-    path.write_bytes(_release_native(version).read_bytes())
+    path.write_bytes(release_native(version).read_bytes())
     _agree(path, capsys)
 
 
@@ -155,7 +136,7 @@ SEEDS = range(64)
 
 @pytest.fixture(scope="module")
 def real_lines() -> list[str]:
-    return _release_native("installed").read_text(encoding="utf-8").splitlines()
+    return release_native("installed").read_text(encoding="utf-8").splitlines()
 
 
 def _window(lines: list[str], rng: random.Random) -> list[str]:
