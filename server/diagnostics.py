@@ -123,6 +123,10 @@ CODES: dict[str, Code] = _table(
     ("OPG207", "not-an-identifier", W, "a name that is not a C++/Python identifier"),
     ("OPG208", "untranslatable-type", E, "a type or default the C++ codegen cannot write (a custom class, bool[], "
                                           "a Tensor[2] return, int[] x=1, ...)"),
+    ("OPG209", "breaks-backward-compatibility", W, "a schema change that old callers break on (c10's "
+                                                   "isBackwardCompatibleWith, PyTorch's BC check)"),
+    ("OPG210", "breaks-forward-compatibility", I, "a schema change that new callers cannot use against the old "
+                                                  "build (c10's isForwardCompatibleWith)"),
     # across entries
     ("OPG300", "duplicate-operator", E, "an operator declared twice"),
     ("OPG301", "bad-structured-delegate", E, "structured_delegate names a missing or unstructured op"),

@@ -19,10 +19,12 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ..diagnostics import Diagnostic, diag
 from ..model.schema import Argument, BaseTy, BaseType, CustomClassType, FunctionSchema, ListType, OptionalType, Return, Type
 from ..model.schema_parser import parse_schema
 from ..syntax.entries import compose_entry, entry_mapping, iter_chunks
 from ..syntax.nodes import YScalar
+from ..text import Span
 
 # ---------------------------------------------------------------- the JIT view of a schema
 
@@ -347,3 +349,26 @@ def schema_changes(base: str, current: str, allow: tuple[AllowItem, ...] = (),
             forward = forward_incompatibility(new.schema, old.schema)
         changes.append(SchemaChange(old, new, backward, forward, allow_listed(f"aten::{old.text}", allow, day)))
     return tuple(sorted(changes, key=lambda c: (c.new is None, c.new.line if c.new else c.old.line)))
+
+
+def change_diagnostics(changes: Iterable[SchemaChange], current: str, base_name: str) -> tuple[Diagnostic, ...]:
+    """OPG209 where a change breaks backward compatibility, OPG210 where it breaks forward compatibility, on the
+    changed func: (a schema that is gone: on the line it had, within the current file). Allow-listed changes are
+    skipped, as the check skips them."""
+    last_line = max(current.count("\n") - (1 if current.endswith("\n") else 0), 0)
+    found = []
+    for change in changes:
+        if change.allowed:
+            continue
+        if change.new is not None:
+            span = Span(change.new.line, change.new.column, change.new.line, change.new.end_column)
+            what = f"aten::{change.new.schema.name} changed since {base_name}"
+        else:
+            span = Span.point(min(change.old.line, last_line), 0)
+            what = f"aten::{change.old.schema.name} was removed since {base_name}"
+        if change.backward is not None:
+            found.append(diag("OPG209", span, f"{what} and breaks backward compatibility: {change.backward} "
+                                              f"(was: {change.old.text})"))
+        if change.forward is not None:
+            found.append(diag("OPG210", span, f"{what} and breaks forward compatibility: {change.forward}"))
+    return tuple(found)

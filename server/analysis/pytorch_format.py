@@ -49,7 +49,7 @@ def _yaml() -> Any:
     yaml = ruamel.yaml.YAML()
     yaml.preserve_quotes = True
     yaml.width = 1000
-    yaml.boolean_representation = ["False", "True"]
+    yaml.boolean_representation = ["False", "True"]  # type: ignore[attr-defined]  # the representer reads it off the YAML object
     return yaml
 
 

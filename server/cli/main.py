@@ -9,6 +9,7 @@ from typing import NoReturn
 
 from .. import TORCHGEN_VERSION, VERSION_TEXT
 from ..releases import DEFAULT, versions_text
+from .bc import add_bc_parser
 from .check import add_check_parser
 from .explain import add_explain_parser
 from .format import add_format_parser
@@ -26,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
                         version=f"opgen {VERSION_TEXT}\ntorch releases known: {versions_text()} "
                                 f"(default {DEFAULT.version})")
     sub = parser.add_subparsers(dest="command", required=True)
+    add_bc_parser(sub)
     add_check_parser(sub)
     add_explain_parser(sub)
     add_format_parser(sub)
