@@ -64,6 +64,8 @@ def looks_like_release(ref: str) -> bool:
 
 def git_show(path: str, revision: str, timeout: float = GIT_TIMEOUT) -> BaseText:
     """The file's text at `revision` of the repository it is in."""
+    if revision.startswith("-"):  # git would read it as an option
+        return BaseText(None, f"{revision!r} is not a revision")
     folder, name = os.path.split(os.path.abspath(path))
     command = ["git", "-C", folder, "--no-pager", "show", f"{revision}:./{name}"]
     environment = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
