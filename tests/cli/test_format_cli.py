@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import io
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -204,3 +206,13 @@ def test_format_keeps_the_file_mode(tmp_path: Path) -> None:
     path.chmod(0o640)
     assert main(["format", str(path)]) == 0
     assert path.stat().st_mode & 0o777 == 0o640 and "b: True" in path.read_text()
+
+
+def test_check_does_not_import_ruamel(tmp_path: Path) -> None:
+    """ruamel.yaml is loaded by the commands that format, never by `opgen check`."""
+    path = tmp_path / "native_functions.yaml"
+    path.write_text("- func: a(Tensor x) -> Tensor\n")
+    probe = ("import sys\nfrom opgen_lsp.cli.main import main\nmain(['check', sys.argv[1]])\n"
+             "print(sorted(m for m in sys.modules if m.startswith('ruamel')))\n")
+    done = subprocess.run([sys.executable, "-c", probe, str(path)], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines()[-1] == "[]"
