@@ -170,32 +170,30 @@ def _same_shape(new: JitArgument, old: JitArgument) -> bool:
     return new.name == old.name and new.size == old.size and new.alias == old.alias
 
 
-def argument_backward_compatible(new: JitArgument, old: JitArgument) -> str | None:
-    """None when `new` accepts every call `old` accepted, else why not (c10's Argument::isBackwardCompatibleWith)."""
+def _argument_incompatibility(new: JitArgument, old: JitArgument, forward: bool) -> str | None:
+    """c10's Argument::isBackwardCompatibleWith (`new` accepts every call `old` accepted) or, `forward`,
+    isForwardCompatibleWith (a call written for `new` works with `old`): None, or why not."""
     if not _same_shape(new, old):
         return f"'{old.name}' changed its name, size or alias annotation"
     if new.kwarg_only and not old.kwarg_only:
         return f"'{new.name}' became keyword-only"
-    if not is_subtype(old.type, new.type):
+    if forward and not is_subtype(new.type, old.type):
+        return f"'{new.name}' takes values its old type did not"
+    if not forward and not is_subtype(old.type, new.type):
         return f"'{new.name}' no longer takes every value of its old type"
     if old.default is not NO_DEFAULT and new.default != old.default:
         return f"'{new.name}' changed its default"
+    if forward and new.default is not NO_DEFAULT and old.default is NO_DEFAULT:
+        return f"'{new.name}' got a default it did not have"
     return None
+
+
+def argument_backward_compatible(new: JitArgument, old: JitArgument) -> str | None:
+    return _argument_incompatibility(new, old, forward=False)
 
 
 def argument_forward_compatible(new: JitArgument, old: JitArgument) -> str | None:
-    """c10's Argument::isForwardCompatibleWith: a call written for `new` must work with `old`."""
-    if not _same_shape(new, old):
-        return f"'{old.name}' changed its name, size or alias annotation"
-    if new.kwarg_only and not old.kwarg_only:
-        return f"'{new.name}' became keyword-only"
-    if not is_subtype(new.type, old.type):
-        return f"'{new.name}' takes values its old type did not"
-    if old.default is not NO_DEFAULT and new.default != old.default:
-        return f"'{new.name}' changed its default"
-    if new.default is not NO_DEFAULT and old.default is NO_DEFAULT:
-        return f"'{new.name}' got a default it did not have"
-    return None
+    return _argument_incompatibility(new, old, forward=True)
 
 
 def backward_incompatibility(new: FunctionSchema, old: FunctionSchema) -> str | None:

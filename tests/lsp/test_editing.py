@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import io
 import re
 import shutil
@@ -13,7 +12,9 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from .helpers import NATIVE, TAGS, open_document, uses_pull, write
+from .helpers import NATIVE, TAGS, open_document, write
+from .test_kernels import until
+from .test_workspace_features import apply
 
 ruamel_yaml = pytest.importorskip("ruamel.yaml")
 pytestmark = pytest.mark.asyncio
@@ -35,39 +36,6 @@ def lint_replacement(text: str) -> str:
     return stream.getvalue()
 
 
-def apply(text: str, edits: list[types.TextEdit]) -> str:
-    """Apply whole-line or whole-document edits (LSP positions; the texts here are ASCII)."""
-    lines = text.splitlines(keepends=True)
-    offsets = [0]
-    for line in lines:
-        offsets.append(offsets[-1] + len(line))
-
-    def at(p: types.Position) -> int:
-        return min(offsets[min(p.line, len(lines))] + p.character, len(text))
-    for e in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
-        text = text[:at(e.range.start)] + e.new_text + text[at(e.range.end):]
-    return text
-
-
-async def wait_for_codes(client: LanguageClient, uri: str, codes: set[str], timeout: float = 60.0) -> list[types.Diagnostic]:
-    """The document's diagnostics once they hold every code of `codes` (pulled again and again, or pushed)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    latest: list[types.Diagnostic] = []
-    while loop.time() < deadline:
-        if uses_pull(client):
-            report = await client.text_document_diagnostic_async(
-                types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri)))
-            latest = list(report.items)  # type: ignore[union-attr]
-        else:
-            seen = client.published.get(uri, [])  # type: ignore[attr-defined]
-            latest = list(seen[-1].diagnostics) if seen else []
-        if codes <= {str(d.code) for d in latest}:
-            return latest
-        await asyncio.sleep(0.1)
-    raise TimeoutError(f"no {sorted(codes)} for {uri}; last seen {[d.code for d in latest]}")
-
-
 async def test_server_info_names_the_package_and_the_releases(client: LanguageClient):
     info = client.init_result.server_info  # type: ignore[attr-defined]
     assert info.name == "opgen-lsp"
@@ -82,7 +50,7 @@ async def test_formatting_gives_the_lints_replacement(client: LanguageClient):
     edits = await client.text_document_formatting_async(types.DocumentFormattingParams(
         text_document=types.TextDocumentIdentifier(uri=uri), options=types.FormattingOptions(tab_size=2, insert_spaces=True)))
     assert edits and len(edits) == 2  # only the lines that change
-    assert apply(UNFORMATTED, edits) == lint_replacement(UNFORMATTED)
+    assert apply(UNFORMATTED, edits, client) == lint_replacement(UNFORMATTED)
     assert all(e.new_text.count("\n") == e.range.end.line - e.range.start.line for e in edits)
 
 
@@ -100,7 +68,7 @@ async def test_opg009_at_the_first_changed_line_with_its_quick_fix(client: Langu
     path = write(client, "native/native_functions.yaml", UNFORMATTED)
     write(client, "native/tags.yaml", TAGS)
     uri = open_document(client, path)
-    found = [d for d in await wait_for_codes(client, uri, {"OPG009"}) if d.code == "OPG009"]
+    found = [d for d in await until(client, uri, lambda ds: any(d.code == "OPG009" for d in ds), 90) if d.code == "OPG009"]
     first = next(i for i, (a, b) in enumerate(zip(UNFORMATTED.splitlines(), lint_replacement(UNFORMATTED).splitlines()))
                  if a != b)
     assert [(d.range.start.line, d.severity) for d in found] == [(first, types.DiagnosticSeverity.Warning)]
@@ -110,7 +78,7 @@ async def test_opg009_at_the_first_changed_line_with_its_quick_fix(client: Langu
         context=types.CodeActionContext(diagnostics=found)))
     fixes = [a for a in actions if isinstance(a, types.CodeAction) and "NATIVEFUNCTIONS" in a.title]
     assert len(fixes) == 1 and fixes[0].kind == types.CodeActionKind.QuickFix
-    assert apply(UNFORMATTED, fixes[0].edit.changes[uri]) == lint_replacement(UNFORMATTED)  # type: ignore[union-attr]
+    assert apply(UNFORMATTED, fixes[0].edit.changes[uri], client) == lint_replacement(UNFORMATTED)  # type: ignore[union-attr]
 
 
 @pytest.mark.init_options(EDITING_ON)
@@ -127,7 +95,8 @@ async def test_compatibility_against_git_head(client: LanguageClient):
                              "- func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=2) -> Tensor", 1)
     assert changed != NATIVE
     uri = open_document(client, path, changed)
-    found = [d for d in await wait_for_codes(client, uri, {"OPG209", "OPG210"}) if d.code in ("OPG209", "OPG210")]
+    seen = await until(client, uri, lambda ds: {"OPG209", "OPG210"} <= {d.code for d in ds}, 90)
+    found = [d for d in seen if d.code in ("OPG209", "OPG210")]
     line = changed.splitlines().index("- func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=2) -> Tensor")
     assert sorted((str(d.code), d.range.start.line, d.range.start.character, d.severity) for d in found) == [
         ("OPG209", line, 8, types.DiagnosticSeverity.Warning), ("OPG210", line, 8, types.DiagnosticSeverity.Information)]
