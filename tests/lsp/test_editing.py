@@ -55,9 +55,11 @@ async def test_formatting_gives_the_lints_replacement(client: LanguageClient):
 
 
 async def test_a_formatted_file_and_other_files_get_no_edits(client: LanguageClient):
+    """Also a file ruamel cannot read: no edits (the server says why in a warning) and the server goes on."""
+    broken = write(client, "broken/native_functions.yaml", "- func: a(Tensor x) -> Tensor\n  tags: [core\n")
     native = write(client, "native/native_functions.yaml", NATIVE)
     tags = write(client, "native/tags.yaml", TAGS)
-    for uri in (open_document(client, native), open_document(client, tags)):
+    for uri in (open_document(client, broken), open_document(client, native), open_document(client, tags)):
         edits = await client.text_document_formatting_async(types.DocumentFormattingParams(
             text_document=types.TextDocumentIdentifier(uri=uri), options=types.FormattingOptions(tab_size=2, insert_spaces=True)))
         assert edits is not None and list(edits) == []
