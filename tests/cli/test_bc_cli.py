@@ -11,6 +11,7 @@ import pytest
 from release_files import release_native
 
 from opgen_lsp.cli import main
+from opgen_lsp.index.base_text import git_show
 
 BASE = """\
 - func: f(Tensor self, int dim) -> Tensor
@@ -92,3 +93,15 @@ def test_against_a_release(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
         f"{path}:{line}:9: information: aten::tril changed since 2.9.1 and breaks forward compatibility: 'diagonal' "
         "changed its default [OPG210]"]
     assert "since torch 2.9.1: 1 break backward compatibility, 1 break forward" in err
+
+
+def test_a_revision_is_never_an_option_to_git(tmp_path: Path) -> None:
+    shown = git_show(str(tmp_path / "native_functions.yaml"), "--output=" + str(tmp_path / "x"))
+    assert shown.text is None and "not a revision" in shown.origin and not (tmp_path / "x").exists()
+
+
+def test_a_release_not_at_hand_says_how_to_fetch_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "native_functions.yaml"
+    path.write_text(CURRENT)
+    assert main(["bc", "--base", "1.99.0", str(path)]) == 2
+    assert "tools/torchgen_release.py 1.99.0" in capsys.readouterr().err
