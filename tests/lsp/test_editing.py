@@ -3,37 +3,25 @@
 
 from __future__ import annotations
 
-import io
 import re
 import shutil
 import subprocess
 
 import pytest
 from lsprotocol import types
+from nativefunctions_lint import lint_dump
 from pytest_lsp import LanguageClient
 
 from .helpers import NATIVE, TAGS, open_document, write
 from .test_kernels import until
 from .test_workspace_features import apply
 
-ruamel_yaml = pytest.importorskip("ruamel.yaml")
 pytestmark = pytest.mark.asyncio
 EDITING_ON = {"debounceMs": 10, "pytorchFormatCheck": True, "compatibilityBase": "HEAD"}
 # NATIVE with three things the lint's round trip changes: spacing after a key, a lower-case boolean, and a
 # flow list's inner spaces are kept (ruamel keeps them), so two lines change.
 UNFORMATTED = NATIVE.replace("  variants: function, method\n", "  variants:   function, method\n", 1) \
     .replace("  device_check: NoCheck\n", "  device_check: NoCheck\n  manual_cpp_binding: false\n", 1)
-
-
-def lint_replacement(text: str) -> str:
-    """The NATIVEFUNCTIONS lint's replacement, its procedure written out (tools/linter/adapters/nativefunctions_linter.py)."""
-    yaml = ruamel_yaml.YAML()
-    yaml.preserve_quotes = True
-    yaml.width = 1000
-    yaml.boolean_representation = ["False", "True"]
-    stream = io.StringIO()
-    yaml.dump(yaml.load(text), stream)
-    return stream.getvalue()
 
 
 async def test_server_info_names_the_package_and_the_releases(client: LanguageClient):
@@ -50,7 +38,7 @@ async def test_formatting_gives_the_lints_replacement(client: LanguageClient):
     edits = await client.text_document_formatting_async(types.DocumentFormattingParams(
         text_document=types.TextDocumentIdentifier(uri=uri), options=types.FormattingOptions(tab_size=2, insert_spaces=True)))
     assert edits and len(edits) == 2  # only the lines that change
-    assert apply(UNFORMATTED, edits, client) == lint_replacement(UNFORMATTED)
+    assert apply(UNFORMATTED, edits, client) == lint_dump(UNFORMATTED)
     assert all(e.new_text.count("\n") == e.range.end.line - e.range.start.line for e in edits)
 
 
@@ -71,7 +59,7 @@ async def test_opg009_at_the_first_changed_line_with_its_quick_fix(client: Langu
     write(client, "native/tags.yaml", TAGS)
     uri = open_document(client, path)
     found = [d for d in await until(client, uri, lambda ds: any(d.code == "OPG009" for d in ds), 90) if d.code == "OPG009"]
-    first = next(i for i, (a, b) in enumerate(zip(UNFORMATTED.splitlines(), lint_replacement(UNFORMATTED).splitlines()))
+    first = next(i for i, (a, b) in enumerate(zip(UNFORMATTED.splitlines(), lint_dump(UNFORMATTED).splitlines()))
                  if a != b)
     assert [(d.range.start.line, d.severity) for d in found] == [(first, types.DiagnosticSeverity.Warning)]
     assert "2 place(s) would change" in found[0].message
@@ -80,7 +68,7 @@ async def test_opg009_at_the_first_changed_line_with_its_quick_fix(client: Langu
         context=types.CodeActionContext(diagnostics=found)))
     fixes = [a for a in actions if isinstance(a, types.CodeAction) and "NATIVEFUNCTIONS" in a.title]
     assert len(fixes) == 1 and fixes[0].kind == types.CodeActionKind.QuickFix
-    assert apply(UNFORMATTED, fixes[0].edit.changes[uri], client) == lint_replacement(UNFORMATTED)  # type: ignore[union-attr]
+    assert apply(UNFORMATTED, fixes[0].edit.changes[uri], client) == lint_dump(UNFORMATTED)  # type: ignore[union-attr]
 
 
 @pytest.mark.init_options(EDITING_ON)
