@@ -98,7 +98,8 @@ class EditingChecks:
         """Keep a new result; whether the diagnostics shown change."""
         old = self._results.get(uri)
         self._results[uri] = result
-        return old is None or old.diagnostics != result.diagnostics or old.text != result.text
+        shown = old.diagnostics if old is not None else ()
+        return shown != result.diagnostics or (bool(shown) and old is not None and old.text != result.text)
 
     def forget(self, uri: str) -> None:
         self._results.pop(uri, None)
