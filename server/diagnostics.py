@@ -74,6 +74,7 @@ CODES: dict[str, Code] = _table(
     ("OPG006", "file-not-text", E, "the file is too large or is not text"),
     ("OPG007", "too-many-yaml-values", E, "reading the file would take more memory than its size allows"),
     ("OPG008", "more-diagnostics", W, "more diagnostics in this file than are shown"),
+    ("OPG009", "not-round-trip", W, "the file does not round-trip through ruamel.yaml (PyTorch's NATIVEFUNCTIONS lint)"),
     # entry fields of native_functions.yaml
     ("OPG100", "missing-func", E, "an entry has no 'func:' key"),
     ("OPG101", "wrong-value-type", E, "a key's value has the wrong type"),
@@ -124,6 +125,10 @@ CODES: dict[str, Code] = _table(
     ("OPG207", "not-an-identifier", W, "a missing name, or one only some compilers take ('$', non-ASCII)"),
     ("OPG208", "untranslatable-type", E, "a type or default the C++ codegen cannot write (a custom class, bool[], "
                                           "a Tensor[2] return, int[] x=1, ...)"),
+    ("OPG209", "breaks-backward-compatibility", W, "a schema change that old callers break on (c10's "
+                                                   "isBackwardCompatibleWith, PyTorch's BC check)"),
+    ("OPG210", "breaks-forward-compatibility", I, "a schema change that new callers cannot use against the old "
+                                                  "build (c10's isForwardCompatibleWith)"),
     # across entries
     ("OPG300", "duplicate-operator", E, "an operator declared twice"),
     ("OPG301", "bad-structured-delegate", E, "structured_delegate names a missing or unstructured op"),
