@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..releases import parse_version
 
@@ -104,8 +104,13 @@ def _int_in(low: int, high: int) -> Callable[[object], int | None]:
     return check
 
 
+def _is_path(value: object) -> TypeGuard[str]:
+    """A non-empty string no file system refuses outright (a NUL byte is in no path)."""
+    return isinstance(value, str) and bool(value.strip()) and "\0" not in value
+
+
 def _optional_path(value: object) -> str | None:
-    return value if isinstance(value, str) and value.strip() else None
+    return value if _is_path(value) else None
 
 
 _optional_path.__doc__ = "a file path (a non-empty string) or null"
@@ -119,16 +124,16 @@ _bool.__doc__ = "true or false"
 
 
 def _path(value: object) -> str | None:
-    return value if isinstance(value, str) and value.strip() else None
+    return value if _is_path(value) else None
 
 
 _path.__doc__ = "a file path (a non-empty string)"
 
 
 def _paths(value: object) -> tuple[str, ...] | None:
-    if isinstance(value, str) and value.strip():
+    if _is_path(value):
         return (value,)
-    if isinstance(value, (list, tuple)) and all(isinstance(v, str) and v.strip() for v in value):
+    if isinstance(value, (list, tuple)) and all(_is_path(v) for v in value):
         return tuple(value)
     return None
 
