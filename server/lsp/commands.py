@@ -181,8 +181,9 @@ async def write_dir(server: CommandHost, source: str) -> str:
             pass  # the server's own wait gives up too, and the settings it has are checked all the same
     path = output_dir(server, source)
     user_value = trust.user_setting(server.initialization_options, "outputDir")
-    refusal = trust.write_refusal("opgen.outputDir", path, workspace_folders(server),
-                                  output_dir(server, source, user_value) if user_value else None)
+    folders = workspace_folders(server)
+    refusal = trust.write_refusal("opgen.outputDir", path, folders,
+                                  trust.user_folder(user_value, server.model.root, folders) if user_value else None)
     if refusal is not None:
         try:
             server.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=refusal))
