@@ -149,22 +149,22 @@ class OutputRoots:
 
 
 def _open_folder(parent: int, name: str, display: str) -> int:
+    """A handle of the folder `name` in `parent`, made if missing; never through a symbolic link."""
     try:
-        return os.open(name, _FOLDER_FLAGS, dir_fd=parent)
+        return _open_no_link(parent, name, display)
     except FileNotFoundError:
         try:
             os.mkdir(name, 0o777, dir_fd=parent)
         except FileExistsError:  # made meanwhile (another writer): opened below, as anything else would be
             pass
-        return _open_folder_made(parent, name, display)
-    except OSError as exc:
-        _refuse_link(parent, name, display, exc)
-        raise
+        return _open_no_link(parent, name, display)
 
 
-def _open_folder_made(parent: int, name: str, display: str) -> int:
+def _open_no_link(parent: int, name: str, display: str) -> int:
     try:
         return os.open(name, _FOLDER_FLAGS, dir_fd=parent)
+    except FileNotFoundError:
+        raise
     except OSError as exc:
         _refuse_link(parent, name, display, exc)
         raise

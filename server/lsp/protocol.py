@@ -72,23 +72,20 @@ class OpgenProtocol(LanguageServerProtocol):
         if not future.cancelled() and (exc := future.exception()) is not None:
             logger.error("opgen-lsp: a notification failed: %s", one_line(exc), exc_info=exc)
 
-    def _is_open(self, uri: str) -> bool:
-        return unquote(uri) in self.workspace.text_documents
+    def _is_open(self, method: str, uri: str) -> bool:
+        if unquote(uri) in self.workspace.text_documents:
+            return True
+        logger.warning("opgen-lsp: %s of a document that is not open is ignored: %.200s", method, uri)
+        return False
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams
                                       ) -> Generator[Any, Any, None]:
-        if not self._is_open(params.text_document.uri):
-            logger.warning("opgen-lsp: didChange of a document that is not open is ignored: %.200s",
-                           params.text_document.uri)
-            return
-        yield from super().lsp_text_document__did_change(params)
+        if self._is_open("didChange", params.text_document.uri):
+            yield from super().lsp_text_document__did_change(params)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
     def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams
                                      ) -> Generator[Any, Any, None]:
-        if not self._is_open(params.text_document.uri):
-            logger.warning("opgen-lsp: didClose of a document that is not open is ignored: %.200s",
-                           params.text_document.uri)
-            return
-        yield from super().lsp_text_document__did_close(params)
+        if self._is_open("didClose", params.text_document.uri):
+            yield from super().lsp_text_document__did_close(params)
