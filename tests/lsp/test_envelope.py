@@ -12,6 +12,7 @@ from lsprotocol import types
 from pygls.workspace import Workspace
 
 from opgen_lsp.lsp import envelope, log_format
+from opgen_lsp.lsp.convert import fs_path
 from opgen_lsp.lsp.envelope import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, Answer, Deliver, Drop
 from opgen_lsp.lsp.server import create_server
 
@@ -123,3 +124,15 @@ def test_a_change_to_a_document_that_is_not_open_is_ignored_without_a_message_bo
         content_changes=[types.TextDocumentContentChangeWholeDocument(text="x")])
     assert list(protocol.lsp_text_document__did_change(params)) == []
     assert shown == []
+
+
+@pytest.mark.parametrize("uri", ["file:///a%00b/native_functions.yaml", "file:///a\ud800b", "untitled:Untitled-1",
+                                 "file:", "", "http://h/x"])
+def test_a_uri_no_path_can_hold_is_a_document_without_a_file(uri: str):
+    """`%00` in a uri gave "ValueError: embedded null byte" from each later analysis and workspace/symbol."""
+    assert fs_path(uri) is None
+
+
+def test_a_file_uri_is_its_path():
+    assert fs_path("file:///tmp/a%20b/native_functions.yaml") == "/tmp/a b/native_functions.yaml"
+    assert fs_path("file:///x%ffy") == "/x\ufffdy"  # (pygls decodes bytes that are not UTF-8 as U+FFFD)
