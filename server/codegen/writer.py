@@ -243,9 +243,15 @@ def _write_at(folder: int, name: str, data: bytes, display: str, write: Write | 
 
 
 def write_if_changed(path: str, data: bytes, *, write: Write | None = None) -> bool:
-    """Write data to path (a file the user named, e.g. a depfile's list; its folder must exist) unless it
+    """Write data to path (a file the user named, e.g. a depfile's list; its folder is made) unless it
     already holds exactly these bytes; True if written."""
-    folder = os.open(os.path.dirname(path) or ".", os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    parent = os.path.dirname(path) or "."
+    flags = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
+    try:
+        folder = os.open(parent, flags)
+    except FileNotFoundError:
+        os.makedirs(parent, exist_ok=True)
+        folder = os.open(parent, flags)
     try:
         return _write_at(folder, os.path.basename(path), data, path, write)
     finally:
