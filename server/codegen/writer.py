@@ -114,13 +114,7 @@ class OutputRoots:
         """(handle, real path) of an output root, made if missing."""
         found = self._open.get(root)
         if found is None:
-            flags = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
-            try:
-                fd = os.open(root, flags)
-            except FileNotFoundError:
-                os.makedirs(root, exist_ok=True)
-                fd = os.open(root, flags)
-            found = self._open[root] = (fd, os.path.realpath(root))
+            found = self._open[root] = (_open_made(root), os.path.realpath(root))
         return found
 
     def close(self) -> None:
@@ -146,6 +140,16 @@ class OutputRoots:
             os.close(fd)
             raise
         return fd
+
+
+def _open_made(path: str) -> int:
+    """A handle of the folder the user named (symlinks followed: the user's choice), made if missing."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
+    try:
+        return os.open(path, flags)
+    except FileNotFoundError:
+        os.makedirs(path, exist_ok=True)
+        return os.open(path, flags)
 
 
 def _open_folder(parent: int, name: str, display: str) -> int:
@@ -245,13 +249,7 @@ def _write_at(folder: int, name: str, data: bytes, display: str, write: Write | 
 def write_if_changed(path: str, data: bytes, *, write: Write | None = None) -> bool:
     """Write data to path (a file the user named, e.g. a depfile's list; its folder is made) unless it
     already holds exactly these bytes; True if written."""
-    parent = os.path.dirname(path) or "."
-    flags = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
-    try:
-        folder = os.open(parent, flags)
-    except FileNotFoundError:
-        os.makedirs(parent, exist_ok=True)
-        folder = os.open(parent, flags)
+    folder = _open_made(os.path.dirname(path) or ".")
     try:
         return _write_at(folder, os.path.basename(path), data, path, write)
     finally:
