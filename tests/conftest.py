@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -67,6 +68,22 @@ def native_yaml(aten: Path) -> Path:
 @pytest.fixture(scope="session")
 def tags_yaml(aten: Path) -> Path:
     return aten / "native" / "tags.yaml"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "testing_hooks(hooks): the language server's test-only hooks (failHover, "
+                                       "generateDelayMs, kernelWorkers), set for the servers the test starts")
+
+
+@pytest.fixture(autouse=True)
+def _testing_hooks(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server reads its test-only hooks from the environment only (never from a client's settings):
+    a test's servers inherit what its `testing_hooks` marker says (autouse: set before any server starts)."""
+    marker = request.node.get_closest_marker("testing_hooks")
+    if marker is not None:
+        monkeypatch.setenv("OPGEN_LSP_TESTING", json.dumps(marker.args[0]))
+    else:
+        monkeypatch.delenv("OPGEN_LSP_TESTING", raising=False)
 
 
 @pytest.fixture(autouse=True)

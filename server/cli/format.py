@@ -52,7 +52,11 @@ def run_format(args: argparse.Namespace) -> int:
             print(f"Would reformat: {path}")
         else:
             mode = os.stat(path).st_mode
-            write_atomic(path, formatted.encode("utf-8"))
+            folder = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                write_atomic(folder, os.path.basename(path), formatted.encode("utf-8"))
+            finally:
+                os.close(folder)
             os.chmod(path, stat.S_IMODE(mode))  # the new file keeps the old one's permissions
     unchanged = len(args.files) - len(changed) - failed - unreadable
     verb = "would be reformatted" if args.check or args.diff else "reformatted"

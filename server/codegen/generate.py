@@ -22,7 +22,7 @@ from .inputs import InputError, InvalidInput, invalid_input, load_native, read_i
 from .plan import Dirs, GeneratedFile, Manager, PlanError, PlannedFile, materialize, outputs_lists, render
 from .selection import ALL_OPERATORS, Selection, from_allow_list, read_selection
 from .workers import Job, internal_error, usable_cpus, write_in_processes
-from .writer import WriteResult, refusals, write_files, write_if_changed
+from .writer import Refused, WriteResult, make_folder, refusals, write_files, write_if_changed
 
 
 @dataclass(frozen=True)
@@ -261,10 +261,17 @@ def confinement_errors(planned: Sequence[PlannedFile], dirs: Dirs) -> tuple[str,
 
 def make_folders(dirs: Dirs) -> tuple[str, ...]:
     """Make the output folders as gen.py does up front; an error for each that cannot be made."""
-    errors = []
-    for folder in dict.fromkeys(map(dirs.of, OUTPUT_FOLDERS)):
+    errors: list[str] = []
+    made: set[str] = set()
+    for manager in OUTPUT_FOLDERS:
+        folder = dirs.of(manager)
+        if folder in made:
+            continue
+        made.add(folder)
         try:
-            os.makedirs(folder, exist_ok=True)
+            make_folder(*dirs.place(manager))  # inside -d: no symbolic link below it followed
+        except Refused as exc:
+            errors.append(str(exc))
         except (OSError, ValueError) as exc:
             errors.append(f"{folder}: cannot make the output folder: {getattr(exc, 'strerror', None) or exc}")
     return tuple(errors)

@@ -19,7 +19,7 @@ from .files.context import GenContext, GenerateOptions
 from .generate import confinement_errors, dirs_of, load_fallback_ops, plan, read_templates, refuse_shim_failures
 from .inputs import InputError, load_native, packaged_aten, read_input
 from .plan import PlanError, PlannedFile, render
-from .writer import write_files
+from .writer import OutputRoots, write_files
 
 
 @dataclass(frozen=True)
@@ -109,21 +109,22 @@ def run(job: NativeJob, progress: Callable[[int, int, str], None] = lambda done,
     if refused:
         result.errors.extend(refused)
         return result
-    for done, p in enumerate(buildable):
-        if cancelled():
-            result.cancelled = True
-            break
-        progress(done, len(buildable), p.path)
-        try:
-            data = render(p.template, ctx.templates, p.build(),  # type: ignore[misc]
-                          ctx.options.release).encode("utf-8")
-        except PlanError as exc:
-            result.errors.append(f"{p.path}: {exc}")
-            continue
-        written = write_files([(*dirs.place(p.manager, p.path), data)])
-        result.written.extend(written.written)
-        result.unchanged.extend(written.unchanged)
-        result.errors.extend(written.errors)
+    with OutputRoots() as roots:  # the output folder opened once: every file is made relative to it
+        for done, p in enumerate(buildable):
+            if cancelled():
+                result.cancelled = True
+                break
+            progress(done, len(buildable), p.path)
+            try:
+                data = render(p.template, ctx.templates, p.build(),  # type: ignore[misc]
+                              ctx.options.release).encode("utf-8")
+            except PlanError as exc:
+                result.errors.append(f"{p.path}: {exc}")
+                continue
+            written = write_files([(*dirs.place(p.manager, p.path), data)], roots=roots)
+            result.written.extend(written.written)
+            result.unchanged.extend(written.unchanged)
+            result.errors.extend(written.errors)
     return result
 
 

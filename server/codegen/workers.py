@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from .plan import PlanError
-from .writer import Folders, WriteResult, write_files
+from .writer import OutputRoots, WriteResult, write_files
 
 _CLAIM = struct.Struct("<I")
 # Every claim is written before anyone reads: they must fit in a pipe's smallest buffer (one page, when the
@@ -85,10 +85,10 @@ def _work(fd: int, jobs: Sequence[Job], units: Sequence[Sequence[int]]) -> Summa
     written: list[str] = []
     unchanged: list[str] = []
     errors: list[str] = []
-    folders: Folders = {}
+    roots = OutputRoots()  # each output folder opened once in this process
     try:
         for unit in _claims(fd):
-            result = write_files(((jobs[i].root, jobs[i].path, jobs[i].data()) for i in units[unit]), folders=folders)
+            result = write_files(((jobs[i].root, jobs[i].path, jobs[i].data()) for i in units[unit]), roots=roots)
             written += result.written
             unchanged += result.unchanged
             errors += result.errors
@@ -98,6 +98,8 @@ def _work(fd: int, jobs: Sequence[Job], units: Sequence[Sequence[int]]) -> Summa
     except Exception as exc:  # noqa: BLE001  (a bug must reach the user as an error, with where it happened)
         _drain(fd)
         return Summary(tuple(written), tuple(unchanged), tuple(errors), internal_error(exc))
+    finally:
+        roots.close()
     return Summary(tuple(written), tuple(unchanged), tuple(errors))
 
 

@@ -4,20 +4,22 @@ Each file is written atomically (a temporary file in the same folder, then renam
 over the target), and only when its bytes differ from what
 is there, so that build systems see no change when nothing changed.
 
-Confinement, the same for every writer (generate, generate-backend, generate-lazy, the server): the real
-path of the output root is resolved once, and so is each file's; a file whose real path leaves the root
-(`..`, an absolute path, a symlinked folder or file leading elsewhere) is refused. `refusals` checks every
-file of a run before the first is written, so that a refused run writes nothing at all.
+Confinement, the same for every writer (generate, generate-backend, generate-lazy, the server), by
+construction: each output root (the folder the user named) is opened once per run, and every file is made
+relative to that handle one component at a time with O_NOFOLLOW (folders made with mkdirat, the temporary file
+with O_CREAT|O_EXCL, the rename between handles of the same folder), so no symbolic link below the root is ever
+followed: one there (or swapped in while the run writes) refuses the file. `..` and absolute paths are refused
+from their text. Before anything is written, `refusals` checks every file of a run against the real paths on
+disk, so that a run whose files would leave their root writes nothing at all.
 """
 
 from __future__ import annotations
 
 import itertools
 import os
+import stat
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-
-from ..input_file import UnreadableFile, read_bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,77 +82,220 @@ def _real_folder_inside(root: str, folder: str) -> str | None:
     return real if os.path.commonpath([base, real]) == base else None
 
 
-def _same_bytes(path: str, data: bytes) -> bool:
-    """Whether path holds exactly data; read only when it is a regular file of that size (no FIFO is waited on)."""
-    try:
-        return os.path.getsize(path) == len(data) and read_bytes(path, limit=len(data)) == data
-    except (OSError, UnreadableFile):
-        return False
+class Refused(Exception):
+    """A file that would be written through a symbolic link, or outside its root."""
 
 
-_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+_FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 _temp_numbers = itertools.count()
 
 
-def _create_temp(path: str) -> tuple[int, str]:
-    """A new hidden file beside path, `.<name>.<pid>-<n>.tmp`, open for writing; its folder is made if missing.
-    (Mode 0666 less the umask, as torchgen's files get; a name left by a killed run is skipped.)"""
-    folder, name = os.path.split(path)
-    while True:
-        tmp = os.path.join(folder, f".{name}.{os.getpid()}-{next(_temp_numbers)}.tmp")
+def _parts(relative: str) -> list[str] | None:
+    """The components of a relative path inside its root (`a/../b` is `b`); None when it leaves it or names it."""
+    if os.path.isabs(relative) or "\0" in relative:
+        return None
+    normal = os.path.normpath(relative)
+    if normal in (".", os.curdir) or normal == os.pardir or normal.startswith(os.pardir + os.sep):
+        return None
+    return normal.split(os.sep)
+
+
+class OutputRoots:
+    """The output folders of one run, each opened once (the folder the user named, symlinks and all); every file
+    is then made relative to its root's handle, one component at a time, never following a symbolic link, so a
+    folder swapped for a symlink mid-run cannot redirect a write (issue 27)."""
+
+    def __init__(self) -> None:
+        self._open: dict[str, tuple[int, str]] = {}
+
+    def root(self, root: str) -> tuple[int, str]:
+        """(handle, real path) of an output root, made if missing."""
+        found = self._open.get(root)
+        if found is None:
+            found = self._open[root] = (_open_made(root), os.path.realpath(root))
+        return found
+
+    def close(self) -> None:
+        for fd, _ in self._open.values():
+            os.close(fd)
+        self._open.clear()
+
+    def __enter__(self) -> OutputRoots:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def folder(self, root: str, parts: Sequence[str], display: str) -> int:
+        """A new handle of root/parts (made where missing); Refused when a component is a symbolic link."""
+        fd = os.dup(self.root(root)[0])
         try:
-            return os.open(tmp, _TEMP_FLAGS, 0o666), tmp
+            for part in parts:
+                child = _open_folder(fd, part, display)
+                os.close(fd)
+                fd = child
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+
+def _open_made(path: str) -> int:
+    """A handle of the folder the user named (symlinks followed: the user's choice), made if missing."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
+    try:
+        return os.open(path, flags)
+    except FileNotFoundError:
+        os.makedirs(path, exist_ok=True)
+        return os.open(path, flags)
+
+
+def _open_folder(parent: int, name: str, display: str) -> int:
+    """A handle of the folder `name` in `parent`, made if missing; never through a symbolic link."""
+    try:
+        return _open_no_link(parent, name, display)
+    except FileNotFoundError:
+        try:
+            os.mkdir(name, 0o777, dir_fd=parent)
+        except FileExistsError:  # made meanwhile (another writer): opened below, as anything else would be
+            pass
+        return _open_no_link(parent, name, display)
+
+
+def _open_no_link(parent: int, name: str, display: str) -> int:
+    try:
+        return os.open(name, _FOLDER_FLAGS, dir_fd=parent)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        _refuse_link(parent, name, display, exc)
+        raise
+
+
+def _refuse_link(parent: int, name: str, display: str, exc: OSError) -> None:
+    """Raise Refused when `name` in `parent` is a symbolic link (what O_NOFOLLOW refused); else nothing."""
+    try:
+        link = stat.S_ISLNK(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode)
+    except OSError:
+        return
+    if link:
+        raise Refused(f"{display}: refusing to write through the symbolic link {name!r} "
+                      "(it was made during the run or lies below the output folder)") from exc
+
+
+def _same_bytes_at(folder: int, name: str, data: bytes, display: str) -> bool:
+    """Whether folder/name holds exactly data; read only when it is a regular file of that size (no FIFO is
+    waited on, no symlink followed: one is Refused)."""
+    try:
+        fd = os.open(name, _READ_FLAGS, dir_fd=folder)
+    except OSError as exc:
+        _refuse_link(folder, name, display, exc)
+        return False
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size != len(data):
+            return False
+        chunks, left = [], len(data) + 1  # one byte more: a file that grew since fstat is not the same
+        while left > 0:
+            chunk = os.read(fd, left)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks) == data
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def write_atomic(folder: int, name: str, data: bytes) -> None:
+    """Replace folder/name with data; a crash leaves either the old file or the new one, never a mix. The
+    temporary file beside it, `.<name>.<pid>-<n>.tmp`, is made without following a link (a name left by a
+    killed run is skipped), mode 0666 less the umask as torchgen's files get."""
+    while True:
+        tmp = f".{name}.{os.getpid()}-{next(_temp_numbers)}.tmp"
+        try:
+            fd = os.open(tmp, _TEMP_FLAGS, 0o666, dir_fd=folder)
+            break
         except FileExistsError:
             continue
-        except FileNotFoundError:
-            os.makedirs(folder or ".", exist_ok=True)  # only the first file of a new folder gets here
-            return os.open(tmp, _TEMP_FLAGS, 0o666), tmp
-
-
-def write_atomic(path: str, data: bytes) -> None:
-    """Replace path's content with data; a crash leaves either the old file or the new one, never a mix."""
-    fd, tmp = _create_temp(path)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         # The rename is atomic: an interrupted run leaves the old file or the new one. (No fsync: like
         # torchgen, the output is rebuilt, not kept safe across power loss, and 7,151 fsyncs cost seconds.)
-        os.replace(tmp, path)
+        os.replace(tmp, name, src_dir_fd=folder, dst_dir_fd=folder)
     except BaseException:
         try:
-            os.unlink(tmp)
+            os.unlink(tmp, dir_fd=folder)
         except OSError:
             pass
         raise
 
 
-def write_if_changed(path: str, data: bytes, *, write: Callable[[str, bytes], None] = write_atomic) -> bool:
-    """Write data to path unless it already holds exactly these bytes; True if written."""
-    if _same_bytes(path, data):
+Write = Callable[[int, str, bytes], None]
+
+
+def _write_at(folder: int, name: str, data: bytes, display: str, write: Write | None) -> bool:
+    if _same_bytes_at(folder, name, data, display):
         return False
-    write(path, data)
+    (write or write_atomic)(folder, name, data)
     return True
 
 
-def write_files(files: Iterable[tuple[str, str, bytes]], *, write: Callable[[str, bytes], None] = write_atomic,
-                folders: Folders | None = None) -> WriteResult:
-    """Write (root, relative path, bytes) triples; errors are collected, not raised. Each file is confined
-    again as it is written (a symlink made since `refusals` ran is refused too).
-    folders: the resolved folders of earlier calls of the same run, to reuse (see resolve_inside)."""
+def write_if_changed(path: str, data: bytes, *, write: Write | None = None) -> bool:
+    """Write data to path (a file the user named, e.g. a depfile's list; its folder is made) unless it
+    already holds exactly these bytes; True if written."""
+    folder = _open_made(os.path.dirname(path) or ".")
+    try:
+        return _write_at(folder, os.path.basename(path), data, path, write)
+    finally:
+        os.close(folder)
+
+
+def write_files(files: Iterable[tuple[str, str, bytes]], *, write: Write | None = None,
+                roots: OutputRoots | None = None) -> WriteResult:
+    """Write (root, relative path, bytes) triples; errors are collected, not raised. Each file is made
+    relative to its root's handle without following a symbolic link (see OutputRoots), so it stays inside
+    its root whatever changes on disk meanwhile.
+    roots: the roots opened by earlier calls of the same run (default: opened here, closed at the end)."""
+    if roots is None:
+        with OutputRoots() as own:
+            return write_files(files, write=write, roots=own)
     written: list[str] = []
     unchanged: list[str] = []
     errors: list[str] = []
-    folders = {} if folders is None else folders
     for root, relative, data in files:
-        target = resolve_inside(root, relative, folders)
-        if target is None:
+        parts = _parts(relative)
+        if parts is None:
             errors.append(_refused(root, relative))
             continue
+        display = os.path.join(root, *parts)
         try:
-            (written if write_if_changed(target, data, write=write) else unchanged).append(target)
-        except (OSError, ValueError) as exc:  # ValueError: a path the OS cannot take (a NUL byte)
-            errors.append(f"{target}: {getattr(exc, 'strerror', None) or exc}")
+            target = os.path.join(roots.root(root)[1], *parts)
+            folder = roots.folder(root, parts[:-1], display)
+            try:
+                changed = _write_at(folder, parts[-1], data, display, write)
+            finally:
+                os.close(folder)
+            (written if changed else unchanged).append(target)
+        except Refused as exc:
+            errors.append(str(exc))
+        except (OSError, ValueError) as exc:  # ValueError: a path the OS cannot take
+            errors.append(f"{display}: {getattr(exc, 'strerror', None) or exc}")
     return WriteResult(tuple(written), tuple(unchanged), tuple(errors))
+
+
+def make_folder(root: str, relative: str) -> None:
+    """Make root/relative (and what it needs) the way files are made: no symbolic link below root followed."""
+    parts = _parts(relative) if relative else []
+    if parts is None:
+        raise Refused(_refused(root, relative))
+    with OutputRoots() as roots:
+        os.close(roots.folder(root, parts, os.path.join(root, relative)))
 
 
 def write_all(files: Sequence[tuple[str, str, bytes]]) -> WriteResult:

@@ -28,11 +28,11 @@ from concurrent.futures import Executor
 from typing import Any, Protocol
 
 from lsprotocol import types
-from pygls.uris import to_fs_path
 from pygls.workspace import Workspace as OpenDocuments
 
 from ..analysis.check import BACKEND, NATIVE
 from . import trust
+from .convert import fs_path
 from .features import _EXPLAINERS, Client
 from .host import Host
 from .workspace import Analysis, OpenDocument, Workspace
@@ -166,7 +166,7 @@ def output_dir(server: CommandHost, source: str, value: str | None = None) -> st
 
 def workspace_folders(server: CommandHost) -> list[str]:
     """The real paths of the workspace folders (and of the root, for clients that give only a root)."""
-    paths = [to_fs_path(folder.uri) for folder in server.workspace.folders.values()] + [server.model.root]
+    paths = [fs_path(folder.uri) for folder in server.workspace.folders.values()] + [server.model.root]
     return list(dict.fromkeys(os.path.realpath(p) for p in paths if p))
 
 
@@ -181,8 +181,9 @@ async def write_dir(server: CommandHost, source: str) -> str:
             pass  # the server's own wait gives up too, and the settings it has are checked all the same
     path = output_dir(server, source)
     user_value = trust.user_setting(server.initialization_options, "outputDir")
-    refusal = trust.write_refusal("opgen.outputDir", path, workspace_folders(server),
-                                  output_dir(server, source, user_value) if user_value else None)
+    folders = workspace_folders(server)
+    refusal = trust.write_refusal("opgen.outputDir", path, folders,
+                                  trust.user_folder(user_value, server.model.root, folders) if user_value else None)
     if refusal is not None:
         try:
             server.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=refusal))

@@ -19,19 +19,27 @@ default is used instead; unknown keys are reported too.
 
 from __future__ import annotations
 
+import json
+import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..releases import parse_version
 
 SECTION = "opgen"
 
 
+# The environment variable the server's own tests set its test-only hooks with (a JSON object, camelCase keys);
+# they are read from nowhere else: no client setting, initializationOptions or workspace can reach them.
+TESTING_ENVIRONMENT = "OPGEN_LSP_TESTING"
+
+
 @dataclass(frozen=True, slots=True)
 class Testing:
-    """Hidden hooks for the server's own tests (not documented to users)."""
+    """Hooks for the server's own tests, from TESTING_ENVIRONMENT only (issue 27: as settings, a workspace could
+    make every hover fail or each generated file wait 10 s)."""
 
     fail_hover: bool = False
     # opgen.generate waits this long before each file (so that a test can cancel it midway).
@@ -112,8 +120,13 @@ def _int_in(low: int, high: int) -> Callable[[object], int | None]:
     return check
 
 
+def _is_path(value: object) -> TypeGuard[str]:
+    """A non-empty string no file system refuses outright (a NUL byte is in no path)."""
+    return isinstance(value, str) and bool(value.strip()) and "\0" not in value
+
+
 def _optional_path(value: object) -> str | None:
-    return value if isinstance(value, str) and value.strip() else None
+    return value if _is_path(value) else None
 
 
 _optional_path.__doc__ = "a file path (a non-empty string) or null"
@@ -127,16 +140,16 @@ _bool.__doc__ = "true or false"
 
 
 def _path(value: object) -> str | None:
-    return value if isinstance(value, str) and value.strip() else None
+    return value if _is_path(value) else None
 
 
 _path.__doc__ = "a file path (a non-empty string)"
 
 
 def _paths(value: object) -> tuple[str, ...] | None:
-    if isinstance(value, str) and value.strip():
+    if _is_path(value):
         return (value,)
-    if isinstance(value, (list, tuple)) and all(isinstance(v, str) and v.strip() for v in value):
+    if isinstance(value, (list, tuple)) and all(_is_path(v) for v in value):
         return tuple(value)
     return None
 
@@ -222,8 +235,9 @@ def parse_settings(raw: object, warn: Callable[[str], None]) -> Settings:
     if not isinstance(raw, Mapping):
         warn(f"opgen: settings must be an object, not {raw!r}; using the defaults")
         return Settings()
-    nested = {"lazy": _section(Lazy, _LAZY_CHECKS, raw, "lazy", warn),
-              "testing": _section(Testing, _TESTING_CHECKS, raw, "testing", warn)}
+    nested = {"lazy": _section(Lazy, _LAZY_CHECKS, raw, "lazy", warn), "testing": testing_from_environment(warn)}
+    if "testing" in raw:
+        warn("opgen: setting 'testing' is ignored: the server's test-only hooks are not settings")
     # userSettings: the user's own values, read (from initializationOptions only) by trust.py.
     rest = {k: v for k, v in raw.items() if k not in nested and k != "userSettings"}
     return Settings(**_read(Settings, _CHECKS, rest, "", warn), **nested)  # type: ignore[arg-type]
@@ -231,13 +245,25 @@ def parse_settings(raw: object, warn: Callable[[str], None]) -> Settings:
 
 def _section(cls: type, checks: Mapping[str, Callable[[object], Any]], raw: Mapping[str, object], name: str,
              warn: Callable[[str], None]):
-    """A nested object of settings (opgen.lazy, opgen.testing)."""
+    """A nested object of settings (opgen.lazy; the testing hooks from the environment)."""
     value = raw.get(name)
     if isinstance(value, Mapping):
         return cls(**_read(cls, checks, value, f"{name}.", warn))
     if value is not None:
         warn(f"opgen: setting '{name}' must be an object, not {value!r}")
     return cls()
+
+
+def testing_from_environment(warn: Callable[[str], None], environ: Mapping[str, str] = os.environ) -> Testing:
+    """The test-only hooks TESTING_ENVIRONMENT sets (all off when it is not set)."""
+    text = environ.get(TESTING_ENVIRONMENT)
+    if not text:
+        return Testing()
+    try:
+        raw = json.loads(text)
+    except ValueError:
+        raw = text
+    return _section(Testing, _TESTING_CHECKS, {"testing": raw}, "testing", warn)
 
 
 def settings_from(*sources: object, warn: Callable[[str], None]) -> Settings:

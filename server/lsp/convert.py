@@ -17,15 +17,37 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import os
 from collections.abc import Sequence
 
 from lsprotocol import types
+from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument
 
 from ..diagnostics import Diagnostic
 from ..text import Span
 
 SOURCE = "opgen"
+
+
+def usable_path(path: str | None) -> str | None:
+    """path when the file system can take it: absolute, no NUL byte, encodable; else None (issue 27)."""
+    if not path or "\0" in path or not os.path.isabs(path):
+        return None
+    try:
+        os.fsencode(path)
+    except UnicodeError:  # a lone surrogate that is not an undecodable byte
+        return None
+    return path
+
+
+def fs_path(uri: str) -> str | None:
+    """The file a document uri names, None when it names none the file system can take (untitled:, a
+    %00 or other byte no path may hold): such a document is checked from its text alone."""
+    try:
+        return usable_path(to_fs_path(uri))
+    except (ValueError, TypeError):
+        return None
 
 
 def client_lines(text: str) -> tuple[str, ...]:

@@ -8,6 +8,9 @@ so that no input wedges the reader (issue 15). Pure: bytes in, events out; no IO
   a frame (the rest of a body too short, a body after a negative or garbage length) are skipped up to
   the next header. A header can be found reliably in such bytes because `Content-Length: N` followed
   by a raw line break never occurs inside valid JSON (line breaks in strings are escaped).
+- A body nested deeper than MAX_DEPTH (LSP messages nest a dozen levels) or holding NaN or Infinity
+  (not JSON) is refused like one that is not JSON: a deep one would exhaust the stack of whatever reads
+  it next (json itself raises RecursionError at about 1,000 levels).
 - Every refusal is an event carrying the first bytes concerned, from which the transport recovers the
   id of a request (`request_id`) so that the request still gets an error response.
 """
@@ -28,7 +31,20 @@ _LENGTH = re.compile(rb"content-length[ \t]*:[ \t]*([^\r\n]*)", re.I)
 # The start of a frame inside bytes that are not one (see above); its value may be anything.
 _FRAME_START = re.compile(rb"content-length[ \t]*:[^\r\n]*\r\n", re.I)
 _HEADER_LINE = re.compile(rb"^[A-Za-z][A-Za-z0-9-]*:[^\r\n]*\r\n", re.M)
-_DECODER = json.JSONDecoder()
+# The reason of a refusal of bytes that were never a frame (no header): nothing is answered for them.
+NOT_A_FRAME = "bytes that are not a frame"
+# JSON-RPC error codes of refusals: bytes that are not JSON, and JSON that is refused (too large, too deep).
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+# The deepest nesting of arrays and objects accepted in a message.
+MAX_DEPTH = 64
+
+
+def _no_constant(name: str) -> object:
+    raise ValueError(f"{name} is not JSON")
+
+
+_DECODER = json.JSONDecoder(parse_constant=_no_constant)
 
 
 @dataclass(frozen=True)
@@ -44,6 +60,7 @@ class Refused:
 
     reason: str
     data: bytes
+    code: int = PARSE_ERROR  # the error a request found in `data` is answered with
 
 
 Event = Message | Refused
@@ -87,7 +104,7 @@ class Framer:
                 if len(buffer) > MAX_HEADERS:  # not a header: skip to a frame's start, if one is there
                     found = _FRAME_START.search(buffer)
                     cut = found.start() if found is not None and found.start() > 0 else len(buffer) - 64
-                    events.append(Refused("bytes that are not a frame", bytes(buffer[:min(cut, HEAD_KEPT)])))
+                    events.append(Refused(NOT_A_FRAME, bytes(buffer[:min(cut, HEAD_KEPT)])))
                     del buffer[:cut]
                     return True
                 return False
@@ -97,13 +114,13 @@ class Framer:
             # Bytes before the header other than header lines (Content-Type): the rest of a broken frame.
             before = _HEADER_LINE.sub(b"", block[:start.start()]) if start is not None else b""
             if before:
-                events.append(Refused("bytes that are not a frame", before[:HEAD_KEPT]))
+                events.append(Refused(NOT_A_FRAME, before[:HEAD_KEPT]))
             length, why = _length(block)
             if length is None:
                 events.append(Refused(why, block[:HEAD_KEPT]))
             elif length > self.limit:
                 events.append(Refused(f"a frame of {length} bytes (more than {self.limit})",
-                                      bytes(buffer[:HEAD_KEPT])))
+                                      bytes(buffer[:HEAD_KEPT]), INVALID_REQUEST))
                 self._skip = length
             else:
                 self._length = length
@@ -138,12 +155,16 @@ class Framer:
 
     def _body(self, body: bytes) -> list[Event]:
         try:
-            return [Message(json.loads(body))]
+            return [_message(json.loads(body, parse_constant=_no_constant), body)]
+        except RecursionError:
+            return [Refused(f"a frame nested deeper than {MAX_DEPTH} levels", body[:HEAD_KEPT], INVALID_REQUEST)]
         except ValueError:
             pass
         try:  # a length too long: one JSON value, then the start of the next frame
             text = body.decode("utf-8")
             value, end = _DECODER.raw_decode(text, len(text) - len(text.lstrip()))
+        except RecursionError:
+            return [Refused(f"a frame nested deeper than {MAX_DEPTH} levels", body[:HEAD_KEPT], INVALID_REQUEST)]
         except ValueError:
             found = _FRAME_START.search(body)
             if found is None:
@@ -152,7 +173,30 @@ class Framer:
             return [Refused("a frame that is not JSON", body[:found.start()][:HEAD_KEPT])]
         rest = text[end:].encode("utf-8")
         self._buffer[:0] = rest  # read again as what follows a frame
-        return [Message(value)]
+        return [_message(value, body)]
+
+
+def depth(value: object, limit: int) -> int:
+    """How deep arrays and objects nest in `value` (a scalar is 0), counted up to limit + 1 (no recursion)."""
+    deepest = 0
+    stack: list[tuple[object, int]] = [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, list):
+            level += 1
+            deepest = max(deepest, level)
+            if deepest > limit:
+                return deepest
+            stack.extend((child, level) for child in item if isinstance(child, (list, dict)))
+    return deepest
+
+
+def _message(value: object, body: bytes) -> Event:
+    if depth(value, MAX_DEPTH) > MAX_DEPTH:
+        return Refused(f"a frame nested deeper than {MAX_DEPTH} levels", body[:HEAD_KEPT], INVALID_REQUEST)
+    return Message(value)
 
 
 def request_id(data: bytes) -> int | str | None:

@@ -33,9 +33,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     # stdout carries the protocol in --stdio mode: log to stderr only.
-    logging.basicConfig(stream=sys.stderr, level=getattr(logging, args.log_level),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    from . import log_levels
+    from . import log_format, log_levels
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(log_format.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=getattr(logging, args.log_level), handlers=[handler])
 
     log_levels.install()
     # The kernel index scans a cold tree in worker processes, started from a thread of this (threaded)

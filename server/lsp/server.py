@@ -23,7 +23,6 @@ from typing import Any, Concatenate, NamedTuple
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
-from pygls.uris import to_fs_path
 
 from ..analysis.check import BACKEND, DEPRECATED, DERIVATIVES, NATIVE, SELECTION, TAGS
 from ..analysis.pytorch_format import LoadFailure
@@ -32,7 +31,8 @@ from . import commands, convert, editing, features, kernels, transport, watchdog
 from . import derivatives as derivatives_lsp
 from .analyses import Scheduler
 from .config import SECTION, Settings, settings_from
-from .convert import Encoding, use_client_lines
+from .convert import Encoding, fs_path, usable_path, use_client_lines
+from .protocol import OpgenProtocol, one_line
 from .workspace import Analysis, Workspace
 
 logger = logging.getLogger(__name__)
@@ -57,7 +57,8 @@ ANALYSIS_TIMEOUT = 120.0
 
 class OpgenLanguageServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("opgen-lsp", server_version_text(), text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        super().__init__("opgen-lsp", server_version_text(), text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+                         protocol_cls=OpgenProtocol)
         self.model = Workspace()
         self.client = features.Client()
         self.settings = Settings()
@@ -106,6 +107,10 @@ class OpgenLanguageServer(LanguageServer):
         if message not in self._warned:
             self._warned.add(message)
             self.log(message, types.MessageType.Warning)
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """pygls' report of an error it met: logged in one line (pygls showed the user "Error in server: ...")."""
+        logger.error("opgen-lsp: %s", one_line(error))
 
     def report_failure(self, what: str, exc: BaseException) -> None:
         logger.error("opgen: %s failed", what, exc_info=exc)
@@ -330,7 +335,7 @@ class OpgenLanguageServer(LanguageServer):
         document = self.workspace.get_text_document(uri)
         old = self.model.document(uri)
         if opened or old is None:
-            new = self.model.open(uri, to_fs_path(uri), document.source, document.version)
+            new = self.model.open(uri, fs_path(uri), document.source, document.version)
         else:
             new = self.model.change(uri, document.source, document.version)
         self.schedule(uri, 0 if opened else None)
@@ -440,7 +445,7 @@ def _register_lifecycle(server: OpgenLanguageServer) -> None:
                         "LS character may land in the wrong place")
         watchdog.watch(params.process_id)
         server.client = features.Client.of(params.capabilities, Encoding.of(server.workspace.position_encoding))
-        server.model.root = server.workspace.root_path
+        server.model.root = usable_path(server.workspace.root_path)
         server.initialization_options = params.initialization_options
         server.apply_settings(params.initialization_options)
 
@@ -490,13 +495,13 @@ def _register_sync(server: OpgenLanguageServer) -> None:
     @guarded(server, "didSave")
     async def did_save(params: types.DidSaveTextDocumentParams) -> None:
         # A tags.yaml read from disk may have changed; a saved C++ file may define kernels.
-        await server.files_changed([to_fs_path(params.text_document.uri) or params.text_document.uri])
+        await server.files_changed([p for p in [fs_path(params.text_document.uri)] if p])
         server.run_editing_checks(params.text_document.uri)
 
     @feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     @guarded(server, "didChangeWatchedFiles")
     async def watched_files_changed(params: types.DidChangeWatchedFilesParams) -> None:
-        await server.files_changed([to_fs_path(c.uri) or c.uri for c in params.changes])
+        await server.files_changed([p for p in map(fs_path, (c.uri for c in params.changes)) if p])
 
     @feature(types.TEXT_DOCUMENT_DID_CLOSE)
     @guarded(server, "didClose")

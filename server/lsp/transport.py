@@ -4,8 +4,9 @@ pygls 2's reader (pygls.io_.run_async) reads a Content-Length's bytes whatever i
 is a MemoryError), and loses its place for good on a length that is wrong; a request whose params do
 not fit their type is logged and never answered. Here:
 - frames are read by framing.Framer (bounded, resynchronising);
-- a message is structured apart from being handled, so that a request with invalid params (a negative
-  position, params null or a list) gets the JSON-RPC error InvalidParams;
+- a message's envelope is checked first (envelope.py: ids of any JSON type, batches, unknown methods,
+  "jsonrpc" other than "2.0"), then it is structured apart from being handled, so that a request with
+  invalid params (a negative position, params null or a list) gets the JSON-RPC error InvalidParams;
 - a refused frame whose request id can be found gets an error response too (ParseError, or
   InvalidRequest for a frame too large), so that the client is never left waiting;
 - stdin is read on a thread of its own, so that its end is seen even when the event loop is stuck
@@ -24,79 +25,80 @@ from collections.abc import Awaitable, Callable
 from typing import Any, BinaryIO
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException
 from pygls.io_ import StdoutWriter
 
-from . import framing
+from . import envelope, framing
+from . import protocol as protocol_module
 
 logger = logging.getLogger(__name__)
 
 READ_SIZE = 65536
 
 
-class _QuietDeserializeErrors(logging.Filter):
-    """pygls logs a full traceback for every message it cannot structure; we log one line (and answer)."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not record.getMessage().startswith("Unable to deserialize message")
-
-
-_QUIET = _QuietDeserializeErrors()
-
-
 def _respond_error(protocol: Any, msg_id: int | str | None, code: int, message: str) -> None:
+    if msg_id is None:  # pygls leaves a null id out; JSON-RPC 2.0 says "id": null
+        protocol._send_data({"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}})
+        return
     protocol._send_response(msg_id, error=types.ResponseError(code=code, message=message))
 
 
+def _has_method(protocol: Any, name: str) -> bool:
+    features = protocol.fm
+    return name in features.builtin_features or name in features.features or name == envelope.CANCEL_REQUEST
+
+
 def deliver(protocol: Any, event: framing.Event) -> None:
-    """Hand one framing event to the pygls protocol; whatever goes wrong, a request is answered."""
+    """Hand one framing event to the pygls protocol; whatever goes wrong, a request is answered (once), with
+    no traceback, and the server goes on."""
+    try:
+        _deliver(protocol, event)
+    except (SystemExit, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # a bug of ours or of pygls: the request (if one) still gets an answer
+        data = event.value if isinstance(event, framing.Message) else None
+        logger.error("opgen-lsp: cannot handle a message: %s", protocol_module.one_line(exc), exc_info=exc)
+        msg_id = envelope.usable_id(data)
+        if isinstance(data, dict) and "method" in data and msg_id is not None:
+            _respond_error(protocol, msg_id, types.ErrorCodes.InternalError, protocol_module.one_line(exc))
+
+
+def _deliver(protocol: Any, event: framing.Event) -> None:
     if isinstance(event, framing.Refused):
         msg_id = framing.request_id(event.data)
         logger.warning("opgen-lsp: refused %s%s", event.reason,
                        f" (request {msg_id!r} answered with an error)" if msg_id is not None else "")
-        if msg_id is not None:
-            too_large = event.reason.startswith("a frame of")
-            _respond_error(protocol, msg_id,
-                           types.ErrorCodes.InvalidRequest if too_large else types.ErrorCodes.ParseError,
-                           f"opgen-lsp refused {event.reason}")
+        # JSON-RPC answers bytes whose id cannot be read with a null id; bytes that never were a frame, not at all.
+        if msg_id is not None or event.reason != framing.NOT_A_FRAME:
+            _respond_error(protocol, msg_id, event.code, f"opgen-lsp refused {event.reason}")
         return
     data = event.value
-    if not isinstance(data, dict):
-        logger.warning("opgen-lsp: a message that is not a JSON object: %.80r", data)
-        _respond_error(protocol, None, types.ErrorCodes.InvalidRequest, "a message must be a JSON object")
+    verdict = envelope.check(data, lambda name: _has_method(protocol, name))
+    if isinstance(verdict, envelope.Answer):
+        for msg_id, code, message in verdict.errors:
+            logger.warning("opgen-lsp: answered %s to request %.40r: %s", code, msg_id, message)
+            _respond_error(protocol, msg_id, code, message)
         return
-    is_request = "id" in data and "method" in data
+    if isinstance(verdict, envelope.Drop):
+        logger.warning("opgen-lsp: ignored %s", verdict.why)
+        return
+    assert isinstance(data, dict)  # the envelope checked it
+    is_request = verdict.is_request
     try:
         message = protocol.structure_message(data)
-    except JsonRpcException as exc:
-        method = data.get("method")
-        logger.warning("opgen-lsp: invalid params for %r: %s", method, type(exc).__name__)
+    except JsonRpcException:
         if is_request:
-            code = types.ErrorCodes.InvalidParams if isinstance(exc, JsonRpcInvalidParams) \
-                else types.ErrorCodes.InternalError
-            _respond_error(protocol, data["id"], code, f"invalid params for {method}")
-        return
-    if not hasattr(message, "jsonrpc"):  # a dict without "jsonrpc": not a JSON-RPC message
-        logger.warning("opgen-lsp: a message without \"jsonrpc\": %.80r", data)
-        if is_request:
-            _respond_error(protocol, data["id"], types.ErrorCodes.InvalidRequest, "not a JSON-RPC 2.0 message")
+            _respond_error(protocol, data["id"], types.ErrorCodes.InvalidParams,
+                           f"invalid params for {data['method']}")
         return
     if is_request and protocol._shutdown:  # pygls drops them unanswered; the LSP says InvalidRequest
         _respond_error(protocol, data["id"], types.ErrorCodes.InvalidRequest, "the server is shutting down")
         return
-    try:
-        protocol.handle_message(message)
-    except (SystemExit, KeyboardInterrupt):
-        raise
-    except Exception as exc:  # pygls answers requests itself; this is what slips through
-        logger.error("opgen-lsp: cannot handle %r: %s", data.get("method"), exc, exc_info=True)
-        if is_request:
-            _respond_error(protocol, data["id"], types.ErrorCodes.InternalError, f"{type(exc).__name__}: {exc}")
+    protocol.handle_message(message)
 
 
 async def serve(read: Callable[[], Awaitable[bytes]], protocol: Any, limit: int = framing.DEFAULT_LIMIT) -> None:
     """Read and deliver messages until the connection ends (an empty read)."""
-    logging.getLogger("pygls.protocol.json_rpc").addFilter(_QUIET)  # once: the same filter is not added twice
     framer = framing.Framer(limit)
     while True:
         data = await read()

@@ -6,6 +6,10 @@ folder outside the workspace folders is written only when the user set exactly t
 the client passes the user-level values in initializationOptions.userSettings (the VS Code extension
 takes them from `inspect(key).globalValue`, which no workspace can set; other editors' init options are
 the user's own configuration). Inside a workspace folder, any value is used.
+
+The user's folder is found by real paths (issue 27): the user's value is followed component by component, and
+when it passes through a symbolic link that lies inside a workspace folder (one a repository can ship: `gen ->
+/elsewhere` for a user's relative `gen`), the workspace decides where it leads, so it is not the user's folder.
 """
 
 from __future__ import annotations
@@ -23,6 +27,30 @@ def user_setting(initialization_options: object, key: str) -> str | None:
     user = initialization_options.get(USER_SETTINGS)
     value = user.get(key) if isinstance(user, Mapping) else None
     return value if isinstance(value, str) and value.strip() else None
+
+
+def user_folder(value: str, root: str | None, folders: Sequence[str]) -> str | None:
+    """The real path the user's own value of an output folder names (relative values from the workspace root),
+    None when the workspace can decide where it leads: through a symbolic link inside a workspace folder."""
+    path = os.path.expanduser(value)
+    if not os.path.isabs(path):
+        if not root:
+            return None
+        path = os.path.join(root, path)
+    current = os.sep
+    for part in path.split(os.sep):
+        if part in ("", os.curdir):
+            continue
+        if part == os.pardir:
+            current = os.path.dirname(current)
+            continue
+        candidate = os.path.join(current, part)
+        if os.path.islink(candidate):
+            if inside(current, folders):
+                return None  # a link the workspace holds: it, not the user, says where this leads
+            candidate = os.path.realpath(candidate)
+        current = candidate
+    return current
 
 
 def inside(path: str, folders: Sequence[str]) -> bool:

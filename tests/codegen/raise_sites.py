@@ -398,6 +398,13 @@ SITES: dict[str, Site] = {
         "opgen_lsp.codegen.generate:generate", "a selection yaml torchgen's SelectiveBuilder refuses: each error at "
                                                "its line, as `opgen check` gives them (model/selection.py; exit 1)"),
     "codegen/writer.py:write_atomic:raise": internal("re-raises after removing its temporary file"),
+    "codegen/writer.py:OutputRoots.folder:raise": internal("re-raises after closing the handle it holds"),
+    "codegen/writer.py:_open_no_link:raise": internal("re-raises what is not a symbolic link: a missing folder is "
+                                                      "made by its caller, other errors are write_files' OSError"),
+    "codegen/writer.py:_refuse_link:Refused": handled("opgen_lsp.codegen.writer:write_files",
+                                                      "a symbolic link below the output folder: that file's error"),
+    "codegen/writer.py:make_folder:Refused": handled("opgen_lsp.codegen.generate:make_folders",
+                                                     "a folder that would leave its root: that folder's error"),
     # ------------------------------------------------------------------ out-of-tree backends
     "codegen/backend/run.py:load_native_for:InputError": handled("opgen_lsp.codegen.backend.run:generate_backend",
                                                                  "no native_functions.yaml (exit 2)"),

@@ -52,7 +52,7 @@ def test_failed_rename_is_an_error_value_and_keeps_the_old_file(tmp_path: Path, 
     target = tmp_path / "f.h"
     target.write_bytes(b"old")
 
-    def fail(src, dst):
+    def fail(*args, **kwargs):
         raise OSError(5, "Input/output error")
 
     monkeypatch.setattr(writer.os, "replace", fail)

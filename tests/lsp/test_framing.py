@@ -114,3 +114,25 @@ def test_request_id():
     assert request_id(b'{"jsonrpc": "2.0", "id": 3, "result": null}') is None  # a response
     assert request_id(b"garbage") is None
     assert request_id(b'{"id": true}') is None
+
+
+@pytest.mark.parametrize("levels", [65, 1000, 100_000])
+def test_a_frame_nested_too_deep_is_refused_with_its_id_and_the_next_frame_read(levels: int):
+    """A 2 KB body nested 1,000 deep raised RecursionError out of the reader and ended the server (issue 27)."""
+    deep = b'{"jsonrpc":"2.0","id":5,"method":"x","params":' + b"[" * levels + b"]" * levels + b"}"
+    events = Framer().feed(frame(deep) + frame(body(6)))
+    refused = [e for e in events if isinstance(e, Refused)]
+    assert len(refused) == 1 and "nested deeper than 64" in refused[0].reason
+    assert refused[0].code == -32600 and request_id(refused[0].data) == 5
+    assert messages(events) == [6]
+
+
+def test_nesting_up_to_the_limit_is_read():
+    ok = b'{"jsonrpc":"2.0","id":5,"method":"x","params":' + b"[" * 63 + b"]" * 63 + b"}"
+    assert messages(Framer().feed(frame(ok))) == [5]
+
+
+@pytest.mark.parametrize("constant", [b"NaN", b"Infinity", b"-Infinity"])
+def test_nan_and_infinity_are_not_json(constant: bytes):
+    events = Framer().feed(frame(b'{"jsonrpc":"2.0","id":5,"method":"x","params":' + constant + b"}"))
+    assert [(type(e), e.code, request_id(e.data)) for e in events] == [(Refused, -32700, 5)]

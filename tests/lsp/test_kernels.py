@@ -18,7 +18,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from .helpers import CLIENTS, NATIVE, SERVER, TAGS, make_client, open_document, pos, uses_pull
 from .test_workspace_features import apply, tid
 
-pytestmark = pytest.mark.asyncio
+pytestmark = [pytest.mark.asyncio, pytest.mark.testing_hooks({"kernelWorkers": 2})]
 
 KERNEL_NATIVE = NATIVE + """
 - func: relu_(Tensor(a!) self) -> Tensor(a!)
@@ -89,7 +89,7 @@ async def editor(request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp
         capabilities=client_capabilities(request.param),
         root_uri=tmp_path.as_uri(),
         workspace_folders=[types.WorkspaceFolder(uri=tmp_path.as_uri(), name="ws")],
-        initialization_options={"debounceMs": 10, "testing": {"kernelWorkers": 2}},
+        initialization_options={"debounceMs": 10},
     ))
     lsp_client.init_result = result  # type: ignore[attr-defined]
     lsp_client.root = tmp_path  # type: ignore[attr-defined]

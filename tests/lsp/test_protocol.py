@@ -30,6 +30,7 @@ class RawClient:
     def __init__(self, root: Path, process_id: int | None = None) -> None:
         self.proc = subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.answers: dict[object, dict] = {}
+        self.everything: list[dict] = []  # every message the server sent, in order
         self.arrived = threading.Condition()
         threading.Thread(target=self._read, daemon=True).start()
         self.stderr: queue.Queue[bytes] = queue.Queue()
@@ -57,6 +58,8 @@ class RawClient:
                 if line == b"\r\n":
                     break
             message = json.loads(out.read(length))
+            with self.arrived:
+                self.everything.append(message)
             if "id" in message and "method" not in message:
                 with self.arrived:
                     self.answers[message["id"]] = message

@@ -232,9 +232,8 @@ def test_diagnostic_conversion():
 def test_settings_defaults_and_values():
     warnings: list[str] = []
     assert config.parse_settings(None, warnings.append) == config.Settings()
-    s = config.settings_from({"debounceMs": 5, "testing": {"failHover": True}}, {"tagsPath": "t.yaml"},
-                             warn=warnings.append)
-    assert (s.debounce_ms, s.tags_path, s.testing.fail_hover) == (5, "t.yaml", True)
+    s = config.settings_from({"debounceMs": 5}, {"tagsPath": "t.yaml"}, warn=warnings.append)
+    assert (s.debounce_ms, s.tags_path) == (5, "t.yaml")
     s = config.settings_from({"lazy": {"preset": "torchscript", "shapeInferenceHeader": "h.h"}}, warn=warnings.append)
     assert s.lazy == config.Lazy("torchscript", "h.h")
     s = config.settings_from({"pytorchFormatCheck": False, "compatibilityBase": "origin/main~2"}, warn=warnings.append)
@@ -249,8 +248,8 @@ def test_settings_defaults_and_values():
     ({"debounceMs": True}, "'debounceMs' must be a whole number"),
     ({"maxWorkspaceSymbols": 0}, "'maxWorkspaceSymbols' must be a whole number from 1"),
     ({"tagsPath": 3}, "'tagsPath' must be a file path"),
-    ({"testing": {"failHover": "yes"}}, "'testing.failHover' must be true or false"),
-    ({"testing": 1}, "'testing' must be an object"),
+    ({"testing": {"failHover": True}}, "setting 'testing' is ignored"),
+    ({"tagsPath": "a\0b"}, "'tagsPath' must be a file path"),
     ({"lazy": {"preset": "ts"}}, "'lazy.preset' must be one of 'auto', 'default', 'torchscript'"),
     ({"lazy": {"shapeInferenceHeader": 3}}, "'lazy.shapeInferenceHeader' must be a file path"),
     ({"lazy": {"nodeBase": "X"}}, "unknown setting 'lazy.nodeBase'"),

@@ -414,7 +414,8 @@ async def test_hover_is_plain_text_for_a_client_without_markdown(plain_client: L
 
 # ---------------------------------------------------------------- robustness, settings
 
-@pytest.mark.init_options({"testing": {"failHover": True}, "debounceMs": "soon"})
+@pytest.mark.testing_hooks({"failHover": True})
+@pytest.mark.init_options({"debounceMs": "soon"})
 async def test_a_failing_handler_does_not_stop_the_server(client: LanguageClient):
     uri, text = workspace(client)
     # A bad setting is reported and its default used.
@@ -478,3 +479,15 @@ async def test_the_server_tells_the_client_each_native_files_release(client: Lan
     assert (second["version"], second["profile"], second["source"], second["fit"]) == \
         ("2.16.0a0", "2.15.0", "opgen.torchVersion", "newer")
     assert "newer than the releases opgen knows" in second["note"]
+
+
+@pytest.mark.init_options({"debounceMs": 10, "testing": {"failHover": True}})
+@pytest.mark.configuration({"testing": {"failHover": True, "generateDelayMs": 10000}})
+async def test_test_only_hooks_are_no_client_setting(client: LanguageClient):
+    """A workspace's settings made every hover fail and each generated file wait 10 s (issue 27)."""
+    uri, text = workspace(client)
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=tid(uri), position=pos(client, text, "structured_inherits")))
+    assert hover is not None
+    assert not [m for m in client.log_messages if m.type == types.MessageType.Error]
+    assert any("setting 'testing' is ignored" in m.message for m in client.log_messages)

@@ -9,7 +9,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from opgen_lsp.lsp.trust import inside, user_setting, write_refusal
+from opgen_lsp.lsp.trust import inside, user_folder, user_setting, write_refusal
 
 from .helpers import NATIVE, TAGS, open_document, write
 
@@ -82,3 +82,33 @@ def test_the_rule():
     assert user_setting({"userSettings": {"outputDir": "/x"}}, "outputDir") == "/x"
     for options in (None, {}, {"outputDir": "/x"}, {"userSettings": "/x"}, {"userSettings": {"outputDir": 3}}):
         assert user_setting(options, "outputDir") is None
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestWarning")
+def test_a_user_folder_reached_through_a_workspace_symlink_is_not_the_users(tmp_path: Path):
+    workspace, elsewhere = tmp_path / "ws", tmp_path / "elsewhere"
+    (workspace / "sub").mkdir(parents=True)
+    elsewhere.mkdir()
+    (workspace / "gen").symlink_to(elsewhere, target_is_directory=True)
+    (workspace / "sub" / "deep").symlink_to(elsewhere, target_is_directory=True)
+    folders = [str(workspace)]
+    for value in ("gen", "gen/x", str(workspace / "gen"), "sub/deep/..", str(workspace / "sub" / "deep" / "x")):
+        assert user_folder(value, str(workspace), folders) is None, value
+    assert user_folder("../elsewhere", str(workspace), folders) == str(elsewhere)
+    assert user_folder(str(elsewhere / "x"), str(workspace), folders) == str(elsewhere / "x")
+    assert user_folder("out", str(workspace), folders) == str(workspace / "out")
+    (tmp_path / "link-of-the-user").symlink_to(elsewhere, target_is_directory=True)  # outside: the user's own
+    assert user_folder(str(tmp_path / "link-of-the-user"), None, folders) == str(elsewhere)
+    assert user_folder("relative", None, folders) is None
+
+
+@pytest.mark.init_options({"debounceMs": 10, "userSettings": {"outputDir": "gen"}})
+@pytest.mark.configuration({"outputDir": "gen"})
+async def test_a_relative_user_folder_that_a_repository_symlinks_elsewhere_is_refused(client: LanguageClient):
+    """A user's relative `gen` and a repository's `gen -> /elsewhere` wrote 128 files outside (issue 27)."""
+    elsewhere = _outside(client, f"{client.root.name}-elsewhere")  # type: ignore[attr-defined]
+    elsewhere.mkdir()
+    (client.root / "gen").symlink_to(elsewhere, target_is_directory=True)  # type: ignore[attr-defined]
+    result = await _generate(client, _workspace(client))
+    assert "opgen.outputDir points outside the workspace folders" in result["error"]
+    assert list(elsewhere.iterdir()) == []

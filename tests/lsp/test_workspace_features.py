@@ -388,7 +388,8 @@ async def test_two_native_functions_yaml_generate_into_folders_of_their_own(clie
     assert again["written"] == 0 and again["unchanged"] == results["aten/src/ATen"]["written"]
 
 
-@pytest.mark.init_options({"debounceMs": 10, "outputDir": "out", "testing": {"generateDelayMs": 50}})
+@pytest.mark.testing_hooks({"generateDelayMs": 50})
+@pytest.mark.init_options({"debounceMs": 10, "outputDir": "out"})
 async def test_generate_can_be_cancelled(client: LanguageClient):
     if not (client.capabilities.window and client.capabilities.window.work_done_progress):
         pytest.skip("the client takes no server-initiated progress")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -140,13 +141,17 @@ def _read_only(monkeypatch, folder: Path) -> None:
         if str(path).startswith(str(folder)):
             raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
 
+    def full(path, kwargs) -> str:  # the writer names a file relative to its folder's handle
+        folder_fd = kwargs.get("dir_fd")
+        return os.path.join(os.readlink(f"/proc/self/fd/{folder_fd}"), path) if folder_fd is not None else str(path)
+
     def mkdir(path, *args, **kwargs):
-        refuse(path)
+        refuse(full(path, kwargs))
         return real_mkdir(path, *args, **kwargs)
 
     def open_(path, flags, *args, **kwargs):
         if flags & os.O_CREAT:
-            refuse(path)
+            refuse(full(path, kwargs))
         return real_open(path, flags, *args, **kwargs)
 
     monkeypatch.setattr(os, "mkdir", mkdir)
@@ -181,3 +186,53 @@ def test_a_fifo_where_an_output_file_goes_is_replaced_not_waited_on(tmp_path: Pa
     assert f"{out / 'RegisterPrivateUse1.cpp'}: would be written" in capsys.readouterr().out
     assert main(["generate-backend", "-s", str(MY_BACKEND), "-o", str(out)]) == 0
     assert (out / "RegisterPrivateUse1.cpp").is_file()
+
+
+# ---------------------------------------------------------------- a folder swapped for a symlink mid-run
+
+def _swap_during_writes(monkeypatch, out: Path, folder: str, outside: Path) -> list[str]:
+    """When the writer is about to create its first file in out/<folder> (its place already checked), another
+    thread swaps that folder for a symlink to `outside` while the writer waits (issue 27: a writer that resolved
+    the folder, then wrote through its path)."""
+    real_open = os.open
+    swapped: list[str] = []
+
+    def swap() -> None:
+        (out / folder).rename(out / f"{folder}.moved")
+        (out / folder).symlink_to(outside, target_is_directory=True)
+        swapped.append(folder)
+
+    def open_(path, flags, *args, **kwargs):
+        where = kwargs.get("dir_fd")
+        into = os.readlink(f"/proc/self/fd/{where}") if where is not None else os.path.dirname(os.fspath(path))
+        if flags & os.O_CREAT and not swapped and into == str(out / folder):
+            thread = threading.Thread(target=swap)
+            thread.start()
+            thread.join()
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", open_)
+    monkeypatch.setenv("OPGEN_PROCESSES", "1")
+    return swapped
+
+
+def test_a_folder_swapped_for_a_symlink_while_generate_writes_gets_nothing(tmp_path: Path, outside: Path, aten,
+                                                                          monkeypatch, capsys):
+    out = tmp_path / "out"
+    swapped = _swap_during_writes(monkeypatch, out, "ops", outside)
+    code = main(_generate(aten, out, "--per-operator-headers"))
+    assert swapped == ["ops"]
+    assert files_under(outside) == {"precious.h": b"precious"}
+    err = capsys.readouterr().err
+    assert code == 1 and "refusing to write through the symbolic link 'ops'" in err and "Traceback" not in err
+
+
+def test_a_folder_swapped_for_a_symlink_while_the_server_generates_gets_nothing(tmp_path: Path, outside: Path,
+                                                                               monkeypatch):
+    out = tmp_path / "out"
+    swapped = _swap_during_writes(monkeypatch, out, "core", outside)
+    job = generate_job.NativeJob(str(SAMPLES_ATEN / "native" / "native_functions.yaml"), str(out))
+    result = generate_job.run(job)
+    assert swapped == ["core"]
+    assert files_under(outside) == {"precious.h": b"precious"}
+    assert result.errors and all("refusing to write through the symbolic link 'core'" in e for e in result.errors)

@@ -28,8 +28,8 @@ async def server(lsp_client: LanguageClient, tmp_path: Path):
 
 
 @pytest_lsp.fixture(config=CONFIG)
-async def failing_server(lsp_client: LanguageClient, tmp_path: Path):
-    await drive.initialize(lsp_client, tmp_path, {"testing": {"failHover": True}})
+async def failing_server(lsp_client: LanguageClient, tmp_path: Path):  # (the test is marked testing_hooks failHover)
+    await drive.initialize(lsp_client, tmp_path)
     yield
     await lsp_client.shutdown_session()
 
@@ -191,6 +191,7 @@ async def test_cancelled_requests_leave_no_damage(server: LanguageClient, tmp_pa
     assert await _symbols(server, uri)
 
 
+@pytest.mark.testing_hooks({"failHover": True})
 async def test_a_failing_handler_is_logged_answered_empty_and_the_server_carries_on(
         failing_server: LanguageClient, tmp_path: Path, native_entries, tags_text):
     client = failing_server

@@ -137,9 +137,10 @@ def test_a_file_replaced_atomically_is_never_partial_when_the_write_fails(tmp_pa
     target = tmp_path / "f.h"
     target.write_bytes(b"old")
 
-    def failing(path: str, data: bytes) -> None:
-        with open(path + ".partial", "wb") as f:
-            f.write(data[:1])
+    def failing(folder: int, name: str, data: bytes) -> None:
+        fd = os.open(name + ".partial", os.O_WRONLY | os.O_CREAT, 0o666, dir_fd=folder)
+        os.write(fd, data[:1])
+        os.close(fd)
         raise OSError(28, "No space left on device")
 
     result = writer.write_files([(str(tmp_path), "f.h", b"new content")], write=failing)
