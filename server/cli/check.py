@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from .. import status
+from ..releases import Fit
 from ..report import RENDERERS, FileDiagnostic, capped_per_file, summary_line
 from .options import add_format_argument
 from .torch_version import add_torch_version_argument
@@ -75,7 +76,9 @@ def run_check(args: argparse.Namespace) -> int:
     if args.format == "text" and not args.quiet:
         # Files with a diagnostic count too (a tags.yaml read beside, a file that is not UTF-8 text).
         files = set(result.checked) | {item.path for item in result.items}
-        sys.stdout.write(summary_line(result.items, len(files)))
+        # (a release older than those known is said by its OPG951: nothing was checked as it)
+        labels = dict.fromkeys(r.label for r in result.releases.values() if r.fit is not Fit.OLDER)
+        sys.stdout.write(summary_line(result.items, len(files), tuple(labels)))
     for note in result.notes:
         print(note, file=sys.stderr)
     if result.usage_error:

@@ -23,7 +23,8 @@ def add_torch_version_argument(parser: argparse.ArgumentParser) -> None:
 
 def resolve_release(args: argparse.Namespace, path: str | None) -> Resolved | None:
     """The release for the inputs at `path` (or --torch-version), its note (a newer release) said on stderr;
-    None, with the reason said, for a release older than those known (the caller exits 2)."""
+    None, with the reason said, for a release older than those known (the caller exits 1, as `opgen check`
+    does for its OPG951)."""
     resolved = resolve_for(path, getattr(args, "torch_version", None))
     if resolved.note is not None:
         print(f"opgen: {resolved.note}", file=sys.stderr)
