@@ -480,6 +480,17 @@ def resolve_for_autograd(path: str | None, native_path: str | None, override: st
     return resolved
 
 
+def release_tags(resolved: Resolved) -> frozenset[str] | None:
+    """The tags of the found release's own tags.yaml (release_ops.TAGS), for a native_functions.yaml with none
+    beside it; None when no release was found for it (the default) or it is not one of those known."""
+    from .release_ops import TAGS  # noqa: PLC0415  (a table, only read for a file without its tags.yaml)
+
+    if resolved.source == default_resolved().source or resolved.fit is not Fit.KNOWN:
+        return None
+    names = TAGS.get(resolved.release.version)
+    return frozenset(names) if names is not None else None
+
+
 def release_diagnostics(resolved: Resolved) -> tuple[Diagnostic, ...]:
     """What a native_functions.yaml of a release other than a known one gets on its first line: OPG950
     (information: checked as the newest) or OPG951 (an error: older releases are not checked)."""

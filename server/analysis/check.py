@@ -20,7 +20,7 @@ from ..index.derivatives import (
 from ..index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapshot
 from ..input_file import NOT_UTF8, SPECIAL, TOO_LARGE, UnreadableFile, read_text
 from ..model.selection import TOP_LEVEL_KEYS, read_selection
-from ..releases import Fit, Release, Resolved, release_diagnostics, resolve_for, resolve_for_autograd
+from ..releases import Fit, Release, Resolved, release_diagnostics, release_tags, resolve_for, resolve_for_autograd
 from ..report import FileDiagnostic
 from ..text import Span, as_python_reads
 from ..tree_release import tree_diagnostics
@@ -224,15 +224,20 @@ class _Run:
             self.result.usage_error = True
 
     def _native(self, path: str, text: str) -> None:
+        resolved = resolve_for(path, self.torch_version, text=text)
         tags_file = self.tags_path or os.path.join(os.path.dirname(path), "tags.yaml")
         valid_tags: frozenset[str] = frozenset()
+        known = release_tags(resolved)
         if os.path.exists(tags_file):
             snapshot = self.tags_for(tags_file)
             valid_tags = snapshot.names if snapshot is not None else frozenset()
+        elif self.tags_path is None and known is not None:  # a file copied alone, of a release found
+            valid_tags = known
+            self.result.notes.append(f"opgen: {path}: no tags.yaml beside it: its tags are checked against those "
+                                     f"of {resolved.release}'s tags.yaml")
         else:
             self._report(path, [diag("OPG900", Span.point(0, 0),
                                      f"no tags.yaml found at {tags_file}; pass --tags so that tags can be checked")])
-        resolved = resolve_for(path, self.torch_version, text=text)
         self._report(path, release_diagnostics(resolved) + tree_diagnostics(path, resolved))
         self.result.releases[path] = resolved
         if resolved.note is not None:
