@@ -44,7 +44,8 @@ def test_unknown_op_is_placed(workspace: Path, capsys) -> None:
     code, out, _ = run(capsys, "check", "--native-functions", str(workspace / "native_functions.yaml"), str(path))
     assert code == 1
     assert out.startswith(f"{path}:4:3: error: unknown operator 'fooo'")
-    assert out.splitlines()[0].endswith("[OPG509]") and out.splitlines()[1:] == ["1 error, 0 warnings in 1 file, checked as torch 2.13 (default)"]
+    assert out.splitlines()[0].endswith("[OPG509]")
+    assert out.splitlines()[1:] == ["1 error, 0 warnings in 1 file, checked as torch 2.13 (default)"]
 
 
 def test_a_file_starting_with_another_backend_key_is_a_backend_yaml(workspace: Path, capsys) -> None:
