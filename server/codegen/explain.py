@@ -127,11 +127,11 @@ class Explainer:
         return [Snippet(f"{index.dispatch_key} kernel declaration", file, decl)
                 for decl in compute_native_function_declaration(target, index, self.release)]
 
-    @staticmethod
-    def _registrations(f: NativeFunction, group: NativeFunctionsGroup | None, index: BackendIndex) -> list[Snippet]:
+    def _registrations(self, f: NativeFunction, group: NativeFunctionsGroup | None, index: BackendIndex
+                       ) -> list[Snippet]:
         file = f"Register{index.dispatch_key}Everything.cpp"
         if group is not None and is_structured_for(group, index):
-            wrapper = compute_structured_wrapper(f, group, index)
+            wrapper = compute_structured_wrapper(f, group, index, self.release)
             registration = compute_structured_registration(f, index)
         else:
             wrapper = compute_wrapper(f, index)

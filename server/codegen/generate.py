@@ -18,7 +18,9 @@ from ..text import as_python_reads
 from .files.aoti import FallbackOps, ShimVerdicts, header_check, parse_fallback_ops, shim_failures
 from .files.aten import plan_aten
 from .files.context import GenContext, GenerateOptions
+from .files.native_aot import declaration_errors, native_aot_ops_dir
 from .inputs import InputError, InvalidInput, invalid_input, load_native, read_input
+from .native_aot_read import NONE, read_native_aot
 from .plan import Dirs, GeneratedFile, Manager, PlanError, PlannedFile, materialize, outputs_lists, render
 from .selection import ALL_OPERATORS, Selection, from_allow_list, read_selection
 from .workers import Job, internal_error, usable_cpus, write_in_processes
@@ -127,8 +129,21 @@ def load_context(options: GenerateOptions) -> GenContext:
     tags = frozenset(TagsParser().parse(read_input(tags_path)).names)
     templates = read_templates(os.path.join(options.source_path, "templates"))
     fallback_ops, why = load_fallback_ops(options.source_path, options.release)
-    return refuse_shim_failures(GenContext(inputs.snapshot.functions, tags, options, templates, fallback_ops, why,
-                                           load_selection(options)), native)
+    native_aot = read_native_aot(native_aot_ops_dir(options)) if options.release.writes_native_aot_stubs else NONE
+    ctx = GenContext(inputs.snapshot.functions, tags, options, templates, fallback_ops, why, load_selection(options),
+                     native_aot)
+    return refuse_native_aot_errors(refuse_shim_failures(ctx, native))
+
+
+def refuse_native_aot_errors(ctx: GenContext) -> GenContext:
+    """ctx, unless gen.py refuses its native-AOT declarations (InvalidInput, each at its aot.py)."""
+    from ..report import FileDiagnostic, render_text  # noqa: PLC0415  (only for declarations gen.py refuses)
+
+    errors = list(ctx.native_aot.errors) + declaration_errors(ctx)
+    if not errors:
+        return ctx
+    located = tuple(render_text([FileDiagnostic(path, d) for path, d in errors]).splitlines())
+    raise InvalidInput(f"{len(errors)} native-AOT declaration error(s); nothing generated", located)
 
 
 def shim_check(native_path: str, snapshot: NativeSnapshot) -> list[Diagnostic]:
