@@ -87,14 +87,15 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def _native_checker(kernel_roots: list[str] | None) -> Callable[[str, NativeSnapshot], list[Diagnostic]]:
-    """What gen.py's AOTI shim generator fails on (it needs fallback_ops.py), and with --kernels the kernels
-    missing from the C++ sources."""
-    from ..codegen.generate import shim_check
+    """What gen.py's AOTI shim generator fails on (it needs fallback_ops.py), what it refuses in the tree's
+    native-AOT declarations, and with --kernels the kernels missing from the C++ sources."""
+    from ..codegen.generate import native_aot_check, shim_check
 
     kernels = _kernel_checker(kernel_roots) if kernel_roots else None
 
     def check(path: str, native: NativeSnapshot) -> list[Diagnostic]:
-        return shim_check(path, native) + (kernels(native) if kernels is not None else [])
+        return shim_check(path, native) + native_aot_check(path, native) + \
+            (kernels(native) if kernels is not None else [])
 
     return check
 

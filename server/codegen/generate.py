@@ -9,12 +9,12 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..diagnostics import Diagnostic
+from ..diagnostics import Diagnostic, diag
 from ..index.native import NativeSnapshot, TagsParser
 from ..input_file import UnreadableFile, read_text
 from ..model import dispatch as dk
 from ..releases import DEFAULT, Release
-from ..text import as_python_reads
+from ..text import Span, as_python_reads
 from .files.aoti import FallbackOps, ShimVerdicts, header_check, parse_fallback_ops, shim_failures
 from .files.aten import plan_aten
 from .files.context import GenContext, GenerateOptions
@@ -150,6 +150,20 @@ def shim_check(native_path: str, snapshot: NativeSnapshot) -> list[Diagnostic]:
     """For `opgen check`: OPG960 on a native_functions.yaml (<ATen>/native/) as gen.py's default run writes the
     shims, with the fallback_ops.py generate would read; none when there is none to read (generate says why)."""
     return ShimCheck()(native_path, snapshot)
+
+
+def native_aot_check(native_path: str, snapshot: NativeSnapshot) -> list[Diagnostic]:
+    """For `opgen check`: what gen.py refuses in the native-AOT declarations of the tree (torch 2.15 on; the
+    default folder generate reads, torch/_native/ops of the checkout), on line 1 of native_functions.yaml, each
+    naming its aot.py and line."""
+    if not snapshot.release.writes_native_aot_stubs:
+        return []
+    source = os.path.dirname(os.path.dirname(os.path.abspath(native_path)))
+    options = GenerateOptions(source_path=source, release=snapshot.release)
+    read = read_native_aot(native_aot_ops_dir(options))
+    ctx = GenContext(snapshot.functions, frozenset(), options, {}, native_aot=read)
+    return [diag(d.code, Span.point(0, 0), f"{path}:{d.span.start_line + 1}: {d.message}")
+            for path, d in (*read.errors, *declaration_errors(ctx))]
 
 
 class ShimCheck:
@@ -347,6 +361,8 @@ class Engine:
         self._fallback_ops, self._fallback_ops_missing = load_fallback_ops(options.source_path,
                                                                                options.release)
         self._selection = load_selection(options)
+        self._native_aot = read_native_aot(native_aot_ops_dir(options)) if options.release.writes_native_aot_stubs \
+            else NONE
 
     def context(self, native_text: str) -> GenContext:
         snapshot = self._parser.parse(native_text, self._tags)
@@ -354,8 +370,9 @@ class Engine:
         if errors:
             raise InputError(f"native_functions.yaml has {len(errors)} error(s), the first: {errors[0].message}")
         native = os.path.join(self.options.source_path, "native", "native_functions.yaml")
-        return refuse_shim_failures(GenContext(snapshot.functions, self._tags, self.options, self._templates,
-                                               self._fallback_ops, self._fallback_ops_missing, self._selection), native)
+        ctx = GenContext(snapshot.functions, self._tags, self.options, self._templates, self._fallback_ops,
+                         self._fallback_ops_missing, self._selection, self._native_aot)
+        return refuse_native_aot_errors(refuse_shim_failures(ctx, native))
 
     def files(self, native_text: str) -> list[GeneratedFile]:
         """Every implemented file's bytes for this text of native_functions.yaml (raises InputError, PlanError)."""

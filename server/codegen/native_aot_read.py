@@ -263,6 +263,7 @@ def read_native_aot(folder: str) -> NativeAot:
     empty folder name, or no such folder, declares none."""
     if not folder or not os.path.isdir(folder):
         return NONE
+    folder = os.path.normpath(folder)  # (gen.py's default climbs from aten/src/ATen: named without the ..)
     try:
         entries = sorted(os.listdir(folder))
     except OSError as exc:
