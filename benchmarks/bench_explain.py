@@ -19,7 +19,8 @@ t0 = time.perf_counter()
 from opgen_lsp.codegen.explain import Explainer
 from opgen_lsp.codegen.inputs import load_native
 from opgen_lsp.codegen.options import CodegenOptions
-inputs = load_native(sys.argv[1] or None, None, CodegenOptions().ignore_keys)
+from opgen_lsp.releases import DEFAULT
+inputs = load_native(sys.argv[1] or None, None, CodegenOptions().ignore_keys, release=DEFAULT)
 t1 = time.perf_counter()
 explainer = Explainer(inputs.snapshot.functions)
 count = sum(len(explainer.explain(name)) for name in explainer.names)
@@ -32,8 +33,9 @@ def warm_one(native: str | None, op: str, repeat: int) -> dict:
     from opgen_lsp.codegen.explain import Explainer
     from opgen_lsp.codegen.inputs import load_native
     from opgen_lsp.codegen.options import CodegenOptions
+    from opgen_lsp.releases import DEFAULT
 
-    explainer = Explainer(load_native(native, None, CodegenOptions().ignore_keys).snapshot.functions)
+    explainer = Explainer(load_native(native, None, CodegenOptions().ignore_keys, release=DEFAULT).snapshot.functions)
     first = time.perf_counter()
     explainer.explain(op)
     first = time.perf_counter() - first

@@ -68,7 +68,7 @@ def run_check(args: argparse.Namespace) -> int:
                          native_extra=_native_checker(args.kernels), backend_extra=lazy,
                          derivatives_check=_derivatives_checker(), torch_version=args.torch_version)
     if args.impl_path:
-        kernels, notes = impl_path_items(args.paths, args.native_functions, args.impl_path)
+        kernels, notes = impl_path_items(args.paths, args.native_functions, args.impl_path, args.torch_version)
         result.items.extend(kernels)
         result.notes.extend(notes)
         result.usage_error = result.usage_error or bool(notes)
@@ -108,10 +108,10 @@ def _kernel_checker(roots: list[str]) -> Callable[[NativeSnapshot], list[Diagnos
 
     index = KernelIndex.build(roots, cache=default_cache_path(roots))
 
-    def declare(f: NativeFunction, backend: BackendIndex) -> str:
-        return "\n".join(compute_native_function_declaration(f, backend))
-
     def check(native: NativeSnapshot) -> list[Diagnostic]:
+        def declare(f: NativeFunction, backend: BackendIndex) -> str:
+            return "\n".join(compute_native_function_declaration(f, backend, native.release))
+
         return missing_kernels(native, index, declare=declare, parameters=kernel_parameter_types)
 
     return check
@@ -158,12 +158,13 @@ def _lazy_checker(header_path: str | None) -> BackendCheck:
     return check
 
 
-def impl_path_items(paths: list[str], native_path: str | None, impl_paths: list[str]
+def impl_path_items(paths: list[str], native_path: str | None, impl_paths: list[str], torch_version: str | None
                     ) -> tuple[list[FileDiagnostic], list[str]]:
     """`opgen check --impl-path F`: the missing-kernel check of every backend yaml among paths (and notes)."""
     from ..analysis.check import BACKEND, classify, expand
     from ..codegen.backend.run import check_backend_files, load_native_snapshot, read_impls, read_text
-    from ..codegen.inputs import InputError
+    from ..codegen.inputs import InputError, default_native_functions
+    from ..releases import resolve_for
 
     try:
         impls = read_impls(tuple(impl_paths))
@@ -181,7 +182,8 @@ def impl_path_items(paths: list[str], native_path: str | None, impl_paths: list[
             continue
         if native is None:
             try:
-                native = load_native_snapshot(native_path)
+                release = resolve_for(native_path or default_native_functions(), torch_version).release
+                native = load_native_snapshot(native_path, release)
             except InputError as exc:
                 return items, notes + [f"opgen: {exc}"]
         _, found = check_backend_files(path, text, native, impls)

@@ -32,7 +32,7 @@ def run_explain(args: argparse.Namespace) -> int:
         return status.INPUT_ERRORS
     try:
         inputs = load_native(args.native_functions, args.tags, CodegenOptions(release=resolved.release).ignore_keys,
-                             resolved.release)
+                             release=resolved.release)
     except InputError as exc:
         print(f"opgen: {exc}", file=sys.stderr)
         return status.INPUT_ERRORS if isinstance(exc, InvalidInput) else status.USAGE

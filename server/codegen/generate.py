@@ -13,7 +13,7 @@ from ..diagnostics import Diagnostic, diag
 from ..index.native import NativeSnapshot, TagsParser
 from ..input_file import UnreadableFile, read_text
 from ..model import dispatch as dk
-from ..releases import DEFAULT, Release
+from ..releases import Release
 from ..text import Span, as_python_reads
 from .files.aoti import FallbackOps, ShimVerdicts, header_check, parse_fallback_ops, shim_failures
 from .files.aten import plan_aten
@@ -90,7 +90,7 @@ def fallback_ops_candidates(source_path: str) -> list[str]:
     return [os.path.normpath(p) for p in out]
 
 
-def load_fallback_ops(source_path: str, release: Release = DEFAULT) -> tuple[FallbackOps | None, str]:
+def load_fallback_ops(source_path: str, release: Release) -> tuple[FallbackOps | None, str]:
     """torchgen's fallback ops lists, read as data in the release's format; (None, why) when there are none
     to read."""
     for path in fallback_ops_candidates(source_path):
@@ -99,7 +99,7 @@ def load_fallback_ops(source_path: str, release: Release = DEFAULT) -> tuple[Fal
                 text = read_input(path)
             except InputError as exc:
                 return None, str(exc)
-            ops, error = parse_fallback_ops(text, path, release)
+            ops, error = parse_fallback_ops(text, path, release=release)
             return ops, error or ""
     return None, "needs torchgen's aoti/fallback_ops.py (not found beside --source-path nor installed)"
 
@@ -123,7 +123,7 @@ def load_context(options: GenerateOptions) -> GenContext:
     native = os.path.join(options.source_path, "native", "native_functions.yaml")
     tags_path = os.path.join(options.source_path, "native", "tags.yaml")
     ignore = options.ignore_keys
-    inputs = load_native(native, tags_path, ignore, options.release)
+    inputs = load_native(native, tags_path, ignore, release=options.release)
     if inputs.errors:
         raise invalid_input(native, inputs.errors)
     tags = frozenset(TagsParser().parse(read_input(tags_path)).names)

@@ -14,7 +14,9 @@ from __future__ import annotations
 import ast
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import cast
 
 from ..diagnostics import Diagnostic, diag
 from ..input_file import UnreadableFile, read_text
@@ -182,7 +184,7 @@ def _check_archs(bound: dict[str, _Binding], path: str) -> None:
     archs: object = _KNOWN_ARCHES if binding is None else binding.value
     line = binding.node.lineno if binding is not None else 0
     try:
-        values = tuple(archs)  # type: ignore[call-overload]  # (as gen.py's archs_of: a str is its characters)
+        values = tuple(cast("Iterable[object]", archs))  # (as gen.py's archs_of: a str is its characters)
     except TypeError:
         raise _Refused(f"{path}:  ARCHS must be a non-empty sequence of sm strings (e.g. ('sm_90a', 'sm_100a')), "
                        f"got {archs!r}", line) from None
@@ -190,7 +192,7 @@ def _check_archs(bound: dict[str, _Binding], path: str) -> None:
         raise _Refused(f"{path}:  ARCHS must be a non-empty sequence of sm strings (e.g. ('sm_90a', 'sm_100a')), "
                        f"got {values!r}", line)
     for arch in values:
-        spelled = _SM_SPELLING.fullmatch(arch)
+        spelled = _SM_SPELLING.fullmatch(str(arch))
         if spelled is None:
             raise _Refused(f"{path}:  ARCHS entry {arch!r}: cannot read a compute capability from arch {arch!r}",
                            line)

@@ -96,7 +96,7 @@ class NativeParser:
             ignore_keys, release = self._ignore_keys, self.release
 
             def lower(entry: YMap) -> tuple[LoweredEntry, tuple[Diagnostic, ...]]:
-                lowered = lower_native_function(entry, valid_tags, ignore_keys, release)
+                lowered = lower_native_function(entry, valid_tags, ignore_keys, release=release)
                 return lowered, lowered.diagnostics
             self._tags = valid_tags
             self._parser = EntryListParser("native_functions.yaml", lower, parse_entry_schemas)
@@ -114,7 +114,7 @@ class NativeParser:
             if lowered is not None and lowered.function is not None:
                 # tuple.__new__ (Op's own __new__ is Python code): this runs for every entry on every keystroke.
                 ops.append(_tuple(Op, (lowered.function, placed.line, lowered.metadata, False)))
-        functions = assemble(ops, self._groups, self.release)
+        functions = assemble(ops, self._groups, release=self.release)
         unregistered = kernel_list_diagnostics(ops, self.release)
         diagnostics = chain(document.each_diagnostic(), map(problem_diagnostic, functions.problems), unregistered)
         count = document.diagnostic_count() + len(functions.problems) + len(unregistered)

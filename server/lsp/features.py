@@ -221,7 +221,8 @@ def kernel_declaration(snapshot: NativeSnapshot, ref: kernel_nav.KernelRef) -> s
         index = snapshot.functions.backend_indices.get(ref.keys[0]) if ref.keys else None
         if index is None:
             return ""
-        return "\n".join(compute_native_function_declaration(group if group is not None else ref.function, index))
+        return "\n".join(compute_native_function_declaration(group if group is not None else ref.function, index,
+                                                              snapshot.release))
     except Exception:  # a model the codegen cannot declare: show what is known without it
         return ""
 

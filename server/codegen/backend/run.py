@@ -64,12 +64,13 @@ def invalid_native_result(path: str | None, native: NativeSnapshot) -> BackendRe
                          read=True)
 
 
-def load_native_snapshot(path: str | None) -> NativeSnapshot:
-    """native_functions.yaml at path (default: the installed torchgen's), with the tags.yaml beside it."""
-    return load_native(path, None).snapshot
+def load_native_snapshot(path: str | None, release: Release) -> NativeSnapshot:
+    """native_functions.yaml at path (default: the installed torchgen's), with the tags.yaml beside it, read as
+    `release`."""
+    return load_native(path, None, release=release).snapshot
 
 
-def load_native_for(path: str | None, backend_text: str, release: Release = DEFAULT
+def load_native_for(path: str | None, backend_text: str, release: Release
                     ) -> tuple[NativeSnapshot, str, frozenset[str]]:
     """Only the entries the backend yaml needs (see subset.py), plus the whole text and the tags for a re-check."""
     path = path or default_native_functions()

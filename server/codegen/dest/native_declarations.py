@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...model import dispatch as dk
 from ...model.dispatch import DispatchKey
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
-from ...releases import DEFAULT, Release
+from ...releases import Release
 from ..api import structured
 from ..api.signatures import DispatcherSignature, NativeSignature
 from ..api.types import ApiOptions
@@ -128,7 +128,7 @@ void impl({args});
 
 
 def compute_native_function_declaration(g: NativeFunctionsGroup | NativeFunction, index: BackendIndex,
-                                        release: Release = DEFAULT) -> list[str]:
+                                        release: Release) -> list[str]:
     """What NativeFunctions.h declares for an op (or op group) under one backend, in `release`."""
     meta = index.get_kernel(g)
     if isinstance(g, NativeFunctionsGroup):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ...model.schema import OperatorName
-from ...releases import DEFAULT, Release
+from ...releases import Release
 from ..api.signatures import CppSignature, CppSignatureGroup, DispatcherSignature, NativeSignature
 from ..api.translate import translate
 from ..native_aot_read import NativeAotDeclaration
@@ -126,7 +126,7 @@ def has_pieces(g: NativeFunction | NativeFunctionsGroup, index: BackendIndex) ->
 
 def group_pieces(g: NativeFunction | NativeFunctionsGroup, index: BackendIndex,
                  skip_registration: bool = False, unselected: frozenset[OperatorName] = frozenset(),
-                 release: Release = DEFAULT, aot: NativeAotDeclaration | None = None) -> GroupPieces:
+                 *, release: Release, aot: NativeAotDeclaration | None = None) -> GroupPieces:
     """`index`: narrowed to g (files.dispatch_key.narrow_index). `unselected`: the ops of g left out by operator
     selection; their kernels are defined, not registered. `release`: the torch release whose gen.py is matched.
     `aot`: g's native-AOT declaration under the key (its structured wrappers consult the stub).

@@ -14,7 +14,7 @@ import textwrap
 from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ...model.schema import SchemaKind
-from ...releases import DEFAULT, Release
+from ...releases import Release
 from ..api import structured
 from ..api.signatures import CppSignatureGroup, NativeSignature
 from ..api.translate import translate
@@ -172,7 +172,7 @@ def _copy_back_and_return(f: NativeFunction, kind: SchemaKind) -> list[str]:
 
 
 def compute_structured_wrapper(f: NativeFunction, g: NativeFunctionsGroup, index: BackendIndex,
-                               release: Release = DEFAULT, aot: NativeAotDeclaration | None = None) -> str | None:
+                               release: Release, aot: NativeAotDeclaration | None = None) -> str | None:
     """aot: the native-AOT declaration of g under the index's key, whose stub is consulted before op.impl."""
     if not generates_structured(f, index):
         return None

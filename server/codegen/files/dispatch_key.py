@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ...model.schema import OperatorName
-from ...releases import DEFAULT, Release
+from ...releases import Release
 from ..dest.native_declarations import key_export_macro
 from ..dest.register_namespaced import (
     GroupPieces,
@@ -223,12 +223,12 @@ def unselected_of(ctx: GenContext, g: NativeFunction | NativeFunctionsGroup) -> 
 @functools.cache  # per group, key and template text: an edit elsewhere leaves it cached
 def _group_definitions(g: NativeFunction | NativeFunctionsGroup, key: dk.DispatchKey, index: BackendIndex,
                        skip: bool, template: str, unselected: frozenset[OperatorName] = frozenset(),
-                       release: Release = DEFAULT, aot: NativeAotDeclaration | None = None) -> str:
+                       *, release: Release, aot: NativeAotDeclaration | None = None) -> str:
     try:
         namespace = kernel_namespace(g, index).replace("::native", "")
     except KernelNamespaceError as exc:
         raise PlanError(str(exc)) from exc
-    pieces = group_pieces(g, index, skip, unselected, release, aot)
+    pieces = group_pieces(g, index, skip, unselected, release=release, aot=aot)
     if not pieces.namespaced_definitions:
         return ""
     prologue, epilogue = namespace_prologue(namespace, 2)
@@ -351,7 +351,8 @@ def kernel_namespace_definitions(ctx: GenContext, key: dk.DispatchKey, index: Ba
         except KernelNamespaceError as exc:
             raise PlanError(str(exc)) from exc
         pieces = _NO_PIECES if certainly_no_pieces(narrowed) else \
-            group_pieces(g, narrowed, skip, unselected_of(ctx, g), ctx.options.release, ctx.native_aot_for(key, g))
+            group_pieces(g, narrowed, skip, unselected_of(ctx, g), release=ctx.options.release,
+                         aot=ctx.native_aot_for(key, g))
         blocks.setdefault(namespace, _NamespaceBlock()).add(_namespace(g), pieces)
     helpers = _dispatch_helpers(key, index) if ctx.options.release.dispatch_helpers_per_definitions_block else []
     lines: list[str] = []
