@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from opgen_lsp.analysis.hover import hover
 from opgen_lsp.cli import main
+from opgen_lsp.lsp.workspace import Workspace
 from opgen_lsp.releases import CONTENT_SOURCE, RELEASES, _holders, detect, recognise, resolve_for
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -193,3 +195,19 @@ def test_a_tree_of_links_to_a_release_checks_and_generates_alike(tmp_path: Path,
     assert main(["generate-backend", "-s", str(backend), "-o", str(tmp_path / "out"),
                  "--native-functions", str(native)]) == 0
     assert capsys.readouterr().err == f"opgen: 2 file(s) written, 0 unchanged, as {label}\n"
+
+
+def test_the_server_says_a_release_found_from_the_content(tmp_path: Path) -> None:
+    """The status notification's fields and the hover of a func: line, for a copied file of 2.14's ops."""
+    native = tmp_path / "native_functions.yaml"
+    native.write_text(_as_release("2.14.1"))
+    (tmp_path / "tags.yaml").write_text("")
+    ws = Workspace(str(tmp_path))
+    ws.open("file:///n", str(native), native.read_text(), 1)
+    status = ws.release_for(str(native)).status()
+    assert (status["version"], status["profile"], status["source"], status["label"]) == \
+        ("2.14", "2.14.1", "from its content", "torch 2.14 (from its content)")
+    analysis = ws.analyse("file:///n")
+    assert analysis.native is not None and analysis.native.release.series == "2.14"
+    text = hover(analysis.native, analysis.tags, 0, 10, release_label=status["label"])
+    assert text is not None and "read as torch 2.14 (from its content)" in text.markdown

@@ -208,7 +208,7 @@ def group_definitions(ctx: GenContext, g: NativeFunction | NativeFunctionsGroup,
     if certainly_no_pieces(narrowed):
         return []
     block = _group_definitions(g, key, narrowed, ctx.options.skip_dispatcher_op_registration, template,
-                               unselected_of(ctx, g), ctx.options.release, ctx.native_aot_for(key, g))
+                               unselected_of(ctx, g), release=ctx.options.release, aot=ctx.native_aot_for(key, g))
     return [block] if block else []
 
 
