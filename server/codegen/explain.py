@@ -9,7 +9,7 @@ from ..model.lower import cpp_name
 from ..model.native_function import BackendIndex, BackendMetadata, NativeFunction, NativeFunctionsGroup, Variant
 from ..model.native_yaml import NativeFunctions
 from ..model.schema import OperatorName
-from ..releases import DEFAULT, Release
+from ..releases import Release
 from ..suggest import closest
 from .dest.functions import (
     compute_function,
@@ -55,7 +55,7 @@ class Explainer:
     """Answers explain queries for one analysed native_functions.yaml."""
 
     model: NativeFunctions
-    release: Release = DEFAULT  # the torch release whose generated code is shown
+    release: Release  # the torch release whose generated code is shown (the model's)
     # Derived from model by __post_init__.
     _by_name: dict[str, NativeFunction] = field(init=False, repr=False, compare=False)
     _groups: dict[OperatorName, NativeFunctionsGroup] = field(init=False, repr=False, compare=False)
