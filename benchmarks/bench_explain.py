@@ -19,9 +19,10 @@ t0 = time.perf_counter()
 from opgen_lsp.codegen.explain import Explainer
 from opgen_lsp.codegen.inputs import load_native
 from opgen_lsp.codegen.options import CodegenOptions
-inputs = load_native(sys.argv[1] or None, None, CodegenOptions().ignore_keys)
+from opgen_lsp.releases import DEFAULT
+inputs = load_native(sys.argv[1] or None, None, CodegenOptions().ignore_keys, release=DEFAULT)
 t1 = time.perf_counter()
-explainer = Explainer(inputs.snapshot.functions)
+explainer = Explainer(inputs.snapshot.functions, DEFAULT)
 count = sum(len(explainer.explain(name)) for name in explainer.names)
 t2 = time.perf_counter()
 print(json.dumps({"load": t1 - t0, "explain_all": t2 - t1, "snippets": count, "ops": len(explainer.names)}))
@@ -32,8 +33,10 @@ def warm_one(native: str | None, op: str, repeat: int) -> dict:
     from opgen_lsp.codegen.explain import Explainer
     from opgen_lsp.codegen.inputs import load_native
     from opgen_lsp.codegen.options import CodegenOptions
+    from opgen_lsp.releases import DEFAULT
 
-    explainer = Explainer(load_native(native, None, CodegenOptions().ignore_keys).snapshot.functions)
+    explainer = Explainer(load_native(native, None, CodegenOptions().ignore_keys, release=DEFAULT).snapshot.functions,
+                          DEFAULT)
     first = time.perf_counter()
     explainer.explain(op)
     first = time.perf_counter() - first

@@ -214,6 +214,8 @@ CODES: dict[str, Code] = _table(
      "the tree's own torchgen differs from its release's: opgen checks and generates as that release"),
     ("OPG966", "tree-version-unreadable", W,
      "the checkout's version.txt names no torch release: checked and generated as the default release"),
+    ("OPG967", "native-aot-declaration", E,
+     "a native-AOT declaration (torch/_native/ops/<op>/aot.py) gen.py refuses (torch 2.15 on)"),
     # backend yaml (torchgen.gen_backend_stubs' input), resolved against native_functions.yaml
     ("OPG500", "backend-not-mapping", E, "a backend yaml must be a mapping of keys such as backend: and supported:"),
     ("OPG501", "missing-backend", E, "no value for 'backend:'"),

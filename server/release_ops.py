@@ -130,3 +130,66 @@ CHANGES: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
         (),
     ),
 }
+
+# release: the tags its tags.yaml defines (a native_functions.yaml with no tags.yaml beside it is checked
+# against those of its release)
+TAGS: dict[str, tuple[str, ...]] = {
+    '2.6.0': (
+        'inplace_view', 'pt2_compliant_tag', 'view_copy', 'dynamic_output_shape', 'data_dependent_output',
+        'generated', 'nondeterministic_seeded', 'nondeterministic_bitwise', 'needs_fixed_stride_order',
+        'flexible_layout', 'core', 'pointwise', 'maybe_aliasing_or_mutating',
+    ),
+    '2.7.1': (
+        'inplace_view', 'pt2_compliant_tag', 'view_copy', 'dynamic_output_shape', 'data_dependent_output',
+        'generated', 'nondeterministic_seeded', 'nondeterministic_bitwise', 'needs_fixed_stride_order',
+        'flexible_layout', 'core', 'pointwise', 'maybe_aliasing_or_mutating',
+    ),
+    '2.8.0': (
+        'inplace_view', 'pt2_compliant_tag', 'view_copy', 'dynamic_output_shape', 'data_dependent_output',
+        'generated', 'nondeterministic_seeded', 'nondeterministic_bitwise', 'needs_exact_strides',
+        'needs_contiguous_strides', 'needs_fixed_stride_order', 'flexible_layout', 'core', 'pointwise',
+        'maybe_aliasing_or_mutating', 'cudagraph_unsafe',
+    ),
+    '2.9.1': (
+        'inplace_view', 'pt2_compliant_tag', 'view_copy', 'dynamic_output_shape', 'data_dependent_output',
+        'generated', 'nondeterministic_seeded', 'nondeterministic_bitwise', 'needs_exact_strides',
+        'needs_contiguous_strides', 'needs_fixed_stride_order', 'flexible_layout', 'core', 'pointwise',
+        'maybe_aliasing_or_mutating', 'cudagraph_unsafe',
+    ),
+    '2.10.0': (
+        'inplace_view', 'pt2_compliant_tag', 'view_copy', 'dynamic_output_shape', 'data_dependent_output',
+        'generated', 'nondeterministic_seeded', 'nondeterministic_bitwise', 'needs_exact_strides',
+        'needs_contiguous_strides', 'needs_fixed_stride_order', 'flexible_layout', 'core', 'pointwise',
+        'maybe_aliasing_or_mutating', 'cudagraph_unsafe', 'reduction',
+    ),
+    '2.11.0': (
+        'inplace_view', 'pt2_compliant_tag', 'view_copy', 'dynamic_output_shape', 'data_dependent_output',
+        'generated', 'nondeterministic_seeded', 'nondeterministic_bitwise', 'needs_exact_strides',
+        'needs_contiguous_strides', 'needs_fixed_stride_order', 'flexible_layout', 'core', 'pointwise',
+        'maybe_aliasing_or_mutating', 'cudagraph_unsafe', 'reduction', 'out_variant',
+    ),
+    '2.12.1': (
+        'inplace_view', 'pt2_compliant_tag', 'view_copy', 'dynamic_output_shape', 'data_dependent_output',
+        'generated', 'nondeterministic_seeded', 'nondeterministic_bitwise', 'needs_exact_strides',
+        'needs_contiguous_strides', 'needs_fixed_stride_order', 'flexible_layout', 'core', 'pointwise',
+        'maybe_aliasing_or_mutating', 'cudagraph_unsafe', 'reduction', 'out_variant',
+    ),
+    '2.13.0': (
+        'inplace_view', 'pt2_compliant_tag', 'view_copy', 'dynamic_output_shape', 'data_dependent_output',
+        'generated', 'nondeterministic_seeded', 'nondeterministic_bitwise', 'needs_exact_strides',
+        'needs_contiguous_strides', 'needs_fixed_stride_order', 'flexible_layout', 'core', 'pointwise',
+        'maybe_aliasing_or_mutating', 'cudagraph_unsafe', 'reduction', 'inplace', 'out', 'out_variant',
+    ),
+    '2.14.1': (
+        'inplace_view', 'pt2_compliant_tag', 'view_copy', 'dynamic_output_shape', 'data_dependent_output',
+        'generated', 'nondeterministic_seeded', 'nondeterministic_bitwise', 'needs_exact_strides',
+        'needs_contiguous_strides', 'needs_fixed_stride_order', 'flexible_layout', 'core', 'pointwise',
+        'maybe_aliasing_or_mutating', 'cudagraph_unsafe', 'reduction', 'inplace', 'out', 'out_variant',
+    ),
+    '2.15.0': (
+        'inplace_view', 'pt2_compliant_tag', 'view_copy', 'dynamic_output_shape', 'data_dependent_output',
+        'generated', 'nondeterministic_seeded', 'nondeterministic_bitwise', 'needs_exact_strides',
+        'needs_contiguous_strides', 'needs_fixed_stride_order', 'flexible_layout', 'core', 'pointwise',
+        'maybe_aliasing_or_mutating', 'cudagraph_unsafe', 'reduction', 'inplace', 'out', 'out_variant',
+    ),
+}

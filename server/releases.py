@@ -17,6 +17,7 @@ import os
 import re
 from dataclasses import dataclass, replace
 from enum import Enum
+from functools import cache
 
 from . import __version__
 from .diagnostics import Diagnostic, diag
@@ -370,10 +371,7 @@ def _packaged_version(folder: str) -> tuple[str, str] | None:
     return (m.group(1), f"{path}") if m and parse_version(m.group(1)) else None
 
 
-def detect(path: str) -> tuple[str, str] | None:
-    """(version, where it was read) of the torch release a native_functions.yaml (or its folder) belongs
-    to, looking upwards from it; None when nothing says."""
-    folder = os.path.abspath(path if os.path.isdir(path) else os.path.dirname(path) or ".")
+def _detect_upwards(folder: str) -> tuple[str, str] | None:
     while True:
         found = _checkout_version(folder) or _packaged_version(folder)
         if found is not None:
@@ -384,10 +382,81 @@ def detect(path: str) -> tuple[str, str] | None:
         folder = parent
 
 
-def resolve_for(path: str | None, override: str | None = None, override_source: str = "--torch-version") -> Resolved:
+def detect(path: str) -> tuple[str, str] | None:
+    """(version, where it was read) of the torch release a native_functions.yaml (or its folder) belongs
+    to, looking upwards from it: first in the tree it is placed in, then, when it is reached through a symbolic
+    link (itself or a folder above it), in the tree of what the link points at; None when nothing says."""
+    placed = os.path.abspath(path)
+    found = _detect_upwards(placed if os.path.isdir(placed) else os.path.dirname(placed))
+    if found is not None:
+        return found
+    real = os.path.realpath(path)
+    if real == placed:
+        return None
+    return _detect_upwards(real if os.path.isdir(real) else os.path.dirname(real))
+
+
+# ---------------------------------------------------------------- recognised from the content
+
+CONTENT_SOURCE = "from its content"
+# A whole release's native_functions.yaml has some 2,600 entries; a smaller file (a test's, a fork's excerpt)
+# says too little about its release to be told one by its ops.
+_FEWEST_ENTRIES = 1500
+_MOST_BYTES = 16 * 1024 * 1024  # read no more than this to recognise a file by its content
+_FUNC_NAME = re.compile(r"\n-[ \t]+func:[ \t]*([\w.]+)")
+
+
+@cache
+def _holders() -> tuple[tuple[str, frozenset[str]], ...]:
+    """(name.overload, the versions of the known releases whose yaml has it) of every op some known release
+    added or removed (release_ops.CHANGES): the ops whose presence tells the releases apart."""
+    from .release_ops import CHANGES  # noqa: PLC0415  (a table, only read to recognise a file by its content)
+
+    events: dict[str, list[tuple[str, bool]]] = {}
+    for version, (added, removed, _) in CHANGES.items():
+        for names, present in ((added, True), (removed, False)):
+            for name in names:
+                events.setdefault(name, []).append((version, present))
+    out = []
+    for name, changes in events.items():
+        present, by_version, holders = not changes[0][1], dict(changes), set()
+        for release in RELEASES:
+            present = by_version.get(release.version, present)
+            if present:
+                holders.add(release.version)
+        out.append((name, frozenset(holders)))
+    return tuple(out)
+
+
+def recognise(text: str) -> tuple[str, str] | None:
+    """(series, how) of the known release whose native_functions.yaml `text` is, told by the ops each release
+    added or removed: the release whose ops differ least from the file's, when it is a whole release's file and
+    one release fits better than every other; None otherwise. `how` says how many of the telling ops differ."""
+    names = set(_FUNC_NAME.findall("\n" + text))
+    if len(names) < _FEWEST_ENTRIES:
+        return None
+    telling = [(name in names, holders) for name, holders in _holders()]
+    differing = sorted((sum(has != (r.version in holders) for has, holders in telling), r.series) for r in RELEASES)
+    (best, series), (second, _) = differing[0], differing[1]
+    if best == second:
+        return None
+    how = CONTENT_SOURCE if best == 0 else f"{CONTENT_SOURCE}, the nearest: {best} of its ops differ"
+    return series, how
+
+
+def _content_of(path: str) -> str | None:
+    try:
+        return read_text(path, limit=_MOST_BYTES) if os.path.isfile(path) else None
+    except UnreadableFile:
+        return None
+
+
+def resolve_for(path: str | None, override: str | None = None, override_source: str = "--torch-version",
+                text: str | None = None) -> Resolved:
     """The profile for inputs at `path`: the override (`--torch-version`, opgen.torchVersion: named by
-    `override_source`) if given, else the release detected from the path, else the default. An override
-    that is no version is the caller's to refuse (see `resolve`)."""
+    `override_source`) if given, else the release detected from the path (its tree's version file), else the
+    release recognised from the file's content (`text`, else read from `path` when it is a native_functions.yaml),
+    else the default. An override that is no version is the caller's to refuse (see `resolve`)."""
     if override:
         given = resolve(override, override_source)
         if given is not None:
@@ -397,6 +466,11 @@ def resolve_for(path: str | None, override: str | None = None, override_source: 
         resolved = resolve(*found)
         if resolved is not None:
             return resolved
+    if text is None and path and os.path.basename(path) == "native_functions.yaml":
+        text = _content_of(path)
+    recognised = recognise(text) if text else None
+    if recognised is not None:
+        return Resolved(_BY_SERIES[recognised[0]], Fit.KNOWN, recognised[0], recognised[1])
     return default_resolved()
 
 
@@ -410,6 +484,17 @@ def resolve_for_autograd(path: str | None, native_path: str | None, override: st
     if resolved.source == default_resolved().source and native_path:
         return resolve_for(native_path, override, override_source)
     return resolved
+
+
+def release_tags(resolved: Resolved) -> frozenset[str] | None:
+    """The tags of the found release's own tags.yaml (release_ops.TAGS), for a native_functions.yaml with none
+    beside it; None when no release was found for it (the default) or it is not one of those known."""
+    from .release_ops import TAGS  # noqa: PLC0415  (a table, only read for a file without its tags.yaml)
+
+    if resolved.source == default_resolved().source or resolved.fit is not Fit.KNOWN:
+        return None
+    names = TAGS.get(resolved.release.version)
+    return frozenset(names) if names is not None else None
 
 
 def release_diagnostics(resolved: Resolved) -> tuple[Diagnostic, ...]:

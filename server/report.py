@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from . import __version__
@@ -104,10 +105,11 @@ def _counted(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
-def summary_line(items: list[FileDiagnostic], files: int) -> str:
+def summary_line(items: list[FileDiagnostic], files: int, releases: Sequence[str] = ()) -> str:
     """The closing line of a text report, as linters print it: `2 errors, 1 warning in 3 files`, or
-    `no problems in 3 files` (information and hints are counted only when there are some)."""
-    where = f" in {_counted(files, 'file')}"
+    `no problems in 3 files` (information and hints are counted only when there are some), and the torch
+    releases the files were checked as (`, checked as torch 2.15 (from its content)`)."""
+    where = f" in {_counted(files, 'file')}" + (f", checked as {' and '.join(releases)}" if releases else "")
     if not items:
         return "no problems" + where + "\n"
     count = {severity: 0 for severity in Severity}

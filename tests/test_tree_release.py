@@ -95,7 +95,7 @@ def test_a_changed_and_a_missing_file_are_named(tmp_path: Path, capsys) -> None:
     assert line.startswith(f"{native}:1:1: warning: this tree's torchgen ({torchgen}) differs from torch 2.13.0's "
                            "in gen_functionalization_type.py, aoti/fallback_ops.py: opgen checks and generates as "
                            "torch 2.13.0")
-    assert out.endswith("0 errors, 1 warning in 1 file\n")
+    assert out.endswith(f"0 errors, 1 warning in 1 file, checked as torch 2.13.0 (version.txt of {tmp_path / 'pytorch'})\n")
 
 
 def test_many_differing_files_are_counted(tmp_path: Path) -> None:
@@ -182,7 +182,7 @@ def test_a_checkout_without_version_txt_gets_nothing(tmp_path: Path, capsys) -> 
     native.write_text(NATIVE)
     (native.parent / "tags.yaml").write_text("")
     assert main(["check", str(native)]) == 0
-    assert capsys.readouterr().out == "no problems in 1 file\n"
+    assert capsys.readouterr().out == "no problems in 1 file, checked as torch 2.13 (default)\n"
 
 
 def test_fifos_in_a_tree_never_block(tmp_path: Path, capsys) -> None:

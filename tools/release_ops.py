@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Write server/release_ops.py: which operators each known torch release added, removed or changed.
+"""Write server/release_ops.py: which operators each known torch release added, removed or changed, and its tags.
 
     python3 tools/torchgen_release.py 2.6.0 ... 2.15.0 && python3 tools/release_ops.py > server/release_ops.py
 
 Reads each release's own native_functions.yaml from the torchgen cache (tools/torchgen_release.py) and
 prints, per release, the `name.overload`s that appeared, disappeared or whose schema changed since the
-release before it (facts of the yaml, not code). tests/model/test_release_ops.py checks the table
+release before it, and the tag names of its tags.yaml (facts of the yaml, not code). tests/model/test_release_ops.py checks the table
 against the cache when it is there.
 """
 
@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import sys
 import textwrap
+from pathlib import Path
 
 import yaml
 
@@ -21,14 +22,24 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from torchgen_release import cached  # noqa: E402
 
 
-def schemas(version: str) -> dict[str, str]:
-    """name.overload -> func: of a release's native_functions.yaml."""
+def _native_folder(version: str) -> Path:
     folder = cached(version)
     if folder is None:
         raise SystemExit(f"torch {version} is not in the cache: python3 tools/torchgen_release.py {version}")
-    path = folder / "torchgen" / "packaged" / "ATen" / "native" / "native_functions.yaml"
+    return folder / "torchgen" / "packaged" / "ATen" / "native"
+
+
+def schemas(version: str) -> dict[str, str]:
+    """name.overload -> func: of a release's native_functions.yaml."""
+    path = _native_folder(version) / "native_functions.yaml"
     entries = yaml.load(path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
     return {e["func"].split("(", 1)[0]: e["func"] for e in entries}
+
+
+def tag_names(version: str) -> list[str]:
+    """The tags a release's tags.yaml defines, in its order."""
+    entries = yaml.load((_native_folder(version) / "tags.yaml").read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
+    return [e["tag"] for e in entries]
 
 
 def changes(versions: list[str]) -> list[tuple[str, list[str], list[str], list[str]]]:
@@ -60,6 +71,15 @@ def render(versions: list[str]) -> str:
             lines.append("        (")
             lines.extend(f"            {line}" for line in body)
             lines.append("        ),")
+        lines.append("    ),")
+    lines.append("}")
+    lines += ["", "# release: the tags its tags.yaml defines (a native_functions.yaml with no tags.yaml beside it is checked",
+              "# against those of its release)", "TAGS: dict[str, tuple[str, ...]] = {"]
+    for version in versions:
+        body = textwrap.wrap(" ".join(f"{n!r}," for n in tag_names(version)), 100, break_long_words=False,
+                             break_on_hyphens=False)
+        lines.append(f"    {version!r}: (")
+        lines.extend(f"        {line}" for line in body)
         lines.append("    ),")
     lines.append("}")
     return "\n".join(lines) + "\n"

@@ -5,7 +5,8 @@
 
 Each release lands in ``$XDG_CACHE_HOME/opgen/torchgen/X`` (default ``~/.cache/opgen/torchgen/X``)
 laid out as a site-packages folder: ``torchgen/`` (with ``packaged/ATen`` and ``packaged/autograd``)
-and ``torch/version.py`` beside it (and the lazy shape-inference header gen_lazy_tensor reads), so
+and ``torch/version.py`` beside it (and the lazy shape-inference header gen_lazy_tensor reads, and
+``torch/_native/``, whose ``ops/<op>/aot.py`` declarations gen.py reads from 2.15 on), so
 ``PYTHONPATH=<folder> python -m torchgen.gen`` runs that
 release's gen.py and opgen detects the release from the folder. The wheel is fetched with
 ``pip download torch==X --no-deps`` (the configured indexes first; if they refuse, as a pip
@@ -25,7 +26,7 @@ import zipfile
 from pathlib import Path
 
 COMPLETE = ".complete"  # written last: a folder without it (or with another LAYOUT) is extracted again
-LAYOUT = "torchgen, torch/version.py, the lazy shape-inference header"
+LAYOUT = "torchgen, torch/version.py, the lazy shape-inference header, torch/_native"
 SHAPE_HEADER = "torch/include/torch/csrc/lazy/core/shape_inference.h"  # gen_lazy_tensor's default input
 
 
@@ -48,7 +49,9 @@ def cached(version: str) -> Path | None:
 
 
 def _wanted(name: str) -> bool:
-    return name.startswith("torchgen/") or name in ("torch/version.py", SHAPE_HEADER)
+    # torch/_native: the native-AOT declarations (ops/<op>/aot.py) gen.py reads from 2.15 on, with the package
+    # around them (a release without it has none: nothing extracted)
+    return name.startswith(("torchgen/", "torch/_native/")) or name in ("torch/version.py", SHAPE_HEADER)
 
 
 def _download(version: str, into: Path) -> Path:

@@ -20,7 +20,7 @@ from ..index.derivatives import (
 from ..index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapshot
 from ..input_file import NOT_UTF8, SPECIAL, TOO_LARGE, UnreadableFile, read_text
 from ..model.selection import TOP_LEVEL_KEYS, read_selection
-from ..releases import Fit, Release, Resolved, release_diagnostics, resolve_for, resolve_for_autograd
+from ..releases import Fit, Release, Resolved, release_diagnostics, release_tags, resolve_for, resolve_for_autograd
 from ..report import FileDiagnostic
 from ..text import Span, as_python_reads
 from ..tree_release import tree_diagnostics
@@ -184,6 +184,7 @@ class _Run:
         self._tags: dict[str, TagsSnapshot] = {}
         # The native_functions.yaml that backend yamls are resolved against: parsed once, on first need.
         self._backend_native: list[NativeSnapshot | None] = []
+        self._backend_releases: list[Resolved] = []  # the release of that native_functions.yaml, once read
         # The native_functions.yaml of each derivatives.yaml / deprecated.yaml (by path; None: torch's), parsed once.
         self._autograd_natives: dict[str | None, NativeSnapshot | None] = {}
 
@@ -223,15 +224,20 @@ class _Run:
             self.result.usage_error = True
 
     def _native(self, path: str, text: str) -> None:
+        resolved = resolve_for(path, self.torch_version, text=text)
         tags_file = self.tags_path or os.path.join(os.path.dirname(path), "tags.yaml")
         valid_tags: frozenset[str] = frozenset()
+        known = release_tags(resolved)
         if os.path.exists(tags_file):
             snapshot = self.tags_for(tags_file)
             valid_tags = snapshot.names if snapshot is not None else frozenset()
+        elif self.tags_path is None and known is not None:  # a file copied alone, of a release found
+            valid_tags = known
+            self.result.notes.append(f"opgen: {path}: no tags.yaml beside it: its tags are checked against those "
+                                     f"of {resolved.release}'s tags.yaml")
         else:
             self._report(path, [diag("OPG900", Span.point(0, 0),
                                      f"no tags.yaml found at {tags_file}; pass --tags so that tags can be checked")])
-        resolved = resolve_for(path, self.torch_version)
         self._report(path, release_diagnostics(resolved) + tree_diagnostics(path, resolved))
         self.result.releases[path] = resolved
         if resolved.note is not None:
@@ -247,21 +253,28 @@ class _Run:
         native_file = tree_native_functions(path) or self.native_path
         installed = installed_native_functions() if native_file is None else None
         resolved = resolve_for_autograd(path, native_file or (installed[0] if installed else None), self.torch_version)
+        self.result.releases[path] = resolved
         self._report(path, release_diagnostics(resolved))
         if resolved.fit is Fit.OLDER:  # as for a native_functions.yaml: nothing else is checked (nor read)
             self.result.notes.append(f"opgen: {path}: {resolved.note}")
             return
         if native_file not in self._autograd_natives:
             self._autograd_natives[native_file] = _native_to_resolve_against(
-                native_file, self.tags_path, self.tags_for, self.result, self.torch_version)
+                native_file, self.tags_path, self.tags_for, self.result, self.torch_version)[0]
         self._report(path, _autograd_diagnostics(path, text, kind, native_file, self._autograd_natives[native_file],
                                                  self.derivatives_check, resolved.release))
 
     def _backend(self, path: str, text: str) -> None:
         if not self._backend_native:
-            self._backend_native.append(_native_to_resolve_against(self.native_path, self.tags_path, self.tags_for,
-                                                                   self.result, self.torch_version))
+            native, resolved = _native_to_resolve_against(self.native_path, self.tags_path, self.tags_for,
+                                                          self.result, self.torch_version)
+            self._backend_native.append(native)
+            self._backend_releases = [resolved] if resolved is not None else []
         native = self._backend_native[0]
+        older = [r for r in self._backend_releases if r.fit is Fit.OLDER]
+        if older:  # as generate-backend refuses it: an error, and nothing else checked against that yaml
+            self._report(path, release_diagnostics(older[0]))
+            return
         if native is None:
             why = (f"cannot read {self.native_path}, the native_functions.yaml given with --native-functions"
                    if self.native_path else "no native_functions.yaml to resolve the op names against: pass "
@@ -292,20 +305,20 @@ def _autograd_diagnostics(path: str, text: str, kind: str, native_file: str | No
 
 def _native_to_resolve_against(native_path: str | None, tags_path: str | None,
                                tags_for: Callable[[str], TagsSnapshot | None], result: CheckResult,
-                               torch_version: str | None) -> NativeSnapshot | None:
+                               torch_version: str | None) -> tuple[NativeSnapshot | None, Resolved | None]:
     """The native_functions.yaml a backend, derivatives or deprecated yaml is resolved against: native_path
     (--native-functions, or the one of the yaml's tree; with --tags or the tags.yaml beside it), else the installed
-    torchgen's copy."""
+    torchgen's copy; and its release (None when there is no such file to read)."""
     if native_path is None:
         installed = installed_native_functions()
         if installed is None:
-            return None
+            return None, None
         native_path, default_tags = installed
     else:
         default_tags = os.path.join(os.path.dirname(native_path), "tags.yaml")
     text = _read(native_path, result)
     if text is None:
-        return None
+        return None, None
     tags_file = tags_path or default_tags
     valid_tags: frozenset[str] = frozenset()
     if os.path.exists(tags_file):
@@ -314,8 +327,8 @@ def _native_to_resolve_against(native_path: str | None, tags_path: str | None,
     else:
         result.notes.append(f"opgen: no tags.yaml found at {tags_file}; pass --tags so that {native_path} "
                             "is read with its tags")
-    resolved = resolve_for(native_path, torch_version)
+    resolved = resolve_for(native_path, torch_version, text=text)
     result.releases[native_path] = resolved
     if resolved.note is not None:
         result.notes.append(f"opgen: {native_path}: {resolved.note}")
-    return NativeParser(release=resolved.release).parse(text, valid_tags)
+    return NativeParser(release=resolved.release).parse(text, valid_tags), resolved

@@ -271,7 +271,10 @@ def as_plain_text(markdown: str) -> str:
 
 
 def hover(snapshot: NativeSnapshot, tags: TagsSnapshot | None, line: int, col: int,
-          generated: Callable[[NativeSnapshot, NativeFunction], Sequence[Piece]] | None = None) -> HoverText | None:
+          generated: Callable[[NativeSnapshot, NativeFunction], Sequence[Piece]] | None = None,
+          release_label: str | None = None) -> HoverText | None:
+    """release_label: the release the file is read as and how it was found ('torch 2.15 (from its content)');
+    without it, the snapshot's release."""
     hit = cursor.hit_at(snapshot.document, line, col)
     if hit is None:
         return None
@@ -294,7 +297,7 @@ def hover(snapshot: NativeSnapshot, tags: TagsSnapshot | None, line: int, col: i
         if function is None:
             return None
         pieces = generated(snapshot, function) if generated is not None else ()
-        return HoverText(function_hover(function, pieces, snapshot.release), hit.span)
+        return HoverText(function_hover(function, pieces, release_label or snapshot.release), hit.span)
     if hit.kind == cursor.OP_REFERENCE:
         op = find_op(snapshot, hit.text)
         if op is None:

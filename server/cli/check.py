@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from .. import status
+from ..releases import Fit
 from ..report import RENDERERS, FileDiagnostic, capped_per_file, summary_line
 from .options import add_format_argument
 from .torch_version import add_torch_version_argument
@@ -67,7 +68,7 @@ def run_check(args: argparse.Namespace) -> int:
                          native_extra=_native_checker(args.kernels), backend_extra=lazy,
                          derivatives_check=_derivatives_checker(), torch_version=args.torch_version)
     if args.impl_path:
-        kernels, notes = impl_path_items(args.paths, args.native_functions, args.impl_path)
+        kernels, notes = impl_path_items(args.paths, args.native_functions, args.impl_path, args.torch_version)
         result.items.extend(kernels)
         result.notes.extend(notes)
         result.usage_error = result.usage_error or bool(notes)
@@ -75,7 +76,9 @@ def run_check(args: argparse.Namespace) -> int:
     if args.format == "text" and not args.quiet:
         # Files with a diagnostic count too (a tags.yaml read beside, a file that is not UTF-8 text).
         files = set(result.checked) | {item.path for item in result.items}
-        sys.stdout.write(summary_line(result.items, len(files)))
+        # (a release older than those known is said by its OPG951: nothing was checked as it)
+        labels = dict.fromkeys(r.label for r in result.releases.values() if r.fit is not Fit.OLDER)
+        sys.stdout.write(summary_line(result.items, len(files), tuple(labels)))
     for note in result.notes:
         print(note, file=sys.stderr)
     if result.usage_error:
@@ -84,14 +87,15 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def _native_checker(kernel_roots: list[str] | None) -> Callable[[str, NativeSnapshot], list[Diagnostic]]:
-    """What gen.py's AOTI shim generator fails on (it needs fallback_ops.py), and with --kernels the kernels
-    missing from the C++ sources."""
-    from ..codegen.generate import shim_check
+    """What gen.py's AOTI shim generator fails on (it needs fallback_ops.py), what it refuses in the tree's
+    native-AOT declarations, and with --kernels the kernels missing from the C++ sources."""
+    from ..codegen.generate import native_aot_check, shim_check
 
     kernels = _kernel_checker(kernel_roots) if kernel_roots else None
 
     def check(path: str, native: NativeSnapshot) -> list[Diagnostic]:
-        return shim_check(path, native) + (kernels(native) if kernels is not None else [])
+        return shim_check(path, native) + native_aot_check(path, native) + \
+            (kernels(native) if kernels is not None else [])
 
     return check
 
@@ -104,10 +108,10 @@ def _kernel_checker(roots: list[str]) -> Callable[[NativeSnapshot], list[Diagnos
 
     index = KernelIndex.build(roots, cache=default_cache_path(roots))
 
-    def declare(f: NativeFunction, backend: BackendIndex) -> str:
-        return "\n".join(compute_native_function_declaration(f, backend))
-
     def check(native: NativeSnapshot) -> list[Diagnostic]:
+        def declare(f: NativeFunction, backend: BackendIndex) -> str:
+            return "\n".join(compute_native_function_declaration(f, backend, native.release))
+
         return missing_kernels(native, index, declare=declare, parameters=kernel_parameter_types)
 
     return check
@@ -154,12 +158,13 @@ def _lazy_checker(header_path: str | None) -> BackendCheck:
     return check
 
 
-def impl_path_items(paths: list[str], native_path: str | None, impl_paths: list[str]
+def impl_path_items(paths: list[str], native_path: str | None, impl_paths: list[str], torch_version: str | None
                     ) -> tuple[list[FileDiagnostic], list[str]]:
     """`opgen check --impl-path F`: the missing-kernel check of every backend yaml among paths (and notes)."""
     from ..analysis.check import BACKEND, classify, expand
     from ..codegen.backend.run import check_backend_files, load_native_snapshot, read_impls, read_text
-    from ..codegen.inputs import InputError
+    from ..codegen.inputs import InputError, default_native_functions
+    from ..releases import resolve_for
 
     try:
         impls = read_impls(tuple(impl_paths))
@@ -177,7 +182,8 @@ def impl_path_items(paths: list[str], native_path: str | None, impl_paths: list[
             continue
         if native is None:
             try:
-                native = load_native_snapshot(native_path)
+                release = resolve_for(native_path or default_native_functions(), torch_version).release
+                native = load_native_snapshot(native_path, release)
             except InputError as exc:
                 return items, notes + [f"opgen: {exc}"]
         _, found = check_backend_files(path, text, native, impls)

@@ -28,11 +28,11 @@ def run_explain(args: argparse.Namespace) -> int:
     from ..codegen.options import CodegenOptions
 
     resolved = resolve_native_release(args)
-    if resolved is None:
-        return status.USAGE
+    if resolved is None:  # older than the releases known: an error of the inputs, as `opgen check` says (OPG951)
+        return status.INPUT_ERRORS
     try:
         inputs = load_native(args.native_functions, args.tags, CodegenOptions(release=resolved.release).ignore_keys,
-                             resolved.release)
+                             release=resolved.release)
     except InputError as exc:
         print(f"opgen: {exc}", file=sys.stderr)
         return status.INPUT_ERRORS if isinstance(exc, InvalidInput) else status.USAGE
@@ -46,6 +46,7 @@ def run_explain(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return status.USAGE
     snippets = explainer.explain(args.op, args.backend)
+    print(f"opgen: explained as {resolved.label}", file=sys.stderr)
     if args.json:
         payload = {"op": args.op, "snippets": [{"title": s.title, "file": s.file, "code": s.code} for s in snippets]}
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")

@@ -111,8 +111,8 @@ def run_generate(args: argparse.Namespace) -> int:
 
     native = os.path.join(args.source_path, "native", "native_functions.yaml")
     resolved = resolve_release(args, native)
-    if resolved is None:
-        return status.USAGE
+    if resolved is None:  # older than the releases known: an error of the inputs, as `opgen check` says (OPG951)
+        return status.INPUT_ERRORS
     for _, note in tree_notes(native, resolved):  # a vendor's or a pre-release tree's torchgen, a bad version.txt
         print(f"opgen: warning: {note}", file=sys.stderr)
     if not resolved.release.generation_verified:
@@ -128,6 +128,8 @@ def run_generate(args: argparse.Namespace) -> int:
         print(f"opgen: {error}", file=sys.stderr)
     if result.written is not None:
         report_written(result.written, verbose=args.verbose, as_what=f"gen.py of {resolved.label}")
+    else:  # nothing written (errors, a dry run): the release is said all the same
+        print(f"opgen: {'checked' if result.errors else 'read'} as {resolved.label}", file=sys.stderr)
     if result.errors:
         return status.INPUT_ERRORS if result.invalid or result.planned else status.USAGE
     if result.missing and not args.implemented_only:

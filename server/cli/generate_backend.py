@@ -54,8 +54,8 @@ def run_generate_backend(args: argparse.Namespace) -> int:
     from ..index.documents import paused_gc
 
     resolved = resolve_native_release(args)
-    if resolved is None:
-        return status.USAGE
+    if resolved is None:  # older than the releases known: an error of the inputs, as `opgen check` says (OPG951)
+        return status.INPUT_ERRORS
     options = BackendOptions(args.source_yaml, args.output_dir, tuple(args.impl_path), args.dry_run,
                              args.native_functions, args.templates, registration_options(args), resolved.release)
     with paused_gc():  # one run over a bounded model: the collector's passes cost ~7% and free next to nothing

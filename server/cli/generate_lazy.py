@@ -69,8 +69,8 @@ def run_generate_lazy(args: argparse.Namespace) -> int:
     from ..index.documents import paused_gc
 
     resolved = resolve_native_release(args)
-    if resolved is None:
-        return status.USAGE
+    if resolved is None:  # older than the releases known: an error of the inputs, as `opgen check` says (OPG951)
+        return status.INPUT_ERRORS
     options = options_from(args, resolved.release)
     with paused_gc():  # as generate-backend: one run over a bounded model
         result = generate_lazy(options)

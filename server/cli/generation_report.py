@@ -32,6 +32,8 @@ def report_generation(result: BackendResult, *, output_dir: str, dry_run: bool, 
         sys.stdout.write(RENDERERS[fmt](list(result.diagnostics)))
     for error in result.errors:
         print(f"opgen: {error}", file=sys.stderr)
+    if release_label and result.written is None:  # (else the summary of the files written says it)
+        print(f"opgen: {'checked' if result.has_errors else 'read'} as {release_label}", file=sys.stderr)
     if not result.read:
         return status.USAGE
     if result.has_errors:

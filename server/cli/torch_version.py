@@ -17,13 +17,15 @@ def _torch_version(text: str) -> str:
 def add_torch_version_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--torch-version", "--torch_version", type=_torch_version, metavar="X.Y[.Z]",
                         help="the torch release whose torchgen to match (default: detected from the inputs: "
-                             "version.txt of a PyTorch checkout, torch/version.py beside a packaged torchgen; "
-                             f"else 2.13). Known: {known_range()}")
+                             "version.txt of a PyTorch checkout, torch/version.py beside a packaged torchgen, also "
+                             "through symbolic links; else native_functions.yaml's own ops; else 2.13). Known: "
+                             f"{known_range()}")
 
 
 def resolve_release(args: argparse.Namespace, path: str | None) -> Resolved | None:
     """The release for the inputs at `path` (or --torch-version), its note (a newer release) said on stderr;
-    None, with the reason said, for a release older than those known (the caller exits 2)."""
+    None, with the reason said, for a release older than those known (the caller exits 1, as `opgen check`
+    does for its OPG951)."""
     resolved = resolve_for(path, getattr(args, "torch_version", None))
     if resolved.note is not None:
         print(f"opgen: {resolved.note}", file=sys.stderr)

@@ -9,7 +9,7 @@ from ..model.lower import cpp_name
 from ..model.native_function import BackendIndex, BackendMetadata, NativeFunction, NativeFunctionsGroup, Variant
 from ..model.native_yaml import NativeFunctions
 from ..model.schema import OperatorName
-from ..releases import DEFAULT, Release
+from ..releases import Release
 from ..suggest import closest
 from .dest.functions import (
     compute_function,
@@ -20,7 +20,11 @@ from .dest.functions import (
     tag_vector_indices,
     tags_initializer,
 )
-from .dest.native_declarations import compute_meta_function_declaration, compute_native_function_declaration
+from .dest.native_declarations import (
+    compute_meta_function_declaration,
+    compute_native_function_declaration,
+    merged_variant,
+)
 from .dest.register import compute_registration, compute_wrapper, is_structured_for
 from .dest.register_structured import compute_structured_registration, compute_structured_wrapper
 
@@ -51,7 +55,7 @@ class Explainer:
     """Answers explain queries for one analysed native_functions.yaml."""
 
     model: NativeFunctions
-    release: Release = DEFAULT  # the torch release whose generated code is shown
+    release: Release  # the torch release whose generated code is shown (the model's)
     # Derived from model by __post_init__.
     _by_name: dict[str, NativeFunction] = field(init=False, repr=False, compare=False)
     _groups: dict[OperatorName, NativeFunctionsGroup] = field(init=False, repr=False, compare=False)
@@ -99,8 +103,13 @@ class Explainer:
         if method:
             out.append(Snippet("Tensor method declaration", "core/TensorBody.h", method, "  "))
             out.append(Snippet("Tensor method definition", "core/TensorBody.h", compute_tensor_method_definition(f) or ""))
-        for index in self.model.backend_indices.values():
-            out.extend(self._kernel_declarations(f, group, index))
+        declarations = [s for index in self.model.backend_indices.values()
+                        for s in self._kernel_declarations(f, group, index)]
+        if self.release.device_family_kernel_exports:  # NativeFunctions.h merges a kernel shared by CPU and CUDA
+            in_tree = [s.code for s in declarations if s.file == "NativeFunctions.h"]
+            declarations = [Snippet(s.title, s.file, merged_variant(s.code, in_tree), s.indent)
+                            if s.file == "NativeFunctions.h" else s for s in declarations]
+        out.extend(declarations)
         for index in self.model.backend_indices.values():
             out.extend(self._registrations(f, group, index))
         if group is not None and f is group.out and group.structured:
@@ -127,11 +136,12 @@ class Explainer:
         return [Snippet(f"{index.dispatch_key} kernel declaration", file, decl)
                 for decl in compute_native_function_declaration(target, index, self.release)]
 
-    @staticmethod
-    def _registrations(f: NativeFunction, group: NativeFunctionsGroup | None, index: BackendIndex) -> list[Snippet]:
-        file = f"Register{index.dispatch_key}Everything.cpp"
+    def _registrations(self, f: NativeFunction, group: NativeFunctionsGroup | None, index: BackendIndex
+                       ) -> list[Snippet]:
+        # (a release that does not shard Register<Key>.cpp writes one file of that name)
+        file = f"Register{index.dispatch_key}{'Everything' if self.release.register_dispatch_key_sharded else ''}.cpp"
         if group is not None and is_structured_for(group, index):
-            wrapper = compute_structured_wrapper(f, group, index)
+            wrapper = compute_structured_wrapper(f, group, index, self.release)
             registration = compute_structured_registration(f, index)
         else:
             wrapper = compute_wrapper(f, index)

@@ -9,16 +9,18 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..diagnostics import Diagnostic
+from ..diagnostics import Diagnostic, diag
 from ..index.native import NativeSnapshot, TagsParser
 from ..input_file import UnreadableFile, read_text
 from ..model import dispatch as dk
-from ..releases import DEFAULT, Release
-from ..text import as_python_reads
+from ..releases import Release
+from ..text import Span, as_python_reads
 from .files.aoti import FallbackOps, ShimVerdicts, header_check, parse_fallback_ops, shim_failures
 from .files.aten import plan_aten
 from .files.context import GenContext, GenerateOptions
+from .files.native_aot import declaration_errors, native_aot_ops_dir
 from .inputs import InputError, InvalidInput, invalid_input, load_native, read_input
+from .native_aot_read import NONE, read_native_aot
 from .plan import Dirs, GeneratedFile, Manager, PlanError, PlannedFile, materialize, outputs_lists, render
 from .selection import ALL_OPERATORS, Selection, from_allow_list, read_selection
 from .workers import Job, internal_error, usable_cpus, write_in_processes
@@ -88,7 +90,7 @@ def fallback_ops_candidates(source_path: str) -> list[str]:
     return [os.path.normpath(p) for p in out]
 
 
-def load_fallback_ops(source_path: str, release: Release = DEFAULT) -> tuple[FallbackOps | None, str]:
+def load_fallback_ops(source_path: str, release: Release) -> tuple[FallbackOps | None, str]:
     """torchgen's fallback ops lists, read as data in the release's format; (None, why) when there are none
     to read."""
     for path in fallback_ops_candidates(source_path):
@@ -97,7 +99,7 @@ def load_fallback_ops(source_path: str, release: Release = DEFAULT) -> tuple[Fal
                 text = read_input(path)
             except InputError as exc:
                 return None, str(exc)
-            ops, error = parse_fallback_ops(text, path, release)
+            ops, error = parse_fallback_ops(text, path, release=release)
             return ops, error or ""
     return None, "needs torchgen's aoti/fallback_ops.py (not found beside --source-path nor installed)"
 
@@ -121,20 +123,47 @@ def load_context(options: GenerateOptions) -> GenContext:
     native = os.path.join(options.source_path, "native", "native_functions.yaml")
     tags_path = os.path.join(options.source_path, "native", "tags.yaml")
     ignore = options.ignore_keys
-    inputs = load_native(native, tags_path, ignore, options.release)
+    inputs = load_native(native, tags_path, ignore, release=options.release)
     if inputs.errors:
         raise invalid_input(native, inputs.errors)
     tags = frozenset(TagsParser().parse(read_input(tags_path)).names)
     templates = read_templates(os.path.join(options.source_path, "templates"))
     fallback_ops, why = load_fallback_ops(options.source_path, options.release)
-    return refuse_shim_failures(GenContext(inputs.snapshot.functions, tags, options, templates, fallback_ops, why,
-                                           load_selection(options)), native)
+    native_aot = read_native_aot(native_aot_ops_dir(options)) if options.release.writes_native_aot_stubs else NONE
+    ctx = GenContext(inputs.snapshot.functions, tags, options, templates, fallback_ops, why, load_selection(options),
+                     native_aot)
+    return refuse_native_aot_errors(refuse_shim_failures(ctx, native))
+
+
+def refuse_native_aot_errors(ctx: GenContext) -> GenContext:
+    """ctx, unless gen.py refuses its native-AOT declarations (InvalidInput, each at its aot.py)."""
+    from ..report import FileDiagnostic, render_text  # noqa: PLC0415  (only for declarations gen.py refuses)
+
+    errors = list(ctx.native_aot.errors) + declaration_errors(ctx)
+    if not errors:
+        return ctx
+    located = tuple(render_text([FileDiagnostic(path, d) for path, d in errors]).splitlines())
+    raise InvalidInput(f"{len(errors)} native-AOT declaration error(s); nothing generated", located)
 
 
 def shim_check(native_path: str, snapshot: NativeSnapshot) -> list[Diagnostic]:
     """For `opgen check`: OPG960 on a native_functions.yaml (<ATen>/native/) as gen.py's default run writes the
     shims, with the fallback_ops.py generate would read; none when there is none to read (generate says why)."""
     return ShimCheck()(native_path, snapshot)
+
+
+def native_aot_check(native_path: str, snapshot: NativeSnapshot) -> list[Diagnostic]:
+    """For `opgen check`: what gen.py refuses in the native-AOT declarations of the tree (torch 2.15 on; the
+    default folder generate reads, torch/_native/ops of the checkout), on line 1 of native_functions.yaml, each
+    naming its aot.py and line."""
+    if not snapshot.release.writes_native_aot_stubs:
+        return []
+    source = os.path.dirname(os.path.dirname(os.path.abspath(native_path)))
+    options = GenerateOptions(source_path=source, release=snapshot.release)
+    read = read_native_aot(native_aot_ops_dir(options))
+    ctx = GenContext(snapshot.functions, frozenset(), options, {}, native_aot=read)
+    return [diag(d.code, Span.point(0, 0), f"{path}:{d.span.start_line + 1}: {d.message}")
+            for path, d in (*read.errors, *declaration_errors(ctx))]
 
 
 class ShimCheck:
@@ -339,6 +368,8 @@ class Engine:
         self._fallback_ops, self._fallback_ops_missing = load_fallback_ops(options.source_path,
                                                                                options.release)
         self._selection = load_selection(options)
+        self._native_aot = read_native_aot(native_aot_ops_dir(options)) if options.release.writes_native_aot_stubs \
+            else NONE
 
     def context(self, native_text: str) -> GenContext:
         snapshot = self._parser.parse(native_text, self._tags)
@@ -346,8 +377,9 @@ class Engine:
         if errors:
             raise InputError(f"native_functions.yaml has {len(errors)} error(s), the first: {errors[0].message}")
         native = os.path.join(self.options.source_path, "native", "native_functions.yaml")
-        return refuse_shim_failures(GenContext(snapshot.functions, self._tags, self.options, self._templates,
-                                               self._fallback_ops, self._fallback_ops_missing, self._selection), native)
+        ctx = GenContext(snapshot.functions, self._tags, self.options, self._templates, self._fallback_ops,
+                         self._fallback_ops_missing, self._selection, self._native_aot)
+        return refuse_native_aot_errors(refuse_shim_failures(ctx, native))
 
     def files(self, native_text: str) -> list[GeneratedFile]:
         """Every implemented file's bytes for this text of native_functions.yaml (raises InputError, PlanError)."""

@@ -9,7 +9,7 @@ from ..diagnostics import Diagnostic
 from ..index.native import NativeParser, NativeSnapshot, TagsParser
 from ..input_file import NOT_UTF8, SPECIAL, TOO_LARGE, UnreadableFile, read_text
 from ..model import dispatch as dk
-from ..releases import DEFAULT, Release
+from ..releases import Release
 
 
 class InputError(Exception):
@@ -69,7 +69,7 @@ class NativeInputs:
 
 
 def load_native(path: str | None, tags_path: str | None, ignore_keys: frozenset[dk.DispatchKey] = frozenset(),
-                release: Release = DEFAULT) -> NativeInputs:
+                *, release: Release) -> NativeInputs:
     path = path or default_native_functions()
     if path is None:
         raise InputError("no native_functions.yaml: pass --native-functions (torch is not installed to provide one)")

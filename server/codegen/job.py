@@ -79,7 +79,7 @@ def load(job: NativeJob) -> tuple[GenContext, list[PlannedFile]]:
     """Read the inputs and plan the files (raises InputError on unusable inputs)."""
     options = job.options()
     tags_path = os.path.join(os.path.dirname(job.native_path), "tags.yaml")
-    inputs = load_native(job.native_path, tags_path, options.ignore_keys, options.release)
+    inputs = load_native(job.native_path, tags_path, options.ignore_keys, release=options.release)
     if inputs.errors:
         first = inputs.errors[0]
         raise InputError(f"{job.native_path} has {len(inputs.errors)} error(s), the first on line "

@@ -22,7 +22,7 @@ from enum import Enum
 from pathlib import PurePosixPath
 from typing import Any, TypeVar
 
-from ..releases import DEFAULT, Release
+from ..releases import Release
 from .template import Template, TemplateError
 
 T = TypeVar("T")
@@ -136,7 +136,7 @@ def generated_comment(template: str) -> str:
 _DOCSTRING_GAP = re.compile(r'(""")\n+((\s*@.+\n)*\s*(class|def))')
 
 
-def render(template_name: str, templates: Mapping[str, str], env: Env | str, release: Release = DEFAULT) -> str:
+def render(template_name: str, templates: Mapping[str, str], env: Env | str, release: Release) -> str:
     """A file's text: the template filled with env (plus its generated comment) as the release's torchgen fills
     it, or env itself if a string."""
     if isinstance(env, str):
@@ -224,14 +224,14 @@ def sharded_missing(manager: Manager, path: str, template: str, num_shards: int,
 
 
 def materialize(planned: Sequence[PlannedFile], templates: Mapping[str, str],
-                release: Release = DEFAULT) -> list[GeneratedFile]:
+                release: Release) -> list[GeneratedFile]:
     """Build every implemented file of the plan (the unimplemented ones are skipped; report them first)."""
     return [GeneratedFile(p.manager, p.path, render(p.template, templates, p.build(), release).encode("utf-8"))
             for p in planned if p.build is not None]
 
 
 def outputs_lists(planned: Sequence[PlannedFile], dirs: Dirs, depfile: str, *, xpu: bool = False,
-                  release: Release = DEFAULT) -> list[tuple[str, str]]:
+                  release: Release) -> list[tuple[str, str]]:
     """The (path, text) of each outputs list gen.py writes for -o/--output-dependencies.
 
     `depfile` is the resolved path of -o; each manager's list sits beside it, named <prefix><name>,

@@ -125,7 +125,7 @@ class NativeParser:
             ignore_keys, release = self._ignore_keys, self.release
 
             def lower(entry: YMap) -> tuple[LoweredEntry, tuple[Diagnostic, ...]]:
-                lowered = lower_native_function(entry, valid_tags, ignore_keys, release)
+                lowered = lower_native_function(entry, valid_tags, ignore_keys, release=release)
                 return lowered, lowered.diagnostics
             self._tags = valid_tags
             self._parser = EntryListParser("native_functions.yaml", lower, parse_entry_schemas)
@@ -143,7 +143,7 @@ class NativeParser:
             if lowered is not None and lowered.function is not None:
                 # tuple.__new__ (Op's own __new__ is Python code): this runs for every entry on every keystroke.
                 ops.append(_tuple(Op, (lowered.function, placed.line, lowered.metadata, False)))
-        functions = assemble(ops, self._groups, self.release)
+        functions = assemble(ops, self._groups, release=self.release)
         unregistered = kernel_list_diagnostics(ops, self.release)
         if document.unread_from >= 0:  # reading stopped: nothing may be called missing that lies past the cut
             functions = replace(functions, stems_past_the_cut=_stems_past_the_cut(text, document))

@@ -223,7 +223,8 @@ def kernel_declaration(snapshot: NativeSnapshot, ref: kernel_nav.KernelRef) -> s
         index = snapshot.functions.backend_indices.get(ref.keys[0]) if ref.keys else None
         if index is None:
             return ""
-        return "\n".join(compute_native_function_declaration(group if group is not None else ref.function, index))
+        return "\n".join(compute_native_function_declaration(group if group is not None else ref.function, index,
+                                                              snapshot.release))
     except Exception:  # a model the codegen cannot declare: show what is known without it
         return ""
 
@@ -256,7 +257,7 @@ def kernel_hover(analysis: Analysis, line: int, col: int, client: Client, kernel
 
 
 def hover(analysis: Analysis, pos: types.Position, client: Client, definitions=None,
-          kernels: KernelContext | None = None) -> types.Hover | None:
+          kernels: KernelContext | None = None, release_label: str | None = None) -> types.Hover | None:
     if analysis.backend is not None:
         return backend_hover(analysis, pos, client, definitions)
     if analysis.derivatives is not None:
@@ -267,7 +268,7 @@ def hover(analysis: Analysis, pos: types.Position, client: Client, definitions=N
     on_kernel = kernel_hover(analysis, line, col, client, kernels)
     if on_kernel is not None:
         return on_kernel
-    found = hover_query.hover(analysis.native, analysis.tags, line, col, generated_pieces)
+    found = hover_query.hover(analysis.native, analysis.tags, line, col, generated_pieces, release_label)
     if found is None:
         return None
     return types.Hover(contents=client.markup(found.markdown, client.hover_markdown),

@@ -547,7 +547,7 @@ def _hover(server: OpgenLanguageServer, analysis: Analysis, params: types.HoverP
     document = analysis.document
     return features.hover(analysis, params.position, server.client,
                           lambda cls, kernel: server.model.kernel_places(document, cls, kernel),
-                          server.kernel_context())
+                          server.kernel_context(), server.model.release_for(document.path).label)
 
 
 def _definition(server: OpgenLanguageServer, analysis: Analysis, params: types.DefinitionParams

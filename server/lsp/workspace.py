@@ -39,7 +39,7 @@ from ..index.derivatives import DeprecatedParser, DerivativesParser, tree_native
 from ..index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapshot
 from ..input_file import UnreadableFile, read_text
 from ..model.selection import read_selection
-from ..releases import Fit, Resolved, release_diagnostics, resolve_for, resolve_for_autograd
+from ..releases import Fit, Release, Resolved, release_diagnostics, resolve_for, resolve_for_autograd
 from ..text import Span, as_python_reads
 from ..tree_release import tree_diagnostics
 from .config import Settings
@@ -505,7 +505,8 @@ class Workspace:
             if kernels.active:
                 check = self._missing_kernels.setdefault(uri, MissingKernels())
                 diagnostics += check(native, kernels.index, kernels.generation, kernels.severity,  # type: ignore[arg-type]
-                                     self.declaration, self.kernel_parameters)
+                                     lambda f, backend: self.declaration(f, backend, native.release),
+                                     self.kernel_parameters)
             analysis = Analysis(document, key, diagnostics, native, tags)
         elif document.kind == TAGS:
             tags_parser = self._tags_parsers.setdefault(document.path or uri, TagsParser())
@@ -629,15 +630,15 @@ class Workspace:
 
         return kernel_parameter_types(f, backend)
 
-    def declaration(self, f, backend) -> str:
-        """The kernel declaration the codegen gives the function for a backend (NativeFunctions.h)."""
-        key = (f, backend.dispatch_key, backend.external)
+    def declaration(self, f, backend, release: Release) -> str:
+        """The kernel declaration the codegen gives the function for a backend (NativeFunctions.h) in a release."""
+        key = (f, backend.dispatch_key, backend.external, release)
         found = self._declarations.get(key)
         if found is None:
             from ..codegen.dest.native_declarations import compute_native_function_declaration
 
             try:
-                found = "\n".join(compute_native_function_declaration(f, backend))
+                found = "\n".join(compute_native_function_declaration(f, backend, release))
             except Exception:  # a model the codegen cannot declare: no hint rather than no diagnostic
                 found = ""
             if len(self._declarations) > 4096:

@@ -35,7 +35,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..diagnostics import Diagnostic, Severity, diag
-from ..releases import DEFAULT, Release, migration_note
+from ..releases import Release, migration_note
 from ..suggest import did_you_mean
 from ..text import Span
 from . import dispatch as dk
@@ -372,7 +372,7 @@ def wrapper_problem(f: NativeFunction) -> tuple[str, str] | None:
     return None
 
 
-def resolve_backend(yaml: BackendYaml, native: NativeFunctions, release: Release = DEFAULT
+def resolve_backend(yaml: BackendYaml, native: NativeFunctions, release: Release
                     ) -> tuple[ResolvedBackend, tuple[Diagnostic, ...]]:
     """The backend's indices as torchgen builds them (for `release`), and every problem found on the way."""
     r = _Resolver(yaml, native, release)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import string
 
-from ..releases import DEFAULT, Release
+from ..releases import Release
 from . import dispatch as dk
 from .native_function import BackendMetadata, DeviceCheckType, NativeFunction, Variant
 from .schema import (
@@ -44,7 +44,7 @@ _GROUPING_EXCEPTIONS = (OUT_OPS_THAT_DONT_GET_GROUPED_PROPERLY | MUTABLE_OPS_THA
                         | INPLACE_OPS_THAT_DONT_GET_GROUPED_PROPERLY)
 
 
-def skips_functionalization(name: str, release: Release = DEFAULT) -> bool:
+def skips_functionalization(name: str, release: Release) -> bool:
     """Whether functionalization leaves the mutable op `name` (name.overload, or the bare name) alone."""
     return name in _GROUPING_EXCEPTIONS or name in release.skipped_by_functionalization
 
@@ -53,7 +53,7 @@ def writes_an_argument(f: NativeFunction) -> bool:
     return any(a.annotation is not None and a.annotation.is_write for a in f.func.arguments.flat_all)
 
 
-def functionalization_refuses(f: NativeFunction, release: Release = DEFAULT) -> bool:
+def functionalization_refuses(f: NativeFunction, release: Release) -> bool:
     """Whether gen.py's functionalization fails on `f` when it is in no group: an op that writes an argument
     needs a functional variant to be lowered to, or a CompositeImplicitAutograd kernel (unless listed)."""
     return (not f.has_composite_implicit_autograd_kernel and writes_an_argument(f)
@@ -121,7 +121,7 @@ def functional_signature(func: FunctionSchema) -> FunctionSchema:
     return func.signature(keep_return_names=True).with_name(name)
 
 
-def generate_function(f: NativeFunction, kind: SchemaKind, release: Release = DEFAULT
+def generate_function(f: NativeFunction, kind: SchemaKind, release: Release
                       ) -> tuple[NativeFunction, BackendMetadata]:
     """The generated variant of `f` of the given kind, and its CompositeExplicitAutograd kernel (in `release`)."""
     func = out_signature(f.func) if kind is SchemaKind.out else functional_signature(f.func)

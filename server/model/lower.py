@@ -14,7 +14,7 @@ from typing import TypeVar
 
 from ..diagnostics import Diagnostic, Severity, diag
 from ..frozen import fast_init
-from ..releases import DEFAULT, Release
+from ..releases import Release
 from ..suggest import did_you_mean
 from ..syntax.locate import ScalarText
 from ..syntax.nodes import YMap, YNode, YScalar, YSeq, to_python
@@ -256,7 +256,7 @@ class _Keys:
 
 def lower_native_function(entry: YMap, valid_tags: frozenset[str],
                           ignore_keys: frozenset[dk.DispatchKey] = frozenset(),
-                          release: Release = DEFAULT) -> LoweredEntry:
+                          *, release: Release) -> LoweredEntry:
     """ignore_keys: dispatch keys to leave out (gen.py drops MPS, XPU and MTIA unless asked for them);
     release: the torch release whose rules apply."""
     r = _Reader(entry)
@@ -267,7 +267,7 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
     precomputed = _lower_precomputed(r, keys.structured)
     tags = _lower_tags(r, valid_tags, namespace, func)
     dispatch_read, kernels = _lower_dispatch(r, keys.manual_kernel_registration, keys.structured, ignore_keys,
-                                             release)
+                                             release=release)
     autogen = _lower_autogen(r)
     ufunc_loops = _lower_ufunc(r)
     _check_unknown_keys(r, entry)
@@ -706,7 +706,7 @@ def _lower_tags(r: _Reader, valid_tags: frozenset[str], namespace: str, func: Fu
 
 
 def _lower_dispatch(r: _Reader, manual_kernel_registration: bool, structured: bool,
-                    ignore_keys: frozenset[dk.DispatchKey] = frozenset(), release: Release = DEFAULT
+                    ignore_keys: frozenset[dk.DispatchKey] = frozenset(), *, release: Release
                     ) -> tuple[_Table | None, _Kernels]:
     """The dispatch table as {key: metadata} (None when the entry has none), and the kernels as
     written per key, one for every key named (valid or not); a key the release's gen.py lacks is refused."""

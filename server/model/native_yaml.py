@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import NamedTuple, TypeVar, cast
 
 from ..frozen import fast_init
-from ..releases import DEFAULT, Release, torch_cpu_cuda_kernel_op
+from ..releases import Release, torch_cpu_cuda_kernel_op
 from . import dispatch as dk
 from .codegen_rules import (
     CUMULATIVE_BASES,
@@ -327,7 +327,7 @@ def pre_group(ops: Sequence[Op], fxs: Sequence[Facts], problems: list[Problem]) 
 Members = tuple[tuple[SchemaKind, NativeFunction], ...]
 
 
-def generate_for_group(members: Members, release: Release = DEFAULT
+def generate_for_group(members: Members, release: Release
                        ) -> tuple[tuple[tuple[int, SchemaKind, NativeFunction, BackendMetadata], ...],
                                   tuple[Finding, ...]]:
     """torchgen's add_generated_native_functions for one group (in `release`): (base index, kind, function,
@@ -543,7 +543,7 @@ def check_view_group(view: NativeFunction, copy: NativeFunction | None, inplace:
 
 
 def _group_by_view(ops: Sequence[Op], fxs: Sequence[Facts], problems: list[Problem], memo: GroupMemo,
-                   release: Release = DEFAULT) -> tuple[NativeFunction | NativeFunctionsViewGroup, ...]:
+                   release: Release) -> tuple[NativeFunction | NativeFunctionsViewGroup, ...]:
     """torchgen's get_grouped_by_view_native_functions; fxs: the ops' facts."""
     groups: dict[str, dict[object, Op]] = defaultdict(dict)
     for op, fx in zip(ops, fxs):
@@ -739,7 +739,7 @@ def _lost_registrations(grouped: list[NativeFunction | NativeFunctionsGroup], gr
     return out
 
 
-def assemble(ops: Sequence[Op], memo: GroupMemo | None = None, release: Release = DEFAULT) -> NativeFunctions:
+def assemble(ops: Sequence[Op], memo: GroupMemo | None = None, *, release: Release) -> NativeFunctions:
     """memo: the previous assemble's per-group work, to reuse (a re-check); None for a one-off.
     release: the torch release whose rules apply."""
     memo = memo or GroupMemo()

@@ -16,7 +16,7 @@ def real(native_yaml: Path, tags_yaml: Path):
     tags = TagsParser().parse(tags_yaml.read_text(encoding="utf-8"))
     text = native_yaml.read_text(encoding="utf-8")
     snapshot = NativeParser().parse(text, tags.names)
-    explainer = Explainer(snapshot.functions)
+    explainer = Explainer(snapshot.functions, snapshot.release)
     return snapshot, tags, text.split("\n"), lambda _snapshot, f: explainer.explain(str(f.func.name))
 
 

@@ -20,6 +20,7 @@ import pytest
 from opgen_lsp.cli import main
 from opgen_lsp.codegen.backend.kernels import ImplFile, find_definitions, normalize_type
 from opgen_lsp.codegen.backend.run import BackendOptions, check_backend_files, generate_backend, load_native_snapshot
+from opgen_lsp.releases import DEFAULT
 
 HEAD = "backend: PrivateUse1\ncpp_namespace: my_backend\n"
 C = "PrivateUse1NativeFunctions"
@@ -66,7 +67,7 @@ CASES = [
 
 @pytest.fixture(scope="module")
 def native(aten):
-    return load_native_snapshot(str(aten / "native" / "native_functions.yaml"))
+    return load_native_snapshot(str(aten / "native" / "native_functions.yaml"), DEFAULT)
 
 
 def _torchgen_verdict(yaml_path: Path, impl_path: Path) -> str | None:

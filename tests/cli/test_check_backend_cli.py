@@ -23,7 +23,7 @@ def workspace(tmp_path: Path) -> Path:
     return tmp_path
 
 
-CLEAN = "no problems in 1 file\n"  # the summary line of a clean run
+CLEAN = "no problems in 1 file, checked as torch 2.13 (default)\n"  # the summary line of a clean run
 
 
 def run(capsys, *args: str) -> tuple[int, str, str]:
@@ -44,7 +44,8 @@ def test_unknown_op_is_placed(workspace: Path, capsys) -> None:
     code, out, _ = run(capsys, "check", "--native-functions", str(workspace / "native_functions.yaml"), str(path))
     assert code == 1
     assert out.startswith(f"{path}:4:3: error: unknown operator 'fooo'")
-    assert out.splitlines()[0].endswith("[OPG509]") and out.splitlines()[1:] == ["1 error, 0 warnings in 1 file"]
+    assert out.splitlines()[0].endswith("[OPG509]")
+    assert out.splitlines()[1:] == ["1 error, 0 warnings in 1 file, checked as torch 2.13 (default)"]
 
 
 def test_a_file_starting_with_another_backend_key_is_a_backend_yaml(workspace: Path, capsys) -> None:
@@ -65,13 +66,15 @@ def test_directories_include_backend_yamls(workspace: Path, capsys) -> None:
     assert code == 1 and err == ""
     # native_functions.yaml and tags.yaml of the folder are checked too (and clean).
     assert [line.split(":")[0] for line in out.splitlines()] == [str(workspace / "my_functions.yaml"),
-                                                                 "1 error, 0 warnings in 3 files"]
+                                                                 "1 error, 0 warnings in 3 files, checked as torch 2.13 (default)"]
 
 
 def test_default_is_the_installed_torchgen(tmp_path: Path, capsys, aten) -> None:
     path = tmp_path / "xla_functions.yaml"
     path.write_text("backend: XLA\ncpp_namespace: torch_xla\nsupported:\n- abs\n- add.Tensor\n")
-    assert run(capsys, "check", str(path)) == (0, CLEAN, "")
+    code, out, err = run(capsys, "check", str(path))
+    assert (code, err) == (0, "") and out.startswith("no problems in 1 file, checked as torch 2.13")
+    assert out.endswith(f"({aten.parents[2] / 'torch' / 'version.py'})\n"), out  # the installed torch's
     path.write_text("backend: XPU\ncpp_namespace: at\nsupported:\n- abs\n")
     code, out, _ = run(capsys, "check", str(path))
     assert code == 1 and "Duplicate backend key: XPU" in out and out.startswith(f"{path}:1:10:")

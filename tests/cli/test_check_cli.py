@@ -25,7 +25,7 @@ def workspace(tmp_path: Path) -> Path:
     return tmp_path
 
 
-CLEAN = "no problems in 1 file\n"  # the summary line of a clean run
+CLEAN = "no problems in 1 file, checked as torch 2.13 (default)\n"  # the summary line of a clean run
 
 
 def run(capsys, *args: str) -> tuple[int, str, str]:
@@ -45,7 +45,7 @@ def test_text_format_is_one_based(workspace: Path, capsys) -> None:
     code, out, _ = run(capsys, "check", str(path))
     assert code == 1
     assert out == (f"{path}:4:5: error: unknown dispatch key 'CPUU'; did you mean 'CPU'? [OPG104]\n"
-                   "1 error, 0 warnings in 1 file\n")
+                   "1 error, 0 warnings in 1 file, checked as torch 2.13 (default)\n")
 
 
 def test_quiet_drops_the_summary_line_only(workspace: Path, capsys) -> None:

@@ -213,6 +213,9 @@ _LAZY = ("codegen/lazy/plan.py turns it into OPG537 on the backend yaml's line (
          "that op)")
 _PLAN = "reported as an error of the run (exit 1), with the template or file it concerns"
 
+_NATIVE_AOT = ("an aot.py opgen cannot read without running it (named files, exit 3) or gen.py refuses "
+               "(OPG967, exit 1)")
+
 SITES: dict[str, Site] = {
     # ------------------------------------------------------------------ C++ types (api/)
     "codegen/api/cpp.py:_value_ctype:ValueError": rule("OPG208", "unsized-bool-list", "custom-class-argument"),
@@ -251,6 +254,32 @@ SITES: dict[str, Site] = {
         "a structured wrapper is generated only for a key whose index has the group's kernel"),
     "codegen/dest/register_structured.py:compute_structured_wrapper:ValueError": rule("OPG116",
                                                                                       "structured-list-out"),
+    # ------------------------------------------------------------------ native-AOT declarations (torch 2.15 on)
+    "codegen/native_aot_read.py:_check_archs:_Refused": handled(
+        "opgen_lsp.codegen.native_aot_read:read_native_aot", _NATIVE_AOT),
+    "codegen/native_aot_read.py:_check_function:_Refused": handled(
+        "opgen_lsp.codegen.native_aot_read:read_native_aot", _NATIVE_AOT),
+    "codegen/native_aot_read.py:_check_function:_Unread": handled(
+        "opgen_lsp.codegen.native_aot_read:read_native_aot", _NATIVE_AOT),
+    "codegen/native_aot_read.py:_check_grid:_Refused": handled(
+        "opgen_lsp.codegen.native_aot_read:read_native_aot", _NATIVE_AOT),
+    "codegen/native_aot_read.py:_check_grid:_Unread": handled(
+        "opgen_lsp.codegen.native_aot_read:read_native_aot", _NATIVE_AOT),
+    "codegen/native_aot_read.py:_known:_Unread": handled(
+        "opgen_lsp.codegen.native_aot_read:read_native_aot", _NATIVE_AOT),
+    "codegen/native_aot_read.py:_module_bindings:_Unread": handled(
+        "opgen_lsp.codegen.native_aot_read:read_native_aot", _NATIVE_AOT),
+    "codegen/native_aot_read.py:read_declaration:_Refused": handled(
+        "opgen_lsp.codegen.native_aot_read:read_native_aot", _NATIVE_AOT),
+    "codegen/native_aot_read.py:read_declaration:_Unread": handled(
+        "opgen_lsp.codegen.native_aot_read:read_native_aot", _NATIVE_AOT),
+    "codegen/native_aot_read.py:_check_grid:assert": internal(
+        "_check_function has found kernel_precompile_grid bound by a def before the grid is read"),
+    "codegen/files/native_aot.py:_header:ValueError": internal(
+        "load_context refuses a declaration without its structured group first (declaration_errors, OPG967)"),
+    "codegen/generate.py:refuse_native_aot_errors:InvalidInput": handled(
+        "opgen_lsp.codegen.generate:generate", "what gen.py refuses in the native-AOT declarations: OPG967 lines, "
+        "exit 1"),
     "codegen/dest/register_namespaced.py:kernel_namespace:KernelNamespaceError": handled(
         "opgen_lsp.codegen.files.dispatch_key:_group_definitions",
         "lower.py gives every in-tree kernel a namespace ending in ::native (a namespace written in the "

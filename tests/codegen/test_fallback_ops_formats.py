@@ -49,7 +49,7 @@ def test_2_12_takes_a_dict_version_as_its_keys() -> None:
     ('{"v2": [["x"]]}', R2_12, "Variant v2 for aten.f.default must be a list of the argument names"),
 ])
 def test_the_other_format_is_refused_with_the_file(entry: str, release, message: str) -> None:
-    ops, error = parse_fallback_ops(_text(entry), "t/fallback_ops.py", release)
+    ops, error = parse_fallback_ops(_text(entry), "t/fallback_ops.py", release=release)
     assert ops is None and error is not None
     assert error.startswith("t/fallback_ops.py: ") and message in error
 
@@ -81,5 +81,5 @@ def test_before_2_8_the_fallback_ops_are_a_set_of_names(release) -> None:
     ('aten_shimified_ops = {}\n', R2_7, "no inductor_fallback_ops"),
 ])
 def test_a_set_or_a_dict_in_the_wrong_release_is_refused_with_the_file(text: str, release, message: str) -> None:
-    ops, error = parse_fallback_ops(text, "t/fallback_ops.py", release)
+    ops, error = parse_fallback_ops(text, "t/fallback_ops.py", release=release)
     assert ops is None and error == f"t/fallback_ops.py: {message}"

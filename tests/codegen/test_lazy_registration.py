@@ -22,6 +22,7 @@ from opgen_lsp.codegen.lazy.plan import LazyOptions
 from opgen_lsp.codegen.lazy.run import LazyRunOptions, generate_lazy
 from opgen_lsp.codegen.plan import render
 from opgen_lsp.index.backend import check_backend
+from opgen_lsp.releases import DEFAULT
 
 pytestmark = [pytest.mark.conformance, pytest.mark.slow]
 
@@ -49,7 +50,7 @@ def _normalized(data: bytes) -> bytes:
 
 @pytest.fixture(scope="module")
 def native(aten):
-    return load_native_snapshot(str(aten / "native" / "native_functions.yaml"))
+    return load_native_snapshot(str(aten / "native" / "native_functions.yaml"), DEFAULT)
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +88,7 @@ def _opgen_registrations(aten: Path, native, options: RegistrationOptions) -> di
     target = target_of(snapshot.resolved)
     templates = read_templates(str(aten / "templates"))
     planned = plan_backend(target, native.functions.groups, "out", templates, options)
-    return {p.path: _normalized(render(p.template, templates, p.build()).encode())
+    return {p.path: _normalized(render(p.template, templates, p.build(), DEFAULT).encode())
             for p in planned if p.path.startswith("Register")}
 
 

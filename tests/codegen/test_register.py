@@ -37,7 +37,7 @@ OPS = """\
 def explainer() -> Explainer:
     snapshot = NativeParser().parse(OPS, TagsParser().parse(TAGS).names)
     assert [d.message for d in snapshot.diagnostics] == []
-    return Explainer(snapshot.functions)
+    return Explainer(snapshot.functions, snapshot.release)
 
 
 def pieces(explainer: Explainer, op: str) -> dict[str, str]:

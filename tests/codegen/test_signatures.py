@@ -14,6 +14,7 @@ from opgen_lsp.codegen.api.translate import UnsatError, translate
 from opgen_lsp.codegen.api.types import ApiOptions, NamedCType, tensorT
 from opgen_lsp.codegen.explain import Explainer, as_in_file
 from opgen_lsp.index.native import NativeParser, TagsParser
+from opgen_lsp.releases import DEFAULT
 
 TAGS = """\
 - tag: pt2_compliant_tag
@@ -170,20 +171,20 @@ def test_translate_reports_what_it_cannot_build() -> None:
 
 
 def test_manual_cpp_binding_is_offered_as_dispatch_fallback(model) -> None:
-    snippets = {s.title: s.code for s in Explainer(model).explain("is_complex")}
+    snippets = {s.title: s.code for s in Explainer(model, DEFAULT).explain("is_complex")}
     assert "inline bool __dispatch_is_complex(const at::Tensor & self) {" in snippets["C++ API (at::)"]
     assert snippets["Tensor method declaration"] == "  bool __dispatch_is_complex() const;"
 
 
 def test_method_only_op_has_no_function(model) -> None:
-    snippets = {s.title: s for s in Explainer(model).explain("retain_grad")}
+    snippets = {s.title: s for s in Explainer(model, DEFAULT).explain("retain_grad")}
     assert "C++ API (at::)" not in snippets
     assert snippets["Operator struct (at::_ops)"].file == "MethodOperators.h"
     assert snippets["Tensor method declaration"].code == "  void __dispatch_retain_grad() const;"
 
 
 def test_structured_kernel_and_meta_class_with_precomputed(model) -> None:
-    snippets = {s.title: s.code for s in Explainer(model).explain("cat.out")}
+    snippets = {s.title: s.code for s in Explainer(model, DEFAULT).explain("cat.out")}
     assert snippets["CPU kernel declaration"] == (
         "struct TORCH_API structured_cat_out_cpu : public at::meta::structured_cat {\n"
         "void impl(const at::ITensorListRef & tensors, int64_t dim, int64_t valid, bool all_contiguous, "
@@ -197,14 +198,14 @@ def test_structured_kernel_and_meta_class_with_precomputed(model) -> None:
 
 
 def test_schema_registration_names_its_tag_vector(model) -> None:
-    snippets = {s.title: s.code for s in Explainer(model).explain("empty.memory_format")}
+    snippets = {s.title: s.code for s in Explainer(model, DEFAULT).explain("empty.memory_format")}
     assert snippets["Schema registration"] == (
         '  m.def("empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? '
         'device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", tags_0);')
 
 
 def test_out_of_tree_backend_declaration(model) -> None:
-    snippets = Explainer(model).explain("topk.values", "XLA")
+    snippets = Explainer(model, DEFAULT).explain("topk.values", "XLA")
     assert [(s.file, s.code) for s in snippets] == [(
         "XLANativeFunctions.h",
         "static ::std::tuple<at::Tensor &,at::Tensor &> topk_out(const at::Tensor & self, int64_t k, "

@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.conformance, pytest.mark.slow]
 def explainer(native_yaml: Path, tags_yaml: Path) -> Explainer:
     tags = TagsParser().parse(tags_yaml.read_text()).names
     snapshot = NativeParser(CodegenOptions().ignore_keys).parse(native_yaml.read_text(), tags)
-    return Explainer(snapshot.functions)
+    return Explainer(snapshot.functions, snapshot.release)
 
 
 def test_every_snippet_of_every_op_is_in_torchgens_output(explainer: Explainer, torchgen_gen_output: Path) -> None:

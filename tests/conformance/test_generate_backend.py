@@ -22,6 +22,7 @@ from file_trees import files_under, first_difference
 from opgen_lsp.cli import main
 from opgen_lsp.codegen.backend.run import BackendOptions, generate_backend, load_native_snapshot
 from opgen_lsp.index.backend import check_backend
+from opgen_lsp.releases import DEFAULT
 
 from .test_backend_corpus import ACCEPTED, REJECTED
 
@@ -34,7 +35,7 @@ REJECTED_FILES = [p for p in CORPUS_FILES if p.name not in ACCEPTED]
 
 @pytest.fixture(scope="module")
 def native(aten):
-    return load_native_snapshot(str(aten / "native" / "native_functions.yaml"))
+    return load_native_snapshot(str(aten / "native" / "native_functions.yaml"), DEFAULT)
 
 
 def _torchgen(source: Path, cwd: Path, out: str) -> subprocess.CompletedProcess:

@@ -271,7 +271,7 @@ def run_layers(text: str, inputs: Inputs, rng: random.Random, *, kind: str | Non
     for d in native.diagnostics:
         assert d.code and d.message, d
     # explain on the parsed model
-    explainer = Explainer(native.functions)
+    explainer = Explainer(native.functions, native.release)
     names = explainer.names
     for name in rng.sample(names, min(explain_ops, len(names))):
         explainer.explain(name)

@@ -44,7 +44,7 @@ def measure(text: str, tags_text: str, tags: frozenset[str], seed: int = 0) -> d
     gc.collect()
     gc.freeze()
     try:
-        figures["explain_index_s"], explainer = _timed(lambda: Explainer(snapshot.functions))
+        figures["explain_index_s"], explainer = _timed(lambda: Explainer(snapshot.functions, snapshot.release))
         names = rng.sample(explainer.names, 200)  # type: ignore[attr-defined]
         figures["explain_200_s"], _ = _timed(lambda: [explainer.explain(n) for n in names])  # type: ignore[attr-defined]
     finally:

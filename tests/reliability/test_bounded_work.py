@@ -80,7 +80,7 @@ def test_opgen_check_prints_the_capped_list(tmp_path: Path, capsys):
     assert main(["check", str(path)]) == 1
     *lines, summary = capsys.readouterr().out.splitlines()
     assert len(lines) == MAX_DIAGNOSTICS_PER_FILE + 1
-    assert summary == f"{MANY} errors, 0 warnings in 1 file"  # the summary counts what the cap hides
+    assert summary == f"{MANY} errors, 0 warnings in 1 file, checked as torch 2.13 (default)"  # the summary counts what the cap hides
     assert lines[-1].endswith("error: 500 more diagnostics in this file, 500 of them errors; opgen shows the first "
                               f"{MAX_DIAGNOSTICS_PER_FILE:,} of each file [OPG008]")
 

@@ -139,7 +139,7 @@ def test_torchgen_crashers_get_a_diagnostic(inputs, text, code, line):
     assert any(d.span.start_line == line + 2 for d in errors), errors
     if code is not None:
         assert code in {d.code for d in errors}
-    Explainer(snapshot.functions).explain("good")
+    Explainer(snapshot.functions, snapshot.release).explain("good")
     fuzz.check_one(document, inputs, random.Random(0), kind=NATIVE, positions=30)
 
 
@@ -170,7 +170,7 @@ def test_explain_of_a_method_whose_self_is_a_list(inputs):
     # No diagnostic (yet) for a method variant with a Tensor[] self; torchgen's codegen asserts on it.
     text = "- func: f(Tensor[] self) -> ()\n  variants: method, function\n"
     snapshot = NativeParser().parse(text, inputs.tags.names)
-    pieces = Explainer(snapshot.functions).explain("f")
+    pieces = Explainer(snapshot.functions, snapshot.release).explain("f")
     assert pieces and pieces[0].title == "Cannot generate"
 
 

@@ -64,12 +64,13 @@ def invalid_native_result(path: str | None, native: NativeSnapshot) -> BackendRe
                          read=True)
 
 
-def load_native_snapshot(path: str | None) -> NativeSnapshot:
-    """native_functions.yaml at path (default: the installed torchgen's), with the tags.yaml beside it."""
-    return load_native(path, None).snapshot
+def load_native_snapshot(path: str | None, release: Release) -> NativeSnapshot:
+    """native_functions.yaml at path (default: the installed torchgen's), with the tags.yaml beside it, read as
+    `release`."""
+    return load_native(path, None, release=release).snapshot
 
 
-def load_native_for(path: str | None, backend_text: str, release: Release = DEFAULT
+def load_native_for(path: str | None, backend_text: str, release: Release
                     ) -> tuple[NativeSnapshot, str, frozenset[str]]:
     """Only the entries the backend yaml needs (see subset.py), plus the whole text and the tags for a re-check."""
     path = path or default_native_functions()
@@ -92,7 +93,13 @@ def read_templates(folder: str) -> dict[str, str]:
     return {name: read_text(os.path.join(folder, name)) for name in TEMPLATES}
 
 
-def default_templates() -> str | None:
+def default_templates(native_functions: str | None = None) -> str | None:
+    """The templates that belong with the native_functions.yaml given (templates/ beside its native/ folder, as
+    in a checkout or a packaged torchgen: that release's), else the installed torchgen's."""
+    if native_functions:
+        beside = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(native_functions))), "templates")
+        if all(os.path.isfile(os.path.join(beside, name)) for name in TEMPLATES):
+            return beside
     aten = packaged_aten()
     return os.path.join(aten, "templates") if aten else None
 
@@ -142,7 +149,7 @@ def generate_backend(options: BackendOptions, native: NativeSnapshot | None = No
         if any(d.is_error for d in native.diagnostics):
             return invalid_native_result(options.native_functions, native)
         impls = read_impls(options.impl_paths)
-        template_dir = options.templates or default_templates()
+        template_dir = options.templates or default_templates(options.native_functions)
         if template_dir is None:
             return BackendResult(errors=("no templates folder: pass --templates D (torch is not installed to "
                                          "provide one)",))

@@ -93,7 +93,7 @@ def namespace_lines(namespace: str, max_level: int = 2) -> tuple[str, str]:
     return ("\n".join(f"namespace {p} {{" for p in parts), "\n".join(f"}} // namespace {p}" for p in reversed(parts)))
 
 
-def declarations(groups: Iterable[Group], index: BackendIndex | None) -> list[str]:
+def declarations(groups: Iterable[Group], index: BackendIndex | None, release: Release) -> list[str]:
     """One key's kernel declarations: deduplicated and sorted."""
     if index is None:
         return []
@@ -102,7 +102,7 @@ def declarations(groups: Iterable[Group], index: BackendIndex | None) -> list[st
         if index.get_kernel(g) is None and not any(index.has_kernel(f) for f in _functions(g)):
             continue
         try:
-            found.update(compute_native_function_declaration(g, index))
+            found.update(compute_native_function_declaration(g, index, release))
         except SymIntKernelError as exc:
             raise PlanError(str(exc)) from exc
     return sorted(found)
@@ -112,15 +112,15 @@ def _functions(g: Group) -> tuple[NativeFunction, ...]:
     return (g,) if isinstance(g, NativeFunction) else g.functions()
 
 
-def native_functions_h(target: BackendTarget, groups: tuple[Group, ...]) -> Env:
+def native_functions_h(target: BackendTarget, groups: tuple[Group, ...], release: Release) -> Env:
     prologue, epilogue = namespace_lines(target.cpp_namespace)
     return {
         "generated_comment": HEADER_COMMENT,
         "namespace_prologue": prologue,
         "class_name": target.class_name,
         "namespace_epilogue": epilogue,
-        "dispatch_declarations": declarations(groups, target.backend_index)
-        + declarations(groups, target.autograd_index),
+        "dispatch_declarations": declarations(groups, target.backend_index, release)
+        + declarations(groups, target.autograd_index, release),
     }
 
 
@@ -193,7 +193,7 @@ def plan_backend(target: BackendTarget, groups: tuple[Group, ...], output_dir: s
     options and generator: what gen_lazy_tensor changes (deferred registration, the generator's name).
     """
     files = [single(Manager.cpu, f"{target.backend_key}NativeFunctions.h",
-                    lambda: native_functions_h(target, groups), template="DispatchKeyNativeFunctions.h")]
+                    lambda: native_functions_h(target, groups, options.release), template="DispatchKeyNativeFunctions.h")]
     for index in target.indices:
         files.append(single(Manager.cpu, f"Register{index.dispatch_key}.cpp",
                             partial(register_cpp, target, index, groups, output_dir, templates, options, generator),

@@ -17,7 +17,7 @@ from functools import cache, cached_property
 from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup, Variant
 from ...model.schema import Argument, BaseTy, BaseType, FunctionSchema, ListType, OperatorName, OptionalType, Type
-from ...releases import DEFAULT, Release
+from ...releases import Release
 from ..api import cpp
 from ..api.signatures import CppSignatureGroup
 
@@ -128,7 +128,7 @@ def _list_arg(t: ListType, name: str, is_write: bool, release: Release) -> CArg:
                 (expr,))
 
 
-def convert_arg(t: Type, name: str, is_write: bool = False, release: Release = DEFAULT) -> CArg:
+def convert_arg(t: Type, name: str, is_write: bool = False, *, release: Release) -> CArg:
     if isinstance(t, BaseType):
         return _base_arg(t, name, is_write, release)
     if isinstance(t, OptionalType):
@@ -138,7 +138,7 @@ def convert_arg(t: Type, name: str, is_write: bool = False, release: Release = D
     raise NoCShim(f"argument type {t}")
 
 
-def gen_arguments(args: list[Argument], skipped: frozenset[str], release: Release = DEFAULT
+def gen_arguments(args: list[Argument], skipped: frozenset[str], release: Release
                   ) -> tuple[list[str], list[str]]:
     """The C parameters ("type name") and the call-site expressions; skipped arguments pass their default."""
     params: list[str] = []
@@ -147,7 +147,7 @@ def gen_arguments(args: list[Argument], skipped: frozenset[str], release: Releas
         if a.name in skipped:
             exprs.append(cpp.default_expr(a.default, a.type, symint=False) if a.default is not None else "std::nullopt")
             continue
-        c = convert_arg(a.type, a.name, a.is_write, release)
+        c = convert_arg(a.type, a.name, a.is_write, release=release)
         params += [f"{t} {n}" for t, n in zip(c.c_types, c.names)]
         exprs += c.exprs
     return params, exprs
@@ -163,7 +163,7 @@ def _convert_return(t: BaseType, val: str, release: Release) -> str:
     return val
 
 
-def gen_returns(schema: FunctionSchema, release: Release = DEFAULT) -> tuple[list[str], list[str]]:
+def gen_returns(schema: FunctionSchema, release: Release) -> tuple[list[str], list[str]]:
     """Returns become out pointers ret0, ret1, ...: their parameters and the assignments filling them (each
     checked first for ops named by a substring in the release's `aoti_nullable_returns`)."""
     types: list[BaseType] = []
@@ -272,7 +272,7 @@ def _shim_version(schema: FunctionSchema, device: str, call: str, func_name: str
 
 
 def compute_shim(schema: FunctionSchema, device: str, call: str, op_versions: tuple[OpVersion, ...],
-                 release: Release = DEFAULT) -> Shim:
+                 release: Release) -> Shim:
     """Every version of the shim, newest first; each older one passes the defaults of later arguments."""
     base = schema.name.unambiguous_name()
     skipped: frozenset[str] = frozenset()
@@ -325,7 +325,7 @@ def backend_index_for(f: NativeFunction, delegates: Mapping[OperatorName, Native
 
 @cache
 def shim(f: NativeFunction, device: str, call: str, op_versions: tuple[OpVersion, ...],
-         release: Release = DEFAULT) -> Shim | None:
+         release: Release) -> Shim | None:
     """The op's shim for a device, calling `call` (None when its types have no C form)."""
     try:
         return compute_shim(f.func, device, call, op_versions, release)

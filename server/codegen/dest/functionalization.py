@@ -21,7 +21,7 @@ from ...model.codegen_rules import (
 from ...model.generate import functionalization_refuses, skips_functionalization, writes_an_argument
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup, NativeFunctionsViewGroup
 from ...model.schema import Argument, BaseTy, BaseType, FunctionSchema, ListType, Return, SchemaKind
-from ...releases import DEFAULT, Release
+from ...releases import Release
 from ..api import cpp, dispatcher
 from ..api.signatures import DispatcherSignature, NativeSignature
 from ..api.translate import translate
@@ -188,7 +188,7 @@ def base_ctor_arguments(func: FunctionSchema) -> list[Binding]:
 
 
 def attributes(func: FunctionSchema, ctx: NativeFunction, *, owning: bool = True,
-               release: Release = DEFAULT) -> list[Binding]:
+               release: Release) -> list[Binding]:
     args = func.arguments.flat_all
     if args[0].type != _TENSOR:
         raise FunctionalizationError(f"Expected first arg to be Tensor, got {args[0].type}")
@@ -215,18 +215,18 @@ def reverse_name(f: NativeFunction, *, include_namespace: bool) -> str:
     return f"at::functionalization::FunctionalInverses::{name}" if include_namespace else name
 
 
-def _ctor_arguments(f: NativeFunction) -> list[Binding]:
-    return base_ctor_arguments(f.func) + attributes(f.func, f, owning=False)
+def _ctor_arguments(f: NativeFunction, release: Release) -> list[Binding]:
+    return base_ctor_arguments(f.func) + attributes(f.func, f, owning=False, release=release)
 
 
-def view_meta_new(f: NativeFunction, out_index: str = "0") -> str:
-    args = ", ".join(b.name if b.name != "out_index" else out_index for b in _ctor_arguments(f))
+def view_meta_new(f: NativeFunction, release: Release, out_index: str = "0") -> str:
+    args = ", ".join(b.name if b.name != "out_index" else out_index for b in _ctor_arguments(f, release))
     return f"std::make_shared<{classname(f.func, with_namespace=True)}>({args})"
 
 
 def view_meta_decl(f: NativeFunction, release: Release) -> str:
     base = base_ctor_arguments(f.func)
-    extra = attributes(f.func, f, owning=False)
+    extra = attributes(f.func, f, owning=False, release=release)
     attrs = attributes(f.func, f, release=release)
     name = classname(f.func)
     multi = is_multi_output(f.func)
@@ -339,7 +339,7 @@ at::Tensor {name}::reverse(const at::Tensor& base, const Tensor& mutated_view) {
     if is_multi_output(f.func):
         out.append(f"""
 std::shared_ptr<at::functionalization::ViewMeta> {name}::to_out_index(int64_t out_index) {{
-  return {view_meta_new(f, "out_index")};
+  return {view_meta_new(f, release, "out_index")};
 }}
 """)
     return out
@@ -350,21 +350,21 @@ def _view_and_inplace(g: NativeFunctionsViewGroup) -> list[NativeFunction]:
 
 
 @functools.cache
-def compute_view_meta_declarations(g: NativeFunctionsViewGroup, release: Release = DEFAULT) -> tuple[str, ...]:
+def compute_view_meta_declarations(g: NativeFunctionsViewGroup, release: Release) -> tuple[str, ...]:
     if g.view.has_composite_implicit_autograd_kernel:
         return ()
     return tuple(view_meta_decl(f, release) for f in _view_and_inplace(g))
 
 
 @functools.cache
-def compute_view_meta_implementations(g: NativeFunctionsViewGroup, release: Release = DEFAULT) -> tuple[str, ...]:
+def compute_view_meta_implementations(g: NativeFunctionsViewGroup, release: Release) -> tuple[str, ...]:
     if g.view.has_composite_implicit_autograd_kernel:
         return ()
     return tuple(s for f in _view_and_inplace(g) for s in view_meta_impl(g, f, release))
 
 
 @functools.cache
-def compute_view_inverse_declaration(g: NativeFunctionsViewGroup, release: Release = DEFAULT) -> str | None:
+def compute_view_inverse_declaration(g: NativeFunctionsViewGroup, release: Release) -> str | None:
     """FunctionalInverses.h: the (hand-written) inverse of a non-composite view op."""
     if g.view.has_composite_implicit_autograd_kernel:
         return None
@@ -468,7 +468,7 @@ def _view_kernel(g: NativeFunctionsViewGroup, view_copy: NativeFunction, f: Nati
                 f"({', '.join(e.expr for e in translate(meta_ctx, call_sig.arguments()))})"
     symbolic = has_symbolic_inputs(call_sig)
     defn = sig.defn(name=wrapper_name(f.func), is_redispatching_fn=True)
-    view_meta = f"auto view_meta = {view_meta_new(f)};" if release.functionalization_view_meta_classes else \
+    view_meta = f"auto view_meta = {view_meta_new(f, release)};" if release.functionalization_view_meta_classes else \
         lambda_view_meta(g, view_copy, f)
     guard = f"compute_reference_meta{meta_reference_guard(release)}"
     return _ViewKernel(
@@ -567,7 +567,7 @@ def _view_op_kernel(k: _ViewKernel) -> str:
 """
 
 
-def view_functionalization_body(g: NativeFunctionsViewGroup, *, view_inplace: bool, release: Release = DEFAULT) -> str:
+def view_functionalization_body(g: NativeFunctionsViewGroup, *, view_inplace: bool, release: Release) -> str:
     """RegisterFunctionalization's kernel of a view group's view op (or of its inplace view op)."""
     f = g.view_inplace if view_inplace else g.view
     if f is None or g.view_copy is None:
@@ -680,7 +680,7 @@ def _functional_call(f: NativeFunction, g: NativeFunctionsGroup, unwrapped_ctx: 
         }}"""
 
 
-def inplace_functionalization_body(f: NativeFunction, g: NativeFunctionsGroup, release: Release = DEFAULT) -> str:
+def inplace_functionalization_body(f: NativeFunction, g: NativeFunctionsGroup, release: Release) -> str:
     """RegisterFunctionalization's kernel of a group's out=, in-place or mutable op: its functional variant's
     result is written back into the arguments it mutates."""
     if not writes_an_argument(f):
@@ -717,7 +717,7 @@ Grouped = NativeFunction | NativeFunctionsGroup | NativeFunctionsViewGroup
 
 
 @functools.cache
-def compute_functionalization_definitions(g: Grouped, release: Release = DEFAULT) -> tuple[str, ...]:
+def compute_functionalization_definitions(g: Grouped, release: Release) -> tuple[str, ...]:
     if isinstance(g, NativeFunctionsViewGroup):
         if g.view.has_composite_implicit_autograd_kernel:
             return ()
@@ -747,7 +747,7 @@ def _registration(f: NativeFunction, cia_index: BackendIndex) -> str:
 
 
 def compute_functionalization_registrations(g: Grouped, cia_index: BackendIndex,
-                                            release: Release = DEFAULT) -> list[str]:
+                                            release: Release) -> list[str]:
     if isinstance(g, NativeFunctionsViewGroup):
         if str(g.view.func.name) == "lift_fresh":
             return []

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...model import dispatch as dk
 from ...model.dispatch import DispatchKey
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
-from ...releases import DEFAULT, Release
+from ...releases import Release
 from ..api import structured
 from ..api.signatures import DispatcherSignature, NativeSignature
 from ..api.types import ApiOptions
@@ -89,17 +89,30 @@ def _exports_first(decl: str) -> bool:
     return first.removeprefix("struct ").lstrip().startswith("TORCH_API ")
 
 
-def merge_export_variants(decls: list[str]) -> list[str]:
-    """Declarations that differ only in their export macro, once (a kernel shared by CPU and CUDA keys): the
-    TORCH_API one if any, else the first, in the place of the first (gen.py from torch 2.15)."""
+def _merge_key(decl: str) -> str:
+    return "\n".join(text for line in decl.splitlines() if (text := _without_export(line)))
+
+
+def _merged(decls: list[str]) -> dict[str, str]:
     merged: dict[str, str] = {}
     for decl in decls:
         if not decl.strip():
             continue
-        key = "\n".join(text for line in decl.splitlines() if (text := _without_export(line)))
+        key = _merge_key(decl)
         if key not in merged or (not _exports_first(merged[key]) and _exports_first(decl)):
             merged[key] = decl
-    return list(merged.values())
+    return merged
+
+
+def merge_export_variants(decls: list[str]) -> list[str]:
+    """Declarations that differ only in their export macro, once (a kernel shared by CPU and CUDA keys): the
+    TORCH_API one if any, else the first, in the place of the first (gen.py from torch 2.15)."""
+    return list(_merged(decls).values())
+
+
+def merged_variant(decl: str, decls: list[str]) -> str:
+    """The declaration of decls that stands for `decl` once merge_export_variants has merged them."""
+    return _merged(decls).get(_merge_key(decl), decl)
 
 
 def _structured(g: NativeFunctionsGroup, index: BackendIndex, release: Release) -> list[str]:
@@ -115,7 +128,7 @@ void impl({args});
 
 
 def compute_native_function_declaration(g: NativeFunctionsGroup | NativeFunction, index: BackendIndex,
-                                        release: Release = DEFAULT) -> list[str]:
+                                        release: Release) -> list[str]:
     """What NativeFunctions.h declares for an op (or op group) under one backend, in `release`."""
     meta = index.get_kernel(g)
     if isinstance(g, NativeFunctionsGroup):

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ...model.schema import OperatorName
-from ...releases import DEFAULT, Release
+from ...releases import Release
 from ..api.signatures import CppSignature, CppSignatureGroup, DispatcherSignature, NativeSignature
 from ..api.translate import translate
+from ..native_aot_read import NativeAotDeclaration
 from .register import compute_registration, compute_wrapper, is_structured_for, registers_unstructured
 from .register import wrapper_signature as unstructured_wrapper_signature
 from .register_structured import compute_structured_registration, compute_structured_wrapper, generates_structured
@@ -88,13 +89,13 @@ def _unstructured(f: NativeFunction, index: BackendIndex, skip_registration: boo
     return _definition(f, sig), _declaration(f), wrapper, registration
 
 
-def _structured(f: NativeFunction, g: NativeFunctionsGroup, index: BackendIndex, release: Release
-                ) -> tuple[str, str, str, str | None] | None:
+def _structured(f: NativeFunction, g: NativeFunctionsGroup, index: BackendIndex, release: Release,
+                aot: NativeAotDeclaration | None) -> tuple[str, str, str, str | None] | None:
     if f.manual_kernel_registration:  # OPG116: the check refuses it for a structured group's variant
         raise ValueError(f"Function {f.func.name} has manual_kernel_registration=True")
     if not generates_structured(f, index):
         return None
-    wrapper = compute_structured_wrapper(f, g, index, release)
+    wrapper = compute_structured_wrapper(f, g, index, release, aot)
     if wrapper is None:
         return None
     sig = structured_wrapper_signature(f, index)
@@ -125,22 +126,24 @@ def has_pieces(g: NativeFunction | NativeFunctionsGroup, index: BackendIndex) ->
 
 def group_pieces(g: NativeFunction | NativeFunctionsGroup, index: BackendIndex,
                  skip_registration: bool = False, unselected: frozenset[OperatorName] = frozenset(),
-                 release: Release = DEFAULT) -> GroupPieces:
+                 *, release: Release, aot: NativeAotDeclaration | None = None) -> GroupPieces:
     """`index`: narrowed to g (files.dispatch_key.narrow_index). `unselected`: the ops of g left out by operator
     selection; their kernels are defined, not registered. `release`: the torch release whose gen.py is matched.
+    `aot`: g's native-AOT declaration under the key (its structured wrappers consult the stub).
     (One cache for every caller: functools.cache keys positional and keyword spellings apart.)"""
     if certainly_no_pieces(index):
         return NO_PIECES
-    return _group_pieces(g, index, skip_registration, unselected, release)
+    return _group_pieces(g, index, skip_registration, unselected, release, aot)
 
 
 @functools.cache
 def _group_pieces(g: NativeFunction | NativeFunctionsGroup, index: BackendIndex, skip_registration: bool,
-                  unselected: frozenset[OperatorName], release: Release) -> GroupPieces:
+                  unselected: frozenset[OperatorName], release: Release,
+                  aot: NativeAotDeclaration | None) -> GroupPieces:
     if isinstance(g, NativeFunction):
         results = [(g, _unstructured(g, index, skip_registration))]
     elif is_structured_for(g, index):
-        results = [(f, _structured(f, g, index, release)) for f in g.functions()]
+        results = [(f, _structured(f, g, index, release, aot)) for f in g.functions()]
     else:
         results = [(f, _unstructured(f, index, skip_registration)) for f in g.functions()]
     present = [(f, r) for f, r in results if r is not None]

@@ -14,11 +14,13 @@ import textwrap
 from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ...model.schema import SchemaKind
-from ...releases import DEFAULT, Release
+from ...releases import Release
 from ..api import structured
 from ..api.signatures import CppSignatureGroup, NativeSignature
 from ..api.translate import translate
 from ..api.types import ApiOptions, Binding, ConstRefCType, Expr, MutRefCType, NamedCType, tensorT
+from ..native_aot_read import NativeAotDeclaration
+from .native_aot import stub_consultation
 from .register import device_check
 
 META = dk.K["Meta"]
@@ -170,7 +172,8 @@ def _copy_back_and_return(f: NativeFunction, kind: SchemaKind) -> list[str]:
 
 
 def compute_structured_wrapper(f: NativeFunction, g: NativeFunctionsGroup, index: BackendIndex,
-                               release: Release = DEFAULT) -> str | None:
+                               release: Release, aot: NativeAotDeclaration | None = None) -> str | None:
+    """aot: the native-AOT declaration of g under the index's key, whose stub is consulted before op.impl."""
     if not generates_structured(f, index):
         return None
     kind = f.func.kind()
@@ -208,7 +211,7 @@ def compute_structured_wrapper(f: NativeFunction, g: NativeFunctionsGroup, index
         body.append(f"at::{out_sig.name()}({out_exprs});")
     elif key is not META:
         impl_exprs = ", ".join(e.expr for e in translate(context, structured.impl_arguments(g)))
-        body.append(f"op.impl({impl_exprs});")
+        body.append(stub_consultation(aot, impl_exprs) if aot is not None else f"op.impl({impl_exprs});")
     body += _copy_back_and_return(f, kind)
     klass = _class(f, key, kind, class_name, parent, g.out.structured_inherits is not None, release)
     body_text = "\n".join(body)

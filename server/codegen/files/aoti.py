@@ -25,7 +25,7 @@ from ...index.native import problem_span
 from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ...model.schema import OperatorName
-from ...releases import DEFAULT, Release
+from ...releases import Release
 from ..dest import aoti
 from ..dest.aoti import FallbackOps
 from .context import GenContext
@@ -72,7 +72,7 @@ def _versions_of(table: object, what: str, with_since: bool, versioned: bool = T
 
 
 def parse_fallback_ops(text: str, path: str = "fallback_ops.py",
-                       release: Release = DEFAULT) -> tuple[FallbackOps | None, str | None]:
+                       *, release: Release) -> tuple[FallbackOps | None, str | None]:
     """fallback_ops.py's two dicts, read as literals in the release's format; (None, error) when they cannot
     be read."""
     try:
@@ -294,7 +294,7 @@ _COPY_BY_HAND = """keep a copy of the op's old shim by hand (e.g. in
    cpp wrapper codegen to call it."""
 
 
-def abi_break(path: str, old: str, new: str, release: Release = DEFAULT) -> str:
+def abi_break(path: str, old: str, new: str, release: Release) -> str:
     """The error for a header that changed, with torchgen's unified diff (expected: the file, actual: ours)."""
     diff = "\n".join(difflib.unified_diff(old.splitlines(), new.splitlines(), fromfile="expected",
                                           tofile="actual", lineterm=""))

@@ -28,7 +28,7 @@ from . import (
     ufunc,
 )
 from .context import GenContext
-from .native_aot import plan_native_aot_header, plan_native_aot_source
+from .native_aot import plan_native_aot_header, plan_native_aot_source, unread_reason
 
 
 def declarations_yaml(ctx: GenContext) -> str:
@@ -76,16 +76,19 @@ def plan_ufunc_files(ctx: GenContext, key: dk.DispatchKey, fm: Manager, blocked:
 
 def plan_sources(ctx: GenContext, blocked: str | None) -> list[PlannedFile]:
     out: list[PlannedFile] = []
+    # Declarations opgen cannot read may name any key: no Register<Key>.cpp is written without them.
+    register_blocked = blocked or unread_reason(ctx) or None
     for key in ctx.options.dispatch_keys:
         fm = _manager_of(ctx, key)
         n = dispatch_key.num_shards(key)
         path = f"Register{key}.cpp"
         if not ctx.options.release.register_dispatch_key_sharded:
-            out.append(single(fm, path, None if blocked else partial(dispatch_key.register_dispatch_key_cpp, ctx, key),
-                              template="RegisterDispatchKey.cpp", missing_reason=blocked or "",
+            out.append(single(fm, path, None if register_blocked else
+                              partial(dispatch_key.register_dispatch_key_cpp, ctx, key),
+                              template="RegisterDispatchKey.cpp", missing_reason=register_blocked or "",
                               cost=SHARDED_FAMILY_COST))
-        elif blocked:
-            out += sharded_missing(fm, path, "RegisterDispatchKey.cpp", n, blocked)
+        elif register_blocked:
+            out += sharded_missing(fm, path, "RegisterDispatchKey.cpp", n, register_blocked)
         else:
             out += sharded(fm, path, "RegisterDispatchKey.cpp",
                            partial(dispatch_key.register_dispatch_key_shards, ctx, key), n)

@@ -11,6 +11,7 @@ from ...model.native_function import BackendIndex, NativeFunction, NativeFunctio
 from ...model.native_yaml import NativeFunctions
 from ...releases import DEFAULT, Release
 from ..dest.aoti import FallbackOps
+from ..native_aot_read import NONE, NativeAot, NativeAotDeclaration
 from ..options import XPU_FAMILY_KEYS, CodegenOptions
 from ..selection import ALL_OPERATORS, Selection
 
@@ -126,6 +127,21 @@ class GenContext:
     fallback_ops_missing: str = field(default="", compare=False, repr=False)
     # --op-registration-whitelist / --op-selection-yaml-path (all operators unless given).
     selection: Selection = field(default=ALL_OPERATORS, compare=False, repr=False)
+    # The native-AOT declarations gen.py reads (torch 2.15 on; none before).
+    native_aot: NativeAot = field(default=NONE, compare=False, repr=False)
+
+    def native_aot_for(self, key: dk.DispatchKey, g: NativeFunction | NativeFunctionsGroup
+                       ) -> NativeAotDeclaration | None:
+        """The declaration whose stub the structured wrapper of g under key consults: the one naming g's functional
+        name.overload, else its base name (gen.py's order)."""
+        if not self.native_aot.declarations or not isinstance(g, NativeFunctionsGroup):
+            return None
+        for_key = {d.op: d for d in self.native_aot.declarations if d.dispatch_key == str(key)}
+        name = g.functional.func.name
+        return for_key.get(str(name)) or for_key.get(name.name.base)
+
+    def native_aot_keys(self) -> frozenset[str]:
+        return frozenset(d.dispatch_key for d in self.native_aot.declarations)
 
     @cached_property
     def native_functions(self) -> tuple[NativeFunction, ...]:

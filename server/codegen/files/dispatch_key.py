@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ...model.schema import OperatorName
-from ...releases import DEFAULT, Release
+from ...releases import Release
 from ..dest.native_declarations import key_export_macro
 from ..dest.register_namespaced import (
     GroupPieces,
@@ -19,6 +19,7 @@ from ..dest.register_namespaced import (
     kernel_namespace,
     with_export_macro,
 )
+from ..native_aot_read import NativeAotDeclaration
 from ..plan import Env, PlanError, render, shard_envs
 from .context import GenContext
 from .native import namespace_prologue, namespaced_blocks
@@ -46,13 +47,17 @@ def num_shards(key: dk.DispatchKey) -> int:
 
 # ------------------------------------------------------------------ helpers at the top of the file
 
-def registration_headers(index: BackendIndex, rocm: bool, per_operator_headers: bool = False) -> list[str]:
+def registration_headers(index: BackendIndex, rocm: bool, per_operator_headers: bool = False,
+                         native_aot: bool = False) -> list[str]:
+    """native_aot: a native-AOT declaration names the key (only CUDA's file includes the stubs, as in gen.py)."""
     key = index.dispatch_key
     headers = ["#include <ATen/ops/as_strided_native.h>" if per_operator_headers else "#include <ATen/NativeFunctions.h>"]
     if key in (K["CPU"], K["Meta"]):
         headers.append("#include <ATen/EmptyTensor.h>")
     elif key is K["CUDA"]:
         headers.append("#include <ATen/hip/EmptyTensor.h>" if rocm else "#include <ATen/cuda/EmptyTensor.h>")
+        if native_aot:
+            headers.append("#include <ATen/NativeAotStubs.h>")
     elif key is K["MPS"]:
         headers.append("#include <ATen/mps/EmptyTensor.h>")
     elif key is K["XPU"]:
@@ -203,7 +208,7 @@ def group_definitions(ctx: GenContext, g: NativeFunction | NativeFunctionsGroup,
     if certainly_no_pieces(narrowed):
         return []
     block = _group_definitions(g, key, narrowed, ctx.options.skip_dispatcher_op_registration, template,
-                               unselected_of(ctx, g), ctx.options.release)
+                               unselected_of(ctx, g), release=ctx.options.release, aot=ctx.native_aot_for(key, g))
     return [block] if block else []
 
 
@@ -218,12 +223,12 @@ def unselected_of(ctx: GenContext, g: NativeFunction | NativeFunctionsGroup) -> 
 @functools.cache  # per group, key and template text: an edit elsewhere leaves it cached
 def _group_definitions(g: NativeFunction | NativeFunctionsGroup, key: dk.DispatchKey, index: BackendIndex,
                        skip: bool, template: str, unselected: frozenset[OperatorName] = frozenset(),
-                       release: Release = DEFAULT) -> str:
+                       *, release: Release, aot: NativeAotDeclaration | None = None) -> str:
     try:
         namespace = kernel_namespace(g, index).replace("::native", "")
     except KernelNamespaceError as exc:
         raise PlanError(str(exc)) from exc
-    pieces = group_pieces(g, index, skip, unselected, release)
+    pieces = group_pieces(g, index, skip, unselected, release=release, aot=aot)
     if not pieces.namespaced_definitions:
         return ""
     prologue, epilogue = namespace_prologue(namespace, 2)
@@ -285,7 +290,8 @@ def _register_base_env(ctx: GenContext, key: dk.DispatchKey, index: BackendIndex
     return {
         "extra_cuda_headers": extra_cuda_headers(ctx.options.rocm) if dk.is_cuda_dispatch_key(key) else "",
         "external_backend_headers": "",
-        "dispatch_headers": registration_headers(index, ctx.options.rocm, ctx.options.per_operator_headers),
+        "dispatch_headers": registration_headers(index, ctx.options.rocm, ctx.options.per_operator_headers,
+                                                 str(key) in ctx.native_aot_keys()),
         "ops_headers": operator_headers(ctx, key),
         "dispatch_helpers": "" if per_block else _dispatch_helpers(key, index),
     }
@@ -345,7 +351,8 @@ def kernel_namespace_definitions(ctx: GenContext, key: dk.DispatchKey, index: Ba
         except KernelNamespaceError as exc:
             raise PlanError(str(exc)) from exc
         pieces = _NO_PIECES if certainly_no_pieces(narrowed) else \
-            group_pieces(g, narrowed, skip, unselected_of(ctx, g), ctx.options.release)
+            group_pieces(g, narrowed, skip, unselected_of(ctx, g), release=ctx.options.release,
+                         aot=ctx.native_aot_for(key, g))
         blocks.setdefault(namespace, _NamespaceBlock()).add(_namespace(g), pieces)
     helpers = _dispatch_helpers(key, index) if ctx.options.release.dispatch_helpers_per_definitions_block else []
     lines: list[str] = []

@@ -53,8 +53,8 @@ class LazyRunOptions:
 LazyResult = BackendResult
 
 
-def _templates(folder: str | None) -> dict[str, str]:
-    folder = folder or default_templates()
+def _templates(folder: str | None, native_functions: str | None) -> dict[str, str]:
+    folder = folder or default_templates(native_functions)
     if folder is None:
         raise InputError("no templates folder: pass --templates D (torch is not installed to provide one)")
     return {name: read_text(os.path.join(folder, name)) for name in TEMPLATES}
@@ -98,7 +98,7 @@ def generate_lazy(options: LazyRunOptions) -> LazyResult:
         text = read_text(options.source_yaml)
         native, whole = _load(options, text)
         impls = read_impls(options.impl_paths)
-        templates = _templates(options.templates)
+        templates = _templates(options.templates, options.native_functions)
         header_text = _read_header(lazy.shape_inference_hdr)
     except InputError as exc:
         return LazyResult(errors=(str(exc),), read=isinstance(exc, InvalidInput))

@@ -1,0 +1,100 @@
+"""`opgen explain` (and the hover, which shows its pieces) held to each release: every piece it shows for the ops
+of samples/aten is found verbatim in the file it names, as that release's own gen.py writes it.
+
+Affordable: gen.py runs once per release on the small sample yaml (with the release's own templates and
+tags.yaml, no AOTI fallback ops, and --mps: explain shows every key), not on the whole real file. Marked `versions` (each release's torchgen
+from the cache of tools/torchgen_release.py; skipped, with the command, for one not there).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from opgen_lsp.codegen.explain import Explainer
+from opgen_lsp.index.native import NativeParser, TagsParser
+from opgen_lsp.releases import RELEASES, Release
+
+from .test_release_matrix import release_folder
+
+pytestmark = pytest.mark.versions
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "samples" / "aten" / "native" / "native_functions.yaml"
+
+# gen.py with empty AOTI fallback op lists (the sample's ops are none of torch's), emptied where they are defined.
+GEN_PY_WITHOUT_FALLBACKS = """
+import runpy, sys
+import torchgen.aoti.fallback_ops as fallback_ops
+for name in ("inductor_fallback_ops", "aten_shimified_ops"):
+    getattr(fallback_ops, name, set()).clear()
+sys.argv = ["gen.py", *sys.argv[1:]]
+runpy.run_module("torchgen.gen", run_name="__main__", alter_sys=True)
+"""
+
+
+def gen_py(folder: Path, args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    """The release's own gen.py (its folder first on the path), with no AOTI fallback ops, run in cwd."""
+    env = {**os.environ, "PYTHONPATH": str(folder)}
+    return subprocess.run([sys.executable, "-c", GEN_PY_WITHOUT_FALLBACKS, *args], cwd=cwd, env=env,
+                          capture_output=True, text=True)
+
+
+def _sample_aten(folder: Path, root: Path, release: Release) -> Path:
+    """An ATen folder of the sample yaml with the release's own templates and tags.yaml."""
+    packaged = folder / "torchgen" / "packaged" / "ATen"
+    aten = root / "ATen"
+    shutil.copytree(packaged / "templates", aten / "templates")
+    (aten / "native").mkdir()
+    shutil.copy(packaged / "native" / "tags.yaml", aten / "native" / "tags.yaml")
+    (aten / "native" / "native_functions.yaml").write_text(_sample_text(folder) + _cuda_kernels_in_torch_cpu(release))
+    return aten
+
+
+def _cuda_kernels_in_torch_cpu(release: Release) -> str:
+    """Entries registering the CUDA kernels gen.py 2.15 knows are defined in torch_cpu (it fails without)."""
+    return "".join(f"\n- func: torch_cpu_probe_{i}(Tensor self) -> Tensor\n  dispatch:\n    CUDA: {kernel}\n"
+                   for i, kernel in enumerate(sorted(release.cuda_kernels_in_torch_cpu)))
+
+
+def _sample_text(folder: Path) -> str:
+    """The sample yaml less the tags the release's tags.yaml lacks (tags.yaml grew from 2.6 to 2.15)."""
+    tags_yaml = folder / "torchgen" / "packaged" / "ATen" / "native" / "tags.yaml"
+    known = TagsParser().parse(tags_yaml.read_text()).names
+    lines = []
+    for line in SAMPLE.read_text().splitlines(keepends=True):
+        if line.startswith("  tags:"):
+            names = [t.strip() for t in line.split(":", 1)[1].strip().strip("[]").split(",")]
+            kept = [t for t in names if t in known]
+            line = f"  tags: [{', '.join(kept)}]\n" if kept else ""
+        lines.append(line)
+    return "".join(lines)
+
+
+def _stripped(text: str) -> str:
+    return "\n".join(line.rstrip() for line in text.split("\n"))
+
+
+@pytest.mark.parametrize("release", RELEASES, ids=lambda r: r.version)
+def test_every_piece_explained_is_in_the_release_output(release: Release, tmp_path: Path) -> None:
+    folder = release_folder(release.version)
+    aten = _sample_aten(folder, tmp_path, release)
+    done = gen_py(folder, ["-s", str(aten), "-d", "out", "--aoti-install-dir", "aoti", "--mps"], tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    tags = TagsParser().parse((aten / "native" / "tags.yaml").read_text()).names
+    snapshot = NativeParser(release=release).parse((aten / "native" / "native_functions.yaml").read_text(), tags)
+    assert [d for d in snapshot.diagnostics if d.is_error] == []
+    explainer = Explainer(snapshot.functions, release)
+    shown = 0
+    for name in explainer.names:
+        for snippet in explainer.explain(name):
+            # (explain strips the blanks that end a line, as in its docstring; some templates indent empty lines)
+            text = _stripped((tmp_path / "out" / snippet.file).read_text())
+            assert _stripped(snippet.code) in text, f"{name}: {snippet.title} is not in {snippet.file}:\n{snippet.code}"
+            shown += 1
+    assert shown > 100
