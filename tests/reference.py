@@ -161,7 +161,7 @@ class Places:
             rel = path.encode()
             if pattern is not None:
                 names = {k: v for k, v in self._name_of().items() if v != f"\0@{name}@\0".encode()}
-                rel = pattern.sub(lambda m: names.get(m.group(1), m.group(1)), rel)
+                rel = pattern.sub(lambda m, names=names: names.get(m.group(1), m.group(1)), rel)
             out.append((name, rel.decode("utf-8", "replace") if rel != path.encode() else "-"))
         return out
 

@@ -5,10 +5,10 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+import reference
 
 from opgen_lsp.cli import main
 
@@ -25,9 +25,9 @@ def _aten(tmp_path: Path, aten: Path, name_in_yaml: str) -> Path:
 
 
 def _torchgen(source: Path, out: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "torchgen.gen", "-s", str(source), "-d", str(out),
-                           "--per-operator-headers", "--aoti-install-dir", str(out / "aoti"), "--generate", "headers"],
-                          capture_output=True, text=True, timeout=300)
+    return reference.run(["-m", "torchgen.gen", "-s", str(source), "-d", str(out), "--per-operator-headers",
+                          "--aoti-install-dir", str(out / "aoti"), "--generate", "headers"],
+                         cwd=out.parent, outputs=[out], timeout=300)
 
 
 @pytest.mark.parametrize("name_in_yaml, name, column", [
