@@ -140,3 +140,14 @@ def test_a_damaged_entry_runs_again(tmp_path: Path, entries: Path) -> None:
 def test_opgen_is_never_cached(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="never cached"):
         reference.run(["-m", "opgen_lsp.cli", "check", "x.yaml"], cwd=tmp_path)
+
+
+def test_a_test_that_writes_into_a_replayed_file_does_not_change_the_entry(tmp_path: Path) -> None:
+    torchgen = stand_in(tmp_path / "release")
+    job(tmp_path / "a", torchgen)
+    job(tmp_path / "b", torchgen)
+    replayed = tmp_path / "b" / "out" / "aten" / "sub" / "ops.cpp"
+    with open(replayed, "a") as f:  # in place, as a careless test might
+        f.write("int y;\n")
+    _, files, _ = job(tmp_path / "c", torchgen)
+    assert files["aten/sub/ops.cpp"] == b"int x;\n" and runs(torchgen) == 2
