@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.metadata
+import importlib.util
 import json
 import os
 from pathlib import Path
@@ -19,14 +21,15 @@ CORPUS_ABSENT = (f"the backend-yaml corpus is not beside this checkout ({CORPUS}
 
 
 def _reference_aten() -> Path | None:
+    # The installed wheel's version and torchgen's folder, without importing torch (seconds on a loaded machine).
     try:
-        import torch  # noqa: F401  (torchgen ships inside the torch wheel)
-        import torchgen
-    except ImportError:
+        version = importlib.metadata.version("torch")
+    except importlib.metadata.PackageNotFoundError:
         return None
-    if not torch.__version__.startswith(REFERENCE_TORCH):
+    spec = importlib.util.find_spec("torchgen")  # torchgen ships inside the torch wheel
+    if not version.startswith(REFERENCE_TORCH) or spec is None or not spec.submodule_search_locations:
         return None
-    return Path(torchgen.__file__).parent / "packaged" / "ATen"
+    return Path(next(iter(spec.submodule_search_locations))) / "packaged" / "ATen"
 
 
 def corpus_present() -> bool:

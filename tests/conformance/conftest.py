@@ -2,28 +2,25 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+import reference
 
 
 @pytest.fixture(scope="session")
 def torchgen_gen_output(aten: Path, tmp_path_factory) -> Path:
     """gen.py's output on the real native_functions.yaml (plain layout); its install dir."""
     out = tmp_path_factory.mktemp("torchgen_gen")
-    subprocess.run(
-        [sys.executable, "-m", "torchgen.gen", "-s", str(aten), "-d", str(out / "aten"),
-         "--headeronly-install-dir", str(out / "headeronly"), "--aoti-install-dir", str(out / "aoti")],
-        cwd=out, check=True, capture_output=True, text=True,
-    )
+    _run_torchgen(aten, out, "-d", str(out / "aten"), "--headeronly-install-dir", str(out / "headeronly"),
+                  "--aoti-install-dir", str(out / "aoti"))
     return out / "aten"
 
 
 def _run_torchgen(aten: Path, out: Path, *flags: str) -> None:
-    subprocess.run([sys.executable, "-m", "torchgen.gen", "-s", str(aten), *flags], cwd=out, check=True,
-                   capture_output=True, text=True)
+    """gen.py in `out`, writing only under it (its outputs are out's folders, replayed from the reference cache)."""
+    reference.run(["-m", "torchgen.gen", "-s", str(aten), *flags], cwd=out, check=True,
+                  outputs=[Path(name) for name in ("aten", "headeronly", "aoti", "out", "lists")])
 
 
 @pytest.fixture(scope="session")

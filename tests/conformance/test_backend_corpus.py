@@ -23,6 +23,7 @@ import os
 from pathlib import Path
 
 import pytest
+import reference
 from analysis.test_backend_rules import CUSTOM_NATIVE, ERRORS, WARNINGS
 from conftest import CORPUS
 
@@ -221,14 +222,11 @@ def custom_tree(aten, tmp_path_factory) -> Path:
 
 @pytest.mark.parametrize("name,text,rejected", CUSTOM_CASES, ids=[c[0] for c in CUSTOM_CASES])
 def test_custom_native_functions(custom_tree, name, text, rejected, tmp_path):
-    import subprocess
-    import sys
-
     path = tmp_path / "backend.yaml"
     path.write_text(text)
-    env = dict(os.environ, PYTHONPATH=str(custom_tree))
-    done = subprocess.run([sys.executable, "-m", "torchgen.gen_backend_stubs", "-s", str(path), "-o", "out"],
-                          cwd=tmp_path, env=env, capture_output=True, text=True)
+    # gen_backend_stubs reads the tree's aten/src/ATen beside the torchgen it imports.
+    done = reference.run(["-m", "torchgen.gen_backend_stubs", "-s", str(path), "-o", "out"], cwd=tmp_path,
+                         outputs=[Path("out")], pythonpath=[custom_tree], inputs=[custom_tree / "aten"])
     native_dir = custom_tree / "aten" / "src" / "ATen" / "native"
     tags = TagsParser().parse((native_dir / "tags.yaml").read_text())
     native = NativeParser().parse((native_dir / "native_functions.yaml").read_text(), tags.names)

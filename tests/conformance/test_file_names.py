@@ -5,10 +5,10 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+import reference
 
 from opgen_lsp.cli import main
 
@@ -25,9 +25,9 @@ def _aten(tmp_path: Path, aten: Path, name_in_yaml: str) -> Path:
 
 
 def _torchgen(source: Path, out: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "torchgen.gen", "-s", str(source), "-d", str(out),
-                           "--per-operator-headers", "--aoti-install-dir", str(out / "aoti"), "--generate", "headers"],
-                          capture_output=True, text=True, timeout=300)
+    return reference.run(["-m", "torchgen.gen", "-s", str(source), "-d", str(out), "--per-operator-headers",
+                          "--aoti-install-dir", str(out / "aoti"), "--generate", "headers"],
+                         cwd=out.parent, outputs=[out], timeout=300)
 
 
 @pytest.mark.parametrize("name_in_yaml, name, column", [
@@ -39,12 +39,12 @@ def _torchgen(source: Path, out: Path) -> subprocess.CompletedProcess:
 def test_a_name_that_cannot_be_a_file_name_is_an_error_where_gen_py_breaks(tmp_path: Path, aten: Path, capsys,
                                                                           name_in_yaml: str, name: str, column: int):
     source = _aten(tmp_path, aten, name_in_yaml)
-    reference = _torchgen(source, tmp_path / "torchgen")
+    ran = _torchgen(source, tmp_path / "torchgen")
     ops = tmp_path / "torchgen" / "ops"
     if "\0" in name:
-        assert reference.returncode != 0 and "embedded null byte" in reference.stderr
+        assert ran.returncode != 0 and "embedded null byte" in ran.stderr
     else:  # gen.py exits 0, and writes the op's headers under a name no #include <ATen/ops/NAME.h> means
-        assert reference.returncode == 0, reference.stderr[-2000:]
+        assert ran.returncode == 0, ran.stderr[-2000:]
         assert (ops / f"{name}.h").is_file()
         assert "/" not in name or (ops / name.split("/")[0]).is_dir()
 

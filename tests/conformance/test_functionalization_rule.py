@@ -4,10 +4,10 @@ kernel, passes torchgen's parse but fails gen.py's functionalization; opgen chec
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+import reference
 from file_trees import aten_source
 
 from opgen_lsp.analysis.check import check_paths
@@ -24,9 +24,9 @@ ACCEPTED = {
 
 
 def _gen_py(folder: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "torchgen.gen", "-s", str(folder), "-d", str(folder / "out"),
-                           "--aoti-install-dir", str(folder / "aoti"), "--generate", "sources"],
-                          cwd=folder, capture_output=True, text=True)
+    return reference.run(["-m", "torchgen.gen", "-s", str(folder), "-d", str(folder / "out"),
+                          "--aoti-install-dir", str(folder / "aoti"), "--generate", "sources"],
+                         cwd=folder, outputs=[folder / "out", folder / "aoti"])
 
 
 def _opg309(folder: Path) -> list[tuple[int, int]]:

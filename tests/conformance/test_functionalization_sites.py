@@ -11,12 +11,11 @@ where `opgen check` reports the rule (on the line that is wrong) and passes wher
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+import reference
 from codegen.raise_sites import INPUTS, MULTI_OUTPUT_VIEW
 from file_trees import aten_source
 
@@ -30,12 +29,12 @@ pytestmark = pytest.mark.slow
 def _gen_py(source: Path, pythonpath: Path | None = None) -> subprocess.CompletedProcess:
     """gen.py of the installed torch, or of the release folder `pythonpath` (before 2.12 it has no
     --headeronly-install-dir)."""
-    env = {**os.environ, "PYTHONPATH": str(pythonpath)} if pythonpath else None
     headeronly = pythonpath is None or "--headeronly-install-dir" in (pythonpath / "torchgen" / "gen.py").read_text()
-    return subprocess.run([sys.executable, "-m", "torchgen.gen", "-s", str(source), "-d", str(source / "out"),
-                           *(["--headeronly-install-dir", str(source / "headeronly")] if headeronly else []),
-                           "--aoti-install-dir", str(source / "aoti")], cwd=source, env=env, capture_output=True,
-                          text=True)
+    return reference.run(["-m", "torchgen.gen", "-s", str(source), "-d", str(source / "out"),
+                          *(["--headeronly-install-dir", str(source / "headeronly")] if headeronly else []),
+                          "--aoti-install-dir", str(source / "aoti")], cwd=source,
+                         outputs=[source / "out", source / "headeronly", source / "aoti"],
+                         pythonpath=[pythonpath] if pythonpath else [])
 
 
 def _errors(source: Path, version: str) -> list[tuple[str, int, int]]:

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import reference
 
 pytestmark = [pytest.mark.conformance, pytest.mark.slow]
 
@@ -23,11 +24,12 @@ DEVICES = ("aten", "cpu", "cuda", "mps", "xpu")
 
 
 def run_tool(tool: str, aten: Path, cwd: Path, out: str, *flags: str) -> subprocess.CompletedProcess:
-    module = "torchgen.gen" if tool == "torchgen" else "opgen_lsp.cli"
-    command = [] if tool == "torchgen" else ["generate"]
-    return subprocess.run([sys.executable, "-m", module, *command, "-s", str(aten), "-d", f"{out}/aten",
-                           "--headeronly-install-dir", f"{out}/headeronly", "--aoti-install-dir", f"{out}/aoti",
-                           *flags], cwd=cwd, capture_output=True, text=True)
+    args = ["-s", str(aten), "-d", f"{out}/aten", "--headeronly-install-dir", f"{out}/headeronly",
+            "--aoti-install-dir", f"{out}/aoti", *flags]
+    if tool == "torchgen":
+        return reference.run(["-m", "torchgen.gen", *args], cwd=cwd, outputs=[Path(out)])
+    return subprocess.run([sys.executable, "-m", "opgen_lsp.cli", "generate", *args], cwd=cwd, capture_output=True,
+                          text=True)
 
 
 def files_of(folder: Path) -> dict[str, bytes]:

@@ -11,13 +11,13 @@ writing anything. Marked `versions` and `slow`: each case runs the release's gen
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import reference
 
 from opgen_lsp.cli.generate import options_from_args
 from opgen_lsp.cli.main import build_parser
@@ -49,10 +49,9 @@ def _aten(version: str) -> Path:
 
 
 def torchgen(version: str, cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(release_folder(version))}
-    return subprocess.run([sys.executable, "-m", "torchgen.gen", "-s", str(_aten(version)), "-d", "out/aten",
-                           "--aoti-install-dir", "out/aoti", "--generate", "sources", *args],
-                          cwd=cwd, env=env, capture_output=True, text=True)
+    return reference.run(["-m", "torchgen.gen", "-s", str(_aten(version)), "-d", "out/aten",
+                          "--aoti-install-dir", "out/aoti", "--generate", "sources", *args],
+                         cwd=cwd, outputs=[Path("out")], pythonpath=[release_folder(version)])
 
 
 def opgen_shims(version: str, *args: str) -> dict[str, bytes]:
@@ -178,10 +177,9 @@ def _edited_tree(version: str, root: Path, edits: tuple[tuple[str, str], ...]) -
 def test_opg960_agrees_with_the_release(version: str, case: str, tmp_path: Path) -> None:
     edits, marker = SHIM_EDITS[case]
     aten = _edited_tree(version, tmp_path, edits)
-    env = {**os.environ, "PYTHONPATH": str(release_folder(version))}
-    done = subprocess.run([sys.executable, "-m", "torchgen.gen", "-s", str(aten), "-d", "t/aten", "--aoti-install-dir",
-                           "t/aoti", "--generate", "sources", "--backend-whitelist", "CPU"],
-                          cwd=tmp_path, env=env, capture_output=True, text=True)
+    done = reference.run(["-m", "torchgen.gen", "-s", str(aten), "-d", "t/aten", "--aoti-install-dir", "t/aoti",
+                          "--generate", "sources", "--backend-whitelist", "CPU"],
+                         cwd=tmp_path, outputs=[Path("t")], pythonpath=[release_folder(version)])
     native = aten / "native" / "native_functions.yaml"
     checked = subprocess.run([sys.executable, "-m", "opgen_lsp.cli", "check", "--torch-version", version, str(native),
                               "--format", "json"], capture_output=True, text=True)

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+import reference
 from conftest import CORPUS
 from file_trees import files_under, first_difference
 
@@ -39,8 +39,8 @@ def native(aten):
 
 
 def _torchgen(source: Path, cwd: Path, out: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "torchgen.gen_backend_stubs", "-s", str(source), "-o", out],
-                          cwd=cwd, capture_output=True, text=True)
+    return reference.run(["-m", "torchgen.gen_backend_stubs", "-s", str(source), "-o", out], cwd=cwd,
+                         outputs=[Path(out)])
 
 
 def test_every_corpus_file_is_classified():

@@ -10,12 +10,11 @@ the same relative paths), and every file must be byte-identical.
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+import reference
 from conftest import CORPUS
 from file_trees import files_under, first_difference
 
@@ -62,10 +61,15 @@ def ts_flags(header: str) -> list[str]:
             "--shape-inference-hdr", header]
 
 
+DEFAULT_HEADER = "torch/csrc/lazy/core/shape_inference.h"
+
+
 def _torchgen(root: Path, cwd: Path, args: list[str]) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(root / "lib")}
-    return subprocess.run([sys.executable, "-m", "torchgen.gen_lazy_tensor", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True)
+    # gen_lazy_tensor reads aten/src/ATen one folder above the torchgen it imports, and the shape-inference
+    # header (by default relative to cwd, under the `torch` link _compare makes there).
+    header = cwd / DEFAULT_HEADER
+    return reference.run(["-m", "torchgen.gen_lazy_tensor", *args], cwd=cwd, outputs=[Path("out")],
+                         pythonpath=[root / "lib"], inputs=[root / "aten", *([header] if header.exists() else [])])
 
 
 def _opgen(cwd: Path, args: list[str], monkeypatch) -> int:

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import reference
 from conftest import CORPUS
 
 from opgen_lsp.codegen.files.context import GenerateOptions
@@ -56,11 +57,11 @@ def xpu_tree(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def torchgen_xpu_output(xpu_tree: Path, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("torchgen_xpu")
-    env = {**os.environ, "PYTHONPATH": str(xpu_tree), "PYTHONHASHSEED": _seed_with_cuda_first()}
-    subprocess.run([sys.executable, "-m", "torchgen.gen", "-s", str(xpu_tree / "aten" / "src" / "ATen"),
-                    "-d", str(out / "aten"), "--headeronly-install-dir", str(out / "headeronly"),
-                    "--aoti-install-dir", str(out / "aoti"), "--xpu", "--per-operator-headers",
-                    "--backend-whitelist", *BACKENDS], cwd=out, env=env, check=True, capture_output=True, text=True)
+    reference.run(["-m", "torchgen.gen", "-s", str(xpu_tree / "aten" / "src" / "ATen"),
+                   "-d", str(out / "aten"), "--headeronly-install-dir", str(out / "headeronly"),
+                   "--aoti-install-dir", str(out / "aoti"), "--xpu", "--per-operator-headers",
+                   "--backend-whitelist", *BACKENDS], cwd=out, outputs=[out / "aten", out / "headeronly", out / "aoti"],
+                  pythonpath=[xpu_tree], env={"PYTHONHASHSEED": _seed_with_cuda_first()}, check=True)
     return out
 
 

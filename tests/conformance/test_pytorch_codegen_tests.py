@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+import reference
 from file_trees import aten_source
 from real_trees import TREES, trees_folder
 
@@ -59,7 +58,7 @@ def torchgen_fails(item: Captured, folder: Path, aten: Path) -> tuple[bool, str]
         args = ["torchgen.gen", "-s", str(source), "-d", str(folder / "out" / "aten"),
                 "--headeronly-install-dir", str(folder / "out" / "headeronly"),
                 "--aoti-install-dir", str(folder / "out" / "aoti")]
-    done = subprocess.run([sys.executable, "-m", *args], cwd=folder, capture_output=True, text=True)
+    done = reference.run(["-m", *args], cwd=folder, outputs=[folder / "out"])
     return done.returncode != 0, " ".join(done.stderr.split()[-150:]) if done.returncode else ""
 
 

@@ -5,10 +5,10 @@ generate` writes gen.py's files byte for byte."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+import reference
 from codegen.raise_sites import ACCEPTED_INPUTS, INPUTS
 from file_trees import aten_source, files_under, first_difference
 
@@ -74,8 +74,8 @@ def _flags(out: Path) -> list[str]:
 
 
 def _gen_py(source: Path, out: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "torchgen.gen", "-s", str(source), *_flags(out)], cwd=source,
-                          capture_output=True, text=True)
+    return reference.run(["-m", "torchgen.gen", "-s", str(source), *_flags(out)], cwd=source,
+                         outputs=[out / "aten", out / "headeronly", out / "aoti"])
 
 
 @pytest.mark.parametrize("name", sorted(ALL))

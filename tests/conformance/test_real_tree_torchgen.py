@@ -16,14 +16,12 @@ and the releases' (tools/torchgen_release.py; each skips, with the command, when
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+import reference
 from file_trees import files_under
 from real_trees import NATIVE, TREES, native_yaml, tree_or_skip
 
@@ -42,9 +40,8 @@ _AT_LINE = re.compile(r"native_functions\.yaml:(\d+)")
 def torchgen_verdict(pythonpath: Path, native: Path) -> str | None:
     """None when the torchgen on pythonpath reads and groups the yaml (with the tags.yaml beside it), else what it
     raised (release_oracle.py)."""
-    env = {**os.environ, "PYTHONPATH": str(pythonpath)}
-    done = subprocess.run([sys.executable, str(ORACLE), str(native.with_name("tags.yaml")), str(native)], env=env,
-                          capture_output=True, text=True, check=True)
+    done = reference.run([str(ORACLE), str(native.with_name("tags.yaml")), str(native)], cwd=ORACLE.parent,
+                         pythonpath=[pythonpath], check=True)
     return json.loads(done.stdout)[0]
 
 
@@ -108,9 +105,8 @@ def _gen(pythonpath: Path | None, aten: Path, root: Path) -> dict[str, bytes]:
     else:
         if "--headeronly-install-dir" in (pythonpath / "torchgen" / "gen.py").read_text():
             args += ["--headeronly-install-dir", str(root / "headeronly")]
-        env = {**os.environ, "PYTHONPATH": str(pythonpath)}
-        done = subprocess.run([sys.executable, "-m", "torchgen.gen", *args], cwd=root, env=env, capture_output=True,
-                              text=True)
+        done = reference.run(["-m", "torchgen.gen", *args], cwd=root, pythonpath=[pythonpath],
+                             outputs=[root / "aten", root / "aoti", root / "headeronly"])
         assert done.returncode == 0, done.stderr[-2000:]
     return files_under(root)
 

@@ -25,11 +25,11 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from functools import cache
 from pathlib import Path
 
 import pytest
+import reference
 from conftest import CORPUS, ROOT
 from file_trees import files_under, first_difference
 
@@ -85,9 +85,10 @@ def _aten(folder: Path) -> Path:
     return folder / "torchgen" / "packaged" / "ATen"
 
 
-def _torchgen(folder: Path, module: str, args: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(folder)}
-    return subprocess.run([sys.executable, "-m", module, *args], cwd=cwd, env=env, capture_output=True, text=True)
+def _torchgen(folder: Path, module: str, args: list[str], cwd: Path, outputs: list[str]) -> subprocess.CompletedProcess:
+    """`module` of the torchgen on PYTHONPATH=folder, run in cwd; `outputs`: what it writes there. (A tree of
+    _pytorch_shaped links its aten folders into that torchgen, whose bytes are in the reference cache's key.)"""
+    return reference.run(["-m", module, *args], cwd=cwd, outputs=[Path(o) for o in outputs], pythonpath=[folder])
 
 
 def _pytorch_shaped(folder: Path, root: Path) -> Path:
@@ -104,9 +105,8 @@ def _pytorch_shaped(folder: Path, root: Path) -> Path:
 
 def verdicts(folder: Path, tags: Path, natives: list[Path]) -> list[str | None]:
     """The release's torchgen on each native_functions.yaml: None (accepted) or what it raised."""
-    env = {**os.environ, "PYTHONPATH": str(folder)}
-    done = subprocess.run([sys.executable, str(ORACLE), str(tags), *map(str, natives)], env=env,
-                          capture_output=True, text=True, check=True)
+    done = reference.run([str(ORACLE), str(tags), *map(str, natives)], cwd=ORACLE.parent, pythonpath=[folder],
+                         check=True)
     return json.loads(done.stdout)
 
 
@@ -190,7 +190,7 @@ def test_generate_is_byte_identical(version: str, layout: str, tmp_path: Path, m
         root = tmp_path / tool
         root.mkdir()
         if tool == "torchgen":
-            done = _torchgen(folder, "torchgen.gen", args, root)
+            done = _torchgen(folder, "torchgen.gen", args, root, ["aten", "aoti", "headeronly", "outputs"])
             assert done.returncode == 0, done.stderr[-2000:]
         else:
             monkeypatch.chdir(root)
@@ -228,7 +228,7 @@ def test_backend_corpus_agrees(version: str, tmp_path: Path, monkeypatch) -> Non
         ref, ours = tmp_path / source.stem / "torchgen", tmp_path / source.stem / "opgen"
         ref.mkdir(parents=True)
         ours.mkdir()
-        done = _torchgen(oracle, "torchgen.gen_backend_stubs", ["-s", str(source), "-o", "out"], ref)
+        done = _torchgen(oracle, "torchgen.gen_backend_stubs", ["-s", str(source), "-o", "out"], ref, ["out"])
         monkeypatch.chdir(ours)
         code = main(["generate-backend", "-s", str(source), "-o", "out", "--native-functions", str(native),
                      "--templates", str(templates)])
@@ -268,7 +268,7 @@ def test_lazy_xla_is_byte_identical(version: str, tmp_path: Path, monkeypatch) -
     ref, ours = tmp_path / "torchgen", tmp_path / "opgen"
     ref.mkdir()
     ours.mkdir()
-    done = _torchgen(oracle, "torchgen.gen_lazy_tensor", args, ref)
+    done = _torchgen(oracle, "torchgen.gen_lazy_tensor", args, ref, ["out"])
     assert done.returncode == 0, done.stderr[-2000:]
     monkeypatch.chdir(ours)
     native = _aten(folder) / "native" / "native_functions.yaml"

@@ -3,11 +3,10 @@ opgen, to the same functions."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+import reference
 
 from opgen_lsp.cli import main
 from opgen_lsp.codegen.inputs import load_native
@@ -24,8 +23,7 @@ def test_a_byte_order_mark_before_the_real_file(aten: Path, tmp_path: Path, caps
     marked = tmp_path / "native_functions.yaml"
     marked.write_bytes(b"\xef\xbb\xbf" + real.read_bytes())
     (tmp_path / "tags.yaml").write_bytes((aten / "native" / "tags.yaml").read_bytes())
-    ran = subprocess.run([sys.executable, "-c", _COUNT, str(marked), str(tmp_path / "tags.yaml")],
-                         capture_output=True, text=True, check=True)
+    ran = reference.run(["-c", _COUNT, str(marked), str(tmp_path / "tags.yaml")], cwd=tmp_path, check=True)
     assert ran.stdout.strip() == "3101"
     assert main(["check", str(marked)]) == 0
     assert capsys.readouterr().out == "no problems in 1 file, checked as torch 2.13 (from its content)\n"

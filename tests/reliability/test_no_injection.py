@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+import reference
 
 from opgen_lsp.cli import main
 from opgen_lsp.model.cpp_names import header_path_problem, identifier_problem, qualified_name_problem
@@ -152,12 +152,12 @@ def test_a_line_break_in_a_native_functions_name_is_an_error_where_gen_py_pastes
     (source / "templates").symlink_to(aten / "templates", target_is_directory=True)
     (source / "native" / "tags.yaml").write_bytes((aten / "native" / "tags.yaml").read_bytes())
     (source / "native" / "native_functions.yaml").write_text(entry)
-    reference = subprocess.run([sys.executable, "-m", "torchgen.gen", "-s", str(source), "-d", str(tmp_path / "tg"),
-                                "--aoti-install-dir", str(tmp_path / "tg" / "aoti")],
-                               capture_output=True, text=True, timeout=300)
-    pasted = reference.returncode == 0 and any(
+    ran = reference.run(["-m", "torchgen.gen", "-s", str(source), "-d", str(tmp_path / "tg"),
+                         "--aoti-install-dir", str(tmp_path / "tg" / "aoti")], cwd=tmp_path, outputs=[tmp_path / "tg"],
+                        timeout=300)
+    pasted = ran.returncode == 0 and any(
         "\n#error INJECTED" in p.read_text() for p in (tmp_path / "tg").rglob("*") if p.is_file())
-    assert pasted or reference.returncode != 0, reference.stderr[-2000:]  # torchgen pastes it (or stops on it)
+    assert pasted or ran.returncode != 0, ran.stderr[-2000:]  # torchgen pastes it (or stops on it)
     assert main(["check", str(source / "native" / "native_functions.yaml")]) == 1
     out = capsys.readouterr().out
     assert "has a line break, which no C++ identifier has" in out and "pastes it into the generated C++" in out \

@@ -1,0 +1,153 @@
+"""The reference cache (tests/reference.py), on a stand-in torchgen package: a changed byte of an input or of a
+torchgen file makes it miss, and a hit writes what a real run writes, byte for byte, in another folder."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import reference
+
+# The stand-in: reads -s's native.yaml, writes -d (a header holding its own absolute path and a nested file) and
+# -o (an outputs list of absolute paths, as --output-dependencies writes), prints paths, fails on "bad".
+STAND_IN = '''\
+import os, sys
+from pathlib import Path
+
+args = sys.argv[1:]
+source, out, deps = (Path(args[args.index(flag) + 1]) for flag in ("-s", "-d", "-o"))
+with open(Path(__file__).resolve().parent.parent / "runs.log", "a") as log:
+    log.write("ran\\n")
+text = (source / "native.yaml").read_text()
+(out / "sub").mkdir(parents=True, exist_ok=True)
+(out / "Ops.h").write_text(f"// generated into {os.path.abspath(out)}\\n{text}")
+(out / "sub" / "ops.cpp").write_text("int x;\\n")
+deps.write_text("".join(f"{os.path.abspath(p)}\\n" for p in (out / "Ops.h", out / "sub" / "ops.cpp")))
+print("wrote", os.path.abspath(out / "Ops.h"))
+print("read", os.path.abspath(source / "native.yaml"), file=sys.stderr)
+sys.exit(1 if "bad" in text else 0)
+'''
+
+
+def stand_in(folder: Path, tweak: str = "") -> Path:
+    """A release-like folder holding torchgen/ (the stand-in gen.py); returns the folder for PYTHONPATH."""
+    (folder / "torchgen").mkdir(parents=True)
+    (folder / "torchgen" / "__init__.py").write_text("")
+    (folder / "torchgen" / "gen.py").write_text(STAND_IN + tweak)
+    return folder
+
+
+def runs(torchgen_root: Path) -> int:
+    log = torchgen_root / "runs.log"
+    return len(log.read_text().splitlines()) if log.exists() else 0
+
+
+def job(folder: Path, torchgen_root: Path, native: str = "- func: abs(Tensor self) -> Tensor\n"):
+    """One run in `folder` (its own input, outputs and cwd): the result, the output folder's files, the list."""
+    (folder / "src").mkdir(parents=True, exist_ok=True)
+    (folder / "src" / "native.yaml").write_text(native)
+    done = reference.run(["-m", "torchgen.gen", "-s", folder / "src", "-d", "out/aten", "-o", folder / "deps.txt"],
+                         cwd=folder, outputs=[Path("out"), folder / "deps.txt"], pythonpath=[torchgen_root])
+    out = folder / "out"
+    files = {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+    return done, files, (folder / "deps.txt").read_bytes()
+
+
+@pytest.fixture(autouse=True)
+def entries(tmp_path: Path, monkeypatch) -> Path:
+    folder = tmp_path / "entries"
+    monkeypatch.setenv("OPGEN_REFERENCE_CACHE", str(folder))
+    return folder
+
+
+def _in(folder: Path, text: bytes | str) -> bool:
+    return (str(folder).encode() if isinstance(text, bytes) else str(folder)) in text
+
+
+def test_a_hit_writes_what_a_real_run_writes_in_another_folder(tmp_path: Path, monkeypatch) -> None:
+    torchgen = stand_in(tmp_path / "release")
+    first = job(tmp_path / "a", torchgen)
+    assert runs(torchgen) == 1 and first[0].returncode == 0
+    hit = job(tmp_path / "b", torchgen)
+    assert runs(torchgen) == 1, "the same torchgen on the same bytes ran again"
+    monkeypatch.setenv("OPGEN_REFERENCE_CACHE", "off")
+    real = job(tmp_path / "c", torchgen)
+    assert runs(torchgen) == 2
+    # The hit in b is what a real run in b writes: c's bytes with c's paths written as b's.
+    def as_in_b(data: bytes) -> bytes:
+        return data.replace(str(tmp_path / "c").encode(), str(tmp_path / "b").encode())
+    _, hit_files, hit_deps = hit
+    assert hit_files == {name: as_in_b(data) for name, data in real[1].items()}
+    assert hit_deps == as_in_b(real[2]) and _in(tmp_path / "b", hit_deps) and not _in(tmp_path / "a", hit_deps)
+    assert _in(tmp_path / "b", hit_files["aten/Ops.h"]) and hit_files["aten/sub/ops.cpp"] == b"int x;\n"
+    assert (hit[0].returncode, hit[0].stdout, hit[0].stderr) == (
+        real[0].returncode, as_in_b(real[0].stdout.encode()).decode(), as_in_b(real[0].stderr.encode()).decode())
+    assert _in(tmp_path / "b", hit[0].stdout) and _in(tmp_path / "b", hit[0].stderr)
+
+
+def test_a_changed_byte_of_an_input_misses(tmp_path: Path) -> None:
+    torchgen = stand_in(tmp_path / "release")
+    job(tmp_path / "a", torchgen, "- func: abs(Tensor self) -> Tensor\n")
+    _, files, _ = job(tmp_path / "b", torchgen, "- func: abs(Tensor self) -> Tensor \n")
+    assert runs(torchgen) == 2 and files["aten/Ops.h"].endswith(b"Tensor \n")
+    done, _, _ = job(tmp_path / "c", torchgen, "- func: bad(Tensor self) -> Tensor\n")
+    assert runs(torchgen) == 3 and done.returncode == 1
+    done, _, _ = job(tmp_path / "d", torchgen, "- func: bad(Tensor self) -> Tensor\n")
+    assert runs(torchgen) == 3 and done.returncode == 1, "a failure is a result too"
+
+
+def test_a_changed_byte_of_a_torchgen_file_misses(tmp_path: Path) -> None:
+    torchgen = stand_in(tmp_path / "release")
+    job(tmp_path / "a", torchgen)
+    copy = tmp_path / "copy"
+    shutil.copytree(torchgen / "torchgen", copy / "torchgen")
+    job(tmp_path / "b", copy)
+    assert runs(copy) == 0, "the same bytes in another folder are the same torchgen"
+    changed = stand_in(tmp_path / "changed", tweak="#")
+    job(tmp_path / "c", changed)
+    assert runs(changed) == 1
+    another = tmp_path / "another"
+    shutil.copytree(torchgen / "torchgen", another / "torchgen")
+    (another / "torchgen" / "util.py").write_text("")  # a file more
+    job(tmp_path / "d", another)
+    assert runs(another) == 1
+
+
+def test_a_flag_or_an_environment_variable_misses(tmp_path: Path) -> None:
+    torchgen = stand_in(tmp_path / "release")
+    folder = tmp_path / "a"
+    job(folder, torchgen)
+    argv = ["-m", "torchgen.gen", "-s", folder / "src", "-d", "out/aten", "-o", folder / "deps.txt"]
+    reference.run([*argv, "--per-operator-headers"], cwd=folder, outputs=[Path("out")], pythonpath=[torchgen])
+    assert runs(torchgen) == 2
+    reference.run(argv, cwd=folder, outputs=[Path("out")], pythonpath=[torchgen], env={"PYTHONHASHSEED": "3"})
+    assert runs(torchgen) == 3
+
+
+def test_a_damaged_entry_runs_again(tmp_path: Path, entries: Path) -> None:
+    torchgen = stand_in(tmp_path / "release")
+    _, files, _ = job(tmp_path / "a", torchgen)
+    stored = next(p for p in entries.rglob("Ops.h"))
+    stored.write_bytes(stored.read_bytes()[:-3])  # a run killed while writing, or a bad disk
+    again = job(tmp_path / "b", torchgen)
+    assert runs(torchgen) == 2 and again[1]["aten/Ops.h"] == files["aten/Ops.h"].replace(b"/a/", b"/b/")
+    job(tmp_path / "c", torchgen)
+    assert runs(torchgen) == 2, "the damaged entry was replaced by the new run's"
+    assert not list(entries.rglob(".staging-*")), "a staging folder was left behind"
+
+
+def test_opgen_is_never_cached(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="never cached"):
+        reference.run(["-m", "opgen_lsp.cli", "check", "x.yaml"], cwd=tmp_path)
+
+
+def test_a_test_that_writes_into_a_replayed_file_does_not_change_the_entry(tmp_path: Path) -> None:
+    torchgen = stand_in(tmp_path / "release")
+    job(tmp_path / "a", torchgen)
+    job(tmp_path / "b", torchgen)
+    replayed = tmp_path / "b" / "out" / "aten" / "sub" / "ops.cpp"
+    with open(replayed, "a") as f:  # in place, as a careless test might
+        f.write("int y;\n")
+    _, files, _ = job(tmp_path / "c", torchgen)
+    assert files["aten/sub/ops.cpp"] == b"int x;\n" and runs(torchgen) == 2
