@@ -207,7 +207,11 @@ class Call:
             if not arg or arg.startswith("-") or "\0" in arg:
                 continue
             path = self.cwd / arg
-            if path.exists():
+            try:
+                exists = path.exists()
+            except OSError:  # no file could be named so (a script given with -c, say): its text is in the key
+                exists = False
+            if exists:
                 found.append(path)
         return [*found, *self.inputs]
 

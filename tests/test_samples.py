@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import reference
 
 from opgen_lsp.cli import main
 from opgen_lsp.diagnostics import CODES
@@ -328,8 +329,8 @@ def test_samples_aten_generates_what_torchgen_generates(tmp_path, flags):
     pytest.importorskip("torchgen")
     common = ("-s", str(ATEN), "--aoti-install-dir")
     fallbacks = str(ATEN / "aoti" / "fallback_ops.py")
-    theirs = subprocess.run([sys.executable, "-c", TORCHGEN_WITH_SAMPLE_FALLBACKS, fallbacks, *common, "theirs/aoti",
-                             "-d", "theirs/aten", *flags], cwd=tmp_path, capture_output=True, text=True)
+    theirs = reference.run(["-c", TORCHGEN_WITH_SAMPLE_FALLBACKS, fallbacks, *common, "theirs/aoti", "-d", "theirs/aten",
+                            *flags], cwd=tmp_path, outputs=[Path("theirs")])
     assert theirs.returncode == 0, theirs.stderr
     ours = run_without_torch(tmp_path, "generate", *common, "ours/aoti", "-d", "ours/aten", *flags)
     assert ours.returncode == 0, ours.stderr
@@ -337,10 +338,10 @@ def test_samples_aten_generates_what_torchgen_generates(tmp_path, flags):
     def files(root: Path) -> dict[str, bytes]:
         return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
 
-    mine, reference = files(tmp_path / "ours"), files(tmp_path / "theirs")
-    assert sorted(mine) == sorted(reference)
-    assert [name for name in sorted(reference) if mine[name] != reference[name]] == []
-    assert len(reference) == (125 if flags else 102)
+    mine, expected = files(tmp_path / "ours"), files(tmp_path / "theirs")
+    assert sorted(mine) == sorted(expected)
+    assert [name for name in sorted(expected) if mine[name] != expected[name]] == []
+    assert len(expected) == (125 if flags else 102)
     assert sorted(ours.stdout.replace("ours/", "").splitlines()) == \
         sorted(theirs.stdout.replace("theirs/", "").splitlines())
 

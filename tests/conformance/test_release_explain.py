@@ -8,13 +8,12 @@ from the cache of tools/torchgen_release.py; skipped, with the command, for one 
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+import reference
 
 from opgen_lsp.codegen.explain import Explainer
 from opgen_lsp.index.native import NativeParser, TagsParser
@@ -38,11 +37,11 @@ runpy.run_module("torchgen.gen", run_name="__main__", alter_sys=True)
 """
 
 
-def gen_py(folder: Path, args: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    """The release's own gen.py (its folder first on the path), with no AOTI fallback ops, run in cwd."""
-    env = {**os.environ, "PYTHONPATH": str(folder)}
-    return subprocess.run([sys.executable, "-c", GEN_PY_WITHOUT_FALLBACKS, *args], cwd=cwd, env=env,
-                          capture_output=True, text=True)
+def gen_py(folder: Path, args: list[str], cwd: Path, outputs: list[str]) -> subprocess.CompletedProcess:
+    """The release's own gen.py (its folder first on the path), with no AOTI fallback ops, run in cwd through the
+    reference cache; `outputs`: the folders it writes there."""
+    return reference.run(["-c", GEN_PY_WITHOUT_FALLBACKS, *args], cwd=cwd, outputs=[Path(o) for o in outputs],
+                         pythonpath=[folder])
 
 
 def _sample_aten(folder: Path, root: Path, release: Release) -> Path:
@@ -84,7 +83,8 @@ def _stripped(text: str) -> str:
 def test_every_piece_explained_is_in_the_release_output(release: Release, tmp_path: Path) -> None:
     folder = release_folder(release.version)
     aten = _sample_aten(folder, tmp_path, release)
-    done = gen_py(folder, ["-s", str(aten), "-d", "out", "--aoti-install-dir", "aoti", "--mps"], tmp_path)
+    done = gen_py(folder, ["-s", str(aten), "-d", "out", "--aoti-install-dir", "aoti", "--mps"], tmp_path,
+                  ["out", "aoti"])
     assert done.returncode == 0, done.stderr[-2000:]
     tags = TagsParser().parse((aten / "native" / "tags.yaml").read_text()).names
     snapshot = NativeParser(release=release).parse((aten / "native" / "native_functions.yaml").read_text(), tags)

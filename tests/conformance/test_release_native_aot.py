@@ -9,12 +9,11 @@ cannot read without running them leave the files that depend on them named (exit
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+import reference
 from file_trees import files_under, first_difference
 
 from opgen_lsp.cli import main
@@ -26,11 +25,11 @@ pytestmark = pytest.mark.versions
 VERSION = "2.15.0"
 
 
-def gen_py(folder: Path, args: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    """The release's own gen.py (python -m torchgen.gen with its folder first on the path), run in cwd."""
-    env = {**os.environ, "PYTHONPATH": str(folder)}
-    return subprocess.run([sys.executable, "-m", "torchgen.gen", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True)
+def gen_py(folder: Path, args: list[str], cwd: Path, outputs: list[str]) -> subprocess.CompletedProcess:
+    """The release's own gen.py (python -m torchgen.gen with its folder first on the path), run in cwd through the
+    reference cache; `outputs`: the folders it writes there."""
+    return reference.run(["-m", "torchgen.gen", *args], cwd=cwd, outputs=[Path(o) for o in outputs],
+                         pythonpath=[folder])
 
 
 def _installed(version: str) -> Path:
@@ -49,7 +48,7 @@ def test_generate_on_an_install_is_byte_identical_and_exits_0(layout: list[str],
     folder = _installed(VERSION)
     args = ["-s", str(folder / "torchgen" / "packaged" / "ATen"), "-d", "aten", "--aoti-install-dir", "aoti", *layout]
     (tmp_path / "torchgen").mkdir()
-    done = gen_py(folder, args, tmp_path / "torchgen")
+    done = gen_py(folder, args, tmp_path / "torchgen", ["aten", "aoti"])
     assert done.returncode == 0, done.stderr[-2000:]
     (tmp_path / "opgen").mkdir()
     monkeypatch.chdir(tmp_path / "opgen")
