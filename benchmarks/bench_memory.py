@@ -153,6 +153,7 @@ def documents_round(server: Server, root: Path, native: str, copies: int, tag: i
     for uri in uris:
         server.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
     closed = server.settle(5.0)
+    print(f"  before {before:.0f} MB, all open {all_open:.0f} MB, all closed {closed:.0f} MB", file=sys.stderr, flush=True)
     return {"copies": copies, "rss_before_mb": before, "rss_all_open_mb": all_open, "rss_closed_mb": closed,
             "open_to_diagnostics_median_s": sorted(open_s)[len(open_s) // 2],
             "seconds": time.perf_counter() - started}
