@@ -54,6 +54,9 @@ CONFIGURATION_TIMEOUT = 5.0
 ANALYSIS_TIMEOUT = 120.0
 
 
+# Distinct warnings remembered (each shown once); beyond it they are forgotten and may be shown again.
+WARNED_LIMIT = 1000
+
 class OpgenLanguageServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("opgen-lsp", VERSION_TEXT, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
@@ -102,6 +105,8 @@ class OpgenLanguageServer(LanguageServer):
         """A warning for the user, once per distinct message."""
         logger.warning("%s", message)
         if message not in self._warned:
+            if len(self._warned) >= WARNED_LIMIT:  # settings sent again and again, each wrong anew: no growth
+                self._warned.clear()
             self._warned.add(message)
             self.log(message, types.MessageType.Warning)
 
