@@ -12,8 +12,12 @@ Nothing here knows LSP.
 
 from __future__ import annotations
 
+import ctypes
+import functools
+import gc
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
@@ -62,3 +66,21 @@ class RetainedAnalyses(Generic[T]):
 
     def __len__(self) -> int:
         return len(self._kept)
+
+
+@functools.lru_cache(maxsize=1)  # one C function, looked up once
+def _malloc_trim() -> Callable[[int], int] | None:
+    try:
+        return ctypes.CDLL(None).malloc_trim  # type: ignore[no-any-return]  # glibc only
+    except (AttributeError, OSError):
+        return None
+
+
+def release_freed_memory() -> None:
+    """Give the memory of closed documents back to the system: collect cycles, then ask glibc's malloc to return
+    its free pages (the analysis thread's heap keeps them otherwise: 250 MB after 30 copies of the real file were
+    opened and closed). Elsewhere the collection alone."""
+    gc.collect()
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)

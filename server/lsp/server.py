@@ -32,6 +32,7 @@ from . import derivatives as derivatives_lsp
 from .analyses import Scheduler
 from .config import SECTION, Settings, settings_from
 from .convert import Encoding, use_client_lines
+from .retained import release_freed_memory
 from .workspace import Analysis, Workspace
 
 logger = logging.getLogger(__name__)
@@ -56,6 +57,8 @@ ANALYSIS_TIMEOUT = 120.0
 
 # Distinct warnings remembered (each shown once); beyond it they are forgotten and may be shown again.
 WARNED_LIMIT = 1000
+# A second after the last document closed, what the closed documents used is given back to the system.
+RELEASE_DELAY_S = 1.0
 
 class OpgenLanguageServer(LanguageServer):
     def __init__(self) -> None:
@@ -76,6 +79,7 @@ class OpgenLanguageServer(LanguageServer):
         self._published: set[str] = set()
         self._announced: dict[str, dict[str, str]] = {}  # uri -> the opgen/release last sent for it
         self._warned: set[str] = set()
+        self._release: asyncio.TimerHandle | None = None  # memory given back once closing stops
         # Set once the settings are known (workspace/configuration answered, or not supported), so that
         # no document is checked with the wrong settings first (e.g. against the wrong tags.yaml).
         self.configured = asyncio.Event()
@@ -327,10 +331,20 @@ class OpgenLanguageServer(LanguageServer):
         if uri in self._published and not self.pulls:
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
         self._published.discard(uri)
+        self._release_memory_later()
         if document is not None and document.kind in (TAGS, NATIVE):
             self.recheck_stale()
         elif document is not None and document.kind != BACKEND:  # its file's text counts again (see sync)
             self.recheck_stale(AGAINST_NATIVE)
+
+    def _release_memory_later(self) -> None:
+        """After the last of a run of closes (a second without one), give what they freed back to the system."""
+        if self._release is not None:
+            self._release.cancel()
+        try:
+            self._release = asyncio.get_running_loop().call_later(RELEASE_DELAY_S, release_freed_memory)
+        except RuntimeError:  # no event loop (a test driving the server directly)
+            release_freed_memory()
 
     def shutdown_work(self) -> None:
         for task in self._pending.values():
