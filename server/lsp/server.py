@@ -588,7 +588,8 @@ def _register_workspace_requests(server: OpgenLanguageServer) -> None:
     @feature(types.WORKSPACE_SYMBOL)
     @guarded(server, "workspaceSymbol", list)
     async def workspace_symbols(params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation]:
-        analyses = [await server.analysis(d.uri) for d in server.model.documents(NATIVE)]
+        # Documents whose analysis was dropped (beyond opgen.retainedAnalyses) are not parsed again for a search.
+        analyses = [await server.analysis(d.uri) for d in server.model.documents(NATIVE) if not server.model.dropped(d.uri)]
         return features.workspace_symbols([a for a in analyses if a is not None], params.query,
                                           server.settings.max_workspace_symbols, server.client)
 

@@ -495,6 +495,10 @@ class Workspace:
         analysis = self._analyses.get(uri)
         return analysis if analysis is not None and analysis.key == self.key(uri) else None
 
+    def dropped(self, uri: str) -> bool:
+        """The document's analysis was made for its current inputs, then dropped (beyond the bound on them)."""
+        return self._analyses.get(uri, touch=False) is None and self._analyses.dropped_key(uri) == self.key(uri)
+
     def stale(self, kind: str | None = None) -> list[str]:
         """Open documents (of a kind) whose last analysis is out of date or missing (one made for the same key but
         no longer kept is not stale: it is made again when a request needs it)."""

@@ -39,6 +39,7 @@ def test_only_the_most_recently_used_analyses_are_kept(tmp_path: Path) -> None:
     assert sorted(workspace._native_parsers) == sorted(uris[-2:])  # a dropped document's parser goes with it
     # Dropped but made for the same inputs: not stale (no re-check round and round), analysed again on demand.
     assert workspace.stale() == []
+    assert [workspace.dropped(uri) for uri in uris] == [True, True, True, False, False]
     again = workspace.analyse(uris[0])
     assert again is not None and again.key == workspace.key(uris[0])
     assert again.diagnostics == made[uris[0]].diagnostics and again.diagnostics
