@@ -54,3 +54,18 @@ class IdentityHashEnum(Enum):
     own hashes the member's name in Python code (the model's enums are hashed in every memo key)."""
 
     __hash__ = object.__hash__
+
+
+# Bounds of the module-level memos of pure functions of frozen values (functools.lru_cache). They are shared by
+# every document, check and generation of the process, so they hold values, never a document's state, and a bound
+# keeps a long session (many documents, fuzzed input) from growing them for ever.
+# A memo with an entry per operator or group of a native_functions.yaml: the real file has about 2,600 functions
+# (about 3,700 with the out= variants torchgen generates) and 1,700 groups; 8,192 holds two releases' worth, so a
+# generation never evicts what it will ask again, and an edited op's stale entry ages out.
+PER_OP_MEMO = 1 << 13
+# A memo keyed by a piece of schema text (a type, an argument, an argument or return list, a func: string): the real
+# file has about 2,600 func: strings and fewer distinct pieces; 16,384 holds several releases' worth.
+PER_TEXT_MEMO = 1 << 14
+# A memo with an entry per operator and dispatch key (or backend): a generation asks each op for the keys that have
+# a kernel for it, about four on average over the real file's ops.
+PER_OP_AND_KEY_MEMO = 1 << 15

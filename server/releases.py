@@ -17,7 +17,7 @@ import os
 import re
 from dataclasses import dataclass, replace
 from enum import Enum
-from functools import cache
+from functools import lru_cache
 
 from . import __version__
 from .diagnostics import Diagnostic, diag
@@ -406,7 +406,7 @@ _MOST_BYTES = 16 * 1024 * 1024  # read no more than this to recognise a file by 
 _FUNC_NAME = re.compile(r"\n-[ \t]+func:[ \t]*([\w.]+)")
 
 
-@cache
+@lru_cache(maxsize=1)  # one table, computed from the known releases once
 def _holders() -> tuple[tuple[str, frozenset[str]], ...]:
     """(name.overload, the versions of the known releases whose yaml has it) of every op some known release
     added or removed (release_ops.CHANGES): the ops whose presence tells the releases apart."""

@@ -12,7 +12,7 @@ def closest(word: str, candidates: Iterable[str], n: int = 3, cutoff: float = 0.
     return list(_closest(word, tuple(candidates), n, cutoff))
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=256)  # a few did-you-means at a time; a pool is a tuple of names, kept small
 def _closest(word: str, pool: tuple[str, ...], n: int, cutoff: float) -> tuple[str, ...]:
     found = difflib.get_close_matches(word, pool, n=n, cutoff=cutoff)
     if not found:

@@ -77,7 +77,13 @@ class Scheduler(Generic[T]):
         future = asyncio.get_running_loop().run_in_executor(self._executor, self._analyse, uri)
         future.add_done_callback(lambda f: _log_failure(uri, f))
         job = self._jobs[uri] = Job(key, future)
+        future.add_done_callback(lambda f: self._finished(uri, job))
         return job
+
+    def _finished(self, uri: str, job: Job) -> None:
+        """A job that has ended is not kept: its analysis is the workspace's to keep or drop (a bound on them)."""
+        if self._jobs.get(uri) is job:
+            del self._jobs[uri]
 
     async def get(self, uri: str) -> T | None:
         """The analysis of the document as it is now (or, while edits keep coming, the newest there is)."""

@@ -70,6 +70,9 @@ class Settings:
     tags_path: str | None = None
     # At most this many workspace symbols per query.
     max_workspace_symbols: int = 500
+    # At most this many documents keep their analysis (the parsed model: about 10 MB for the real
+    # native_functions.yaml); beyond it, the least recently used keep their text and are re-analysed on demand.
+    retained_analyses: int = 16
     # The native_functions.yaml backend yamls are checked against; default: an open one, else
     # aten/src/ATen/native/native_functions.yaml in the workspace, else the copy inside the installed torch.
     native_functions_path: str | None = None
@@ -186,6 +189,7 @@ _CHECKS: dict[str, Callable[[object], Any]] = {
     "debounce_ms": _int_in(0, 10_000),
     "tags_path": _optional_path,
     "max_workspace_symbols": _int_in(1, 100_000),
+    "retained_analyses": _int_in(1, 10_000),
     "native_functions_path": _optional_path,
     "impl_paths": _paths,
     "output_dir": _optional_path,

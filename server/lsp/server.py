@@ -33,6 +33,7 @@ from .analyses import Scheduler
 from .config import SECTION, Settings, settings_from
 from .convert import Encoding, fs_path, usable_path, use_client_lines
 from .protocol import OpgenProtocol, one_line
+from .retained import release_freed_memory
 from .workspace import Analysis, Workspace
 
 logger = logging.getLogger(__name__)
@@ -55,6 +56,11 @@ CONFIGURATION_TIMEOUT = 5.0
 ANALYSIS_TIMEOUT = 120.0
 
 
+# Distinct warnings remembered (each shown once); beyond it they are forgotten and may be shown again.
+WARNED_LIMIT = 1000
+# A second after the last document closed, what the closed documents used is given back to the system.
+RELEASE_DELAY_S = 1.0
+
 class OpgenLanguageServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("opgen-lsp", server_version_text(), text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
@@ -76,6 +82,7 @@ class OpgenLanguageServer(LanguageServer):
         self._published: set[str] = set()
         self._announced: dict[str, dict[str, str]] = {}  # uri -> the opgen/release last sent for it
         self._warned: set[str] = set()
+        self._release: asyncio.TimerHandle | None = None  # memory given back once closing stops
         # Set once the settings are known (workspace/configuration answered, or not supported), so that
         # no document is checked with the wrong settings first (e.g. against the wrong tags.yaml).
         self.configured = asyncio.Event()
@@ -105,6 +112,8 @@ class OpgenLanguageServer(LanguageServer):
         """A warning for the user, once per distinct message."""
         logger.warning("%s", message)
         if message not in self._warned:
+            if len(self._warned) >= WARNED_LIMIT:  # settings sent again and again, each wrong anew: no growth
+                self._warned.clear()
             self._warned.add(message)
             self.log(message, types.MessageType.Warning)
 
@@ -359,10 +368,20 @@ class OpgenLanguageServer(LanguageServer):
         if uri in self._published and not self.pulls:
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
         self._published.discard(uri)
+        self._release_memory_later()
         if document is not None and document.kind in (TAGS, NATIVE):
             self.recheck_stale()
         elif document is not None and document.kind != BACKEND:  # its file's text counts again (see sync)
             self.recheck_stale(AGAINST_NATIVE)
+
+    def _release_memory_later(self) -> None:
+        """After the last of a run of closes (a second without one), give what they freed back to the system."""
+        if self._release is not None:
+            self._release.cancel()
+        try:
+            self._release = asyncio.get_running_loop().call_later(RELEASE_DELAY_S, release_freed_memory)
+        except RuntimeError:  # no event loop (a test driving the server directly)
+            release_freed_memory()
 
     def shutdown_work(self) -> None:
         for task in self._pending.values():
@@ -633,7 +652,8 @@ def _register_workspace_requests(server: OpgenLanguageServer) -> None:
     @feature(types.WORKSPACE_SYMBOL)
     @guarded(server, "workspaceSymbol", list)
     async def workspace_symbols(params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation]:
-        analyses = [await server.analysis(d.uri) for d in server.model.documents(NATIVE)]
+        # Documents whose analysis was dropped (beyond opgen.retainedAnalyses) are not parsed again for a search.
+        analyses = [await server.analysis(d.uri) for d in server.model.documents(NATIVE) if not server.model.dropped(d.uri)]
         return features.workspace_symbols([a for a in analyses if a is not None], params.query,
                                           server.settings.max_workspace_symbols, server.client)
 

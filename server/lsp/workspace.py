@@ -46,6 +46,7 @@ from .config import Settings
 from .convert import Lines
 from .derivatives import NativeDerivatives
 from .kernels import KernelState, MissingKernels
+from .retained import RetainedAnalyses
 
 if TYPE_CHECKING:  # the codegen is loaded on first use
     from ..codegen.autograd.load import DerivativesCheck, DerivativesChecker
@@ -164,7 +165,8 @@ class Workspace:
         self._tree_checks: dict[tuple, tuple[Diagnostic, ...]] = {}  # (path, release) -> OPG965/966, read once like the release
         self._tags_parsers: dict[str, TagsParser] = {}  # by path (uri for documents that are not files)
         self._tags_snapshots: dict[str, tuple[tuple, TagsSnapshot | None, str | None]] = {}
-        self._analyses: dict[str, Analysis] = {}
+        # The analyses of the most recently used documents, at most settings.retained_analyses of them.
+        self._analyses: RetainedAnalyses[Analysis] = RetainedAnalyses(self.settings.retained_analyses)
         # native_functions.yaml files read from disk for backend documents: path -> (key, source).
         self._disk_natives: dict[str, tuple[tuple, NativeSource]] = {}
         # C++ files scanned for kernel definitions: (path, class) -> (file key, definitions).
@@ -204,14 +206,31 @@ class Workspace:
         document = self._documents.pop(uri, None)
         if document is not None and document.path is not None:
             self._by_path.pop(_norm(document.path), None)
+        self._drop_analysis_state(uri)
+        if document is not None:
+            self._tags_parsers.pop(document.path or uri, None)
+            self._forget_inputs(document)
+        self._analyses.forget(uri)
+        return document
+
+    def _drop_analysis_state(self, uri: str) -> None:
+        """What only speeds up the document's next analysis (its parser, its kept verdicts)."""
         self._native_parsers.pop(uri, None)
         self._missing_kernels.pop(uri, None)
         self._shim_checks.pop(uri, None)
         self._derivatives.pop(uri, None)
-        if document is not None:
-            self._tags_parsers.pop(document.path or uri, None)
-        self._analyses.pop(uri, None)
-        return document
+
+    def _forget_inputs(self, closed: OpenDocument) -> None:
+        """What was read for a closed document and no open one uses: its release, its tree's check, its tags."""
+        path = closed.path
+        if path is not None:
+            for memo in (self._releases, self._tree_checks, self._autograd_releases):
+                for key in [k for k in list(memo) if k[0] == path]:  # list(): analyses add to it on their thread
+                    del memo[key]
+        used = {self.tags_location(d) for d in self.documents(NATIVE)} | {d.path or d.uri for d in self.documents(TAGS)}
+        for tags_path in [p for p in list(self._tags_snapshots) if p not in used]:
+            del self._tags_snapshots[tags_path]
+            self._tags_parsers.pop(tags_path, None)
 
     def document(self, uri: str) -> OpenDocument | None:
         return self._documents.get(uri)
@@ -476,9 +495,19 @@ class Workspace:
         analysis = self._analyses.get(uri)
         return analysis if analysis is not None and analysis.key == self.key(uri) else None
 
+    def dropped(self, uri: str) -> bool:
+        """The document's analysis was made for its current inputs, then dropped (beyond the bound on them)."""
+        return self._analyses.get(uri, touch=False) is None and self._analyses.dropped_key(uri) == self.key(uri)
+
     def stale(self, kind: str | None = None) -> list[str]:
-        """Open documents (of a kind) whose last analysis is out of date or missing."""
-        return [d.uri for d in self.documents(kind) if self.current(d.uri) is None]
+        """Open documents (of a kind) whose last analysis is out of date or missing (one made for the same key but
+        no longer kept is not stale: it is made again when a request needs it)."""
+        out = []
+        for d in self.documents(kind):
+            kept, key = self._analyses.get(d.uri, touch=False), self.key(d.uri)
+            if (kept.key if kept is not None else self._analyses.dropped_key(d.uri)) != key:
+                out.append(d.uri)
+        return out
 
     def analyse(self, uri: str) -> Analysis | None:
         """Analyse the document as it is now (the heavy part; run it on one thread at a time)."""
@@ -521,7 +550,9 @@ class Workspace:
         else:
             analysis = Analysis(document, (document.generation,), ())
         if self._documents.get(uri) is not None:
-            self._analyses[uri] = analysis
+            self._analyses.limit = self.settings.retained_analyses
+            for dropped in self._analyses.put(uri, analysis):
+                self._drop_analysis_state(dropped)
         return analysis
 
     def _analyse_backend(self, document: OpenDocument) -> Analysis:

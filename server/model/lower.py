@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from ..diagnostics import Diagnostic, Severity, diag
-from ..frozen import fast_init
+from ..frozen import PER_TEXT_MEMO, fast_init
 from ..releases import Release
 from ..suggest import did_you_mean
 from ..syntax.locate import ScalarText
@@ -194,7 +194,7 @@ def _namespace_entity(text: str, max_level: int) -> tuple[str, str, bool]:
     return "::".join(parts[:-1]), parts[-1], len(parts) - 1 <= max_level
 
 
-@functools.cache
+@functools.lru_cache(maxsize=PER_TEXT_MEMO)  # per ufunc_inner_loop text: frozen.PER_TEXT_MEMO says why the bound fits
 def _parse_ufunc_loop(text: str, key: UfuncKey) -> UfuncInnerLoop | str:
     """The inner loop, or why the text is none."""
     if " " not in text:
@@ -783,7 +783,7 @@ def _kernel_reading(kernel_text: str) -> tuple[str | None, str, str, bool]:
     return qualified_name_problem(kernel_text, "kernel name"), kernel, (namespace or "at") + "::native", ok
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=1024)  # per dispatch: key text (the real file has about 200)
 def _key_pieces(key_text: str) -> tuple[tuple[str, int, dk.DispatchKey | None], ...]:
     """The keys a dispatch table's key names ('CPU, CUDA'): each name, where it starts in the text, and its
     DispatchKey (None when there is no such key)."""

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from ..frozen import fast_init
+from ..frozen import PER_TEXT_MEMO, fast_init
 from ..suggest import did_you_mean
 from .cpp_names import LINE_BREAKS, identifier_problem, latin1_problem
 from .schema import (
@@ -136,7 +136,7 @@ def _pieces(text: str, sep: str, start: int) -> list[tuple[str, int]]:
 
 # ---------------------------------------------------------------- types
 
-@functools.cache
+@functools.lru_cache(maxsize=PER_TEXT_MEMO)  # per text: frozen.PER_TEXT_MEMO says why the bound fits
 def parse_type(text: str) -> tuple[Type | None, str | None, tuple[tuple[str, str], ...]]:
     """A type, or an error message (with did-you-mean data)."""
     m = _OPTIONAL.match(text)
@@ -159,7 +159,7 @@ def parse_type(text: str) -> tuple[Type | None, str | None, tuple[tuple[str, str
     return result, error, data
 
 
-@functools.cache
+@functools.lru_cache(maxsize=PER_TEXT_MEMO)  # per text: frozen.PER_TEXT_MEMO says why the bound fits
 def parse_annotation(text: str) -> tuple[Annotation | None, str | None]:
     m = _ANNOTATION.match(text)
     if m is None:
@@ -301,7 +301,7 @@ def _file_name_error(name: str, start: int) -> Issue | None:
 
 # ---------------------------------------------------------------- arguments
 
-@functools.cache
+@functools.lru_cache(maxsize=PER_TEXT_MEMO)  # per text: frozen.PER_TEXT_MEMO says why the bound fits
 def _argument_from_text(text: str) -> tuple[Argument | None, ArgumentPieces | None, tuple[Issue, ...]]:
     """One argument, with spans and issues at offsets relative to its text (cached: pieces repeat)."""
     issues: list[Issue] = []
@@ -387,7 +387,7 @@ def _parse_arguments(text: str, start: int, issues: list[Issue]) -> tuple[Argume
 _tuple = tuple.__new__
 
 
-@functools.cache
+@functools.lru_cache(maxsize=PER_TEXT_MEMO)  # per text: frozen.PER_TEXT_MEMO says why the bound fits
 def _arguments_from_text(text: str) -> tuple[tuple[Arguments, tuple[ArgumentSpans, ...]] | None, tuple[Issue, ...]]:
     """_read_arguments at offset 0, and its issues (cached: half the argument lists of the real file are another
     entry's too, e.g. 'Tensor self, Tensor other')."""
@@ -457,7 +457,7 @@ def _read_arguments(text: str, start: int, issues: list[Issue]) -> tuple[Argumen
 
 # ---------------------------------------------------------------- returns
 
-@functools.cache
+@functools.lru_cache(maxsize=PER_TEXT_MEMO)  # per text: frozen.PER_TEXT_MEMO says why the bound fits
 def _return_from_text(text: str) -> tuple[Return | None, tuple[Issue, ...]]:
     """One return, with issues at offsets relative to its text (cached: returns repeat)."""
     issues: list[Issue] = []
@@ -487,7 +487,7 @@ def _parse_returns(text: str, start: int, issues: list[Issue]) -> tuple[tuple[Re
     return read[0], tuple([(s + start, e + start) for s, e in read[1]])
 
 
-@functools.cache
+@functools.lru_cache(maxsize=PER_TEXT_MEMO)  # per text: frozen.PER_TEXT_MEMO says why the bound fits
 def _returns_from_text(text: str) -> tuple[tuple[tuple[Return, ...], tuple[Offsets, ...]] | None, tuple[Issue, ...]]:
     """_read_returns at offset 0, and its issues (cached: the real file has 100 return texts)."""
     issues: list[Issue] = []
@@ -555,7 +555,7 @@ def _locate_decl_problem(text: str, start: int) -> Issue:
     return Issue("OPG200", start, start + len(text), "invalid function schema")
 
 
-@functools.cache
+@functools.lru_cache(maxsize=PER_TEXT_MEMO)  # per text: frozen.PER_TEXT_MEMO says why the bound fits
 def parse_schema(func: str) -> ParsedSchema:
     """Parse a func: string (optionally `namespace::`-prefixed)."""
     issues: list[Issue] = []

@@ -30,6 +30,7 @@ export const SERVER_SETTINGS: Readonly<Record<string, unknown>> = {
   debounceMs: 0,
   tagsPath: null,
   maxWorkspaceSymbols: 500,
+  retainedAnalyses: 16,
   nativeFunctionsPath: null,
   implPaths: [],
   outputDir: null,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 
+from ...frozen import PER_TEXT_MEMO
 from ...model.schema import (
     Argument,
     Arguments,
@@ -78,7 +79,7 @@ def argumenttype_type(t: Type, *, mutable: bool, binds: ArgName, options: ApiOpt
 
 # The C++ type of a schema type does not depend on the argument's name: memoized without it (every
 # signature of every op asks again, for the same few hundred types).
-@functools.cache
+@functools.lru_cache(maxsize=PER_TEXT_MEMO)  # per type: frozen.PER_TEXT_MEMO says why the bound fits
 def _value_ctype(t: Type, symint: bool) -> CType | None:
     if isinstance(t, BaseType):
         if t.name in (BaseTy.Tensor, BaseTy.Scalar):
@@ -98,7 +99,7 @@ def _value_ctype(t: Type, symint: bool) -> CType | None:
     raise ValueError(f"unrecognized type {t!r}")
 
 
-@functools.cache
+@functools.lru_cache(maxsize=PER_TEXT_MEMO)  # per type and flags: frozen.PER_TEXT_MEMO says why the bound fits
 def _argument_ctype(t: Type, mutable: bool, options: ApiOptions, remove_non_owning_ref_types: bool,
                     symint: bool, by_value: bool = False) -> CType:
     value = _value_ctype(t, symint)

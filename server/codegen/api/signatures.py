@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+from ...frozen import PER_TEXT_MEMO
 from ...model.native_function import NativeFunction
 from ...model.schema import Arguments, FunctionSchema
 from . import cpp, dispatcher, native
@@ -13,19 +14,19 @@ from .types import ApiOptions, Binding, CType, Expr
 
 # The bindings of each convention, computed once per schema and switches: every file family asks for
 # them again (a wrapper per dispatch key, the C++ API, the redispatch API, ...). Callers get a fresh list.
-@functools.cache
+@functools.lru_cache(maxsize=PER_TEXT_MEMO)  # per schema and flags: frozen.PER_TEXT_MEMO says why the bound fits
 def _cpp_arguments(args: Arguments, faithful: bool, symint: bool, method: bool, cpp_no_default_args: frozenset[str],
                    options: ApiOptions) -> tuple[Binding, ...]:
     return tuple(cpp.arguments(args, faithful=faithful, symint=symint, method=method,
                                cpp_no_default_args=cpp_no_default_args, options=options))
 
 
-@functools.cache
+@functools.lru_cache(maxsize=PER_TEXT_MEMO)  # per schema and flags: frozen.PER_TEXT_MEMO says why the bound fits
 def _dispatcher_arguments(func: FunctionSchema, options: ApiOptions, symint: bool) -> tuple[Binding, ...]:
     return tuple(dispatcher.arguments(func, options=options, symint=symint))
 
 
-@functools.cache
+@functools.lru_cache(maxsize=PER_TEXT_MEMO)  # per schema and flags: frozen.PER_TEXT_MEMO says why the bound fits
 def _native_arguments(func: FunctionSchema, symint: bool, options: ApiOptions) -> tuple[Binding, ...]:
     return tuple(native.arguments(func, symint=symint, options=options))
 

@@ -13,6 +13,7 @@ import functools
 from collections.abc import Sequence
 from typing import NoReturn
 
+from ...frozen import PER_TEXT_MEMO
 from .types import (
     ArrayRefCType,
     Binding,
@@ -92,7 +93,7 @@ def translate(bindings: Sequence[Expr | Binding], goals: Sequence[NamedCType | B
     return list(_translate(tuple(bindings), tuple(goals), method, allow_expensive_conversions))
 
 
-@functools.cache
+@functools.lru_cache(maxsize=PER_TEXT_MEMO)  # per pair of signatures: frozen.PER_TEXT_MEMO says why the bound fits
 def _translate(bindings: tuple[Expr | Binding, ...], goals: tuple[NamedCType | Binding, ...], method: bool,
                allow_expensive_conversions: bool) -> tuple[Expr, ...]:
     return tuple(_solve_all(bindings, goals, method=method, allow_expensive_conversions=allow_expensive_conversions))

@@ -35,13 +35,13 @@ tensorGeometryT = BaseCType("at::TensorGeometry")
 optionalStringT = OptionalCType(BaseCType("c10::string_view"))
 
 
-@functools.lru_cache(maxsize=16384)
+@functools.lru_cache(maxsize=16384)  # per (pattern, argument name): a few patterns times the names of derivatives.yaml
 def _compiled(pattern: str, name: str) -> re.Pattern[str]:
     """A pattern with the name put in (unescaped, as torchgen formats it)."""
     return re.compile(pattern.format(name))
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=4096)  # per argument or output name of derivatives.yaml (a few hundred)
 def ident(name: str) -> re.Pattern[str]:
     """`name` used as an identifier: between non-word characters (each of which the match consumes)."""
     return re.compile(rf"(^|\W){name}($|\W)")

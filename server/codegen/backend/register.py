@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
+from ...frozen import PER_OP_AND_KEY_MEMO
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ...model.schema import SchemaKind
 from ..api import cpp
@@ -90,7 +91,7 @@ def _functions(g: NativeFunction | NativeFunctionsGroup) -> list[tuple[NativeFun
     return [(f, g) for f in g.functions()]
 
 
-@functools.cache
+@functools.lru_cache(maxsize=PER_OP_AND_KEY_MEMO)  # per op and backend: frozen.PER_OP_AND_KEY_MEMO says why the bound fits
 def anonymous_definitions(g: NativeFunction | NativeFunctionsGroup, index: BackendIndex,
                           class_name: str) -> tuple[str, ...]:
     """The wrappers of one group, in g.functions() order."""
@@ -106,7 +107,7 @@ def anonymous_definitions(g: NativeFunction | NativeFunctionsGroup, index: Backe
     return tuple(out)
 
 
-@functools.cache
+@functools.lru_cache(maxsize=PER_OP_AND_KEY_MEMO)  # per op and backend: frozen.PER_OP_AND_KEY_MEMO says why the bound fits
 def registrations(g: NativeFunction | NativeFunctionsGroup, index: BackendIndex) -> tuple[str, ...]:
     """The m.impl lines of one group."""
     return tuple(f'm.impl("{f.func.name}",\nTORCH_FN({wrapper_signature(f, index).name()}));\n'

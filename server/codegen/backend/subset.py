@@ -16,6 +16,7 @@ import functools
 import re
 from collections.abc import Iterable
 
+from ...frozen import PER_OP_MEMO
 from ...syntax.entries import split_chunks
 
 _FUNC_NAME = re.compile(r"-\s*func:\s*([\w.]+)\s*\(")
@@ -28,7 +29,7 @@ def families(name: str) -> frozenset[str]:
     return _base_families(name.split(".", 1)[0])
 
 
-@functools.cache
+@functools.lru_cache(maxsize=PER_OP_MEMO)  # per op base name: frozen.PER_OP_MEMO says why the bound fits
 def _base_families(base: str) -> frozenset[str]:
     # Overloads share their base name: each one is worked out once per run.
     out = {base}

@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cached_property, lru_cache
 
+from ...frozen import PER_OP_MEMO
 from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup, Variant
 from ...model.schema import Argument, BaseTy, BaseType, FunctionSchema, ListType, OperatorName, OptionalType, Type
@@ -323,7 +324,7 @@ def backend_index_for(f: NativeFunction, delegates: Mapping[OperatorName, Native
     return None
 
 
-@cache
+@lru_cache(maxsize=PER_OP_MEMO)  # per op and device: frozen.PER_OP_MEMO says why the bound fits
 def shim(f: NativeFunction, device: str, call: str, op_versions: tuple[OpVersion, ...],
          release: Release) -> Shim | None:
     """The op's shim for a device, calling `call` (None when its types have no C form)."""

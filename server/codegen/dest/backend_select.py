@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 
+from ...frozen import PER_OP_MEMO
 from ...model.native_function import NativeFunction
 from ...model.schema import Argument
 from ..api import native
@@ -25,7 +26,7 @@ class BackendSelectError(ValueError):
     """The tensor arguments of the native and the schema views disagree (cannot happen for valid schemas)."""
 
 
-@functools.cache
+@functools.lru_cache(maxsize=PER_OP_MEMO)  # per op: frozen.PER_OP_MEMO says why the bound fits
 def compute_backend_select_definition(f: NativeFunction) -> str:
     name = native.name(f.func)
     tensor_args = [a.name for a in NativeSignature(f.func, True, ApiOptions.of(f)).arguments()

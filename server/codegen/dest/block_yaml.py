@@ -17,6 +17,8 @@ from collections.abc import Callable
 from yaml.nodes import ScalarNode
 from yaml.resolver import Resolver
 
+from ...frozen import PER_TEXT_MEMO
+
 _STR_TAG = "tag:yaml.org,2002:str"
 _RESOLVER = Resolver()
 # First characters that make the emitter quote a scalar in block context; '?', ':' and '-' only when a space
@@ -32,7 +34,7 @@ class Unsupported(ValueError):
     """Data this emitter does not write byte-identically to PyYAML; dump it with PyYAML instead."""
 
 
-@functools.cache
+@functools.lru_cache(maxsize=PER_TEXT_MEMO)  # per string: frozen.PER_TEXT_MEMO says why the bound fits
 def is_certainly_plain(s: str) -> bool:
     """Whether PyYAML writes s as a plain scalar in block context (False also means: not sure). Cached: the
     same names and types come back in every entry."""
@@ -47,7 +49,7 @@ def is_certainly_plain(s: str) -> bool:
     return _RESOLVER.resolve(ScalarNode, s, (True, False)) == _STR_TAG
 
 
-@functools.lru_cache(maxsize=None, typed=True)
+@functools.lru_cache(maxsize=PER_TEXT_MEMO, typed=True)  # per value: frozen.PER_TEXT_MEMO says why the bound fits
 def _dumped_scalar(value: object, dump: Callable[[object], str], spelling: str | None = None) -> str:
     """spelling: a float's repr, part of the cache key (0.0 == -0.0, but PyYAML writes each its own way)."""
     text = dump([value])  # "- <scalar>\n"

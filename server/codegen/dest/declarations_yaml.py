@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import yaml
 
+from ...frozen import PER_OP_MEMO
 from ...model.native_function import NativeFunction, Variant
 from ...model.schema import Argument, OptionalType, TensorOptionsArguments, Type
 from ..api import cpp
@@ -157,7 +158,7 @@ def format_yaml(data: object) -> str:
     return yaml.dump(data, default_flow_style=False, Dumper=_Dumper, width=1e9)
 
 
-@functools.cache
+@functools.lru_cache(maxsize=PER_OP_MEMO)  # per op: frozen.PER_OP_MEMO says why the bound fits
 def compute_declaration_yaml_text(f: NativeFunction) -> str:
     """One op's item of the top-level YAML list; the file is these items in order (no aliases, so they
     concatenate to exactly the dump of the whole list)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import json
 
+from ...frozen import PER_OP_MEMO
 from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction
 from ...model.schema import SchemaKind
@@ -16,7 +17,7 @@ from ..api.translate import translate
 from ..api.types import ApiOptions
 
 
-@functools.cache
+@functools.lru_cache(maxsize=PER_OP_MEMO)  # per op: frozen.PER_OP_MEMO says why the bound fits
 def compute_operator_definition(f: NativeFunction, static_call_body: str | None = None) -> str:
     """The typed handle and the call / redispatch bodies of at::_ops::<op> (Operators_N.cpp); with static
     dispatch, call()'s body is `static_call_body`."""
@@ -48,7 +49,7 @@ static C10_NOINLINE c10::TypedOperatorHandle<{name}::schema> create_{name}_typed
     return out
 
 
-@functools.cache
+@functools.lru_cache(maxsize=PER_OP_MEMO)  # per op: frozen.PER_OP_MEMO says why the bound fits
 def compute_redispatch_function(f: NativeFunction) -> str:
     """at::redispatch::op(dispatchKeySet, ...) overloads (RedispatchFunctions.h)."""
     group = CppSignatureGroup.from_native_function(f, method=False, fallback_binding=f.manual_cpp_binding)
@@ -91,7 +92,7 @@ def _without_at(cpp: str) -> str:
     return cpp.replace("at::", "")
 
 
-@functools.cache  # per op and the keys that have a kernel for it: a regeneration redoes only the edited ops
+@functools.lru_cache(maxsize=PER_OP_MEMO)  # per op and the keys that have a kernel for it: a regeneration redoes only the edited ops
 def _registration_declaration(f: NativeFunction, keys: frozenset[dk.DispatchKey], without_at: bool = False) -> str:
     options = ApiOptions.of(f)
     name = dispatcher.name(f.func)

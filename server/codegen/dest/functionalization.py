@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+from ...frozen import PER_OP_MEMO
 from ...model.codegen_rules import (
     is_multi_output,
     lowering_problem,
@@ -349,21 +350,21 @@ def _view_and_inplace(g: NativeFunctionsViewGroup) -> list[NativeFunction]:
     return [f for f in (g.view, g.view_inplace) if f is not None]
 
 
-@functools.cache
+@functools.lru_cache(maxsize=PER_OP_MEMO)  # per view group or group and release: frozen.PER_OP_MEMO says why the bound fits
 def compute_view_meta_declarations(g: NativeFunctionsViewGroup, release: Release) -> tuple[str, ...]:
     if g.view.has_composite_implicit_autograd_kernel:
         return ()
     return tuple(view_meta_decl(f, release) for f in _view_and_inplace(g))
 
 
-@functools.cache
+@functools.lru_cache(maxsize=PER_OP_MEMO)  # per view group or group and release: frozen.PER_OP_MEMO says why the bound fits
 def compute_view_meta_implementations(g: NativeFunctionsViewGroup, release: Release) -> tuple[str, ...]:
     if g.view.has_composite_implicit_autograd_kernel:
         return ()
     return tuple(s for f in _view_and_inplace(g) for s in view_meta_impl(g, f, release))
 
 
-@functools.cache
+@functools.lru_cache(maxsize=PER_OP_MEMO)  # per view group or group and release: frozen.PER_OP_MEMO says why the bound fits
 def compute_view_inverse_declaration(g: NativeFunctionsViewGroup, release: Release) -> str | None:
     """FunctionalInverses.h: the (hand-written) inverse of a non-composite view op."""
     if g.view.has_composite_implicit_autograd_kernel:
@@ -716,7 +717,7 @@ def inplace_functionalization_body(f: NativeFunction, g: NativeFunctionsGroup, r
 Grouped = NativeFunction | NativeFunctionsGroup | NativeFunctionsViewGroup
 
 
-@functools.cache
+@functools.lru_cache(maxsize=PER_OP_MEMO)  # per view group or group and release: frozen.PER_OP_MEMO says why the bound fits
 def compute_functionalization_definitions(g: Grouped, release: Release) -> tuple[str, ...]:
     if isinstance(g, NativeFunctionsViewGroup):
         if g.view.has_composite_implicit_autograd_kernel:

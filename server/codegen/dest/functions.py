@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 
+from ...frozen import PER_OP_MEMO
 from ...model.native_function import NativeFunction, Variant
 from ..api.signatures import CppSignatureGroup, dispatcher_signature
 from ..api.translate import translate
@@ -18,7 +19,7 @@ def cpp_string(s: str) -> str:
     return f'"{s}"'
 
 
-@functools.cache  # pure in the (hashable, frozen) function; hovers ask again and again
+@functools.lru_cache(maxsize=PER_OP_MEMO)  # pure in the (hashable, frozen) function; hovers ask again and again
 def compute_function(f: NativeFunction) -> str:
     """at::op(...) inline definitions (Functions.h), one per C++ overload, plus the symint templates."""
     group = CppSignatureGroup.from_native_function(f, method=False, fallback_binding=f.manual_cpp_binding)
@@ -47,7 +48,7 @@ namespace symint {{
     return out
 
 
-@functools.cache
+@functools.lru_cache(maxsize=PER_OP_MEMO)  # per op: frozen.PER_OP_MEMO says why the bound fits
 def compute_tensor_method_declaration(f: NativeFunction) -> str | None:
     """Tensor::op(...) declarations in the Tensor class (TensorBody.h)."""
     if Variant.method not in f.variants:
@@ -56,7 +57,7 @@ def compute_tensor_method_declaration(f: NativeFunction) -> str | None:
     return "".join(f"{sig.decl()} const;\n" for sig in group.signatures())
 
 
-@functools.cache
+@functools.lru_cache(maxsize=PER_OP_MEMO)  # per op: frozen.PER_OP_MEMO says why the bound fits
 def compute_tensor_method_definition(f: NativeFunction) -> str | None:
     """Tensor::op(...) inline definitions (TensorBody.h)."""
     if Variant.method not in f.variants:
@@ -75,7 +76,7 @@ inline {sig.defn(prefix="Tensor::")} const {{
     return out
 
 
-@functools.cache
+@functools.lru_cache(maxsize=PER_OP_MEMO)  # per op: frozen.PER_OP_MEMO says why the bound fits
 def compute_operator_declaration(f: NativeFunction) -> str:
     """The at::_ops::<op> struct (Operators.h): schema type, names, call and redispatch."""
     sig = dispatcher_signature(f)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+from ...frozen import PER_OP_AND_KEY_MEMO
 from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ...model.schema import OperatorName
@@ -136,7 +137,7 @@ def group_pieces(g: NativeFunction | NativeFunctionsGroup, index: BackendIndex,
     return _group_pieces(g, index, skip_registration, unselected, release, aot)
 
 
-@functools.cache
+@functools.lru_cache(maxsize=PER_OP_AND_KEY_MEMO)  # per op and backend: frozen.PER_OP_AND_KEY_MEMO says why the bound fits
 def _group_pieces(g: NativeFunction | NativeFunctionsGroup, index: BackendIndex, skip_registration: bool,
                   unselected: frozenset[OperatorName], release: Release,
                   aot: NativeAotDeclaration | None) -> GroupPieces:

@@ -5,8 +5,9 @@ backends fall back to a composite kernel, or fail at run time.
 
 from __future__ import annotations
 
-from functools import cache
+from functools import lru_cache
 
+from ...frozen import PER_OP_MEMO
 from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction
 from ...model.schema import Argument, SelfArgument
@@ -114,7 +115,7 @@ def _switch(sig: DispatcherSignature, f: NativeFunction, keys: list[BackendIndex
     """
 
 
-@cache
+@lru_cache(maxsize=PER_OP_MEMO)  # per op and backends: frozen.PER_OP_MEMO says why the bound fits
 def static_dispatch(f: NativeFunction, backends: tuple[BackendIndex, ...]) -> str:
     """The body of at::_ops::<op>::call() under static dispatch to `backends` (each narrowed to f)."""
     if not backends or f.manual_kernel_registration:

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 
+from ...frozen import PER_OP_MEMO
 from ...model.codegen_rules import cuda_functor_dtype_problems
 from ...model.native_function import NativeFunctionsGroup, ScalarType, UfuncInnerLoop, UfuncKey
 from ...model.schema import Argument, BaseTy, BaseType
@@ -232,7 +233,7 @@ AT_DISPATCH_CASE(at::ScalarType::{dtype.name},
 """
 
 
-@cache
+@lru_cache(maxsize=PER_OP_MEMO)  # per group: frozen.PER_OP_MEMO says why the bound fits
 def compute_ufunc_cuda(g: NativeFunctionsGroup) -> str:
     """UfuncCUDA_<op>.cu's definitions: the functors, the stub kernel (dtype switch) and TORCH_IMPL_FUNC."""
     sigs, functors = compute_ufunc_cuda_functors(g)
@@ -263,7 +264,7 @@ REGISTER_DISPATCH({stub.name}, &{stub.kernel_name})
 # ---------------------------------------------------------------------------------------------- CPU
 
 
-@cache
+@lru_cache(maxsize=PER_OP_MEMO)  # per group: frozen.PER_OP_MEMO says why the bound fits
 def compute_ufunc_cpu(g: NativeFunctionsGroup) -> str:
     """UfuncCPU_<op>.cpp's definitions: the stub's declaration and definition, and TORCH_IMPL_FUNC calling it."""
     stub = StubSignature(g)
@@ -345,7 +346,7 @@ cpu_kernel_vec(iter,
 """
 
 
-@cache
+@lru_cache(maxsize=PER_OP_MEMO)  # per group: frozen.PER_OP_MEMO says why the bound fits
 def compute_ufunc_cpu_kernel(g: NativeFunctionsGroup) -> str:
     """UfuncCPUKernel_<op>.cpp's definitions: the stub kernel (a dtype switch over the loops) and its registration."""
     stub = StubSignature(g)

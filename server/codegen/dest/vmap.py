@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Callable
-from functools import cache
+from functools import lru_cache
 
+from ...frozen import PER_OP_MEMO
 from ...model.native_function import NativeFunction
 from ...model.schema import Argument, BaseTy, BaseType, FunctionSchema, ListType, OptionalType, Return, SchemaKind, Type
 from ..api.signatures import dispatcher_signature
@@ -119,7 +120,7 @@ def gen_vmap_inplace_plumbing(f: NativeFunction) -> str | None:
     return _plumbing(f, "gen_vmap_inplace_plumbing", lambda a: f"  batch_rule({a});\n  return {args[0].name};")
 
 
-@cache
+@lru_cache(maxsize=PER_OP_MEMO)  # per op: frozen.PER_OP_MEMO says why the bound fits
 def compute_vmap_plumbing(f: NativeFunction) -> str | None:
     """The op's plumbing template, or None for the kinds functorch does not generate."""
     schema = f.func

@@ -6,6 +6,7 @@ import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ...frozen import PER_OP_AND_KEY_MEMO
 from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ...model.schema import OperatorName
@@ -186,7 +187,7 @@ def narrow_index(index: BackendIndex, g: NativeFunction | NativeFunctionsGroup) 
     return BackendIndex(index.dispatch_key, index.use_out_as_primary, index.device_guard, index.external, kernels)
 
 
-@functools.cache
+@functools.lru_cache(maxsize=256)  # per key and three flags: about 40 keys
 def _without_kernels(key: dk.DispatchKey, use_out_as_primary: bool, device_guard: bool, external: bool
                      ) -> BackendIndex:
     return BackendIndex(key, use_out_as_primary, device_guard, external, {})
@@ -220,7 +221,7 @@ def unselected_of(ctx: GenContext, g: NativeFunction | NativeFunctionsGroup) -> 
     return frozenset(f.func.name for f in fs if not ctx.selection.is_selected(f))
 
 
-@functools.cache  # per group, key and template text: an edit elsewhere leaves it cached
+@functools.lru_cache(maxsize=PER_OP_AND_KEY_MEMO)  # per group, key and template text: an edit elsewhere leaves it cached
 def _group_definitions(g: NativeFunction | NativeFunctionsGroup, key: dk.DispatchKey, index: BackendIndex,
                        skip: bool, template: str, unselected: frozenset[OperatorName] = frozenset(),
                        *, release: Release, aot: NativeAotDeclaration | None = None) -> str:

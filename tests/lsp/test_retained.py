@@ -1,0 +1,107 @@
+"""Memory returned and bounded (issue 27, finding 6): the workspace keeps the analyses of the most recently used
+documents only (opgen.retainedAnalyses), re-analyses the others on demand, and closing a document drops what was
+kept for it. The server-wide figures (300 copies of the real file) are measured by benchmarks/bench_memory.py."""
+
+from __future__ import annotations
+
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from opgen_lsp.lsp.analyses import Scheduler
+from opgen_lsp.lsp.config import Settings, parse_settings
+from opgen_lsp.lsp.retained import RetainedAnalyses
+from opgen_lsp.lsp.workspace import Workspace
+
+from .helpers import NATIVE, TAGS
+
+BROKEN = NATIVE + "\n- func: broken(Tensor self -> Tensor\n"
+
+
+def _workspace(tmp_path: Path, limit: int, count: int) -> tuple[Workspace, list[str]]:
+    workspace = Workspace(str(tmp_path), Settings(retained_analyses=limit))
+    uris = []
+    for i in range(count):
+        folder = tmp_path / f"copy{i}"
+        folder.mkdir()
+        (folder / "tags.yaml").write_text(TAGS, encoding="utf-8")
+        path = folder / "native_functions.yaml"
+        workspace.open(path.as_uri(), str(path), BROKEN, 1)
+        uris.append(path.as_uri())
+    return workspace, uris
+
+
+def test_only_the_most_recently_used_analyses_are_kept(tmp_path: Path) -> None:
+    workspace, uris = _workspace(tmp_path, 2, 5)
+    made = {uri: workspace.analyse(uri) for uri in uris}
+    kept = [uri for uri in uris if workspace.latest(uri) is not None]
+    assert kept == uris[-2:]
+    assert sorted(workspace._native_parsers) == sorted(uris[-2:])  # a dropped document's parser goes with it
+    # Dropped but made for the same inputs: not stale (no re-check round and round), analysed again on demand.
+    assert workspace.stale() == []
+    assert [workspace.dropped(uri) for uri in uris] == [True, True, True, False, False]
+    again = workspace.analyse(uris[0])
+    assert again is not None and again.key == workspace.key(uris[0])
+    assert again.diagnostics == made[uris[0]].diagnostics and again.diagnostics
+    assert workspace.current(uris[0]) is again and workspace.latest(uris[-2]) is None
+
+
+def test_a_dropped_document_whose_inputs_changed_is_stale(tmp_path: Path) -> None:
+    workspace, uris = _workspace(tmp_path, 1, 2)
+    for uri in uris:
+        workspace.analyse(uri)
+    (tmp_path / "copy0" / "tags.yaml").write_text(TAGS + "\n", encoding="utf-8")
+    assert workspace.stale() == [uris[0]]
+
+
+def test_using_an_analysis_keeps_it(tmp_path: Path) -> None:
+    workspace, uris = _workspace(tmp_path, 2, 3)
+    workspace.analyse(uris[0])
+    workspace.analyse(uris[1])
+    assert workspace.current(uris[0]) is not None  # used: now the most recent
+    workspace.analyse(uris[2])
+    assert workspace.latest(uris[0]) is not None and workspace.latest(uris[1]) is None
+
+
+def test_closing_documents_drops_what_was_read_for_them(tmp_path: Path) -> None:
+    workspace, uris = _workspace(tmp_path, 16, 3)
+    for uri in uris:
+        workspace.analyse(uri)
+    assert len(workspace._tags_snapshots) == 3 and len(workspace._releases) == 3
+    for uri in uris:
+        workspace.close(uri)
+    memos = (workspace._native_parsers, workspace._releases, workspace._tree_checks, workspace._tags_snapshots,
+             workspace._tags_parsers, workspace._shim_checks, workspace._missing_kernels)
+    assert [len(m) for m in memos] == [0] * len(memos)
+    assert len(workspace._analyses) == 0
+
+
+def test_the_scheduler_keeps_no_finished_job() -> None:
+    async def main() -> int:
+        with ThreadPoolExecutor(1) as executor:
+            scheduler = Scheduler(executor, lambda uri: object(), lambda uri: (1,), lambda uri: None, 10.0)
+            await scheduler.get("file:///a")
+            await asyncio.sleep(0)
+            return len(scheduler._jobs)
+
+    assert asyncio.run(main()) == 0
+
+
+def test_the_bound_is_a_setting() -> None:
+    warnings: list[str] = []
+    assert parse_settings({"retainedAnalyses": 3}, warnings.append).retained_analyses == 3
+    assert parse_settings({"retainedAnalyses": 0}, warnings.append).retained_analyses == Settings().retained_analyses
+    assert warnings and "retainedAnalyses" in warnings[0]
+
+
+def test_retained_analyses_remember_the_key_of_what_they_drop() -> None:
+    class Made:
+        def __init__(self, key: tuple) -> None:
+            self.key = key
+
+    kept: RetainedAnalyses[Made] = RetainedAnalyses(1)
+    assert kept.put("a", Made((1,))) == []
+    assert kept.put("b", Made((2,))) == ["a"]
+    assert kept.get("a") is None and kept.dropped_key("a") == (1,)
+    kept.forget("a")
+    assert kept.dropped_key("a") is None and len(kept) == 1
