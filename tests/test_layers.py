@@ -29,6 +29,9 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     })),
     ("syntax", frozenset({f"{PACKAGE}.syntax"})),
     ("model", frozenset({f"{PACKAGE}.model"})),
+    # The pure per-op pieces (torchgen's api/ and dest/, explain): functions of the model and the release only, so
+    # the analyses can show them and the generators can assemble them.
+    ("pieces", frozenset({f"{PACKAGE}.pieces"})),
     ("index", frozenset({f"{PACKAGE}.index"})),
     ("analysis", frozenset({f"{PACKAGE}.analysis"})),
     ("codegen", frozenset({f"{PACKAGE}.codegen"})),

@@ -99,8 +99,8 @@ def _native_checker(kernel_roots: list[str] | None) -> Callable[[str, NativeSnap
 def _kernel_checker(roots: list[str]) -> Callable[[NativeSnapshot], list[Diagnostic]]:
     """A check of kernels missing from the C++ sources under roots, declared as the codegen would."""
     from ..analysis.kernels import missing_kernels
-    from ..codegen.dest.native_declarations import compute_native_function_declaration, kernel_parameter_types
     from ..index.kernels import KernelIndex, default_cache_path
+    from ..pieces.dest.native_declarations import compute_native_function_declaration, kernel_parameter_types
 
     index = KernelIndex.build(roots, cache=default_cache_path(roots))
 

@@ -33,7 +33,7 @@ from pygls.workspace import Workspace as OpenDocuments
 
 from ..analysis.check import BACKEND, NATIVE
 from . import trust
-from .features import _EXPLAINERS, Client
+from .features import Client
 from .host import Host
 from .workspace import Analysis, OpenDocument, Workspace
 
@@ -350,7 +350,7 @@ async def _op_code(server: CommandHost, uri: str | None, op: str, backend: str |
             analysis.native_source.snapshot if analysis.native_source is not None else None)
     if snapshot is None:
         raise CommandError("no native_functions.yaml is open to explain the op from")
-    explainer = _EXPLAINERS.get(snapshot)
+    explainer = snapshot.explainer
     snippets = explainer.explain(op, backend)
     if not snippets:
         near = explainer.closest(op)

@@ -625,7 +625,7 @@ class Workspace:
 
     def kernel_parameters(self, f, backend) -> tuple[str, ...] | None:
         """The parameter types of that declaration (the missing-kernel check tells overloads apart by them)."""
-        from ..codegen.dest.native_declarations import kernel_parameter_types
+        from ..pieces.dest.native_declarations import kernel_parameter_types
 
         return kernel_parameter_types(f, backend)
 
@@ -634,7 +634,7 @@ class Workspace:
         key = (f, backend.dispatch_key, backend.external)
         found = self._declarations.get(key)
         if found is None:
-            from ..codegen.dest.native_declarations import compute_native_function_declaration
+            from ..pieces.dest.native_declarations import compute_native_function_declaration
 
             try:
                 found = "\n".join(compute_native_function_declaration(f, backend))

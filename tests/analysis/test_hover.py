@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from opgen_lsp.analysis.hover import ANSWER_LINES, MAX_LINES, as_plain_text, hover
-from opgen_lsp.codegen.explain import Explainer
 from opgen_lsp.index.native import NativeParser, TagsParser
+from opgen_lsp.pieces.explain import Explainer
 
 
 @pytest.fixture(scope="module")

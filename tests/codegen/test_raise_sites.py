@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 
 from opgen_lsp.cli import main
-from opgen_lsp.codegen.api import cpp
-from opgen_lsp.codegen.api.types import ApiOptions
-from opgen_lsp.codegen.dest.functionalization import FunctionalizationError, _has_symbolic
 from opgen_lsp.index.native import NativeParser, TagsParser
 from opgen_lsp.model.codegen_rules import unconvertible_argument, untranslatable
 from opgen_lsp.model.schema_parser import parse_type
+from opgen_lsp.pieces.api import cpp
+from opgen_lsp.pieces.api.types import ApiOptions
+from opgen_lsp.pieces.dest.functionalization import FunctionalizationError, _has_symbolic
 from opgen_lsp.releases import DEFAULT, resolve
 
 from .raise_sites import GUARDED, HANDLED, INPUTS, RELEASE_INPUTS, RULE, SITES

@@ -25,9 +25,9 @@ from ...index.native import problem_span
 from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ...model.schema import OperatorName
+from ...pieces.dest import aoti
+from ...pieces.dest.aoti import FallbackOps
 from ...releases import DEFAULT, Release
-from ..dest import aoti
-from ..dest.aoti import FallbackOps
 from .context import GenContext
 from .dispatch_key import extra_cuda_headers
 

@@ -9,9 +9,8 @@ from dataclasses import dataclass, field
 from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ...model.schema import OperatorName
-from ...releases import DEFAULT, Release
-from ..dest.native_declarations import key_export_macro
-from ..dest.register_namespaced import (
+from ...pieces.dest.native_declarations import key_export_macro
+from ...pieces.dest.register_namespaced import (
     GroupPieces,
     KernelNamespaceError,
     certainly_no_pieces,
@@ -19,6 +18,7 @@ from ..dest.register_namespaced import (
     kernel_namespace,
     with_export_macro,
 )
+from ...releases import DEFAULT, Release
 from ..plan import Env, PlanError, render, shard_envs
 from .context import GenContext
 from .native import namespace_prologue, namespaced_blocks
