@@ -52,7 +52,7 @@ def add_check_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 def run_check(args: argparse.Namespace) -> int:
     from ..analysis.check import check_paths
-    from ..codegen.inputs import InputError
+    from ..index.inputs import InputError
 
     try:
         lazy = _lazy_checker(args.shape_inference_hdr)
@@ -129,7 +129,7 @@ def _lazy_checker(header_path: str | None) -> BackendCheck:
     header given (else, for PyTorch's own `backend: Lazy` yaml, the one of the PyTorch checkout holding the
     current folder or the yaml, else the installed wheel's; other backends: not checked). Raises InputError for an
     unreadable header."""
-    from ..codegen.inputs import InputError, read_input
+    from ..index.inputs import InputError, read_input
     from ..codegen.lazy.check import is_lazy_yaml, lazy_diagnostics, shape_header_path
     from ..codegen.lazy.shape import parse_shape_header
     from ..diagnostics import diag
@@ -159,7 +159,7 @@ def impl_path_items(paths: list[str], native_path: str | None, impl_paths: list[
     """`opgen check --impl-path F`: the missing-kernel check of every backend yaml among paths (and notes)."""
     from ..analysis.check import BACKEND, classify, expand
     from ..codegen.backend.run import check_backend_files, load_native_snapshot, read_impls, read_text
-    from ..codegen.inputs import InputError
+    from ..index.inputs import InputError
 
     try:
         impls = read_impls(tuple(impl_paths))

@@ -23,7 +23,7 @@ def add_explain_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser])
 
 
 def run_explain(args: argparse.Namespace) -> int:
-    from ..codegen.inputs import InputError, InvalidInput, load_native
+    from ..index.inputs import InputError, InvalidInput, load_native
     from ..codegen.options import CodegenOptions
     from ..pieces.explain import Explainer
 

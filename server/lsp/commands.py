@@ -303,7 +303,7 @@ async def generate_backend(server: CommandHost, arg: dict) -> dict:
 
 async def show_generated(server: CommandHost, *args: Any) -> dict:
     from ..codegen import job as generate_job
-    from ..codegen.inputs import InputError
+    from ..index.inputs import InputError
 
     arg = _argument(args)
     uri = arg.get("uri")

@@ -371,15 +371,15 @@ SITES: dict[str, Site] = {
         "opgen_lsp.codegen.plan:render", "a template naming a $key opgen does not fill (a template of another "
                                          "release): PlanError, " + _PLAN),
     # ------------------------------------------------------------------ inputs
-    "codegen/inputs.py:read_input:InputError": handled("opgen_lsp.codegen.generate:generate",
+    "index/inputs.py:read_input:InputError": handled("opgen_lsp.codegen.generate:generate",
                                                        "missing or unreadable (exit 2)"),
-    "codegen/inputs.py:load_native:InputError": handled("opgen_lsp.codegen.generate:generate",
+    "index/inputs.py:load_native:InputError": handled("opgen_lsp.codegen.generate:generate",
                                                         "no native_functions.yaml to read (exit 2)"),
     "codegen/generate.py:read_if_present:InputError": handled("opgen_lsp.codegen.generate:generate",
                                                               "an AOTI header that cannot be read (exit 1)"),
     "codegen/generate.py:read_templates:InputError": handled("opgen_lsp.codegen.generate:generate",
                                                              "no templates folder (exit 2)"),
-    "codegen/inputs.py:read_input:InvalidInput": handled("opgen_lsp.codegen.generate:generate",
+    "index/inputs.py:read_input:InvalidInput": handled("opgen_lsp.codegen.generate:generate",
                                                          "too large, not a regular file or not UTF-8 (exit 1)"),
     "codegen/generate.py:load_context:invalid_input": handled("opgen_lsp.codegen.generate:generate",
                                                                "native_functions.yaml has errors: each at its "

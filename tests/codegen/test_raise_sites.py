@@ -1,4 +1,5 @@
-"""Every raise/assert under server/codegen/ is in raise_sites.SITES, and each is met as the list says: a RULE's
+"""Every raise/assert under server/codegen/ (and the pieces and the input reader below it) is in raise_sites.SITES,
+and each is met as the list says: a RULE's
 inputs get a located error from `opgen check` and exit 1 from `opgen generate` with no traceback; a HANDLED
 site's catcher catches that exception. (tests/conformance/test_raise_sites_torchgen.py: gen.py fails on the same
 inputs.)"""
@@ -26,6 +27,8 @@ from opgen_lsp.releases import DEFAULT, resolve
 from .raise_sites import GUARDED, HANDLED, INPUTS, RELEASE_INPUTS, RULE, SITES
 
 SERVER = Path(__file__).resolve().parents[2] / "server"
+# The code generator, and what it stands on that moved below it: the per-op pieces and the input reader.
+WALKED = ("codegen", "pieces", "index/inputs.py")
 TAGS = "- tag: view_copy\n  desc: a copy of a view\n- tag: core\n  desc: core aten\n"
 
 
@@ -51,7 +54,8 @@ def _exception_name(node: ast.AST) -> str:
 def raise_sites() -> dict[str, str]:
     """Every site's name (see raise_sites.py) -> the module it is in."""
     out = {}
-    for path in sorted((SERVER / "codegen").rglob("*.py")):
+    walked = (SERVER / name for name in WALKED)
+    for path in sorted(p for w in walked for p in (w.rglob("*.py") if w.is_dir() else (w,))):
         rel = path.relative_to(SERVER)
         module = "opgen_lsp." + ".".join(rel.with_suffix("").parts)
         for scope, node in _walk(ast.parse(path.read_text(encoding="utf-8")), []):

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from opgen_lsp.cli import main
-from opgen_lsp.codegen.inputs import load_native
+from opgen_lsp.index.inputs import load_native
 
 pytestmark = pytest.mark.conformance
 

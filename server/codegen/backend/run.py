@@ -17,7 +17,7 @@ from ...index.native import NativeParser, NativeSnapshot, TagsParser
 from ...model.cpp_names import header_path_problem, identifier_problem
 from ...releases import DEFAULT, Release
 from ...report import FileDiagnostic
-from ..inputs import InputError, InvalidInput, default_native_functions, load_native, packaged_aten, read_input
+from ...index.inputs import InputError, InvalidInput, default_native_functions, load_native, packaged_aten, read_input
 from ..plan import GeneratedFile, PlanError, materialize
 from ..writer import WriteResult, write_all
 from .stubs import EAGER, RegistrationOptions, plan_backend, target_of

@@ -29,7 +29,7 @@ from ..backend.run import (
     read_text,
 )
 from ..backend.stubs import target_of
-from ..inputs import InputError, InvalidInput
+from ...index.inputs import InputError, InvalidInput
 from ..plan import PlanError, materialize
 from ..writer import write_all
 from .check import check_lazy
