@@ -29,8 +29,8 @@ print(json.dumps({"load": t1 - t0, "explain_all": t2 - t1, "snippets": count, "o
 
 
 def warm_one(native: str | None, op: str, repeat: int) -> dict:
-    from opgen_lsp.index.inputs import load_native
     from opgen_lsp.codegen.options import CodegenOptions
+    from opgen_lsp.index.inputs import load_native
     from opgen_lsp.pieces.explain import Explainer
 
     explainer = Explainer(load_native(native, None, CodegenOptions().ignore_keys).snapshot.functions)

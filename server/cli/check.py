@@ -129,10 +129,10 @@ def _lazy_checker(header_path: str | None) -> BackendCheck:
     header given (else, for PyTorch's own `backend: Lazy` yaml, the one of the PyTorch checkout holding the
     current folder or the yaml, else the installed wheel's; other backends: not checked). Raises InputError for an
     unreadable header."""
-    from ..index.inputs import InputError, read_input
     from ..codegen.lazy.check import is_lazy_yaml, lazy_diagnostics, shape_header_path
     from ..codegen.lazy.shape import parse_shape_header
     from ..diagnostics import diag
+    from ..index.inputs import InputError, read_input
 
     given = parse_shape_header(header_path, read_input(header_path)) if header_path else None
 

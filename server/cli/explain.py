@@ -23,8 +23,8 @@ def add_explain_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser])
 
 
 def run_explain(args: argparse.Namespace) -> int:
-    from ..index.inputs import InputError, InvalidInput, load_native
     from ..codegen.options import CodegenOptions
+    from ..index.inputs import InputError, InvalidInput, load_native
     from ..pieces.explain import Explainer
 
     resolved = resolve_native_release(args)

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..diagnostics import Diagnostic
+from ..index.inputs import InputError, InvalidInput, invalid_input, load_native, read_input
 from ..index.native import NativeSnapshot, TagsParser
 from ..input_file import UnreadableFile, read_text
 from ..model import dispatch as dk
@@ -18,7 +19,6 @@ from ..text import as_python_reads
 from .files.aoti import FallbackOps, ShimVerdicts, header_check, parse_fallback_ops, shim_failures
 from .files.aten import plan_aten
 from .files.context import GenContext, GenerateOptions
-from ..index.inputs import InputError, InvalidInput, invalid_input, load_native, read_input
 from .plan import Dirs, GeneratedFile, Manager, PlanError, PlannedFile, materialize, outputs_lists, render
 from .selection import ALL_OPERATORS, Selection, from_allow_list, read_selection
 from .workers import Job, internal_error, usable_cpus, write_in_processes
