@@ -86,7 +86,7 @@ def run_check(args: argparse.Namespace) -> int:
 def _native_checker(kernel_roots: list[str] | None) -> Callable[[str, NativeSnapshot], list[Diagnostic]]:
     """What gen.py's AOTI shim generator fails on (it needs fallback_ops.py), and with --kernels the kernels
     missing from the C++ sources."""
-    from ..codegen.generate import shim_check
+    from ..analysis.shims import shim_check
 
     kernels = _kernel_checker(kernel_roots) if kernel_roots else None
 

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 from ..analysis import backend as backend_query
 from ..analysis.check import BACKEND, DEPRECATED, DERIVATIVES, NATIVE, SELECTION, TAGS, classify, installed_native_functions
-from ..codegen.generate import ShimCheck
+from ..analysis.shims import ShimCheck
 from ..codegen.lazy import checkout_shape_header
 from ..diagnostics import Diagnostic, diag
 from ..index.backend import BackendSnapshot, check_backend

@@ -332,7 +332,7 @@ SITES: dict[str, Site] = {
     "pieces/dest/aoti.py:_base_arg:NoCShim": handled("opgen_lsp.pieces.dest.aoti:shim", _AOTI_TYPES),
     "pieces/dest/aoti.py:_list_arg:NoCShim": handled("opgen_lsp.pieces.dest.aoti:shim", _AOTI_TYPES),
     "pieces/dest/aoti.py:_list_arg:ShimFails": handled(
-        "opgen_lsp.codegen.files.aoti:_shim_fails",
+        "opgen_lsp.analysis.shims:_shim_fails",
         "gen.py's shim generator fails on a fallback op's list of Device: OPG960, from `opgen check`, the server and before "
         "`opgen generate` writes anything (it needs fallback_ops.py, so the parse alone cannot say it; "
         "tests/conformance/test_generate_aoti_releases.py compares it with gen.py 2.6, 2.7 and 2.13)"),
@@ -340,12 +340,12 @@ SITES: dict[str, Site] = {
     "pieces/dest/aoti.py:gen_returns:NoCShim": handled("opgen_lsp.pieces.dest.aoti:shim", _AOTI_TYPES),
     "pieces/dest/aoti.py:backend_call:assert": internal(
         "CppSignatureGroup has a symint signature whenever the schema has SymInt"),
-    "pieces/dest/aoti.py:_since:FallbackOpsError": handled("opgen_lsp.codegen.files.aoti:parse_fallback_ops",
+    "pieces/dest/aoti.py:_since:FallbackOpsError": handled("opgen_lsp.analysis.shims:parse_fallback_ops",
                                                             _FALLBACK_OPS),
-    "pieces/dest/aoti.py:parse_versions:FallbackOpsError": handled("opgen_lsp.codegen.files.aoti:parse_fallback_ops",
+    "pieces/dest/aoti.py:parse_versions:FallbackOpsError": handled("opgen_lsp.analysis.shims:parse_fallback_ops",
                                                                     _FALLBACK_OPS),
-    "codegen/files/aoti.py:_versions_of:aoti.FallbackOpsError": handled(
-        "opgen_lsp.codegen.files.aoti:parse_fallback_ops", _FALLBACK_OPS),
+    "analysis/shims.py:_versions_of:aoti.FallbackOpsError": handled(
+        "opgen_lsp.analysis.shims:parse_fallback_ops", _FALLBACK_OPS),
     # ------------------------------------------------------------------ files, plans, templates
     "codegen/files/backend_select.py:register_backend_select_cpp:PlanError": handled(
         "opgen_lsp.codegen.generate:write_planned", _PLAN),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from opgen_lsp.codegen.files.aoti import parse_fallback_ops
+from opgen_lsp.analysis.shims import parse_fallback_ops
 from opgen_lsp.pieces.dest.aoti import OpVersion
 from opgen_lsp.releases import RELEASES
 

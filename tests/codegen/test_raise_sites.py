@@ -27,8 +27,8 @@ from opgen_lsp.releases import DEFAULT, resolve
 from .raise_sites import GUARDED, HANDLED, INPUTS, RELEASE_INPUTS, RULE, SITES
 
 SERVER = Path(__file__).resolve().parents[2] / "server"
-# The code generator, and what it stands on that moved below it: the per-op pieces and the input reader.
-WALKED = ("codegen", "pieces", "index/inputs.py")
+# The code generator, and what it stands on that moved below it: the per-op pieces, the input reader, the shim check.
+WALKED = ("codegen", "pieces", "index/inputs.py", "analysis/shims.py")
 TAGS = "- tag: view_copy\n  desc: a copy of a view\n- tag: core\n  desc: core aten\n"
 
 

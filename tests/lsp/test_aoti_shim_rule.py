@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from opgen_lsp.codegen.generate import ShimCheck
+from opgen_lsp.analysis.shims import ShimCheck
 from opgen_lsp.index.native import NativeParser
 from opgen_lsp.lsp import config
 from opgen_lsp.lsp.workspace import Workspace
