@@ -14,6 +14,7 @@ from .options import add_format_argument
 from .torch_version import add_torch_version_argument
 
 if TYPE_CHECKING:  # the checkers are loaded on first use: `opgen --help` stays quick
+    from ..codegen.autograd.load import DerivativesChecker
     from ..diagnostics import Diagnostic
     from ..index.backend import BackendSnapshot
     from ..index.derivatives import DerivativesDocument
@@ -114,11 +115,14 @@ def _kernel_checker(roots: list[str]) -> Callable[[NativeSnapshot], list[Diagnos
 
 
 def _derivatives_checker() -> Callable[[DerivativesDocument, NativeSnapshot, Release], Sequence[Diagnostic]]:
-    from ..codegen.autograd.load import DerivativesChecker
-
-    checker = DerivativesChecker()
+    checker: DerivativesChecker | None = None  # made for the first derivatives.yaml
 
     def check(document: DerivativesDocument, native: NativeSnapshot, release: Release) -> Sequence[Diagnostic]:
+        from ..codegen.autograd.load import DerivativesChecker  # loaded for a derivatives.yaml only
+
+        nonlocal checker
+        if checker is None:
+            checker = DerivativesChecker()
         return checker.check(document, native.functions, release).diagnostics
 
     return check
@@ -129,14 +133,18 @@ def _lazy_checker(header_path: str | None) -> BackendCheck:
     header given (else, for PyTorch's own `backend: Lazy` yaml, the one of the PyTorch checkout holding the
     current folder or the yaml, else the installed wheel's; other backends: not checked). Raises InputError for an
     unreadable header."""
-    from ..codegen.lazy.check import is_lazy_yaml, lazy_diagnostics, shape_header_path
-    from ..codegen.lazy.shape import parse_shape_header
     from ..diagnostics import diag
     from ..index.inputs import InputError, read_input
 
+    if header_path:
+        from ..codegen.lazy.shape import parse_shape_header
     given = parse_shape_header(header_path, read_input(header_path)) if header_path else None
 
     def check(path: str, text: str, snapshot: BackendSnapshot, native: NativeSnapshot) -> tuple[Diagnostic, ...]:
+        # gen_lazy_tensor's check is loaded for a backend yaml only (a check of native_functions.yaml needs none).
+        from ..codegen.lazy.check import is_lazy_yaml, lazy_diagnostics, shape_header_path
+        from ..codegen.lazy.shape import parse_shape_header
+
         resolved = snapshot.resolved
         if resolved is None or not is_lazy_yaml(resolved):
             return ()

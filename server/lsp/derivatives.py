@@ -18,7 +18,8 @@ from ..analysis import cursor
 from ..analysis import derivatives as query
 from ..analysis.completion import Candidate
 from ..analysis.definition import declaration_span
-from ..index.derivatives import DERIVATIVES_YAML, DerivativesParser
+from ..index.derivatives import DerivativesParser
+from ..index.documents import DERIVATIVES_YAML
 from ..model.native_function import NativeFunction
 from ..releases import Release
 from ..text import Span
