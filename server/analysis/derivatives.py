@@ -1,6 +1,6 @@
 """Queries on an analysed derivatives.yaml: hover, completion, navigation and symbols.
 
-The check (codegen.autograd.load.DerivativesCheck) is passed in, with what the codegen computes
+The check (autograd.load.DerivativesCheck) is passed in, with what the codegen computes
 (the node structs, the C++ arguments of a function) as callables: this layer knows neither.
 Positions are 0-based (line, column), columns in code points.
 """
@@ -43,7 +43,7 @@ SPECIAL_FORMULAS = {
 _WORD = re.compile(r"\w+")
 
 
-# What these queries read of the check; codegen.autograd.load's classes (named in each docstring) provide it.
+# What these queries read of the check; autograd.load's classes (named in each docstring) provide it.
 class EntryFunctions(Protocol):
     """An entry's analysis (EntryAnalysis): the function its name: reads, and the one of its signature group
     that the formulas attach to."""

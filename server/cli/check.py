@@ -14,7 +14,7 @@ from .options import add_format_argument
 from .torch_version import add_torch_version_argument
 
 if TYPE_CHECKING:  # the checkers are loaded on first use: `opgen --help` stays quick
-    from ..codegen.autograd.load import DerivativesChecker
+    from ..analysis.autograd.load import DerivativesChecker
     from ..diagnostics import Diagnostic
     from ..index.backend import BackendSnapshot
     from ..index.derivatives import DerivativesDocument
@@ -118,7 +118,7 @@ def _derivatives_checker() -> Callable[[DerivativesDocument, NativeSnapshot, Rel
     checker: DerivativesChecker | None = None  # made for the first derivatives.yaml
 
     def check(document: DerivativesDocument, native: NativeSnapshot, release: Release) -> Sequence[Diagnostic]:
-        from ..codegen.autograd.load import DerivativesChecker  # loaded for a derivatives.yaml only
+        from ..analysis.autograd.load import DerivativesChecker  # loaded for a derivatives.yaml only
 
         nonlocal checker
         if checker is None:

@@ -31,14 +31,14 @@ TREE_DERIVATIVES = (os.path.join("..", "..", "..", "..", "tools", "autograd", DE
 
 
 def _arguments(f: NativeFunction) -> list[tuple[str, str]]:
-    from ..codegen.autograd.load import cpp_arguments
+    from ..analysis.autograd.load import cpp_arguments
 
     return [(a.name, a.type) for a in cpp_arguments(f)]
 
 
 def _structs(release: Release) -> Callable[[Any], str]:
     """The Functions.h struct of a node, as the release writes it."""
-    from ..codegen.autograd.functions_h import node_declaration
+    from ..analysis.autograd.functions_h import node_declaration
 
     return lambda node: node_declaration(node, release)
 
@@ -115,7 +115,7 @@ class NativeDerivatives:
             return None
         from pygls.uris import from_fs_path
 
-        from ..codegen.autograd.load import DerivativesChecker
+        from ..analysis.autograd.load import DerivativesChecker
 
         # The snapshot itself is kept in the key (not its id, which a later snapshot may reuse).
         release = workspace.release_for(analysis.document.path).release  # the native document's

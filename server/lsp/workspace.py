@@ -48,7 +48,7 @@ from .derivatives import NativeDerivatives
 from .kernels import KernelState, MissingKernels
 
 if TYPE_CHECKING:  # the codegen is loaded on first use
-    from ..codegen.autograd.load import DerivativesCheck, DerivativesChecker
+    from ..analysis.autograd.load import DerivativesCheck, DerivativesChecker
     from ..codegen.lazy.shape import ShapeHeader
 
 
@@ -179,7 +179,7 @@ class Workspace:
         self._missing_kernels: dict[str, MissingKernels] = {}
         # What gen.py's AOTI shim generator fails on (OPG960), its verdicts kept per native document.
         self._shim_checks: dict[str, ShimCheck] = {}
-        # Each open derivatives.yaml: its parser and checker (codegen.autograd.load), kept for incremental re-checks.
+        # Each open derivatives.yaml: its parser and checker (analysis.autograd.load), kept for incremental re-checks.
         self._derivatives: dict[str, tuple[DerivativesParser, DerivativesChecker]] = {}
         # The derivatives.yaml of a native document's tree, for its lenses and go to definition.
         self.native_derivatives = NativeDerivatives()
@@ -539,7 +539,7 @@ class Workspace:
     def _analyse_derivatives(self, document: OpenDocument) -> Analysis:
         """A derivatives.yaml (deprecated.yaml) against its native_functions.yaml: what torchgen's autograd loader
         (Python binding generator) rejects."""
-        from ..codegen.autograd.load import DerivativesChecker  # the codegen is loaded on first use
+        from ..analysis.autograd.load import DerivativesChecker  # the codegen is loaded on first use
 
         source = self.native_input(document)
         resolved = self.autograd_release(document)
@@ -612,7 +612,7 @@ class Workspace:
         files = self.impl_files(document)
         if not files:
             return ()
-        from ..codegen.backend.kernels import ImplFile, check_kernels  # the codegen is loaded on first use
+        from ..analysis.backend_kernels import ImplFile, check_kernels  # the codegen is loaded on first use
 
         impls = []
         for path in files:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from opgen_lsp.codegen.autograd.functions_h import node_declaration
-from opgen_lsp.codegen.autograd.load import DerivativesChecker
+from opgen_lsp.analysis.autograd.functions_h import node_declaration
+from opgen_lsp.analysis.autograd.load import DerivativesChecker
 from opgen_lsp.index.derivatives import DerivativesParser
 from opgen_lsp.index.native import NativeParser
 from opgen_lsp.releases import DEFAULT
@@ -201,7 +201,7 @@ def test_damaged_text_never_raises(aten) -> None:
     import random
 
     from opgen_lsp.analysis import derivatives as query
-    from opgen_lsp.codegen.autograd.load import cpp_arguments
+    from opgen_lsp.analysis.autograd.load import cpp_arguments
     from opgen_lsp.index.native import TagsParser
 
     native_dir = aten / "native"

@@ -431,7 +431,7 @@ SITES: dict[str, Site] = {
         "the property names are opgen's own constants"),
     "codegen/lazy/schema.py:ir_type:LazyTypeError": handled("opgen_lsp.codegen.lazy.plan:compute_pieces", _LAZY),
     "codegen/lazy/schema.py:lazy_schema:LazyTypeError": handled("opgen_lsp.codegen.lazy.plan:compute_pieces", _LAZY),
-    "codegen/autograd/formulas.py:saved_variables.replace:StridesError": handled(
-        "opgen_lsp.codegen.autograd.load:_backward",
+    "analysis/autograd/formulas.py:saved_variables.replace:StridesError": handled(
+        "opgen_lsp.analysis.autograd.load:_backward",
         "x.sym_strides() in a formula for more than x: derivatives.yaml's OPG716, reported at the call"),
 }

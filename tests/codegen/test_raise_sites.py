@@ -28,7 +28,7 @@ from .raise_sites import GUARDED, HANDLED, INPUTS, RELEASE_INPUTS, RULE, SITES
 
 SERVER = Path(__file__).resolve().parents[2] / "server"
 # The code generator, and what it stands on that moved below it: the per-op pieces, the input reader, the shim check.
-WALKED = ("codegen", "pieces", "index/inputs.py", "analysis/shims.py")
+WALKED = ("codegen", "pieces", "index/inputs.py", "analysis/shims.py", "analysis/autograd", "analysis/backend_kernels.py")
 TAGS = "- tag: view_copy\n  desc: a copy of a view\n- tag: core\n  desc: core aten\n"
 
 

@@ -24,7 +24,7 @@ from .stubs import EAGER, RegistrationOptions, plan_backend, target_of
 from .subset import backend_key, listed_names, subset_text
 
 if TYPE_CHECKING:
-    from .kernels import ImplFile
+    from ...analysis.backend_kernels import ImplFile
 
 
 @dataclass(frozen=True)
@@ -103,7 +103,7 @@ def check_backend_files(source_yaml: str, text: str, native: NativeSnapshot, imp
     snapshot = check_backend(text, native)
     found = [FileDiagnostic(source_yaml, d) for d in snapshot.diagnostics]
     if impls and snapshot.resolved is not None and not snapshot.has_errors:
-        from .kernels import check_kernels  # only with --impl-path: it brings the C++ scanner
+        from ...analysis.backend_kernels import check_kernels  # only with --impl-path: it brings the C++ scanner
 
         found.extend(check_kernels(snapshot.resolved, native.functions, source_yaml, impls))
     return snapshot, found
@@ -112,7 +112,7 @@ def check_backend_files(source_yaml: str, text: str, native: NativeSnapshot, imp
 def read_impls(paths: tuple[str, ...]) -> tuple[ImplFile, ...]:
     if not paths:
         return ()
-    from .kernels import ImplFile
+    from ...analysis.backend_kernels import ImplFile
 
     return tuple(ImplFile(p, read_text(p)) for p in paths)
 
