@@ -50,7 +50,7 @@ print(json.dumps({"seconds": time.perf_counter() - start, "functions": len(infos
 
 OPGEN_CHILD = r"""
 import json, sys, time
-from opgen_lsp.codegen.autograd.load import DerivativesChecker
+from opgen_lsp.analysis.autograd.load import DerivativesChecker
 from opgen_lsp.index.derivatives import DerivativesParser
 from opgen_lsp.index.native import NativeParser, TagsParser
 from opgen_lsp.releases import DEFAULT
@@ -88,8 +88,8 @@ def p95(values: list[float]) -> float:
 
 def in_process(derivatives: Path, native: Path, tags: Path, edits: int, hovers: int) -> dict:
     from opgen_lsp.analysis import derivatives as query
-    from opgen_lsp.codegen.autograd.functions_h import node_declaration
-    from opgen_lsp.codegen.autograd.load import DerivativesChecker, cpp_arguments
+    from opgen_lsp.analysis.autograd.functions_h import node_declaration
+    from opgen_lsp.analysis.autograd.load import DerivativesChecker, cpp_arguments
     from opgen_lsp.index.derivatives import DerivativesParser
     from opgen_lsp.index.native import NativeParser, TagsParser
     from opgen_lsp.releases import DEFAULT
@@ -131,7 +131,7 @@ def in_process(derivatives: Path, native: Path, tags: Path, edits: int, hovers: 
 def native_edit_times(native: Path, tags: Path, derivatives: Path, edits: int) -> list[float]:
     """Seconds of each derivatives.yaml re-check after an edit of one op of native_functions.yaml (the native
     re-parse itself not timed: bench_incremental measures it)."""
-    from opgen_lsp.codegen.autograd.load import DerivativesChecker
+    from opgen_lsp.analysis.autograd.load import DerivativesChecker
     from opgen_lsp.index.derivatives import DerivativesParser
     from opgen_lsp.index.native import NativeParser, TagsParser
     from opgen_lsp.releases import DEFAULT

@@ -16,8 +16,8 @@ import time
 COLD_ALL = r"""
 import json, sys, time
 t0 = time.perf_counter()
-from opgen_lsp.codegen.explain import Explainer
-from opgen_lsp.codegen.inputs import load_native
+from opgen_lsp.pieces.explain import Explainer
+from opgen_lsp.index.inputs import load_native
 from opgen_lsp.codegen.options import CodegenOptions
 from opgen_lsp.releases import DEFAULT
 inputs = load_native(sys.argv[1] or None, None, CodegenOptions().ignore_keys, release=DEFAULT)
@@ -30,9 +30,9 @@ print(json.dumps({"load": t1 - t0, "explain_all": t2 - t1, "snippets": count, "o
 
 
 def warm_one(native: str | None, op: str, repeat: int) -> dict:
-    from opgen_lsp.codegen.explain import Explainer
-    from opgen_lsp.codegen.inputs import load_native
     from opgen_lsp.codegen.options import CodegenOptions
+    from opgen_lsp.index.inputs import load_native
+    from opgen_lsp.pieces.explain import Explainer
     from opgen_lsp.releases import DEFAULT
 
     explainer = Explainer(load_native(native, None, CodegenOptions().ignore_keys, release=DEFAULT).snapshot.functions,

@@ -46,9 +46,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from opgen_lsp.analysis.kernels import Requirement, branch_gap, generated_view_copies, is_met, requirements, serving_definitions
-from opgen_lsp.codegen.dest.native_declarations import kernel_parameter_types
 from opgen_lsp.index.kernels import ATEN, KernelIndex, Located
 from opgen_lsp.index.native import NativeParser, TagsParser
+from opgen_lsp.pieces.dest.native_declarations import kernel_parameter_types
 from opgen_lsp.syntax.cpp_scan import (
     DECLARATION,
     DEFINITION,

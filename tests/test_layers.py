@@ -29,6 +29,9 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     })),
     ("syntax", frozenset({f"{PACKAGE}.syntax"})),
     ("model", frozenset({f"{PACKAGE}.model"})),
+    # The pure per-op pieces (torchgen's api/ and dest/, explain): functions of the model and the release only, so
+    # the analyses can show them and the generators can assemble them.
+    ("pieces", frozenset({f"{PACKAGE}.pieces"})),
     ("index", frozenset({f"{PACKAGE}.index"})),
     ("analysis", frozenset({f"{PACKAGE}.analysis"})),
     ("codegen", frozenset({f"{PACKAGE}.codegen"})),
@@ -37,6 +40,15 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
 )
 
 Graph = Mapping[str, frozenset[str]]
+
+# What lsp/ still imports from codegen/: the generation commands (the job, the backend's run) and gen_lazy_tensor's
+# check and per-op code (codegen/lazy/, backend.stubs), which stand on the generator's plans and templates. The per-op
+# pieces, the checks and the input reader it used to reach there are below the analyses now. Nothing may join this
+# list; an entry leaves it when its code moves below the analyses (CONTRIBUTING.md, "Where things go").
+LSP_CODEGEN_LEFT = frozenset({
+    f"{PACKAGE}.codegen.job", f"{PACKAGE}.codegen.backend.run", f"{PACKAGE}.codegen.backend.stubs",
+    f"{PACKAGE}.codegen.lazy", f"{PACKAGE}.codegen.lazy.check", f"{PACKAGE}.codegen.lazy.shape",
+})
 
 
 def module_name(root: Path, path: Path) -> str:
@@ -111,6 +123,12 @@ def upward_imports(graph: Graph) -> list[str]:
     return found
 
 
+def lsp_codegen_imports(graph: Graph) -> set[str]:
+    """The codegen/ modules the lsp/ modules import."""
+    return {target for module, imported in graph.items() if module.startswith(f"{PACKAGE}.lsp")
+            for target in imported if target.startswith(f"{PACKAGE}.codegen")}
+
+
 def import_circles(graph: Graph) -> list[list[str]]:
     """The strongly connected components of more than one module (Tarjan's algorithm, iterative: no recursion
     limit to meet), each sorted."""
@@ -163,7 +181,7 @@ def test_the_graph_is_read(graph: Graph) -> None:
     # A reader that found nothing would pass every rule below.
     assert len(graph) > 100
     assert f"{PACKAGE}.model.schema" in graph[f"{PACKAGE}.model.lower"]
-    assert f"{PACKAGE}.codegen.inputs" in graph[f"{PACKAGE}.cli.check"]  # a function-level import
+    assert f"{PACKAGE}.index.inputs" in graph[f"{PACKAGE}.cli.check"]  # a function-level import
 
 
 def test_every_module_has_a_layer(graph: Graph) -> None:
@@ -176,6 +194,20 @@ def test_no_upward_import(graph: Graph) -> None:
 
 def test_no_import_circle(graph: Graph) -> None:
     assert import_circles(graph) == []
+
+
+def test_the_analyses_stand_on_the_pieces(graph: Graph) -> None:
+    # The floors the analyses and the generators share: the per-op pieces under both, the analyses under codegen.
+    names = [name for name, _ in LAYERS]
+    assert names.index("model") < names.index("pieces") < names.index("analysis") < names.index("codegen")
+    assert layer_of(f"{PACKAGE}.pieces.explain") == names.index("pieces")
+    assert f"{PACKAGE}.pieces.dest.native_declarations" in graph[f"{PACKAGE}.analysis.kernel_nav"]
+
+
+def test_lsp_reaches_no_more_of_codegen(graph: Graph) -> None:
+    assert lsp_codegen_imports(graph) <= LSP_CODEGEN_LEFT
+    assert not any(target.startswith((f"{PACKAGE}.codegen.api", f"{PACKAGE}.codegen.dest", f"{PACKAGE}.codegen.explain"))
+                   for target in lsp_codegen_imports(graph))
 
 
 def _planted(tmp_path: Path) -> Path:
@@ -198,6 +230,19 @@ def test_a_planted_upward_import_fails(tmp_path: Path) -> None:
     assert f"{PACKAGE}.syntax.entries (syntax) imports {PACKAGE}.model.lower (model)" in found
     assert f"{PACKAGE}.index.hidden (index) imports {PACKAGE}.cli.main (cli)" in found
     assert len(found) == len(upward_imports(import_graph(SERVER))) + 3  # and nothing else changed
+
+
+def test_a_planted_import_across_the_new_floors_fails(tmp_path: Path) -> None:
+    root = _planted(tmp_path)
+    signatures = root / "pieces" / "api" / "signatures.py"
+    signatures.write_text(signatures.read_text(encoding="utf-8") + "\n\ndef _late():\n    from ...analysis import hover\n",
+                          encoding="utf-8")
+    (root / "analysis" / "late.py").write_text("from ..codegen.files import aten\n", encoding="utf-8")
+    found = upward_imports(import_graph(root))
+    assert f"{PACKAGE}.pieces.api.signatures (pieces) imports {PACKAGE}.analysis.hover (analysis)" in found
+    assert f"{PACKAGE}.analysis.late (analysis) imports {PACKAGE}.codegen.files.aten (codegen)" in found
+    (root / "lsp" / "late.py").write_text("def f():\n    from ..codegen.files import aten\n", encoding="utf-8")
+    assert lsp_codegen_imports(import_graph(root)) - LSP_CODEGEN_LEFT == {f"{PACKAGE}.codegen.files.aten"}
 
 
 def test_a_planted_circle_fails(tmp_path: Path) -> None:

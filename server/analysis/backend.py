@@ -92,13 +92,17 @@ class KernelDefinition:
     col: int  # where the kernel's name starts
 
 
+def declaration_markdown(native: NativeSnapshot, op: str, key: str) -> str:
+    """Markdown: the declaration the backend's <Key>NativeFunctions.h gets for the op (opgen explain --backend)."""
+    snippets = native.explainer.explain(op, key)
+    return "\n\n".join(f"**{s.title}** ({s.file})\n```cpp\n{s.code}\n```" for s in snippets)
+
+
 def hover(snapshot: BackendSnapshot, native: NativeSnapshot | None, line: int, col: int,
-          declaration: Callable[[str, str], str] | None = None,
           definitions: Callable[[str, str], Sequence[KernelDefinition] | None] | None = None,
           lazy: Callable[[NativeFunction, ListedOp], str] | None = None) -> HoverText | None:
     """Hover on a listed op or a top-level key.
 
-    declaration(op, dispatch key): Markdown of the declaration the backend's header gets (or "").
     definitions(class name, kernel): where the kernel is defined; None when no C++ files are known.
     lazy(function, listing): Markdown of what gen_lazy_tensor generates for a full_codegen / ir_gen op (or "").
     """
@@ -137,8 +141,8 @@ def hover(snapshot: BackendSnapshot, native: NativeSnapshot | None, line: int, c
                 parts.append(f"Defined in {shown}.")
             else:
                 parts.append("**Not defined** in the backend's C++ files.")
-    if declaration is not None and dispatch_key:
-        code = declaration(item.text, dispatch_key)
+    if dispatch_key:
+        code = declaration_markdown(native, item.text, dispatch_key)
         if code:
             parts.append(code)
     if lazy is not None and item.section in LAZY_SECTIONS:

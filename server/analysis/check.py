@@ -6,17 +6,10 @@ import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..diagnostics import Diagnostic, diag
-from ..index.backend import BackendSnapshot, check_backend
-from ..index.derivatives import (
-    DEPRECATED_YAML,
-    DERIVATIVES_YAML,
-    DeprecatedParser,
-    DerivativesDocument,
-    DerivativesParser,
-    tree_native_functions,
-)
+from ..index.documents import DEPRECATED_YAML, DERIVATIVES_YAML
 from ..index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapshot
 from ..input_file import NOT_UTF8, SPECIAL, TOO_LARGE, UnreadableFile, read_text
 from ..model.selection import TOP_LEVEL_KEYS, read_selection
@@ -24,6 +17,10 @@ from ..releases import Fit, Release, Resolved, release_diagnostics, release_tags
 from ..report import FileDiagnostic
 from ..text import Span, as_python_reads
 from ..tree_release import tree_diagnostics
+
+if TYPE_CHECKING:  # the backend and autograd readers load for those files only (a native check needs neither)
+    from ..index.backend import BackendSnapshot
+    from ..index.derivatives import DerivativesDocument
 
 NATIVE = "native_functions"
 TAGS = "tags"
@@ -154,8 +151,8 @@ def installed_native_functions() -> tuple[str, str] | None:
 
 
 NativeExtra = Callable[[str, NativeSnapshot], list[Diagnostic]]
-BackendExtra = Callable[[str, str, BackendSnapshot, NativeSnapshot], Sequence[Diagnostic]]
-DerivativesRules = Callable[[DerivativesDocument, NativeSnapshot, Release], Sequence[Diagnostic]]
+BackendExtra = Callable[[str, str, "BackendSnapshot", NativeSnapshot], Sequence[Diagnostic]]
+DerivativesRules = Callable[["DerivativesDocument", NativeSnapshot, Release], Sequence[Diagnostic]]
 
 
 def check_paths(paths: list[str], tags_path: str | None = None, native_path: str | None = None,
@@ -250,6 +247,8 @@ class _Run:
             self._report(path, self.native_extra(path, native))
 
     def _autograd(self, path: str, text: str, kind: str) -> None:
+        from ..index.derivatives import tree_native_functions
+
         native_file = tree_native_functions(path) or self.native_path
         installed = installed_native_functions() if native_file is None else None
         resolved = resolve_for_autograd(path, native_file or (installed[0] if installed else None), self.torch_version)
@@ -265,6 +264,8 @@ class _Run:
                                                  self.derivatives_check, resolved.release))
 
     def _backend(self, path: str, text: str) -> None:
+        from ..index.backend import check_backend
+
         if not self._backend_native:
             native, resolved = _native_to_resolve_against(self.native_path, self.tags_path, self.tags_for,
                                                           self.result, self.torch_version)
@@ -290,6 +291,8 @@ class _Run:
 def _autograd_diagnostics(path: str, text: str, kind: str, native_file: str | None, native: NativeSnapshot | None,
                           derivatives_check: DerivativesRules | None, release: Release) -> list[Diagnostic]:
     """A derivatives.yaml or deprecated.yaml of the release against its native_functions.yaml (when there is one)."""
+    from ..index.derivatives import DeprecatedParser, DerivativesParser
+
     found: list[Diagnostic] = []
     if native is None:
         where = f"cannot read {native_file}" if native_file else (

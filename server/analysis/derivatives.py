@@ -1,7 +1,7 @@
 """Queries on an analysed derivatives.yaml: hover, completion, navigation and symbols.
 
-The check (codegen.autograd.load.DerivativesCheck) is passed in, with what the codegen computes
-(the node structs, the C++ arguments of a function) as callables: this layer knows neither.
+The check (autograd.load.DerivativesCheck) is passed in; the node structs and the C++ arguments of a function come
+from autograd/ and the pieces directly.
 Positions are 0-based (line, column), columns in code points.
 """
 
@@ -11,7 +11,7 @@ import bisect
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ..index.derivatives import DerivativesDocument
 from ..model.derivatives import DEFAULT_KEY, ENTRY_KEYS, NAME, DerivativeEntry, Formula
@@ -26,6 +26,9 @@ from .cursor import content_end, entry_at
 from .hover import HoverText
 from .symbols import OP as OP_SYMBOL
 from .symbols import Symbol
+
+if TYPE_CHECKING:
+    from .autograd.load import NodeInfo
 
 # (argument name, C++ type) of the arguments formulas name, in the C++ API's order.
 Arguments = Callable[[NativeFunction], Sequence[tuple[str, str]]]
@@ -43,7 +46,7 @@ SPECIAL_FORMULAS = {
 _WORD = re.compile(r"\w+")
 
 
-# What these queries read of the check; codegen.autograd.load's classes (named in each docstring) provide it.
+# What these queries read of the check; autograd.load's classes (named in each docstring) provide it.
 class EntryFunctions(Protocol):
     """An entry's analysis (EntryAnalysis): the function its name: reads, and the one of its signature group
     that the formulas attach to."""
@@ -60,22 +63,6 @@ class NodeKey(Protocol):
 
     @property
     def key(self) -> str: ...
-
-
-class Node(Protocol):
-    """An autograd node an entry makes (NodeInfo)."""
-
-    @property
-    def op(self) -> str: ...
-
-    @property
-    def line(self) -> int: ...
-
-    @property
-    def key(self) -> NodeKey: ...
-
-    @property
-    def canonical(self) -> NativeFunction: ...
 
 
 class FunctionIndex(Protocol):
@@ -104,7 +91,7 @@ class Checked(Protocol):
     def analyses(self) -> Sequence[tuple[int, DerivativeEntry, EntryFunctions]]: ...  # (first line, ...)
 
     @property
-    def nodes(self) -> Sequence[Node]: ...
+    def nodes(self) -> Sequence[NodeInfo]: ...
 
     @property
     def release(self) -> Release: ...  # the torch release whose Functions.h the structs are of
@@ -195,14 +182,27 @@ def describe_name(word: str, f: NativeFunction, arguments: Arguments) -> str | N
     return None
 
 
-def hover(check: Checked, line: int, col: int, node_struct: Callable[[Node], str], arguments: Arguments
-          ) -> HoverText | None:
+def cpp_arguments(f: NativeFunction) -> list[tuple[str, str]]:
+    """(argument name, C++ type) of the arguments formulas name, in the C++ API's order."""
+    from .autograd.load import cpp_arguments as bindings  # the C++ API loads with the first derivatives.yaml
+
+    return [(a.name, a.type) for a in bindings(f)]
+
+
+def node_struct(node: NodeInfo, release: Release) -> str:
+    """The Functions.h struct of a node, as the release writes it."""
+    from .autograd.functions_h import node_declaration  # loaded with the first derivatives.yaml
+
+    return node_declaration(node, release)
+
+
+def hover(check: Checked, line: int, col: int) -> HoverText | None:
     place = place_at(check, line)
     if place is None:
         return None
     entry = place.entry
     if entry.name_node.span.shifted(place.line).contains(line, col):
-        return HoverText(_entry_markdown(check, place, node_struct), entry.name_node.span.shifted(place.line))
+        return HoverText(_entry_markdown(check, place), entry.name_node.span.shifted(place.line))
     for key, _ in entry.entry.pairs:
         if isinstance(key, YScalar) and isinstance(key.value, str) and key.value in KEY_DOCS \
                 and key.span.shifted(place.line).contains(line, col):
@@ -215,15 +215,15 @@ def hover(check: Checked, line: int, col: int, node_struct: Callable[[Node], str
     word = _word_at(formula.key if on_key else formula.value, line, col, place.line)
     if word is None:
         return None
-    text = describe_name(word[0], f, arguments)
+    text = describe_name(word[0], f, cpp_arguments)
     return HoverText(text, word[1]) if text is not None else None
 
 
-def nodes_of(check: Checked, line: int) -> list[Node]:
+def nodes_of(check: Checked, line: int) -> list[NodeInfo]:
     return [n for n in check.nodes if n.line == line]
 
 
-def _entry_markdown(check: Checked, place: Place, node_struct: Callable[[Node], str]) -> str:
+def _entry_markdown(check: Checked, place: Place) -> str:
     analysis = place.analysis
     if analysis.function is None:
         return f"`{place.entry.specification}`\n\nNo schema of native_functions.yaml reads exactly this."
@@ -237,7 +237,7 @@ def _entry_markdown(check: Checked, place: Place, node_struct: Callable[[Node], 
         where = "" if node.key.key == DEFAULT_KEY else f" ({node.key.key})"
         if node.canonical is not analysis.canonical:
             where += f" of its view_copy function `{node.canonical.func.name}`"
-        parts.append(f"Autograd node{where}, in Functions.h ({check.release}):\n```cpp\n{node_struct(node)}```")
+        parts.append(f"Autograd node{where}, in Functions.h ({check.release}):\n```cpp\n{node_struct(node, check.release)}```")
     return "\n\n".join(parts)
 
 
@@ -263,7 +263,7 @@ def _entry_function(check: Checked, lines: Sequence[str], line: int) -> NativeFu
     return None
 
 
-def complete(check: Checked, lines: Sequence[str], line: int, col: int, arguments: Arguments) -> list[Candidate]:
+def complete(check: Checked, lines: Sequence[str], line: int, col: int) -> list[Candidate]:
     text = lines[line][:col] if line < len(lines) else ""
     if m := _NAME_VALUE.match(text):
         prefix = m.group(1)
@@ -278,12 +278,12 @@ def complete(check: Checked, lines: Sequence[str], line: int, col: int, argument
                     if k != NAME and k.startswith(prefix)]
         if f is not None:
             out += [Candidate(n, TYPE, d, "", f"{n}: ", Span.on_line(line, indent, col))
-                    for n, d in _targets(f, arguments) if n.startswith(prefix)]
+                    for n, d in _targets(f, cpp_arguments) if n.startswith(prefix)]
         return out
     if (m := _VALUE_POSITION.match(text)) and f is not None:
         names, prefix = [n.strip() for n in m.group(1).split(",")], m.group(3)
         span = Span.on_line(line, col - len(prefix), col)
-        return [Candidate(n, TYPE, d, "", n, span) for n, d in _formula_words(f, names, arguments)
+        return [Candidate(n, TYPE, d, "", n, span) for n, d in _formula_words(f, names, cpp_arguments)
                 if n.startswith(prefix)]
     return []
 

@@ -3,8 +3,8 @@
 A hover fits on a screen (MAX_LINES), with the answer to what is under the cursor first: on a func:
 line the at:: signature and the native kernel declarations, on a dispatch key that key's kernel
 declaration and registration. The rest of what torchgen generates for the op is one command away
-(opgen.showGenerated). The generated pieces come from the caller (`generated`), since code
-generation is a layer above analysis.
+(opgen.showGenerated). The generated pieces are the snapshot's (`NativeSnapshot.explainer`, the per-op pieces
+of the layer below).
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 import re
 import urllib.parse
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 from ..index.native import NativeSnapshot, TagsSnapshot
 from ..model import dispatch as dk
@@ -25,19 +25,14 @@ from ..text import Span
 from . import cursor
 from .definition import find_op
 
+if TYPE_CHECKING:
+    from ..pieces.explain import Snippet
+
 
 @dataclass(frozen=True, slots=True)
 class HoverText:
     markdown: str
     span: Span
-
-
-class Piece(Protocol):
-    """One piece of generated C++ (codegen.explain.Snippet)."""
-
-    title: str
-    file: str
-    code: str
 
 
 # A hover is at most this many lines (about a screen of an editor's hover box), and this many up to the
@@ -183,7 +178,7 @@ def _cpp(lines: list[str]) -> list[str]:
     return ["```cpp", *lines, "```"]
 
 
-def at_signatures(pieces: Sequence[Piece]) -> list[str]:
+def at_signatures(pieces: Sequence[Snippet]) -> list[str]:
     """The at:: function declarations of Functions.h's inline definitions (`inline T f(...) {` -> `T f(...);`)."""
     out: list[str] = []
     for piece in pieces:
@@ -193,7 +188,7 @@ def at_signatures(pieces: Sequence[Piece]) -> list[str]:
     return out
 
 
-def kernel_declarations(pieces: Sequence[Piece]) -> list[tuple[list[str], str]]:
+def kernel_declarations(pieces: Sequence[Snippet]) -> list[tuple[list[str], str]]:
     """[(dispatch keys, declaration)] of NativeFunctions.h, one per distinct declaration, in torchgen's order."""
     by_code: dict[str, list[str]] = {}
     for piece in pieces:
@@ -202,7 +197,7 @@ def kernel_declarations(pieces: Sequence[Piece]) -> list[tuple[list[str], str]]:
     return [(keys, code) for code, keys in by_code.items()]
 
 
-def function_hover(f: NativeFunction, pieces: Sequence[Piece], release: object = None) -> str:
+def function_hover(f: NativeFunction, pieces: Sequence[Snippet], release: object = None) -> str:
     """The func: line: what the op is, its at:: signature and its native kernel declarations, then the op's facts
     (and the torch release it is read as)."""
     name = str(f.func.name)
@@ -227,7 +222,7 @@ def function_hover(f: NativeFunction, pieces: Sequence[Piece], release: object =
     return "\n".join(_fit(lines))
 
 
-def dispatch_key_hover(name: str, f: NativeFunction | None, pieces: Sequence[Piece]) -> str:
+def dispatch_key_hover(name: str, f: NativeFunction | None, pieces: Sequence[Snippet]) -> str:
     """A dispatch key: what kind of key it is (a line), then its kernel declaration and registration for this op."""
     lines = [f"**{name}** (dispatch key): {dispatch_key_summary(name) or 'not a dispatch key'}"]
     mine = [p for p in pieces if p.title.startswith(name + " ")]
@@ -270,8 +265,12 @@ def as_plain_text(markdown: str) -> str:
     return "\n".join(out)
 
 
+def generated_pieces(snapshot: NativeSnapshot, function: NativeFunction) -> Sequence[Snippet]:
+    """Every piece torchgen generates for the function (opgen explain), for the hover to pick from."""
+    return snapshot.explainer.explain(str(function.func.name))
+
+
 def hover(snapshot: NativeSnapshot, tags: TagsSnapshot | None, line: int, col: int,
-          generated: Callable[[NativeSnapshot, NativeFunction], Sequence[Piece]] | None = None,
           release_label: str | None = None) -> HoverText | None:
     """release_label: the release the file is read as and how it was found ('torch 2.15 (from its content)');
     without it, the snapshot's release."""
@@ -285,7 +284,7 @@ def hover(snapshot: NativeSnapshot, tags: TagsSnapshot | None, line: int, col: i
         return HoverText(f"**{hit.text}**: {what}", hit.span)
     if hit.kind == cursor.DISPATCH_KEY:
         function = getattr(hit.entry.result.value, "function", None)
-        pieces = generated(snapshot, function) if generated is not None and function is not None else ()
+        pieces = generated_pieces(snapshot, function) if function is not None else ()
         return HoverText(dispatch_key_hover(hit.text, function, pieces), hit.span)
     if hit.kind == cursor.TAG:
         tag = tags.tags.get(hit.text) if tags is not None else None
@@ -296,7 +295,7 @@ def hover(snapshot: NativeSnapshot, tags: TagsSnapshot | None, line: int, col: i
         function = getattr(hit.entry.result.value, "function", None)
         if function is None:
             return None
-        pieces = generated(snapshot, function) if generated is not None else ()
+        pieces = generated_pieces(snapshot, function)
         return HoverText(function_hover(function, pieces, release_label or snapshot.release), hit.span)
     if hit.kind == cursor.OP_REFERENCE:
         op = find_op(snapshot, hit.text)

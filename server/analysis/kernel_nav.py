@@ -26,6 +26,7 @@ from ..model import dispatch as dk
 from ..model.lower import LoweredEntry
 from ..model.native_function import BackendMetadata, NativeFunction, NativeFunctionsGroup
 from ..syntax.cpp_scan import DECLARATION, DEFINITION, IMPL, META, split_parameters
+from ..syntax.cpp_types import types_key
 from ..syntax.locate import ScalarText
 from ..syntax.nodes import YMap, YScalar
 from ..text import Span
@@ -103,6 +104,37 @@ def group_of(snapshot: NativeSnapshot, f: NativeFunction) -> NativeFunctionsGrou
         if isinstance(g, NativeFunctionsGroup) and g.out.func.name == f.func.name:
             return g
     return None
+
+
+def kernel_declaration(snapshot: NativeSnapshot, ref: KernelRef) -> str:
+    """The C++ the codegen declares for the kernel (NativeFunctions.h / NativeMetaFunctions.h)."""
+    from ..pieces.dest.native_declarations import (  # the per-op pieces load on first use
+        compute_meta_function_declaration,
+        compute_native_function_declaration,
+    )
+
+    group = group_of(snapshot, ref.function) if ref.structured else None
+    try:
+        if ref.what == META_FUNC:
+            return compute_meta_function_declaration(group) or "" if group is not None else ""
+        index = snapshot.functions.backend_indices.get(ref.keys[0]) if ref.keys else None
+        if index is None:
+            return ""
+        return "\n".join(compute_native_function_declaration(group if group is not None else ref.function, index,
+                                                              snapshot.release))
+    except Exception:  # a model the codegen cannot declare: show what is known without it
+        return ""
+
+
+def kernel_parameters(snapshot: NativeSnapshot, ref: KernelRef) -> str | None:
+    """The parameter types of a plain kernel's declaration (cpp_types.types_key), None when not known."""
+    from ..pieces.dest.native_declarations import kernel_parameter_types  # the per-op pieces load on first use
+
+    if ref.what == META_FUNC or ref.structured or not ref.keys:
+        return None
+    index = snapshot.functions.backend_indices.get(ref.keys[0])
+    found = kernel_parameter_types(ref.function, index) if index is not None else None
+    return types_key(found) if found is not None else None
 
 
 def kernel_for_diagnostic(snapshot: NativeSnapshot, code: str, span: Span) -> KernelRef | None:

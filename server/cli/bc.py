@@ -6,8 +6,6 @@ import argparse
 import sys
 
 from .. import status
-from ..analysis.compat import change_diagnostics, parse_allow_list, schema_changes
-from ..index.base_text import base_text
 from ..input_file import UnreadableFile, read_text
 from ..report import RENDERERS, FileDiagnostic
 from .options import add_format_argument
@@ -31,6 +29,10 @@ def add_bc_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def run_bc(args: argparse.Namespace) -> int:
+    # loaded when bc runs: the parser of every command is built for `opgen check` too
+    from ..analysis.compat import change_diagnostics, parse_allow_list, schema_changes
+    from ..index.base_text import base_text
+
     try:
         current = read_text(args.file)
         allow = parse_allow_list(read_text(args.allow_list)) if args.allow_list else ()

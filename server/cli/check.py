@@ -15,6 +15,7 @@ from .options import add_format_argument
 from .torch_version import add_torch_version_argument
 
 if TYPE_CHECKING:  # the checkers are loaded on first use: `opgen --help` stays quick
+    from ..analysis.autograd.load import DerivativesChecker
     from ..diagnostics import Diagnostic
     from ..index.backend import BackendSnapshot
     from ..index.derivatives import DerivativesDocument
@@ -53,7 +54,7 @@ def add_check_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 def run_check(args: argparse.Namespace) -> int:
     from ..analysis.check import check_paths
-    from ..codegen.inputs import InputError
+    from ..index.inputs import InputError
 
     try:
         lazy = _lazy_checker(args.shape_inference_hdr)
@@ -88,23 +89,32 @@ def run_check(args: argparse.Namespace) -> int:
 
 def _native_checker(kernel_roots: list[str] | None) -> Callable[[str, NativeSnapshot], list[Diagnostic]]:
     """What gen.py's AOTI shim generator fails on (it needs fallback_ops.py), what it refuses in the tree's
-    native-AOT declarations, and with --kernels the kernels missing from the C++ sources."""
-    from ..codegen.generate import native_aot_check, shim_check
+    native-AOT declarations (torch 2.15 on), and with --kernels the kernels missing from the C++ sources."""
+    from ..analysis.shims import shim_check
 
     kernels = _kernel_checker(kernel_roots) if kernel_roots else None
 
     def check(path: str, native: NativeSnapshot) -> list[Diagnostic]:
-        return shim_check(path, native) + native_aot_check(path, native) + \
+        return shim_check(path, native) + _native_aot_check(path, native) + \
             (kernels(native) if kernels is not None else [])
 
     return check
 
 
+def _native_aot_check(path: str, native: NativeSnapshot) -> list[Diagnostic]:
+    """What gen.py refuses in the tree's native-AOT declarations; only a release that reads them loads the reader."""
+    if not native.release.writes_native_aot_stubs:
+        return []
+    from ..codegen.generate import native_aot_check  # noqa: PLC0415  (the generator's reader: torch 2.15 on only)
+
+    return native_aot_check(path, native)
+
+
 def _kernel_checker(roots: list[str]) -> Callable[[NativeSnapshot], list[Diagnostic]]:
     """A check of kernels missing from the C++ sources under roots, declared as the codegen would."""
     from ..analysis.kernels import missing_kernels
-    from ..codegen.dest.native_declarations import compute_native_function_declaration, kernel_parameter_types
     from ..index.kernels import KernelIndex, default_cache_path
+    from ..pieces.dest.native_declarations import compute_native_function_declaration, kernel_parameter_types
 
     index = KernelIndex.build(roots, cache=default_cache_path(roots))
 
@@ -118,11 +128,14 @@ def _kernel_checker(roots: list[str]) -> Callable[[NativeSnapshot], list[Diagnos
 
 
 def _derivatives_checker() -> Callable[[DerivativesDocument, NativeSnapshot, Release], Sequence[Diagnostic]]:
-    from ..codegen.autograd.load import DerivativesChecker
-
-    checker = DerivativesChecker()
+    checker: DerivativesChecker | None = None  # made for the first derivatives.yaml
 
     def check(document: DerivativesDocument, native: NativeSnapshot, release: Release) -> Sequence[Diagnostic]:
+        from ..analysis.autograd.load import DerivativesChecker  # loaded for a derivatives.yaml only
+
+        nonlocal checker
+        if checker is None:
+            checker = DerivativesChecker()
         return checker.check(document, native.functions, release).diagnostics
 
     return check
@@ -133,14 +146,18 @@ def _lazy_checker(header_path: str | None) -> BackendCheck:
     header given (else, for PyTorch's own `backend: Lazy` yaml, the one of the PyTorch checkout holding the
     current folder or the yaml, else the installed wheel's; other backends: not checked). Raises InputError for an
     unreadable header."""
-    from ..codegen.inputs import InputError, read_input
-    from ..codegen.lazy.check import is_lazy_yaml, lazy_diagnostics, shape_header_path
-    from ..codegen.lazy.shape import parse_shape_header
     from ..diagnostics import diag
+    from ..index.inputs import InputError, read_input
 
+    if header_path:
+        from ..codegen.lazy.shape import parse_shape_header
     given = parse_shape_header(header_path, read_input(header_path)) if header_path else None
 
     def check(path: str, text: str, snapshot: BackendSnapshot, native: NativeSnapshot) -> tuple[Diagnostic, ...]:
+        # gen_lazy_tensor's check is loaded for a backend yaml only (a check of native_functions.yaml needs none).
+        from ..codegen.lazy.check import is_lazy_yaml, lazy_diagnostics, shape_header_path
+        from ..codegen.lazy.shape import parse_shape_header
+
         resolved = snapshot.resolved
         if resolved is None or not is_lazy_yaml(resolved):
             return ()
@@ -163,7 +180,7 @@ def impl_path_items(paths: list[str], native_path: str | None, impl_paths: list[
     """`opgen check --impl-path F`: the missing-kernel check of every backend yaml among paths (and notes)."""
     from ..analysis.check import BACKEND, classify, expand
     from ..codegen.backend.run import check_backend_files, load_native_snapshot, read_impls, read_text
-    from ..codegen.inputs import InputError, default_native_functions
+    from ..index.inputs import InputError, default_native_functions
     from ..releases import resolve_for
 
     try:

@@ -23,9 +23,9 @@ def add_explain_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser])
 
 
 def run_explain(args: argparse.Namespace) -> int:
-    from ..codegen.explain import Explainer
-    from ..codegen.inputs import InputError, InvalidInput, load_native
     from ..codegen.options import CodegenOptions
+    from ..index.inputs import InputError, InvalidInput, load_native
+    from ..pieces.explain import Explainer
 
     resolved = resolve_native_release(args)
     if resolved is None:  # older than the releases known: an error of the inputs, as `opgen check` says (OPG951)

@@ -35,6 +35,6 @@ def resolve_release(args: argparse.Namespace, path: str | None) -> Resolved | No
 def resolve_native_release(args: argparse.Namespace) -> Resolved | None:
     """resolve_release for what is read against --native-functions (a backend yaml, `explain`): the release of
     that file, else of the installed torchgen's."""
-    from ..codegen.inputs import default_native_functions
+    from ..index.inputs import default_native_functions
 
     return resolve_release(args, args.native_functions or default_native_functions())

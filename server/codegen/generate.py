@@ -2,25 +2,23 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import stat
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ..analysis.shims import load_fallback_ops
 from ..diagnostics import Diagnostic, diag
+from ..index.inputs import InputError, InvalidInput, invalid_input, load_native, read_input
 from ..index.native import NativeSnapshot, TagsParser
 from ..input_file import UnreadableFile, read_text
 from ..model import dispatch as dk
-from ..releases import Release
+from ..model.native_aot import NONE, read_native_aot
 from ..text import Span, as_python_reads
-from .files.aoti import FallbackOps, ShimVerdicts, header_check, parse_fallback_ops, shim_failures
+from .files.aoti import header_check, shim_failures
 from .files.aten import plan_aten
 from .files.context import GenContext, GenerateOptions
 from .files.native_aot import declaration_errors, native_aot_ops_dir
-from .inputs import InputError, InvalidInput, invalid_input, load_native, read_input
-from .native_aot_read import NONE, read_native_aot
 from .plan import Dirs, GeneratedFile, Manager, PlanError, PlannedFile, materialize, outputs_lists, render
 from .selection import ALL_OPERATORS, Selection, from_allow_list, read_selection
 from .workers import Job, internal_error, usable_cpus, write_in_processes
@@ -73,37 +71,6 @@ def check_options(options: GenerateOptions) -> list[str]:
     return errors
 
 
-def fallback_ops_candidates(source_path: str) -> list[str]:
-    """Where torchgen's aoti/fallback_ops.py may be: the ATen folder's own (aoti/ inside it, as samples/aten has),
-    the PyTorch tree around aten/src/ATen, the torchgen package holding a packaged ATen folder, then the
-    installed torchgen (found, not imported)."""
-    source = os.path.abspath(source_path)
-    out = [os.path.join(source, "aoti", "fallback_ops.py"),
-           os.path.join(source, "..", "..", "..", "torchgen", "aoti", "fallback_ops.py"),
-           os.path.join(source, "..", "..", "aoti", "fallback_ops.py")]
-    try:
-        spec = importlib.util.find_spec("torchgen")
-    except (ImportError, ValueError):
-        spec = None
-    if spec is not None and spec.submodule_search_locations:
-        out += [os.path.join(p, "aoti", "fallback_ops.py") for p in spec.submodule_search_locations]
-    return [os.path.normpath(p) for p in out]
-
-
-def load_fallback_ops(source_path: str, release: Release) -> tuple[FallbackOps | None, str]:
-    """torchgen's fallback ops lists, read as data in the release's format; (None, why) when there are none
-    to read."""
-    for path in fallback_ops_candidates(source_path):
-        if os.path.isfile(path):
-            try:
-                text = read_input(path)
-            except InputError as exc:
-                return None, str(exc)
-            ops, error = parse_fallback_ops(text, path, release=release)
-            return ops, error or ""
-    return None, "needs torchgen's aoti/fallback_ops.py (not found beside --source-path nor installed)"
-
-
 def load_selection(options: GenerateOptions) -> Selection:
     """The operators to register (raises InputError for an unreadable selection yaml, InvalidInput with each
     error at its line for one torchgen refuses)."""
@@ -146,12 +113,6 @@ def refuse_native_aot_errors(ctx: GenContext) -> GenContext:
     raise InvalidInput(f"{len(errors)} native-AOT declaration error(s); nothing generated", located)
 
 
-def shim_check(native_path: str, snapshot: NativeSnapshot) -> list[Diagnostic]:
-    """For `opgen check`: OPG960 on a native_functions.yaml (<ATen>/native/) as gen.py's default run writes the
-    shims, with the fallback_ops.py generate would read; none when there is none to read (generate says why)."""
-    return ShimCheck()(native_path, snapshot)
-
-
 def native_aot_check(native_path: str, snapshot: NativeSnapshot) -> list[Diagnostic]:
     """For `opgen check`: what gen.py refuses in the native-AOT declarations of the tree (torch 2.15 on; the
     default folder generate reads, torch/_native/ops of the checkout), on line 1 of native_functions.yaml, each
@@ -164,41 +125,6 @@ def native_aot_check(native_path: str, snapshot: NativeSnapshot) -> list[Diagnos
     ctx = GenContext(snapshot.functions, frozenset(), options, {}, native_aot=read)
     return [diag(d.code, Span.point(0, 0), f"{path}:{d.span.start_line + 1}: {d.message}")
             for path, d in (*read.errors, *declaration_errors(ctx))]
-
-
-class ShimCheck:
-    """shim_check for the language server's re-checks: fallback_ops.py read again only when it changes on disk,
-    and each listed op's verdict kept while its entry is unchanged (a whole check costs several ms)."""
-
-    def __init__(self) -> None:
-        self._read: dict[tuple, tuple[FallbackOps | None, str]] = {}  # (source, release, file state) -> read
-        self._verdicts: ShimVerdicts = {}
-
-    def __call__(self, native_path: str, snapshot: NativeSnapshot) -> list[Diagnostic]:
-        source = os.path.dirname(os.path.dirname(os.path.abspath(native_path)))
-        key = (source, snapshot.release, _file_state(source))
-        if key not in self._read:
-            self._read = {key: load_fallback_ops(source, snapshot.release)}
-        options = GenerateOptions(source_path=source, release=snapshot.release)
-        fallbacks = self._read[key][0]
-        ctx = GenContext(snapshot.functions, frozenset(), options, {}, fallbacks)
-        found = list(shim_failures(ctx, self._verdicts))
-        listed = len(fallbacks.inductor) + len(fallbacks.aten) if fallbacks is not None else 0
-        if len(self._verdicts) > 2 * listed + 64:  # verdicts of entries edited since
-            self._verdicts.clear()
-        return found
-
-
-def _file_state(source_path: str) -> tuple:
-    """The first fallback_ops.py load_fallback_ops would read, and its size and modification time."""
-    for path in fallback_ops_candidates(source_path):
-        try:
-            st = os.stat(path)
-        except OSError:
-            continue
-        if stat.S_ISREG(st.st_mode):  # as load_fallback_ops' isfile, from the same stat
-            return path, st.st_size, st.st_mtime_ns
-    return ()
 
 
 def refuse_shim_failures(ctx: GenContext, native_path: str) -> GenContext:

@@ -13,11 +13,12 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..analysis.shims import load_fallback_ops
+from ..index.inputs import InputError, load_native, packaged_aten, read_input
 from ..index.native import TagsParser
 from ..releases import resolve_for
 from .files.context import GenContext, GenerateOptions
-from .generate import confinement_errors, dirs_of, load_fallback_ops, plan, read_templates, refuse_shim_failures
-from .inputs import InputError, load_native, packaged_aten, read_input
+from .generate import confinement_errors, dirs_of, plan, read_templates, refuse_shim_failures
 from .plan import PlanError, PlannedFile, render
 from .writer import OutputRoots, write_files
 

@@ -13,10 +13,7 @@ from ..model.derivatives import DerivativeEntry, lower_derivative
 from ..model.native_yaml import NativeFunctions
 from ..releases import Release
 from ..syntax.nodes import YMap
-from .documents import Document, EntryListParser, PlacedEntry, paused_gc
-
-DERIVATIVES_YAML = "derivatives.yaml"
-DEPRECATED_YAML = "deprecated.yaml"
+from .documents import DEPRECATED_YAML, DERIVATIVES_YAML, Document, EntryListParser, PlacedEntry, paused_gc
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,9 @@ from ..text import BOM, Span
 T = TypeVar("T")
 
 # Larger than any real operator yaml by far; bigger input is almost surely a mistake.
+# The names PyTorch gives its autograd yamls (a check tells them apart by name before parsing them).
+DERIVATIVES_YAML = "derivatives.yaml"
+DEPRECATED_YAML = "deprecated.yaml"
 MAX_DOCUMENT_CHARS = 64 * 1024 * 1024
 
 # The memory a file may cost while it is read, in bytes: MEMORY_PER_CHAR times its size, and never less than

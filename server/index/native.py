@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, replace
 from itertools import chain
+from typing import TYPE_CHECKING
 
 from ..diagnostics import Diagnostic, diag, first_diagnostics
 from ..model.dispatch import DispatchKey
@@ -25,6 +27,9 @@ from ..syntax.locate import ScalarText
 from ..syntax.nodes import YMap, YScalar
 from ..text import Span
 from .documents import Document, EntryListParser, names_past, paused_gc
+
+if TYPE_CHECKING:
+    from ..pieces.explain import Explainer
 
 
 @dataclass(frozen=True)
@@ -104,6 +109,14 @@ class NativeSnapshot:
     diagnostics: tuple[Diagnostic, ...]
     # The torch release it was read as (its rules; backend yamls resolved against it say what it lacks).
     release: Release = DEFAULT
+
+    @functools.cached_property
+    def explainer(self) -> Explainer:
+        """What torchgen generates for each op of this version (hover, explain, the backend's declarations): built
+        once per snapshot, since building one walks every op and explaining one op does not."""
+        from ..pieces.explain import Explainer  # the per-op pieces load on first use (a plain check needs none)
+
+        return Explainer(self.functions, self.release)
 
 
 class NativeParser:

@@ -33,7 +33,7 @@ from pygls.workspace import Workspace as OpenDocuments
 from ..analysis.check import BACKEND, NATIVE
 from . import trust
 from .convert import fs_path
-from .features import _EXPLAINERS, Client
+from .features import Client
 from .host import Host
 from .workspace import Analysis, OpenDocument, Workspace
 
@@ -304,7 +304,7 @@ async def generate_backend(server: CommandHost, arg: dict) -> dict:
 
 async def show_generated(server: CommandHost, *args: Any) -> dict:
     from ..codegen import job as generate_job
-    from ..codegen.inputs import InputError
+    from ..index.inputs import InputError
 
     arg = _argument(args)
     uri = arg.get("uri")
@@ -351,7 +351,7 @@ async def _op_code(server: CommandHost, uri: str | None, op: str, backend: str |
             analysis.native_source.snapshot if analysis.native_source is not None else None)
     if snapshot is None:
         raise CommandError("no native_functions.yaml is open to explain the op from")
-    explainer = _EXPLAINERS.get(snapshot)
+    explainer = snapshot.explainer
     snippets = explainer.explain(op, backend)
     if not snippets:
         near = explainer.closest(op)

@@ -9,7 +9,6 @@ it against the document's own snapshot, once per snapshot.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from typing import Any
 
 from lsprotocol import types
@@ -18,9 +17,9 @@ from ..analysis import cursor
 from ..analysis import derivatives as query
 from ..analysis.completion import Candidate
 from ..analysis.definition import declaration_span
-from ..index.derivatives import DERIVATIVES_YAML, DerivativesParser
+from ..index.derivatives import DerivativesParser
+from ..index.documents import DERIVATIVES_YAML
 from ..model.native_function import NativeFunction
-from ..releases import Release
 from ..text import Span
 from .convert import Lines, from_position, span_to_range
 
@@ -29,22 +28,9 @@ TREE_DERIVATIVES = (os.path.join("..", "..", "..", "..", "tools", "autograd", DE
                     os.path.join("..", "..", "autograd", DERIVATIVES_YAML))  # torchgen/packaged
 
 
-def _arguments(f: NativeFunction) -> list[tuple[str, str]]:
-    from ..codegen.autograd.load import cpp_arguments
-
-    return [(a.name, a.type) for a in cpp_arguments(f)]
-
-
-def _structs(release: Release) -> Callable[[Any], str]:
-    """The Functions.h struct of a node, as the release writes it."""
-    from ..codegen.autograd.functions_h import node_declaration
-
-    return lambda node: node_declaration(node, release)
-
-
 def hover(analysis, pos: types.Position, client) -> types.Hover | None:
     line, col = from_position(analysis.lines, pos, client.encoding)
-    found = query.hover(analysis.derivatives, line, col, _structs(analysis.derivatives.release), _arguments)
+    found = query.hover(analysis.derivatives, line, col)
     if found is None:
         return None
     return types.Hover(contents=client.markup(found.markdown, client.hover_markdown),
@@ -53,7 +39,7 @@ def hover(analysis, pos: types.Position, client) -> types.Hover | None:
 
 def candidates(analysis, line: int, col: int) -> list[Candidate]:
     lines = analysis.document.text.split("\n")
-    return query.complete(analysis.derivatives, lines, line, col, _arguments)
+    return query.complete(analysis.derivatives, lines, line, col)
 
 
 def symbols(analysis) -> list:
@@ -114,7 +100,7 @@ class NativeDerivatives:
             return None
         from pygls.uris import from_fs_path
 
-        from ..codegen.autograd.load import DerivativesChecker
+        from ..analysis.autograd.load import DerivativesChecker
 
         # The snapshot itself is kept in the key (not its id, which a later snapshot may reuse).
         release = workspace.release_for(analysis.document.path).release  # the native document's

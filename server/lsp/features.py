@@ -25,9 +25,7 @@ from ..analysis import semantic as semantic_query
 from ..analysis import signature as signature_query
 from ..analysis import symbols as symbols_query
 from ..analysis.folding import entry_folds
-from ..codegen.explain import Explainer
 from ..diagnostics import cap_diagnostics
-from ..index.native import NativeSnapshot
 from ..model.native_function import NativeFunction
 from ..text import Span
 from . import derivatives as derivatives_lsp
@@ -121,33 +119,6 @@ def diagnostic_report(analysis: Analysis | None, previous_result_id: str | None,
 
 # ---------------------------------------------------------------- hover
 
-class _ExplainerCache:
-    """One Explainer per analysed file version: building one walks all ops, explaining one op does not."""
-
-    def __init__(self) -> None:
-        self._model: object = None
-        self._explainer: Explainer | None = None
-
-    def get(self, snapshot: NativeSnapshot) -> Explainer:
-        if self._model is not snapshot.functions or self._explainer is None:
-            self._model, self._explainer = snapshot.functions, Explainer(snapshot.functions, snapshot.release)
-        return self._explainer
-
-
-_EXPLAINERS = _ExplainerCache()
-
-
-def generated_pieces(snapshot: NativeSnapshot, f: NativeFunction) -> list:
-    """Every piece torchgen generates for the function (opgen explain), for the hover to pick from."""
-    return _EXPLAINERS.get(snapshot).explain(str(f.func.name))
-
-
-def backend_declaration(source, op: str, key: str) -> str:
-    """Markdown: the declaration the backend's <Key>NativeFunctions.h gets for the op (opgen explain --backend)."""
-    snippets = _EXPLAINERS.get(source.snapshot).explain(op, key)
-    return "\n\n".join(f"**{s.title}** ({s.file})\n```cpp\n{s.code}\n```" for s in snippets)
-
-
 def _cpp(title: str, code: str) -> str:
     return f"**{title}**\n```cpp\n{code.rstrip()}\n```"
 
@@ -203,42 +174,11 @@ def backend_hover(analysis: Analysis, pos: types.Position, client: Client, defin
     line, col = from_position(analysis.lines, pos, client.encoding)
     source = analysis.native_source
     found = backend_query.hover(analysis.backend, source.snapshot if source is not None else None, line, col,  # type: ignore[arg-type]
-                                (lambda op, key: backend_declaration(source, op, key)) if source is not None else None,
                                 definitions, lazy_code(analysis))
     if found is None:
         return None
     return types.Hover(contents=client.markup(found.markdown, client.hover_markdown),
                        range=span_to_range(analysis.lines, found.span, client.encoding))
-
-
-def kernel_declaration(snapshot: NativeSnapshot, ref: kernel_nav.KernelRef) -> str:
-    """The C++ the codegen declares for the kernel (NativeFunctions.h / NativeMetaFunctions.h)."""
-    from ..codegen.dest.native_declarations import compute_native_function_declaration
-    from ..codegen.explain import compute_meta_function_declaration
-
-    group = kernel_nav.group_of(snapshot, ref.function) if ref.structured else None
-    try:
-        if ref.what == kernel_nav.META_FUNC:
-            return compute_meta_function_declaration(group) or "" if group is not None else ""
-        index = snapshot.functions.backend_indices.get(ref.keys[0]) if ref.keys else None
-        if index is None:
-            return ""
-        return "\n".join(compute_native_function_declaration(group if group is not None else ref.function, index,
-                                                              snapshot.release))
-    except Exception:  # a model the codegen cannot declare: show what is known without it
-        return ""
-
-
-def kernel_parameters(snapshot: NativeSnapshot, ref: kernel_nav.KernelRef) -> str | None:
-    """The parameter types of a plain kernel's declaration (cpp_types.types_key), None when not known."""
-    from ..codegen.dest.native_declarations import kernel_parameter_types
-    from ..syntax.cpp_types import types_key
-
-    if ref.what == kernel_nav.META_FUNC or ref.structured or not ref.keys:
-        return None
-    index = snapshot.functions.backend_indices.get(ref.keys[0])
-    found = kernel_parameter_types(ref.function, index) if index is not None else None
-    return types_key(found) if found is not None else None
 
 
 def kernel_hover(analysis: Analysis, line: int, col: int, client: Client, kernels: KernelContext | None
@@ -248,10 +188,10 @@ def kernel_hover(analysis: Analysis, line: int, col: int, client: Client, kernel
         return None
     state = kernels.state if kernels is not None else None
     index = state.index if state is not None and state.roots else None
-    text = kernel_nav.hover_markdown(ref, index, kernel_declaration(analysis.native, ref),  # type: ignore[arg-type]
+    text = kernel_nav.hover_markdown(ref, index, kernel_nav.kernel_declaration(analysis.native, ref),  # type: ignore[arg-type]
                                      kernels.root if kernels is not None else None,
                                      building=bool(state is not None and state.building),
-                                     params=kernel_parameters(analysis.native, ref))  # type: ignore[arg-type]
+                                     params=kernel_nav.kernel_parameters(analysis.native, ref))  # type: ignore[arg-type]
     return types.Hover(contents=client.markup(text, client.hover_markdown),
                        range=span_to_range(analysis.lines, ref.span, client.encoding))
 
@@ -268,7 +208,7 @@ def hover(analysis: Analysis, pos: types.Position, client: Client, definitions=N
     on_kernel = kernel_hover(analysis, line, col, client, kernels)
     if on_kernel is not None:
         return on_kernel
-    found = hover_query.hover(analysis.native, analysis.tags, line, col, generated_pieces, release_label)
+    found = hover_query.hover(analysis.native, analysis.tags, line, col, release_label)
     if found is None:
         return None
     return types.Hover(contents=client.markup(found.markdown, client.hover_markdown),
@@ -406,7 +346,7 @@ def kernel_definition(analysis: Analysis, line: int, col: int, client: Client, k
     index = kernels.state.index if kernels is not None and kernels.state.roots else None
     if index is None:
         return []
-    params = kernel_parameters(analysis.native, ref)  # type: ignore[arg-type]
+    params = kernel_nav.kernel_parameters(analysis.native, ref)  # type: ignore[arg-type]
     definitions, declarations = kernel_nav.places(index, ref, params)
     # (none with its parameters: the overloads of its name, where one would go)
     hits = definitions or declarations or kernel_nav.places(index, ref)[0]
@@ -509,7 +449,7 @@ def kernel_stub_actions(analysis: Analysis, span, client: Client, kernels: Kerne
         ref = kernel_nav.kernel_for_diagnostic(analysis.native, d.code, d.span)
         if ref is None:
             continue
-        stub = kernel_nav.stub_for(ref, kernel_declaration(analysis.native, ref))
+        stub = kernel_nav.stub_for(ref, kernel_nav.kernel_declaration(analysis.native, ref))
         path = kernels.absolute(kernels.stub_file) if kernels.stub_file else \
             kernel_nav.stub_file(kernels.state.index, analysis.native, ref)
         if stub is None or path is None or (path, stub) in seen:

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 from ..analysis import backend as backend_query
 from ..analysis.check import BACKEND, DEPRECATED, DERIVATIVES, NATIVE, SELECTION, TAGS, classify, installed_native_functions
-from ..codegen.generate import ShimCheck
+from ..analysis.shims import ShimCheck
 from ..codegen.lazy import checkout_shape_header
 from ..diagnostics import Diagnostic, diag
 from ..index.backend import BackendSnapshot, check_backend
@@ -49,7 +49,7 @@ from .kernels import KernelState, MissingKernels
 from .retained import RetainedAnalyses
 
 if TYPE_CHECKING:  # the codegen is loaded on first use
-    from ..codegen.autograd.load import DerivativesCheck, DerivativesChecker
+    from ..analysis.autograd.load import DerivativesCheck, DerivativesChecker
     from ..codegen.lazy.shape import ShapeHeader
 
 
@@ -181,7 +181,7 @@ class Workspace:
         self._missing_kernels: dict[str, MissingKernels] = {}
         # What gen.py's AOTI shim generator fails on (OPG960), its verdicts kept per native document.
         self._shim_checks: dict[str, ShimCheck] = {}
-        # Each open derivatives.yaml: its parser and checker (codegen.autograd.load), kept for incremental re-checks.
+        # Each open derivatives.yaml: its parser and checker (analysis.autograd.load), kept for incremental re-checks.
         self._derivatives: dict[str, tuple[DerivativesParser, DerivativesChecker]] = {}
         # The derivatives.yaml of a native document's tree, for its lenses and go to definition.
         self.native_derivatives = NativeDerivatives()
@@ -571,7 +571,7 @@ class Workspace:
     def _analyse_derivatives(self, document: OpenDocument) -> Analysis:
         """A derivatives.yaml (deprecated.yaml) against its native_functions.yaml: what torchgen's autograd loader
         (Python binding generator) rejects."""
-        from ..codegen.autograd.load import DerivativesChecker  # the codegen is loaded on first use
+        from ..analysis.autograd.load import DerivativesChecker  # the codegen is loaded on first use
 
         source = self.native_input(document)
         resolved = self.autograd_release(document)
@@ -644,7 +644,7 @@ class Workspace:
         files = self.impl_files(document)
         if not files:
             return ()
-        from ..codegen.backend.kernels import ImplFile, check_kernels  # the codegen is loaded on first use
+        from ..analysis.backend_kernels import ImplFile, check_kernels  # the codegen is loaded on first use
 
         impls = []
         for path in files:
@@ -657,7 +657,7 @@ class Workspace:
 
     def kernel_parameters(self, f, backend) -> tuple[str, ...] | None:
         """The parameter types of that declaration (the missing-kernel check tells overloads apart by them)."""
-        from ..codegen.dest.native_declarations import kernel_parameter_types
+        from ..pieces.dest.native_declarations import kernel_parameter_types
 
         return kernel_parameter_types(f, backend)
 
@@ -666,7 +666,7 @@ class Workspace:
         key = (f, backend.dispatch_key, backend.external, release)
         found = self._declarations.get(key)
         if found is None:
-            from ..codegen.dest.native_declarations import compute_native_function_declaration
+            from ..pieces.dest.native_declarations import compute_native_function_declaration
 
             try:
                 found = "\n".join(compute_native_function_declaration(f, backend, release))

@@ -4,7 +4,7 @@ An entry names one schema of native_functions.yaml (`name:`), optionally says wh
 differentiable (`output_differentiability:`), and maps argument names (backward formulas) or output
 names (forward formulas) to C++ expressions, either directly or per autograd dispatch key
 (`dispatch:`). Lowering checks only what one entry can show on its own; what needs the op's schema
-is checked against native_functions.yaml later (codegen/autograd/load.py).
+is checked against native_functions.yaml later (analysis/autograd/load.py).
 """
 
 from __future__ import annotations

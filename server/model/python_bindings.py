@@ -52,7 +52,7 @@ SKIPPED_SCHEMAS = frozenset({
 
 
 def binding_name(func: FunctionSchema) -> str:
-    """The C++ API name the skip list is matched against (codegen.api.cpp.name, which this layer cannot import)."""
+    """The C++ API name the skip list is matched against (pieces.api.cpp.name, which this layer cannot import)."""
     return str(func.name.name) + ("_out" if func.is_out_fn() else "")
 
 

@@ -5,17 +5,12 @@ from __future__ import annotations
 from autograd_tree import DERIVATIVES, NATIVE
 
 from opgen_lsp.analysis import derivatives as query
-from opgen_lsp.codegen.autograd.functions_h import node_declaration
-from opgen_lsp.codegen.autograd.load import DerivativesChecker, cpp_arguments
+from opgen_lsp.analysis.autograd.load import DerivativesChecker
 from opgen_lsp.index.derivatives import DerivativesParser
 from opgen_lsp.index.native import NativeParser
 from opgen_lsp.releases import DEFAULT
 
 FUNCTIONS = NativeParser().parse(NATIVE, frozenset()).functions
-
-
-def arguments(f):
-    return [(a.name, a.type) for a in cpp_arguments(f)]
 
 
 def check(text: str = DERIVATIVES):
@@ -28,7 +23,7 @@ def at(text: str, marker: str, offset: int = 0) -> tuple[int, int]:
 
 
 def hover_text(text: str, marker: str, offset: int = 0) -> str | None:
-    found = query.hover(check(text), *at(text, marker, offset), lambda n: node_declaration(n, DEFAULT), arguments)
+    found = query.hover(check(text), *at(text, marker, offset))
     return found.markdown if found is not None else None
 
 
@@ -59,7 +54,7 @@ def test_completion_contexts() -> None:
     result, lines = check(text), text.split("\n")
 
     def labels(marker: str, offset: int) -> set[str]:
-        return {c.label for c in query.complete(result, lines, *at(text, marker, offset), arguments)}
+        return {c.label for c in query.complete(result, lines, *at(text, marker, offset))}
 
     assert labels("other: gr", 9) == {"grad", "grad_input_mask"}  # one output: no grads[i]
     assert labels("  ou\n", 4) == {"output_differentiability"}
@@ -96,7 +91,7 @@ def test_a_view_op_with_a_view_copy_gets_the_copy_node_and_lends_it_its_formulas
     result = DerivativesChecker().check(DerivativesParser().parse(TRANSPOSE), VIEWS.functions, DEFAULT)
     assert [(n.op, n.canonical.func.name.name.base) for n in result.nodes] == [
         ("TransposeBackward0", "transpose"), ("TransposeBackward0_copy", "transpose_copy")]
-    shown = query.hover(result, 0, 9, lambda n: node_declaration(n, DEFAULT), arguments).markdown
+    shown = query.hover(result, 0, 9).markdown
     assert "struct TORCH_API TransposeBackward0 : public Node {" in shown  # a view: not traceable
     assert "struct TORCH_API TransposeBackward0_copy : public TraceableFunction {" in shown
     assert "Autograd node of its view_copy function `transpose_copy.int`, in Functions.h (torch 2.13):" in shown

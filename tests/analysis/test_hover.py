@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from opgen_lsp.analysis.hover import ANSWER_LINES, MAX_LINES, as_plain_text, hover
-from opgen_lsp.codegen.explain import Explainer
 from opgen_lsp.index.native import NativeParser, TagsParser
 
 
@@ -16,13 +15,12 @@ def real(native_yaml: Path, tags_yaml: Path):
     tags = TagsParser().parse(tags_yaml.read_text(encoding="utf-8"))
     text = native_yaml.read_text(encoding="utf-8")
     snapshot = NativeParser().parse(text, tags.names)
-    explainer = Explainer(snapshot.functions, snapshot.release)
-    return snapshot, tags, text.split("\n"), lambda _snapshot, f: explainer.explain(str(f.func.name))
+    return snapshot, tags, text.split("\n")
 
 
 def _hover_at(real, line: int, text: str) -> list[str]:
-    snapshot, tags, lines, pieces = real
-    found = hover(snapshot, tags, line, lines[line].index(text), pieces)
+    snapshot, tags, lines = real
+    found = hover(snapshot, tags, line, lines[line].index(text))
     assert found is not None
     return found.markdown.split("\n")
 
@@ -75,10 +73,10 @@ def test_a_long_registration_wrapper_is_cut_to_the_screen(real):
 
 
 def test_every_func_line_fits(real):
-    snapshot, tags, lines, pieces = real
+    snapshot, tags, lines = real
     for i, line in enumerate(lines):
         if line.startswith("- func: "):
-            found = hover(snapshot, tags, i, len("- func: "), pieces)
+            found = hover(snapshot, tags, i, len("- func: "))
             shown = found.markdown.split("\n")
             assert len(shown) <= MAX_LINES and _fences_balance(shown), (i + 1, found.markdown)
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from opgen_lsp.analysis.backend_kernels import ImplFile, find_definitions, normalize_type
 from opgen_lsp.cli import main
-from opgen_lsp.codegen.backend.kernels import ImplFile, find_definitions, normalize_type
 from opgen_lsp.codegen.backend.run import BackendOptions, check_backend_files, generate_backend, load_native_snapshot
 from opgen_lsp.releases import DEFAULT
 

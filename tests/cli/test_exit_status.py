@@ -11,6 +11,7 @@ import pytest
 
 import opgen_lsp.codegen.generate as generate_module
 from opgen_lsp import status
+from opgen_lsp.analysis import shims
 from opgen_lsp.cli import main
 
 SAMPLES_ATEN = Path(__file__).resolve().parents[2] / "samples" / "aten"
@@ -136,7 +137,7 @@ def test_generate_bad_usage_is_2(tmp_path: Path, capsys) -> None:
 
 
 def test_generate_partly_is_3_unless_implemented_only(tmp_path: Path, monkeypatch, capsys) -> None:
-    monkeypatch.setattr(generate_module, "fallback_ops_candidates", lambda source_path: [])  # no AOTI shims
+    monkeypatch.setattr(shims, "fallback_ops_candidates", lambda source_path: [])  # no AOTI shims
     assert _generate(SAMPLES_ATEN, tmp_path / "a", "-j", "1") == status.PARTIAL
     assert "cannot generate" in _no_traceback(capsys)
     assert _generate(SAMPLES_ATEN, tmp_path / "b", "-j", "1", "--implemented-only") == status.CLEAN

@@ -218,163 +218,163 @@ _NATIVE_AOT = ("an aot.py opgen cannot read without running it (named files, exi
 
 SITES: dict[str, Site] = {
     # ------------------------------------------------------------------ C++ types (api/)
-    "codegen/api/cpp.py:_value_ctype:ValueError": rule("OPG208", "unsized-bool-list", "custom-class-argument"),
-    "codegen/api/cpp.py:_argument_ctype:ValueError": internal(_TYPES),
-    "codegen/api/cpp.py:returntype_type:ValueError": rule(
+    "pieces/api/cpp.py:_value_ctype:ValueError": rule("OPG208", "unsized-bool-list", "custom-class-argument"),
+    "pieces/api/cpp.py:_argument_ctype:ValueError": internal(_TYPES),
+    "pieces/api/cpp.py:returntype_type:ValueError": rule(
         "OPG208", "fixed-size-list-return", "optional-list-return", "optional-scalar-return", "mutable-list-return"),
-    "codegen/api/cpp.py:return_names:ValueError": guarded("OPG206", "in-place-with-two-returns"),
-    "codegen/api/cpp.py:default_expr:ValueError": rule("OPG208", "list-default-not-a-list"),
-    "codegen/api/structured.py:argumenttype_type:ValueError": internal(_TYPES),
-    "codegen/api/structured.py:argument:ValueError": guarded("OPG206", "structured-tensor-options"),
-    "codegen/api/translate.py:_unsat:UnsatError": rule("OPG208", "symint-optional-list",
+    "pieces/api/cpp.py:return_names:ValueError": guarded("OPG206", "in-place-with-two-returns"),
+    "pieces/api/cpp.py:default_expr:ValueError": rule("OPG208", "list-default-not-a-list"),
+    "pieces/api/structured.py:argumenttype_type:ValueError": internal(_TYPES),
+    "pieces/api/structured.py:argument:ValueError": guarded("OPG206", "structured-tensor-options"),
+    "pieces/api/translate.py:_unsat:UnsatError": rule("OPG208", "symint-optional-list",
                                                        "symint-list-of-lists",
                                                        "mutable-optional-tensor-argument",
                                                        "generated-out-of-an-optional-return"),
-    "codegen/api/ufunc.py:_scalar_or_tensor:UfuncError": rule("OPG127", "ufunc-list-argument"),
-    "codegen/api/ufunc.py:ufunctor_ctor_type:assert": internal(_UFUNC_TYPES),
-    "codegen/api/ufunc.py:ufunctor_apply_type:UfuncError": rule("OPG127", "ufunc-optional-tensor"),
-    "codegen/api/ufunc.py:ufunc_type:assert": internal(_UFUNC_TYPES),
-    "codegen/api/ufunc.py:ufunctor_arguments:UfuncError": internal(
+    "pieces/api/ufunc.py:_scalar_or_tensor:UfuncError": rule("OPG127", "ufunc-list-argument"),
+    "pieces/api/ufunc.py:ufunctor_ctor_type:assert": internal(_UFUNC_TYPES),
+    "pieces/api/ufunc.py:ufunctor_apply_type:UfuncError": rule("OPG127", "ufunc-optional-tensor"),
+    "pieces/api/ufunc.py:ufunc_type:assert": internal(_UFUNC_TYPES),
+    "pieces/api/ufunc.py:ufunctor_arguments:UfuncError": internal(
         "a CPU-scalar specialization is only asked for a binary op (OPG127 refuses CUDAFunctorOnSelf/OnOther "
         "on others), which has the two tensors it counts"),
     # ------------------------------------------------------------------ ufunc kernels (dest/ufunc.py)
-    "codegen/dest/ufunc.py:_cuda_functor_keys:ufunc.UfuncError": rule("OPG127", "ufunc-scalar-functor-on-unary"),
-    "codegen/dest/ufunc.py:compute_ufunc_cuda_functors:ufunc.UfuncError": rule(
+    "pieces/dest/ufunc.py:_cuda_functor_keys:ufunc.UfuncError": rule("OPG127", "ufunc-scalar-functor-on-unary"),
+    "pieces/dest/ufunc.py:compute_ufunc_cuda_functors:ufunc.UfuncError": rule(
         "OPG127", "ufunc-scalar-functor-dtype-without-plain-functor"),
-    "codegen/dest/ufunc.py:_generic_loop:ufunc.UfuncError": rule("OPG127", "ufunc-names-differ",
+    "pieces/dest/ufunc.py:_generic_loop:ufunc.UfuncError": rule("OPG127", "ufunc-names-differ",
                                                                  "ufunc-no-generic-loop"),
-    "codegen/dest/ufunc.py:_lambda_bindings:ufunc.UfuncError": rule("OPG127", "ufunc-optional-tensor"),
-    "codegen/dest/ufunc.py:compute_ufunc_cpu_dtype_body:ufunc.UfuncError": rule("OPG127",
+    "pieces/dest/ufunc.py:_lambda_bindings:ufunc.UfuncError": rule("OPG127", "ufunc-optional-tensor"),
+    "pieces/dest/ufunc.py:compute_ufunc_cpu_dtype_body:ufunc.UfuncError": rule("OPG127",
                                                                                 "ufunc-vector-without-scalar"),
     # ------------------------------------------------------------------ registrations and declarations
-    "codegen/dest/register_structured.py:_set_output_body:UnsupportedStructuredKind": internal(
+    "pieces/dest/register_structured.py:_set_output_body:UnsupportedStructuredKind": internal(
         "structured wrappers are built for functional, in-place and out= variants only, and the functional "
         "one only for the keys of _FUNCTIONAL_KEYS (gen_structured's own list)"),
-    "codegen/dest/register_structured.py:_names:ValueError": internal(
+    "pieces/dest/register_structured.py:_names:ValueError": internal(
         "a structured wrapper is generated only for a key whose index has the group's kernel"),
-    "codegen/dest/register_structured.py:compute_structured_wrapper:ValueError": rule("OPG116",
+    "pieces/dest/register_structured.py:compute_structured_wrapper:ValueError": rule("OPG116",
                                                                                       "structured-list-out"),
     # ------------------------------------------------------------------ native-AOT declarations (torch 2.15 on)
-    "codegen/native_aot_read.py:_check_archs:_Refused": handled(
-        "opgen_lsp.codegen.native_aot_read:read_native_aot", _NATIVE_AOT),
-    "codegen/native_aot_read.py:_check_function:_Refused": handled(
-        "opgen_lsp.codegen.native_aot_read:read_native_aot", _NATIVE_AOT),
-    "codegen/native_aot_read.py:_check_function:_Unread": handled(
-        "opgen_lsp.codegen.native_aot_read:read_native_aot", _NATIVE_AOT),
-    "codegen/native_aot_read.py:_check_grid:_Refused": handled(
-        "opgen_lsp.codegen.native_aot_read:read_native_aot", _NATIVE_AOT),
-    "codegen/native_aot_read.py:_check_grid:_Unread": handled(
-        "opgen_lsp.codegen.native_aot_read:read_native_aot", _NATIVE_AOT),
-    "codegen/native_aot_read.py:_known:_Unread": handled(
-        "opgen_lsp.codegen.native_aot_read:read_native_aot", _NATIVE_AOT),
-    "codegen/native_aot_read.py:_module_bindings:_Unread": handled(
-        "opgen_lsp.codegen.native_aot_read:read_native_aot", _NATIVE_AOT),
-    "codegen/native_aot_read.py:read_declaration:_Refused": handled(
-        "opgen_lsp.codegen.native_aot_read:read_native_aot", _NATIVE_AOT),
-    "codegen/native_aot_read.py:read_declaration:_Unread": handled(
-        "opgen_lsp.codegen.native_aot_read:read_native_aot", _NATIVE_AOT),
-    "codegen/native_aot_read.py:_check_grid:assert": internal(
+    "model/native_aot.py:_check_archs:_Refused": handled(
+        "opgen_lsp.model.native_aot:read_native_aot", _NATIVE_AOT),
+    "model/native_aot.py:_check_function:_Refused": handled(
+        "opgen_lsp.model.native_aot:read_native_aot", _NATIVE_AOT),
+    "model/native_aot.py:_check_function:_Unread": handled(
+        "opgen_lsp.model.native_aot:read_native_aot", _NATIVE_AOT),
+    "model/native_aot.py:_check_grid:_Refused": handled(
+        "opgen_lsp.model.native_aot:read_native_aot", _NATIVE_AOT),
+    "model/native_aot.py:_check_grid:_Unread": handled(
+        "opgen_lsp.model.native_aot:read_native_aot", _NATIVE_AOT),
+    "model/native_aot.py:_known:_Unread": handled(
+        "opgen_lsp.model.native_aot:read_native_aot", _NATIVE_AOT),
+    "model/native_aot.py:_module_bindings:_Unread": handled(
+        "opgen_lsp.model.native_aot:read_native_aot", _NATIVE_AOT),
+    "model/native_aot.py:read_declaration:_Refused": handled(
+        "opgen_lsp.model.native_aot:read_native_aot", _NATIVE_AOT),
+    "model/native_aot.py:read_declaration:_Unread": handled(
+        "opgen_lsp.model.native_aot:read_native_aot", _NATIVE_AOT),
+    "model/native_aot.py:_check_grid:assert": internal(
         "_check_function has found kernel_precompile_grid bound by a def before the grid is read"),
     "codegen/files/native_aot.py:_header:ValueError": internal(
         "load_context refuses a declaration without its structured group first (declaration_errors, OPG967)"),
     "codegen/generate.py:refuse_native_aot_errors:InvalidInput": handled(
         "opgen_lsp.codegen.generate:generate", "what gen.py refuses in the native-AOT declarations: OPG967 lines, "
         "exit 1"),
-    "codegen/dest/register_namespaced.py:kernel_namespace:KernelNamespaceError": handled(
+    "pieces/dest/register_namespaced.py:kernel_namespace:KernelNamespaceError": handled(
         "opgen_lsp.codegen.files.dispatch_key:_group_definitions",
         "lower.py gives every in-tree kernel a namespace ending in ::native (a namespace written in the "
         "dispatch table is kept before it), so only a hand-made BackendIndex meets it"),
-    "codegen/dest/register_namespaced.py:_structured:ValueError": rule(
+    "pieces/dest/register_namespaced.py:_structured:ValueError": rule(
         "OPG116", "manual-registration-of-a-structured-op", "manual-registration-of-a-ufunc-op"),
-    "codegen/dest/native_declarations.py:kernel_signature:SymIntKernelError": guarded(
+    "pieces/dest/native_declarations.py:kernel_signature:SymIntKernelError": guarded(
         "OPG125", "symint-kernel-without-symint", why="backend yamls: OPG5xx (symint without SymInt)"),
-    "codegen/dest/native_declarations.py:compute_native_function_declaration:ValueError": internal(
+    "pieces/dest/native_declarations.py:compute_native_function_declaration:ValueError": internal(
         "external backends' BackendMetadata are never structured (backend.py lowers them so)"),
-    "codegen/dest/static_dispatch.py:backend_call_signature:assert": internal(
+    "pieces/dest/static_dispatch.py:backend_call_signature:assert": internal(
         "CppSignatureGroup has a symint signature whenever the schema has SymInt"),
-    "codegen/dest/backend_select.py:compute_backend_select_definition:BackendSelectError": handled(
+    "pieces/dest/backend_select.py:compute_backend_select_definition:BackendSelectError": handled(
         "opgen_lsp.codegen.files.backend_select:register_backend_select_cpp",
         "the native signature's tensor arguments are the schema's: both views of one schema agree"),
-    "codegen/dest/declarations_yaml.py:_cpp_argument_yaml:ValueError": internal(
+    "pieces/dest/declarations_yaml.py:_cpp_argument_yaml:ValueError": internal(
         "a C++ binding's argument is an Argument or TensorOptionsArguments (SelfArgument is unpacked before)"),
-    "codegen/dest/block_yaml.py:_dumped_scalar:Unsupported": handled(
-        "opgen_lsp.codegen.dest.declarations_yaml:compute_declaration_yaml_text", _BLOCK_YAML),
-    "codegen/dest/block_yaml.py:scalar_text:Unsupported": handled(
-        "opgen_lsp.codegen.dest.declarations_yaml:compute_declaration_yaml_text", _BLOCK_YAML),
-    "codegen/dest/block_yaml.py:_pairs:Unsupported": handled(
-        "opgen_lsp.codegen.dest.declarations_yaml:compute_declaration_yaml_text", _BLOCK_YAML),
-    "codegen/dest/block_yaml.py:_mapping:Unsupported": handled(
-        "opgen_lsp.codegen.dest.declarations_yaml:compute_declaration_yaml_text", _BLOCK_YAML),
-    "codegen/dest/block_yaml.py:_sequence:Unsupported": handled(
-        "opgen_lsp.codegen.dest.declarations_yaml:compute_declaration_yaml_text", _BLOCK_YAML),
-    "codegen/dest/block_yaml.py:block_yaml:Unsupported": handled(
-        "opgen_lsp.codegen.dest.declarations_yaml:compute_declaration_yaml_text", _BLOCK_YAML),
+    "pieces/dest/block_yaml.py:_dumped_scalar:Unsupported": handled(
+        "opgen_lsp.pieces.dest.declarations_yaml:compute_declaration_yaml_text", _BLOCK_YAML),
+    "pieces/dest/block_yaml.py:scalar_text:Unsupported": handled(
+        "opgen_lsp.pieces.dest.declarations_yaml:compute_declaration_yaml_text", _BLOCK_YAML),
+    "pieces/dest/block_yaml.py:_pairs:Unsupported": handled(
+        "opgen_lsp.pieces.dest.declarations_yaml:compute_declaration_yaml_text", _BLOCK_YAML),
+    "pieces/dest/block_yaml.py:_mapping:Unsupported": handled(
+        "opgen_lsp.pieces.dest.declarations_yaml:compute_declaration_yaml_text", _BLOCK_YAML),
+    "pieces/dest/block_yaml.py:_sequence:Unsupported": handled(
+        "opgen_lsp.pieces.dest.declarations_yaml:compute_declaration_yaml_text", _BLOCK_YAML),
+    "pieces/dest/block_yaml.py:block_yaml:Unsupported": handled(
+        "opgen_lsp.pieces.dest.declarations_yaml:compute_declaration_yaml_text", _BLOCK_YAML),
     # ------------------------------------------------------------------ functionalization
-    "codegen/dest/functionalization.py:check_view_op:FunctionalizationError": rule(
+    "pieces/dest/functionalization.py:check_view_op:FunctionalizationError": rule(
         "OPG128", "view-first-argument-not-a-tensor", "view-aliases-a-second-argument"),
-    "codegen/dest/functionalization.py:compute_view_inverse_declaration:FunctionalizationError": rule(
+    "pieces/dest/functionalization.py:compute_view_inverse_declaration:FunctionalizationError": rule(
         "OPG128", "view-returns-a-non-tensor"),
-    "codegen/dest/functionalization.py:compute_view_copy_kernel:FunctionalizationError": rule(
+    "pieces/dest/functionalization.py:compute_view_copy_kernel:FunctionalizationError": rule(
         "OPG128", "view-copy-without-kernel", "view-with-two-returns", "view-copy-kernel-renamed"),
-    "codegen/dest/functionalization.py:view_functionalization_body:FunctionalizationError": guarded(
+    "pieces/dest/functionalization.py:view_functionalization_body:FunctionalizationError": guarded(
         "OPG308", "view-without-copy"),
-    "codegen/dest/functionalization.py:_opcall:assert": guarded("OPG308", "view-without-copy"),
-    "codegen/dest/functionalization.py:compute_functionalization_definitions:FunctionalizationError": rule(
+    "pieces/dest/functionalization.py:_opcall:assert": guarded("OPG308", "view-without-copy"),
+    "pieces/dest/functionalization.py:compute_functionalization_definitions:FunctionalizationError": rule(
         "OPG309", "unfunctionalizable-op"),
-    "codegen/dest/functionalization.py:return_str:FunctionalizationError": guarded(
+    "pieces/dest/functionalization.py:return_str:FunctionalizationError": guarded(
         "OPG131", "generated-functional-of-self-returned-twice",
         why="the no-op return of inplace_functionalization_body, compute_composite_out_kernel and "
             "_wrap_propagate_mutations_and_return (after its own OPG131 test) pass one name per return; "
             "compute_composite_functional_kernel passes one per fresh return and written argument of the variant "
             "it calls, as many as the generated functional variant returns unless that variant fails OPG131"),
-    "codegen/dest/functionalization.py:_forward_arms:FunctionalizationError": rule(
+    "pieces/dest/functionalization.py:_forward_arms:FunctionalizationError": rule(
         "OPG128", "multi-output-view-without-replay"),
-    "codegen/dest/functionalization.py:_has_symbolic:FunctionalizationError": guarded(
+    "pieces/dest/functionalization.py:_has_symbolic:FunctionalizationError": guarded(
         "OPG208", "symint-optional-list", "symint-list-of-lists",
         why="asked of a view op's SymInt-like arguments, whose C++ types are SymInt, SymInt?, SymInt[] (also "
             "sized) and SymInt[]?: every other SymInt-like type is refused by OPG208 "
             "(test_raise_sites.py::test_has_symbolic_answers_every_symint_type_the_check_lets_through)"),
-    "codegen/dest/functionalization.py:attributes:FunctionalizationError": guarded(
+    "pieces/dest/functionalization.py:attributes:FunctionalizationError": guarded(
         "OPG128", "view-first-argument-not-a-tensor", why="asked of view ops only"),
-    "codegen/dest/functionalization.py:op_arguments:FunctionalizationError": guarded(
+    "pieces/dest/functionalization.py:op_arguments:FunctionalizationError": guarded(
         "OPG128", "view-first-argument-not-a-tensor", why="asked of view ops only"),
-    "codegen/dest/functionalization.py:_lambda_captures:FunctionalizationError": guarded(
+    "pieces/dest/functionalization.py:_lambda_captures:FunctionalizationError": guarded(
         "OPG128", "view-first-argument-not-a-tensor", why="asked of view ops only (torch 2.6-2.8)"),
-    "codegen/dest/functionalization.py:_wrap_propagate_mutations_and_return:FunctionalizationError": rule(
+    "pieces/dest/functionalization.py:_wrap_propagate_mutations_and_return:FunctionalizationError": rule(
         "OPG131", "functional-variant-returns-an-alias", "functional-variant-is-a-view",
         "mutable-variant-returns-self-twice", "generated-functional-of-self-returned-twice"),
-    "codegen/dest/functionalization.py:_cumulative_out_dtype:FunctionalizationError": rule("OPG130",
+    "pieces/dest/functionalization.py:_cumulative_out_dtype:FunctionalizationError": rule("OPG130",
                                                                                          "cumsum-without-dtype"),
-    "codegen/dest/functionalization.py:inplace_functionalization_body:FunctionalizationError": internal(
+    "pieces/dest/functionalization.py:inplace_functionalization_body:FunctionalizationError": internal(
         "called only for the out=, in-place and mutable members of a group, which write an argument"),
-    "codegen/dest/functionalization.py:_registration:FunctionalizationError": internal(
+    "pieces/dest/functionalization.py:_registration:FunctionalizationError": internal(
         "a function with a CompositeImplicitAutograd kernel has it in the CompositeImplicitAutograd index"),
     # (A view op in no group and no view group is either tagged inplace_view without a base, OPG303, or a view
     # without its copy, OPG308.)
-    "codegen/dest/functionalization.py:compute_functionalization_registrations:FunctionalizationError": rule(
+    "pieces/dest/functionalization.py:compute_functionalization_registrations:FunctionalizationError": rule(
         "OPG128", "view-in-a-group"),
-    "codegen/dest/functionalization.py:view_meta_impl:FunctionalizationError": rule("OPG128",
+    "pieces/dest/functionalization.py:view_meta_impl:FunctionalizationError": rule("OPG128",
                                                                                     "view-writing-its-input"),
-    "codegen/dest/functionalization.py:compute_composite_functional_kernel:FunctionalizationError": internal(
+    "pieces/dest/functionalization.py:compute_composite_functional_kernel:FunctionalizationError": internal(
         "a generated functional variant comes from its group's in-place or mutable member (model/generate.py)"),
     # ------------------------------------------------------------------ AOTI shims
-    "codegen/dest/aoti.py:_base_arg:NoCShim": handled("opgen_lsp.codegen.dest.aoti:shim", _AOTI_TYPES),
-    "codegen/dest/aoti.py:_list_arg:NoCShim": handled("opgen_lsp.codegen.dest.aoti:shim", _AOTI_TYPES),
-    "codegen/dest/aoti.py:_list_arg:ShimFails": handled(
-        "opgen_lsp.codegen.files.aoti:_shim_fails",
+    "pieces/dest/aoti.py:_base_arg:NoCShim": handled("opgen_lsp.pieces.dest.aoti:shim", _AOTI_TYPES),
+    "pieces/dest/aoti.py:_list_arg:NoCShim": handled("opgen_lsp.pieces.dest.aoti:shim", _AOTI_TYPES),
+    "pieces/dest/aoti.py:_list_arg:ShimFails": handled(
+        "opgen_lsp.analysis.shims:_shim_fails",
         "gen.py's shim generator fails on a fallback op's list of Device: OPG960, from `opgen check`, the server and before "
         "`opgen generate` writes anything (it needs fallback_ops.py, so the parse alone cannot say it; "
         "tests/conformance/test_generate_aoti_releases.py compares it with gen.py 2.6, 2.7 and 2.13)"),
-    "codegen/dest/aoti.py:convert_arg:NoCShim": handled("opgen_lsp.codegen.dest.aoti:shim", _AOTI_TYPES),
-    "codegen/dest/aoti.py:gen_returns:NoCShim": handled("opgen_lsp.codegen.dest.aoti:shim", _AOTI_TYPES),
-    "codegen/dest/aoti.py:backend_call:assert": internal(
+    "pieces/dest/aoti.py:convert_arg:NoCShim": handled("opgen_lsp.pieces.dest.aoti:shim", _AOTI_TYPES),
+    "pieces/dest/aoti.py:gen_returns:NoCShim": handled("opgen_lsp.pieces.dest.aoti:shim", _AOTI_TYPES),
+    "pieces/dest/aoti.py:backend_call:assert": internal(
         "CppSignatureGroup has a symint signature whenever the schema has SymInt"),
-    "codegen/dest/aoti.py:_since:FallbackOpsError": handled("opgen_lsp.codegen.files.aoti:parse_fallback_ops",
+    "pieces/dest/aoti.py:_since:FallbackOpsError": handled("opgen_lsp.analysis.shims:parse_fallback_ops",
                                                             _FALLBACK_OPS),
-    "codegen/dest/aoti.py:parse_versions:FallbackOpsError": handled("opgen_lsp.codegen.files.aoti:parse_fallback_ops",
+    "pieces/dest/aoti.py:parse_versions:FallbackOpsError": handled("opgen_lsp.analysis.shims:parse_fallback_ops",
                                                                     _FALLBACK_OPS),
-    "codegen/files/aoti.py:_versions_of:aoti.FallbackOpsError": handled(
-        "opgen_lsp.codegen.files.aoti:parse_fallback_ops", _FALLBACK_OPS),
+    "analysis/shims.py:_versions_of:aoti.FallbackOpsError": handled(
+        "opgen_lsp.analysis.shims:parse_fallback_ops", _FALLBACK_OPS),
     # ------------------------------------------------------------------ files, plans, templates
     "codegen/files/backend_select.py:register_backend_select_cpp:PlanError": handled(
         "opgen_lsp.codegen.generate:write_planned", _PLAN),
@@ -400,15 +400,15 @@ SITES: dict[str, Site] = {
         "opgen_lsp.codegen.plan:render", "a template naming a $key opgen does not fill (a template of another "
                                          "release): PlanError, " + _PLAN),
     # ------------------------------------------------------------------ inputs
-    "codegen/inputs.py:read_input:InputError": handled("opgen_lsp.codegen.generate:generate",
+    "index/inputs.py:read_input:InputError": handled("opgen_lsp.codegen.generate:generate",
                                                        "missing or unreadable (exit 2)"),
-    "codegen/inputs.py:load_native:InputError": handled("opgen_lsp.codegen.generate:generate",
+    "index/inputs.py:load_native:InputError": handled("opgen_lsp.codegen.generate:generate",
                                                         "no native_functions.yaml to read (exit 2)"),
     "codegen/generate.py:read_if_present:InputError": handled("opgen_lsp.codegen.generate:generate",
                                                               "an AOTI header that cannot be read (exit 1)"),
     "codegen/generate.py:read_templates:InputError": handled("opgen_lsp.codegen.generate:generate",
                                                              "no templates folder (exit 2)"),
-    "codegen/inputs.py:read_input:InvalidInput": handled("opgen_lsp.codegen.generate:generate",
+    "index/inputs.py:read_input:InvalidInput": handled("opgen_lsp.codegen.generate:generate",
                                                          "too large, not a regular file or not UTF-8 (exit 1)"),
     "codegen/generate.py:load_context:invalid_input": handled("opgen_lsp.codegen.generate:generate",
                                                                "native_functions.yaml has errors: each at its "
@@ -467,7 +467,7 @@ SITES: dict[str, Site] = {
         "the property names are opgen's own constants"),
     "codegen/lazy/schema.py:ir_type:LazyTypeError": handled("opgen_lsp.codegen.lazy.plan:compute_pieces", _LAZY),
     "codegen/lazy/schema.py:lazy_schema:LazyTypeError": handled("opgen_lsp.codegen.lazy.plan:compute_pieces", _LAZY),
-    "codegen/autograd/formulas.py:saved_variables.replace:StridesError": handled(
-        "opgen_lsp.codegen.autograd.load:_backward",
+    "analysis/autograd/formulas.py:saved_variables.replace:StridesError": handled(
+        "opgen_lsp.analysis.autograd.load:_backward",
         "x.sym_strides() in a formula for more than x: derivatives.yaml's OPG716, reported at the call"),
 }

@@ -4,8 +4,8 @@ from collections import OrderedDict
 
 import pytest
 
-from opgen_lsp.codegen.dest.block_yaml import Unsupported, block_yaml, is_certainly_plain
-from opgen_lsp.codegen.dest.declarations_yaml import format_yaml
+from opgen_lsp.pieces.dest.block_yaml import Unsupported, block_yaml, is_certainly_plain
+from opgen_lsp.pieces.dest.declarations_yaml import format_yaml
 
 TRICKY_STRINGS = [
     "", " ", "a ", " a", "self", "at::Tensor", "const at::Tensor &", "true", "True", "false", "no", "off", "on",

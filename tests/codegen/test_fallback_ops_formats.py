@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from opgen_lsp.codegen.dest.aoti import OpVersion
-from opgen_lsp.codegen.files.aoti import parse_fallback_ops
+from opgen_lsp.analysis.shims import parse_fallback_ops
+from opgen_lsp.pieces.dest.aoti import OpVersion
 from opgen_lsp.releases import RELEASES
 
 R2_12 = next(r for r in RELEASES if r.series == "2.12")

@@ -21,7 +21,7 @@ from reliability.fuzz import env_seed
 
 from opgen_lsp.codegen.files.context import GenerateOptions
 from opgen_lsp.codegen.generate import Engine
-from opgen_lsp.codegen.inputs import InputError
+from opgen_lsp.index.inputs import InputError
 
 from .raise_sites import ACCEPTED_INPUTS, INPUTS
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from opgen_lsp.codegen.native_aot_read import NONE, NativeAotDeclaration, read_native_aot
+from opgen_lsp.model.native_aot import NONE, NativeAotDeclaration, read_native_aot
 
 # A declaration shaped as torch 2.15's topk/aot.py is (its constants, the functions' arities, a grid display).
 DECLARATION = '''"""Native-AOT declaration."""

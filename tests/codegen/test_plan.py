@@ -103,10 +103,10 @@ def test_work_units_keep_shared_work_together_hand_out_the_costliest_first_and_b
 
 
 def test_has_pieces_agrees_with_the_pieces_on_the_real_file(aten) -> None:
-    from opgen_lsp.codegen.dest.register_namespaced import group_pieces, has_pieces
     from opgen_lsp.codegen.files.context import GenerateOptions
     from opgen_lsp.codegen.files.dispatch_key import narrow_index
     from opgen_lsp.codegen.generate import load_context
+    from opgen_lsp.pieces.dest.register_namespaced import group_pieces, has_pieces
 
     ctx = load_context(GenerateOptions(source_path=str(aten), mps=True, xpu=True, mtia=True))
     for key in ctx.options.dispatch_keys:

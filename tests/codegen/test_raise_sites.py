@@ -1,4 +1,5 @@
-"""Every raise/assert under server/codegen/ is in raise_sites.SITES, and each is met as the list says: a RULE's
+"""Every raise/assert under server/codegen/ (and the pieces and the input reader below it) is in raise_sites.SITES,
+and each is met as the list says: a RULE's
 inputs get a located error from `opgen check` and exit 1 from `opgen generate` with no traceback; a HANDLED
 site's catcher catches that exception. (tests/conformance/test_raise_sites_torchgen.py: gen.py fails on the same
 inputs.)"""
@@ -15,17 +16,20 @@ from pathlib import Path
 import pytest
 
 from opgen_lsp.cli import main
-from opgen_lsp.codegen.api import cpp
-from opgen_lsp.codegen.api.types import ApiOptions
-from opgen_lsp.codegen.dest.functionalization import FunctionalizationError, _has_symbolic
 from opgen_lsp.index.native import NativeParser, TagsParser
 from opgen_lsp.model.codegen_rules import unconvertible_argument, untranslatable
 from opgen_lsp.model.schema_parser import parse_type
+from opgen_lsp.pieces.api import cpp
+from opgen_lsp.pieces.api.types import ApiOptions
+from opgen_lsp.pieces.dest.functionalization import FunctionalizationError, _has_symbolic
 from opgen_lsp.releases import DEFAULT, resolve
 
 from .raise_sites import GUARDED, HANDLED, INPUTS, RELEASE_INPUTS, RULE, SITES
 
 SERVER = Path(__file__).resolve().parents[2] / "server"
+# The code generator, and what it stands on that moved below it: the per-op pieces, the input reader, the shim check.
+WALKED = ("codegen", "pieces", "index/inputs.py", "analysis/shims.py", "analysis/autograd", "analysis/backend_kernels.py",
+          "model/native_aot.py")
 TAGS = "- tag: view_copy\n  desc: a copy of a view\n- tag: core\n  desc: core aten\n"
 
 
@@ -51,7 +55,8 @@ def _exception_name(node: ast.AST) -> str:
 def raise_sites() -> dict[str, str]:
     """Every site's name (see raise_sites.py) -> the module it is in."""
     out = {}
-    for path in sorted((SERVER / "codegen").rglob("*.py")):
+    walked = (SERVER / name for name in WALKED)
+    for path in sorted(p for w in walked for p in (w.rglob("*.py") if w.is_dir() else (w,))):
         rel = path.relative_to(SERVER)
         module = "opgen_lsp." + ".".join(rel.with_suffix("").parts)
         for scope, node in _walk(ast.parse(path.read_text(encoding="utf-8")), []):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from opgen_lsp.codegen.explain import Explainer
 from opgen_lsp.index.native import NativeParser, TagsParser
+from opgen_lsp.pieces.explain import Explainer
 
 TAGS = "- tag: pt2_compliant_tag\n  desc: compliant\n"
 OPS = """\

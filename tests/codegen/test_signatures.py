@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import pytest
 
-from opgen_lsp.codegen.api import cpp
-from opgen_lsp.codegen.api.signatures import CppSignatureGroup, NativeSignature, dispatcher_signature
-from opgen_lsp.codegen.api.translate import UnsatError, translate
-from opgen_lsp.codegen.api.types import ApiOptions, NamedCType, tensorT
-from opgen_lsp.codegen.explain import Explainer, as_in_file
 from opgen_lsp.index.native import NativeParser, TagsParser
+from opgen_lsp.pieces.api import cpp
+from opgen_lsp.pieces.api.signatures import CppSignatureGroup, NativeSignature, dispatcher_signature
+from opgen_lsp.pieces.api.translate import UnsatError, translate
+from opgen_lsp.pieces.api.types import ApiOptions, NamedCType, tensorT
+from opgen_lsp.pieces.explain import Explainer, as_in_file
 from opgen_lsp.releases import DEFAULT
 
 TAGS = """\

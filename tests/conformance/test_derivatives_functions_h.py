@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from opgen_lsp.analysis import derivatives as query
-from opgen_lsp.codegen.autograd.functions_h import node_declaration
-from opgen_lsp.codegen.autograd.load import DerivativesChecker, cpp_arguments
+from opgen_lsp.analysis.autograd.functions_h import node_declaration
+from opgen_lsp.analysis.autograd.load import DerivativesChecker, cpp_arguments
 from opgen_lsp.index.derivatives import DerivativesParser
 from opgen_lsp.index.native import NativeParser, TagsParser
 from opgen_lsp.releases import DEFAULT

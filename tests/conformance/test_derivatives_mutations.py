@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from opgen_lsp.codegen.autograd.load import DerivativesChecker
+from opgen_lsp.analysis.autograd.load import DerivativesChecker
 from opgen_lsp.index.derivatives import DerivativesParser
 from opgen_lsp.index.native import NativeParser, TagsParser
 from opgen_lsp.releases import DEFAULT

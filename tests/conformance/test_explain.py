@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from opgen_lsp.codegen.explain import Explainer
 from opgen_lsp.codegen.options import CodegenOptions
 from opgen_lsp.index.native import NativeParser, TagsParser
+from opgen_lsp.pieces.explain import Explainer
 
 pytestmark = [pytest.mark.conformance, pytest.mark.slow]
 

@@ -29,9 +29,9 @@ import pytest
 import reference
 from real_trees import tree_or_skip
 
+from opgen_lsp.analysis.autograd.functions_h import node_declaration
+from opgen_lsp.analysis.autograd.load import DerivativesCheck, DerivativesChecker
 from opgen_lsp.cli import main
-from opgen_lsp.codegen.autograd.functions_h import node_declaration
-from opgen_lsp.codegen.autograd.load import DerivativesCheck, DerivativesChecker
 from opgen_lsp.index.derivatives import DeprecatedParser, DerivativesParser
 from opgen_lsp.index.native import NativeParser, NativeSnapshot, TagsParser
 from opgen_lsp.releases import RELEASES, Release

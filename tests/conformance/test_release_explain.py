@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 import reference
 
-from opgen_lsp.codegen.explain import Explainer
 from opgen_lsp.index.native import NativeParser, TagsParser
+from opgen_lsp.pieces.explain import Explainer
 from opgen_lsp.releases import RELEASES, Release
 
 from .test_release_matrix import release_folder

@@ -9,7 +9,7 @@ import pytest
 import reference
 
 from opgen_lsp.cli import main
-from opgen_lsp.codegen.inputs import load_native
+from opgen_lsp.index.inputs import load_native
 from opgen_lsp.releases import DEFAULT
 
 pytestmark = pytest.mark.conformance

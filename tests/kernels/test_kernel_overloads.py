@@ -14,12 +14,12 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, client_capabilities
 
 from opgen_lsp.analysis import kernel_nav
+from opgen_lsp.analysis.kernel_nav import kernel_parameters
 from opgen_lsp.analysis.kernels import missing_kernels
 from opgen_lsp.cli import main
-from opgen_lsp.codegen.dest.native_declarations import kernel_parameter_types
 from opgen_lsp.index.kernels import KernelIndex
 from opgen_lsp.index.native import NativeParser, TagsParser
-from opgen_lsp.lsp.features import kernel_parameters
+from opgen_lsp.pieces.dest.native_declarations import kernel_parameter_types
 from opgen_lsp.syntax.cpp_scan import DEFINITION, Branch, scan
 
 BITAND_TENSOR = "Tensor bitand(const Tensor& self, const Tensor& other) { return self; }\n"

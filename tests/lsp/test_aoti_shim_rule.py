@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from opgen_lsp.codegen.dest import aoti
-from opgen_lsp.codegen.generate import ShimCheck
+from opgen_lsp.analysis.shims import ShimCheck
 from opgen_lsp.index.native import NativeParser
 from opgen_lsp.lsp import config
 from opgen_lsp.lsp.workspace import Workspace
+from opgen_lsp.pieces.dest import aoti
 
 TAGS = "- tag: core\n  desc: core aten\n"
 FAILING = "- func: foo(Tensor self, Device[] devices) -> Tensor\n  dispatch:\n    CPU: foo\n"

@@ -296,10 +296,10 @@ async def test_backend_missing_kernels_stub_fix_recheck_and_generate(client: Lan
 async def test_meta_function_stub_in_process(tmp_path: Path):
     """OPG601 (no TORCH_META_FUNC): the fix's stub is TORCH_META_FUNC2 with the meta signature, in at::meta."""
     from opgen_lsp.analysis import kernel_nav
+    from opgen_lsp.analysis.kernel_nav import kernel_declaration
     from opgen_lsp.analysis.kernels import missing_kernels
     from opgen_lsp.index.kernels import KernelIndex
     from opgen_lsp.index.native import NativeParser, TagsParser
-    from opgen_lsp.lsp.features import kernel_declaration
 
     native = _workspace(tmp_path)
     binary = native / "BinaryOps.cpp"

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from opgen_lsp.codegen.api.types import (
+from opgen_lsp.model import dispatch as dk
+from opgen_lsp.model.dispatch import DispatchKey
+from opgen_lsp.model.native_function import ScalarType
+from opgen_lsp.model.schema import BaseTy
+from opgen_lsp.pieces.api.types import (
     ArrayRefCType,
     ConstRefCType,
     ListCType,
@@ -12,10 +16,6 @@ from opgen_lsp.codegen.api.types import (
     longT,
     tensorT,
 )
-from opgen_lsp.model import dispatch as dk
-from opgen_lsp.model.dispatch import DispatchKey
-from opgen_lsp.model.native_function import ScalarType
-from opgen_lsp.model.schema import BaseTy
 
 
 def test_per_backend_keys_are_each_functionality_times_each_backend_at_the_end() -> None:

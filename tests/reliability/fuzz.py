@@ -26,12 +26,12 @@ from lsprotocol import types
 from opgen_lsp.analysis import hover as hover_query
 from opgen_lsp.analysis import symbols as symbols_query
 from opgen_lsp.analysis.check import BACKEND, TAGS, classify
-from opgen_lsp.codegen.explain import Explainer, Snippet
 from opgen_lsp.index.backend import check_backend
 from opgen_lsp.index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapshot
 from opgen_lsp.lsp import features
 from opgen_lsp.lsp.config import Settings
 from opgen_lsp.lsp.workspace import Workspace
+from opgen_lsp.pieces.explain import Explainer
 from opgen_lsp.syntax.entries import split_chunks
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -383,15 +383,10 @@ def state(snapshot: NativeSnapshot, tags: TagsSnapshot, text: str, probes: list[
         "model": [canonical.native_function(op.function, op.line) for op in functions.ops],
         "groups": [canonical.group(g) for g in functions.groups],
         "symbols": symbols_query.native_symbols(snapshot),
-        "hovers": [hover_query.hover(snapshot, tags, line, col, _marker_pieces) for line, col in probes],
+        "hovers": [hover_query.hover(snapshot, tags, line, col) for line, col in probes],
         "entries": [e.line for e in snapshot.document.entries],
         "views": [canonical.group(g) for g in functions.view_groups],
     }
-
-
-def _marker_pieces(_snapshot: NativeSnapshot, f) -> list[Snippet]:
-    """Stands for the generated code in a hover: one piece naming the function it was asked for."""
-    return [Snippet("CPU kernel declaration", "NativeFunctions.h", f"generated {f.func.name}")]
 
 
 def _canonical():

@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 
 from opgen_lsp.analysis.check import check_paths
-from opgen_lsp.codegen.explain import Explainer
 from opgen_lsp.index.native import NativeParser
+from opgen_lsp.pieces.explain import Explainer
 
 
 def _timed(fn) -> tuple[float, object]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from opgen_lsp.codegen.autograd.load import DerivativesChecker
+from opgen_lsp.analysis.autograd.load import DerivativesChecker
 from opgen_lsp.index import documents
 from opgen_lsp.index.backend import check_backend
 from opgen_lsp.index.derivatives import DeprecatedParser, DerivativesParser

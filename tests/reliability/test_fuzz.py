@@ -16,9 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from opgen_lsp.analysis.check import BACKEND, NATIVE, TAGS
-from opgen_lsp.codegen.explain import Explainer
 from opgen_lsp.index.backend import check_backend
 from opgen_lsp.index.native import NativeParser
+from opgen_lsp.pieces.explain import Explainer
 
 from . import fuzz
 

@@ -13,18 +13,18 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...index.backend import BackendSnapshot, check_backend
+from ...index.inputs import InputError, InvalidInput, default_native_functions, load_native, packaged_aten, read_input
 from ...index.native import NativeParser, NativeSnapshot, TagsParser
 from ...model.cpp_names import header_path_problem, identifier_problem
 from ...releases import DEFAULT, Release
 from ...report import FileDiagnostic
-from ..inputs import InputError, InvalidInput, default_native_functions, load_native, packaged_aten, read_input
 from ..plan import GeneratedFile, PlanError, materialize
 from ..writer import WriteResult, write_all
 from .stubs import EAGER, RegistrationOptions, plan_backend, target_of
 from .subset import backend_key, listed_names, subset_text
 
 if TYPE_CHECKING:
-    from .kernels import ImplFile
+    from ...analysis.backend_kernels import ImplFile
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,7 @@ def check_backend_files(source_yaml: str, text: str, native: NativeSnapshot, imp
     snapshot = check_backend(text, native)
     found = [FileDiagnostic(source_yaml, d) for d in snapshot.diagnostics]
     if impls and snapshot.resolved is not None and not snapshot.has_errors:
-        from .kernels import check_kernels  # only with --impl-path: it brings the C++ scanner
+        from ...analysis.backend_kernels import check_kernels  # only with --impl-path: it brings the C++ scanner
 
         found.extend(check_kernels(snapshot.resolved, native.functions, source_yaml, impls))
     return snapshot, found
@@ -119,7 +119,7 @@ def check_backend_files(source_yaml: str, text: str, native: NativeSnapshot, imp
 def read_impls(paths: tuple[str, ...]) -> tuple[ImplFile, ...]:
     if not paths:
         return ()
-    from .kernels import ImplFile
+    from ...analysis.backend_kernels import ImplFile
 
     return tuple(ImplFile(p, read_text(p)) for p in paths)
 

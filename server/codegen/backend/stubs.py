@@ -18,8 +18,8 @@ from functools import partial
 from ...model import dispatch as dk
 from ...model.backend_resolve import ResolvedBackend
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
+from ...pieces.dest.native_declarations import SymIntKernelError, compute_native_function_declaration
 from ...releases import DEFAULT, Release
-from ..dest.native_declarations import SymIntKernelError, compute_native_function_declaration
 from ..files.dispatch_key import registration_headers, registration_helpers
 from ..plan import Env, Manager, PlanError, PlannedFile, render, single
 from ..template import Template

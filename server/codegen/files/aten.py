@@ -10,8 +10,8 @@ from collections.abc import Callable
 from functools import partial
 
 from ...model import dispatch as dk
-from ..dest.declarations_yaml import declarations_yaml_text
-from ..dest.vmap import vmap_generated_plumbing_h
+from ...pieces.dest.declarations_yaml import declarations_yaml_text
+from ...pieces.dest.vmap import vmap_generated_plumbing_h
 from ..plan import SHARDED_FAMILY_COST, Build, Manager, PlannedFile, missing, sharded, sharded_missing, single
 from . import (
     aoti,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..dest.backend_select import (
+from ...pieces.dest.backend_select import (
     BackendSelectError,
     compute_backend_select_definition,
     compute_backend_select_registration,

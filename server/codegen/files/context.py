@@ -7,11 +7,11 @@ from functools import cached_property
 
 from ...model import dispatch as dk
 from ...model.codegen_rules import FUNCTIONS_KEYS
+from ...model.native_aot import NONE, NativeAot, NativeAotDeclaration
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup, NativeFunctionsViewGroup
 from ...model.native_yaml import NativeFunctions
+from ...pieces.dest.aoti import FallbackOps
 from ...releases import DEFAULT, Release
-from ..dest.aoti import FallbackOps
-from ..native_aot_read import NONE, NativeAot, NativeAotDeclaration
 from ..options import XPU_FAMILY_KEYS, CodegenOptions
 from ..selection import ALL_OPERATORS, Selection
 

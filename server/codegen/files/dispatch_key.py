@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 
 from ...frozen import PER_OP_AND_KEY_MEMO
 from ...model import dispatch as dk
+from ...model.native_aot import NativeAotDeclaration
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ...model.schema import OperatorName
-from ...releases import Release
-from ..dest.native_declarations import key_export_macro
-from ..dest.register_namespaced import (
+from ...pieces.dest.native_declarations import key_export_macro
+from ...pieces.dest.register_namespaced import (
     GroupPieces,
     KernelNamespaceError,
     certainly_no_pieces,
@@ -20,7 +20,7 @@ from ..dest.register_namespaced import (
     kernel_namespace,
     with_export_macro,
 )
-from ..native_aot_read import NativeAotDeclaration
+from ...releases import Release
 from ..plan import Env, PlanError, render, shard_envs
 from .context import GenContext
 from .native import namespace_prologue, namespaced_blocks

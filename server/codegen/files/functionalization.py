@@ -7,7 +7,7 @@ from typing import TypeVar
 
 from ...model import dispatch as dk
 from ...model.native_function import NativeFunction, NativeFunctionsGroup, NativeFunctionsViewGroup
-from ..dest.functionalization import (
+from ...pieces.dest.functionalization import (
     FunctionalizationError,
     Grouped,
     compute_composite_functional_kernel,

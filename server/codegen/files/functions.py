@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..dest.dispatcher_calls import compute_redispatch_function
-from ..dest.functions import compute_function
-from ..dest.static_dispatch import static_dispatch_extra_headers
+from ...pieces.dest.dispatcher_calls import compute_redispatch_function
+from ...pieces.dest.functions import compute_function
+from ...pieces.dest.static_dispatch import static_dispatch_extra_headers
 from ..plan import Env
 from .context import GenContext
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ...model.native_function import NativeFunction, NativeFunctionsGroup
-from ..dest.native_declarations import (
+from ...pieces.dest.native_declarations import (
     compute_meta_function_declaration,
     compute_native_function_declaration,
     merge_export_variants,
 )
-from ..dest.register_namespaced import DEFAULT_KERNEL_NAMESPACE
+from ...pieces.dest.register_namespaced import DEFAULT_KERNEL_NAMESPACE
 from ..plan import Env, PlanError
 from .context import GenContext
 

@@ -1,7 +1,7 @@
 """NativeAotStubs.h / NativeAotStubs.cpp (gen.py from torch 2.15): the DispatchStubs of native-AOT kernels.
 
 gen.py reads the kernels' declarations from torch/_native/ops/<op>/aot.py under the checkout (or
---native-aot-ops-dir); opgen reads them without running them (codegen/native_aot_read.py). Each declared op
+--native-aot-ops-dir); opgen reads them without running them (model/native_aot.py). Each declared op
 gets a stub whose signature is its structured impl's, and its structured wrapper under the declared key consults
 the stub between op.meta() and op.impl() (dest/register_structured.py). Declarations opgen cannot read leave
 these files, and every Register<Key>.cpp (any key may be declared), named and not written."""
@@ -11,10 +11,10 @@ from __future__ import annotations
 import os
 
 from ...diagnostics import Diagnostic, diag
+from ...model.native_aot import NativeAotDeclaration
 from ...model.native_function import NativeFunctionsGroup
+from ...pieces.dest.native_aot import stub_declaration, stub_definition
 from ...text import Span
-from ..dest.native_aot import stub_declaration, stub_definition
-from ..native_aot_read import NativeAotDeclaration
 from ..plan import Manager, PlannedFile, missing, single
 from .context import GenContext, GenerateOptions
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from ...model.native_function import BackendIndex, NativeFunction, Variant
-from ..dest.dispatcher_calls import compute_operator_definition
-from ..dest.functions import compute_operator_declaration
-from ..dest.static_dispatch import static_dispatch, static_dispatch_extra_headers
+from ...pieces.dest.dispatcher_calls import compute_operator_definition
+from ...pieces.dest.functions import compute_operator_declaration
+from ...pieces.dest.static_dispatch import static_dispatch, static_dispatch_extra_headers
 from ..plan import Env, shard_envs
 from .context import GenContext
 from .dispatch_key import narrow_index

@@ -15,10 +15,10 @@ from functools import cached_property, partial
 
 from ...model import dispatch as dk
 from ...model.native_function import NativeFunction, NativeFunctionsGroup, Variant
-from ..dest.functions import compute_function, compute_operator_declaration
-from ..dest.native_declarations import compute_meta_function_declaration, key_export_macro
-from ..dest.register_namespaced import group_pieces, has_pieces, with_export_macro
-from ..dest.static_dispatch import static_dispatch_ops_header
+from ...pieces.dest.functions import compute_function, compute_operator_declaration
+from ...pieces.dest.native_declarations import compute_meta_function_declaration, key_export_macro
+from ...pieces.dest.register_namespaced import group_pieces, has_pieces, with_export_macro
+from ...pieces.dest.static_dispatch import static_dispatch_ops_header
 from ..plan import Env, Manager, PlannedFile, single
 from .context import GenContext
 from .dispatch_key import narrow_index

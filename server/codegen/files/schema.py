@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ...model.native_function import NativeFunction
-from ..dest.dispatcher_calls import compute_aten_op, compute_registration_declaration
-from ..dest.functions import cpp_string, tags_initializer
+from ...pieces.dest.dispatcher_calls import compute_aten_op, compute_registration_declaration
+from ...pieces.dest.functions import cpp_string, tags_initializer
 from ..plan import Env
 from .context import GenContext
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..dest.functions import compute_tensor_method_declaration, compute_tensor_method_definition
+from ...pieces.dest.functions import compute_tensor_method_declaration, compute_tensor_method_definition
 from ..plan import Env
 from .context import GenContext
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from ...model import dispatch as dk
 from ...model.native_function import NativeFunctionsGroup
-from ..dest import ufunc
-from ..dest.native_declarations import compute_meta_function_declaration, compute_native_function_declaration
+from ...pieces.dest import ufunc
+from ...pieces.dest.native_declarations import compute_meta_function_declaration, compute_native_function_declaration
 from ..plan import Env
 from .context import GenContext
 

@@ -165,7 +165,7 @@ class LazyOpCode:
 
 
 def lazy_op_code(f: NativeFunction, target: BackendTarget, full_codegen: bool, options: LazyOptions) -> LazyOpCode:
-    from ..api.translate import UnsatError
+    from ...pieces.api.translate import UnsatError
     from .kernels import LazyKernelError, kernel_definition, shape_declaration
     from .plan import ir_declaration
     from .schema import LazyTypeError

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ...model.schema import OperatorName
+from ...pieces.api.translate import UnsatError
 from ...releases import DEFAULT, Release
-from ..api.translate import UnsatError
 from ..backend.stubs import BackendTarget, RegistrationOptions, namespace_lines, plan_backend
 from ..plan import Env, Manager, PlannedFile, single
 from .ir import IrOptions, node_class

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ...diagnostics import Diagnostic
+from ...index.inputs import InputError, InvalidInput
 from ...index.native import NativeParser, NativeSnapshot
 from ...model.cpp_names import header_path_problem, qualified_name_problem
 from ...releases import DEFAULT, Release
@@ -29,7 +30,6 @@ from ..backend.run import (
     read_text,
 )
 from ..backend.stubs import target_of
-from ..inputs import InputError, InvalidInput
 from ..plan import PlanError, materialize
 from ..writer import write_all
 from .check import check_lazy

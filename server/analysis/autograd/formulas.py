@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..api.types import (
+from ...pieces.api.types import (
     BaseCType,
     CType,
     NamedCType,

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 
 from ...frozen import PER_OP_AND_KEY_MEMO
 from ...model import dispatch as dk
+from ...model.native_aot import NativeAotDeclaration
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ...model.schema import OperatorName
 from ...releases import Release
 from ..api.signatures import CppSignature, CppSignatureGroup, DispatcherSignature, NativeSignature
 from ..api.translate import translate
-from ..native_aot_read import NativeAotDeclaration
 from .register import compute_registration, compute_wrapper, is_structured_for, registers_unstructured
 from .register import wrapper_signature as unstructured_wrapper_signature
 from .register_structured import compute_structured_registration, compute_structured_wrapper, generates_structured

@@ -20,8 +20,8 @@ from typing import cast
 
 from ..diagnostics import Diagnostic, diag
 from ..input_file import UnreadableFile, read_text
-from ..model import dispatch as dk
 from ..text import Span
+from . import dispatch as dk
 
 _REQUIRED_CONSTANTS = ("ATEN_OP", "DISPATCH_KEY", "KERNEL_MODULE")
 # name -> positional arity (None: not checked), as gen.py's loader checks them

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
+from ...model.native_aot import NativeAotDeclaration
 from ...model.native_function import NativeFunctionsGroup
 from ..api import structured
-from ..native_aot_read import NativeAotDeclaration
 
 
 def stub_declaration(d: NativeAotDeclaration, g: NativeFunctionsGroup) -> str:

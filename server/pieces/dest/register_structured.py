@@ -12,6 +12,7 @@ from __future__ import annotations
 import textwrap
 
 from ...model import dispatch as dk
+from ...model.native_aot import NativeAotDeclaration
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ...model.schema import SchemaKind
 from ...releases import Release
@@ -19,7 +20,6 @@ from ..api import structured
 from ..api.signatures import CppSignatureGroup, NativeSignature
 from ..api.translate import translate
 from ..api.types import ApiOptions, Binding, ConstRefCType, Expr, MutRefCType, NamedCType, tensorT
-from ..native_aot_read import NativeAotDeclaration
 from .native_aot import stub_consultation
 from .register import device_check
 

@@ -7,8 +7,7 @@ follows gen_autograd_functions' declaration of the release byte for byte.
 
 from __future__ import annotations
 
-from ...releases import Release
-from ..api.types import (
+from ...pieces.api.types import (
     ArrayRefCType,
     BaseCType,
     ListCType,
@@ -27,6 +26,7 @@ from ..api.types import (
     tensorListT,
     tensorT,
 )
+from ...releases import Release
 from .formulas import SavedAttribute, uses
 from .load import NodeInfo
 

@@ -22,17 +22,17 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from ...diagnostics import Diagnostic, diag
-from ...model.backend import ListedOp
-from ...model.backend_resolve import ResolvedBackend
-from ...model.native_function import NativeFunction
-from ...model.native_yaml import NativeFunctions
-from ...model.schema import OperatorName
-from ...report import FileDiagnostic
-from ...suggest import did_you_mean
-from ...syntax.cpp_scan import split_parameters
-from ...text import LineIndex, Span
-from ..dest.native_declarations import SymIntKernelError, kernel_signature
+from ..diagnostics import Diagnostic, diag
+from ..model.backend import ListedOp
+from ..model.backend_resolve import ResolvedBackend
+from ..model.native_function import NativeFunction
+from ..model.native_yaml import NativeFunctions
+from ..model.schema import OperatorName
+from ..pieces.dest.native_declarations import SymIntKernelError, kernel_signature
+from ..report import FileDiagnostic
+from ..suggest import did_you_mean
+from ..syntax.cpp_scan import split_parameters
+from ..text import LineIndex, Span
 
 
 @dataclass(frozen=True, slots=True)

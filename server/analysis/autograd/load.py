@@ -25,14 +25,14 @@ from ...model.derivatives import DEFAULT_KEY, DerivativeEntry, Formula
 from ...model.native_function import NativeFunction, NativeFunctionsViewGroup, Variant
 from ...model.native_yaml import NativeFunctions
 from ...model.schema import SchemaKind, SchemaKindError, signature_key
+from ...pieces.api import cpp
+from ...pieces.api.signatures import CppSignatureGroup
+from ...pieces.api.types import ApiOptions, Binding, NamedCType
 from ...releases import Release
 from ...suggest import did_you_mean
 from ...syntax.locate import ScalarText
 from ...syntax.nodes import YScalar
 from ...text import Span
-from ..api import cpp
-from ..api.signatures import CppSignatureGroup
-from ..api.types import ApiOptions, Binding, NamedCType
 from .formulas import (
     SavedAttribute,
     StridesError,

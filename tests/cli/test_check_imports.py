@@ -1,0 +1,26 @@
+"""`opgen check` imports only what the command needs: a check of native_functions.yaml and tags.yaml loads no
+generator (opgen_lsp.codegen), only the readers, the rules and the per-op pieces the AOTI shim check compiles
+(benchmarks/bench_check_imports.py measures the cost beside torchgen's `import torchgen.gen`)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "aten" / "native"
+
+
+def _imported(*args: str) -> tuple[int, set[str]]:
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "opgen_lsp.cli", *args], capture_output=True,
+                          text=True, timeout=120)
+    names = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    return done.returncode, names
+
+
+def test_a_native_check_imports_no_generator() -> None:
+    status, names = _imported("check", "-q", str(SAMPLES / "native_functions.yaml"), str(SAMPLES / "tags.yaml"))
+    assert status == 0
+    assert "opgen_lsp.analysis.shims" in names  # the check ran, the shim check with it
+    assert sorted(n for n in names if n.startswith("opgen_lsp.codegen")) == []
+    assert not any(n.startswith(("opgen_lsp.index.backend", "opgen_lsp.index.derivatives")) for n in names)
