@@ -202,8 +202,9 @@ def parse_settings(raw: object, warn: Callable[[str], None]) -> Settings:
         return Settings()
     nested = {"lazy": _section(Lazy, _LAZY_CHECKS, raw, "lazy", warn),
               "testing": _section(Testing, _TESTING_CHECKS, raw, "testing", warn)}
-    # userSettings: the user's own values, read (from initializationOptions only) by trust.py.
-    rest = {k: v for k, v in raw.items() if k not in nested and k != "userSettings"}
+    # userSettings: the user's own values, read (from initializationOptions only) by trust.py; commandLinks: what the
+    # client can run, read by features.Client.
+    rest = {k: v for k, v in raw.items() if k not in nested and k not in ("userSettings", "commandLinks")}
     return Settings(**_read(Settings, _CHECKS, rest, "", warn), **nested)  # type: ignore[arg-type]
 
 
