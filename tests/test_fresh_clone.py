@@ -10,27 +10,18 @@ set-up as written, then the collection and the not-slow tests instead of a secon
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 from conftest import ROOT
+from repo_tools import load_tool
 
-
-def _fresh_clone_tool():
-    spec = importlib.util.spec_from_file_location("fresh_clone", ROOT / "tools" / "fresh_clone.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-FRESH_CLONE = _fresh_clone_tool()
+FRESH_CLONE = load_tool("fresh_clone")
 readme_commands = FRESH_CLONE.readme_commands
 
 
@@ -133,12 +124,10 @@ def test_the_fresh_clone_check_passes_from_inside_a_virtual_environment(tmp_path
     if not (ROOT / ".git").exists():
         pytest.skip("not a git checkout: nothing to clone")
     outer = tmp_path / "outer-venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(outer)], check=True, timeout=300)
+    FRESH_CLONE.venv_seeing_this_interpreter(outer)
     python = outer / "bin" / "python3"
     own = subprocess.run([str(python), "-c", "import site; print(site.getsitepackages()[0])"], check=True,
                          capture_output=True, text=True, timeout=120).stdout.strip()
-    lines = "".join(f"import site; site.addsitedir({f!r})\n" for f in FRESH_CLONE.site_folders())
-    (Path(own) / "outer.pth").write_text(lines)
     (Path(own) / "opgen_venv_probe.py").write_text("")
     top = tmp_path / "fresh"
     top.mkdir()

@@ -89,6 +89,18 @@ def site_folders() -> list[str]:
     return [f for f in folders if os.path.isdir(f)]
 
 
+def venv_seeing_this_interpreter(venv: Path) -> Path:
+    """A new virtual environment that sees this interpreter's packages after its own (what --system-site-packages
+    gives for the machine's Python, also from inside a venv); its site-packages folder."""
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    own = subprocess.run([str(venv / "bin" / "python3"), "-c", "import site; print(site.getsitepackages()[0])"],
+                         check=True, capture_output=True, text=True, timeout=120).stdout.strip()
+    # Processed after the venv's own .pth files (an editable install there comes first), these folders' .pth too.
+    lines = "".join(f"import site; site.addsitedir({folder!r})\n" for folder in site_folders())
+    (Path(own) / "zz_running_interpreter.pth").write_text(lines, encoding="utf-8")
+    return Path(own)
+
+
 def fresh_clone(top: Path) -> tuple[Path, dict[str, str]]:
     """Clones this checkout's HEAD into top/opgen-lsp and makes top/venv, which sees this interpreter's packages
     after its own; (the clone, its activated environment)."""
@@ -98,12 +110,7 @@ def fresh_clone(top: Path) -> tuple[Path, dict[str, str]]:
     subprocess.run(["git", "clone", "--quiet", "--no-checkout", str(ROOT), str(repo)], check=True, timeout=300)
     subprocess.run(["git", "checkout", "--quiet", "--detach", head], cwd=repo, check=True, timeout=300)
     venv = top / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
-    own = subprocess.run([str(venv / "bin" / "python3"), "-c", "import site; print(site.getsitepackages()[0])"],
-                         check=True, capture_output=True, text=True, timeout=120).stdout.strip()
-    # Processed after the venv's own .pth files (the clone's editable install first), these folders' .pth too.
-    lines = "".join(f"import site; site.addsitedir({folder!r})\n" for folder in site_folders())
-    (Path(own) / "zz_running_interpreter.pth").write_text(lines, encoding="utf-8")
+    venv_seeing_this_interpreter(venv)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CI", "VIRTUAL_ENV", "PYTHONHOME")}
     env["PATH"] = os.pathsep.join([str(venv / "bin"), env.get("PATH", "")])
     env["VIRTUAL_ENV"] = str(venv)
