@@ -36,9 +36,10 @@ def workspace(workspace: Path) -> Path:
 
 @pytest.fixture
 def interpreter(tmp_path: Path) -> tuple[dict, str]:
-    """The server of the .vsix, run by a bare virtual environment's Python (test_vscode runs the other kinds)."""
+    """The bundled server run by a bare venv's Python; no auto save (VS Code for the Web saves after a second by
+    default): Generate must save the edit itself, and say so."""
     python = _venv(tmp_path / "bare")
-    return {"opgen.server.pythonPath": str(python)}, f"(bundled copy, run by {python})"
+    return {"opgen.server.pythonPath": str(python), "files.autoSave": "off"}, f"(bundled copy, run by {python})"
 
 
 def test_vscode_narrow_lens_and_generate_error(code_server, workspace: Path, tmp_path: Path):  # noqa: F811
@@ -67,8 +68,10 @@ def test_vscode_narrow_lens_and_generate_error(code_server, workspace: Path, tmp
     assert all(0 < lens["right"] <= result["editorRight"] for lens in result["lenses"]), result
 
     # Generate on the samples' yaml after an edit: saved first (said), then their mistakes: an error with an action.
-    notification = result["notification"]
-    assert notification.startswith("opgen: Generate failed: saved native_functions.yaml first"), notification
+    notification = result["notification"]  # the toast's text: its message, its source and its button
+    assert "opgen: Generate failed: saved native_functions.yaml first (Generate reads the files on disk); " \
+        in notification, notification
+    assert "has 11 error(s), the first on line" in notification, notification
     assert result["notificationIsError"], notification
     assert "Show output" in result["actions"], result["actions"]
     assert "Generate failed" in result["output"] and "error" in result["output"], result["output"][-2000:]

@@ -45,7 +45,10 @@ try {
   await sleep(1000);
   const editor = await page.locator(".editor-group-container.active .monaco-editor").first().boundingBox();
   result.editorRight = editor ? editor.x + editor.width : 0;
-  for (const link of await page.locator(".editor-group-container.active .monaco-editor .codelens-decoration a").all()) {
+  // A lens with a command is a link, one without (the kernels) a span; both carry the tooltip as their title.
+  const parts = ".editor-group-container.active .monaco-editor .codelens-decoration > a, " +
+    ".editor-group-container.active .monaco-editor .codelens-decoration > span";
+  for (const link of await page.locator(parts).all()) {
     const box = await link.boundingBox();
     result.lenses.push({ text: (await link.innerText()).trim(), title: (await link.getAttribute("title")) || "",
                          right: box ? box.x + box.width : 0 });
