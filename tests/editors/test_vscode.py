@@ -74,7 +74,8 @@ def _isolated(env) -> dict[str, str]:
 
 def _venv(folder: Path) -> Path:
     """A virtual environment without this machine's packages (so without opgen_lsp); its interpreter."""
-    subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True, timeout=300, capture_output=True)
+    # (ensurepip alone took over 300 s at a load average of 25 on the 2-core machine)
+    subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True, timeout=1200, capture_output=True)
     python = folder / "bin" / "python"
     assert subprocess.run([str(python), "-c", "import opgen_lsp"], env=_isolated(os.environ),
                           capture_output=True).returncode != 0
