@@ -74,6 +74,7 @@ CODES: dict[str, Code] = _table(
     ("OPG006", "file-not-text", E, "the file is too large or is not text"),
     ("OPG007", "too-many-yaml-values", E, "reading the file would take more memory than its size allows"),
     ("OPG008", "more-diagnostics", W, "more diagnostics in this file than are shown"),
+    ("OPG009", "not-round-trip", W, "the file does not round-trip through ruamel.yaml (PyTorch's NATIVEFUNCTIONS lint)"),
     # entry fields of native_functions.yaml
     ("OPG100", "missing-func", E, "an entry has no 'func:' key"),
     ("OPG101", "wrong-value-type", E, "a key's value has the wrong type"),
@@ -105,6 +106,8 @@ CODES: dict[str, Code] = _table(
     ("OPG140", "name-not-a-file-name", E, "an operator name gen.py cannot use as a file name (NUL, line break, '/')"),
     ("OPG141", "kernel-not-a-cpp-name", E, "a kernel or structured_inherits name that is not a C++ name (pasted as it is)"),
     ("OPG142", "line-break-in-schema", E, "a func: schema with a line break that torchgen pastes into the C++"),
+    ("OPG143", "name-not-a-cpp-name", E, "an op, overload, argument, return or namespace name that is no C++ name (pasted as it is)"),
+    ("OPG144", "op-name-not-latin-1", E, "an operator name with a letter outside Latin-1, which gen.py cannot hash"),
     ("OPG127", "ufunc-codegen-refuses", E, "a ufunc op whose loops or arguments the ufunc codegen cannot emit"),
     ("OPG128", "unfunctionalizable-view", E, "a view op (or its view_copy) that gen.py's functionalization cannot emit"),
     ("OPG129", "kernel-namespace-codegen", E, "kernel namespaces the codegen cannot write (too deep, two for an op)"),
@@ -119,9 +122,13 @@ CODES: dict[str, Code] = _table(
     ("OPG204", "bad-alias-annotation", E, "an invalid alias annotation"),
     ("OPG205", "bad-argument-order", E, "keyword-only marker or out arguments in the wrong place"),
     ("OPG206", "bad-schema-semantics", E, "a schema that breaks torchgen's rules for mutation and returns"),
-    ("OPG207", "not-an-identifier", W, "a name that is not a C++/Python identifier"),
+    ("OPG207", "not-an-identifier", W, "a missing name, or one only some compilers take ('$', non-ASCII)"),
     ("OPG208", "untranslatable-type", E, "a type or default the C++ codegen cannot write (a custom class, bool[], "
                                           "a Tensor[2] return, int[] x=1, ...)"),
+    ("OPG209", "breaks-backward-compatibility", W, "a schema change that old callers break on (c10's "
+                                                   "isBackwardCompatibleWith, PyTorch's BC check)"),
+    ("OPG210", "breaks-forward-compatibility", I, "a schema change that new callers cannot use against the old "
+                                                  "build (c10's isForwardCompatibleWith)"),
     # across entries
     ("OPG300", "duplicate-operator", E, "an operator declared twice"),
     ("OPG301", "bad-structured-delegate", E, "structured_delegate names a missing or unstructured op"),
@@ -143,6 +150,7 @@ CODES: dict[str, Code] = _table(
     ("OPG401", "tag-missing-description", E, "a tag needs a non-empty 'desc:'"),
     ("OPG402", "duplicate-tag", W, "a tag defined twice"),
     ("OPG403", "unknown-tag-key", W, "a tags.yaml entry key other than tag and desc"),
+    ("OPG404", "tag-not-a-cpp-name", E, "a tag name that is no C++ identifier (gen.py pastes it into enum_tag.h)"),
     # derivatives.yaml (torchgen's autograd loader, load_derivatives.py), resolved against native_functions.yaml
     ("OPG700", "derivative-missing-name", E, "a derivatives.yaml entry without 'name:'"),
     ("OPG701", "derivative-name-not-string", E, "'name' must be a schema string"),

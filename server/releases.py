@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, replace
 from enum import Enum
 
+from . import __version__
 from .diagnostics import Diagnostic, diag
 from .input_file import UnreadableFile, read_text
 from .text import Span
@@ -257,6 +258,11 @@ _BY_SERIES = {r.series: r for r in RELEASES}
 
 def known_range() -> str:
     return f"{OLDEST.series} to {NEWEST.series}"
+
+
+def server_version_text() -> str:
+    """The language server's serverInfo.version: the package and the releases it serves, on one line."""
+    return f"{__version__} (torch {OLDEST.series}-{NEWEST.series}, default {DEFAULT.series})"
 
 
 # ---------------------------------------------------------------- versions

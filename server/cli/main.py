@@ -9,8 +9,10 @@ from typing import NoReturn
 
 from .. import TORCHGEN_VERSION, VERSION_TEXT
 from ..releases import DEFAULT, versions_text
+from .bc import add_bc_parser
 from .check import add_check_parser
 from .explain import add_explain_parser
+from .format import add_format_parser
 from .generate import add_generate_parser
 from .generate_backend import add_generate_backend_parser
 from .generate_lazy import add_generate_lazy_parser
@@ -25,8 +27,10 @@ def build_parser() -> argparse.ArgumentParser:
                         version=f"opgen {VERSION_TEXT}\ntorch releases known: {versions_text()} "
                                 f"(default {DEFAULT.version})")
     sub = parser.add_subparsers(dest="command", required=True)
+    add_bc_parser(sub)
     add_check_parser(sub)
     add_explain_parser(sub)
+    add_format_parser(sub)
     add_generate_parser(sub)
     add_generate_backend_parser(sub)
     add_generate_lazy_parser(sub)

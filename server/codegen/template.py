@@ -8,7 +8,7 @@ The substitution rules are the ones torchgen's generated files depend on:
   on their own line, every line indented like the placeholder, trailing
   whitespace removed from each line and from the end of the block (until
   torch 2.7: every line indented, empty ones too, and only the block's end
-  stripped: `strip_lines=False`).
+  stripped: `strip_lines=False`). Lines are broken on `\\n` only.
 - Elsewhere a list is joined with ", "; `${,name}` puts ", " before a non-empty
   list and `${name,}` puts one after it; an empty list gives nothing.
 - Anything else is written with str().
@@ -28,11 +28,21 @@ class TemplateError(ValueError):
     """A placeholder has no value in the environment."""
 
 
+def _lines(text: str) -> list[str]:
+    """The lines of `text` split on `\\n` only (no trailing empty line, as str.splitlines): a C++ compiler breaks
+    lines on LF and CR, never on U+2028, U+0085, VT or FF, so neither may the template (a name holding one must not
+    become a line of C++ of its own)."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
 def _block(indent: str, value: object, strip_lines: bool) -> str:
     items = value if isinstance(value, list) else [value]
     lines: list[str] = []
     for item in items:
-        lines.extend(str(item).splitlines())
+        lines.extend(_lines(str(item)))
     if not strip_lines:
         return "".join(f"{indent}{line}\n" for line in lines).rstrip()
     if indent:

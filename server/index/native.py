@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from itertools import chain
 
 from ..diagnostics import Diagnostic, diag, first_diagnostics
@@ -14,6 +15,7 @@ from ..model.native_yaml import (
     Op,
     Problem,
     assemble,
+    related_stem,
     unregistered_kernel_message,
     unregistered_torch_cpu_cuda_kernels,
 )
@@ -22,7 +24,7 @@ from ..releases import DEFAULT, Release
 from ..syntax.locate import ScalarText
 from ..syntax.nodes import YMap, YScalar
 from ..text import Span
-from .documents import Document, EntryListParser, paused_gc
+from .documents import Document, EntryListParser, names_past, paused_gc
 
 
 @dataclass(frozen=True)
@@ -30,10 +32,36 @@ class TagsSnapshot:
     document: Document[Tag]
     tags: dict[str, Tag]
     diagnostics: tuple[Diagnostic, ...]
+    # The tag names in the text past where reading stopped (OPG007): no op that uses one is told it is unknown.
+    past_the_cut: frozenset[str] = frozenset()
 
     @property
     def names(self) -> frozenset[str]:
-        return frozenset(self.tags)
+        return frozenset(self.tags) | self.past_the_cut
+
+
+# What names an entry past the point where reading stopped: found by a scan, whatever the yaml's shape around it.
+# Each starts at the line break before a line (a block or flow entry): a literal the regex engine searches for
+# fast, and a scan linear in the text whatever it holds.
+_TAG_NAME = re.compile(r"""\n[ \t\-{]*tag[ \t]*:[ \t]*['"]?([^\s'",}\]]+)""")
+_FUNC_NAME = re.compile(r"""\n[ \t\-{]*func[ \t]*:[ \t]*['"]?([^\s('"]+)\(""")
+# Problems across entries that can only be about what is there (a name or a signature declared twice), never about
+# what is not.
+_ABOUT_WHAT_IS_THERE = frozenset({"OPG300", "OPG304"})
+
+
+def _stems_past_the_cut(text: str, document: Document[LoweredEntry]) -> frozenset[str]:
+    stems = {related_stem(name) for name in names_past(text, document, _FUNC_NAME)}
+    return frozenset(stems | {stem[1:] for stem in stems if stem.startswith("i")})  # __iand__ pairs with __and__
+
+
+def _maybe_about_the_rest(problem: Problem, functions: NativeFunctions) -> bool:
+    """Whether a problem across entries may be false because a related op lies past where reading stopped."""
+    if problem.code in _ABOUT_WHAT_IS_THERE:
+        return False
+    f = problem.op.function
+    return functions.may_lie_past_the_cut(str(f.func.name)) or (
+        f.structured_delegate is not None and functions.may_lie_past_the_cut(str(f.structured_delegate)))
 
 
 _tuple = tuple.__new__
@@ -65,7 +93,8 @@ class TagsParser:
                 diagnostics.append(diag("OPG402", span, f"tag '{tag.name}' is defined twice"))
                 continue
             tags[tag.name] = tag
-        return TagsSnapshot(document, tags, first_diagnostics(diagnostics, len(diagnostics), _order))
+        return TagsSnapshot(document, tags, first_diagnostics(diagnostics, len(diagnostics), _order),
+                            names_past(text, document, _TAG_NAME))
 
 
 @dataclass(frozen=True)
@@ -116,6 +145,11 @@ class NativeParser:
                 ops.append(_tuple(Op, (lowered.function, placed.line, lowered.metadata, False)))
         functions = assemble(ops, self._groups, self.release)
         unregistered = kernel_list_diagnostics(ops, self.release)
+        if document.unread_from >= 0:  # reading stopped: nothing may be called missing that lies past the cut
+            functions = replace(functions, stems_past_the_cut=_stems_past_the_cut(text, document))
+            functions = replace(functions, problems=tuple(p for p in functions.problems
+                                                          if not _maybe_about_the_rest(p, functions)))
+            unregistered = ()  # which kernels the file registers is known only of the whole file
         diagnostics = chain(document.each_diagnostic(), map(problem_diagnostic, functions.problems), unregistered)
         count = document.diagnostic_count() + len(functions.problems) + len(unregistered)
         return NativeSnapshot(document, functions, first_diagnostics(diagnostics, count, _order), self.release)

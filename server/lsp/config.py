@@ -7,6 +7,7 @@ section "opgen"):
      "nativeFunctionsPath": null, "implPaths": [], "outputDir": null,
      "generateTarget": "auto", "perOperatorHeaders": false, "codeLens": true,
      "kernelDirs": [], "kernelSeverity": "warning", "kernelStubFile": null, "torchVersion": null,
+     "pytorchFormatCheck": true, "compatibilityBase": "HEAD",
      "lazy": {"preset": "auto", "shapeInferenceHeader": null}}
 
 Relative paths are taken from the workspace root. docs/lsp.md lists every
@@ -18,6 +19,7 @@ default is used instead; unknown keys are reported too.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -86,6 +88,12 @@ class Settings:
     # The torch release whose torchgen to match ("2.14", "2.15.0"); default: detected from each
     # native_functions.yaml (version.txt of a PyTorch checkout, torch/version.py beside a packaged torchgen).
     torch_version: str | None = None
+    # OPG009 and its quick fix: whether native_functions.yaml round-trips through ruamel.yaml as PyTorch's
+    # NATIVEFUNCTIONS lint requires (checked when the file is opened or saved).
+    pytorch_format_check: bool = True
+    # OPG209/OPG210: the git revision each native_functions.yaml's schemas are compared with for backward and
+    # forward compatibility (on open and save), or "off".
+    compatibility_base: str = "HEAD"
     lazy: Lazy = field(default_factory=Lazy)
     testing: Testing = field(default_factory=Testing)
 
@@ -149,6 +157,18 @@ def _torch_version(value: object) -> str | None:
 _torch_version.__doc__ = "a torch version such as '2.14' or '2.14.1', or null"
 
 
+_REVISION = re.compile(r"[\w./~^@{}-]+")
+
+
+def _revision(value: object) -> str | None:
+    if isinstance(value, str) and not value.startswith("-") and _REVISION.fullmatch(value):
+        return value  # never an option to git: `git show` gets it as REV:./file
+    return None
+
+
+_revision.__doc__ = "a git revision (HEAD, main, HEAD~1, a commit) or 'off'"
+
+
 _CHECKS: dict[str, Callable[[object], Any]] = {
     "debounce_ms": _int_in(0, 10_000),
     "tags_path": _optional_path,
@@ -163,6 +183,8 @@ _CHECKS: dict[str, Callable[[object], Any]] = {
     "kernel_severity": _one_of("error", "warning", "information", "hint", "off"),
     "kernel_stub_file": _optional_path,
     "torch_version": _torch_version,
+    "pytorch_format_check": _bool,
+    "compatibility_base": _revision,
 }
 _LAZY_CHECKS: dict[str, Callable[[object], Any]] = {"preset": _one_of("auto", "default", "torchscript"),
                                                     "shape_inference_header": _optional_path}

@@ -8,7 +8,7 @@ symbols, folding limits).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from lsprotocol import types
@@ -125,14 +125,16 @@ def diagnostic_items(analysis: Analysis, client: Client) -> list[types.Diagnosti
     return diagnostics(analysis.lines, cap_diagnostics(analysis.diagnostics), client.encoding)
 
 
-def diagnostic_report(analysis: Analysis | None, previous_result_id: str | None, client: Client
+def diagnostic_report(analysis: Analysis | None, previous_result_id: str | None, client: Client,
+                      extra: Sequence[types.Diagnostic] = ()
                       ) -> types.RelatedFullDocumentDiagnosticReport | types.RelatedUnchangedDocumentDiagnosticReport:
+    """`extra`: diagnostics found apart from the analysis (lsp.editing's), part of the result id."""
     if analysis is None:
         return types.RelatedFullDocumentDiagnosticReport(items=[])
-    rid = result_id(analysis)
+    rid = result_id(analysis) + (f"-{hash(tuple(d.message for d in extra)) & 0xFFFFFFFF:08x}" if extra else "")
     if previous_result_id == rid:
         return types.RelatedUnchangedDocumentDiagnosticReport(result_id=rid)
-    return types.RelatedFullDocumentDiagnosticReport(items=diagnostic_items(analysis, client), result_id=rid)
+    return types.RelatedFullDocumentDiagnosticReport(items=diagnostic_items(analysis, client) + list(extra), result_id=rid)
 
 
 # ---------------------------------------------------------------- hover

@@ -25,9 +25,10 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from .. import VERSION_TEXT
 from ..analysis.check import BACKEND, DEPRECATED, DERIVATIVES, NATIVE, SELECTION, TAGS
-from . import commands, features, kernels, transport, watchdog
+from ..analysis.pytorch_format import LoadFailure
+from ..releases import server_version_text
+from . import commands, convert, editing, features, kernels, transport, watchdog
 from . import derivatives as derivatives_lsp
 from .analyses import Scheduler
 from .config import SECTION, Settings, settings_from
@@ -56,7 +57,7 @@ ANALYSIS_TIMEOUT = 120.0
 
 class OpgenLanguageServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("opgen-lsp", VERSION_TEXT, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        super().__init__("opgen-lsp", server_version_text(), text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
         self.model = Workspace()
         self.client = features.Client()
         self.settings = Settings()
@@ -67,6 +68,7 @@ class OpgenLanguageServer(LanguageServer):
         # The kernel index is built apart from the analyses too (one-file updates run with the analyses).
         self.kernel_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="opgen-kernels")
         self.virtual_documents = commands.VirtualDocuments()
+        self.editing = editing.EditingChecks()  # the lint's round trip and compatibility, on open and save
         self.analyses = Scheduler(self._executor, self.model.analyse, self.model.key, self.model.latest,
                                   ANALYSIS_TIMEOUT)
         self._pending: dict[str, asyncio.Task] = {}
@@ -261,13 +263,42 @@ class OpgenLanguageServer(LanguageServer):
         uri = analysis.uri
         if analysis.document.kind not in CHECKED_KINDS and uri not in self._published:
             return
-        items = features.diagnostic_items(analysis, self.client)
+        items = features.diagnostic_items(analysis, self.client) + self.editing_items(analysis)
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=items, version=analysis.version))
         if items or analysis.document.kind in CHECKED_KINDS:
             self._published.add(uri)
         else:
             self._published.discard(uri)
+
+    def editing_items(self, analysis: Analysis) -> list[types.Diagnostic]:
+        found = self.editing.diagnostics_for(analysis.uri, analysis.document.text)
+        return convert.diagnostics(analysis.lines, found, self.client.encoding) if found else []
+
+    def run_editing_checks(self, uri: str) -> None:
+        """The lint's round trip and the compatibility of schemas for the document as it is (open, save)."""
+        document = self.model.document(uri)
+        settings = self.settings
+        base = None if settings.compatibility_base == "off" else settings.compatibility_base
+        if document is None or document.kind != NATIVE or (not settings.pytorch_format_check and base is None):
+            return
+        text = document.text
+        work = self.editing.executor().submit(editing.run_checks, text, document.path, settings.pytorch_format_check, base)
+        asyncio.ensure_future(self._editing_checked(uri, asyncio.wrap_future(work)))
+
+    async def _editing_checked(self, uri: str, work: asyncio.Future) -> None:
+        try:
+            result = await work
+        except Exception as exc:  # a worker that died: the other diagnostics go on
+            self.report_failure(f"checking {uri}'s format and compatibility", exc)
+            return
+        document = self.model.document(uri)
+        if document is None or document.text != result.text or not self.editing.store(uri, result):
+            return
+        if self.pulls:
+            self.workspace_diagnostic_refresh(None)
+        else:
+            self.schedule(uri, 0)
 
     async def begin_progress(self, kind: str, begin: types.WorkDoneProgressBegin) -> str | None:
         """A work-done progress token (opgen-<kind>-...) begun with `begin`; None when the client takes none."""
@@ -317,6 +348,7 @@ class OpgenLanguageServer(LanguageServer):
         if pending is not None:
             pending.cancel()
         self.analyses.forget(uri)
+        self.editing.forget(uri)
         document = self.model.close(uri)
         self._announced.pop(uri, None)
         if uri in self._published and not self.pulls:
@@ -336,6 +368,7 @@ class OpgenLanguageServer(LanguageServer):
         self.kernel_executor.shutdown(wait=False, cancel_futures=True)
         self._executor.shutdown(wait=False, cancel_futures=True)
         self.command_executor.shutdown(wait=False, cancel_futures=True)
+        self.editing.shutdown()
 
     def external_backends(self) -> dict[str, list[str]]:
         """Op name -> the backends whose open backend yaml lists it (from their latest analyses)."""
@@ -447,6 +480,7 @@ def _register_sync(server: OpgenLanguageServer) -> None:
     @guarded(server, "didOpen")
     def did_open(params: types.DidOpenTextDocumentParams) -> None:
         server.sync(params.text_document.uri, opened=True)
+        server.run_editing_checks(params.text_document.uri)
 
     @feature(types.TEXT_DOCUMENT_DID_CHANGE)
     @guarded(server, "didChange")
@@ -458,6 +492,7 @@ def _register_sync(server: OpgenLanguageServer) -> None:
     async def did_save(params: types.DidSaveTextDocumentParams) -> None:
         # A tags.yaml read from disk may have changed; a saved C++ file may define kernels.
         await server.files_changed([to_fs_path(params.text_document.uri) or params.text_document.uri])
+        server.run_editing_checks(params.text_document.uri)
 
     @feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     @guarded(server, "didChangeWatchedFiles")
@@ -476,7 +511,8 @@ def _register_sync(server: OpgenLanguageServer) -> None:
         if not server.pulls:  # this client's diagnostics are pushed (see `pulls`): one list, not two
             return types.RelatedFullDocumentDiagnosticReport(items=[])
         analysis = await server.analysis(params.text_document.uri)
-        return features.diagnostic_report(analysis, params.previous_result_id, server.client)
+        extra = server.editing_items(analysis) if analysis is not None else []
+        return features.diagnostic_report(analysis, params.previous_result_id, server.client, extra)
 
 
 # ------------------------------------------------------------ queries of one document's analysis
@@ -554,7 +590,9 @@ DOCUMENT_QUERIES = (
                   types.SignatureHelpOptions(trigger_characters=SIGNATURE_TRIGGERS, retrigger_characters=[" "])),
     DocumentQuery(types.TEXT_DOCUMENT_CODE_ACTION, "codeAction", list,
                   lambda server, analysis, params: features.code_actions(analysis, params.range, server.client,
-                                                                         server.kernel_context()),
+                                                                         server.kernel_context())
+                  + editing.code_actions(analysis.uri, analysis.lines, analysis.document.text,
+                                         server.editing.result(analysis.uri), params.range, server.client.encoding),
                   types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix])),
     DocumentQuery(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, "semanticTokens", _no_tokens,
                   lambda server, analysis, params: features.semantic_tokens(analysis, server.client),
@@ -566,6 +604,27 @@ DOCUMENT_QUERIES = (
 
 def _register_workspace_requests(server: OpgenLanguageServer) -> None:
     feature = server.feature
+
+    @feature(types.TEXT_DOCUMENT_FORMATTING, types.DocumentFormattingOptions())
+    @guarded(server, "formatting", list)
+    async def formatting(params: types.DocumentFormattingParams) -> list[types.TextEdit]:
+        """native_functions.yaml as PyTorch's NATIVEFUNCTIONS lint would replace it (other files: no edits)."""
+        uri = params.text_document.uri
+        document = server.model.document(uri)
+        if document is None or document.kind != NATIVE:
+            return []
+        text = document.text
+        formatted = server.editing.formatted_for(uri, text)
+        if formatted is None:
+            formatted = await asyncio.wrap_future(server.editing.executor().submit(editing.format_only, text))
+        if isinstance(formatted, LoadFailure):
+            server.warn(f"opgen: ruamel.yaml cannot read {document.path or uri}, so PyTorch's NATIVEFUNCTIONS lint "
+                        f"fails on it: {formatted.message}")
+            return []
+        current = server.model.document(uri)
+        if current is None or current.text != text:  # edited meanwhile: these edits would land on other lines
+            return []
+        return editing.edits(convert.Lines(text), text, formatted, server.client.encoding)
 
     @feature(types.WORKSPACE_SYMBOL)
     @guarded(server, "workspaceSymbol", list)

@@ -126,12 +126,32 @@ def _done(work: Callable[[_F], _R], functions: _F) -> tuple[_F, _R]:
     return functions, work(functions)
 
 
+# Suffixes that relate one op to another across entries (view_copy and view_scatter ops, _functional variants).
+_RELATED_SUFFIXES = ("_copy", "_scatter", "_functional", "_inverse")
+
+
+def related_stem(name: str) -> str:
+    """What relates ops of one group or view group: the base name without namespace, overload, leading and
+    trailing '_' and the suffixes of generated and paired variants."""
+    base = name.rpartition("::")[2].partition(".")[0].strip("_")
+    for suffix in _RELATED_SUFFIXES:
+        base = base.removesuffix(suffix)
+    return base
+
+
 @dataclass(frozen=True)
 class NativeFunctions:
     ops: tuple[Op, ...]
     groups: tuple[NativeFunction | NativeFunctionsGroup, ...]
     view_groups: tuple[NativeFunction | NativeFunctionsViewGroup, ...]
     problems: tuple[Problem, ...]
+    # The related_stem of each op named in the text past where reading stopped (OPG007; empty when the file was
+    # read whole): a rule in this file or another must not call an op of these stems missing.
+    stems_past_the_cut: frozenset[str] = frozenset()
+
+    def may_lie_past_the_cut(self, name: str) -> bool:
+        """Whether an op of this name (or one grouped with it) may be declared where reading stopped."""
+        return bool(self.stems_past_the_cut) and related_stem(name) in self.stems_past_the_cut
 
     @functools.cached_property
     def backend_indices(self) -> dict[dk.DispatchKey, BackendIndex]:

@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 from ..frozen import fast_init
 from ..suggest import did_you_mean
+from .cpp_names import LINE_BREAKS, identifier_problem, latin1_problem
 from .schema import (
     AUGMENTED_ASSIGNMENT_NAMES,
     BASE_TYPE_NAMES,
@@ -245,14 +246,30 @@ def parse_operator_name(text: str, start: int = 0) -> tuple[OperatorName | None,
     return OperatorName(base, overload), tuple(issues)
 
 
+# Names the schema gives (op, overload, argument and return names, the namespace) are pasted into the C++ as they
+# are: one outside the name grammar (cpp_names) is an error, since the C++ would not compile or would hold code of
+# the yaml's choosing; an identifier only some compilers take ('$', non-ASCII letters, spaces around it) and a
+# missing name, which torchgen also accepts, stay OPG207 warnings.
+_NOT_A_CPP_NAME = ("torchgen accepts it and pastes it into the generated C++ as it is, so the C++ would not compile "
+                   "or would hold code of the yaml's choosing")
+
+
 def _identifier_warning(text: str, start: int, what: str) -> Issue | None:
     if _IDENTIFIER.match(text):
         return None
     if not text:
         return Issue("OPG207", start, start + 1, f"the {what} is missing; torchgen accepts this, "
                                                   "but the generated C++ will not compile")
-    return Issue("OPG207", start, start + len(text), f"{what} '{text}' is not a valid identifier; torchgen "
-                                                      "accepts it, but the generated C++ will not compile")
+    problem = identifier_problem(text, what)
+    if problem is not None:
+        return Issue("OPG143", start, start + len(text), f"{problem}; {_NOT_A_CPP_NAME}")
+    return Issue("OPG207", start, start + len(text), f"{what} '{text}' is an identifier only to some compilers "
+                                                      "(spaces around it, '$' or non-ASCII letters); torchgen "
+                                                      "accepts it")
+
+
+# Issues after which the schema is still built: the name is wrong, not the schema's shape.
+_NAME_ISSUES = ("OPG207", "OPG143", "OPG144")
 
 
 # What each character that cannot be in a file name does to gen.py --per-operator-headers, which names
@@ -267,7 +284,7 @@ _NOT_IN_FILE_NAMES = {
 
 # A line break (or NUL) anywhere in a schema that otherwise parses: gen.py pastes the names and the schema
 # into the C++ as they are, so the rest of that line becomes C++ of the yaml's own (checked against torchgen).
-_LINE_BREAK = re.compile("[\0\n\r]")
+_LINE_BREAK = re.compile("[\0" + LINE_BREAKS + "]")
 _PASTED_LINE_BREAK = ("a schema must be on one line: torchgen accepts this line break, and pastes what follows it "
                       "into the generated C++ as a line of its own")
 _NOT_IN_FILE_NAME = re.compile("[" + re.escape("".join(_NOT_IN_FILE_NAMES)) + "]")
@@ -322,7 +339,7 @@ def _argument_from_text(text: str) -> tuple[Argument | None, ArgumentPieces | No
 def parse_argument_text(text: str) -> tuple[Argument | None, tuple[Issue, ...]]:
     """One argument on its own, as in precomputed lines."""
     arg, _, issues = _argument_from_text(text)
-    errors = any(i.code != "OPG207" for i in issues)
+    errors = any(i.code not in _NAME_ISSUES for i in issues)
     return (None if errors else arg), issues
 
 
@@ -514,6 +531,8 @@ def _split_namespace(func: str, issues: list[Issue]) -> tuple[str, str, int]:
         issues.append(Issue("OPG108", 0, second, "a func: may have at most one namespace level, e.g. 'myops::foo(...)'"))
     entity = parts[-1]
     namespace = "::".join(parts[:-1]) or "aten"
+    if len(parts) == 2 and parts[0] and (warning := _identifier_warning(parts[0], 0, "namespace")) is not None:
+        issues.append(warning)
     return namespace, entity, len(func) - len(entity)
 
 
@@ -549,11 +568,15 @@ def parse_schema(func: str) -> ParsedSchema:
     name_span = (start, start + len(op_text))
     base_text, dot, overload = op_text.partition(".")
     base = parse_base_name(base_text, start, issues)
-    if (not_a_file_name := _file_name_error(base_text, start)) is not None:
-        issues.append(not_a_file_name)
-    elif base_text and (warning := _identifier_warning(base_text.rstrip("_"), start, "operator name")):
-        issues.append(warning)
-    if not_a_file_name is None and (line_break := _LINE_BREAK.search(text)) is not None:
+    not_a_file_name = _file_name_error(base_text, start)
+    name_issue = not_a_file_name or (_identifier_warning(base_text.rstrip("_"), start, "operator name")
+                                     if base_text else None)
+    if (name_issue is None or name_issue.code == "OPG207") and (crash := latin1_problem(base_text)) is not None:
+        name_issue = Issue("OPG144", start, start + len(base_text), crash)
+    if name_issue is not None:
+        issues.append(name_issue)
+    line_break = _LINE_BREAK.search(text) if not_a_file_name is None else None
+    if line_break is not None:
         issues.append(Issue("OPG142", start + line_break.start(), start + line_break.end(), _PASTED_LINE_BREAK))
     if overload and (warning := _identifier_warning(overload, start + len(base_text) + 1, "overload name")):
         issues.append(warning)
@@ -561,6 +584,9 @@ def parse_schema(func: str) -> ParsedSchema:
     arguments = _parse_arguments(args_text, args_start, issues)
     returns_start = start + m.start(3)
     returns = _parse_returns(returns_text, returns_start, issues)
+    if line_break is not None:  # told once, as the line break it is
+        at = start + line_break.start()
+        issues[:] = [i for i in issues if i.code != "OPG143" or not i.start <= at < i.end]
     if base is None or arguments is None or returns is None:
         return ParsedSchema(namespace, None, None, tuple(issues))
     # Every piece above is checked to print back as written, so str(schema) == text
@@ -574,5 +600,5 @@ def parse_schema(func: str) -> ParsedSchema:
         returns=(returns_start, returns_start + len(returns_text)),
         each_return=returns[1],
     )
-    errors = bool(issues) and any(i.code != "OPG207" for i in issues)
+    errors = bool(issues) and any(i.code not in _NAME_ISSUES for i in issues)
     return ParsedSchema(namespace, None if errors else schema, spans, tuple(issues))

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from ..diagnostics import Diagnostic, diag
 from ..suggest import did_you_mean
 from ..syntax.nodes import YMap, YScalar
+from .cpp_names import identifier_problem
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +34,9 @@ def lower_tag(entry: YMap) -> tuple[Tag | None, tuple[Diagnostic, ...]]:
     if not isinstance(name, str):
         diagnostics.append(diag("OPG400", name_node.span, "a tag name must be a plain string"))
         return None, tuple(diagnostics)
+    if (problem := identifier_problem(name, "tag name")) is not None:
+        diagnostics.append(diag("OPG404", name_node.span, f"{problem}; gen.py pastes it into enum_tag.h's enum Tag "
+                                                          "as it is"))
     desc = desc_node.value if isinstance(desc_node, YScalar) else None
     if desc_node is None or desc == "":
         span = desc_node.span if desc_node is not None else name_node.span

@@ -122,6 +122,10 @@ CASES = [
     ("name-not-a-file-name", "- func: foo/bar(Tensor self) -> Tensor\n", "OPG140", "/"),
     ("kernel-not-a-cpp-name", FOO + "  dispatch:\n    CPU: foo-bar\n", "OPG141", "foo-bar"),
     ("line-break-in-schema", '- func: "foo.x\\ny(Tensor self) -> Tensor"\n', "OPG142", '"foo'),
+    ("unicode-line-break-in-schema", '- func: "foo.x\\u2028y(Tensor self) -> Tensor"\n', "OPG142", '"foo'),
+    ("name-not-a-cpp-name", "- func: foo.x;y(Tensor self) -> Tensor\n", "OPG143", "x;y"),
+    ("namespace-not-a-cpp-name", "- func: my-ns::foo(Tensor self) -> Tensor\n", "OPG143", "my-ns"),
+    ("op-name-not-latin-1", "- func: foo\u03c9(Tensor self) -> Tensor\n", "OPG144", "foo\u03c9"),
     # func: schemas
     ("missing-arrow", "- func: foo(Tensor self) Tensor\n", "OPG200", "(Tensor self) Tensor"),
     ("single-return-in-parentheses", "- func: foo(Tensor self) -> (Tensor)\n", "OPG200", "(Tensor)"),
@@ -146,7 +150,8 @@ CASES = [
      "- func: foo.out(Tensor self, *, Tensor(a!)[] out) -> ()\n  structured: True\n  dispatch:\n    CPU: foo_out\n",
      "OPG116", "Tensor(a!)[] out"),
     ("unsized-bool-list", "- func: foo(Tensor self, bool[]? mask) -> Tensor\n", "OPG208", "bool[]"),
-    ("bad-identifier", "- func: foo(Tensor self, int my-dim) -> Tensor\n", "OPG207", "my-dim"),
+    ("bad-identifier", "- func: foo(Tensor self, int my-dim) -> Tensor\n", "OPG143", "my-dim"),
+    ("odd-identifier", "- func: foo(Tensor self, int my$dim) -> Tensor\n", "OPG207", "my$dim"),
     # across entries
     ("duplicate-operator", FOO + "- func: foo(Tensor self) -> Tensor\n  variants: function\n", "OPG300",
      "foo(Tensor self) -> Tensor\n  variants"),
@@ -233,7 +238,10 @@ def test_groups_functionalization_can_lower(text: str) -> None:
 def test_every_code_has_a_case() -> None:
     tested = {c[2] for c in CASES}
     # File-level limits (not text, too many values, too many diagnostics): tests/reliability/test_bounded_*.py.
-    native_codes = {c for c in CODES if c.startswith(("OPG0", "OPG1", "OPG2", "OPG3"))} - {"OPG006", "OPG007", "OPG008"}
+    # Not `opgen check`'s: the lint's round trip (tests/cli/test_format_cli.py) and compatibility with a base
+    # (tests/analysis/test_compat.py, tests/cli/test_bc_cli.py).
+    native_codes = {c for c in CODES if c.startswith(("OPG0", "OPG1", "OPG2", "OPG3"))} - {
+        "OPG006", "OPG007", "OPG008", "OPG009", "OPG209", "OPG210"}
     assert native_codes - tested == set()
 
 
@@ -269,6 +277,14 @@ def test_tags_rules() -> None:
     text = "- tag: a\n  desc: x\n- tag: a\n  desc: y\n- desc: no name\n- tag: b\n  desc: ''\n- tag: c\n  desc: z\n  dsc: q\n"
     found = {(d.code, d.span.start_line) for d in TagsParser().parse(text).diagnostics}
     assert found == {("OPG402", 2), ("OPG400", 4), ("OPG401", 6), ("OPG403", 9)}
+
+
+@pytest.mark.parametrize("name, code", [("dynamic", None), ("\"a\\u2028b\"", "OPG404"), ("a;b", "OPG404"),
+                                        ("\"\\xe4\"", None)])
+def test_a_tag_name_is_a_cpp_identifier(name: str, code: str | None) -> None:
+    """gen.py pastes each tag name into enum_tag.h's `enum class Tag`."""
+    found = [d.code for d in TagsParser().parse(f"- tag: {name}\n  desc: x\n").diagnostics]
+    assert found == ([code] if code else [])
 
 
 INPLACE_VIEW = "- func: foo_(Tensor(a!) self, int d) -> Tensor(a!)\n  tags: inplace_view\n  dispatch:\n    CPU: foo_\n"

@@ -23,6 +23,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "configuration(values): workspace/configuration section 'opgen' of `client`")
 
 
+EDITING_CHECKS_OFF = {"pytorchFormatCheck": False, "compatibilityBase": "off"}
 CONFIG = ClientServerConfig(server_command=SERVER, client_factory=make_client)
 
 
@@ -40,7 +41,9 @@ async def client(request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp
         capabilities=capabilities(request.param),
         root_uri=tmp_path.as_uri(),
         workspace_folders=[types.WorkspaceFolder(uri=tmp_path.as_uri(), name="ws")],
-        initialization_options=_marker_value(request, "init_options") or {"debounceMs": 10},
+        # The round trip and compatibility checks (lsp.editing) are off unless a test asks for them: they finish
+        # apart from the analyses and would race other tests' exact lists of diagnostics.
+        initialization_options=_marker_value(request, "init_options") or {"debounceMs": 10, **EDITING_CHECKS_OFF},
     ))
     lsp_client.init_result = result  # type: ignore[attr-defined]
     lsp_client.root = tmp_path  # type: ignore[attr-defined]

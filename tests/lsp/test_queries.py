@@ -237,6 +237,9 @@ def test_settings_defaults_and_values():
     assert (s.debounce_ms, s.tags_path, s.testing.fail_hover) == (5, "t.yaml", True)
     s = config.settings_from({"lazy": {"preset": "torchscript", "shapeInferenceHeader": "h.h"}}, warn=warnings.append)
     assert s.lazy == config.Lazy("torchscript", "h.h")
+    s = config.settings_from({"pytorchFormatCheck": False, "compatibilityBase": "origin/main~2"}, warn=warnings.append)
+    assert (s.pytorch_format_check, s.compatibility_base) == (False, "origin/main~2")
+    assert (config.Settings().pytorch_format_check, config.Settings().compatibility_base) == (True, "HEAD")
     assert warnings == []
 
 
@@ -254,6 +257,9 @@ def test_settings_defaults_and_values():
     ({"lazy": []}, "'lazy' must be an object"),
     ({"tagPath": "x"}, "unknown setting 'tagPath'"),
     ("opgen", "settings must be an object"),
+    ({"pytorchFormatCheck": "yes"}, "'pytorchFormatCheck' must be true or false"),
+    ({"compatibilityBase": "--output=/tmp/x"}, "'compatibilityBase' must be a git revision"),  # never a git option
+    ({"compatibilityBase": "HEAD; rm"}, "'compatibilityBase' must be a git revision"),
 ])
 def test_bad_settings_warn_and_fall_back(raw, message):
     warnings: list[str] = []

@@ -66,6 +66,8 @@ class NativeIndex:
     by_signature: dict[str, list[NativeFunction]]
     view_copies: dict[str, NativeFunction]  # a view op's name -> its view_copy function
     by_name: dict[str, list[str]]  # C++ API name -> the schemas of that name (suggestions for unknown schemas)
+    # native_functions.yaml read in part (OPG007): whether an op of a name may be declared past the cut.
+    may_lie_past_the_cut: Callable[[str], bool] = lambda name: False
 
     @staticmethod
     def of(functions: NativeFunctions, keys: Callable[[NativeFunction], tuple[str, str]] = schema_keys
@@ -81,7 +83,7 @@ class NativeIndex:
         by_name: dict[str, list[str]] = {}
         for schema, f in by_schema.items():
             by_name.setdefault(cpp.name(f.func), []).append(schema)
-        return NativeIndex(by_schema, by_signature, view_copies, by_name)
+        return NativeIndex(by_schema, by_signature, view_copies, by_name, functions.may_lie_past_the_cut)
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,14 +200,16 @@ class DerivativesChecker:
 
 
 def _reads(entry: DerivativeEntry, index: NativeIndex) -> tuple[object, ...]:
-    """What analyse_entry reads for an entry: the function it names and that one's signature group, or, when it
-    names none, the schemas by name (its did-you-mean comes from all of them)."""
+    """What analyse_entry reads for an entry: whether its op may lie past where reading native_functions.yaml
+    stopped, the function it names and that one's signature group, or, when it names none, the schemas by name
+    (its did-you-mean comes from all of them)."""
     if entry.defn_name is None:
         return ()
     function = index.by_schema.get(entry.specification)
+    past_the_cut = index.may_lie_past_the_cut(entry.specification.partition("(")[0])  # a bool: compared by `is`
     if function is None:
-        return (index.by_name,)
-    return (function, *index.by_signature[signature_key(function.func)])
+        return (past_the_cut, index.by_name)
+    return (past_the_cut, function, *index.by_signature[signature_key(function.func)])
 
 
 def _same(old: tuple[object, ...], new: tuple[object, ...]) -> bool:
@@ -287,10 +291,15 @@ def analyse_entry(entry: DerivativeEntry, index: NativeIndex) -> EntryAnalysis:
     if entry.defn_name is None:
         return EntryAnalysis(None, None, (), ())
     function = index.by_schema.get(entry.specification)
+    # native_functions.yaml read in part: its op, or the variant formulas attach to, may lie past the cut.
+    past_the_cut = index.may_lie_past_the_cut(entry.specification.partition("(")[0])
     if function is None:
-        _unknown_schema(entry, index, report)
+        if not past_the_cut:
+            _unknown_schema(entry, index, report)
         return EntryAnalysis(None, None, (), tuple(report.diagnostics))
     canonical = _canonical(index.by_signature[signature_key(function.func)], entry.defn_name)
+    if canonical is None and past_the_cut:
+        return EntryAnalysis(function, None, (), ())
     if canonical is None:
         report.add("OPG705", entry.name_node.span,
                    f"{entry.specification} has no function to attach formulas to: its signature group has no "

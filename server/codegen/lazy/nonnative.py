@@ -12,11 +12,15 @@ from dataclasses import dataclass
 import yaml
 
 from ...diagnostics import Diagnostic, diag
+from ...model.cpp_names import qualified_name_problem
 from ...model.schema_parser import parse_schema
 from ...text import Span
 from .schema import ALL_PROPERTIES, NON_NATIVE_PROPERTIES, LazyIrSchema, LazyTypeError, lazy_schema
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# Schema issues of names outside the name grammar (model/cpp_names.py); gen.py's Latin-1 limit (OPG144) is not
+# gen_lazy_tensor's.
+_NOT_C_NAMES = ("OPG140", "OPG142", "OPG143")
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +65,9 @@ def _op(item: yaml.Node) -> tuple[NonNativeOp | None, list[Diagnostic]]:
     if func is None:
         return None, [diag("OPG536", where, "a non_native item needs 'func:' with a schema string")]
     parsed = parse_schema(func)
+    pasted = next((i for i in parsed.issues if i.code in _NOT_C_NAMES), None)
+    if pasted is not None:  # gen_lazy_tensor pastes its names into LazyIr.h as they are: the name grammar
+        return None, [diag("OPG536", _span(fields["func"]), f"{pasted.message} (in the schema {func!r})")]
     if parsed.schema is None or any(i.code == "OPG200" for i in parsed.issues):
         return None, [diag("OPG536", _span(fields["func"]), f"not a valid schema: {func}")]
     props = NON_NATIVE_PROPERTIES
@@ -80,6 +87,9 @@ def _op(item: yaml.Node) -> tuple[NonNativeOp | None, list[Diagnostic]]:
     opkind = None if opkind_node is None else _scalar(opkind_node)
     if opkind_node is not None and opkind is None:
         problems.append(diag("OPG536", _span(opkind_node), "'opkind' must be a string"))
+    elif opkind_node is not None and opkind is not None and (problem := qualified_name_problem(opkind, "opkind")):
+        problems.append(diag("OPG536", _span(opkind_node), f"{problem}; gen_lazy_tensor pastes it into "
+                                                           "torch::lazy::OpKind(...) as it is"))
     if problems:
         return None, problems
     try:
