@@ -164,6 +164,15 @@ def running_code_server(tmp_path: Path, workspace: Path, settings: dict, vsixes:
         log.close()
 
 
+def script_env(url: str, workspace: Path, out: Path, shots: Path, **extra: str) -> dict[str, str]:
+    """The environment of a code-server script (tests/editors/vscode_*_e2e.mjs): where code-server is, what to
+    open, where to write its result and screenshots, playwright-core and chromium."""
+    shots.mkdir(exist_ok=True)
+    return editor_env(CODE_SERVER_URL=url, WORKSPACE=str(workspace), OUT=str(out), SCREENSHOT_DIR=str(shots),
+                      PLAYWRIGHT_CORE=str(NPM_PREFIX / "lib" / "node_modules" / "playwright-core"),
+                      CHROMIUM=shutil.which("chromium") or "/usr/bin/chromium", **extra)
+
+
 @pytest.fixture
 def code_server(tmp_path: Path, workspace: Path, interpreter):
     require("code-server and playwright-core (npm, tools/.editors)", _code_server)

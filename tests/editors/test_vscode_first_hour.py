@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import NPM_PREFIX, editor_env
-from .test_vscode import _venv, code_server  # noqa: F401  (the fixture, on this module's workspace)
+from .test_vscode import _venv, code_server, script_env  # noqa: F401  (the fixture, on this module's workspace)
 
 pytestmark = [pytest.mark.editors, pytest.mark.slow]
 
@@ -43,14 +42,9 @@ def interpreter(tmp_path: Path) -> tuple[dict, str]:
 
 
 def test_vscode_narrow_lens_and_generate_error(code_server, workspace: Path, tmp_path: Path):  # noqa: F811
-    url = code_server[0]
     out = tmp_path / "result.json"
     shots = tmp_path / "shots"
-    shots.mkdir()
-    env = editor_env(CODE_SERVER_URL=url, WORKSPACE=str(workspace), OUT=str(out), SCREENSHOT_DIR=str(shots),
-                     PLAYWRIGHT_CORE=str(NPM_PREFIX / "lib" / "node_modules" / "playwright-core"),
-                     CHROMIUM=shutil.which("chromium") or "/usr/bin/chromium",
-                     WIDE_FILE="wide/native_functions.yaml", WIDE_OP="wide")
+    env = script_env(code_server[0], workspace, out, shots, WIDE_FILE="wide/native_functions.yaml", WIDE_OP="wide")
     proc = subprocess.run(["node", str(Path(__file__).with_name("vscode_first_hour_e2e.mjs"))], env=env,
                           capture_output=True, text=True, timeout=900)
     keep = os.environ.get("OPGEN_E2E_ARTIFACTS")
