@@ -25,7 +25,8 @@ for arg in "$@"; do
   esac
 done
 mkdir -p "$PREFIX"
-log() { echo "[setup_editors] $*"; }
+# Each line says the seconds since the start: the time of each step is measured on every run (docs/editors.md).
+log() { echo "[setup_editors $(printf '%4d' "$SECONDS") s] $*"; }
 
 # --- Debian packages -------------------------------------------------------------------------
 APT_PACKAGES=(chromium ripgrep emacs-nox elpa-eglot libkrb5-dev libxkbfile-dev libsecret-1-dev libx11-dev pkg-config)
@@ -114,6 +115,7 @@ if [ "$CODE_SERVER" = 1 ] && ! "$NPM_PREFIX/bin/code-server" --version >/dev/nul
   "$NPM_PREFIX/bin/code-server" --version
 fi
 
+log "done"
 echo "EDITORS_PREFIX=$PREFIX"
 echo "CODE_SERVER=$NPM_PREFIX/bin/code-server"
 echo "PLAYWRIGHT_CORE=$NPM_PREFIX/lib/node_modules/playwright-core"

@@ -111,6 +111,11 @@ def _is_backend_yaml(path: str) -> bool:
         return False
 
 
+# What expand looks for in a folder (said when it finds nothing).
+SEARCHED = ("native_functions.yaml, tags.yaml, derivatives.yaml, autograd/deprecated.yaml and *_functions.yaml "
+            "backend yamls (with a top-level backend: key)")
+
+
 def expand(paths: list[str]) -> list[str]:
     """Files given, plus the operator yaml files (and backend yamls) inside directories given."""
     out: list[str] = []
@@ -164,8 +169,13 @@ def check_paths(paths: list[str], tags_path: str | None = None, native_path: str
     (what the release's autograd loader rejects; without it, only what each entry shows on its own).
     torch_version: the torch release whose rules apply (default: detected per file, see releases.resolve_for)."""
     run = _Run(tags_path, native_path, native_extra, backend_extra, derivatives_check, torch_version)
-    for path in expand(paths):
-        run.check(path)
+    for given in paths:
+        found = expand([given])
+        if not found:  # a folder with nothing to check: a mistyped folder must not pass as clean
+            run.result.notes.append(f"opgen: {given}: no operator yaml in this folder (searched it for {SEARCHED})")
+            run.result.usage_error = True
+        for path in found:
+            run.check(path)
     return run.result
 
 

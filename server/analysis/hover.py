@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import urllib.parse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -167,11 +168,22 @@ def function_summary(f: NativeFunction) -> str:
     return text
 
 
+# How a hover points at all of an op's generated code: show_generated_link for a client that runs command links
+# (the VS Code extension), explain_command for the others.
+MoreCode = Callable[[str], str]
+
+
 def show_generated_link(op: str) -> str:
-    """A Markdown link to the VS Code command that opens all of an op's generated code (other clients show its
-    name: the server's opgen.showGenerated does the same)."""
+    """A Markdown link to the VS Code extension's command that opens all of an op's generated code."""
     query = urllib.parse.quote(json.dumps([op]))
     return f"[opgen: Show generated code](command:opgenLsp.showGenerated?{query})"
+
+
+def explain_command(path: str | None) -> MoreCode:
+    """For a client that cannot run a command link (a plain-text or another Markdown client): the CLI command that
+    prints the same code, for the yaml at path."""
+    native = f" --native-functions {shlex.quote(path)}" if path else ""
+    return lambda op: f"`opgen explain {op}{native}`"
 
 
 def _cpp(lines: list[str]) -> list[str]:
@@ -197,7 +209,8 @@ def kernel_declarations(pieces: Sequence[Snippet]) -> list[tuple[list[str], str]
     return [(keys, code) for code, keys in by_code.items()]
 
 
-def function_hover(f: NativeFunction, pieces: Sequence[Snippet], release: object = None) -> str:
+def function_hover(f: NativeFunction, pieces: Sequence[Snippet], release: object = None,
+                   more: MoreCode = show_generated_link) -> str:
     """The func: line: what the op is, its at:: signature and its native kernel declarations, then the op's facts
     (and the torch release it is read as)."""
     name = str(f.func.name)
@@ -218,11 +231,12 @@ def function_hover(f: NativeFunction, pieces: Sequence[Snippet], release: object
     facts = [*_facts(f), f"returns {returns}", *([f"read as {release}"] if release is not None else [])]
     lines += ["", *(f"- {fact}" for fact in facts)]
     if pieces:
-        lines += ["", f"All {len(pieces)} generated pieces: {show_generated_link(name)}"]
+        lines += ["", f"All {len(pieces)} generated pieces: {more(name)}"]
     return "\n".join(_fit(lines))
 
 
-def dispatch_key_hover(name: str, f: NativeFunction | None, pieces: Sequence[Snippet]) -> str:
+def dispatch_key_hover(name: str, f: NativeFunction | None, pieces: Sequence[Snippet],
+                       more: MoreCode = show_generated_link) -> str:
     """A dispatch key: what kind of key it is (a line), then its kernel declaration and registration for this op."""
     lines = [f"**{name}** (dispatch key): {dispatch_key_summary(name) or 'not a dispatch key'}"]
     mine = [p for p in pieces if p.title.startswith(name + " ")]
@@ -232,7 +246,7 @@ def dispatch_key_hover(name: str, f: NativeFunction | None, pieces: Sequence[Sni
     for piece in mine:
         lines += ["", f"{piece.title} ({piece.file})", *_cpp(piece.code.rstrip().splitlines())]
     if mine and f is not None:
-        lines += ["", f"All the generated code of {f.func.name}: {show_generated_link(str(f.func.name))}"]
+        lines += ["", f"All the generated code of {f.func.name}: {more(str(f.func.name))}"]
     return "\n".join(_fit(lines))
 
 
@@ -271,9 +285,9 @@ def generated_pieces(snapshot: NativeSnapshot, function: NativeFunction) -> Sequ
 
 
 def hover(snapshot: NativeSnapshot, tags: TagsSnapshot | None, line: int, col: int,
-          release_label: str | None = None) -> HoverText | None:
+          release_label: str | None = None, more: MoreCode = show_generated_link) -> HoverText | None:
     """release_label: the release the file is read as and how it was found ('torch 2.15 (from its content)');
-    without it, the snapshot's release."""
+    without it, the snapshot's release. more: how the hover offers the rest of the generated code."""
     hit = cursor.hit_at(snapshot.document, line, col)
     if hit is None:
         return None
@@ -285,7 +299,7 @@ def hover(snapshot: NativeSnapshot, tags: TagsSnapshot | None, line: int, col: i
     if hit.kind == cursor.DISPATCH_KEY:
         function = getattr(hit.entry.result.value, "function", None)
         pieces = generated_pieces(snapshot, function) if function is not None else ()
-        return HoverText(dispatch_key_hover(hit.text, function, pieces), hit.span)
+        return HoverText(dispatch_key_hover(hit.text, function, pieces, more), hit.span)
     if hit.kind == cursor.TAG:
         tag = tags.tags.get(hit.text) if tags is not None else None
         if tag is None:
@@ -296,7 +310,7 @@ def hover(snapshot: NativeSnapshot, tags: TagsSnapshot | None, line: int, col: i
         if function is None:
             return None
         pieces = generated_pieces(snapshot, function)
-        return HoverText(function_hover(function, pieces, release_label or snapshot.release), hit.span)
+        return HoverText(function_hover(function, pieces, release_label or snapshot.release, more), hit.span)
     if hit.kind == cursor.OP_REFERENCE:
         op = find_op(snapshot, hit.text)
         if op is None:

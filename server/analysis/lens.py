@@ -14,6 +14,8 @@ from ..text import Span
 from .cursor import entry_at, op_name_span
 
 SHOW_GENERATED = "opgen.showGenerated"
+# A lens title fits a narrow editor beside the entry's text; the long form is the lens's tooltip.
+TITLE_CHARS = 36
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +24,19 @@ class Lens:
     title: str
     command: str | None = None  # a command to run on click (None: the lens only informs)
     argument: Mapping[str, str] | None = None
+    tooltip: str | None = None  # the long form of a shortened title
+
+
+def short_list(names: Sequence[str], limit: int) -> str:
+    """The first names that fit in limit characters (at least one), then how many more: "CPU, CUDA +3"."""
+    shown = [names[0]]
+    for name in names[1:]:
+        rest = len(names) - len(shown) - 1
+        if len(", ".join([*shown, name]) + (f" +{rest}" if rest else "")) > limit:
+            break
+        shown.append(name)
+    more = len(names) - len(shown)
+    return ", ".join(shown) + (f" +{more}" if more else "")
 
 
 def implementers(snapshot: NativeSnapshot, external: Mapping[str, Sequence[str]] | None = None
@@ -51,12 +66,15 @@ def op_lenses(snapshot: NativeSnapshot, external: Mapping[str, Sequence[str]] | 
         f = op.function
         name = str(f.func.name)
         keys = by_op.get(name, [])
+        tooltip = None
         if keys:
-            title = "implemented by " + ", ".join(keys)
+            title = "kernels: " + short_list(keys, TITLE_CHARS - len("kernels: "))
+            tooltip = "implemented by " + ", ".join(keys)
         elif f.structured_delegate is not None:
-            title = f"implemented through {f.structured_delegate}"
+            title = f"through {f.structured_delegate}"
+            tooltip = f"implemented through the structured kernels of {f.structured_delegate}"
         else:
             title = "no kernels"
-        out.append(Lens(span, title))
+        out.append(Lens(span, title, tooltip=tooltip))
         out.append(Lens(span, "show generated code", SHOW_GENERATED, {"op": name}))
     return out

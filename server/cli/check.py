@@ -27,8 +27,16 @@ if TYPE_CHECKING:  # the checkers are loaded on first use: `opgen --help` stays 
 
 
 def add_check_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    check = sub.add_parser("check", help="report every mistake in native_functions.yaml / tags.yaml files")
-    check.add_argument("paths", nargs="+", metavar="PATH", help="files or directories to check")
+    check = sub.add_parser("check", help="report every mistake in PyTorch's operator yamls",
+                           description="Report every mistake in native_functions.yaml, tags.yaml, backend yamls "
+                                       "(*_functions.yaml with a backend: key; lazy ones as gen_lazy_tensor reads "
+                                       "them), derivatives.yaml, autograd/deprecated.yaml and operator selection "
+                                       "yamls (gen.py's --op-selection-yaml-path, recognised by their first key), "
+                                       "each with the rules of its torch release. Diagnostics and the summary line "
+                                       "go to stdout, messages about the run to stderr (docs/cli.md).")
+    check.add_argument("paths", nargs="+", metavar="PATH",
+                       help="files, or folders searched for the operator yamls named above (a folder holding none "
+                            "is a usage error)")
     check.add_argument("--tags", metavar="F", help="tags.yaml to use (default: the one beside each file)")
     check.add_argument("--native-functions", metavar="F", help="native_functions.yaml that backend yamls "
                        "(and a derivatives.yaml outside a PyTorch tree) are resolved against (default: the one packaged "
@@ -74,9 +82,10 @@ def run_check(args: argparse.Namespace) -> int:
         result.notes.extend(notes)
         result.usage_error = result.usage_error or bool(notes)
     sys.stdout.write(RENDERERS[args.format](capped_per_file(result.items)))
-    if args.format == "text" and not args.quiet:
-        # Files with a diagnostic count too (a tags.yaml read beside, a file that is not UTF-8 text).
-        files = set(result.checked) | {item.path for item in result.items}
+    # Files with a diagnostic count too (a tags.yaml read beside, a file that is not UTF-8 text); inputs that could
+    # not be read are said on stderr, and a run that read nothing has no summary ("no problems in 0 files" is none).
+    files = set(result.checked) | {item.path for item in result.items}
+    if args.format == "text" and not args.quiet and files:
         # (a release older than those known is said by its OPG951: nothing was checked as it)
         labels = dict.fromkeys(r.label for r in result.releases.values() if r.fit is not Fit.OLDER)
         sys.stdout.write(summary_line(result.items, len(files), tuple(labels)))

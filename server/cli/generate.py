@@ -107,6 +107,7 @@ def options_from_args(args: argparse.Namespace, release: Release | None = None) 
 
 
 def run_generate(args: argparse.Namespace) -> int:
+    from ..analysis.check import installed_package_dir  # (loaded on first use, as the generator)
     from ..codegen.generate import generate
 
     native = os.path.join(args.source_path, "native", "native_functions.yaml")
@@ -120,16 +121,24 @@ def run_generate(args: argparse.Namespace) -> int:
               file=sys.stderr)
     result = generate(options_from_args(args, resolved.release), implemented_only=args.implemented_only,
                       processes=args.jobs)
+    if result.notes:  # gen.py's own lines, kept as it prints them on stdout; said once what they are
+        print(f"opgen: note: the {len(result.notes)} line(s) '... not found' below are gen.py's AOTI ABI check "
+              "(printed as gen.py prints them): no C shim header there to compare with, not an error; "
+              "--update-aoti-c-shim writes them", file=sys.stderr, flush=True)
     for note in result.notes:
-        print(note)  # on stdout, as gen.py prints it
+        print(note, flush=True)
     for line in result.located:
         print(line, file=sys.stderr)
     for error in result.errors:
         print(f"opgen: {error}", file=sys.stderr)
+    found = os.path.isfile(native)
     if result.written is not None:
         report_written(result.written, verbose=args.verbose, as_what=f"gen.py of {resolved.label}")
-    else:  # nothing written (errors, a dry run): the release is said all the same
+    elif found:  # nothing written (errors, a dry run): the release is said all the same
         print(f"opgen: {'checked' if result.errors else 'read'} as {resolved.label}", file=sys.stderr)
+    else:  # nothing read: what -s is, last, where the eye lands
+        for hint in source_path_hints(args.source_path, installed_package_dir("torchgen")):
+            print(f"opgen: {hint}", file=sys.stderr)
     if result.errors:
         return status.INPUT_ERRORS if result.invalid or result.planned else status.USAGE
     if result.missing and not args.implemented_only:
@@ -139,3 +148,20 @@ def run_generate(args: argparse.Namespace) -> int:
             print(f"  {p.path}: {p.missing_reason}", file=sys.stderr)
         return status.PARTIAL
     return status.CLEAN
+
+
+def source_path_hints(source_path: str, torchgen_dir: str | None) -> list[str]:
+    """What -s is and where a release's ATen folder comes from, for a source path without native_functions.yaml."""
+    hints = [f"-s/--source-path is the ATen folder gen.py reads (native/native_functions.yaml, native/tags.yaml, "
+             f"templates/); {source_path!r} holds no native/native_functions.yaml (the default, aten/src/ATen, is a "
+             "PyTorch checkout's, run from its root); opgen's own small one: `opgen generate -s samples/aten -d "
+             "/tmp/aten-out`"]
+    if torchgen_dir is not None:
+        hints.append(f"the installed torch's ATen folder: -s {os.path.join(torchgen_dir, 'packaged', 'ATen')}")
+    else:
+        hints.append("torch is not installed; a release's ATen folder is its torchgen's packaged/ATen, and only "
+                     "torchgen/ is needed: `python3 tools/torchgen_release.py X.Y.Z` (in an opgen-lsp clone; it "
+                     "prints FOLDER, then -s FOLDER/torchgen/packaged/ATen), or `pip download --no-deps "
+                     "torch==X.Y.Z` and unzip the wheel's torchgen/ (`pip install torch` also pulls gigabytes of "
+                     "CUDA packages)")
+    return hints

@@ -36,7 +36,7 @@ def invalid_input(path: str, errors: list[Diagnostic], why: str = "") -> Invalid
 def packaged_aten() -> str | None:
     """torchgen's packaged ATen folder, when torch is installed."""
     try:
-        import torchgen  # type: ignore[import-untyped]  # noqa: PLC0415  (no type hints; only default inputs)
+        import torchgen  # noqa: PLC0415  (only default inputs; untyped, see pyproject's [tool.mypy])
     except ImportError:
         return None
     return os.path.join(os.path.dirname(torchgen.__file__), "packaged", "ATen")

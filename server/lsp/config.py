@@ -242,8 +242,9 @@ def parse_settings(raw: object, warn: Callable[[str], None]) -> Settings:
     nested = {"lazy": _section(Lazy, _LAZY_CHECKS, raw, "lazy", warn), "testing": testing_from_environment(warn)}
     if "testing" in raw:
         warn("opgen: setting 'testing' is ignored: the server's test-only hooks are not settings")
-    # userSettings: the user's own values, read (from initializationOptions only) by trust.py.
-    rest = {k: v for k, v in raw.items() if k not in nested and k != "userSettings"}
+    # userSettings: the user's own values, read (from initializationOptions only) by trust.py; commandLinks: what the
+    # client can run, read by features.Client.
+    rest = {k: v for k, v in raw.items() if k not in nested and k not in ("userSettings", "commandLinks")}
     return Settings(**_read(Settings, _CHECKS, rest, "", warn), **nested)  # type: ignore[arg-type]
 
 

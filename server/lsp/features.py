@@ -64,12 +64,15 @@ class Client:
     work_done_progress: bool = False  # window/workDoneProgress/create
     code_lens_refresh: bool = False
     semantic_tokens_refresh: bool = False
+    # Runs `command:` links of Markdown (the VS Code extension says so); other clients' hovers name the CLI command.
+    command_links: bool = False
 
     @classmethod
-    def of(cls, caps: types.ClientCapabilities, encoding: Encoding) -> Client:
+    def of(cls, caps: types.ClientCapabilities, encoding: Encoding, init_options: object = None) -> Client:
         markdown = types.MarkupKind.Markdown
         return cls(
             encoding=encoding,
+            command_links=runs_command_links(caps, init_options),
             hover_markdown=markdown in (get_capability(caps, "text_document.hover.content_format", None)
                                         or [types.MarkupKind.PlainText]),
             completion_markdown=markdown in (get_capability(
@@ -88,11 +91,26 @@ class Client:
             semantic_tokens_refresh=bool(get_capability(caps, "workspace.semantic_tokens.refresh_support", False)),
         )
 
+    def more_code(self, path: str | None) -> hover_query.MoreCode:
+        """How a hover points at all of an op's generated code for this client: a command link it can run, else the
+        CLI command."""
+        return hover_query.show_generated_link if self.command_links and self.hover_markdown \
+            else hover_query.explain_command(path)
+
     def markup(self, text: str, markdown: bool) -> types.MarkupContent:
         """Our Markdown, or plain text for a client whose contentFormat lacks Markdown (Emacs without markdown-mode)."""
         if markdown:
             return types.MarkupContent(kind=types.MarkupKind.Markdown, value=text)
         return types.MarkupContent(kind=types.MarkupKind.PlainText, value=hover_query.as_plain_text(text))
+
+
+def runs_command_links(caps: types.ClientCapabilities, init_options: object) -> bool:
+    """Whether the client runs `command:` links in hovers: a client capability (experimental.opgen.commandLinks) or
+    the VS Code extension's initializationOptions flag (commandLinks). LSP has no standard capability for it."""
+    experimental = getattr(caps, "experimental", None)
+    opgen = experimental.get("opgen") if isinstance(experimental, dict) else None
+    from_caps = isinstance(opgen, dict) and opgen.get("commandLinks") is True
+    return from_caps or (isinstance(init_options, dict) and init_options.get("commandLinks") is True)
 
 
 # ---------------------------------------------------------------- diagnostics
@@ -208,7 +226,8 @@ def hover(analysis: Analysis, pos: types.Position, client: Client, definitions=N
     on_kernel = kernel_hover(analysis, line, col, client, kernels)
     if on_kernel is not None:
         return on_kernel
-    found = hover_query.hover(analysis.native, analysis.tags, line, col, release_label)
+    found = hover_query.hover(analysis.native, analysis.tags, line, col, release_label=release_label,
+                              more=client.more_code(analysis.document.path))
     if found is None:
         return None
     return types.Hover(contents=client.markup(found.markdown, client.hover_markdown),
@@ -588,7 +607,7 @@ def code_lenses(analysis: Analysis, external: dict[str, list[str]], client: Clie
         return []
     out = []
     for lens in lens_query.op_lenses(analysis.native, external):
-        command = types.Command(title=lens.title, command=lens.command or "")
+        command = types.Command(title=lens.title, command=lens.command or "", tooltip=lens.tooltip)
         if lens.command is not None:
             command.arguments = [dict(lens.argument or {}, uri=analysis.uri)]
         out.append(types.CodeLens(range=span_to_range(analysis.lines, lens.span, client.encoding), command=command))

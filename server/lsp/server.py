@@ -463,7 +463,8 @@ def _register_lifecycle(server: OpgenLanguageServer) -> None:
             server.warn("opgen: this pygls cannot be told how the LSP ends lines; edits after a form feed, NEL or "
                         "LS character may land in the wrong place")
         watchdog.watch(params.process_id)
-        server.client = features.Client.of(params.capabilities, Encoding.of(server.workspace.position_encoding))
+        server.client = features.Client.of(params.capabilities, Encoding.of(server.workspace.position_encoding),
+                                           params.initialization_options)
         server.model.root = usable_path(server.workspace.root_path)
         server.initialization_options = params.initialization_options
         server.apply_settings(params.initialization_options)

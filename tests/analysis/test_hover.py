@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from opgen_lsp.analysis.hover import ANSWER_LINES, MAX_LINES, as_plain_text, hover
+from opgen_lsp.analysis.hover import ANSWER_LINES, MAX_LINES, as_plain_text, explain_command, hover
 from opgen_lsp.index.native import NativeParser, TagsParser
 
 
@@ -86,3 +86,17 @@ def test_plain_text_keeps_the_code_and_drops_the_markup():
                 "All: [opgen: Show generated code](command:opgenLsp.showGenerated?%5B%22f%22%5D)")
     assert as_plain_text(markdown) == ("aten::f (x)\n\nat:: (Functions.h)\nat::Tensor f(const at::Tensor & x);\n"
                                        "All: opgen: Show generated code")
+
+
+def test_a_client_without_command_links_gets_the_cli_command(real):
+    """Only the VS Code extension runs `command:` links; other clients' hovers name `opgen explain` for the file."""
+    snapshot, tags, lines = real
+    line = _line_of(lines, "- func: add.Tensor(")
+    more = explain_command("/src/aten/native/native_functions.yaml")
+    found = hover(snapshot, tags, line, lines[line].index("add.Tensor"), more=more)
+    last = found.markdown.split("\n")[-1]
+    assert last.endswith(": `opgen explain add.Tensor --native-functions /src/aten/native/native_functions.yaml`")
+    assert "command:" not in found.markdown and "Show generated code" not in found.markdown
+    assert explain_command("/my dir/native_functions.yaml")("f") == \
+        "`opgen explain f --native-functions '/my dir/native_functions.yaml'`"
+    assert explain_command(None)("f") == "`opgen explain f`"

@@ -127,6 +127,42 @@ def test_directory_is_walked(workspace: Path, capsys) -> None:
 def test_missing_file_is_a_usage_error(tmp_path: Path, capsys) -> None:
     code, out, err = run(capsys, "check", str(tmp_path / "nope.yaml"))
     assert code == 2 and "no such file" in err and "Traceback" not in err
+    assert out == ""  # no "no problems in 0 files" for an input that could not be read
+
+
+def test_a_folder_with_nothing_to_check_is_a_usage_error(tmp_path: Path, capsys) -> None:
+    """A mistyped folder must not pass CI: one line on stderr says what was searched for, nothing on stdout."""
+    (tmp_path / "README.md").write_text("no yaml here\n")
+    (tmp_path / "other_functions.yaml").write_text("- func: foo(Tensor self) -> Tensor\n")  # no backend: key
+    code, out, err = run(capsys, "check", str(tmp_path))
+    assert (code, out) == (2, "")
+    assert err == (f"opgen: {tmp_path}: no operator yaml in this folder (searched it for native_functions.yaml, "
+                   "tags.yaml, derivatives.yaml, autograd/deprecated.yaml and *_functions.yaml backend yamls (with a "
+                   "top-level backend: key))\n")
+
+
+def test_a_folder_with_nothing_beside_one_with_something_is_still_a_usage_error(workspace: Path, capsys) -> None:
+    (workspace / "native_functions.yaml").write_text(BAD)
+    empty = workspace / "empty"
+    empty.mkdir()
+    code, out, err = run(capsys, "check", str(workspace / "native_functions.yaml"), str(empty))
+    assert code == 2 and out.count("[OPG104]") == 1 and "no operator yaml in this folder" in err
+    assert out.splitlines()[-1].startswith("1 error, 0 warnings in 1 file,")  # the file read is summed up, the empty folder is not
+
+
+def test_an_empty_backend_yaml_is_a_usage_error_without_a_summary(tmp_path: Path, capsys) -> None:
+    (tmp_path / "empty_functions.yaml").write_text("")
+    code, out, err = run(capsys, "check", str(tmp_path / "empty_functions.yaml"))
+    assert (code, out) == (2, "") and "not an operator yaml file" in err and err.count("\n") == 1
+
+
+def test_check_help_names_every_kind_of_file_it_checks(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["check", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for kind in ("native_functions.yaml", "tags.yaml", "backend yamls", "lazy", "derivatives.yaml",
+                 "autograd/deprecated.yaml", "operator selection yamls"):
+        assert kind in text, kind
 
 
 def test_bad_format_is_a_usage_error(tmp_path: Path) -> None:

@@ -8,11 +8,47 @@ from file_trees import files_under
 
 from opgen_lsp.cli import main
 
+SAMPLES_ATEN = Path(__file__).resolve().parents[2] / "samples" / "aten"
 
 def test_missing_source_path_is_a_clear_error(tmp_path: Path, capsys) -> None:
     assert main(["generate", "-s", str(tmp_path / "nope"), "-d", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert "native_functions.yaml" in err and "Traceback" not in err
+
+
+def test_without_torch_and_without_s_says_what_s_is_and_how_to_get_a_release(tmp_path: Path, monkeypatch,
+                                                                               capsys) -> None:
+    monkeypatch.chdir(tmp_path)  # no aten/src/ATen here: gen.py's default -s is a PyTorch checkout's
+    monkeypatch.setattr("opgen_lsp.analysis.check.installed_package_dir", lambda name: None)  # no torch
+    assert main(["generate", "-d", "out"]) == 2
+    err = capsys.readouterr().err
+    lines = err.splitlines()
+    assert lines[0] == "opgen: aten/src/ATen/native/native_functions.yaml: no such file"
+    assert lines[1].startswith("opgen: -s/--source-path is the ATen folder gen.py reads (native/native_functions.yaml")
+    assert "opgen generate -s samples/aten" in lines[1]
+    assert lines[2].startswith("opgen: torch is not installed; a release's ATen folder is its torchgen's packaged/ATen")
+    assert "python3 tools/torchgen_release.py X.Y.Z" in lines[2] and "pip download --no-deps torch==X.Y.Z" in lines[2]
+    assert len(lines) == 3
+
+
+def test_with_torch_and_without_s_names_the_installed_aten_folder(tmp_path: Path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("opgen_lsp.analysis.check.installed_package_dir", lambda name: "/site/torchgen")
+    assert main(["generate", "-d", "out"]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == "opgen: the installed torch's ATen folder: -s " \
+        "/site/torchgen/packaged/ATen"
+
+
+def test_gen_py_s_abi_check_notes_are_labelled(tmp_path: Path, capsys) -> None:
+    """The '... not found' lines gen.py prints (no AOTI header to compare with) stay on stdout as gen.py prints
+    them, and one line on stderr says what they are: they are not the user's errors."""
+    assert main(["generate", "-s", str(SAMPLES_ATEN), "-d", str(tmp_path / "aten"), "--aoti-install-dir",
+                 str(tmp_path / "aoti"), "--generate", "sources", "-j", "1"]) == 0
+    out, err = capsys.readouterr()
+    assert sorted(out.splitlines()) == [f"{tmp_path}/aoti/c_shim_{d}.h not found" for d in ("aten", "cpu", "cuda")]
+    assert err.splitlines()[0] == ("opgen: note: the 3 line(s) '... not found' below are gen.py's AOTI ABI check "
+                                   "(printed as gen.py prints them): no C shim header there to compare with, not an "
+                                   "error; --update-aoti-c-shim writes them")
 
 
 def test_unknown_static_dispatch_key(tmp_path: Path, capsys) -> None:
@@ -27,9 +63,6 @@ def test_bad_yaml_names_the_error(tmp_path: Path, capsys) -> None:
     assert main(["generate", "-s", str(tmp_path), "-d", str(tmp_path / "out")]) == 1
     err = capsys.readouterr().err
     assert ":2:13: error: " in err and "opgen check" in err and "Traceback" not in err
-
-
-SAMPLES_ATEN = Path(__file__).resolve().parents[2] / "samples" / "aten"
 
 
 def test_jobs_change_nothing_but_the_processes(tmp_path: Path) -> None:

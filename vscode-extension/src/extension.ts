@@ -23,7 +23,7 @@ import {
 } from "./config";
 import { stderrLevels } from "./log";
 import { parseInspection, type PythonCandidate, resolveServer, type ServerCommand, ServerNotFound } from "./resolve";
-import { generateSummary, parseTorchgenVersion, type ReleaseInfo, type ServerState, statusView } from "./status";
+import { generateOutcome, parseTorchgenVersion, type ReleaseInfo, type ServerState, statusView } from "./status";
 
 let client: LanguageClient | undefined;
 let status: vscode.StatusBarItem;
@@ -221,7 +221,8 @@ async function startClient(): Promise<void> {
         readline.createInterface({ input, crlfDelay: Infinity }).on("line", (line) => channel[levelOf(line)](line));
       },
     },
-    initializationOptions: { ...currentServerSettings(), userSettings: currentUserSettings() },
+    // commandLinks: this client runs the hover's command link (markdown.isTrusted above); others get the CLI command.
+    initializationOptions: { ...currentServerSettings(), userSettings: currentUserSettings(), commandLinks: true },
     synchronize: { configurationSection: "opgen" },
     middleware: {
       workspace: {
@@ -306,7 +307,7 @@ async function runningClient(): Promise<LanguageClient | undefined> {
   if (client?.state === State.Running) {
     return client;
   }
-  void vscode.window.showErrorMessage("opgen-lsp is not running (opgen: Restart server, or see the opgen-lsp output).");
+  showFailure("opgen-lsp is not running (opgen: Restart server, or see the opgen-lsp output).");
   return undefined;
 }
 
@@ -322,18 +323,37 @@ async function generate(): Promise<unknown> {
     return undefined;
   }
   const document = activeOperatorDocument();
+  let saved: string | undefined;
   if (document?.isDirty) {
-    await document.save(); // the server generates from the files as saved on disk
+    await document.save(); // the server generates from the files as saved on disk (the message says so)
+    saved = path.basename(document.uri.fsPath);
   }
   const args = document ? [{ uri: document.uri.toString() }] : [];
   try {
     const result = await lsp.sendRequest(ExecuteCommandRequest.type, { command: "opgen.generate", arguments: args });
-    void vscode.window.showInformationMessage(generateSummary(result));
+    const outcome = generateOutcome(result, saved);
+    output.info(outcome.message);
+    if (outcome.failed) {
+      outcome.details.forEach((line) => output.error(line));
+      showFailure(outcome.message);
+    } else {
+      void vscode.window.showInformationMessage(outcome.message);
+    }
     return result;
   } catch (error) {
-    void vscode.window.showErrorMessage(`opgen: Generate failed: ${error instanceof Error ? error.message : String(error)}`);
+    showFailure(`opgen: Generate failed: ${error instanceof Error ? error.message : String(error)}`);
     return undefined;
   }
+}
+
+/** A failed command: an error notification (cut when long) whose "Show output" opens the whole text. */
+function showFailure(message: string): void {
+  output.error(message);
+  void vscode.window.showErrorMessage(message, "Show output").then((choice) => {
+    if (choice) {
+      output.show(true);
+    }
+  });
 }
 
 async function showGenerated(what?: string): Promise<unknown> {
@@ -364,7 +384,7 @@ async function showGenerated(what?: string): Promise<unknown> {
   try {
     result = await lsp.sendRequest(ExecuteCommandRequest.type, { command: "opgen.showGenerated", arguments: [arg] });
   } catch (error) {
-    void vscode.window.showErrorMessage(`opgen: ${error instanceof Error ? error.message : String(error)}`);
+    showFailure(`opgen: Show generated code failed: ${error instanceof Error ? error.message : String(error)}`);
     return undefined;
   }
   if (!result) {

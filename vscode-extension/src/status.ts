@@ -86,3 +86,23 @@ export function generateSummary(result: unknown): string {
   }
   return `opgen: ${parts.join(", ")} in ${String(r.outputDir ?? "the output folder")}${r.cancelled ? " (cancelled)" : ""}`;
 }
+
+/** How a finished opgen.generate is shown: an error (with the full text in the output) when it failed. */
+export interface GenerateOutcome {
+  failed: boolean;
+  /** The notification's line. */
+  message: string;
+  /** Every error in full, for the output channel (a notification cuts long text). */
+  details: string[];
+}
+
+/** saved: the file name Generate saved first (it reads the files on disk), said in the message. */
+export function generateOutcome(result: unknown, saved?: string): GenerateOutcome {
+  const r = result && typeof result === "object" ? (result as Record<string, unknown>) : {};
+  const details = Array.isArray(r.errors) ? r.errors.map(String) : [];
+  const failed = details.length > 0 || r.summary === "failed";
+  const summary = generateSummary(result);
+  const savedFirst = saved ? `opgen: saved ${saved} first (Generate reads the files on disk); ` : "";
+  const message = savedFirst ? savedFirst + summary.replace(/^opgen: /, "") : summary;
+  return { failed, message: failed ? message.replace(/^opgen: /, "opgen: Generate failed: ") : message, details };
+}

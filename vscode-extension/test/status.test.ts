@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { generateSummary, parseTorchgenVersion, shortSource, statusView } from "../src/status";
+import { generateOutcome, generateSummary, parseTorchgenVersion, shortSource, statusView } from "../src/status";
 
 describe("parseTorchgenVersion", () => {
   it("reads the version from opgen-lsp --help and similar texts", () => {
@@ -57,5 +57,24 @@ describe("statusView with a release", () => {
     assert.equal(shortSource("opgen.torchVersion"), "opgen.torchVersion");
     assert.equal(shortSource("default"), "default");
     assert.equal(statusView("starting", "2.13.0", undefined, release).text, "$(sync~spin) opgen: starting");
+  });
+});
+
+describe("generateOutcome", () => {
+  it("is an error with every message in full when the server reports errors", () => {
+    const long = "no templates folder at /w/templates, and torch is not installed to provide one";
+    const outcome = generateOutcome({ summary: `0 file(s) written, 0 unchanged, 1 error(s): ${long}`, errors: [long] });
+    assert.equal(outcome.failed, true);
+    assert.equal(outcome.message, `opgen: Generate failed: 0 file(s) written, 0 unchanged, 1 error(s): ${long}`);
+    assert.deepEqual(outcome.details, [long]);
+    assert.equal(generateOutcome({ summary: "failed" }).failed, true);
+  });
+  it("is information when nothing failed, and says that it saved the document first", () => {
+    assert.deepEqual(generateOutcome({ summary: "3 file(s) written", errors: [] }),
+      { failed: false, message: "opgen: 3 file(s) written", details: [] });
+    assert.equal(generateOutcome({ summary: "3 file(s) written", errors: [] }, "native_functions.yaml").message,
+      "opgen: saved native_functions.yaml first (Generate reads the files on disk); 3 file(s) written");
+    assert.equal(generateOutcome({ summary: "1 error(s): x", errors: ["x"] }, "native_functions.yaml").message,
+      "opgen: Generate failed: saved native_functions.yaml first (Generate reads the files on disk); 1 error(s): x");
   });
 });
