@@ -14,7 +14,7 @@ import pytest
 
 from opgen_lsp.analysis import derivatives as query
 from opgen_lsp.analysis.autograd.functions_h import node_declaration
-from opgen_lsp.analysis.autograd.load import DerivativesChecker, cpp_arguments
+from opgen_lsp.analysis.autograd.load import DerivativesChecker
 from opgen_lsp.index.derivatives import DerivativesParser
 from opgen_lsp.index.native import NativeParser, TagsParser
 from opgen_lsp.releases import DEFAULT
@@ -61,13 +61,10 @@ def test_every_struct_appears_verbatim(functions_h: str, nodes) -> None:
 
 def test_every_entry_hover_shows_its_structs_verbatim(functions_h: str, check) -> None:
     """The hover of each entry's name: line, as the server shows it: every struct of the entry is in Functions.h."""
-    def arguments(f):
-        return [(a.name, a.type) for a in cpp_arguments(f)]
-
     shown = 0
     for line, entry, analysis in check.analyses:
         span = entry.name_node.span.shifted(line)
-        found = query.hover(check, span.start_line, span.start_col, lambda n: node_declaration(n, DEFAULT), arguments)
+        found = query.hover(check, span.start_line, span.start_col)
         assert found is not None and f"```\n{analysis.function.func}\n```" in found.markdown
         for node in query.nodes_of(check, line):
             struct = node_declaration(node, DEFAULT)
