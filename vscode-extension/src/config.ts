@@ -41,6 +41,8 @@ export const SERVER_SETTINGS: Readonly<Record<string, unknown>> = {
   kernelSeverity: "warning",
   kernelStubFile: null,
   torchVersion: null,
+  pytorchFormatCheck: true,
+  compatibilityBase: "HEAD",
   lazy: { preset: "auto", shapeInferenceHeader: null },
 };
 
