@@ -216,6 +216,12 @@ CODES: dict[str, Code] = _table(
      "the checkout's version.txt names no torch release: checked and generated as the default release"),
     ("OPG967", "native-aot-declaration", E,
      "a native-AOT declaration (torch/_native/ops/<op>/aot.py) gen.py refuses (torch 2.15 on)"),
+    # a backend yaml against the release it moves to (analysis/upgrade.py)
+    ("OPG975", "op-changes-in-upgrade-target", I,
+     "a backend's op that is removed, renamed or changes its schema or kernel declaration in the target release "
+     "(opgen.upgradeTarget)"),
+    ("OPG976", "upgrade-target-unavailable", W, "the release opgen.upgradeTarget names has no native_functions.yaml "
+                                                "at hand (or is not a known release)"),
     # backend yaml (torchgen.gen_backend_stubs' input), resolved against native_functions.yaml
     ("OPG500", "backend-not-mapping", E, "a backend yaml must be a mapping of keys such as backend: and supported:"),
     ("OPG501", "missing-backend", E, "no value for 'backend:'"),

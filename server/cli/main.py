@@ -11,11 +11,13 @@ from .. import TORCHGEN_VERSION, VERSION_TEXT
 from ..releases import DEFAULT, versions_text
 from .bc import add_bc_parser
 from .check import add_check_parser
+from .coverage import add_coverage_parser
 from .explain import add_explain_parser
 from .format import add_format_parser
 from .generate import add_generate_parser
 from .generate_backend import add_generate_backend_parser
 from .generate_lazy import add_generate_lazy_parser
+from .upgrade import add_upgrade_parser
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -29,11 +31,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     add_bc_parser(sub)
     add_check_parser(sub)
+    add_coverage_parser(sub)
     add_explain_parser(sub)
     add_format_parser(sub)
     add_generate_parser(sub)
     add_generate_backend_parser(sub)
     add_generate_lazy_parser(sub)
+    add_upgrade_parser(sub)
     return parser
 
 

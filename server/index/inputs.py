@@ -9,7 +9,8 @@ from ..diagnostics import Diagnostic
 from ..index.native import NativeParser, NativeSnapshot, TagsParser
 from ..input_file import NOT_UTF8, SPECIAL, TOO_LARGE, UnreadableFile, read_text
 from ..model import dispatch as dk
-from ..releases import Release
+from ..releases import Fit, Release, known_range, resolve
+from .base_text import release_native_path
 
 
 class InputError(Exception):
@@ -77,3 +78,23 @@ def load_native(path: str | None, tags_path: str | None, ignore_keys: frozenset[
     tags_path = tags_path or os.path.join(os.path.dirname(path), "tags.yaml")
     tags = TagsParser().parse(read_input(tags_path)).names
     return NativeInputs(path, NativeParser(ignore_keys, release).parse(text, tags))
+
+
+def release_native(version: str) -> tuple[str, Release]:
+    """The native_functions.yaml of torch release `version` (its torchgen in opgen's cache, or the installed
+    torch's) and the release's profile; InputError, saying why, when the release is not known or not at hand."""
+    resolved = resolve(version, "--release")
+    if resolved is None or resolved.fit is not Fit.KNOWN:
+        raise InputError(f"torch {version} is not a release opgen knows ({known_range()})")
+    release = resolved.release
+    path = release_native_path(version) or release_native_path(release.version)
+    if path is None:
+        raise InputError(f"torch {version}'s native_functions.yaml is not at hand: fetch its torchgen with "
+                         f"`python3 tools/torchgen_release.py {release.version}` (or install torch {release.version})")
+    return path, release
+
+
+def load_release(version: str) -> NativeSnapshot:
+    """Torch release `version`'s own native_functions.yaml, read as that release (InputError: see release_native)."""
+    path, release = release_native(version)
+    return load_native(path, None, release=release).snapshot

@@ -198,10 +198,7 @@ class _Resolver:
                                               f"with this name and overload{hint} (torchgen: Found an invalid "
                                               f"operator name: {item.name})", data=data)
                 continue
-            kernel = str(f.func.name.name) + ("_out" if f.func.is_out_fn() else "")
-            if item.text in symint_texts:
-                kernel += "_symint"
-            out[item.name] = BackendMetadata(kernel, False, cpp_namespace)
+            out[item.name] = BackendMetadata(external_kernel_name(f, item.text in symint_texts), False, cpp_namespace)
         return out
 
     def listed_twice(self, listed: Iterable[ListedOp], what: str) -> None:
@@ -355,6 +352,12 @@ class _Resolver:
             if item.name is not None and item.name in self.functions:
                 out.setdefault(item.name, []).append(item)
         return {name: tuple(items) for name, items in out.items()}
+
+
+def external_kernel_name(f: NativeFunction, symint: bool) -> str:
+    """The kernel gen_backend_stubs names for a listed op: its dispatcher name (`add_out` for `add.out`), plus
+    `_symint` when the op is also listed under symint:."""
+    return str(f.func.name.name) + ("_out" if f.func.is_out_fn() else "") + ("_symint" if symint else "")
 
 
 def wrapper_problem(f: NativeFunction) -> tuple[str, str] | None:
