@@ -7,7 +7,7 @@ section "opgen"):
      "nativeFunctionsPath": null, "implPaths": [], "outputDir": null,
      "generateTarget": "auto", "perOperatorHeaders": false, "codeLens": true,
      "kernelDirs": [], "kernelSeverity": "warning", "kernelStubFile": null, "torchVersion": null,
-     "pytorchFormatCheck": true, "compatibilityBase": "HEAD",
+     "pytorchFormatCheck": true, "compatibilityBase": "HEAD", "upgradeTarget": null,
      "lazy": {"preset": "auto", "shapeInferenceHeader": null}}
 
 Relative paths are taken from the workspace root. docs/lsp.md lists every
@@ -105,6 +105,10 @@ class Settings:
     # OPG209/OPG210: the git revision each native_functions.yaml's schemas are compared with for backward and
     # forward compatibility (on open and save), or "off".
     compatibility_base: str = "HEAD"
+    # OPG975: the torch release backend yamls move to ("2.15"): each listed op that is removed, renamed or changes
+    # its schema or kernel declaration from the release the yaml is checked against gets an information
+    # diagnostic on its line; None: no such check.
+    upgrade_target: str | None = None
     lazy: Lazy = field(default_factory=Lazy)
     testing: Testing = field(default_factory=Testing)
 
@@ -202,6 +206,7 @@ _CHECKS: dict[str, Callable[[object], Any]] = {
     "torch_version": _torch_version,
     "pytorch_format_check": _bool,
     "compatibility_base": _revision,
+    "upgrade_target": _torch_version,
 }
 _LAZY_CHECKS: dict[str, Callable[[object], Any]] = {"preset": _one_of("auto", "default", "torchscript"),
                                                     "shape_inference_header": _optional_path}

@@ -36,6 +36,7 @@ from ..codegen.lazy import checkout_shape_header
 from ..diagnostics import Diagnostic, diag
 from ..index.backend import BackendSnapshot, check_backend
 from ..index.derivatives import DeprecatedParser, DerivativesParser, tree_native_functions
+from ..index.inputs import InputError, load_release
 from ..index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapshot
 from ..input_file import UnreadableFile, read_text
 from ..model.selection import read_selection
@@ -185,6 +186,8 @@ class Workspace:
         self._derivatives: dict[str, tuple[DerivativesParser, DerivativesChecker]] = {}
         # The derivatives.yaml of a native document's tree, for its lenses and go to definition.
         self.native_derivatives = NativeDerivatives()
+        # opgen.upgradeTarget's release files, read once: version -> its snapshot, or why there is none.
+        self._target_releases: dict[str, NativeSnapshot | str] = {}
 
     # ------------------------------------------------------------ documents (event loop)
 
@@ -558,15 +561,44 @@ class Workspace:
     def _analyse_backend(self, document: OpenDocument) -> Analysis:
         source = self.native_input(document)
         native = self._native_source(source)
-        key = (document.generation, source.key, self.cpp_generation, self.lazy_key(document))
+        key = (document.generation, source.key, self.cpp_generation, self.lazy_key(document),
+               self.settings.upgrade_target)
         if native is None:
             why = source.why or f"cannot read the native_functions.yaml at {source.path}"
             return Analysis(document, key, (diag("OPG900", Span.point(0, 0), why),))
         snapshot = check_backend(document.text, native.snapshot)
-        diagnostics = snapshot.diagnostics + self._backend_kernels(document, snapshot, native)
+        diagnostics = snapshot.diagnostics + self._backend_kernels(document, snapshot, native) \
+            + self._upgrade_check(document, snapshot, native)
         header, lazy = self._lazy_check(document, snapshot, native)
         return Analysis(document, key, diagnostics + lazy, backend=snapshot, native_source=native,
                         shape_header=header, lazy_preset=self.settings.lazy.preset)
+
+    def target_release(self, version: str) -> NativeSnapshot | str:
+        """opgen.upgradeTarget's release: its own native_functions.yaml, read once; or why it is not at hand."""
+        found = self._target_releases.get(version)
+        if found is None:
+            try:
+                found = load_release(version)
+            except InputError as exc:
+                found = str(exc)
+            self._target_releases[version] = found
+        return found
+
+    def _upgrade_check(self, document: OpenDocument, snapshot: BackendSnapshot, native: NativeSource
+                       ) -> tuple[Diagnostic, ...]:
+        """OPG975 on each op that changes from the yaml's release to opgen.upgradeTarget's (OPG976: that release
+        is not at hand)."""
+        version = self.settings.upgrade_target
+        if version is None or snapshot.yaml is None:
+            return ()
+        target = self.target_release(version)
+        if isinstance(target, str):
+            return (diag("OPG976", snapshot.yaml.anchor, f"opgen.upgradeTarget: {target}"),)
+        if target.release is native.snapshot.release:
+            return ()
+        from ..analysis.upgrade import upgrade_diagnostics, upgrade_report  # the codegen is loaded on first use
+
+        return upgrade_diagnostics(upgrade_report(document.text, native.snapshot, target))
 
     def _analyse_derivatives(self, document: OpenDocument) -> Analysis:
         """A derivatives.yaml (deprecated.yaml) against its native_functions.yaml: what torchgen's autograd loader
