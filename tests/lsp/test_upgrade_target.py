@@ -1,0 +1,54 @@
+"""opgen.upgradeTarget in the server: OPG975 on each backend op that changes from the yaml's release to the target,
+OPG976 when the target's file is not at hand (in-process, on the workspace the server analyses with)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from release_files import release_native
+
+from opgen_lsp.diagnostics import Severity
+from opgen_lsp.lsp import config
+from opgen_lsp.lsp.workspace import Workspace
+
+BACKEND = "backend: XLA\ncpp_namespace: torch_xla\nsupported:\n- add.Tensor\n- cholesky\n"
+
+
+def _changes(ws: Workspace, uri: str, target: str | None) -> list[tuple[str, int, Severity, str]]:
+    """The backend document's diagnostics with opgen.upgradeTarget set to target."""
+    ws.settings = config.Settings(native_functions_path=ws.settings.native_functions_path, upgrade_target=target)
+    analysis = ws.analyse(uri)
+    assert analysis is not None
+    return [(d.code, d.span.start_line, d.severity, d.message) for d in analysis.diagnostics]
+
+
+def test_each_op_that_changes_in_the_target_gets_an_information_diagnostic(tmp_path: Path, monkeypatch) -> None:
+    native = release_native("2.13.0")
+    release_native("2.15.0")
+    ws = Workspace(root=str(tmp_path), settings=config.Settings(native_functions_path=str(native)))
+    path = tmp_path / "xla_native_functions.yaml"
+    uri = path.as_uri()
+    ws.open(uri, str(path), BACKEND, 1)
+    assert _changes(ws, uri, None) == []
+    [(code, line, severity, message)] = _changes(ws, uri, "2.15")
+    assert (code, line, severity) == ("OPG975", 4, Severity.INFORMATION)
+    assert message.splitlines() == [
+        "'cholesky' removed from torch 2.13.0 to 2.15.0",
+        "schema in 2.13.0: cholesky(Tensor self, bool upper=False) -> Tensor",
+        "schema in 2.15.0: (none)",
+        "kernel in 2.13.0: static at::Tensor cholesky(const at::Tensor & self, bool upper);",
+        "kernel in 2.15.0: (none)"]
+    assert _changes(ws, uri, "2.13.0") == []  # the yaml's own release
+    # A release whose file is not at hand: said once, at the first key.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "empty"))
+    [(code, line, severity, message)] = _changes(ws, uri, "2.8")
+    assert (code, line, severity) == ("OPG976", 0, Severity.WARNING)
+    assert message.startswith("opgen.upgradeTarget: torch 2.8's native_functions.yaml is not at hand")
+
+
+def test_the_setting_is_a_torch_version_or_null() -> None:
+    warnings: list[str] = []
+    assert config.settings_from({"upgradeTarget": "2.15"}, warn=warnings.append).upgrade_target == "2.15"
+    assert config.settings_from({"upgradeTarget": "latest"}, warn=warnings.append).upgrade_target is None
+    assert warnings == ["opgen: setting 'upgradeTarget' must be a torch version such as '2.14' or '2.14.1', or "
+                        "null, not 'latest'; using the default None"]
