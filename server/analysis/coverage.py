@@ -39,6 +39,8 @@ class Coverage:
     release: str
     backend: str
     ops: tuple[CoveredOp, ...]
+    # Ops the yaml lists that the release does not declare (the yaml's errors in this release).
+    unknown: tuple[str, ...] = ()
 
     def of(self, category: str) -> tuple[CoveredOp, ...]:
         return tuple(o for o in self.ops if o.category == category)
@@ -96,7 +98,9 @@ def coverage(text: str, native: NativeSnapshot) -> Coverage:
             out.append(CoveredOp(str(name), FREE, composite))
         else:
             out.append(CoveredOp(str(name), TO_IMPLEMENT, _elsewhere(f, op)))
-    return Coverage(native.release.version, shown, tuple(out))
+    listed = (backend.yaml.forward + backend.yaml.autograd) if backend.yaml is not None else ()
+    unknown = tuple(dict.fromkeys(str(i.name) for i in listed if i.name is not None and i.name not in kernels))
+    return Coverage(native.release.version, shown, tuple(out), unknown)
 
 
 def _kind(f: NativeFunction) -> SchemaKind | None:

@@ -65,8 +65,9 @@ def run_coverage(args: argparse.Namespace) -> int:
 def _heading(found: Coverage, path: str) -> str:
     counts = found.counts()
     total = sum(counts.values())
+    unknown = f"; listed but not in torch {found.release}: {', '.join(found.unknown)}" if found.unknown else ""
     return (f"{path} (backend {found.backend}) in torch {found.release}: {total} ATen ops, "
-            + ", ".join(f"{n} {c}" for c, n in counts.items()))
+            + ", ".join(f"{n} {c}" for c, n in counts.items()) + unknown)
 
 
 def render_text(path: str, found: Coverage) -> str:
@@ -87,6 +88,7 @@ def render_markdown(path: str, found: Coverage) -> str:
 
 def render_json(path: str, found: Coverage) -> str:
     return json.dumps({"path": path, "backend": found.backend, "release": found.release, "counts": found.counts(),
+                       "not_in_release": list(found.unknown),
                        **{c: [{"op": o.op, "how": o.how} for o in found.of(c)] for c in found.counts()}},
                       indent=2) + "\n"
 

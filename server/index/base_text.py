@@ -33,14 +33,15 @@ def torchgen_cache_root() -> str:
 def _installed_torchgen() -> tuple[str, str] | None:
     """(version, folder) of the installed torchgen, found without importing torch."""
     try:
+        # Top-level names only: find_spec("torch.version") would import torch (seconds) to find its submodule.
         spec = importlib.util.find_spec("torchgen")
-        version_spec = importlib.util.find_spec("torch.version")
+        torch_spec = importlib.util.find_spec("torch")
     except (ImportError, ValueError):
         return None
-    if spec is None or spec.origin is None or version_spec is None or version_spec.origin is None:
+    if spec is None or spec.origin is None or torch_spec is None or torch_spec.origin is None:
         return None
     try:
-        with open(version_spec.origin, encoding="utf-8") as f:
+        with open(os.path.join(os.path.dirname(torch_spec.origin), "version.py"), encoding="utf-8") as f:
             found = re.search(r"""^__version__\s*=\s*['"]([^'"+]+)""", f.read(), re.M)
     except OSError:
         return None

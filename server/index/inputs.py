@@ -87,7 +87,7 @@ def release_native(version: str) -> tuple[str, Release]:
     if resolved is None or resolved.fit is not Fit.KNOWN:
         raise InputError(f"torch {version} is not a release opgen knows ({known_range()})")
     release = resolved.release
-    path = release_native_path(version) or release_native_path(release.version)
+    path = release_native_path(release.version) or release_native_path(version)
     if path is None:
         raise InputError(f"torch {version}'s native_functions.yaml is not at hand: fetch its torchgen with "
                          f"`python3 tools/torchgen_release.py {release.version}` (or install torch {release.version})")

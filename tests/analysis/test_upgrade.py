@@ -143,8 +143,9 @@ COVERAGE_NATIVE = """\
 
 
 def test_coverage_sorts_every_op_into_one_category() -> None:
-    found = coverage("backend: PrivateUse1\ncpp_namespace: b\nsupported:\n- add.Tensor\n",
+    found = coverage("backend: PrivateUse1\ncpp_namespace: b\nsupported:\n- add.Tensor\n- gone_op\n",
                      _native(COVERAGE_NATIVE, "2.13"))
+    assert found.unknown == ("gone_op",)
     assert {(o.op, o.category, o.how) for o in found.ops} == {
         ("add.Tensor", IMPLEMENTED, "supported"),
         ("add_.Tensor", FREE, "generated around add.Tensor's kernel"),

@@ -11,8 +11,8 @@ from release_files import release_native
 
 from opgen_lsp.analysis.coverage import coverage
 from opgen_lsp.analysis.upgrade import upgrade_report
-from opgen_lsp.cli import main
 from opgen_lsp.cli import coverage as coverage_cli
+from opgen_lsp.cli import main
 from opgen_lsp.cli import upgrade as upgrade_cli
 from opgen_lsp.index import inputs
 

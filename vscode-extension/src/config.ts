@@ -43,6 +43,7 @@ export const SERVER_SETTINGS: Readonly<Record<string, unknown>> = {
   torchVersion: null,
   pytorchFormatCheck: true,
   compatibilityBase: "HEAD",
+  upgradeTarget: null,
   lazy: { preset: "auto", shapeInferenceHeader: null },
 };
 
