@@ -8,7 +8,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from .. import status
-from .tables import REPORT_FORMATS, markdown_table, text_table
+from .tables import add_report_arguments, markdown_table, text_table
 
 if TYPE_CHECKING:
     from ..analysis.coverage import Coverage
@@ -28,11 +28,10 @@ def add_coverage_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]
                                    "variant gen_backend_stubs writes around the listed functional kernel), and "
                                    "those it must implement or leaves to its fallback; one table per category, "
                                    "with counts. Exit status 0, or 2 when an input is not at hand.")
-    p.add_argument("file", metavar="BACKEND_YAML", help="the backend yaml (backend:, supported:, autograd: ...)")
+    add_report_arguments(p)
     p.add_argument("--release", metavar="X.Y[.Z]", help="the torch release whose ops are sorted (its "
                    "native_functions.yaml from opgen's torchgen cache or the installed torch; default: the installed "
                    "torch's)")
-    p.add_argument("--format", choices=REPORT_FORMATS, default="text", help="how to print the report")
     p.set_defaults(run=run_coverage)
 
 

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Sequence
 
 REPORT_FORMATS = ("text", "json", "markdown")
+
+
+def add_report_arguments(parser: argparse.ArgumentParser) -> None:
+    """The backend yaml and --format of the report commands (upgrade, coverage)."""
+    parser.add_argument("file", metavar="BACKEND_YAML", help="the backend yaml (backend:, supported:, autograd: ...)")
+    parser.add_argument("--format", choices=REPORT_FORMATS, default="text", help="how to print the report")
 
 
 def text_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:

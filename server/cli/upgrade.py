@@ -8,7 +8,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from .. import status
-from .tables import REPORT_FORMATS, markdown_table
+from .tables import add_report_arguments, markdown_table
 
 if TYPE_CHECKING:
     from ..analysis.upgrade import UpgradeReport
@@ -24,11 +24,10 @@ def add_upgrade_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser])
                                    "cache (python3 tools/torchgen_release.py X.Y.Z fetches one) or the installed "
                                    "torch. Exit status: 0 nothing changes, 1 changes found, 2 an input or a "
                                    "release's file is not at hand.")
-    p.add_argument("file", metavar="BACKEND_YAML", help="the backend yaml (backend:, supported:, autograd: ...)")
+    add_report_arguments(p)
     p.add_argument("--from", dest="old", required=True, metavar="X.Y[.Z]", help="the release the backend builds "
                                                                                  "against today")
     p.add_argument("--to", dest="new", required=True, metavar="X.Y[.Z]", help="the release it moves to")
-    p.add_argument("--format", choices=REPORT_FORMATS, default="text", help="how to print the report")
     p.set_defaults(run=run_upgrade)
 
 
