@@ -102,6 +102,19 @@ def test_a_symint_listing_names_the_kernel_in_each_release() -> None:
         "", "static at::Tensor widen_symint(const at::Tensor & self, c10::SymInt k);")
 
 
+def test_a_rename_is_found_by_schema_under_a_close_name_and_never_guessed() -> None:
+    old = "- func: frobnicate_all(Tensor self, int dim) -> Tensor\n  dispatch:\n    CPU: f\n"
+    renamed = "- func: _frobnicate_all(Tensor self, int dim) -> Tensor\n  dispatch:\n    CPU: f\n"
+    unrelated = "- func: other_op(Tensor self, int dim) -> Tensor\n  dispatch:\n    CPU: f\n"
+    backend = "backend: PrivateUse1\ncpp_namespace: b\nsupported:\n- frobnicate_all\n"
+    [change] = upgrade_report(backend, _native(old, "2.13"), _native(renamed + unrelated, "2.14")).changes
+    assert (change.kind, change.renamed_to) == (ChangeKind.RENAMED, "_frobnicate_all")
+    assert change.new_declaration == "static at::Tensor _frobnicate_all(const at::Tensor & self, int64_t dim);"
+    # The same schema under a name that is not close: removed, not renamed.
+    [change] = upgrade_report(backend, _native(old, "2.13"), _native(unrelated, "2.14")).changes
+    assert (change.kind, change.renamed_to, change.new_declaration) == (ChangeKind.REMOVED, "", "")
+
+
 def test_the_diagnostics_say_what_changes_and_show_both_declarations() -> None:
     report = upgrade_report(BACKEND, _native(OLD, "2.6"), _native(NEW, "2.7"))
     by_op = {d.message.split("'")[1]: d for d in upgrade_diagnostics(report)}
