@@ -16,7 +16,7 @@ from .torch_version import add_torch_version_argument, resolve_release
 
 if TYPE_CHECKING:
     from ..codegen.files.context import GenerateOptions
-    from ..releases import Release
+    from ..releases import Release, Resolved
 
 _HELP_IMPLEMENTED_ONLY = ("write only the files opgen can generate and exit 0; without it, opgen writes them, "
                           "names the files it cannot generate yet and exits with status 3")
@@ -107,13 +107,23 @@ def options_from_args(args: argparse.Namespace, release: Release | None = None) 
 
 
 def run_generate(args: argparse.Namespace) -> int:
+    resolved = resolve_release(args, native_path(args.source_path))
+    if resolved is None:  # older than the releases known: an error of the inputs, as `opgen check` says (OPG951)
+        return status.INPUT_ERRORS
+    return generate_as(args, resolved)
+
+
+def native_path(source_path: str) -> str:
+    """The native_functions.yaml gen.py reads under -s."""
+    return os.path.join(source_path, "native", "native_functions.yaml")
+
+
+def generate_as(args: argparse.Namespace, resolved: Resolved) -> int:
+    """`opgen generate` with its parsed arguments, as the release resolved (what it prints, its exit status)."""
     from ..analysis.check import installed_package_dir  # (loaded on first use, as the generator)
     from ..codegen.generate import generate
 
-    native = os.path.join(args.source_path, "native", "native_functions.yaml")
-    resolved = resolve_release(args, native)
-    if resolved is None:  # older than the releases known: an error of the inputs, as `opgen check` says (OPG951)
-        return status.INPUT_ERRORS
+    native = native_path(args.source_path)
     for _, note in tree_notes(native, resolved):  # a vendor's or a pre-release tree's torchgen, a bad version.txt
         print(f"opgen: warning: {note}", file=sys.stderr)
     if not resolved.release.generation_verified:
