@@ -14,7 +14,7 @@ import sys
 from typing import NoReturn
 
 from .. import status
-from ..releases import Release, resolve_for
+from ..releases import Release
 from .generate import generate_as, native_path
 from .main import exit_with
 from .torch_version import resolve_release

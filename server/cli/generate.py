@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from .. import status
 from ..tree_release import tree_notes
-from .generation_report import report_written
+from .generation_report import report_written, terminal_progress
 from .options import add_verbose_argument
 from .torch_version import add_torch_version_argument, resolve_release
 
@@ -129,8 +129,11 @@ def generate_as(args: argparse.Namespace, resolved: Resolved) -> int:
     if not resolved.release.generation_verified:
         print(f"opgen: generation for {resolved.release} is not yet compared with its gen.py; files may differ",
               file=sys.stderr)
+    shown = terminal_progress(sys.stderr)
     result = generate(options_from_args(args, resolved.release), implemented_only=args.implemented_only,
-                      processes=args.jobs)
+                      processes=args.jobs, progress=shown)
+    if shown is not None:
+        shown.finish()
     if result.notes:  # gen.py's own lines, kept as it prints them on stdout; said once what they are
         print(f"opgen: note: the {len(result.notes)} line(s) '... not found' below are gen.py's AOTI ABI check "
               "(printed as gen.py prints them): no C shim header there to compare with, not an error; "

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import io
+import re
+import sys
 from pathlib import Path
 
 from file_trees import files_under
@@ -90,3 +93,33 @@ def test_an_input_that_is_not_utf8_is_a_clear_error(tmp_path: Path, capsys) -> N
     assert main(["generate", "-s", str(tmp_path), "-d", str(tmp_path / "out")]) == 1
     err = capsys.readouterr().err
     assert "tags.yaml: not UTF-8 text (invalid start byte at byte 20)" in err and "Traceback" not in err
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+_PROGRESS = re.compile(r"\r\x1b\[Kopgen: (\d+)/(\d+) files, (\d+) written")
+
+
+def test_a_terminal_shows_the_files_planned_done_and_written(tmp_path: Path, monkeypatch) -> None:
+    """Counted over both processes (-j 2), cleared before the summary; a second run writes nothing."""
+    for run in ("first", "again"):
+        terminal = _Terminal()
+        monkeypatch.setattr(sys, "stderr", terminal)
+        assert main(["generate", "-s", str(SAMPLES_ATEN), "-d", str(tmp_path / "aten"), "--aoti-install-dir",
+                     str(tmp_path / "aoti"), "--update-aoti-c-shim", "-j", "2"]) == 0
+        shown = [tuple(map(int, m)) for m in _PROGRESS.findall(terminal.getvalue())]
+        planned = shown[0][1]
+        written = planned if run == "first" else 0
+        assert planned > 50 and shown[0] == (0, planned, 0) and shown[-1] == (planned, planned, written)
+        summary = terminal.getvalue().split("\r\x1b[K")[-1]
+        assert summary.startswith(f"opgen: {written} file(s) written, {planned - written} unchanged")
+
+
+def test_no_progress_line_when_stderr_is_not_a_terminal(tmp_path: Path, capsys) -> None:
+    assert main(["generate", "-s", str(SAMPLES_ATEN), "-d", str(tmp_path / "aten"), "--aoti-install-dir",
+                 str(tmp_path / "aoti"), "-j", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "\r" not in err and "files, " not in err and "file(s) written" in err
