@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import re
 import sys
 from pathlib import Path
@@ -123,3 +124,40 @@ def test_no_progress_line_when_stderr_is_not_a_terminal(tmp_path: Path, capsys) 
                  str(tmp_path / "aoti"), "-j", "1"]) == 0
     err = capsys.readouterr().err
     assert "\r" not in err and "files, " not in err and "file(s) written" in err
+
+
+def test_only_the_files_whose_bytes_change_are_rewritten(tmp_path: Path) -> None:
+    """A second run with nothing changed touches no file; after a one-entry edit exactly the files whose bytes
+    changed get a new mtime (the C++ build recompiles what includes them, nothing else)."""
+    aten = tmp_path / "src"
+    (aten / "native").mkdir(parents=True)
+    (aten / "templates").symlink_to(SAMPLES_ATEN / "templates")
+    (aten / "aoti").symlink_to(SAMPLES_ATEN / "aoti")
+    (aten / "native" / "tags.yaml").write_bytes((SAMPLES_ATEN / "native" / "tags.yaml").read_bytes())
+    native = aten / "native" / "native_functions.yaml"
+    text = (SAMPLES_ATEN / "native" / "native_functions.yaml").read_text()
+    native.write_text(text)
+    out = tmp_path / "out"
+    argv = ["generate", "-s", str(aten), "-d", str(out / "aten"), "--aoti-install-dir", str(out / "aoti"),
+            "--update-aoti-c-shim", "-j", "1"]
+
+    def stamps() -> dict[str, int]:
+        return {str(p.relative_to(out)): p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
+
+    assert main(argv) == 0
+    for p in out.rglob("*"):
+        if p.is_file():
+            os.utime(p, ns=(1, 1))  # far in the past: any rewrite shows, whatever the clock's resolution
+    before = files_under(out)
+    assert main(argv) == 0
+    assert set(stamps().values()) == {1}, "a run with nothing changed rewrote files"
+    edited = text.replace("- func: scale_item(Tensor self) -> Scalar\n  variants: method\n",
+                          "- func: scale_item(Tensor self) -> Scalar\n  variants: function, method\n", 1)
+    assert edited != text
+    native.write_text(edited)
+    assert main(argv) == 0
+    after = files_under(out)
+    changed = {name for name in after if after[name] != before.get(name)}
+    rewritten = {name for name, stamp in stamps().items() if stamp != 1}
+    assert changed and len(changed) < len(after) / 4
+    assert rewritten == changed
