@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from file_trees import files_under
 
+from opgen_lsp import status
+from opgen_lsp.analysis import shims
 from opgen_lsp.cli import gen_py, main
 from opgen_lsp.releases import RELEASES
 
@@ -65,3 +67,28 @@ def test_codegen_cmake_s_command_line_is_opgen_generate_s(tmp_path: Path, monkey
 def test_python_m_opgen_lsp_gen_runs_it() -> None:
     done = subprocess.run([sys.executable, "-m", "opgen_lsp.gen", "--no-such-flag"], capture_output=True, text=True)
     assert done.returncode == 2 and "unrecognized arguments: --no-such-flag" in done.stderr
+
+
+def test_a_file_opgen_cannot_generate_is_named_and_the_exit_status_is_not_0(tmp_path: Path, monkeypatch,
+                                                                              capsys) -> None:
+    """Never written differently: the shims opgen cannot make (no fallback_ops.py here) are named, not written."""
+    monkeypatch.setattr(shims, "fallback_ops_candidates", lambda source_path: [])
+    monkeypatch.chdir(tmp_path)
+    assert gen_py.main(["--source-path", str(SAMPLES_ATEN), "--install_dir", "out"]) == status.PARTIAL
+    err = capsys.readouterr().err
+    assert "cannot generate" in err and "c_shim_cpu.cpp" in err
+    assert not (tmp_path / "torch" / "csrc" / "inductor" / "aoti_torch" / "generated" / "c_shim_cpu.cpp").exists()
+
+
+def test_the_dry_run_at_configure_time_writes_the_same_lists_and_no_file(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("OPGEN_PROCESSES", "1")
+    line = ["--source-path", str(SAMPLES_ATEN), "--install_dir", "build", "--generate", "sources",
+            "--output-dependencies", "build/generated_sources.cmake"]
+    lists = {}
+    for run, extra in (("dry", ["--dry-run"]), ("real", [])):
+        (tmp_path / run).mkdir()
+        monkeypatch.chdir(tmp_path / run)
+        assert gen_py.main([*line, *extra]) == 0
+        lists[run] = {name: data for name, data in files_under(tmp_path / run).items() if name.endswith(".cmake")}
+    assert len(lists["dry"]) == 5 and lists["dry"] == lists["real"]
+    assert set(files_under(tmp_path / "dry")) == set(lists["dry"])
