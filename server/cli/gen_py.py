@@ -15,7 +15,7 @@ from typing import NoReturn
 
 from .. import status
 from ..releases import Release
-from .generate import generate_as, native_path
+from .generate import add_selection_arguments, generate_as, native_path
 from .main import exit_with
 from .torch_version import resolve_release
 
@@ -24,7 +24,6 @@ PROG = "python -m opgen_lsp.gen"
 DEFAULT_SOURCE_PATH = "aten/src/ATen"
 DEFAULT_INSTALL_DIR = "build/aten/src/ATen"
 DEFAULT_AOTI_INSTALL_DIR = "torch/csrc/inductor/aoti_torch/generated"
-GENERATE_KINDS = ["headers", "sources", "declarations_yaml"]
 
 
 class _SourcePathOnly(argparse.ArgumentParser):
@@ -66,18 +65,7 @@ def gen_py_parser(release: Release) -> argparse.ArgumentParser:
                        help="folder of the native-AOT declarations (default: torch/_native/ops of the checkout)")
     for device in ("rocm", "mps", "xpu", *(("mtia",) if release.gen_py_takes_mtia else ())):
         p.add_argument(f"--{device}", action="store_true", help=f"generate for {device.upper()}")
-    p.add_argument("--op-registration-whitelist", "--op_registration_whitelist", nargs="*",
-                   help="only register these operators (namespace::name)")
-    p.add_argument("--op-selection-yaml-path", "--op_selection_yaml_path", help="operator selection yaml")
-    p.add_argument("--backend-whitelist", "--backend_whitelist", nargs="*", help="only these dispatch keys")
-    p.add_argument("--static-dispatch-backend", "--static_dispatch_backend", nargs="*",
-                   help="static dispatch to these backends")
-    p.add_argument("--skip-dispatcher-op-registration", "--skip_dispatcher_op_registration", action="store_true",
-                   help="do not register operators with the dispatcher")
-    p.add_argument("--force-schema-registration", "--force_schema_registration", action="store_true",
-                   help="register every schema, even of operators not selected")
-    p.add_argument("--generate", type=str, nargs="*", choices=GENERATE_KINDS, default=GENERATE_KINDS,
-                   help="generate only these kinds of files")
+    add_selection_arguments(p)
     p.add_argument("--update-aoti-c-shim", action="store_true", help="write the AOTInductor C shim headers")
     p.add_argument("--extend-aoti-c-shim", action="store_true", help="C shims of out-of-tree ops")
     return p
