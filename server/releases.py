@@ -167,6 +167,10 @@ class Release:
     # Functions.h's autograd Node structs declare `void compiled_args(CompiledNodeArgs& args) const override;`
     # (before, not const); from 2.7.
     node_compiled_args_const: bool = True
+    # ---- gen.py's command line (the drop-in, python -m opgen_lsp.gen, takes each release's flags)
+    # gen.py takes --mtia; from 2.8. (--headeronly-install-dir comes with enum_tag_in_core's end,
+    # --native-aot-ops-dir with writes_native_aot_stubs.)
+    gen_py_takes_mtia: bool = True
 
     @property
     def series(self) -> str:
@@ -217,6 +221,7 @@ _R2_7 = replace(_R2_9, version="2.7.1", functionalization_view_meta_classes=Fals
                 aoti_str_is_std_string_view=False, aoti_returns_indented_with_tabs=False,
                 aoti_tensor_return_ends_twice=True, aoti_endif_names_guard=False,
                 outputs_list_name_on_set_line=True,  # gen26
+                gen_py_takes_mtia=False,
                 dispatch_keys_unknown=frozenset({"NestedTensorHPU", "MTIA", "SparseMPS", "SparseCsrMPS"}))
 _R2_14 = replace(_R2_13, version="2.14.1", xpu_family_waits_for_flag=True, structured_xpu_kernels_export_xpu=False,
                  owning_types_hold_tensors_by_value=True)
@@ -241,7 +246,7 @@ RELEASES: tuple[Release, ...] = (
             aoti_shims_follow_dispatch_keys=False, aoti_shims_for_every_device=True, aoti_str_is_std_string_view=True,
             aoti_returns_indented_with_tabs=True, aoti_tensor_return_ends_twice=False, aoti_endif_names_guard=True,
             outputs_list_name_on_set_line=False,  # gen26
-            dispatch_keys_unknown=frozenset({"SparseMPS", "SparseCsrMPS"})),
+            dispatch_keys_unknown=frozenset({"SparseMPS", "SparseCsrMPS"}), gen_py_takes_mtia=True),
     _R2_9,
     _R2_10,
     _R2_11,

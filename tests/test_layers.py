@@ -37,6 +37,8 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("codegen", frozenset({f"{PACKAGE}.codegen"})),
     ("lsp", frozenset({f"{PACKAGE}.lsp"})),
     ("cli", frozenset({f"{PACKAGE}.cli"})),
+    # Entry points run as `python -m`: gen (the drop-in for torchgen.gen) hands its command line to cli/.
+    ("entry", frozenset({f"{PACKAGE}.gen"})),
 )
 
 Graph = Mapping[str, frozenset[str]]

@@ -10,14 +10,15 @@ from typing import TYPE_CHECKING
 
 from .. import status
 from ..tree_release import tree_notes
-from .generation_report import report_written
+from .generation_report import report_written, terminal_progress
 from .options import add_verbose_argument
 from .torch_version import add_torch_version_argument, resolve_release
 
 if TYPE_CHECKING:
     from ..codegen.files.context import GenerateOptions
-    from ..releases import Release
+    from ..releases import Release, Resolved
 
+GENERATE_KINDS = ["headers", "sources", "declarations_yaml"]
 _HELP_IMPLEMENTED_ONLY = ("write only the files opgen can generate and exit 0; without it, opgen writes them, "
                           "names the files it cannot generate yet and exits with status 3")
 
@@ -45,18 +46,7 @@ def add_generate_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     p.add_argument("--mps", action="store_true", help="include the MPS kernels")
     p.add_argument("--xpu", action="store_true", help="include the XPU kernels")
     p.add_argument("--mtia", action="store_true", help="include the MTIA kernels")
-    p.add_argument("--op-registration-whitelist", "--op_registration_whitelist", nargs="*",
-                   help="only register these operators (namespace::name)")
-    p.add_argument("--op-selection-yaml-path", "--op_selection_yaml_path", help="operator selection yaml")
-    p.add_argument("--backend-whitelist", "--backend_whitelist", nargs="*", help="only these dispatch keys")
-    p.add_argument("--static-dispatch-backend", "--static_dispatch_backend", nargs="*",
-                   help="static dispatch to these backends")
-    p.add_argument("--skip-dispatcher-op-registration", "--skip_dispatcher_op_registration", action="store_true",
-                   help="do not register operators with the dispatcher")
-    p.add_argument("--force-schema-registration", "--force_schema_registration", action="store_true",
-                   help="register every schema, even of operators not selected")
-    p.add_argument("--generate", nargs="*", choices=["headers", "sources", "declarations_yaml"],
-                   default=["headers", "sources", "declarations_yaml"], help="generate only these kinds of files")
+    add_selection_arguments(p)
     p.add_argument("--update-aoti-c-shim", action="store_true",
                    help="write the AOTInductor C shim headers c_shim_<device>.h (and include the MPS and XPU "
                         "kernels); without it, a header that would change in the aoti install dir is an error")
@@ -74,6 +64,22 @@ def add_generate_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]
                         "torch/_native/ops of the checkout); an empty string leaves them out")
     add_torch_version_argument(p)
     p.set_defaults(run=run_generate)
+
+
+def add_selection_arguments(p: argparse.ArgumentParser) -> None:
+    """gen.py's flags of what is registered and generated, the same in every release (the drop-in takes them too)."""
+    p.add_argument("--op-registration-whitelist", "--op_registration_whitelist", nargs="*",
+                   help="only register these operators (namespace::name)")
+    p.add_argument("--op-selection-yaml-path", "--op_selection_yaml_path", help="operator selection yaml")
+    p.add_argument("--backend-whitelist", "--backend_whitelist", nargs="*", help="only these dispatch keys")
+    p.add_argument("--static-dispatch-backend", "--static_dispatch_backend", nargs="*",
+                   help="static dispatch to these backends")
+    p.add_argument("--skip-dispatcher-op-registration", "--skip_dispatcher_op_registration", action="store_true",
+                   help="do not register operators with the dispatcher")
+    p.add_argument("--force-schema-registration", "--force_schema_registration", action="store_true",
+                   help="register every schema, even of operators not selected")
+    p.add_argument("--generate", type=str, nargs="*", choices=GENERATE_KINDS, default=GENERATE_KINDS,
+                   help="generate only these kinds of files")
 
 
 def _positive(text: str) -> int:
@@ -107,20 +113,33 @@ def options_from_args(args: argparse.Namespace, release: Release | None = None) 
 
 
 def run_generate(args: argparse.Namespace) -> int:
+    resolved = resolve_release(args, native_path(args.source_path))
+    if resolved is None:  # older than the releases known: an error of the inputs, as `opgen check` says (OPG951)
+        return status.INPUT_ERRORS
+    return generate_as(args, resolved)
+
+
+def native_path(source_path: str) -> str:
+    """The native_functions.yaml gen.py reads under -s."""
+    return os.path.join(source_path, "native", "native_functions.yaml")
+
+
+def generate_as(args: argparse.Namespace, resolved: Resolved) -> int:
+    """`opgen generate` with its parsed arguments, as the release resolved (what it prints, its exit status)."""
     from ..analysis.check import installed_package_dir  # (loaded on first use, as the generator)
     from ..codegen.generate import generate
 
-    native = os.path.join(args.source_path, "native", "native_functions.yaml")
-    resolved = resolve_release(args, native)
-    if resolved is None:  # older than the releases known: an error of the inputs, as `opgen check` says (OPG951)
-        return status.INPUT_ERRORS
+    native = native_path(args.source_path)
     for _, note in tree_notes(native, resolved):  # a vendor's or a pre-release tree's torchgen, a bad version.txt
         print(f"opgen: warning: {note}", file=sys.stderr)
     if not resolved.release.generation_verified:
         print(f"opgen: generation for {resolved.release} is not yet compared with its gen.py; files may differ",
               file=sys.stderr)
+    shown = terminal_progress(sys.stderr)
     result = generate(options_from_args(args, resolved.release), implemented_only=args.implemented_only,
-                      processes=args.jobs)
+                      processes=args.jobs, progress=shown)
+    if shown is not None:
+        shown.finish()
     if result.notes:  # gen.py's own lines, kept as it prints them on stdout; said once what they are
         print(f"opgen: note: the {len(result.notes)} line(s) '... not found' below are gen.py's AOTI ABI check "
               "(printed as gen.py prints them): no C shim header there to compare with, not an error; "

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
+import time
+from typing import TYPE_CHECKING, TextIO
 
 from .. import status
 from ..report import RENDERERS
 
 if TYPE_CHECKING:
     from ..codegen.backend.run import BackendResult  # a lazy run's result too
+    from ..codegen.progress import Progress
     from ..codegen.writer import WriteResult
 
 
@@ -59,3 +61,36 @@ def report_written(written: WriteResult, *, verbose: bool, as_what: str = "") ->
     as_release = f", as {as_what}" if as_what else ""
     print(f"opgen: {len(written.written)} file(s) written, {len(written.unchanged)} unchanged{as_release}",
           file=sys.stderr)
+
+
+class TerminalProgress:
+    """generate's progress line (files done of those planned, how many written), redrawn in place on a terminal
+    at most every INTERVAL seconds, and cleared before the summary is printed."""
+
+    INTERVAL = 0.1
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._shown_at: float | None = None
+
+    def __call__(self, progress: Progress) -> None:
+        now = time.monotonic()
+        last = progress.done == progress.planned
+        if self._shown_at is not None and now - self._shown_at < self.INTERVAL and not last:
+            return
+        self._shown_at = now
+        self._stream.write(f"\r\x1b[Kopgen: {progress.text()}")
+        self._stream.flush()
+
+    def finish(self) -> None:
+        if self._shown_at is not None:
+            self._stream.write("\r\x1b[K")
+            self._stream.flush()
+
+
+def terminal_progress(stream: TextIO) -> TerminalProgress | None:
+    """A progress line on `stream` when it is a terminal; None (silent) when it is a file or a pipe."""
+    try:
+        return TerminalProgress(stream) if stream.isatty() else None
+    except (OSError, ValueError):  # a closed stream
+        return None

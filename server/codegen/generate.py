@@ -20,6 +20,7 @@ from .files.aten import plan_aten
 from .files.context import GenContext, GenerateOptions
 from .files.native_aot import declaration_errors, native_aot_ops_dir
 from .plan import Dirs, GeneratedFile, Manager, PlanError, PlannedFile, materialize, outputs_lists, render
+from .progress import Progress, Report
 from .selection import ALL_OPERATORS, Selection, from_allow_list, read_selection
 from .workers import Job, internal_error, usable_cpus, write_in_processes
 from .writer import Refused, WriteResult, make_folder, refusals, write_files, write_if_changed
@@ -185,18 +186,28 @@ def default_processes() -> int:
     return min(usable_cpus(), 2)
 
 
-def write_planned(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs, processes: int
-                  ) -> tuple[WriteResult | None, tuple[str, ...]]:
-    """Build and write every implemented file: (the writer's result, the errors that stopped the run)."""
+def write_planned(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs, processes: int,
+                  progress: Report | None = None) -> tuple[WriteResult | None, tuple[str, ...]]:
+    """Build and write every implemented file: (the writer's result, the errors that stopped the run).
+    progress: told of the files done as they are (see progress.Progress)."""
     if processes > 1:
-        written, stopped = write_in_processes(file_jobs(planned, ctx, dirs), work_units(planned), processes)
+        written, stopped = write_in_processes(file_jobs(planned, ctx, dirs), work_units(planned), processes,
+                                              progress)
         return (None, stopped) if stopped else (written, ())
     # Streamed: each file is rendered, written and dropped before the next (peak memory is one file's
     # bytes, not all of them). A PlanError stops the run; the files already written are complete.
+    tally = [0, 0]  # done, written
+    buildable = sum(p.build is not None for p in planned)
+
+    def on_file(changed: bool) -> None:
+        tally[0] += 1
+        tally[1] += changed
+        if progress is not None:
+            progress(Progress(buildable, *tally))
     try:
         release = ctx.options.release
-        return write_files((*dirs.place(p.manager, p.path), render(p.template, ctx.templates, p.build(), release)
-                            .encode("utf-8")) for p in planned if p.build is not None), ()
+        return write_files(((*dirs.place(p.manager, p.path), render(p.template, ctx.templates, p.build(), release)
+                             .encode("utf-8")) for p in planned if p.build is not None), on_file=on_file), ()
     except PlanError as exc:
         return None, (str(exc),)
     except Exception as exc:  # noqa: BLE001  (a bug: one line, as the worker processes give it)
@@ -232,11 +243,12 @@ def make_folders(dirs: Dirs) -> tuple[str, ...]:
     return tuple(errors)
 
 
-def generate(options: GenerateOptions, *, implemented_only: bool = False, processes: int | None = None
-             ) -> GenerateResult:
+def generate(options: GenerateOptions, *, implemented_only: bool = False, processes: int | None = None,
+             progress: Report | None = None) -> GenerateResult:
     """Plan, build and write (unless dry run) every implemented file; errors come back as values.
 
-    processes: how many processes build and write the files (default: default_processes())."""
+    processes: how many processes build and write the files (default: default_processes()).
+    progress: told of the files planned once they are, then of each file done (see progress.Progress)."""
     errors = check_options(options)
     if errors:
         return GenerateResult((), None, tuple(errors))
@@ -263,7 +275,10 @@ def generate(options: GenerateOptions, *, implemented_only: bool = False, proces
         return GenerateResult(tuple(planned), None, headers.errors, headers.notes)
     written = None
     if not options.dry_run:
-        written, stopped = write_planned(planned, ctx, dirs, default_processes() if processes is None else processes)
+        if progress is not None:
+            progress(Progress(sum(p.build is not None for p in planned), 0, 0))
+        written, stopped = write_planned(planned, ctx, dirs, default_processes() if processes is None else processes,
+                                         progress)
         if stopped:
             return GenerateResult(tuple(planned), None, stopped)
     if options.output_dependencies:

@@ -20,6 +20,7 @@ from ..releases import resolve_for
 from .files.context import GenContext, GenerateOptions
 from .generate import confinement_errors, dirs_of, plan, read_templates, refuse_shim_failures
 from .plan import PlanError, PlannedFile, render
+from .progress import Progress  # (also what the server's generate command reports)
 from .writer import OutputRoots, write_files
 
 
@@ -92,9 +93,10 @@ def load(job: NativeJob) -> tuple[GenContext, list[PlannedFile]]:
     return ctx, plan(ctx)
 
 
-def run(job: NativeJob, progress: Callable[[int, int, str], None] = lambda done, total, path: None,
+def run(job: NativeJob, progress: Callable[[Progress, str], None] = lambda progress, path: None,
         cancelled: Callable[[], bool] = lambda: False) -> JobResult:
-    """Generate every file opgen can, writing only into job.output_dir; errors come back in the result."""
+    """Generate every file opgen can, writing only into job.output_dir; errors come back in the result.
+    progress: told before each file (and its path) and once at the end (path ""), as `opgen generate` counts."""
     result = JobResult()
     try:
         ctx, planned = load(job)
@@ -115,7 +117,7 @@ def run(job: NativeJob, progress: Callable[[int, int, str], None] = lambda done,
             if cancelled():
                 result.cancelled = True
                 break
-            progress(done, len(buildable), p.path)
+            progress(Progress(len(buildable), done, len(result.written)), p.path)
             try:
                 data = render(p.template, ctx.templates, p.build(),  # type: ignore[misc]
                               ctx.options.release).encode("utf-8")
@@ -126,6 +128,8 @@ def run(job: NativeJob, progress: Callable[[int, int, str], None] = lambda done,
             result.written.extend(written.written)
             result.unchanged.extend(written.unchanged)
             result.errors.extend(written.errors)
+    if not result.cancelled:
+        progress(Progress(len(buildable), len(buildable), len(result.written)), "")
     return result
 
 

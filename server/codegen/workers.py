@@ -16,6 +16,7 @@ so killing `opgen generate` stops every writer, as it did with one process.
 from __future__ import annotations
 
 import gc
+import mmap
 import os
 import pickle
 import signal
@@ -26,6 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from .plan import PlanError
+from .progress import Progress, Report
 from .writer import OutputRoots, WriteResult, write_files
 
 _CLAIM = struct.Struct("<I")
@@ -52,6 +54,33 @@ class Summary:
     unchanged: tuple[str, ...] = ()
     errors: tuple[str, ...] = ()
     stopped_by: str | None = None
+
+
+_SLOT = struct.Struct("<QQ")  # one process's files done and written
+
+
+class SharedTally:
+    """The files each process has done and written, in memory the forked processes share: a slot each, written by
+    its process alone (no lock), read by the parent to report the run's progress."""
+
+    def __init__(self, processes: int) -> None:
+        self._memory = mmap.mmap(-1, _SLOT.size * processes)  # anonymous and shared: forks see the same pages
+        self._slots = processes
+        self.slot = 0  # this process's (the parent's is 0; a child takes its own after the fork)
+        self._done = self._written = 0
+
+    def count(self, written: bool) -> None:
+        self._done += 1
+        self._written += written
+        _SLOT.pack_into(self._memory, self.slot * _SLOT.size, self._done, self._written)
+
+    def totals(self) -> tuple[int, int]:
+        """(done, written) of every process so far."""
+        counts = [_SLOT.unpack_from(self._memory, i * _SLOT.size) for i in range(self._slots)]
+        return sum(c[0] for c in counts), sum(c[1] for c in counts)
+
+    def close(self) -> None:
+        self._memory.close()
 
 
 def usable_cpus() -> int:
@@ -81,14 +110,16 @@ def _drain(fd: int) -> None:
         pass
 
 
-def _work(fd: int, jobs: Sequence[Job], units: Sequence[Sequence[int]]) -> Summary:
+def _work(fd: int, jobs: Sequence[Job], units: Sequence[Sequence[int]],
+          on_file: Callable[[bool], None] | None = None) -> Summary:
     written: list[str] = []
     unchanged: list[str] = []
     errors: list[str] = []
     roots = OutputRoots()  # each output folder opened once in this process
     try:
         for unit in _claims(fd):
-            result = write_files(((jobs[i].root, jobs[i].path, jobs[i].data()) for i in units[unit]), roots=roots)
+            result = write_files(((jobs[i].root, jobs[i].path, jobs[i].data()) for i in units[unit]), roots=roots,
+                                 on_file=on_file)
             written += result.written
             unchanged += result.unchanged
             errors += result.errors
@@ -132,12 +163,13 @@ def _die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-def _child(claims: int, report: int, jobs: Sequence[Job], units: Sequence[Sequence[int]], parent: int) -> None:
+def _child(claims: int, report: int, jobs: Sequence[Job], units: Sequence[Sequence[int]], parent: int,
+           tally: SharedTally) -> None:
     """Runs in the forked child; never returns."""
     status = 1
     try:
         _die_with_parent(parent)
-        data = pickle.dumps(_work(claims, jobs, units))
+        data = pickle.dumps(_work(claims, jobs, units, tally.count))
         view = memoryview(data)
         while view:
             view = view[os.write(report, view):]
@@ -166,14 +198,23 @@ def _collect(pid: int, report: int) -> Summary:
                               "missing or old")
 
 
-def write_in_processes(jobs: Sequence[Job], units: Sequence[Sequence[int]], processes: int
-                       ) -> tuple[WriteResult, tuple[str, ...]]:
+def write_in_processes(jobs: Sequence[Job], units: Sequence[Sequence[int]], processes: int,
+                       progress: Report | None = None) -> tuple[WriteResult, tuple[str, ...]]:
     """Write every job, units spread over `processes` processes (this one included).
 
     Returns the merged writer result and the errors that stopped a process (empty when all went well).
+    progress: told, in this process, of the files done by every process, as this one finishes each of its own.
     """
     units = merge_units(units)
     processes = min(processes, len(units))  # a process with nothing to take is not worth its fork
+    planned = sum(len(unit) for unit in units)
+    tally = SharedTally(max(processes, 1))
+
+    def on_file(written: bool) -> None:
+        tally.count(written)
+        if progress is not None:
+            progress(Progress(planned, *tally.totals()))
+
     claims_read, claims_write = os.pipe()
     os.write(claims_write, b"".join(_CLAIM.pack(i) for i in range(len(units))))
     os.close(claims_write)  # readers see the end once every claim is taken
@@ -201,13 +242,15 @@ def write_in_processes(jobs: Sequence[Job], units: Sequence[Sequence[int]], proc
                 break
             if pid == 0:
                 os.close(report_read)
-                _child(claims_read, report_write, jobs, units, parent)
+                tally.slot = len(children) + 1
+                _child(claims_read, report_write, jobs, units, parent, tally)
             os.close(report_write)
             children.append((pid, report_read))
-        summaries = [_work(claims_read, jobs, units)]
+        summaries = [_work(claims_read, jobs, units, on_file)]
     finally:
         summaries_of_children = [_collect(pid, fd) for pid, fd in children]
         os.close(claims_read)
+        tally.close()
         if collecting:
             gc.enable()
         gc.unfreeze()
@@ -215,5 +258,7 @@ def write_in_processes(jobs: Sequence[Job], units: Sequence[Sequence[int]], proc
     result = WriteResult(tuple(p for s in summaries for p in s.written),
                          tuple(p for s in summaries for p in s.unchanged),
                          tuple(e for s in summaries for e in s.errors))
+    if progress is not None:  # the children's last files, done after this process's last
+        progress(Progress(planned, len(result.written) + len(result.unchanged), len(result.written)))
     # Processes that met the same bug say so in the same words: once is enough.
     return result, tuple(dict.fromkeys(s.stopped_by for s in summaries if s.stopped_by is not None))

@@ -257,14 +257,15 @@ def write_if_changed(path: str, data: bytes, *, write: Write | None = None) -> b
 
 
 def write_files(files: Iterable[tuple[str, str, bytes]], *, write: Write | None = None,
-                roots: OutputRoots | None = None) -> WriteResult:
+                roots: OutputRoots | None = None, on_file: Callable[[bool], None] | None = None) -> WriteResult:
     """Write (root, relative path, bytes) triples; errors are collected, not raised. Each file is made
     relative to its root's handle without following a symbolic link (see OutputRoots), so it stays inside
     its root whatever changes on disk meanwhile.
-    roots: the roots opened by earlier calls of the same run (default: opened here, closed at the end)."""
+    roots: the roots opened by earlier calls of the same run (default: opened here, closed at the end).
+    on_file: told of each file written (True) or found unchanged (False), as it goes (a run's progress)."""
     if roots is None:
         with OutputRoots() as own:
-            return write_files(files, write=write, roots=own)
+            return write_files(files, write=write, roots=own, on_file=on_file)
     written: list[str] = []
     unchanged: list[str] = []
     errors: list[str] = []
@@ -282,6 +283,8 @@ def write_files(files: Iterable[tuple[str, str, bytes]], *, write: Write | None 
             finally:
                 os.close(folder)
             (written if changed else unchanged).append(target)
+            if on_file is not None:
+                on_file(changed)
         except Refused as exc:
             errors.append(str(exc))
         except (OSError, ValueError) as exc:  # ValueError: a path the OS cannot take

@@ -25,7 +25,7 @@ import threading
 import time
 from collections import OrderedDict
 from concurrent.futures import Executor
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from lsprotocol import types
 from pygls.workspace import Workspace as OpenDocuments
@@ -36,6 +36,9 @@ from .convert import fs_path
 from .features import Client
 from .host import Host
 from .workspace import Analysis, OpenDocument, Workspace
+
+if TYPE_CHECKING:
+    from ..codegen.job import Progress  # (the job's counts; codegen is loaded on first use)
 
 GENERATE = "opgen.generate"
 SHOW_GENERATED = "opgen.showGenerated"
@@ -227,12 +230,13 @@ async def generate(server: CommandHost, *args: Any) -> dict:
 
     delay = server.settings.testing.generate_delay_ms / 1000
 
-    def progress(done: int, total: int, path: str) -> None:
+    def progress(counts: Progress, path: str) -> None:
         if delay:
             time.sleep(delay)
-        if token is not None:
+        if token is not None:  # the counts as `opgen generate` shows them on a terminal, then the file begun
+            message = f"{counts.text()}: {path}" if path else counts.text()
             loop.call_soon_threadsafe(server.work_done_progress.report, token, types.WorkDoneProgressReport(
-                message=path, percentage=int(100 * done / max(total, 1)), cancellable=True))
+                message=message, percentage=counts.percentage, cancellable=True))
 
     work = loop.run_in_executor(server.command_executor, generate_job.run, job, progress, cancel.is_set)
     try:

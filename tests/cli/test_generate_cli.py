@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import io
+import os
+import re
+import sys
 from pathlib import Path
 
 from file_trees import files_under
@@ -90,3 +94,70 @@ def test_an_input_that_is_not_utf8_is_a_clear_error(tmp_path: Path, capsys) -> N
     assert main(["generate", "-s", str(tmp_path), "-d", str(tmp_path / "out")]) == 1
     err = capsys.readouterr().err
     assert "tags.yaml: not UTF-8 text (invalid start byte at byte 20)" in err and "Traceback" not in err
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+_PROGRESS = re.compile(r"\r\x1b\[Kopgen: (\d+)/(\d+) files, (\d+) written")
+
+
+def test_a_terminal_shows_the_files_planned_done_and_written(tmp_path: Path, monkeypatch) -> None:
+    """Counted over both processes (-j 2), cleared before the summary; a second run writes nothing."""
+    for run in ("first", "again"):
+        terminal = _Terminal()
+        monkeypatch.setattr(sys, "stderr", terminal)
+        assert main(["generate", "-s", str(SAMPLES_ATEN), "-d", str(tmp_path / "aten"), "--aoti-install-dir",
+                     str(tmp_path / "aoti"), "--update-aoti-c-shim", "-j", "2"]) == 0
+        shown = [tuple(map(int, m)) for m in _PROGRESS.findall(terminal.getvalue())]
+        planned = shown[0][1]
+        written = planned if run == "first" else 0
+        assert planned > 50 and shown[0] == (0, planned, 0) and shown[-1] == (planned, planned, written)
+        summary = terminal.getvalue().split("\r\x1b[K")[-1]
+        assert summary.startswith(f"opgen: {written} file(s) written, {planned - written} unchanged")
+
+
+def test_no_progress_line_when_stderr_is_not_a_terminal(tmp_path: Path, capsys) -> None:
+    assert main(["generate", "-s", str(SAMPLES_ATEN), "-d", str(tmp_path / "aten"), "--aoti-install-dir",
+                 str(tmp_path / "aoti"), "-j", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "\r" not in err and "files, " not in err and "file(s) written" in err
+
+
+def test_only_the_files_whose_bytes_change_are_rewritten(tmp_path: Path) -> None:
+    """A second run with nothing changed touches no file; after a one-entry edit exactly the files whose bytes
+    changed get a new mtime (the C++ build recompiles what includes them, nothing else)."""
+    aten = tmp_path / "src"
+    (aten / "native").mkdir(parents=True)
+    (aten / "templates").symlink_to(SAMPLES_ATEN / "templates")
+    (aten / "aoti").symlink_to(SAMPLES_ATEN / "aoti")
+    (aten / "native" / "tags.yaml").write_bytes((SAMPLES_ATEN / "native" / "tags.yaml").read_bytes())
+    native = aten / "native" / "native_functions.yaml"
+    text = (SAMPLES_ATEN / "native" / "native_functions.yaml").read_text()
+    native.write_text(text)
+    out = tmp_path / "out"
+    argv = ["generate", "-s", str(aten), "-d", str(out / "aten"), "--aoti-install-dir", str(out / "aoti"),
+            "--update-aoti-c-shim", "-j", "1"]
+
+    def stamps() -> dict[str, int]:
+        return {str(p.relative_to(out)): p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
+
+    assert main(argv) == 0
+    for p in out.rglob("*"):
+        if p.is_file():
+            os.utime(p, ns=(1, 1))  # far in the past: any rewrite shows, whatever the clock's resolution
+    before = files_under(out)
+    assert main(argv) == 0
+    assert set(stamps().values()) == {1}, "a run with nothing changed rewrote files"
+    edited = text.replace("- func: scale_item(Tensor self) -> Scalar\n  variants: method\n",
+                          "- func: scale_item(Tensor self) -> Scalar\n  variants: function, method\n", 1)
+    assert edited != text
+    native.write_text(edited)
+    assert main(argv) == 0
+    after = files_under(out)
+    changed = {name for name in after if after[name] != before.get(name)}
+    rewritten = {name for name, stamp in stamps().items() if stamp != 1}
+    assert changed and len(changed) < len(after) / 4
+    assert rewritten == changed

@@ -356,8 +356,12 @@ async def test_generate_writes_into_the_output_dir_with_progress(client: Languag
     if client.capabilities.window and client.capabilities.window.work_done_progress:
         (reports,) = client.progress_reports.values()
         assert isinstance(reports[0], types.WorkDoneProgressBegin) and reports[0].cancellable
-        assert any(isinstance(r, types.WorkDoneProgressReport) for r in reports)
         assert isinstance(reports[-1], types.WorkDoneProgressEnd)
+        # The counts `opgen generate` shows on a terminal: files done of those planned, how many written.
+        counts = [r.message for r in reports if isinstance(r, types.WorkDoneProgressReport)]
+        planned = result["written"] + result["unchanged"]
+        assert counts[0].startswith(f"0/{planned} files, 0 written: ")
+        assert counts[-1] == f"{planned}/{planned} files, {result['written']} written"
     again = await client.workspace_execute_command_async(types.ExecuteCommandParams(
         command="opgen.generate", arguments=[{"uri": uri}]))
     assert again["written"] == 0 and again["unchanged"] == result["written"]

@@ -1,0 +1,68 @@
+"""`python -m opgen_lsp.gen` against each release's own gen.py: the same flags (its --help's options, spellings and
+arities), and, for Codegen.cmake's command line (run where Codegen.cmake runs it, with gen.py's AOTI default under
+that folder), the same files and the same --output-dependencies lists, byte for byte."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import reference
+from file_trees import files_under, first_difference
+
+from opgen_lsp.cli import gen_py
+from opgen_lsp.releases import RELEASES
+
+from .test_release_matrix import _aten, release_folder
+
+pytestmark = pytest.mark.versions
+
+# An option's line in argparse's help: two spaces, then its spellings (each with its metavar), then the help.
+_OPTION_LINE = re.compile(r"^  (-\S.*?)(?:\s{2,}|$)")
+
+
+def option_lines(help_text: str) -> list[str]:
+    return sorted(m.group(1) for line in help_text.splitlines() if (m := _OPTION_LINE.match(line)))
+
+
+@pytest.mark.parametrize("version", [r.version for r in RELEASES])
+def test_the_drop_in_takes_exactly_gen_py_s_flags(version: str, tmp_path: Path) -> None:
+    folder = release_folder(version)
+    theirs = reference.run(["-m", "torchgen.gen", "--help"], cwd=tmp_path, pythonpath=[folder], check=True).stdout
+    release = next(r for r in RELEASES if r.version == version)
+    ours = gen_py.gen_py_parser(release).format_help()
+    assert len(option_lines(theirs)) > 15
+    assert option_lines(ours) == option_lines(theirs)
+
+
+CASES = [(v, kind) for v in ("2.6.0", "2.13.0", "2.15.0") for kind in ("headers", "sources")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("version,kind", CASES)
+def test_codegen_cmake_s_command_line_writes_what_gen_py_writes(version: str, kind: str, tmp_path: Path,
+                                                                monkeypatch) -> None:
+    folder = release_folder(version)
+    line = ["--source-path", str(_aten(folder)), "--install_dir", "build/aten/src/ATen", "--per-operator-headers",
+            "--generate", kind, "--output-dependencies", f"build/aten/src/ATen/generated_{kind}.cmake"]
+    written = {}
+    for tool in ("torchgen", "opgen"):
+        root = tmp_path / tool
+        root.mkdir()
+        if tool == "torchgen":
+            done = reference.run(["-m", "torchgen.gen", *line], cwd=root, outputs=[Path("build"), Path("torch")],
+                                 pythonpath=[folder])
+            assert done.returncode == 0, done.stderr[-2000:]
+        else:
+            monkeypatch.chdir(root)
+            assert gen_py.main(line) == 0
+        written[tool] = files_under(root)
+    expected, got = written["torchgen"], written["opgen"]
+    lists = sorted(name for name in expected if name.endswith(".cmake"))
+    assert len(lists) == 5 and all(got.get(name) == expected[name] for name in lists), "the outputs lists differ"
+    assert sorted(set(expected) - set(got)) == [], "files opgen does not write"
+    assert sorted(set(got) - set(expected)) == [], "files gen.py does not write"
+    different = [name for name in expected if got[name] != expected[name]]
+    assert different == [], f"{len(different)} differ; {different[0]}: " \
+                            f"{first_difference(expected[different[0]], got[different[0]])}"
