@@ -38,3 +38,20 @@ def tree_or_skip(name: str) -> Path:
 
 def native_yaml(tree: Path) -> Path:
     return tree / NATIVE / "native_functions.yaml"
+
+
+# A backend's own operator file (docs/backends.md): name in $OPGEN_PYTORCH_TREES -> (the public repository, the
+# torch release it pins). Not a PyTorch tree: only its aten/ folder (and its codegen, for reading) is extracted.
+BACKEND_TREES = {
+    "torch-rbln": ("RBLN-SW/torch-rbln", "2.10"),  # PrivateUse1 kernels of 50 ops; pyproject.toml pins torch 2.10
+}
+
+
+def backend_tree_or_skip(name: str) -> Path:
+    """The backend tree's folder; skips the test, saying how to get it, when it is not there."""
+    tree = trees_folder() / name
+    if not (tree / NATIVE / "native_functions.yaml").is_file():
+        pytest.skip(f"no {name} tree in {trees_folder()} (set OPGEN_PYTORCH_TREES): clone {BACKEND_TREES[name][0]}, "
+                    f"then `mkdir -p {tree} && git -C CLONE archive HEAD aten tools/codegen pyproject.toml "
+                    f"| tar -x -C {tree}` (docs/backends.md)")
+    return tree
