@@ -2,8 +2,9 @@
 with kernels under a PrivateUse key, that the backend parses with torchgen after patching it (docs/backends.md).
 
 It is recognised by its content, whatever its name: its dispatch tables name a key of the PrivateUse1-3 family
-(the keys PyTorch keeps for out-of-tree backends, which upstream's file never uses), and it holds far fewer
-entries than upstream's file (over 2,000 in every release known). Each op is compared with the pinned release's
+(the keys PyTorch keeps for out-of-tree backends, which upstream's file never uses), it holds far fewer
+entries than upstream's file (over 2,000 in every release known), and its entries are schemas (a vendor's list of
+bare op names with PrivateUse1 kernels, torch_musa's musa_functions.yaml, is another format). Each op is compared with the pinned release's
 own native_functions.yaml, read here once per release.
 """
 
@@ -25,6 +26,8 @@ OWN_FILE_MAX_ENTRIES = 1000
 _PRIVATE_USE = frozenset(name for name in dk.K if re.fullmatch(r"(Autograd|Sparse|SparseCsr|Quantized|NestedTensor)?"
                                                               r"PrivateUse[123]", name))
 # An indented mapping key (a dispatch table's key list, 'PrivateUse1' or 'CPU, PrivateUse1').
+# An entry whose func: is a schema (`- func: add.out(Tensor self, ...`), not a bare op name.
+_SCHEMA_ENTRY = re.compile(r"^- func:[ \t]*['\"]?[^\s('\"]+\(", re.M)
 _INDENTED_KEY = re.compile(r"^[ \t]+([A-Za-z0-9_]+(?:[ \t]*,[ \t]*[A-Za-z0-9_]+)*)[ \t]*:", re.M)
 
 
@@ -33,6 +36,9 @@ def own_backend_keys(text: str) -> frozenset[str]:
     any other file (upstream's, or one that names no such key)."""
     # Cheap tests first (asked on every re-check of every native_functions.yaml): no PrivateUse key, or upstream's size.
     if "PrivateUse" not in text or text.count("\n- func:") + text.startswith("- func:") > OWN_FILE_MAX_ENTRIES:
+        return frozenset()
+    entries, schemas = text.count("\n- func:") + text.startswith("- func:"), len(_SCHEMA_ENTRY.findall(text))
+    if schemas * 2 <= entries:  # mostly bare op names: a vendor's list (torch_musa's musa_functions.yaml), not this
         return frozenset()
     return frozenset(name.strip() for found in _INDENTED_KEY.finditer(text) for name in found[1].split(",")
                      if name.strip() in _PRIVATE_USE)

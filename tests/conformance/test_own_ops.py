@@ -156,6 +156,8 @@ def test_recognised_by_its_content_not_its_name() -> None:
     assert own_backend_keys(OWN.replace("PrivateUse1", "CPU")) == frozenset()  # a small upstream-like file
     many = OWN + "".join(f"\n- func: op{i}(Tensor self) -> Tensor\n" for i in range(OWN_FILE_MAX_ENTRIES))
     assert own_backend_keys(many) == frozenset()  # upstream's own file: a PrivateUse1 key in it stays OPG105
+    vendor_list = "- func: tril\n- func: tril_\n- func: tril.out\n  dispatch:\n    PrivateUse1: MusaTril\n"
+    assert own_backend_keys(vendor_list) == frozenset()  # bare op names: torch_musa's format, not a native yaml
 
 
 def test_the_file_checks_clean(tmp_path: Path, upstream_at_hand: None) -> None:
