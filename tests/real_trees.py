@@ -26,13 +26,15 @@ def trees_folder() -> Path:
     return Path(os.environ.get("OPGEN_PYTORCH_TREES") or Path.home() / ".cache" / "opgen" / "trees")
 
 
-def tree_or_skip(name: str) -> Path:
-    """The tree's folder; skips the test, saying how to get the tree, when it is not there."""
+def tree_or_skip(name: str, repository: str = "", archived: str = "aten c10 torchgen tools/autograd version.txt",
+                 docs: str = "docs/trees.md") -> Path:
+    """The tree's folder; skips the test, saying how to get the tree (the folders `archived` of `repository`),
+    when it is not there."""
     tree = trees_folder() / name
     if not (tree / NATIVE / "native_functions.yaml").is_file():
-        pytest.skip(f"no {name} tree in {trees_folder()} (set OPGEN_PYTORCH_TREES): clone {TREES[name][0]}, then "
-                    f"`mkdir -p {tree} && git -C CLONE archive HEAD aten c10 torchgen tools/autograd version.txt "
-                    f"| tar -x -C {tree}` (docs/trees.md)")
+        pytest.skip(f"no {name} tree in {trees_folder()} (set OPGEN_PYTORCH_TREES): clone "
+                    f"{repository or TREES[name][0]}, then `mkdir -p {tree} && git -C CLONE archive HEAD {archived} "
+                    f"| tar -x -C {tree}` ({docs})")
     return tree
 
 
@@ -49,9 +51,4 @@ BACKEND_TREES = {
 
 def backend_tree_or_skip(name: str) -> Path:
     """The backend tree's folder; skips the test, saying how to get it, when it is not there."""
-    tree = trees_folder() / name
-    if not (tree / NATIVE / "native_functions.yaml").is_file():
-        pytest.skip(f"no {name} tree in {trees_folder()} (set OPGEN_PYTORCH_TREES): clone {BACKEND_TREES[name][0]}, "
-                    f"then `mkdir -p {tree} && git -C CLONE archive HEAD aten tools/codegen pyproject.toml "
-                    f"| tar -x -C {tree}` (docs/backends.md)")
-    return tree
+    return tree_or_skip(name, BACKEND_TREES[name][0], "aten tools/codegen pyproject.toml", "docs/backends.md")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from lsprotocol import types
+from own_ops_files import ADD_OUT, FUSED_GELU, TAGS
 from pytest_lsp import LanguageClient
 
 from opgen_lsp.index.base_text import release_native_path
@@ -14,24 +15,13 @@ from .helpers import diagnostics, open_document, pos, rng, write
 
 pytestmark = pytest.mark.asyncio
 
-TAGS = "- tag: pointwise\n  desc: elementwise\n"
-OWN = """\
-- func: add.out(Tensor self, Tensor other, *, Scalar alpha=2, Tensor(a!) out) -> Tensor(a!)
-  device_check: NoCheck   # TensorIterator
-  structured: True
-  structured_inherits: TensorIteratorBase
-  dispatch:
-    PrivateUse1: add_out_mine
-  tags: pointwise
-
+# A drifted default (alpha=2), an op torch 2.13 does not declare, an op of the backend's own namespace.
+OWN = ADD_OUT.replace("alpha=1", "alpha=2") + """
 - func: reluu(Tensor self) -> Tensor
   dispatch:
     PrivateUse1: relu_mine
 
-- func: mine::fused_gelu(Tensor self, *, bool approximate=False) -> Tensor
-  dispatch:
-    PrivateUse1: fused_gelu_mine
-"""
+""" + FUSED_GELU
 
 
 @pytest.mark.parametrize("client", ["visual-studio-code"], indirect=True)  # one editor: the kind is not per client
