@@ -203,12 +203,40 @@ def test_the_real_backend_file_checks_clean(name: str) -> None:
         assert [(d.code, d.span.start_line + 1, d.message) for d in _errors(path, version)] == []
 
 
+# Edits of the real file (first occurrence), the code opgen reports on the edited line, whether torchgen refuses it.
+REAL_MUTATIONS = [
+    ("Scalar alpha=1, Tensor(a!) out", "Scalar alpha=2, Tensor(a!) out", "OPG590", False),
+    ("- func: silu_backward(", "- func: silu_backwards(", "OPG591", False),
+    ("  tags: use_custom_kernel_rbln", "  tags: use_custom_kernel_rbIn", "OPG107", True),
+    ("    PrivateUse1: add_out_rbln", "    PrivateUse: add_out_rbln", "OPG104", True),
+]
+
+
 @pytest.mark.versions
 @pytest.mark.parametrize("name", sorted(BACKEND_TREES))
-def test_the_real_backend_file_is_accepted_by_its_pinned_torchgen_patched(name: str) -> None:
+def test_the_real_backend_file_and_its_mutations_against_its_pinned_torchgen_patched(name: str, tmp_path: Path
+                                                                                      ) -> None:
+    """The pinned release's torchgen, patched as the backend does, accepts the real file and refuses exactly the
+    mutations opgen reports an error of torchgen's for; each is reported on its line."""
     tree = backend_tree_or_skip(name)
     native = tree / NATIVE
-    folder = release_folder(f"{BACKEND_TREES[name][1]}.0")
-    done = reference.run([str(ORACLE), str(native / "tags.yaml"), str(native / "native_functions.yaml")],
-                         cwd=ORACLE.parent, pythonpath=[folder], check=True)
-    assert json.loads(done.stdout) == [None]
+    version = BACKEND_TREES[name][1]
+    folder = release_folder(f"{version}.0")
+    original = (native / "native_functions.yaml").read_text(encoding="utf-8")
+    files, expected = [native / "native_functions.yaml"], []
+    for i, (old, new, code, refused) in enumerate(REAL_MUTATIONS):
+        start = original.index(old)
+        path = tmp_path / str(i) / "native_functions.yaml"
+        path.parent.mkdir()
+        (path.parent / "tags.yaml").write_bytes((native / "tags.yaml").read_bytes())
+        path.write_text(original[:start] + new + original[start + len(old):], encoding="utf-8")
+        files.append(path)
+        expected.append((code, original[:start].count("\n") + 1, refused))
+    done = reference.run([str(ORACLE), str(native / "tags.yaml"), *map(str, files)], cwd=ORACLE.parent,
+                         pythonpath=[folder], check=True)
+    theirs = json.loads(done.stdout)
+    assert theirs[0] is None
+    for path, said, (code, line, refused) in zip(files[1:], theirs[1:], expected):
+        errors = _errors(path, version)
+        assert (code, line) in {(d.code, d.span.start_line + 1) for d in errors}, (code, line, errors)
+        assert (said is not None) == refused == any(d.code not in UPSTREAM_CODES for d in errors), (code, said)
