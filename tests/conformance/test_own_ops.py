@@ -140,17 +140,6 @@ def test_what_the_patched_parse_accepts_is_no_error(old: str, new: str, tmp_path
     assert _errors(_write(tmp_path, _mutated(old, new)[0])) == []
 
 
-def test_a_release_whose_file_is_not_at_hand_is_said_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "empty"))
-    upstream_ops.cache_clear()  # the releases read before came from the real cache
-    try:
-        [missing] = _errors(_write(tmp_path, OWN), "2.8")
-    finally:
-        upstream_ops.cache_clear()
-    assert (missing.code, missing.span.start_line) == ("OPG900", 0)
-    assert "torch 2.8.0's native_functions.yaml is not at hand" in missing.message
-
-
 def test_a_drift_shows_upstreams_schema(tmp_path: Path, upstream_at_hand: None) -> None:
     text, line = _mutated(*MUTATIONS[0][1:3])
     [drift] = _errors(_write(tmp_path, text))
@@ -251,3 +240,15 @@ def test_the_real_backend_file_and_its_mutations_against_its_pinned_torchgen_pat
         errors = _errors(path, version)
         assert (code, line) in {(d.code, d.span.start_line + 1) for d in errors}, (code, line, errors)
         assert (said is not None) == refused == any(d.code not in UPSTREAM_CODES for d in errors), (code, said)
+
+
+# Last: it empties the cache of releases read (the tests above share it).
+def test_a_release_whose_file_is_not_at_hand_is_said_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "empty"))
+    upstream_ops.cache_clear()  # the releases read before came from the real cache
+    try:
+        [missing] = _errors(_write(tmp_path, OWN), "2.8")
+    finally:
+        upstream_ops.cache_clear()
+    assert (missing.code, missing.span.start_line) == ("OPG900", 0)
+    assert "torch 2.8.0's native_functions.yaml is not at hand" in missing.message
