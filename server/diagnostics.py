@@ -259,6 +259,9 @@ CODES: dict[str, Code] = _table(
     ("OPG537", "lazy-codegen-unsupported", E, "an op the lazy codegen cannot generate code for"),
     # values torchgen pastes into the generated C++ as they are
     ("OPG540", "not-a-cpp-name", E, "a class_name or cpp_namespace that is not a C++ name (torchgen pastes it as it is)"),
+    # a backend's own operator file (a native_functions.yaml of its ops, PrivateUse kernels) against its release
+    ("OPG590", "schema-not-upstream", E, "an op of a backend's operator file whose schema is not the pinned release's"),
+    ("OPG591", "op-not-upstream", E, "an aten op of a backend's operator file that the pinned release does not declare"),
 )
 
 

@@ -171,6 +171,11 @@ class Release:
     # gen.py takes --mtia; from 2.8. (--headeronly-install-dir comes with enum_tag_in_core's end,
     # --native-aot-ops-dir with writes_native_aot_stubs.)
     gen_py_takes_mtia: bool = True
+    # ---- a backend's own operator file (docs/backends.md): torchgen as the backend patches it before its parse
+    # The dispatch keys the backend appends to torchgen.model.dispatch_keys (PrivateUse1); when any, the backend
+    # also appends its out= ops to OUT_OPS_THAT_DONT_GET_GROUPED_PROPERLY, and only parse_native_yaml runs (none
+    # of gen.py's generators). Empty for torchgen as released.
+    backend_dispatch_keys: frozenset[str] = frozenset()
 
     @property
     def series(self) -> str:
@@ -179,6 +184,18 @@ class Release:
 
     def __str__(self) -> str:
         return f"torch {self.series}"
+
+    @property
+    def parse_only(self) -> bool:
+        """Read as a backend's own torchgen reads its operator file: parse_native_yaml and nothing after it."""
+        return bool(self.backend_dispatch_keys)
+
+
+# One profile per release and backend key set, so that the profile's identity stays one within a session.
+@lru_cache(maxsize=64)  # releases known (10) x the few key sets of the backends open at once
+def as_patched_by_backend(release: Release, keys: frozenset[str]) -> Release:
+    """`release` as a backend's own torchgen runs it: `keys` appended to dispatch_keys, out= ops not grouped."""
+    return replace(release, backend_dispatch_keys=keys) if keys else release
 
 
 _R2_13 = Release(

@@ -26,15 +26,29 @@ def trees_folder() -> Path:
     return Path(os.environ.get("OPGEN_PYTORCH_TREES") or Path.home() / ".cache" / "opgen" / "trees")
 
 
-def tree_or_skip(name: str) -> Path:
-    """The tree's folder; skips the test, saying how to get the tree, when it is not there."""
+def tree_or_skip(name: str, repository: str = "", archived: str = "aten c10 torchgen tools/autograd version.txt",
+                 docs: str = "docs/trees.md") -> Path:
+    """The tree's folder; skips the test, saying how to get the tree (the folders `archived` of `repository`),
+    when it is not there."""
     tree = trees_folder() / name
     if not (tree / NATIVE / "native_functions.yaml").is_file():
-        pytest.skip(f"no {name} tree in {trees_folder()} (set OPGEN_PYTORCH_TREES): clone {TREES[name][0]}, then "
-                    f"`mkdir -p {tree} && git -C CLONE archive HEAD aten c10 torchgen tools/autograd version.txt "
-                    f"| tar -x -C {tree}` (docs/trees.md)")
+        pytest.skip(f"no {name} tree in {trees_folder()} (set OPGEN_PYTORCH_TREES): clone "
+                    f"{repository or TREES[name][0]}, then `mkdir -p {tree} && git -C CLONE archive HEAD {archived} "
+                    f"| tar -x -C {tree}` ({docs})")
     return tree
 
 
 def native_yaml(tree: Path) -> Path:
     return tree / NATIVE / "native_functions.yaml"
+
+
+# A backend's own operator file (docs/backends.md): name in $OPGEN_PYTORCH_TREES -> (the public repository, the
+# torch release it pins). Not a PyTorch tree: only its aten/ folder (and its codegen, for reading) is extracted.
+BACKEND_TREES = {
+    "torch-rbln": ("RBLN-SW/torch-rbln", "2.10"),  # PrivateUse1 kernels of 50 ops; pyproject.toml pins torch 2.10
+}
+
+
+def backend_tree_or_skip(name: str) -> Path:
+    """The backend tree's folder; skips the test, saying how to get it, when it is not there."""
+    return tree_or_skip(name, BACKEND_TREES[name][0], "aten tools/codegen pyproject.toml", "docs/backends.md")

@@ -11,12 +11,23 @@ from typing import TYPE_CHECKING
 from ..diagnostics import Diagnostic, diag
 from ..index.documents import DEPRECATED_YAML, DERIVATIVES_YAML
 from ..index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapshot
+from ..index.own_ops import own_backend_keys, upstream_ops
 from ..input_file import NOT_UTF8, SPECIAL, TOO_LARGE, UnreadableFile, read_text
 from ..model.selection import TOP_LEVEL_KEYS, read_selection
-from ..releases import Fit, Release, Resolved, release_diagnostics, release_tags, resolve_for, resolve_for_autograd
+from ..releases import (
+    Fit,
+    Release,
+    Resolved,
+    as_patched_by_backend,
+    release_diagnostics,
+    release_tags,
+    resolve_for,
+    resolve_for_autograd,
+)
 from ..report import FileDiagnostic
 from ..text import Span, as_python_reads
 from ..tree_release import tree_diagnostics
+from .own_ops import upstream_diagnostics, upstream_missing
 
 if TYPE_CHECKING:  # the backend and autograd readers load for those files only (a native check needs neither)
     from ..index.backend import BackendSnapshot
@@ -251,8 +262,11 @@ class _Run:
             self.result.notes.append(f"opgen: {path}: {resolved.note}")
         if resolved.fit is Fit.OLDER:
             return
-        native = NativeParser(release=resolved.release).parse(text, valid_tags)
+        backend_keys = own_backend_keys(text)  # a backend's own operator file: read as its patched torchgen does
+        native = NativeParser(release=as_patched_by_backend(resolved.release, backend_keys)).parse(text, valid_tags)
         self._report(path, native.diagnostics)
+        if backend_keys:
+            self._report(path, own_file_diagnostics(native, resolved.release.version))
         if self.native_extra is not None:
             self._report(path, self.native_extra(path, native))
 
@@ -296,6 +310,12 @@ class _Run:
         self._report(path, backend.diagnostics)
         if self.backend_extra is not None:
             self._report(path, self.backend_extra(path, text, backend, native))
+
+
+def own_file_diagnostics(native: NativeSnapshot, version: str) -> list[Diagnostic]:
+    """A backend's own operator file against release `version`'s native_functions.yaml."""
+    upstream = upstream_ops(version)
+    return upstream_diagnostics(native.functions, upstream) if upstream is not None else [upstream_missing(version)]
 
 
 def _autograd_diagnostics(path: str, text: str, kind: str, native_file: str | None, native: NativeSnapshot | None,

@@ -158,9 +158,10 @@ OUT_OF_TREE_KEYS = frozenset({dk.DispatchKey.MTIA})
 
 
 def requirements(model: KernelModel, view_copies: frozenset[NativeFunction] = frozenset(),
-                 parameters: Parameters | None = None) -> Iterator[Requirement]:
+                 parameters: Parameters | None = None, with_meta: bool = True) -> Iterator[Requirement]:
     """Every kernel and meta function the ops of model need, generated and out-of-tree ones left out; parameters
-    gives a plain kernel's parameter types (without it, a definition of its name in its namespace is enough)."""
+    gives a plain kernel's parameter types (without it, a definition of its name in its namespace is enough);
+    with_meta False: no meta functions (a backend's own operator file: upstream's are in PyTorch)."""
     groups = {g.out.func.name: g for g in model.groups if isinstance(g, NativeFunctionsGroup)}
     for op in model.ops:
         if op.generated:
@@ -179,7 +180,7 @@ def requirements(model: KernelModel, view_copies: frozenset[NativeFunction] = fr
             yield Requirement(op, DEFINITION, meta.kernel, meta.cpp_namespace, key, meta,
                               types_key(types) if types is not None else None)
         group = groups.get(f.func.name)
-        if f.structured and group is not None:
+        if f.structured and group is not None and with_meta:
             yield Requirement(op, META, _meta_name(group), "at::meta")
 
 
@@ -192,11 +193,11 @@ def is_met(index: KernelIndex, need: Requirement) -> bool:
 
 def missing_kernels(snapshot: KernelSnapshot, index: KernelIndex, *, declare: Declare | None = None,
                     parameters: Parameters | None = None, severity: Severity = Severity.WARNING,
-                    view_copies: frozenset[NativeFunction] | None = None) -> list[Diagnostic]:
+                    view_copies: frozenset[NativeFunction] | None = None, with_meta: bool = True) -> list[Diagnostic]:
     model = snapshot.functions
     copies = generated_view_copies(model) if view_copies is None else view_copies
     out: list[Diagnostic] = []
-    for need in requirements(model, copies, parameters):
+    for need in requirements(model, copies, parameters, with_meta):
         if is_met(index, need):
             continue
         if need.kind == META or need.key is None:

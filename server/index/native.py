@@ -157,7 +157,8 @@ class NativeParser:
                 # tuple.__new__ (Op's own __new__ is Python code): this runs for every entry on every keystroke.
                 ops.append(_tuple(Op, (lowered.function, placed.line, lowered.metadata, False)))
         functions = assemble(ops, self._groups, release=self.release)
-        unregistered = kernel_list_diagnostics(ops, self.release)
+        # gen.py's list of CUDA kernels in torch_cpu: a backend's own parse runs no gen.py
+        unregistered = kernel_list_diagnostics(ops, self.release) if not self.release.parse_only else ()
         if document.unread_from >= 0:  # reading stopped: nothing may be called missing that lies past the cut
             functions = replace(functions, stems_past_the_cut=_stems_past_the_cut(text, document))
             functions = replace(functions, problems=tuple(p for p in functions.problems

@@ -237,7 +237,8 @@ class MissingKernels:
                 found = missing_kernels(_Snapshot(_Model((op,), (group,) if group is not None else (),  # type: ignore[arg-type]
                                                          model.backend_indices)),
                                         index, declare=declare, parameters=parameters, severity=severity,
-                                        view_copies=frozenset((f,)) if generated else frozenset())
+                                        view_copies=frozenset((f,)) if generated else frozenset(),
+                                        with_meta=not snapshot.release.parse_only)
                 cached = (f, (meta, generated), tuple(d.shifted(-op.line) for d in found))
             seen[id(f)] = cached
             out.extend(d.shifted(op.line) for d in cached[2])

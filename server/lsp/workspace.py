@@ -30,7 +30,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..analysis import backend as backend_query
-from ..analysis.check import BACKEND, DEPRECATED, DERIVATIVES, NATIVE, SELECTION, TAGS, classify, installed_native_functions
+from ..analysis.check import (
+    BACKEND,
+    DEPRECATED,
+    DERIVATIVES,
+    NATIVE,
+    SELECTION,
+    TAGS,
+    classify,
+    installed_native_functions,
+    own_file_diagnostics,
+)
 from ..analysis.shims import ShimCheck
 from ..codegen.lazy import checkout_shape_header
 from ..diagnostics import Diagnostic, diag
@@ -38,9 +48,18 @@ from ..index.backend import BackendSnapshot, check_backend
 from ..index.derivatives import DeprecatedParser, DerivativesParser, tree_native_functions
 from ..index.inputs import InputError, load_release
 from ..index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapshot
+from ..index.own_ops import own_backend_keys
 from ..input_file import UnreadableFile, read_text
 from ..model.selection import read_selection
-from ..releases import Fit, Release, Resolved, release_diagnostics, resolve_for, resolve_for_autograd
+from ..releases import (
+    Fit,
+    Release,
+    Resolved,
+    as_patched_by_backend,
+    release_diagnostics,
+    resolve_for,
+    resolve_for_autograd,
+)
 from ..text import Span, as_python_reads
 from ..tree_release import tree_diagnostics
 from .config import Settings
@@ -521,16 +540,20 @@ class Workspace:
             source = self.tags_input(document)
             tags, problem = self._tags(source)
             resolved = self.release_for(document.path)
+            backend_keys = own_backend_keys(document.text)  # a backend's own operator file: its patched torchgen
+            release = as_patched_by_backend(resolved.release, backend_keys)
             parser = self._native_parsers.get(uri)
-            if parser is None or parser.release is not resolved.release:
-                parser = self._native_parsers[uri] = NativeParser(release=resolved.release)
+            if parser is None or parser.release is not release:
+                parser = self._native_parsers[uri] = NativeParser(release=release)
             native = parser.parse(document.text, tags.names if tags is not None else frozenset())
             # A release older than those known: its rules are not known, so the one diagnostic that says so.
             diagnostics = release_diagnostics(resolved) + self._tree_diagnostics(document.path, resolved) + (
                 () if resolved.fit is Fit.OLDER else native.diagnostics)
+            if backend_keys and resolved.fit is not Fit.OLDER:
+                diagnostics += tuple(own_file_diagnostics(native, resolved.release.version))
             if problem is not None:
                 diagnostics = (diag("OPG900", Span.point(0, 0), problem),) + diagnostics
-            if document.path is not None and resolved.fit is not Fit.OLDER:
+            if document.path is not None and resolved.fit is not Fit.OLDER and not release.parse_only:
                 diagnostics += tuple(self._shim_checks.setdefault(uri, ShimCheck())(document.path, native))
             kernels = self.kernels
             key = (document.generation, source.key, resolved) + kernels.key()

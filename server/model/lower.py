@@ -291,7 +291,8 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
     is_abstract = keys.structured_delegate is not None or dispatch.keys() not in _IMPLICIT_ONLY
     if keys.structured_delegate is not None:
         _check_delegated_keys(r, entry, dispatch)
-    _check_codegen_rules(r, func, dispatch, keys.structured, keys.variants)
+    if not release.parse_only:  # gen.py's rules: a backend's own parse of its operator file runs no gen.py
+        _check_codegen_rules(r, func, dispatch, keys.structured, keys.variants)
     _check_post_init(r, func, kind, keys, spans, f.text)
     _check_name_rules(r, func, keys, tags, spans, f.text, release)
 
@@ -722,7 +723,7 @@ def _lower_dispatch(r: _Reader, manual_kernel_registration: bool, structured: bo
     table: _Table = {}
     kernels: _Kernels = []
     seen: set[dk.DispatchKey] = set()
-    supported, unknown = dk.SUPPORTED_DISPATCH_KEYS, release.dispatch_keys_unknown
+    supported, unknown = _supported_keys(release.backend_dispatch_keys), release.dispatch_keys_unknown
     structured_keys = dk.STRUCTURED_DISPATCH_KEYS if structured else frozenset()
     for key_node, value_node in node.pairs:
         if not (isinstance(key_node, YScalar) and isinstance(key_node.value, str)):
@@ -744,7 +745,7 @@ def _lower_dispatch(r: _Reader, manual_kernel_registration: bool, structured: bo
                 table[key] = BackendMetadata(kernel, key in structured_keys, cpp_namespace)
                 continue
             later = name in unknown  # checked before gen.py's ignored keys, as gen.py does
-            if key is None or key not in dk.SUPPORTED_DISPATCH_KEYS or key in seen or later:
+            if key is None or key not in supported or key in seen or later:
                 span = ScalarText(key_node).span(start, start + len(name))
             if later:
                 r.error("OPG105", span, f"dispatch key '{name}' is not one {release}'s native_functions.yaml may use "
@@ -756,7 +757,7 @@ def _lower_dispatch(r: _Reader, manual_kernel_registration: bool, structured: bo
                 hint, data = did_you_mean(name, dk.SUPPORTED_KEY_NAMES)
                 r.error("OPG104", span, f"unknown dispatch key '{name}'{hint}", data)
                 continue
-            if key not in dk.SUPPORTED_DISPATCH_KEYS:
+            if key not in supported:
                 hint, data = did_you_mean(name, dk.SUPPORTED_KEY_NAMES)
                 r.error("OPG105", span, f"dispatch key '{name}' exists but native_functions.yaml may not use it{hint}",
                         data)
@@ -771,6 +772,12 @@ def _lower_dispatch(r: _Reader, manual_kernel_registration: bool, structured: bo
             seen.add(key)
             table[key] = BackendMetadata(kernel, bool(structured) and key in dk.STRUCTURED_DISPATCH_KEYS, cpp_namespace)
     return table, kernels
+
+
+@functools.lru_cache(maxsize=16)  # one per backend key set of the files open (most runs: the empty set alone)
+def _supported_keys(backend_keys: frozenset[str]) -> frozenset[dk.DispatchKey]:
+    """The keys a dispatch table may name: native_functions.yaml's, and those a backend's torchgen appends."""
+    return frozenset(dk.SUPPORTED_DISPATCH_KEYS) | {dk.K[n] for n in backend_keys if n in dk.K}
 
 
 # Kernel names and key lists repeat across entries (CPU, CUDA: the same names again and again), and reading them is

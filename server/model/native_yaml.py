@@ -348,7 +348,7 @@ def generate_for_group(members: Members, release: Release
     index_of = {kind: i for i, (kind, _) in enumerate(members)}
     has_out = SchemaKind.out in d
     if has_out and len(d) == 1:
-        if str(d[SchemaKind.out].func.name) in OUT_OPS_THAT_DONT_GET_GROUPED_PROPERLY:
+        if release.parse_only or str(d[SchemaKind.out].func.name) in OUT_OPS_THAT_DONT_GET_GROUPED_PROPERLY:
             return (), ()
         return (), ((0, "OPG307", f"out= operator '{d[SchemaKind.out].func.name}' has no other variant; declare its "
                                   "functional variant too", "name"),)
@@ -752,13 +752,15 @@ def assemble(ops: Sequence[Op], memo: GroupMemo | None = None, *, release: Relea
     groups = pre_group(ops, fxs, problems)
     generated = _add_generated(groups, fxs, memo, release, problems)
     _declared_twice(generated, names, repeated, problems)
-    grouped, loose = _group_all(groups, memo, release, problems)
+    # Grouping and what follows it are gen.py's, after the parse: a backend's own parse never reaches them.
+    after_parse: list[Problem] = [] if release.parse_only else problems
+    grouped, loose = _group_all(groups, memo, release, after_parse)
     if not release.register_dispatch_key_sharded:
-        problems.extend(_lost_registrations(grouped, groups, release))
+        after_parse.extend(_lost_registrations(grouped, groups, release))
     all_ops = tuple(ops) + tuple(generated)
-    view_groups = _group_by_view(all_ops, fxs, problems, memo, release)
+    view_groups = _group_by_view(all_ops, fxs, after_parse, memo, release)
     memo.end_pass()
-    problems.extend(_unfunctionalizable(loose, view_groups, release))
+    after_parse.extend(_unfunctionalizable(loose, view_groups, release))
     return NativeFunctions(all_ops, tuple(grouped), view_groups, tuple(problems))
 
 
