@@ -22,6 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Concatenate, NamedTuple
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 from ..analysis.check import BACKEND, DEPRECATED, DERIVATIVES, NATIVE, SELECTION, TAGS
@@ -29,6 +30,7 @@ from ..analysis.pytorch_format import LoadFailure
 from ..releases import server_version_text
 from . import commands, convert, editing, features, kernels, transport, watchdog
 from . import derivatives as derivatives_lsp
+from . import rename as rename_lsp
 from .analyses import Scheduler
 from .config import SECTION, Settings, settings_from
 from .convert import Encoding, fs_path, usable_path, use_client_lines
@@ -424,6 +426,8 @@ def guarded(server: OpgenLanguageServer, what: str, empty: Callable[[], Any] = l
             async def run_async(params: Any) -> Any:
                 try:
                     return await fn(params)
+                except JsonRpcException:  # an answer of its own (a rename refused, with the reason)
+                    raise
                 except Exception as exc:
                     server.report_failure(what, exc)
                     return empty()
@@ -433,6 +437,8 @@ def guarded(server: OpgenLanguageServer, what: str, empty: Callable[[], Any] = l
         def run(params: Any) -> Any:
             try:
                 return fn(params)
+            except JsonRpcException:
+                raise
             except Exception as exc:
                 server.report_failure(what, exc)
                 return empty()
@@ -576,6 +582,16 @@ def _definition(server: OpgenLanguageServer, analysis: Analysis, params: types.D
         or derivatives_lsp.native_definition(server.model, analysis, params.position, server.client)
 
 
+def _references(server: OpgenLanguageServer, analysis: Analysis, params: types.ReferenceParams
+                ) -> list[types.Location]:
+    """Workspace-wide for an operator, overload or kernel; else (a derivatives formula's users) the document's own."""
+    found = rename_lsp.references(server.model, analysis, params.position, params.context.include_declaration,
+                                  server.client.encoding)
+    if found is not None:
+        return found
+    return features.references(analysis, params.position, params.context.include_declaration, server.client)
+
+
 def _code_lens(server: OpgenLanguageServer, analysis: Analysis, params: types.CodeLensParams
                ) -> list[types.CodeLens]:
     if not server.settings.code_lens:
@@ -606,9 +622,17 @@ DOCUMENT_QUERIES = (
                   lambda server, analysis, params: features.completion(analysis, params.position, server.client),
                   types.CompletionOptions(trigger_characters=COMPLETION_TRIGGERS)),
     DocumentQuery(types.TEXT_DOCUMENT_DEFINITION, "definition", _none, _definition),
-    DocumentQuery(types.TEXT_DOCUMENT_REFERENCES, "references", list,
-                  lambda server, analysis, params: features.references(
-                      analysis, params.position, params.context.include_declaration, server.client)),
+    DocumentQuery(types.TEXT_DOCUMENT_REFERENCES, "references", list, _references),
+    DocumentQuery(types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT, "documentHighlight", list,
+                  lambda server, analysis, params: rename_lsp.highlights(analysis, params.position,
+                                                                         server.client.encoding)),
+    DocumentQuery(types.TEXT_DOCUMENT_PREPARE_RENAME, "prepareRename", _none,
+                  lambda server, analysis, params: rename_lsp.prepare(analysis, params.position,
+                                                                      server.client.encoding)),
+    DocumentQuery(types.TEXT_DOCUMENT_RENAME, "rename", _none,
+                  lambda server, analysis, params: rename_lsp.rename(server.model, analysis, params.position,
+                                                                     params.new_name, server.client.encoding),
+                  types.RenameOptions(prepare_provider=True)),
     DocumentQuery(types.TEXT_DOCUMENT_SIGNATURE_HELP, "signatureHelp", _none,
                   lambda server, analysis, params: features.signature_help(analysis, params.position, server.client),
                   types.SignatureHelpOptions(trigger_characters=SIGNATURE_TRIGGERS, retrigger_characters=[" "])),
