@@ -28,7 +28,7 @@ from pygls.lsp.server import LanguageServer
 from ..analysis.check import BACKEND, DEPRECATED, DERIVATIVES, NATIVE, SELECTION, TAGS
 from ..analysis.pytorch_format import LoadFailure
 from ..releases import server_version_text
-from . import commands, convert, editing, features, kernels, transport, watchdog
+from . import commands, convert, editing, features, kernels, navigation, transport, watchdog
 from . import derivatives as derivatives_lsp
 from . import rename as rename_lsp
 from .analyses import Scheduler
@@ -633,6 +633,17 @@ DOCUMENT_QUERIES = (
                   lambda server, analysis, params: rename_lsp.rename(server.model, analysis, params.position,
                                                                      params.new_name, server.client.encoding),
                   types.RenameOptions(prepare_provider=True)),
+    DocumentQuery(types.TEXT_DOCUMENT_INLAY_HINT, "inlayHint", list,
+                  lambda server, analysis, params: navigation.inlay_hints(
+                      analysis, params.range, server.model.kernels, server.model.root, server.client.encoding),
+                  types.InlayHintOptions(resolve_provider=False)),
+    DocumentQuery(types.TEXT_DOCUMENT_SELECTION_RANGE, "selectionRange", list,
+                  lambda server, analysis, params: navigation.selection_ranges(analysis, params.positions,
+                                                                               server.client.encoding)),
+    DocumentQuery(types.TEXT_DOCUMENT_DOCUMENT_LINK, "documentLink", list,
+                  lambda server, analysis, params: navigation.document_links(analysis, server.model.kernels,
+                                                                             server.client.encoding),
+                  types.DocumentLinkOptions(resolve_provider=False)),
     DocumentQuery(types.TEXT_DOCUMENT_SIGNATURE_HELP, "signatureHelp", _none,
                   lambda server, analysis, params: features.signature_help(analysis, params.position, server.client),
                   types.SignatureHelpOptions(trigger_characters=SIGNATURE_TRIGGERS, retrigger_characters=[" "])),

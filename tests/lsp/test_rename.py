@@ -1,4 +1,5 @@
-"""Rename, references and highlights of operators, overloads and kernels across a PyTorch-shaped tree, end to end.
+"""Rename, references and highlights of operators, overloads and kernels across a PyTorch-shaped tree, end to end;
+then inlay hints, selection ranges and document links.
 
 One server for the module (its kernel index is built once): native_functions.yaml, tags.yaml, derivatives.yaml,
 deprecated.yaml, a backend yaml and a C++ source. A rename's WorkspaceEdit is applied to a copy of the tree and
@@ -47,6 +48,7 @@ NATIVE = """\
   autogen: shrink.out
 
 - func: blend(Tensor self, Tensor other) -> Tensor
+# The kernels are in Scale.cpp (aten/src/ATen/native/Scale.cpp); missing.cpp is not there.
 """
 
 DERIVATIVES = """\
@@ -160,6 +162,9 @@ async def test_capabilities_are_advertised(client: LanguageClient):
     caps = client.init_result.capabilities  # type: ignore[attr-defined]
     assert caps.rename_provider == types.RenameOptions(prepare_provider=True)
     assert caps.references_provider and caps.document_highlight_provider
+    assert caps.inlay_hint_provider == types.InlayHintOptions(resolve_provider=False)
+    assert caps.selection_range_provider and caps.document_link_provider == types.DocumentLinkOptions(
+        resolve_provider=False)
 
 
 async def test_references_of_an_operator_across_files(client: LanguageClient):
@@ -311,3 +316,61 @@ async def test_rename_leaves_the_check_as_it_was(client: LanguageClient, tmp_pat
     renamed = applied(root, edit, tmp_path / "implicit")
     assert "Tensor mix(const Tensor& self" in (renamed / "aten/src/ATen/native/Scale.cpp").read_text()
     assert check(renamed, capsys) == before
+
+
+# ---------------------------------------------------------------- inlay hints, selection ranges, document links
+
+def whole(text: str) -> types.Range:
+    return types.Range(start=types.Position(line=0, character=0),
+                       end=types.Position(line=text.count("\n"), character=0))
+
+
+async def test_selection_ranges(client: LanguageClient):
+    uri = native_uri(client)
+    found = await client.text_document_selection_range_async(types.SelectionRangeParams(
+        text_document=tid(uri), positions=[pos(client, NATIVE, "scale_.Tensor", 9)]))
+    chain = []
+    at: types.SelectionRange | None = found[0]
+    while at is not None:
+        chain.append((at.range.start.line, at.range.start.character, at.range.end.line, at.range.end.character))
+        at = at.parent
+    func = len("- func: scale_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)")
+    assert chain == [(4, 15, 4, 21),  # the overload
+                     (4, 8, 4, func),  # the func: value
+                     (4, 2, 4, func),  # the key and its value
+                     (4, 0, 6, len("  structured_delegate: scale.out")),  # the entry
+                     (0, 0, NATIVE.count("\n"), 0)]  # the document
+
+
+async def test_document_links(client: LanguageClient):
+    uri = native_uri(client)
+    found = await client.text_document_document_link_async(types.DocumentLinkParams(text_document=tid(uri)))
+    cpp = (client.root / "aten/src/ATen/native/Scale.cpp").as_uri()  # type: ignore[attr-defined]
+    comment = NATIVE.split("\n")[-2]
+    bare, full = comment.index("Scale.cpp"), comment.index("aten/src")
+    line = NATIVE.count("\n") - 1
+    assert [(link.range.start.line, link.range.start.character, link.range.end.character, link.target)
+            for link in found] == [
+        (11, 9, 18, f"{cpp}#L6"),  # scale_out: its TORCH_IMPL_FUNC
+        (15, 9, 19, f"{cpp}#L7"),  # shrink_cpu: its definition
+        (line, bare, bare + 9, cpp), (line, full, full + 30, cpp),  # the comment's files that exist (not missing.cpp)
+    ]
+
+
+async def test_inlay_hints(client: LanguageClient):
+    uri = native_uri(client)
+    delegate = len("  structured_delegate: scale.out")
+    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(text_document=tid(uri),
+                                                                              range=whole(NATIVE)))
+    assert [(h.position.line, h.position.character, h.label) for h in hints] == [
+        (2, delegate, "→ CPU: scale_out"), (6, delegate, "→ CPU: scale_out"),
+        (11, len("    CPU: scale_out"), "Scale.cpp:6"), (15, len("    CPU: shrink_cpu"), "Scale.cpp:7")]
+    assert hints[2].tooltip == "at::native::structured_scale_out::impl: aten/src/ATen/native/Scale.cpp:6"
+    # Only the asked lines; a kernel nobody defined reads "missing" (the document as edited, not saved).
+    text = NATIVE + "- func: lost(Tensor self) -> Tensor\n  dispatch:\n    CPU: lost_cpu\n"
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
+    asked = types.Range(start=types.Position(line=12, character=0), end=whole(text).end)
+    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(text_document=tid(uri), range=asked))
+    assert [(h.position.line, h.label) for h in hints] == [(15, "Scale.cpp:7"), (text.count("\n") - 1, "missing")]
