@@ -271,8 +271,17 @@ def yaml_names(kind: str, text: str) -> Iterator[Written]:
             if m is None:
                 continue
             parts = split_name(line, m.end())
+            if parts is not None and pattern is _ATEN_LINE:
+                parts = _call_name(parts)
             if parts is not None:
                 yield Written(parts, number, 0)
+
+
+def _call_name(parts: NameParts) -> NameParts:
+    """deprecated.yaml's `aten:` calls the C++ function: an out= op's is `<base>_out`."""
+    if parts.overload_start < 0 and parts.base.endswith(OUT_OVERLOAD) and len(parts.base) > len(OUT_OVERLOAD):
+        return NameParts(parts.base[:-len(OUT_OVERLOAD)], parts.base_start, "", -1, parts.head_end)
+    return parts
 
 
 def yaml_target(kind: str, text: str, line: int, col: int) -> Target | None:
