@@ -190,6 +190,19 @@ def dispatch_kernels(entry: PlacedEntry) -> Iterator[KernelWritten]:
         yield KernelWritten(name, namespace or NATIVE_NAMESPACE, span, structured)
 
 
+def derived(snapshot: NativeSnapshot, target: Target) -> Target:
+    """An `<overload>_out` whose family has `<overload>` stands for that overload (it is derived from it)."""
+    if target.kind != OVERLOAD or not target.name.endswith(OUT_OVERLOAD):
+        return target
+    stem = target.name[:-len(OUT_OVERLOAD)]
+    if not any(op.function.func.name.name.base == target.base and op.function.func.name.overload_name == stem
+               for op in snapshot.functions.ops):
+        return target
+    span = target.span
+    return Target(OVERLOAD, stem, Span.on_line(span.start_line, span.start_col, span.start_col + len(stem)),
+                  base=target.base)
+
+
 def native_target(snapshot: NativeSnapshot, line: int, col: int) -> Target | None:
     """The operator, overload or kernel under the cursor in native_functions.yaml."""
     entry = cursor.entry_at(snapshot.document, line)
@@ -200,7 +213,7 @@ def native_target(snapshot: NativeSnapshot, line: int, col: int) -> Target | Non
             continue
         found = _target_of(written.parts, written.line, written.col, col)
         if found is not None:
-            return found
+            return derived(snapshot, found)
     for kernel in dispatch_kernels(entry):
         if kernel.span.contains(line, col):
             return Target(KERNEL, kernel.name, kernel.span, namespace=kernel.namespace)
@@ -466,12 +479,12 @@ def _all_names(snapshot: NativeSnapshot) -> set[str]:
 
 
 def _operator_problem(snapshot: NativeSnapshot, target: Target, new: str) -> str | None:
+    if new.startswith("__") and new.endswith("__"):
+        return f"operator name '{new}' is a dunder method name"
     if new.endswith(INPLACE):
         return f"operator name '{new}' ends with '_', which torchgen reads as the in-place variant of '{new[:-1]}'"
     if new.endswith(FUNCTIONAL):
         return f"operator name '{new}' ends with '_functional', which torchgen reads as a functional variant"
-    if new.startswith("__") and new.endswith("__"):
-        return f"operator name '{new}' is a dunder method name"
     names = _all_names(snapshot)
     for op in snapshot.functions.ops:
         name = op.function.func.name

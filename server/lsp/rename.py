@@ -71,6 +71,7 @@ def target_at(analysis: Analysis, pos: types.Position, encoding: Encoding) -> Fo
     target = query.yaml_target(kind, document.text, line, col)
     if target is None:
         return None
+    target = query.derived(source.snapshot, target)
     return Found(target, source.snapshot, source.uri, fs_path(source.uri), source.text)
 
 
