@@ -4,14 +4,12 @@ WorkspaceEdit, the second file loaded into a buffer by Neovim)."""
 
 from __future__ import annotations
 
-import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from .conftest import require
-from .test_neovim import _isolated_env, _nvim, docs_config
+from .test_neovim import _nvim, docs_config, run_lua
 
 pytestmark = [pytest.mark.editors, pytest.mark.slow]
 
@@ -29,8 +27,6 @@ DERIVATIVES = """\
 """
 
 RENAME_LUA = """
-local out = { errors = {} }
-local ok, err = pcall(function()
   vim.cmd("edit aten/src/ATen/native/native_functions.yaml")
   local buf = vim.api.nvim_get_current_buf()
   assert(vim.wait(30000, function() return #vim.lsp.get_clients({ bufnr = buf }) > 0 end, 100), "no client attached")
@@ -42,12 +38,6 @@ local ok, err = pcall(function()
   out.native = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\\n")
   local derivatives = vim.fn.bufnr("tools/autograd/derivatives.yaml")
   out.derivatives = derivatives > 0 and table.concat(vim.api.nvim_buf_get_lines(derivatives, 0, -1, false), "\\n") or ""
-end)
-if not ok then table.insert(out.errors, tostring(err)) end
-local f = assert(io.open(os.getenv("OUT"), "w"))
-f:write(vim.json.encode(out))
-f:close()
-vim.cmd("qall!")
 """
 
 
@@ -60,15 +50,7 @@ def test_neovim_renames_an_operator_across_files(tmp_path: Path):
         (ws / relative).parent.mkdir(parents=True, exist_ok=True)
         (ws / relative).write_text(text, encoding="utf-8")
     (ws / ".git").mkdir()  # the root the configuration finds
-    init = tmp_path / "init.lua"
-    init.write_text(docs_config("lua", "nvim-minimal") + docs_config("lua", "nvim-config"), encoding="utf-8")
-    script = tmp_path / "rename.lua"
-    script.write_text(RENAME_LUA, encoding="utf-8")
-    out = tmp_path / "result.json"
-    proc = subprocess.run([nvim, "--headless", "-n", "-i", "NONE", "-u", str(init), "-c", f"luafile {script}"],
-                          cwd=ws, env=_isolated_env(tmp_path, OUT=str(out)), capture_output=True, text=True, timeout=300)
-    assert out.exists(), f"nvim wrote no result ({proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
-    result = json.loads(out.read_text())
+    result = run_lua(nvim, RENAME_LUA, ws, tmp_path, docs_config("lua", "nvim-minimal") + docs_config("lua", "nvim-config"))
     assert not result["errors"], result
     assert result["native"] == NATIVE.replace("scale", "rescale").rstrip("\n")
     assert result["derivatives"] == DERIVATIVES.replace("scale", "rescale").rstrip("\n")
