@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 import logging
 import os
 import uuid
@@ -563,7 +564,10 @@ class DocumentQuery(NamedTuple):
 def _document_query(server: OpgenLanguageServer, answer: Answer, empty: Callable[[], Any]) -> Handler:
     async def handler(params: Any) -> Any:
         analysis = await server.analysis(params.text_document.uri)
-        return empty() if analysis is None else answer(server, analysis, params)
+        if analysis is None:
+            return empty()
+        found = answer(server, analysis, params)
+        return await found if inspect.isawaitable(found) else found  # (answers that read many files: off the loop)
     return handler
 
 
@@ -582,14 +586,22 @@ def _definition(server: OpgenLanguageServer, analysis: Analysis, params: types.D
         or derivatives_lsp.native_definition(server.model, analysis, params.position, server.client)
 
 
-def _references(server: OpgenLanguageServer, analysis: Analysis, params: types.ReferenceParams
-                ) -> list[types.Location]:
-    """Workspace-wide for an operator, overload or kernel; else (a derivatives formula's users) the document's own."""
-    found = rename_lsp.references(server.model, analysis, params.position, params.context.include_declaration,
-                                  server.client.encoding)
+async def _references(server: OpgenLanguageServer, analysis: Analysis, params: types.ReferenceParams
+                      ) -> list[types.Location]:
+    """Workspace-wide for an operator, overload or kernel (the files are read on the analysis thread); else (a
+    derivatives formula's users) the document's own."""
+    found = await asyncio.wrap_future(server.analysis_executor.submit(
+        rename_lsp.references, server.model, analysis, params.position, params.context.include_declaration,
+        server.client.encoding))
     if found is not None:
         return found
     return features.references(analysis, params.position, params.context.include_declaration, server.client)
+
+
+async def _rename(server: OpgenLanguageServer, analysis: Analysis, params: types.RenameParams
+                  ) -> types.WorkspaceEdit:
+    return await asyncio.wrap_future(server.analysis_executor.submit(
+        rename_lsp.rename, server.model, analysis, params.position, params.new_name, server.client.encoding))
 
 
 def _code_lens(server: OpgenLanguageServer, analysis: Analysis, params: types.CodeLensParams
@@ -629,10 +641,7 @@ DOCUMENT_QUERIES = (
     DocumentQuery(types.TEXT_DOCUMENT_PREPARE_RENAME, "prepareRename", _none,
                   lambda server, analysis, params: rename_lsp.prepare(analysis, params.position,
                                                                       server.client.encoding)),
-    DocumentQuery(types.TEXT_DOCUMENT_RENAME, "rename", _none,
-                  lambda server, analysis, params: rename_lsp.rename(server.model, analysis, params.position,
-                                                                     params.new_name, server.client.encoding),
-                  types.RenameOptions(prepare_provider=True)),
+    DocumentQuery(types.TEXT_DOCUMENT_RENAME, "rename", _none, _rename, types.RenameOptions(prepare_provider=True)),
     DocumentQuery(types.TEXT_DOCUMENT_INLAY_HINT, "inlayHint", list,
                   lambda server, analysis, params: navigation.inlay_hints(
                       analysis, params.range, server.model.kernels, server.model.root, server.client.encoding),
