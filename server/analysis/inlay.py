@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 from ..index.kernels import KernelIndex
 from ..index.native import NativeSnapshot
+from ..model.native_yaml import Op
 from ..syntax.nodes import YMap, YScalar
 from . import kernel_nav
-from .definition import find_op
 
 MISSING = "missing"
 
@@ -49,10 +49,20 @@ def _kernel_hint(snapshot: NativeSnapshot, index: KernelIndex, line: int, col: i
     return InlayHint(*end, label, tooltip)
 
 
-def _delegate_hint(snapshot: NativeSnapshot, node: YScalar, entry_line: int) -> InlayHint | None:
+def _ops_by_name(snapshot: NativeSnapshot) -> dict[str, Op]:
+    """Each op by its name (one written in the file over a generated one, as find_op prefers)."""
+    out: dict[str, Op] = {}
+    for op in snapshot.functions.ops:
+        name = str(op.function.func.name)
+        if name not in out or (out[name].generated and not op.generated):
+            out[name] = op
+    return out
+
+
+def _delegate_hint(ops: dict[str, Op], node: YScalar, entry_line: int) -> InlayHint | None:
     if not isinstance(node.value, str):
         return None
-    op = find_op(snapshot, node.value.strip())
+    op = ops.get(node.value.strip())
     if op is None or not op.metadata:
         return None
     by_kernel: dict[str, list[str]] = {}
@@ -67,6 +77,7 @@ def inlay_hints(snapshot: NativeSnapshot, index: KernelIndex | None, first_line:
                 root: str | None = None) -> list[InlayHint]:
     """The hints of the entries that have lines in [first_line, last_line], in file order."""
     out: list[InlayHint] = []
+    ops: dict[str, Op] | None = None
     for entry in snapshot.document.entries:
         if entry.line > last_line:
             break
@@ -75,7 +86,8 @@ def inlay_hints(snapshot: NativeSnapshot, index: KernelIndex | None, first_line:
             continue
         delegate = mapping.value("structured_delegate")
         if isinstance(delegate, YScalar):
-            hint = _delegate_hint(snapshot, delegate, entry.line)
+            ops = ops if ops is not None else _ops_by_name(snapshot)
+            hint = _delegate_hint(ops, delegate, entry.line)
             if hint is not None:
                 out.append(hint)
         table = mapping.value("dispatch")
