@@ -374,3 +374,20 @@ async def test_inlay_hints(client: LanguageClient):
     asked = types.Range(start=types.Position(line=12, character=0), end=whole(text).end)
     hints = await client.text_document_inlay_hint_async(types.InlayHintParams(text_document=tid(uri), range=asked))
     assert [(h.position.line, h.label) for h in hints] == [(15, "Scale.cpp:7"), (text.count("\n") - 1, "missing")]
+
+
+async def test_a_document_without_an_analysis_gets_empty_answers(client: LanguageClient):
+    uri = (client.root / "not-open.yaml").as_uri()  # type: ignore[attr-defined]
+    at = types.Position(line=0, character=0)
+    # (an empty list comes back from the client's converter as an empty tuple; None would fail)
+    assert await client.text_document_references_async(types.ReferenceParams(
+        text_document=tid(uri), position=at, context=types.ReferenceContext(include_declaration=True))) == ()
+    assert await client.text_document_document_highlight_async(types.DocumentHighlightParams(
+        text_document=tid(uri), position=at)) == ()
+    assert await client.text_document_prepare_rename_async(types.PrepareRenameParams(
+        text_document=tid(uri), position=at)) is None
+    assert await client.text_document_inlay_hint_async(types.InlayHintParams(
+        text_document=tid(uri), range=types.Range(start=at, end=at))) == ()
+    assert await client.text_document_document_link_async(types.DocumentLinkParams(text_document=tid(uri))) == ()
+    assert await client.text_document_selection_range_async(types.SelectionRangeParams(
+        text_document=tid(uri), positions=[at])) == ()
