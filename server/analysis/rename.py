@@ -35,6 +35,7 @@ from ..syntax.locate import ScalarText
 from ..syntax.nodes import YMap, YScalar
 from ..text import LineIndex, Span
 from . import cursor
+from .backend import kernel_definitions
 
 OPERATOR = "operator"
 OVERLOAD = "overload"
@@ -452,6 +453,35 @@ def _qualified_calls(index: KernelIndex, names: list[tuple[str, str]], lines) ->
             line, col = found.position(m.start(2))
             out.setdefault(path, []).append((Span.on_line(line, col, col + len(m.group(2))), m.group(2)))
     return out
+
+
+# ---------------------------------------------------------------- a backend's C++ kernels
+
+_BACKEND_SETTING = re.compile(r"^(backend|class_name):[ \t]*['\"]?([\w:]+)", re.M)
+
+
+def backend_class(text: str) -> str | None:
+    """The class a backend yaml's kernels are methods of: `class_name`, else `<backend>NativeFunctions`."""
+    settings = {m.group(1): m.group(2) for m in _BACKEND_SETTING.finditer(text)}
+    if "class_name" in settings:
+        return settings["class_name"]
+    return f"{settings['backend']}NativeFunctions" if "backend" in settings else None
+
+
+def backend_kernel_names(snapshot: NativeSnapshot, target: Target) -> frozenset[str]:
+    """The names of a backend's kernels an operator's rename changes: torchgen names them after the op's head
+    (`add`, `add_`, and `add_out` for an out= op)."""
+    if target.kind != OPERATOR:
+        return frozenset()
+    heads = {str(op.function.func.name.name) for op in snapshot.functions.ops
+             if op.function.func.name.name.base == target.name and not op.function.func.name.name.dunder_method}
+    return frozenset(h + suffix for h in heads for suffix in ("", "_out", "_symint", "_out_symint"))
+
+
+def backend_cpp_occurrences(text: str, class_name: str, names: frozenset[str], target: Target) -> list[Span]:
+    """The `Class::kernel(` definitions of a backend's C++ file naming the operator."""
+    found = kernel_definitions(text, class_name)
+    return sorted(_part(line, col, name, target.name) for name in names & found.keys() for line, col in found[name])
 
 
 # ---------------------------------------------------------------- what a rename may not do

@@ -23,7 +23,7 @@ from ..input_file import UnreadableFile, read_text
 from ..text import Span
 from .convert import Encoding, Lines, from_position, fs_path, span_to_range
 from .derivatives import NativeDerivatives
-from .workspace import Analysis, Workspace
+from .workspace import Analysis, OpenDocument, Workspace
 
 # LSP's RequestFailed: the request was valid but could not be done (the reason is the message).
 REQUEST_FAILED = -32803
@@ -123,16 +123,36 @@ def backend_yamls(root: str | None) -> list[str]:
     return out
 
 
+def _backend_kernels(workspace: Workspace, uri: str, text: str, names: frozenset[str], target: query.Target
+                     ) -> Iterator[tuple[str, str, list[Span]]]:
+    """(uri, text, spans) of the backend's implementation files (opgen.implPaths, else the C++ files beside the
+    yaml) defining the operator's kernels."""
+    class_name = query.backend_class(text)
+    document = workspace.document(uri) or OpenDocument(uri, fs_path(uri), BACKEND, text, None, 0)
+    if class_name is None:
+        return
+    for path in workspace.impl_files(document) or ():
+        cpp_uri, cpp_text = workspace.text_of(path)
+        spans = query.backend_cpp_occurrences(cpp_text, class_name, names, target) if cpp_text else []
+        if spans and cpp_text is not None:
+            yield cpp_uri or _uri(path), cpp_text, spans
+
+
 def occurrences(workspace: Workspace, found: Found) -> dict[str, tuple[str, list[Span]]]:
     """uri -> (text, spans naming the target), over every file of the workspace that may name it."""
     out: dict[str, tuple[str, list[Span]]] = {}
     native = query.native_occurrences(found.snapshot, found.target)
     if native:
         out[found.native_uri] = (found.native_text, native)
+    backend_names = query.backend_kernel_names(found.snapshot, found.target)
     for kind, yaml_uri, yaml_text in _yaml_files(workspace, found):
         spans = query.yaml_occurrences(KINDS[kind], yaml_text, found.target)
         if spans and yaml_uri not in out:
             out[yaml_uri] = (yaml_text, spans)
+        if kind == BACKEND and backend_names and spans:
+            for cpp_uri, cpp_text, cpp_spans in _backend_kernels(workspace, yaml_uri, yaml_text, backend_names,
+                                                                 found.target):
+                out.setdefault(cpp_uri, (cpp_text, []))[1].extend(cpp_spans)
     index = workspace.kernels.index if workspace.kernels.roots else None
     if index is not None:
         texts: dict[str, str | None] = {}

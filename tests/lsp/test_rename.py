@@ -89,6 +89,13 @@ Tensor blend(const Tensor& self, const Tensor& other) {
 } // namespace at
 """
 
+XLA_CPP = """\
+namespace torch_xla {
+at::Tensor XLANativeFunctions::scale(const at::Tensor& self, const at::Tensor& other) { return self; }
+at::Tensor XLANativeFunctions::shrink(const at::Tensor& self) { return self; }
+} // namespace torch_xla
+"""
+
 TREE = {
     "aten/src/ATen/native/native_functions.yaml": NATIVE,
     "aten/src/ATen/native/tags.yaml": "- tag: core\n  desc: Core ATen operators.\n",
@@ -96,6 +103,7 @@ TREE = {
     "tools/autograd/derivatives.yaml": DERIVATIVES,
     "tools/autograd/deprecated.yaml": DEPRECATED,
     "xla/xla_native_functions.yaml": BACKEND,
+    "xla/aten_xla_type.cpp": XLA_CPP,  # the backend's kernels (the C++ files beside its yaml)
 }
 NATIVE_PATH = "aten/src/ATen/native/native_functions.yaml"
 
@@ -143,12 +151,12 @@ def places(root: Path, locations) -> list[tuple[str, int, int, int]]:
 
 async def references(client: LanguageClient, uri: str, at: types.Position, declaration: bool = True,
                      cpp: bool = True) -> list[tuple[str, int, int, int]]:
-    """The references, once the kernel index is there (a C++ place among them) when `cpp`."""
+    """The references, once the kernel index is there (a place in its C++ among them) when `cpp`."""
     for _ in range(200):
         found = await client.text_document_references_async(types.ReferenceParams(
             text_document=tid(uri), position=at, context=types.ReferenceContext(include_declaration=declaration)))
         shown = places(client.root, found or [])  # type: ignore[attr-defined]
-        if not cpp or any(p[0].endswith(".cpp") for p in shown):
+        if not cpp or any(p[0].startswith("aten/") and p[0].endswith(".cpp") for p in shown):
             return shown
         await asyncio.sleep(0.05)
     raise AssertionError(f"no C++ reference came: {shown}")
@@ -178,6 +186,7 @@ async def test_references_of_an_operator_across_files(client: LanguageClient):
         (NATIVE_PATH, 8, 8, 13),
         ("tools/autograd/deprecated.yaml", 0, 8, 13), ("tools/autograd/deprecated.yaml", 1, 8, 13),
         ("tools/autograd/derivatives.yaml", 0, 8, 13),
+        ("xla/aten_xla_type.cpp", 1, 31, 36),  # XLANativeFunctions::scale
         ("xla/xla_native_functions.yaml", 3, 2, 7),
     ]
     # Without the declaration: the func: of scale.Tensor is left out.
@@ -203,7 +212,7 @@ async def test_references_of_an_overload_and_a_kernel(client: LanguageClient):
     backend = open_document(client, client.root / "xla/xla_native_functions.yaml")  # type: ignore[attr-defined]
     shrink = await references(client, uri, pos(client, NATIVE, "func: shrink", 7), cpp=False)
     assert shrink == [(NATIVE_PATH, 13, 8, 14), (NATIVE_PATH, 16, 11, 17), ("tools/autograd/derivatives.yaml", 4, 8, 14),
-                      ("xla/xla_native_functions.yaml", 4, 2, 8)]
+                      ("xla/aten_xla_type.cpp", 2, 31, 37), ("xla/xla_native_functions.yaml", 4, 2, 8)]
     assert await references(client, backend, pos(client, BACKEND, "- shrink", 3), cpp=False) == shrink
     derivatives = open_document(client, client.root / "tools/autograd/derivatives.yaml")  # type: ignore[attr-defined]
     assert await references(client, derivatives, pos(client, DERIVATIVES, "shrink(", 2), cpp=False) == shrink
@@ -250,7 +259,8 @@ def check(root: Path, capsys: pytest.CaptureFixture[str]) -> collections.Counter
     """What `opgen check --kernels` reports of the tree: (code, file name) counted."""
     capsys.readouterr()
     main(["check", "--format", "json", "--kernels", str(root), "--native-functions", str(root / NATIVE_PATH),
-          str(root / "aten"), str(root / "tools"), str(root / "xla")])
+          "--impl-path", str(root / "xla" / "aten_xla_type.cpp"), str(root / "aten"), str(root / "tools"),
+          str(root / "xla")])
     found = json.loads(capsys.readouterr().out)
     return collections.Counter((d["code"], os.path.basename(d["path"])) for d in found)
 
@@ -291,6 +301,7 @@ async def test_rename_leaves_the_check_as_it_was(client: LanguageClient, tmp_pat
     assert "TORCH_META_FUNC2(rescale, Tensor)" in (renamed / "aten/src/ATen/native/Scale.cpp").read_text()
     assert "aten: rescale(self, other)" in (renamed / "tools/autograd/deprecated.yaml").read_text()
     assert "- rescale.Tensor\n" in (renamed / "xla/xla_native_functions.yaml").read_text()
+    assert "XLANativeFunctions::rescale(" in (renamed / "xla/aten_xla_type.cpp").read_text()
     assert check(renamed, capsys) == before
     # (the check sees a rename left half done: the backend, derivatives and deprecated yamls and the meta
     # function that still name scale)
