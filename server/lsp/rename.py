@@ -221,6 +221,9 @@ def rename(workspace: Workspace, analysis: Analysis, pos: types.Position, new_na
     if found is None:
         prepare(analysis, pos, encoding)  # (raises with the reason)
         raise Refused("nothing to rename here")
+    if workspace.kernels.roots and workspace.kernels.index is None:  # (its C++ would be left behind)
+        raise Refused(f"the kernel index of {', '.join(workspace.kernels.roots)} is still being built; rename once "
+                      "it is there, so that the C++ kernels are renamed too")
     index = workspace.kernels.index if workspace.kernels.roots else None
     problem = query.rename_problem(found.snapshot, index, found.target, new_name)
     if problem is not None:

@@ -23,6 +23,9 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from opgen_lsp.cli.main import main
+from opgen_lsp.lsp import rename as rename_lsp
+from opgen_lsp.lsp.convert import UTF16
+from opgen_lsp.lsp.workspace import Workspace
 
 from .helpers import SERVER, make_client, open_document, pos
 
@@ -402,3 +405,15 @@ async def test_a_document_without_an_analysis_gets_empty_answers(client: Languag
     assert await client.text_document_document_link_async(types.DocumentLinkParams(text_document=tid(uri))) == ()
     assert await client.text_document_selection_range_async(types.SelectionRangeParams(
         text_document=tid(uri), positions=[at])) == ()
+
+
+async def test_no_rename_while_the_kernel_index_is_being_built(tree: Path):
+    """In-process: with kernel roots but no index yet, a rename would leave the C++ behind, so it waits."""
+    workspace = Workspace(root=str(tree))
+    workspace.kernels.roots = (str(tree / "aten/src/ATen"),)
+    native = tree / NATIVE_PATH
+    workspace.open(native.as_uri(), str(native), NATIVE, 1)
+    analysis = workspace.analyse(native.as_uri())
+    assert analysis is not None
+    with pytest.raises(rename_lsp.Refused, match="still being built"):
+        rename_lsp.rename(workspace, analysis, types.Position(line=0, character=9), "rescale", UTF16)
