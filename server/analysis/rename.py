@@ -504,8 +504,20 @@ def rename_problem(snapshot: NativeSnapshot, index: KernelIndex | None, target: 
     return _kernel_problem(snapshot, index, target, new)
 
 
-def _all_names(snapshot: NativeSnapshot) -> set[str]:
-    return {str(op.function.func.name) for op in snapshot.functions.ops}
+def _collision(snapshot: NativeSnapshot, renames: dict[str, str]) -> str | None:
+    """Why renaming ops (old name -> new name) would collide with an op that stays: the same name, or the same
+    name in generated code (`add.Tensor` and `add_Tensor` are both at::_ops::add_Tensor)."""
+    kept = [str(op.function.func.name) for op in snapshot.functions.ops if str(op.function.func.name) not in renames]
+    names = set(kept)
+    generated = {name.replace(".", "_"): name for name in kept}
+    for old, new in renames.items():
+        if new in names:
+            return f"renaming {old} would collide with the existing operator {new}"
+        unambiguous = new.replace(".", "_")
+        if unambiguous in generated:
+            return (f"renaming {old} to {new} would collide with the operator {generated[unambiguous]} in generated "
+                    f"code (both are at::_ops::{unambiguous})")
+    return None
 
 
 def _operator_problem(snapshot: NativeSnapshot, target: Target, new: str) -> str | None:
@@ -515,14 +527,15 @@ def _operator_problem(snapshot: NativeSnapshot, target: Target, new: str) -> str
         return f"operator name '{new}' ends with '_', which torchgen reads as the in-place variant of '{new[:-1]}'"
     if new.endswith(FUNCTIONAL):
         return f"operator name '{new}' ends with '_functional', which torchgen reads as a functional variant"
-    names = _all_names(snapshot)
+    renames = {}
     for op in snapshot.functions.ops:
         name = op.function.func.name
-        if name.name.base != target.name or name.name.dunder_method:
-            continue
-        renamed = str(name).replace(target.name, new, 1)
-        if renamed in names:
-            return f"renaming {name} would collide with the existing operator {renamed}"
+        if name.name.base == target.name and not name.name.dunder_method:
+            renamed = new + (INPLACE if name.name.inplace else FUNCTIONAL if name.name.functional_overload else "")
+            renames[str(name)] = f"{renamed}.{name.overload_name}" if name.overload_name else renamed
+    problem = _collision(snapshot, renames)
+    if problem is not None:
+        return problem
     for kernel in _implicit_kernels(snapshot, target.name):
         for entry in snapshot.document.entries:
             for k in dispatch_kernels(entry):
@@ -536,15 +549,11 @@ def _operator_problem(snapshot: NativeSnapshot, target: Target, new: str) -> str
 def _overload_problem(snapshot: NativeSnapshot, target: Target, new: str) -> str | None:
     if new == "default":
         return "the overload name 'default' is reserved (the dispatcher calls an op without overload so)"
-    names = _all_names(snapshot)
-    for op in snapshot.functions.ops:
-        name = op.function.func.name
-        if name.name.base != target.base or name.overload_name not in (target.name, target.name + OUT_OVERLOAD):
-            continue
-        renamed = f"{name.name}.{new}{name.overload_name[len(target.name):]}"
-        if renamed in names:
-            return f"renaming {name} would collide with the existing operator {renamed}"
-    return None
+    renames = {str(op.function.func.name): f"{op.function.func.name.name}.{new}"
+                                              f"{op.function.func.name.overload_name[len(target.name):]}"
+               for op in snapshot.functions.ops if op.function.func.name.name.base == target.base
+               and op.function.func.name.overload_name in (target.name, target.name + OUT_OVERLOAD)}
+    return _collision(snapshot, renames)
 
 
 def _kernel_problem(snapshot: NativeSnapshot, index: KernelIndex | None, target: Target, new: str) -> str | None:

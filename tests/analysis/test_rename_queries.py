@@ -98,3 +98,11 @@ def test_an_operator_whose_kernel_is_named_after_it_elsewhere():
     assert target is not None and target.name == "other"
     problem = rename_problem(snapshot, None, target, "another")
     assert problem is not None and "rename that kernel first" in problem
+
+
+def test_a_collision_in_generated_code():
+    # other renamed to _fused_Tensor: at::_ops::_fused_Tensor is _fused.Tensor's already
+    target = rename.native_target(SNAPSHOT, *at("func: other", 7))
+    assert target is not None
+    problem = rename_problem(SNAPSHOT, None, target, "_fused_Tensor")
+    assert problem is not None and "at::_ops::_fused_Tensor" in problem and "_fused.Tensor" in problem
