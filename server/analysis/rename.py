@@ -244,6 +244,8 @@ def native_occurrences(snapshot: NativeSnapshot, target: Target) -> list[Span]:
     """Every place of native_functions.yaml naming the target, in file order."""
     out: list[Span] = []
     for entry in snapshot.document.entries:
+        if target.name not in entry.result.text:  # (most entries: a substring test, not a parse of their names)
+            continue
         if target.kind == KERNEL:
             out.extend(k.span for k in dispatch_kernels(entry)
                        if k.name == target.name and k.namespace == target.namespace)
@@ -255,6 +257,8 @@ def native_occurrences(snapshot: NativeSnapshot, target: Target) -> list[Span]:
 def declaration(snapshot: NativeSnapshot, target: Target) -> Span | None:
     """Where the target is declared: the first func: naming it (a kernel: its first dispatch value)."""
     for entry in snapshot.document.entries:
+        if target.name not in entry.result.text:
+            continue
         if target.kind == KERNEL:
             spans = [k.span for k in dispatch_kernels(entry) if k.name == target.name and k.namespace == target.namespace]
         else:
