@@ -335,6 +335,9 @@ class OpgenLanguageServer(LanguageServer):
         stale = [uri for kind in kinds for uri in self.model.stale(kind)]
         if not stale:
             return
+        if self.client.inlay_hint_refresh and any(getattr(self.model.document(uri), "kind", None) == NATIVE
+                                                  for uri in stale):
+            self.workspace_inlay_hint_refresh(None)  # (a kernel's "missing" may have changed)
         if self.pulls:
             self.workspace_diagnostic_refresh(None)
             return

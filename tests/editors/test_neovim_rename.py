@@ -1,6 +1,8 @@
-"""Rename in Neovim 0.11 for real (nvim --headless, the configuration of docs/editors.md): `vim.lsp.buf.rename`
-on an operator's name in native_functions.yaml renames it there and in the tree's derivatives.yaml (one
-WorkspaceEdit, the second file loaded into a buffer by Neovim)."""
+"""Rename, references and inlay hints in Neovim 0.11 for real (nvim --headless, the configuration of
+docs/editors.md): the inlay hints after a structured_delegate and a dispatch kernel (`missing`: the kernel index
+of the empty aten/src/ATen is there), `vim.lsp.buf.references` across native_functions.yaml and derivatives.yaml,
+and `vim.lsp.buf.rename` on an operator's name renaming it in both (one WorkspaceEdit, the second file loaded into
+a buffer by Neovim)."""
 
 from __future__ import annotations
 
@@ -15,10 +17,16 @@ pytestmark = [pytest.mark.editors, pytest.mark.slow]
 
 NATIVE = """\
 - func: scale.Tensor(Tensor self, Tensor other) -> Tensor
-  variants: function
+  structured_delegate: scale.out
 
 - func: scale_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
   variants: method
+  structured_delegate: scale.out
+
+- func: scale.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+  structured: True
+  dispatch:
+    CPU: scale_out
 """
 DERIVATIVES = """\
 - name: scale.Tensor(Tensor self, Tensor other) -> Tensor
@@ -30,7 +38,26 @@ RENAME_LUA = """
   vim.cmd("edit aten/src/ATen/native/native_functions.yaml")
   local buf = vim.api.nvim_get_current_buf()
   assert(vim.wait(30000, function() return #vim.lsp.get_clients({ bufnr = buf }) > 0 end, 100), "no client attached")
+  vim.lsp.inlay_hint.enable(true, { bufnr = buf })
+  local function labels()
+    local found = {}
+    for _, h in ipairs(vim.lsp.inlay_hint.get({ bufnr = buf })) do
+      local label = h.inlay_hint.label
+      table.insert(found, h.inlay_hint.position.line .. ":" .. (type(label) == "string" and label or "?"))
+    end
+    table.sort(found)
+    return found
+  end
+  assert(vim.wait(30000, function() return vim.tbl_contains(labels(), "10:missing") end, 100), "no inlay hints")
+  out.hints = labels()
   vim.api.nvim_win_set_cursor(0, { 4, 10 })  -- on scale_ of scale_.Tensor
+  local done = false
+  vim.lsp.buf.references(nil, { on_list = function(list)
+    out.references = vim.tbl_map(function(item) return vim.fn.fnamemodify(item.filename, ":t") .. ":" .. item.lnum end,
+                                 list.items)
+    done = true
+  end })
+  assert(vim.wait(30000, function() return done end, 100), "no references")
   vim.lsp.buf.rename("rescale")
   assert(vim.wait(30000, function()
     return vim.api.nvim_buf_get_lines(buf, 0, 1, false)[1]:find("rescale", 1, true) ~= nil
@@ -52,5 +79,9 @@ def test_neovim_renames_an_operator_across_files(tmp_path: Path):
     (ws / ".git").mkdir()  # the root the configuration finds
     result = run_lua(nvim, RENAME_LUA, ws, tmp_path, docs_config("lua", "nvim-minimal") + docs_config("lua", "nvim-config"))
     assert not result["errors"], result
-    assert result["native"] == NATIVE.replace("scale", "rescale").rstrip("\n")
+    assert result["hints"] == ["10:missing", "1:→ CPU: scale_out", "5:→ CPU: scale_out"]
+    assert sorted(result["references"]) == ["derivatives.yaml:1", "native_functions.yaml:1", "native_functions.yaml:2",
+                                            "native_functions.yaml:4", "native_functions.yaml:6",
+                                            "native_functions.yaml:8"]
+    assert result["native"] == NATIVE.replace("scale", "rescale").replace("rescale_out", "scale_out").rstrip("\n")
     assert result["derivatives"] == DERIVATIVES.replace("scale", "rescale").rstrip("\n")

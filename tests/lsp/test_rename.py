@@ -125,12 +125,21 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, client_factory=make_client), scope="module")
 async def client(lsp_client: LanguageClient, tree: Path, tmp_path_factory: pytest.TempPathFactory):
+    lsp_client.inlay_refreshes = 0  # type: ignore[attr-defined]
+
+    @lsp_client.feature(types.WORKSPACE_INLAY_HINT_REFRESH)
+    def refresh(params: None) -> None:
+        lsp_client.inlay_refreshes += 1  # type: ignore[attr-defined]
+
     # The kernel index's cache goes to a folder of this module's own (inherited by the server process).
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
         patch.delenv("OPGEN_LSP_TESTING", raising=False)
+        capabilities = client_capabilities("visual-studio-code")  # (which refreshes inlay hints: not in this set)
+        capabilities.workspace.inlay_hint = types.InlayHintWorkspaceClientCapabilities(  # type: ignore[union-attr]
+            refresh_support=True)
         result = await lsp_client.initialize_session(types.InitializeParams(
-            capabilities=client_capabilities("visual-studio-code"), root_uri=tree.as_uri(),
+            capabilities=capabilities, root_uri=tree.as_uri(),
             workspace_folders=[types.WorkspaceFolder(uri=tree.as_uri(), name="ws")],
             initialization_options={"debounceMs": 10, "pytorchFormatCheck": False, "compatibilityBase": "off"}))
     lsp_client.init_result = result  # type: ignore[attr-defined]
@@ -388,6 +397,20 @@ async def test_inlay_hints(client: LanguageClient):
     asked = types.Range(start=types.Position(line=12, character=0), end=whole(text).end)
     hints = await client.text_document_inlay_hint_async(types.InlayHintParams(text_document=tid(uri), range=asked))
     assert [(h.position.line, h.label) for h in hints] == [(15, "Scale.cpp:7"), (text.count("\n") - 1, "missing")]
+    # A C++ file defining it comes (a watched-file change): the client is asked to refresh its hints, which now
+    # say where the kernel is.
+    refreshes = client.inlay_refreshes  # type: ignore[attr-defined]
+    lost = client.root / "aten/src/ATen/native/Lost.cpp"  # type: ignore[attr-defined]
+    lost.write_text("namespace at::native {\nTensor lost_cpu(const Tensor& self) { return self; }\n}\n")
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=lost.as_uri(), type=types.FileChangeType.Created)]))
+    for _ in range(200):
+        if client.inlay_refreshes > refreshes:  # type: ignore[attr-defined]
+            break
+        await asyncio.sleep(0.02)
+    assert client.inlay_refreshes > refreshes  # type: ignore[attr-defined]
+    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(text_document=tid(uri), range=asked))
+    assert [h.label for h in hints] == ["Scale.cpp:7", "Lost.cpp:2"]
 
 
 async def test_a_document_without_an_analysis_gets_empty_answers(client: LanguageClient):
