@@ -179,6 +179,8 @@ def dispatch_kernels(entry: PlacedEntry) -> Iterator[KernelWritten]:
         return
     value = entry.result.value
     structured = isinstance(value, LoweredEntry) and value.function is not None and value.function.structured
+    # The C++ namespace torchgen gives each kernel (`custom::k` is custom::native::k), by the kernel's name.
+    namespaces = {m.kernel: m.cpp_namespace for _key, m in value.metadata} if isinstance(value, LoweredEntry) else {}
     for _key, v in table.pairs:
         if not (isinstance(v, YScalar) and isinstance(v.value, str) and ScalarText(v).exact):
             continue
@@ -188,7 +190,7 @@ def dispatch_kernels(entry: PlacedEntry) -> Iterator[KernelWritten]:
         if not name:
             continue
         span = ScalarText(v).span(start, start + len(name)).shifted(entry.line)
-        yield KernelWritten(name, namespace or NATIVE_NAMESPACE, span, structured)
+        yield KernelWritten(name, namespaces.get(name) or namespace or NATIVE_NAMESPACE, span, structured)
 
 
 def derived(snapshot: NativeSnapshot, target: Target) -> Target:

@@ -106,3 +106,12 @@ def test_a_collision_in_generated_code():
     assert target is not None
     problem = rename_problem(SNAPSHOT, None, target, "_fused_Tensor")
     assert problem is not None and "at::_ops::_fused_Tensor" in problem and "_fused.Tensor" in problem
+
+
+def test_a_namespaced_kernel_is_in_torchgen_s_namespace():
+    native = "- func: foo(Tensor self) -> Tensor\n  dispatch:\n    CPU: custom::foo_cpu\n    CUDA: foo_cuda\n"
+    snapshot = NativeParser().parse(native, frozenset())
+    assert [(k.name, k.namespace) for k in rename.dispatch_kernels(snapshot.document.entries[0])] == [
+        ("foo_cpu", "custom::native"), ("foo_cuda", "at::native")]
+    target = rename.native_target(snapshot, 2, 20)
+    assert target == Target(rename.KERNEL, "foo_cpu", Span.on_line(2, 17, 24), namespace="custom::native")
