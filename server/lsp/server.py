@@ -337,7 +337,8 @@ class OpgenLanguageServer(LanguageServer):
             return
         if self.client.inlay_hint_refresh and any(getattr(self.model.document(uri), "kind", None) == NATIVE
                                                   for uri in stale):
-            self.workspace_inlay_hint_refresh(None)  # (a kernel's "missing" may have changed)
+            # (a kernel's "missing" may have changed; a client that answers with an error: nothing to do)
+            self.workspace_inlay_hint_refresh(None).add_done_callback(lambda f: f.cancelled() or f.exception())
         if self.pulls:
             self.workspace_diagnostic_refresh(None)
             return

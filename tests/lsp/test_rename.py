@@ -125,12 +125,6 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, client_factory=make_client), scope="module")
 async def client(lsp_client: LanguageClient, tree: Path, tmp_path_factory: pytest.TempPathFactory):
-    lsp_client.inlay_refreshes = 0  # type: ignore[attr-defined]
-
-    @lsp_client.feature(types.WORKSPACE_INLAY_HINT_REFRESH)
-    def refresh(params: None) -> None:
-        lsp_client.inlay_refreshes += 1  # type: ignore[attr-defined]
-
     # The kernel index's cache goes to a folder of this module's own (inherited by the server process).
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
@@ -399,16 +393,16 @@ async def test_inlay_hints(client: LanguageClient):
     assert [(h.position.line, h.label) for h in hints] == [(15, "Scale.cpp:7"), (text.count("\n") - 1, "missing")]
     # A C++ file defining it comes (a watched-file change): the client is asked to refresh its hints, which now
     # say where the kernel is.
-    refreshes = client.inlay_refreshes  # type: ignore[attr-defined]
+    refreshes = client.inlay_hint_refreshes  # type: ignore[attr-defined]
     lost = client.root / "aten/src/ATen/native/Lost.cpp"  # type: ignore[attr-defined]
     lost.write_text("namespace at::native {\nTensor lost_cpu(const Tensor& self) { return self; }\n}\n")
     client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
         types.FileEvent(uri=lost.as_uri(), type=types.FileChangeType.Created)]))
     for _ in range(200):
-        if client.inlay_refreshes > refreshes:  # type: ignore[attr-defined]
+        if client.inlay_hint_refreshes > refreshes:  # type: ignore[attr-defined]
             break
         await asyncio.sleep(0.02)
-    assert client.inlay_refreshes > refreshes  # type: ignore[attr-defined]
+    assert client.inlay_hint_refreshes > refreshes  # type: ignore[attr-defined]
     hints = await client.text_document_inlay_hint_async(types.InlayHintParams(text_document=tid(uri), range=asked))
     assert [h.label for h in hints] == ["Scale.cpp:7", "Lost.cpp:2"]
 
