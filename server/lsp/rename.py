@@ -26,7 +26,7 @@ from .derivatives import NativeDerivatives
 from .workspace import Analysis, OpenDocument, Workspace
 
 # LSP's RequestFailed: the request was valid but could not be done (the reason is the message).
-REQUEST_FAILED = -32803
+REQUEST_FAILED = int(types.LSPErrorCodes.RequestFailed)
 # Folders never searched for backend yamls, and how many files a search looks at before it stops.
 SKIPPED_FOLDERS = frozenset({".git", "build", "third_party", "node_modules", "__pycache__", ".venv", "venv"})
 SEARCH_LIMIT = 20000

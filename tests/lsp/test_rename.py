@@ -250,6 +250,7 @@ async def test_prepare_rename_and_refusals(client: LanguageClient):
         with pytest.raises(JsonRpcException) as caught:
             await client.text_document_rename_async(types.RenameParams(
                 text_document=tid(uri), position=pos(client, NATIVE, marker, offset), new_name=new))
+        assert caught.value.code == types.LSPErrorCodes.RequestFailed
         return str(caught.value)
 
     assert "collide with the existing operator shrink.out" in await refused("scale.Tensor", 1, "shrink")
