@@ -21,7 +21,7 @@ Pure: texts, the native snapshot and the kernel index in, spans and reasons out.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from ..index.documents import PlacedEntry
@@ -132,9 +132,6 @@ class Written:
     col: int  # what parts' offsets count from
     key: str = ""  # native_functions.yaml: the entry key it is written under
 
-    def spans(self) -> tuple[Span, Span | None]:
-        return _name_spans(self.parts, self.line, self.col)
-
 
 def _scalar_names(scalar: YScalar, entry_line: int, key: str) -> Iterator[Written]:
     if not isinstance(scalar.value, str) or not ScalarText(scalar).exact:
@@ -169,7 +166,6 @@ class KernelWritten:
     name: str
     namespace: str
     span: Span
-    structured: bool
 
 
 def dispatch_kernels(entry: PlacedEntry) -> Iterator[KernelWritten]:
@@ -178,7 +174,6 @@ def dispatch_kernels(entry: PlacedEntry) -> Iterator[KernelWritten]:
     if not isinstance(table, YMap):
         return
     value = entry.result.value
-    structured = isinstance(value, LoweredEntry) and value.function is not None and value.function.structured
     # The C++ namespace torchgen gives each kernel (`custom::k` is custom::native::k), by the kernel's name.
     namespaces = {m.kernel: m.cpp_namespace for _key, m in value.metadata} if isinstance(value, LoweredEntry) else {}
     for _key, v in table.pairs:
@@ -190,7 +185,7 @@ def dispatch_kernels(entry: PlacedEntry) -> Iterator[KernelWritten]:
         if not name:
             continue
         span = ScalarText(v).span(start, start + len(name)).shifted(entry.line)
-        yield KernelWritten(name, namespaces.get(name) or namespace or NATIVE_NAMESPACE, span, structured)
+        yield KernelWritten(name, namespaces.get(name) or namespace or NATIVE_NAMESPACE, span)
 
 
 def derived(snapshot: NativeSnapshot, target: Target) -> Target:
@@ -385,7 +380,8 @@ class Source:
 _MACRO_ARGS = re.compile(r"\w+\s*\(\s*(\w+)\s*(?:,\s*(\w+)\s*)?\)")
 
 
-def cpp_occurrences(index: KernelIndex, names: CppNames, target: Target, text_of) -> dict[str, list[Span]]:
+def cpp_occurrences(index: KernelIndex, names: CppNames, target: Target, text_of: Callable[[str], str | None]
+                    ) -> dict[str, list[Span]]:
     """path -> the spans to edit in each C++ file: kernel definitions and declarations, TORCH_IMPL_FUNC and
     TORCH_META_FUNC(2) arguments, and qualified calls. text_of(path) reads a file (the editor's text when open)."""
     found: dict[str, set[Span]] = {}
@@ -437,7 +433,8 @@ def _macro_arg(lines: Source | None, line: int, col: int, which: int, expected: 
     return line, m.start(which + 1)
 
 
-def _qualified_calls(index: KernelIndex, names: list[tuple[str, str]], lines) -> dict[str, list[tuple[Span, str]]]:
+def _qualified_calls(index: KernelIndex, names: list[tuple[str, str]], lines: Callable[[str], Source | None]
+                     ) -> dict[str, list[tuple[Span, str]]]:
     """`at::native::name` / `native::name` and `at::name` in the indexed sources (comments and strings left out)."""
     wanted = {name for _prefix, name in names}
     pattern = re.compile(r"(?<![\w:])(?:(?:at::)?(native::)|at::)(" + "|".join(sorted(map(re.escape, wanted), key=len,

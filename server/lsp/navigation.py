@@ -6,13 +6,14 @@ from lsprotocol import types
 from pygls.uris import from_fs_path
 
 from ..analysis import inlay, links, selection
+from ..index.kernels import KernelIndex
 from ..text import Span
 from .convert import Encoding, from_position, position, span_to_range
 from .kernels import KernelState
 from .workspace import Analysis
 
 
-def _index(kernels: KernelState):
+def _index(kernels: KernelState) -> KernelIndex | None:
     return kernels.index if kernels.roots else None
 
 
