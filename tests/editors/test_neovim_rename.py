@@ -9,30 +9,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from lsp.test_rename import DERIVATIVES  # (tests/lsp: a top-level package under pytest)
+from lsp.test_rename import NATIVE as TREE_NATIVE
 
 from .conftest import require
 from .test_neovim import _nvim, docs_config, run_lua
 
 pytestmark = [pytest.mark.editors, pytest.mark.slow]
 
-NATIVE = """\
-- func: scale.Tensor(Tensor self, Tensor other) -> Tensor
-  structured_delegate: scale.out
-
-- func: scale_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-  variants: method
-  structured_delegate: scale.out
-
-- func: scale.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
-  structured: True
-  dispatch:
-    CPU: scale_out
-"""
-DERIVATIVES = """\
-- name: scale.Tensor(Tensor self, Tensor other) -> Tensor
-  self: grad * other
-  other: grad * self
-"""
+# The structured group of tests/lsp/test_rename.py's tree (its first three entries) and its derivatives.yaml.
+NATIVE = TREE_NATIVE[:TREE_NATIVE.index("- func: shrink")].rstrip("\n") + "\n"
 
 RENAME_LUA = """
   vim.cmd("edit aten/src/ATen/native/native_functions.yaml")
@@ -48,9 +34,9 @@ RENAME_LUA = """
     table.sort(found)
     return found
   end
-  assert(vim.wait(30000, function() return vim.tbl_contains(labels(), "10:missing") end, 100), "no inlay hints")
+  assert(vim.wait(30000, function() return vim.tbl_contains(labels(), "11:missing") end, 100), "no inlay hints")
   out.hints = labels()
-  vim.api.nvim_win_set_cursor(0, { 4, 10 })  -- on scale_ of scale_.Tensor
+  vim.api.nvim_win_set_cursor(0, { 5, 10 })  -- on scale_ of scale_.Tensor
   local done = false
   vim.lsp.buf.references(nil, { on_list = function(list)
     out.references = vim.tbl_map(function(item) return vim.fn.fnamemodify(item.filename, ":t") .. ":" .. item.lnum end,
@@ -79,9 +65,9 @@ def test_neovim_renames_an_operator_across_files(tmp_path: Path):
     (ws / ".git").mkdir()  # the root the configuration finds
     result = run_lua(nvim, RENAME_LUA, ws, tmp_path, docs_config("lua", "nvim-minimal") + docs_config("lua", "nvim-config"))
     assert not result["errors"], result
-    assert result["hints"] == ["10:missing", "1:→ CPU: scale_out", "5:→ CPU: scale_out"]
-    assert sorted(result["references"]) == ["derivatives.yaml:1", "native_functions.yaml:1", "native_functions.yaml:2",
-                                            "native_functions.yaml:4", "native_functions.yaml:6",
-                                            "native_functions.yaml:8"]
+    assert result["hints"] == ["11:missing", "2:→ CPU: scale_out", "6:→ CPU: scale_out"]
+    assert sorted(result["references"]) == ["derivatives.yaml:1", "native_functions.yaml:1", "native_functions.yaml:3",
+                                            "native_functions.yaml:5", "native_functions.yaml:7",
+                                            "native_functions.yaml:9"]
     assert result["native"] == NATIVE.replace("scale", "rescale").replace("rescale_out", "scale_out").rstrip("\n")
     assert result["derivatives"] == DERIVATIVES.replace("scale", "rescale").rstrip("\n")
