@@ -64,6 +64,7 @@ class Client:
     work_done_progress: bool = False  # window/workDoneProgress/create
     code_lens_refresh: bool = False
     semantic_tokens_refresh: bool = False
+    inlay_hint_refresh: bool = False  # workspace/inlayHint/refresh (the kernel index came or changed)
     # Runs `command:` links of Markdown (the VS Code extension says so); other clients' hovers name the CLI command.
     command_links: bool = False
 
@@ -89,6 +90,7 @@ class Client:
             work_done_progress=bool(get_capability(caps, "window.work_done_progress", False)),
             code_lens_refresh=bool(get_capability(caps, "workspace.code_lens.refresh_support", False)),
             semantic_tokens_refresh=bool(get_capability(caps, "workspace.semantic_tokens.refresh_support", False)),
+            inlay_hint_refresh=bool(get_capability(caps, "workspace.inlay_hint.refresh_support", False)),
         )
 
     def more_code(self, path: str | None) -> hover_query.MoreCode:

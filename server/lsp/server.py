@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 import logging
 import os
 import uuid
@@ -22,13 +23,15 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Concatenate, NamedTuple
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 from ..analysis.check import BACKEND, DEPRECATED, DERIVATIVES, NATIVE, SELECTION, TAGS
 from ..analysis.pytorch_format import LoadFailure
 from ..releases import server_version_text
-from . import commands, convert, editing, features, kernels, transport, watchdog
+from . import commands, convert, editing, features, kernels, navigation, transport, watchdog
 from . import derivatives as derivatives_lsp
+from . import rename as rename_lsp
 from .analyses import Scheduler
 from .config import SECTION, Settings, settings_from
 from .convert import Encoding, fs_path, usable_path, use_client_lines
@@ -332,6 +335,10 @@ class OpgenLanguageServer(LanguageServer):
         stale = [uri for kind in kinds for uri in self.model.stale(kind)]
         if not stale:
             return
+        if self.client.inlay_hint_refresh and any(getattr(self.model.document(uri), "kind", None) == NATIVE
+                                                  for uri in stale):
+            # (a kernel's "missing" may have changed; a client that answers with an error: nothing to do)
+            self.workspace_inlay_hint_refresh(None).add_done_callback(lambda f: f.cancelled() or f.exception())
         if self.pulls:
             self.workspace_diagnostic_refresh(None)
             return
@@ -424,6 +431,8 @@ def guarded(server: OpgenLanguageServer, what: str, empty: Callable[[], Any] = l
             async def run_async(params: Any) -> Any:
                 try:
                     return await fn(params)
+                except JsonRpcException:  # an answer of its own (a rename refused, with the reason)
+                    raise
                 except Exception as exc:
                     server.report_failure(what, exc)
                     return empty()
@@ -433,6 +442,8 @@ def guarded(server: OpgenLanguageServer, what: str, empty: Callable[[], Any] = l
         def run(params: Any) -> Any:
             try:
                 return fn(params)
+            except JsonRpcException:
+                raise
             except Exception as exc:
                 server.report_failure(what, exc)
                 return empty()
@@ -557,7 +568,10 @@ class DocumentQuery(NamedTuple):
 def _document_query(server: OpgenLanguageServer, answer: Answer, empty: Callable[[], Any]) -> Handler:
     async def handler(params: Any) -> Any:
         analysis = await server.analysis(params.text_document.uri)
-        return empty() if analysis is None else answer(server, analysis, params)
+        if analysis is None:
+            return empty()
+        found = answer(server, analysis, params)
+        return await found if inspect.isawaitable(found) else found  # (answers that read many files: off the loop)
     return handler
 
 
@@ -574,6 +588,24 @@ def _definition(server: OpgenLanguageServer, analysis: Analysis, params: types.D
                 ) -> types.Location | list[types.Location] | None:
     return features.definition(analysis, params.position, server.client, server.kernel_context()) \
         or derivatives_lsp.native_definition(server.model, analysis, params.position, server.client)
+
+
+async def _references(server: OpgenLanguageServer, analysis: Analysis, params: types.ReferenceParams
+                      ) -> list[types.Location]:
+    """Workspace-wide for an operator, overload or kernel (the files are read on the analysis thread); else (a
+    derivatives formula's users) the document's own."""
+    found = await asyncio.wrap_future(server.analysis_executor.submit(
+        rename_lsp.references, server.model, analysis, params.position, params.context.include_declaration,
+        server.client.encoding))
+    if found is not None:
+        return found
+    return features.references(analysis, params.position, params.context.include_declaration, server.client)
+
+
+async def _rename(server: OpgenLanguageServer, analysis: Analysis, params: types.RenameParams
+                  ) -> types.WorkspaceEdit:
+    return await asyncio.wrap_future(server.analysis_executor.submit(
+        rename_lsp.rename, server.model, analysis, params.position, params.new_name, server.client.encoding))
 
 
 def _code_lens(server: OpgenLanguageServer, analysis: Analysis, params: types.CodeLensParams
@@ -606,9 +638,25 @@ DOCUMENT_QUERIES = (
                   lambda server, analysis, params: features.completion(analysis, params.position, server.client),
                   types.CompletionOptions(trigger_characters=COMPLETION_TRIGGERS)),
     DocumentQuery(types.TEXT_DOCUMENT_DEFINITION, "definition", _none, _definition),
-    DocumentQuery(types.TEXT_DOCUMENT_REFERENCES, "references", list,
-                  lambda server, analysis, params: features.references(
-                      analysis, params.position, params.context.include_declaration, server.client)),
+    DocumentQuery(types.TEXT_DOCUMENT_REFERENCES, "references", list, _references),
+    DocumentQuery(types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT, "documentHighlight", list,
+                  lambda server, analysis, params: rename_lsp.highlights(analysis, params.position,
+                                                                         server.client.encoding)),
+    DocumentQuery(types.TEXT_DOCUMENT_PREPARE_RENAME, "prepareRename", _none,
+                  lambda server, analysis, params: rename_lsp.prepare(analysis, params.position,
+                                                                      server.client.encoding)),
+    DocumentQuery(types.TEXT_DOCUMENT_RENAME, "rename", _none, _rename, types.RenameOptions(prepare_provider=True)),
+    DocumentQuery(types.TEXT_DOCUMENT_INLAY_HINT, "inlayHint", list,
+                  lambda server, analysis, params: navigation.inlay_hints(
+                      analysis, params.range, server.model.kernels, server.model.root, server.client.encoding),
+                  types.InlayHintOptions(resolve_provider=False)),
+    DocumentQuery(types.TEXT_DOCUMENT_SELECTION_RANGE, "selectionRange", list,
+                  lambda server, analysis, params: navigation.selection_ranges(analysis, params.positions,
+                                                                               server.client.encoding)),
+    DocumentQuery(types.TEXT_DOCUMENT_DOCUMENT_LINK, "documentLink", list,
+                  lambda server, analysis, params: navigation.document_links(analysis, server.model.kernels,
+                                                                             server.client.encoding),
+                  types.DocumentLinkOptions(resolve_provider=False)),
     DocumentQuery(types.TEXT_DOCUMENT_SIGNATURE_HELP, "signatureHelp", _none,
                   lambda server, analysis, params: features.signature_help(analysis, params.position, server.client),
                   types.SignatureHelpOptions(trigger_characters=SIGNATURE_TRIGGERS, retrigger_characters=[" "])),

@@ -639,7 +639,7 @@ class Workspace:
         if document.kind == DEPRECATED:
             found = DeprecatedParser(resolved.release).check(document.text, native.snapshot.functions) \
                 if native is not None else (diag("OPG900", Span.point(0, 0), why),)
-            return Analysis(document, key, noted + found)
+            return Analysis(document, key, noted + found, native_source=native)
         parser, checker = self._derivatives.setdefault(document.uri, (DerivativesParser(), DerivativesChecker()))
         parsed = parser.parse(document.text)
         if native is None:

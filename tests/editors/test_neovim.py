@@ -77,6 +77,23 @@ vim.cmd("qall!")
 """
 
 
+def run_lua(nvim: str, body: str, cwd: Path, tmp_path: Path, init: str) -> dict:
+    """Run `body` (Lua filling the table `out`) in nvim --headless with the configuration `init`; what it filled,
+    with `errors` (an empty list when the body ran through)."""
+    script = tmp_path / "script.lua"
+    script.write_text("local out = { errors = {} }\nlocal ok, err = pcall(function()\n" + body
+                      + "\nend)\nif not ok then table.insert(out.errors, tostring(err)) end\n"
+                      'local f = assert(io.open(os.getenv("OUT"), "w"))\nf:write(vim.json.encode(out))\nf:close()\n'
+                      'vim.cmd("qall!")\n', encoding="utf-8")
+    (tmp_path / "init.lua").write_text(init, encoding="utf-8")
+    out = tmp_path / "result.json"
+    proc = subprocess.run([nvim, "--headless", "-n", "-i", "NONE", "-u", str(tmp_path / "init.lua"),
+                           "-c", f"luafile {script}"], cwd=cwd, env=_isolated_env(tmp_path, OUT=str(out)),
+                          capture_output=True, text=True, timeout=300)
+    assert out.exists(), f"nvim wrote no result ({proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
+    return json.loads(out.read_text())
+
+
 def _isolated_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     home = tmp_path / "home"  # no user config, shada or state leaks in
     home.mkdir(exist_ok=True)

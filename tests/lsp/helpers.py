@@ -83,6 +83,10 @@ def _record_refresh(client: LanguageClient, params: None) -> None:
     client.diagnostic_refreshes += 1  # type: ignore[attr-defined]
 
 
+def _record_inlay_refresh(client: LanguageClient, params: None) -> None:
+    client.inlay_hint_refreshes += 1  # type: ignore[attr-defined]
+
+
 def _record_release(client: LanguageClient, params: object) -> None:
     """pygls hands a custom notification's params over as a namedtuple."""
     fields = params if isinstance(params, dict) else params._asdict()  # type: ignore[attr-defined]
@@ -91,16 +95,19 @@ def _record_release(client: LanguageClient, params: object) -> None:
 
 def make_client() -> LanguageClient:
     """pytest-lsp's client, also keeping every publishDiagnostics (with its version), registration,
-    opgen/release notification and count of workspace/diagnostic/refresh requests."""
+    opgen/release notification and count of workspace/diagnostic/refresh and workspace/inlayHint/refresh
+    requests."""
     client = LanguageClient(converter_factory=default_converter)
     client.published = {}  # type: ignore[attr-defined]
     client.releases = []  # type: ignore[attr-defined]
     client.registrations = []  # type: ignore[attr-defined]
     client.diagnostic_refreshes = 0  # type: ignore[attr-defined]
+    client.inlay_hint_refreshes = 0  # type: ignore[attr-defined]
     handlers = dict(DEFAULT_CLIENT_FEATURES)
     handlers[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = _record_publish
     handlers[types.CLIENT_REGISTER_CAPABILITY] = _register_capability
     handlers[types.WORKSPACE_DIAGNOSTIC_REFRESH] = _record_refresh
+    handlers[types.WORKSPACE_INLAY_HINT_REFRESH] = _record_inlay_refresh  # (Neovim's capabilities ask for it)
     handlers["opgen/release"] = _record_release
     register_lsp_features(client, handlers)
     return client

@@ -80,7 +80,7 @@ class Fuzzer:
                            "params": {"query": ""}})
 
     def unknown_method(self) -> bytes:
-        name = self.rng.choice(["no/such", "$/unknown", "textDocument/rename", "workspace/x", "", "initialize2"])
+        name = self.rng.choice(["no/such", "$/unknown", "textDocument/moniker", "workspace/x", "", "initialize2"])
         return self._body({"jsonrpc": "2.0", "id": self.new_id(METHOD_NOT_FOUND), "method": name,
                            "params": _any_json(self.rng)})
 

@@ -325,17 +325,25 @@ async def test_definition_of_delegates_and_autogen(client: LanguageClient):
 
 
 async def test_references_of_an_op(client: LanguageClient):
+    """On the operator's name: every name of its family (add, add_, add.out: what a rename of `add` changes); on
+    the overload: that overload's names (tests/lsp/test_rename.py has the other files)."""
     uri, text = workspace(client)
-    expected = [pos(client, text, "add.out(Tensor"), pos(client, text, "delegate: add.out", 10, 1),
-                pos(client, text, "delegate: add.out", 10, 2)]
+    expected = [pos(client, text, "add.Tensor(Tensor"), pos(client, text, "delegate: add.out", 10, 1),
+                pos(client, text, "add_.Tensor(Tensor"), pos(client, text, "delegate: add.out", 10, 2),
+                pos(client, text, "add.out(Tensor")]
     for where in (pos(client, text, "add.out(Tensor", 2), pos(client, text, "delegate: add.out", 12, 2)):
         found = await client.text_document_references_async(types.ReferenceParams(
             text_document=tid(uri), position=where, context=types.ReferenceContext(include_declaration=True)))
-        assert sorted((ln.range.start.line, ln.range.start.character) for ln in found) == \
-            sorted((p.line, p.character) for p in expected)
+        assert [ln.range.start for ln in found] == expected
     found = await client.text_document_references_async(types.ReferenceParams(
         text_document=tid(uri), position=expected[0], context=types.ReferenceContext(include_declaration=False)))
     assert [ln.range.start for ln in found] == expected[1:]
+    found = await client.text_document_references_async(types.ReferenceParams(
+        text_document=tid(uri), position=pos(client, text, "delegate: add.out", 15),
+        context=types.ReferenceContext(include_declaration=True)))
+    assert [ln.range.start for ln in found] == [pos(client, text, "delegate: add.out", 14, 1),
+                                                pos(client, text, "delegate: add.out", 14, 2),
+                                                pos(client, text, "add.out(Tensor", 4)]
 
 
 # ---------------------------------------------------------------- hover
