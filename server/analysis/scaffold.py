@@ -15,6 +15,7 @@ would reject comes back as a ScaffoldError naming why.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -293,12 +294,16 @@ def _end(path: str, text: str, block: str) -> Insertion:
 
 
 _SUPPORTED = re.compile(r"^supported\s*:\s*(#.*)?$")
+_EMPTY_SUPPORTED = re.compile(r"^supported\s*:\s*\[\s*\]\s*(#.*)?$")
 _ITEM = re.compile(r"^(\s*)- ")
 
 
 def backend_line(path: str, text: str, op: str) -> Insertion:
     """`- op` at the end of the backend yaml's supported: list (a new list when it has none)."""
     lines = text.split("\n")
+    empty = next((i for i, ln in enumerate(lines) if _EMPTY_SUPPORTED.match(ln)), None)
+    if empty is not None:  # `supported: []` becomes a block list
+        return Insertion(path, empty, 0, f"supported:\n- {op}", end_line=empty, end_col=len(lines[empty]))
     start = next((i for i, ln in enumerate(lines) if _SUPPORTED.match(ln)), None)
     if start is None:
         return _end(path, text, f"supported:\n- {op}\n")
@@ -378,3 +383,33 @@ def apply(text: str | None, insertions: Sequence[Insertion]) -> str:
     for insertion in sorted(insertions, key=lambda i: (i.line, i.col), reverse=True):
         out = _apply_text(out, insertion)
     return out
+
+
+# ---------------------------------------------------------------- where the files are
+
+NATIVE_DIR = ("aten", "src", "ATen", "native")
+DERIVATIVES = ("tools", "autograd", "derivatives.yaml")
+
+
+def tree_root(native_path: str) -> str | None:
+    """The PyTorch checkout holding native_functions.yaml at its usual place, if it is there."""
+    folder = os.path.dirname(os.path.abspath(native_path))
+    parts = folder.split(os.sep)
+    if tuple(parts[-len(NATIVE_DIR):]) != NATIVE_DIR:
+        return None
+    return os.sep.join(parts[:-len(NATIVE_DIR)]) or os.sep
+
+
+def default_kernel_path(native_path: str, op: str) -> str:
+    """A new source file named after the op, beside native_functions.yaml (aten/src/ATen/native/<op>.cpp)."""
+    return os.path.join(os.path.dirname(native_path), f"{op.split('.')[0]}.cpp")
+
+
+def default_derivatives_path(native_path: str) -> str | None:
+    root = tree_root(native_path)
+    return os.path.join(root, *DERIVATIVES) if root is not None else None
+
+
+def op_base(schema_text: str) -> str:
+    """The op's base name as written (for default file names before the schema is checked)."""
+    return schema_text.strip().split("(", 1)[0].split(".", 1)[0].split("::")[-1].strip() or "new_op"
