@@ -20,12 +20,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..index.native import NativeParser, TagsParser
+from ..index.native import NativeParser, NativeSnapshot
 from ..model.lower import LoweredEntry
 from ..model.schema import BaseTy, BaseType, FunctionSchema, ListType, OptionalType, SchemaKind, Type
 from ..model.schema_parser import parse_schema
 from ..releases import DEFAULT, Release
 from ..text import Span
+from . import cursor
 from .kernel_nav import KERNEL, META_FUNC, KernelRef, append_point, group_of, kernel_declaration, meta_name, stub_for
 
 DEFAULT_DISPATCH = ("CPU",)
@@ -51,15 +52,16 @@ class TreeTexts:
 
     native_path: str
     native_text: str
-    tags_text: str
+    valid_tags: frozenset[str]  # the names tags.yaml defines
     kernel_path: str
     kernel_text: str | None
     derivatives_path: str | None = None
     derivatives_text: str | None = None
     backend_path: str | None = None
     backend_text: str | None = None
-    # Replace these lines of native_functions.yaml (an entry being scaffolded in place) instead of appending.
-    replace_lines: tuple[int, int] | None = None
+    # The functional entry is already there, without kernels: (line, column) where its last key ends. Its keys
+    # are kept; the dispatch (or structured_delegate) goes after them, the other entries after it.
+    entry_end: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,31 +163,33 @@ def _kernel_name(op_name: str) -> str:
     return op_name.replace(".", "_")
 
 
-def yaml_entries(schema: FunctionSchema, request: ScaffoldRequest) -> list[tuple[str, str]]:
-    """(op name, entry text) of each entry, functional first."""
+def _tags_line(tags: Sequence[str]) -> str:
+    if not tags:
+        return ""
+    return f"  tags: {tags[0]}\n" if len(tags) == 1 else f"  tags: [{', '.join(tags)}]\n"
+
+
+def yaml_entries(schema: FunctionSchema, request: ScaffoldRequest) -> list[tuple[str, str, str]]:
+    """(op name, `- func:` line, the keys after it) of each entry, functional first."""
     inplace, out = inplace_schema(schema), out_schema(schema)
     if request.structured and out is None:
         raise ScaffoldError(f"{schema.name} cannot be structured: a structured op needs an out= variant, and "
                             "only an op returning Tensors has one")
     keys = ", ".join(request.dispatch)
-    tags = ""
-    if request.tags:
-        tags = f"  tags: {request.tags[0]}\n" if len(request.tags) == 1 else f"  tags: [{', '.join(request.tags)}]\n"
+    tags = _tags_line(request.tags)
     out_name = _variant_name(schema, out=True)
 
-    def entry(func: str, name: str, tagged: bool) -> str:
-        head = f"- func: {func}\n"
-        body = tags if tagged else ""
+    def entry(func: str, name: str) -> tuple[str, str, str]:
         if request.structured and name != out_name:
-            return head + f"  structured_delegate: {out_name}\n" + body
+            return name, f"- func: {func}\n", f"  structured_delegate: {out_name}\n" + tags
         structured = "  structured: True\n" if request.structured else ""
-        return head + structured + f"  dispatch:\n    {keys}: {_kernel_name(name)}\n" + body
+        return name, f"- func: {func}\n", structured + f"  dispatch:\n    {keys}: {_kernel_name(name)}\n" + tags
 
-    found = [(str(schema.name), entry(str(schema), str(schema.name), True))]
+    found = [entry(str(schema), str(schema.name))]
     if inplace is not None:
-        found.append((_variant_name(schema, inplace=True), entry(inplace, _variant_name(schema, inplace=True), True)))
+        found.append(entry(inplace, _variant_name(schema, inplace=True)))
     if out is not None:
-        found.append((out_name, entry(out, out_name, True)))
+        found.append(entry(out, out_name))
     return found
 
 
@@ -217,9 +221,8 @@ def kernel_file_head(op: str, structured: bool) -> str:
             "#endif\n")
 
 
-def _stubs(native_text: str, tags_text: str, names: Sequence[str], release: Release) -> list[str]:
+def _stubs(native_text: str, tags: frozenset[str], names: Sequence[str], release: Release) -> list[str]:
     """The stubs of the new entries' kernels (and meta function), from the declarations the codegen writes."""
-    tags = TagsParser().parse(tags_text).names
     snapshot = NativeParser(release=release).parse(native_text, tags)
     by_name = {}
     problems = []
@@ -319,34 +322,27 @@ def backend_line(path: str, text: str, op: str) -> Insertion:
 
 # ---------------------------------------------------------------- the whole scaffold
 
-def _existing(native_text: str, tags_text: str, release: Release) -> frozenset[str]:
-    snapshot = NativeParser(release=release).parse(native_text, TagsParser().parse(tags_text).names)
+def _existing(native_text: str, tags: frozenset[str], release: Release) -> frozenset[str]:
+    snapshot = NativeParser(release=release).parse(native_text, tags)
     return frozenset(str(op.function.func.name) for op in snapshot.functions.ops)
-
-
-def _replaced(text: str, lines: tuple[int, int], block: str) -> str:
-    split = text.splitlines(keepends=True)
-    return "".join(split[:lines[0]]) + block + "".join(split[lines[1]:])
 
 
 def scaffold(request: ScaffoldRequest, tree: TreeTexts, release: Release = DEFAULT) -> Scaffold:
     """Every insertion of the scaffold; ScaffoldError when the op cannot be scaffolded as asked."""
     schema = parse_functional(request.schema)
     entries = yaml_entries(schema, request)
-    names = [n for n, _ in entries]
-    base_text = tree.native_text if tree.replace_lines is None else _replaced(tree.native_text, tree.replace_lines, "")
-    taken = _existing(base_text, tree.tags_text, release) & set(names)
+    names = [n for n, _, _ in entries]
+    taken = _existing(tree.native_text, tree.valid_tags, release) & set(names[1:] if tree.entry_end else names)
     if taken:
         raise ScaffoldError(f"native_functions.yaml already has {', '.join(sorted(taken))}")
-    block = "\n".join(text for _, text in entries)
-    if tree.replace_lines is None:
-        native = _end(tree.native_path, tree.native_text, block)
-        new_native = _apply_text(tree.native_text, native)
+    if tree.entry_end is None:
+        native = _end(tree.native_path, tree.native_text, "\n".join(head + keys for _, head, keys in entries))
     else:
-        first, stop = tree.replace_lines
-        native = Insertion(tree.native_path, first, 0, block, end_line=stop, end_col=0)
-        new_native = _replaced(tree.native_text, tree.replace_lines, block)
-    stubs = _stubs(new_native, tree.tags_text, names, release)
+        others = "".join("\n" + head + keys for _, head, keys in entries[1:])
+        added = entries[0][2].removesuffix(_tags_line(request.tags))  # the entry keeps its own tags
+        native = Insertion(tree.native_path, *tree.entry_end, "\n" + added.rstrip("\n") + "\n" + others.rstrip("\n"))
+    new_native = _apply_text(tree.native_text, native)
+    stubs = _stubs(new_native, tree.valid_tags, names, release)
     code = _merged(stubs)
     if tree.kernel_text is None:
         kernel = Insertion(tree.kernel_path, 0, 0, kernel_file_head(schema.name.name.base, request.structured)
@@ -383,6 +379,41 @@ def apply(text: str | None, insertions: Sequence[Insertion]) -> str:
     for insertion in sorted(insertions, key=lambda i: (i.line, i.col), reverse=True):
         out = _apply_text(out, insertion)
     return out
+
+
+# ---------------------------------------------------------------- an entry without kernels yet
+
+
+@dataclass(frozen=True, slots=True)
+class EntryWithoutKernels:
+    schema: str
+    tags: tuple[str, ...]
+    end: tuple[int, int]  # where its last key ends (TreeTexts.entry_end)
+    span: Span  # the func: line
+
+
+_KERNEL_KEYS = ("dispatch", "structured", "structured_delegate", "autogen")
+
+
+def entry_without_kernels(snapshot: NativeSnapshot, line: int) -> EntryWithoutKernels | None:
+    """The functional entry at `line` when it names no kernels yet (no dispatch table, not structured) and its
+    in-place and out= variants are not in the file: what the scaffold can complete."""
+    entry = cursor.entry_at(snapshot.document, line)
+    if entry is None or entry.result.mapping is None or not isinstance(entry.result.value, LoweredEntry):
+        return None
+    function = entry.result.value.function
+    mapping = entry.result.mapping
+    if function is None or any(mapping.value(k) is not None for k in _KERNEL_KEYS):
+        return None
+    schema = function.func
+    if schema.kind() != SchemaKind.functional or schema.name.name.inplace or function.manual_kernel_registration:
+        return None
+    taken = {str(op.function.func.name) for op in snapshot.functions.ops}
+    if {_variant_name(schema, inplace=True), _variant_name(schema, out=True)} & taken:
+        return None
+    found = cursor.func_scalar(entry)
+    span = found[0].span.shifted(entry.line) if found is not None else Span(entry.line, 0, entry.line, 0)
+    return EntryWithoutKernels(str(schema), tuple(sorted(function.tags)), cursor.content_end(entry), span)
 
 
 # ---------------------------------------------------------------- where the files are

@@ -55,6 +55,7 @@ def _read(path: str | None) -> str | None:
 
 def run_scaffold(args: argparse.Namespace) -> int:
     from ..analysis import scaffold as sc  # the model and the per-op pieces load when this command runs
+    from ..index.native import TagsParser
 
     native_path = args.native_functions
     resolved = resolve_release(args, native_path)
@@ -66,8 +67,8 @@ def run_scaffold(args: argparse.Namespace) -> int:
     kernel_path = args.kernel_file or sc.default_kernel_path(native_path, base)
     try:
         native_text = read_text(native_path)
-        tags_text = read_text(os.path.join(os.path.dirname(native_path), "tags.yaml"))
-        tree = sc.TreeTexts(native_path, native_text, tags_text, kernel_path, _read(kernel_path),
+        tags = TagsParser().parse(read_text(os.path.join(os.path.dirname(native_path), "tags.yaml"))).names
+        tree = sc.TreeTexts(native_path, native_text, tags, kernel_path, _read(kernel_path),
                             derivatives, _read(derivatives), args.backend_yaml, _read(args.backend_yaml))
     except UnreadableFile as exc:
         print(f"opgen: {exc}", file=sys.stderr)
