@@ -5,7 +5,7 @@ workspace/applyEdit, applied to the files, leave `opgen check --kernels` with no
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 import pytest
 import pytest_lsp
@@ -62,7 +62,7 @@ def _read_code_actions_as_editors_do(client: LanguageClient) -> None:
     def structure(value: Any, _: type) -> types.Command | types.CodeAction:
         is_command = isinstance(value.get("command"), str)
         return converter.structure(value, types.Command if is_command else types.CodeAction)
-    converter.register_structure_hook(Union[types.Command, types.CodeAction], structure)
+    converter.register_structure_hook(types.Command | types.CodeAction, structure)
 
 
 def _actions(client: LanguageClient, uri: str, line: int):
