@@ -20,6 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..index.backend import check_backend
 from ..index.native import NativeParser, NativeSnapshot
 from ..model.lower import LoweredEntry
 from ..model.schema import BaseTy, BaseType, FunctionSchema, ListType, OptionalType, SchemaKind, Type
@@ -27,6 +28,7 @@ from ..model.schema_parser import parse_schema
 from ..releases import DEFAULT, Release
 from ..text import Span
 from . import cursor
+from .backend_kernels import expected_kernels, stub
 from .kernel_nav import KERNEL, META_FUNC, KernelRef, append_point, group_of, kernel_declaration, meta_name, stub_for
 
 DEFAULT_DISPATCH = ("CPU",)
@@ -59,6 +61,9 @@ class TreeTexts:
     derivatives_text: str | None = None
     backend_path: str | None = None
     backend_text: str | None = None
+    # The backend's C++ kernel file (its stubs, methods of <Backend>NativeFunctions, are appended; None: none).
+    backend_kernel_path: str | None = None
+    backend_kernel_text: str | None = None
     # The functional entry is already there, without kernels: (line, column) where its last key ends. Its keys
     # are kept; the dispatch (or structured_delegate) goes after them, the other entries after it.
     entry_end: tuple[int, int] | None = None
@@ -221,9 +226,8 @@ def kernel_file_head(op: str, structured: bool) -> str:
             "#endif\n")
 
 
-def _stubs(native_text: str, tags: frozenset[str], names: Sequence[str], release: Release) -> list[str]:
+def _stubs(snapshot: NativeSnapshot, names: Sequence[str]) -> list[str]:
     """The stubs of the new entries' kernels (and meta function), from the declarations the codegen writes."""
-    snapshot = NativeParser(release=release).parse(native_text, tags)
     by_name = {}
     problems = []
     for placed in snapshot.document.entries:
@@ -272,16 +276,33 @@ _NAMESPACED = re.compile(r"namespace (\S+) \{\n\n(.*)\n\} // namespace \1\n\Z", 
 def _merged(stubs: Sequence[str]) -> str:
     """The stubs with the definitions of one namespace in one block (stub_for wraps each in its own)."""
     blocks: list[tuple[str, list[str]]] = []
-    for stub in stubs:
-        m = _NAMESPACED.match(stub)
+    for code in stubs:
+        m = _NAMESPACED.match(code)
         if m is None:
-            blocks.append(("", [stub]))
+            blocks.append(("", [code]))
         elif blocks and blocks[-1][0] == m.group(1):
             blocks[-1][1].append(m.group(2))
         else:
             blocks.append((m.group(1), [m.group(2)]))
     return "\n".join(f"namespace {ns} {{\n\n" + "\n".join(body) + f"\n}} // namespace {ns}\n" if ns else body[0]
                      for ns, body in blocks)
+
+
+def backend_stubs(snapshot: NativeSnapshot, backend_text: str, op: str) -> str:
+    """The backend's kernel for the new op (a method of its NativeFunctions class, as the missing-kernel fix writes
+    it), from the backend yaml that lists it."""
+    backend = check_backend(backend_text, snapshot)
+    resolved = backend.resolved
+    errors = [d for d in backend.diagnostics if d.is_error]
+    if resolved is None or resolved.class_name is None or errors:
+        why = f": {errors[0].message} [{errors[0].code}]" if errors else ""
+        raise ScaffoldError(f"the backend yaml, with the op added, cannot be resolved{why}")
+    namespace = resolved.yaml.cpp_namespace.value
+    native = {op.function.func.name: op.function for op in snapshot.functions.ops}
+    wanted = [e for e in expected_kernels(resolved, native, resolved.class_name) if str(e.op) == op]
+    if not wanted or not isinstance(namespace, str):
+        raise ScaffoldError(f"the backend yaml asks for no kernel of {op}")
+    return _merged([stub(e, namespace)[1] for e in wanted])
 
 
 # ---------------------------------------------------------------- yaml insertion points
@@ -342,7 +363,8 @@ def scaffold(request: ScaffoldRequest, tree: TreeTexts, release: Release = DEFAU
         added = entries[0][2].removesuffix(_tags_line(request.tags))  # the entry keeps its own tags
         native = Insertion(tree.native_path, *tree.entry_end, "\n" + added.rstrip("\n") + "\n" + others.rstrip("\n"))
     new_native = _apply_text(tree.native_text, native)
-    stubs = _stubs(new_native, tree.valid_tags, names, release)
+    snapshot = NativeParser(release=release).parse(new_native, tree.valid_tags)
+    stubs = _stubs(snapshot, names)
     code = _merged(stubs)
     if tree.kernel_text is None:
         kernel = Insertion(tree.kernel_path, 0, 0, kernel_file_head(schema.name.name.base, request.structured)
@@ -359,7 +381,13 @@ def scaffold(request: ScaffoldRequest, tree: TreeTexts, release: Release = DEFAU
     if request.backend_op:
         if tree.backend_path is None or tree.backend_text is None:
             raise ScaffoldError("no backend yaml to add the op to")
-        out.append(backend_line(tree.backend_path, tree.backend_text, str(schema.name)))
+        line = backend_line(tree.backend_path, tree.backend_text, str(schema.name))
+        out.append(line)
+        if tree.backend_kernel_path is not None:
+            code = backend_stubs(snapshot, _apply_text(tree.backend_text, line), str(schema.name))
+            out.append(_end(tree.backend_kernel_path, tree.backend_kernel_text, code)
+                       if tree.backend_kernel_text is not None else
+                       Insertion(tree.backend_kernel_path, 0, 0, code, create=True))
     return Scaffold(str(schema.name), tuple(names), tuple(out))
 
 

@@ -42,6 +42,9 @@ def add_scaffold_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]
                      help="add a derivatives.yaml entry (not_implemented for each differentiable input); FILE "
                           "defaults to the checkout's tools/autograd/derivatives.yaml")
     cmd.add_argument("--backend-yaml", metavar="FILE", help="add the op to this backend yaml's supported: list")
+    cmd.add_argument("--backend-kernel-file", metavar="FILE",
+                     help="with --backend-yaml: append the backend's kernel stub (a method of its NativeFunctions "
+                          "class) to this C++ file")
     cmd.add_argument("--apply", action="store_true", help="write the edits instead of printing them")
     add_torch_version_argument(cmd)
     cmd.set_defaults(run=run_scaffold)
@@ -69,13 +72,17 @@ def run_scaffold(args: argparse.Namespace) -> int:
         native_text = read_text(native_path)
         tags = TagsParser().parse(read_text(os.path.join(os.path.dirname(native_path), "tags.yaml"))).names
         tree = sc.TreeTexts(native_path, native_text, tags, kernel_path, _read(kernel_path),
-                            derivatives, _read(derivatives), args.backend_yaml, _read(args.backend_yaml))
+                            derivatives, _read(derivatives), args.backend_yaml, _read(args.backend_yaml),
+                            args.backend_kernel_file, _read(args.backend_kernel_file))
     except UnreadableFile as exc:
         print(f"opgen: {exc}", file=sys.stderr)
         return status.USAGE
     if args.derivatives is not None and derivatives is None:
         print("opgen: --derivatives: native_functions.yaml is not in a PyTorch checkout; name the file",
               file=sys.stderr)
+        return status.USAGE
+    if args.backend_kernel_file is not None and args.backend_yaml is None:
+        print("opgen: --backend-kernel-file needs --backend-yaml", file=sys.stderr)
         return status.USAGE
     if args.backend_yaml is not None and tree.backend_text is None:
         print(f"opgen: --backend-yaml: no such file: {args.backend_yaml}", file=sys.stderr)
@@ -89,7 +96,8 @@ def run_scaffold(args: argparse.Namespace) -> int:
         print(f"opgen: scaffold: {exc}", file=sys.stderr)
         return status.INPUT_ERRORS
     texts = {tree.native_path: tree.native_text, tree.kernel_path: tree.kernel_text,
-             tree.derivatives_path or "": tree.derivatives_text, tree.backend_path or "": tree.backend_text}
+             tree.derivatives_path or "": tree.derivatives_text, tree.backend_path or "": tree.backend_text,
+             tree.backend_kernel_path or "": tree.backend_kernel_text}
     for path, old, new in changed_files(result, texts):
         if args.apply:
             os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)

@@ -10,7 +10,8 @@ Either way the command computes the edits (analysis.scaffold), sends them to the
 workspace/applyEdit (a new kernel file is a CreateFile), and answers what it did. Arguments (one object):
 `schema` or `uri` + `line`; `structured`, `tags`, `dispatch` ("CPU, CUDA"), `kernelFile` (default: a new file
 named after the op beside native_functions.yaml), `derivatives` (true: the checkout's derivatives.yaml, or a
-path), `backendYaml` (a path: the op is added to its supported: list), `apply` (default true; false: only answer
+path), `backendYaml` (a path: the op is added to its supported: list), `backendKernelFile` (with backendYaml: the backend's
+kernel stub is appended to it), `apply` (default true; false: only answer
 the edit).
 """
 
@@ -118,10 +119,13 @@ def _tree(server: ScaffoldHost, analysis: Analysis, arg: dict, schema: str,
     backend_text = model.text_of(backend_path)[1] if backend_path else None
     if backend_path and backend_text is None:
         raise CommandError(f"backendYaml: cannot read {backend_path}")
+    backend_kernel_path = _path(server, arg["backendKernelFile"], "backendKernelFile") \
+        if arg.get("backendKernelFile") and backend_path else None
     tags = analysis.tags.names if analysis.tags is not None else TagsParser().parse("").names
     return sc.TreeTexts(native_path, analysis.document.text, tags, kernel_path, model.text_of(kernel_path)[1],
                         derivatives_path, model.text_of(derivatives_path)[1] if derivatives_path else None,
-                        backend_path, backend_text, entry.end if entry is not None else None)
+                        backend_path, backend_text, backend_kernel_path,
+                        model.text_of(backend_kernel_path)[1] if backend_kernel_path else None, entry_end=entry.end if entry is not None else None)
 
 
 def workspace_edit(server: ScaffoldHost, result: sc.Scaffold, encoding: Any) -> types.WorkspaceEdit:

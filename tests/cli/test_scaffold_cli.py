@@ -37,7 +37,8 @@ def tree(tmp_path, monkeypatch):
 def _check_clean(tree: Path, capsys, backend: bool = True) -> str:
     capsys.readouterr()
     assert main(["check", ".", "--kernels", "."]) == 0
-    assert not backend or main(["check", "my_backend.yaml", "--native-functions", "aten/src/ATen/native/native_functions.yaml"]) == 0
+    assert not backend or main(["check", "my_backend.yaml", "--native-functions", "aten/src/ATen/native/native_functions.yaml",
+                                "--impl-path", "my_backend_kernels.cpp"]) == 0
     out = capsys.readouterr().out
     assert "warning" not in out.replace("0 warnings", "") and "[OPG" not in out, out
     return out
@@ -46,7 +47,8 @@ def _check_clean(tree: Path, capsys, backend: bool = True) -> str:
 @pytest.mark.parametrize("structured", [False, True], ids=["plain", "structured"])
 def test_applied_scaffold_checks_clean(tree, capsys, structured):
     _check_clean(tree, capsys, backend=False)  # the tree before (its backend yaml lists nothing yet)
-    args = ["scaffold", SCHEMA, "--tags", "core", "--derivatives", "--backend-yaml", "my_backend.yaml", "--apply"]
+    args = ["scaffold", SCHEMA, "--tags", "core", "--derivatives", "--backend-yaml", "my_backend.yaml",
+            "--backend-kernel-file", "my_backend_kernels.cpp", "--apply"]
     assert main(args + (["--structured"] if structured else [])) == 0
     native = (tree / "aten/src/ATen/native/native_functions.yaml").read_text()
     assert "- func: my_op_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)\n" in native
@@ -65,6 +67,10 @@ def test_applied_scaffold_checks_clean(tree, capsys, structured):
             in code
     assert "- name: my_op.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\n" \
            "  self: not_implemented(\"my_op.Tensor\")\n" in (tree / "tools/autograd/derivatives.yaml").read_text()
+    assert (tree / "my_backend_kernels.cpp").read_text() == (
+        "namespace my_backend {\n\nat::Tensor PrivateUse1NativeFunctions::my_op(const at::Tensor & self, "
+        "const at::Tensor & other, const at::Scalar & alpha) {\n  TORCH_CHECK_NOT_IMPLEMENTED(false, "
+        "\"my_op (my_op.Tensor) is not implemented yet\");\n}\n\n} // namespace my_backend\n")
     assert (tree / "my_backend.yaml").read_text() == BACKEND.replace("supported: []\n", "supported:\n- my_op.Tensor\n")
     _check_clean(tree, capsys)
 
