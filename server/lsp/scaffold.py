@@ -26,7 +26,6 @@ from pygls.uris import from_fs_path
 
 from ..analysis import scaffold as sc
 from ..analysis.check import NATIVE
-from ..index.native import TagsParser
 from ..text import Span
 from .commands import CommandError, CommandHost
 from .convert import Lines, range_to_span, span_to_range
@@ -121,11 +120,12 @@ def _tree(server: ScaffoldHost, analysis: Analysis, arg: dict, schema: str,
         raise CommandError(f"backendYaml: cannot read {backend_path}")
     backend_kernel_path = _path(server, arg["backendKernelFile"], "backendKernelFile") \
         if arg.get("backendKernelFile") and backend_path else None
-    tags = analysis.tags.names if analysis.tags is not None else TagsParser().parse("").names
+    tags = analysis.tags.names if analysis.tags is not None else frozenset[str]()
     return sc.TreeTexts(native_path, analysis.document.text, tags, kernel_path, model.text_of(kernel_path)[1],
                         derivatives_path, model.text_of(derivatives_path)[1] if derivatives_path else None,
                         backend_path, backend_text, backend_kernel_path,
-                        model.text_of(backend_kernel_path)[1] if backend_kernel_path else None, entry_end=entry.end if entry is not None else None)
+                        model.text_of(backend_kernel_path)[1] if backend_kernel_path else None,
+                        entry_end=entry.end if entry is not None else None)
 
 
 def workspace_edit(server: ScaffoldHost, result: sc.Scaffold, encoding: Any) -> types.WorkspaceEdit:
