@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -343,19 +344,11 @@ def backend_line(path: str, text: str, op: str) -> Insertion:
 
 # ---------------------------------------------------------------- the whole scaffold
 
-def _existing(native_text: str, tags: frozenset[str], release: Release) -> frozenset[str]:
-    snapshot = NativeParser(release=release).parse(native_text, tags)
-    return frozenset(str(op.function.func.name) for op in snapshot.functions.ops)
-
-
 def scaffold(request: ScaffoldRequest, tree: TreeTexts, release: Release = DEFAULT) -> Scaffold:
     """Every insertion of the scaffold; ScaffoldError when the op cannot be scaffolded as asked."""
     schema = parse_functional(request.schema)
     entries = yaml_entries(schema, request)
     names = [n for n, _, _ in entries]
-    taken = _existing(tree.native_text, tree.valid_tags, release) & set(names[1:] if tree.entry_end else names)
-    if taken:
-        raise ScaffoldError(f"native_functions.yaml already has {', '.join(sorted(taken))}")
     if tree.entry_end is None:
         native = _end(tree.native_path, tree.native_text, "\n".join(head + keys for _, head, keys in entries))
     else:
@@ -364,6 +357,10 @@ def scaffold(request: ScaffoldRequest, tree: TreeTexts, release: Release = DEFAU
         native = Insertion(tree.native_path, *tree.entry_end, "\n" + added.rstrip("\n") + "\n" + others.rstrip("\n"))
     new_native = _apply_text(tree.native_text, native)
     snapshot = NativeParser(release=release).parse(new_native, tree.valid_tags)
+    written = Counter(str(op.function.func.name) for op in snapshot.functions.ops)
+    taken = sorted(n for n in names if written[n] > 1)  # the file had it before
+    if taken:
+        raise ScaffoldError(f"native_functions.yaml already has {', '.join(taken)}")
     stubs = _stubs(snapshot, names)
     code = _merged(stubs)
     if tree.kernel_text is None:
