@@ -7,20 +7,11 @@ import re
 from pathlib import Path
 
 import pytest
-from autograd_tree import write_tree
+from autograd_tree import KERNELS, KERNELS_PATH, write_tree
 
 from opgen_lsp.analysis.scaffold import inplace_schema, out_schema, parse_functional
 from opgen_lsp.cli import main
 
-# The tree's own ops get kernels, so that whatever check reports is about the scaffold.
-EXISTING_KERNELS = """\
-#include <ATen/core/Tensor.h>
-namespace at::native {
-at::Tensor mul(const at::Tensor & self, const at::Tensor & other) { return self; }
-at::Tensor & mul_(at::Tensor & self, const at::Tensor & other) { return self; }
-::std::tuple<at::Tensor,at::Tensor> sort(const at::Tensor & self, int64_t dim, bool descending) { return {}; }
-} // namespace at::native
-"""
 BACKEND = "backend: PrivateUse1\ncpp_namespace: my_backend\nsupported: []\nautograd: []\n"
 SCHEMA = "my_op.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"
 
@@ -28,7 +19,7 @@ SCHEMA = "my_op.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"
 @pytest.fixture
 def tree(tmp_path, monkeypatch):
     write_tree(tmp_path)
-    (tmp_path / "aten/src/ATen/native/existing.cpp").write_text(EXISTING_KERNELS)
+    (tmp_path / KERNELS_PATH).write_text(KERNELS)
     (tmp_path / "my_backend.yaml").write_text(BACKEND)
     monkeypatch.chdir(tmp_path)
     return tmp_path

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 import pytest_lsp
-from autograd_tree import NATIVE, NATIVE_PATH, write_tree
+from autograd_tree import KERNELS, KERNELS_PATH, NATIVE, NATIVE_PATH, write_tree
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
@@ -21,13 +21,6 @@ from .test_workspace_features import apply
 pytestmark = [pytest.mark.asyncio]
 
 NEW_ENTRY = "\n- func: soft_clip(Tensor self, Scalar limit=1) -> Tensor\n  variants: function, method\n  tags: core\n"
-EXISTING_KERNELS = """\
-namespace at::native {
-at::Tensor mul(const at::Tensor & self, const at::Tensor & other) { return self; }
-at::Tensor & mul_(at::Tensor & self, const at::Tensor & other) { return self; }
-::std::tuple<at::Tensor,at::Tensor> sort(const at::Tensor & self, int64_t dim, bool descending) { return {}; }
-} // namespace at::native
-"""
 BACKEND = "backend: PrivateUse1\ncpp_namespace: my_backend\nsupported: []\n"
 
 
@@ -35,7 +28,7 @@ BACKEND = "backend: PrivateUse1\ncpp_namespace: my_backend\nsupported: []\n"
                     params=["visual-studio-code"])
 async def editor(request: pytest.FixtureRequest, lsp_client: LanguageClient, tmp_path: Path):
     write_tree(tmp_path)
-    (tmp_path / "aten/src/ATen/native/existing.cpp").write_text(EXISTING_KERNELS)
+    (tmp_path / KERNELS_PATH).write_text(KERNELS)
     (tmp_path / "my_backend.yaml").write_text(BACKEND)
     lsp_client.applied = []  # type: ignore[attr-defined]
     _read_code_actions_as_editors_do(lsp_client)
