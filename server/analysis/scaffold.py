@@ -149,7 +149,8 @@ def inplace_schema(schema: FunctionSchema) -> str | None:
 
 
 def out_schema(schema: FunctionSchema) -> str | None:
-    """The out= variant, when the op returns only Tensors (one out argument each, named after the return)."""
+    """The out= variant, when the op returns only Tensors (one out argument each, named after the return); a
+    factory's out= variant takes no tensor options (the out tensor has them), as PyTorch's factories' do."""
     if not schema.returns or not all(_plain_tensor(r.type) for r in schema.returns):
         return None
     taken = {a.name for a in schema.arguments.flat_all}
@@ -157,12 +158,17 @@ def out_schema(schema: FunctionSchema) -> str | None:
     if len(set(names)) != len(names) or taken & set(names):
         return None
     outs = [f"Tensor({chr(ord('a') + i)}!) {n}" for i, n in enumerate(names)]
-    args, _ = _split(schema)
-    kwarg_only = bool(schema.arguments.flat_kwarg_only)
-    joined = ", ".join(outs)
-    all_args = f"{args}, {joined}" if kwarg_only else (f"{args}, *, {joined}" if args else f"*, {joined}")
+    a = schema.arguments
+    positional = [str(x) for x in a.flat_positional]
+    kwarg_only = [str(x) for x in a.pre_tensor_options_kwarg_only + a.post_tensor_options_kwarg_only] + outs
+    all_args = ", ".join(positional + ["*"] + kwarg_only)
     returns = "Tensor(a!)" if len(outs) == 1 else "(" + ", ".join(outs) + ")"
     return f"{_variant_name(schema, out=True)}({all_args}) -> {returns}"
+
+
+def can_be_structured(schema: FunctionSchema) -> bool:
+    """Whether the op has an out= variant that groups with it (a factory's drops the tensor options)."""
+    return out_schema(schema) is not None and schema.arguments.tensor_options is None
 
 
 def _kernel_name(op_name: str) -> str:
@@ -178,9 +184,10 @@ def _tags_line(tags: Sequence[str]) -> str:
 def yaml_entries(schema: FunctionSchema, request: ScaffoldRequest) -> list[tuple[str, str, str]]:
     """(op name, `- func:` line, the keys after it) of each entry, functional first."""
     inplace, out = inplace_schema(schema), out_schema(schema)
-    if request.structured and out is None:
-        raise ScaffoldError(f"{schema.name} cannot be structured: a structured op needs an out= variant, and "
-                            "only an op returning Tensors has one")
+    if request.structured and not can_be_structured(schema):
+        raise ScaffoldError(f"{schema.name} cannot be structured: a structured op needs an out= variant with the "
+                            "functional's arguments, and only an op returning Tensors, with no tensor options "
+                            "(a factory), has one")
     keys = ", ".join(request.dispatch)
     tags = _tags_line(request.tags)
     out_name = _variant_name(schema, out=True)

@@ -54,7 +54,7 @@ def code_actions(analysis: Analysis, rng: types.Range, client: Client) -> list[t
     if found is None:
         return []
     titles = [(TITLE, False)]
-    if sc.out_schema(sc.parse_functional(found.schema)) is not None:
+    if sc.can_be_structured(sc.parse_functional(found.schema)):
         titles.append((TITLE_STRUCTURED, True))
     return [types.CodeAction(title=title, kind=types.CodeActionKind.RefactorRewrite,
                              command=types.Command(title=title, command=SCAFFOLD, arguments=[

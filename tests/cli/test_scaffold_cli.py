@@ -94,6 +94,8 @@ def test_printed_by_default_and_nothing_written(tree, capsys):
     ("mul.Tensor(Tensor self, Tensor other) -> Tensor", [], "already has mul.Tensor"),
     ("my_op.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", [], "is not functional"),
     ("my_op(Tensor self) -> int", ["--structured"], "cannot be structured"),
+    ("my_op(int n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) "
+     "-> Tensor", ["--structured"], "cannot be structured"),
     ("my_op(Tensor self) -> Tensor", ["--tags", "no_such_tag"], "OPG"),
     ("my_op(Tensor self -> Tensor", [], "not a schema"),
 ])
@@ -112,3 +114,24 @@ def test_variants():
     assert out_schema(parse_functional("f.dim(Tensor self) -> (Tensor a, Tensor b)")) == \
         "f.dim_out(Tensor self, *, Tensor(a!) a, Tensor(b!) b) -> (Tensor(a!) a, Tensor(b!) b)"
     assert out_schema(parse_functional("f(Tensor self) -> Tensor[]")) is None
+    factory = "f(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, " \
+              "bool? pin_memory=None) -> Tensor"
+    assert out_schema(parse_functional(factory)) == "f.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)"
+
+
+def test_other_shapes_check_clean(tree, capsys):
+    """A factory (its out= variant without tensor options), a list input, an optional input with a SymInt, two
+    returns: each scaffolded with its derivatives entry, the tree still checks clean."""
+    for schema in ("make_ramp2(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+                   "bool? pin_memory=None) -> Tensor",
+                   "cat_like(Tensor[] tensors, int dim=0) -> Tensor",
+                   "opt_in(Tensor self, Tensor? weight=None, SymInt n=1) -> Tensor",
+                   "split_two(Tensor self) -> (Tensor low, Tensor high)"):
+        assert main(["scaffold", schema, "--derivatives", "--apply"]) == 0, capsys.readouterr().err
+    native = (tree / "aten/src/ATen/native/native_functions.yaml").read_text()
+    assert "- func: make_ramp2.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)\n" in native
+    assert "- func: split_two.out(Tensor self, *, Tensor(a!) low, Tensor(b!) high) -> (Tensor(a!) low, " \
+           "Tensor(b!) high)\n" in native
+    assert "at::Tensor make_ramp2(at::IntArrayRef size, ::std::optional<at::ScalarType> dtype" in \
+        (tree / "aten/src/ATen/native/make_ramp2.cpp").read_text()
+    _check_clean(tree, capsys, backend=False)
