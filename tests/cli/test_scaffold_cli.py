@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+import reference
 from autograd_tree import KERNELS, KERNELS_PATH, write_tree
 
 from opgen_lsp.analysis.scaffold import inplace_schema, out_schema, parse_functional
@@ -135,3 +136,30 @@ def test_other_shapes_check_clean(tree, capsys):
     assert "at::Tensor make_ramp2(at::IntArrayRef size, ::std::optional<at::ScalarType> dtype" in \
         (tree / "aten/src/ATen/native/make_ramp2.cpp").read_text()
     _check_clean(tree, capsys, backend=False)
+
+
+# torchgen's reading of native_functions.yaml: every entry parsed, the groups formed; prints the structured groups.
+TORCHGEN_GROUPS = """\
+import sys
+from torchgen.gen import get_grouped_native_functions, parse_native_yaml
+from torchgen.model import NativeFunctionsGroup
+parsed = parse_native_yaml(sys.argv[1], sys.argv[2])
+groups = get_grouped_native_functions(parsed.native_functions)
+print(sorted(str(g.out.func.name) for g in groups if isinstance(g, NativeFunctionsGroup) and g.structured))
+"""
+
+
+@pytest.mark.conformance
+def test_torchgen_reads_the_scaffolded_entries(tree, capsys):
+    """The reference decides: torchgen parses the scaffolded file and groups each structured op with its out=."""
+    pytest.importorskip("torchgen")
+    for schema, extra in (("plain_op(Tensor self, Scalar s) -> Tensor", []),
+                          ("struct_op.Tensor(Tensor self, Tensor other) -> Tensor", ["--structured"]),
+                          ("pair_struct(Tensor self) -> (Tensor low, Tensor high)", ["--structured", "--tags", "core"]),
+                          ("ramp3(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+                           "bool? pin_memory=None) -> Tensor", [])):
+        assert main(["scaffold", schema, "--apply", *extra]) == 0, capsys.readouterr().err
+    native = tree / "aten/src/ATen/native"
+    done = reference.run(["-c", TORCHGEN_GROUPS, native / "native_functions.yaml", native / "tags.yaml"], cwd=tree)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() == "['pair_struct.out', 'struct_op.Tensor_out']"
