@@ -54,8 +54,11 @@ def code_actions(analysis: Analysis, rng: types.Range, client: Client) -> list[t
     if found is None:
         return []
     titles = [(TITLE, False)]
-    if sc.can_be_structured(sc.parse_functional(found.schema)):
-        titles.append((TITLE_STRUCTURED, True))
+    try:
+        if sc.can_be_structured(sc.parse_functional(found.schema)):
+            titles.append((TITLE_STRUCTURED, True))
+    except sc.ScaffoldError:  # (the command then says why; the other actions of this answer stay)
+        pass
     return [types.CodeAction(title=title, kind=types.CodeActionKind.RefactorRewrite,
                              command=types.Command(title=title, command=SCAFFOLD, arguments=[
                                  {"uri": analysis.uri, "line": line, "structured": structured}]))
