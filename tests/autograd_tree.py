@@ -28,6 +28,17 @@ DERIVATIVES = """\
   values: self_t.gather(dim, indices)
 """
 
+# C++ definitions of the tree's kernels (the CompositeImplicitAutograd ones the entries imply), so that
+# `opgen check --kernels` of the tree reports nothing of its own.
+KERNELS = """\
+namespace at::native {
+at::Tensor mul(const at::Tensor & self, const at::Tensor & other) { return self; }
+at::Tensor & mul_(at::Tensor & self, const at::Tensor & other) { return self; }
+::std::tuple<at::Tensor,at::Tensor> sort(const at::Tensor & self, int64_t dim, bool descending) { return {}; }
+} // namespace at::native
+"""
+KERNELS_PATH = "aten/src/ATen/native/existing.cpp"
+
 TAGS = "- tag: core\n  desc: Core ATen operators.\n"
 NATIVE_PATH = "aten/src/ATen/native/native_functions.yaml"
 DERIVATIVES_PATH = "tools/autograd/derivatives.yaml"

@@ -1,13 +1,18 @@
-"""Build the sample PrivateUse1 backend and run torch.add on its device.
+"""Build the sample PrivateUse1 backend and run torch.add on its device, and a new operator added with opgen scaffold.
 
     python samples/my_backend/run.py BUILD_DIR
 
-1. `opgen generate-backend -s backend.yaml -o generated --impl-path kernels.cpp`
+1. `opgen scaffold` adds a new operator, `twice_sum(Tensor self, Tensor other) -> Tensor`, to a copy of
+   torch's native_functions.yaml in BUILD_DIR (its functional, in-place and out= entries), lists it in a
+   copy of backend.yaml and appends its kernel stub to a copy of kernels.cpp; the stub's body is then
+   replaced by a real one (what a developer writes next). torch itself is prebuilt, so the extension
+   defines the new op's schema (TORCH_LIBRARY_FRAGMENT(aten, ...): NEW_OP_SCHEMA below);
+2. `opgen generate-backend -s backend.yaml -o generated --impl-path kernels.cpp --native-functions ...`
    in BUILD_DIR (checks that every listed op has its kernel, then writes
    generated/PrivateUse1NativeFunctions.h and generated/RegisterPrivateUse1.cpp);
-2. compiles kernels.cpp and the generated Register file as a torch extension
+3. compiles kernels.cpp and the generated Register file as a torch extension
    (torch.utils.cpp_extension.load: g++ and ninja), loads it;
-3. names the device `my_device` and adds two tensors on it.
+4. names the device `my_device`, adds two tensors on it and runs the new op.
 
 Prints one JSON object: what was computed and how often the backend's add kernels ran.
 """
@@ -20,6 +25,47 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+NEW_OP_SCHEMA = "twice_sum(Tensor self, Tensor other) -> Tensor"
+NEW_OP_STUB = '  TORCH_CHECK_NOT_IMPLEMENTED(false, "twice_sum (twice_sum) is not implemented yet");\n'
+# The body written in place of the stub's: 2 * (self + other), computed on the host like the add kernels.
+NEW_OP_BODY = """\
+  at::Tensor sum = at::add(host(self), host(other)).mul_(2);
+  at::Tensor out = empty(sum.sizes(), sum.scalar_type(), std::nullopt, std::nullopt, std::nullopt, std::nullopt);
+  host(out).copy_(sum);
+  return out;
+"""
+# torch is prebuilt: its dispatcher learns the new op's schema from the extension.
+NEW_OP_DEFINITION = f"""
+TORCH_LIBRARY_FRAGMENT(aten, m) {{
+  m.def("{NEW_OP_SCHEMA}");
+}}
+"""
+
+
+def scaffold(build: Path) -> None:
+    """The new op, added by `opgen scaffold` to copies of native_functions.yaml, backend.yaml and kernels.cpp."""
+    import shutil
+
+    import torchgen
+
+    from opgen_lsp.cli import main
+
+    native = build / "aten" / "src" / "ATen" / "native"
+    native.mkdir(parents=True, exist_ok=True)
+    packaged = Path(torchgen.__file__).parent / "packaged" / "ATen" / "native"
+    for name in ("native_functions.yaml", "tags.yaml"):
+        shutil.copyfile(packaged / name, native / name)
+    shutil.copyfile(HERE / "backend.yaml", build / "backend.yaml")
+    shutil.copyfile(HERE / "kernels.cpp", build / "kernels.cpp")
+    status = main(["scaffold", NEW_OP_SCHEMA, "--native-functions", str(native / "native_functions.yaml"),
+                   "--backend-yaml", str(build / "backend.yaml"), "--backend-kernel-file", str(build / "kernels.cpp"),
+                   "--apply"])
+    if status != 0:
+        raise SystemExit(f"opgen scaffold failed with status {status}")
+    code = (build / "kernels.cpp").read_text()
+    if code.count(NEW_OP_STUB) != 1:
+        raise SystemExit("opgen scaffold did not append the twice_sum stub to kernels.cpp")
+    (build / "kernels.cpp").write_text(code.replace(NEW_OP_STUB, NEW_OP_BODY) + NEW_OP_DEFINITION)
 
 
 def generate(build: Path) -> None:
@@ -28,8 +74,9 @@ def generate(build: Path) -> None:
     cwd = os.getcwd()
     os.chdir(build)
     try:
-        status = main(["generate-backend", "-s", str(HERE / "backend.yaml"), "-o", "generated",
-                       "--impl-path", str(HERE / "kernels.cpp")])
+        status = main(["generate-backend", "-s", str(build / "backend.yaml"), "-o", "generated",
+                       "--impl-path", str(build / "kernels.cpp"), "--native-functions",
+                       str(build / "aten" / "src" / "ATen" / "native" / "native_functions.yaml")])
     finally:
         os.chdir(cwd)
     if status != 0:
@@ -39,7 +86,7 @@ def generate(build: Path) -> None:
 def build_and_load(build: Path) -> None:
     from torch.utils.cpp_extension import load
 
-    load(name="my_backend_sample", sources=[str(HERE / "kernels.cpp"), str(build / "generated" / "RegisterPrivateUse1.cpp")],
+    load(name="my_backend_sample", sources=[str(build / "kernels.cpp"), str(build / "generated" / "RegisterPrivateUse1.cpp")],
          extra_include_paths=[str(build)], extra_cflags=["-O0"], build_directory=str(build),
          is_python_module=False, verbose=False)
 
@@ -70,7 +117,10 @@ def demo() -> dict:
     torch.add(a, b, out=d)
     after = torch.ops.my_backend.add_calls()
     a.add_(b)  # add_.Tensor: the wrapper generated around the add.Tensor kernel
+    twice = torch.ops.aten.twice_sum(a, b)  # the op added by opgen scaffold: a = [2, 3, 4] by now
     return {
+        "new_op": twice.cpu().tolist(),
+        "new_op_device": str(twice.device),
         "device": str(c.device),
         "result": c.cpu().tolist(),
         "out": d.cpu().tolist(),
@@ -87,6 +137,7 @@ def main(argv: list[str]) -> int:
         return 2
     build = Path(argv[0]).resolve()
     build.mkdir(parents=True, exist_ok=True)
+    scaffold(build)
     generate(build)
     build_and_load(build)
     print(json.dumps(demo()))

@@ -17,6 +17,7 @@ from .format import add_format_parser
 from .generate import add_generate_parser
 from .generate_backend import add_generate_backend_parser
 from .generate_lazy import add_generate_lazy_parser
+from .scaffold import add_scaffold_parser
 from .upgrade import add_upgrade_parser
 
 
@@ -37,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_generate_parser(sub)
     add_generate_backend_parser(sub)
     add_generate_lazy_parser(sub)
+    add_scaffold_parser(sub)
     add_upgrade_parser(sub)
     return parser
 

@@ -29,7 +29,7 @@ from pygls.lsp.server import LanguageServer
 from ..analysis.check import BACKEND, DEPRECATED, DERIVATIVES, NATIVE, SELECTION, TAGS
 from ..analysis.pytorch_format import LoadFailure
 from ..releases import server_version_text
-from . import commands, convert, editing, features, kernels, navigation, transport, watchdog
+from . import commands, convert, editing, features, kernels, navigation, scaffold, transport, watchdog
 from . import derivatives as derivatives_lsp
 from . import rename as rename_lsp
 from .analyses import Scheduler
@@ -664,8 +664,10 @@ DOCUMENT_QUERIES = (
                   lambda server, analysis, params: features.code_actions(analysis, params.range, server.client,
                                                                          server.kernel_context())
                   + editing.code_actions(analysis.uri, analysis.lines, analysis.document.text,
-                                         server.editing.result(analysis.uri), params.range, server.client.encoding),
-                  types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix])),
+                                         server.editing.result(analysis.uri), params.range, server.client.encoding)
+                  + scaffold.code_actions(analysis, params.range, server.client),
+                  types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix,
+                                                             types.CodeActionKind.RefactorRewrite])),
     DocumentQuery(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, "semanticTokens", _no_tokens,
                   lambda server, analysis, params: features.semantic_tokens(analysis, server.client),
                   features.SEMANTIC_LEGEND),
@@ -713,7 +715,7 @@ def _register_workspace_requests(server: OpgenLanguageServer) -> None:
 
 
 def _register_commands(server: OpgenLanguageServer) -> None:
-    def command(name: str, run: Callable[Concatenate[commands.CommandHost, ...], Awaitable[dict[str, Any]]]) -> None:
+    def command(name: str, run: Callable[Concatenate[OpgenLanguageServer, ...], Awaitable[dict[str, Any]]]) -> None:
         async def handler(ls: OpgenLanguageServer, *args: Any) -> dict[str, Any]:
             try:
                 return await run(server, *args)
@@ -729,3 +731,4 @@ def _register_commands(server: OpgenLanguageServer) -> None:
 
     command(commands.GENERATE, commands.generate)
     command(commands.SHOW_GENERATED, commands.show_generated)
+    command(scaffold.SCAFFOLD, scaffold.run)

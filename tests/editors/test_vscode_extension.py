@@ -44,7 +44,7 @@ def test_extension_packages_into_a_vsix():
     assert not any(n.startswith("extension/node_modules/") or n.startswith("extension/src/") for n in names), names
     assert manifest["main"] == "./dist/extension.js"
     assert {c["command"] for c in manifest["contributes"]["commands"]} == {
-        "opgenLsp.generate", "opgenLsp.showGenerated", "opgenLsp.restartServer"}
+        "opgenLsp.generate", "opgenLsp.showGenerated", "opgenLsp.scaffold", "opgenLsp.restartServer"}
     assert manifest["contributes"]["grammars"][0]["injectTo"] == ["source.yaml"]
 
 

@@ -401,10 +401,48 @@ async function showGenerated(what?: string): Promise<unknown> {
   return result;
 }
 
+/** opgen: Scaffold a new operator: a schema typed in a prompt, plain or structured, sent to opgen.scaffold
+ * (the server computes the edits and applies them through workspace/applyEdit). */
+async function scaffold(schema?: string): Promise<unknown> {
+  const lsp = await runningClient();
+  if (!lsp) {
+    return undefined;
+  }
+  const typed = schema ?? (await vscode.window.showInputBox({
+    prompt: "The new operator's functional schema (its in-place and out= entries are derived from it)",
+    placeHolder: "my_op(Tensor self, Scalar alpha=1) -> Tensor",
+  }));
+  if (!typed) {
+    return undefined;
+  }
+  const kind = await vscode.window.showQuickPick(["Plain kernels", "Structured (structured_delegate to out=)"],
+                                                 { title: "opgen: Scaffold a new operator" });
+  if (!kind) {
+    return undefined;
+  }
+  const arg: Record<string, unknown> = { schema: typed, structured: kind.startsWith("Structured") };
+  const document = activeOperatorDocument();
+  if (document) {
+    arg.uri = document.uri.toString();
+  }
+  let result: { error?: string } | undefined;
+  try {
+    result = await lsp.sendRequest(ExecuteCommandRequest.type, { command: "opgen.scaffold", arguments: [arg] });
+  } catch (error) {
+    showFailure(`opgen: Scaffold failed: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
+  }
+  if (result?.error) {
+    showFailure(`opgen: Scaffold: ${result.error}`);
+  }
+  return result;
+}
+
 async function menu(): Promise<void> {
   const items: (vscode.QuickPickItem & { command: string })[] = [
     { label: "$(play) Generate", command: "opgenLsp.generate" },
     { label: "$(file-code) Show generated code", command: "opgenLsp.showGenerated" },
+    { label: "$(new-file) Scaffold a new operator", command: "opgenLsp.scaffold" },
     { label: "$(debug-restart) Restart server", command: "opgenLsp.restartServer" },
     { label: "$(output) Show the server's output", command: "opgenLsp.showOutput" },
   ];
@@ -425,6 +463,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ clie
     status,
     vscode.commands.registerCommand("opgenLsp.generate", generate),
     vscode.commands.registerCommand("opgenLsp.showGenerated", showGenerated),
+    vscode.commands.registerCommand("opgenLsp.scaffold", scaffold),
     vscode.commands.registerCommand("opgenLsp.restartServer", restart),
     vscode.commands.registerCommand("opgenLsp.showOutput", () => output.show(true)),
     vscode.commands.registerCommand("opgenLsp.menu", menu),
