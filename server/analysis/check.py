@@ -13,7 +13,18 @@ from ..index.documents import DEPRECATED_YAML, DERIVATIVES_YAML
 from ..index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapshot
 from ..input_file import NOT_UTF8, SPECIAL, TOO_LARGE, UnreadableFile, read_text
 from ..model.selection import TOP_LEVEL_KEYS, read_selection
-from ..releases import Fit, Release, Resolved, release_diagnostics, release_tags, resolve_for, resolve_for_autograd
+from ..model.vendor_formats import vendor_format
+from ..releases import (
+    Fit,
+    Release,
+    Resolved,
+    parse_version,
+    release_diagnostics,
+    release_tags,
+    resolve,
+    resolve_for,
+    resolve_for_autograd,
+)
 from ..report import FileDiagnostic
 from ..text import Span, as_python_reads
 from ..tree_release import tree_diagnostics
@@ -53,6 +64,8 @@ def classify(path: str, text: str) -> str:
         return DERIVATIVES
     if name == DEPRECATED_YAML:  # a common name: only PyTorch's, in an autograd folder
         return DEPRECATED if os.path.basename(os.path.dirname(path)) == "autograd" else UNKNOWN
+    if vendor_format(path, text) is not None:  # a vendor's dialect of the backend yaml, read by its own reader
+        return BACKEND
     for line in text.splitlines():
         stripped = line.strip()
         if not stripped or stripped.startswith("#") or stripped == "---":
@@ -194,6 +207,7 @@ class _Run:
         self._backend_releases: list[Resolved] = []  # the release of that native_functions.yaml, once read
         # The native_functions.yaml of each derivatives.yaml / deprecated.yaml (by path; None: torch's), parsed once.
         self._autograd_natives: dict[str | None, NativeSnapshot | None] = {}
+        self._release_natives: dict[str, NativeSnapshot | None] = {}
 
     def tags_for(self, path: str) -> TagsSnapshot | None:
         if path not in self._tags:
@@ -256,6 +270,19 @@ class _Run:
         if self.native_extra is not None:
             self._report(path, self.native_extra(path, native))
 
+    def _release_native(self, series: str) -> NativeSnapshot | None:
+        """A torch line's own native_functions.yaml (op-plugin's version ranges), parsed once per run; None when
+        neither the torchgen cache nor the installed torch has it. Only the release given with --torch-version
+        when there is one."""
+        if self.torch_version is not None and parse_version(self.torch_version) != parse_version(series):
+            return None
+        default = self._backend_native[0] if self._backend_native else None
+        if default is not None and default.release.series == series:
+            return default
+        if series not in self._release_natives:
+            self._release_natives[series] = _release_snapshot(series)
+        return self._release_natives[series]
+
     def _autograd(self, path: str, text: str, kind: str) -> None:
         from ..index.derivatives import tree_native_functions
 
@@ -292,8 +319,10 @@ class _Run:
                    "--native-functions F (or install torch 2.13, whose torchgen ships one)")
             self._report(path, [diag("OPG900", Span.point(0, 0), why)])
             return
-        backend = check_backend(text, native)
+        backend = check_backend(text, native, path, self._release_native)
         self._report(path, backend.diagnostics)
+        if backend.vendor is not None:
+            return
         if self.backend_extra is not None:
             self._report(path, self.backend_extra(path, text, backend, native))
 
@@ -314,6 +343,28 @@ def _autograd_diagnostics(path: str, text: str, kind: str, native_file: str | No
     if native is None or derivatives_check is None:
         return found + list(document.diagnostics)
     return found + list(derivatives_check(document, native, release))
+
+
+def _release_snapshot(series: str) -> NativeSnapshot | None:
+    """The native_functions.yaml of torch X.Y as that release's rules read it, with its tags."""
+    from ..index.base_text import release_native_path, torchgen_cache_root
+
+    known_key = parse_version(series)
+
+    known = resolve(series, "op-plugin's version range")
+    root = torchgen_cache_root()
+    patches = sorted(v for v in (os.listdir(root) if os.path.isdir(root) else ()) if parse_version(v) == known_key)
+    path = next((p for v in (*reversed(patches), f"{series}.0") if (p := release_native_path(v))), None)
+    if known is None or known.fit is not Fit.KNOWN or path is None:
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        with open(os.path.join(os.path.dirname(path), "tags.yaml"), encoding="utf-8") as f:
+            tags = TagsParser().parse(f.read()).names
+    except (OSError, UnicodeDecodeError):
+        return None
+    return NativeParser(release=known.release).parse(text, tags)
 
 
 def _native_to_resolve_against(native_path: str | None, tags_path: str | None,
