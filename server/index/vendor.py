@@ -36,8 +36,10 @@ def series_of(version: str) -> str:
 
 
 def releases_of(op: VendorOp, default: NativeSnapshot, natives: NativeFor | None) -> list[NativeSnapshot]:
-    if op.versions is None or natives is None:
+    if op.versions is None:
         return [default]
+    if natives is None:  # only the release given: the op is checked there if its range holds it
+        return [default] if f"v{default.release.series}" in op.versions else []
     out: list[NativeSnapshot] = []
     for version in op.versions:
         native = natives(series_of(version))
@@ -95,7 +97,7 @@ def resolve_vendor(yaml: VendorYaml, default: NativeSnapshot, natives: NativeFor
     for op in yaml.ops:
         if op.name is None:
             continue
-        targets = releases_of(op, default, natives if yaml.format == OP_PLUGIN else None)
+        targets = releases_of(op, default, natives)
         for native in targets:
             if native.release.series not in checked:
                 checked.append(native.release.series)
