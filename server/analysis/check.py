@@ -273,15 +273,28 @@ class _Run:
     def _release_native(self, series: str) -> NativeSnapshot | None:
         """A torch line's own native_functions.yaml (op-plugin's version ranges), parsed once per run; None when
         neither the torchgen cache nor the installed torch has it. Only the release given with --torch-version
-        when there is one."""
-        if self.torch_version is not None and parse_version(self.torch_version) != parse_version(series):
-            return None
+        (or the file given with --native-functions) when there is one."""
         default = self._backend_native[0] if self._backend_native else None
+        if self.native_path is not None or self.torch_version is not None:
+            given = parse_version(self.torch_version) if self.torch_version else None
+            return self._vendor_native(default) if given in (None, parse_version(series)) else None
         if default is not None and default.release.series == series:
             return default
+        return self._cached_release(series)
+
+    def _cached_release(self, series: str) -> NativeSnapshot | None:
         if series not in self._release_natives:
             self._release_natives[series] = _release_snapshot(series)
         return self._release_natives[series]
+
+    def _vendor_native(self, native: NativeSnapshot | None) -> NativeSnapshot | None:
+        """What a vendor file is resolved against: with --torch-version and no --native-functions, that release's own
+        native_functions.yaml when it is at hand (a vendor file lists the ops of the release it targets)."""
+        if self.native_path is None and self.torch_version is not None:
+            found = parse_version(self.torch_version)
+            own = self._cached_release(f"{found[0]}.{found[1]}") if found else None
+            return own or native
+        return native
 
     def _autograd(self, path: str, text: str, kind: str) -> None:
         from ..index.derivatives import tree_native_functions
@@ -319,6 +332,8 @@ class _Run:
                    "--native-functions F (or install torch 2.13, whose torchgen ships one)")
             self._report(path, [diag("OPG900", Span.point(0, 0), why)])
             return
+        if vendor_format(path, text) is not None:
+            native = self._vendor_native(native) or native
         backend = check_backend(text, native, path, self._release_native)
         self._report(path, backend.diagnostics)
         if backend.vendor is not None:

@@ -32,7 +32,6 @@ from opgen_lsp.model.vendor_formats import (
 )
 from opgen_lsp.syntax.nodes import compose
 
-
 # ../shared/corpus beside the checkout, as tests/conftest.py finds it.
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 MIRRORS = os.environ.get("OPGEN_VENDOR_REPOS")
