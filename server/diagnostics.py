@@ -263,6 +263,7 @@ CODES: dict[str, Code] = _table(
     ("OPG551", "vendor-bad-version", E, "an op-plugin version that all_version does not list"),
     ("OPG552", "vendor-new-op-without-schema", E, "a vendor file's new (custom) op given without its whole schema"),
     ("OPG553", "vendor-bad-entry", E, "a vendor file's op entry that is neither a name nor a map with func:"),
+    ("OPG554", "vendor-bad-option", E, "a per-op option a vendor's codegen rejects (derived_type, dispatch, ...)"),
 )
 
 

@@ -209,6 +209,11 @@ def _entry(r: _Reader, section: str, role: str, item: YNode) -> None:
         r.add("OPG552", span, f"'{section}' declares a new op: write its whole schema, 'func: {text}(...) -> ...' "
                               f"(torchnpugen: Wrong format for function: {text})")
         return
+    if entry is not None:
+        _options(r, entry)
+    elif r.fmt in (TORCH_MLU, TORCH_MUSA):
+        r.add("OPG553", item.span, f"an item of '{section}' must be a map with 'func:' ({r.fmt}'s codegen asserts "
+                                   "each op is a dict)")
     name, issues = parse_operator_name(name_text)
     if name is None or str(name) != name_text:
         why = issues[0].message if issues else "not a valid op name"
@@ -216,6 +221,32 @@ def _entry(r: _Reader, section: str, role: str, item: YNode) -> None:
         name = None
     r.ops.append(VendorOp(section, span, name_text, name_span, name, text if paren >= 0 else None, role,
                           _versions(r, entry), "mapping" if entry is not None else "scalar"))
+
+
+MLU_DERIVED_TYPES = ("cnnl", "bang", "mluop")
+MLU_DISPATCH = ("PrivateUse1", "SparsePrivateUse1")
+
+
+def _options(r: _Reader, entry: YMap) -> None:
+    """The per-op options a codegen asserts on (torch_mlu: derived_type, dispatch; torch_musa: dispatch,
+    structured)."""
+    for k, v in entry.pairs:
+        key = k.value if isinstance(k, YScalar) else None
+        value = v.value if isinstance(v, YScalar) else None
+        if r.fmt == TORCH_MLU and key == "derived_type" and value not in MLU_DERIVED_TYPES:
+            r.add("OPG554", v.span, f"derived_type is one of {', '.join(MLU_DERIVED_TYPES)} (gen_mlu_stubs: "
+                                    f"derived_type support cnnl, bang or mluop, but got: {value})")
+        elif r.fmt == TORCH_MLU and key == "dispatch":
+            parts = str(value).replace(" ", "").split(",")
+            for part in parts:
+                if part not in MLU_DISPATCH:
+                    r.add("OPG554", v.span, f"dispatch is PrivateUse1, SparsePrivateUse1 or both (gen_mlu_stubs: "
+                                            f"dispatch only support PrivateUse1 and SparsePrivateUse1, but got: "
+                                            f"{part})")
+        elif r.fmt == TORCH_MUSA and key == "dispatch" and not isinstance(v, YMap):
+            r.add("OPG554", v.span, "dispatch is a map of dispatch key to kernel (gen_torch_musa asserts a dict)")
+        elif r.fmt == TORCH_MUSA and key == "structured" and not isinstance(value, bool):
+            r.add("OPG554", v.span, "structured is True or False (gen_torch_musa asserts a bool)")
 
 
 def _section(r: _Reader, key: YScalar, value: YNode, role: str) -> None:
@@ -261,8 +292,11 @@ def lower_vendor_yaml(fmt: str, root: YNode | None) -> tuple[VendorYaml | None, 
         elif name not in settings:
             accepted = (*settings, *sections)
             hint, data = did_you_mean(name, accepted)
+            # gen_mlu_stubs pops the sections it knows and never looks at the rest: a mistyped one is lost.
+            ignored = " and ignores the others" if fmt == TORCH_MLU else ""
             r.add("OPG507", k.span, f"unexpected key '{name}': {fmt}'s codegen reads only "
-                                    f"{', '.join(accepted)}{hint}", data=data)
+                                    f"{', '.join(accepted)}{ignored}{hint}", data=data,
+                  severity=Severity.WARNING if fmt == TORCH_MLU else None)
     if fmt == TORCH_NPU:
         for required in ("backend", "cpp_namespace"):
             if not any(k == required for k, _ in keys):

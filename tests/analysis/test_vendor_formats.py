@@ -81,20 +81,21 @@ def check(fmt: str, text: str, native: NativeSnapshot):
     return check_backend(text, native, SOURCES[fmt][0])
 
 
-def errors_by_line(fmt: str, text: str, native: NativeSnapshot) -> dict[int, set[str]]:
+def errors_by_line(fmt: str, text: str, native: NativeSnapshot, *, warnings: bool = False) -> dict[int, set[str]]:
     out: dict[int, set[str]] = {}
     for d in check(fmt, text, native).diagnostics:
-        if d.is_error:
+        if d.is_error or warnings:
             out.setdefault(d.span.start_line, set()).add(d.code)
     return out
 
 
 # ---------------------------------------------------------------- the real files
 
-# Errors a real file has against torch 2.13 that are not opgen's: torch_mlu's file is of its r2.4 line (torch 2.4,
-# older than any release opgen knows), whose attention ops' schemas changed since; torch_musa's targets torch 2.7.1
-# patched with its own ops (test_musa_against_its_patched_release checks it there).
-KNOWN_AT_2_13 = {TORCH_NPU: 0, TORCH_MLU: 6, OP_PLUGIN: 0, TORCH_MUSA: 22}
+# Errors a real file has against torch 2.13 that are not opgen's: torch_musa's file targets torch 2.7.1 patched
+# with 14 ops of its own (and uses 8 named-tensor overloads 2.13 dropped). torch_mlu's is of its r2.4 line (torch
+# 2.4, older than any release opgen knows): the 6 attention ops whose schemas changed since are warnings, since its
+# codegen reads only the names of aten entries.
+KNOWN_AT_2_13 = {TORCH_NPU: 0, TORCH_MLU: 0, OP_PLUGIN: 0, TORCH_MUSA: 22}
 
 
 @pytest.mark.corpus
@@ -105,7 +106,8 @@ def test_real_file_checks_clean(fmt: str, native: NativeSnapshot) -> None:
     found = errors_by_line(fmt, text, native)
     assert sum(len(c) for c in found.values()) == KNOWN_AT_2_13[fmt], found
     if fmt == TORCH_MLU:
-        assert all(codes <= {"OPG550", "OPG509"} for codes in found.values())
+        warned = errors_by_line(fmt, text, native, warnings=True)
+        assert sorted(c for codes in warned.values() for c in codes) == ["OPG509"] + ["OPG550"] * 5
 
 
 @pytest.mark.corpus
@@ -181,10 +183,13 @@ HAND_WRITTEN = {
                 ("  - view", "  - 3", "OPG553"), ("symint:", "symint: 3", "OPG506")],
     OP_PLUGIN: [("    acl_op: [v2.1, newest]", "    acl_op: [v2.1, newer]", "OPG551"), ("quant:", "quants:", "OPG507"),
                 ("    op_api: all_version", "    op_api: [v2.1]", "OPG551"), ("autograd:", "autograds:", "OPG507")],
-    TORCH_MLU: [("audio:", "audios:", "OPG507"), ("  - func: copy_", "  - func:", "OPG553"),
-                ("  - func: cat.out", "  - func: cat.out(Tensor self) -> Tensor", "OPG550")],
+    TORCH_MLU: [("audio:", "audios:", "OPG507"), ("  - func: _local_scalar_dense", "  - _local_scalar_dense", "OPG553"),
+                ("  - func: copy_", "  - func:", "OPG553"),
+                ("  - func: cat.out", "  - func: cat.out(Tensor self) -> Tensor", "OPG550"),
+                ("    derived_type: bang", "    derived_type: bangc", "OPG554")],
     TORCH_MUSA: [("- func: amax", "- func: amax(Tensor self) -> Tensor", "OPG550"), ("- func: amin", "- 7", "OPG553"),
-                 ("- func: hypot_", "- func: hypot_.zz", "OPG509"), ("- func: sgn", "- func: ", "OPG553")],
+                 ("- func: hypot_", "- func: hypot_.zz", "OPG509"), ("- func: sgn", "- func: ", "OPG553"),
+                 ("  structured: false", "  structured: 3", "OPG554")],
 }
 
 
@@ -231,16 +236,16 @@ def _batch(fmt: str, native: NativeSnapshot):
     mutations, its errors before and after."""
     if fmt not in _RESULTS:
         text = real_text(fmt)
-        baseline = errors_by_line(fmt, text, native)
+        baseline = errors_by_line(fmt, text, native, warnings=True)
         made = mutations(fmt, text, set(baseline))
         lines = text.split("\n")
         for _, line, new, _ in made:
             lines[line] = new
-        _RESULTS[fmt] = (made, baseline, errors_by_line(fmt, "\n".join(lines), native))
+        _RESULTS[fmt] = (made, baseline, errors_by_line(fmt, "\n".join(lines), native, warnings=True))
     return _RESULTS[fmt]
 
 
-MAX_MUTATIONS = len(KINDS) * PER_KIND + 4
+MAX_MUTATIONS = len(KINDS) * PER_KIND + 5
 
 
 @pytest.mark.corpus
