@@ -51,8 +51,8 @@ def hover(yaml: VendorYaml, native: NativeSnapshot | None, line: int, col: int) 
     head = f"**{op.text}**: an upstream op listed in {where}.{versions}"
     if drift:
         head += f"\n\nThe schema written here differs from {native.release}'s:\n```\n{op.schema}\n```"
-    return HoverText(f"{head}\n\nUpstream ({native.release}) declares:\n\n{function_summary(found.function)}",
-                     op.span)
+    return HoverText(f"{head}\n\nUpstream ({native.release}) declares:\n```\n{found.function.func}\n```\n\n"
+                     f"{function_summary(found.function)}", op.span)
 
 
 def symbols(yaml: VendorYaml) -> list[Symbol]:

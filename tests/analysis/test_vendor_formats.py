@@ -268,3 +268,43 @@ def test_at_least_20_mutations(fmt: str, native: NativeSnapshot) -> None:
     # Nothing reported on a line no mutation touched.
     touched = {line for _, line, _, _ in made}
     assert {line for line in found if line not in touched} <= set(baseline) | {0}
+
+
+# ---------------------------------------------------------------- the queries the server answers with
+
+SMALL = {
+    "musa_functions.yaml": "- func: relu\n- func: add.Tensor(Tensor self, Tensor other) -> Tensor\n- func: re\n",
+    "op_plugin_functions.yaml": ("all_version: [v2.12, v2.13]\nofficial:\n  - func: relu(Tensor self) -> Tensor\n"
+                                 "    op_api: all_version\ncustom:\n  - func: npu_x(Tensor self) -> Tensor\n"
+                                 "    op_api: v2.13\n"),
+    "npu_native_functions.yaml": ("backend: NPU\ncpp_namespace: at_npu::native\nsupported:\n  - relu\ncustom:\n"
+                                  "  - func: npu_thing(Tensor self) -> Tensor\n"),
+}
+
+
+def test_hover_definition_completion_symbols(native: NativeSnapshot) -> None:
+    from opgen_lsp.analysis import backend as query
+    from opgen_lsp.analysis import vendor as vendor_query
+
+    musa = check_backend(SMALL["musa_functions.yaml"], native, "musa_functions.yaml")
+    hover = query.hover(musa, native, 1, 10)
+    assert hover is not None and "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor" in hover.markdown
+    assert "differs" in hover.markdown
+    declared = query.definition(musa, native, 0, 9)
+    assert declared is not None and native.ops_by_name["relu"].line == declared.start_line
+    lines = SMALL["musa_functions.yaml"].splitlines()
+    assert "relu" in {c.label for c in query.complete(lines, 2, len(lines[2]), native)}
+
+    plugin = check_backend(SMALL["op_plugin_functions.yaml"], native, "op_plugin_functions.yaml")
+    assert plugin.vendor is not None
+    tree = {s.name: [c.name for c in s.children] for s in vendor_query.symbols(plugin.vendor.yaml)}
+    assert tree == {"official": ["relu"], "custom": ["npu_x"]}
+    hover = query.hover(plugin, native, 2, 12)
+    assert hover is not None and "v2.12, v2.13" in hover.markdown and "relu(Tensor self) -> Tensor" in hover.markdown
+
+    npu = check_backend(SMALL["npu_native_functions.yaml"], native, "npu_native_functions.yaml")
+    hover = query.hover(npu, native, 5, 14)
+    assert hover is not None and "a new op" in hover.markdown
+    assert query.definition(npu, native, 5, 14) is None  # a new op: nothing upstream to go to
+    lines = ["backend: NPU", "supported:", "  - rel"]
+    assert "relu" in {c.label for c in query.complete(lines, 2, len(lines[2]), native)}
