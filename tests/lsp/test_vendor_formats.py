@@ -87,7 +87,7 @@ def uri_of(client: LanguageClient, name: str) -> str:
 
 async def diagnostics_of(client: LanguageClient, name: str) -> list[tuple[str, int, bool]]:
     want = EXPECTED[name]
-    found = await current_diagnostics(client, uri_of(client, name), lambda ds: len(ds) >= len(want), timeout=60)
+    found = await current_diagnostics(client, uri_of(client, name), lambda ds: len(ds) >= len(want), timeout=20)
     return sorted((str(d.code), d.range.start.line, d.severity == types.DiagnosticSeverity.Error) for d in found)
 
 
