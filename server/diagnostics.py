@@ -259,6 +259,11 @@ CODES: dict[str, Code] = _table(
     ("OPG537", "lazy-codegen-unsupported", E, "an op the lazy codegen cannot generate code for"),
     # values torchgen pastes into the generated C++ as they are
     ("OPG540", "not-a-cpp-name", E, "a class_name or cpp_namespace that is not a C++ name (torchgen pastes it as it is)"),
+    ("OPG550", "vendor-schema-drift", E, "an upstream op whose schema in a vendor file is not exactly upstream's"),
+    ("OPG551", "vendor-bad-version", E, "an op-plugin version that all_version does not list"),
+    ("OPG552", "vendor-new-op-without-schema", E, "a vendor file's new (custom) op given without its whole schema"),
+    ("OPG553", "vendor-bad-entry", E, "a vendor file's op entry that is neither a name nor a map with func:"),
+    ("OPG554", "vendor-bad-option", E, "a per-op option a vendor's codegen rejects (derived_type, dispatch, ...)"),
     # a backend's own operator file (a native_functions.yaml of its ops, PrivateUse kernels) against its release
     ("OPG590", "schema-not-upstream", E, "an op of a backend's operator file whose schema is not the pinned release's"),
     ("OPG591", "op-not-upstream", E, "an aten op of a backend's operator file that the pinned release does not declare"),

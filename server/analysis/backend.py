@@ -21,6 +21,7 @@ from ..model.backend import ListedOp
 from ..model.native_function import NativeFunction
 from ..releases import migration_note, schema_change_note
 from ..text import Span
+from . import vendor as vendor_query
 from .completion import OP, Candidate
 from .definition import declaration_span, find_op
 from .hover import HoverText, function_summary
@@ -50,6 +51,8 @@ BACKEND_KEYS: dict[str, str] = {
 
 
 def listed_op_at(snapshot: BackendSnapshot, line: int, col: int) -> ListedOp | None:
+    if snapshot.vendor is not None:
+        return vendor_query.listed_op_at(snapshot.vendor.yaml, line, col)
     yaml = snapshot.yaml
     if yaml is None:
         return None
@@ -106,6 +109,8 @@ def hover(snapshot: BackendSnapshot, native: NativeSnapshot | None, line: int, c
     definitions(class name, kernel): where the kernel is defined; None when no C++ files are known.
     lazy(function, listing): Markdown of what gen_lazy_tensor generates for a full_codegen / ir_gen op (or "").
     """
+    if snapshot.vendor is not None:
+        return vendor_query.hover(snapshot.vendor.yaml, native, line, col)
     found = key_at(snapshot, line, col)
     if found is not None:
         key, span = found
@@ -165,6 +170,7 @@ def definition(snapshot: BackendSnapshot, native: NativeSnapshot | None, line: i
 # ---------------------------------------------------------------- completion
 
 _ITEM = re.compile(r"(\s*)-\s+([\w.]*)\Z")
+_FUNC_ITEM = re.compile(r"\s*-\s+func:\s*([\w.]*)\Z")
 _INLINE = re.compile(r"([A-Za-z_]\w*):\s*\[(?:[^\]]*,)?\s*([\w.]*)\Z")
 _TOP_KEY = re.compile(r"([A-Za-z_]\w*)\s*:")
 
@@ -185,8 +191,12 @@ def complete(lines: Sequence[str], line: int, col: int, native: NativeSnapshot |
     if native is None or not 0 <= line < len(lines):
         return []
     prefix = lines[line][:col]
-    m = _ITEM.match(prefix)
-    if m is not None:
+    func = _FUNC_ITEM.match(prefix)
+    if func is not None:  # a vendor file's `- func: name` (or one of a native_functions.yaml-like list)
+        if section_of(lines, line) in vendor_query.CUSTOM_SECTIONS:
+            return []
+        section, word = None, func.group(1)
+    elif (m := _ITEM.match(prefix)) is not None:
         section = section_of(lines, line)
         word = m.group(2)
     else:
@@ -194,7 +204,7 @@ def complete(lines: Sequence[str], line: int, col: int, native: NativeSnapshot |
         if m is None:
             return []
         section, word = m.group(1), m.group(2)
-    if section not in OP_SECTIONS:
+    if func is None and section not in OP_SECTIONS + vendor_query.OP_SECTIONS:
         return []
     replace = Span(line, col - len(word), line, col)
     out = []

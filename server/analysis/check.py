@@ -14,13 +14,16 @@ from ..index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapsho
 from ..index.own_ops import own_backend_keys, upstream_ops
 from ..input_file import NOT_UTF8, SPECIAL, TOO_LARGE, UnreadableFile, read_text
 from ..model.selection import TOP_LEVEL_KEYS, read_selection
+from ..model.vendor_formats import vendor_format
 from ..releases import (
     Fit,
     Release,
     Resolved,
     as_patched_by_backend,
+    parse_version,
     release_diagnostics,
     release_tags,
+    resolve,
     resolve_for,
     resolve_for_autograd,
 )
@@ -64,6 +67,8 @@ def classify(path: str, text: str) -> str:
         return DERIVATIVES
     if name == DEPRECATED_YAML:  # a common name: only PyTorch's, in an autograd folder
         return DEPRECATED if os.path.basename(os.path.dirname(path)) == "autograd" else UNKNOWN
+    if vendor_format(path, text) is not None:  # a vendor's dialect of the backend yaml, read by its own reader
+        return BACKEND
     for line in text.splitlines():
         stripped = line.strip()
         if not stripped or stripped.startswith("#") or stripped == "---":
@@ -205,6 +210,7 @@ class _Run:
         self._backend_releases: list[Resolved] = []  # the release of that native_functions.yaml, once read
         # The native_functions.yaml of each derivatives.yaml / deprecated.yaml (by path; None: torch's), parsed once.
         self._autograd_natives: dict[str | None, NativeSnapshot | None] = {}
+        self._release_natives: dict[str, NativeSnapshot | None] = {}
 
     def tags_for(self, path: str) -> TagsSnapshot | None:
         if path not in self._tags:
@@ -270,6 +276,32 @@ class _Run:
         if self.native_extra is not None:
             self._report(path, self.native_extra(path, native))
 
+    def _release_native(self, series: str) -> NativeSnapshot | None:
+        """A torch line's own native_functions.yaml (op-plugin's version ranges), parsed once per run; None when
+        neither the torchgen cache nor the installed torch has it. Only the release given with --torch-version
+        (or the file given with --native-functions) when there is one."""
+        default = self._backend_native[0] if self._backend_native else None
+        if self.native_path is not None or self.torch_version is not None:
+            given = parse_version(self.torch_version) if self.torch_version else None
+            return self._vendor_native(default) if given in (None, parse_version(series)) else None
+        if default is not None and default.release.series == series:
+            return default
+        return self._cached_release(series)
+
+    def _cached_release(self, series: str) -> NativeSnapshot | None:
+        if series not in self._release_natives:
+            self._release_natives[series] = _release_snapshot(series)
+        return self._release_natives[series]
+
+    def _vendor_native(self, native: NativeSnapshot | None) -> NativeSnapshot | None:
+        """What a vendor file is resolved against: with --torch-version and no --native-functions, that release's own
+        native_functions.yaml when it is at hand (a vendor file lists the ops of the release it targets)."""
+        if self.native_path is None and self.torch_version is not None:
+            found = parse_version(self.torch_version)
+            own = self._cached_release(f"{found[0]}.{found[1]}") if found else None
+            return own or native
+        return native
+
     def _autograd(self, path: str, text: str, kind: str) -> None:
         from ..index.derivatives import tree_native_functions
 
@@ -306,8 +338,12 @@ class _Run:
                    "--native-functions F (or install torch 2.13, whose torchgen ships one)")
             self._report(path, [diag("OPG900", Span.point(0, 0), why)])
             return
-        backend = check_backend(text, native)
+        if vendor_format(path, text) is not None:
+            native = self._vendor_native(native) or native
+        backend = check_backend(text, native, path, self._release_native)
         self._report(path, backend.diagnostics)
+        if backend.vendor is not None:
+            return
         if self.backend_extra is not None:
             self._report(path, self.backend_extra(path, text, backend, native))
 
@@ -334,6 +370,28 @@ def _autograd_diagnostics(path: str, text: str, kind: str, native_file: str | No
     if native is None or derivatives_check is None:
         return found + list(document.diagnostics)
     return found + list(derivatives_check(document, native, release))
+
+
+def _release_snapshot(series: str) -> NativeSnapshot | None:
+    """The native_functions.yaml of torch X.Y as that release's rules read it, with its tags."""
+    from ..index.base_text import release_native_path, torchgen_cache_root
+
+    known_key = parse_version(series)
+
+    known = resolve(series, "op-plugin's version range")
+    root = torchgen_cache_root()
+    patches = sorted(v for v in (os.listdir(root) if os.path.isdir(root) else ()) if parse_version(v) == known_key)
+    path = next((p for v in (*reversed(patches), f"{series}.0") if (p := release_native_path(v))), None)
+    if known is None or known.fit is not Fit.KNOWN or path is None:
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        with open(os.path.join(os.path.dirname(path), "tags.yaml"), encoding="utf-8") as f:
+            tags = TagsParser().parse(f.read()).names
+    except (OSError, UnicodeDecodeError):
+        return None
+    return NativeParser(release=known.release).parse(text, tags)
 
 
 def _native_to_resolve_against(native_path: str | None, tags_path: str | None,

@@ -7,10 +7,12 @@ from dataclasses import dataclass
 from ..diagnostics import Diagnostic, diag, first_diagnostics
 from ..model.backend import BackendYaml, lower_backend_yaml
 from ..model.backend_resolve import ResolvedBackend, resolve_backend
-from ..syntax.nodes import compose
+from ..model.vendor_formats import lower_vendor_yaml, vendor_format
+from ..syntax.nodes import YNode, compose
 from ..text import Span
 from .documents import _not_text, estimated_nodes, memory_budget
 from .native import NativeSnapshot
+from .vendor import NativeFor, VendorResolution, resolve_vendor
 
 
 @dataclass(frozen=True)
@@ -19,6 +21,8 @@ class BackendSnapshot:
     yaml: BackendYaml | None
     resolved: ResolvedBackend | None
     diagnostics: tuple[Diagnostic, ...]
+    # A vendor's dialect (torch_npu, op-plugin, torch_mlu, torch_musa): read by its own reader instead.
+    vendor: VendorResolution | None = None
 
     @property
     def has_errors(self) -> bool:
@@ -36,8 +40,11 @@ MAX_BACKEND_CHARS = 8 * 1024 * 1024
 BACKEND_VALUE_COST = 1_000
 
 
-def check_backend(text: str, native: NativeSnapshot) -> BackendSnapshot:
-    """Compose, lower and resolve one backend yaml; never raises on bad input."""
+def check_backend(text: str, native: NativeSnapshot, path: str = "", natives: NativeFor | None = None
+                  ) -> BackendSnapshot:
+    """Compose, lower and resolve one backend yaml; never raises on bad input. A vendor file (by its name at `path`
+    or its keys) is read as its vendor's codegen reads it; natives(line): another release's native_functions.yaml,
+    for op-plugin's version ranges."""
     problem = _not_text(text, MAX_BACKEND_CHARS) or _too_many_nodes(text)
     if problem is not None:  # a huge or binary file opened by mistake: one diagnostic, at once
         return BackendSnapshot(None, None, (problem,))
@@ -49,6 +56,9 @@ def check_backend(text: str, native: NativeSnapshot) -> BackendSnapshot:
                                                  "to itself through an alias (&a ... *a); a backend yaml cannot "
                                                  "be read from it"),))
     found = list(diagnostics)
+    fmt = vendor_format(path, text)
+    if fmt is not None:
+        return _check_vendor(fmt, root, found, native, natives)
     yaml, lowering = lower_backend_yaml(root)
     # A yaml syntax error leaves no tree: report that alone, not that the file is empty.
     if root is None and found:
@@ -59,6 +69,19 @@ def check_backend(text: str, native: NativeSnapshot) -> BackendSnapshot:
         resolved, resolving = resolve_backend(yaml, native.functions, native.release)
         found.extend(resolving)
     return BackendSnapshot(yaml, resolved, first_diagnostics(found, len(found), _order))
+
+
+def _check_vendor(fmt: str, root: YNode | None, found: list[Diagnostic], native: NativeSnapshot,
+                  natives: NativeFor | None) -> BackendSnapshot:
+    if root is None and found:
+        return BackendSnapshot(None, None, tuple(sorted(found, key=_order)))
+    vendor, lowering = lower_vendor_yaml(fmt, root)
+    found.extend(lowering)
+    resolution = None
+    if vendor is not None:
+        resolution, resolving = resolve_vendor(vendor, native, natives)
+        found.extend(resolving)
+    return BackendSnapshot(None, None, first_diagnostics(found, len(found), _order), resolution)
 
 
 def _too_many_nodes(text: str) -> Diagnostic | None:

@@ -118,6 +118,16 @@ class NativeSnapshot:
 
         return Explainer(self.functions, self.release)
 
+    @functools.cached_property
+    def ops_by_name(self) -> dict[str, Op]:
+        """Each op by `name.overload` (one written in the file before a generated one), built on first use."""
+        out: dict[str, Op] = {}
+        for op in self.functions.ops:
+            name = str(op.function.func.name)
+            if name not in out or out[name].generated and not op.generated:
+                out[name] = op
+        return out
+
 
 class NativeParser:
     """Parses native_functions.yaml text; entries are cached per set of valid tags.

@@ -24,6 +24,7 @@ from ..analysis import lens as lens_query
 from ..analysis import semantic as semantic_query
 from ..analysis import signature as signature_query
 from ..analysis import symbols as symbols_query
+from ..analysis import vendor as vendor_query
 from ..analysis.folding import entry_folds
 from ..diagnostics import cap_diagnostics
 from ..model.native_function import NativeFunction
@@ -246,6 +247,8 @@ _SYMBOL_KINDS = {
 
 
 def _symbols_of(analysis: Analysis) -> list[symbols_query.Symbol]:
+    if analysis.backend is not None and analysis.backend.vendor is not None:
+        return vendor_query.symbols(analysis.backend.vendor.yaml)
     if analysis.native is not None:
         return symbols_query.native_symbols(analysis.native)
     if analysis.tags is not None:

@@ -589,7 +589,7 @@ class Workspace:
         if native is None:
             why = source.why or f"cannot read the native_functions.yaml at {source.path}"
             return Analysis(document, key, (diag("OPG900", Span.point(0, 0), why),))
-        snapshot = check_backend(document.text, native.snapshot)
+        snapshot = check_backend(document.text, native.snapshot, document.path or document.uri)
         diagnostics = snapshot.diagnostics + self._backend_kernels(document, snapshot, native) \
             + self._upgrade_check(document, snapshot, native)
         header, lazy = self._lazy_check(document, snapshot, native)
