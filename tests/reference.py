@@ -12,7 +12,8 @@ is trusted. A hit writes the same bytes a real run would.
 
 The entries live in $OPGEN_REFERENCE_CACHE when it names a folder, else in the user cache dir
 ($XDG_CACHE_HOME or ~/.cache)/opgen/reference, beside the torchgen folders tools/torchgen_release.py keeps;
-OPGEN_REFERENCE_CACHE=off runs torchgen every time. opgen's own output is never cached: only torchgen's.
+OPGEN_REFERENCE_CACHE=off runs torchgen every time; OPGEN_REFERENCE_REFRESH=1 runs it and stores each result
+anew, replacing the entry. opgen's own output is never cached: only torchgen's.
 """
 
 from __future__ import annotations
@@ -252,6 +253,8 @@ def run(argv: Sequence[str | os.PathLike[str]], *, cwd: Path, outputs: Sequence[
     folder = cache_folder()
     key = call.key() if folder is not None else ""
     entry = folder / key[:2] / key if folder is not None else None
+    if entry is not None and os.environ.get("OPGEN_REFERENCE_REFRESH"):
+        shutil.rmtree(entry, ignore_errors=True)  # run for real and store anew (an entry suspected wrong)
     if entry is not None:
         replayed = _replay(entry, call)
         if replayed is not None:
@@ -339,25 +342,38 @@ def _stored(path: Path, digest: str) -> bytes:
     return data
 
 
-def _link(stored: Path, target: Path, size: int, mtime: int) -> bool:
-    """Hard-link an unchanged stored file into place (a real run's bytes without writing them again). A test that
-    writes into a replayed file changes the entry's too: its mtime tells, and the entry is dropped (_Corrupt)."""
+# An entry with at least this many files (a per-operator tree) is hard-linked into place: copying 7,000 files on
+# every replay costs seconds. Smaller ones are copied, so that a test editing a replayed file (a checked-in header it
+# then changes, say) never writes into the entry.
+LINKED_FROM = 500
+
+
+def _unchanged(stored: Path, size: int, mtime: int) -> None:
+    """A stored file with no placeholder is trusted by its size and mtime (reading 7,000 files back to hash them
+    would cost what the cache saves). A test that wrote into a linked file changed them: the entry is dropped."""
     try:
         seen = stored.stat()
     except OSError as exc:
         raise _Corrupt(str(stored)) from exc
     if (seen.st_size, seen.st_mtime_ns) != (size, mtime):
         raise _Corrupt(str(stored))
+
+
+def _place(stored: Path, target: Path, link: bool) -> None:
     target.unlink(missing_ok=True)
-    try:
-        os.link(stored, target)
-    except OSError:
-        return False  # another file system: copied (and checked) instead
-    return True
+    if link:
+        try:
+            os.link(stored, target)
+            return
+        except OSError:
+            pass  # another file system: copied instead
+    shutil.copyfile(stored, target)
 
 
 def _replay(entry: Path, call: Call) -> tuple[int, bytes, bytes] | None:
-    """The stored result, its files written into place; None (the entry dropped) when it is absent or damaged."""
+    """The stored result, its files written into place; None (the entry dropped) when it is absent or damaged.
+    Every stored file is checked before any output is touched: a damaged entry leaves the caller's files (inputs
+    inside an output folder among them) as they were, for the real run that follows."""
     try:
         meta = json.loads((entry / "meta.json").read_text())
     except (OSError, ValueError):
@@ -365,25 +381,32 @@ def _replay(entry: Path, call: Call) -> tuple[int, bytes, bytes] | None:
             shutil.rmtree(entry, ignore_errors=True)
         return None
     places = call.places()
-    written: list[Path] = []
     try:
         if meta.get("format") != FORMAT or len(meta["outputs"]) != len(call.outputs):
             raise _Corrupt("format")
         streams = {n: places.restore(_stored(entry / n, meta["streams"][n])) for n in ("stdout", "stderr")}
+        link = sum(len(listed["files"]) for listed in meta["outputs"]) >= LINKED_FROM
+        writes: list[tuple[Path, Path, bytes | None]] = []  # (stored, target, restored bytes, or None: placed as is)
+        dirs: list[Path] = []
         for i, (output, listed) in enumerate(zip(call.outputs, meta["outputs"], strict=True)):
-            for relative in listed["dirs"]:
-                (output / relative).mkdir(parents=True, exist_ok=True)
+            dirs += [output / relative for relative in listed["dirs"]]
             for relative, digest, has_places, size, mtime in listed["files"]:
                 stored = entry / "files" / str(i) / (relative or "_")
                 target = output / relative if relative else output
-                target.parent.mkdir(parents=True, exist_ok=True)
-                written.append(target)
-                if not has_places and _link(stored, target, size, mtime):
-                    continue
-                target.write_bytes(places.restore(_stored(stored, digest)))
+                if has_places:
+                    writes.append((stored, target, places.restore(_stored(stored, digest))))
+                else:
+                    _unchanged(stored, size, mtime)
+                    writes.append((stored, target, None))
     except (_Corrupt, KeyError, TypeError, ValueError):
-        for path in written:
-            path.unlink(missing_ok=True)
         shutil.rmtree(entry, ignore_errors=True)
         return None
+    for folder in dirs:
+        folder.mkdir(parents=True, exist_ok=True)
+    for stored, target, data in writes:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if data is None:
+            _place(stored, target, link)
+        else:
+            target.write_bytes(data)
     return meta["returncode"], streams["stdout"], streams["stderr"]

@@ -150,4 +150,16 @@ def test_a_test_that_writes_into_a_replayed_file_does_not_change_the_entry(tmp_p
     with open(replayed, "a") as f:  # in place, as a careless test might
         f.write("int y;\n")
     _, files, _ = job(tmp_path / "c", torchgen)
+    assert files["aten/sub/ops.cpp"] == b"int x;\n" and runs(torchgen) == 1  # a small entry is copied into place
+
+
+def test_a_write_into_a_linked_file_drops_the_entry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(reference, "LINKED_FROM", 1)  # every entry linked, as a per-operator tree is
+    torchgen = stand_in(tmp_path / "release")
+    job(tmp_path / "a", torchgen)
+    job(tmp_path / "b", torchgen)
+    replayed = tmp_path / "b" / "out" / "aten" / "sub" / "ops.cpp"
+    with open(replayed, "a") as f:
+        f.write("int y;\n")
+    _, files, _ = job(tmp_path / "c", torchgen)
     assert files["aten/sub/ops.cpp"] == b"int x;\n" and runs(torchgen) == 2
