@@ -3,12 +3,36 @@
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Protocol
 
 
 def files_under(folder: Path) -> dict[str, bytes]:
     """Every file below `folder`, by its path relative to it, with its bytes."""
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+class Digested(Protocol):
+    """A file known by its sha256, its bytes read on demand (reference.Output)."""
+
+    @property
+    def digest(self) -> str: ...
+
+    @property
+    def read(self) -> Callable[[], bytes]: ...
+
+
+def assert_same_files(expected: Mapping[str, Digested], got: Mapping[str, bytes]) -> None:
+    """Every file of the reference's output (by digest) is in `got` with the same bytes, and nothing more; the
+    first differing file's bytes are read for the message."""
+    assert sorted(set(expected) - set(got)) == [], "files opgen does not write"
+    assert sorted(set(got) - set(expected)) == [], "files gen.py does not write"
+    different = [name for name in expected if hashlib.sha256(got[name]).hexdigest() != expected[name].digest]
+    if different:
+        first = different[0]
+        raise AssertionError(f"{len(different)} differ; {first}: {first_difference(expected[first].read(), got[first])}")
 
 
 def first_difference(torchgen: bytes, opgen: bytes) -> str:

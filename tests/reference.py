@@ -28,7 +28,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -234,6 +234,16 @@ class Call:
         return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 
+def _call(argv: Sequence[str | os.PathLike[str]], cwd: Path, outputs: Sequence[Path], pythonpath: Sequence[Path],
+          env: Mapping[str, str] | None, inputs: Sequence[Path]) -> Call:
+    args = tuple(os.fspath(a) for a in argv)
+    if len(args) > 1 and args[0] == "-m" and args[1].startswith("opgen"):
+        raise ValueError("opgen's own output is never cached: run it directly")
+    return Call(args, Path(cwd).absolute(), tuple(Path(p).absolute() for p in pythonpath),
+                tuple(sorted((env or {}).items())), tuple(Path(p).absolute() for p in inputs),
+                tuple((Path(cwd) / p).absolute() for p in outputs))
+
+
 def run(argv: Sequence[str | os.PathLike[str]], *, cwd: Path, outputs: Sequence[Path] = (),
         pythonpath: Sequence[Path] = (), env: Mapping[str, str] | None = None, inputs: Sequence[Path] = (),
         check: bool = False, text: bool = True, timeout: float | None = None) -> subprocess.CompletedProcess:
@@ -244,12 +254,7 @@ def run(argv: Sequence[str | os.PathLike[str]], *, cwd: Path, outputs: Sequence[
     files and folders the run writes (relative ones under cwd), replayed on a hit. pythonpath: PYTHONPATH (the
     release folder; empty: the installed torch's torchgen). env: variables set beside os.environ. inputs: what
     the run reads that its command line does not name (files an oracle's job names, a tree's tools/ package)."""
-    args = tuple(os.fspath(a) for a in argv)
-    if len(args) > 1 and args[0] == "-m" and args[1].startswith("opgen"):
-        raise ValueError("opgen's own output is never cached: run it directly")
-    call = Call(args, Path(cwd).absolute(), tuple(Path(p).absolute() for p in pythonpath),
-                tuple(sorted((env or {}).items())), tuple(Path(p).absolute() for p in inputs),
-                tuple((Path(cwd) / p).absolute() for p in outputs))
+    call = _call(argv, cwd, outputs, pythonpath, env, inputs)
     folder = cache_folder()
     key = call.key() if folder is not None else ""
     entry = folder / key[:2] / key if folder is not None else None
@@ -263,6 +268,81 @@ def run(argv: Sequence[str | os.PathLike[str]], *, cwd: Path, outputs: Sequence[
     if entry is not None:
         _store(entry, call, returncode, stdout, stderr)
     return _completed(call, returncode, stdout, stderr, check=check, text=text)
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    """One file a run wrote: its sha256 and its bytes, read only when asked (for a diff on a mismatch)."""
+
+    digest: str
+    read: Callable[[], bytes]
+
+
+@dataclass(frozen=True, slots=True)
+class Outputs:
+    """A run's result with the files it wrote as digests: {output's relative path / file's relative path: Output}."""
+
+    done: subprocess.CompletedProcess
+    files: dict[str, Output]
+
+
+def run_digests(argv: Sequence[str | os.PathLike[str]], *, cwd: Path, outputs: Sequence[Path],
+                pythonpath: Sequence[Path] = (), env: Mapping[str, str] | None = None,
+                inputs: Sequence[Path] = ()) -> Outputs:
+    """`run`, but the output files are not written into place on a hit: their digests come from the entry (a
+    comparison of thousands of files then reads none of them twice). On a miss (or with the cache off) torchgen
+    runs for real into cwd and the files are digested there. Keys are paths relative to cwd, '/'-separated."""
+    call = _call(argv, cwd, outputs, pythonpath, env, inputs)
+    folder = cache_folder()
+    if folder is not None:
+        key = call.key()
+        found = _digests(folder / key[:2] / key, call)
+        if found is not None:
+            return found
+    done = run(argv, cwd=cwd, outputs=outputs, pythonpath=pythonpath, env=env, inputs=inputs)
+    return Outputs(done, _digests_on_disk(call))
+
+
+def _relative(call: Call, output: Path, relative: str) -> str:
+    return (output / relative if relative else output).relative_to(call.cwd).as_posix()
+
+
+def _digests_on_disk(call: Call) -> dict[str, Output]:
+    files = {}
+    for output in call.outputs:
+        for relative in _files_of(output):
+            path = output / relative if relative else output
+            data = path.read_bytes()
+            files[_relative(call, output, relative)] = Output(hashlib.sha256(data).hexdigest(), lambda d=data: d)
+    return files
+
+
+def _digests(entry: Path, call: Call) -> Outputs | None:
+    """The entry's result as digests (files with placeholders restored and digested now); None when absent or
+    damaged (then `run` drops and remakes it)."""
+    try:
+        meta = json.loads((entry / "meta.json").read_text())
+        if meta.get("format") != FORMAT or len(meta["outputs"]) != len(call.outputs):
+            return None
+        places = call.places()
+        streams = {n: places.restore(_stored(entry / n, meta["streams"][n])) for n in ("stdout", "stderr")}
+        files = {}
+        for i, (output, listed) in enumerate(zip(call.outputs, meta["outputs"], strict=True)):
+            for relative, digest, has_places, size, mtime in listed["files"]:
+                stored = entry / "files" / str(i) / (relative or "_")
+                if has_places:
+                    data = places.restore(_stored(stored, digest))
+                    files[_relative(call, output, relative)] = Output(hashlib.sha256(data).hexdigest(),
+                                                                      lambda d=data: d)
+                    continue
+                seen = stored.stat()  # as _link checks it: a stored file written into since is not trusted
+                if (seen.st_size, seen.st_mtime_ns) != (size, mtime):
+                    return None
+                files[_relative(call, output, relative)] = Output(digest, lambda s=stored, d=digest: _stored(s, d))
+    except (OSError, _Corrupt, KeyError, TypeError, ValueError):
+        return None
+    return Outputs(_completed(call, meta["returncode"], streams["stdout"], streams["stderr"], check=False, text=True),
+                   files)
 
 
 def _execute(call: Call, timeout: float | None) -> tuple[int, bytes, bytes]:

@@ -3,11 +3,13 @@ torchgen file makes it miss, and a hit writes what a real run writes, byte for b
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 from pathlib import Path
 
 import pytest
 import reference
+from file_trees import assert_same_files
 
 # The stand-in: reads -s's native.yaml, writes -d (a header holding its own absolute path and a nested file) and
 # -o (an outputs list of absolute paths, as --output-dependencies writes), prints paths, fails on "bad".
@@ -163,3 +165,53 @@ def test_a_write_into_a_linked_file_drops_the_entry(tmp_path: Path, monkeypatch:
         f.write("int y;\n")
     _, files, _ = job(tmp_path / "c", torchgen)
     assert files["aten/sub/ops.cpp"] == b"int x;\n" and runs(torchgen) == 2
+
+
+def digests_job(folder: Path, torchgen_root: Path) -> reference.Outputs:
+    (folder / "src").mkdir(parents=True, exist_ok=True)
+    (folder / "src" / "native.yaml").write_text("- func: abs(Tensor self) -> Tensor\n")
+    return reference.run_digests(["-m", "torchgen.gen", "-s", folder / "src", "-d", "out/aten", "-o",
+                                  folder / "deps.txt"], cwd=folder, outputs=[Path("out"), Path("deps.txt")],
+                                 pythonpath=[torchgen_root])
+
+
+def test_digests_on_a_hit_are_those_of_the_files_a_real_run_writes(tmp_path: Path, monkeypatch) -> None:
+    torchgen = stand_in(tmp_path / "release")
+    first = digests_job(tmp_path / "a", torchgen)  # a miss: run, stored, digested on disk
+    hit = digests_job(tmp_path / "b", torchgen)
+    assert runs(torchgen) == 1
+    assert not (tmp_path / "b" / "out").exists(), "a hit writes no file"
+    monkeypatch.setenv("OPGEN_REFERENCE_CACHE", "off")
+    real = digests_job(tmp_path / "b2", torchgen)
+    assert runs(torchgen) == 2
+    assert sorted(hit.files) == sorted(first.files) == ["deps.txt", "out/aten/Ops.h", "out/aten/sub/ops.cpp"]
+    for name, output in hit.files.items():
+        data = output.read()
+        assert hashlib.sha256(data).hexdigest() == output.digest
+        # The paths inside (Ops.h's folder, the outputs list's) are b's, as a real run in b writes them.
+        assert data == real.files[name].read().replace(str(tmp_path / "b2").encode(), str(tmp_path / "b").encode())
+    assert hit.done.returncode == 0 and str(tmp_path / "b") in hit.done.stdout
+
+
+def test_digests_of_a_stored_file_written_into_are_not_trusted(tmp_path: Path, entries: Path) -> None:
+    torchgen = stand_in(tmp_path / "release")
+    digests_job(tmp_path / "a", torchgen)
+    stored = next(p for p in entries.rglob("ops.cpp"))
+    stored.write_bytes(b"int y;\n")  # as a test writing into a hard-linked replayed file would
+    again = digests_job(tmp_path / "b", torchgen)
+    assert runs(torchgen) == 2, "the entry was trusted"
+    assert again.files["out/aten/sub/ops.cpp"].read() == b"int x;\n"
+
+
+def test_a_changed_byte_against_the_digests_fails_with_the_first_difference(tmp_path: Path) -> None:
+    torchgen = stand_in(tmp_path / "release")
+    digests_job(tmp_path / "a", torchgen)
+    hit = digests_job(tmp_path / "b", torchgen)
+    same = {name: output.read() for name, output in hit.files.items()}
+    assert_same_files(hit.files, same)
+    with pytest.raises(AssertionError, match=r"1 differ; out/aten/sub/ops.cpp: line 1"):
+        assert_same_files(hit.files, {**same, "out/aten/sub/ops.cpp": b"int z;\n"})
+    with pytest.raises(AssertionError, match="files opgen does not write"):
+        assert_same_files(hit.files, {n: d for n, d in same.items() if n != "deps.txt"})
+    with pytest.raises(AssertionError, match="files gen.py does not write"):
+        assert_same_files(hit.files, {**same, "extra.h": b""})
