@@ -335,9 +335,7 @@ def _digests(entry: Path, call: Call) -> Outputs | None:
                     files[_relative(call, output, relative)] = Output(hashlib.sha256(data).hexdigest(),
                                                                       lambda d=data: d)
                     continue
-                seen = stored.stat()  # as _link checks it: a stored file written into since is not trusted
-                if (seen.st_size, seen.st_mtime_ns) != (size, mtime):
-                    return None
+                _unchanged(stored, size, mtime)  # a stored file written into since is not trusted
                 files[_relative(call, output, relative)] = Output(digest, lambda s=stored, d=digest: _stored(s, d))
     except (OSError, _Corrupt, KeyError, TypeError, ValueError):
         return None
