@@ -51,7 +51,7 @@ def test_neovim_shows_opg009_and_formats_as_the_lint(tmp_path: Path):
     (ws / "native_functions.yaml").write_text(text, encoding="utf-8")
     (ws / "tags.yaml").write_text((SAMPLES / "aten" / "native" / "tags.yaml").read_text(encoding="utf-8"), encoding="utf-8")
     init = tmp_path / "init.lua"
-    init.write_text(docs_config("lua", "nvim-config"), encoding="utf-8")
+    init.write_text(docs_config("lua", "nvim-minimal") + docs_config("lua", "nvim-config"), encoding="utf-8")
     script = tmp_path / "format.lua"
     script.write_text(FORMAT_LUA, encoding="utf-8")
     out = tmp_path / "result.json"
