@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_vscode import bare_python, code_server, script_env, vsix  # noqa: F401  (the fixture, on this module's workspace)
+from .test_vscode import code_server, script_env, vsix  # noqa: F401  (the fixture, on this module's workspace)
 
 pytestmark = [pytest.mark.editors, pytest.mark.slow]
 
@@ -34,7 +34,7 @@ def workspace(workspace: Path) -> Path:
 
 
 @pytest.fixture
-def interpreter(bare_python: Path) -> tuple[dict, str]:  # noqa: F811
+def interpreter(bare_python: Path) -> tuple[dict, str]:
     """The bundled server run by a bare venv's Python; no auto save (VS Code for the Web saves after a second by
     default): Generate must save the edit itself, and say so."""
     python = bare_python

@@ -23,8 +23,8 @@ from pathlib import Path
 import pytest
 from repo_tools import load_tool
 
-from .conftest import EXTENSION, NPM_PREFIX, editor_env
-from .test_vscode import _install_opgen, _isolated, _venv, running_code_server, servers_started, vsix, wheelhouse  # noqa: F401
+from .conftest import EXTENSION, NPM_PREFIX, _install_opgen, _isolated, _venv, editor_env
+from .test_vscode import running_code_server, servers_started, vsix  # noqa: F401
 
 pytestmark = [pytest.mark.editors, pytest.mark.slow]
 
@@ -66,7 +66,7 @@ def _drive(url: str, workspace: Path, user_data: Path, tmp_path: Path, **switch:
 
 
 def test_the_python_extensions_interpreter_runs_the_server(tmp_path: Path, workspace: Path, vsix: Path,  # noqa: F811
-                                                           wheelhouse: Path):  # noqa: F811
+                                                           wheelhouse: Path):
     selected = _venv_with_opgen(tmp_path / "selected", wheelhouse)
     # The one selected next: this interpreter's packages (opgen_lsp among them) seen from a venv of its own; not
     # --system-site-packages, which inside a venv would see the base interpreter's packages, without opgen_lsp.
@@ -89,7 +89,7 @@ def test_the_python_extensions_interpreter_runs_the_server(tmp_path: Path, works
 
 
 def test_virtual_env_of_code_servers_environment_runs_the_server(tmp_path: Path, workspace: Path, vsix: Path,  # noqa: F811
-                                                                 wheelhouse: Path):  # noqa: F811
+                                                                 wheelhouse: Path):
     python = _venv_with_opgen(tmp_path / "activated", wheelhouse)
     env = _isolated(editor_env())
     env["VIRTUAL_ENV"] = str(python.parent.parent)
