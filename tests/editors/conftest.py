@@ -123,3 +123,47 @@ def which_opgen() -> str:
     path = shutil.which("opgen", path=editor_env()["PATH"])
     assert path, "opgen is not installed (pip install -e .)"
     return path
+
+
+def _isolated(env) -> dict[str, str]:
+    """The server must come from where the test puts it (the .vsix, the workspace's .venv, ...), not from a
+    PYTHONPATH or an activated virtual environment (VIRTUAL_ENV, which the extension looks at) of the test run."""
+    return {k: v for k, v in env.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+
+
+def _venv(folder: Path) -> Path:
+    """A virtual environment without this machine's packages (so without opgen_lsp); its interpreter. Without pip:
+    ensurepip took over 300 s at a load average of 25 on the 2-core machine, and what gets installed into it is
+    installed by this interpreter's pip (`--python`, see _install_opgen)."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True, timeout=1200,
+                   capture_output=True)
+    python = folder / "bin" / "python"
+    assert subprocess.run([str(python), "-c", "import opgen_lsp"], env=_isolated(os.environ),
+                          capture_output=True).returncode != 0
+    return python
+
+
+def _install_opgen(python: Path, wheelhouse: Path) -> None:
+    """opgen, as `pip install <checkout>` installs it, into the environment of `python`: from the session's wheels
+    of the checkout and its dependencies (built once: a build per environment cost a minute under load)."""
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet",
+                    "--disable-pip-version-check", "--no-compile", "--no-index", "--find-links", str(wheelhouse), "opgen-lsp"],
+                   check=True, timeout=900, capture_output=True, env=_isolated(os.environ))
+    assert subprocess.run([str(python), "-c", "import opgen_lsp"], env=_isolated(os.environ),
+                          capture_output=True).returncode == 0
+
+
+@pytest.fixture(scope="session")
+def wheelhouse(tmp_path_factory) -> Path:
+    """The wheels of this checkout and of its dependencies, built once per session."""
+    out = tmp_path_factory.mktemp("wheelhouse")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--disable-pip-version-check", "--wheel-dir",
+                    str(out), str(ROOT)], check=True, timeout=900, capture_output=True, env=_isolated(os.environ))
+    return out
+
+
+@pytest.fixture(scope="session")
+def bare_python(tmp_path_factory) -> Path:
+    """An interpreter without opgen_lsp (a bare venv): the extension runs its bundled copy with it. One per session:
+    nothing writes into it."""
+    return _venv(tmp_path_factory.mktemp("bare") / "venv")

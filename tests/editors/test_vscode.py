@@ -18,7 +18,6 @@ import os
 import shutil
 import socket
 import subprocess
-import sys
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -26,7 +25,19 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import EXTENSION, NPM_PREFIX, ROOT, SAMPLES, editor_env, expected_codes, readme_mistakes, require
+from .conftest import (
+    EXTENSION,
+    NPM_PREFIX,
+    ROOT,
+    SAMPLES,
+    _install_opgen,
+    _isolated,
+    _venv,
+    editor_env,
+    expected_codes,
+    readme_mistakes,
+    require,
+)
 
 pytestmark = [pytest.mark.editors, pytest.mark.slow]
 
@@ -66,33 +77,22 @@ def build_vsix(script: str = "package", outputs: tuple[Path, ...] = (VSIX,)) -> 
     return outputs[0]
 
 
-def _isolated(env) -> dict[str, str]:
-    """The server must come from where the test puts it (the .vsix, the workspace's .venv, ...), not from a
-    PYTHONPATH or an activated virtual environment (VIRTUAL_ENV, which the extension looks at) of the test run."""
-    return {k: v for k, v in env.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-
-
-def _venv(folder: Path) -> Path:
-    """A virtual environment without this machine's packages (so without opgen_lsp); its interpreter."""
-    # (ensurepip alone took over 300 s at a load average of 25 on the 2-core machine)
-    subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True, timeout=1200, capture_output=True)
-    python = folder / "bin" / "python"
-    assert subprocess.run([str(python), "-c", "import opgen_lsp"], env=_isolated(os.environ),
-                          capture_output=True).returncode != 0
-    return python
+@pytest.fixture(scope="session")
+def vsix() -> Path:
+    """The README's .vsix, built (when a source is newer) once per session."""
+    require("code-server and playwright-core (npm, tools/.editors)", _code_server)
+    return build_vsix()
 
 
 @pytest.fixture(params=["bundled", "workspace-venv"])
-def interpreter(request, tmp_path: Path, workspace: Path) -> tuple[dict, str]:
+def interpreter(request, workspace: Path, bare_python: Path) -> tuple[dict, str]:
     """(settings, the end of the "Starting" line the output channel logs). The workspace also gets
     samples/aten (templates of its own) for Generate: neither interpreter has torch."""
     shutil.copytree(SAMPLES / "aten", workspace / "aten")
     if request.param == "bundled":
-        python = _venv(tmp_path / "bare")
-        return {"opgen.server.pythonPath": str(python)}, f"(bundled copy, run by {python})"
+        return {"opgen.server.pythonPath": str(bare_python)}, f"(bundled copy, run by {bare_python})"
     python = _venv(workspace / ".venv")
-    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(ROOT)],
-                   check=True, timeout=900, capture_output=True)
+    _install_opgen(python, request.getfixturevalue("wheelhouse"))
     return {}, f"(workspace .venv ({python}))"
 
 
@@ -107,15 +107,35 @@ def _server_started(user_data: Path) -> str:
     return next(iter(servers_started(user_data)), "")
 
 
+# (the .vsix files, in order) -> the extensions folder they were installed into, once per session
+_installed: dict[tuple[tuple[str, float], ...], Path] = {}
+
+
+def installed_extensions(folder: Path, vsixes: tuple[Path, ...], env: dict[str, str]) -> Path:
+    """An extensions folder with these .vsix files installed by code-server (`--install-extension`): `folder`, or
+    the one an earlier test of the session installed the same files into (code-server only reads it)."""
+    key = tuple((str(v), v.stat().st_mtime) for v in vsixes)
+    if key in _installed:
+        return _installed[key]
+    binary = require("code-server and playwright-core (npm, tools/.editors)", _code_server)
+    for vsix in vsixes:
+        subprocess.run([str(binary), "--user-data-dir", str(folder.with_name(folder.name + "-install-data")),
+                        "--extensions-dir", str(folder), "--install-extension", str(vsix)], check=True, env=env,
+                       timeout=300, capture_output=True)
+    assert any(folder.glob("opgen.opgen-lsp-*")), "the .vsix was not installed"
+    _installed[key] = folder
+    return folder
+
+
 @contextlib.contextmanager
 def running_code_server(tmp_path: Path, workspace: Path, settings: dict, vsixes: tuple[Path, ...],
-                        env: dict[str, str]) -> Iterator[tuple[str, Path]]:
+                        env: dict[str, str]) -> Iterator[tuple[str, Path, Path]]:
     """code-server on a free port with these user settings and extensions, opening `workspace`, in `env`;
-    (its URL, its user-data folder)."""
+    (its URL, its user-data folder, its extensions folder)."""
     binary = require("code-server and playwright-core (npm, tools/.editors)", _code_server)
     require("chromium (Debian's package chromium)", _chromium)
     user_data = tmp_path / "code-user"
-    extensions = tmp_path / "code-extensions"
+    extensions = installed_extensions(tmp_path / "code-extensions", vsixes, env)
     (user_data / "User").mkdir(parents=True)
     (user_data / "User" / "settings.json").write_text(json.dumps({
         "workbench.startupEditor": "none",
@@ -132,10 +152,6 @@ def running_code_server(tmp_path: Path, workspace: Path, settings: dict, vsixes:
         **settings,
     }), encoding="utf-8")
     common = [str(binary), "--user-data-dir", str(user_data), "--extensions-dir", str(extensions)]
-    for vsix in vsixes:
-        subprocess.run([*common, "--install-extension", str(vsix)], check=True, env=env, timeout=120,
-                       capture_output=True)
-    assert any(extensions.glob("opgen.opgen-lsp-*")), "the .vsix was not installed"
     port = _free_port()
     log = open(tmp_path / "code-server.log", "w")
     proc = subprocess.Popen(
@@ -154,7 +170,7 @@ def running_code_server(tmp_path: Path, workspace: Path, settings: dict, vsixes:
                 if time.monotonic() > deadline or proc.poll() is not None:
                     raise AssertionError("code-server did not start:\n" + (tmp_path / "code-server.log").read_text()) from None
                 time.sleep(0.3)
-        yield url, user_data
+        yield url, user_data, extensions
     finally:
         proc.terminate()
         try:
@@ -174,10 +190,9 @@ def script_env(url: str, workspace: Path, out: Path, shots: Path, **extra: str) 
 
 
 @pytest.fixture
-def code_server(tmp_path: Path, workspace: Path, interpreter):
-    require("code-server and playwright-core (npm, tools/.editors)", _code_server)
-    with running_code_server(tmp_path, workspace, interpreter[0], (build_vsix(),),
-                             _isolated(editor_env())) as (url, user_data):
+def code_server(tmp_path: Path, workspace: Path, interpreter, vsix: Path):
+    with running_code_server(tmp_path, workspace, interpreter[0], (vsix,),
+                             _isolated(editor_env())) as (url, user_data, _extensions):
         yield url, user_data, interpreter[1]
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from autograd_tree import DERIVATIVES, write_tree
 
-from .test_vscode import _venv, code_server, script_env  # noqa: F401  (the fixture, on this module's workspace)
+from .test_vscode import code_server, script_env, vsix  # noqa: F401  (the fixture, on this module's workspace)
 
 pytestmark = [pytest.mark.editors, pytest.mark.slow]
 
@@ -24,9 +24,9 @@ def workspace(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def interpreter(tmp_path: Path) -> tuple[dict, str]:
+def interpreter(bare_python: Path) -> tuple[dict, str]:
     """The server of the .vsix, run by a bare virtual environment's Python (test_vscode runs the other kinds)."""
-    python = _venv(tmp_path / "bare")
+    python = bare_python
     return {"opgen.server.pythonPath": str(python)}, f"(bundled copy, run by {python})"
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_vscode import _venv, code_server, script_env  # noqa: F401  (the fixture, on this module's workspace)
+from .test_vscode import code_server, script_env, vsix  # noqa: F401  (the fixture, on this module's workspace)
 
 pytestmark = [pytest.mark.editors, pytest.mark.slow]
 
@@ -34,10 +34,10 @@ def workspace(workspace: Path) -> Path:
 
 
 @pytest.fixture
-def interpreter(tmp_path: Path) -> tuple[dict, str]:
+def interpreter(bare_python: Path) -> tuple[dict, str]:
     """The bundled server run by a bare venv's Python; no auto save (VS Code for the Web saves after a second by
     default): Generate must save the edit itself, and say so."""
-    python = _venv(tmp_path / "bare")
+    python = bare_python
     return {"opgen.server.pythonPath": str(python), "files.autoSave": "off"}, f"(bundled copy, run by {python})"
 
 

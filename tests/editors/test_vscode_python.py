@@ -23,8 +23,8 @@ from pathlib import Path
 import pytest
 from repo_tools import load_tool
 
-from .conftest import EXTENSION, NPM_PREFIX, ROOT, editor_env
-from .test_vscode import _isolated, _venv, build_vsix, running_code_server, servers_started
+from .conftest import EXTENSION, NPM_PREFIX, _install_opgen, _isolated, _venv, editor_env
+from .test_vscode import running_code_server, servers_started, vsix  # noqa: F401
 
 pytestmark = [pytest.mark.editors, pytest.mark.slow]
 
@@ -42,11 +42,10 @@ def _standin_vsix(tmp_path: Path) -> Path:
     return out
 
 
-def _venv_with_opgen(folder: Path) -> Path:
+def _venv_with_opgen(folder: Path, wheels: Path) -> Path:
     """A virtual environment without this machine's packages, opgen installed into it from the checkout."""
     python = _venv(folder)
-    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(ROOT)],
-                   check=True, timeout=900, capture_output=True, env=_isolated(os.environ))
+    _install_opgen(python, wheels)
     return python
 
 
@@ -66,17 +65,17 @@ def _drive(url: str, workspace: Path, user_data: Path, tmp_path: Path, **switch:
     return result
 
 
-def test_the_python_extensions_interpreter_runs_the_server(tmp_path: Path, workspace: Path):
-    vsix = build_vsix()
-    selected = _venv_with_opgen(tmp_path / "selected")
+def test_the_python_extensions_interpreter_runs_the_server(tmp_path: Path, workspace: Path, vsix: Path,  # noqa: F811
+                                                           wheelhouse: Path):
+    selected = _venv_with_opgen(tmp_path / "selected", wheelhouse)
     # The one selected next: this interpreter's packages (opgen_lsp among them) seen from a venv of its own; not
     # --system-site-packages, which inside a venv would see the base interpreter's packages, without opgen_lsp.
     other = tmp_path / "other"
     FRESH_CLONE.venv_seeing_this_interpreter(other)
     settings = {"pythonStandIn.environments": [str(selected.parent.parent), str(other)]}
     with running_code_server(tmp_path, workspace, settings, (vsix, _standin_vsix(tmp_path)),
-                             _isolated(editor_env())) as (url, user_data):
-        extensions = {p.name.rsplit("-", 1)[0] for p in (tmp_path / "code-extensions").glob("*-*")}
+                             _isolated(editor_env())) as (url, user_data, extensions_dir):
+        extensions = {p.name.rsplit("-", 1)[0] for p in extensions_dir.glob("*-*")}
         assert "ms-python.python" in extensions, extensions
         result = _drive(url, workspace, user_data, tmp_path, SELECT_INTERPRETER=str(other),
                         EXPECT_RESTART=f"(Python extension ({other / 'bin' / 'python'}))")
@@ -89,13 +88,13 @@ def test_the_python_extensions_interpreter_runs_the_server(tmp_path: Path, works
     assert "torch 2.13" in result["statusBarAfterSwitch"], result["statusBarAfterSwitch"]
 
 
-def test_virtual_env_of_code_servers_environment_runs_the_server(tmp_path: Path, workspace: Path):
-    vsix = build_vsix()
-    python = _venv_with_opgen(tmp_path / "activated")
+def test_virtual_env_of_code_servers_environment_runs_the_server(tmp_path: Path, workspace: Path, vsix: Path,  # noqa: F811
+                                                                 wheelhouse: Path):
+    python = _venv_with_opgen(tmp_path / "activated", wheelhouse)
     env = _isolated(editor_env())
     env["VIRTUAL_ENV"] = str(python.parent.parent)
     assert str(python.parent) not in env["PATH"].split(os.pathsep)
-    with running_code_server(tmp_path, workspace, {}, (vsix,), env) as (url, user_data):
+    with running_code_server(tmp_path, workspace, {}, (vsix,), env) as (url, user_data, _extensions):
         result = _drive(url, workspace, user_data, tmp_path)
         started = servers_started(user_data)
     assert started and started[0].endswith(f"(VIRTUAL_ENV ({python}))"), started
