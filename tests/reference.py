@@ -31,6 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 FORMAT = "opgen-reference 2"
@@ -260,6 +261,24 @@ def run(argv: Sequence[str | os.PathLike[str]], *, cwd: Path, outputs: Sequence[
     if entry is not None:
         _store(entry, call, returncode, stdout, stderr)
     return _completed(call, returncode, stdout, stderr, check=check, text=text)
+
+
+def run_json(script: Path, job: object, folder: Path, *, pythonpath: Sequence[Path] = (), inputs: Sequence[Path] = (),
+             outputs: Sequence[Path] = (), timeout: float | None = None) -> Any:
+    """A batch: one run of `python script folder/job.json` that computes every verdict a test module needs.
+
+    The job is written as JSON into `folder`, beside the files it names (the caller writes them there first):
+    the folder is an input as a whole, so the key covers every byte of every file of the batch, and a test looks
+    its case up in the JSON the script prints (returned). outputs: what the script writes besides (under folder,
+    say), replayed on a hit. A failed run raises with the script's stderr."""
+    folder.mkdir(parents=True, exist_ok=True)
+    job_file = folder / "job.json"
+    job_file.write_text(json.dumps(job, sort_keys=True))
+    done = run([script, job_file], cwd=folder, outputs=outputs, pythonpath=pythonpath, inputs=[folder, *inputs],
+               timeout=timeout)
+    if done.returncode != 0:
+        raise RuntimeError(f"{Path(script).name} failed with status {done.returncode}:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout)
 
 
 def _execute(call: Call, timeout: float | None) -> tuple[int, bytes, bytes]:
