@@ -1,4 +1,5 @@
-"""Every run of a torch release's torchgen in the tests goes through `run`: its result is cached by what it depends on.
+"""Every run of a torch release's torchgen (or of another reference) in the tests goes through `run`: its result is
+cached by what it depends on.
 
 A run's key is a digest of the torchgen it imports (the package folder, hashed once per process), the bytes of
 every input (each existing path on its command line, folders whole, and the `inputs` the caller names), the
@@ -9,6 +10,14 @@ pytest's new tmp folders hit the same entries. An entry holds the exit status, s
 files and folders the caller names; it is written to a temporary folder and renamed into place, and every file
 is checked against its digest on replay, so a run killed half way or two runs at once never leave an entry that
 is trusted. A hit writes the same bytes a real run would.
+
+A test module whose reference is many small verdicts (the parse of every mutation of a file, say) runs them as
+one batch with `run_json`: a driver script reads a job (written with every file it names into one folder, the
+folder an input as a whole) and prints every verdict the module needs as JSON, which the tests look up; a cold
+run pays one process for the batch, a warm one a replay. Drivers: tests/conformance/release_oracle.py (the
+native_functions.yaml verdict), autograd_release_oracle.py (the autograd loaders), backend_oracle.py
+(gen_backend_stubs), tests/nativefunctions_lint.py (ruamel's NATIVEFUNCTIONS lint, keyed by ruamel's folder too).
+A driver reads only the job's folder, torchgen and what `inputs` names (what it imports from beside itself too).
 
 The entries live in $OPGEN_REFERENCE_CACHE when it names a folder, else in the user cache dir
 ($XDG_CACHE_HOME or ~/.cache)/opgen/reference, beside the torchgen folders tools/torchgen_release.py keeps;
