@@ -1,4 +1,5 @@
-"""Every run of a torch release's torchgen in the tests goes through `run`: its result is cached by what it depends on.
+"""Every run of a torch release's torchgen (or of another reference) in the tests goes through `run`: its result is
+cached by what it depends on.
 
 A run's key is a digest of the torchgen it imports (the package folder, hashed once per process), the bytes of
 every input (each existing path on its command line, folders whole, and the `inputs` the caller names), the
@@ -9,6 +10,14 @@ pytest's new tmp folders hit the same entries. An entry holds the exit status, s
 files and folders the caller names; it is written to a temporary folder and renamed into place, and every file
 is checked against its digest on replay, so a run killed half way or two runs at once never leave an entry that
 is trusted. A hit writes the same bytes a real run would.
+
+A test module whose reference is many small verdicts (the parse of every mutation of a file, say) runs them as
+one batch with `run_json`: a driver script reads a job (written with every file it names into one folder, the
+folder an input as a whole) and prints every verdict the module needs as JSON, which the tests look up; a cold
+run pays one process for the batch, a warm one a replay. Drivers: tests/conformance/release_oracle.py (the
+native_functions.yaml verdict), autograd_release_oracle.py (the autograd loaders), backend_oracle.py
+(gen_backend_stubs), tests/nativefunctions_lint.py (ruamel's NATIVEFUNCTIONS lint, keyed by ruamel's folder too).
+A driver reads only the job's folder, torchgen and what `inputs` names (what it imports from beside itself too).
 
 The entries live in $OPGEN_REFERENCE_CACHE when it names a folder, else in the user cache dir
 ($XDG_CACHE_HOME or ~/.cache)/opgen/reference, beside the torchgen folders tools/torchgen_release.py keeps;
@@ -32,6 +41,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 FORMAT = "opgen-reference 2"
@@ -294,7 +304,7 @@ def run_digests(argv: Sequence[str | os.PathLike[str]], *, cwd: Path, outputs: S
     runs for real into cwd and the files are digested there. Keys are paths relative to cwd, '/'-separated."""
     call = _call(argv, cwd, outputs, pythonpath, env, inputs)
     folder = cache_folder()
-    if folder is not None:
+    if folder is not None and not os.environ.get("OPGEN_REFERENCE_REFRESH"):
         key = call.key()
         found = _digests(folder / key[:2] / key, call)
         if found is not None:
@@ -341,6 +351,24 @@ def _digests(entry: Path, call: Call) -> Outputs | None:
         return None
     return Outputs(_completed(call, meta["returncode"], streams["stdout"], streams["stderr"], check=False, text=True),
                    files)
+
+
+def run_json(script: Path, job: object, folder: Path, *, pythonpath: Sequence[Path] = (), inputs: Sequence[Path] = (),
+             outputs: Sequence[Path] = (), timeout: float | None = None) -> Any:
+    """A batch: one run of `python script folder/job.json` that computes every verdict a test module needs.
+
+    The job is written as JSON into `folder`, beside the files it names (the caller writes them there first):
+    the folder is an input as a whole, so the key covers every byte of every file of the batch, and a test looks
+    its case up in the JSON the script prints (returned). outputs: what the script writes besides (under folder,
+    say), replayed on a hit. A failed run raises with the script's stderr."""
+    folder.mkdir(parents=True, exist_ok=True)
+    job_file = folder / "job.json"
+    job_file.write_text(json.dumps(job, sort_keys=True))
+    done = run([script, job_file], cwd=folder, outputs=outputs, pythonpath=pythonpath, inputs=[folder, *inputs],
+               timeout=timeout)
+    if done.returncode != 0:
+        raise RuntimeError(f"{Path(script).name} failed with status {done.returncode}:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout)
 
 
 def _execute(call: Call, timeout: float | None) -> tuple[int, bytes, bytes]:

@@ -215,3 +215,50 @@ def test_a_changed_byte_against_the_digests_fails_with_the_first_difference(tmp_
         assert_same_files(hit.files, {n: d for n, d in same.items() if n != "deps.txt"})
     with pytest.raises(AssertionError, match="files gen.py does not write"):
         assert_same_files(hit.files, {**same, "extra.h": b""})
+
+
+# A batch driver (reference.run_json): reads every file of its job's folder through the stand-in torchgen's folder
+# (where it logs its runs) and prints one verdict per file.
+BATCH = '''\
+import json, sys
+from pathlib import Path
+import torchgen
+
+job_file = Path(sys.argv[1])
+job = json.loads(job_file.read_text())
+with open(Path(torchgen.__file__).resolve().parent.parent / "runs.log", "a") as log:
+    log.write("ran\\n")
+print(json.dumps({name: "bad" in (job_file.parent / name).read_text() for name in job["files"]}))
+'''
+
+
+def batch(folder: Path, torchgen_root: Path, script: Path, texts: dict[str, str]) -> dict[str, bool]:
+    folder.mkdir(parents=True)
+    for name, text in texts.items():
+        (folder / name).write_text(text)
+    return reference.run_json(script, {"files": sorted(texts)}, folder, pythonpath=[torchgen_root])
+
+
+def test_a_changed_byte_of_a_batch_file_or_of_its_script_misses(tmp_path: Path) -> None:
+    torchgen = stand_in(tmp_path / "release")
+    script = tmp_path / "batch.py"
+    script.write_text(BATCH)
+    texts = {"a.yaml": "good\n", "b.yaml": "bad\n"}
+    assert batch(tmp_path / "1", torchgen, script, texts) == {"a.yaml": False, "b.yaml": True}
+    assert batch(tmp_path / "2", torchgen, script, texts) == {"a.yaml": False, "b.yaml": True}
+    assert runs(torchgen) == 1, "the same batch in another folder ran again"
+    assert batch(tmp_path / "3", torchgen, script, {**texts, "a.yaml": "good \n"}) == {"a.yaml": False, "b.yaml": True}
+    assert runs(torchgen) == 2, "a changed byte of one file of the batch did not miss"
+    assert batch(tmp_path / "4", torchgen, script, {**texts, "a.yaml": "bad\n"}) == {"a.yaml": True, "b.yaml": True}
+    assert runs(torchgen) == 3
+    script.write_text(BATCH + "#\n")
+    batch(tmp_path / "5", torchgen, script, texts)
+    assert runs(torchgen) == 4, "a changed byte of the batch's script did not miss"
+
+
+def test_a_failed_batch_raises_with_its_stderr(tmp_path: Path) -> None:
+    torchgen = stand_in(tmp_path / "release")
+    script = tmp_path / "batch.py"
+    script.write_text("import sys\nsys.exit('no job for me')\n")
+    with pytest.raises(RuntimeError, match="no job for me"):
+        reference.run_json(script, {}, tmp_path / "job", pythonpath=[torchgen])

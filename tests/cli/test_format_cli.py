@@ -5,41 +5,78 @@ nativefunctions_linter.py in PyTorch): read the file as text, load it with ruame
 preserve_quotes, width 1000 and booleans False/True, dump it; when the dump differs, `lintrunner -a` replaces
 the file with it; when the load fails, the lint reports an error and offers no replacement. opgen must leave
 every file byte for byte as the lint's replacement would, on every release's own file and on seeded mutations.
+The lint runs as one batch per fixture through the reference cache; opgen's format runs in the test, uncached.
 """
 
 from __future__ import annotations
 
+import hashlib
 import random
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from nativefunctions_lint import lint_dump
+import reference
+from nativefunctions_lint import ruamel_yaml
 from release_files import release_native
 
 from opgen_lsp.cli import main
 from opgen_lsp.releases import RELEASES
 
 FAILS = "the lint cannot load it"
+LINT = Path(__file__).resolve().parent.parent / "nativefunctions_lint.py"
+VERSIONS = [r.version for r in RELEASES if r.version != "2.13.0"] + ["installed"]
 
 
-def lint_replacement(path: Path) -> bytes | None:
-    """The bytes `lintrunner -a` leaves in the file after the NATIVEFUNCTIONS lint (None: the load fails)."""
-    with open(path, encoding="utf-8") as f:
-        contents = f.read()
-    try:
-        new_contents = lint_dump(contents)
-    except Exception:
-        return None
-    return new_contents.encode("utf-8") if new_contents != contents else path.read_bytes()
+def _available_release_files() -> list[bytes]:
+    found = []
+    for version in VERSIONS:
+        try:
+            found.append(release_native(version).read_bytes())
+        except pytest.skip.Exception:
+            pass  # not fetched: its test skips, with the command that fetches it
+    return found
 
 
-def _agree(path: Path, capsys: pytest.CaptureFixture[str], with_check: bool = True) -> None:
+def _lint_batch(files: list[bytes], folder: Path):
+    """bytes -> the bytes `lintrunner -a` leaves in a file holding them (None: the load fails), for each of `files`,
+    linted by one process through the reference cache (the lint's script, ruamel's package folder and every file
+    are the key)."""
+    names = {}
+    for data in files:
+        name = f"{hashlib.sha256(data).hexdigest()}.yaml"
+        (folder / name).write_bytes(data)
+        names[data] = name
+    out = folder / "out"
+    outcomes = reference.run_json(LINT, {"files": sorted(set(names.values())), "out": str(out)}, folder,
+                                  inputs=[Path(ruamel_yaml.__file__).parent], outputs=[out])
+
+    def replacement(data: bytes) -> bytes | None:
+        name = names[data]
+        return None if outcomes[name] == "fails" else (out / name).read_bytes()
+
+    return replacement
+
+
+@pytest.fixture(scope="module")
+def release_lint(tmp_path_factory: pytest.TempPathFactory):
+    """The lint's replacement of each release's own file (those fetched), in one batch."""
+    return _lint_batch(_available_release_files(), tmp_path_factory.mktemp("lint_releases"))
+
+
+@pytest.fixture(scope="module")
+def lint_replacement(real_lines: list[str], tmp_path_factory: pytest.TempPathFactory):
+    """The lint's replacement of every seeded mutation (with either line ending), in one batch."""
+    files = [_mutated(real_lines, seed, newline).encode("utf-8") for seed in SEEDS for newline in ("\n", "\r\n")]
+    return _lint_batch(files, tmp_path_factory.mktemp("lint_mutations"))
+
+
+def _agree(path: Path, capsys: pytest.CaptureFixture[str], lint_replacement, with_check: bool = True) -> None:
     """opgen format --check (unless told not to: a round trip of a whole file costs seconds), then opgen format,
     against the lint's replacement of the same file."""
     before = path.read_bytes()
-    expected = lint_replacement(path)
+    expected = lint_replacement(before)
     check = main(["format", "--check", str(path)]) if with_check else int(expected != before)
     assert path.read_bytes() == before, "--check wrote the file"
     code = main(["format", str(path)])
@@ -55,12 +92,12 @@ def _agree(path: Path, capsys: pytest.CaptureFixture[str], with_check: bool = Tr
 
 @pytest.mark.slow
 @pytest.mark.versions
-@pytest.mark.parametrize("version", [r.version for r in RELEASES if r.version != "2.13.0"] + ["installed"])
-def test_every_release_file_is_formatted_as_the_lint_does(version: str, tmp_path: Path,
+@pytest.mark.parametrize("version", VERSIONS)
+def test_every_release_file_is_formatted_as_the_lint_does(version: str, tmp_path: Path, release_lint,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "native_functions.yaml"
     path.write_bytes(release_native(version).read_bytes())
-    _agree(path, capsys, with_check=False)
+    _agree(path, capsys, release_lint, with_check=False)
 
 
 # ---------------------------------------------------------------- seeded mutations of the real file
@@ -142,31 +179,29 @@ def _window(lines: list[str], rng: random.Random) -> list[str]:
     return lines[start:end]
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-def test_mutated_files_are_formatted_as_the_lint_does(seed: int, real_lines: list[str], tmp_path: Path,
-                                                      capsys: pytest.CaptureFixture[str]) -> None:
+def _mutated(real_lines: list[str], seed: int, newline: str) -> str:
     rng = random.Random(seed)
     lines = _window(real_lines, rng)
     for mutate in rng.sample(MUTATIONS, rng.randint(1, 3)):
         mutate(lines, rng)
+    return newline.join(lines) + newline
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_mutated_files_are_formatted_as_the_lint_does(seed: int, real_lines: list[str], tmp_path: Path,
+                                                      lint_replacement, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "native_functions.yaml"
-    newline = "\r\n" if seed % 16 == 5 else "\n"
-    path.write_bytes((newline.join(lines) + newline).encode("utf-8"))
-    _agree(path, capsys)
+    path.write_bytes(_mutated(real_lines, seed, "\r\n" if seed % 16 == 5 else "\n").encode("utf-8"))
+    _agree(path, capsys, lint_replacement)
 
 
-def test_the_mutations_exercise_every_outcome(real_lines: list[str], tmp_path: Path) -> None:
+def test_the_mutations_exercise_every_outcome(real_lines: list[str], lint_replacement) -> None:
     """The seeds cover files the lint leaves alone, files it rewrites and files it cannot load."""
     outcomes = set()
     for seed in SEEDS:
-        rng = random.Random(seed)
-        lines = _window(real_lines, rng)
-        for mutate in rng.sample(MUTATIONS, rng.randint(1, 3)):
-            mutate(lines, rng)
-        path = tmp_path / f"{seed}.yaml"
-        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        expected = lint_replacement(path)
-        outcomes.add("fails" if expected is None else "same" if expected == path.read_bytes() else "rewritten")
+        data = _mutated(real_lines, seed, "\n").encode("utf-8")
+        expected = lint_replacement(data)
+        outcomes.add("fails" if expected is None else "same" if expected == data else "rewritten")
     assert outcomes == {"fails", "same", "rewritten"}
 
 

@@ -1,9 +1,10 @@
 """Backend yamls: opgen rejects exactly what torchgen 2.13's gen_backend_stubs rejects, and builds the same indices.
 
 For every yaml in the shared corpus (read in place), torchgen's own
-`gen_backend_stubs.run` runs in-process (native_functions.yaml is parsed once
-per process and cached by torchgen; `--dry-run` is not used, output goes to a
-temporary directory), then opgen checks the same text:
+`gen_backend_stubs.run` runs (backend_oracle.py: one process for every file of a
+test, through the reference cache; native_functions.yaml is parsed once per
+process; `--dry-run` is not used, output goes to a temporary directory), then
+opgen checks the same text:
 
 - opgen reports an error iff torchgen rejects the file;
 - for a rejected file, opgen has an error on the line that causes the
@@ -20,6 +21,7 @@ torchgen too: each error case must be rejected and each warning case accepted.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -60,61 +62,51 @@ REJECTED = {
 }
 
 
-class Torchgen:
-    """torchgen's gen_backend_stubs, run in-process against the packaged native_functions.yaml."""
+ORACLE = Path(__file__).with_name("backend_oracle.py")
 
-    def __init__(self) -> None:
-        import torchgen.gen_backend_stubs as stubs
-        from torchgen.gen import get_grouped_native_functions, parse_native_yaml
 
-        # The paths gen_backend_stubs.run computes, so that its cached parse is the one we hold.
-        root = Path(stubs.__file__).absolute().parent.parent
-        common = root / "aten" / "src"
-        if not common.exists():
-            common = root / "torchgen" / "packaged"
-        native = str(common / "ATen" / "native" / "native_functions.yaml")
-        tags = str(common / "ATen" / "native" / "tags.yaml")
-        self.stubs = stubs
-        self.parsed = parse_native_yaml(native, tags)
-        self.grouped = get_grouped_native_functions(self.parsed.native_functions)
-        self.paths = (native, tags)
-        # run() adds the backend's indices to torchgen's cached dict; restore it after each run.
-        self.saved = dict(self.parsed.backend_indices)
+@dataclass(frozen=True)
+class Case:
+    """A backend yaml for torchgen's gen_backend_stubs: its verdict, its indices when `parse` (and accepted), and
+    what it writes into `out` when given."""
 
-    def run(self, path: Path, out: Path) -> str | None:
-        """None if torchgen accepts the file, else its error."""
-        original = self.stubs.get_grouped_native_functions
+    name: str
+    path: Path
+    out: Path | None = None
+    parse: bool = False
 
-        def grouped(functions):
-            # A pure function of the cached parse, and half of run()'s time: compute it once.
-            return self.grouped if functions is self.parsed.native_functions else original(functions)
 
-        self.stubs.get_grouped_native_functions = grouped
-        try:
-            self.stubs.run(str(path), str(out), False)
-        except Exception as exc:  # noqa: BLE001 - torchgen rejects with AssertionError, or crashes with anything
-            return f"{type(exc).__name__}: {exc}"
-        finally:
-            self.stubs.get_grouped_native_functions = original
-            self.parsed.backend_indices.clear()
-            self.parsed.backend_indices.update(self.saved)
-        return None
-
-    def parse(self, path: Path):
-        """torchgen's ParsedExternalYaml of an accepted file."""
-        return self.stubs.parse_backend_yaml(str(path), self.grouped, dict(self.saved))
+def torchgen_batch(cases: list[Case], folder: Path, inputs: tuple[Path, ...] = ()) -> dict[str, dict]:
+    """name -> {"rejection": None or torchgen's error, "parsed": its indices or None}: every case in one process
+    (backend_oracle.py, through the reference cache; folder holds the cases' files and outputs)."""
+    job = {"cases": [{"name": c.name, "path": str(c.path), "out": c.out and str(c.out), "parse": c.parse}
+                     for c in cases]}
+    outs = [c.out for c in cases if c.out is not None]
+    found: dict[str, dict] = reference.run_json(ORACLE, job, folder, inputs=[ORACLE.with_name("canonical.py"), *inputs],
+                                                outputs=outs)
+    return found
 
 
 @pytest.fixture(scope="module")
-def torchgen(aten) -> Torchgen:
-    return Torchgen()
+def native(native_yaml, tags_yaml):
+    tags = TagsParser().parse(tags_yaml.read_text())
+    return NativeParser().parse(native_yaml.read_text(), tags.names)
 
 
 @pytest.fixture(scope="module")
-def native(torchgen):
-    native_path, tags_path = torchgen.paths
-    tags = TagsParser().parse(Path(tags_path).read_text())
-    return NativeParser().parse(Path(native_path).read_text(), tags.names)
+def torchgen(aten, tmp_path_factory) -> dict[str, dict]:
+    """torchgen's verdicts (and indices) on the corpus files and the rule cases, in one batch."""
+    folder = tmp_path_factory.mktemp("backend_batch")
+    cases = [Case(f"corpus/{p.relative_to(CORPUS)}", p, parse=True) for p in CORPUS_FILES]
+    for name, text, _ in RULE_CASES:
+        path = folder / "rules" / f"{name}.yaml"
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text)
+        cases.append(Case(f"rule/{name}", path, out=folder / "out" / name))
+    found = torchgen_batch(cases, folder, inputs=(CORPUS,) if CORPUS_FILES else ())
+    for case in cases:
+        found[case.name]["out"] = case.out
+    return found
 
 
 def _shown(diagnostics) -> str:
@@ -134,9 +126,10 @@ def test_the_corpus_is_there():
 
 @pytest.mark.corpus
 @pytest.mark.parametrize("path", CORPUS_FILES, ids=[str(p.relative_to(CORPUS)) for p in CORPUS_FILES])
-def test_corpus_file(torchgen, native, path, tmp_path):
+def test_corpus_file(torchgen, native, path):
     text = path.read_text()
-    rejection = torchgen.run(path, tmp_path / "out")
+    theirs = torchgen[f"corpus/{path.relative_to(CORPUS)}"]
+    rejection = theirs["rejection"]
     snapshot = check_backend(text, native)
     errors = [d for d in snapshot.diagnostics if d.is_error]
 
@@ -153,20 +146,17 @@ def test_corpus_file(torchgen, native, path, tmp_path):
         assert any(fact in d.message for d in at_line)
         return
 
-    theirs = torchgen.parse(path)
+    theirs = theirs["parsed"]
     ours = snapshot.resolved
-    assert str(ours.backend_key) == str(theirs.backend_key)
-    assert str(ours.autograd_key) == str(theirs.autograd_key)
-    assert ours.yaml.cpp_namespace.value == theirs.cpp_namespace
-    class_name = theirs.class_name or theirs.backend_indices[theirs.backend_key].native_function_class_name()
-    assert ours.class_name == class_name
-    assert canonical.backend_index(ours.backend_index) == \
-        canonical.backend_index(theirs.backend_indices[theirs.backend_key])
-    if theirs.autograd_key is None:
+    assert str(ours.backend_key) == theirs["backend_key"]
+    assert str(ours.autograd_key) == str(theirs["autograd_key"])
+    assert ours.yaml.cpp_namespace.value == theirs["cpp_namespace"]
+    assert ours.class_name == theirs["class_name"]
+    assert canonical.backend_index(ours.backend_index) == theirs["backend_index"]
+    if theirs["autograd_key"] is None:
         assert ours.autograd_index is None
     else:
-        assert canonical.backend_index(ours.autograd_index) == \
-            canonical.backend_index(theirs.backend_indices[theirs.autograd_key])
+        assert canonical.backend_index(ours.autograd_index) == theirs["autograd_index"]
 
 
 RULE_CASES = [(name, text, True) for name, text, _, _ in ERRORS] + \
@@ -178,18 +168,16 @@ PASTED = {"class-name-not-an-identifier": "struct My-Functions {", "class-name-n
 
 
 @pytest.mark.parametrize("name,text,rejected", RULE_CASES, ids=[c[0] for c in RULE_CASES])
-def test_rule_case_verdict(torchgen, native, name, text, rejected, tmp_path):
-    path = tmp_path / "backend.yaml"
-    path.write_text(text)
-    rejection = torchgen.run(path, tmp_path / "out")
+def test_rule_case_verdict(torchgen, native, name, text, rejected):
+    rejection, out = torchgen[f"rule/{name}"]["rejection"], torchgen[f"rule/{name}"]["out"]
     has_errors = check_backend(text, native).has_errors
     assert (rejection is not None) == (rejected and name not in PASTED), f"torchgen: {rejection or 'accepted'}"
     assert has_errors == rejected
     if name in PASTED:
-        written = "".join(p.read_text() for p in (tmp_path / "out").iterdir())
+        written = "".join(p.read_text() for p in out.iterdir())
         assert PASTED[name] in written
-    elif not rejected and os.path.isdir(tmp_path / "out"):
-        assert all(p.stat().st_size > 0 for p in (tmp_path / "out").iterdir())
+    elif not rejected and os.path.isdir(out):
+        assert all(p.stat().st_size > 0 for p in out.iterdir())
 
 
 def test_every_pasted_case_is_an_opg540_error():
@@ -266,14 +254,16 @@ def _mutants(count: int, seed: int, names: list[str]) -> list[tuple[str, str]]:
 
 @pytest.mark.slow
 @pytest.mark.corpus
-def test_mutated_corpus_verdicts(torchgen, native, tmp_path):
+def test_mutated_corpus_verdicts(aten, native, tmp_path):
     """opgen reports an error iff torchgen rejects, over seeded mutations of the corpus."""
     names = [str(op.function.func.name) for op in native.functions.ops]
+    mutants = _mutants(150, 2613, names)
+    for name, text in mutants:
+        (tmp_path / f"{name}.yaml").write_text(text)
+    torchgen = torchgen_batch([Case(name, tmp_path / f"{name}.yaml") for name, _ in mutants], tmp_path)
     disagreements = []
-    for name, text in _mutants(150, 2613, names):
-        path = tmp_path / f"{name}.yaml"
-        path.write_text(text)
-        rejection = torchgen.run(path, tmp_path / f"out-{name}")
+    for name, text in mutants:
+        rejection = torchgen[name]["rejection"]
         if (rejection is not None) != check_backend(text, native).has_errors:
             disagreements.append((name, rejection))
     assert disagreements == []

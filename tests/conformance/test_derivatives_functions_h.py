@@ -1,8 +1,8 @@
 """The autograd Node structs opgen shows for derivatives.yaml, against the Functions.h torch's generator writes.
 
 The test runs torchgen 2.13's autograd loader and gen_autograd_functions (both packaged with torch) on the real
-derivatives.yaml, then checks that opgen finds the same node classes and that each struct it writes appears
-verbatim in the generated Functions.h.
+derivatives.yaml (one process, through the reference cache), then checks that opgen finds the same node classes
+and that each struct it writes appears verbatim in the generated Functions.h.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
+import reference
 
 from opgen_lsp.analysis import derivatives as query
 from opgen_lsp.analysis.autograd.functions_h import node_declaration
@@ -19,18 +20,19 @@ from opgen_lsp.index.derivatives import DerivativesParser
 from opgen_lsp.index.native import NativeParser, TagsParser
 from opgen_lsp.releases import DEFAULT
 
+from .autograd_reference import ORACLE
+
 pytestmark = [pytest.mark.conformance, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
 def functions_h(aten: Path, native_yaml: Path, tags_yaml: Path, tmp_path_factory) -> str:
-    from torchgen.packaged.autograd.gen_autograd_functions import gen_autograd_functions_lib
-    from torchgen.packaged.autograd.load_derivatives import load_derivatives
-
+    """torchgen's Functions.h of the real derivatives.yaml (autograd_release_oracle.py, through the reference cache)."""
     autograd = aten.parent / "autograd"
-    infos, _ = load_derivatives(str(autograd / "derivatives.yaml"), str(native_yaml), str(tags_yaml))
     out = tmp_path_factory.mktemp("autograd_functions")
-    gen_autograd_functions_lib(str(out), infos, str(autograd / "templates"))
+    job = {"derivatives": [], "deprecated": [], "functions_h": [str(autograd / "derivatives.yaml"), str(native_yaml),
+                                                                str(tags_yaml), str(autograd / "templates"), str(out)]}
+    reference.run_json(ORACLE, job, out, inputs=[autograd, native_yaml, tags_yaml], outputs=[out / "Functions.h"])
     return (out / "Functions.h").read_text()
 
 

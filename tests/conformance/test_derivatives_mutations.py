@@ -1,8 +1,8 @@
 """Mutation tests of derivatives.yaml: torch's own autograd loader and opgen on the same edited file.
 
 Each mutation edits one entry of the real derivatives.yaml (found by its `- name: SCHEMA` line) or adds
-one. Both torchgen 2.13's loader (torchgen.packaged.autograd.load_derivatives, in this process) and
-opgen read the result; the test asserts that
+one. Both torchgen 2.13's loader (torchgen.packaged.autograd.load_derivatives: one process for every file of
+the module, through the reference cache) and opgen read the result; the test asserts that
 
 1. torchgen does what the mutation records (so an edit that stopped applying shows as such);
 2. opgen reports an error if and only if torchgen rejects the file;
@@ -24,7 +24,7 @@ from opgen_lsp.index.derivatives import DerivativesParser
 from opgen_lsp.index.native import NativeParser, TagsParser
 from opgen_lsp.releases import DEFAULT
 
-from .autograd_reference import rejects
+from .autograd_reference import verdicts
 
 pytestmark = [pytest.mark.conformance, pytest.mark.slow]
 
@@ -201,36 +201,50 @@ def opgen_native(native_yaml: Path, tags_yaml: Path):
     return NativeParser().parse(native_yaml.read_text(), tags.names), tags
 
 
-def torch_rejects(derivatives: str, native: Path, tags: Path, tmp: Path) -> bool:
-    from torchgen.packaged.autograd.load_derivatives import load_derivatives
-
-    return rejects(lambda path: load_derivatives(path, str(native), str(tags)), derivatives, tmp, "derivatives")
+@pytest.fixture(scope="module")
+def torch_rejects(real_derivatives, native_yaml, tags_yaml, tmp_path_factory):
+    """(derivatives.yaml text, appended native entry) -> whether torchgen's loader rejects it: the real file and
+    every mutation, read by one process of torchgen (through the reference cache)."""
+    folder = tmp_path_factory.mktemp("derivatives_mutations")
+    real = real_derivatives.read_text()
+    cases = [(real, "")]
+    for mutation in MUTATIONS:
+        try:
+            cases.append((mutation.apply(real).text, mutation.native_extra))
+        except AssertionError:
+            pass  # the edit no longer applies: its test says so
+    natives: dict[str, Path] = {"": native_yaml}
+    for _, extra in cases:
+        if extra not in natives:  # native_functions.yaml with the entry appended, the tags beside it
+            tree = folder / f"native_{len(natives)}"
+            tree.mkdir()
+            shutil.copy(tags_yaml, tree / "tags.yaml")
+            (tree / "native_functions.yaml").write_text(native_yaml.read_text() + extra)
+            natives[extra] = tree / "native_functions.yaml"
+    found = verdicts("derivatives", [(text, natives[extra]) for text, extra in cases], tags_yaml, folder,
+                     reads=[native_yaml])
+    rejected = {case: verdict is not None for case, verdict in zip(cases, found, strict=True)}
+    return lambda text, native_extra="": rejected[text, native_extra]
 
 
 def opgen_diagnostics(derivatives: str, native_snapshot):
     return DerivativesChecker().check(DerivativesParser().parse(derivatives), native_snapshot.functions, DEFAULT).diagnostics
 
 
-def test_real_file_is_clean_in_both(real_derivatives, native_yaml, tags_yaml, opgen_native, tmp_path):
+def test_real_file_is_clean_in_both(real_derivatives, opgen_native, torch_rejects):
     text = real_derivatives.read_text()
-    assert not torch_rejects(text, native_yaml, tags_yaml, tmp_path)
+    assert not torch_rejects(text)
     assert opgen_diagnostics(text, opgen_native[0]) == ()
 
 
 @pytest.mark.parametrize("mutation", MUTATIONS, ids=lambda m: m.id)
-def test_mutation(mutation: Mutation, real_derivatives, native_yaml, tags_yaml, opgen_native, tmp_path):
+def test_mutation(mutation: Mutation, real_derivatives, native_yaml, opgen_native, torch_rejects):
     edited = mutation.apply(real_derivatives.read_text())
-    native_path, native_snapshot = native_yaml, opgen_native[0]
+    native_snapshot = opgen_native[0]
     if mutation.native_extra:
-        tree = tmp_path / "native"
-        tree.mkdir()
-        shutil.copy(tags_yaml, tree / "tags.yaml")
-        native_text = native_yaml.read_text() + mutation.native_extra
-        native_path = tree / "native_functions.yaml"
-        native_path.write_text(native_text)
-        native_snapshot = NativeParser().parse(native_text, opgen_native[1].names)
+        native_snapshot = NativeParser().parse(native_yaml.read_text() + mutation.native_extra, opgen_native[1].names)
         assert not native_snapshot.diagnostics
-    assert torch_rejects(edited.text, native_path, tags_yaml, tmp_path) == mutation.rejected
+    assert torch_rejects(edited.text, mutation.native_extra) == mutation.rejected
     diagnostics = opgen_diagnostics(edited.text, native_snapshot)
     errors = [d for d in diagnostics if d.is_error]
     assert bool(errors) == mutation.rejected, [f"{d.span.start_line + 1}: {d.code} {d.message}" for d in diagnostics]

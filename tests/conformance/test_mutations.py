@@ -15,13 +15,19 @@ means what its id says) shows up as such rather than as a disagreement.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
+import reference
 
 from opgen_lsp.index.native import NativeParser, TagsParser
 
 from .mutations import Mutated, Mutation, add_after, edit, entry_text, rewrite
 
 pytestmark = [pytest.mark.conformance, pytest.mark.slow]
+
+ORACLE = Path(__file__).with_name("release_oracle.py")  # torchgen's verdict, as gen.py reads the file
 
 
 def reject(id: str, apply, why: str = "") -> Mutation:
@@ -213,35 +219,32 @@ def opgen(tags_yaml):
 
 
 @pytest.fixture(scope="module")
-def torchgen_verdict(tags_yaml):
-    import yaml
-    from torchgen import gen
-
-    valid_tags = gen.parse_tags_yaml(str(tags_yaml))
-
-    def verdict(text: str) -> BaseException | None:
-        """None when torchgen accepts the text, else what it raised."""
+def torchgen_verdict(original, tags_yaml, tmp_path_factory):
+    """text -> None when torchgen accepts it, else what it raised: the unmutated file and every mutation, read by
+    one process of torchgen (release_oracle.py, through the reference cache)."""
+    texts = [original]
+    for mutation in MUTATIONS:
         try:
-            es = yaml.load(text, Loader=gen.LineLoader)
-            parsed = gen.parse_native_yaml_struct(es, valid_tags, path="native_functions.yaml")
-            gen.get_grouped_native_functions(parsed.native_functions)
-            gen.get_grouped_by_view_native_functions(parsed.native_functions)
-        except Exception as e:  # noqa: BLE001  (any exception is a rejection)
-            return e
-        return None
-
-    return verdict
+            texts.append(mutation.apply(original).text)
+        except LookupError:
+            pass  # the edit no longer applies: its test says so
+    folder = tmp_path_factory.mktemp("native_mutations")
+    paths = []
+    for i, text in enumerate(texts):
+        paths.append(folder / f"{i}.yaml")
+        paths[-1].write_text(text, encoding="utf-8")
+    done = reference.run([ORACLE, tags_yaml, *paths], cwd=folder)
+    assert done.returncode == 0, done.stderr[-3000:]
+    verdicts = dict(zip(texts, json.loads(done.stdout), strict=True))
+    return verdicts.__getitem__
 
 
 def _describe(errors) -> str:
     return "\n".join(f"  line {d.span.start_line + 1}: {d.code} {d.message}" for d in errors) or "  (none)"
 
 
-def _said(exc: BaseException | None) -> str:
-    if exc is None:
-        return "accepted"
-    text = " ".join(f"{type(exc).__name__}: {exc}".split())
-    return text[:600]
+def _said(verdict: str | None) -> str:
+    return "accepted" if verdict is None else verdict
 
 
 def test_the_unmutated_file_is_accepted_by_both(original, opgen, torchgen_verdict):
