@@ -62,7 +62,9 @@ class OpgenProtocol(LanguageServerProtocol):
         futures = self._request_futures
 
         def done(future: Future[Any]) -> None:
-            if futures.get(msg_id) is future:  # a request's is taken out by its answer already; the others here
+            # A request's is taken out by its answer already; a cancelled one by whoever cancelled it (pygls'
+            # shutdown cancels them while it walks the dict); the others here.
+            if not future.cancelled() and futures.get(msg_id) is future:
                 futures.pop(msg_id, None)
             callback(future)
 
