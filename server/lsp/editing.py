@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
-from concurrent.futures import Executor, ProcessPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from dataclasses import dataclass
 
 from lsprotocol import types
@@ -76,12 +77,32 @@ class EditingChecks:
     def __init__(self) -> None:
         self._results: dict[str, EditingResult] = {}
         self._executor: Executor | None = None
+        # The check submitted last for each document and not finished yet: a newer text or closing the document
+        # cancels it while it waits for the worker (a queued check holds its text: 30 real files opened in a row
+        # queue a minute of round trips, whose texts and work items outlived the documents).
+        self._waiting: dict[str, Future] = {}
 
     def executor(self) -> Executor:
         if self._executor is None:
             # spawn: the server has threads, and a forked child would inherit their locks
             self._executor = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
         return self._executor
+
+    def submit(self, uri: str, check: Callable[..., EditingResult], *args: object) -> Future:
+        """Run `check(*args)` for the document in the worker, in place of the one it still waits for."""
+        self._cancel(uri)
+        work = self._waiting[uri] = self.executor().submit(check, *args)
+        work.add_done_callback(lambda done: self._finished(uri, done))
+        return work
+
+    def _finished(self, uri: str, work: Future) -> None:
+        if self._waiting.get(uri) is work:
+            del self._waiting[uri]
+
+    def _cancel(self, uri: str) -> None:
+        work = self._waiting.pop(uri, None)
+        if work is not None:
+            work.cancel()  # only one still waiting for the worker is cancelled; a running one ends on its own
 
     def diagnostics_for(self, uri: str, text: str) -> tuple[Diagnostic, ...]:
         result = self._results.get(uri)
@@ -103,6 +124,7 @@ class EditingChecks:
 
     def forget(self, uri: str) -> None:
         self._results.pop(uri, None)
+        self._cancel(uri)
 
     def shutdown(self) -> None:
         if self._executor is not None:

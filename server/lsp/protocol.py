@@ -11,14 +11,17 @@ handled (workspace/symbol, under fuzzing). So here:
 - a request whose handler raised is answered InternalError with one line (the exception's type and
   message), and logged in one line; a notification's failure is logged, never shown as a message box;
 - a document change or close for a document that is not open is logged and ignored (pygls raised
-  KeyError and showed "Error in server: KeyError" to the user).
+  KeyError and showed "Error in server: KeyError" to the user);
+- a handler's future leaves `_request_futures` when it is done: pygls 2 files the future of every notification
+  (and of every step of a generator handler) there under a fresh id and never takes it out, so each didOpen or
+  didClose kept a future (with its lock and condition) for the life of the process.
 Tracebacks still reach the server log, formatted without `ast.parse` (log_format.py).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from concurrent.futures import Future
 from typing import Any
 from urllib.parse import unquote
@@ -53,6 +56,19 @@ class OpgenProtocol(LanguageServerProtocol):
         except Exception as exc:  # cattrs' errors: the params (or result) do not fit the method's types
             logger.warning("opgen-lsp: cannot read a %r message: %s", data.get("method"), one_line(exc))
             raise JsonRpcInvalidParams() from exc
+
+    def _execute_handler(self, msg_id: Any, handler: Callable[..., Any], callback: Callable[[Future[Any]], None],
+                         args: tuple[Any, ...] | None = None, kwargs: dict[str, Any] | None = None) -> None:
+        futures = self._request_futures
+
+        def done(future: Future[Any]) -> None:
+            # A request's is taken out by its answer already; a cancelled one by whoever cancelled it (pygls'
+            # shutdown cancels them while it walks the dict); the others here.
+            if not future.cancelled() and futures.get(msg_id) is future:
+                futures.pop(msg_id, None)
+            callback(future)
+
+        super()._execute_handler(msg_id, handler, done, args, kwargs)
 
     def _send_handler_result(self, future: Future[Any], *, msg_id: Any) -> None:
         self._request_futures.pop(msg_id, None)

@@ -300,7 +300,7 @@ class OpgenLanguageServer(LanguageServer):
         if document is None or document.kind != NATIVE or (not settings.pytorch_format_check and base is None):
             return
         text = document.text
-        work = self.editing.executor().submit(editing.run_checks, text, document.path, settings.pytorch_format_check, base)
+        work = self.editing.submit(uri, editing.run_checks, text, document.path, settings.pytorch_format_check, base)
         asyncio.ensure_future(self._editing_checked(uri, asyncio.wrap_future(work)))
 
     async def _editing_checked(self, uri: str, work: asyncio.Future) -> None:

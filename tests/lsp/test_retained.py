@@ -105,3 +105,29 @@ def test_retained_analyses_remember_the_key_of_what_they_drop() -> None:
     assert kept.get("a") is None and kept.dropped_key("a") == (1,)
     kept.forget("a")
     assert kept.dropped_key("a") is None and len(kept) == 1
+
+
+def test_a_handled_notification_leaves_no_future_behind() -> None:
+    """pygls 2 files the future of each notification (and of each step of a generator handler) under a fresh id
+    and never takes it out: every didOpen and didClose kept a future for the life of the process."""
+    from opgen_lsp.lsp.server import create_server
+
+    protocol = create_server().protocol
+    seen: list[object] = []
+
+    async def handler(value: int) -> int:
+        return value
+
+    def steps():
+        got = yield handler, (1,), {}
+        return got
+
+    async def main() -> None:
+        for i in range(3):
+            protocol._execute_handler(f"n{i}", handler, seen.append, args=(i,))
+            protocol._execute_handler(f"g{i}", steps, seen.append)
+        await asyncio.sleep(0.05)
+
+    asyncio.run(main())
+    assert len(seen) == 6
+    assert protocol._request_futures == {}
