@@ -502,8 +502,7 @@ class Workspace:
             return (document.generation, self.tags_input(document).key, self.release_for(document.path)
                     ) + self.kernels.key()
         if document.kind == BACKEND:
-            return (document.generation, self.native_input(document).key, self.cpp_generation,
-                    self.lazy_key(document))
+            return self._backend_key(document, self.native_input(document))
         if document.kind in (DERIVATIVES, DEPRECATED):
             return (document.generation, self.native_input(document).key, self.autograd_release(document))
         return (document.generation,)
@@ -581,11 +580,16 @@ class Workspace:
                 self._drop_analysis_state(dropped)
         return analysis
 
+    def _backend_key(self, document: OpenDocument, source: NativeInput) -> tuple:
+        """What a backend document's analysis depends on: one definition for `key` and `_analyse_backend` (a
+        mismatch makes every analysis look stale, and the server never publishes it)."""
+        return (document.generation, source.key, self.cpp_generation, self.lazy_key(document),
+                self.settings.upgrade_target)
+
     def _analyse_backend(self, document: OpenDocument) -> Analysis:
         source = self.native_input(document)
         native = self._native_source(source)
-        key = (document.generation, source.key, self.cpp_generation, self.lazy_key(document),
-               self.settings.upgrade_target)
+        key = self._backend_key(document, source)
         if native is None:
             why = source.why or f"cannot read the native_functions.yaml at {source.path}"
             return Analysis(document, key, (diag("OPG900", Span.point(0, 0), why),))
