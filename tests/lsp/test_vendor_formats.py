@@ -13,8 +13,6 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from .helpers import NATIVE, SERVER, TAGS, capabilities, current_diagnostics, make_client, open_document, pos
 
-pytestmark = pytest.mark.asyncio
-
 NPU = """\
 backend: NPU
 cpp_namespace: at_npu::native
@@ -71,7 +69,7 @@ async def editor(lsp_client: LanguageClient, tmp_path: Path):
     for name, text in FILES.items():
         (ops / name).write_text(text, encoding="utf-8")
     lsp_client.set_configuration({"debounceMs": 10}, section="opgen")
-    await lsp_client.initialize_session(types.InitializeParams(
+    lsp_client.init_result = await lsp_client.initialize_session(types.InitializeParams(  # type: ignore[attr-defined]
         capabilities=capabilities("neovim"), root_uri=tmp_path.as_uri(),
         workspace_folders=[types.WorkspaceFolder(uri=tmp_path.as_uri(), name="ws")],
         initialization_options={"debounceMs": 10, "pytorchFormatCheck": False, "compatibilityBase": "off"}))
@@ -108,6 +106,7 @@ async def definition_line(client: LanguageClient, name: str) -> int | None:
     return found.range.start.line
 
 
+@pytest.mark.asyncio
 async def test_each_format_in_the_server(editor: LanguageClient) -> None:
     """All in one session: one server for the module (CI's budget)."""
     for name in FILES:  # diagnostics on their lines
