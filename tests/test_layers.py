@@ -25,7 +25,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("foundation", frozenset({
         PACKAGE, f"{PACKAGE}.frozen", f"{PACKAGE}.text", f"{PACKAGE}.suggest", f"{PACKAGE}.status",
         f"{PACKAGE}.diagnostics", f"{PACKAGE}.input_file", f"{PACKAGE}.release_ops", f"{PACKAGE}.releases",
-        f"{PACKAGE}.report", f"{PACKAGE}.torchgen_digests", f"{PACKAGE}.tree_release",
+        f"{PACKAGE}.report", f"{PACKAGE}.torchgen_digests", f"{PACKAGE}.tree_release", f"{PACKAGE}.worker_process",
     })),
     ("syntax", frozenset({f"{PACKAGE}.syntax"})),
     ("model", frozenset({f"{PACKAGE}.model"})),

@@ -27,6 +27,7 @@ from ..input_file import UnreadableFile, read_text
 from ..syntax import cpp_macros, cpp_scan, cpp_types
 from ..syntax.cpp_macros import Macro
 from ..syntax.cpp_scan import MACRO_USE, Branch, CppSymbol, file_macros, scan, scan_with_macros
+from ..worker_process import start_worker
 from .documents import paused_gc
 
 SOURCE_SUFFIXES = frozenset({".cpp", ".cc", ".cxx", ".cu", ".cuh", ".mm", ".h", ".hpp", ".hh"})
@@ -418,5 +419,5 @@ def _scan_all(paths: list[tuple[str, bool]], workers: int | None) -> list[FileSy
     if workers <= 1 or len(paths) < 64:
         return _scan_many(paths)
     chunks = [paths[i::workers * 4] for i in range(workers * 4)]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with ProcessPoolExecutor(max_workers=workers, initializer=start_worker) as pool:
         return [r for chunk in pool.map(_scan_many, chunks) for r in chunk]

@@ -23,6 +23,7 @@ from ..analysis.pytorch_format import LoadFailure, format_diagnostic, normalize_
 from ..diagnostics import Diagnostic
 from ..index.base_text import git_show
 from ..text import Span
+from ..worker_process import start_worker
 from .convert import Encoding, Lines, span_to_range
 from .convert import diagnostics as lsp_diagnostics
 
@@ -85,7 +86,8 @@ class EditingChecks:
     def executor(self) -> Executor:
         if self._executor is None:
             # spawn: the server has threads, and a forked child would inherit their locks
-            self._executor = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+            self._executor = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                                                 initializer=start_worker)
         return self._executor
 
     def submit(self, uri: str, check: Callable[..., EditingResult], *args: object) -> Future:
