@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import importlib.metadata
 import importlib.util
 import json
@@ -105,37 +104,3 @@ def _torchgen_parse_cache_stays_pristine():
         for key in [k for k, index in parsed.backend_indices.items() if index.external]:
             del parsed.backend_indices[key]
 
-
-# ---------------------------------------------------------------- a server's exit, even when reaped elsewhere
-
-_process_wait = asyncio.subprocess.Process.wait
-
-
-def _pid_exists(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-async def _wait_even_if_reaped(self: asyncio.subprocess.Process) -> int | None:
-    """asyncio's Process.wait, which never returns once the child was reaped outside asyncio's child watcher (seen
-    under load: pytest-lsp's shutdown_session and stop then awaited a server that had exited, until CI's limit).
-    A child that is gone (not even a zombie) for two seconds is taken as exited; its status is then unknown."""
-    waiting = asyncio.ensure_future(_process_wait(self))
-    while True:
-        done, _ = await asyncio.wait({waiting}, timeout=1.0)
-        if done:
-            return waiting.result()
-        if not _pid_exists(self.pid):
-            done, _ = await asyncio.wait({waiting}, timeout=2.0)  # an exit being delivered right now
-            if done:
-                return waiting.result()
-            waiting.cancel()
-            return self.returncode
-
-
-asyncio.subprocess.Process.wait = _wait_even_if_reaped  # type: ignore[method-assign]
