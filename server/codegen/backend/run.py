@@ -161,6 +161,12 @@ def generate_backend(options: BackendOptions, native: NativeSnapshot | None = No
         # Errors are reported against the whole file (did-you-mean needs every op name).
         native = NativeParser(release=options.release).parse(*whole)
         snapshot, diagnostics = check_backend_files(options.source_yaml, text, native, impls)
+    if snapshot.vendor is not None:
+        # Its vendor's codegen (not gen_backend_stubs, which rejects the file) writes its code: not opgen.
+        return BackendResult(diagnostics=tuple(diagnostics), read=True, errors=(
+            f"{options.source_yaml} is in {snapshot.vendor.yaml.format}'s format, which its vendor's own codegen "
+            "reads; gen_backend_stubs does not read it and opgen does not generate its code (`opgen check` checks "
+            "it: docs/backends.md)",))
     result = BackendResult(diagnostics=tuple(diagnostics), read=True)
     if result.has_errors or snapshot.resolved is None:
         return result
