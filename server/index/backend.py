@@ -40,8 +40,8 @@ MAX_BACKEND_CHARS = 8 * 1024 * 1024
 BACKEND_VALUE_COST = 1_000
 
 
-def check_backend(text: str, native: NativeSnapshot, path: str = "", natives: NativeFor | None = None
-                  ) -> BackendSnapshot:
+def check_backend(text: str, native: NativeSnapshot, path: str = "", natives: NativeFor | None = None,
+                  vendors: bool = True) -> BackendSnapshot:
     """Compose, lower and resolve one backend yaml; never raises on bad input. A vendor file (by its name at `path`
     or its keys) is read as its vendor's codegen reads it; natives(line): another release's native_functions.yaml,
     for op-plugin's version ranges."""
@@ -56,7 +56,7 @@ def check_backend(text: str, native: NativeSnapshot, path: str = "", natives: Na
                                                  "to itself through an alias (&a ... *a); a backend yaml cannot "
                                                  "be read from it"),))
     found = list(diagnostics)
-    fmt = vendor_format(path, text)
+    fmt = vendor_format(path, text) if vendors else None  # vendors=False: as gen_backend_stubs reads any yaml
     if fmt is not None:
         return _check_vendor(fmt, root, found, native, natives)
     yaml, lowering = lower_backend_yaml(root)

@@ -104,10 +104,11 @@ def default_templates(native_functions: str | None = None) -> str | None:
     return os.path.join(aten, "templates") if aten else None
 
 
-def check_backend_files(source_yaml: str, text: str, native: NativeSnapshot, impls: tuple[ImplFile, ...]
-                        ) -> tuple[BackendSnapshot, list[FileDiagnostic]]:
-    """The backend yaml's diagnostics, plus the missing-kernel check when implementation files are given."""
-    snapshot = check_backend(text, native)
+def check_backend_files(source_yaml: str, text: str, native: NativeSnapshot, impls: tuple[ImplFile, ...],
+                        vendors: bool = True) -> tuple[BackendSnapshot, list[FileDiagnostic]]:
+    """The backend yaml's diagnostics, plus the missing-kernel check when implementation files are given; with
+    vendors=False a vendor's file is read as gen_backend_stubs reads it."""
+    snapshot = check_backend(text, native, vendors=vendors)
     found = [FileDiagnostic(source_yaml, d) for d in snapshot.diagnostics]
     if impls and snapshot.resolved is not None and not snapshot.has_errors:
         from ...analysis.backend_kernels import check_kernels  # only with --impl-path: it brings the C++ scanner
@@ -156,17 +157,11 @@ def generate_backend(options: BackendOptions, native: NativeSnapshot | None = No
         templates = read_templates(template_dir)
     except InputError as exc:
         return BackendResult(errors=(str(exc),), read=isinstance(exc, InvalidInput))
-    snapshot, diagnostics = check_backend_files(options.source_yaml, text, native, impls)
+    snapshot, diagnostics = check_backend_files(options.source_yaml, text, native, impls, vendors=False)
     if whole is not None and snapshot.has_errors:
         # Errors are reported against the whole file (did-you-mean needs every op name).
         native = NativeParser(release=options.release).parse(*whole)
-        snapshot, diagnostics = check_backend_files(options.source_yaml, text, native, impls)
-    if snapshot.vendor is not None:
-        # Its vendor's codegen (not gen_backend_stubs, which rejects the file) writes its code: not opgen.
-        return BackendResult(diagnostics=tuple(diagnostics), read=True, errors=(
-            f"{options.source_yaml} is in {snapshot.vendor.yaml.format}'s format, which its vendor's own codegen "
-            "reads; gen_backend_stubs does not read it and opgen does not generate its code (`opgen check` checks "
-            "it: docs/backends.md)",))
+        snapshot, diagnostics = check_backend_files(options.source_yaml, text, native, impls, vendors=False)
     result = BackendResult(diagnostics=tuple(diagnostics), read=True)
     if result.has_errors or snapshot.resolved is None:
         return result
