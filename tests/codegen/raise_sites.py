@@ -404,6 +404,9 @@ SITES: dict[str, Site] = {
                                                        "missing or unreadable (exit 2)"),
     "index/inputs.py:load_native:InputError": handled("opgen_lsp.codegen.generate:generate",
                                                         "no native_functions.yaml to read (exit 2)"),
+    "index/inputs.py:release_native:InputError": handled("opgen_lsp.lsp.workspace:Workspace.target_release",
+                                                           "a release unknown or not at hand: OPG976 in the server, "
+                                                           "exit 2 from opgen upgrade and coverage"),
     "codegen/generate.py:read_if_present:InputError": handled("opgen_lsp.codegen.generate:generate",
                                                               "an AOTI header that cannot be read (exit 1)"),
     "codegen/generate.py:read_templates:InputError": handled("opgen_lsp.codegen.generate:generate",
