@@ -95,9 +95,13 @@ def venv_seeing_this_interpreter(venv: Path) -> Path:
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     own = subprocess.run([str(venv / "bin" / "python3"), "-c", "import site; print(site.getsitepackages()[0])"],
                          check=True, capture_output=True, text=True, timeout=120).stdout.strip()
-    # Processed after the venv's own .pth files (an editable install there comes first), these folders' .pth too.
-    lines = "".join(f"import site; site.addsitedir({folder!r})\n" for folder in site_folders())
-    (Path(own) / "zz_running_interpreter.pth").write_text(lines, encoding="utf-8")
+    # Processed after the venv's own .pth files (an editable install there comes first), these folders' .pth too;
+    # but not in pip's isolated build environments (pip-build-env-*, on sys.path before any .pth runs), which
+    # would otherwise build with these folders' setuptools (a venv's own is often too old for pyproject.toml).
+    # (One line, run by exec inside site.addpackage: no comprehension, whose scope would not see `site`.)
+    line = (f"import sys, site; any('pip-build-env-' in p for p in sys.path) or "
+            f"list(map(site.addsitedir, {site_folders()!r}))\n")
+    (Path(own) / "zz_running_interpreter.pth").write_text(line, encoding="utf-8")
     return Path(own)
 
 
