@@ -62,6 +62,7 @@
         (let ((clean (opgen-test-open "clean/native_functions.yaml")))
           (with-current-buffer clean
             (let ((result (opgen-generate)))
+              (opgen-test-put 'generate_reply (format "%S" result))
               (opgen-test-put 'generate (plist-get result :summary))
               (opgen-test-put 'output_dir (plist-get result :outputDir)))))))
   (error (opgen-test-put 'errors (list (error-message-string err)))))
