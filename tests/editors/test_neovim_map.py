@@ -123,12 +123,13 @@ MAP_LUA = """
     out.kernel_files[name] = b > 0 and text(b) or ""
   end
 
-  -- An incompatible schema, saved: OPG209/OPG210 against git HEAD.
+  -- An incompatible schema, and everything saved (the new kernel files are buffers until then): OPG209/OPG210
+  -- against git HEAD.
   local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
   for i, line in ipairs(lines) do
     if line == case.shrink then vim.api.nvim_buf_set_lines(buf, i - 1, i, false, { case.incompatible }) end
   end
-  vim.cmd("write")
+  vim.cmd("wall")
   local function compatibility()
     return vim.tbl_filter(function(d) return d.code == "OPG209" or d.code == "OPG210" end, vim.diagnostic.get(buf))
   end
@@ -214,6 +215,8 @@ def test_neovim_highlights_selects_links_scaffolds_and_checks_compatibility(tmp_
     # Saved with shrink's new argument (no default): both of c10's verdicts, on shrink's func: value.
     saved = native.read_text(encoding="utf-8")
     assert INCOMPATIBLE in saved and "- func: twice.out(" in saved
+    for name, text in result["kernel_files"].items():
+        assert (native.parent / name).read_text(encoding="utf-8") == text, name
     line = saved.split("\n").index(INCOMPATIBLE)
     found = sorted((code, lnum, col, severity) for code, lnum, col, severity, _ in result["compatibility"])
     assert found == [("OPG209", line, 8, 2), ("OPG210", line, 8, 3)], found  # a warning and an information
