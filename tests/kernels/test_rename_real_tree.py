@@ -3,7 +3,9 @@ tools/autograd's derivatives.yaml and deprecated.yaml, and the C++ of aten/src/A
 
 On a copy of the pytorch-2.6 tree (tests/real_trees.py; skipped, saying how to get it, when absent), the operator
 add, its overload Tensor and the kernel add_sparse are renamed at once through the server's rename, as the
-language server does it (a workspace with the kernel index of the tree), every edit applied, and
+language server does it (a workspace with the kernel index of the tree), every edit applied (in C++: the kernel's
+definition and its native:: calls, TORCH_META_FUNC2(add, Tensor), at::add calls, at::_ops::add_Tensor and the
+#includes of add's generated headers), and
 `opgen check --kernels` of the tree finds the same as before: no kernel left without a definition, no meta
 function without its TORCH_META_FUNC2, no derivative of an op that is gone.
 """
@@ -113,10 +115,17 @@ def test_renames_across_yaml_derivatives_and_cpp_leave_check_kernels_with_nothin
     assert counts[str(NATIVE / "native_functions.yaml")] == 8 + 2 + 1
     assert counts[str(AUTOGRAD / "derivatives.yaml")] == 3 and counts[str(AUTOGRAD / "deprecated.yaml")] == 6
     assert counts[str(NATIVE / "ts_native_functions.yaml")] == 2  # add.Tensor under full_codegen
-    assert len(cpp) >= 10 and sum(cpp.values()) >= 30, cpp  # at::add calls, the meta function, the kernel
+    # at::add calls, #include <ATen/ops/add.h>, the meta function, at::_ops::add_Tensor, the kernel
+    assert len(cpp) >= 15 and sum(cpp.values()) >= 50, cpp
 
     binary_ops = (tree / NATIVE / "BinaryOps.cpp").read_text(encoding="utf-8")
     assert "TORCH_META_FUNC2(plus, Tensors) (" in binary_ops and "TORCH_META_FUNC2(add, Tensor)" not in binary_ops
+    # What torchgen generates from the names: the op's struct and its per-operator headers.
+    assert "at::_ops::plus_Tensors::redispatch(" in binary_ops and "_ops::add_Tensor" not in binary_ops
+    assert "#include <ATen/ops/plus_native.h>\n#include <ATen/ops/plus_ops.h>\n" in binary_ops
+    assert "<ATen/ops/add_native.h>" not in binary_ops
+    linear = (tree / NATIVE / "Linear.cpp").read_text(encoding="utf-8")
+    assert "#include <ATen/ops/plus.h>\n#include <ATen/ops/addmm.h>\n" in linear  # (addmm's is not add's)
     sparse = (tree / NATIVE / "sparse" / "SparseTensorMath.cpp").read_text(encoding="utf-8")
     assert "\nTensor plus_sparse(const Tensor& self" in sparse  # the definition
     assert "return native::plus_sparse(self, other, -alpha);" in sparse  # a call of it (sub_sparse)
