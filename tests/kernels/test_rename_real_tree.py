@@ -2,12 +2,12 @@
 tools/autograd's derivatives.yaml and deprecated.yaml, and the C++ of aten/src/ATen the kernel index knows.
 
 On a copy of the pytorch-2.6 tree (tests/real_trees.py; skipped, saying how to get it, when absent), the operator
-add, its overload Tensor and the kernel add_sparse are renamed at once through the server's rename, as the
-language server does it (a workspace with the kernel index of the tree), every edit applied (in C++: the kernel's
-definition and its native:: calls, TORCH_META_FUNC2(add, Tensor), at::add calls, at::_ops::add_Tensor and the
-#includes of add's generated headers), and
-`opgen check --kernels` of the tree finds the same as before: no kernel left without a definition, no meta
-function without its TORCH_META_FUNC2, no derivative of an op that is gone.
+add, its overload Tensor and the kernels add_sparse and mkldnn_clone are renamed at once through the server's
+rename, as the language server does it (a workspace with the kernel index of the tree), and every edit is applied
+(in C++: the kernels' definitions, declarations and native:: calls, TORCH_META_FUNC2(add, Tensor), at::add calls,
+at::_ops::add_Tensor and the #includes of add's generated headers). `opgen check --kernels` of the tree then finds
+the same as before: no kernel left without a definition, no meta function without its TORCH_META_FUNC2, no
+derivative of an op that is gone.
 """
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ CPP = (".cpp", ".cc", ".cu", ".cuh", ".mm", ".h")
 # (where in native_functions.yaml, the offset of the name in it, the new name)
 RENAMES = (("- func: add.Tensor(", 8, "plus"),  # the operator: add, add_ and their at:: functions
            ("- func: add.Tensor(", 12, "Tensors"),  # the overload: add.Tensor, add_.Tensor, TORCH_META_FUNC2
-           ("SparseCPU, SparseCUDA, SparseMeta: add_sparse\n", 35, "plus_sparse"))  # a kernel defined in a .cpp
+           ("SparseCPU, SparseCUDA, SparseMeta: add_sparse\n", 35, "plus_sparse"),  # a kernel defined in a .cpp
+           ("MkldnnCPU: mkldnn_clone\n", 11, "mkldnn_duplicate"))  # one declared in a .h, defined in #if and #else
 
 
 def copy_tree(tree: Path, to: Path) -> Path:
@@ -112,7 +113,7 @@ def test_renames_across_yaml_derivatives_and_cpp_leave_check_kernels_with_nothin
 
     counts = {str(p.relative_to(tree)): len(c) for p, c in edits.items()}
     cpp = {p: n for p, n in counts.items() if p.endswith(CPP)}
-    assert counts[str(NATIVE / "native_functions.yaml")] == 8 + 2 + 1
+    assert counts[str(NATIVE / "native_functions.yaml")] == 8 + 2 + 1 + 1
     assert counts[str(AUTOGRAD / "derivatives.yaml")] == 3 and counts[str(AUTOGRAD / "deprecated.yaml")] == 6
     assert counts[str(NATIVE / "ts_native_functions.yaml")] == 2  # add.Tensor under full_codegen
     # at::add calls, #include <ATen/ops/add.h>, the meta function, at::_ops::add_Tensor, the kernel
@@ -130,5 +131,8 @@ def test_renames_across_yaml_derivatives_and_cpp_leave_check_kernels_with_nothin
     assert "\nTensor plus_sparse(const Tensor& self" in sparse  # the definition
     assert "return native::plus_sparse(self, other, -alpha);" in sparse  # a call of it (sub_sparse)
     assert "add_sparse(" not in sparse and "at::add_out(" not in sparse
+    mkldnn = tree / NATIVE / "mkldnn"
+    assert (mkldnn / "TensorShape.cpp").read_text(encoding="utf-8").count("\nTensor mkldnn_duplicate(const Tensor& self") == 2
+    assert "\nTensor mkldnn_duplicate(const Tensor& self);" in (mkldnn / "TensorShape.h").read_text(encoding="utf-8")
 
     assert check(tree, capsys) == before
