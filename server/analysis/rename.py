@@ -12,7 +12,9 @@ Three kinds of symbol, each found from any place that names it:
 
 An operator's rename also carries the names torchgen derives from it in C++: the implicit
 CompositeImplicitAutograd kernel of an entry without a dispatch table (named after the op), the
-TORCH_META_FUNC(2) of a structured group, and qualified calls of the generated `at::` functions.
+TORCH_META_FUNC(2) of a structured group, qualified calls of the generated `at::` functions and
+`at::_ops::` structs, and the `#include`s of its generated per-operator headers (`ATen/ops/add_native.h`).
+An overload's carries its TORCH_META_FUNC2 and `at::_ops::` structs.
 
 Every occurrence is a span whose text is exactly the old name: the edit replaces it with the new name.
 Pure: texts, the native snapshot and the kernel index in, spans and reasons out.
@@ -323,6 +325,9 @@ class CppNames:
     kernels: tuple[tuple[str, str], ...]  # (namespace, name) of plain or TORCH_IMPL_FUNC kernels
     metas: tuple[tuple[str, str], ...] = ()  # (base, overload) of TORCH_META_FUNC(2)
     calls: tuple[str, ...] = ()  # names of the generated at:: functions (operators)
+    ops: tuple[tuple[str, int], ...] = ()  # the at::_ops:: structs (unambiguous names), where the old name is in each
+    headers: str = ""  # an operator: the base of the generated ATen/ops/<base>*.h headers its rename renames
+    other_bases: frozenset[str] = frozenset()  # (the other operators' bases: their headers are not its)
 
 
 def _implicit_kernels(snapshot: NativeSnapshot, base: str) -> list[str]:
@@ -347,7 +352,11 @@ def cpp_names(snapshot: NativeSnapshot, target: Target) -> CppNames:
     if target.kind == OVERLOAD:
         metas = tuple((str(g.functional.func.name.name), target.name) for g in _groups(snapshot, target.base)
                       if g.functional.func.name.overload_name == target.name)
-        return CppNames((), metas)
+        # (`add_.Tensor` is at::_ops::add__Tensor: the overload starts after the head and its '_')
+        ops = tuple((op.function.func.name.unambiguous_name(), len(str(op.function.func.name.name)) + 1)
+                    for op in snapshot.functions.ops if op.function.func.name.name.base == target.base
+                    and op.function.func.name.overload_name in (target.name, target.name + OUT_OVERLOAD))
+        return CppNames((), metas, ops=ops)
     metas = tuple((str(g.functional.func.name.name), g.functional.func.name.overload_name)
                   for g in _groups(snapshot, target.name))
     heads = sorted({str(op.function.func.name.name) for op in snapshot.functions.ops
@@ -355,7 +364,11 @@ def cpp_names(snapshot: NativeSnapshot, target: Target) -> CppNames:
     # (the generated at:: functions: the op's own, its out= forms and the SymInt one; an in-place head has none)
     calls = tuple(sorted({h + suffix for h in heads for suffix in ("", "_out", "_outf", "_symint")
                           if suffix == "" or not h.endswith(INPLACE)}))
-    return CppNames(tuple((NATIVE_NAMESPACE, k) for k in _implicit_kernels(snapshot, target.name)), metas, calls)
+    family = [op.function.func.name for op in snapshot.functions.ops
+              if op.function.func.name.name.base == target.name and not op.function.func.name.name.dunder_method]
+    others = frozenset(op.function.func.name.name.base for op in snapshot.functions.ops) - {target.name}
+    return CppNames(tuple((NATIVE_NAMESPACE, k) for k in _implicit_kernels(snapshot, target.name)), metas, calls,
+                    tuple((name.unambiguous_name(), 0) for name in family), target.name, others)
 
 
 def _groups(snapshot: NativeSnapshot, base: str) -> list[NativeFunctionsGroup]:
@@ -410,10 +423,15 @@ def cpp_occurrences(index: KernelIndex, names: CppNames, target: Target, text_of
                             overload if which else base)
             if at is not None:
                 found.setdefault(hit.path, set()).add(Span.on_line(at[0], at[1], at[1] + len(old)))
-    qualified = [("native::", k) for _ns, k in names.kernels] + [("at::", c) for c in names.calls]
+    qualified = {("native::", k): k.find(old) for _ns, k in names.kernels}
+    qualified.update({("at::", c): c.find(old) for c in names.calls})
+    qualified.update({("_ops::", op): at for op, at in names.ops})
     if qualified:
-        for path, spans in _qualified_calls(index, qualified, lines).items():
-            found.setdefault(path, set()).update(_part(s.start_line, s.start_col, name, old) for s, name in spans)
+        for path, spans in _qualified_calls(index, qualified, len(old), lines).items():
+            found.setdefault(path, set()).update(spans)
+    if names.headers:
+        for path, spans in _header_includes(index, names.headers, names.other_bases, lines).items():
+            found.setdefault(path, set()).update(spans)
     return {path: sorted(spans) for path, spans in sorted(found.items())}
 
 
@@ -433,14 +451,15 @@ def _macro_arg(lines: Source | None, line: int, col: int, which: int, expected: 
     return line, m.start(which + 1)
 
 
-def _qualified_calls(index: KernelIndex, names: list[tuple[str, str]], lines: Callable[[str], Source | None]
-                     ) -> dict[str, list[tuple[Span, str]]]:
-    """`at::native::name` / `native::name` and `at::name` in the indexed sources (comments and strings left out)."""
+def _qualified_calls(index: KernelIndex, names: dict[tuple[str, str], int], width: int,
+                     lines: Callable[[str], Source | None]) -> dict[str, list[Span]]:
+    """The old name's span (at names[(prefix, name)] in the name, `width` long) in each `at::native::name` /
+    `native::name`, `at::name` and `at::_ops::name` / `_ops::name` of the indexed sources (comments and strings
+    left out)."""
     wanted = {name for _prefix, name in names}
-    pattern = re.compile(r"(?<![\w:])(?:(?:at::)?(native::)|at::)(" + "|".join(sorted(map(re.escape, wanted), key=len,
-                                                                                       reverse=True)) + r")\b")
-    by_prefix = {(p, n) for p, n in names}
-    out: dict[str, list[tuple[Span, str]]] = {}
+    pattern = re.compile(r"(?<![\w:])(?:(?:at::)?(native::|_ops::)|at::)(" +
+                         "|".join(sorted(map(re.escape, wanted), key=len, reverse=True)) + r")\b")
+    out: dict[str, list[Span]] = {}
     needles = tuple(wanted)
     for path in sorted(index.files):
         if not index.files[path].symbols:
@@ -450,11 +469,41 @@ def _qualified_calls(index: KernelIndex, names: list[tuple[str, str]], lines: Ca
             continue
         code = blank_comments_and_literals(found.text)
         for m in pattern.finditer(code):
-            prefix = "native::" if m.group(1) else "at::"
-            if (prefix, m.group(2)) not in by_prefix:
+            at = names.get((m.group(1) or "at::", m.group(2)))
+            if at is None:
                 continue
-            line, col = found.position(m.start(2))
-            out.setdefault(path, []).append((Span.on_line(line, col, col + len(m.group(2))), m.group(2)))
+            line, col = found.position(m.start(2) + at)
+            out.setdefault(path, []).append(Span.on_line(line, col, col + width))
+    return out
+
+
+# `#include <ATen/ops/add_native.h>`: a generated per-operator header, named after the operator's base.
+_OPS_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]ATen/ops/(\w+)\.h[>"]', re.M)
+# What follows the base in those names: nothing (the at:: functions), _native, _ops, _meta and
+# _<dispatch key, lower case>_dispatch.
+_OPS_HEADER_SUFFIX = re.compile(r"(?:_native|_ops|_meta|_[a-z0-9]+_dispatch)?")
+
+
+def operator_header(stem: str, base: str, other_bases: frozenset[str]) -> bool:
+    """Whether ATen/ops/<stem>.h is a header torchgen generates for the operator `base` (not another op's:
+    `add_relu_native.h` is add_relu's)."""
+    return stem.startswith(base) and stem not in other_bases and \
+        _OPS_HEADER_SUFFIX.fullmatch(stem, len(base)) is not None
+
+
+def _header_includes(index: KernelIndex, base: str, other_bases: frozenset[str], lines: Callable[[str], Source | None]
+                     ) -> dict[str, list[Span]]:
+    """The base's span in each `#include <ATen/ops/<base>*.h>` of the operator's generated headers."""
+    out: dict[str, list[Span]] = {}
+    needle = f"ATen/ops/{base}"
+    for path in sorted(index.files):
+        found = lines(path) if index.files[path].symbols else None
+        if found is None or needle not in found.text:
+            continue
+        for m in _OPS_INCLUDE.finditer(found.text):
+            if operator_header(m.group(1), base, other_bases):
+                line, col = found.position(m.start(1))
+                out.setdefault(path, []).append(Span.on_line(line, col, col + len(base)))
     return out
 
 

@@ -115,3 +115,54 @@ def test_a_namespaced_kernel_is_in_torchgen_s_namespace():
         ("foo_cpu", "custom::native"), ("foo_cuda", "at::native")]
     target = rename.native_target(snapshot, 2, 20)
     assert target == Target(rename.KERNEL, "foo_cpu", Span.on_line(2, 17, 24), namespace="custom::native")
+
+
+def test_generated_headers_of_an_operator():
+    others = frozenset({"add_relu", "add_meta"})
+    assert [stem for stem in ("add", "add_native", "add_ops", "add_cpu_dispatch", "add_compositeexplicitautograd_dispatch",
+                              "add_relu", "add_relu_native", "add_relu_cpu_dispatch", "add_meta", "addmm", "adds")
+            if rename.operator_header(stem, "add", others)] == [
+        "add", "add_native", "add_ops", "add_cpu_dispatch", "add_compositeexplicitautograd_dispatch"]
+
+
+FUSED_CPP = """\
+#include <ATen/ops/_fused.h>
+#include <ATen/ops/_fused_native.h>
+#include <ATen/ops/_fused_cpu_dispatch.h>
+#include <ATen/ops/other.h>
+namespace at { namespace native {
+Tensor fused_cpu(const Tensor& self) {
+  auto a = at::_ops::_fused_Tensor::call(self);  // at::_ops::_fused_Tensor in a comment is left
+  auto b = _ops::_fused_functional_Tensor::call(a);
+  return at::_fused(at::other(b));
+}
+}}
+"""
+
+
+def test_cpp_of_an_operator_and_an_overload(tmp_path):
+    from opgen_lsp.index.kernels import KernelIndex
+
+    (tmp_path / "Fused.cpp").write_text(FUSED_CPP, encoding="utf-8")
+    index = KernelIndex.build([str(tmp_path)])
+    lines = FUSED_CPP.split("\n")
+
+    def edited(marker: str, offset: int) -> list[str]:
+        target = rename.native_target(SNAPSHOT, *at(marker, offset))
+        assert target is not None
+        found = rename.cpp_occurrences(index, rename.cpp_names(SNAPSHOT, target), target,
+                                       lambda path: open(path, encoding="utf-8").read())
+        [spans] = found.values()
+        return [lines[s.start_line][:s.start_col] + "[" + lines[s.start_line][s.start_col:s.end_col] + "]"
+                + lines[s.start_line][s.end_col:] for s in spans]
+
+    # the operator _fused: its generated headers (not other's), its at::_ops:: structs and at:: functions
+    assert edited("func: _fused.Tensor", 6) == [
+        "#include <ATen/ops/[_fused].h>", "#include <ATen/ops/[_fused]_native.h>",
+        "#include <ATen/ops/[_fused]_cpu_dispatch.h>",
+        "  auto a = at::_ops::[_fused]_Tensor::call(self);  // at::_ops::_fused_Tensor in a comment is left",
+        "  auto b = _ops::[_fused]_functional_Tensor::call(a);", "  return at::[_fused](at::other(b));"]
+    # the overload Tensor: the structs of _fused.Tensor and _fused_functional.Tensor
+    assert edited("func: _fused.Tensor", 14) == [
+        "  auto a = at::_ops::_fused_[Tensor]::call(self);  // at::_ops::_fused_Tensor in a comment is left",
+        "  auto b = _ops::_fused_functional_[Tensor]::call(a);"]
