@@ -25,6 +25,7 @@ from ..model.native_yaml import NativeFunctions
 from ..model.schema import OperatorName
 from ..pieces.dest import aoti
 from ..pieces.dest.aoti import FallbackOps
+from ..syntax import python_source
 from ..releases import Release
 
 FALLBACK_DICTS = ("inductor_fallback_ops", "aten_shimified_ops")
@@ -40,7 +41,7 @@ def _assignment(node: ast.stmt) -> tuple[ast.expr, ast.expr | None] | None:
 
 
 def _literal_assignments(text: str) -> dict[str, object]:
-    tree = ast.parse(text)
+    tree = python_source.parse(text)
     out: dict[str, object] = {}
     for node in tree.body:
         target, value = _assignment(node) or (None, None)

@@ -20,6 +20,7 @@ from typing import cast
 
 from ..diagnostics import Diagnostic, diag
 from ..input_file import UnreadableFile, read_text
+from ..syntax import python_source
 from ..text import Span
 from . import dispatch as dk
 
@@ -228,7 +229,7 @@ def _check_grid(bound: dict[str, _Binding], path: str) -> None:
 def read_declaration(text: str, path: str) -> NativeAotDeclaration:
     """One aot.py, as gen.py's loader validates it. Raises _Unread or _Refused."""
     try:
-        tree = ast.parse(text, filename=path)
+        tree = python_source.parse(text, filename=path)
     except SyntaxError as exc:
         raise _Refused(f"{path}: {exc.msg}", exc.lineno or 0) from None
     bound = _module_bindings(tree)
