@@ -160,7 +160,7 @@ def _shape_markdown(declaration: str | None, header) -> str:
 
 
 def lazy_markdown(code, backend_key: str, torchscript: bool, header) -> str:
-    """Markdown: what gen_lazy_tensor generates for one op (codegen.lazy.check.LazyOpCode)."""
+    """Markdown: what gen_lazy_tensor generates for one op (pieces.lazy.code.LazyOpCode)."""
     flags = "TorchScript settings" if torchscript else "default settings"
     if code.problem is not None:
         return f"**gen_lazy_tensor cannot generate this op** ({flags}): {code.problem}"
@@ -178,8 +178,9 @@ def lazy_code(analysis: Analysis):
         return None
 
     def markdown(f: NativeFunction, item) -> str:
-        from ..codegen.backend.stubs import target_of
-        from ..codegen.lazy.check import TORCHSCRIPT, lazy_op_code, preset_options
+        from ..pieces.backend_target import target_of
+        from ..pieces.lazy.code import lazy_op_code
+        from ..pieces.lazy.options import TORCHSCRIPT, preset_options
 
         target = target_of(resolved)
         if target is None:
@@ -531,7 +532,7 @@ def shape_declaration_actions(analysis: Analysis, span, client: Client, kernels:
         return []
     from pygls.uris import from_fs_path
 
-    from ..codegen.lazy.check import wheel_shape_header
+    from ..analysis.lazy.check import wheel_shape_header
 
     wanted = [d for d in analysis.diagnostics if d.code == "OPG535" and _overlaps(d.span, span)]
     if not wanted:

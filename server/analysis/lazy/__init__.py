@@ -1,0 +1,25 @@
+"""gen_lazy_tensor's check of a backend yaml: its non_native section (`nonnative`), the shape-inference header
+(`shape`), what it rejects (`check`); here, light enough to load with the server, where a PyTorch checkout keeps
+the header."""
+
+import os
+from collections.abc import Iterable
+
+# gen_lazy_tensor's --shape-inference-hdr default, relative to where it runs (a PyTorch checkout).
+IN_TREE_SHAPE_HEADER = os.path.join("torch", "csrc", "lazy", "core", "shape_inference.h")
+
+
+def checkout_shape_header(folders: Iterable[str]) -> str | None:
+    """IN_TREE_SHAPE_HEADER in the PyTorch checkout holding one of the folders (each searched upward, so a
+    workspace opened on a subfolder of the checkout still finds it); None outside a checkout."""
+    for folder in folders:
+        current = os.path.abspath(folder)
+        while True:
+            path = os.path.join(current, IN_TREE_SHAPE_HEADER)
+            if os.path.isfile(path):
+                return path
+            parent = os.path.dirname(current)
+            if parent == current:
+                break
+            current = parent
+    return None
