@@ -2,8 +2,15 @@
 (`shape`), what it rejects (`check`); here, light enough to load with the server, where a PyTorch checkout keeps
 the header."""
 
+from __future__ import annotations
+
 import os
 from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (loaded with the first lazy yaml)
+    from .shape import ShapeHeader
 
 # gen_lazy_tensor's --shape-inference-hdr default, relative to where it runs (a PyTorch checkout).
 IN_TREE_SHAPE_HEADER = os.path.join("torch", "csrc", "lazy", "core", "shape_inference.h")
@@ -23,3 +30,13 @@ def checkout_shape_header(folders: Iterable[str]) -> str | None:
                 break
             current = parent
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class LazySettings:
+    """What a hover on a lazy yaml's op is shown with (analysis/lazy/hover.py): the settings' preset
+    (opgen.lazy.preset: "auto", "torchscript", "default") and the shape-inference header the yaml was checked
+    against (None: not known)."""
+
+    preset: str = "auto"
+    header: ShapeHeader | None = None
