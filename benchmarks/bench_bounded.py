@@ -60,7 +60,7 @@ class Client:
     """Just enough LSP over stdio: requests and notifications out, messages in on a thread."""
 
     def __init__(self) -> None:
-        self.process = subprocess.Popen([sys.executable, "-m", "opgen_lsp.lsp.main", "--stdio"],
+        self.process = subprocess.Popen([sys.executable, "-m", "opgen_lsp.serve", "--stdio"],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self.messages: list[dict] = []
         self.arrived = threading.Condition()

@@ -87,7 +87,7 @@ async def open_to_diagnostics(root: Path, kernels_on: bool, cache_home: Path) ->
 
     os.environ["XDG_CACHE_HOME"] = str(cache_home)  # (the server inherits it)
     client: LanguageClient = await ClientServerConfig(
-        server_command=[sys.executable, "-m", "opgen_lsp.lsp.main", "--stdio"]).start()
+        server_command=[sys.executable, "-m", "opgen_lsp.serve", "--stdio"]).start()
     try:
         settings = {"debounceMs": 10}
         client.set_configuration(settings, section="opgen")

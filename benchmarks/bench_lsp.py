@@ -107,7 +107,7 @@ def main() -> int:
         shutil.copyfile(source, native)
         shutil.copyfile(source.parent / "tags.yaml", Path(tmp) / "tags.yaml")
         hovers = hover_positions(native.read_text(encoding="utf-8"))
-        opgen = bench(args.lspbench, f"{sys.executable} -m opgen_lsp.lsp.main --stdio", native, args.edits, hovers)
+        opgen = bench(args.lspbench, f"{sys.executable} -m opgen_lsp.serve --stdio", native, args.edits, hovers)
         other = bench(args.lspbench, f"node {yaml_ls} --stdio", native, args.edits, hovers)
     print(f"native_functions.yaml: {opgen['lines']} lines, {args.edits} edits, hovers at {', '.join(hovers)}\n")
     print(table(opgen, other))

@@ -2,7 +2,7 @@
 
 Usage: python3 benchmarks/bench_memory.py [--copies N] [--frames N] [--rounds N] [--seed S] [--json FILE]
 
-Drives a real `opgen-lsp --stdio` process (python3 -m opgen_lsp.lsp.main --stdio) over a pipe and reads its
+Drives a real `opgen-lsp --stdio` process (python3 -m opgen_lsp.serve --stdio) over a pipe and reads its
 RSS from /proc (Linux). Needs torch 2.13 (the real native_functions.yaml and tags.yaml).
 
 - documents: `--copies` copies of the real native_functions.yaml (each in its own folder, beside a tags.yaml)
@@ -28,7 +28,7 @@ import threading
 import time
 from pathlib import Path
 
-SERVER = [sys.executable, "-m", "opgen_lsp.lsp.main", "--stdio"]
+SERVER = [sys.executable, "-m", "opgen_lsp.serve", "--stdio"]
 
 
 def aten_native() -> Path:

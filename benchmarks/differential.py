@@ -75,7 +75,7 @@ def hovers_and_explain(out: Path, version: str, aten: Path) -> None:
     explainer_class = _first("opgen_lsp.pieces.explain:Explainer", "opgen_lsp.codegen.explain:Explainer")
     native = aten / "native" / "native_functions.yaml"
     resolved = resolve(version, "differential")
-    inputs = load_native(str(native), None, frozenset(), resolved.release)  # type: ignore[operator, union-attr]
+    inputs = load_native(str(native), None, frozenset(), release=resolved.release)  # type: ignore[operator, union-attr]
     snapshot = inputs.snapshot
     tags = TagsParser().parse((aten / "native" / "tags.yaml").read_text(encoding="utf-8"))
     hover = _hover()

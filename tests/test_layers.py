@@ -37,20 +37,17 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("codegen", frozenset({f"{PACKAGE}.codegen"})),
     ("lsp", frozenset({f"{PACKAGE}.lsp"})),
     ("cli", frozenset({f"{PACKAGE}.cli"})),
-    # Entry points run as `python -m`: gen (the drop-in for torchgen.gen) hands its command line to cli/.
-    ("entry", frozenset({f"{PACKAGE}.gen"})),
+    # Entry points: gen (`python -m opgen_lsp.gen`, the drop-in for torchgen.gen) hands its command line to cli/;
+    # serve (`opgen-lsp`) starts the server of lsp/ with the generators of codegen/.
+    ("entry", frozenset({f"{PACKAGE}.gen", f"{PACKAGE}.serve"})),
 )
 
 Graph = Mapping[str, frozenset[str]]
 
-# What lsp/ still imports from codegen/: the generation commands (the job, the backend's run) and gen_lazy_tensor's
-# check and per-op code (codegen/lazy/, backend.stubs), which stand on the generator's plans and templates. The per-op
-# pieces, the checks and the input reader it used to reach there are below the analyses now. Nothing may join this
-# list; an entry leaves it when its code moves below the analyses (CONTRIBUTING.md, "Where things go").
-LSP_CODEGEN_LEFT = frozenset({
-    f"{PACKAGE}.codegen.job", f"{PACKAGE}.codegen.backend.run", f"{PACKAGE}.codegen.backend.stubs",
-    f"{PACKAGE}.codegen.lazy", f"{PACKAGE}.codegen.lazy.check", f"{PACKAGE}.codegen.lazy.shape",
-})
+# Layers side by side: neither imports the other, though the order above puts one over the other. The server (lsp/)
+# is given its generators by whoever builds it (lsp/generators.py; `serve` gives codegen's), and its checks and
+# per-op code are below both (analysis/, pieces/).
+SIBLINGS: tuple[tuple[str, str], ...] = (("codegen", "lsp"),)
 
 
 def module_name(root: Path, path: Path) -> str:
@@ -125,10 +122,14 @@ def upward_imports(graph: Graph) -> list[str]:
     return found
 
 
-def lsp_codegen_imports(graph: Graph) -> set[str]:
-    """The codegen/ modules the lsp/ modules import."""
-    return {target for module, imported in graph.items() if module.startswith(f"{PACKAGE}.lsp")
-            for target in imported if target.startswith(f"{PACKAGE}.codegen")}
+def sibling_imports(graph: Graph) -> list[str]:
+    """The imports between two layers of SIBLINGS, either way."""
+    names = [name for name, _ in LAYERS]
+    pairs = {(names.index(a), names.index(b)) for a, b in SIBLINGS}
+    pairs |= {(b, a) for a, b in pairs}
+    return [f"{module} ({names[layer_of(module)]}) imports {target} ({names[layer_of(target)]})"  # type: ignore[index]
+            for module, imported in sorted(graph.items()) for target in sorted(imported)
+            if (layer_of(module), layer_of(target)) in pairs]
 
 
 def import_circles(graph: Graph) -> list[list[str]]:
@@ -206,10 +207,11 @@ def test_the_analyses_stand_on_the_pieces(graph: Graph) -> None:
     assert f"{PACKAGE}.pieces.dest.native_declarations" in graph[f"{PACKAGE}.analysis.kernel_nav"]
 
 
-def test_lsp_reaches_no_more_of_codegen(graph: Graph) -> None:
-    assert lsp_codegen_imports(graph) <= LSP_CODEGEN_LEFT
-    assert not any(target.startswith((f"{PACKAGE}.codegen.api", f"{PACKAGE}.codegen.dest", f"{PACKAGE}.codegen.explain"))
-                   for target in lsp_codegen_imports(graph))
+def test_the_server_and_the_generators_import_nothing_of_each_other(graph: Graph) -> None:
+    assert sibling_imports(graph) == []
+    assert f"{PACKAGE}.lsp.generators" in graph[f"{PACKAGE}.lsp.commands"]  # the commands' generators: given
+    assert {f"{PACKAGE}.lsp.main", f"{PACKAGE}.lsp.generators"} <= graph[f"{PACKAGE}.serve"]
+    assert layer_of(f"{PACKAGE}.serve") == [name for name, _ in LAYERS].index("entry")
 
 
 def _planted(tmp_path: Path) -> Path:
@@ -244,7 +246,11 @@ def test_a_planted_import_across_the_new_floors_fails(tmp_path: Path) -> None:
     assert f"{PACKAGE}.pieces.api.signatures (pieces) imports {PACKAGE}.analysis.hover (analysis)" in found
     assert f"{PACKAGE}.analysis.late (analysis) imports {PACKAGE}.codegen.files.aten (codegen)" in found
     (root / "lsp" / "late.py").write_text("def f():\n    from ..codegen.files import aten\n", encoding="utf-8")
-    assert lsp_codegen_imports(import_graph(root)) - LSP_CODEGEN_LEFT == {f"{PACKAGE}.codegen.files.aten"}
+    (root / "codegen" / "late.py").write_text("from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n"
+                                              "    from ..lsp.generators import Generators\n", encoding="utf-8")
+    assert sibling_imports(import_graph(root)) == [
+        f"{PACKAGE}.codegen.late (codegen) imports {PACKAGE}.lsp.generators (lsp)",
+        f"{PACKAGE}.lsp.late (lsp) imports {PACKAGE}.codegen.files.aten (codegen)"]
 
 
 def test_a_planted_circle_fails(tmp_path: Path) -> None:

@@ -33,7 +33,7 @@ def test_build_makes_a_wheel_and_an_sdist_that_install(tmp_path: Path) -> None:
     (sdist,) = (tmp_path / "dist").glob("opgen_lsp-*.tar.gz")
     with zipfile.ZipFile(wheel) as z:
         names = set(z.namelist())
-    assert {"opgen_lsp/cli/main.py", "opgen_lsp/cli/__main__.py", "opgen_lsp/lsp/main.py",
+    assert {"opgen_lsp/cli/main.py", "opgen_lsp/cli/__main__.py", "opgen_lsp/serve.py",
             "opgen_lsp/codegen/files/aten.py"} <= names
     with tarfile.open(sdist) as t:
         assert any(n.endswith("/server/cli/main.py") for n in t.getnames())

@@ -294,7 +294,7 @@ def test_samples_aten_templates_hold_exactly_what_is_filled():
     """Each template of ours uses every value its file's generator fills, and nothing else."""
     from opgen_lsp.codegen.files.context import GenerateOptions
     from opgen_lsp.codegen.generate import load_context, plan
-    from opgen_lsp.codegen.template import Template
+    from opgen_lsp.pieces.template import Template
 
     ctx = load_context(GenerateOptions(source_path=str(ATEN)))
     filled: dict[str, set[str]] = {}

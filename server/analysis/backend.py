@@ -18,13 +18,13 @@ from dataclasses import dataclass
 from ..index.backend import BackendSnapshot
 from ..index.native import NativeSnapshot
 from ..model.backend import ListedOp
-from ..model.native_function import NativeFunction
 from ..releases import migration_note, schema_change_note
 from ..text import Span
 from . import vendor as vendor_query
 from .completion import OP, Candidate
 from .definition import declaration_span, find_op
 from .hover import HoverText, function_summary
+from .lazy import LazySettings
 
 # Sections whose items are op names, in the order a backend yaml usually has them.
 OP_SECTIONS = ("supported", "autograd", "full_codegen", "symint", "ir_gen")
@@ -103,11 +103,11 @@ def declaration_markdown(native: NativeSnapshot, op: str, key: str) -> str:
 
 def hover(snapshot: BackendSnapshot, native: NativeSnapshot | None, line: int, col: int,
           definitions: Callable[[str, str], Sequence[KernelDefinition] | None] | None = None,
-          lazy: Callable[[NativeFunction, ListedOp], str] | None = None) -> HoverText | None:
+          lazy: LazySettings | None = None) -> HoverText | None:
     """Hover on a listed op or a top-level key.
 
     definitions(class name, kernel): where the kernel is defined; None when no C++ files are known.
-    lazy(function, listing): Markdown of what gen_lazy_tensor generates for a full_codegen / ir_gen op (or "").
+    lazy: with it, a full_codegen / ir_gen op shows what gen_lazy_tensor generates for it (analysis/lazy/hover.py).
     """
     if snapshot.vendor is not None:
         return vendor_query.hover(snapshot.vendor.yaml, native, line, col)
@@ -150,8 +150,10 @@ def hover(snapshot: BackendSnapshot, native: NativeSnapshot | None, line: int, c
         code = declaration_markdown(native, item.text, dispatch_key)
         if code:
             parts.append(code)
-    if lazy is not None and item.section in LAZY_SECTIONS:
-        code = lazy(op.function, item)
+    if lazy is not None and item.section in LAZY_SECTIONS and snapshot.resolved is not None:
+        from .lazy.hover import lazy_hover  # (loaded with the first lazy op hovered)
+
+        code = lazy_hover(op.function, item, snapshot.resolved, lazy)
         if code:
             parts.append(code)
     parts.append(function_summary(op.function))

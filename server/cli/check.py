@@ -162,13 +162,13 @@ def _lazy_checker(header_path: str | None) -> BackendCheck:
     from ..index.inputs import InputError, read_input
 
     if header_path:
-        from ..codegen.lazy.shape import parse_shape_header
+        from ..analysis.lazy.shape import parse_shape_header
     given = parse_shape_header(header_path, read_input(header_path)) if header_path else None
 
     def check(path: str, text: str, snapshot: BackendSnapshot, native: NativeSnapshot) -> tuple[Diagnostic, ...]:
         # gen_lazy_tensor's check is loaded for a backend yaml only (a check of native_functions.yaml needs none).
-        from ..codegen.lazy.check import is_lazy_yaml, lazy_diagnostics, shape_header_path
-        from ..codegen.lazy.shape import parse_shape_header
+        from ..analysis.lazy.check import is_lazy_yaml, lazy_diagnostics, shape_header_path
+        from ..analysis.lazy.shape import parse_shape_header
 
         resolved = snapshot.resolved
         if resolved is None or not is_lazy_yaml(resolved):

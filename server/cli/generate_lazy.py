@@ -48,8 +48,8 @@ def add_generate_lazy_parser(sub: argparse._SubParsersAction[argparse.ArgumentPa
 
 
 def options_from(args: argparse.Namespace, release: Release | None = None) -> LazyRunOptions:
-    from ..codegen.lazy.plan import LazyOptions
     from ..codegen.lazy.run import LazyRunOptions
+    from ..pieces.lazy.options import LazyOptions
     from ..releases import DEFAULT
 
     # torch 2.13's main() passes --backend-name as run_gen_lazy_tensor's 13th positional argument, which is

@@ -22,8 +22,8 @@ from enum import Enum
 from pathlib import PurePosixPath
 from typing import Any, TypeVar
 
+from ..pieces.template import Template, TemplateError
 from ..releases import Release
-from .template import Template, TemplateError
 
 T = TypeVar("T")
 

@@ -1,6 +1,7 @@
 """The server's commands: opgen.generate and opgen.showGenerated.
 
-opgen.generate runs the full emitter for the workspace on a worker thread,
+opgen.generate runs the full emitter for the workspace on a worker thread (the server's generators,
+lsp/generators.py: given by whoever built the server),
 reports `$/progress` (begin, a report per file, end) when the client accepts
 server-initiated progress, and stops between files when the progress is
 cancelled (window/workDoneProgress/cancel) or the request is ($/cancelRequest).
@@ -25,7 +26,7 @@ import threading
 import time
 from collections import OrderedDict
 from concurrent.futures import Executor
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from lsprotocol import types
 from pygls.workspace import Workspace as OpenDocuments
@@ -34,11 +35,9 @@ from ..analysis.check import BACKEND, NATIVE
 from . import trust
 from .convert import fs_path
 from .features import Client
+from .generators import BackendRequest, Counts, Generators, NativeRequest
 from .host import Host
 from .workspace import Analysis, OpenDocument, Workspace
-
-if TYPE_CHECKING:
-    from ..codegen.job import Progress  # (the job's counts; codegen is loaded on first use)
 
 GENERATE = "opgen.generate"
 SHOW_GENERATED = "opgen.showGenerated"
@@ -90,6 +89,9 @@ class CommandHost(Host, Protocol):
 
     @property
     def command_executor(self) -> Executor: ...
+
+    @property
+    def generators(self) -> Generators: ...  # given by whoever built the server
 
     async def analysis(self, uri: str) -> Analysis | None: ...
 
@@ -196,6 +198,11 @@ async def write_dir(server: CommandHost, source: str) -> str:
     return path
 
 
+def _native_request(server: CommandHost, native: str, output: str) -> NativeRequest:
+    return NativeRequest(native, output, per_operator_headers=server.settings.per_operator_headers,
+                         torch_version=server.settings.torch_version)
+
+
 def _target(server: CommandHost, args: dict) -> str:
     target = args.get("target") or server.settings.generate_target
     if target == "auto":
@@ -207,8 +214,6 @@ def _target(server: CommandHost, args: dict) -> str:
 
 
 async def generate(server: CommandHost, *args: Any) -> dict:
-    from ..codegen import job as generate_job  # the code generator is loaded on first use
-
     arg = _argument(args)
     target = _target(server, arg)
     if target == "backend":
@@ -216,9 +221,7 @@ async def generate(server: CommandHost, *args: Any) -> dict:
     if target != "native":
         raise CommandError(f"unknown target {target!r}: use \"native\" or \"backend\"")
     native = _native_path(server, arg.get("uri"))
-    job = generate_job.NativeJob(native, await write_dir(server, native),
-                                 per_operator_headers=server.settings.per_operator_headers,
-                                 torch_version=server.settings.torch_version)
+    job = _native_request(server, native, await write_dir(server, native))
     cancel = threading.Event()
     token = await server.begin_progress("generate", types.WorkDoneProgressBegin(
         title="opgen: generating", cancellable=True, message=job.output_dir, percentage=0))
@@ -230,7 +233,7 @@ async def generate(server: CommandHost, *args: Any) -> dict:
 
     delay = server.settings.testing.generate_delay_ms / 1000
 
-    def progress(counts: Progress, path: str) -> None:
+    def progress(counts: Counts, path: str) -> None:
         if delay:
             time.sleep(delay)
         if token is not None:  # the counts as `opgen generate` shows them on a terminal, then the file begun
@@ -238,7 +241,8 @@ async def generate(server: CommandHost, *args: Any) -> dict:
             loop.call_soon_threadsafe(server.work_done_progress.report, token, types.WorkDoneProgressReport(
                 message=message, percentage=counts.percentage, cancellable=True))
 
-    work = loop.run_in_executor(server.command_executor, generate_job.run, job, progress, cancel.is_set)
+    work = loop.run_in_executor(server.command_executor, server.generators.generate_native, job, progress,
+                                cancel.is_set)
     try:
         result = await asyncio.shield(work)
     except asyncio.CancelledError:  # $/cancelRequest: stop the job between files, then give up
@@ -272,21 +276,18 @@ def _backend_document(server: CommandHost, uri: str | None) -> tuple[OpenDocumen
 async def generate_backend(server: CommandHost, arg: dict) -> dict:
     """gen_backend_stubs' files (<Key>NativeFunctions.h, Register<Key>.cpp, ...) for a backend yaml as saved on
     disk, checked against its native_functions.yaml, written into the output directory (opgen generate-backend)."""
-    from ..codegen.backend.run import BackendOptions
-    from ..codegen.backend.run import generate_backend as run_backend
-
     document, path = _backend_document(server, arg.get("uri"))
     _, native_path, why = server.model.native_location(document)
     if native_path is None:
         raise CommandError(why)
     out = await write_dir(server, path)
-    options = BackendOptions(path, out, native_functions=native_path)
+    request = BackendRequest(path, out, native_functions=native_path)
     token = await server.begin_progress("generate", types.WorkDoneProgressBegin(
         title="opgen: generating the backend's files", cancellable=False, message=out, percentage=0))
     loop = asyncio.get_running_loop()
     summary = "failed"
     try:
-        result = await loop.run_in_executor(server.command_executor, run_backend, options)
+        result = await loop.run_in_executor(server.command_executor, server.generators.generate_backend, request)
         errors = list(result.errors) + [
             f"{os.path.basename(d.path)}:{d.diagnostic.span.start_line + 1}: {d.diagnostic.message}"
             for d in result.diagnostics if d.diagnostic.is_error]
@@ -307,7 +308,6 @@ async def generate_backend(server: CommandHost, arg: dict) -> dict:
 
 
 async def show_generated(server: CommandHost, *args: Any) -> dict:
-    from ..codegen import job as generate_job
     from ..index.inputs import InputError
 
     arg = _argument(args)
@@ -317,12 +317,10 @@ async def show_generated(server: CommandHost, *args: Any) -> dict:
         virtual = f"{SCHEME}:/generated/op/{arg['op']}.md"
     elif arg.get("file"):
         native = _native_path(server, uri)
-        job = generate_job.NativeJob(native, output_dir(server, native),
-                                     per_operator_headers=server.settings.per_operator_headers,
-                                     torch_version=server.settings.torch_version)
+        job = _native_request(server, native, output_dir(server, native))
         loop = asyncio.get_running_loop()
         try:
-            found = await loop.run_in_executor(server.command_executor, generate_job.render_file, job,
+            found = await loop.run_in_executor(server.command_executor, server.generators.render_native_file, job,
                                                str(arg["file"]))
         except (InputError, OSError) as exc:
             raise CommandError(str(exc)) from exc

@@ -26,8 +26,8 @@ from ..analysis import signature as signature_query
 from ..analysis import symbols as symbols_query
 from ..analysis import vendor as vendor_query
 from ..analysis.folding import entry_folds
+from ..analysis.lazy import LazySettings
 from ..diagnostics import cap_diagnostics
-from ..model.native_function import NativeFunction
 from ..text import Span
 from . import derivatives as derivatives_lsp
 from .convert import UTF16, Encoding, Lines, diagnostics, from_position, range_to_span, span_to_range
@@ -140,62 +140,11 @@ def diagnostic_report(analysis: Analysis | None, previous_result_id: str | None,
 
 # ---------------------------------------------------------------- hover
 
-def _cpp(title: str, code: str) -> str:
-    return f"**{title}**\n```cpp\n{code.rstrip()}\n```"
-
-
-def _shape_markdown(declaration: str | None, header) -> str:
-    """Where the kernel's output shapes come from, and whether the shape-inference header declares it."""
-    if declaration is None:
-        return "Output shapes come from the meta kernel (a structured op or a view_copy): no `compute_shape_` " \
-               "function is needed."
-    if header is None:
-        where = ("It must be declared, exactly so, in the header given to `--shape-inference-hdr` (none is known "
-                 "here: setting `opgen.lazy.shapeInferenceHeader`):")
-    elif declaration in header.lines:
-        where = f"Declared in `{header.path}`:"
-    else:
-        where = f"**Not declared** in `{header.path}` (gen_lazy_tensor stops on it):"
-    return f"The kernel calls a shape-inference function. {where}\n```cpp\n{declaration}\n```"
-
-
-def lazy_markdown(code, backend_key: str, torchscript: bool, header) -> str:
-    """Markdown: what gen_lazy_tensor generates for one op (codegen.lazy.check.LazyOpCode)."""
-    flags = "TorchScript settings" if torchscript else "default settings"
-    if code.problem is not None:
-        return f"**gen_lazy_tensor cannot generate this op** ({flags}): {code.problem}"
-    parts = [_cpp(f"IR node class (LazyIr.h, gen_lazy_tensor with {flags})", code.node_class)]
-    if code.kernel is not None:
-        parts.append(_cpp(f"Lazy kernel ({backend_key}NativeFunctions.cpp)", code.kernel))
-        parts.append(_shape_markdown(code.shape_declaration, header))
-    return "\n\n".join(parts)
-
-
-def lazy_code(analysis: Analysis):
-    """lazy(function, listing) for backend_query.hover: the generated code of a full_codegen / ir_gen op."""
-    resolved = analysis.backend.resolved if analysis.backend is not None else None
-    if resolved is None:
-        return None
-
-    def markdown(f: NativeFunction, item) -> str:
-        from ..codegen.backend.stubs import target_of
-        from ..codegen.lazy.check import TORCHSCRIPT, lazy_op_code, preset_options
-
-        target = target_of(resolved)
-        if target is None:
-            return ""
-        options = preset_options(analysis.lazy_preset, resolved)
-        code = lazy_op_code(f, target, item.section == "full_codegen", options)
-        return lazy_markdown(code, str(target.backend_key), options == TORCHSCRIPT, analysis.shape_header)
-
-    return markdown
-
-
 def backend_hover(analysis: Analysis, pos: types.Position, client: Client, definitions) -> types.Hover | None:
     line, col = from_position(analysis.lines, pos, client.encoding)
     source = analysis.native_source
     found = backend_query.hover(analysis.backend, source.snapshot if source is not None else None, line, col,  # type: ignore[arg-type]
-                                definitions, lazy_code(analysis))
+                                definitions, LazySettings(analysis.lazy_preset, analysis.shape_header))
     if found is None:
         return None
     return types.Hover(contents=client.markup(found.markdown, client.hover_markdown),
@@ -531,7 +480,7 @@ def shape_declaration_actions(analysis: Analysis, span, client: Client, kernels:
         return []
     from pygls.uris import from_fs_path
 
-    from ..codegen.lazy.check import wheel_shape_header
+    from ..analysis.lazy.check import wheel_shape_header
 
     wanted = [d for d in analysis.diagnostics if d.code == "OPG535" and _overlaps(d.span, span)]
     if not wanted:

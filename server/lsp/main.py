@@ -1,4 +1,5 @@
-"""`opgen-lsp`: run the language server over stdio (the default) or TCP."""
+"""`opgen-lsp`'s command line and its run: the language server over stdio (the default) or TCP, generating with
+the generators its caller gives (the console script, opgen_lsp.serve, gives codegen's)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import logging
 import sys
 
 from .. import TORCHGEN_VERSION, VERSION_TEXT
+from .generators import Generators
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
@@ -30,7 +32,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def main(argv: list[str] | None = None) -> int:
+def run(generators: Generators, argv: list[str] | None = None) -> int:
+    """Serve until the connection ends; the exit status."""
     args = parse_args(argv)
     # stdout carries the protocol in --stdio mode: log to stderr only.
     from . import log_format, log_levels
@@ -51,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     from .server import create_server
     from .watchdog import exit_after
 
-    server = create_server()
+    server = create_server(generators)
     if args.tcp:
         server.start_tcp(args.host, args.port)
     else:
@@ -60,7 +63,3 @@ def main(argv: list[str] | None = None) -> int:
     # keep the process alive.
     exit_after(code=server.exit_code)
     return server.exit_code
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -35,6 +35,7 @@ from . import rename as rename_lsp
 from .analyses import Scheduler
 from .config import SECTION, Settings, settings_from
 from .convert import Encoding, fs_path, usable_path, use_client_lines
+from .generators import Generators
 from .protocol import OpgenProtocol, one_line
 from .retained import release_freed_memory
 from .workspace import Analysis, Workspace
@@ -65,7 +66,7 @@ WARNED_LIMIT = 1000
 RELEASE_DELAY_S = 1.0
 
 class OpgenLanguageServer(LanguageServer):
-    def __init__(self) -> None:
+    def __init__(self, generators: Generators) -> None:
         super().__init__("opgen-lsp", server_version_text(), text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
                          protocol_cls=OpgenProtocol)
         self.model = Workspace()
@@ -75,6 +76,7 @@ class OpgenLanguageServer(LanguageServer):
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="opgen-analysis")
         # Commands (generate) run apart from the analyses, so that diagnostics keep flowing meanwhile.
         self.command_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="opgen-command")
+        self.generators = generators  # what the commands generate with (lsp/ imports no generator)
         # The kernel index is built apart from the analyses too (one-file updates run with the analyses).
         self.kernel_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="opgen-kernels")
         self.virtual_documents = commands.VirtualDocuments()
@@ -451,9 +453,10 @@ def guarded(server: OpgenLanguageServer, what: str, empty: Callable[[], Any] = l
     return wrap
 
 
-def create_server() -> OpgenLanguageServer:
-    """The server with its handlers: the lifecycle, document sync, the queries of one document, the rest."""
-    server = OpgenLanguageServer()
+def create_server(generators: Generators) -> OpgenLanguageServer:
+    """The server with its handlers: the lifecycle, document sync, the queries of one document, the rest; its
+    generation commands run `generators` (opgen_lsp.serve gives codegen's)."""
+    server = OpgenLanguageServer(generators)
     _register_lifecycle(server)
     _register_sync(server)
     for query in DOCUMENT_QUERIES:

@@ -41,8 +41,8 @@ from ..analysis.check import (
     installed_native_functions,
     own_file_diagnostics,
 )
+from ..analysis.lazy import checkout_shape_header
 from ..analysis.shims import ShimCheck
-from ..codegen.lazy import checkout_shape_header
 from ..diagnostics import Diagnostic, diag
 from ..index.backend import BackendSnapshot, check_backend
 from ..index.derivatives import DeprecatedParser, DerivativesParser, tree_native_functions
@@ -68,9 +68,9 @@ from .derivatives import NativeDerivatives
 from .kernels import KernelState, MissingKernels
 from .retained import RetainedAnalyses
 
-if TYPE_CHECKING:  # the codegen is loaded on first use
+if TYPE_CHECKING:  # (loaded on first use)
     from ..analysis.autograd.load import DerivativesCheck, DerivativesChecker
-    from ..codegen.lazy.shape import ShapeHeader
+    from ..analysis.lazy.shape import ShapeHeader
 
 
 @dataclass(frozen=True, slots=True)
@@ -623,14 +623,14 @@ class Workspace:
             return (diag("OPG976", snapshot.yaml.anchor, f"opgen.upgradeTarget: {target}"),)
         if target.release is native.snapshot.release:
             return ()
-        from ..analysis.upgrade import upgrade_diagnostics, upgrade_report  # the codegen is loaded on first use
+        from ..analysis.upgrade import upgrade_diagnostics, upgrade_report  # loaded on first use
 
         return upgrade_diagnostics(upgrade_report(document.text, native.snapshot, target))
 
     def _analyse_derivatives(self, document: OpenDocument) -> Analysis:
         """A derivatives.yaml (deprecated.yaml) against its native_functions.yaml: what torchgen's autograd loader
         (Python binding generator) rejects."""
-        from ..analysis.autograd.load import DerivativesChecker  # the codegen is loaded on first use
+        from ..analysis.autograd.load import DerivativesChecker  # loaded on first use
 
         source = self.native_input(document)
         resolved = self.autograd_release(document)
@@ -677,8 +677,8 @@ class Workspace:
         resolved = snapshot.resolved
         if resolved is None or snapshot.has_errors:
             return None, ()
-        from ..codegen.lazy.check import is_lazy_yaml, lazy_diagnostics, shape_header_path
-        from ..codegen.lazy.shape import parse_shape_header
+        from ..analysis.lazy.check import is_lazy_yaml, lazy_diagnostics, shape_header_path
+        from ..analysis.lazy.shape import parse_shape_header
 
         if not is_lazy_yaml(resolved):
             return None, ()
@@ -703,7 +703,7 @@ class Workspace:
         files = self.impl_files(document)
         if not files:
             return ()
-        from ..analysis.backend_kernels import ImplFile, check_kernels  # the codegen is loaded on first use
+        from ..analysis.backend_kernels import ImplFile, check_kernels  # loaded on first use
 
         impls = []
         for path in files:

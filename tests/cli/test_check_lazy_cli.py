@@ -106,7 +106,7 @@ def test_corpus_lazy_yamls(capsys, monkeypatch, tmp_path):
     """torch_xla's yaml passes with and without the wheel's header (torchgen accepts it with both settings);
     the TorchScript yamls fail on the declaration the 2.13 wheel's header lacks (torchgen rejects them)."""
     pytest.importorskip("torch")
-    from opgen_lsp.codegen.lazy.check import wheel_shape_header
+    from opgen_lsp.analysis.lazy.check import wheel_shape_header
 
     monkeypatch.chdir(tmp_path)
     xla = str(CORPUS / "pytorch-xla__xla_native_functions.yaml")

@@ -396,7 +396,7 @@ SITES: dict[str, Site] = {
                                                 "a template missing from --source-path/templates; " + _PLAN),
     "codegen/plan.py:shard_envs:PlanError": internal("the sharded keys are opgen's own constants, declared with "
                                                      "the base environment that lists them"),
-    "codegen/template.py:Template.substitute.replace:TemplateError": handled(
+    "pieces/template.py:Template.substitute.replace:TemplateError": handled(
         "opgen_lsp.codegen.plan:render", "a template naming a $key opgen does not fill (a template of another "
                                          "release): PlanError, " + _PLAN),
     # ------------------------------------------------------------------ inputs
@@ -447,7 +447,7 @@ SITES: dict[str, Site] = {
                                                                why="backend yamls: a symint op without SymInt"),
     "codegen/backend/stubs.py:register_cpp:PlanError": handled("opgen_lsp.codegen.backend.run:generate_backend",
                                                                _PLAN),
-    "codegen/backend/register.py:out_inplace_wrapper:ValueError": internal(
+    "pieces/dest/register_backend.py:out_inplace_wrapper:ValueError": internal(
         "gets_out_inplace_wrapper asks for an out= or in-place member of a group, whose out= form has one out "
         "argument when it returns nothing"),
     # ------------------------------------------------------------------ lazy tensors
@@ -455,21 +455,21 @@ SITES: dict[str, Site] = {
                                                          "no templates folder (exit 2)"),
     "codegen/lazy/run.py:_read_header:InputError": handled("opgen_lsp.codegen.lazy.run:generate_lazy",
                                                            "the shape-inference header cannot be read (exit 2)"),
-    "codegen/lazy/ir.py:_base_ctor_value:ValueError": handled("opgen_lsp.codegen.lazy.plan:compute_pieces", _LAZY),
-    "codegen/lazy/kernels.py:_meta:LazyKernelError": handled("opgen_lsp.codegen.lazy.check:check_lazy", _LAZY),
-    "codegen/lazy/kernels.py:_shape_inference:LazyKernelError": handled("opgen_lsp.codegen.lazy.plan:compute_pieces",
+    "pieces/lazy/ir.py:_base_ctor_value:ValueError": handled("opgen_lsp.pieces.lazy.code:compute_pieces", _LAZY),
+    "pieces/lazy/kernels.py:_meta:LazyKernelError": handled("opgen_lsp.analysis.lazy.check:check_lazy", _LAZY),
+    "pieces/lazy/kernels.py:_shape_inference:LazyKernelError": handled("opgen_lsp.pieces.lazy.code:compute_pieces",
                                                                         _LAZY),
-    "codegen/lazy/kernels.py:ctor_input:LazyKernelError": handled("opgen_lsp.codegen.lazy.plan:compute_pieces",
+    "pieces/lazy/kernels.py:ctor_input:LazyKernelError": handled("opgen_lsp.pieces.lazy.code:compute_pieces",
                                                                   _LAZY),
-    "codegen/lazy/kernels.py:_lazy_tensor_decls:LazyKernelError": handled(
-        "opgen_lsp.codegen.lazy.plan:compute_pieces", _LAZY),
-    "codegen/lazy/kernels.py:_device:LazyKernelError": handled("opgen_lsp.codegen.lazy.plan:compute_pieces", _LAZY),
-    "codegen/lazy/kernels.py:_create:LazyKernelError": handled("opgen_lsp.codegen.lazy.plan:compute_pieces", _LAZY),
-    "codegen/lazy/kernels.py:_return:LazyKernelError": handled("opgen_lsp.codegen.lazy.plan:compute_pieces", _LAZY),
-    "codegen/lazy/schema.py:LazyIrProperties.with_:KeyError": internal(
+    "pieces/lazy/kernels.py:_lazy_tensor_decls:LazyKernelError": handled(
+        "opgen_lsp.pieces.lazy.code:compute_pieces", _LAZY),
+    "pieces/lazy/kernels.py:_device:LazyKernelError": handled("opgen_lsp.pieces.lazy.code:compute_pieces", _LAZY),
+    "pieces/lazy/kernels.py:_create:LazyKernelError": handled("opgen_lsp.pieces.lazy.code:compute_pieces", _LAZY),
+    "pieces/lazy/kernels.py:_return:LazyKernelError": handled("opgen_lsp.pieces.lazy.code:compute_pieces", _LAZY),
+    "pieces/lazy/schema.py:LazyIrProperties.with_:KeyError": internal(
         "the property names are opgen's own constants"),
-    "codegen/lazy/schema.py:ir_type:LazyTypeError": handled("opgen_lsp.codegen.lazy.plan:compute_pieces", _LAZY),
-    "codegen/lazy/schema.py:lazy_schema:LazyTypeError": handled("opgen_lsp.codegen.lazy.plan:compute_pieces", _LAZY),
+    "pieces/lazy/schema.py:ir_type:LazyTypeError": handled("opgen_lsp.pieces.lazy.code:compute_pieces", _LAZY),
+    "pieces/lazy/schema.py:lazy_schema:LazyTypeError": handled("opgen_lsp.pieces.lazy.code:compute_pieces", _LAZY),
     "analysis/autograd/formulas.py:saved_variables.replace:StridesError": handled(
         "opgen_lsp.analysis.autograd.load:_backward",
         "x.sym_strides() in a formula for more than x: derivatives.yaml's OPG716, reported at the call"),

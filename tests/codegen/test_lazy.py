@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from opgen_lsp.analysis.lazy.nonnative import read_non_native
+from opgen_lsp.analysis.lazy.shape import parse_shape_header
 from opgen_lsp.cli import build_parser
 from opgen_lsp.cli.generate_lazy import options_from
-from opgen_lsp.codegen.lazy.nonnative import read_non_native
-from opgen_lsp.codegen.lazy.plan import LazyOptions
 from opgen_lsp.codegen.lazy.run import LazyRunOptions, generate_lazy
-from opgen_lsp.codegen.lazy.schema import LazyIrProperties, lazy_schema
-from opgen_lsp.codegen.lazy.shape import parse_shape_header
 from opgen_lsp.model.schema_parser import parse_schema
+from opgen_lsp.pieces.lazy.options import LazyOptions
+from opgen_lsp.pieces.lazy.schema import LazyIrProperties, lazy_schema
 
 HEAD = "backend: XLA\ncpp_namespace: torch_xla\n"
 ABS_DECL = "TORCH_API std::vector<torch::lazy::Shape> compute_shape_abs(const at::Tensor & self);"

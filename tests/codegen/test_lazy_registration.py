@@ -17,11 +17,12 @@ from pathlib import Path
 import pytest
 
 from opgen_lsp.codegen.backend.run import load_native_snapshot, read_templates
-from opgen_lsp.codegen.backend.stubs import RegistrationOptions, plan_backend, target_of
-from opgen_lsp.codegen.lazy.plan import LazyOptions
+from opgen_lsp.codegen.backend.stubs import RegistrationOptions, plan_backend
 from opgen_lsp.codegen.lazy.run import LazyRunOptions, generate_lazy
 from opgen_lsp.codegen.plan import render
 from opgen_lsp.index.backend import check_backend
+from opgen_lsp.pieces.backend_target import target_of
+from opgen_lsp.pieces.lazy.options import LazyOptions
 from opgen_lsp.releases import DEFAULT
 
 pytestmark = [pytest.mark.conformance, pytest.mark.slow]

@@ -27,9 +27,9 @@ from opgen_lsp.releases import DEFAULT, resolve
 from .raise_sites import GUARDED, HANDLED, INPUTS, RELEASE_INPUTS, RULE, SITES
 
 SERVER = Path(__file__).resolve().parents[2] / "server"
-# The code generator, and what it stands on that moved below it: the per-op pieces, the input reader, the shim check.
+# The code generator, and what it stands on that moved below it: the per-op pieces, the input reader, the checks.
 WALKED = ("codegen", "pieces", "index/inputs.py", "analysis/shims.py", "analysis/autograd", "analysis/backend_kernels.py",
-          "model/native_aot.py")
+          "analysis/lazy", "model/native_aot.py")
 TAGS = "- tag: view_copy\n  desc: a copy of a view\n- tag: core\n  desc: core aten\n"
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from opgen_lsp.codegen.template import Template, TemplateError
+from opgen_lsp.pieces.template import Template, TemplateError
 
 
 def sub(text: str, **env: object) -> str:

@@ -57,7 +57,7 @@ def test_the_vsix_carries_the_server_for_this_platform(tmp_path):
         z.extractall(tmp_path, [n for n in names if n.startswith("extension/bundled/")])
     assert re.search(r'TargetPlatform="(linux|darwin|win32|alpine)-\w+"', vsixmanifest), vsixmanifest
     libs = "extension/bundled/libs/"
-    for package in ("opgen_lsp/lsp/main.py", "pygls/", "lsprotocol/", "yaml/__init__.py", "attrs/", "cattrs/"):
+    for package in ("opgen_lsp/serve.py", "pygls/", "lsprotocol/", "yaml/__init__.py", "attrs/", "cattrs/"):
         assert any(n.startswith(libs + package) for n in names), package
     loaders = {m.group(1) for n in names if (m := re.match(libs + r"yaml/_yaml\.cpython-3(\d+)", n))}
     assert {"11", "12", "13"} <= loaders, loaders
@@ -65,7 +65,7 @@ def test_the_vsix_carries_the_server_for_this_platform(tmp_path):
     bare = tmp_path / "bare"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True, timeout=300)
     done = subprocess.run([str(bare / "bin" / "python"), "-c",
-                           "import opgen_lsp.lsp.server, yaml; print(yaml.__with_libyaml__, opgen_lsp.__file__)"],
+                           "import opgen_lsp.serve, yaml; print(yaml.__with_libyaml__, opgen_lsp.__file__)"],
                           env={"PYTHONPATH": str(tmp_path / libs), "PATH": "/usr/bin:/bin"},
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
@@ -109,7 +109,7 @@ def test_package_all_gives_a_vsix_per_platform_with_its_compiled_modules():
         with zipfile.ZipFile(vsix) as z:
             names = set(z.namelist())
             assert f'TargetPlatform="{target}"' in z.read("extension.vsixmanifest").decode(), target
-            for package in ("opgen_lsp/lsp/main.py", "pygls/", "lsprotocol/", "yaml/__init__.py", "yaml/cyaml.py",
+            for package in ("opgen_lsp/serve.py", "pygls/", "lsprotocol/", "yaml/__init__.py", "yaml/cyaml.py",
                             "attrs/", "cattrs/"):
                 assert any(n.startswith(libs + package) for n in names), (target, package)
             compiled = sorted(n for n in names if n.endswith((".so", ".pyd", ".dylib", ".dll")))

@@ -11,7 +11,7 @@ from pygls.protocol import default_converter
 from pytest_lsp import LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
-SERVER = [sys.executable, "-m", "opgen_lsp.lsp.main", "--stdio"]
+SERVER = [sys.executable, "-m", "opgen_lsp.serve", "--stdio"]
 CLIENTS = ["visual-studio-code", "neovim"]
 # A client that pulls diagnostics and can be asked to pull again (as current VS Code does).
 PULL_WITH_REFRESH = "pull-with-refresh"

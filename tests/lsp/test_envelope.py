@@ -15,6 +15,7 @@ from opgen_lsp.lsp import envelope, log_format
 from opgen_lsp.lsp.convert import fs_path
 from opgen_lsp.lsp.envelope import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, Answer, Deliver, Drop
 from opgen_lsp.lsp.server import create_server
+from opgen_lsp.serve import Codegen
 
 
 def known(name: str) -> bool:
@@ -94,7 +95,7 @@ def test_the_log_formats_tracebacks_without_ast_parse(no_ast_parse):
 
 
 def test_a_failing_handler_is_answered_in_one_line_without_formatting_a_traceback(no_ast_parse):
-    server = create_server()
+    server = create_server(Codegen())
     sent: list[dict] = []
     server.protocol._send_data = lambda data: sent.append(server.protocol._serialize_message(data)
                                                           if not isinstance(data, dict) else data)
@@ -114,7 +115,7 @@ def test_a_failing_handler_is_answered_in_one_line_without_formatting_a_tracebac
 
 
 def test_a_change_to_a_document_that_is_not_open_is_ignored_without_a_message_box():
-    server = create_server()
+    server = create_server(Codegen())
     shown: list[object] = []
     server.window_show_message = shown.append  # type: ignore[method-assign]
     protocol = server.protocol

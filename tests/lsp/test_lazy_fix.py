@@ -8,7 +8,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from opgen_lsp.codegen.lazy.check import wheel_shape_header
+from opgen_lsp.analysis.lazy.check import wheel_shape_header
 
 from .helpers import NATIVE, TAGS, current_diagnostics, diagnostics, edit, open_document, write
 from .test_lazy import CONFIG, LAZY, RELU_SHAPE, setup

@@ -27,7 +27,7 @@ def _framed(messages: list[dict]) -> bytes:
 
 
 def _stderr_of_a_session(*args: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "opgen_lsp.lsp.main", "--stdio", *args], input=_framed(EXCHANGE),
+    done = subprocess.run([sys.executable, "-m", "opgen_lsp.serve", "--stdio", *args], input=_framed(EXCHANGE),
                           capture_output=True, timeout=120)
     assert b'"id": 2' in done.stdout or b'"id":2' in done.stdout, done.stdout[-2000:]
     return done.stderr.decode()

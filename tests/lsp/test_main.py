@@ -50,7 +50,7 @@ def _receive(stream) -> dict:
 
 def test_tcp_transport():
     port = _free_port()
-    process = subprocess.Popen([sys.executable, "-m", "opgen_lsp.lsp.main", "--tcp", "--port", str(port)],
+    process = subprocess.Popen([sys.executable, "-m", "opgen_lsp.serve", "--tcp", "--port", str(port)],
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 30
@@ -82,3 +82,18 @@ def test_tcp_transport():
             process.kill()
             process.wait()
         process.stderr.close()
+
+
+def test_the_server_starts_without_loading_a_generator():
+    """`opgen-lsp` gives the server codegen's generators (opgen_lsp.serve), loaded on the first generation only."""
+    exchange = [{"id": 1, "method": "initialize", "params": {"processId": None, "rootUri": None, "capabilities": {}}},
+                {"method": "initialized", "params": {}}, {"id": 2, "method": "shutdown"}, {"method": "exit"}]
+    framed = b"".join(b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+                      for body in (json.dumps({"jsonrpc": "2.0", **m}).encode() for m in exchange))
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "opgen_lsp.serve", "--stdio"], input=framed,
+                          capture_output=True, timeout=120)
+    assert b'"id": 2' in done.stdout or b'"id":2' in done.stdout, done.stdout[-2000:]
+    names = {line.rsplit("|", 1)[1].strip() for line in done.stderr.decode().splitlines()
+             if line.startswith("import time:")}
+    assert {"opgen_lsp.lsp.server", "opgen_lsp.lsp.commands", "opgen_lsp.lsp.generators"} <= names
+    assert sorted(n for n in names if n.startswith("opgen_lsp.codegen")) == []

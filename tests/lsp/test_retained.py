@@ -111,8 +111,9 @@ def test_a_handled_notification_leaves_no_future_behind() -> None:
     """pygls 2 files the future of each notification (and of each step of a generator handler) under a fresh id
     and never takes it out: every didOpen and didClose kept a future for the life of the process."""
     from opgen_lsp.lsp.server import create_server
+    from opgen_lsp.serve import Codegen
 
-    protocol = create_server().protocol
+    protocol = create_server(Codegen()).protocol
     seen: list[object] = []
 
     async def handler(value: int) -> int:

@@ -18,7 +18,7 @@ from opgen_lsp.lsp.workspace import Workspace
 
 from . import fuzz
 
-SERVER = [sys.executable, "-m", "opgen_lsp.lsp.main", "--stdio"]
+SERVER = [sys.executable, "-m", "opgen_lsp.serve", "--stdio"]
 
 
 def _record_publish(client: LanguageClient, params: types.PublishDiagnosticsParams) -> None:

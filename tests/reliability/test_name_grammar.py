@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from opgen_lsp.analysis.lazy.nonnative import read_non_native
 from opgen_lsp.cli import main
-from opgen_lsp.codegen.lazy.nonnative import read_non_native
-from opgen_lsp.codegen.template import Template
 from opgen_lsp.model.cpp_names import LINE_BREAKS, header_path_problem, identifier_problem
 from opgen_lsp.model.schema_parser import parse_schema
+from opgen_lsp.pieces.template import Template
 
 ENTRY = "- func: {func}\n  variants: function\n  dispatch:\n    CPU: abs2_cpu\n"
 SPLITLINES_BREAKS = sorted({c for i in range(0x110000) if len(f"a{(c := chr(i))}b".splitlines()) == 2})

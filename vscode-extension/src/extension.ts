@@ -131,11 +131,12 @@ async function pythonCandidates(resource: vscode.Uri | undefined): Promise<Pytho
   return out;
 }
 
-// Prints "3 12 True": the version, and whether opgen_lsp imports.
+// Prints "3 12 True": the version, and whether opgen_lsp imports with the module the server is started by
+// (opgen_lsp.serve; an older opgen_lsp has none, and the bundled copy is used instead).
 const INSPECT = [
   "import sys",
   "print(*sys.version_info[:2], end=' ')",
-  "try:\n import opgen_lsp\n print(True)\nexcept Exception:\n print(False)",
+  "try:\n import importlib.util\n print(importlib.util.find_spec('opgen_lsp.serve') is not None)\nexcept Exception:\n print(False)",
 ].join("\n");
 
 async function findServer(): Promise<ServerCommand> {

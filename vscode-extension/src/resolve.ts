@@ -127,7 +127,7 @@ export async function resolveServer(options: ResolveOptions): Promise<ServerComm
       tried.push(`${python.source}: ${path} (opgen_lsp not installed)`);
       continue;
     }
-    const server = { command: path, args: ["-m", "opgen_lsp.lsp.main", ...withStdio(extra)], source: `${python.source} (${path})` };
+    const server = { command: path, args: ["-m", "opgen_lsp.serve", ...withStdio(extra)], source: `${python.source} (${path})` };
     if (!python.fallback) {
       return server;
     }
@@ -138,7 +138,7 @@ export async function resolveServer(options: ResolveOptions): Promise<ServerComm
     const pythonPath = options.existingPythonPath ? `${options.bundledLibs}${sep}${options.existingPythonPath}` : options.bundledLibs;
     return {
       command: usable[0].path,
-      args: ["-m", "opgen_lsp.lsp.main", ...withStdio(extra)],
+      args: ["-m", "opgen_lsp.serve", ...withStdio(extra)],
       env: { PYTHONPATH: pythonPath },
       source: `bundled copy, run by ${usable[0].path}`,
     };

@@ -45,7 +45,7 @@ describe("resolveServer", () => {
       probe: p,
     });
     assert.equal(server.command, "/usr/bin/python3");
-    assert.deepEqual(server.args, ["-m", "opgen_lsp.lsp.main", "--stdio"]);
+    assert.deepEqual(server.args, ["-m", "opgen_lsp.serve", "--stdio"]);
     assert.match(server.source, /^PATH/);
     assert.deepEqual(p.asked, ["/venv/bin/python", "/usr/bin/python3"]);
   });

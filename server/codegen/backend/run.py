@@ -16,11 +16,12 @@ from ...index.backend import BackendSnapshot, check_backend
 from ...index.inputs import InputError, InvalidInput, default_native_functions, load_native, packaged_aten, read_input
 from ...index.native import NativeParser, NativeSnapshot, TagsParser
 from ...model.cpp_names import header_path_problem, identifier_problem
+from ...pieces.backend_target import target_of
 from ...releases import DEFAULT, Release
 from ...report import FileDiagnostic
 from ..plan import GeneratedFile, PlanError, materialize
 from ..writer import WriteResult, write_all
-from .stubs import EAGER, RegistrationOptions, plan_backend, target_of
+from .stubs import EAGER, RegistrationOptions, plan_backend
 from .subset import backend_key, listed_names, subset_text
 
 if TYPE_CHECKING:

@@ -10,113 +10,23 @@ visited sorted by base name, as gen_lazy_tensor sorts them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 
-from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
-from ...model.schema import OperatorName
-from ...pieces.api.translate import UnsatError
-from ...releases import DEFAULT, Release
-from ..backend.stubs import BackendTarget, RegistrationOptions, namespace_lines, plan_backend
+from ...pieces.backend_target import BackendTarget
+from ...pieces.lazy.code import Group, LazyPieces
+from ...pieces.lazy.options import LazyOptions
+from ..backend.stubs import RegistrationOptions, namespace_lines, plan_backend
 from ..plan import Env, Manager, PlannedFile, single
-from .ir import IrOptions, node_class
-from .kernels import KernelOptions, LazyKernelError, kernel_definition
-from .nonnative import NonNativeOp
-from .schema import LazyTypeError, lazy_schema
 
 GENERATOR = "torchgen/gen_lazy_tensor.py"
 TEMPLATES = ("DispatchKeyNativeFunctions.h", "RegisterDispatchKey.cpp", "RegisterDispatchDefinitions.ini",
              "DispatchKeyNativeFunctions.cpp", "LazyIr.h", "LazyNonNativeIr.h")
 
-Group = NativeFunction | NativeFunctionsGroup
 
-
-@dataclass(frozen=True)
-class LazyOptions:
-    """gen_lazy_tensor's settings (command-line flags and run_gen_lazy_tensor's parameters)."""
-
-    node_base: str = "Node"
-    node_base_hdr: str | None = None
-    shape_inference_hdr: str = "torch/csrc/lazy/core/shape_inference.h"
-    tensor_class: str = "torch::lazy::LazyTensor"
-    tensor_class_hdr: str = "torch/csrc/lazy/core/tensor.h"
-    backend_name: str = "TorchScript"
-    gen_ts_lowerings: bool = False
-    build_in_tree: bool = False
-    per_operator_headers: bool = False
-    use_lazy_shape: bool = True
-    kernel: KernelOptions = field(default_factory=KernelOptions)
-    release: Release = DEFAULT  # the torch release whose gen_lazy_tensor is matched
-
-    @property
-    def registration(self) -> RegistrationOptions:
-        return RegistrationOptions(eager=False, backend_name=self.backend_name, build_in_tree=self.build_in_tree,
-                                   per_operator_headers=self.per_operator_headers, release=self.release)
-
-    @property
-    def ir(self) -> IrOptions:
-        return IrOptions(self.node_base, self.use_lazy_shape, self.gen_ts_lowerings, self.release)
-
-
-def _base_name(g: Group) -> str:
-    return str((g.functional if isinstance(g, NativeFunctionsGroup) else g).func.name.name)
-
-
-def sort_groups(groups: Iterable[Group]) -> tuple[Group, ...]:
-    """gen_lazy_tensor's order: stable, by the functional op's base name."""
-    return tuple(sorted(groups, key=_base_name))
-
-
-def selected(groups: Iterable[Group], names: Iterable[OperatorName]) -> list[NativeFunction]:
-    """Every function of the groups whose name is listed, group by group (concat_map_codegen)."""
-    wanted = frozenset(names)
-    out: list[NativeFunction] = []
-    for g in groups:
-        fs = g.functions() if isinstance(g, NativeFunctionsGroup) else (g,)
-        out.extend(f for f in fs if f.func.name in wanted)
-    return out
-
-
-@dataclass(frozen=True)
-class LazyPieces:
-    kernels: tuple[str, ...]
-    ir_declarations: tuple[str, ...]
-    non_native: tuple[str, ...]
-    # Ops the codegen cannot handle, with why (torchgen fails on them with an AssertionError).
-    problems: tuple[tuple[OperatorName, str], ...]
-
-
-_CODEGEN_ERRORS = (LazyTypeError, LazyKernelError, UnsatError, ValueError)
-
-
-def ir_declaration(f: NativeFunction, index: BackendIndex, options: IrOptions) -> str:
-    meta = index.get_kernel(f)
-    return node_class(lazy_schema(f.func, symint=meta is not None and meta.supports_symint()), options)
-
-
-def compute_pieces(groups: tuple[Group, ...], index: BackendIndex, class_name: str,
-                   full_codegen: tuple[OperatorName, ...], ir_gen: tuple[OperatorName, ...],
-                   non_native: tuple[NonNativeOp, ...], options: LazyOptions) -> LazyPieces:
-    problems: list[tuple[OperatorName, str]] = []
-    kernels, nodes = [], []
-    for f in selected(groups, full_codegen):
-        try:
-            kernels.append(kernel_definition(f, index, class_name, options.kernel))
-        except _CODEGEN_ERRORS as exc:
-            problems.append((f.func.name, str(exc)))
-    ir = options.ir
-    for f in selected(groups, full_codegen + ir_gen):
-        try:
-            nodes.append(ir_declaration(f, index, ir))
-        except _CODEGEN_ERRORS as exc:
-            problems.append((f.func.name, str(exc)))
-    extra = []
-    for op in non_native:
-        try:
-            extra.append(node_class(op.schema, ir))
-        except _CODEGEN_ERRORS as exc:
-            problems.append((op.schema.name, str(exc)))
-    return LazyPieces(tuple(kernels), tuple(nodes), tuple(extra), tuple(problems))
+def registration(options: LazyOptions) -> RegistrationOptions:
+    """How gen_lazy_tensor's Register<Key>.cpp hooks the kernels up: from a deferred function."""
+    return RegistrationOptions(eager=False, backend_name=options.backend_name, build_in_tree=options.build_in_tree,
+                               per_operator_headers=options.per_operator_headers, release=options.release)
 
 
 def ltc_helper_functions() -> str:
@@ -203,7 +113,7 @@ def non_native_ir_h(target: BackendTarget, pieces: LazyPieces, options: LazyOpti
 def plan_lazy(target: BackendTarget, groups: tuple[Group, ...], output_dir: str, templates: Mapping[str, str],
               pieces: LazyPieces, options: LazyOptions) -> list[PlannedFile]:
     """gen_lazy_tensor's files in its order; groups must already be sorted (sort_groups)."""
-    files = plan_backend(target, groups, output_dir, templates, options.registration, GENERATOR)
+    files = plan_backend(target, groups, output_dir, templates, registration(options), GENERATOR)
     files.append(single(Manager.cpu, f"{target.backend_key}NativeFunctions.cpp",
                         lambda: kernels_cpp(target, output_dir, pieces, options),
                         template="DispatchKeyNativeFunctions.cpp"))

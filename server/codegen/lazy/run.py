@@ -13,10 +13,16 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from ...analysis.lazy.check import check_lazy
+from ...analysis.lazy.nonnative import read_non_native
+from ...analysis.lazy.shape import parse_shape_header
 from ...diagnostics import Diagnostic
 from ...index.inputs import InputError, InvalidInput
 from ...index.native import NativeParser, NativeSnapshot
 from ...model.cpp_names import header_path_problem, qualified_name_problem
+from ...pieces.backend_target import target_of
+from ...pieces.lazy.code import sort_groups
+from ...pieces.lazy.options import LazyOptions
 from ...releases import DEFAULT, Release
 from ...report import FileDiagnostic
 from ..backend.run import (
@@ -29,13 +35,9 @@ from ..backend.run import (
     read_impls,
     read_text,
 )
-from ..backend.stubs import target_of
 from ..plan import PlanError, materialize
 from ..writer import write_all
-from .check import check_lazy
-from .nonnative import read_non_native
-from .plan import TEMPLATES, LazyOptions, plan_lazy, sort_groups
-from .shape import parse_shape_header
+from .plan import TEMPLATES, plan_lazy, registration
 
 
 @dataclass(frozen=True)
@@ -91,7 +93,7 @@ def lazy_value_errors(lazy: LazyOptions) -> tuple[str, ...]:
 def generate_lazy(options: LazyRunOptions) -> LazyResult:
     """Check, plan and (unless a dry run) write gen_lazy_tensor's files."""
     lazy = dataclasses.replace(options.lazy, release=options.release)
-    pasted = pasted_value_errors(options.output_dir, lazy.registration) + lazy_value_errors(lazy)
+    pasted = pasted_value_errors(options.output_dir, registration(lazy)) + lazy_value_errors(lazy)
     if pasted:
         return LazyResult(errors=pasted)
     try:

@@ -3,7 +3,7 @@
 Covers the unstructured path of torchgen's RegisterDispatchKey (plain
 kernels, the Meta in-place check, device checks and guards, the class of an
 external backend's kernels); structured kernels are in register_structured.py
-and external backends' generated out=/in-place wrappers in codegen/backend.
+and external backends' generated out=/in-place wrappers in register_backend.py.
 """
 
 from __future__ import annotations

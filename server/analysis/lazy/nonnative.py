@@ -14,8 +14,8 @@ import yaml
 from ...diagnostics import Diagnostic, diag
 from ...model.cpp_names import qualified_name_problem
 from ...model.schema_parser import parse_schema
+from ...pieces.lazy.schema import ALL_PROPERTIES, NON_NATIVE_PROPERTIES, LazyIrSchema, LazyTypeError, lazy_schema
 from ...text import Span
-from .schema import ALL_PROPERTIES, NON_NATIVE_PROPERTIES, LazyIrSchema, LazyTypeError, lazy_schema
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # Schema issues of names outside the name grammar (model/cpp_names.py); gen.py's Latin-1 limit (OPG144) is not

@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from ...frozen import PER_OP_AND_KEY_MEMO
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ...model.schema import SchemaKind
-from ...pieces.api import cpp
-from ...pieces.api.translate import translate
-from ...pieces.api.types import Binding
-from ...pieces.dest.register import _is_inplace_meta, compute_wrapper, wrapper_signature
+from ..api import cpp
+from ..api.translate import translate
+from ..api.types import Binding
+from .register import _is_inplace_meta, compute_wrapper, wrapper_signature
 
 
 def gets_out_inplace_wrapper(f: NativeFunction, g: NativeFunctionsGroup | None, index: BackendIndex) -> bool:

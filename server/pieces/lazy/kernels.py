@@ -14,11 +14,11 @@ from dataclasses import dataclass
 
 from ...model.native_function import BackendIndex, BackendMetadata, NativeFunction
 from ...model.schema import BaseTy, BaseType, ListType
-from ...pieces.api import dispatcher
-from ...pieces.api.signatures import DispatcherSignature
-from ...pieces.api.types import ApiOptions, BaseCType, Binding, OptionalCType, VectorCType, deviceT
-from ...pieces.dest.native_declarations import kernel_signature
-from ..backend.register import call_arguments
+from ..api import dispatcher
+from ..api.signatures import DispatcherSignature
+from ..api.types import ApiOptions, BaseCType, Binding, OptionalCType, VectorCType, deviceT
+from ..dest.native_declarations import kernel_signature
+from ..dest.register_backend import call_arguments
 from .schema import VALUE_T, LazyArgument, LazyIrSchema, is_value_type, lazy_schema
 
 

@@ -14,28 +14,19 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ...analysis.check import installed_package_dir
 from ...diagnostics import Diagnostic, diag
 from ...index.backend import BackendSnapshot
 from ...model.backend import ListedOp
 from ...model.backend_resolve import ResolvedBackend
-from ...model.native_function import NativeFunction
 from ...model.schema import OperatorName
+from ...pieces.backend_target import BackendTarget, target_of
+from ...pieces.lazy.code import Group, LazyPieces, compute_pieces, selected, sort_groups
+from ...pieces.lazy.options import DEFAULT_LAZY, LazyOptions, is_torchscript_yaml
 from ...text import Span
-from ..backend.stubs import BackendTarget, target_of
-from ..template import Template
+from ..check import installed_package_dir
 from . import IN_TREE_SHAPE_HEADER, checkout_shape_header
 from .nonnative import NonNativeOp, read_non_native
-from .plan import Group, LazyOptions, LazyPieces, compute_pieces, selected, sort_groups
 from .shape import ShapeHeader, expected_declarations, missing_shapes, shape_diagnostics
-
-# PyTorch's own TorchScript lazy backend registers to this key (aten/src/ATen/native/ts_native_functions.yaml).
-TORCHSCRIPT_BACKEND = "Lazy"
-
-# --gen-ts-lowerings --node-base TsNode --node-base-hdr torch/csrc/lazy/ts_backend/ts_node.h
-TORCHSCRIPT = LazyOptions(node_base="TsNode", node_base_hdr="torch/csrc/lazy/ts_backend/ts_node.h",
-                          gen_ts_lowerings=True)
-DEFAULT = LazyOptions()
 
 
 def names(items: Iterable[ListedOp]) -> tuple[OperatorName, ...]:
@@ -46,17 +37,6 @@ def is_lazy_yaml(resolved: ResolvedBackend) -> bool:
     """A yaml meant for gen_lazy_tensor: it lists full_codegen or ir_gen ops, or has a non_native section."""
     yaml = resolved.yaml
     return bool(yaml.full_codegen or yaml.ir_gen or yaml.key_span("non_native"))
-
-
-def is_torchscript_yaml(resolved: ResolvedBackend) -> bool:
-    return resolved.yaml.backend.value == TORCHSCRIPT_BACKEND
-
-
-def preset_options(preset: str, resolved: ResolvedBackend) -> LazyOptions:
-    """"torchscript", "default", or "auto" (TorchScript settings for PyTorch's own Lazy backend)."""
-    if preset == "torchscript" or preset == "auto" and is_torchscript_yaml(resolved):
-        return TORCHSCRIPT
-    return DEFAULT
 
 
 def wheel_shape_header() -> str | None:
@@ -123,7 +103,8 @@ def check_lazy(text: str, resolved: ResolvedBackend, target: BackendTarget, grou
         except ValueError as exc:  # an op without kernel metadata: gen_lazy_tensor fails on it
             return LazyCheck(problems + (diag("OPG537", anchor, f"gen_lazy_tensor cannot run: {exc}"),))
         placed += shape_diagnostics(missing_shapes(expected, header, index), resolved.listings, header.path, anchor)
-    pieces = compute_pieces(groups, index, target.class_name, full_codegen, ir_gen, non_native, options)
+    pieces = compute_pieces(groups, index, target.class_name, full_codegen, ir_gen,
+                            tuple(op.schema for op in non_native), options)
     placed += _codegen_problems(pieces, resolved, non_native, anchor)
     return LazyCheck(tuple(placed), pieces)
 
@@ -138,45 +119,4 @@ def lazy_diagnostics(text: str, snapshot: BackendSnapshot, groups: Iterable[Grou
     target = target_of(resolved)
     if target is None:
         return ()
-    return check_lazy(text, resolved, target, sort_groups(groups), header, DEFAULT).diagnostics
-
-
-# ---------------------------------------------------------------- one op, for hover
-
-_AS_WRITTEN = Template("$piece")
-
-
-def as_written(piece: str) -> str:
-    """A piece as its file has it: the templates place the pieces at the start of a line, which strips
-    trailing whitespace from every line."""
-    return _AS_WRITTEN.substitute({"piece": [piece]})
-
-
-@dataclass(frozen=True)
-class LazyOpCode:
-    """What gen_lazy_tensor writes for one full_codegen / ir_gen op, as LazyIr.h and <Key>NativeFunctions.cpp
-    have it."""
-
-    node_class: str | None  # LazyIr.h
-    kernel: str | None  # <Key>NativeFunctions.cpp (full_codegen only)
-    # compute_shape_<kernel> the header must declare (None: the meta kernel gives the shapes).
-    shape_declaration: str | None
-    problem: str | None = None  # why the codegen cannot generate it
-
-
-def lazy_op_code(f: NativeFunction, target: BackendTarget, full_codegen: bool, options: LazyOptions) -> LazyOpCode:
-    from ...pieces.api.translate import UnsatError
-    from .kernels import LazyKernelError, kernel_definition, shape_declaration
-    from .plan import ir_declaration
-    from .schema import LazyTypeError
-
-    index = target.backend_index
-    try:
-        node = as_written(ir_declaration(f, index, options.ir))
-        if not full_codegen:
-            return LazyOpCode(node, None, None)
-        kernel = as_written(kernel_definition(f, index, target.class_name, options.kernel))
-        return LazyOpCode(node, kernel, shape_declaration(f, index))
-    except (LazyTypeError, LazyKernelError, UnsatError, ValueError) as exc:
-        return LazyOpCode(None, None, None, str(exc))
-
+    return check_lazy(text, resolved, target, sort_groups(groups), header, DEFAULT_LAZY).diagnostics

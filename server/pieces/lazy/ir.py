@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...pieces.api.types import ListCType, OptionalCType
 from ...releases import DEFAULT, Release
+from ..api.types import ListCType, OptionalCType
 from .schema import LazyArgument, LazyIrSchema
 
 

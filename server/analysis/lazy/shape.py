@@ -19,8 +19,8 @@ from ...diagnostics import Diagnostic, diag
 from ...model.backend import ListedOp
 from ...model.native_function import BackendIndex, NativeFunction
 from ...model.schema import OperatorName
+from ...pieces.lazy.kernels import shape_declaration
 from ...text import Span
-from .kernels import shape_declaration
 
 _DECLARED = re.compile(r"\bcompute_shape_(\w+)\s*\(")
 

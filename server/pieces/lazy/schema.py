@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ...model.schema import Argument, BaseTy, BaseType, FunctionSchema, ListType, OperatorName, OptionalType, Return, Type
-from ...pieces.api.types import BASE_TYPE_TO_CPP, BaseCType, CType, ListCType, OptionalCType, SymIntT, VectorCType, longT, scalarT
+from ..api.types import BASE_TYPE_TO_CPP, BaseCType, CType, ListCType, OptionalCType, SymIntT, VectorCType, longT, scalarT
 
 VALUE_T = BaseCType("torch::lazy::Value")
 
