@@ -25,8 +25,8 @@ from ..model.native_yaml import NativeFunctions
 from ..model.schema import OperatorName
 from ..pieces.dest import aoti
 from ..pieces.dest.aoti import FallbackOps
-from ..syntax import python_source
 from ..releases import Release
+from ..syntax import python_source
 
 FALLBACK_DICTS = ("inductor_fallback_ops", "aten_shimified_ops")
 
