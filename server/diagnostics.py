@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from enum import IntEnum
 from typing import TYPE_CHECKING
 
-from .frozen import fast_init
+from .frozen import record
 from .text import Span
 
 if TYPE_CHECKING:
@@ -27,8 +26,7 @@ class Severity(IntEnum):
         return self.name.lower()
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class Diagnostic:
     span: Span
     severity: Severity
@@ -47,8 +45,7 @@ class Diagnostic:
         return self.severity is Severity.ERROR
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class Code:
     code: str
     name: str

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from enum import Enum
 from functools import lru_cache
 
 from . import __version__
 from .diagnostics import Diagnostic, diag
+from .frozen import record
 from .input_file import UnreadableFile, read_text
 from .text import Span
 
@@ -50,7 +51,7 @@ _HAND_BOUND_2_9 = frozenset({"sym_is_contiguous"})
 _HAND_BOUND_2_12 = _HAND_BOUND_2_9 | {"dim", "get_device", "is_contiguous", "numel", "storage_offset"}
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Release:
     """One torch release's torchgen, as the behaviours that differ between the releases known."""
 
@@ -312,7 +313,7 @@ class Fit(Enum):
     OLDER = "older"  # older than the oldest: not supported
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Resolved:
     """The profile to use, and how it was chosen."""
 

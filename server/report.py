@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from . import __version__
 from .diagnostics import CODES, MAX_DIAGNOSTICS_PER_FILE, Diagnostic, Severity, cap_diagnostics
+from .frozen import record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FileDiagnostic:
     path: str
     diagnostic: Diagnostic

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from ..diagnostics import Diagnostic
+from ..frozen import record
 from ..index.backend import BackendSnapshot
 from ..index.documents import Document
 from ..syntax.nodes import YScalar, YSeq
@@ -27,7 +27,7 @@ QUICKFIX = "quickfix"
 NONDETERMINISTIC = "nondeterministic_seeded"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Fix:
     title: str
     edits: tuple[tuple[Span, str], ...]

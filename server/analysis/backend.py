@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
+from ..frozen import record
 from ..index.backend import BackendSnapshot
 from ..index.native import NativeSnapshot
 from ..model.backend import ListedOp
@@ -88,7 +88,7 @@ def dispatch_key_of(snapshot: BackendSnapshot, item: ListedOp) -> str | None:
     return f"Autograd{backend}" if item.section == "autograd" else backend
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class KernelDefinition:
     path: str
     line: int

@@ -20,9 +20,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
 from ..diagnostics import Diagnostic, diag
+from ..frozen import record
 from ..model.backend import ListedOp
 from ..model.backend_resolve import ResolvedBackend
 from ..model.native_function import NativeFunction
@@ -35,13 +35,13 @@ from ..syntax.cpp_scan import split_parameters
 from ..text import LineIndex, Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ImplFile:
     path: str
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Definition:
     """One `<ClassName>::<name>(` that torchgen counts as a kernel definition."""
 
@@ -52,7 +52,7 @@ class Definition:
     params: tuple[str, ...] | None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ExpectedKernel:
     """A listed op whose kernel must be defined: where it is listed and the C++ it needs."""
 

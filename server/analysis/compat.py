@@ -17,9 +17,9 @@ import ast
 import datetime
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from ..diagnostics import Diagnostic, diag
+from ..frozen import record
 from ..model.schema import Argument, BaseTy, BaseType, CustomClassType, FunctionSchema, ListType, OptionalType, Return, Type
 from ..model.schema_parser import parse_schema
 from ..syntax.entries import compose_entry, entry_mapping, iter_chunks
@@ -63,7 +63,7 @@ def is_subtype(sub: JitType, sup: JitType) -> bool:
     return sup == ("number",) and sub[0] in _NUMBER_SUBTYPES and len(sub) == 1
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class JitArgument:
     """An argument or a return as c10 compares it."""
 
@@ -250,7 +250,7 @@ def forward_incompatibility(new: FunctionSchema, old: FunctionSchema) -> str | N
 
 # ---------------------------------------------------------------- the allow-list
 
-@dataclass(frozen=True, slots=True)
+@record
 class AllowItem:
     """One row of the check's ALLOW_LIST: (name regex, valid until, optional argument regex)."""
 
@@ -290,7 +290,7 @@ def allow_listed(schema_text: str, items: Iterable[AllowItem], today: datetime.d
 # ---------------------------------------------------------------- comparing two native_functions.yaml
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SchemaAt:
     text: str  # the func: as written
     schema: FunctionSchema
@@ -299,7 +299,7 @@ class SchemaAt:
     end_column: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SchemaChange:
     """A schema of the base whose text is not in the current file, and what c10 says of the change."""
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from ..frozen import record
 from ..index.native import NativeSnapshot, TagsSnapshot
 from ..model.dispatch import SUPPORTED_KEY_NAMES
 from ..model.lower import ENTRY_KEYS
@@ -40,7 +40,7 @@ COMPOUND_TYPES = ("Tensor?", "Tensor[]", "Tensor?[]", "Tensor(a)", "Tensor(a!)",
                   "Dimname[]", "Dimname?", "Dimname[1]")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Candidate:
     label: str
     kind: str

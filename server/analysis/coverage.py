@@ -14,8 +14,7 @@ category:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ..frozen import record
 from ..index.backend import check_backend
 from ..index.native import NativeSnapshot
 from ..model.native_function import NativeFunction, NativeFunctionsGroup
@@ -27,14 +26,14 @@ CATEGORIES = (IMPLEMENTED, FREE, TO_IMPLEMENT)
 _COMPOSITE_KEYS = ("CompositeImplicitAutograd", "CompositeExplicitAutograd", "CompositeExplicitAutogradNonFunctional")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CoveredOp:
     op: str
     category: str
     how: str  # the sections that list it, the composite key or wrapped kernel, the kernels it has elsewhere
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Coverage:
     release: str
     backend: str

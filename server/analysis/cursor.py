@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterator
-from dataclasses import dataclass
 
+from ..frozen import record
 from ..index.documents import Document, PlacedEntry
 from ..syntax.locate import ScalarText
 from ..syntax.nodes import YMap, YNode, YScalar, YSeq
@@ -24,7 +24,7 @@ TAG = "tag"  # one tag named under tags:
 VALUE = "value"  # any other value; `key` says whose
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Hit:
     kind: str
     text: str

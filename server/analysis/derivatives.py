@@ -10,9 +10,9 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from ..frozen import record
 from ..index.derivatives import DerivativesDocument
 from ..model.derivatives import DEFAULT_KEY, ENTRY_KEYS, NAME, DerivativeEntry, Formula
 from ..model.native_function import NativeFunction
@@ -97,7 +97,7 @@ class Checked(Protocol):
     def release(self) -> Release: ...  # the torch release whose Functions.h the structs are of
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Place:
     """An entry of the check, with its analysis."""
 
@@ -332,7 +332,7 @@ def function_at(check: Checked, line: int, col: int) -> NativeFunction | None:
     return place.analysis.function
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FormulaSource:
     """Where a native function's formulas are: an entry's name: span, and whether it names the function itself
     (else another overload of its signature group, whose formulas it shares)."""

@@ -14,9 +14,9 @@ import re
 import shlex
 import urllib.parse
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..frozen import record
 from ..index.native import NativeSnapshot, TagsSnapshot
 from ..model import dispatch as dk
 from ..model.lower import ENTRY_KEYS
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from ..pieces.explain import Snippet
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class HoverText:
     markdown: str
     span: Span

@@ -7,8 +7,8 @@ Kernels are only placed when there is a kernel index (else every one would read 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
+from ..frozen import record
 from ..index.kernels import KernelIndex
 from ..index.native import NativeSnapshot
 from ..model.native_yaml import Op
@@ -18,7 +18,7 @@ from . import kernel_nav
 MISSING = "missing"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class InlayHint:
     line: int
     col: int  # the hint goes here (after the value)

@@ -17,8 +17,8 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from ..frozen import record
 from ..index.documents import PlacedEntry
 from ..index.kernels import KernelIndex, Located
 from ..index.native import NativeSnapshot
@@ -38,7 +38,7 @@ META_FUNC = "meta"  # a structured group's TORCH_META_FUNC
 HEADER_SUFFIXES = (".h", ".hpp", ".hh", ".cuh")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class KernelRef:
     what: str  # KERNEL or META_FUNC
     function: NativeFunction

@@ -14,10 +14,10 @@ tree does not hold.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
 from ..diagnostics import Diagnostic, Severity, diag
+from ..frozen import record
 from ..index.kernels import KernelIndex, Located
 from ..index.native import problem_span
 from ..model import dispatch as dk
@@ -69,7 +69,7 @@ def _declared(index: KernelIndex, need: Requirement) -> bool:
                for h in index.find(need.name, (DECLARATION,)))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class BranchGap:
     """A conditional one branch of which defines a kernel and another does not: the builds taking that other
     branch have no definition."""
@@ -140,7 +140,7 @@ def generated_view_copies(model: KernelModel) -> frozenset[NativeFunction]:
                      and g.view_copy.func.name.name.base == f"{g.view.func.name.name.base}_copy")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Requirement:
     """One C++ definition the yaml needs: a dispatch kernel (DEFINITION, or IMPL when structured) or a META."""
 

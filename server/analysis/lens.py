@@ -7,8 +7,8 @@ and the out-of-tree backends whose yaml lists it (given by the caller).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
+from ..frozen import record
 from ..index.native import NativeSnapshot
 from ..text import Span
 from .cursor import entry_at, op_name_span
@@ -18,7 +18,7 @@ SHOW_GENERATED = "opgen.showGenerated"
 TITLE_CHARS = 36
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Lens:
     span: Span
     title: str

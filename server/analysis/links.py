@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
+from ..frozen import record
 from ..index.kernels import KernelIndex
 from ..index.native import NativeSnapshot
 from ..syntax.nodes import YMap, YScalar
@@ -18,7 +18,7 @@ from . import kernel_nav
 _PATH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w.-]+\.(?:cpp|cc|cu|cuh|h|hpp|mm|py|yaml|md))\b")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Link:
     span: Span
     path: str

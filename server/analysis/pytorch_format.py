@@ -15,17 +15,17 @@ from __future__ import annotations
 
 import difflib
 import io
-from dataclasses import dataclass
 from typing import Any
 
 from ..diagnostics import Diagnostic, diag
+from ..frozen import record
 from ..text import Span
 
 # What the lint calls the check; the diagnostic's message and the CLI's report name it.
 LINT_NAME = "NATIVEFUNCTIONS"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LoadFailure:
     """ruamel could not read the text: the lint fails the file without a replacement."""
 
@@ -34,7 +34,7 @@ class LoadFailure:
     column: int | None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TextEdit:
     """Replace lines [start_line, end_line) of the old text by `new_text` (whole lines, each with its newline)."""
 

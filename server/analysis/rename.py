@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 
+from ..frozen import record
 from ..index.documents import PlacedEntry
 from ..index.kernels import KernelIndex
 from ..index.native import NativeSnapshot
@@ -50,7 +50,7 @@ FUNCTIONAL = "_functional"
 OUT_OVERLOAD = "_out"  # an autogen out= overload: `<functional overload>_out`
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class NameParts:
     """An operator name as written (`add_.Tensor`): where its base and its overload are, as offsets in it."""
 
@@ -86,7 +86,7 @@ def split_name(text: str, start: int = 0) -> NameParts | None:
     return NameParts(base, start, overload, overload_start, start + len(head))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Target:
     """What a rename or a search for references is about."""
 
@@ -125,7 +125,7 @@ def _target_of(parts: NameParts, line: int, col: int, at: int) -> Target | None:
 
 # ---------------------------------------------------------------- occurrences in native_functions.yaml
 
-@dataclass(frozen=True, slots=True)
+@record
 class Written:
     """An operator name written in a yaml: its parts and where it starts (absolute, one line)."""
 
@@ -161,7 +161,7 @@ def native_names(entry: PlacedEntry) -> Iterator[Written]:
             yield from _scalar_names(node, entry.line, key)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class KernelWritten:
     """A kernel named in a dispatch table: its name, namespace and where the name is (absolute)."""
 
@@ -318,7 +318,7 @@ def yaml_occurrences(kind: str, text: str, target: Target) -> list[Span]:
 
 # ---------------------------------------------------------------- C++
 
-@dataclass(frozen=True, slots=True)
+@record
 class CppNames:
     """What to look for in C++ for a target: the names of kernels (and the meta functions' macros) to edit."""
 

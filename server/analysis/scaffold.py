@@ -19,8 +19,8 @@ import os
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from ..frozen import record
 from ..index.backend import check_backend
 from ..index.native import NativeParser, NativeSnapshot
 from ..model.lower import LoweredEntry
@@ -39,7 +39,7 @@ class ScaffoldError(ValueError):
     """A request that cannot be scaffolded; the message says why."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ScaffoldRequest:
     schema: str  # the functional schema, e.g. "my_op(Tensor self, Scalar alpha=1) -> Tensor"
     structured: bool = False
@@ -49,7 +49,7 @@ class ScaffoldRequest:
     backend_op: bool = False  # add the op to the backend yaml's supported: list
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TreeTexts:
     """The files the scaffold edits, as they are now (None: the file does not exist yet)."""
 
@@ -70,7 +70,7 @@ class TreeTexts:
     entry_end: tuple[int, int] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Insertion:
     """Put `text` at (line, col) of `path`, replacing up to (end_line, end_col); `create`: the file is new."""
 
@@ -83,7 +83,7 @@ class Insertion:
     end_col: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Scaffold:
     op: str  # the functional op's name
     entries: tuple[str, ...]  # the names of the entries written (functional, in-place, out=)
@@ -416,7 +416,7 @@ def apply(text: str | None, insertions: Sequence[Insertion]) -> str:
 # ---------------------------------------------------------------- an entry without kernels yet
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class EntryWithoutKernels:
     schema: str
     tags: tuple[str, ...]

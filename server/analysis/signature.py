@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from ..frozen import record
 from ..model.schema_parser import parse_argument_text
 
 _FUNC = re.compile(r"(?:- |  )func:\s*(['\"]?)")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Signature:
     label: str  # the schema as written on the line
     parameters: tuple[tuple[int, int], ...]  # offsets of each argument in `label`

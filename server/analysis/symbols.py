@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TypeVar
 
+from ..frozen import record
 from ..index.documents import PlacedEntry
 from ..index.native import NativeSnapshot, TagsSnapshot
 from ..syntax.nodes import YScalar
@@ -19,7 +19,7 @@ TAG = "tag"
 K = TypeVar("K")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Symbol:
     name: str
     kind: str

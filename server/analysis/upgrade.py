@@ -12,10 +12,10 @@ release). The declarations are the generator's own (pieces/dest/native_declarati
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
 from enum import Enum
 
 from ..diagnostics import Diagnostic, diag
+from ..frozen import record
 from ..index.backend import check_backend
 from ..index.native import NativeSnapshot
 from ..model import dispatch as dk
@@ -38,7 +38,7 @@ class ChangeKind(Enum):
     SIGNATURE = "C++ signature changed"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class OpChange:
     """One listed op that changes between the two releases, with both schemas and both kernel declarations
     ("" where a release has none)."""
@@ -59,7 +59,7 @@ class OpChange:
         return f"renamed to {self.renamed_to}" if self.kind is ChangeKind.RENAMED else self.kind.value
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class UpgradeReport:
     old_release: str
     new_release: str
@@ -69,7 +69,7 @@ class UpgradeReport:
     not_in_old: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Side:
     """One release's view of the backend: its functions by name and the backend's kernels under it."""
 

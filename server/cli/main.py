@@ -3,25 +3,23 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
-from typing import NoReturn
+from collections.abc import Callable
+from typing import NoReturn, cast
 
 from .. import TORCHGEN_VERSION, VERSION_TEXT
 from ..releases import DEFAULT, versions_text
-from .bc import add_bc_parser
-from .check import add_check_parser
-from .coverage import add_coverage_parser
-from .explain import add_explain_parser
-from .format import add_format_parser
-from .generate import add_generate_parser
-from .generate_backend import add_generate_backend_parser
-from .generate_lazy import add_generate_lazy_parser
-from .scaffold import add_scaffold_parser
-from .upgrade import add_upgrade_parser
+
+# Each subcommand's module (cli/<name>.py, "-" as "_") and its add_<name>_parser. A run imports its own command's
+# module only: what the others import (the generators, the formatter) is no part of `opgen check`'s start-up.
+COMMANDS = ("bc", "check", "coverage", "explain", "format", "generate", "generate-backend", "generate-lazy",
+            "scaffold", "upgrade")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; with a known command, that command's part only (what a run of it parses)."""
     parser = argparse.ArgumentParser(prog="opgen", description="Check and generate PyTorch operator yaml "
                                                                f"(matches torchgen {TORCHGEN_VERSION} unless the "
                                                                "inputs or --torch-version name another release).",
@@ -30,21 +28,18 @@ def build_parser() -> argparse.ArgumentParser:
                         version=f"opgen {VERSION_TEXT}\ntorch releases known: {versions_text()} "
                                 f"(default {DEFAULT.version})")
     sub = parser.add_subparsers(dest="command", required=True)
-    add_bc_parser(sub)
-    add_check_parser(sub)
-    add_coverage_parser(sub)
-    add_explain_parser(sub)
-    add_format_parser(sub)
-    add_generate_parser(sub)
-    add_generate_backend_parser(sub)
-    add_generate_lazy_parser(sub)
-    add_scaffold_parser(sub)
-    add_upgrade_parser(sub)
+    for name in (command,) if command in COMMANDS else COMMANDS:
+        module = importlib.import_module(f".{name.replace('-', '_')}", __package__)
+        add = cast(Callable[[argparse._SubParsersAction], None], getattr(module, f"add_{name.replace('-', '_')}_parser"))
+        add(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    # (the top level's own options take no value, so the first word that is not an option names the command)
+    command = next((word for word in argv if not word.startswith("-")), None)
+    args = build_parser(command).parse_args(argv)
     code: int = args.run(args)
     return code
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ..frozen import record
 from ..model.dispatch import DispatchKey, K
 from ..releases import DEFAULT, Release
 
@@ -11,7 +10,7 @@ _MPS_KEYS = frozenset(K[n] for n in ("MPS", "SparseMPS", "SparseCsrMPS"))
 XPU_FAMILY_KEYS = frozenset(K[n] for n in ("XPU", "SparseXPU", "SparseCsrXPU", "NestedTensorXPU"))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CodegenOptions:
     mps: bool = False
     xpu: bool = False

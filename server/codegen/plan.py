@@ -17,11 +17,12 @@ import hashlib
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import Enum
 from pathlib import PurePosixPath
 from typing import Any, TypeVar
 
+from ..frozen import record
 from ..pieces.template import Template, TemplateError
 from ..releases import Release
 
@@ -49,7 +50,7 @@ class Manager(Enum):
         return self.value[1]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Dirs:
     """The folders gen.py writes into, spelled as given on the command line."""
 
@@ -91,7 +92,7 @@ Env = Mapping[str, Any]
 Build = Callable[[], "Env | str"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PlannedFile:
     manager: Manager
     path: str  # relative to the manager's folder
@@ -112,7 +113,7 @@ class PlannedFile:
         return self.build is not None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class GeneratedFile:
     manager: Manager
     path: str

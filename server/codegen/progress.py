@@ -4,10 +4,11 @@ many of those were written. `opgen generate` shows it on a terminal, the server 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from ..frozen import record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Progress:
     planned: int  # the files to build (those opgen can generate)
     done: int

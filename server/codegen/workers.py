@@ -24,8 +24,8 @@ import struct
 import sys
 import traceback
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 
+from ..frozen import record
 from .plan import PlanError
 from .progress import Progress, Report
 from .writer import OutputRoots, WriteResult, write_files
@@ -36,7 +36,7 @@ _CLAIM = struct.Struct("<I")
 _MAX_UNITS = 4096 // _CLAIM.size - 1
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Job:
     """One file: its output folder, its path inside it, and how to make its bytes (may raise PlanError)."""
 
@@ -45,7 +45,7 @@ class Job:
     data: Callable[[], bytes]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Summary:
     """What one process did: the writer's result, and the error that stopped it (PlanError text, or one line for an
     internal error)."""

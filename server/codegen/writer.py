@@ -19,10 +19,11 @@ import itertools
 import os
 import stat
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+
+from ..frozen import record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class WriteResult:
     written: tuple[str, ...]
     unchanged: tuple[str, ...]

@@ -11,14 +11,15 @@ import importlib.util
 import os
 import re
 import subprocess
-from dataclasses import dataclass
+
+from ..frozen import record
 
 GIT_TIMEOUT = 10.0  # seconds: a `git show` of one file is instant; a hung one (a lock, a network mount) is not waited for
 _RELEASE = re.compile(r"\d+\.\d+(\.\d+)?\Z")
 _NATIVE_IN_TORCHGEN = os.path.join("packaged", "ATen", "native", "native_functions.yaml")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class BaseText:
     text: str | None
     origin: str  # what was read ("git HEAD:aten/.../native_functions.yaml", "torch 2.14.1"), or why nothing was

@@ -13,12 +13,12 @@ import os
 import re
 from array import array
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from itertools import repeat
 from typing import Any, Generic, NamedTuple, TypeVar, overload
 
 from ..diagnostics import Diagnostic, diag
-from ..frozen import fast_init
+from ..frozen import record
 from ..syntax.entries import compose_entry, entry_mapping, iter_chunks, stray_chunk_diagnostic
 from ..syntax.nodes import YMap
 from ..text import BOM, Span
@@ -80,8 +80,7 @@ def entry_cost(text: str) -> int:
     return ENTRY_COST + len(text) + VALUE_COST * estimated_nodes(text)
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class EntryResult(Generic[T]):
     """One entry: its mapping (if it is one), what it lowers to, and its own diagnostics (relative)."""
 
@@ -152,8 +151,7 @@ class PlacedEntries(Sequence[PlacedEntry[T]]):
         return f"PlacedEntries({list(self)!r})"
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class Document(Generic[T]):
     entries: Sequence[PlacedEntry[T]]
     # Diagnostics about the document as a whole (stray text, not a list, not text at all).

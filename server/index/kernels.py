@@ -23,6 +23,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from ..frozen import record
 from ..input_file import UnreadableFile, read_text
 from ..syntax import cpp_macros, cpp_scan, cpp_types
 from ..syntax.cpp_macros import Macro
@@ -55,7 +56,7 @@ CACHE_VERSION = (f"6-{scanner_fingerprint(_scanner_source(cpp_scan))}"
                  f"-{scanner_fingerprint(_scanner_source(cpp_types))}")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FileSymbols:
     path: str
     size: int
@@ -64,7 +65,7 @@ class FileSymbols:
     macros: tuple[Macro, ...] = ()  # a header's function-like macros
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Located:
     path: str
     symbol: CppSymbol
@@ -174,7 +175,7 @@ def macros_for(names: set[str], table: MacroTable, near: str) -> dict[str, Macro
     return chosen
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Linked:
     """A file scanned again with the macros it takes from the tree's headers."""
 

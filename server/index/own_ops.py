@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 
+from ..frozen import record
 from ..model import dispatch as dk
 from ..releases import resolve
 from .base_text import release_native_path
@@ -44,7 +44,7 @@ def own_backend_keys(text: str) -> frozenset[str]:
                      if name.strip() in _PRIVATE_USE)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class UpstreamOps:
     """A torch release's own ops: each schema as torchgen prints it, by 'name.overload'."""
 

@@ -23,9 +23,10 @@ import json
 import os
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from typing import Any, TypeGuard
 
+from ..frozen import record
 from ..releases import parse_version
 
 SECTION = "opgen"
@@ -36,7 +37,7 @@ SECTION = "opgen"
 TESTING_ENVIRONMENT = "OPGEN_LSP_TESTING"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Testing:
     """Hooks for the server's own tests, from TESTING_ENVIRONMENT only (issue 27: as settings, a workspace could
     make every hover fail or each generated file wait 10 s)."""
@@ -48,7 +49,7 @@ class Testing:
     kernel_workers: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Lazy:
     """gen_lazy_tensor's settings for backend yamls with full_codegen / ir_gen ops (section "opgen.lazy")."""
 
@@ -62,7 +63,7 @@ class Lazy:
     shape_inference_header: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Settings:
     # Delay between the last edit and the re-check that publishes diagnostics.
     debounce_ms: int = 0

@@ -14,13 +14,13 @@ import logging
 import multiprocessing
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
-from dataclasses import dataclass
 
 from lsprotocol import types
 
 from ..analysis.compat import change_diagnostics, schema_changes
 from ..analysis.pytorch_format import LoadFailure, format_diagnostic, normalize_newlines, round_trip, text_edits
 from ..diagnostics import Diagnostic
+from ..frozen import record
 from ..index.base_text import git_show
 from ..text import Span
 from ..worker_process import start_worker
@@ -31,7 +31,7 @@ log = logging.getLogger(__name__)
 FORMAT_TITLE = "Format as PyTorch's NATIVEFUNCTIONS lint does (ruamel.yaml round trip)"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class EditingResult:
     """What the checks found for one text."""
 

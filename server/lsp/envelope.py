@@ -17,7 +17,8 @@ MethodNotFound whatever its params. LSP has no batches: each request in one is a
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from ..frozen import record
 
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
@@ -27,21 +28,21 @@ CANCEL_REQUEST = "$/cancelRequest"
 Id = int | str | None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Deliver:
     """A well-formed message; `is_request` when an answer is due."""
 
     is_request: bool
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Answer:
     """Errors to send: (id, code, message) each."""
 
     errors: tuple[tuple[Id, int, str], ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Drop:
     why: str
 

@@ -28,6 +28,7 @@ from ..analysis import vendor as vendor_query
 from ..analysis.folding import entry_folds
 from ..analysis.lazy import LazySettings
 from ..diagnostics import cap_diagnostics
+from ..frozen import record
 from ..text import Span
 from . import derivatives as derivatives_lsp
 from .convert import UTF16, Encoding, Lines, diagnostics, from_position, range_to_span, span_to_range
@@ -47,7 +48,7 @@ class KernelContext:
     text_of: Callable[[str], tuple[str | None, str | None]]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Client:
     """What the client can take, read once from its capabilities."""
 

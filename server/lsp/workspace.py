@@ -44,6 +44,7 @@ from ..analysis.check import (
 from ..analysis.lazy import checkout_shape_header
 from ..analysis.shims import ShimCheck
 from ..diagnostics import Diagnostic, diag
+from ..frozen import record
 from ..index.backend import BackendSnapshot, check_backend
 from ..index.derivatives import DeprecatedParser, DerivativesParser, tree_native_functions
 from ..index.inputs import InputError, load_release
@@ -73,7 +74,7 @@ if TYPE_CHECKING:  # (loaded on first use)
     from ..analysis.lazy.shape import ShapeHeader
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class OpenDocument:
     uri: str
     path: str | None  # None for documents that are not files (untitled:...)
@@ -83,7 +84,7 @@ class OpenDocument:
     generation: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TagsInput:
     """Where a native document's tags come from, and a key that changes when they do."""
 
@@ -92,7 +93,7 @@ class TagsInput:
     text: str | None = None  # the text of an open tags document
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class NativeInput:
     """Where a backend document's native_functions.yaml comes from, and a key that changes when it does."""
 

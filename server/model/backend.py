@@ -22,9 +22,9 @@ What torchgen does with each key, in the order it reads them:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from ..diagnostics import Diagnostic, Severity, diag
+from ..frozen import record
 from ..suggest import did_you_mean
 from ..syntax.locate import ScalarText
 from ..syntax.nodes import YMap, YNode, YScalar, YSeq
@@ -43,7 +43,7 @@ TORCHGEN_LISTED_KEYS = ("backend", "class_name", "cpp_namespace", "extra_headers
 MAX_NAMESPACE_LEVELS = 2
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Setting:
     """A scalar setting: its value (None when absent or null) and where the key and value are."""
 
@@ -70,7 +70,7 @@ class Setting:
 ABSENT = Setting(None, None, None)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ListedOp:
     """One item of an op list (supported, full_codegen, autograd, symint, ir_gen) and where it is."""
 
@@ -84,7 +84,7 @@ class ListedOp:
     kind: str = "scalar"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class BackendYaml:
     span: Span
     backend: Setting

@@ -8,8 +8,8 @@ on, so that `opgen generate` never meets, on input the check accepts, a case it 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
+from ..frozen import record
 from ..releases import Release
 from . import dispatch as dk
 from .native_function import BackendMetadata, NativeFunction, NativeFunctionsGroup, ScalarType, UfuncKey
@@ -412,7 +412,7 @@ def kernel_namespace_problems(kernels: tuple[tuple[dk.DispatchKey, BackendMetada
 
 # ---- gen26: torch 2.6's one Register<Key>.cpp (Release.register_dispatch_key_sharded is False)
 
-@dataclass(frozen=True, slots=True)
+@record
 class RegisteringGroup:
     """What decides a group's registrations in gen.py 2.6's Register<Key>.cpp: the ops' namespace, the kernel
     namespace per key (of the op its kernels are looked up by), and the keys it registers kernels under."""

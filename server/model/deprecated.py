@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass
 
 from ..diagnostics import Diagnostic, diag
-from ..frozen import fast_init
+from ..frozen import record
 from ..releases import Release
 from ..suggest import did_you_mean
 from ..syntax.locate import ScalarText
@@ -31,8 +30,7 @@ _CALL = re.compile(r"(\w+)(\.\w+)?\((.*)\)")
 KNOWN_CONSTANTS = {"1": "Scalar"}
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class DeprecatedEntry:
     schema: FunctionSchema
     name_node: YScalar

@@ -10,10 +10,9 @@ is checked against native_functions.yaml later (analysis/autograd/load.py).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from ..diagnostics import Diagnostic, diag
-from ..frozen import fast_init
+from ..frozen import record
 from ..suggest import did_you_mean
 from ..syntax.nodes import YMap, YNode, YScalar, YSeq
 from ..text import Span
@@ -27,8 +26,7 @@ NON_DIFFERENTIABLE = "non_differentiable"
 _NAME_PARAMS = re.compile(r"(\w+)(\.\w+)?\((.*)\)")
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class Formula:
     """One `names: formula` line. Spans are relative to the entry's first line."""
 
@@ -45,8 +43,7 @@ class Formula:
         return self.text.lower().strip() == NON_DIFFERENTIABLE
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class DispatchFormulas:
     """The formulas for one autograd dispatch key ('Default' when the entry has no `dispatch:`)."""
 
@@ -55,8 +52,7 @@ class DispatchFormulas:
     formulas: tuple[Formula, ...]
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class DerivativeEntry:
     specification: str  # the `name:` schema, looked up by its exact text
     name_node: YScalar

@@ -9,11 +9,10 @@ stopping at the first assertion. Spans are relative to the entry's first line.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from typing import TypeVar
 
 from ..diagnostics import Diagnostic, Severity, diag
-from ..frozen import PER_TEXT_MEMO, fast_init
+from ..frozen import PER_TEXT_MEMO, record
 from ..releases import Release
 from ..suggest import did_you_mean
 from ..syntax.locate import ScalarText
@@ -71,8 +70,7 @@ _IMPLICIT_ONLY = (frozenset({dk.CIA}), frozenset({dk.CIA_NESTED}), frozenset({dk
 _STRUCTURED_KEYS_IN_ORDER = tuple(sorted(dk.STRUCTURED_DISPATCH_KEYS, key=lambda k: k.value))
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class LoweredEntry:
     function: NativeFunction | None
     metadata: tuple[tuple[dk.DispatchKey, BackendMetadata], ...]
@@ -224,8 +222,7 @@ def parse_entry_schemas(entries: list[YMap]) -> None:
             parse_schema(node.value)
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class _Func:
     """An entry's func: string, where it is, and what parsing it gave."""
 
@@ -235,8 +232,7 @@ class _Func:
     parsed: ParsedSchema
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class _Keys:
     """The entry's keys that are read on their own, each checked against its type."""
 

@@ -15,10 +15,11 @@ import ast
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import cast
 
 from ..diagnostics import Diagnostic, diag
+from ..frozen import record
 from ..input_file import UnreadableFile, read_text
 from ..syntax import python_source
 from ..text import Span
@@ -35,7 +36,7 @@ _KNOWN_MAJORS = range(3, 13)
 _KNOWN_ARCHES = ("sm_90", "sm_90a", "sm_100", "sm_100a", "sm_103", "sm_103a")  # the default ARCHS
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class NativeAotDeclaration:
     """One declared (op, dispatch key): op is a base name ("topk") or name.overload ("gt.Tensor")."""
 
@@ -57,7 +58,7 @@ class NativeAotDeclaration:
         return f"{self.decl_id}_aot_fn"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class NativeAot:
     """The declarations of one folder, in gen.py's order of discovery; `unread`: why opgen cannot read them
     without running Python ("" when it did); `errors`: what gen.py fails on, each at its line of its aot.py."""
@@ -82,7 +83,7 @@ class _Refused(Exception):
         self.line = line
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Binding:
     node: ast.stmt
     value: object  # the literal's value, or a FunctionDef / ClassDef node

@@ -7,10 +7,10 @@ be memoized.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import auto
 
-from ..frozen import IdentityHashEnum, fast_init
+from ..frozen import IdentityHashEnum, record
 from ..syntax.nodes import YMap, YScalar
 from .dispatch import DispatchKey
 from .schema import Argument, FunctionSchema, OperatorName
@@ -73,16 +73,14 @@ DTYPE_CLASSES: dict[str, tuple[ScalarType, ...]] = {
 }
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class UfuncInnerLoop:
     name: str
     supported_dtypes: tuple[ScalarType, ...]
     ufunc_key: UfuncKey
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class Precompute:
     # kernel argument name -> the precomputed arguments replacing it, in order
     replace: tuple[tuple[str, tuple[Argument, ...]], ...]
@@ -92,8 +90,7 @@ class Precompute:
         return [f"{name} -> {', '.join(map(str, args))}" for name, args in self.replace]
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class BackendMetadata:
     kernel: str
     structured: bool
@@ -103,8 +100,7 @@ class BackendMetadata:
         return "_symint" in self.kernel
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class NativeFunction:
     namespace: str
     func: FunctionSchema
@@ -179,8 +175,7 @@ class NativeFunction:
         return self.structured or self.structured_delegate is not None
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class EntrySource:
     """Links a NativeFunction to the yaml it was read from (spans relative to the entry)."""
 
@@ -196,8 +191,7 @@ class ViewSchemaKind(IdentityHashEnum):
     non_aliasing = 3
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class NativeFunctionsGroup:
     functional: NativeFunction
     inplace: NativeFunction | None
@@ -219,8 +213,7 @@ class NativeFunctionsGroup:
         return self.functional.root_name
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class NativeFunctionsViewGroup:
     view: NativeFunction
     view_copy: NativeFunction | None
@@ -239,8 +232,7 @@ class NativeFunctionsViewGroup:
         return self.view.root_name
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class BackendIndex:
     dispatch_key: DispatchKey
     use_out_as_primary: bool

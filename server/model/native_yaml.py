@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple, TypeVar, cast
 
-from ..frozen import fast_init
+from ..frozen import record
 from ..releases import Release, torch_cpu_cuda_kernel_op
 from . import dispatch as dk
 from .codegen_rules import (
@@ -74,8 +74,7 @@ class Op(NamedTuple):
     generated: bool = False
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class Problem:
     op: Op
     code: str
@@ -172,8 +171,7 @@ def _kind(f: NativeFunction) -> SchemaKind | None:
 
 # ---------------------------------------------------------------- facts per function
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class Facts:
     """What the whole-file passes need of one function, computed once per function."""
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from enum import auto
 
-from ..frozen import IdentityHashEnum, fast_init
+from ..frozen import IdentityHashEnum, record
 
 
 class BaseTy(IdentityHashEnum):
@@ -66,8 +66,7 @@ class _TypeQueries:
         return self.is_base_ty_like(BaseTy.Generator)
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class BaseType(_TypeQueries):
     name: BaseTy
 
@@ -84,8 +83,7 @@ class BaseType(_TypeQueries):
         return None
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class OptionalType(_TypeQueries):
     elem: Type
 
@@ -102,8 +100,7 @@ class OptionalType(_TypeQueries):
         return self.elem.is_list_like()
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class CustomClassType(_TypeQueries):
     class_name: str
 
@@ -120,8 +117,7 @@ class CustomClassType(_TypeQueries):
         return None
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class ListType(_TypeQueries):
     elem: Type
     size: int | None
@@ -144,8 +140,7 @@ Type = BaseType | OptionalType | CustomClassType | ListType
 TENSOR = BaseType(BaseTy.Tensor)
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class Annotation:
     alias_set: tuple[str, ...]
     is_write: bool
@@ -165,8 +160,7 @@ def _annotated_type_text(ty: Type, annotation: Annotation | None) -> str:
     return text
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class Argument:
     name: str
     type: Type
@@ -202,8 +196,7 @@ class Argument:
         return cached
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class Return:
     name: str | None
     type: Type
@@ -228,14 +221,12 @@ class Return:
         return text if self.name is None else f"{text} {self.name}"
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class SelfArgument:
     argument: Argument
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class TensorOptionsArguments:
     dtype: Argument
     layout: Argument
@@ -246,8 +237,7 @@ class TensorOptionsArguments:
         return (self.dtype, self.layout, self.device, self.pin_memory)
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class Arguments:
     pre_self_positional: tuple[Argument, ...]
     self_arg: SelfArgument | None
@@ -388,8 +378,7 @@ class Arguments:
 AUGMENTED_ASSIGNMENT_NAMES = ("add", "sub", "mul", "div", "mod", "pow", "lshift", "rshift", "and", "xor", "or")
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class BaseOperatorName:
     base: str
     inplace: bool
@@ -415,8 +404,7 @@ class BaseOperatorName:
         return f"{prefix}{self.base}{suffix}"
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class OperatorName:
     name: BaseOperatorName
     overload_name: str
@@ -450,8 +438,7 @@ class SchemaKind(IdentityHashEnum):
     scratch = 5
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class FunctionSchema:
     name: OperatorName
     arguments: Arguments

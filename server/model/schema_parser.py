@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 from typing import NamedTuple
 
-from ..frozen import PER_TEXT_MEMO, fast_init
+from ..frozen import PER_TEXT_MEMO, record
 from ..suggest import did_you_mean
 from .cpp_names import LINE_BREAKS, identifier_problem, latin1_problem
 from .schema import (
@@ -40,8 +39,7 @@ from .schema import (
 Offsets = tuple[int, int]
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class Issue:
     """A problem found in a schema string, at offsets into that string."""
 
@@ -91,8 +89,7 @@ class ArgumentSpans(NamedTuple):
         return None if default is None else self._moved(default)
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class SchemaSpans:
     """Where each piece of a schema is, as offsets into the func string."""
 
@@ -105,8 +102,7 @@ class SchemaSpans:
     each_return: tuple[Offsets, ...]
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class ParsedSchema:
     namespace: str
     schema: FunctionSchema | None

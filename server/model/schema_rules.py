@@ -7,8 +7,8 @@ caller can place the diagnostic on that argument or return.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
+from ..frozen import record
 from .schema import TENSOR, FunctionSchema, SchemaKind, SchemaKindError
 
 # Where in a schema a problem is: ("name",), ("returns",), ("arg", i) or ("return", i),
@@ -16,7 +16,7 @@ from .schema import TENSOR, FunctionSchema, SchemaKind, SchemaKindError
 Where = tuple[str] | tuple[str, int]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Problem:
     message: str
     where: Where

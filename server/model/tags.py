@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..diagnostics import Diagnostic, diag
+from ..frozen import record
 from ..suggest import did_you_mean
 from ..syntax.nodes import YMap, YScalar
 from .cpp_names import identifier_problem
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Tag:
     name: str
     desc: str

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 
 from ..diagnostics import Diagnostic, Severity, diag
+from ..frozen import record
 from ..suggest import did_you_mean
 from ..syntax.nodes import YMap, YNode, YScalar, YSeq
 from ..text import Span
@@ -82,7 +82,7 @@ def vendor_format(path: str, text: str) -> str | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class VendorOp:
     """One op entry of a vendor file."""
 
@@ -101,7 +101,7 @@ class VendorOp:
     kind: str = "scalar"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class VendorYaml:
     format: str
     ops: tuple[VendorOp, ...]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..frozen import record
 from ..model.dispatch import parse_dispatch_key
 from ..model.lower import cpp_name
 from ..model.native_function import BackendIndex, BackendMetadata, NativeFunction, NativeFunctionsGroup, Variant
@@ -40,7 +41,7 @@ def as_in_file(code: str, indent: str = "", *, drop_blank_lines: bool = False) -
     return "\n".join(lines).strip("\n")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Snippet:
     title: str
     # The generated file it belongs to, relative to gen.py's install dir, plain (not per-operator) layout.

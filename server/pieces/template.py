@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from ..frozen import record
 
 # Optional leading whitespace on the line (block position), then `$ident`, `${ident}`, `${,ident}`, `${ident,}`.
 _PLACEHOLDER = re.compile(r"(^[^\n\S]*)?\$([^\W\d]\w*|\{,?[^\W\d]\w*,?\})", re.MULTILINE)
@@ -59,7 +61,7 @@ def _inline(value: object, before: str, after: str) -> str:
     return str(value)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Template:
     text: str
     name: str = field(default="", compare=False)

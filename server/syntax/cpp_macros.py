@@ -16,6 +16,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..frozen import record
+
 _MACRO_DEF = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)]*)\)((?:[^\n\\]|\\\n|\\.)*)", re.MULTILINE)
 _OBJECT_DEF = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?![\w(])((?:[^\n\\]|\\\n|\\.)*)", re.MULTILINE)
 _IDENT = re.compile(r"(?<![\w])[A-Za-z_]\w*")
@@ -29,7 +31,7 @@ MAX_LENGTH = 2_000_000
 MAX_NESTING = 64
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Macro:
     name: str
     params: tuple[str, ...]
@@ -104,7 +106,7 @@ def expand(macro: Macro, args: list[str]) -> str:
     return _PASTE.sub("", body) if "##" in body else body
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Expansion:
     """A statement head with its macro invocations expanded; each piece of text knows where it was written:
     a verbatim piece offset for offset, an expanded one at its invocation."""

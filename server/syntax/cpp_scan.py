@@ -15,8 +15,10 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from itertools import pairwise
+
+from ..frozen import record
 
 # (Macro and split_top_level are also taken from here by the index and the codegen.)
 from .cpp_macros import Macro, collect_macros, collect_object_macros, expand_invocations, invoked, matching, split_top_level
@@ -33,7 +35,7 @@ MACRO = "macro"  # a function-like #define that may define functions (its body h
 MACRO_USE = "macro use"  # an invocation, at namespace scope, of a macro the file does not define
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Branch:
     """Where a definition sits in a preprocessor conditional of several branches (#if ... #else ... #endif)."""
 
@@ -41,7 +43,7 @@ class Branch:
     taken: int  # which of them opens the branch holding the definition
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CppSymbol:
     name: str
     kind: str
@@ -164,7 +166,7 @@ def _brace_delta(text: str, start: int, end: int) -> int:
     return part.count("{") - part.count("}")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Conditional:
     starts: tuple[int, ...]  # the offsets of its #if, #elif and #else directives
     end: int  # of its #endif

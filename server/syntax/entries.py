@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from itertools import accumulate, chain, islice, repeat, tee
 from typing import NamedTuple
 
 from ..diagnostics import Diagnostic, diag
-from ..frozen import fast_init
+from ..frozen import record
 from ..text import Span
 from .canonical import compose_canonical_entry
 from .nodes import YMap, YNode, YSeq, compose
@@ -54,8 +53,7 @@ def split_chunks(text: str) -> tuple[Chunk, ...]:
     return tuple(iter_chunks(text))
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class ComposedEntry:
     """One entry, composed. Spans are relative to the entry's first line."""
 

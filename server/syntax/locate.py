@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from ..frozen import fast_init
+from ..frozen import record
 from ..text import Span
 from .nodes import YScalar
 
 
-@fast_init
-@dataclass(frozen=True, slots=True)
+@record
 class ScalarText:
     """A scalar whose value offsets can be placed on its line, when that is exact."""
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
+from ...frozen import record
 from ...pieces.api.types import (
     BaseCType,
     CType,
@@ -68,7 +68,7 @@ def grad_index_spans(formula: str) -> list[tuple[int, int, int]]:
     return [(int(m.group(1)), m.start(1) - 6, m.end(1) + 1) for m in _GRAD_INDEX.finditer(formula)]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SavedAttribute:
     """A value the autograd node keeps for the backward pass: its field and the expression it saves."""
 
@@ -81,7 +81,7 @@ class SavedAttribute:
         return n.name if isinstance(n, SpecialArgName) else n
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Replacement:
     """An expression on a saved name that is evaluated when the node is created (pattern has {} for it)."""
 

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ...diagnostics import Diagnostic, diag
+from ...frozen import record
 from ...index.derivatives import DerivativesDocument
 from ...model import dispatch as dk
 from ...model.derivatives import DEFAULT_KEY, DerivativeEntry, Formula
@@ -58,7 +59,7 @@ def schema_keys(f: NativeFunction) -> tuple[str, str]:
     return str(f.func), signature_key(f.func)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class NativeIndex:
     """The lookups the loader makes: functions by printed schema, and by printed signature."""
 
@@ -86,7 +87,7 @@ class NativeIndex:
         return NativeIndex(by_schema, by_signature, view_copies, by_name, functions.may_lie_past_the_cut)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Derivative:
     """One backward formula, rewritten, with what it saves."""
 
@@ -97,7 +98,7 @@ class Derivative:
     saved_outputs: tuple[SavedAttribute, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class KeyInfo:
     """What one dispatch key's formulas make of the op (torchgen's DifferentiabilityInfo, in part)."""
 
@@ -108,7 +109,7 @@ class KeyInfo:
     all_saved_outputs: tuple[SavedAttribute, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class EntryAnalysis:
     """One entry: the function it names, its canonical function, per-key infos, its diagnostics (relative)."""
 
@@ -118,7 +119,7 @@ class EntryAnalysis:
     diagnostics: tuple[Diagnostic, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class NodeInfo:
     """An autograd node class the generator writes: its name, the entry (line) and key it comes from."""
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from ...frozen import record
 
 if TYPE_CHECKING:  # (loaded with the first lazy yaml)
     from .shape import ShapeHeader
@@ -32,7 +33,7 @@ def checkout_shape_header(folders: Iterable[str]) -> str | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LazySettings:
     """What a hover on a lazy yaml's op is shown with (analysis/lazy/hover.py): the settings' preset
     (opgen.lazy.preset: "auto", "torchscript", "default") and the shape-inference header the yaml was checked

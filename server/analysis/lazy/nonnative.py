@@ -7,11 +7,10 @@ Problems come back as diagnostics on the item's line; nothing raises.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import yaml
 
 from ...diagnostics import Diagnostic, diag
+from ...frozen import record
 from ...model.cpp_names import qualified_name_problem
 from ...model.schema_parser import parse_schema
 from ...pieces.lazy.schema import ALL_PROPERTIES, NON_NATIVE_PROPERTIES, LazyIrSchema, LazyTypeError, lazy_schema
@@ -23,7 +22,7 @@ _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _NOT_C_NAMES = ("OPG140", "OPG142", "OPG143")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class NonNativeOp:
     schema: LazyIrSchema
     span: Span

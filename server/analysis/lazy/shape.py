@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
 from ...diagnostics import Diagnostic, diag
+from ...frozen import record
 from ...model.backend import ListedOp
 from ...model.native_function import BackendIndex, NativeFunction
 from ...model.schema import OperatorName
@@ -25,7 +25,7 @@ from ...text import Span
 _DECLARED = re.compile(r"\bcompute_shape_(\w+)\s*\(")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ShapeHeader:
     path: str
     # Every line of the header as written (gen_lazy_tensor's test is exact line membership).
@@ -40,7 +40,7 @@ def parse_shape_header(path: str, text: str) -> ShapeHeader:
     return ShapeHeader(path, frozenset(text.split("\n")), frozenset(m.group(1) for m in _DECLARED.finditer(text)))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class MissingShape:
     op: OperatorName
     kernel: str

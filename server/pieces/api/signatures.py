@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 
-from ...frozen import PER_TEXT_MEMO
+from ...frozen import PER_TEXT_MEMO, record
 from ...model.native_function import NativeFunction
 from ...model.schema import Arguments, FunctionSchema
 from . import cpp, dispatcher, native
@@ -31,7 +30,7 @@ def _native_arguments(func: FunctionSchema, symint: bool, options: ApiOptions) -
     return tuple(native.arguments(func, symint=symint, options=options))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CppSignature:
     """One overload in the public C++ API (at::op or Tensor::op)."""
 
@@ -76,7 +75,7 @@ class CppSignature:
         return f"{self.returns_type().cpp_type()} ({', '.join(a.type for a in self.arguments())})"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CppSignatureGroup:
     """All C++ API overloads of one schema: plain, faithful, and their SymInt twins."""
 
@@ -114,7 +113,7 @@ class CppSignatureGroup:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class DispatcherSignature:
     func: FunctionSchema
     options: ApiOptions
@@ -150,7 +149,7 @@ class DispatcherSignature:
         return f"{self.returns_type().cpp_type()} (*)({', '.join(a.type for a in self.arguments())})"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class NativeSignature:
     """The signature of an in-tree kernel, at::native::<kernel>."""
 

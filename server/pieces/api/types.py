@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import Enum
 from typing import ClassVar, Protocol, Self
 
+from ...frozen import record
 from ...model.native_function import NativeFunction, NativeFunctionsGroup
 
 
@@ -31,7 +32,7 @@ def _cached_hash(value: _HashSlot, fields: tuple[object, ...]) -> int:
     return cached
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class BaseCType:
     """A plain C++ type, fully qualified, e.g. at::Tensor or int64_t."""
 
@@ -44,7 +45,7 @@ class BaseCType:
         return self
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ConstRefCType:
     elem: CType
 
@@ -55,7 +56,7 @@ class ConstRefCType:
         return self.elem.remove_const_ref()
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class MutRefCType:
     elem: CType
 
@@ -66,7 +67,7 @@ class MutRefCType:
         return self.elem.remove_const_ref()
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _TemplateCType:
     """A one-parameter C++ template type; reference stripping does not reach inside it."""
 
@@ -80,32 +81,32 @@ class _TemplateCType:
         return type(self)(self.elem.remove_const_ref())
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class OptionalCType(_TemplateCType):
     TEMPLATE = "::std::optional<{}>"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class VectorCType(_TemplateCType):
     TEMPLATE = "::std::vector<{}>"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ListCType(_TemplateCType):
     TEMPLATE = "c10::List<{}>"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ArrayRefCType(_TemplateCType):
     TEMPLATE = "at::ArrayRef<{}>"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class VectorizedCType(_TemplateCType):
     TEMPLATE = "at::vec::Vectorized<{}>"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ArrayCType:
     elem: CType
     size: int
@@ -117,7 +118,7 @@ class ArrayCType:
         return ArrayCType(self.elem.remove_const_ref(), self.size)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TupleCType:
     elems: tuple[CType, ...]
 
@@ -132,7 +133,7 @@ CType = (BaseCType | ConstRefCType | MutRefCType | ArrayCType | TupleCType | Opt
          | ListCType | ArrayRefCType | VectorizedCType)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class NamedCType:
     """A C++ type plus what the value means (its argument name), which translation matches on."""
 
@@ -154,7 +155,7 @@ class NamedCType:
         return NamedCType(name, self.type)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Binding:
     """A formal parameter of some C++ function."""
 
@@ -187,7 +188,7 @@ class Binding:
         return f"{self.type} {self.name}"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Expr:
     """A C++ expression and the named type it provides."""
 
@@ -199,7 +200,7 @@ class Expr:
         return _cached_hash(self, (self.expr, self.type))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ApiOptions:
     """Per-operator switches of the C++ conventions (torchgen keeps them in thread-locals)."""
 

@@ -8,8 +8,7 @@ in operator(); the inner-loop template computes in a compute type chosen by the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ...frozen import record
 from ...model.native_function import NativeFunctionsGroup
 from ...model.schema import Argument, BaseTy, BaseType, Type
 from . import cpp, structured
@@ -62,7 +61,7 @@ def _bind(a: Argument, nctype: NamedCType) -> Binding:
     return Binding(a.name, nctype, a)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class UfunctorBindings:
     ctor: tuple[Binding, ...]
     apply: tuple[Binding, ...]

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
-from ...frozen import PER_OP_MEMO
+from ...frozen import PER_OP_MEMO, record
 from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup, Variant
 from ...model.schema import Argument, BaseTy, BaseType, FunctionSchema, ListType, OperatorName, OptionalType, Type
@@ -58,7 +58,7 @@ class FallbackOpsError(ValueError):
     """A malformed entry of the fallback ops lists (fallback_ops.py)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CArg:
     """One schema argument as C parameters (types and names), ATen types and call-site expressions."""
 
@@ -184,7 +184,7 @@ def gen_returns(schema: FunctionSchema, release: Release) -> tuple[list[str], li
 # ---------------------------------------------------------------------------------------------- versions
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class OpVersion:
     """One version of a fallback op: the arguments it added and the TORCH_VERSION_X_Y_Z it appeared in."""
 
@@ -242,7 +242,7 @@ class FallbackOps:
         return dict(self.aten)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Shim:
     declarations: str
     definitions: str

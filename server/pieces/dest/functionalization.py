@@ -8,9 +8,8 @@ conventions of the op that torchgen would have "in context" for it (ApiOptions.o
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 
-from ...frozen import PER_OP_MEMO
+from ...frozen import PER_OP_MEMO, record
 from ...model.codegen_rules import (
     is_multi_output,
     lowering_problem,
@@ -438,7 +437,7 @@ def meta_reference_guard(release: Release) -> str:
     return " && !disable_meta_reference()" if release.meta_reference_can_be_disabled else ""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _ViewKernel:
     """The pieces of a view op's (or an inplace view op's) functionalization kernel."""
 

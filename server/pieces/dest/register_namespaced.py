@@ -9,9 +9,8 @@ RegisterDispatchKey produces for one group under one key.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 
-from ...frozen import PER_OP_AND_KEY_MEMO
+from ...frozen import PER_OP_AND_KEY_MEMO, record
 from ...model import dispatch as dk
 from ...model.native_aot import NativeAotDeclaration
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
@@ -32,7 +31,7 @@ class KernelNamespaceError(ValueError):
     """An in-tree kernel namespace that does not end in ::native."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class GroupPieces:
     """One group's code under one key, per target, in g.functions() order."""
 

@@ -8,10 +8,9 @@ specialization for a CPU-scalar operand of binary ops.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 
-from ...frozen import PER_OP_MEMO
+from ...frozen import PER_OP_MEMO, record
 from ...model.codegen_rules import cuda_functor_dtype_problems
 from ...model.native_function import NativeFunctionsGroup, ScalarType, UfuncInnerLoop, UfuncKey
 from ...model.schema import Argument, BaseTy, BaseType
@@ -33,7 +32,7 @@ def _exprs(ctx: Sequence[Binding | Expr], goals: Sequence[Binding]) -> str:
 # ---------------------------------------------------------------------------------------------- signatures
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class StubSignature:
     """The DispatchStub of a ufunc op: <op>_stub of type <op>_fn, implemented by <op>_kernel."""
 
@@ -81,7 +80,7 @@ def impl_defn(g: NativeFunctionsGroup, key: str) -> str:
     return f"TORCH_IMPL_FUNC({ufunc.kernel_name(g, key)})({args})"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class UfuncSignature:
     """A call of the inner-loop template, computing in compute_t."""
 
@@ -93,7 +92,7 @@ class UfuncSignature:
         return f"{self.name}({_exprs(ctx, ufunc.ufunc_arguments(self.g, self.compute_t))})"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class UfunctorSignature:
     """A CUDA functor: some arguments in the constructor (kept as fields named <arg>_), tensors in operator()."""
 

@@ -7,14 +7,13 @@ inputs and how to lower itself to a TorchScript builtin call.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ...frozen import record
 from ...releases import DEFAULT, Release
 from ..api.types import ListCType, OptionalCType
 from .schema import LazyArgument, LazyIrSchema
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class IrOptions:
     node_base: str = "Node"
     use_lazy_shape: bool = True

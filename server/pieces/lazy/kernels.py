@@ -10,8 +10,7 @@ new node, then wraps the node's outputs as tensors.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ...frozen import record
 from ...model.native_function import BackendIndex, BackendMetadata, NativeFunction
 from ...model.schema import BaseTy, BaseType, ListType
 from ..api import dispatcher
@@ -26,7 +25,7 @@ class LazyKernelError(ValueError):
     """An op the lazy kernel codegen cannot generate (torchgen fails with an AssertionError)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class KernelOptions:
     """The customization points of run_gen_lazy_tensor (the command line uses the defaults)."""
 
@@ -56,7 +55,7 @@ def uses_meta_kernel(f: NativeFunction) -> bool:
     return f.structured or f.structured_delegate is not None or "view_copy" in f.tags
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ShapeSignature:
     """compute_shape_<kernel>: declared in the shape-inference header, called by the kernel."""
 

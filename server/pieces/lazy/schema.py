@@ -10,8 +10,9 @@ value type is a parameter, torchgen's `setValueT`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
+from ...frozen import record
 from ...model.schema import Argument, BaseTy, BaseType, FunctionSchema, ListType, OperatorName, OptionalType, Return, Type
 from ..api.types import BASE_TYPE_TO_CPP, BaseCType, CType, ListCType, OptionalCType, SymIntT, VectorCType, longT, scalarT
 
@@ -33,7 +34,7 @@ PROPERTY_GROUPS: tuple[tuple[str, ...], ...] = (
 ALL_PROPERTIES = frozenset(p for group in PROPERTY_GROUPS for p in group)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LazyIrProperties:
     """One chosen member (or None) per property group."""
 
@@ -127,7 +128,7 @@ def _is_generator(t: Type) -> bool:
     return False
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LazyArgument:
     name: str
     orig_type: Type
@@ -156,7 +157,7 @@ class LazyArgument:
         return self.lazy_type.cpp_type()
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LazyIrSchema:
     name: OperatorName
     func: FunctionSchema
