@@ -11,6 +11,10 @@ start-up imports, such as `site`, count for both), and takes the CPU time of the
 `os.wait4`). It prints the medians, their ratio, and which of opgen's generator modules (`opgen_lsp.codegen`) the
 check imported (none: a check loads no generator).
 
+Both read their modules' bytecode as an installed package does: from a cache written by one untimed run of each
+first (in a folder of its own, PYTHONPYCACHEPREFIX). Without it, a shell with PYTHONDONTWRITEBYTECODE=1 would
+compile an editable opgen from source on every run, while torchgen's wheel came with its bytecode.
+
     python3 benchmarks/bench_check_imports.py [--native PATH] [--repeat N] [--json OUT]
 """
 
@@ -35,17 +39,23 @@ class Run:
     modules: tuple[str, ...]
 
 
-def measure(argv: list[str]) -> Run:
+def bytecode_env(cache: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return env | {"PYTHONPYCACHEPREFIX": cache}
+
+
+def measure(argv: list[str], env: dict[str, str]) -> Run:
     with tempfile.TemporaryFile("w+", encoding="utf-8") as err:
-        subprocess.run([sys.executable, "-X", "importtime", *argv], stdout=subprocess.DEVNULL, stderr=err, check=False)
+        subprocess.run([sys.executable, "-X", "importtime", *argv], stdout=subprocess.DEVNULL, stderr=err, check=False,
+                       env=env)
         err.seek(0)
         rows = [(int(m[1]), m[3]) for line in err if (m := IMPORT_LINE.match(line))]
     return Run(sum(us for us, _ in rows) / 1e6, tuple(name for _, name in rows))
 
 
-def measure_cpu(argv: list[str]) -> float:
+def measure_cpu(argv: list[str], env: dict[str, str]) -> float:
     """The CPU time of the process, measured without -X importtime's own overhead."""
-    proc = subprocess.Popen([sys.executable, *argv], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen([sys.executable, *argv], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     _, _, usage = os.wait4(proc.pid, 0)
     return usage.ru_utime + usage.ru_stime
 
@@ -69,11 +79,14 @@ def main() -> int:
     check = ["-m", "opgen_lsp.cli", "check", "-q", native]
     torchgen = ["-c", "import torchgen.gen"]
     opgen_runs, torchgen_runs, opgen_cpu, torchgen_cpu = [], [], [], []
-    for _ in range(args.repeat):
-        opgen_runs.append(measure(check))
-        torchgen_runs.append(measure(torchgen))
-        opgen_cpu.append(measure_cpu(check))
-        torchgen_cpu.append(measure_cpu(torchgen))
+    with tempfile.TemporaryDirectory(prefix="opgen-bytecode-") as cache:
+        env = bytecode_env(cache)
+        measure(check, env), measure(torchgen, env)  # (writes the bytecode both read from here on)
+        for _ in range(args.repeat):
+            opgen_runs.append(measure(check, env))
+            torchgen_runs.append(measure(torchgen, env))
+            opgen_cpu.append(measure_cpu(check, env))
+            torchgen_cpu.append(measure_cpu(torchgen, env))
     generators = sorted({m for run in opgen_runs for m in run.modules if m.startswith("opgen_lsp.codegen")})
     result = {
         "native": native,

@@ -10,7 +10,6 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
-import subprocess
 
 from ..frozen import record
 
@@ -71,6 +70,8 @@ def git_show(path: str, revision: str, timeout: float = GIT_TIMEOUT) -> BaseText
     folder, name = os.path.split(os.path.abspath(path))
     command = ["git", "-C", folder, "--no-pager", "show", f"{revision}:./{name}"]
     environment = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
+    import subprocess  # noqa: PLC0415  (only `opgen bc` and the server's base texts run git: not a check's start-up)
+
     try:
         done = subprocess.run(command, capture_output=True, timeout=timeout, env=environment, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
