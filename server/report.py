@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 from . import __version__
@@ -44,6 +43,8 @@ def _lsp_range(d: Diagnostic) -> dict:
 def render_json(items: list[FileDiagnostic]) -> str:
     out = [{"path": i.path, "range": _lsp_range(i.diagnostic), "severity": i.diagnostic.severity.label,
             "code": i.diagnostic.code, "message": i.diagnostic.message} for i in items]
+    import json  # noqa: PLC0415  (--format json only: not the text report's start-up)
+
     return json.dumps(out, indent=2) + "\n"
 
 
@@ -98,6 +99,8 @@ def render_sarif(items: list[FileDiagnostic]) -> str:
         "runs": [{"tool": {"driver": {"name": "opgen", "version": __version__, "rules": rules}},
                   "results": results}],
     }
+    import json  # noqa: PLC0415  (--format sarif only)
+
     return json.dumps(log, indent=2) + "\n"
 
 

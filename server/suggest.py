@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import functools
 from collections.abc import Iterable
 
@@ -14,6 +13,8 @@ def closest(word: str, candidates: Iterable[str], n: int = 3, cutoff: float = 0.
 
 @functools.lru_cache(maxsize=256)  # a few did-you-means at a time; a pool is a tuple of names, kept small
 def _closest(word: str, pool: tuple[str, ...], n: int, cutoff: float) -> tuple[str, ...]:
+    import difflib  # noqa: PLC0415  (a misspelt name only: not a clean check's start-up)
+
     found = difflib.get_close_matches(word, pool, n=n, cutoff=cutoff)
     if not found:
         lowered = {c.lower(): c for c in pool}

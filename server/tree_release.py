@@ -12,7 +12,6 @@ word: OPG966 says so.
 
 from __future__ import annotations
 
-import hashlib
 import os
 
 from .diagnostics import Diagnostic, diag
@@ -48,6 +47,8 @@ def _digest(path: str) -> str | None:
     try:
         if not os.path.isfile(path) or os.path.getsize(path) > _MOST_BYTES:  # (a FIFO would block the open)
             return None
+        import hashlib  # noqa: PLC0415  (a tree's files only: not a plain check's start-up)
+
         with open(path, "rb") as f:
             return hashlib.sha256(f.read().replace(b"\r\n", b"\n")).hexdigest()[:16]
     except OSError:
