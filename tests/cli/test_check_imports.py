@@ -24,3 +24,13 @@ def test_a_native_check_imports_no_generator() -> None:
     assert "opgen_lsp.analysis.shims" in names  # the check ran, the shim check with it
     assert sorted(n for n in names if n.startswith("opgen_lsp.codegen")) == []
     assert not any(n.startswith(("opgen_lsp.index.backend", "opgen_lsp.index.derivatives")) for n in names)
+
+
+def test_a_command_imports_no_other_commands_module() -> None:
+    status, names = _imported("check", "-q", str(SAMPLES / "native_functions.yaml"), str(SAMPLES / "tags.yaml"))
+    commands = {n for n in names if n.startswith("opgen_lsp.cli.")} - {"opgen_lsp.cli.main", "opgen_lsp.cli.__main__"}
+    assert status == 0 and "opgen_lsp.cli.check" in commands
+    assert not commands & {"opgen_lsp.cli.generate", "opgen_lsp.cli.format", "opgen_lsp.cli.bc",
+                           "opgen_lsp.cli.explain", "opgen_lsp.cli.upgrade", "opgen_lsp.cli.scaffold"}
+    assert not any(n.startswith("opgen_lsp.analysis.pytorch_format") for n in names)  # (the formatter's)
+    assert not {"json", "difflib"} & names  # (a clean text report: see report.py and suggest.py)
