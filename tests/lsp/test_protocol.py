@@ -193,21 +193,25 @@ def test_the_server_exits_when_the_client_process_is_killed_during_a_burst(tmp_p
     raw = RawClient(tmp_path, process_id=client_process.pid)
     try:
         raw.answer(0)
-        text = NATIVE
+        killed = None
         for version in range(2, 300):
             edit = f"- func: burst_{version}(Tensor self) -> Tensor\n"
-            raw.notify("textDocument/didChange", {
-                "textDocument": {"uri": raw.uri, "version": version},
-                "contentChanges": [{"range": {"start": {"line": 0, "character": 0},
-                                              "end": {"line": 0, "character": 0}}, "text": edit}]})
-            text = edit + text
-            if version % 20 == 0:
-                raw.request(version, "textDocument/hover", {"textDocument": {"uri": raw.uri},
-                                                            "position": {"line": 0, "character": 10}})
+            try:
+                raw.notify("textDocument/didChange", {
+                    "textDocument": {"uri": raw.uri, "version": version},
+                    "contentChanges": [{"range": {"start": {"line": 0, "character": 0},
+                                                  "end": {"line": 0, "character": 0}}, "text": edit}]})
+                if version % 20 == 0:
+                    raw.request(version, "textDocument/hover", {"textDocument": {"uri": raw.uri},
+                                                                "position": {"line": 0, "character": 10}})
+            except BrokenPipeError:  # the server already went, as it should once the client has
+                assert killed is not None, "the server went before its client did"
+                break
             if version == 150:
                 client_process.kill()
                 client_process.wait()  # reaped: the pid is gone
                 killed = time.monotonic()
+        assert killed is not None
         raw.proc.wait(EXIT_WITHIN_S)  # stdin stays open: only the watchdog ends it
         assert time.monotonic() - killed < EXIT_WITHIN_S
         assert raw.proc.returncode == 1  # no shutdown request came
