@@ -89,8 +89,14 @@ def obtain(version: str) -> Path:
         _extract(wheel, staged)
         wheel.unlink()
         (staged / COMPLETE).write_text(f"torch {version}\n{LAYOUT}\n", encoding="utf-8")
-        shutil.rmtree(target, ignore_errors=True)
-        staged.rename(target)  # same file system: the folder appears whole or not at all
+        if cached(version) is not None:  # another process (a parallel test run) got it meanwhile: keep that one
+            return target
+        shutil.rmtree(target, ignore_errors=True)  # (an incomplete folder, or one of another layout)
+        try:
+            staged.rename(target)  # same file system: the folder appears whole or not at all
+        except OSError:
+            if cached(version) is None:
+                raise
     return target
 
 
