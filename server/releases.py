@@ -168,6 +168,13 @@ class Release:
     # Functions.h's autograd Node structs declare `void compiled_args(CompiledNodeArgs& args) const override;`
     # (before, not const); from 2.7.
     node_compiled_args_const: bool = True
+    # ---- torch 2.5's gen.py (and the generators beside it)
+    # A group whose variants are all CompositeImplicitAutograd gets its generated out= / functional variants when
+    # one of them is tagged `core`; from 2.6 (before, such a group gets none).
+    core_composite_ops_get_generated_variants: bool = True
+    # The generated variants are built from the mutable variant when there is one, else the in-place one; from 2.6
+    # (before, from the in-place one first).
+    generated_variants_based_on_mutable: bool = True
     # ---- gen.py's command line (the drop-in, python -m opgen_lsp.gen, takes each release's flags)
     # gen.py takes --mtia; from 2.8. (--headeronly-install-dir comes with enum_tag_in_core's end,
     # --native-aot-ops-dir with writes_native_aot_stubs.)
@@ -249,14 +256,19 @@ _R2_15 = replace(_R2_14, version="2.15.0", philox_ops_need_no_seeded_tag=True,
                  writes_native_aot_stubs=True, single_output_view_replay=True)
 
 # Every release known, oldest first.
+_R2_6 = replace(_R2_7, version="2.6.0", generation_verified=True, refuses_const_ref_mutable_out=False,
+                aoti_nullable_returns=_NULLABLE_RETURNS_2_6,
+                node_compiled_args_const=False,  # derivs
+                aoti_tensors_resolve_dispatch_flags=False,  # AOTI C shims (area shims)
+                register_dispatch_key_sharded=False, dispatch_helpers_per_definitions_block=True,  # gen26
+                dispatch_keys_unknown=_R2_7.dispatch_keys_unknown | {"SparseCsrXPU"},
+                meta_reference_can_be_disabled=False, registration_declarations_without_at=True)
+_R2_5 = replace(_R2_6, version="2.5.1", generation_verified=False,
+                core_composite_ops_get_generated_variants=False, generated_variants_based_on_mutable=False,
+                dispatch_keys_unknown=_R2_6.dispatch_keys_unknown | {"SparseXPU", "NestedTensorXPU"})
 RELEASES: tuple[Release, ...] = (
-    replace(_R2_7, version="2.6.0", generation_verified=True, refuses_const_ref_mutable_out=False,
-            aoti_nullable_returns=_NULLABLE_RETURNS_2_6,
-            node_compiled_args_const=False,  # derivs
-            aoti_tensors_resolve_dispatch_flags=False,  # AOTI C shims (area shims)
-            register_dispatch_key_sharded=False, dispatch_helpers_per_definitions_block=True,  # gen26
-            dispatch_keys_unknown=_R2_7.dispatch_keys_unknown | {"SparseCsrXPU"}, meta_reference_can_be_disabled=False,
-            registration_declarations_without_at=True),
+    _R2_5,
+    _R2_6,
     _R2_7,
     replace(_R2_7, version="2.8.0", template_blocks_strip_lines=True,
             inplace_view_comment_says_runnin=False, fallback_ops_versioned=True,
