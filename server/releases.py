@@ -175,6 +175,14 @@ class Release:
     # The generated variants are built from the mutable variant when there is one, else the in-place one; from 2.6
     # (before, from the in-place one first).
     generated_variants_based_on_mutable: bool = True
+    # The at::_ops structs' name, overload_name and schema_str are `static constexpr const char*` members; from
+    # 2.6. Before, STATIC_CONSTEXPR_STR_INL_EXCEPT_WIN_CUDA(...) in Operators.h, defined out of line by
+    # STATIC_CONST_STR_OUT_OF_LINE_FOR_WIN_CUDA(...) in Operators_N.cpp.
+    operator_names_static_constexpr: bool = True
+    # Functions.h's symint templates test `std::is_same_v<T, ...>`; from 2.6 (before, `std::is_same<T, ...>::value`).
+    symint_templates_use_is_same_v: bool = True
+    # Register<Key>.cpp's TORCH_LIBRARY_IMPL blocks close with `};`; until 2.5 (from 2.6, `}`).
+    registration_blocks_end_in_semicolon: bool = False
     # ---- gen.py's command line (the drop-in, python -m opgen_lsp.gen, takes each release's flags)
     # gen.py takes --mtia; from 2.8. (--headeronly-install-dir comes with enum_tag_in_core's end,
     # --native-aot-ops-dir with writes_native_aot_stubs.)
@@ -265,6 +273,8 @@ _R2_6 = replace(_R2_7, version="2.6.0", generation_verified=True, refuses_const_
                 meta_reference_can_be_disabled=False, registration_declarations_without_at=True)
 _R2_5 = replace(_R2_6, version="2.5.1", generation_verified=False,
                 core_composite_ops_get_generated_variants=False, generated_variants_based_on_mutable=False,
+                operator_names_static_constexpr=False, symint_templates_use_is_same_v=False,
+                registration_blocks_end_in_semicolon=True,
                 dispatch_keys_unknown=_R2_6.dispatch_keys_unknown | {"SparseXPU", "NestedTensorXPU"})
 RELEASES: tuple[Release, ...] = (
     _R2_5,

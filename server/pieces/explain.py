@@ -96,8 +96,9 @@ class Explainer:
     def _pieces(self, f: NativeFunction) -> list[Snippet]:
         group = self._groups.get(f.func.name)
         operators = "MethodOperators.h" if Variant.method in f.variants else "Operators.h"
-        out = [Snippet("Operator struct (at::_ops)", operators, compute_operator_declaration(f))]
-        functions = compute_function(f)
+        out = [Snippet("Operator struct (at::_ops)", operators, compute_operator_declaration(
+            f, self.release.operator_names_static_constexpr))]
+        functions = compute_function(f, self.release.symint_templates_use_is_same_v)
         if functions:
             out.append(Snippet("C++ API (at::)", "Functions.h", functions))
         method = compute_tensor_method_declaration(f)

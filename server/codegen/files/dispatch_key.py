@@ -233,7 +233,7 @@ def _group_definitions(g: NativeFunction | NativeFunctionsGroup, key: dk.Dispatc
     if not pieces.namespaced_definitions:
         return ""
     prologue, epilogue = namespace_prologue(namespace, 2)
-    body = registration_body(key, {_namespace(g): pieces.registrations})
+    body = registration_body(key, {_namespace(g): pieces.registrations}, release)
     env = {
         "ns_prologue": prologue,
         "ns_epilogue": epilogue,
@@ -249,9 +249,11 @@ def _group_definitions(g: NativeFunction | NativeFunctionsGroup, key: dk.Dispatc
     return "\n".join(line for line in text.split("\n") if line)
 
 
-def registration_body(key: dk.DispatchKey, by_namespace: Mapping[str, Sequence[str]]) -> str:
-    """The TORCH_LIBRARY_IMPL blocks of a definitions block: one per op namespace that registers something."""
-    return "".join(f"\nTORCH_LIBRARY_IMPL({namespace}, {key}, m) {{\n    " + "\n".join(registrations) + "\n}"
+def registration_body(key: dk.DispatchKey, by_namespace: Mapping[str, Sequence[str]], release: Release) -> str:
+    """The TORCH_LIBRARY_IMPL blocks of a definitions block: one per op namespace that registers something (each
+    closed by `};` until 2.5: Release.registration_blocks_end_in_semicolon)."""
+    close = "\n};" if release.registration_blocks_end_in_semicolon else "\n}"
+    return "".join(f"\nTORCH_LIBRARY_IMPL({namespace}, {key}, m) {{\n    " + "\n".join(registrations) + close
                    for namespace, registrations in by_namespace.items() if registrations)
 
 
@@ -366,7 +368,7 @@ def kernel_namespace_definitions(ctx: GenContext, key: dk.DispatchKey, index: Ba
 def _definitions_block(namespace: str, block: _NamespaceBlock, key: dk.DispatchKey, helpers: list[str], skip: bool,
                        template: str, release: Release) -> list[str]:
     prologue, epilogue = namespace_prologue(namespace, 2)
-    body = registration_body(key, block.registrations)
+    body = registration_body(key, block.registrations, release)
     env = {
         "ns_prologue": prologue,
         "ns_epilogue": epilogue,
