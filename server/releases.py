@@ -183,6 +183,12 @@ class Release:
     symint_templates_use_is_same_v: bool = True
     # Register<Key>.cpp's TORCH_LIBRARY_IMPL blocks close with `};`; until 2.5 (from 2.6, `}`).
     registration_blocks_end_in_semicolon: bool = False
+    # A CUDA kernel's device guard starts `globalContext().lazyInitDevice(c10::DeviceType::CUDA);`; from 2.6
+    # (before, `globalContext().lazyInitCUDA();`).
+    lazy_init_names_the_device: bool = True
+    # What follows the ufunc files' DECLARE_DISPATCH(...) and REGISTER_DISPATCH(...) lines: nothing from 2.6
+    # (the macros end their statements), ";" before.
+    dispatch_stub_macros_end: str = ""
     # ---- gen.py's command line (the drop-in, python -m opgen_lsp.gen, takes each release's flags)
     # gen.py takes --mtia; from 2.8. (--headeronly-install-dir comes with enum_tag_in_core's end,
     # --native-aot-ops-dir with writes_native_aot_stubs.)
@@ -274,7 +280,8 @@ _R2_6 = replace(_R2_7, version="2.6.0", generation_verified=True, refuses_const_
 _R2_5 = replace(_R2_6, version="2.5.1", generation_verified=False,
                 core_composite_ops_get_generated_variants=False, generated_variants_based_on_mutable=False,
                 operator_names_static_constexpr=False, symint_templates_use_is_same_v=False,
-                registration_blocks_end_in_semicolon=True,
+                registration_blocks_end_in_semicolon=True, lazy_init_names_the_device=False,
+                dispatch_stub_macros_end=";",
                 dispatch_keys_unknown=_R2_6.dispatch_keys_unknown | {"SparseXPU", "NestedTensorXPU"})
 RELEASES: tuple[Release, ...] = (
     _R2_5,

@@ -146,7 +146,7 @@ class Explainer:
             wrapper = compute_structured_wrapper(f, group, index, self.release)
             registration = compute_structured_registration(f, index)
         else:
-            wrapper = compute_wrapper(f, index)
+            wrapper = compute_wrapper(f, index, release=self.release)
             registration = compute_registration(f, index)
         if wrapper is None or registration is None:
             return []

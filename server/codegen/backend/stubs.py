@@ -124,7 +124,7 @@ def register_cpp(target: BackendTarget, index: BackendIndex, groups: tuple[Group
     key = index.dispatch_key
     relevant = _relevant(groups, index)
     try:
-        anonymous = [d for g in relevant for d in anonymous_definitions(g, index, target.class_name)]
+        anonymous = [d for g in relevant for d in anonymous_definitions(g, index, target.class_name, options.release)]
     except (SymIntKernelError, ValueError) as exc:
         raise PlanError(str(exc)) from exc
     body = [r for g in relevant for r in registrations(g, index)]

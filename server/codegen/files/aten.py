@@ -65,7 +65,7 @@ def plan_ufunc_files(ctx: GenContext, key: dk.DispatchKey, fm: Manager, blocked:
                               partial(ufunc.ufunc_cpu_cpp, ctx, g), template="UfuncCPU.cpp",
                               missing_reason=blocked or ""))
             out.append(single(Manager.cpu_vec, f"UfuncCPUKernel_{name}.cpp", None if blocked else
-                              partial(ufunc.ufunc_cpu_kernel_cpp, g), template="UfuncCPUKernel.cpp",
+                              partial(ufunc.ufunc_cpu_kernel_cpp, ctx, g), template="UfuncCPUKernel.cpp",
                               missing_reason=blocked or ""))
         else:
             out.append(single(fm, f"UfuncCUDA_{name}.cu", None if blocked else

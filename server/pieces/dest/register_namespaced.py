@@ -77,11 +77,11 @@ def _definition(f: NativeFunction, wrapper: DispatcherSignature | NativeSignatur
     return out
 
 
-def _unstructured(f: NativeFunction, index: BackendIndex, skip_registration: bool
+def _unstructured(f: NativeFunction, index: BackendIndex, skip_registration: bool, release: Release
                   ) -> tuple[str, str, str, str | None] | None:
     if not registers_unstructured(f, index):
         return None
-    wrapper = compute_wrapper(f, index)
+    wrapper = compute_wrapper(f, index, release=release)
     if wrapper is None:
         return None
     sig = unstructured_wrapper_signature(f, index)
@@ -141,11 +141,11 @@ def _group_pieces(g: NativeFunction | NativeFunctionsGroup, index: BackendIndex,
                   unselected: frozenset[OperatorName], release: Release,
                   aot: NativeAotDeclaration | None) -> GroupPieces:
     if isinstance(g, NativeFunction):
-        results = [(g, _unstructured(g, index, skip_registration))]
+        results = [(g, _unstructured(g, index, skip_registration, release))]
     elif is_structured_for(g, index):
         results = [(f, _structured(f, g, index, release, aot)) for f in g.functions()]
     else:
-        results = [(f, _unstructured(f, index, skip_registration)) for f in g.functions()]
+        results = [(f, _unstructured(f, index, skip_registration, release)) for f in g.functions()]
     present = [(f, r) for f, r in results if r is not None]
     return GroupPieces(
         tuple(r[0] for _, r in present),
