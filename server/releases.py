@@ -193,6 +193,9 @@ class Release:
     # gen.py takes --mtia; from 2.8. (--headeronly-install-dir comes with enum_tag_in_core's end,
     # --native-aot-ops-dir with writes_native_aot_stubs.)
     gen_py_takes_mtia: bool = True
+    # gen.py takes --xpu (without it, XPU's kernels are left out); from 2.6. Before, XPU's Register<Key>.cpp is
+    # always written, into the main folder, and nothing more of XPU (no XPUFunctions.h, no XPU shims).
+    gen_py_takes_xpu: bool = True
     # ---- a backend's own operator file (docs/backends.md): torchgen as the backend patches it before its parse
     # The dispatch keys the backend appends to torchgen.model.dispatch_keys (PrivateUse1); when any, the backend
     # also appends its out= ops to OUT_OPS_THAT_DONT_GET_GROUPED_PROPERLY, and only parse_native_yaml runs (none
@@ -281,7 +284,7 @@ _R2_5 = replace(_R2_6, version="2.5.1", generation_verified=False,
                 core_composite_ops_get_generated_variants=False, generated_variants_based_on_mutable=False,
                 operator_names_static_constexpr=False, symint_templates_use_is_same_v=False,
                 registration_blocks_end_in_semicolon=True, lazy_init_names_the_device=False,
-                dispatch_stub_macros_end=";",
+                dispatch_stub_macros_end=";", gen_py_takes_xpu=False,
                 dispatch_keys_unknown=_R2_6.dispatch_keys_unknown | {"SparseXPU", "NestedTensorXPU"})
 RELEASES: tuple[Release, ...] = (
     _R2_5,
