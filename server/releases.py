@@ -186,6 +186,9 @@ class Release:
     # A CUDA kernel's device guard starts `globalContext().lazyInitDevice(c10::DeviceType::CUDA);`; from 2.6
     # (before, `globalContext().lazyInitCUDA();`).
     lazy_init_names_the_device: bool = True
+    # Structured XPU kernels' classes hold a device guard (`c10::OptionalDeviceGuard guard_;`) that their
+    # set_output_* set; from 2.6.
+    structured_xpu_outputs_guard_device: bool = True
     # What follows the ufunc files' DECLARE_DISPATCH(...) and REGISTER_DISPATCH(...) lines: nothing from 2.6
     # (the macros end their statements), ";" before.
     dispatch_stub_macros_end: str = ""
@@ -285,6 +288,7 @@ _R2_5 = replace(_R2_6, version="2.5.1", generation_verified=False,
                 operator_names_static_constexpr=False, symint_templates_use_is_same_v=False,
                 registration_blocks_end_in_semicolon=True, lazy_init_names_the_device=False,
                 dispatch_stub_macros_end=";", gen_py_takes_xpu=False,
+                structured_xpu_outputs_guard_device=False, structured_xpu_kernels_export_xpu=False,
                 dispatch_keys_unknown=_R2_6.dispatch_keys_unknown | {"SparseXPU", "NestedTensorXPU"})
 RELEASES: tuple[Release, ...] = (
     _R2_5,

@@ -50,8 +50,13 @@ class UnsupportedStructuredKind(ValueError):
     """torchgen has no structured codegen for mutable or scratch variants."""
 
 
-def _set_output_body(key: dk.DispatchKey, kind: SchemaKind, maybe_create_proxy: bool) -> str:
-    guard = _SET_GUARD + "\n" if key in _DEVICE_GUARDED_KEYS else ""
+def _unguarded_xpu(key: dk.DispatchKey, release: Release) -> bool:
+    """XPU's structured classes in a release before 2.6: no guard_ field, and their set_output_* set none."""
+    return key is dk.K["XPU"] and not release.structured_xpu_outputs_guard_device
+
+
+def _set_output_body(key: dk.DispatchKey, kind: SchemaKind, maybe_create_proxy: bool, release: Release) -> str:
+    guard = _SET_GUARD + "\n" if key in _DEVICE_GUARDED_KEYS and not _unguarded_xpu(key, release) else ""
     proxy = _CREATE_PROXY if maybe_create_proxy else ""
     if kind is SchemaKind.functional:
         if key not in _FUNCTIONAL_KEYS:
@@ -81,7 +86,7 @@ void set_output_{name}(
     int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
     TensorOptions options{", DimnameList names" if names else ""}
 ) override {{
-{textwrap.indent(_set_output_body(key, kind, maybe_create_proxy), "    ")}{propagate}
+{textwrap.indent(_set_output_body(key, kind, maybe_create_proxy, release), "    ")}{propagate}
     // super must happen after, so that downstream can use maybe_get_output
     // to retrieve the output
 {textwrap.indent(super_call, "    ")}
@@ -123,7 +128,7 @@ def _class(f: NativeFunction, key: dk.DispatchKey, kind: SchemaKind, class_name:
         "    }",
         f"    std::array<{output_type}, {returns}> outputs_;",
         textwrap.indent(proxy_field, indent),
-        textwrap.indent(_GUARD_FIELDS.get(key, ""), indent),
+        textwrap.indent("" if _unguarded_xpu(key, release) else _GUARD_FIELDS.get(key, ""), indent),
         "};",
     )
     return "\n".join(line for line in lines if line)
