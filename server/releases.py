@@ -169,6 +169,9 @@ class Release:
     # (before, not const); from 2.7.
     node_compiled_args_const: bool = True
     # ---- torch 2.5's gen.py (and the generators beside it)
+    # An argument named with a reserved Python keyword (but gen.py's three exceptions) is an error (OPG302); from
+    # 2.6.
+    refuses_python_keyword_argument_names: bool = True
     # A group whose variants are all CompositeImplicitAutograd gets its generated out= / functional variants when
     # one of them is tagged `core`; from 2.6 (before, such a group gets none).
     core_composite_ops_get_generated_variants: bool = True
@@ -283,12 +286,13 @@ _R2_6 = replace(_R2_7, version="2.6.0", generation_verified=True, refuses_const_
                 register_dispatch_key_sharded=False, dispatch_helpers_per_definitions_block=True,  # gen26
                 dispatch_keys_unknown=_R2_7.dispatch_keys_unknown | {"SparseCsrXPU"},
                 meta_reference_can_be_disabled=False, registration_declarations_without_at=True)
-_R2_5 = replace(_R2_6, version="2.5.1", generation_verified=False,
+_R2_5 = replace(_R2_6, version="2.5.1",
                 core_composite_ops_get_generated_variants=False, generated_variants_based_on_mutable=False,
                 operator_names_static_constexpr=False, symint_templates_use_is_same_v=False,
                 registration_blocks_end_in_semicolon=True, lazy_init_names_the_device=False,
                 dispatch_stub_macros_end=";", gen_py_takes_xpu=False,
                 structured_xpu_outputs_guard_device=False, structured_xpu_kernels_export_xpu=False,
+                refuses_python_keyword_argument_names=False,
                 dispatch_keys_unknown=_R2_6.dispatch_keys_unknown | {"SparseXPU", "NestedTensorXPU"})
 RELEASES: tuple[Release, ...] = (
     _R2_5,

@@ -227,15 +227,16 @@ def _reserved_keyword_findings(f: NativeFunction) -> tuple[Finding, ...]:
 
 
 def check_across_entries(ops: Sequence[Op], fxs: Sequence[Facts], names: dict[OperatorName, Op],
-                         repeated: dict[OperatorName, list[Op]]) -> Iterable[Problem]:
-    """torchgen's error_check_native_functions. fxs: the ops' facts; names, repeated: the ops by name
-    (see _declared_twice)."""
+                         repeated: dict[OperatorName, list[Op]], release: Release) -> Iterable[Problem]:
+    """torchgen's error_check_native_functions (in `release`). fxs: the ops' facts; names, repeated: the ops by
+    name (see _declared_twice)."""
+    keywords_refused = release.refuses_python_keyword_argument_names
     bases: set[BaseOperatorName] | None = None  # needed for the few inplace_view ops only
     for op, fx in zip(ops, fxs):
         if not fx.checked_across:
             continue
         f = op.function
-        for _, code, message, where in fx.reserved_keywords:
+        for _, code, message, where in fx.reserved_keywords if keywords_refused else ():
             yield Problem(op, code, message, where)
         if not fx.cross_checked:
             continue
@@ -749,7 +750,7 @@ def assemble(ops: Sequence[Op], memo: GroupMemo | None = None, *, release: Relea
     repeated: dict[OperatorName, list[Op]] = {}
     _declared_twice(ops, names, repeated, problems)
     fxs = [facts(op.function) for op in ops]
-    problems.extend(check_across_entries(ops, fxs, names, repeated))
+    problems.extend(check_across_entries(ops, fxs, names, repeated, release))
     groups = pre_group(ops, fxs, problems)
     generated = _add_generated(groups, fxs, memo, release, problems)
     _declared_twice(generated, names, repeated, problems)
