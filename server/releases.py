@@ -184,7 +184,8 @@ class Release:
     operator_names_static_constexpr: bool = True
     # Functions.h's symint templates test `std::is_same_v<T, ...>`; from 2.6 (before, `std::is_same<T, ...>::value`).
     symint_templates_use_is_same_v: bool = True
-    # Register<Key>.cpp's TORCH_LIBRARY_IMPL blocks close with `};`; until 2.5 (from 2.6, `}`).
+    # Register<Key>.cpp's TORCH_LIBRARY_IMPL blocks close with `};` (gen.py's and gen_backend_stubs' static
+    # registration); until 2.5 (from 2.6, `}`).
     registration_blocks_end_in_semicolon: bool = False
     # A CUDA kernel's device guard starts `globalContext().lazyInitDevice(c10::DeviceType::CUDA);`; from 2.6
     # (before, `globalContext().lazyInitCUDA();`).
@@ -192,6 +193,9 @@ class Release:
     # Structured XPU kernels' classes hold a device guard (`c10::OptionalDeviceGuard guard_;`) that their
     # set_output_* set; from 2.6.
     structured_xpu_outputs_guard_device: bool = True
+    # gen_lazy_tensor's to_meta gives the meta tensor's dtype, layout and device through std::make_optional(...);
+    # until 2.5.
+    lazy_to_meta_makes_optionals: bool = False
     # What follows the ufunc files' DECLARE_DISPATCH(...) and REGISTER_DISPATCH(...) lines: nothing from 2.6
     # (the macros end their statements), ";" before.
     dispatch_stub_macros_end: str = ""
@@ -202,6 +206,8 @@ class Release:
     # gen.py takes --xpu (without it, XPU's kernels are left out); from 2.6. Before, XPU's Register<Key>.cpp is
     # always written, into the main folder, and nothing more of XPU (no XPUFunctions.h, no XPU shims).
     gen_py_takes_xpu: bool = True
+    # gen.py takes --extend-aoti-c-shim (C shims of out-of-tree ops, their headers under extend/); from 2.6.
+    gen_py_takes_extend_aoti_c_shim: bool = True
     # ---- a backend's own operator file (docs/backends.md): torchgen as the backend patches it before its parse
     # The dispatch keys the backend appends to torchgen.model.dispatch_keys (PrivateUse1); when any, the backend
     # also appends its out= ops to OUT_OPS_THAT_DONT_GET_GROUPED_PROPERLY, and only parse_native_yaml runs (none
@@ -292,7 +298,8 @@ _R2_5 = replace(_R2_6, version="2.5.1",
                 registration_blocks_end_in_semicolon=True, lazy_init_names_the_device=False,
                 dispatch_stub_macros_end=";", gen_py_takes_xpu=False,
                 structured_xpu_outputs_guard_device=False, structured_xpu_kernels_export_xpu=False,
-                refuses_python_keyword_argument_names=False,
+                refuses_python_keyword_argument_names=False, gen_py_takes_extend_aoti_c_shim=False,
+                lazy_to_meta_makes_optionals=True,
                 dispatch_keys_unknown=_R2_6.dispatch_keys_unknown | {"SparseXPU", "NestedTensorXPU"})
 RELEASES: tuple[Release, ...] = (
     _R2_5,
