@@ -63,7 +63,8 @@ def gen_py_parser(release: Release) -> argparse.ArgumentParser:
     if release.writes_native_aot_stubs:
         p.add_argument("--native-aot-ops-dir", "--native_aot_ops_dir", default=None,
                        help="folder of the native-AOT declarations (default: torch/_native/ops of the checkout)")
-    devices = ("rocm", "mps", *(("xpu",) if release.gen_py_takes_xpu else ()), *(("mtia",) if release.gen_py_takes_mtia else ()))
+    devices = ("rocm", "mps", *(("xpu",) if release.gen_py_takes_xpu else ()),
+               *(("mtia",) if release.gen_py_takes_mtia else ()))
     for device in devices:
         p.add_argument(f"--{device}", action="store_true", help=f"generate for {device.upper()}")
     add_selection_arguments(p)

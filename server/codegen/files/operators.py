@@ -12,14 +12,16 @@ from .dispatch_key import narrow_index
 
 
 def method_operators_h(ctx: GenContext) -> Env:
+    static_constexpr = ctx.options.release.operator_names_static_constexpr
     return {"MethodOperators_includes": [],
-            "MethodOperators_declarations": [compute_operator_declaration(f, ctx.options.release.operator_names_static_constexpr) for f in ctx.native_functions
+            "MethodOperators_declarations": [compute_operator_declaration(f, static_constexpr) for f in ctx.native_functions
                                              if Variant.method in f.variants]}
 
 
 def operators_h(ctx: GenContext) -> Env:
+    static_constexpr = ctx.options.release.operator_names_static_constexpr
     return {"Operators_includes": ["#include <ATen/MethodOperators.h>"],
-            "Operators_declarations": [compute_operator_declaration(f, ctx.options.release.operator_names_static_constexpr) for f in ctx.native_functions
+            "Operators_declarations": [compute_operator_declaration(f, static_constexpr) for f in ctx.native_functions
                                        if Variant.method not in f.variants]}
 
 

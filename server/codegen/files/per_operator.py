@@ -86,10 +86,11 @@ def dispatch_declarations(ctx: GenContext, key: dk.DispatchKey, groups: tuple[Gr
 
 def plan_ops_files(ctx: GenContext, roots: RootNames) -> list[PlannedFile]:
     out: list[PlannedFile] = []
+    static_constexpr = ctx.options.release.operator_names_static_constexpr
     for name, fs in roots.functions.items():
         groups = roots.groups.get(name, ())
         structured = roots.structured(name)
-        out.append(single(Manager.ops, f"{name}_ops.h", partial(_ops_h, ctx.options.release.operator_names_static_constexpr, fs), template="Operator.h"))
+        out.append(single(Manager.ops, f"{name}_ops.h", partial(_ops_h, static_constexpr, fs), template="Operator.h"))
         out.append(single(Manager.ops, f"{name}.h", partial(_function_h, ctx, name, fs),
                           template="Function.h"))
         if structured:

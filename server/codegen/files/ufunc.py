@@ -21,7 +21,8 @@ def _declarations(ctx: GenContext, g: NativeFunctionsGroup, key: dk.DispatchKey)
 
 
 def ufunc_cpu_cpp(ctx: GenContext, g: NativeFunctionsGroup) -> Env:
-    return {**_declarations(ctx, g, dk.K["CPU"]), "native_definitions": ufunc.compute_ufunc_cpu(g, ctx.options.release.dispatch_stub_macros_end)}
+    return {**_declarations(ctx, g, dk.K["CPU"]),
+            "native_definitions": ufunc.compute_ufunc_cpu(g, ctx.options.release.dispatch_stub_macros_end)}
 
 
 def ufunc_cpu_kernel_cpp(ctx: GenContext, g: NativeFunctionsGroup) -> Env:
