@@ -77,8 +77,9 @@ def gen_py_parser(release: Release) -> argparse.ArgumentParser:
 def as_generate_arguments(args: argparse.Namespace) -> argparse.Namespace:
     """gen.py's parsed flags as `opgen generate`'s: what gen.py lacks at its default, opgen's own at theirs (every
     file or a non-zero exit; no -v; the processes as by default)."""
-    fixed = {"headeronly_install_dir": None, "native_aot_ops_dir": None, "mtia": False, "xpu": False, "extend_aoti_c_shim": False, "implemented_only": False,
-             "jobs": None, "verbose": False, "torch_version": None}
+    fixed = {"headeronly_install_dir": None, "native_aot_ops_dir": None, "mtia": False, "xpu": False,
+             "extend_aoti_c_shim": False, "implemented_only": False, "jobs": None, "verbose": False,
+             "torch_version": None}
     return argparse.Namespace(**{**fixed, **vars(args)})
 
 
