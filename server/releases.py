@@ -169,6 +169,9 @@ class Release:
     # (before, not const); from 2.7.
     node_compiled_args_const: bool = True
     # ---- torch 2.5's gen.py (and the generators beside it)
+    # ConstQuantizerPtr is a type of func: schemas (torchgen's BaseTy; gen.py has no C++ type for it, so it
+    # parses and fails to generate); until 2.5.
+    const_quantizer_ptr_type: bool = False
     # An argument named with a reserved Python keyword (but gen.py's three exceptions) is an error (OPG302); from
     # 2.6.
     refuses_python_keyword_argument_names: bool = True
@@ -299,7 +302,7 @@ _R2_5 = replace(_R2_6, version="2.5.1",
                 dispatch_stub_macros_end=";", gen_py_takes_xpu=False,
                 structured_xpu_outputs_guard_device=False, structured_xpu_kernels_export_xpu=False,
                 refuses_python_keyword_argument_names=False, gen_py_takes_extend_aoti_c_shim=False,
-                lazy_to_meta_makes_optionals=True,
+                lazy_to_meta_makes_optionals=True, const_quantizer_ptr_type=True,
                 dispatch_keys_unknown=_R2_6.dispatch_keys_unknown | {"SparseXPU", "NestedTensorXPU"})
 RELEASES: tuple[Release, ...] = (
     _R2_5,

@@ -175,6 +175,17 @@ def test_python_keyword_argument_names_are_refused_from_2_6() -> None:
     assert "OPG302" in _errors(KEYWORD_ARG, "2.6")
 
 
+QUANTIZER = ("- func: probe_q(Tensor self, ConstQuantizerPtr q) -> Tensor\n"
+             "  variants: function\n  dispatch:\n    CPU: probe_q\n")
+
+
+def test_const_quantizer_ptr_is_a_type_until_2_5() -> None:
+    """torchgen 2.5 parses it (and gen.py fails on it: no C++ type, OPG208, as a custom class); 2.6 knows no such
+    type (OPG203)."""
+    assert _errors(QUANTIZER, "2.5") == ["OPG208"]
+    assert _errors(QUANTIZER, "2.6") == _errors(QUANTIZER, "2.13") == ["OPG203"]
+
+
 # A core CompositeImplicitAutograd group: from 2.6 its out= variant is generated; 2.5 generates none for a group
 # whose variants are all CompositeImplicitAutograd (torchgen of both accepts the file).
 CORE_CIA = ("- func: probe_core_(Tensor(a!) self) -> Tensor(a!)\n  tags: core\n  autogen: probe_core.out\n"
