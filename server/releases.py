@@ -232,7 +232,7 @@ class Release:
 
 
 # One profile per release and backend key set, so that the profile's identity stays one within a session.
-@lru_cache(maxsize=64)  # releases known (10) x the few key sets of the backends open at once
+@lru_cache(maxsize=64)  # releases known (11) x the few key sets of the backends open at once
 def as_patched_by_backend(release: Release, keys: frozenset[str]) -> Release:
     """`release` as a backend's own torchgen runs it: `keys` appended to dispatch_keys, out= ops not grouped."""
     return replace(release, backend_dispatch_keys=keys) if keys else release
@@ -287,7 +287,6 @@ _R2_15 = replace(_R2_14, version="2.15.0", philox_ops_need_no_seeded_tag=True,
                  cuda_kernels_in_torch_cpu=frozenset(_CUDA_KERNELS_IN_TORCH_CPU_2_15),
                  writes_native_aot_stubs=True, single_output_view_replay=True)
 
-# Every release known, oldest first.
 _R2_6 = replace(_R2_7, version="2.6.0", generation_verified=True, refuses_const_ref_mutable_out=False,
                 aoti_nullable_returns=_NULLABLE_RETURNS_2_6,
                 node_compiled_args_const=False,  # derivs
@@ -295,6 +294,7 @@ _R2_6 = replace(_R2_7, version="2.6.0", generation_verified=True, refuses_const_
                 register_dispatch_key_sharded=False, dispatch_helpers_per_definitions_block=True,  # gen26
                 dispatch_keys_unknown=_R2_7.dispatch_keys_unknown | {"SparseCsrXPU"},
                 meta_reference_can_be_disabled=False, registration_declarations_without_at=True)
+# torch 2.5: the fields of the section "torch 2.5's gen.py" above, and the keys and flags it lacks.
 _R2_5 = replace(_R2_6, version="2.5.1",
                 core_composite_ops_get_generated_variants=False, generated_variants_based_on_mutable=False,
                 operator_names_static_constexpr=False, symint_templates_use_is_same_v=False,
@@ -304,6 +304,7 @@ _R2_5 = replace(_R2_6, version="2.5.1",
                 refuses_python_keyword_argument_names=False, gen_py_takes_extend_aoti_c_shim=False,
                 lazy_to_meta_makes_optionals=True, const_quantizer_ptr_type=True,
                 dispatch_keys_unknown=_R2_6.dispatch_keys_unknown | {"SparseXPU", "NestedTensorXPU"})
+# Every release known, oldest first.
 RELEASES: tuple[Release, ...] = (
     _R2_5,
     _R2_6,
