@@ -199,6 +199,10 @@ class Release:
     # gen_lazy_tensor's to_meta gives the meta tensor's dtype, layout and device through std::make_optional(...);
     # until 2.5.
     lazy_to_meta_makes_optionals: bool = False
+    # With --rocm, CUDA's guard is HIP's masquerading one: Register<Key>.cpp and the CUDA shims include
+    # ATen/hip/impl/HIPGuardImplMasqueradingAsCUDA.h (not c10/hip/HIPGuard.h), and structured CUDA classes hold a
+    # c10::hip::OptionalHIPGuardMasqueradingAsCUDA; until 2.10.
+    rocm_guards_masquerade_as_cuda: bool = False
     # What follows the ufunc files' DECLARE_DISPATCH(...) and REGISTER_DISPATCH(...) lines: nothing from 2.6
     # (the macros end their statements), ";" before.
     dispatch_stub_macros_end: str = ""
@@ -267,7 +271,7 @@ _R2_11 = replace(_R2_12, version="2.11.0", skipped_by_functionalization=_SKIPPED
                  cumulative_out_ops=frozenset(),
                  python_bindings_skip_hand_bound=_HAND_BOUND_2_9,  # derivs
                  enum_tag_in_core=True)  # gen26
-_R2_10 = replace(_R2_11, version="2.10.0")
+_R2_10 = replace(_R2_11, version="2.10.0", rocm_guards_masquerade_as_cuda=True)
 _R2_9 = replace(_R2_10, version="2.9.1", functionalization_registers_composite_views=False)
 _R2_7 = replace(_R2_9, version="2.7.1", functionalization_view_meta_classes=False,
                 writes_aten_c_shim=False, aoti_nullable_returns=_NULLABLE_RETURNS_2_7, template_blocks_strip_lines=False,

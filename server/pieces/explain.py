@@ -143,7 +143,7 @@ class Explainer:
         # (a release that does not shard Register<Key>.cpp writes one file of that name)
         file = f"Register{index.dispatch_key}{'Everything' if self.release.register_dispatch_key_sharded else ''}.cpp"
         if group is not None and is_structured_for(group, index):
-            wrapper = compute_structured_wrapper(f, group, index, self.release)
+            wrapper = compute_structured_wrapper(f, group, index, self.release, rocm=False)
             registration = compute_structured_registration(f, index)
         else:
             wrapper = compute_wrapper(f, index, release=self.release)

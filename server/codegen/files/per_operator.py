@@ -81,7 +81,8 @@ def dispatch_declarations(ctx: GenContext, key: dk.DispatchKey, groups: tuple[Gr
     macro = key_export_macro(key, ctx.options.release)
     return [with_export_macro(d, macro)
             for g in groups
-            for d in group_pieces(g, narrow_index(index, g), release=ctx.options.release).namespaced_declarations]
+            for d in group_pieces(g, narrow_index(index, g), release=ctx.options.release,
+                                  rocm=ctx.options.rocm).namespaced_declarations]
 
 
 def plan_ops_files(ctx: GenContext, roots: RootNames) -> list[PlannedFile]:
