@@ -168,10 +168,53 @@ class Release:
     # Functions.h's autograd Node structs declare `void compiled_args(CompiledNodeArgs& args) const override;`
     # (before, not const); from 2.7.
     node_compiled_args_const: bool = True
+    # ---- torch 2.5's gen.py (and the generators beside it)
+    # ConstQuantizerPtr is a type of func: schemas (torchgen's BaseTy; gen.py has no C++ type for it, so it
+    # parses and fails to generate); until 2.5.
+    const_quantizer_ptr_type: bool = False
+    # An argument named with a reserved Python keyword (but gen.py's three exceptions) is an error (OPG302); from
+    # 2.6.
+    refuses_python_keyword_argument_names: bool = True
+    # A group whose variants are all CompositeImplicitAutograd gets its generated out= / functional variants when
+    # one of them is tagged `core`; from 2.6 (before, such a group gets none).
+    core_composite_ops_get_generated_variants: bool = True
+    # The generated variants are built from the mutable variant when there is one, else the in-place one; from 2.6
+    # (before, from the in-place one first).
+    generated_variants_based_on_mutable: bool = True
+    # The at::_ops structs' name, overload_name and schema_str are `static constexpr const char*` members; from
+    # 2.6. Before, STATIC_CONSTEXPR_STR_INL_EXCEPT_WIN_CUDA(...) in Operators.h, defined out of line by
+    # STATIC_CONST_STR_OUT_OF_LINE_FOR_WIN_CUDA(...) in Operators_N.cpp.
+    operator_names_static_constexpr: bool = True
+    # Functions.h's symint templates test `std::is_same_v<T, ...>`; from 2.6 (before, `std::is_same<T, ...>::value`).
+    symint_templates_use_is_same_v: bool = True
+    # Register<Key>.cpp's TORCH_LIBRARY_IMPL blocks close with `};` (gen.py's and gen_backend_stubs' static
+    # registration); until 2.5 (from 2.6, `}`).
+    registration_blocks_end_in_semicolon: bool = False
+    # A CUDA kernel's device guard starts `globalContext().lazyInitDevice(c10::DeviceType::CUDA);`; from 2.6
+    # (before, `globalContext().lazyInitCUDA();`).
+    lazy_init_names_the_device: bool = True
+    # Structured XPU kernels' classes hold a device guard (`c10::OptionalDeviceGuard guard_;`) that their
+    # set_output_* set; from 2.6.
+    structured_xpu_outputs_guard_device: bool = True
+    # gen_lazy_tensor's to_meta gives the meta tensor's dtype, layout and device through std::make_optional(...);
+    # until 2.5.
+    lazy_to_meta_makes_optionals: bool = False
+    # With --rocm, CUDA's guard is HIP's masquerading one: Register<Key>.cpp and the CUDA shims include
+    # ATen/hip/impl/HIPGuardImplMasqueradingAsCUDA.h (not c10/hip/HIPGuard.h), and structured CUDA classes hold a
+    # c10::hip::OptionalHIPGuardMasqueradingAsCUDA; until 2.10.
+    rocm_guards_masquerade_as_cuda: bool = False
+    # What follows the ufunc files' DECLARE_DISPATCH(...) and REGISTER_DISPATCH(...) lines: nothing from 2.6
+    # (the macros end their statements), ";" before.
+    dispatch_stub_macros_end: str = ""
     # ---- gen.py's command line (the drop-in, python -m opgen_lsp.gen, takes each release's flags)
     # gen.py takes --mtia; from 2.8. (--headeronly-install-dir comes with enum_tag_in_core's end,
     # --native-aot-ops-dir with writes_native_aot_stubs.)
     gen_py_takes_mtia: bool = True
+    # gen.py takes --xpu (without it, XPU's kernels are left out); from 2.6. Before, XPU's Register<Key>.cpp is
+    # always written, into the main folder, and nothing more of XPU (no XPUFunctions.h, no XPU shims).
+    gen_py_takes_xpu: bool = True
+    # gen.py takes --extend-aoti-c-shim (C shims of out-of-tree ops, their headers under extend/); from 2.6.
+    gen_py_takes_extend_aoti_c_shim: bool = True
     # ---- a backend's own operator file (docs/backends.md): torchgen as the backend patches it before its parse
     # The dispatch keys the backend appends to torchgen.model.dispatch_keys (PrivateUse1); when any, the backend
     # also appends its out= ops to OUT_OPS_THAT_DONT_GET_GROUPED_PROPERLY, and only parse_native_yaml runs (none
@@ -193,7 +236,7 @@ class Release:
 
 
 # One profile per release and backend key set, so that the profile's identity stays one within a session.
-@lru_cache(maxsize=64)  # releases known (10) x the few key sets of the backends open at once
+@lru_cache(maxsize=64)  # releases known (11) x the few key sets of the backends open at once
 def as_patched_by_backend(release: Release, keys: frozenset[str]) -> Release:
     """`release` as a backend's own torchgen runs it: `keys` appended to dispatch_keys, out= ops not grouped."""
     return replace(release, backend_dispatch_keys=keys) if keys else release
@@ -228,7 +271,7 @@ _R2_11 = replace(_R2_12, version="2.11.0", skipped_by_functionalization=_SKIPPED
                  cumulative_out_ops=frozenset(),
                  python_bindings_skip_hand_bound=_HAND_BOUND_2_9,  # derivs
                  enum_tag_in_core=True)  # gen26
-_R2_10 = replace(_R2_11, version="2.10.0")
+_R2_10 = replace(_R2_11, version="2.10.0", rocm_guards_masquerade_as_cuda=True)
 _R2_9 = replace(_R2_10, version="2.9.1", functionalization_registers_composite_views=False)
 _R2_7 = replace(_R2_9, version="2.7.1", functionalization_view_meta_classes=False,
                 writes_aten_c_shim=False, aoti_nullable_returns=_NULLABLE_RETURNS_2_7, template_blocks_strip_lines=False,
@@ -248,15 +291,27 @@ _R2_15 = replace(_R2_14, version="2.15.0", philox_ops_need_no_seeded_tag=True,
                  cuda_kernels_in_torch_cpu=frozenset(_CUDA_KERNELS_IN_TORCH_CPU_2_15),
                  writes_native_aot_stubs=True, single_output_view_replay=True)
 
+_R2_6 = replace(_R2_7, version="2.6.0", generation_verified=True, refuses_const_ref_mutable_out=False,
+                aoti_nullable_returns=_NULLABLE_RETURNS_2_6,
+                node_compiled_args_const=False,  # derivs
+                aoti_tensors_resolve_dispatch_flags=False,  # AOTI C shims (area shims)
+                register_dispatch_key_sharded=False, dispatch_helpers_per_definitions_block=True,  # gen26
+                dispatch_keys_unknown=_R2_7.dispatch_keys_unknown | {"SparseCsrXPU"},
+                meta_reference_can_be_disabled=False, registration_declarations_without_at=True)
+# torch 2.5: the fields of the section "torch 2.5's gen.py" above, and the keys and flags it lacks.
+_R2_5 = replace(_R2_6, version="2.5.1",
+                core_composite_ops_get_generated_variants=False, generated_variants_based_on_mutable=False,
+                operator_names_static_constexpr=False, symint_templates_use_is_same_v=False,
+                registration_blocks_end_in_semicolon=True, lazy_init_names_the_device=False,
+                dispatch_stub_macros_end=";", gen_py_takes_xpu=False,
+                structured_xpu_outputs_guard_device=False, structured_xpu_kernels_export_xpu=False,
+                refuses_python_keyword_argument_names=False, gen_py_takes_extend_aoti_c_shim=False,
+                lazy_to_meta_makes_optionals=True, const_quantizer_ptr_type=True,
+                dispatch_keys_unknown=_R2_6.dispatch_keys_unknown | {"SparseXPU", "NestedTensorXPU"})
 # Every release known, oldest first.
 RELEASES: tuple[Release, ...] = (
-    replace(_R2_7, version="2.6.0", generation_verified=True, refuses_const_ref_mutable_out=False,
-            aoti_nullable_returns=_NULLABLE_RETURNS_2_6,
-            node_compiled_args_const=False,  # derivs
-            aoti_tensors_resolve_dispatch_flags=False,  # AOTI C shims (area shims)
-            register_dispatch_key_sharded=False, dispatch_helpers_per_definitions_block=True,  # gen26
-            dispatch_keys_unknown=_R2_7.dispatch_keys_unknown | {"SparseCsrXPU"}, meta_reference_can_be_disabled=False,
-            registration_declarations_without_at=True),
+    _R2_5,
+    _R2_6,
     _R2_7,
     replace(_R2_7, version="2.8.0", template_blocks_strip_lines=True,
             inplace_view_comment_says_runnin=False, fallback_ops_versioned=True,

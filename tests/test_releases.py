@@ -40,7 +40,7 @@ def by_series(series: str):
 def test_releases_are_known_oldest_first_one_per_series() -> None:
     keys = [parse_version(r.version) for r in RELEASES]
     assert keys == sorted(keys) and len({r.series for r in RELEASES}) == len(RELEASES)
-    assert (OLDEST.series, NEWEST.series, DEFAULT.series) == ("2.6", "2.15", "2.13")
+    assert (OLDEST.series, NEWEST.series, DEFAULT.series) == ("2.5", "2.15", "2.13")
 
 
 def test_the_migration_table_covers_every_release_after_the_first() -> None:
@@ -58,16 +58,16 @@ def test_resolve_known_newer_older() -> None:
     assert (known.release.series, known.fit, known.note) == ("2.14", Fit.KNOWN, None)
     newer = resolve("2.16.0a0", "version.txt of /src")
     assert newer.release is NEWEST and newer.fit is Fit.NEWER
-    assert "2.16.0a0" in newer.note and "newer" in newer.note and "2.6 to 2.15" in newer.note
+    assert "2.16.0a0" in newer.note and "newer" in newer.note and "2.5 to 2.15" in newer.note
     older = resolve("2.4.0", "test")
-    assert older.fit is Fit.OLDER and "older" in older.note and "2.6 to 2.15" in older.note
+    assert older.fit is Fit.OLDER and "older" in older.note and "2.5 to 2.15" in older.note
     assert resolve("nonsense", "test") is None
 
 
 def test_release_diagnostics_on_line_one() -> None:
     (newer,) = release_diagnostics(resolve("2.16.0a0", "x"))
     assert (newer.code, newer.severity.label, newer.span.start_line) == ("OPG950", "information", 0)
-    (older,) = release_diagnostics(resolve("2.5.1", "x"))
+    (older,) = release_diagnostics(resolve("2.4.1", "x"))
     assert (older.code, older.is_error) == ("OPG951", True)
     assert release_diagnostics(resolve("2.15.0", "x")) == ()
 
@@ -119,9 +119,9 @@ def test_an_autograd_yaml_has_the_release_of_its_tree_else_of_its_native_functio
 
 def test_the_autograd_fields_per_release() -> None:
     """As test_release_autograd.py found them against each release (a merge of the profiles must keep them)."""
-    assert [r.series for r in RELEASES if not r.node_compiled_args_const] == ["2.6"]
+    assert [r.series for r in RELEASES if not r.node_compiled_args_const] == ["2.5", "2.6"]
     hand_bound = {r.series: sorted(r.python_bindings_skip_hand_bound) for r in RELEASES}
-    assert [s for s, names in hand_bound.items() if not names] == ["2.6", "2.7", "2.8"]
+    assert [s for s, names in hand_bound.items() if not names] == ["2.5", "2.6", "2.7", "2.8"]
     assert [s for s, names in hand_bound.items() if names == ["sym_is_contiguous"]] == ["2.9", "2.10", "2.11"]
     assert all(hand_bound[s] == ["dim", "get_device", "is_contiguous", "numel", "storage_offset", "sym_is_contiguous"]
                for s in ("2.12", "2.13", "2.14", "2.15"))
@@ -164,6 +164,43 @@ CONST_REF_OUT = ("- func: probe.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!
 def test_const_ref_mutable_out_is_refused_from_2_7() -> None:
     assert "OPG120" not in _errors(CONST_REF_OUT, "2.6")
     assert "OPG120" in _errors(CONST_REF_OUT, "2.7")
+
+
+KEYWORD_ARG = ("- func: probe_kw(Tensor self, int lambda) -> Tensor\n"
+               "  variants: function\n  dispatch:\n    CPU: probe_kw\n")
+
+
+def test_python_keyword_argument_names_are_refused_from_2_6() -> None:
+    assert "OPG302" not in _errors(KEYWORD_ARG, "2.5")
+    assert "OPG302" in _errors(KEYWORD_ARG, "2.6")
+
+
+QUANTIZER = ("- func: probe_q(Tensor self, ConstQuantizerPtr q) -> Tensor\n"
+             "  variants: function\n  dispatch:\n    CPU: probe_q\n")
+
+
+def test_const_quantizer_ptr_is_a_type_until_2_5() -> None:
+    """torchgen 2.5 parses it (and gen.py fails on it: no C++ type, OPG208, as a custom class); 2.6 knows no such
+    type (OPG203)."""
+    assert _errors(QUANTIZER, "2.5") == ["OPG208"]
+    assert _errors(QUANTIZER, "2.6") == _errors(QUANTIZER, "2.13") == ["OPG203"]
+
+
+# A core CompositeImplicitAutograd group: from 2.6 its out= variant is generated; 2.5 generates none for a group
+# whose variants are all CompositeImplicitAutograd (torchgen of both accepts the file).
+CORE_CIA = ("- func: probe_core_(Tensor(a!) self) -> Tensor(a!)\n  tags: core\n  autogen: probe_core.out\n"
+            "- func: probe_core(Tensor self) -> Tensor\n  tags: core\n")
+
+
+def _generated(text: str, series: str) -> list[str]:
+    snapshot = NativeParser(release=by_series(series)).parse(text, frozenset({"core"}))
+    assert [d.code for d in snapshot.diagnostics if d.is_error] == []
+    return sorted(name for name, op in snapshot.ops_by_name.items() if op.generated)
+
+
+def test_core_composite_groups_get_generated_variants_from_2_6() -> None:
+    assert _generated(CORE_CIA, "2.6") == ["probe_core.out"]
+    assert _generated(CORE_CIA, "2.5") == []
 
 
 PHILOX = ("- func: _philox_randint_probe(Tensor key, int low, int high) -> Tensor\n"
@@ -274,12 +311,12 @@ def test_check_of_an_older_tree_says_the_range_and_nothing_else(tmp_path: Path, 
     assert main(["check", str(native)]) == 1
     out = capsys.readouterr().out
     report, summary = out.splitlines()
-    assert report.count("error") == 1 and "[OPG951]" in report and "2.6 to 2.15" in report
+    assert report.count("error") == 1 and "[OPG951]" in report and "2.5 to 2.15" in report
     assert summary == "1 error, 0 warnings in 1 file"
 
 
 @pytest.mark.parametrize("version,status,said", [
-    ("2.4.0", 1, "older than the releases opgen knows (2.6 to 2.15)"),  # 1, as `opgen check` (OPG951)
+    ("2.4.0", 1, "older than the releases opgen knows (2.5 to 2.15)"),  # 1, as `opgen check` (OPG951)
 ])
 def test_generate_says_in_one_line_what_it_cannot_generate(version: str, status: int, said: str, tmp_path: Path,
                                                           capsys) -> None:

@@ -63,19 +63,23 @@ def gen_py_parser(release: Release) -> argparse.ArgumentParser:
     if release.writes_native_aot_stubs:
         p.add_argument("--native-aot-ops-dir", "--native_aot_ops_dir", default=None,
                        help="folder of the native-AOT declarations (default: torch/_native/ops of the checkout)")
-    for device in ("rocm", "mps", "xpu", *(("mtia",) if release.gen_py_takes_mtia else ())):
+    devices = ("rocm", "mps", *(("xpu",) if release.gen_py_takes_xpu else ()),
+               *(("mtia",) if release.gen_py_takes_mtia else ()))
+    for device in devices:
         p.add_argument(f"--{device}", action="store_true", help=f"generate for {device.upper()}")
     add_selection_arguments(p)
     p.add_argument("--update-aoti-c-shim", action="store_true", help="write the AOTInductor C shim headers")
-    p.add_argument("--extend-aoti-c-shim", action="store_true", help="C shims of out-of-tree ops")
+    if release.gen_py_takes_extend_aoti_c_shim:
+        p.add_argument("--extend-aoti-c-shim", action="store_true", help="C shims of out-of-tree ops")
     return p
 
 
 def as_generate_arguments(args: argparse.Namespace) -> argparse.Namespace:
     """gen.py's parsed flags as `opgen generate`'s: what gen.py lacks at its default, opgen's own at theirs (every
     file or a non-zero exit; no -v; the processes as by default)."""
-    fixed = {"headeronly_install_dir": None, "native_aot_ops_dir": None, "mtia": False, "implemented_only": False,
-             "jobs": None, "verbose": False, "torch_version": None}
+    fixed = {"headeronly_install_dir": None, "native_aot_ops_dir": None, "mtia": False, "xpu": False,
+             "extend_aoti_c_shim": False, "implemented_only": False, "jobs": None, "verbose": False,
+             "torch_version": None}
     return argparse.Namespace(**{**fixed, **vars(args)})
 
 

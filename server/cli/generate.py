@@ -96,6 +96,7 @@ def options_from_args(args: argparse.Namespace, release: Release | None = None) 
     def tup(v: Iterable[str] | None) -> tuple[str, ...] | None:
         return None if v is None else tuple(v)
 
+    release = release or DEFAULT
     return GenerateOptions(
         source_path=args.source_path, install_dir=args.install_dir,
         headeronly_install_dir=args.headeronly_install_dir,
@@ -107,8 +108,10 @@ def options_from_args(args: argparse.Namespace, release: Release | None = None) 
         skip_dispatcher_op_registration=args.skip_dispatcher_op_registration,
         force_schema_registration=args.force_schema_registration, generate=frozenset(args.generate),
         dry_run=args.dry_run, output_dependencies=args.output_dependencies,
-        update_aoti_c_shim=args.update_aoti_c_shim, extend_aoti_c_shim=args.extend_aoti_c_shim,
-        release=release or DEFAULT, native_aot_ops_dir=args.native_aot_ops_dir,
+        update_aoti_c_shim=args.update_aoti_c_shim,
+        # (a release whose gen.py has no --extend-aoti-c-shim, before 2.6, writes its in-tree shims)
+        extend_aoti_c_shim=args.extend_aoti_c_shim and release.gen_py_takes_extend_aoti_c_shim,
+        release=release, native_aot_ops_dir=args.native_aot_ops_dir,
     )
 
 

@@ -284,7 +284,8 @@ def generate(options: GenerateOptions, *, implemented_only: bool = False, proces
     if options.output_dependencies:
         listed = [p for p in planned if p.implemented or not implemented_only]
         depfile = os.path.realpath(options.output_dependencies)
-        for path, text in outputs_lists(listed, dirs, depfile, xpu=options.xpu, release=options.release):
+        for path, text in outputs_lists(listed, dirs, depfile, xpu=options.xpu and options.release.gen_py_takes_xpu,
+                                         release=options.release):
             try:
                 write_if_changed(path, text.encode("utf-8"))
             except (OSError, ValueError) as exc:

@@ -10,6 +10,14 @@ _MPS_KEYS = frozenset(K[n] for n in ("MPS", "SparseMPS", "SparseCsrMPS"))
 XPU_FAMILY_KEYS = frozenset(K[n] for n in ("XPU", "SparseXPU", "SparseCsrXPU", "NestedTensorXPU"))
 
 
+def xpu_flag_keys(release: Release) -> frozenset[DispatchKey]:
+    """The dispatch keys gen.py of `release` leaves out without --xpu: XPU (from 2.6), its family (from 2.14);
+    none before 2.6, whose gen.py has no --xpu and generates XPU's kernels always."""
+    if not release.gen_py_takes_xpu:
+        return frozenset()
+    return XPU_FAMILY_KEYS if release.xpu_family_waits_for_flag else frozenset({K["XPU"]})
+
+
 @record
 class CodegenOptions:
     mps: bool = False
@@ -24,7 +32,7 @@ class CodegenOptions:
         if not self.mps:
             keys |= _MPS_KEYS
         if not self.xpu:
-            keys |= XPU_FAMILY_KEYS if self.release.xpu_family_waits_for_flag else {K["XPU"]}
+            keys |= xpu_flag_keys(self.release)
         if not self.mtia:
             keys.add(K["MTIA"])
         return frozenset(keys)

@@ -445,6 +445,8 @@ def _check_schema_rules(r: _Reader, func: FunctionSchema, f: _Func, spans: Schem
             r.error("OPG208", _schema_problem_span(arg, spans, f.text), reason)
     if not release.named_tensor_types and "Dimname" in f.value:
         _refuse_named_tensor_types(r, func, spans, f.text, release)
+    if "ConstQuantizerPtr" in f.value:
+        _refuse_const_quantizer_ptr(r, func, spans, f.text, release)
 
 
 def _default_dispatch(r: _Reader, func: FunctionSchema, keys: _Keys, text: ScalarText,
@@ -510,6 +512,20 @@ def _refuse_named_tensor_types(r: _Reader, func: FunctionSchema, spans: SchemaSp
             r.error("OPG203", text.span(*spans.each_return[i]),
                     f"unknown type '{ret.type}': named tensors (Dimname) left native_functions.yaml in torch 2.13; "
                     f"this is {release}")
+
+
+def _refuse_const_quantizer_ptr(r: _Reader, func: FunctionSchema, spans: SchemaSpans, text: ScalarText,
+                                release: Release) -> None:
+    """ConstQuantizerPtr is a type of torchgen's model until 2.5, with no C++ type (gen.py parses it and fails to
+    generate: OPG208, as a custom class); unknown after (OPG203)."""
+    code = "OPG208" if release.const_quantizer_ptr_type else "OPG203"
+    found = [(t, text.span(*spans.arguments[i].type)) for i, t in enumerate(a.type for a in func.arguments.flat_all)
+             if t.is_base_ty_like(BaseTy.ConstQuantizerPtr) and i < len(spans.arguments)]
+    found += [(t, text.span(*spans.each_return[i])) for i, t in enumerate(ret.type for ret in func.returns)
+              if t.is_base_ty_like(BaseTy.ConstQuantizerPtr) and i < len(spans.each_return)]
+    for t, span in found:
+        r.error(code, span, f"the type '{t}' has no C++ type in torchgen's codegen (gen.py of {release} fails on it)"
+                if release.const_quantizer_ptr_type else f"unknown type '{t}'")
 
 
 # The variants lines of nearly every entry; others are read piece by piece.

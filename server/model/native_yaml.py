@@ -227,15 +227,16 @@ def _reserved_keyword_findings(f: NativeFunction) -> tuple[Finding, ...]:
 
 
 def check_across_entries(ops: Sequence[Op], fxs: Sequence[Facts], names: dict[OperatorName, Op],
-                         repeated: dict[OperatorName, list[Op]]) -> Iterable[Problem]:
-    """torchgen's error_check_native_functions. fxs: the ops' facts; names, repeated: the ops by name
-    (see _declared_twice)."""
+                         repeated: dict[OperatorName, list[Op]], release: Release) -> Iterable[Problem]:
+    """torchgen's error_check_native_functions (in `release`). fxs: the ops' facts; names, repeated: the ops by
+    name (see _declared_twice)."""
+    keywords_refused = release.refuses_python_keyword_argument_names
     bases: set[BaseOperatorName] | None = None  # needed for the few inplace_view ops only
     for op, fx in zip(ops, fxs):
         if not fx.checked_across:
             continue
         f = op.function
-        for _, code, message, where in fx.reserved_keywords:
+        for _, code, message, where in fx.reserved_keywords if keywords_refused else ():
             yield Problem(op, code, message, where)
         if not fx.cross_checked:
             continue
@@ -341,7 +342,7 @@ def generate_for_group(members: Members, release: Release
         all_manual = all_manual and f.manual_cpp_binding
         all_implicit = all_implicit and f.has_composite_implicit_autograd_kernel
         core = core or "core" in f.tags
-    if all_manual or (all_implicit and not core):
+    if all_manual or (all_implicit and not (core and release.core_composite_ops_get_generated_variants)):
         return (), ()
     index_of = {kind: i for i, (kind, _) in enumerate(members)}
     has_out = SchemaKind.out in d
@@ -352,7 +353,8 @@ def generate_for_group(members: Members, release: Release
                                   "functional variant too", "name"),)
     if SchemaKind.inplace in d and str(d[SchemaKind.inplace].func.name) in INPLACE_OPS_THAT_DONT_GET_GROUPED_PROPERLY:
         return (), ()
-    base_kind = next(k for k in (SchemaKind.mutable, SchemaKind.inplace, SchemaKind.out, SchemaKind.functional) if k in d)
+    order = _BASE_ORDER if release.generated_variants_based_on_mutable else _BASE_ORDER_INPLACE_FIRST
+    base_kind = next(k for k in order if k in d)
     base, at = d[base_kind], index_of[base_kind]
     name = str(base.func.name)
     valid = base_kind is SchemaKind.inplace or any(r.type.is_tensor_like() for r in base.func.returns)
@@ -388,6 +390,8 @@ GroupProblem = tuple[SchemaKind, str, str, object]
 _GROUPABLE = (SchemaKind.functional, SchemaKind.inplace, SchemaKind.mutable, SchemaKind.out)
 # torchgen reads autogen from the base variant: mutable, else in-place, else out=, else functional.
 _BASE_ORDER = (SchemaKind.mutable, SchemaKind.inplace, SchemaKind.out, SchemaKind.functional)
+# ... in-place first until 2.5 (Release.generated_variants_based_on_mutable).
+_BASE_ORDER_INPLACE_FIRST = (SchemaKind.inplace, SchemaKind.mutable, SchemaKind.out, SchemaKind.functional)
 
 
 def check_group(members: GroupMembers) -> tuple[NativeFunctionsGroup | None, bool, tuple[Finding, ...]]:
@@ -746,7 +750,7 @@ def assemble(ops: Sequence[Op], memo: GroupMemo | None = None, *, release: Relea
     repeated: dict[OperatorName, list[Op]] = {}
     _declared_twice(ops, names, repeated, problems)
     fxs = [facts(op.function) for op in ops]
-    problems.extend(check_across_entries(ops, fxs, names, repeated))
+    problems.extend(check_across_entries(ops, fxs, names, repeated, release))
     groups = pre_group(ops, fxs, problems)
     generated = _add_generated(groups, fxs, memo, release, problems)
     _declared_twice(generated, names, repeated, problems)

@@ -41,6 +41,9 @@ class BaseTy(IdentityHashEnum):
     GraphModule = auto()
     # Named tensors, until torch 2.12 (later releases refuse it: model.lower, per release).
     Dimname = auto()
+    # A type of torchgen's model with no C++ mapping (gen.py cannot generate for it), until torch 2.5 (later
+    # releases refuse it: model.lower, per release).
+    ConstQuantizerPtr = auto()
 
 
 BASE_TYPE_NAMES: tuple[str, ...] = tuple(BaseTy.__members__)

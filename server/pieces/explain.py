@@ -96,8 +96,9 @@ class Explainer:
     def _pieces(self, f: NativeFunction) -> list[Snippet]:
         group = self._groups.get(f.func.name)
         operators = "MethodOperators.h" if Variant.method in f.variants else "Operators.h"
-        out = [Snippet("Operator struct (at::_ops)", operators, compute_operator_declaration(f))]
-        functions = compute_function(f)
+        out = [Snippet("Operator struct (at::_ops)", operators, compute_operator_declaration(
+            f, self.release.operator_names_static_constexpr))]
+        functions = compute_function(f, self.release.symint_templates_use_is_same_v)
         if functions:
             out.append(Snippet("C++ API (at::)", "Functions.h", functions))
         method = compute_tensor_method_declaration(f)
@@ -142,10 +143,10 @@ class Explainer:
         # (a release that does not shard Register<Key>.cpp writes one file of that name)
         file = f"Register{index.dispatch_key}{'Everything' if self.release.register_dispatch_key_sharded else ''}.cpp"
         if group is not None and is_structured_for(group, index):
-            wrapper = compute_structured_wrapper(f, group, index, self.release)
+            wrapper = compute_structured_wrapper(f, group, index, self.release, rocm=False)
             registration = compute_structured_registration(f, index)
         else:
-            wrapper = compute_wrapper(f, index)
+            wrapper = compute_wrapper(f, index, release=self.release)
             registration = compute_registration(f, index)
         if wrapper is None or registration is None:
             return []

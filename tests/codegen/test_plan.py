@@ -113,4 +113,5 @@ def test_has_pieces_agrees_with_the_pieces_on_the_real_file(aten) -> None:
         index = ctx.backend_index(key)
         for g in ctx.groups:
             narrowed = narrow_index(index, g)
-            assert has_pieces(g, narrowed) == bool(group_pieces(g, narrowed, release=DEFAULT).namespaced_declarations), (key, g)
+            pieces = group_pieces(g, narrowed, release=DEFAULT, rocm=False)
+            assert has_pieces(g, narrowed) == bool(pieces.namespaced_declarations), (key, g)

@@ -88,7 +88,7 @@ def _includes(ctx: GenContext, shims: DeviceShims) -> str:
         headers = {f"#include <ATen/ops/{f.root_name}_{str(i.dispatch_key).lower()}_dispatch.h>"
                    for f, i in zip(shims.functions, shims.indices) if i is not None}
     cuda = shims.key is not None and dk.is_cuda_dispatch_key(shims.key)
-    return "\n".join(sorted(headers)) + "\n" + (extra_cuda_headers(ctx.options.rocm) if cuda else "")
+    return "\n".join(sorted(headers)) + "\n" + (extra_cuda_headers(ctx.options.rocm, ctx.options.release) if cuda else "")
 
 
 def _warnings(key: dk.DispatchKey | None) -> str:

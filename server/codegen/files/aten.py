@@ -43,7 +43,7 @@ _CpuFile = Callable[[str, Build], PlannedFile]
 def _manager_of(ctx: GenContext, key: dk.DispatchKey) -> Manager:
     if dk.is_cuda_dispatch_key(key):
         return Manager.cuda
-    if dk.is_xpu_dispatch_key(key) and ctx.options.xpu:
+    if dk.is_xpu_dispatch_key(key) and ctx.options.xpu and ctx.options.release.gen_py_takes_xpu:
         return Manager.xpu
     return Manager.cpu
 
@@ -65,7 +65,7 @@ def plan_ufunc_files(ctx: GenContext, key: dk.DispatchKey, fm: Manager, blocked:
                               partial(ufunc.ufunc_cpu_cpp, ctx, g), template="UfuncCPU.cpp",
                               missing_reason=blocked or ""))
             out.append(single(Manager.cpu_vec, f"UfuncCPUKernel_{name}.cpp", None if blocked else
-                              partial(ufunc.ufunc_cpu_kernel_cpp, g), template="UfuncCPUKernel.cpp",
+                              partial(ufunc.ufunc_cpu_kernel_cpp, ctx, g), template="UfuncCPUKernel.cpp",
                               missing_reason=blocked or ""))
         else:
             out.append(single(fm, f"UfuncCUDA_{name}.cu", None if blocked else

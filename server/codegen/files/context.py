@@ -12,7 +12,7 @@ from ...model.native_function import BackendIndex, NativeFunction, NativeFunctio
 from ...model.native_yaml import NativeFunctions
 from ...pieces.dest.aoti import FallbackOps
 from ...releases import DEFAULT, Release
-from ..options import XPU_FAMILY_KEYS, CodegenOptions
+from ..options import CodegenOptions, xpu_flag_keys
 from ..selection import ALL_OPERATORS, Selection
 
 K = dk.K
@@ -70,8 +70,9 @@ class GenerateOptions:
     @property
     def with_xpu(self) -> bool:
         """XPU kernels are kept: --xpu, or --update-aoti-c-shim (XPU files then stay in the main folder; from
-        torch 2.8)."""
-        return self.xpu or self._update_keeps_every_device
+        torch 2.8). Before 2.6 gen.py has no --xpu (Release.gen_py_takes_xpu): XPU's kernels are generated
+        always, into the main folder, and nothing else of --xpu's."""
+        return (self.xpu and self.release.gen_py_takes_xpu) or self._update_keeps_every_device
 
     @property
     def _update_keeps_every_device(self) -> bool:
@@ -100,7 +101,7 @@ class GenerateOptions:
     @property
     def _xpu_flag_keys(self) -> frozenset[dk.DispatchKey]:
         """The keys --xpu brings in."""
-        return XPU_FAMILY_KEYS if self.release.xpu_family_waits_for_flag else frozenset({K["XPU"]})
+        return xpu_flag_keys(self.release)
 
     @property
     def functions_keys(self) -> frozenset[dk.DispatchKey]:

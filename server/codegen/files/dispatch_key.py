@@ -38,8 +38,15 @@ _EXTRA_HIP_HEADERS = """\
 #include <ATen/hip/HIPContext.h>"""
 
 
-def extra_cuda_headers(rocm: bool) -> str:
-    return _EXTRA_HIP_HEADERS if rocm else _EXTRA_CUDA_HEADERS
+def extra_cuda_headers(rocm: bool, release: Release) -> str:
+    """The CUDA headers of Register<Key>.cpp and the CUDA shims; with --rocm the HIP ones, whose guard header is
+    the masquerading one until 2.10 (Release.rocm_guards_masquerade_as_cuda)."""
+    if not rocm:
+        return _EXTRA_CUDA_HEADERS
+    if release.rocm_guards_masquerade_as_cuda:
+        return _EXTRA_HIP_HEADERS.replace("#include <c10/hip/HIPGuard.h>",
+                                          "#include <ATen/hip/impl/HIPGuardImplMasqueradingAsCUDA.h>")
+    return _EXTRA_HIP_HEADERS
 
 
 def num_shards(key: dk.DispatchKey) -> int:
@@ -209,7 +216,8 @@ def group_definitions(ctx: GenContext, g: NativeFunction | NativeFunctionsGroup,
     if certainly_no_pieces(narrowed):
         return []
     block = _group_definitions(g, key, narrowed, ctx.options.skip_dispatcher_op_registration, template,
-                               unselected_of(ctx, g), release=ctx.options.release, aot=ctx.native_aot_for(key, g))
+                               unselected_of(ctx, g), release=ctx.options.release, aot=ctx.native_aot_for(key, g),
+                               rocm=ctx.options.rocm)
     return [block] if block else []
 
 
@@ -224,16 +232,16 @@ def unselected_of(ctx: GenContext, g: NativeFunction | NativeFunctionsGroup) -> 
 @functools.lru_cache(maxsize=PER_OP_AND_KEY_MEMO)  # per group, key and template text: an edit elsewhere leaves it cached
 def _group_definitions(g: NativeFunction | NativeFunctionsGroup, key: dk.DispatchKey, index: BackendIndex,
                        skip: bool, template: str, unselected: frozenset[OperatorName] = frozenset(),
-                       *, release: Release, aot: NativeAotDeclaration | None = None) -> str:
+                       *, release: Release, aot: NativeAotDeclaration | None = None, rocm: bool) -> str:
     try:
         namespace = kernel_namespace(g, index).replace("::native", "")
     except KernelNamespaceError as exc:
         raise PlanError(str(exc)) from exc
-    pieces = group_pieces(g, index, skip, unselected, release=release, aot=aot)
+    pieces = group_pieces(g, index, skip, unselected, release=release, aot=aot, rocm=rocm)
     if not pieces.namespaced_definitions:
         return ""
     prologue, epilogue = namespace_prologue(namespace, 2)
-    body = registration_body(key, {_namespace(g): pieces.registrations})
+    body = registration_body(key, {_namespace(g): pieces.registrations}, release)
     env = {
         "ns_prologue": prologue,
         "ns_epilogue": epilogue,
@@ -249,9 +257,11 @@ def _group_definitions(g: NativeFunction | NativeFunctionsGroup, key: dk.Dispatc
     return "\n".join(line for line in text.split("\n") if line)
 
 
-def registration_body(key: dk.DispatchKey, by_namespace: Mapping[str, Sequence[str]]) -> str:
-    """The TORCH_LIBRARY_IMPL blocks of a definitions block: one per op namespace that registers something."""
-    return "".join(f"\nTORCH_LIBRARY_IMPL({namespace}, {key}, m) {{\n    " + "\n".join(registrations) + "\n}"
+def registration_body(key: dk.DispatchKey, by_namespace: Mapping[str, Sequence[str]], release: Release) -> str:
+    """The TORCH_LIBRARY_IMPL blocks of a definitions block: one per op namespace that registers something (each
+    closed by `};` until 2.5: Release.registration_blocks_end_in_semicolon)."""
+    close = "\n};" if release.registration_blocks_end_in_semicolon else "\n}"
+    return "".join(f"\nTORCH_LIBRARY_IMPL({namespace}, {key}, m) {{\n    " + "\n".join(registrations) + close
                    for namespace, registrations in by_namespace.items() if registrations)
 
 
@@ -289,7 +299,8 @@ def _register_base_env(ctx: GenContext, key: dk.DispatchKey, index: BackendIndex
     """RegisterDispatchKey.cpp's environment but for its definitions."""
     per_block = ctx.options.release.dispatch_helpers_per_definitions_block
     return {
-        "extra_cuda_headers": extra_cuda_headers(ctx.options.rocm) if dk.is_cuda_dispatch_key(key) else "",
+        "extra_cuda_headers": extra_cuda_headers(ctx.options.rocm, ctx.options.release) if dk.is_cuda_dispatch_key(key)
+        else "",
         "external_backend_headers": "",
         "dispatch_headers": registration_headers(index, ctx.options.rocm, ctx.options.per_operator_headers,
                                                  str(key) in ctx.native_aot_keys()),
@@ -353,7 +364,7 @@ def kernel_namespace_definitions(ctx: GenContext, key: dk.DispatchKey, index: Ba
             raise PlanError(str(exc)) from exc
         pieces = _NO_PIECES if certainly_no_pieces(narrowed) else \
             group_pieces(g, narrowed, skip, unselected_of(ctx, g), release=ctx.options.release,
-                         aot=ctx.native_aot_for(key, g))
+                         aot=ctx.native_aot_for(key, g), rocm=ctx.options.rocm)
         blocks.setdefault(namespace, _NamespaceBlock()).add(_namespace(g), pieces)
     helpers = _dispatch_helpers(key, index) if ctx.options.release.dispatch_helpers_per_definitions_block else []
     lines: list[str] = []
@@ -366,7 +377,7 @@ def kernel_namespace_definitions(ctx: GenContext, key: dk.DispatchKey, index: Ba
 def _definitions_block(namespace: str, block: _NamespaceBlock, key: dk.DispatchKey, helpers: list[str], skip: bool,
                        template: str, release: Release) -> list[str]:
     prologue, epilogue = namespace_prologue(namespace, 2)
-    body = registration_body(key, block.registrations)
+    body = registration_body(key, block.registrations, release)
     env = {
         "ns_prologue": prologue,
         "ns_epilogue": epilogue,
@@ -397,6 +408,7 @@ def dispatch_key_functions_inl_h(ctx: GenContext, key: dk.DispatchKey) -> Env:
             raise PlanError(str(exc)) from exc
         by_namespace.setdefault(namespace, []).extend(
             with_export_macro(d, macro)
-            for d in group_pieces(g, narrow_index(index, g), release=ctx.options.release).namespaced_declarations)
+            for d in group_pieces(g, narrow_index(index, g), release=ctx.options.release,
+                                  rocm=ctx.options.rocm).namespaced_declarations)
     return {"DispatchKeyFunctions_inl_includes": [], "dispatch_namespace": str(key).lower(),
             "dispatch_namespaced_declarations": namespaced_blocks(by_namespace, 3, skip_empty=True)}

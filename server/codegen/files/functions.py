@@ -12,7 +12,8 @@ from .context import GenContext
 def functions_h(ctx: GenContext) -> Env:
     return {"static_dispatch_extra_headers": static_dispatch_extra_headers(ctx.static_dispatch_backends),
             "Functions_includes": ["#include <ATen/Operators.h>"],
-            "Functions_declarations": [compute_function(f) for f in ctx.native_functions]}
+            "Functions_declarations": [compute_function(f, ctx.options.release.symint_templates_use_is_same_v)
+                                       for f in ctx.native_functions]}
 
 
 def functions_cpp(ctx: GenContext) -> Env:

@@ -12,14 +12,16 @@ from .dispatch_key import narrow_index
 
 
 def method_operators_h(ctx: GenContext) -> Env:
+    static_constexpr = ctx.options.release.operator_names_static_constexpr
     return {"MethodOperators_includes": [],
-            "MethodOperators_declarations": [compute_operator_declaration(f) for f in ctx.native_functions
+            "MethodOperators_declarations": [compute_operator_declaration(f, static_constexpr) for f in ctx.native_functions
                                              if Variant.method in f.variants]}
 
 
 def operators_h(ctx: GenContext) -> Env:
+    static_constexpr = ctx.options.release.operator_names_static_constexpr
     return {"Operators_includes": ["#include <ATen/MethodOperators.h>"],
-            "Operators_declarations": [compute_operator_declaration(f) for f in ctx.native_functions
+            "Operators_declarations": [compute_operator_declaration(f, static_constexpr) for f in ctx.native_functions
                                        if Variant.method not in f.variants]}
 
 
@@ -32,9 +34,10 @@ def static_backends_of(ctx: GenContext, f: NativeFunction) -> tuple[BackendIndex
 
 
 def _definition(ctx: GenContext, f: NativeFunction) -> str:
+    static_constexpr = ctx.options.release.operator_names_static_constexpr
     if not ctx.static_dispatch_backends:
-        return compute_operator_definition(f)
-    return compute_operator_definition(f, static_dispatch(f, static_backends_of(ctx, f)))
+        return compute_operator_definition(f, static_constexpr)
+    return compute_operator_definition(f, static_constexpr, static_dispatch(f, static_backends_of(ctx, f)))
 
 
 def operators_cpp_shards(ctx: GenContext) -> list[dict]:

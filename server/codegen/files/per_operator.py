@@ -53,8 +53,8 @@ class RootNames:
         return [g for g in self.groups.get(name, ()) if isinstance(g, NativeFunctionsGroup) and g.structured]
 
 
-def _ops_h(fs: tuple[NativeFunction, ...]) -> Env:
-    return {"declarations": [compute_operator_declaration(f) for f in fs]}
+def _ops_h(static_constexpr: bool, fs: tuple[NativeFunction, ...]) -> Env:
+    return {"declarations": [compute_operator_declaration(f, static_constexpr) for f in fs]}
 
 
 def _function_h(ctx: GenContext, name: str, fs: tuple[NativeFunction, ...]) -> Env:
@@ -62,7 +62,8 @@ def _function_h(ctx: GenContext, name: str, fs: tuple[NativeFunction, ...]) -> E
     headers = [static_dispatch_ops_header(f, static_backends_of(ctx, f)) for f in fs]
     return {"static_dispatch_ops_headers": [h for h in headers if h is not None],
             "operator_includes": f"#include <ATen/ops/{name}_ops.h>",
-            "function_definitions": [compute_function(f) for f in fs]}
+            "function_definitions": [compute_function(f, ctx.options.release.symint_templates_use_is_same_v)
+                                     for f in fs]}
 
 
 def _meta_h(structured: list[NativeFunctionsGroup]) -> Env:
@@ -80,15 +81,17 @@ def dispatch_declarations(ctx: GenContext, key: dk.DispatchKey, groups: tuple[Gr
     macro = key_export_macro(key, ctx.options.release)
     return [with_export_macro(d, macro)
             for g in groups
-            for d in group_pieces(g, narrow_index(index, g), release=ctx.options.release).namespaced_declarations]
+            for d in group_pieces(g, narrow_index(index, g), release=ctx.options.release,
+                                  rocm=ctx.options.rocm).namespaced_declarations]
 
 
 def plan_ops_files(ctx: GenContext, roots: RootNames) -> list[PlannedFile]:
     out: list[PlannedFile] = []
+    static_constexpr = ctx.options.release.operator_names_static_constexpr
     for name, fs in roots.functions.items():
         groups = roots.groups.get(name, ())
         structured = roots.structured(name)
-        out.append(single(Manager.ops, f"{name}_ops.h", partial(_ops_h, fs), template="Operator.h"))
+        out.append(single(Manager.ops, f"{name}_ops.h", partial(_ops_h, static_constexpr, fs), template="Operator.h"))
         out.append(single(Manager.ops, f"{name}.h", partial(_function_h, ctx, name, fs),
                           template="Function.h"))
         if structured:

@@ -21,14 +21,17 @@ def _declarations(ctx: GenContext, g: NativeFunctionsGroup, key: dk.DispatchKey)
 
 
 def ufunc_cpu_cpp(ctx: GenContext, g: NativeFunctionsGroup) -> Env:
-    return {**_declarations(ctx, g, dk.K["CPU"]), "native_definitions": ufunc.compute_ufunc_cpu(g)}
+    return {**_declarations(ctx, g, dk.K["CPU"]),
+            "native_definitions": ufunc.compute_ufunc_cpu(g, ctx.options.release.dispatch_stub_macros_end)}
 
 
-def ufunc_cpu_kernel_cpp(g: NativeFunctionsGroup) -> Env:
-    return {"name": str(g.functional.func.name.name), "native_definitions": ufunc.compute_ufunc_cpu_kernel(g)}
+def ufunc_cpu_kernel_cpp(ctx: GenContext, g: NativeFunctionsGroup) -> Env:
+    return {"name": str(g.functional.func.name.name),
+            "native_definitions": ufunc.compute_ufunc_cpu_kernel(g, ctx.options.release.dispatch_stub_macros_end)}
 
 
 def ufunc_cuda_cu(ctx: GenContext, g: NativeFunctionsGroup) -> Env:
     loops = "hip" if ctx.options.rocm else "cuda"
     return {"name": str(g.functional.func.name.name), "cuda_headers": f"#include <ATen/native/{loops}/Loops.cuh>",
-            **_declarations(ctx, g, dk.K["CUDA"]), "native_definitions": ufunc.compute_ufunc_cuda(g)}
+            **_declarations(ctx, g, dk.K["CUDA"]), "native_definitions": ufunc.compute_ufunc_cuda(
+                g, ctx.options.release.dispatch_stub_macros_end)}

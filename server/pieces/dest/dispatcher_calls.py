@@ -15,15 +15,21 @@ from ..api import dispatcher
 from ..api.signatures import CppSignatureGroup, dispatcher_signature
 from ..api.translate import translate
 from ..api.types import ApiOptions
+from .functions import cpp_string
 
 
 @functools.lru_cache(maxsize=PER_OP_MEMO)  # per op: frozen.PER_OP_MEMO says why the bound fits
-def compute_operator_definition(f: NativeFunction, static_call_body: str | None = None) -> str:
+def compute_operator_definition(f: NativeFunction, static_constexpr: bool, static_call_body: str | None = None) -> str:
     """The typed handle and the call / redispatch bodies of at::_ops::<op> (Operators_N.cpp); with static
-    dispatch, call()'s body is `static_call_body`."""
+    dispatch, call()'s body is `static_call_body`. With not `static_constexpr` (gen.py before 2.6:
+    Release.operator_names_static_constexpr), the out-of-line definitions of the struct's names first."""
     sig = dispatcher_signature(f)
     name = f.func.name.unambiguous_name()
-    out = f"""
+    out = "" if static_constexpr else "".join(
+        f"\nSTATIC_CONST_STR_OUT_OF_LINE_FOR_WIN_CUDA({name}, {member}, {value})" for member, value in (
+            ("name", f'"aten::{f.func.name.name}"'), ("overload_name", f'"{f.func.name.overload_name}"'),
+            ("schema_str", cpp_string(str(f.func))))) + "\n"
+    out += f"""
 // aten::{f.func}
 static C10_NOINLINE c10::TypedOperatorHandle<{name}::schema> create_{name}_typed_handle() {{
   return c10::Dispatcher::singleton()

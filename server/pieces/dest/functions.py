@@ -20,8 +20,10 @@ def cpp_string(s: str) -> str:
 
 
 @functools.lru_cache(maxsize=PER_OP_MEMO)  # pure in the (hashable, frozen) function; hovers ask again and again
-def compute_function(f: NativeFunction) -> str:
-    """at::op(...) inline definitions (Functions.h), one per C++ overload, plus the symint templates."""
+def compute_function(f: NativeFunction, is_same_v: bool) -> str:
+    """at::op(...) inline definitions (Functions.h), one per C++ overload, plus the symint templates (whose
+    enable_if says std::is_same_v<...>, or std::is_same<...>::value when not `is_same_v`:
+    Release.symint_templates_use_is_same_v)."""
     group = CppSignatureGroup.from_native_function(f, method=False, fallback_binding=f.manual_cpp_binding)
     target = dispatcher_signature(f)
     op = f.func.name.unambiguous_name()
@@ -37,9 +39,10 @@ inline {sig.decl()} {{
 }}"""
         if has_symint:
             intlike = "c10::SymInt" if sig.symint else "int64_t"
+            same = f"std::is_same_v<T, {intlike}>" if is_same_v else f"std::is_same<T, {intlike}>::value"
             out += f"""
 namespace symint {{
-  template <typename T, typename = std::enable_if_t<std::is_same_v<T, {intlike}>>>
+  template <typename T, typename = std::enable_if_t<{same}>>
   {sig.decl(suppress_symint_suffix=True)} {{
     return at::_ops::{op}::call({exprs});
   }}
@@ -77,19 +80,22 @@ inline {sig.defn(prefix="Tensor::")} const {{
 
 
 @functools.lru_cache(maxsize=PER_OP_MEMO)  # per op: frozen.PER_OP_MEMO says why the bound fits
-def compute_operator_declaration(f: NativeFunction) -> str:
-    """The at::_ops::<op> struct (Operators.h): schema type, names, call and redispatch."""
+def compute_operator_declaration(f: NativeFunction, static_constexpr: bool) -> str:
+    """The at::_ops::<op> struct (Operators.h): schema type, names, call and redispatch. The names are
+    `static constexpr const char*` members, or with not `static_constexpr` the Windows-CUDA macro of gen.py
+    before 2.6 (Release.operator_names_static_constexpr)."""
     sig = dispatcher_signature(f)
     name = f.func.name.unambiguous_name()
+    strings = (("name", f'"aten::{f.func.name.name}"'), ("overload_name", f'"{f.func.name.overload_name}"'),
+               ("schema_str", cpp_string(str(f.func))))
+    members = "".join(f"  static constexpr const char* {member} = {value};\n" if static_constexpr else
+                      f"  STATIC_CONSTEXPR_STR_INL_EXCEPT_WIN_CUDA({member}, {value})\n" for member, value in strings)
     return f"""
 struct TORCH_API {name} {{
   using schema = {sig.type()};
   using ptr_schema = schema*;
   // See Note [static constexpr char* members for windows NVCC]
-  static constexpr const char* name = "aten::{f.func.name.name}";
-  static constexpr const char* overload_name = "{f.func.name.overload_name}";
-  static constexpr const char* schema_str = {cpp_string(str(f.func))};
-  static {sig.defn(name="call", is_redispatching_fn=False)};
+{members}  static {sig.defn(name="call", is_redispatching_fn=False)};
   static {sig.defn(name="redispatch", is_redispatching_fn=True)};
 }};"""
 

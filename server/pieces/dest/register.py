@@ -11,6 +11,7 @@ from __future__ import annotations
 from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, DeviceCheckType, NativeFunction, NativeFunctionsGroup
 from ...model.schema import Argument, SchemaKind
+from ...releases import Release
 from ..api.signatures import DispatcherSignature
 from ..api.translate import translate
 from ..api.types import ApiOptions
@@ -47,14 +48,16 @@ def device_check(kind: DeviceCheckType, args: list[Argument], method_name: str) 
     return text
 
 
-def _device_guard(f: NativeFunction, index: BackendIndex) -> str:
+def _device_guard(f: NativeFunction, index: BackendIndex, release: Release) -> str:
     if not (f.device_guard and index.device_guard):
         return "// DeviceGuard omitted"
     args = f.func.arguments
     if args.tensor_options is not None:
         guard = "\n  const DeviceGuard device_guard(device_or_default(device));"
         if dk.is_cuda_dispatch_key(index.dispatch_key):
-            guard = f"globalContext().lazyInitDevice(c10::DeviceType::CUDA);\n{guard}"
+            init = ("lazyInitDevice(c10::DeviceType::CUDA)" if release.lazy_init_names_the_device
+                    else "lazyInitCUDA()")
+            guard = f"globalContext().{init};\n{guard}"
         return guard
     self_arg = [args.self_arg.argument] if args.self_arg is not None else []
     device_of = next((a.name for a in [*self_arg, *args.out, *args.flat_positional] if a.type.is_tensor_like()), None)
@@ -62,7 +65,8 @@ def _device_guard(f: NativeFunction, index: BackendIndex) -> str:
         f"const OptionalDeviceGuard device_guard(device_of({device_of}));"
 
 
-def compute_wrapper(f: NativeFunction, index: BackendIndex, *, class_method_name: str | None = None) -> str | None:
+def compute_wrapper(f: NativeFunction, index: BackendIndex, *, release: Release,
+                    class_method_name: str | None = None) -> str | None:
     """The anonymous-namespace wrapper that forwards the dispatcher call to the kernel.
 
     class_method_name: the class holding an external backend's kernels (<namespace>::<class>::<kernel>).
@@ -96,7 +100,7 @@ namespace {{
 {returns_type} {name}({args}) {{
   {check}
 
-  {_device_guard(f, index)}
+  {_device_guard(f, index, release)}
   return {impl}({exprs});
 }}
 

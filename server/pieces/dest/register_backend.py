@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from ...frozen import PER_OP_AND_KEY_MEMO
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ...model.schema import SchemaKind
+from ...releases import Release
 from ..api import cpp
 from ..api.translate import translate
 from ..api.types import Binding
@@ -93,7 +94,7 @@ def _functions(g: NativeFunction | NativeFunctionsGroup) -> list[tuple[NativeFun
 
 @functools.lru_cache(maxsize=PER_OP_AND_KEY_MEMO)  # per op and backend: frozen.PER_OP_AND_KEY_MEMO says why the bound fits
 def anonymous_definitions(g: NativeFunction | NativeFunctionsGroup, index: BackendIndex,
-                          class_name: str) -> tuple[str, ...]:
+                          class_name: str, release: Release) -> tuple[str, ...]:
     """The wrappers of one group, in g.functions() order."""
     out = []
     for f, group in _functions(g):
@@ -101,7 +102,7 @@ def anonymous_definitions(g: NativeFunction | NativeFunctionsGroup, index: Backe
         if kind == "wrapper" and group is not None:  # always: a wrapper is around the group's functional kernel
             out.append(out_inplace_wrapper(f, group, index))
         elif kind is not None:
-            text = compute_wrapper(f, index, class_method_name=class_name)
+            text = compute_wrapper(f, index, release=release, class_method_name=class_name)
             if text is not None:
                 out.append(text)
     return tuple(out)

@@ -77,11 +77,11 @@ def _definition(f: NativeFunction, wrapper: DispatcherSignature | NativeSignatur
     return out
 
 
-def _unstructured(f: NativeFunction, index: BackendIndex, skip_registration: bool
+def _unstructured(f: NativeFunction, index: BackendIndex, skip_registration: bool, release: Release
                   ) -> tuple[str, str, str, str | None] | None:
     if not registers_unstructured(f, index):
         return None
-    wrapper = compute_wrapper(f, index)
+    wrapper = compute_wrapper(f, index, release=release)
     if wrapper is None:
         return None
     sig = unstructured_wrapper_signature(f, index)
@@ -90,12 +90,12 @@ def _unstructured(f: NativeFunction, index: BackendIndex, skip_registration: boo
 
 
 def _structured(f: NativeFunction, g: NativeFunctionsGroup, index: BackendIndex, release: Release,
-                aot: NativeAotDeclaration | None) -> tuple[str, str, str, str | None] | None:
+                aot: NativeAotDeclaration | None, rocm: bool) -> tuple[str, str, str, str | None] | None:
     if f.manual_kernel_registration:  # OPG116: the check refuses it for a structured group's variant
         raise ValueError(f"Function {f.func.name} has manual_kernel_registration=True")
     if not generates_structured(f, index):
         return None
-    wrapper = compute_structured_wrapper(f, g, index, release, aot)
+    wrapper = compute_structured_wrapper(f, g, index, release, aot, rocm=rocm)
     if wrapper is None:
         return None
     sig = structured_wrapper_signature(f, index)
@@ -126,26 +126,26 @@ def has_pieces(g: NativeFunction | NativeFunctionsGroup, index: BackendIndex) ->
 
 def group_pieces(g: NativeFunction | NativeFunctionsGroup, index: BackendIndex,
                  skip_registration: bool = False, unselected: frozenset[OperatorName] = frozenset(),
-                 *, release: Release, aot: NativeAotDeclaration | None = None) -> GroupPieces:
+                 *, release: Release, aot: NativeAotDeclaration | None = None, rocm: bool) -> GroupPieces:
     """`index`: narrowed to g (files.dispatch_key.narrow_index). `unselected`: the ops of g left out by operator
     selection; their kernels are defined, not registered. `release`: the torch release whose gen.py is matched.
     `aot`: g's native-AOT declaration under the key (its structured wrappers consult the stub).
     (One cache for every caller: functools.cache keys positional and keyword spellings apart.)"""
     if certainly_no_pieces(index):
         return NO_PIECES
-    return _group_pieces(g, index, skip_registration, unselected, release, aot)
+    return _group_pieces(g, index, skip_registration, unselected, release, aot, rocm)
 
 
 @functools.lru_cache(maxsize=PER_OP_AND_KEY_MEMO)  # per op and backend: frozen.PER_OP_AND_KEY_MEMO says why the bound fits
 def _group_pieces(g: NativeFunction | NativeFunctionsGroup, index: BackendIndex, skip_registration: bool,
                   unselected: frozenset[OperatorName], release: Release,
-                  aot: NativeAotDeclaration | None) -> GroupPieces:
+                  aot: NativeAotDeclaration | None, rocm: bool) -> GroupPieces:
     if isinstance(g, NativeFunction):
-        results = [(g, _unstructured(g, index, skip_registration))]
+        results = [(g, _unstructured(g, index, skip_registration, release))]
     elif is_structured_for(g, index):
-        results = [(f, _structured(f, g, index, release, aot)) for f in g.functions()]
+        results = [(f, _structured(f, g, index, release, aot, rocm)) for f in g.functions()]
     else:
-        results = [(f, _unstructured(f, index, skip_registration)) for f in g.functions()]
+        results = [(f, _unstructured(f, index, skip_registration, release)) for f in g.functions()]
     present = [(f, r) for f, r in results if r is not None]
     return GroupPieces(
         tuple(r[0] for _, r in present),

@@ -50,8 +50,13 @@ class UnsupportedStructuredKind(ValueError):
     """torchgen has no structured codegen for mutable or scratch variants."""
 
 
-def _set_output_body(key: dk.DispatchKey, kind: SchemaKind, maybe_create_proxy: bool) -> str:
-    guard = _SET_GUARD + "\n" if key in _DEVICE_GUARDED_KEYS else ""
+def _unguarded_xpu(key: dk.DispatchKey, release: Release) -> bool:
+    """XPU's structured classes in a release before 2.6: no guard_ field, and their set_output_* set none."""
+    return key is dk.K["XPU"] and not release.structured_xpu_outputs_guard_device
+
+
+def _set_output_body(key: dk.DispatchKey, kind: SchemaKind, maybe_create_proxy: bool, release: Release) -> str:
+    guard = _SET_GUARD + "\n" if key in _DEVICE_GUARDED_KEYS and not _unguarded_xpu(key, release) else ""
     proxy = _CREATE_PROXY if maybe_create_proxy else ""
     if kind is SchemaKind.functional:
         if key not in _FUNCTIONAL_KEYS:
@@ -81,7 +86,7 @@ void set_output_{name}(
     int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
     TensorOptions options{", DimnameList names" if names else ""}
 ) override {{
-{textwrap.indent(_set_output_body(key, kind, maybe_create_proxy), "    ")}{propagate}
+{textwrap.indent(_set_output_body(key, kind, maybe_create_proxy, release), "    ")}{propagate}
     // super must happen after, so that downstream can use maybe_get_output
     // to retrieve the output
 {textwrap.indent(super_call, "    ")}
@@ -104,8 +109,16 @@ def _constructor(kind: SchemaKind, class_name: str, returns: int) -> str:
     return f"{class_name}({out_args}) : outputs_{{ {out_refs} }} {{}}"
 
 
+def _guard_field(key: dk.DispatchKey, release: Release, rocm: bool) -> str:
+    if _unguarded_xpu(key, release):
+        return ""
+    if rocm and key is dk.K["CUDA"] and release.rocm_guards_masquerade_as_cuda:
+        return "c10::hip::OptionalHIPGuardMasqueradingAsCUDA guard_;"
+    return _GUARD_FIELDS.get(key, "")
+
+
 def _class(f: NativeFunction, key: dk.DispatchKey, kind: SchemaKind, class_name: str, parent: str,
-           generate_super: bool, release: Release) -> str:
+           generate_super: bool, release: Release, rocm: bool) -> str:
     returns = len(f.func.returns)
     if kind is SchemaKind.functional:
         output_type, output_value, proxy_field = "Tensor", "outputs_[output_idx]", ""
@@ -123,7 +136,7 @@ def _class(f: NativeFunction, key: dk.DispatchKey, kind: SchemaKind, class_name:
         "    }",
         f"    std::array<{output_type}, {returns}> outputs_;",
         textwrap.indent(proxy_field, indent),
-        textwrap.indent(_GUARD_FIELDS.get(key, ""), indent),
+        textwrap.indent(_guard_field(key, release, rocm), indent),
         "};",
     )
     return "\n".join(line for line in lines if line)
@@ -172,8 +185,9 @@ def _copy_back_and_return(f: NativeFunction, kind: SchemaKind) -> list[str]:
 
 
 def compute_structured_wrapper(f: NativeFunction, g: NativeFunctionsGroup, index: BackendIndex,
-                               release: Release, aot: NativeAotDeclaration | None = None) -> str | None:
-    """aot: the native-AOT declaration of g under the index's key, whose stub is consulted before op.impl."""
+                               release: Release, aot: NativeAotDeclaration | None = None, *, rocm: bool) -> str | None:
+    """aot: the native-AOT declaration of g under the index's key, whose stub is consulted before op.impl. rocm:
+    gen.py's --rocm (CUDA's classes then hold a HIP guard, until 2.10: Release.rocm_guards_masquerade_as_cuda)."""
     if not generates_structured(f, index):
         return None
     kind = f.func.kind()
@@ -213,7 +227,7 @@ def compute_structured_wrapper(f: NativeFunction, g: NativeFunctionsGroup, index
         impl_exprs = ", ".join(e.expr for e in translate(context, structured.impl_arguments(g)))
         body.append(stub_consultation(aot, impl_exprs) if aot is not None else f"op.impl({impl_exprs});")
     body += _copy_back_and_return(f, kind)
-    klass = _class(f, key, kind, class_name, parent, g.out.structured_inherits is not None, release)
+    klass = _class(f, key, kind, class_name, parent, g.out.structured_inherits is not None, release, rocm)
     body_text = "\n".join(body)
     return f"""\
 {klass}

@@ -233,8 +233,9 @@ AT_DISPATCH_CASE(at::ScalarType::{dtype.name},
 
 
 @lru_cache(maxsize=PER_OP_MEMO)  # per group: frozen.PER_OP_MEMO says why the bound fits
-def compute_ufunc_cuda(g: NativeFunctionsGroup) -> str:
-    """UfuncCUDA_<op>.cu's definitions: the functors, the stub kernel (dtype switch) and TORCH_IMPL_FUNC."""
+def compute_ufunc_cuda(g: NativeFunctionsGroup, end: str) -> str:
+    """UfuncCUDA_<op>.cu's definitions: the functors, the stub kernel (dtype switch) and TORCH_IMPL_FUNC. `end`
+    follows the DECLARE_DISPATCH / REGISTER_DISPATCH lines (Release.dispatch_stub_macros_end)."""
     sigs, functors = compute_ufunc_cuda_functors(g)
     impl_name = ufunc.kernel_name(g, "CUDA")
     parent = structured.impl_arguments(g)
@@ -245,14 +246,14 @@ def compute_ufunc_cuda(g: NativeFunctionsGroup) -> str:
 {functors}
 
 {stub.type_defn()};
-{stub.dispatch_decl()}
+{stub.dispatch_decl()}{end}
 
 {stub.kernel_defn()} {{
   AT_DISPATCH_SWITCH(iter.common_dtype(), "{impl_name}",
     {cases}
   );
 }}
-REGISTER_DISPATCH({stub.name}, &{stub.kernel_name})
+REGISTER_DISPATCH({stub.name}, &{stub.kernel_name}){end}
 
 {impl_defn(g, "CUDA")} {{
   {stub.direct_call(parent)};
@@ -264,12 +265,13 @@ REGISTER_DISPATCH({stub.name}, &{stub.kernel_name})
 
 
 @lru_cache(maxsize=PER_OP_MEMO)  # per group: frozen.PER_OP_MEMO says why the bound fits
-def compute_ufunc_cpu(g: NativeFunctionsGroup) -> str:
-    """UfuncCPU_<op>.cpp's definitions: the stub's declaration and definition, and TORCH_IMPL_FUNC calling it."""
+def compute_ufunc_cpu(g: NativeFunctionsGroup, end: str) -> str:
+    """UfuncCPU_<op>.cpp's definitions: the stub's declaration (followed by `end`) and definition, and
+    TORCH_IMPL_FUNC calling it."""
     stub = StubSignature(g)
     return f"""
 {stub.type_defn()};
-{stub.dispatch_decl()}
+{stub.dispatch_decl()}{end}
 DEFINE_DISPATCH({stub.name});
 
 {impl_defn(g, "CPU")} {{
@@ -346,8 +348,9 @@ cpu_kernel_vec(iter,
 
 
 @lru_cache(maxsize=PER_OP_MEMO)  # per group: frozen.PER_OP_MEMO says why the bound fits
-def compute_ufunc_cpu_kernel(g: NativeFunctionsGroup) -> str:
-    """UfuncCPUKernel_<op>.cpp's definitions: the stub kernel (a dtype switch over the loops) and its registration."""
+def compute_ufunc_cpu_kernel(g: NativeFunctionsGroup, end: str) -> str:
+    """UfuncCPUKernel_<op>.cpp's definitions: the stub kernel (a dtype switch over the loops) and its registration
+    (the DECLARE_DISPATCH / REGISTER_DISPATCH lines followed by `end`)."""
     stub = StubSignature(g)
     parent = stub.arguments()
     cases = "\n".join(_dispatch_case(dtype, compute_ufunc_cpu_dtype_body(g, dtype, inner, parent))
@@ -364,6 +367,6 @@ namespace {{
 }} // anonymous namespace
 
 {stub.type_defn()};
-{stub.dispatch_decl()}
-REGISTER_DISPATCH({stub.name}, &{stub.kernel_name})
+{stub.dispatch_decl()}{end}
+REGISTER_DISPATCH({stub.name}, &{stub.kernel_name}){end}
 """
