@@ -109,10 +109,19 @@ def options_from_args(args: argparse.Namespace, release: Release | None = None) 
         force_schema_registration=args.force_schema_registration, generate=frozenset(args.generate),
         dry_run=args.dry_run, output_dependencies=args.output_dependencies,
         update_aoti_c_shim=args.update_aoti_c_shim,
-        # (a release whose gen.py has no --extend-aoti-c-shim, before 2.6, writes its in-tree shims)
+        # (a release whose gen.py has no --extend-aoti-c-shim, before 2.6, writes its in-tree shims; generate_as
+        # refuses the flag for it, as that gen.py does, and the drop-in gen.py does not offer it)
         extend_aoti_c_shim=args.extend_aoti_c_shim and release.gen_py_takes_extend_aoti_c_shim,
         release=release, native_aot_ops_dir=args.native_aot_ops_dir,
     )
+
+
+def flags_the_release_lacks(args: argparse.Namespace, release: Release) -> list[str]:
+    """The flags given that the release's gen.py does not take (it came later)."""
+    return [flag for flag, given, taken in (("--xpu", args.xpu, release.gen_py_takes_xpu),
+                                            ("--mtia", args.mtia, release.gen_py_takes_mtia),
+                                            ("--extend-aoti-c-shim", args.extend_aoti_c_shim,
+                                             release.gen_py_takes_extend_aoti_c_shim)) if given and not taken]
 
 
 def run_generate(args: argparse.Namespace) -> int:
@@ -132,6 +141,10 @@ def generate_as(args: argparse.Namespace, resolved: Resolved) -> int:
     from ..analysis.check import installed_package_dir  # (loaded on first use, as the generator)
     from ..codegen.generate import generate
 
+    absent = flags_the_release_lacks(args, resolved.release)
+    if absent:  # gen.py of that release stops at them with a usage error: no file is written as it would not be
+        print(f"opgen: gen.py of {resolved.label} has no {' or '.join(absent)}", file=sys.stderr)
+        return status.USAGE
     native = native_path(args.source_path)
     for _, note in tree_notes(native, resolved):  # a vendor's or a pre-release tree's torchgen, a bad version.txt
         print(f"opgen: warning: {note}", file=sys.stderr)

@@ -8,6 +8,7 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
 from file_trees import files_under
 
 from opgen_lsp.cli import main
@@ -161,3 +162,11 @@ def test_only_the_files_whose_bytes_change_are_rewritten(tmp_path: Path) -> None
     rewritten = {name for name, stamp in stamps().items() if stamp != 1}
     assert changed and len(changed) < len(after) / 4
     assert rewritten == changed
+
+
+@pytest.mark.parametrize("version, flag", [("2.5", "--xpu"), ("2.5", "--extend-aoti-c-shim"), ("2.6", "--mtia")])
+def test_a_flag_the_releases_gen_py_lacks_is_a_usage_error(tmp_path: Path, capsys, version: str, flag: str) -> None:
+    out = tmp_path / "out"
+    assert main(["generate", "-s", str(SAMPLES_ATEN), "-d", str(out), "--torch-version", version, flag]) == 2
+    assert f"has no {flag}" in capsys.readouterr().err and not out.exists()  # (that gen.py writes nothing either)
+    assert main(["generate", "-s", str(SAMPLES_ATEN), "-d", str(out), "--torch-version", "2.13", flag]) == 0
