@@ -12,6 +12,8 @@ from lsprotocol import types
 from nativefunctions_lint import lint_dump
 from pytest_lsp import LanguageClient
 
+from opgen_lsp.releases import NEWEST, OLDEST
+
 from .helpers import NATIVE, TAGS, open_document, write
 from .test_kernels import until
 from .test_workspace_features import apply
@@ -27,7 +29,7 @@ UNFORMATTED = NATIVE.replace("  variants: function, method\n", "  variants:   fu
 async def test_server_info_names_the_package_and_the_releases(client: LanguageClient):
     info = client.init_result.server_info  # type: ignore[attr-defined]
     assert info.name == "opgen-lsp"
-    assert re.fullmatch(r"\d+\.\d+\.\d+ \(torch 2\.6-2\.\d+, default 2\.\d+\)", info.version), info.version
+    assert re.fullmatch(rf"\d+\.\d+\.\d+ \(torch {OLDEST.series}-{NEWEST.series}, default 2\.\d+\)", info.version), info.version
     assert client.init_result.capabilities.document_formatting_provider  # type: ignore[attr-defined]
 
 
