@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # (the whole import graph, read and then planted with violations: CI runs them; the not-slow loop does not)
+
 SERVER = Path(__file__).resolve().parent.parent / "server"
 PACKAGE = "opgen_lsp"
 

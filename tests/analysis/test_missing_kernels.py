@@ -22,6 +22,8 @@ from opgen_lsp.cli import main
 from opgen_lsp.codegen.backend.run import BackendOptions, check_backend_files, generate_backend, load_native_snapshot
 from opgen_lsp.releases import DEFAULT
 
+pytestmark = pytest.mark.slow  # (kernel indexes built over C++ trees: CI runs them; the not-slow loop does not)
+
 HEAD = "backend: PrivateUse1\ncpp_namespace: my_backend\n"
 C = "PrivateUse1NativeFunctions"
 INCLUDE = '#include "out/PrivateUse1NativeFunctions.h"\n\nnamespace my_backend {\n'

@@ -25,7 +25,7 @@ from opgen_lsp.index.inputs import InputError
 
 from .raise_sites import ACCEPTED_INPUTS, INPUTS
 
-pytestmark = pytest.mark.conformance  # the reference's templates and tags
+pytestmark = [pytest.mark.conformance, pytest.mark.slow]  # the reference's templates and tags
 INPUT_COUNT = 3000
 
 

@@ -26,6 +26,8 @@ from opgen_lsp.releases import DEFAULT, resolve
 
 from .raise_sites import GUARDED, HANDLED, INPUTS, RELEASE_INPUTS, RULE, SITES
 
+pytestmark = pytest.mark.slow  # (every raise site of the emitters, run: CI runs them; the not-slow loop does not)
+
 SERVER = Path(__file__).resolve().parents[2] / "server"
 # The code generator, and what it stands on that moved below it: the per-op pieces, the input reader, the checks.
 WALKED = ("codegen", "pieces", "index/inputs.py", "analysis/shims.py", "analysis/autograd", "analysis/backend_kernels.py",

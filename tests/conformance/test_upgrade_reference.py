@@ -16,7 +16,7 @@ from opgen_lsp.releases import resolve
 
 from .test_release_matrix import _fit_to, _pytorch_shaped, _torchgen
 
-pytestmark = [pytest.mark.versions, pytest.mark.corpus]
+pytestmark = [pytest.mark.versions, pytest.mark.corpus, pytest.mark.slow]
 
 XLA = CORPUS / "pytorch-xla__xla_native_functions.yaml"
 

@@ -18,7 +18,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from .helpers import CLIENTS, NATIVE, SERVER, TAGS, make_client, open_document, pos, uses_pull
 from .test_workspace_features import apply, tid
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.testing_hooks({"kernelWorkers": 2})]
+pytestmark = [pytest.mark.asyncio, pytest.mark.testing_hooks({"kernelWorkers": 2}), pytest.mark.slow]
 
 KERNEL_NATIVE = NATIVE + """
 - func: relu_(Tensor(a!) self) -> Tensor(a!)

@@ -8,7 +8,7 @@ from pytest_lsp import LanguageClient
 
 from .helpers import NATIVE, TAGS, diagnostics, open_document, summary, write
 
-pytestmark = pytest.mark.asyncio
+pytestmark = [pytest.mark.asyncio, pytest.mark.slow]
 
 # One mistake, so that there is a place to compare.
 BAD = NATIVE.replace("tags: [core, pointwise]", "tags: [core, pointwize]", 1)

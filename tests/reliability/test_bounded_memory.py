@@ -22,6 +22,8 @@ from opgen_lsp.lsp.workspace import Workspace
 
 from . import costly
 
+pytestmark = pytest.mark.slow  # (memory bounds measured over large inputs: CI runs them; the not-slow loop does not)
+
 SIZE = 1024 * 1024
 FLOOR = 2 * 1024 * 1024
 TAGS = frozenset({"core"})

@@ -15,6 +15,8 @@ from file_trees import files_under
 from opgen_lsp.cli import main
 from opgen_lsp.codegen import job as generate_job
 
+pytestmark = pytest.mark.slow  # (generate runs racing folder swaps: CI runs them; the not-slow loop does not)
+
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES_ATEN = ROOT / "samples" / "aten"
 MY_BACKEND = ROOT / "samples" / "my_backend" / "backend.yaml"

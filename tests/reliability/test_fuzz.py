@@ -22,6 +22,8 @@ from opgen_lsp.pieces.explain import Explainer
 
 from . import fuzz
 
+pytestmark = pytest.mark.slow  # (hundreds of generated inputs: CI runs them; the not-slow loop does not)
+
 SEED = fuzz.env_seed()
 FAST_INPUTS = 120
 SLOW_INPUTS = 800

@@ -16,6 +16,8 @@ from opgen_lsp.index.native import NativeParser
 
 from . import fuzz
 
+pytestmark = pytest.mark.slow  # (random edit sequences over the real file: CI runs them; the not-slow loop does not)
+
 SEED = fuzz.env_seed()
 
 
