@@ -6,13 +6,16 @@ import asyncio
 import sys
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
 from pygls.protocol import default_converter
 from pytest_lsp import LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 SERVER = [sys.executable, "-m", "opgen_lsp.serve", "--stdio"]
-CLIENTS = ["visual-studio-code", "neovim"]
+# The editors whose capabilities the servers of the tests are started with; Neovim's (push diagnostics, no
+# pull) only in the full suite: the not-slow loop tries each feature once.
+CLIENTS = ["visual-studio-code", pytest.param("neovim", marks=pytest.mark.slow)]
 # A client that pulls diagnostics and can be asked to pull again (as current VS Code does).
 PULL_WITH_REFRESH = "pull-with-refresh"
 
