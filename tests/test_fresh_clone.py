@@ -90,7 +90,8 @@ def test_the_suite_collects_and_skips_what_needs_shared(clone, command_1) -> Non
     corpus = subprocess.run(["python3", "-m", "pytest", "-q", "-m", "corpus", "-p", "no:cacheprovider"], cwd=repo,
                             env=env, capture_output=True, text=True, timeout=900)
     assert corpus.returncode == 0, corpus.stdout[-3000:] + corpus.stderr[-3000:]
-    assert re.search(r"^\d+ skipped, \d+ deselected", corpus.stdout, re.M), corpus.stdout[-2000:]
+    # (every corpus test skipped, none passed or failed; on several workers pytest-xdist leaves "deselected" out)
+    assert re.search(r"^\d+ skipped(, \d+ deselected)? in ", corpus.stdout, re.M), corpus.stdout[-2000:]
     assert "the backend-yaml corpus is not beside this checkout" in corpus.stdout
 
 
