@@ -284,7 +284,7 @@ def generate(options: GenerateOptions, *, implemented_only: bool = False, proces
     if options.output_dependencies:
         listed = [p for p in planned if p.implemented or not implemented_only]
         depfile = os.path.realpath(options.output_dependencies)
-        for path, text in outputs_lists(listed, dirs, depfile, xpu=options.xpu and options.release.gen_py_takes_xpu,
+        for path, text in outputs_lists(listed, dirs, depfile, xpu=options.xpu_flag,
                                          release=options.release):
             try:
                 write_if_changed(path, text.encode("utf-8"))

@@ -43,7 +43,7 @@ _CpuFile = Callable[[str, Build], PlannedFile]
 def _manager_of(ctx: GenContext, key: dk.DispatchKey) -> Manager:
     if dk.is_cuda_dispatch_key(key):
         return Manager.cuda
-    if dk.is_xpu_dispatch_key(key) and ctx.options.xpu and ctx.options.release.gen_py_takes_xpu:
+    if dk.is_xpu_dispatch_key(key) and ctx.options.xpu_flag:
         return Manager.xpu
     return Manager.cpu
 

@@ -68,11 +68,16 @@ class GenerateOptions:
         return self.mps or self._update_keeps_every_device
 
     @property
+    def xpu_flag(self) -> bool:
+        """--xpu as the release's gen.py reads it: before 2.6 it has none (Release.gen_py_takes_xpu), XPU's kernels
+        are generated always, into the main folder, and nothing else of --xpu's."""
+        return self.xpu and self.release.gen_py_takes_xpu
+
+    @property
     def with_xpu(self) -> bool:
         """XPU kernels are kept: --xpu, or --update-aoti-c-shim (XPU files then stay in the main folder; from
-        torch 2.8). Before 2.6 gen.py has no --xpu (Release.gen_py_takes_xpu): XPU's kernels are generated
-        always, into the main folder, and nothing else of --xpu's."""
-        return (self.xpu and self.release.gen_py_takes_xpu) or self._update_keeps_every_device
+        torch 2.8)."""
+        return self.xpu_flag or self._update_keeps_every_device
 
     @property
     def _update_keeps_every_device(self) -> bool:
