@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _torchgen_release_tool():
+@cache
+def torchgen_release_tool():
+    """tools/torchgen_release.py, loaded once."""
     spec = importlib.util.spec_from_file_location("torchgen_release", ROOT / "tools" / "torchgen_release.py")
     module = sys.modules.setdefault("torchgen_release", importlib.util.module_from_spec(spec))
     spec.loader.exec_module(module)  # type: ignore[union-attr]
@@ -25,7 +28,7 @@ def release_native(version: str) -> Path:
     if version == "installed":
         torchgen = pytest.importorskip("torchgen")
         return Path(torchgen.__file__).parent / "packaged" / "ATen" / "native" / "native_functions.yaml"
-    tool = _torchgen_release_tool()
+    tool = torchgen_release_tool()
     folder = tool.cached(version)
     if folder is None and os.environ.get("CI"):  # CI fetches it, as the release matrix does (tests ran in any order)
         try:

@@ -19,7 +19,6 @@ A release that cannot be fetched (no network, no disk) is skipped with the reaso
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -29,8 +28,9 @@ from pathlib import Path
 
 import pytest
 import reference
-from conftest import CORPUS, ROOT
+from conftest import CORPUS
 from file_trees import assert_same_files, files_under, first_difference
+from release_files import torchgen_release_tool
 
 from opgen_lsp.cli import main
 from opgen_lsp.index.native import NativeParser, TagsParser
@@ -52,17 +52,9 @@ FEW = 8
 
 
 @cache
-def _fetcher():
-    spec = importlib.util.spec_from_file_location("torchgen_release", ROOT / "tools" / "torchgen_release.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
-
-
-@cache
 def _obtain(version: str) -> tuple[Path | None, str]:
     try:
-        return _fetcher().obtain(version), ""
+        return torchgen_release_tool().obtain(version), ""
     except (RuntimeError, OSError) as exc:
         return None, str(exc)
 
