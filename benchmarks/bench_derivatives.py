@@ -56,7 +56,7 @@ from opgen_lsp.index.native import NativeParser, TagsParser
 from opgen_lsp.releases import DEFAULT
 derivatives, native, tags = sys.argv[1:4]
 names = TagsParser().parse(open(tags, encoding="utf-8").read()).names
-snapshot = NativeParser().parse(open(native, encoding="utf-8").read(), names)
+snapshot = NativeParser(release=DEFAULT).parse(open(native, encoding="utf-8").read(), names)
 text = open(derivatives, encoding="utf-8").read()
 start = time.perf_counter()
 check = DerivativesChecker().check(DerivativesParser().parse(text), snapshot.functions, DEFAULT)
@@ -94,7 +94,7 @@ def in_process(derivatives: Path, native: Path, tags: Path, edits: int, hovers: 
     from opgen_lsp.index.native import NativeParser, TagsParser
     from opgen_lsp.releases import DEFAULT
 
-    snapshot = NativeParser().parse(native.read_text(), TagsParser().parse(tags.read_text()).names)
+    snapshot = NativeParser(release=DEFAULT).parse(native.read_text(), TagsParser().parse(tags.read_text()).names)
     text = derivatives.read_text()
     parser, checker = DerivativesParser(), DerivativesChecker()
     check = checker.check(parser.parse(text), snapshot.functions, DEFAULT)
@@ -138,7 +138,7 @@ def native_edit_times(native: Path, tags: Path, derivatives: Path, edits: int) -
 
     names = TagsParser().parse(tags.read_text()).names
     text = native.read_text()
-    native_parser, checker = NativeParser(), DerivativesChecker()
+    native_parser, checker = NativeParser(release=DEFAULT), DerivativesChecker()
     document = DerivativesParser().parse(derivatives.read_text())
     checker.check(document, native_parser.parse(text, names).functions, DEFAULT)
     lines = text.splitlines(keepends=True)

@@ -20,7 +20,7 @@ from opgen_lsp.pieces.explain import Explainer
 from opgen_lsp.index.inputs import load_native
 from opgen_lsp.codegen.options import CodegenOptions
 from opgen_lsp.releases import DEFAULT
-inputs = load_native(sys.argv[1] or None, None, CodegenOptions().ignore_keys, release=DEFAULT)
+inputs = load_native(sys.argv[1] or None, None, CodegenOptions(DEFAULT).ignore_keys, release=DEFAULT)
 t1 = time.perf_counter()
 explainer = Explainer(inputs.snapshot.functions, DEFAULT)
 count = sum(len(explainer.explain(name)) for name in explainer.names)
@@ -35,7 +35,7 @@ def warm_one(native: str | None, op: str, repeat: int) -> dict:
     from opgen_lsp.pieces.explain import Explainer
     from opgen_lsp.releases import DEFAULT
 
-    explainer = Explainer(load_native(native, None, CodegenOptions().ignore_keys, release=DEFAULT).snapshot.functions,
+    explainer = Explainer(load_native(native, None, CodegenOptions(DEFAULT).ignore_keys, release=DEFAULT).snapshot.functions,
                           DEFAULT)
     first = time.perf_counter()
     explainer.explain(op)

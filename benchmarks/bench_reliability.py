@@ -26,6 +26,7 @@ from reliability import drive, fuzz, scale  # noqa: E402
 from opgen_lsp.analysis.check import BACKEND, NATIVE, TAGS  # noqa: E402
 from opgen_lsp.index import documents  # noqa: E402
 from opgen_lsp.index.native import NativeParser  # noqa: E402
+from opgen_lsp.releases import DEFAULT  # noqa: E402
 
 
 def run_fuzz(inputs: fuzz.Inputs, native: str, tags: str, backends: list[str], count: int, seed: int) -> dict:
@@ -61,13 +62,13 @@ def run_differential(inputs: fuzz.Inputs, native: str, count: int, seed: int) ->
     for _ in range(count):
         start = rng.randrange(len(entries) - 60)
         text = "".join(entries[start:start + 60])
-        parser = NativeParser()
+        parser = NativeParser(release=DEFAULT)
         parser.parse(text, inputs.tags.names)
         for edit in fuzz.random_edits(text, rng, 20, entries):
             text = fuzz.apply(text, edit)
             incremental = parser.parse(text, inputs.tags.names)
             edits_total += 1
-        fresh = NativeParser().parse(text, inputs.tags.names)
+        fresh = NativeParser(release=DEFAULT).parse(text, inputs.tags.names)
         probes = fuzz.sample_positions(text, rng, 12)
         if fuzz.state(incremental, inputs.tags, text, probes) != fuzz.state(fresh, inputs.tags, text, probes):
             differences += 1

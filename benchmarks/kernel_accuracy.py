@@ -49,6 +49,7 @@ from opgen_lsp.analysis.kernels import Requirement, branch_gap, generated_view_c
 from opgen_lsp.index.kernels import ATEN, KernelIndex, Located
 from opgen_lsp.index.native import NativeParser, TagsParser
 from opgen_lsp.pieces.dest.native_declarations import kernel_parameter_types
+from opgen_lsp.releases import DEFAULT
 from opgen_lsp.syntax.cpp_scan import (
     DECLARATION,
     DEFINITION,
@@ -97,7 +98,7 @@ def yaml_paths(tree: Path, given: str | None) -> tuple[Path, Path]:
 
 def load_needs(yaml_path: Path, tags_path: Path) -> list[Requirement]:
     tags = TagsParser().parse(tags_path.read_text()).names
-    model = NativeParser().parse(yaml_path.read_text(), tags).functions
+    model = NativeParser(release=DEFAULT).parse(yaml_path.read_text(), tags).functions
     return list(requirements(model, generated_view_copies(model), kernel_parameter_types))
 
 

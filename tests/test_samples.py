@@ -217,6 +217,7 @@ def test_opgen_models_the_clean_samples_like_torchgen():
     from torchgen import gen
 
     from opgen_lsp.index.native import NativeParser, TagsParser
+    from opgen_lsp.releases import DEFAULT
 
     tags_text, native_text = without_mistakes(TAGS), without_mistakes(NATIVE)
     parsed = gen.parse_native_yaml_struct(yaml.load(native_text, Loader=gen.LineLoader),
@@ -228,7 +229,7 @@ def test_opgen_models_the_clean_samples_like_torchgen():
         "groups": [canonical.group(g) for g in gen.get_grouped_native_functions(functions)],
         "view_groups": [canonical.group(g) for g in gen.get_grouped_by_view_native_functions(functions)],
     }
-    model = NativeParser().parse(native_text, TagsParser().parse(tags_text).names).functions
+    model = NativeParser(release=DEFAULT).parse(native_text, TagsParser().parse(tags_text).names).functions
     ours = {
         "functions": [canonical.native_function(op.function, op.line + 1) for op in model.ops],
         "indices": {str(k): canonical.backend_index(v) for k, v in model.backend_indices.items()},
@@ -295,8 +296,9 @@ def test_samples_aten_templates_hold_exactly_what_is_filled():
     from opgen_lsp.codegen.files.context import GenerateOptions
     from opgen_lsp.codegen.generate import load_context, plan
     from opgen_lsp.pieces.template import Template
+    from opgen_lsp.releases import DEFAULT
 
-    ctx = load_context(GenerateOptions(source_path=str(ATEN)))
+    ctx = load_context(GenerateOptions(source_path=str(ATEN), release=DEFAULT))
     filled: dict[str, set[str]] = {}
     for p in plan(ctx):
         env = p.build()

@@ -153,7 +153,7 @@ def hover(snapshot: BackendSnapshot, native: NativeSnapshot | None, line: int, c
     if lazy is not None and item.section in LAZY_SECTIONS and snapshot.resolved is not None:
         from .lazy.hover import lazy_hover  # (loaded with the first lazy op hovered)
 
-        code = lazy_hover(op.function, item, snapshot.resolved, lazy)
+        code = lazy_hover(op.function, item, snapshot.resolved, lazy, native.release)
         if code:
             parts.append(code)
     parts.append(function_summary(op.function))

@@ -209,7 +209,7 @@ def kernel_declarations(pieces: Sequence[Snippet]) -> list[tuple[list[str], str]
     return [(keys, code) for code, keys in by_code.items()]
 
 
-def function_hover(f: NativeFunction, pieces: Sequence[Snippet], release: object = None,
+def function_hover(f: NativeFunction, pieces: Sequence[Snippet], release: object,
                    more: MoreCode = show_generated_link) -> str:
     """The func: line: what the op is, its at:: signature and its native kernel declarations, then the op's facts
     (and the torch release it is read as)."""
@@ -228,7 +228,7 @@ def function_hover(f: NativeFunction, pieces: Sequence[Snippet], release: object
     elif f.structured_delegate is not None:
         lines.append(f"No kernel of its own: the structured kernels of `{f.structured_delegate}` implement it.")
     returns = ", ".join(f"`{r}`" for r in f.func.returns) or "(nothing)"
-    facts = [*_facts(f), f"returns {returns}", *([f"read as {release}"] if release is not None else [])]
+    facts = [*_facts(f), f"returns {returns}", f"read as {release}"]
     lines += ["", *(f"- {fact}" for fact in facts)]
     if pieces:
         lines += ["", f"All {len(pieces)} generated pieces: {more(name)}"]

@@ -26,7 +26,7 @@ from ..index.native import NativeParser, NativeSnapshot
 from ..model.lower import LoweredEntry
 from ..model.schema import BaseTy, BaseType, FunctionSchema, ListType, OptionalType, SchemaKind, Type
 from ..model.schema_parser import parse_schema
-from ..releases import DEFAULT, Release
+from ..releases import Release
 from ..text import Span
 from . import cursor
 from .backend_kernels import expected_kernels, stub
@@ -351,7 +351,7 @@ def backend_line(path: str, text: str, op: str) -> Insertion:
 
 # ---------------------------------------------------------------- the whole scaffold
 
-def scaffold(request: ScaffoldRequest, tree: TreeTexts, release: Release = DEFAULT) -> Scaffold:
+def scaffold(request: ScaffoldRequest, tree: TreeTexts, release: Release) -> Scaffold:
     """Every insertion of the scaffold; ScaffoldError when the op cannot be scaffolded as asked."""
     schema = parse_functional(request.schema)
     entries = yaml_entries(schema, request)

@@ -182,7 +182,7 @@ def _lazy_checker(header_path: str | None) -> BackendCheck:
             except InputError as exc:  # as the language server says it: the yaml is still checked, shapes are not
                 unread = (diag("OPG900", resolved.yaml.anchor, f"cannot read the shape-inference header {exc}; "
                                "compute_shape_ functions are not checked"),)
-        return unread + tuple(lazy_diagnostics(text, snapshot, native.functions.groups, header))
+        return unread + tuple(lazy_diagnostics(text, snapshot, native.functions.groups, header, native.release))
 
     return check
 

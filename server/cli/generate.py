@@ -88,15 +88,13 @@ def _positive(text: str) -> int:
     return int(text)
 
 
-def options_from_args(args: argparse.Namespace, release: Release | None = None) -> GenerateOptions:
-    """gen.py's options; release: the torch release to match (default: the default profile)."""
+def options_from_args(args: argparse.Namespace, release: Release) -> GenerateOptions:
+    """gen.py's options; release: the torch release to match (resolve_release's)."""
     from ..codegen.files.context import GenerateOptions
-    from ..releases import DEFAULT
 
     def tup(v: Iterable[str] | None) -> tuple[str, ...] | None:
         return None if v is None else tuple(v)
 
-    release = release or DEFAULT
     return GenerateOptions(
         source_path=args.source_path, install_dir=args.install_dir,
         headeronly_install_dir=args.headeronly_install_dir,

@@ -12,6 +12,7 @@ from .torch_version import resolve_native_release
 
 if TYPE_CHECKING:
     from ..codegen.backend.stubs import RegistrationOptions
+    from ..releases import Release
 
 
 def add_generate_backend_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -41,12 +42,12 @@ def add_registration_arguments(p: argparse.ArgumentParser) -> None:
     add_include_style_arguments(g, entry_point="gen_dispatcher_registrations")
 
 
-def registration_options(args: argparse.Namespace) -> RegistrationOptions:
+def registration_options(args: argparse.Namespace, release: Release) -> RegistrationOptions:
     from ..codegen.backend.stubs import RegistrationOptions
 
     deferred: str | None = args.deferred_registration
     return RegistrationOptions(eager=deferred is None, backend_name=deferred or "", build_in_tree=args.build_in_tree,
-                               per_operator_headers=args.per_operator_headers)
+                               per_operator_headers=args.per_operator_headers, release=release)
 
 
 def run_generate_backend(args: argparse.Namespace) -> int:
@@ -57,7 +58,8 @@ def run_generate_backend(args: argparse.Namespace) -> int:
     if resolved is None:  # older than the releases known: an error of the inputs, as `opgen check` says (OPG951)
         return status.INPUT_ERRORS
     options = BackendOptions(args.source_yaml, args.output_dir, tuple(args.impl_path), args.dry_run,
-                             args.native_functions, args.templates, registration_options(args), resolved.release)
+                             args.native_functions, args.templates, registration_options(args, resolved.release),
+                             release=resolved.release)
     with paused_gc():  # one run over a bounded model: the collector's passes cost ~7% and free next to nothing
         result = generate_backend(options)
     return report_generation(result, output_dir=args.output_dir, dry_run=args.dry_run, verbose=args.verbose,

@@ -47,10 +47,9 @@ def add_generate_lazy_parser(sub: argparse._SubParsersAction[argparse.ArgumentPa
     p.set_defaults(run=run_generate_lazy)
 
 
-def options_from(args: argparse.Namespace, release: Release | None = None) -> LazyRunOptions:
+def options_from(args: argparse.Namespace, release: Release) -> LazyRunOptions:
     from ..codegen.lazy.run import LazyRunOptions
     from ..pieces.lazy.options import LazyOptions
-    from ..releases import DEFAULT
 
     # torch 2.13's main() passes --backend-name as run_gen_lazy_tensor's 13th positional argument, which is
     # build_in_tree; backend_name keeps its default. Reproduced, since the output depends on it.
@@ -59,9 +58,9 @@ def options_from(args: argparse.Namespace, release: Release | None = None) -> La
                        tensor_class_hdr=args.tensor_class_hdr, backend_name=LazyOptions.backend_name,
                        gen_ts_lowerings=args.gen_ts_lowerings,
                        build_in_tree=args.build_in_tree or bool(args.backend_name),
-                       per_operator_headers=args.per_operator_headers)
-    return LazyRunOptions(args.source_yaml, args.output_dir, tuple(args.impl_path), bool(args.dry_run), lazy,
-                          args.native_functions, args.templates, release or DEFAULT)
+                       per_operator_headers=args.per_operator_headers, release=release)
+    return LazyRunOptions(args.source_yaml, args.output_dir, tuple(args.impl_path), bool(args.dry_run),
+                          args.native_functions, args.templates, lazy=lazy)
 
 
 def run_generate_lazy(args: argparse.Namespace) -> int:

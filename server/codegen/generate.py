@@ -306,7 +306,7 @@ class Engine:
         tags_path = os.path.join(options.source_path, "native", "tags.yaml")
         self._tags = frozenset(TagsParser().parse(read_input(tags_path)).names)
         self._templates = read_templates(os.path.join(options.source_path, "templates"))
-        self._parser = NativeParser(options.ignore_keys, options.release)
+        self._parser = NativeParser(options.ignore_keys, release=options.release)
         self._fallback_ops, self._fallback_ops_missing = load_fallback_ops(options.source_path,
                                                                                options.release)
         self._selection = load_selection(options)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..frozen import record
 from ..model.dispatch import DispatchKey, K
-from ..releases import DEFAULT, Release
+from ..releases import Release
 
 _MPS_KEYS = frozenset(K[n] for n in ("MPS", "SparseMPS", "SparseCsrMPS"))
 XPU_FAMILY_KEYS = frozenset(K[n] for n in ("XPU", "SparseXPU", "SparseCsrXPU", "NestedTensorXPU"))
@@ -20,10 +20,10 @@ def xpu_flag_keys(release: Release) -> frozenset[DispatchKey]:
 
 @record
 class CodegenOptions:
+    release: Release
     mps: bool = False
     xpu: bool = False
     mtia: bool = False
-    release: Release = DEFAULT
 
     @property
     def ignore_keys(self) -> frozenset[DispatchKey]:

@@ -22,7 +22,7 @@ from ..model.native_yaml import (
     unregistered_torch_cpu_cuda_kernels,
 )
 from ..model.tags import Tag, lower_tag
-from ..releases import DEFAULT, Release
+from ..releases import Release
 from ..syntax.locate import ScalarText
 from ..syntax.nodes import YMap, YScalar
 from ..text import Span
@@ -108,7 +108,7 @@ class NativeSnapshot:
     functions: NativeFunctions
     diagnostics: tuple[Diagnostic, ...]
     # The torch release it was read as (its rules; backend yamls resolved against it say what it lacks).
-    release: Release = DEFAULT
+    release: Release
 
     @functools.cached_property
     def explainer(self) -> Explainer:
@@ -136,7 +136,7 @@ class NativeParser:
     and MTIA kernels unless asked for them; release: the torch release whose rules apply.
     """
 
-    def __init__(self, ignore_keys: frozenset[DispatchKey] = frozenset(), release: Release = DEFAULT) -> None:
+    def __init__(self, ignore_keys: frozenset[DispatchKey] = frozenset(), *, release: Release) -> None:
         self._ignore_keys = ignore_keys
         self.release = release
         self._tags: frozenset[str] | None = None

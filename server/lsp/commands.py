@@ -281,7 +281,8 @@ async def generate_backend(server: CommandHost, arg: dict) -> dict:
     if native_path is None:
         raise CommandError(why)
     out = await write_dir(server, path)
-    request = BackendRequest(path, out, native_functions=native_path)
+    request = BackendRequest(path, out, native_functions=native_path,
+                             release=server.model.release_for(native_path).release)
     token = await server.begin_progress("generate", types.WorkDoneProgressBegin(
         title="opgen: generating the backend's files", cancellable=False, message=out, percentage=0))
     loop = asyncio.get_running_loop()

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from ..releases import Release
 from ..report import FileDiagnostic
 
 
@@ -30,6 +31,7 @@ class BackendRequest:
     source_yaml: str
     output_dir: str
     native_functions: str
+    release: Release  # the native_functions.yaml's, as its check reads it (opgen.torchVersion, else detected)
 
 
 class Counts(Protocol):

@@ -693,7 +693,8 @@ class Workspace:
                               "(opgen.lazy.shapeInferenceHeader); compute_shape_ functions are not checked"),)
             else:
                 header = parse_shape_header(path, text)
-        return header, found + lazy_diagnostics(document.text, snapshot, native.snapshot.functions.groups, header)
+        return header, found + lazy_diagnostics(document.text, snapshot, native.snapshot.functions.groups, header,
+                                                native.snapshot.release)
 
     def _backend_kernels(self, document: OpenDocument, snapshot: BackendSnapshot, native: NativeSource
                          ) -> tuple[Diagnostic, ...]:

@@ -16,6 +16,7 @@ from opgen_lsp.diagnostics import CODES, Severity
 from opgen_lsp.index.backend import check_backend
 from opgen_lsp.index.native import NativeParser, TagsParser
 from opgen_lsp.model.dispatch import DispatchKey
+from opgen_lsp.releases import DEFAULT
 
 H = "backend: XLA\ncpp_namespace: torch_xla\n"
 
@@ -23,7 +24,7 @@ H = "backend: XLA\ncpp_namespace: torch_xla\n"
 @pytest.fixture(scope="module")
 def native(native_yaml, tags_yaml):
     tags = TagsParser().parse(tags_yaml.read_text())
-    return NativeParser().parse(native_yaml.read_text(), tags.names)
+    return NativeParser(release=DEFAULT).parse(native_yaml.read_text(), tags.names)
 
 
 def position(text: str, marker: object) -> tuple[int, int]:
@@ -287,7 +288,7 @@ CUSTOM_NATIVE = """\
 @pytest.fixture(scope="module")
 def custom_native():
     tags = TagsParser().parse("- tag: core\n  desc: core\n")
-    snapshot = NativeParser().parse(CUSTOM_NATIVE, tags.names)
+    snapshot = NativeParser(release=DEFAULT).parse(CUSTOM_NATIVE, tags.names)
     assert not snapshot.diagnostics
     return snapshot
 

@@ -9,7 +9,7 @@ from opgen_lsp.index.derivatives import DeprecatedParser
 from opgen_lsp.index.native import NativeParser
 from opgen_lsp.releases import DEFAULT
 
-NATIVE = NativeParser().parse(
+NATIVE = NativeParser(release=DEFAULT).parse(
     "- func: foo(Tensor self, Scalar other, Scalar alpha=1) -> Tensor\n"
     "- func: foo.out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)\n"
     "- func: size.int(Tensor self, int dim) -> int\n"

@@ -10,7 +10,7 @@ from opgen_lsp.index.derivatives import DerivativesParser
 from opgen_lsp.index.native import NativeParser
 from opgen_lsp.releases import DEFAULT
 
-FUNCTIONS = NativeParser().parse(NATIVE, frozenset()).functions
+FUNCTIONS = NativeParser(release=DEFAULT).parse(NATIVE, frozenset()).functions
 
 
 def check(text: str = DERIVATIVES):
@@ -76,7 +76,7 @@ def test_navigation_sources_and_symbols() -> None:
         ("sort", "SortBackward0", ["self", "values"])]
 
 
-VIEWS = NativeParser().parse(
+VIEWS = NativeParser(release=DEFAULT).parse(
     "- func: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)\n  variants: function, method\n"
     "  dispatch:\n    CompositeExplicitAutograd: transpose\n"
     "- func: transpose_copy.int(Tensor self, int dim0, int dim1) -> Tensor\n  variants: function\n"

@@ -11,7 +11,7 @@ from opgen_lsp.index.derivatives import DerivativesParser
 from opgen_lsp.index.native import NativeParser
 from opgen_lsp.releases import DEFAULT
 
-NATIVE = NativeParser().parse(
+NATIVE = NativeParser(release=DEFAULT).parse(
     "- func: foo(Tensor self, Tensor other, int dim=0) -> Tensor\n"
     "- func: foo_(Tensor(a!) self, Tensor other, int dim=0) -> Tensor(a!)\n"
     "- func: bar(Tensor self) -> (Tensor values, Tensor indices)\n"
@@ -109,7 +109,7 @@ def test_incremental_recheck_reuses_unchanged_entries() -> None:
 def test_native_edit_reanalyses_only_the_entries_of_the_functions_it_changed() -> None:
     native_text = ("- func: foo(Tensor self, Tensor other, int dim=0) -> Tensor\n"
                    "- func: bar(Tensor self) -> (Tensor values, Tensor indices)\n")
-    native_parser, parser, checker = NativeParser(), DerivativesParser(), DerivativesChecker()
+    native_parser, parser, checker = NativeParser(release=DEFAULT), DerivativesParser(), DerivativesChecker()
     document = parser.parse(FOO + "  self: grad\n  other: grad\n\n" + BAR + "  self: grad\n")
     first = checker.check(document, native_parser.parse(native_text, frozenset()).functions, DEFAULT)
     renamed = native_parser.parse(native_text.replace("Tensor other", "Tensor othr"), frozenset())
@@ -125,7 +125,7 @@ def test_an_entry_naming_no_schema_is_reused_while_the_schemas_by_name_are_the_s
     """Its did-you-mean reads every schema: kept across edits of other entries and of native entries that keep
     every name and schema, made anew when one changes."""
     native_text = "- func: foo(Tensor self, Tensor other, int dim=0) -> Tensor\n- func: bar(Tensor self) -> Tensor\n"
-    native_parser, parser, checker = NativeParser(), DerivativesParser(), DerivativesChecker()
+    native_parser, parser, checker = NativeParser(release=DEFAULT), DerivativesParser(), DerivativesChecker()
     unknown = "- name: fooo(Tensor self) -> Tensor\n  self: grad\n\n"
     first = checker.check(parser.parse(unknown + FOO + "  self: grad\n"),
                           native_parser.parse(native_text, frozenset()).functions, DEFAULT)
@@ -147,7 +147,7 @@ def test_native_edits_recheck_like_a_fresh_check_on_the_real_file(aten) -> None:
     names = TagsParser().parse((native_dir / "tags.yaml").read_text()).names
     native_text = (native_dir / "native_functions.yaml").read_text()
     document = DerivativesParser().parse((aten.parent / "autograd" / "derivatives.yaml").read_text())
-    native_parser, checker = NativeParser(), DerivativesChecker()
+    native_parser, checker = NativeParser(release=DEFAULT), DerivativesChecker()
     checker.check(document, native_parser.parse(native_text, names).functions, DEFAULT)
     edits = [("- func: _sparse_mm_reduce_impl(Tensor self, Tensor other, str reduce)",
               "- func: _sparse_mm_reduce_impl(Tensor self, Tensor other, str mode)"),
@@ -160,7 +160,7 @@ def test_native_edits_recheck_like_a_fresh_check_on_the_real_file(aten) -> None:
         native_text = native_text.replace(old, new)
         functions = native_parser.parse(native_text, names).functions
         incremental = checker.check(document, functions, DEFAULT)
-        full = DerivativesChecker().check(document, NativeParser().parse(native_text, names).functions, DEFAULT)
+        full = DerivativesChecker().check(document, NativeParser(release=DEFAULT).parse(native_text, names).functions, DEFAULT)
         assert incremental.diagnostics == full.diagnostics
         assert [n.op for n in incremental.nodes] == [n.op for n in full.nodes]
         errors = sum(d.is_error for d in full.diagnostics)
@@ -174,7 +174,7 @@ def test_incremental_equals_full_on_the_real_file(aten) -> None:
     from opgen_lsp.index.native import TagsParser
 
     native_dir = aten / "native"
-    native = NativeParser().parse((native_dir / "native_functions.yaml").read_text(),
+    native = NativeParser(release=DEFAULT).parse((native_dir / "native_functions.yaml").read_text(),
                                   TagsParser().parse((native_dir / "tags.yaml").read_text()).names)
     text = (aten.parent / "autograd" / "derivatives.yaml").read_text()
     parser, checker = DerivativesParser(), DerivativesChecker()
@@ -204,7 +204,7 @@ def test_damaged_text_never_raises(aten) -> None:
     from opgen_lsp.index.native import TagsParser
 
     native_dir = aten / "native"
-    native = NativeParser().parse((native_dir / "native_functions.yaml").read_text(),
+    native = NativeParser(release=DEFAULT).parse((native_dir / "native_functions.yaml").read_text(),
                                   TagsParser().parse((native_dir / "tags.yaml").read_text()).names)
     text = (aten.parent / "autograd" / "derivatives.yaml").read_text()
     parser, checker = DerivativesParser(), DerivativesChecker()

@@ -8,13 +8,14 @@ import pytest
 
 from opgen_lsp.analysis.hover import ANSWER_LINES, MAX_LINES, as_plain_text, explain_command, hover
 from opgen_lsp.index.native import NativeParser, TagsParser
+from opgen_lsp.releases import DEFAULT
 
 
 @pytest.fixture(scope="module")
 def real(native_yaml: Path, tags_yaml: Path):
     tags = TagsParser().parse(tags_yaml.read_text(encoding="utf-8"))
     text = native_yaml.read_text(encoding="utf-8")
-    snapshot = NativeParser().parse(text, tags.names)
+    snapshot = NativeParser(release=DEFAULT).parse(text, tags.names)
     return snapshot, tags, text.split("\n")
 
 

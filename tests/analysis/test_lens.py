@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from opgen_lsp.analysis.lens import TITLE_CHARS, op_lenses, short_list
 from opgen_lsp.index.native import NativeParser
+from opgen_lsp.releases import DEFAULT
 
 KEYS = ["CompositeExplicitAutograd", "NestedTensorCPU", "NestedTensorCUDA", "SparseCPU", "SparseCUDA"]
 NATIVE = ("- func: wide(Tensor self) -> Tensor\n  dispatch:\n"
@@ -19,7 +20,7 @@ def test_short_list_keeps_what_fits_and_counts_the_rest() -> None:
 
 
 def test_a_lens_title_is_short_and_its_tooltip_names_every_kernel() -> None:
-    snapshot = NativeParser().parse(NATIVE, frozenset())
+    snapshot = NativeParser(release=DEFAULT).parse(NATIVE, frozenset())
     lenses = [lens for lens in op_lenses(snapshot) if lens.command is None]
     wide, narrow = lenses
     assert wide.title == "kernels: CompositeExplicitAutograd +4" and len(wide.title) <= TITLE_CHARS + 2

@@ -189,7 +189,7 @@ def test_pasted_stubs_compile_and_clear_the_diagnostics(native, tmp_path, monkey
                        "symint:\n- empty_strided\n"
     monkeypatch.chdir(tmp_path)
     (tmp_path / "backend.yaml").write_text(yaml_text)
-    result = generate_backend(BackendOptions(str(tmp_path / "backend.yaml"), "out"), native)
+    result = generate_backend(BackendOptions(str(tmp_path / "backend.yaml"), "out", release=DEFAULT), native)
     assert not result.has_errors and (tmp_path / "out" / "PrivateUse1NativeFunctions.h").exists()
     text = impl(ADD_TENSOR)
     _, impl_path, found = _check(native, yaml_text, text, tmp_path)

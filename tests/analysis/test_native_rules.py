@@ -10,6 +10,7 @@ import pytest
 
 from opgen_lsp.diagnostics import CODES, Severity
 from opgen_lsp.index.native import NativeParser, TagsParser
+from opgen_lsp.releases import DEFAULT
 
 TAGS = """\
 - tag: pointwise
@@ -36,7 +37,7 @@ UFUNC_BINARY = UFUNC_UNARY.replace("Tensor self", "Tensor self, Tensor other")
 
 
 def check(text: str):
-    return NativeParser().parse(text, VALID_TAGS).diagnostics
+    return NativeParser(release=DEFAULT).parse(text, VALID_TAGS).diagnostics
 
 
 def position(text: str, marker: str) -> tuple[int, int]:

@@ -8,6 +8,7 @@ import pytest
 from opgen_lsp.analysis import rename
 from opgen_lsp.analysis.rename import OPERATOR, OVERLOAD, Target, rename_problem, split_name
 from opgen_lsp.index.native import NativeParser
+from opgen_lsp.releases import DEFAULT
 from opgen_lsp.text import Span
 
 NATIVE = """\
@@ -26,7 +27,7 @@ NATIVE = """\
 - func: other(Tensor self) -> Tensor
 """
 
-SNAPSHOT = NativeParser().parse(NATIVE, frozenset())
+SNAPSHOT = NativeParser(release=DEFAULT).parse(NATIVE, frozenset())
 
 
 def at(marker: str, offset: int = 0) -> tuple[int, int]:
@@ -93,7 +94,7 @@ def test_refusals(marker: str, offset: int, new: str, reason: str | None):
 
 def test_an_operator_whose_kernel_is_named_after_it_elsewhere():
     native = NATIVE + "\n- func: other.Scalar(Tensor self, Scalar s) -> Tensor\n  dispatch:\n    CPU: other\n"
-    snapshot = NativeParser().parse(native, frozenset())
+    snapshot = NativeParser(release=DEFAULT).parse(native, frozenset())
     target = rename.native_target(snapshot, 12, 9)
     assert target is not None and target.name == "other"
     problem = rename_problem(snapshot, None, target, "another")
@@ -110,7 +111,7 @@ def test_a_collision_in_generated_code():
 
 def test_a_namespaced_kernel_is_in_torchgen_s_namespace():
     native = "- func: foo(Tensor self) -> Tensor\n  dispatch:\n    CPU: custom::foo_cpu\n    CUDA: foo_cuda\n"
-    snapshot = NativeParser().parse(native, frozenset())
+    snapshot = NativeParser(release=DEFAULT).parse(native, frozenset())
     assert [(k.name, k.namespace) for k in rename.dispatch_kernels(snapshot.document.entries[0])] == [
         ("foo_cpu", "custom::native"), ("foo_cuda", "at::native")]
     target = rename.native_target(snapshot, 2, 20)

@@ -30,6 +30,7 @@ from opgen_lsp.model.vendor_formats import (
     lower_vendor_yaml,
     vendor_format,
 )
+from opgen_lsp.releases import DEFAULT
 from opgen_lsp.syntax.nodes import compose
 
 # ../shared/corpus beside the checkout, as tests/conftest.py finds it.
@@ -74,7 +75,7 @@ def real_text(fmt: str) -> str:
 @pytest.fixture(scope="module")
 def native(native_yaml, tags_yaml) -> NativeSnapshot:
     tags = TagsParser().parse(tags_yaml.read_text())
-    return NativeParser().parse(native_yaml.read_text(), tags.names)
+    return NativeParser(release=DEFAULT).parse(native_yaml.read_text(), tags.names)
 
 
 def check(fmt: str, text: str, native: NativeSnapshot):

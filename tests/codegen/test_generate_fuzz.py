@@ -22,6 +22,7 @@ from reliability.fuzz import env_seed
 from opgen_lsp.codegen.files.context import GenerateOptions
 from opgen_lsp.codegen.generate import Engine
 from opgen_lsp.index.inputs import InputError
+from opgen_lsp.releases import DEFAULT
 
 from .raise_sites import ACCEPTED_INPUTS, INPUTS
 
@@ -68,7 +69,7 @@ def engine(aten: Path, tmp_path_factory) -> Engine:
     (source / "native").mkdir()
     shutil.copy(aten / "native" / "tags.yaml", source / "native" / "tags.yaml")
     (source / "templates").symlink_to(aten / "templates")
-    return Engine(GenerateOptions(source_path=str(source)))
+    return Engine(GenerateOptions(source_path=str(source), release=DEFAULT))
 
 
 def test_what_check_accepts_generates(engine: Engine) -> None:

@@ -12,6 +12,7 @@ from opgen_lsp.codegen.lazy.run import LazyRunOptions, generate_lazy
 from opgen_lsp.model.schema_parser import parse_schema
 from opgen_lsp.pieces.lazy.options import LazyOptions
 from opgen_lsp.pieces.lazy.schema import LazyIrProperties, lazy_schema
+from opgen_lsp.releases import DEFAULT
 
 HEAD = "backend: XLA\ncpp_namespace: torch_xla\n"
 ABS_DECL = "TORCH_API std::vector<torch::lazy::Shape> compute_shape_abs(const at::Tensor & self);"
@@ -62,12 +63,12 @@ def test_non_native_entries_and_their_problems():
 
 def test_backend_name_is_build_in_tree_as_in_torch_2_13():
     args = build_parser().parse_args(["generate-lazy", "-s", "x.yaml", "-o", "out", "--backend-name", "Foo"])
-    lazy = options_from(args).lazy
+    lazy = options_from(args, DEFAULT).lazy
     assert lazy.build_in_tree and lazy.backend_name == "TorchScript"
     args = build_parser().parse_args(["generate-lazy", "-s", "x.yaml", "-o", "out", "--backend-name", ""])
-    assert not options_from(args).lazy.build_in_tree
+    assert not options_from(args, DEFAULT).lazy.build_in_tree
     args = build_parser().parse_args(["generate-lazy", "-s", "x.yaml", "-o", "out", "--dry-run", "False"])
-    assert options_from(args).dry_run  # argparse type=bool: any non-empty value
+    assert options_from(args, DEFAULT).dry_run  # argparse type=bool: any non-empty value
 
 
 def _run(tmp_path, native_yaml, yaml_text: str, header_text: str):
@@ -75,7 +76,7 @@ def _run(tmp_path, native_yaml, yaml_text: str, header_text: str):
     source.write_text(yaml_text)
     header.write_text(header_text)
     return generate_lazy(LazyRunOptions(str(source), str(tmp_path / "out"), dry_run=True,
-                                        lazy=LazyOptions(shape_inference_hdr=str(header)),
+                                        lazy=LazyOptions(shape_inference_hdr=str(header), release=DEFAULT),
                                         native_functions=str(native_yaml)))
 
 
@@ -114,7 +115,7 @@ def test_unsupported_type_is_an_error_on_the_op(tmp_path, native_yaml):
 def test_unreadable_header_is_an_input_error(tmp_path, native_yaml):
     source = tmp_path / "b.yaml"
     source.write_text(HEAD + "full_codegen:\n- abs\n")
-    result = generate_lazy(LazyRunOptions(str(source), "out", lazy=LazyOptions(shape_inference_hdr="nope/x.h"),
+    result = generate_lazy(LazyRunOptions(str(source), "out", lazy=LazyOptions(shape_inference_hdr="nope/x.h", release=DEFAULT),
                                           native_functions=str(native_yaml)))
     assert not result.read and "Unable to read from the specified shape_inference_hdr file: nope/x.h" in \
         result.errors[0]

@@ -94,12 +94,13 @@ def _opgen_registrations(aten: Path, native, options: RegistrationOptions) -> di
 
 
 CASES = {
-    "eager-out-of-tree": RegistrationOptions(),
-    "deferred-named": RegistrationOptions(eager=False, backend_name="TorchScript"),
-    "deferred-unnamed": RegistrationOptions(eager=False),
-    "in-tree": RegistrationOptions(build_in_tree=True),
-    "per-operator-headers": RegistrationOptions(per_operator_headers=True),
-    "all-three": RegistrationOptions(eager=False, backend_name="Lazy", build_in_tree=True, per_operator_headers=True),
+    "eager-out-of-tree": RegistrationOptions(release=DEFAULT),
+    "deferred-named": RegistrationOptions(eager=False, backend_name="TorchScript", release=DEFAULT),
+    "deferred-unnamed": RegistrationOptions(eager=False, release=DEFAULT),
+    "in-tree": RegistrationOptions(build_in_tree=True, release=DEFAULT),
+    "per-operator-headers": RegistrationOptions(per_operator_headers=True, release=DEFAULT),
+    "all-three": RegistrationOptions(eager=False, backend_name="Lazy", build_in_tree=True, per_operator_headers=True,
+                                     release=DEFAULT),
 }
 
 
@@ -114,15 +115,15 @@ def test_registration_options_match_torchgen(aten, native, torchgen_parsed, tmp_
 
 
 def test_options_change_what_they_should(aten, native):
-    eager = _opgen_registrations(aten, native, RegistrationOptions())["RegisterXLA.cpp"].decode()
-    deferred = _opgen_registrations(aten, native, RegistrationOptions(eager=False, backend_name="Lazy"))
+    eager = _opgen_registrations(aten, native, RegistrationOptions(release=DEFAULT))["RegisterXLA.cpp"].decode()
+    deferred = _opgen_registrations(aten, native, RegistrationOptions(eager=False, backend_name="Lazy", release=DEFAULT))
     text = deferred["RegisterXLA.cpp"].decode()
     assert "TORCH_LIBRARY_IMPL(aten, XLA, m)" in eager and "RegisterLazyXLANativeFunctions" not in eager
     assert "TORCH_API void RegisterLazyXLANativeFunctions() {" in text and "TORCH_LIBRARY_IMPL(aten, XLA, m)" not in text
     assert "MAKE_TORCH_LIBRARY_IMPL(aten, AutogradXLA)" in deferred["RegisterAutogradXLA.cpp"].decode()
-    in_tree = _opgen_registrations(aten, native, RegistrationOptions(build_in_tree=True))["RegisterXLA.cpp"].decode()
+    in_tree = _opgen_registrations(aten, native, RegistrationOptions(build_in_tree=True, release=DEFAULT))["RegisterXLA.cpp"].decode()
     assert '#include "out/XLANativeFunctions.h"' in eager and "#include <out/XLANativeFunctions.h>" in in_tree
-    per_op = _opgen_registrations(aten, native, RegistrationOptions(per_operator_headers=True))["RegisterXLA.cpp"]
+    per_op = _opgen_registrations(aten, native, RegistrationOptions(per_operator_headers=True, release=DEFAULT))["RegisterXLA.cpp"]
     assert b"#include <ATen/Functions.h>" in eager.encode() and b"#include <ATen/Functions.h>" not in per_op
     assert b"#include <ATen/ops/as_strided_native.h>" in per_op
 
@@ -141,7 +142,7 @@ def test_run_gen_lazy_tensor_with_in_tree_per_operator_headers(aten, tmp_path, m
                         shape_inference_hdr=str(header), lazy_ir_generator=GenTSLazyIR, build_in_tree=True,
                         per_operator_headers=True, backend_name="Lazy")
     lazy = LazyOptions(node_base="TsNode", shape_inference_hdr=str(header), gen_ts_lowerings=True,
-                       build_in_tree=True, per_operator_headers=True, backend_name="Lazy")
+                       build_in_tree=True, per_operator_headers=True, backend_name="Lazy", release=DEFAULT)
     result = generate_lazy(LazyRunOptions(str(source), "ref", lazy=lazy, dry_run=True))
     assert not result.has_errors, result.errors
     expected = {p.name: _normalized(p.read_bytes()) for p in sorted((tmp_path / "ref").iterdir())}

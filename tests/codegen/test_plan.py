@@ -108,7 +108,7 @@ def test_has_pieces_agrees_with_the_pieces_on_the_real_file(aten) -> None:
     from opgen_lsp.codegen.generate import load_context
     from opgen_lsp.pieces.dest.register_namespaced import group_pieces, has_pieces
 
-    ctx = load_context(GenerateOptions(source_path=str(aten), mps=True, xpu=True, mtia=True))
+    ctx = load_context(GenerateOptions(source_path=str(aten), mps=True, xpu=True, mtia=True, release=DEFAULT))
     for key in ctx.options.dispatch_keys:
         index = ctx.backend_index(key)
         for g in ctx.groups:

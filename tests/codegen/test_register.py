@@ -6,6 +6,7 @@ import pytest
 
 from opgen_lsp.index.native import NativeParser, TagsParser
 from opgen_lsp.pieces.explain import Explainer
+from opgen_lsp.releases import DEFAULT
 
 TAGS = "- tag: pt2_compliant_tag\n  desc: compliant\n"
 OPS = """\
@@ -35,7 +36,7 @@ OPS = """\
 
 @pytest.fixture(scope="module")
 def explainer() -> Explainer:
-    snapshot = NativeParser().parse(OPS, TagsParser().parse(TAGS).names)
+    snapshot = NativeParser(release=DEFAULT).parse(OPS, TagsParser().parse(TAGS).names)
     assert [d.message for d in snapshot.diagnostics] == []
     return Explainer(snapshot.functions, snapshot.release)
 

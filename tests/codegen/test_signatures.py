@@ -70,7 +70,7 @@ OPS = """\
 @pytest.fixture(scope="module")
 def model():
     tags = TagsParser().parse(TAGS).names
-    snapshot = NativeParser().parse(OPS, tags)
+    snapshot = NativeParser(release=DEFAULT).parse(OPS, tags)
     assert [d.message for d in snapshot.diagnostics] == []
     return snapshot.functions
 

@@ -31,6 +31,7 @@ from conftest import CORPUS
 
 from opgen_lsp.index.backend import check_backend
 from opgen_lsp.index.native import NativeParser, TagsParser
+from opgen_lsp.releases import DEFAULT
 
 from . import canonical
 
@@ -90,7 +91,7 @@ def torchgen_batch(cases: list[Case], folder: Path, inputs: tuple[Path, ...] = (
 @pytest.fixture(scope="module")
 def native(native_yaml, tags_yaml):
     tags = TagsParser().parse(tags_yaml.read_text())
-    return NativeParser().parse(native_yaml.read_text(), tags.names)
+    return NativeParser(release=DEFAULT).parse(native_yaml.read_text(), tags.names)
 
 
 @pytest.fixture(scope="module")
@@ -217,7 +218,7 @@ def test_custom_native_functions(custom_tree, name, text, rejected, tmp_path):
                          outputs=[Path("out")], pythonpath=[custom_tree], inputs=[custom_tree / "aten"])
     native_dir = custom_tree / "aten" / "src" / "ATen" / "native"
     tags = TagsParser().parse((native_dir / "tags.yaml").read_text())
-    native = NativeParser().parse((native_dir / "native_functions.yaml").read_text(), tags.names)
+    native = NativeParser(release=DEFAULT).parse((native_dir / "native_functions.yaml").read_text(), tags.names)
     assert (done.returncode != 0) == rejected, done.stderr[-2000:]
     assert check_backend(text, native, vendors=False).has_errors == rejected
 

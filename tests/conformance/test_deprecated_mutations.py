@@ -53,7 +53,7 @@ def deprecated_yaml(aten: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def opgen_native(native_yaml: Path, tags_yaml: Path):
-    return NativeParser().parse(native_yaml.read_text(), TagsParser().parse(tags_yaml.read_text()).names)
+    return NativeParser(release=DEFAULT).parse(native_yaml.read_text(), TagsParser().parse(tags_yaml.read_text()).names)
 
 
 def _mutated(real: str, old: str, new: str) -> str:

@@ -39,7 +39,7 @@ def functions_h(aten: Path, native_yaml: Path, tags_yaml: Path, tmp_path_factory
 @pytest.fixture(scope="module")
 def check(aten: Path, native_yaml: Path, tags_yaml: Path):
     tags = TagsParser().parse(tags_yaml.read_text())
-    native = NativeParser().parse(native_yaml.read_text(), tags.names)
+    native = NativeParser(release=DEFAULT).parse(native_yaml.read_text(), tags.names)
     document = DerivativesParser().parse((aten.parent / "autograd" / "derivatives.yaml").read_text())
     return DerivativesChecker().check(document, native.functions, DEFAULT)
 

@@ -198,7 +198,7 @@ def real_derivatives(aten: Path) -> Path:
 @pytest.fixture(scope="module")
 def opgen_native(native_yaml: Path, tags_yaml: Path):
     tags = TagsParser().parse(tags_yaml.read_text())
-    return NativeParser().parse(native_yaml.read_text(), tags.names), tags
+    return NativeParser(release=DEFAULT).parse(native_yaml.read_text(), tags.names), tags
 
 
 @pytest.fixture(scope="module")
@@ -242,7 +242,7 @@ def test_mutation(mutation: Mutation, real_derivatives, native_yaml, opgen_nativ
     edited = mutation.apply(real_derivatives.read_text())
     native_snapshot = opgen_native[0]
     if mutation.native_extra:
-        native_snapshot = NativeParser().parse(native_yaml.read_text() + mutation.native_extra, opgen_native[1].names)
+        native_snapshot = NativeParser(release=DEFAULT).parse(native_yaml.read_text() + mutation.native_extra, opgen_native[1].names)
         assert not native_snapshot.diagnostics
     assert torch_rejects(edited.text, mutation.native_extra) == mutation.rejected
     diagnostics = opgen_diagnostics(edited.text, native_snapshot)

@@ -9,6 +9,7 @@ import pytest
 from opgen_lsp.codegen.options import CodegenOptions
 from opgen_lsp.index.native import NativeParser, TagsParser
 from opgen_lsp.pieces.explain import Explainer
+from opgen_lsp.releases import DEFAULT
 
 pytestmark = [pytest.mark.conformance, pytest.mark.slow]
 
@@ -16,7 +17,7 @@ pytestmark = [pytest.mark.conformance, pytest.mark.slow]
 @pytest.fixture(scope="module")
 def explainer(native_yaml: Path, tags_yaml: Path) -> Explainer:
     tags = TagsParser().parse(tags_yaml.read_text()).names
-    snapshot = NativeParser(CodegenOptions().ignore_keys).parse(native_yaml.read_text(), tags)
+    snapshot = NativeParser(CodegenOptions(DEFAULT).ignore_keys, release=DEFAULT).parse(native_yaml.read_text(), tags)
     return Explainer(snapshot.functions, snapshot.release)
 
 

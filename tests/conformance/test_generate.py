@@ -25,6 +25,7 @@ import pytest
 from opgen_lsp.codegen.files.context import GenerateOptions
 from opgen_lsp.codegen.generate import generate
 from opgen_lsp.codegen.plan import Manager
+from opgen_lsp.releases import DEFAULT
 
 from .conftest import TORCHGEN_VARIANT_FLAGS
 
@@ -69,7 +70,8 @@ def _dirs(root: Path) -> dict:
 
 def _options(aten: Path, root: Path, **kw) -> GenerateOptions:
     return GenerateOptions(source_path=str(aten), install_dir=str(root / "aten"),
-                           headeronly_install_dir=str(root / "headeronly"), aoti_install_dir=str(root / "aoti"), **kw)
+                           headeronly_install_dir=str(root / "headeronly"), aoti_install_dir=str(root / "aoti"),
+                           **{"release": DEFAULT, **kw})
 
 
 def test_every_implemented_file_is_byte_identical(aten: Path, torchgen_gen_output: Path, tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from file_trees import files_under
 
 from opgen_lsp.cli.generate import add_generate_parser, options_from_args
 from opgen_lsp.codegen.generate import generate
+from opgen_lsp.releases import DEFAULT
 
 from .conftest import SELECTIVE_VARIANTS
 
@@ -27,7 +28,7 @@ def _options(aten: Path, root: Path, flags: tuple[str, ...]):
     add_generate_parser(parser.add_subparsers())
     args = parser.parse_args(["generate", "-s", str(aten), "-d", str(root / "aten"), "--headeronly-install-dir",
                               str(root / "headeronly"), "--aoti-install-dir", str(root / "aoti"), *flags])
-    return options_from_args(args)
+    return options_from_args(args, DEFAULT)
 
 
 @pytest.mark.parametrize("variant", sorted(SELECTIVE_VARIANTS))

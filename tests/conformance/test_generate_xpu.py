@@ -23,6 +23,7 @@ from conftest import CORPUS
 from opgen_lsp.codegen.files.context import GenerateOptions
 from opgen_lsp.codegen.generate import generate
 from opgen_lsp.codegen.plan import Manager
+from opgen_lsp.releases import DEFAULT
 
 pytestmark = [pytest.mark.conformance, pytest.mark.slow, pytest.mark.corpus]
 
@@ -74,7 +75,7 @@ def test_xpu_overlay_is_byte_identical(xpu_tree: Path, torchgen_xpu_output: Path
     result = generate(GenerateOptions(
         source_path=str(xpu_tree / "aten" / "src" / "ATen"), install_dir=str(tmp_path / "aten"),
         headeronly_install_dir=str(tmp_path / "headeronly"), aoti_install_dir=str(tmp_path / "aoti"),
-        per_operator_headers=True, xpu=True, backend_whitelist=BACKENDS))
+        per_operator_headers=True, xpu=True, backend_whitelist=BACKENDS, release=DEFAULT))
     assert result.errors == ()
     same, different, planned = [], [], set()
     for p in result.planned:

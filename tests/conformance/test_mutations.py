@@ -22,6 +22,7 @@ import pytest
 import reference
 
 from opgen_lsp.index.native import NativeParser, TagsParser
+from opgen_lsp.releases import DEFAULT
 
 from .mutations import Mutated, Mutation, add_after, edit, entry_text, rewrite
 
@@ -214,7 +215,7 @@ def original(native_yaml) -> str:
 def opgen(tags_yaml):
     """One parser for the whole module: it caches entries, so a mutation only re-parses what changed."""
     tags = TagsParser().parse(tags_yaml.read_text())
-    parser = NativeParser()
+    parser = NativeParser(release=DEFAULT)
     return lambda text: parser.parse(text, tags.names)
 
 

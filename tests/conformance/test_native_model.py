@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from opgen_lsp.index.native import NativeParser, TagsParser
+from opgen_lsp.releases import DEFAULT
 
 from . import canonical
 
@@ -28,7 +29,7 @@ def reference(native_yaml, tags_yaml):
 @pytest.fixture(scope="module")
 def ours(native_yaml, tags_yaml):
     tags = TagsParser().parse(tags_yaml.read_text())
-    snapshot = NativeParser().parse(native_yaml.read_text(), tags.names)
+    snapshot = NativeParser(release=DEFAULT).parse(native_yaml.read_text(), tags.names)
     model = snapshot.functions
     return {
         "functions": [canonical.native_function(op.function, op.line + 1) for op in model.ops],
@@ -69,7 +70,7 @@ def test_signature_keys_print_the_signatures(native_yaml, tags_yaml):
     from opgen_lsp.model.schema import signature_key
 
     tags = TagsParser().parse(tags_yaml.read_text())
-    for op in NativeParser().parse(native_yaml.read_text(), tags.names).functions.ops:
+    for op in NativeParser(release=DEFAULT).parse(native_yaml.read_text(), tags.names).functions.ops:
         func = op.function.func
         assert signature_key(func) == str(func.signature()), str(func)
         assert signature_key(func, True) == str(func.signature(strip_view_copy_name=True)), str(func)

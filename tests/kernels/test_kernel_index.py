@@ -12,6 +12,7 @@ from opgen_lsp.analysis.kernels import missing_kernels
 from opgen_lsp.cli import main
 from opgen_lsp.index.kernels import KernelIndex
 from opgen_lsp.index.native import NativeParser, TagsParser
+from opgen_lsp.releases import DEFAULT
 from opgen_lsp.syntax.cpp_scan import DECLARATION, DEFINITION, IMPL, META, scan
 
 SOURCES = {
@@ -149,7 +150,7 @@ def test_declarations_are_not_definitions() -> None:
 
 def test_missing_kernels_are_reported_on_the_kernel_name(tree: Path) -> None:
     index = KernelIndex.build([str(tree)], workers=1)
-    snapshot = NativeParser().parse(OPS, TagsParser().parse(TAGS).names)
+    snapshot = NativeParser(release=DEFAULT).parse(OPS, TagsParser().parse(TAGS).names)
     assert [d.message for d in snapshot.diagnostics] == []
     found = missing_kernels(snapshot, index)
     lines = OPS.splitlines()
@@ -167,7 +168,7 @@ def test_missing_kernels_are_reported_on_the_kernel_name(tree: Path) -> None:
 def test_a_missing_meta_function(tree: Path) -> None:
     (tree / "native/Structured.cpp").write_text(SOURCES["native/Structured.cpp"].replace("TORCH_META_FUNC(spin)", "x"))
     index = KernelIndex.build([str(tree)], workers=1)
-    snapshot = NativeParser().parse(OPS, TagsParser().parse(TAGS).names)
+    snapshot = NativeParser(release=DEFAULT).parse(OPS, TagsParser().parse(TAGS).names)
     assert [d.message for d in missing_kernels(snapshot, index) if d.code == "OPG601"] == [
         f"no TORCH_META_FUNC(spin) (or TORCH_META_FUNC2) in {tree}: the structured op needs its meta function"]
 

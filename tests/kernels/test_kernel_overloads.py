@@ -20,6 +20,7 @@ from opgen_lsp.cli import main
 from opgen_lsp.index.kernels import KernelIndex
 from opgen_lsp.index.native import NativeParser, TagsParser
 from opgen_lsp.pieces.dest.native_declarations import kernel_parameter_types
+from opgen_lsp.releases import DEFAULT
 from opgen_lsp.syntax.cpp_scan import DEFINITION, Branch, scan
 
 BITAND_TENSOR = "Tensor bitand(const Tensor& self, const Tensor& other) { return self; }\n"
@@ -99,7 +100,7 @@ def tree(tmp_path: Path) -> Path:
 
 def warnings(tree: Path) -> list[tuple[str, int, str]]:
     index = KernelIndex.build([str(tree)], workers=1)
-    snapshot = NativeParser().parse(OPS, TagsParser().parse(TAGS).names)
+    snapshot = NativeParser(release=DEFAULT).parse(OPS, TagsParser().parse(TAGS).names)
     found = missing_kernels(snapshot, index, parameters=kernel_parameter_types)
     return sorted((d.code, d.span.start_line, d.message) for d in found)
 
@@ -261,7 +262,7 @@ async def test_the_server_reports_a_deleted_overload_and_branch(tmp_path: Path, 
 
 def test_hover_and_go_to_definition_take_the_overload_of_the_op(tree: Path) -> None:
     index = KernelIndex.build([str(tree)], workers=1)
-    snapshot = NativeParser().parse(OPS, TagsParser().parse(TAGS).names)
+    snapshot = NativeParser(release=DEFAULT).parse(OPS, TagsParser().parse(TAGS).names)
     line = dispatch_line("bitand.Scalar(Tensor self, Scalar other) -> Tensor")
     ref = kernel_nav.kernel_at(snapshot, line, LINES[line].index("bitand") + 1)
     assert ref is not None

@@ -7,6 +7,7 @@ from pathlib import Path
 from opgen_lsp.analysis.kernels import missing_kernels
 from opgen_lsp.index.kernels import KernelIndex
 from opgen_lsp.index.native import NativeParser, TagsParser
+from opgen_lsp.releases import DEFAULT
 
 TAGS = "- tag: view_copy\n  desc: copy variant of a view\n- tag: pt2_compliant_tag\n  desc: compliant\n"
 OPS = """\
@@ -28,7 +29,7 @@ OPS = """\
 
 
 def test_generated_view_copy_and_mtia_kernels_are_not_required(tmp_path: Path) -> None:
-    snapshot = NativeParser().parse(OPS, TagsParser().parse(TAGS).names)
+    snapshot = NativeParser(release=DEFAULT).parse(OPS, TagsParser().parse(TAGS).names)
     assert [d.message for d in snapshot.diagnostics] == []
     index = KernelIndex.build([str(tmp_path)], workers=1)
     missing = {d.message.split(" of ")[0].split()[-1] for d in missing_kernels(snapshot, index)}
@@ -40,7 +41,7 @@ def test_the_servers_per_op_check_leaves_them_out_too(tmp_path: Path) -> None:
     from opgen_lsp.diagnostics import Severity
     from opgen_lsp.lsp.kernels import MissingKernels
 
-    snapshot = NativeParser().parse(OPS, TagsParser().parse(TAGS).names)
+    snapshot = NativeParser(release=DEFAULT).parse(OPS, TagsParser().parse(TAGS).names)
     index = KernelIndex.build([str(tmp_path)], workers=1)
     check = MissingKernels()
     for _ in range(2):  # the second call answers from its per-op memory
@@ -51,7 +52,7 @@ def test_the_servers_per_op_check_leaves_them_out_too(tmp_path: Path) -> None:
 
 def test_a_kernel_defined_only_where_the_codegen_cannot_call_it_says_so(tmp_path: Path) -> None:
     (tmp_path / "Spin.cpp").write_text("namespace at::native {\nstatic Tensor spin_cpu(const Tensor& s) { return s; }\n}\n")
-    snapshot = NativeParser().parse(OPS, TagsParser().parse(TAGS).names)
+    snapshot = NativeParser(release=DEFAULT).parse(OPS, TagsParser().parse(TAGS).names)
     index = KernelIndex.build([str(tmp_path)], workers=1)
     message = next(d.message for d in missing_kernels(snapshot, index) if "spin_cpu" in d.message)
     assert f"is not defined (the one in {tmp_path / 'Spin.cpp'}:2 is static)" in message

@@ -11,6 +11,7 @@ from opgen_lsp.index.native import NativeParser
 from opgen_lsp.lsp import config
 from opgen_lsp.lsp.workspace import Workspace
 from opgen_lsp.pieces.dest import aoti
+from opgen_lsp.releases import DEFAULT
 
 TAGS = "- tag: core\n  desc: core aten\n"
 FAILING = "- func: foo(Tensor self, Device[] devices) -> Tensor\n  dispatch:\n    CPU: foo\n"
@@ -53,7 +54,7 @@ def test_the_server_reports_a_failing_shim_argument_and_follows_edits(tmp_path: 
 def test_an_unchanged_entry_keeps_its_verdict(tmp_path: Path, monkeypatch) -> None:
     aten = _aten(tmp_path, 'inductor_fallback_ops = {"aten.foo.default": {}}\naten_shimified_ops = {}\n')
     native = str(aten / "native" / "native_functions.yaml")
-    parser = NativeParser()
+    parser = NativeParser(release=DEFAULT)
     tries: list[str] = []
     compute = aoti.compute_shim
     monkeypatch.setattr(aoti, "compute_shim", lambda func, *rest: tries.append(str(func.name)) or compute(func, *rest))

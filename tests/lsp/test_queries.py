@@ -17,12 +17,13 @@ from opgen_lsp.index.native import NativeParser, TagsParser
 from opgen_lsp.lsp import config, convert
 from opgen_lsp.lsp.workspace import Workspace
 from opgen_lsp.model.lower import ENTRY_KEYS
+from opgen_lsp.releases import DEFAULT
 from opgen_lsp.text import Span
 
 from .helpers import NATIVE, TAGS
 
 TAGS_SNAPSHOT = TagsParser().parse(TAGS)
-SNAPSHOT = NativeParser().parse(NATIVE, TAGS_SNAPSHOT.names)
+SNAPSHOT = NativeParser(release=DEFAULT).parse(NATIVE, TAGS_SNAPSHOT.names)
 LINES = NATIVE.split("\n")
 
 
@@ -56,7 +57,7 @@ def test_hits():
 
 def test_entry_range_stops_at_the_last_content_line():
     text = "- func: a(Tensor self) -> Tensor\n  variants: function\n\n# about b\n- func: b(Tensor self) -> Tensor\n"
-    snapshot = NativeParser().parse(text, frozenset())
+    snapshot = NativeParser(release=DEFAULT).parse(text, frozenset())
     first, second = snapshot.document.entries
     assert cursor.entry_range(first) == Span(0, 0, 1, 20)
     assert cursor.entry_range(second) == Span(4, 0, 4, 32)
@@ -67,7 +68,7 @@ def test_entry_range_stops_at_the_last_content_line():
 
 def test_symbols_group_consecutive_overloads_only():
     text = "".join(f"- func: {name}(Tensor self) -> Tensor\n" for name in ("a.x", "a_.x", "b", "a.y"))
-    found = symbols.native_symbols(NativeParser().parse(text, frozenset()))
+    found = symbols.native_symbols(NativeParser(release=DEFAULT).parse(text, frozenset()))
     assert [(s.name, s.kind, [c.name for c in s.children]) for s in found] == [
         ("a", symbols.GROUP, ["a.x", "a_.x"]), ("b", symbols.OP, []), ("a.y", symbols.OP, [])]
     assert found[0].range == Span(0, 0, 1, 35)
@@ -75,7 +76,7 @@ def test_symbols_group_consecutive_overloads_only():
 
 def test_an_entry_whose_schema_does_not_parse_keeps_its_symbol():
     text = "- func: broken.overload(Tensor self -> Tensor\n- func: fine(Tensor self) -> Tensor\n"
-    found = symbols.native_symbols(NativeParser().parse(text, frozenset()))
+    found = symbols.native_symbols(NativeParser(release=DEFAULT).parse(text, frozenset()))
     assert [s.name for s in found] == ["broken.overload", "fine"]
 
 
@@ -122,7 +123,7 @@ def test_definition_and_references():
 
 def test_a_delegate_to_a_missing_op_has_no_definition():
     text = "- func: f(Tensor self) -> Tensor\n  structured_delegate: nowhere.out\n"
-    snapshot = NativeParser().parse(text, frozenset())
+    snapshot = NativeParser(release=DEFAULT).parse(text, frozenset())
     assert definition.definition(snapshot, 1, 25) is None
 
 
@@ -146,7 +147,7 @@ def test_hover_on_entry_keys_uses_their_descriptions():
 
 def test_hover_on_an_unknown_tag_and_a_missing_op():
     text = "- func: f(Tensor self) -> Tensor\n  structured_delegate: g.out\n  tags: nope\n"
-    snapshot = NativeParser().parse(text, TAGS_SNAPSHOT.names)
+    snapshot = NativeParser(release=DEFAULT).parse(text, TAGS_SNAPSHOT.names)
     assert "no such operator" in hover.hover(snapshot, TAGS_SNAPSHOT, 1, 24).markdown
     assert "not defined in tags.yaml" in hover.hover(snapshot, TAGS_SNAPSHOT, 2, 9).markdown
 
@@ -166,7 +167,7 @@ def complete(text: str, marker: str, offset: int | None = None):
     index = text.index(marker) + (len(marker) if offset is None else offset)
     line = text.count("\n", 0, index)
     col = index - (text.rfind("\n", 0, index) + 1)
-    snapshot = NativeParser().parse(text, TAGS_SNAPSHOT.names)
+    snapshot = NativeParser(release=DEFAULT).parse(text, TAGS_SNAPSHOT.names)
     return {c.label: c for c in completion.complete(text.split("\n"), line, col, snapshot, TAGS_SNAPSHOT)}
 
 

@@ -8,6 +8,7 @@ carrying the source of an earlier parse, whose spans were the old ones.
 from __future__ import annotations
 
 from opgen_lsp.index.native import NativeParser, TagsParser
+from opgen_lsp.releases import DEFAULT
 from opgen_lsp.text import Span
 
 TAGS = TagsParser().parse("- tag: core\n  desc: core\n").names
@@ -29,7 +30,7 @@ AFTER = BEFORE.replace("- func: foo(Tensor self) -> Tensor\n  autogen: foo.out\n
 
 
 def _clash_spans(text: str) -> list[Span]:
-    return [d.span for d in NativeParser().parse(text, TAGS).diagnostics if d.code == "OPG300"]
+    return [d.span for d in NativeParser(release=DEFAULT).parse(text, TAGS).diagnostics if d.code == "OPG300"]
 
 
 def test_a_generated_op_s_diagnostic_follows_its_entry_after_an_edit() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from opgen_lsp.index.native import NativeParser, TagsParser
 from opgen_lsp.model.native_yaml import GroupMemo, NativeFunction
+from opgen_lsp.releases import DEFAULT
 
 TEXT = """\
 - func: foo(Tensor self) -> Tensor
@@ -44,7 +45,7 @@ def _walk(value):
 
 def test_unchanged_groups_are_found_and_edited_ones_recomputed() -> None:
     tags = TagsParser().parse(TAGS).names
-    parser = NativeParser()
+    parser = NativeParser(release=DEFAULT)
     first = parser.parse(TEXT, tags).functions
     again = parser.parse("# a comment: every entry moves down a line\n" + TEXT, tags).functions
     assert [g for g in again.groups] == list(first.groups)
@@ -57,7 +58,7 @@ def test_unchanged_groups_are_found_and_edited_ones_recomputed() -> None:
 
 
 def test_only_the_last_pass_is_kept() -> None:
-    parser = NativeParser()
+    parser = NativeParser(release=DEFAULT)
     first = parser.parse(TEXT, TagsParser().parse(TAGS).names).functions
     memo = parser._groups
     assert _kept_functions(memo) >= {id(op.function) for op in first.ops}

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from opgen_lsp.index.native import NativeParser, TagsParser
+from opgen_lsp.releases import DEFAULT
 from opgen_lsp.syntax.entries import Chunk, split_chunks
 
 
@@ -45,7 +46,7 @@ def restore_gc():
 def test_tags_change_reparse_does_not_leak_pending_cyclic_garbage(native_yaml: Path, tags_yaml: Path, restore_gc):
     text = native_yaml.read_text()
     names = TagsParser().parse(tags_yaml.read_text()).names
-    parser = NativeParser()
+    parser = NativeParser(release=DEFAULT)
     first = parser.parse(text, names)  # the server's first analysis
 
     # Garbage made while (or just before) the next parse runs, e.g. by the event loop thread.
@@ -61,10 +62,10 @@ def test_tags_change_reparse_does_not_leak_pending_cyclic_garbage(native_yaml: P
 def test_later_cold_parses_do_not_freeze_again(native_yaml: Path, tags_yaml: Path, restore_gc):
     text = native_yaml.read_text()
     names = TagsParser().parse(tags_yaml.read_text()).names
-    NativeParser().parse(text, names)  # the first cold parse of the process has frozen the heap by now
+    NativeParser(release=DEFAULT).parse(text, names)  # the first cold parse of the process has frozen the heap by now
     frozen = gc.get_freeze_count()
     node, alive = _cycle()  # e.g. an asyncio task or request in flight while the worker thread parses
-    NativeParser().parse(text, names | {"a_new_tag"})
+    NativeParser(release=DEFAULT).parse(text, names | {"a_new_tag"})
     assert gc.get_freeze_count() == frozen
     del node
     gc.collect()

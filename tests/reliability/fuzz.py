@@ -32,6 +32,7 @@ from opgen_lsp.lsp import features
 from opgen_lsp.lsp.config import Settings
 from opgen_lsp.lsp.workspace import Workspace
 from opgen_lsp.pieces.explain import Explainer
+from opgen_lsp.releases import DEFAULT
 from opgen_lsp.syntax.entries import split_chunks
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -266,7 +267,7 @@ def run_layers(text: str, inputs: Inputs, rng: random.Random, *, kind: str | Non
         snapshot = TagsParser().parse(text)
         count += len(snapshot.diagnostics)
         symbols_query.tag_symbols(snapshot)
-    native = NativeParser().parse(text, inputs.tags.names)
+    native = NativeParser(release=DEFAULT).parse(text, inputs.tags.names)
     count += len(native.diagnostics)
     for d in native.diagnostics:
         assert d.code and d.message, d
@@ -315,7 +316,7 @@ def load_inputs() -> Inputs | None:
     if native is None:
         return None
     tags = TagsParser().parse((native / "tags.yaml").read_text(encoding="utf-8"))
-    snapshot = NativeParser().parse((native / "native_functions.yaml").read_text(encoding="utf-8"), tags.names)
+    snapshot = NativeParser(release=DEFAULT).parse((native / "native_functions.yaml").read_text(encoding="utf-8"), tags.names)
     # As the language server does once the real file is loaded: the collector's passes over this heap
     # (0.1-0.3 s each) are not the cost of the input under test.
     gc.collect()
@@ -437,7 +438,7 @@ def synthetic(native_text: str, copies: int, tags: frozenset[str]) -> str:
             starts.append(line)
             line += text.count("\n")  # type: ignore[union-attr]
         bad = {bisect.bisect_right(starts, d.span.start_line) - 1
-               for d in NativeParser().parse(head + "".join(copy), tags).diagnostics  # type: ignore[arg-type]
+               for d in NativeParser(release=DEFAULT).parse(head + "".join(copy), tags).diagnostics  # type: ignore[arg-type]
                if d.span.start_line >= starts[0]}
         if not bad:
             break

@@ -12,6 +12,7 @@ from pathlib import Path
 from opgen_lsp.analysis.check import check_paths
 from opgen_lsp.index.native import NativeParser
 from opgen_lsp.pieces.explain import Explainer
+from opgen_lsp.releases import DEFAULT
 
 
 def _timed(fn) -> tuple[float, object]:
@@ -29,7 +30,7 @@ def measure(text: str, tags_text: str, tags: frozenset[str], seed: int = 0) -> d
         Path(folder, "tags.yaml").write_text(tags_text, encoding="utf-8")
         figures["check_s"], result = _timed(lambda: check_paths([os.path.join(folder, "native_functions.yaml")]))
         figures["check_errors"] = sum(1 for i in result.items if i.diagnostic.is_error)  # type: ignore[attr-defined]
-    parser = NativeParser()
+    parser = NativeParser(release=DEFAULT)
     snapshot = parser.parse(text, tags)
     figures["ops"] = len(snapshot.functions.ops)
     at = text.index("\n- func:", len(text) // 2) + 1

@@ -19,6 +19,7 @@ from opgen_lsp.index.backend import check_backend
 from opgen_lsp.index.derivatives import DerivativesParser
 from opgen_lsp.index.native import NativeParser, TagsParser
 from opgen_lsp.lsp.workspace import Workspace
+from opgen_lsp.releases import DEFAULT
 
 from . import costly
 
@@ -49,18 +50,18 @@ def _stops(document: documents.Document) -> list[int]:
 def test_reading_any_input_costs_at_most_twenty_times_its_size(monkeypatch, name):
     monkeypatch.setattr(documents, "MIN_MEMORY_BUDGET", FLOOR)
     make = costly.CLASSES[name]
-    NativeParser().parse(make(50_000), TAGS)  # imports, memos of keys: what any earlier file leaves
+    NativeParser(release=DEFAULT).parse(make(50_000), TAGS)  # imports, memos of keys: what any earlier file leaves
     text = make(SIZE)
-    peak = _peak_of(lambda t: NativeParser().parse(t, TAGS), text)
+    peak = _peak_of(lambda t: NativeParser(release=DEFAULT).parse(t, TAGS), text)
     print(f"{name}: {peak / len(text):.1f}x")
     assert peak + len(text) <= 20 * len(text), f"{name}: {peak / len(text):.1f}x"
 
 
 def test_cheap_inputs_are_read_whole_and_costly_ones_stop_where_their_budget_ends(monkeypatch):
     monkeypatch.setattr(documents, "MIN_MEMORY_BUDGET", FLOOR)
-    repeated = NativeParser().parse(costly.many_entries(SIZE), TAGS)
+    repeated = NativeParser(release=DEFAULT).parse(costly.many_entries(SIZE), TAGS)
     assert len(repeated.document.entries) == SIZE // 10 and _stops(repeated.document) == []
-    dense = NativeParser().parse(costly.dense_flow_lists(SIZE), TAGS)
+    dense = NativeParser(release=DEFAULT).parse(costly.dense_flow_lists(SIZE), TAGS)
     [line] = _stops(dense.document)
     # Entries of two lines, each estimated at about 1 MB (2,000 values), against 16 bytes a character.
     first = dense.document.entries[0].result
@@ -86,11 +87,11 @@ def test_a_backend_yaml_just_within_its_budget_costs_at_most_twenty_times_its_si
 def test_a_re_parse_stops_where_a_fresh_parse_does(monkeypatch):
     monkeypatch.setattr(documents, "MIN_MEMORY_BUDGET", FLOOR)
     text = costly.distinct_functions(SIZE)
-    parser = NativeParser()
+    parser = NativeParser(release=DEFAULT)
     parser.parse(text, TAGS)
     edited = "- func: g(Tensor self) -> Tensor\n" + text
     again = parser.parse(edited, TAGS)
-    assert again.diagnostics == NativeParser().parse(edited, TAGS).diagnostics
+    assert again.diagnostics == NativeParser(release=DEFAULT).parse(edited, TAGS).diagnostics
     assert len(_stops(again.document)) == 1
 
 
@@ -103,7 +104,7 @@ def test_the_server_stops_reading_at_the_same_place(monkeypatch, tmp_path: Path)
     workspace.open(path.as_uri(), str(path), text, 1)
     analysis = workspace.analyse(path.as_uri())
     served = _stops(analysis.native.document)  # type: ignore[union-attr]
-    assert served and served == _stops(NativeParser().parse(text, TAGS).document)
+    assert served and served == _stops(NativeParser(release=DEFAULT).parse(text, TAGS).document)
 
 
 def _aten_folders() -> list[Path]:
@@ -133,7 +134,7 @@ def test_real_files_take_less_than_half_the_floor(monkeypatch):
         text = path.read_text(encoding="utf-8")
         tags = TagsParser().parse((path.parent / "tags.yaml").read_text(encoding="utf-8"))
         assert _stops(tags.document) == []
-        snapshot = NativeParser().parse(text, tags.names)
+        snapshot = NativeParser(release=DEFAULT).parse(text, tags.names)
         assert _stops(snapshot.document) == [] and len(snapshot.document.entries) > 2_000, path
     for path in _derivatives_files():
         parsed = DerivativesParser().parse(path.read_text(encoding="utf-8"))
@@ -159,17 +160,17 @@ def test_the_quick_count_clears_real_files_and_the_exact_count_decides_the_rest(
     monkeypatch.setattr(documents, "_Budget", counted)
     for path in _native_files():
         tags = TagsParser().parse((path.parent / "tags.yaml").read_text(encoding="utf-8")).names
-        NativeParser().parse(path.read_text(encoding="utf-8"), tags)
+        NativeParser(release=DEFAULT).parse(path.read_text(encoding="utf-8"), tags)
     assert exact_counts == []
 
     monkeypatch.setattr(documents, "MIN_MEMORY_BUDGET", FLOOR)
     for text in (costly.many_entries(SIZE), costly.dense_flow_lists(SIZE)):  # read whole; stopped
         exact_counts.clear()
-        quick = NativeParser().parse(text, TAGS)
+        quick = NativeParser(release=DEFAULT).parse(text, TAGS)
         assert exact_counts == [len(text)], "the quick count ran over, so the file was counted again exactly"
         with monkeypatch.context() as alone:
             alone.setattr(documents, "_Repeats", exact)  # the exact count from the start
-            expected = NativeParser().parse(text, TAGS)
+            expected = NativeParser(release=DEFAULT).parse(text, TAGS)
         assert _stops(quick.document) == _stops(expected.document)
         assert len(quick.document.entries) == len(expected.document.entries)
         assert quick.diagnostics == expected.diagnostics

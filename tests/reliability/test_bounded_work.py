@@ -12,6 +12,7 @@ from opgen_lsp.index import documents
 from opgen_lsp.index.backend import check_backend
 from opgen_lsp.index.native import NativeParser, TagsParser
 from opgen_lsp.lsp.workspace import Workspace
+from opgen_lsp.releases import DEFAULT
 from opgen_lsp.text import Span
 
 ENTRY = "- func: f(Tensor self) -> Tensor\n"
@@ -22,7 +23,7 @@ def test_a_file_of_too_many_values_stops_with_one_diagnostic(monkeypatch):
     monkeypatch.setattr(documents, "MIN_MEMORY_BUDGET", 500 * documents.VALUE_COST)
     first = "".join(ENTRY.replace("f(", f"f{i}(") for i in range(3))
     text = first + "- func: g(Tensor self) -> Tensor\n  tags: [" + ", ".join(["core"] * 2_000) + "]\n" + ENTRY
-    snapshot = NativeParser().parse(text, frozenset({"core"}))
+    snapshot = NativeParser(release=DEFAULT).parse(text, frozenset({"core"}))
     [stop] = [d for d in snapshot.diagnostics if d.code == "OPG007"]
     assert stop.span == Span.point(3, 0) and stop.is_error and "opgen stops reading this file here" in stop.message
     assert [e.line for e in snapshot.document.entries] == [0, 1, 2]  # read up to there, not after
@@ -35,7 +36,7 @@ def test_a_small_file_is_never_counted(monkeypatch):
     cost is still estimated once, for later parses of a longer text)."""
     monkeypatch.setattr(documents, "_Budget", lambda chars: 1 / 0)
     text = "".join(ENTRY.replace("f(", f"f{i}(") for i in range(10))
-    assert NativeParser().parse(text, frozenset()).diagnostics == ()
+    assert NativeParser(release=DEFAULT).parse(text, frozenset()).diagnostics == ()
 
 
 def test_a_backend_yaml_of_too_many_values_is_not_composed(monkeypatch, inputs):
@@ -64,7 +65,7 @@ def test_did_you_mean_over_every_op_stops_after_a_budget_of_searches(inputs):
 
 
 def test_the_diagnostics_of_a_file_are_capped_with_a_final_count():
-    diagnostics = NativeParser().parse("- func: a\n" * MANY, frozenset()).diagnostics
+    diagnostics = NativeParser(release=DEFAULT).parse("- func: a\n" * MANY, frozenset()).diagnostics
     assert len(diagnostics) == MAX_DIAGNOSTICS_PER_FILE + 1
     *shown, more = diagnostics
     assert [d.span.start_line for d in shown] == list(range(MAX_DIAGNOSTICS_PER_FILE))

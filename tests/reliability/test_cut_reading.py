@@ -63,7 +63,7 @@ def small_budget(monkeypatch):
 
 
 def _native(text: str, tags: frozenset[str] = frozenset({"core", "view_copy", "late"})) -> NativeSnapshot:
-    return NativeParser().parse(text, tags)
+    return NativeParser(release=DEFAULT).parse(text, tags)
 
 
 def _codes(snapshot: NativeSnapshot) -> list[str]:

@@ -19,6 +19,7 @@ from opgen_lsp.analysis.check import BACKEND, NATIVE, TAGS
 from opgen_lsp.index.backend import check_backend
 from opgen_lsp.index.native import NativeParser
 from opgen_lsp.pieces.explain import Explainer
+from opgen_lsp.releases import DEFAULT
 
 from . import fuzz
 
@@ -135,7 +136,7 @@ CRASHERS = [
 @pytest.mark.parametrize("text,code,line", [c[1:] for c in CRASHERS], ids=[c[0] for c in CRASHERS])
 def test_torchgen_crashers_get_a_diagnostic(inputs, text, code, line):
     document = GOOD + "\n" + text  # the crasher is not the first entry: its line is placed
-    snapshot = NativeParser().parse(document, inputs.tags.names)
+    snapshot = NativeParser(release=DEFAULT).parse(document, inputs.tags.names)
     errors = [d for d in snapshot.diagnostics if d.is_error]
     assert errors, text
     assert any(d.span.start_line == line + 2 for d in errors), errors
@@ -156,7 +157,7 @@ def test_backend_op_written_as_a_mapping(inputs):
 def test_lone_surrogate_is_a_diagnostic(inputs):
     # Reachable through LSP: JSON may carry "\ud800". libyaml cannot encode it (UnicodeEncodeError).
     text = "- func: f(Tensor self) -> \ud800Tensor\n"
-    snapshot = NativeParser().parse(text, inputs.tags.names)
+    snapshot = NativeParser(release=DEFAULT).parse(text, inputs.tags.names)
     [d] = snapshot.diagnostics
     assert d.code == "OPG001" and tuple(d.span) == (0, 26, 0, 27)
     assert [x.code for x in check_backend("backend: XLA\n\ud800", inputs.native).diagnostics] == ["OPG001"]
@@ -164,14 +165,14 @@ def test_lone_surrogate_is_a_diagnostic(inputs):
 
 def test_control_character_is_placed_on_it(inputs):
     text = "- func: f(Tensor self) -> Tensor\n  variants: fu\x0cnction\n"
-    [d] = NativeParser().parse(text, inputs.tags.names).diagnostics
+    [d] = NativeParser(release=DEFAULT).parse(text, inputs.tags.names).diagnostics
     assert d.code == "OPG001" and tuple(d.span) == (1, 14, 1, 15) and "U+000C" in d.message
 
 
 def test_explain_of_a_method_whose_self_is_a_list(inputs):
     # No diagnostic (yet) for a method variant with a Tensor[] self; torchgen's codegen asserts on it.
     text = "- func: f(Tensor[] self) -> ()\n  variants: method, function\n"
-    snapshot = NativeParser().parse(text, inputs.tags.names)
+    snapshot = NativeParser(release=DEFAULT).parse(text, inputs.tags.names)
     pieces = Explainer(snapshot.functions, snapshot.release).explain("f")
     assert pieces and pieces[0].title == "Cannot generate"
 
@@ -188,8 +189,8 @@ DEEP = {
 def test_deep_nesting_is_refused_before_libyaml(name):
     # In a subprocess: a regression would crash the interpreter, not just fail.
     code = ("import sys, time\nfrom opgen_lsp.index.native import NativeParser\nfrom opgen_lsp.index.backend import "
-            "check_backend\nt = sys.stdin.read()\ns = time.perf_counter()\nd = NativeParser().parse(t, frozenset())"
-            ".diagnostics\nb = check_backend('backend: XLA\\nsupported:\\n' + t, NativeParser().parse('', "
+            "check_backend\nt = sys.stdin.read()\ns = time.perf_counter()\nd = NativeParser(release=DEFAULT).parse(t, frozenset())"
+            ".diagnostics\nb = check_backend('backend: XLA\\nsupported:\\n' + t, NativeParser(release=DEFAULT).parse('', "
             "frozenset()))\nprint(time.perf_counter() - s, [x.code for x in d])")
     run = subprocess.run([sys.executable, "-c", code], input=DEEP[name], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr[-2000:]
@@ -204,7 +205,7 @@ def test_nested_aliases_stop_expanding(inputs, levels):
     native = "- func: f(Tensor self) -> Tensor\n" + "\n".join(lines) + "\n  tags: *a" + str(levels - 1) + "\n"
     backend = "backend: XLA\ncpp_namespace: x\n" + "\n".join(ln[2:] for ln in lines) + f"\nsupported: *a{levels - 1}\n"
     started = time.perf_counter()
-    native_codes = [d.code for d in NativeParser().parse(native, inputs.tags.names).diagnostics]
+    native_codes = [d.code for d in NativeParser(release=DEFAULT).parse(native, inputs.tags.names).diagnostics]
     backend_codes = [d.code for d in check_backend(backend, inputs.native).diagnostics]
     assert time.perf_counter() - started < 10
     assert ("OPG001" in native_codes and "OPG001" in backend_codes) == (levels > 4)

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from opgen_lsp.index.native import NativeParser
+from opgen_lsp.releases import DEFAULT
 
 from . import fuzz
 
@@ -28,14 +29,14 @@ def _window(entries: list[str], rng: random.Random, size: int) -> str:
 
 def run_sequence(base: str, edits: list[fuzz.Edit], tags, rng: random.Random, check_every: int = 0) -> str:
     """Apply edits through one parser; compare with a fresh parse at the end (and every `check_every` edits)."""
-    parser = NativeParser()
+    parser = NativeParser(release=DEFAULT)
     text = base
     parser.parse(text, tags.names)
     for i, edit in enumerate(edits, 1):
         text = fuzz.apply(text, edit)
         incremental = parser.parse(text, tags.names)
         if i == len(edits) or (check_every and i % check_every == 0):
-            fresh = NativeParser().parse(text, tags.names)
+            fresh = NativeParser(release=DEFAULT).parse(text, tags.names)
             probes = fuzz.sample_positions(text, rng, 12)
             assert fuzz.state(incremental, tags, text, probes) == fuzz.state(fresh, tags, text, probes), \
                 f"after {i} edits: {edits[:i]!r}"
@@ -60,25 +61,25 @@ def test_cut_and_paste_whole_entries_back_and_forth(inputs, native_entries):
     """Moving entries around reuses cached results at new lines; the placement must follow."""
     rng = random.Random(SEED + 1)
     base = "".join(native_entries[:60])
-    parser = NativeParser()
+    parser = NativeParser(release=DEFAULT)
     text = base
     for _ in range(30):
         entries = fuzz.entries_of(text)
         i, j = rng.randrange(len(entries)), rng.randrange(len(entries))
         entries.insert(j, entries.pop(i))
         text = "".join(entries)
-        assert parser.parse(text, inputs.tags.names).diagnostics == NativeParser().parse(text, inputs.tags.names).diagnostics
+        assert parser.parse(text, inputs.tags.names).diagnostics == NativeParser(release=DEFAULT).parse(text, inputs.tags.names).diagnostics
     probes = fuzz.sample_positions(text, rng, 30)
     assert fuzz.state(parser.parse(text, inputs.tags.names), inputs.tags, text, probes) == \
-        fuzz.state(NativeParser().parse(text, inputs.tags.names), inputs.tags, text, probes)
+        fuzz.state(NativeParser(release=DEFAULT).parse(text, inputs.tags.names), inputs.tags, text, probes)
 
 
 def test_valid_tags_changing_between_parses(inputs, native_entries):
     base = "".join(native_entries[:50])
-    parser = NativeParser()
+    parser = NativeParser(release=DEFAULT)
     few = frozenset(list(inputs.tags.names)[:3])
     for tags in (inputs.tags.names, few, frozenset(), inputs.tags.names):
-        assert parser.parse(base, tags).diagnostics == NativeParser().parse(base, tags).diagnostics
+        assert parser.parse(base, tags).diagnostics == NativeParser(release=DEFAULT).parse(base, tags).diagnostics
 
 
 @pytest.mark.slow

@@ -22,6 +22,7 @@ from pygls.workspace import TextDocument
 from opgen_lsp.index.native import NativeParser
 from opgen_lsp.lsp.convert import UTF16, ClientTextDocument, Encoding, Lines, client_lines, from_position, position
 from opgen_lsp.lsp.workspace import Workspace
+from opgen_lsp.releases import DEFAULT
 
 _CLIENT_BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -100,17 +101,17 @@ def test_lines_map_engine_positions_to_client_positions(text, data):
 def test_diagnostics_after_a_line_separator_are_on_the_engine_line():
     for sep in ("\u2028", "\u2029", "\x85", "\r"):
         text = ("- func: abs(Tensor self) -> Tensor\n  # note" + sep + " more\n  variants: functio\n")
-        [d] = NativeParser().parse(text, frozenset()).diagnostics
+        [d] = NativeParser(release=DEFAULT).parse(text, frozenset()).diagnostics
         # The comment's continuation is bad yaml for libyaml; the place is on the comment's line in our lines.
         assert d.code == "OPG001" and d.span.start_line == 1, (sep, d)
         text = "- func: abs(Tensor self) -> Tensor\n  # note" + sep + "\n  variants: functio\n"
-        [d] = NativeParser().parse(text, frozenset()).diagnostics
+        [d] = NativeParser(release=DEFAULT).parse(text, frozenset()).diagnostics
         assert d.code == "OPG103" and tuple(d.span) == (2, 12, 2, 19), (sep, d)
 
 
 def test_a_scalar_folded_at_a_line_separator_is_not_mapped_character_by_character():
     text = "- func: abs(Tensor self) -> Tensr\u2028    more\n"
-    ds = NativeParser().parse(text, frozenset()).diagnostics
+    ds = NativeParser(release=DEFAULT).parse(text, frozenset()).diagnostics
     # The value is "... -> Tensr more": its offsets are not source columns, so the whole scalar is shown.
     assert ds and all(tuple(d.span) == (0, 8, 0, len(text) - 1) for d in ds), ds
 

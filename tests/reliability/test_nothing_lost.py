@@ -19,6 +19,7 @@ from opgen_lsp.codegen import writer
 from opgen_lsp.index.backend import check_backend
 from opgen_lsp.index.native import NativeParser, TagsParser
 from opgen_lsp.lsp.workspace import Workspace
+from opgen_lsp.releases import DEFAULT
 
 from . import fuzz
 
@@ -160,13 +161,13 @@ def test_unsafe_tags_are_diagnostics_and_never_run(tmp_path: Path, inputs):
     marker = tmp_path / "EXECUTED"
     for payload in _payloads(marker):
         native = f"- func: f(Tensor self) -> Tensor\n  python_module: {payload}\n"
-        codes = [d.code for d in NativeParser().parse(native, inputs.tags.names).diagnostics]
+        codes = [d.code for d in NativeParser(release=DEFAULT).parse(native, inputs.tags.names).diagnostics]
         assert "OPG005" in codes, (payload, codes)
         assert "OPG005" in [d.code for d in TagsParser().parse(f"- tag: {payload}\n  desc: x\n").diagnostics]
         backend = f"backend: XLA\ncpp_namespace: {payload}\nsupported:\n- abs\n"
         assert "OPG005" in [d.code for d in check_backend(backend, inputs.native).diagnostics]
         whole = f"- func: f(Tensor self) -> Tensor\n  dispatch: {payload}\n"
-        assert "OPG005" in [d.code for d in NativeParser().parse(whole, inputs.tags.names).diagnostics]
+        assert "OPG005" in [d.code for d in NativeParser(release=DEFAULT).parse(whole, inputs.tags.names).diagnostics]
     assert not marker.exists()
 
 
@@ -223,7 +224,7 @@ def test_a_binary_file_gets_one_diagnostic(tmp_path: Path, inputs):
     assert [i.diagnostic.code for i in result.items] == ["OPG006"]
     # Text that decodes but is binary (NUL bytes): one diagnostic, on the line of the first NUL.
     text = "- func: f(Tensor self) -> Tensor\n" + "\x00\x01\x02" * 1000
-    for parse in (lambda t: NativeParser().parse(t, inputs.tags.names).diagnostics,
+    for parse in (lambda t: NativeParser(release=DEFAULT).parse(t, inputs.tags.names).diagnostics,
                   lambda t: TagsParser().parse(t).diagnostics,
                   lambda t: check_backend(t, inputs.native).diagnostics):
         [d] = parse(text)

@@ -16,6 +16,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from opgen_lsp.index import documents
+from opgen_lsp.releases import DEFAULT
 
 from . import drive, fuzz, scale
 
@@ -47,7 +48,7 @@ def _linear(small: float, large: float, ratio: float) -> bool:
 
 def test_synthetic_file_is_clean_and_ten_times_larger(inputs, native_text, big):
     assert len(big) > 9.5 * len(native_text)
-    snapshot = fuzz.NativeParser().parse(big, inputs.tags.names)
+    snapshot = fuzz.NativeParser(release=DEFAULT).parse(big, inputs.tags.names)
     assert snapshot.diagnostics == ()
     names = [str(op.function.func.name) for op in snapshot.functions.ops]
     assert len(names) == len(set(names)) > 9 * len(inputs.native.functions.ops)

@@ -21,7 +21,8 @@ from ...model.backend_resolve import ResolvedBackend
 from ...model.schema import OperatorName
 from ...pieces.backend_target import BackendTarget, target_of
 from ...pieces.lazy.code import Group, LazyPieces, compute_pieces, selected, sort_groups
-from ...pieces.lazy.options import DEFAULT_LAZY, LazyOptions, is_torchscript_yaml
+from ...pieces.lazy.options import LazyOptions, default_lazy, is_torchscript_yaml
+from ...releases import Release
 from ...text import Span
 from ..check import installed_package_dir
 from . import IN_TREE_SHAPE_HEADER, checkout_shape_header
@@ -109,14 +110,15 @@ def check_lazy(text: str, resolved: ResolvedBackend, target: BackendTarget, grou
     return LazyCheck(tuple(placed), pieces)
 
 
-def lazy_diagnostics(text: str, snapshot: BackendSnapshot, groups: Iterable[Group], header: ShapeHeader | None
-                     ) -> tuple[Diagnostic, ...]:
-    """What gen_lazy_tensor rejects in an analysed backend yaml (nothing for a yaml that is not a lazy one, or
-    that gen_backend_stubs rejects already). The settings do not change what it rejects, only the text."""
+def lazy_diagnostics(text: str, snapshot: BackendSnapshot, groups: Iterable[Group], header: ShapeHeader | None,
+                     release: Release) -> tuple[Diagnostic, ...]:
+    """What gen_lazy_tensor of `release` (the native_functions.yaml's) rejects in an analysed backend yaml (nothing
+    for a yaml that is not a lazy one, or that gen_backend_stubs rejects already). The settings do not change what
+    it rejects, only the text."""
     resolved = snapshot.resolved
     if resolved is None or snapshot.has_errors or not is_lazy_yaml(resolved):
         return ()
     target = target_of(resolved)
     if target is None:
         return ()
-    return check_lazy(text, resolved, target, sort_groups(groups), header, DEFAULT_LAZY).diagnostics
+    return check_lazy(text, resolved, target, sort_groups(groups), header, default_lazy(release)).diagnostics

@@ -8,7 +8,8 @@ from ...model.backend_resolve import ResolvedBackend
 from ...model.native_function import NativeFunction
 from ...pieces.backend_target import target_of
 from ...pieces.lazy.code import LazyOpCode, lazy_op_code
-from ...pieces.lazy.options import TORCHSCRIPT, preset_options
+from ...pieces.lazy.options import preset_options, torchscript
+from ...releases import Release
 from . import LazySettings
 from .shape import ShapeHeader
 
@@ -44,11 +45,13 @@ def lazy_markdown(code: LazyOpCode, backend_key: str, torchscript: bool, header:
     return "\n\n".join(parts)
 
 
-def lazy_hover(f: NativeFunction, item: ListedOp, resolved: ResolvedBackend, settings: LazySettings) -> str:
-    """The Markdown of a listed op (empty when the yaml generates nothing)."""
+def lazy_hover(f: NativeFunction, item: ListedOp, resolved: ResolvedBackend, settings: LazySettings,
+               release: Release) -> str:
+    """The Markdown of a listed op (empty when the yaml generates nothing), as gen_lazy_tensor of `release` (the
+    native_functions.yaml's) writes it."""
     target = target_of(resolved)
     if target is None:
         return ""
-    options = preset_options(settings.preset, resolved)
+    options = preset_options(settings.preset, resolved, release)
     code = lazy_op_code(f, target, item.section == "full_codegen", options)
-    return lazy_markdown(code, str(target.backend_key), options == TORCHSCRIPT, settings.header)
+    return lazy_markdown(code, str(target.backend_key), options == torchscript(release), settings.header)

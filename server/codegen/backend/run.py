@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ...index.backend import BackendSnapshot, check_backend
@@ -17,11 +17,11 @@ from ...index.inputs import InputError, InvalidInput, default_native_functions, 
 from ...index.native import NativeParser, NativeSnapshot, TagsParser
 from ...model.cpp_names import header_path_problem, identifier_problem
 from ...pieces.backend_target import target_of
-from ...releases import DEFAULT, Release
+from ...releases import Release
 from ...report import FileDiagnostic
 from ..plan import GeneratedFile, PlanError, materialize
 from ..writer import WriteResult, write_all
-from .stubs import EAGER, RegistrationOptions, plan_backend
+from .stubs import RegistrationOptions, eager, plan_backend
 from .subset import backend_key, listed_names, subset_text
 
 if TYPE_CHECKING:
@@ -36,10 +36,10 @@ class BackendOptions:
     dry_run: bool = False
     native_functions: str | None = None
     templates: str | None = None
-    # gen_dispatcher_registrations' switches (gen_backend_stubs uses the defaults).
-    registration: RegistrationOptions = EAGER
-    # The torch release whose torchgen is matched.
-    release: Release = DEFAULT
+    # gen_dispatcher_registrations' switches; None: gen_backend_stubs' own (eager). Their release is `release`.
+    registration: RegistrationOptions | None = None
+    # The torch release whose torchgen is matched: no default, each caller says which (the tree's).
+    release: Release = field(kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -126,11 +126,11 @@ def read_impls(paths: tuple[str, ...]) -> tuple[ImplFile, ...]:
     return tuple(ImplFile(p, read_text(p)) for p in paths)
 
 
-def pasted_value_errors(output_dir: str, registration: RegistrationOptions) -> tuple[str, ...]:
+def pasted_value_errors(output_dir: str, registration: RegistrationOptions | None) -> tuple[str, ...]:
     """The values the generated C++ holds as given (the output folder in #include "<output_dir>/...", the
     registration function's name) that are not what they claim to be."""
     problems = [header_path_problem(output_dir, "the output folder (-o)")]
-    if registration.backend_name and not registration.eager:
+    if registration is not None and registration.backend_name and not registration.eager:
         problems.append(identifier_problem(registration.backend_name, "the backend name (--deferred-registration)"))
     return tuple(f"{p}; it is copied into the generated C++ as it is" for p in problems if p is not None)
 
@@ -170,7 +170,7 @@ def generate_backend(options: BackendOptions, native: NativeSnapshot | None = No
     if target is None:
         return result
     try:
-        registration = dataclasses.replace(options.registration, release=options.release)
+        registration = dataclasses.replace(options.registration or eager(options.release), release=options.release)
         planned = plan_backend(target, native.functions.groups, options.output_dir, templates, registration)
         files = tuple(materialize(planned, templates, options.release))
     except PlanError as exc:

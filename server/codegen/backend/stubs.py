@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 
 from ...model import dispatch as dk
@@ -21,7 +21,7 @@ from ...pieces.backend_target import BackendTarget
 from ...pieces.dest.native_declarations import SymIntKernelError, compute_native_function_declaration
 from ...pieces.dest.register_backend import anonymous_definitions, registrations
 from ...pieces.template import Template
-from ...releases import DEFAULT, Release
+from ...releases import Release
 from ..files.dispatch_key import registration_headers, registration_helpers
 from ..plan import Env, Manager, PlanError, PlannedFile, render, single
 
@@ -54,10 +54,12 @@ class RegistrationOptions:
     backend_name: str = ""
     build_in_tree: bool = False
     per_operator_headers: bool = False
-    release: Release = DEFAULT  # the torch release whose templates' filling is matched
+    release: Release = field(kw_only=True)  # the torch release whose templates' filling is matched
 
 
-EAGER = RegistrationOptions()
+def eager(release: Release) -> RegistrationOptions:
+    """gen_backend_stubs' own registration: a static TORCH_LIBRARY_IMPL block."""
+    return RegistrationOptions(release=release)
 
 Group = NativeFunction | NativeFunctionsGroup
 
@@ -124,7 +126,7 @@ def external_backend_header(target: BackendTarget, output_dir: str, options: Reg
 
 
 def register_cpp(target: BackendTarget, index: BackendIndex, groups: tuple[Group, ...], output_dir: str,
-                 templates: Mapping[str, str], options: RegistrationOptions = EAGER,
+                 templates: Mapping[str, str], options: RegistrationOptions,
                  generator: str = GENERATOR) -> Env:
     key = index.dispatch_key
     relevant = _relevant(groups, index)
@@ -165,7 +167,7 @@ def generated_comment(template: str, generator: str = GENERATOR) -> str:
 
 
 def plan_backend(target: BackendTarget, groups: tuple[Group, ...], output_dir: str,
-                 templates: Mapping[str, str], options: RegistrationOptions = EAGER,
+                 templates: Mapping[str, str], options: RegistrationOptions,
                  generator: str = GENERATOR) -> list[PlannedFile]:
     """gen_backend_stubs' files, in the order it writes them (paths relative to the output folder).
 

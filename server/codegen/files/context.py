@@ -11,7 +11,7 @@ from ...model.native_aot import NONE, NativeAot, NativeAotDeclaration
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup, NativeFunctionsViewGroup
 from ...model.native_yaml import NativeFunctions
 from ...pieces.dest.aoti import FallbackOps
-from ...releases import DEFAULT, Release
+from ...releases import Release
 from ..options import CodegenOptions, xpu_flag_keys
 from ..selection import ALL_OPERATORS, Selection
 
@@ -57,8 +57,8 @@ class GenerateOptions:
     # install dir); --extend-aoti-c-shim: shims of out-of-tree ops, only for their own kernels.
     update_aoti_c_shim: bool = False
     extend_aoti_c_shim: bool = False
-    # The torch release whose gen.py is matched (detected from the inputs, or --torch-version).
-    release: Release = DEFAULT
+    # The torch release whose gen.py is matched (detected from the inputs, or --torch-version): no default.
+    release: Release = field(kw_only=True)
     # --native-aot-ops-dir (gen.py from torch 2.15): None for the checkout's torch/_native/ops, "" for none.
     native_aot_ops_dir: str | None = None
 
@@ -86,7 +86,7 @@ class GenerateOptions:
     @property
     def ignore_keys(self) -> frozenset[dk.DispatchKey]:
         """The dispatch keys left out of the model."""
-        return CodegenOptions(self.with_mps, self.with_xpu, self.mtia, self.release).ignore_keys
+        return CodegenOptions(self.release, self.with_mps, self.with_xpu, self.mtia).ignore_keys
 
     @property
     def headeronly_dir(self) -> str:

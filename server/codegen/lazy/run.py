@@ -23,7 +23,7 @@ from ...model.cpp_names import header_path_problem, qualified_name_problem
 from ...pieces.backend_target import target_of
 from ...pieces.lazy.code import sort_groups
 from ...pieces.lazy.options import LazyOptions
-from ...releases import DEFAULT, Release
+from ...releases import Release
 from ...report import FileDiagnostic
 from ..backend.run import (
     BackendResult,
@@ -46,10 +46,14 @@ class LazyRunOptions:
     output_dir: str
     impl_paths: tuple[str, ...] = ()
     dry_run: bool = False
-    lazy: LazyOptions = field(default_factory=LazyOptions)
     native_functions: str | None = None
     templates: str | None = None
-    release: Release = DEFAULT
+    # gen_lazy_tensor's settings, with the torch release whose gen_lazy_tensor is matched (no default: the tree's).
+    lazy: LazyOptions = field(kw_only=True)
+
+    @property
+    def release(self) -> Release:
+        return self.lazy.release
 
 
 LazyResult = BackendResult
@@ -92,7 +96,7 @@ def lazy_value_errors(lazy: LazyOptions) -> tuple[str, ...]:
 
 def generate_lazy(options: LazyRunOptions) -> LazyResult:
     """Check, plan and (unless a dry run) write gen_lazy_tensor's files."""
-    lazy = dataclasses.replace(options.lazy, release=options.release)
+    lazy = options.lazy
     pasted = pasted_value_errors(options.output_dir, registration(lazy)) + lazy_value_errors(lazy)
     if pasted:
         return LazyResult(errors=pasted)

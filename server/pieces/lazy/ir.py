@@ -8,18 +8,18 @@ inputs and how to lower itself to a TorchScript builtin call.
 from __future__ import annotations
 
 from ...frozen import record
-from ...releases import DEFAULT, Release
+from ...releases import Release
 from ..api.types import ListCType, OptionalCType
 from .schema import LazyArgument, LazyIrSchema
 
 
 @record
 class IrOptions:
+    release: Release  # the torch release whose gen_lazy_tensor is matched
     node_base: str = "Node"
     use_lazy_shape: bool = True
     # --gen-ts-lowerings: Create/CanBeReused/Lower for the TorchScript backend.
     ts_lowerings: bool = False
-    release: Release = DEFAULT
 
 
 _MISSING_INTERNED = frozenset({"sigmoid_backward"})

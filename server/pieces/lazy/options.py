@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ...model.backend_resolve import ResolvedBackend
-from ...releases import DEFAULT, Release
+from ...releases import Release
 from .ir import IrOptions
 from .kernels import KernelOptions
 
@@ -25,28 +25,34 @@ class LazyOptions:
     per_operator_headers: bool = False
     use_lazy_shape: bool = True
     kernel: KernelOptions = field(default_factory=KernelOptions)
-    release: Release = DEFAULT  # the torch release whose gen_lazy_tensor is matched
+    # The torch release whose gen_lazy_tensor is matched: no default, each caller says which (the tree's).
+    release: Release = field(kw_only=True)
 
     @property
     def ir(self) -> IrOptions:
-        return IrOptions(self.node_base, self.use_lazy_shape, self.gen_ts_lowerings, self.release)
+        return IrOptions(self.release, self.node_base, self.use_lazy_shape, self.gen_ts_lowerings)
 
 
 # PyTorch's own TorchScript lazy backend registers to this key (aten/src/ATen/native/ts_native_functions.yaml).
 TORCHSCRIPT_BACKEND = "Lazy"
 
-# --gen-ts-lowerings --node-base TsNode --node-base-hdr torch/csrc/lazy/ts_backend/ts_node.h
-TORCHSCRIPT = LazyOptions(node_base="TsNode", node_base_hdr="torch/csrc/lazy/ts_backend/ts_node.h",
-                          gen_ts_lowerings=True)
-DEFAULT_LAZY = LazyOptions()
+def torchscript(release: Release) -> LazyOptions:
+    """--gen-ts-lowerings --node-base TsNode --node-base-hdr torch/csrc/lazy/ts_backend/ts_node.h"""
+    return LazyOptions(node_base="TsNode", node_base_hdr="torch/csrc/lazy/ts_backend/ts_node.h", gen_ts_lowerings=True,
+                       release=release)
+
+
+def default_lazy(release: Release) -> LazyOptions:
+    """gen_lazy_tensor's own defaults."""
+    return LazyOptions(release=release)
 
 
 def is_torchscript_yaml(resolved: ResolvedBackend) -> bool:
     return resolved.yaml.backend.value == TORCHSCRIPT_BACKEND
 
 
-def preset_options(preset: str, resolved: ResolvedBackend) -> LazyOptions:
+def preset_options(preset: str, resolved: ResolvedBackend, release: Release) -> LazyOptions:
     """"torchscript", "default", or "auto" (TorchScript settings for PyTorch's own Lazy backend)."""
     if preset == "torchscript" or preset == "auto" and is_torchscript_yaml(resolved):
-        return TORCHSCRIPT
-    return DEFAULT_LAZY
+        return torchscript(release)
+    return default_lazy(release)
