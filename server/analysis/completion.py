@@ -22,6 +22,7 @@ from ..index.native import NativeSnapshot, TagsSnapshot
 from ..model.dispatch import SUPPORTED_KEY_NAMES
 from ..model.lower import ENTRY_KEYS
 from ..model.schema import BASE_TYPE_NAMES
+from ..releases import Release
 from ..text import Span
 from .hover import dispatch_key_summary
 
@@ -32,10 +33,11 @@ VARIANT = "variant"
 OP = "op"
 TYPE = "type"
 
-# Types offered inside func:, beyond the base types: the forms native_functions.yaml uses most.
+# Types offered inside func:, beyond the base types: the forms native_functions.yaml uses most (a bool list has a
+# size: gen.py fails on bool[]).
 COMPOUND_TYPES = ("Tensor?", "Tensor[]", "Tensor?[]", "Tensor(a)", "Tensor(a!)", "Tensor(a!)[]", "Tensor(a)[]",
                   "int[]", "int[1]", "int[2]", "int?", "int[]?", "int[1]?", "SymInt[]", "SymInt[1]", "SymInt?",
-                  "SymInt[]?", "float?", "float[]", "float[]?", "bool?", "bool[]", "bool[3]", "str?", "Scalar?",
+                  "SymInt[]?", "float?", "float[]", "float[]?", "bool?", "bool[3]", "str?", "Scalar?",
                   "Scalar[]", "ScalarType?", "Layout?", "Device?", "MemoryFormat?", "Generator?", "Dimname",
                   "Dimname[]", "Dimname?", "Dimname[1]")
 
@@ -183,9 +185,20 @@ def _type_position(value: str) -> str | None:
     return piece
 
 
-def _types(replace: Span) -> list[Candidate]:
-    out = [Candidate(t, TYPE, "type", f"`{t}`", t, replace, f"0{i:02d}") for i, t in enumerate(BASE_TYPE_NAMES)]
-    out += [Candidate(t, TYPE, "type", f"`{t}`", t, replace, f"1{i:02d}") for i, t in enumerate(COMPOUND_TYPES)]
+def _offered(name: str, release: Release | None) -> bool:
+    """A type the release's native_functions.yaml can use: never ConstQuantizerPtr (gen.py has no C++ type for it
+    until 2.5, and no such type after: OPG208, OPG203); Dimname while the release has named tensors (until 2.13;
+    every release when none is known yet)."""
+    if name == "ConstQuantizerPtr":
+        return False
+    return not name.startswith("Dimname") or release is None or release.named_tensor_types
+
+
+def _types(replace: Span, release: Release | None) -> list[Candidate]:
+    out = [Candidate(t, TYPE, "type", f"`{t}`", t, replace, f"0{i:02d}") for i, t in enumerate(BASE_TYPE_NAMES)
+           if _offered(t, release)]
+    out += [Candidate(t, TYPE, "type", f"`{t}`", t, replace, f"1{i:02d}") for i, t in enumerate(COMPOUND_TYPES)
+            if _offered(t, release)]
     return out
 
 
@@ -241,7 +254,7 @@ def complete(lines: Sequence[str], line: int, col: int, snapshot: NativeSnapshot
             partial = _type_position(value)
             if partial is None:
                 return []
-            return _types(Span(line, col - len(partial), line, col))
+            return _types(Span(line, col - len(partial), line, col), snapshot.release if snapshot else None)
         return []
 
     if line == start or not prefix.startswith(" "):

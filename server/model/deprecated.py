@@ -60,8 +60,8 @@ def lower_deprecated(entry: YMap, release: Release) -> tuple[DeprecatedEntry | N
     schema = parsed.schema
     if schema is not None:
         diagnostics.extend(diag("OPG206", name.span, p.message) for p in check_schema(schema))
-        if not release.named_tensor_types and parsed.spans is not None:
-            diagnostics.extend(_named_tensor_types(schema, parsed.spans, where, release))
+        if parsed.spans is not None:
+            diagnostics.extend(_types_the_release_lacks(schema, parsed.spans, where, release))
     call = _CALL.match(texts["aten"])
     if call is None:
         diagnostics.append(diag("OPG741", aten.span, f"'{aten.value}' is not a call of the form op(arg, ...)"))
@@ -87,15 +87,22 @@ def lower_deprecated(entry: YMap, release: Release) -> tuple[DeprecatedEntry | N
                            call_args), tuple(diagnostics)
 
 
-def _named_tensor_types(schema: FunctionSchema, spans: SchemaSpans, where: ScalarText, release: Release
-                        ) -> list[Diagnostic]:
-    """Dimname types (named tensors), which the releases that dropped them cannot parse."""
+def _types_the_release_lacks(schema: FunctionSchema, spans: SchemaSpans, where: ScalarText, release: Release
+                             ) -> list[Diagnostic]:
+    """Types the release's FunctionSchema.parse does not know (its BaseTy lacks them), which its deprecated.yaml
+    reader then refuses: Dimname (named tensors) from 2.13, ConstQuantizerPtr from 2.6. (Until then the reader
+    takes them: it only compares the arguments the aten call passes.)"""
+    lacking = {ty: why for ty, why, known in (
+        (BaseTy.Dimname, "named tensors (Dimname) left torch in 2.13", release.named_tensor_types),
+        (BaseTy.ConstQuantizerPtr, "ConstQuantizerPtr left torchgen's types in 2.6", release.const_quantizer_ptr_type),
+    ) if not known}
+    if not lacking:
+        return []
     found = [(spans.arguments[i].type, a.type) for i, a in enumerate(schema.arguments.flat_all)
-             if a.type.is_base_ty_like(BaseTy.Dimname) and i < len(spans.arguments)]
-    found += [(spans.each_return[i], r.type) for i, r in enumerate(schema.returns)
-              if r.type.is_base_ty_like(BaseTy.Dimname) and i < len(spans.each_return)]
-    return [diag("OPG203", where.span(*at), f"unknown type '{ty}': named tensors (Dimname) left torch in 2.13; "
-                                            f"this is {release}") for at, ty in found]
+             if i < len(spans.arguments)]
+    found += [(spans.each_return[i], r.type) for i, r in enumerate(schema.returns) if i < len(spans.each_return)]
+    return [diag("OPG203", where.span(*at), f"unknown type '{ty}': {why}; this is {release}")
+            for at, ty in found for base, why in lacking.items() if ty.is_base_ty_like(base)]
 
 
 def _compatible(entry: DeprecatedEntry, aten: FunctionSchema, constants: dict[str, Type]) -> bool:

@@ -81,6 +81,19 @@ def test_named_tensor_types_are_read_while_the_release_has_them() -> None:
         ("OPG203", 0, 25, "unknown type 'Dimname[1]': named tensors (Dimname) left torch in 2.13; this is torch 2.13")]
 
 
+CALLS_WITH_QUANTIZER = "- name: foo(Tensor self, Scalar other, ConstQuantizerPtr q) -> Tensor\n  aten: foo(self, other)\n"
+
+
+def test_const_quantizer_ptr_is_read_while_the_release_has_it() -> None:
+    """torchgen 2.5's reader parses it (and compares only the arguments the call passes); 2.6's does not know it
+    (test_release_autograd.py holds both to each release's reader)."""
+    assert DeprecatedParser(_release("2.5")).check(CALLS_WITH_QUANTIZER, NATIVE.functions) == ()
+    for series in ("2.6", "2.13", "2.15"):
+        new = DeprecatedParser(_release(series)).check(CALLS_WITH_QUANTIZER, NATIVE.functions)
+        assert [(d.code, d.span.start_line, d.span.start_col, d.message.split(":")[0]) for d in new] == [
+            ("OPG203", 0, 39, "unknown type 'ConstQuantizerPtr'")], series
+
+
 @pytest.mark.parametrize("series, skipped", [("2.6", ()), ("2.8", ()), ("2.9", ("sym_is_contiguous",)),
                                              ("2.11", ("sym_is_contiguous",)),
                                              ("2.12", ("sym_is_contiguous", "numel", "dim")),

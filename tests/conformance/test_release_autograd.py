@@ -113,6 +113,10 @@ def deprecated_cases(r: Release, text: str, native: str) -> list[Case]:
     first = text.count("\n")
     cases.append(Case("dimname-argument", text + named, first, first + 1, not r.named_tensor_types,
                       "OPG203" if not r.named_tensor_types else ""))
+    # A type torchgen knew until 2.5 (the reader compares only the arguments the call passes).
+    quantized = "- name: add(Tensor self, Tensor other, ConstQuantizerPtr quantizer) -> Tensor\n  aten: add(self, other)\n"
+    cases.append(Case("quantizer-argument", text + quantized, first, first + 1, not r.const_quantizer_ptr_type,
+                      "OPG203" if not r.const_quantizer_ptr_type else ""))
     return cases
 
 
@@ -217,7 +221,7 @@ def _per_release(kind: str) -> list:
             ids = [m.id for m in MUTATIONS[at % FEW::FEW]] + ["named-tensor-op"]
         else:
             ids = [m[0] for m in deprecated_mutations.MUTATIONS] + ["calls-numel", "calls-sym-is-contiguous",
-                                                                     "dimname-argument"]
+                                                                     "dimname-argument", "quantizer-argument"]
         out += [pytest.param(version, i, id=f"{version}-{i}") for i in ids]
     return out
 

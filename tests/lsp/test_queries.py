@@ -17,7 +17,8 @@ from opgen_lsp.index.native import NativeParser, TagsParser
 from opgen_lsp.lsp import config, convert
 from opgen_lsp.lsp.workspace import Workspace
 from opgen_lsp.model.lower import ENTRY_KEYS
-from opgen_lsp.releases import DEFAULT
+from opgen_lsp.model.schema import BASE_TYPE_NAMES
+from opgen_lsp.releases import DEFAULT, RELEASES
 from opgen_lsp.text import Span
 
 from .helpers import NATIVE, TAGS
@@ -188,6 +189,22 @@ def test_no_completion_outside_entries_or_in_other_values():
     assert complete("# comment\n", "# comm") == {}
     assert complete("- func: f(Tensor self) -> Tensor\n  python_module: nn\n", "python_module: n") == {}
     assert complete("- func: f(Tensor self) -> Tensor\n  dispatch:\n    CPU: ker\n", "CPU: ke") == {}
+
+
+@pytest.mark.parametrize("release", RELEASES, ids=lambda r: r.version)
+def test_the_types_offered_are_those_the_release_takes(release):
+    """Every type offered after `func: f(Tensor self, ` is one the release's check takes as a type; every type
+    completion knows that it refuses (OPG203 unknown, OPG208 no C++ type) is not offered: Dimname only while the
+    release has named tensors, ConstQuantizerPtr never."""
+    text = "- func: probe(Tensor self, "
+    snapshot = NativeParser(release=release).parse("- func: f(Tensor self) -> Tensor\n", frozenset())
+    offered = {c.label for c in completion.complete([text], 0, len(text), snapshot, None)}
+    for name in (*BASE_TYPE_NAMES, *completion.COMPOUND_TYPES, "bool[]"):
+        entry = f"- func: probe(Tensor self, {name} x) -> Tensor\n  dispatch:\n    CPU: probe\n"
+        refused = [d for d in NativeParser(release=release).parse(entry, frozenset()).diagnostics
+                   if d.code == "OPG203" or d.code == "OPG208" and f"'{name}'" in d.message]
+        assert (name in offered) == (not refused), (name, [d.message for d in refused])
+    assert ("Dimname" in offered) == release.named_tensor_types and "ConstQuantizerPtr" not in offered
 
 
 def test_dispatch_keys_after_a_comment_line_in_the_table():
