@@ -1,5 +1,8 @@
 """`opgen explain` (and the hover, which shows its pieces) held to each release: every piece it shows for the ops
-of samples/aten is found verbatim in the file it names, as that release's own gen.py writes it.
+of samples/aten is found verbatim in the file it names, as that release's own gen.py writes it; and for
+representative ops of the release's own native_functions.yaml (structured, in-place, out=, views, composites, named
+tensors while the release has them), every piece explain shows and every line of the hover's code, in that
+release's gen.py output (the plain layout, whose files explain names; the release matrix's cached run).
 
 Affordable: gen.py runs once per release on the small sample yaml (with the release's own templates and
 tags.yaml, no AOTI fallback ops, and --mps: explain shows every key), not on the whole real file. Marked `versions` (each release's torchgen
@@ -15,6 +18,8 @@ from pathlib import Path
 import pytest
 import reference
 
+from opgen_lsp.analysis.hover import hover
+from opgen_lsp.codegen.options import CodegenOptions
 from opgen_lsp.index.native import NativeParser, TagsParser
 from opgen_lsp.pieces.explain import Explainer
 from opgen_lsp.releases import RELEASES, Release
@@ -98,3 +103,92 @@ def test_every_piece_explained_is_in_the_release_output(release: Release, tmp_pa
             assert _stripped(snippet.code) in text, f"{name}: {snippet.title} is not in {snippet.file}:\n{snippet.code}"
             shown += 1
     assert shown > 100
+
+
+# ---------------------------------------------------------------- the release's own file, explain and hover
+
+# Ops of each kind, as each release's own native_functions.yaml has them (a kind's ops absent from a release are
+# left out; named tensors are there until 2.12).
+REPRESENTATIVE = {
+    "structured out=": ("add.out",),
+    "structured functional": ("add.Tensor",),
+    "in-place": ("add_.Tensor",),
+    "multi-output out=": ("max.dim_max",),
+    "view": ("transpose.int", "view"),
+    "in-place view": ("transpose_",),
+    "CompositeImplicitAutograd": ("linear",),
+    "CompositeExplicitAutograd": ("zeros_like",),
+    "DimnameList": ("sum.dim_DimnameList", "logsumexp.names"),
+}
+
+
+def _code_lines(markdown: str) -> list[tuple[str, str]]:
+    """(the heading above it, line) for every line of the hover's C++ blocks."""
+    out, heading, inside = [], "", False
+    for line in markdown.split("\n"):
+        if line.startswith("```"):
+            inside = not inside
+        elif inside:
+            out.append((heading, line))
+        elif line:
+            heading = line
+    return out
+
+
+@pytest.fixture(scope="module")
+def release_outputs(tmp_path_factory):
+    """Per release: its own native_functions.yaml read by opgen as that release, and its gen.py's files (plain
+    layout, from the reference cache: the release matrix's run of the same command)."""
+    from .test_release_matrix import gen_py_digests
+
+    found = {}
+
+    def of(release: Release):
+        if release.version not in found:
+            folder = release_folder(release.version)
+            native = folder / "torchgen" / "packaged" / "ATen" / "native"
+            tags = TagsParser().parse((native / "tags.yaml").read_text()).names
+            parser = NativeParser(CodegenOptions(release).ignore_keys, release=release)
+            snapshot = parser.parse((native / "native_functions.yaml").read_text(), tags)
+            outputs = gen_py_digests(folder, "plain", tmp_path_factory.mktemp(f"gen_{release.version}"))
+            found[release.version] = (snapshot, outputs.files)
+        return found[release.version]
+    return of
+
+
+@pytest.mark.parametrize("release", RELEASES, ids=lambda r: r.version)
+def test_explain_and_hover_of_the_release_file_are_in_its_gen_py_output(release: Release, release_outputs) -> None:
+    """`opgen explain` and the hover of representative ops of the release's own native_functions.yaml: every piece
+    explain shows is verbatim in the file it names, every line of the hover's code in the file it comes from."""
+    snapshot, files = release_outputs(release)
+    assert [d for d in snapshot.diagnostics if d.is_error] == []
+    texts: dict[str, str] = {}
+
+    def text(file: str) -> str:
+        if file not in texts:
+            texts[file] = _stripped(files[f"aten/{file}"].read().decode())
+        return texts[file]
+
+    kinds, missing = set(), []
+    for kind, names in REPRESENTATIVE.items():
+        for name in names:
+            op = snapshot.ops_by_name.get(name)
+            if op is None:
+                continue
+            kinds.add(kind)
+            pieces = snapshot.explainer.explain(name)
+            assert len(pieces) >= 3, name
+            missing += [f"{name}: {p.title} ({p.file})" for p in pieces if _stripped(p.code) not in text(p.file)]
+            shown = hover(snapshot, None, op.line, len("- func: ") + 1)
+            assert shown is not None and f"read as {release}" in shown.markdown
+            lines = _code_lines(shown.markdown)
+            assert lines, name
+            for heading, line in lines:
+                if heading.startswith("at::"):
+                    found = f"inline {line.removesuffix(';')} {{" in text("Functions.h").split("\n")
+                else:
+                    found = line.startswith("// ") or line in text("NativeFunctions.h").split("\n")
+                if not found:
+                    missing.append(f"{name}: hover line {line!r} ({heading})")
+    assert missing == []
+    assert kinds == set(REPRESENTATIVE) - ({"DimnameList"} if not release.named_tensor_types else set())

@@ -174,22 +174,33 @@ GENERATE_CASES = [(v, layout) for v in GENERATED for layout in LAYOUTS
                   if (layout != "xpu" or release(v).gen_py_takes_xpu) and (layout != "rocm" or v in ROCM_RELEASES)]
 
 
+def gen_py_args(folder: Path, layout: str) -> list[str]:
+    """gen.py's command line for the release's own ATen folder in a layout, paths relative to the folder it runs in
+    (the outputs lists, --output-dependencies, name the files by them)."""
+    # gen.py before 2.12 has no --headeronly-install-dir (enum_tag.h goes to <install dir>/core).
+    headeronly = "--headeronly-install-dir" in (folder / "torchgen" / "gen.py").read_text()
+    return ["-s", str(_aten(folder)), "-d", "aten", "--aoti-install-dir", "aoti", *LAYOUTS[layout],
+            "--output-dependencies", "outputs/generated.txt", *(["--headeronly-install-dir", "headeronly"] * headeronly)]
+
+
+def gen_py_digests(folder: Path, layout: str, cwd: Path) -> reference.Outputs:
+    """The release's gen.py on its own native_functions.yaml, run in cwd (an empty folder), its files as the
+    reference cache's digests: one run per release and layout, whichever test asks first."""
+    theirs = reference.run_digests(["-m", "torchgen.gen", *gen_py_args(folder, layout)], cwd=cwd, pythonpath=[folder],
+                                   outputs=[Path(o) for o in ("aten", "aoti", "headeronly", "outputs")])
+    assert theirs.done.returncode == 0, theirs.done.stderr[-2000:]
+    return theirs
+
+
 @pytest.mark.parametrize("version,layout", GENERATE_CASES)
 def test_generate_is_byte_identical(version: str, layout: str, tmp_path: Path, monkeypatch) -> None:
     folder = release_folder(version)
-    aten = str(_aten(folder))
-    # gen.py before 2.12 has no --headeronly-install-dir (enum_tag.h goes to <install dir>/core).
-    headeronly = "--headeronly-install-dir" in (folder / "torchgen" / "gen.py").read_text()
-    # Paths relative to each tool's folder: the outputs lists (--output-dependencies) name the files by them.
-    args = ["-s", aten, "-d", "aten", "--aoti-install-dir", "aoti", *LAYOUTS[layout],
-            "--output-dependencies", "outputs/generated.txt", *(["--headeronly-install-dir", "headeronly"] * headeronly)]
+    args = gen_py_args(folder, layout)
     # torchgen's files as the reference cache's digests (not written out and read back); opgen's as written.
     ref, ours = tmp_path / "torchgen", tmp_path / "opgen"
     ref.mkdir()
     ours.mkdir()
-    theirs = reference.run_digests(["-m", "torchgen.gen", *args], cwd=ref, pythonpath=[folder],
-                                   outputs=[Path(o) for o in ("aten", "aoti", "headeronly", "outputs")])
-    assert theirs.done.returncode == 0, theirs.done.stderr[-2000:]
+    theirs = gen_py_digests(folder, layout, ref)
     monkeypatch.chdir(ours)
     # In this process (--jobs 1): the memoised per-op pieces a release's first layout fills serve its next ones
     # (measured: the next layout 2-3 times faster), where worker processes would fill their memos and exit.
