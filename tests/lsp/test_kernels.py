@@ -300,12 +300,13 @@ async def test_meta_function_stub_in_process(tmp_path: Path):
     from opgen_lsp.analysis.kernels import missing_kernels
     from opgen_lsp.index.kernels import KernelIndex
     from opgen_lsp.index.native import NativeParser, TagsParser
+    from opgen_lsp.releases import DEFAULT
 
     native = _workspace(tmp_path)
     binary = native / "BinaryOps.cpp"
     binary.write_text(SOURCES["BinaryOps.cpp"].replace("TORCH_META_FUNC2(add, Tensor)", "// no meta"), encoding="utf-8")
     index = KernelIndex.build([str(native)], cache=None, workers=1)
-    snapshot = NativeParser().parse(KERNEL_NATIVE, TagsParser().parse(TAGS).names)
+    snapshot = NativeParser(release=DEFAULT).parse(KERNEL_NATIVE, TagsParser().parse(TAGS).names)
     (meta,) = [d for d in missing_kernels(snapshot, index) if d.code == "OPG601"]
     ref = kernel_nav.kernel_for_diagnostic(snapshot, meta.code, meta.span)
     assert ref is not None and ref.macro == "TORCH_META_FUNC2(add, Tensor)"
