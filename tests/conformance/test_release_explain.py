@@ -2,7 +2,7 @@
 of samples/aten is found verbatim in the file it names, as that release's own gen.py writes it; and for
 representative ops of the release's own native_functions.yaml (structured, in-place, out=, views, composites, named
 tensors while the release has them), every piece explain shows and every line of the hover's code, in that
-release's gen.py output (the plain layout, whose files explain names; the release matrix's cached run).
+release's gen.py output, plain and --per-operator-headers (the release matrix's cached runs).
 
 Affordable: gen.py runs once per release on the small sample yaml (with the release's own templates and
 tags.yaml, no AOTI fallback ops, and --mps: explain shows every key), not on the whole real file. Marked `versions` (each release's torchgen
@@ -135,32 +135,46 @@ def _code_lines(markdown: str) -> list[tuple[str, str]]:
     return out
 
 
+# Where --per-operator-headers puts what the plain layout's aggregate headers hold: one header per operator name.
+PER_OPERATOR = {"Functions.h": "{}.h", "NativeFunctions.h": "{}_native.h", "Operators.h": "{}_ops.h",
+                "MethodOperators.h": "{}_ops.h", "NativeMetaFunctions.h": "{}_meta.h"}
+
+
+def _in_layout(file: str, base: str, layout: str) -> str:
+    """The output holding what explain places in `file` (named as in the plain layout) for an op named `base`."""
+    return f"ops/{PER_OPERATOR[file].format(base)}" if layout == "per-operator" and file in PER_OPERATOR else file
+
+
 @pytest.fixture(scope="module")
 def release_outputs(tmp_path_factory):
-    """Per release: its own native_functions.yaml read by opgen as that release, and its gen.py's files (plain
-    layout, from the reference cache: the release matrix's run of the same command)."""
+    """Per release: its own native_functions.yaml read by opgen as that release; per layout, its gen.py's files
+    (from the reference cache: the release matrix's run of the same command)."""
     from .test_release_matrix import gen_py_digests
 
-    found = {}
+    snapshots, outputs = {}, {}
 
-    def of(release: Release):
-        if release.version not in found:
-            folder = release_folder(release.version)
+    def of(release: Release, layout: str):
+        folder = release_folder(release.version)
+        if release.version not in snapshots:
             native = folder / "torchgen" / "packaged" / "ATen" / "native"
             tags = TagsParser().parse((native / "tags.yaml").read_text()).names
             parser = NativeParser(CodegenOptions(release).ignore_keys, release=release)
-            snapshot = parser.parse((native / "native_functions.yaml").read_text(), tags)
-            outputs = gen_py_digests(folder, "plain", tmp_path_factory.mktemp(f"gen_{release.version}"))
-            found[release.version] = (snapshot, outputs.files)
-        return found[release.version]
+            snapshots[release.version] = parser.parse((native / "native_functions.yaml").read_text(), tags)
+        if (release.version, layout) not in outputs:
+            cwd = tmp_path_factory.mktemp(f"gen_{release.version}_{layout}")
+            outputs[release.version, layout] = gen_py_digests(folder, layout, cwd).files
+        return snapshots[release.version], outputs[release.version, layout]
     return of
 
 
+@pytest.mark.parametrize("layout", ["plain", "per-operator"])
 @pytest.mark.parametrize("release", RELEASES, ids=lambda r: r.version)
-def test_explain_and_hover_of_the_release_file_are_in_its_gen_py_output(release: Release, release_outputs) -> None:
+def test_explain_and_hover_of_the_release_file_are_in_its_gen_py_output(release: Release, layout: str,
+                                                                       release_outputs) -> None:
     """`opgen explain` and the hover of representative ops of the release's own native_functions.yaml: every piece
-    explain shows is verbatim in the file it names, every line of the hover's code in the file it comes from."""
-    snapshot, files = release_outputs(release)
+    explain shows is verbatim in the file it names (with --per-operator-headers: the op's own header that takes
+    that file's part), every line of the hover's code in the file it comes from."""
+    snapshot, files = release_outputs(release, layout)
     assert [d for d in snapshot.diagnostics if d.is_error] == []
     texts: dict[str, str] = {}
 
@@ -169,6 +183,9 @@ def test_explain_and_hover_of_the_release_file_are_in_its_gen_py_output(release:
             texts[file] = _stripped(files[f"aten/{file}"].read().decode())
         return texts[file]
 
+    def lines_of(file: str) -> set[str]:
+        return set(text(file).split("\n"))
+
     kinds, missing = set(), []
     for kind, names in REPRESENTATIVE.items():
         for name in names:
@@ -176,18 +193,20 @@ def test_explain_and_hover_of_the_release_file_are_in_its_gen_py_output(release:
             if op is None:
                 continue
             kinds.add(kind)
+            base = op.function.func.name.name.base
             pieces = snapshot.explainer.explain(name)
             assert len(pieces) >= 3, name
-            missing += [f"{name}: {p.title} ({p.file})" for p in pieces if _stripped(p.code) not in text(p.file)]
+            missing += [f"{name}: {p.title} ({p.file})" for p in pieces
+                        if _stripped(p.code) not in text(_in_layout(p.file, base, layout))]
             shown = hover(snapshot, None, op.line, len("- func: ") + 1)
             assert shown is not None and f"read as {release}" in shown.markdown
             lines = _code_lines(shown.markdown)
             assert lines, name
             for heading, line in lines:
                 if heading.startswith("at::"):
-                    found = f"inline {line.removesuffix(';')} {{" in text("Functions.h").split("\n")
+                    found = f"inline {line.removesuffix(';')} {{" in lines_of(_in_layout("Functions.h", base, layout))
                 else:
-                    found = line.startswith("// ") or line in text("NativeFunctions.h").split("\n")
+                    found = line.startswith("// ") or line in lines_of(_in_layout("NativeFunctions.h", base, layout))
                 if not found:
                     missing.append(f"{name}: hover line {line!r} ({heading})")
     assert missing == []
