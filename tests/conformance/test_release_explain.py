@@ -145,6 +145,22 @@ def _in_layout(file: str, base: str, layout: str) -> str:
     return f"ops/{PER_OPERATOR[file].format(base)}" if layout == "per-operator" and file in PER_OPERATOR else file
 
 
+def _code_blocks(markdown: str) -> list[tuple[str, str]]:
+    """(the heading above it, its code) of each whole C++ block of a hover (one cut short to fit is left out)."""
+    out, heading, code, inside = [], "", [], False
+    lines = markdown.split("\n")
+    for i, line in enumerate(lines):
+        if line.startswith("```"):
+            if inside and not (i + 1 < len(lines) and lines[i + 1].endswith("more lines)")):
+                out.append((heading, "\n".join(code)))
+            inside, code = not inside, []
+        elif inside:
+            code.append(line)
+        elif line:
+            heading = line
+    return out
+
+
 @pytest.fixture(scope="module")
 def release_outputs(tmp_path_factory):
     """Per release: its own native_functions.yaml read by opgen as that release; per layout, its gen.py's files
@@ -159,11 +175,12 @@ def release_outputs(tmp_path_factory):
             native = folder / "torchgen" / "packaged" / "ATen" / "native"
             tags = TagsParser().parse((native / "tags.yaml").read_text()).names
             parser = NativeParser(CodegenOptions(release).ignore_keys, release=release)
-            snapshots[release.version] = parser.parse((native / "native_functions.yaml").read_text(), tags)
+            text = (native / "native_functions.yaml").read_text()
+            snapshots[release.version] = parser.parse(text, tags), text.split("\n")
         if (release.version, layout) not in outputs:
             cwd = tmp_path_factory.mktemp(f"gen_{release.version}_{layout}")
             outputs[release.version, layout] = gen_py_digests(folder, layout, cwd).files
-        return snapshots[release.version], outputs[release.version, layout]
+        return (*snapshots[release.version], outputs[release.version, layout])
     return of
 
 
@@ -174,7 +191,7 @@ def test_explain_and_hover_of_the_release_file_are_in_its_gen_py_output(release:
     """`opgen explain` and the hover of representative ops of the release's own native_functions.yaml: every piece
     explain shows is verbatim in the file it names (with --per-operator-headers: the op's own header that takes
     that file's part), every line of the hover's code in the file it comes from."""
-    snapshot, files = release_outputs(release, layout)
+    snapshot, yaml_lines, files = release_outputs(release, layout)
     assert [d for d in snapshot.diagnostics if d.is_error] == []
     texts: dict[str, str] = {}
 
@@ -209,5 +226,18 @@ def test_explain_and_hover_of_the_release_file_are_in_its_gen_py_output(release:
                     found = line.startswith("// ") or line in lines_of(_in_layout("NativeFunctions.h", base, layout))
                 if not found:
                     missing.append(f"{name}: hover line {line!r} ({heading})")
+            # The hover on the first dispatch key of the entry: its pieces, each under "title (file)".
+            end = next((i for i in range(op.line + 1, len(yaml_lines)) if yaml_lines[i].startswith("- ")),
+                       len(yaml_lines))
+            table = next((i for i in range(op.line + 1, end) if yaml_lines[i] == "  dispatch:"), end)
+            key_line = next((i for i in range(table + 1, end) if yaml_lines[i].startswith("    ")
+                             and not yaml_lines[i].lstrip().startswith("#")), None)
+            if key_line is not None:
+                shown = hover(snapshot, None, key_line, 5)
+                assert shown is not None and "(dispatch key)" in shown.markdown
+                blocks = _code_blocks(shown.markdown)
+                assert blocks, name
+                missing += [f"{name}: key hover {heading}" for heading, code in blocks
+                            if code not in text(_in_layout(heading.rsplit("(", 1)[1].rstrip(")"), base, layout))]
     assert missing == []
     assert kinds == set(REPRESENTATIVE) - ({"DimnameList"} if not release.named_tensor_types else set())
