@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from release_files import release_native
-
 from conftest import CORPUS  # tests/conftest.py: ../shared/corpus (the `corpus` marker skips without it)
+from release_files import release_native
 
 from .conftest import require
 from .test_neovim import _nvim, docs_config, run_lua

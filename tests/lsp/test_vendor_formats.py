@@ -175,6 +175,6 @@ async def test_the_real_files_get_no_error_in_the_server(client: LanguageClient)
                                         ("torch_mlu__mlu_functions.yaml", "mlu_functions.yaml", 6)):
         text = (CORPUS / corpus_name).read_text(encoding="utf-8")
         uri = open_document(client, write(client, f"{name.split('_')[0]}/{name}", text))
-        found = await current_diagnostics(client, uri, lambda ds: len(ds) >= warnings, timeout=30)
+        found = await current_diagnostics(client, uri, lambda ds, want=warnings: len(ds) >= want, timeout=30)
         assert [d for d in found if d.severity == types.DiagnosticSeverity.Error] == [], name
         assert len(found) == warnings, [(d.code, d.range.start.line) for d in found]
