@@ -157,3 +157,25 @@ def test_without_the_opt_in_structured_is_still_rejected(native):
     top_level = HEAD.replace("supported:", "structured: true\nsupported:") + "  - add.out\n"
     for experimental in (False, True):  # a top-level key neither reads
         assert ("OPG507", 3, True) in _codes(top_level, native, experimental), experimental
+
+
+def test_the_command_line_says_it_is_experimental(aten, tmp_path, monkeypatch, capsys):
+    from opgen_lsp.cli import main
+
+    source = tmp_path / "priv1.yaml"
+    source.write_text(HEAD + "  - add.out:\n    structured: true\n  - div.out\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["generate-backend", "--experimental", "-s", str(source), "-o", "gen"]) == 0
+    assert "--experimental: generating as pytorch#172539's proposed gen_backend_stubs" in capsys.readouterr().err
+    header = (tmp_path / "gen" / "PrivateUse1NativeFunctions.h").read_text()
+    assert "#include <ATen/ops/add_meta.h>\n#include <ATen/ops/div_meta.h>\nnamespace at {" in header
+    assert "struct structured_add_out : public at::meta::structured_add_Tensor {" in header
+    register = (tmp_path / "gen" / "RegisterPrivateUse1.cpp").read_text()
+    assert "struct structured_add_out_functional final : public " \
+           "at::priv1::native::PrivateUse1NativeFunctions::structured_add_out {" in register
+    assert "  at::priv1::native::PrivateUse1NativeFunctions::div_out(self, other, self);\n  return self;\n" in register
+    # without the flag: the release's reading, which refuses the option and the namespace's depth
+    assert main(["generate-backend", "-s", str(source), "-o", "plain"]) == 1
+    err = capsys.readouterr().err
+    assert "generating as pytorch#172539" not in err and "[OPG508]" in err and "[OPG504]" in err
+    assert not (tmp_path / "plain").exists()
