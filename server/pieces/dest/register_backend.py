@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 from ...frozen import PER_OP_AND_KEY_MEMO
 from ...model import dispatch as dk
-from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
+from ...model.native_function import BackendIndex, BackendMetadata, NativeFunction, NativeFunctionsGroup
 from ...model.schema import SchemaKind
 from ...releases import Release
 from ..api import cpp
@@ -82,11 +82,11 @@ def _options_of(f: NativeFunction) -> str:
     return f"{template.name}.options()"
 
 
-def out_call(f: NativeFunction, g: NativeFunctionsGroup, index: BackendIndex, class_name: str) -> str:
-    """The proposal's derived functional / in-place kernel: the out= kernel called with fresh outputs, or self."""
+def out_call(f: NativeFunction, g: NativeFunctionsGroup, index: BackendIndex, class_name: str,
+             kernel: BackendMetadata) -> str:
+    """The proposal's derived functional / in-place kernel: the out= kernel (`kernel`) called with fresh outputs,
+    or self."""
     sig = wrapper_signature(f, index)
-    kernel = index.get_kernel(g.out)
-    assert kernel is not None  # (gets_out_call holds)
     goals = kernel_signature(g.out, index).arguments()
     goals = goals[:len(goals) - len(g.out.func.arguments.out)]
     args = call_arguments(sig.arguments(), goals)
@@ -177,8 +177,8 @@ def anonymous_definitions(g: NativeFunction | NativeFunctionsGroup, index: Backe
         kind = _registered(f, group, index, experimental)
         if kind == "wrapper" and group is not None:  # always: a wrapper is around the group's functional kernel
             out.append(out_inplace_wrapper(f, group, index))
-        elif kind == "out call" and group is not None:  # (always)
-            out.append(out_call(f, group, index, class_name))
+        elif kind == "out call" and group is not None and (kernel := index.get_kernel(group.out)) is not None:
+            out.append(out_call(f, group, index, class_name, kernel))  # (always: gets_out_call holds)
         elif kind is not None:
             text = compute_wrapper(f, index, release=release, class_method_name=class_name)
             if text is not None:
