@@ -2,8 +2,9 @@
 `npu_native_functions.yaml` from ../shared/corpus gets no diagnostic; a new op's schema cut to its name (a mutation)
 gets OPG552 on its line and nothing else, and undoing it clears it; hover on an upstream op shows upstream's schema,
 go to definition lands on the op's entry in the release's native_functions.yaml, and the document symbols are the
-file's sections with their ops. Then torch_xla's yaml from the corpus with `opgen.upgradeTarget` 2.15: OPG975 on
-each op torch 2.15 removes, and the hover on one shows the change."""
+file's sections with their ops. torch_mlu's real file gets its warnings and no error. Then torch_xla's yaml from
+the corpus with `opgen.upgradeTarget` 2.15: OPG975 on each op torch 2.15 removes, and the hover on one shows the
+change."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from .test_neovim import _nvim, docs_config, run_lua
 pytestmark = [pytest.mark.editors, pytest.mark.slow, pytest.mark.corpus]
 
 NPU = "torch_npu__npu_native_functions.yaml"
+MLU = "torch_mlu__mlu_functions.yaml"
 XLA = "pytorch-xla__xla_native_functions.yaml"
 CUT_FROM = "  - func: get_npu_format(Tensor self) -> int"  # a custom: op, its schema cut to its name
 CUT_TO = "  - func: get_npu_format"
@@ -87,6 +89,14 @@ VENDOR_LUA = """
   assert(vim.wait(60000, function() return #vim.diagnostic.get(buf) == 0 end, 50), "the undo did not clear it")
   out.undone = codes(buf)
 
+  -- torch_mlu's real file: what it is shown (warnings only: docs/backends.md)
+  vim.cmd("edit " .. case.mlu)
+  local mlu = vim.api.nvim_get_current_buf()
+  local mlu_uri = vim.uri_from_bufnr(mlu)
+  assert(vim.wait(60000, function() return published[mlu_uri] ~= nil end, 100), "nothing published for torch_mlu")
+  vim.wait(500)
+  out.mlu = codes(mlu)
+
   -- torch_xla's yaml with opgen.upgradeTarget: OPG975 (information) on each op 2.15 removes, and its hover.
   vim.cmd("edit " .. case.xla)
   local xla = vim.api.nvim_get_current_buf()
@@ -121,6 +131,7 @@ def test_neovim_checks_torch_npus_real_file_and_shows_opg975(tmp_path: Path):
     xla_text = (CORPUS / XLA).read_text(encoding="utf-8")
     (ws / "csrc" / "npu_native_functions.yaml").write_text(npu_text, encoding="utf-8")
     (ws / "xla_native_functions.yaml").write_text(xla_text, encoding="utf-8")
+    (ws / "csrc" / "mlu_functions.yaml").write_text((CORPUS / MLU).read_text(encoding="utf-8"), encoding="utf-8")
     # The editor's home is a fresh one (run_lua): opgen's torchgen cache is linked into it, for torch 2.13 and 2.15.
     cache = tmp_path / "home" / ".cache" / "opgen"
     cache.mkdir(parents=True)
@@ -129,7 +140,7 @@ def test_neovim_checks_torch_npus_real_file_and_shows_opg975(tmp_path: Path):
     clone = _line_of(npu_text, "  - func: clone")
     cut_line = _line_of(npu_text, CUT_FROM)
     cholesky = _line_of(xla_text, "  - cholesky")
-    case = {"npu": "csrc/npu_native_functions.yaml", "xla": "xla_native_functions.yaml",
+    case = {"npu": "csrc/npu_native_functions.yaml", "xla": "xla_native_functions.yaml", "mlu": "csrc/mlu_functions.yaml",
             "clone": {"line": clone, "character": len("  - func: c")}, "cut_line": cut_line, "cut_to": CUT_TO,
             "cholesky": {"line": cholesky, "character": len("  - c")}}
     body = VENDOR_LUA.replace("CASE", json.dumps(case))
@@ -162,6 +173,9 @@ def test_neovim_checks_torch_npus_real_file_and_shows_opg975(tmp_path: Path):
     assert (code, lnum, col, severity) == ("OPG552", cut_line, len("  - func: "), 1), result["mutated"]
     assert "get_npu_format" in message
     assert result["undone"] == []
+
+    # torch_mlu's file (torch 2.4's line) against 2.13: no error; its 6 warnings (OPG550/OPG509, as `opgen check`)
+    assert [severity for _, _, _, severity, _ in result["mlu"]] == [2] * 6, result["mlu"]
 
     # OPG975 on cholesky and qr (removed in 2.14), information; the hover shows both releases' declarations.
     found = sorted((lnum, severity) for _, lnum, _, severity, _ in result["upgrade"])
