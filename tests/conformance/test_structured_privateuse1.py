@@ -43,7 +43,10 @@ def proposal() -> Path:
     tool = _tool()
     found = tool.cached()
     if found is None and os.environ.get("CI"):
-        found = tool.obtain()
+        try:
+            found = tool.obtain()
+        except OSError as exc:  # GitHub is not reachable from every CI machine; a changed file still fails
+            pytest.skip(f"pytorch#172539's test files are not in the cache and cannot be downloaded ({exc})")
     if found is None:
         pytest.skip("pytorch#172539's test files are not in the cache: python3 tools/proposal_files.py")
     return found
