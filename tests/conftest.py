@@ -6,6 +6,7 @@ import importlib.metadata
 import importlib.util
 import json
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -74,6 +75,9 @@ def tags_yaml(aten: Path) -> Path:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # opgen's persistent cache: a folder of the test run's own (each xdist worker its own), never the user's.
+    if "OPGEN_CACHE_DIR" not in os.environ:
+        os.environ["OPGEN_CACHE_DIR"] = tempfile.mkdtemp(prefix="opgen-cache-tests-")
     config.addinivalue_line("markers", "testing_hooks(hooks): the language server's test-only hooks (failHover, "
                                        "generateDelayMs, kernelWorkers), set for the servers the test starts")
 
