@@ -29,7 +29,7 @@ ENV_VAR = "OPGEN_CACHE_DIR"
 OFF = "off"
 # The entries live in a subfolder of their own, so that `clear` never touches anything else of the folder named.
 SUBFOLDER = "opgen-cache-v1"
-DEFAULT_MAX_BYTES = 512 * 1024 * 1024
+DEFAULT_MAX_BYTES = 500_000_000
 
 _MAGIC = b"opgen-cache\x01"
 _HEADER = struct.Struct(f"<{len(_MAGIC)}sQ32s")  # magic, payload length, sha256(key + payload)

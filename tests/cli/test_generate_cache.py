@@ -163,3 +163,16 @@ def test_with_and_without_the_cache_over_random_edits(tmp_path: Path) -> None:
                 victim.write_bytes(victim.read_bytes() + b" ")
         assert main(argv(aten, cached, cache)) == main(argv(aten, plain, None)) == 0, what
         assert _same_but_paths(cached, plain), (step, what)
+
+
+def test_cache_info_and_clear(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    aten, out, cache = source_tree(tmp_path), tmp_path / "out", tmp_path / "cache"
+    assert main(argv(aten, out, cache)) == 0
+    (cache / SUBFOLDER / "the user's file").write_text("kept")
+    capsys.readouterr()
+    assert main(["cache", "info", "--cache-dir", str(cache)]) == 0
+    assert capsys.readouterr().out == f"{cache / SUBFOLDER}: 1 entry, 0.0 MB (at most 500 MB); 1 other name(s) " \
+                                      "left alone\n"
+    assert main(["cache", "clear", "--cache-dir", str(cache)]) == 0
+    assert "removed 1 cache entry" in capsys.readouterr().out
+    assert [p.name for p in (cache / SUBFOLDER).iterdir()] == ["the user's file"]
