@@ -176,3 +176,30 @@ def test_cache_info_and_clear(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert main(["cache", "clear", "--cache-dir", str(cache)]) == 0
     assert "removed 1 cache entry" in capsys.readouterr().out
     assert [p.name for p in (cache / SUBFOLDER).iterdir()] == ["the user's file"]
+
+
+@pytest.mark.slow
+def test_with_and_without_the_cache_over_random_edits_of_the_real_file(tmp_path: Path, aten: Path) -> None:
+    """The same on torchgen's native_functions.yaml: a kernel renamed in a random entry's dispatch table, an output
+    touched, nothing changed, the edit undone."""
+    src = tmp_path / "src"
+    shutil.copytree(aten, src)
+    native = src / "native" / "native_functions.yaml"
+    original = native.read_text(encoding="utf-8")
+    cached, plain, cache = tmp_path / "cached", tmp_path / "plain", tmp_path / "cache"
+    rng = random.Random(3214)
+    for step, what in enumerate(["entry", "nothing", "output", "entry", "undo"]):
+        if what == "entry":
+            lines = native.read_text(encoding="utf-8").splitlines(keepends=True)
+            spots = [i for i, line in enumerate(lines) if line.startswith("    CPU: ") and "," not in line]
+            i = rng.choice(spots)
+            lines[i] = lines[i].rstrip("\n") + f"_edited{step}\n"
+            native.write_text("".join(lines), encoding="utf-8")
+        elif what == "output":
+            victim = rng.choice(sorted(p for p in (cached / "aten").rglob("*") if p.is_file()))
+            victim.write_bytes(victim.read_bytes() + b" ")
+        elif what == "undo":
+            native.write_text(original, encoding="utf-8")
+        assert main(argv(src, cached, cache, "--implemented-only", "-j", "2")) == 0, what
+        assert main(argv(src, plain, None, "--implemented-only", "-j", "2")) == 0, what
+        assert _same_but_paths(cached, plain), (step, what)
