@@ -14,6 +14,7 @@ A folder that cannot be made or written makes the cache read-only or off, with o
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -81,14 +82,10 @@ def _package_digest() -> str:
     return h.hexdigest()
 
 
-_package: list[str] = []
-
-
+@functools.lru_cache(maxsize=1)  # one value: the source of the running opgen
 def opgen_digest() -> str:
     """_package_digest, computed once a process (about 10 ms)."""
-    if not _package:
-        _package.append(_package_digest())
-    return _package[0]
+    return _package_digest()
 
 
 def namespaced(kind: str, *parts: bytes | str) -> str:

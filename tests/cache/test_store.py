@@ -58,10 +58,10 @@ def test_a_corrupt_byte_is_a_miss(tmp_path: Path) -> None:
 
 def test_an_entry_of_another_opgen_version_is_never_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Another opgen (another source digest) writes the entry for the same inputs under its own key ...
-    monkeypatch.setattr(store, "_package", ["another opgen's source digest"])
-    theirs = store.namespaced("test", "an entry")
-    monkeypatch.setattr(store, "_package", [])
     ours = store.namespaced("test", "an entry")
+    monkeypatch.setattr(store, "opgen_digest", lambda: "another opgen's source digest")
+    theirs = store.namespaced("test", "an entry")
+    monkeypatch.undo()
     assert theirs != ours
     with Cache(str(tmp_path)) as cache:
         cache.put(theirs, b"their bytes")
