@@ -196,6 +196,9 @@ def run_key(args: argparse.Namespace, resolved: Resolved) -> str:
     return runs.run_key(command, resolved.release, torchgen)
 
 
+RECORDED = "nothing changed since the last run: its record in opgen's cache"
+
+
 def _generate_cached(args: argparse.Namespace, resolved: Resolved, cache: Cache) -> int:
     """A run whose record says nothing changed is reported from it (nothing rebuilt, nothing written); any other
     runs in full and, when it wrote every file, is recorded."""
@@ -209,7 +212,7 @@ def _generate_cached(args: argparse.Namespace, resolved: Resolved, cache: Cache)
 
             _print_notes(recorded.notes)
             report_written(WriteResult((), recorded.files, ()), verbose=args.verbose,
-                           as_what=f"gen.py of {resolved.label}")
+                           as_what=f"gen.py of {resolved.label}", why=RECORDED)
             return _missing_status(recorded.missing, args.implemented_only)
     from ..analysis.check import installed_package_dir  # (loaded on first use, as the generator)
     from ..codegen.generate import generate, inputs_read

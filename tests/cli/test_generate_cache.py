@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 import random
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,7 @@ from file_trees import files_under
 
 from opgen_lsp.cache.store import SUBFOLDER
 from opgen_lsp.cli import main
+from opgen_lsp.cli.generate import RECORDED
 from opgen_lsp.codegen import generate as generate_module
 
 SAMPLES_ATEN = Path(__file__).resolve().parents[2] / "samples" / "aten"
@@ -37,14 +40,6 @@ def stamps(out: Path) -> dict[str, tuple[int, int, int]]:
             for p in out.rglob("*") if p.is_file()}
 
 
-@pytest.fixture
-def no_generator(monkeypatch: pytest.MonkeyPatch) -> None:
-    """generate() fails if called: what passes was answered from the record."""
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise AssertionError("the generator ran")
-    monkeypatch.setattr(generate_module, "generate", refuse)
-
-
 def test_nothing_changed_is_answered_from_the_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     aten, out, cache = source_tree(tmp_path), tmp_path / "out", tmp_path / "cache"
@@ -56,6 +51,20 @@ def test_nothing_changed_is_answered_from_the_record(tmp_path: Path, monkeypatch
     assert stamps(out) == before and files_under(out) == files  # not one file touched
     err = capsys.readouterr().err
     assert f"0 file(s) written, {sum(1 for f in files if not f.endswith('.cmake'))} unchanged" in err
+    assert RECORDED in err
+
+
+def test_the_record_is_found_by_another_process(tmp_path: Path) -> None:
+    """The key is the same in every process (a set's order follows the per-process string hash: not in the key)."""
+    aten, out, cache = source_tree(tmp_path), tmp_path / "out", tmp_path / "cache"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    errs = []
+    for seed in ("1", "2"):
+        run = subprocess.run([sys.executable, "-m", "opgen_lsp.cli", *argv(aten, out, cache)], capture_output=True,
+                             text=True, env={**env, "PYTHONHASHSEED": seed}, timeout=120)
+        assert run.returncode == 0, run.stderr
+        errs.append(run.stderr)
+    assert RECORDED not in errs[0] and RECORDED in errs[1]
 
 
 def test_an_output_changed_or_deleted_is_written_again(tmp_path: Path) -> None:
