@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -219,7 +218,6 @@ def _generate_cached(args: argparse.Namespace, resolved: Resolved, cache: Cache)
 
     options = options_from_args(args, resolved.release)
     inputs = runs.read_inputs(inputs_read(options)) if key is not None else ()
-    started = time.time_ns()
     shown = terminal_progress(sys.stderr)
     result = generate(options, implemented_only=args.implemented_only, processes=args.jobs, progress=shown)
     if shown is not None:
@@ -243,8 +241,9 @@ def _generate_cached(args: argparse.Namespace, resolved: Resolved, cache: Cache)
     missing = tuple((p.path, p.missing_reason) for p in result.missing)
     if key is not None and result.written is not None:
         written = result.written
-        runs.store(cache, key, inputs, runs.Recorded((*written.written, *written.unchanged), result.lists,
-                                                     result.notes, missing), started)
+        done = runs.Recorded((*written.written, *written.unchanged), tuple(path for path, _ in result.lists),
+                             result.notes, missing)
+        runs.store(cache, key, inputs, done, dict((*written.digests, *result.lists)))
     return _missing_status(missing, args.implemented_only)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 from collections.abc import Callable, Sequence
@@ -34,7 +35,8 @@ class GenerateResult:
     notes: tuple[str, ...] = ()  # printed as gen.py prints them (an AOTI header not found)
     located: tuple[str, ...] = ()  # the inputs' errors, each `path:line:col: error: ...` (then errors says why)
     invalid: bool = False  # the errors are errors of the inputs' content (exit status 1, not 2)
-    lists: tuple[str, ...] = ()  # the --output-dependencies lists written or found unchanged
+    # the --output-dependencies lists written or found unchanged, each with the sha256 of its bytes
+    lists: tuple[tuple[str, str], ...] = ()
 
     @property
     def missing(self) -> tuple[PlannedFile, ...]:
@@ -318,9 +320,10 @@ def generate(options: GenerateOptions, *, implemented_only: bool = False, proces
         depfile = os.path.realpath(options.output_dependencies)
         for path, text in outputs_lists(listed, dirs, depfile, xpu=options.xpu_flag,
                                          release=options.release):
+            data = text.encode("utf-8")
             try:
-                write_if_changed(path, text.encode("utf-8"))
-                lists.append(path)
+                write_if_changed(path, data)
+                lists.append((path, hashlib.sha256(data).hexdigest()))
             except (OSError, ValueError) as exc:
                 errors.append(f"{path}: {getattr(exc, 'strerror', None) or exc}")
     return GenerateResult(tuple(planned), written, tuple(errors) + (written.errors if written else ()),

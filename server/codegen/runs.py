@@ -8,10 +8,12 @@ ctime, to the nanosecond: any write or rename changes the ctime). A later run tr
 has the same digest and each output the same stat; anything else (an edited input, an output touched, deleted or
 replaced) is a miss, and the run is done in full, which rewrites exactly the files whose bytes differ.
 
-ctime has the kernel's clock tick as its grain: an output whose ctime lies within RACY_NS of when the record was
-made could be changed again within the same tick, so its content digest is kept too and checked instead (git's
-"racily clean" index entries). This module imports no generator: a hit costs reading the inputs and a stat of each
-output.
+A run is recorded only if each output, read back when the record is made, holds the bytes the run left (the
+writer's sha256 of them) and did not change while it was read: a file someone changed during the run is never
+taken for the run's. ctime has the kernel's clock tick as its grain: an output whose ctime lies within RACY_NS of
+its stat could be changed again within the same tick, so its digest is kept too and its bytes are checked instead
+(git's "racily clean" index entries). This module imports no generator: a hit costs reading the inputs and a stat
+of each output.
 """
 
 from __future__ import annotations
@@ -118,16 +120,14 @@ def _stat_of(path: str) -> tuple[int, int, int, int, int] | None:
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
-def outputs_now(paths: Iterable[str], now_ns: int) -> tuple[Output, ...] | None:
-    """Each output's stat (and digest when racy); None when one is not a regular file."""
-    out = []
-    for path in paths:
-        found = _stat_of(path)
-        if found is None:
-            return None
-        racy = found[4] >= now_ns - RACY_NS
-        out.append(Output(path, found, file_digest(path) if racy else ""))
-    return tuple(out)
+def verified(path: str, expected: str) -> Output | None:
+    """The output as it is now, when it holds the bytes the run left (sha256 `expected`) and did not change while
+    they were read; None otherwise. Its digest is kept when it is racy (see RACY_NS)."""
+    before = _stat_of(path)
+    if before is None or file_digest(path) != expected or _stat_of(path) != before:
+        return None
+    racy = before[4] >= time.time_ns() - RACY_NS
+    return Output(path, before, expected if racy else "")
 
 
 def _unchanged(output: Output) -> bool:
@@ -187,16 +187,22 @@ def lookup(cache: Cache, key: str) -> Recorded | None:
     return recorded
 
 
-def store(cache: Cache, key: str, inputs: Sequence[Input], done: Recorded, started_ns: int) -> bool:
-    """Record a run that wrote every file (no error): its inputs as read before it began, its outputs now."""
+def store(cache: Cache, key: str, inputs: Sequence[Input], done: Recorded, expected: Mapping[str, str]) -> bool:
+    """Record a run that wrote every file (no error): its inputs as read before it began, and its outputs as they
+    are now, each checked against the sha256 of the bytes the run left (expected, by path): a file changed by
+    anyone since is not recorded as the run's, and the run is not recorded at all."""
     if not cache.writable:
         return False
-    now = time.time_ns()
-    outputs = outputs_now((*done.files, *done.lists), now)
-    if outputs is None or any(i.current() != i.digest for i in inputs):  # changed while the run read them
+    outputs = []
+    for path in (*done.files, *done.lists):
+        found = verified(path, expected[path]) if path in expected else None
+        if found is None:
+            return False
+        outputs.append(found)
+    if any(i.current() != i.digest for i in inputs):  # changed while the run read them
         return False
     data = {"inputs": [[i.kind, i.path, i.digest] for i in inputs],
             "outputs": [[o.path, list(o.stat), o.digest] for o in outputs],
             "files": list(done.files), "lists": list(done.lists), "notes": list(done.notes),
-            "missing": [list(m) for m in done.missing], "started_ns": started_ns}
+            "missing": [list(m) for m in done.missing]}
     return cache.put(key, json.dumps(data).encode("utf-8", "surrogateescape"))

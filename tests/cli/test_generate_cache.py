@@ -83,6 +83,31 @@ def test_an_output_changed_or_deleted_is_written_again(tmp_path: Path) -> None:
     assert files_under(out) == files
 
 
+def test_an_output_changed_during_the_run_is_not_recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file changed after the run wrote it and before its record was made is not taken for the run's: the next
+    run is a full one, and puts the file's bytes back."""
+    aten, out, cache = source_tree(tmp_path), tmp_path / "out", tmp_path / "cache"
+    real = generate_module.generate
+    victim = out / "aten" / "Functions.h"
+
+    def then_edited(*args: object, **kwargs: object) -> object:
+        result = real(*args, **kwargs)  # type: ignore[arg-type]
+        victim.write_bytes(victim.read_bytes().replace(b"#pragma once", b"#pragma twice", 1))
+        return result
+    monkeypatch.setattr(generate_module, "generate", then_edited)
+    assert main(argv(aten, out, cache)) == 0
+    assert b"#pragma twice" in victim.read_bytes()
+    monkeypatch.setattr(generate_module, "generate", real)
+    assert main(argv(aten, out, cache)) == 0
+    assert b"#pragma twice" not in victim.read_bytes()
+    assert _same_but_paths(out, _plain_run(aten, tmp_path / "plain"))
+
+
+def _plain_run(aten: Path, out: Path) -> Path:
+    assert main(argv(aten, out, None)) == 0
+    return out
+
+
 @pytest.mark.parametrize("change", ["native", "tags", "template edited", "template added", "aoti header"])
 def test_an_input_changed_is_a_full_run(tmp_path: Path, change: str, capsys: pytest.CaptureFixture[str]) -> None:
     aten, out, cache, plain = source_tree(tmp_path), tmp_path / "out", tmp_path / "cache", tmp_path / "plain"
