@@ -180,8 +180,9 @@ _NOT_IN_THE_RUN_KEY = frozenset({"run", "command", "verbose", "jobs", "cache_dir
 
 
 def run_key(args: argparse.Namespace, resolved: Resolved) -> str:
-    """The key of this run's record: every flag that shapes the output, the release (its whole profile), and where
-    the installed torchgen is (its fallback_ops.py may be read)."""
+    """The key of this run's record: every flag that shapes the output, the release (its whole profile), where the
+    installed torchgen is (its fallback_ops.py may be read), and the memory budget (a file over it is read in part,
+    and not generated from)."""
     import importlib.util
 
     from ..codegen import runs
@@ -192,7 +193,8 @@ def run_key(args: argparse.Namespace, resolved: Resolved) -> str:
     except (ImportError, ValueError):
         torchgen = "none"
     command = {k: v for k, v in vars(args).items() if k not in _NOT_IN_THE_RUN_KEY}
-    return runs.run_key(command, resolved.release, torchgen)
+    budget = os.environ.get("OPGEN_MEMORY_BUDGET_MB", "")  # (index.documents.MEMORY_BUDGET_VARIABLE, not imported)
+    return runs.run_key(command, resolved.release, f"{torchgen}\n{budget}")
 
 
 RECORDED = "nothing changed since the last run: its record in opgen's cache"
