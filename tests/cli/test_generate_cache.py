@@ -237,3 +237,19 @@ def test_with_and_without_the_cache_over_random_edits_of_the_real_file(tmp_path:
         assert main(argv(src, cached, cache, "--implemented-only", "-j", "2")) == 0, what
         assert main(argv(src, plain, None, "--implemented-only", "-j", "2")) == 0, what
         assert _same_but_paths(cached, plain), (step, what)
+
+
+def test_two_runs_at_once_share_the_cache(tmp_path: Path) -> None:
+    """Two `opgen generate` processes at once, into one output folder and one cache: both succeed, and the next run is
+    answered from a record that holds what a run without the cache writes."""
+    aten, out, cache = source_tree(tmp_path), tmp_path / "out", tmp_path / "cache"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    command = [sys.executable, "-m", "opgen_lsp.cli", *argv(aten, out, cache)]
+    both = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+            for _ in range(2)]
+    for p in both:
+        _, err = p.communicate(timeout=120)
+        assert p.returncode == 0, err
+    again = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+    assert again.returncode == 0 and RECORDED in again.stderr, again.stderr
+    assert _same_but_paths(out, _plain_run(aten, tmp_path / "plain"))
