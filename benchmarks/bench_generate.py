@@ -168,7 +168,8 @@ class LayoutResult:
 
 def measure_layout(reference: Reference, layout: str, extra: list[str], runs: int, tmp: str) -> LayoutResult:
     torchgen_cmd = [sys.executable, "-m", "torchgen.gen"]
-    opgen_cmd = [sys.executable, "-m", "opgen_lsp.cli", "generate", "--implemented-only",
+    # --no-cache: the generator's own cost, every run (bench_regenerate.py measures the persistent cache)
+    opgen_cmd = [sys.executable, "-m", "opgen_lsp.cli", "generate", "--implemented-only", "--no-cache",
                  *torch_release.opgen_flags(reference.version)]
     env = torch_release.torchgen_env(reference.folder)
     extra = LAYOUTS[layout] + extra

@@ -236,6 +236,10 @@ CODES: dict[str, Code] = _table(
     ("OPG513", "symint-without-symint", E, "a symint kernel for an op whose schema has no SymInt"),
     ("OPG514", "cannot-wrap-variant", E, "a variant torchgen must wrap around the functional kernel, and cannot"),
     ("OPG515", "kernel-for-generated-key", E, "a structured op's kernel on a key whose kernels the codegen writes"),
+    ("OPG516", "experimental-structured-option", E, "a per-op option of pytorch#172539's proposal that its generator "
+     "rejects (opgen generate-backend --experimental)"),
+    ("OPG517", "experimental-option-not-bool", W, "a per-op option of pytorch#172539's proposal that is not true or "
+     "false (its generator takes any value)"),
     ("OPG520", "op-listed-twice", W, "an op listed twice"),
     ("OPG521", "composite-implicit-backend-kernel", W, "a CompositeImplicitAutograd op under supported loses autograd"),
     ("OPG522", "ineffective-symint", W, "a symint entry that changes no kernel"),

@@ -6,6 +6,8 @@ import importlib.metadata
 import importlib.util
 import json
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -73,7 +75,20 @@ def tags_yaml(aten: Path) -> Path:
     return aten / "native" / "tags.yaml"
 
 
+_OWN_CACHE = [""]  # the cache folder this process made for the run ("" when it made none)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _OWN_CACHE[0]:
+        shutil.rmtree(_OWN_CACHE[0], ignore_errors=True)
+        os.environ.pop("OPGEN_CACHE_DIR", None)
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    # opgen's persistent cache: a folder of the test run's own, never the user's (made before xdist starts its
+    # workers, which inherit it; removed when the run ends).
+    if "OPGEN_CACHE_DIR" not in os.environ:
+        os.environ["OPGEN_CACHE_DIR"] = _OWN_CACHE[0] = tempfile.mkdtemp(prefix="opgen-cache-tests-")
     config.addinivalue_line("markers", "testing_hooks(hooks): the language server's test-only hooks (failHover, "
                                        "generateDelayMs, kernelWorkers), set for the servers the test starts")
 

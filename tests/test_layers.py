@@ -29,6 +29,9 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
         f"{PACKAGE}.diagnostics", f"{PACKAGE}.input_file", f"{PACKAGE}.release_ops", f"{PACKAGE}.releases",
         f"{PACKAGE}.report", f"{PACKAGE}.torchgen_digests", f"{PACKAGE}.tree_release", f"{PACKAGE}.worker_process",
     })),
+    # The persistent cache's store: bytes under keys, knowing nothing of what they are (codegen/runs.py keeps
+    # generate's run records in it).
+    ("cache", frozenset({f"{PACKAGE}.cache"})),
     ("syntax", frozenset({f"{PACKAGE}.syntax"})),
     ("model", frozenset({f"{PACKAGE}.model"})),
     # The pure per-op pieces (torchgen's api/ and dest/, explain): functions of the model and the release only, so

@@ -79,7 +79,7 @@ def as_generate_arguments(args: argparse.Namespace) -> argparse.Namespace:
     file or a non-zero exit; no -v; the processes as by default)."""
     fixed = {"headeronly_install_dir": None, "native_aot_ops_dir": None, "mtia": False, "xpu": False,
              "extend_aoti_c_shim": False, "implemented_only": False, "jobs": None, "verbose": False,
-             "torch_version": None}
+             "torch_version": None, "cache_dir": None, "no_cache": False}
     return argparse.Namespace(**{**fixed, **vars(args)})
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from .. import status
@@ -15,6 +15,7 @@ from .options import add_verbose_argument
 from .torch_version import add_torch_version_argument, resolve_release
 
 if TYPE_CHECKING:
+    from ..cache.store import Cache
     from ..codegen.files.context import GenerateOptions
     from ..releases import Release, Resolved
 
@@ -63,7 +64,15 @@ def add_generate_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]
                    help="torch 2.15 on: the folder of native-AOT declarations (<op>/aot.py; default: "
                         "torch/_native/ops of the checkout); an empty string leaves them out")
     add_torch_version_argument(p)
+    add_cache_arguments(p)
     p.set_defaults(run=run_generate)
+
+
+def add_cache_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--cache-dir", metavar="DIR",
+                   help="the persistent cache's folder (default: $OPGEN_CACHE_DIR, else $XDG_CACHE_HOME/opgen-lsp or "
+                        "~/.cache/opgen-lsp): a run with nothing changed since the last is answered from it")
+    p.add_argument("--no-cache", action="store_true", help="neither read nor write the persistent cache")
 
 
 def add_selection_arguments(p: argparse.ArgumentParser) -> None:
@@ -136,9 +145,6 @@ def native_path(source_path: str) -> str:
 
 def generate_as(args: argparse.Namespace, resolved: Resolved) -> int:
     """`opgen generate` with its parsed arguments, as the release resolved (what it prints, its exit status)."""
-    from ..analysis.check import installed_package_dir  # (loaded on first use, as the generator)
-    from ..codegen.generate import generate
-
     absent = flags_the_release_lacks(args, resolved.release)
     if absent:  # gen.py of that release stops at them with a usage error: no file is written as it would not be
         print(f"opgen: gen.py of {resolved.label} has no {' or '.join(absent)}", file=sys.stderr)
@@ -149,21 +155,79 @@ def generate_as(args: argparse.Namespace, resolved: Resolved) -> int:
     if not resolved.release.generation_verified:
         print(f"opgen: generation for {resolved.release} is not yet compared with its gen.py; files may differ",
               file=sys.stderr)
+    with open_cache(args) as cache:
+        code = _generate_cached(args, resolved, cache)
+        cache.evict_if_grown()
+        for note in cache.notes:
+            print(f"opgen: note: {note}", file=sys.stderr)
+    return code
+
+
+def open_cache(args: argparse.Namespace) -> Cache:
+    """The persistent cache --cache-dir names (else $OPGEN_CACHE_DIR, else the user's cache folder); one that is
+    off with --no-cache or OPGEN_CACHE_DIR=off."""
+    from ..cache.store import Cache, default_folder
+
+    if getattr(args, "no_cache", False):
+        return Cache(None)
+    return Cache(getattr(args, "cache_dir", None) or default_folder())
+
+
+# The arguments that do not shape what is written (how it is reported, how many processes write it, the cache).
+_NOT_IN_THE_RUN_KEY = frozenset({"run", "command", "verbose", "jobs", "cache_dir", "no_cache"})
+
+
+def run_key(args: argparse.Namespace, resolved: Resolved) -> str:
+    """The key of this run's record: every flag that shapes the output, the release (its whole profile), where the
+    installed torchgen is (its fallback_ops.py may be read), and the memory budget (a file over it is read in part,
+    and not generated from)."""
+    import importlib.util
+
+    from ..codegen import runs
+
+    try:
+        spec = importlib.util.find_spec("torchgen")
+        torchgen = repr(spec.submodule_search_locations if spec is not None else None)
+    except (ImportError, ValueError):
+        torchgen = "none"
+    command = {k: v for k, v in vars(args).items() if k not in _NOT_IN_THE_RUN_KEY}
+    budget = os.environ.get("OPGEN_MEMORY_BUDGET_MB", "")  # (index.documents.MEMORY_BUDGET_VARIABLE, not imported)
+    return runs.run_key(command, resolved.release, f"{torchgen}\n{budget}")
+
+
+RECORDED = "nothing changed since the last run: its record in opgen's cache"
+
+
+def _generate_cached(args: argparse.Namespace, resolved: Resolved, cache: Cache) -> int:
+    """A run whose record says nothing changed is reported from it (nothing rebuilt, nothing written); any other
+    runs in full and, when it wrote every file, is recorded."""
+    from ..codegen import runs
+
+    key = run_key(args, resolved) if cache.enabled and not args.dry_run else None
+    if key is not None:
+        recorded = runs.lookup(cache, key)
+        if recorded is not None:
+            from ..codegen.writer import WriteResult
+
+            _print_notes(recorded.notes)
+            report_written(WriteResult((), recorded.files, ()), verbose=args.verbose,
+                           as_what=f"gen.py of {resolved.label}", why=RECORDED)
+            return _missing_status(recorded.missing, args.implemented_only)
+    from ..analysis.check import installed_package_dir  # (loaded on first use, as the generator)
+    from ..codegen.generate import generate, inputs_read
+
+    options = options_from_args(args, resolved.release)
+    inputs = runs.read_inputs(inputs_read(options)) if key is not None else ()
     shown = terminal_progress(sys.stderr)
-    result = generate(options_from_args(args, resolved.release), implemented_only=args.implemented_only,
-                      processes=args.jobs, progress=shown)
+    result = generate(options, implemented_only=args.implemented_only, processes=args.jobs, progress=shown)
     if shown is not None:
         shown.finish()
-    if result.notes:  # gen.py's own lines, kept as it prints them on stdout; said once what they are
-        print(f"opgen: note: the {len(result.notes)} line(s) '... not found' below are gen.py's AOTI ABI check "
-              "(printed as gen.py prints them): no C shim header there to compare with, not an error; "
-              "--update-aoti-c-shim writes them", file=sys.stderr, flush=True)
-    for note in result.notes:
-        print(note, flush=True)
+    _print_notes(result.notes)
     for line in result.located:
         print(line, file=sys.stderr)
     for error in result.errors:
         print(f"opgen: {error}", file=sys.stderr)
+    native = native_path(args.source_path)
     found = os.path.isfile(native)
     if result.written is not None:
         report_written(result.written, verbose=args.verbose, as_what=f"gen.py of {resolved.label}")
@@ -174,11 +238,30 @@ def generate_as(args: argparse.Namespace, resolved: Resolved) -> int:
             print(f"opgen: {hint}", file=sys.stderr)
     if result.errors:
         return status.INPUT_ERRORS if result.invalid or result.planned else status.USAGE
-    if result.missing and not args.implemented_only:
-        print(f"opgen: cannot generate {len(result.missing)} file(s) yet (pass --implemented-only to accept):",
+    missing = tuple((p.path, p.missing_reason) for p in result.missing)
+    if key is not None and result.written is not None:
+        written = result.written
+        done = runs.Recorded((*written.written, *written.unchanged), tuple(path for path, _ in result.lists),
+                             result.notes, missing)
+        runs.store(cache, key, inputs, done, dict((*written.digests, *result.lists)))
+    return _missing_status(missing, args.implemented_only)
+
+
+def _print_notes(notes: Sequence[str]) -> None:
+    if notes:  # gen.py's own lines, kept as it prints them on stdout; said once what they are
+        print(f"opgen: note: the {len(notes)} line(s) '... not found' below are gen.py's AOTI ABI check "
+              "(printed as gen.py prints them): no C shim header there to compare with, not an error; "
+              "--update-aoti-c-shim writes them", file=sys.stderr, flush=True)
+    for note in notes:
+        print(note, flush=True)
+
+
+def _missing_status(missing: Sequence[tuple[str, str]], implemented_only: bool) -> int:
+    if missing and not implemented_only:
+        print(f"opgen: cannot generate {len(missing)} file(s) yet (pass --implemented-only to accept):",
               file=sys.stderr)
-        for p in result.missing:
-            print(f"  {p.path}: {p.missing_reason}", file=sys.stderr)
+        for path, why in missing:
+            print(f"  {path}: {why}", file=sys.stderr)
         return status.PARTIAL
     return status.CLEAN
 

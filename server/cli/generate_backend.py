@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING
 
 from .. import status
 from .generation_report import report_generation
 from .options import add_backend_yaml_arguments, add_generation_arguments, add_include_style_arguments
 from .torch_version import resolve_native_release
+
+EXPERIMENTAL_NOTE = ("opgen: --experimental: generating as pytorch#172539's proposed gen_backend_stubs does (structured "
+                     "PrivateUse1 kernels, out= kernels as primary), which no torch release has; without "
+                     "--experimental the files are the release's")
 
 if TYPE_CHECKING:
     from ..codegen.backend.stubs import RegistrationOptions
@@ -30,6 +35,11 @@ def add_generate_backend_parser(sub: argparse._SubParsersAction[argparse.Argumen
                    help="write nothing; list the files and whether they would change")
     add_generation_arguments(p)
     add_registration_arguments(p)
+    p.add_argument("--experimental", action="store_true",
+                   help="generate as pytorch#172539's proposed gen_backend_stubs does (not in any torch release): "
+                        "per-op 'structured', 'ext_structured_meta' and 'device_guard' under supported, structured "
+                        "PrivateUse1 kernels, functional and in-place kernels derived from out= ones "
+                        "(use_out_as_primary: true), any depth of cpp_namespace (docs/backends.md)")
     p.set_defaults(run=run_generate_backend)
 
 
@@ -59,7 +69,9 @@ def run_generate_backend(args: argparse.Namespace) -> int:
         return status.INPUT_ERRORS
     options = BackendOptions(args.source_yaml, args.output_dir, tuple(args.impl_path), args.dry_run,
                              args.native_functions, args.templates, registration_options(args, resolved.release),
-                             release=resolved.release)
+                             experimental=args.experimental, release=resolved.release)
+    if args.experimental:  # said before anything else: these files are not the release's gen_backend_stubs'
+        print(EXPERIMENTAL_NOTE, file=sys.stderr)
     with paused_gc():  # one run over a bounded model: the collector's passes cost ~7% and free next to nothing
         result = generate_backend(options)
     return report_generation(result, output_dir=args.output_dir, dry_run=args.dry_run, verbose=args.verbose,

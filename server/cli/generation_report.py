@@ -53,14 +53,15 @@ def report_generation(result: BackendResult, *, output_dir: str, dry_run: bool, 
     return status.CLEAN
 
 
-def report_written(written: WriteResult, *, verbose: bool, as_what: str = "") -> None:
-    """Each file written (with -v, on stdout) and how many were written and unchanged, as what (on stderr)."""
+def report_written(written: WriteResult, *, verbose: bool, as_what: str = "", why: str = "") -> None:
+    """Each file written (with -v, on stdout) and how many were written and unchanged, as what, and why (on
+    stderr)."""
     if verbose:
         for path in written.written:
             print(f"wrote {path}")
     as_release = f", as {as_what}" if as_what else ""
-    print(f"opgen: {len(written.written)} file(s) written, {len(written.unchanged)} unchanged{as_release}",
-          file=sys.stderr)
+    print(f"opgen: {len(written.written)} file(s) written, {len(written.unchanged)} unchanged{as_release}"
+          f"{f' ({why})' if why else ''}", file=sys.stderr)
 
 
 class TerminalProgress:

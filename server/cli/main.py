@@ -13,7 +13,7 @@ from ..releases import DEFAULT, versions_text
 
 # Each subcommand's module (cli/<name>.py, "-" as "_") and its add_<name>_parser. A run imports its own command's
 # module only: what the others import (the generators, the formatter) is no part of `opgen check`'s start-up.
-COMMANDS = ("bc", "check", "coverage", "explain", "format", "generate", "generate-backend", "generate-lazy",
+COMMANDS = ("bc", "cache", "check", "coverage", "explain", "format", "generate", "generate-backend", "generate-lazy",
             "scaffold", "upgrade")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 from collections.abc import Callable, Sequence
@@ -34,6 +35,8 @@ class GenerateResult:
     notes: tuple[str, ...] = ()  # printed as gen.py prints them (an AOTI header not found)
     located: tuple[str, ...] = ()  # the inputs' errors, each `path:line:col: error: ...` (then errors says why)
     invalid: bool = False  # the errors are errors of the inputs' content (exit status 1, not 2)
+    # the --output-dependencies lists written or found unchanged, each with the sha256 of its bytes
+    lists: tuple[tuple[str, str], ...] = ()
 
     @property
     def missing(self) -> tuple[PlannedFile, ...]:
@@ -101,6 +104,36 @@ def load_context(options: GenerateOptions) -> GenContext:
     ctx = GenContext(inputs.snapshot.functions, tags, options, templates, fallback_ops, why, load_selection(options),
                      native_aot)
     return refuse_native_aot_errors(refuse_shim_failures(ctx, native))
+
+
+def inputs_read(options: GenerateOptions) -> list[tuple[str, str]]:
+    """What generate(options) reads, (kind, path) each as codegen/runs.py digests them: a run record holds them.
+    Beside load_context on purpose: an input read there (or by header_check) must be named here too."""
+    from ..analysis.shims import fallback_ops_candidates  # noqa: PLC0415
+
+    native = os.path.join(options.source_path, "native")
+    templates = os.path.join(options.source_path, "templates")
+    found = [("file", os.path.join(native, "native_functions.yaml")), ("file", os.path.join(native, "tags.yaml")),
+             ("folder", templates)]
+    found += [("file", os.path.join(templates, name)) for name in _names(templates)]
+    found += [("file", path) for path in fallback_ops_candidates(options.source_path)]
+    if options.op_selection_yaml_path is not None:
+        found.append(("file", options.op_selection_yaml_path))
+    if options.release.writes_native_aot_stubs:
+        folder = native_aot_ops_dir(options)
+        if folder:
+            found.append(("folder", folder))
+            found += [("file", os.path.join(folder, name, "aot.py")) for name in _names(folder)]
+    if not options.update_aoti_c_shim and "sources" in options.generate:  # header_check's checked-in headers
+        found.append(("matching:c_shim_*.h", dirs_of(options).of(Manager.aoti)))
+    return found
+
+
+def _names(folder: str) -> list[str]:
+    try:
+        return sorted(os.listdir(folder))
+    except OSError:
+        return []
 
 
 def refuse_native_aot_errors(ctx: GenContext) -> GenContext:
@@ -281,17 +314,20 @@ def generate(options: GenerateOptions, *, implemented_only: bool = False, proces
                                          progress)
         if stopped:
             return GenerateResult(tuple(planned), None, stopped)
+    lists = []
     if options.output_dependencies:
         listed = [p for p in planned if p.implemented or not implemented_only]
         depfile = os.path.realpath(options.output_dependencies)
         for path, text in outputs_lists(listed, dirs, depfile, xpu=options.xpu_flag,
                                          release=options.release):
+            data = text.encode("utf-8")
             try:
-                write_if_changed(path, text.encode("utf-8"))
+                write_if_changed(path, data)
+                lists.append((path, hashlib.sha256(data).hexdigest()))
             except (OSError, ValueError) as exc:
                 errors.append(f"{path}: {getattr(exc, 'strerror', None) or exc}")
     return GenerateResult(tuple(planned), written, tuple(errors) + (written.errors if written else ()),
-                          headers.notes)
+                          headers.notes, lists=tuple(lists))
 
 
 class Engine:

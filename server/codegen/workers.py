@@ -54,6 +54,7 @@ class Summary:
     unchanged: tuple[str, ...] = ()
     errors: tuple[str, ...] = ()
     stopped_by: str | None = None
+    digests: tuple[tuple[str, str], ...] = ()
 
 
 _SLOT = struct.Struct("<QQ")  # one process's files done and written
@@ -115,6 +116,7 @@ def _work(fd: int, jobs: Sequence[Job], units: Sequence[Sequence[int]],
     written: list[str] = []
     unchanged: list[str] = []
     errors: list[str] = []
+    digests: list[tuple[str, str]] = []
     roots = OutputRoots()  # each output folder opened once in this process
     try:
         for unit in _claims(fd):
@@ -123,15 +125,16 @@ def _work(fd: int, jobs: Sequence[Job], units: Sequence[Sequence[int]],
             written += result.written
             unchanged += result.unchanged
             errors += result.errors
+            digests += result.digests
     except PlanError as exc:
         _drain(fd)
-        return Summary(tuple(written), tuple(unchanged), tuple(errors), str(exc))
+        return Summary(tuple(written), tuple(unchanged), tuple(errors), str(exc), tuple(digests))
     except Exception as exc:  # noqa: BLE001  (a bug must reach the user as an error, with where it happened)
         _drain(fd)
-        return Summary(tuple(written), tuple(unchanged), tuple(errors), internal_error(exc))
+        return Summary(tuple(written), tuple(unchanged), tuple(errors), internal_error(exc), tuple(digests))
     finally:
         roots.close()
-    return Summary(tuple(written), tuple(unchanged), tuple(errors))
+    return Summary(tuple(written), tuple(unchanged), tuple(errors), digests=tuple(digests))
 
 
 # The folder holding the opgen_lsp package, as the interpreter names its files in tracebacks.
@@ -257,7 +260,8 @@ def write_in_processes(jobs: Sequence[Job], units: Sequence[Sequence[int]], proc
     summaries += summaries_of_children
     result = WriteResult(tuple(p for s in summaries for p in s.written),
                          tuple(p for s in summaries for p in s.unchanged),
-                         tuple(e for s in summaries for e in s.errors))
+                         tuple(e for s in summaries for e in s.errors),
+                         tuple(d for s in summaries for d in s.digests))
     if progress is not None:  # the children's last files, done after this process's last
         progress(Progress(planned, len(result.written) + len(result.unchanged), len(result.written)))
     # Processes that met the same bug say so in the same words: once is enough.

@@ -15,6 +15,7 @@ disk, so that a run whose files would leave their root writes nothing at all.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import os
 import stat
@@ -28,6 +29,9 @@ class WriteResult:
     written: tuple[str, ...]
     unchanged: tuple[str, ...]
     errors: tuple[str, ...]
+    # (path, sha256 of its bytes) of each file written or found unchanged: what a run record checks the files
+    # against (codegen/runs.py)
+    digests: tuple[tuple[str, str], ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -270,6 +274,7 @@ def write_files(files: Iterable[tuple[str, str, bytes]], *, write: Write | None 
     written: list[str] = []
     unchanged: list[str] = []
     errors: list[str] = []
+    digests: list[tuple[str, str]] = []
     for root, relative, data in files:
         parts = _parts(relative)
         if parts is None:
@@ -284,13 +289,14 @@ def write_files(files: Iterable[tuple[str, str, bytes]], *, write: Write | None 
             finally:
                 os.close(folder)
             (written if changed else unchanged).append(target)
+            digests.append((target, hashlib.sha256(data).hexdigest()))
             if on_file is not None:
                 on_file(changed)
         except Refused as exc:
             errors.append(str(exc))
         except (OSError, ValueError) as exc:  # ValueError: a path the OS cannot take
             errors.append(f"{display}: {getattr(exc, 'strerror', None) or exc}")
-    return WriteResult(tuple(written), tuple(unchanged), tuple(errors))
+    return WriteResult(tuple(written), tuple(unchanged), tuple(errors), tuple(digests))
 
 
 def make_folder(root: str, relative: str) -> None:

@@ -41,10 +41,10 @@ BACKEND_VALUE_COST = 1_000
 
 
 def check_backend(text: str, native: NativeSnapshot, path: str = "", natives: NativeFor | None = None,
-                  vendors: bool = True) -> BackendSnapshot:
+                  vendors: bool = True, experimental: bool = False) -> BackendSnapshot:
     """Compose, lower and resolve one backend yaml; never raises on bad input. A vendor file (by its name at `path`
     or its keys) is read as its vendor's codegen reads it; natives(line): another release's native_functions.yaml,
-    for op-plugin's version ranges."""
+    for op-plugin's version ranges; experimental: as pytorch#172539's proposed gen_backend_stubs reads it."""
     problem = _not_text(text, MAX_BACKEND_CHARS) or _too_many_nodes(text)
     if problem is not None:  # a huge or binary file opened by mistake: one diagnostic, at once
         return BackendSnapshot(None, None, (problem,))
@@ -59,7 +59,7 @@ def check_backend(text: str, native: NativeSnapshot, path: str = "", natives: Na
     fmt = vendor_format(path, text) if vendors else None  # vendors=False: as gen_backend_stubs reads any yaml
     if fmt is not None:
         return _check_vendor(fmt, root, found, native, natives)
-    yaml, lowering = lower_backend_yaml(root)
+    yaml, lowering = lower_backend_yaml(root, experimental)
     # A yaml syntax error leaves no tree: report that alone, not that the file is empty.
     if root is None and found:
         return BackendSnapshot(None, None, tuple(sorted(found, key=_order)))

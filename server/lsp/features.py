@@ -27,7 +27,7 @@ from ..analysis import symbols as symbols_query
 from ..analysis import vendor as vendor_query
 from ..analysis.folding import entry_folds
 from ..analysis.lazy import LazySettings
-from ..diagnostics import cap_diagnostics
+from ..diagnostics import Diagnostic, cap_diagnostics
 from ..frozen import record
 from ..text import Span
 from . import derivatives as derivatives_lsp
@@ -148,8 +148,18 @@ def backend_hover(analysis: Analysis, pos: types.Position, client: Client, defin
                                 definitions, LazySettings(analysis.lazy_preset, analysis.shape_header))
     if found is None:
         return None
-    return types.Hover(contents=client.markup(found.markdown, client.hover_markdown),
+    markdown = found.markdown + upgrade_note(analysis.diagnostics, found.span)
+    return types.Hover(contents=client.markup(markdown, client.hover_markdown),
                        range=span_to_range(analysis.lines, found.span, client.encoding))
+
+
+def upgrade_note(diagnostics: Iterable[Diagnostic], span: Span) -> str:
+    """What OPG975 says of the hovered op (opgen.upgradeTarget): its change, both schemas and both kernel
+    declarations, so that the hover shows what the diagnostic's one line in a status bar cannot."""
+    notes = [d.message for d in diagnostics if d.code == "OPG975" and d.span.start_line == span.start_line
+             and d.span.start_col <= span.end_col and span.start_col <= d.span.end_col]
+    return "".join(f"\n\n**Upgrade** (`opgen.upgradeTarget`): {first}\n```\n{rest}\n```"
+                   for first, _, rest in (note.partition("\n") for note in notes))
 
 
 def kernel_hover(analysis: Analysis, line: int, col: int, client: Client, kernels: KernelContext | None

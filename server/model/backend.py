@@ -41,6 +41,10 @@ TORCHGEN_LISTED_KEYS = ("backend", "class_name", "cpp_namespace", "extra_headers
                         "full_codegen", "non_native", "ir_gen", "symint")
 
 MAX_NAMESPACE_LEVELS = 2
+# The per-op options of pytorch#172539's proposed gen_backend_stubs (read only with `--experimental`): an item
+# under supported/autograd may be a mapping of the op's name (no value) and these keys beside it.
+PROPOSAL_OPTIONS = ("structured", "ext_structured_meta", "device_guard")
+PROPOSAL = "pytorch#172539's proposed gen_backend_stubs"
 
 
 @record
@@ -82,6 +86,11 @@ class ListedOp:
     name: OperatorName | None
     # "scalar", "list" or "mapping": torchgen can hash only scalars (the symint list is made a set).
     kind: str = "scalar"
+    # The proposal's per-op options (PROPOSAL_OPTIONS; only with --experimental), as its generator reads them:
+    # any value but null, false, 0 and '' is true; device_guard None: the yaml's device_guard.
+    structured: bool = False
+    define_meta: bool = False
+    device_guard: bool | None = None
 
 
 @record
@@ -101,6 +110,8 @@ class BackendYaml:
     keys: tuple[tuple[str, Span], ...]
     # Where a missing key is reported: the first key of the mapping.
     anchor: Span
+    # Read as pytorch#172539's proposed gen_backend_stubs reads it (`opgen generate-backend --experimental`).
+    experimental: bool = False
 
     @property
     def forward(self) -> tuple[ListedOp, ...]:
@@ -129,8 +140,9 @@ def _shown(node: YNode) -> str:
 class _Reader:
     """Takes the top-level keys out of the mapping, collecting diagnostics."""
 
-    def __init__(self, root: YMap) -> None:
+    def __init__(self, root: YMap, experimental: bool = False) -> None:
         self.root = root
+        self.experimental = experimental
         self.diagnostics: list[Diagnostic] = []
         self.pairs: dict[str, tuple[YNode, YNode]] = {}
         for key, value in root.pairs:
@@ -207,9 +219,13 @@ def _check_item(r: _Reader, item: ListedOp, node: YNode) -> None:
                   data=(("replace", op),))
             return
         shown = first_key.value if isinstance(first_key, YScalar) else "?"
+        proposed = any(isinstance(k, YScalar) and k.value in PROPOSAL_OPTIONS for k, _ in node.pairs)
         r.add("OPG508", item.span, f"an op under {where} must be its name alone, written '- {shown}'; an external "
                                    "backend's kernels cannot be structured or carry options, and torchgen crashes on "
-                                   "a mapping here (AttributeError: 'dict' object has no attribute 'endswith')")
+                                   "a mapping here (AttributeError: 'dict' object has no attribute 'endswith')"
+                                   + ("; per-op 'structured', 'ext_structured_meta' and 'device_guard' are only "
+                                      f"{PROPOSAL}'s, which `opgen generate-backend --experimental` follows"
+                                      if proposed else ""))
         return
     if item.text is None:
         shown = "null (an empty item)" if isinstance(node, YScalar) and node.value is None else _shown(node)
@@ -246,10 +262,52 @@ def _items(r: _Reader, section: str, node: YSeq, check: Callable[[_Reader, Liste
            ) -> tuple[ListedOp, ...]:
     out = []
     for item_node in node.items:
+        if r.experimental and section in ("supported", "autograd") and isinstance(item_node, YMap) \
+                and item_node.pairs:
+            out.append(_option_item(r, section, item_node))
+            continue
         item = _op_item(section, item_node)
         check(r, item, item_node)
         out.append(item)
     return tuple(out)
+
+
+def _truthy(r: _Reader, key: YScalar, value: YNode) -> bool:
+    """An option's value as the proposal's generator takes it (Python's truth of the loaded value); a warning when
+    it is not a bool, since `structured: true.` is true there and so is `structured: 'false'`."""
+    loaded: object = value.value if isinstance(value, YScalar) else bool(getattr(value, "pairs", None)
+                                                                           or getattr(value, "items", None))
+    if not isinstance(loaded, bool):
+        r.add("OPG517", value.span if not (isinstance(value, YScalar) and value.value is None) else key.span,
+              f"'{key.value}' should be true or false, not {_shown(value)}; {PROPOSAL} does not check it and takes "
+              f"it as {'true' if loaded else 'false'}", warning=True)
+    return bool(loaded)
+
+
+def _option_item(r: _Reader, section: str, node: YMap) -> ListedOp:
+    """`- sub.out:` with `structured: true` (and ext_structured_meta, device_guard) beside it: one op name as a key
+    and the proposal's options, as its create_backend_index reads a dict item."""
+    names = [(k, v) for k, v in node.pairs if not (isinstance(k, YScalar) and k.value in PROPOSAL_OPTIONS)]
+    first = node.pairs[0][0].span
+    if len(names) != 1 or not isinstance(names[0][0], YScalar) or not isinstance(names[0][0].value, str):
+        shown = ", ".join(repr(k.value) if isinstance(k, YScalar) else "?" for k, _ in names) or "none"
+        r.add("OPG508", first, f"an op with options under '{section}' is a mapping of exactly one op name (no value) "
+                               f"and the options {', '.join(PROPOSAL_OPTIONS)} beside it; its op names here: {shown} "
+                               f"({PROPOSAL}: Expected one op name)")
+        return ListedOp(section, first, None, None, "mapping")
+    key = names[0][0]
+    assert isinstance(key, YScalar)  # (checked above; for mypy)
+    item = _op_item(section, key, in_sequence=False)
+    _check_item(r, item, key)
+    options = {k.value: (k, v) for k, v in node.pairs if isinstance(k, YScalar) and k.value in PROPOSAL_OPTIONS}
+    flags = {name: _truthy(r, k, v) for name, (k, v) in options.items()}
+    structured, define_meta = flags.get("structured", False), flags.get("ext_structured_meta", False)
+    if define_meta and not structured:
+        r.add("OPG516", options["ext_structured_meta"][0].span,
+              f"'ext_structured_meta' needs 'structured: true' on '{key.value}': a meta function of the backend's own "
+              f"belongs to a structured kernel ({PROPOSAL}: Custom meta functions require a structured kernel)")
+    return ListedOp(section, item.span, item.text, item.name, item.kind, structured, define_meta and structured,
+                    flags.get("device_guard"))
 
 
 def _list_section(r: _Reader, section: str, *, null_ok: bool,
@@ -332,7 +390,8 @@ _UNNOTICED = "; torchgen does not notice while no ops are listed under supported
 
 
 def _cpp_namespace(r: _Reader, s: Setting, generates: bool) -> None:
-    """A string of at most two C++ identifiers joined by '::' (torchgen's NamespaceHelper splits it)."""
+    """A string of at most two C++ identifiers joined by '::' (torchgen's NamespaceHelper splits it; the proposal's
+    generator takes any number)."""
     if not s.present or s.is_null:
         return
     where = s.where or r.anchor
@@ -343,7 +402,7 @@ def _cpp_namespace(r: _Reader, s: Setting, generates: bool) -> None:
                                              if generates else _UNNOTICED), warning=not generates)
         return
     parts = s.value.split("::")
-    if len(parts) > MAX_NAMESPACE_LEVELS:
+    if len(parts) > MAX_NAMESPACE_LEVELS and not r.experimental:
         r.add("OPG504", where, f"'cpp_namespace' has {len(parts)} levels ('{s.value}'), but the codegen supports at "
                                f"most {MAX_NAMESPACE_LEVELS} (torchgen: Codegen doesn't support more than "
                                f"{MAX_NAMESPACE_LEVELS} level(s) of custom namespace)"
@@ -409,8 +468,10 @@ def _unhashable_keys(node: YNode, out: list[Diagnostic]) -> None:
             _unhashable_keys(v, out)
 
 
-def lower_backend_yaml(root: YNode | None) -> tuple[BackendYaml | None, tuple[Diagnostic, ...]]:
-    """The backend yaml's model, and every problem torchgen's parse_backend_yaml would see in its structure."""
+def lower_backend_yaml(root: YNode | None, experimental: bool = False
+                       ) -> tuple[BackendYaml | None, tuple[Diagnostic, ...]]:
+    """The backend yaml's model, and every problem torchgen's parse_backend_yaml would see in its structure
+    (experimental: as pytorch#172539's proposed parse_backend_yaml reads it, per-op options included)."""
     if root is None:
         return None, (diag("OPG500", Span.point(0, 0), "the backend yaml is empty; it must be a mapping with at "
                                                        "least 'backend:' and 'cpp_namespace:' (torchgen: Expected "
@@ -421,7 +482,7 @@ def lower_backend_yaml(root: YNode | None) -> tuple[BackendYaml | None, tuple[Di
         return None, (diag("OPG500", first, f"a backend yaml must be a mapping with keys such as 'backend:', "
                                             f"'cpp_namespace:' and 'supported:', not {shown} (torchgen: Expected "
                                             "yaml_values to be a dict)"),)
-    r = _Reader(root)
+    r = _Reader(root, experimental)
     unhashable: list[Diagnostic] = []
     _unhashable_keys(root, unhashable)
     r.diagnostics.extend(unhashable)
@@ -458,5 +519,5 @@ def lower_backend_yaml(root: YNode | None) -> tuple[BackendYaml | None, tuple[Di
               "backend" + (" (the 'autograd' ops are not generated either)" if autograd else ""))
 
     model = BackendYaml(root.span, backend, class_name, cpp_namespace, use_out_as_primary, device_guard,
-                        supported, full_codegen, autograd, symint, ir_gen, keys, anchor)
+                        supported, full_codegen, autograd, symint, ir_gen, keys, anchor, experimental)
     return model, tuple(r.diagnostics)

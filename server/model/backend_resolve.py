@@ -39,7 +39,7 @@ from ..releases import Release, migration_note
 from ..suggest import did_you_mean
 from ..text import Span
 from . import dispatch as dk
-from .backend import BackendYaml, ListedOp
+from .backend import PROPOSAL, BackendYaml, ListedOp
 from .native_function import BackendIndex, BackendMetadata, NativeFunction, NativeFunctionsGroup
 from .native_yaml import NativeFunctions
 from .schema import BaseOperatorName, OperatorName, SchemaKind
@@ -198,8 +198,43 @@ class _Resolver:
                                               f"with this name and overload{hint} (torchgen: Found an invalid "
                                               f"operator name: {item.name})", data=data)
                 continue
-            out[item.name] = BackendMetadata(external_kernel_name(f, item.text in symint_texts), False, cpp_namespace)
+            symint = item.text in symint_texts
+            if not self.yaml.experimental:
+                out[item.name] = BackendMetadata(external_kernel_name(f, symint), False, cpp_namespace)
+                continue
+            structured = item.structured and self.structured_ok(item, f)
+            kernel = str(f.func.name).replace(".", "_") + ("_symint" if symint else "") if structured \
+                else external_kernel_name(f, symint)
+            guard = self.yaml.device_guard if item.device_guard is None else item.device_guard
+            out[item.name] = BackendMetadata(kernel, structured, cpp_namespace, guard, item.define_meta and structured)
         return out
+
+    def structured_ok(self, item: ListedOp, f: NativeFunction) -> bool:
+        """`structured: true` on an op (--experimental): what the proposal's generator asserts, and what it would
+        write nothing sensible for. An error (OPG516) when not; a warning when the option changes nothing."""
+        problem = None
+        backend = self.yaml.backend.value
+        if not f.structured:
+            problem = (f"'{item.text}' is marked 'structured: true', but native_functions.yaml does not declare it "
+                       f"a structured operator (only the out= variant of a structured op is) ({PROPOSAL}: it is "
+                       "not defined as a structured operator in native_functions.yaml)")
+        elif item.section != "supported" or backend != "PrivateUse1":
+            key = f"Autograd{backend}" if item.section == "autograd" else backend
+            problem = (f"'{item.text}': structured kernels of an external backend are generated for PrivateUse1 "
+                       f"under 'supported' only, not for {key} ({PROPOSAL}: Unexpected dispatch key {key} for "
+                       "functional schema)")
+        elif item.define_meta and f.precomputed is not None:
+            problem = (f"'{item.text}' has precomputed meta values, so its meta() returns a struct that a "
+                       "backend's own 'void meta(...)' cannot replace; the proposal has no output for "
+                       "'ext_structured_meta' on such an op (opgen refuses it rather than guess)")
+        if problem is not None:
+            self.add("OPG516", item.span, problem)
+            return False
+        if not self.yaml.use_out_as_primary:
+            self.add("OPG516", item.span, f"'structured: true' on '{item.text}' changes nothing while "
+                                          "use_out_as_primary is false: the functional variant is then the group's "
+                                          "kernel, and the out= kernel is registered unstructured", warning=True)
+        return True
 
     def listed_twice(self, listed: Iterable[ListedOp], what: str) -> None:
         first: dict[object, ListedOp] = {}
@@ -304,6 +339,28 @@ class _Resolver:
                     message += ". torchgen does not notice while no ops are listed under supported or full_codegen"
                 self.add("OPG514", item.span, message, warning=not generates)
 
+    def proposal_wrappers(self, key: dk.DispatchKey | None, kernels: dict[OperatorName, BackendMetadata]) -> None:
+        """--experimental, PrivateUse1 with use_out_as_primary: the proposal derives a functional kernel from an
+        unstructured out= one, and refuses an op of several outputs (their dtypes differ)."""
+        if key is None or key.name != "PrivateUse1" or not self.yaml.use_out_as_primary:
+            return
+        first = {item.name: item for item in reversed(self.yaml.forward) if item.name is not None}
+        for g in self.native.groups:
+            if not isinstance(g, NativeFunctionsGroup) or g.out.func.name not in kernels:
+                continue
+            meta = kernels[g.out.func.name]
+            f = g.functional
+            if meta.structured or first[g.out.func.name].structured or f.func.name in kernels \
+                    or f.manual_kernel_registration or len(f.func.returns) < 2 \
+                    or any(a.type.is_list_like() for a in g.out.func.arguments.out):
+                continue  # (a structured listing that is refused has its own OPG516)
+            self.add("OPG516", first[g.out.func.name].span,
+                     f"'{g.out.func.name}' is an op of {len(f.func.returns)} outputs listed by its out= variant alone: "
+                     f"the proposal derives '{f.func.name}' from it with every output of the input's dtype, which "
+                     "is wrong for mixed outputs (an index is Long); list the functional variant too, or mark the "
+                     f"out= variant 'structured: true' ({PROPOSAL}: a multi-output op registered out-as-primary via "
+                     "its '.out' only)")
+
     def generated_keys(self, key: dk.DispatchKey | None, kernels: dict[OperatorName, BackendMetadata]) -> None:
         if key is None or key.name not in ("Meta", "CompositeExplicitAutogradNonFunctional"):
             return
@@ -396,6 +453,8 @@ def resolve_backend(yaml: BackendYaml, native: NativeFunctions, release: Release
     r.wrappers(backward, yaml.autograd, generates)
     if generates:
         r.generated_keys(backend_key, forward)
+        if yaml.experimental:
+            r.proposal_wrappers(backend_key, forward)
     r.registration_warnings(forward)
     r.ir_gen()
 

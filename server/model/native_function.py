@@ -95,6 +95,11 @@ class BackendMetadata:
     kernel: str
     structured: bool
     cpp_namespace: str
+    # An external backend's per-op options under `opgen generate-backend --experimental` (pytorch#172539):
+    # device_guard false keeps this op's wrappers unguarded even when the yaml's device_guard is true;
+    # define_meta (the proposal's `ext_structured_meta`) declares the structured class's own meta().
+    device_guard: bool = True
+    define_meta: bool = False
 
     def supports_symint(self) -> bool:
         return "_symint" in self.kernel

@@ -19,6 +19,8 @@ class BackendTarget:
     cpp_namespace: str
     backend_index: BackendIndex
     autograd_index: BackendIndex | None
+    # pytorch#172539's proposed gen_backend_stubs instead of the release's (`generate-backend --experimental`).
+    experimental: bool = False
 
     @property
     def indices(self) -> tuple[BackendIndex, ...]:
@@ -32,4 +34,4 @@ def target_of(resolved: ResolvedBackend) -> BackendTarget | None:
     ns = resolved.yaml.cpp_namespace.value
     return BackendTarget(resolved.backend_key, resolved.autograd_key if resolved.autograd_index else None,
                          resolved.class_name, ns if isinstance(ns, str) else str(ns), resolved.backend_index,
-                         resolved.autograd_index)
+                         resolved.autograd_index, resolved.yaml.experimental)

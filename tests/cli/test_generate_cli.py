@@ -106,12 +106,13 @@ _PROGRESS = re.compile(r"\r\x1b\[Kopgen: (\d+)/(\d+) files, (\d+) written")
 
 
 def test_a_terminal_shows_the_files_planned_done_and_written(tmp_path: Path, monkeypatch) -> None:
-    """Counted over both processes (-j 2), cleared before the summary; a second run writes nothing."""
+    """Counted over both processes (-j 2), cleared before the summary; a second run writes nothing (a full one: with
+    the cache, a run with nothing changed builds nothing, and has no progress to show)."""
     for run in ("first", "again"):
         terminal = _Terminal()
         monkeypatch.setattr(sys, "stderr", terminal)
         assert main(["generate", "-s", str(SAMPLES_ATEN), "-d", str(tmp_path / "aten"), "--aoti-install-dir",
-                     str(tmp_path / "aoti"), "--update-aoti-c-shim", "-j", "2"]) == 0
+                     str(tmp_path / "aoti"), "--update-aoti-c-shim", "-j", "2", "--no-cache"]) == 0
         shown = [tuple(map(int, m)) for m in _PROGRESS.findall(terminal.getvalue())]
         planned = shown[0][1]
         written = planned if run == "first" else 0

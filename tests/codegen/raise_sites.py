@@ -288,8 +288,6 @@ SITES: dict[str, Site] = {
         "OPG116", "manual-registration-of-a-structured-op", "manual-registration-of-a-ufunc-op"),
     "pieces/dest/native_declarations.py:kernel_signature:SymIntKernelError": guarded(
         "OPG125", "symint-kernel-without-symint", why="backend yamls: OPG5xx (symint without SymInt)"),
-    "pieces/dest/native_declarations.py:compute_native_function_declaration:ValueError": internal(
-        "external backends' BackendMetadata are never structured (backend.py lowers them so)"),
     "pieces/dest/static_dispatch.py:backend_call_signature:assert": internal(
         "CppSignatureGroup has a symint signature whenever the schema has SymInt"),
     "pieces/dest/backend_select.py:compute_backend_select_definition:BackendSelectError": handled(

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from lsprotocol import types
 from release_files import release_native
 
 from opgen_lsp.diagnostics import Severity
 from opgen_lsp.lsp import config
 from opgen_lsp.lsp.workspace import Workspace
+
+from .helpers import current_diagnostics, open_document, pos, rng, write
 
 BACKEND = "backend: XLA\ncpp_namespace: torch_xla\nsupported:\n- add.Tensor\n- cholesky\n"
 
@@ -52,3 +56,37 @@ def test_the_setting_is_a_torch_version_or_null() -> None:
     assert config.settings_from({"upgradeTarget": "latest"}, warn=warnings.append).upgrade_target is None
     assert warnings == ["opgen: setting 'upgradeTarget' must be a torch version such as '2.14' or '2.14.1', or "
                         "null, not 'latest'; using the default None"]
+
+
+# Over stdio, as an editor sees it: the yaml checked as torch 2.13, opgen.upgradeTarget 2.15 (cholesky is removed in
+# 2.14; add.Tensor does not change).
+XLA = "backend: XLA\ncpp_namespace: torch_xla\nsupported:\n- add.Tensor\n- cholesky\n"
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("client", ["visual-studio-code"], indirect=True)  # one editor: the rule is not per client
+@pytest.mark.init_options({"debounceMs": 10, "pytorchFormatCheck": False, "compatibilityBase": "off",
+                           "torchVersion": "2.13", "upgradeTarget": "2.15"})
+async def test_the_server_publishes_opg975_and_its_hover_shows_both_releases(client) -> None:
+    release_native("2.13.0")
+    release_native("2.15.0")
+    uri = open_document(client, write(client, "xla_native_functions.yaml", XLA))
+    found = await current_diagnostics(client, uri, lambda ds: len(ds) >= 1)
+    assert [(str(d.code), d.range.start.line, d.severity) for d in found] == [
+        ("OPG975", 4, types.DiagnosticSeverity.Information)]
+    [cholesky] = found
+    assert cholesky.range == rng(client, XLA, "cholesky")
+    assert cholesky.message.startswith("'cholesky' removed from torch 2.13.0 to 2.15.0\n")
+
+    async def hover(marker: str) -> str:
+        answer = await client.text_document_hover_async(types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=pos(client, XLA, marker, 1)))
+        assert answer is not None
+        return answer.contents.value  # type: ignore[union-attr]
+
+    text = await hover("cholesky")
+    assert "cholesky(Tensor self, bool upper=False) -> Tensor" in text  # upstream's schema, as before
+    assert "**Upgrade** (`opgen.upgradeTarget`): 'cholesky' removed from torch 2.13.0 to 2.15.0" in text
+    assert "kernel in 2.13.0: static at::Tensor cholesky(const at::Tensor & self, bool upper);" in text
+    assert "kernel in 2.15.0: (none)" in text
+    assert "Upgrade" not in await hover("add.Tensor")  # an op that does not change: no note

@@ -38,6 +38,8 @@ class BackendOptions:
     templates: str | None = None
     # gen_dispatcher_registrations' switches; None: gen_backend_stubs' own (eager). Their release is `release`.
     registration: RegistrationOptions | None = None
+    # pytorch#172539's proposed gen_backend_stubs (structured PrivateUse1 kernels) instead of the release's.
+    experimental: bool = False
     # The torch release whose torchgen is matched: no default, each caller says which (the tree's).
     release: Release = field(kw_only=True)
 
@@ -106,10 +108,11 @@ def default_templates(native_functions: str | None = None) -> str | None:
 
 
 def check_backend_files(source_yaml: str, text: str, native: NativeSnapshot, impls: tuple[ImplFile, ...],
-                        vendors: bool = True) -> tuple[BackendSnapshot, list[FileDiagnostic]]:
+                        vendors: bool = True, experimental: bool = False
+                        ) -> tuple[BackendSnapshot, list[FileDiagnostic]]:
     """The backend yaml's diagnostics, plus the missing-kernel check when implementation files are given; with
     vendors=False a vendor's file is read as gen_backend_stubs reads it."""
-    snapshot = check_backend(text, native, vendors=vendors)
+    snapshot = check_backend(text, native, vendors=vendors, experimental=experimental)
     found = [FileDiagnostic(source_yaml, d) for d in snapshot.diagnostics]
     if impls and snapshot.resolved is not None and not snapshot.has_errors:
         from ...analysis.backend_kernels import check_kernels  # only with --impl-path: it brings the C++ scanner
@@ -158,11 +161,13 @@ def generate_backend(options: BackendOptions, native: NativeSnapshot | None = No
         templates = read_templates(template_dir)
     except InputError as exc:
         return BackendResult(errors=(str(exc),), read=isinstance(exc, InvalidInput))
-    snapshot, diagnostics = check_backend_files(options.source_yaml, text, native, impls, vendors=False)
+    snapshot, diagnostics = check_backend_files(options.source_yaml, text, native, impls, vendors=False,
+                                                experimental=options.experimental)
     if whole is not None and snapshot.has_errors:
         # Errors are reported against the whole file (did-you-mean needs every op name).
         native = NativeParser(release=options.release).parse(*whole)
-        snapshot, diagnostics = check_backend_files(options.source_yaml, text, native, impls, vendors=False)
+        snapshot, diagnostics = check_backend_files(options.source_yaml, text, native, impls, vendors=False,
+                                                    experimental=options.experimental)
     result = BackendResult(diagnostics=tuple(diagnostics), read=True)
     if result.has_errors or snapshot.resolved is None:
         return result

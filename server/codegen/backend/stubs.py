@@ -64,9 +64,10 @@ def eager(release: Release) -> RegistrationOptions:
 Group = NativeFunction | NativeFunctionsGroup
 
 
-def namespace_lines(namespace: str, max_level: int = 2) -> tuple[str, str]:
+def namespace_lines(namespace: str, max_level: int | None = 2) -> tuple[str, str]:
+    """The namespace's opening and closing lines; max_level None: any depth (the proposal's generator)."""
     parts = namespace.split("::")
-    if len(parts) > max_level:
+    if max_level is not None and len(parts) > max_level:
         raise PlanError(f"Codegen doesn't support more than {max_level} level(s) of custom namespace. "
                         f"Got {namespace}.")
     return ("\n".join(f"namespace {p} {{" for p in parts), "\n".join(f"}} // namespace {p}" for p in reversed(parts)))
@@ -91,8 +92,19 @@ def _functions(g: Group) -> tuple[NativeFunction, ...]:
     return (g,) if isinstance(g, NativeFunction) else g.functions()
 
 
+def meta_includes(groups: Iterable[Group], index: BackendIndex) -> str:
+    """The proposal's header includes the meta header of each structured op whose out= variant the backend lists
+    (its structured classes derive from the meta class; the line is there for unstructured kernels too)."""
+    names = sorted({f"#include <ATen/ops/{g.functional.func.name.name.base}_meta.h>" for g in groups
+                    if isinstance(g, NativeFunctionsGroup) and g.structured and index.has_kernel(g.out)})
+    return "\n" + "\n".join(names) + "\n" if names else ""
+
+
 def native_functions_h(target: BackendTarget, groups: tuple[Group, ...], release: Release) -> Env:
-    prologue, epilogue = namespace_lines(target.cpp_namespace)
+    experimental = target.experimental
+    prologue, epilogue = namespace_lines(target.cpp_namespace, None if experimental else 2)
+    if experimental:
+        prologue = meta_includes(groups, target.backend_index) + prologue
     return {
         "generated_comment": HEADER_COMMENT,
         "namespace_prologue": prologue,
@@ -131,12 +143,13 @@ def register_cpp(target: BackendTarget, index: BackendIndex, groups: tuple[Group
     key = index.dispatch_key
     relevant = _relevant(groups, index)
     try:
-        anonymous = [d for g in relevant for d in anonymous_definitions(g, index, target.class_name, options.release)]
+        anonymous = [d for g in relevant
+                     for d in anonymous_definitions(g, index, target.class_name, options.release, target.experimental)]
     except (SymIntKernelError, ValueError) as exc:
         raise PlanError(str(exc)) from exc
-    body = [r for g in relevant for r in registrations(g, index)]
+    body = [r for g in relevant for r in registrations(g, index, target.experimental)]
     static, deferred = _registration_blocks(key, body, options)
-    helpers = registration_helpers(index)
+    helpers = registration_helpers(index, target.experimental)
     per_block = options.release.dispatch_helpers_per_definitions_block
     definitions = render("RegisterDispatchDefinitions.ini", templates, {
         **({"dispatch_helpers": helpers} if per_block else {}),

@@ -81,17 +81,19 @@ def registration_headers(index: BackendIndex, rocm: bool, per_operator_headers: 
     return headers
 
 
-def _empty_impls(key: dk.DispatchKey) -> tuple[str, str] | None:
+def _empty_impls(key: dk.DispatchKey, proposal: bool = False) -> tuple[str, str] | None:
+    """proposal: pytorch#172539's generator, which gives PrivateUse1 the dispatched at::empty (its structured
+    classes make their outputs with it)."""
     if key in (K["Meta"], K["CPU"], K["CUDA"], K["MPS"], K["XPU"], K["MTIA"]):
         name = str(key).lower()
         return f"at::detail::empty_{name}", f"at::detail::empty_strided_{name}"
-    if key in (dk.CEA_NON_FUNCTIONAL, K["QuantizedCPU"], K["QuantizedCUDA"]):
+    if key in (dk.CEA_NON_FUNCTIONAL, K["QuantizedCPU"], K["QuantizedCUDA"]) or proposal and key is K["PrivateUse1"]:
         return "at::empty", "at::empty_strided"
     return None
 
 
-def _create_out(key: dk.DispatchKey) -> list[str]:
-    impls = _empty_impls(key)
+def _create_out(key: dk.DispatchKey, proposal: bool = False) -> list[str]:
+    impls = _empty_impls(key, proposal)
     if impls is None:
         return []
     options = "options.device(at::kMeta)" if key is K["Meta"] else "options"
@@ -148,8 +150,8 @@ void check_inplace(const Tensor &self, IntArrayRef sizes, const TensorOptions &o
 """
 
 
-def _maybe_create_proxy(key: dk.DispatchKey) -> list[str]:
-    impls = _empty_impls(key)
+def _maybe_create_proxy(key: dk.DispatchKey, proposal: bool = False) -> list[str]:
+    impls = _empty_impls(key, proposal)
     if impls is None:
         return []
     return [f"""
@@ -162,14 +164,14 @@ std::optional<Tensor> maybe_create_proxy(const Tensor &out, IntArrayRef sizes, I
 """]
 
 
-def registration_helpers(index: BackendIndex) -> list[str]:
+def registration_helpers(index: BackendIndex, proposal: bool = False) -> list[str]:
     key = index.dispatch_key
     return [
         'C10_DIAGNOSTIC_PUSH_AND_IGNORED_IF_DEFINED("-Wunused-function")',
-        *_create_out(key),
+        *_create_out(key, proposal),
         *([] if key is dk.CEA_NON_FUNCTIONAL else [_RESIZE_OUT]),
         _CHECK_INPLACE,
-        *_maybe_create_proxy(key),
+        *_maybe_create_proxy(key, proposal),
         "C10_DIAGNOSTIC_POP()",
     ]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...model import dispatch as dk
 from ...model.dispatch import DispatchKey
-from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
+from ...model.native_function import BackendIndex, BackendMetadata, NativeFunction, NativeFunctionsGroup
 from ...releases import Release
 from ..api import structured
 from ..api.signatures import DispatcherSignature, NativeSignature
@@ -127,14 +127,28 @@ void impl({args});
 """]
 
 
+def _external_structured(g: NativeFunctionsGroup, meta: BackendMetadata) -> list[str]:
+    """An external backend's structured class (pytorch#172539's proposal, only with --experimental): no export
+    macro; with define_meta (its ext_structured_meta) the backend declares a meta() of its own, and `base` names
+    the upstream meta class it replaces."""
+    parent = f"at::meta::structured_{structured.meta_name(g)}"
+    lines = [f"struct structured_{meta.kernel} : public {parent} {{"]
+    if meta.define_meta:
+        meta_args = ", ".join(a.decl() for a in structured.meta_arguments(g))
+        lines += ["// Alias to the base meta class for easy access to native meta logic", f"using base = {parent};",
+                  f"void meta({meta_args});"]
+    lines += [f"void impl({', '.join(a.decl() for a in structured.impl_arguments(g))});", "};"]
+    return ["\n".join(lines) + "\n"]
+
+
 def compute_native_function_declaration(g: NativeFunctionsGroup | NativeFunction, index: BackendIndex,
                                         release: Release) -> list[str]:
     """What NativeFunctions.h declares for an op (or op group) under one backend, in `release`."""
     meta = index.get_kernel(g)
     if isinstance(g, NativeFunctionsGroup):
         if meta is not None and meta.structured:
-            if index.external:
-                raise ValueError("structured kernels of external backends are not supported")
+            if index.external:  # only --experimental makes an external kernel structured
+                return _external_structured(g, meta)
             return _structured(g, index, release)
         return [d for f in g.functions() if (d := _unstructured(f, index, release)) is not None]
     d = _unstructured(g, index, release)

@@ -48,8 +48,8 @@ def device_check(kind: DeviceCheckType, args: list[Argument], method_name: str) 
     return text
 
 
-def _device_guard(f: NativeFunction, index: BackendIndex, release: Release) -> str:
-    if not (f.device_guard and index.device_guard):
+def _device_guard(f: NativeFunction, index: BackendIndex, release: Release, guarded: bool) -> str:
+    if not (f.device_guard and guarded):
         return "// DeviceGuard omitted"
     args = f.func.arguments
     if args.tensor_options is not None:
@@ -92,7 +92,8 @@ def compute_wrapper(f: NativeFunction, index: BackendIndex, *, release: Release,
     impl = f"{owner}::{meta.kernel}"
     exprs = ", ".join(e.expr for e in translate(sig.arguments(), kernel_signature(f, index).arguments()))
     check = "  // No device check\n"
-    if index.device_guard:
+    guarded = index.device_guard and meta.device_guard  # (an op's own device_guard: false, with --experimental)
+    if guarded:
         check = device_check(f.device_check, [*f.func.arguments.out, *f.func.arguments.flat_positional], name)
     return f"""\
 namespace {{
@@ -100,7 +101,7 @@ namespace {{
 {returns_type} {name}({args}) {{
   {check}
 
-  {_device_guard(f, index, release)}
+  {_device_guard(f, index, release, guarded)}
   return {impl}({exprs});
 }}
 

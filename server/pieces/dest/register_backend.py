@@ -5,6 +5,13 @@ An external backend's kernels are static methods of its class
 use_out_as_primary false, an out= or in-place variant without a kernel of its
 own, whose functional variant has one, gets a wrapper that calls the
 functional wrapper and copies the result into its outputs.
+
+With `--experimental` (pytorch#172539's proposed gen_backend_stubs), a
+PrivateUse1 kernel may be structured (its group gets the in-tree classes and
+wrappers, guarded, deriving from the backend's class), and with
+use_out_as_primary true a functional or in-place variant without a kernel of
+its own calls the out= kernel directly (an output made with at::empty, or
+self).
 """
 
 from __future__ import annotations
@@ -13,13 +20,16 @@ import functools
 from collections.abc import Sequence
 
 from ...frozen import PER_OP_AND_KEY_MEMO
-from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
+from ...model import dispatch as dk
+from ...model.native_function import BackendIndex, BackendMetadata, NativeFunction, NativeFunctionsGroup
 from ...model.schema import SchemaKind
 from ...releases import Release
 from ..api import cpp
 from ..api.translate import translate
 from ..api.types import Binding
+from .native_declarations import kernel_signature
 from .register import _is_inplace_meta, compute_wrapper, wrapper_signature
+from .register_structured import compute_structured_registration, compute_structured_wrapper
 
 
 def gets_out_inplace_wrapper(f: NativeFunction, g: NativeFunctionsGroup | None, index: BackendIndex) -> bool:
@@ -28,17 +38,70 @@ def gets_out_inplace_wrapper(f: NativeFunction, g: NativeFunctionsGroup | None, 
             and not index.has_kernel(f) and index.has_kernel(g.functional))
 
 
-def _registered(f: NativeFunction, g: NativeFunctionsGroup | None, index: BackendIndex) -> str | None:
-    """How f is registered under this key: "kernel", "meta" (the in-place Meta check), "wrapper" or None."""
+def gets_out_call(f: NativeFunction, g: NativeFunctionsGroup | None, index: BackendIndex) -> bool:
+    """--experimental, PrivateUse1 with use_out_as_primary: a functional or in-place variant without a kernel,
+    whose out= variant has one (of plain Tensor outputs), gets a wrapper calling the out= kernel."""
+    return (index.dispatch_key is dk.K["PrivateUse1"] and index.use_out_as_primary and index.external
+            and g is not None and f.func.kind() in (SchemaKind.functional, SchemaKind.inplace)
+            and not index.has_kernel(f) and index.has_kernel(g.out)
+            and not any(a.type.is_list_like() for a in g.out.func.arguments.out))
+
+
+def _registered(f: NativeFunction, g: NativeFunctionsGroup | None, index: BackendIndex,
+                experimental: bool = False) -> str | None:
+    """How f is registered under this key: "kernel", "meta" (the in-place Meta check), "wrapper", "out call"
+    (--experimental) or None."""
     if index.has_kernel(f):
         kind = "kernel"
     elif _is_inplace_meta(f, index):
         kind = "meta"
     elif gets_out_inplace_wrapper(f, g, index):
         kind = "wrapper"
+    elif experimental and gets_out_call(f, g, index):
+        kind = "out call"
     else:
         return None
     return None if f.manual_kernel_registration else kind
+
+
+def _options_of(f: NativeFunction) -> str:
+    """The TensorOptions a derived functional kernel makes its outputs with: the factory's own, else self's, else
+    the first tensor argument's (the out= kernel then sizes them)."""
+    args = f.func.arguments
+    if args.tensor_options is not None:
+        to = args.tensor_options
+        return (f"at::TensorOptions().dtype({to.dtype.name}).layout({to.layout.name}).device({to.device.name})"
+                f".pinned_memory({to.pin_memory.name})")
+    self_arg = args.self_arg.argument if args.self_arg is not None else None
+    template = self_arg if self_arg is not None and self_arg.type.is_tensor_like() else \
+        next((a for a in args.flat_non_out if a.type.is_tensor_like()), None)
+    if template is None:
+        return "at::TensorOptions()"
+    if template.type.is_nullable():
+        return f"{template.name}.has_value() ? {template.name}->options() : at::TensorOptions()"
+    return f"{template.name}.options()"
+
+
+def out_call(f: NativeFunction, g: NativeFunctionsGroup, index: BackendIndex, class_name: str,
+             kernel: BackendMetadata) -> str:
+    """The proposal's derived functional / in-place kernel: the out= kernel (`kernel`) called with fresh outputs,
+    or self."""
+    sig = wrapper_signature(f, index)
+    goals = kernel_signature(g.out, index).arguments()
+    goals = goals[:len(goals) - len(g.out.func.arguments.out)]
+    args = call_arguments(sig.arguments(), goals)
+    returns = len(f.func.returns)
+    if f.func.kind() is SchemaKind.functional:
+        outs = ["out"] if returns == 1 else [f"out{i}" for i in range(returns)]
+        options = _options_of(f)
+        made = "".join(f"  auto {name} = at::empty({{0}}, {options});\n" for name in outs)
+        result = outs[0] if returns == 1 else f"std::make_tuple({', '.join(outs)})"
+    else:
+        # union-attr: every in-place op has a mutable self (a schema rule)
+        self_name = f.func.arguments.self_arg.argument.name  # type: ignore[union-attr]
+        outs, made, result = [self_name], "", self_name
+    impl = f"{kernel.cpp_namespace}::{class_name}::{kernel.kernel}"
+    return f"{sig.defn()} {{\n{made}  {impl}({', '.join([*args, *outs])});\n  return {result};\n}}\n"
 
 
 def out_inplace_wrapper(f: NativeFunction, g: NativeFunctionsGroup, index: BackendIndex) -> str:
@@ -92,15 +155,30 @@ def _functions(g: NativeFunction | NativeFunctionsGroup) -> list[tuple[NativeFun
     return [(f, g) for f in g.functions()]
 
 
+def _structured_group(g: NativeFunction | NativeFunctionsGroup, index: BackendIndex) -> NativeFunctionsGroup | None:
+    """g when its kernel is structured (only --experimental makes an external kernel so)."""
+    if not isinstance(g, NativeFunctionsGroup) or not g.structured:
+        return None
+    kernel = index.get_kernel(g)
+    return g if kernel is not None and kernel.structured else None
+
+
 @functools.lru_cache(maxsize=PER_OP_AND_KEY_MEMO)  # per op and backend: frozen.PER_OP_AND_KEY_MEMO says why the bound fits
 def anonymous_definitions(g: NativeFunction | NativeFunctionsGroup, index: BackendIndex,
-                          class_name: str, release: Release) -> tuple[str, ...]:
+                          class_name: str, release: Release, experimental: bool = False) -> tuple[str, ...]:
     """The wrappers of one group, in g.functions() order."""
+    group_of = _structured_group(g, index) if experimental else None
+    if group_of is not None:
+        return tuple(w for f in group_of.functions()
+                     if (w := compute_structured_wrapper(f, group_of, index, release, rocm=False,
+                                                         external_class=class_name)) is not None)
     out = []
     for f, group in _functions(g):
-        kind = _registered(f, group, index)
+        kind = _registered(f, group, index, experimental)
         if kind == "wrapper" and group is not None:  # always: a wrapper is around the group's functional kernel
             out.append(out_inplace_wrapper(f, group, index))
+        elif kind == "out call" and group is not None and (kernel := index.get_kernel(group.out)) is not None:
+            out.append(out_call(f, group, index, class_name, kernel))  # (always: gets_out_call holds)
         elif kind is not None:
             text = compute_wrapper(f, index, release=release, class_method_name=class_name)
             if text is not None:
@@ -109,7 +187,11 @@ def anonymous_definitions(g: NativeFunction | NativeFunctionsGroup, index: Backe
 
 
 @functools.lru_cache(maxsize=PER_OP_AND_KEY_MEMO)  # per op and backend: frozen.PER_OP_AND_KEY_MEMO says why the bound fits
-def registrations(g: NativeFunction | NativeFunctionsGroup, index: BackendIndex) -> tuple[str, ...]:
+def registrations(g: NativeFunction | NativeFunctionsGroup, index: BackendIndex,
+                  experimental: bool = False) -> tuple[str, ...]:
     """The m.impl lines of one group."""
+    group_of = _structured_group(g, index) if experimental else None
+    if group_of is not None:
+        return tuple(r for f in group_of.functions() if (r := compute_structured_registration(f, index)) is not None)
     return tuple(f'm.impl("{f.func.name}",\nTORCH_FN({wrapper_signature(f, index).name()}));\n'
-                 for f, group in _functions(g) if _registered(f, group, index) is not None)
+                 for f, group in _functions(g) if _registered(f, group, index, experimental) is not None)

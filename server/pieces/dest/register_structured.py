@@ -24,6 +24,9 @@ from .native_aot import stub_consultation
 from .register import device_check
 
 META = dk.K["Meta"]
+# An external backend's structured classes (pytorch#172539's proposal, with --experimental) are guarded and
+# have functional variants on PrivateUse1, as MPS's and XPU's are (pytorch#196960 asks the same of torchgen).
+PRIVATE_USE1 = dk.K["PrivateUse1"]
 _DEVICE_GUARDED_KEYS = frozenset(dk.K[n] for n in ("CUDA", "MPS", "XPU")) | {dk.CEA_NON_FUNCTIONAL}
 _FUNCTIONAL_KEYS = frozenset(dk.K[n] for n in ("Meta", "CPU", "CUDA", "MPS", "XPU", "MTIA")) | {dk.CEA_NON_FUNCTIONAL}
 _GUARD_FIELDS = {dk.K["CUDA"]: "c10::cuda::OptionalCUDAGuard guard_;"} | {
@@ -55,11 +58,14 @@ def _unguarded_xpu(key: dk.DispatchKey, release: Release) -> bool:
     return key is dk.K["XPU"] and not release.structured_xpu_outputs_guard_device
 
 
-def _set_output_body(key: dk.DispatchKey, kind: SchemaKind, maybe_create_proxy: bool, release: Release) -> str:
-    guard = _SET_GUARD + "\n" if key in _DEVICE_GUARDED_KEYS and not _unguarded_xpu(key, release) else ""
+def _set_output_body(key: dk.DispatchKey, kind: SchemaKind, maybe_create_proxy: bool, release: Release,
+                     external: bool = False) -> str:
+    private = external and key is PRIVATE_USE1
+    guarded = key in _DEVICE_GUARDED_KEYS and not _unguarded_xpu(key, release) or private
+    guard = _SET_GUARD + "\n" if guarded else ""
     proxy = _CREATE_PROXY if maybe_create_proxy else ""
     if kind is SchemaKind.functional:
-        if key not in _FUNCTIONAL_KEYS:
+        if key not in _FUNCTIONAL_KEYS and not private:
             raise UnsupportedStructuredKind(f"no structured functional variant for {key}")
         return f"{guard}\noutputs_[output_idx] = create_out(sizes, strides, options);"
     if kind is SchemaKind.inplace:
@@ -70,7 +76,7 @@ def _set_output_body(key: dk.DispatchKey, kind: SchemaKind, maybe_create_proxy: 
 
 
 def _set_output_functions(key: dk.DispatchKey, kind: SchemaKind, parent: str, generate_super: bool,
-                          release: Release) -> str:
+                          release: Release, external: bool = False) -> str:
     names = release.structured_outputs_propagate_names
     passed = ", names" if names else ""
     super_call = f"{parent}::set_output_raw_strided(output_idx, sizes, strides, options{passed});" \
@@ -86,7 +92,7 @@ void set_output_{name}(
     int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,
     TensorOptions options{", DimnameList names" if names else ""}
 ) override {{
-{textwrap.indent(_set_output_body(key, kind, maybe_create_proxy, release), "    ")}{propagate}
+{textwrap.indent(_set_output_body(key, kind, maybe_create_proxy, release, external), "    ")}{propagate}
     // super must happen after, so that downstream can use maybe_get_output
     // to retrieve the output
 {textwrap.indent(super_call, "    ")}
@@ -109,16 +115,18 @@ def _constructor(kind: SchemaKind, class_name: str, returns: int) -> str:
     return f"{class_name}({out_args}) : outputs_{{ {out_refs} }} {{}}"
 
 
-def _guard_field(key: dk.DispatchKey, release: Release, rocm: bool) -> str:
+def _guard_field(key: dk.DispatchKey, release: Release, rocm: bool, external: bool = False) -> str:
     if _unguarded_xpu(key, release):
         return ""
+    if external and key is PRIVATE_USE1:
+        return "c10::OptionalDeviceGuard guard_;"
     if rocm and key is dk.K["CUDA"] and release.rocm_guards_masquerade_as_cuda:
         return "c10::hip::OptionalHIPGuardMasqueradingAsCUDA guard_;"
     return _GUARD_FIELDS.get(key, "")
 
 
 def _class(f: NativeFunction, key: dk.DispatchKey, kind: SchemaKind, class_name: str, parent: str,
-           generate_super: bool, release: Release, rocm: bool) -> str:
+           generate_super: bool, release: Release, rocm: bool, external: bool = False) -> str:
     returns = len(f.func.returns)
     if kind is SchemaKind.functional:
         output_type, output_value, proxy_field = "Tensor", "outputs_[output_idx]", ""
@@ -130,13 +138,13 @@ def _class(f: NativeFunction, key: dk.DispatchKey, kind: SchemaKind, class_name:
     lines = (
         f"struct {class_name} final : public {parent} {{",
         textwrap.indent(_constructor(kind, class_name, returns), indent),
-        textwrap.indent(_set_output_functions(key, kind, parent, generate_super, release), indent),
+        textwrap.indent(_set_output_functions(key, kind, parent, generate_super, release, external), indent),
         "    const Tensor& maybe_get_output(int64_t output_idx) override {",
         f"      return {output_value};\n",
         "    }",
         f"    std::array<{output_type}, {returns}> outputs_;",
         textwrap.indent(proxy_field, indent),
-        textwrap.indent(_guard_field(key, release, rocm), indent),
+        textwrap.indent(_guard_field(key, release, rocm, external), indent),
         "};",
     )
     return "\n".join(line for line in lines if line)
@@ -152,7 +160,8 @@ def generates_structured(f: NativeFunction, index: BackendIndex) -> bool:
     return not (index.dispatch_key is dk.CEA_NON_FUNCTIONAL and f.func.kind() is SchemaKind.out)
 
 
-def _names(g: NativeFunctionsGroup, index: BackendIndex, kind: SchemaKind) -> tuple[str, str]:
+def _names(g: NativeFunctionsGroup, index: BackendIndex, kind: SchemaKind, external_class: str | None = None
+           ) -> tuple[str, str]:
     meta_name = structured.meta_name(g)
     if index.dispatch_key is META:
         return f"structured_{meta_name}_meta_{kind.name}", f"at::meta::structured_{meta_name}"
@@ -161,7 +170,8 @@ def _names(g: NativeFunctionsGroup, index: BackendIndex, kind: SchemaKind) -> tu
     meta = index.get_kernel(g)
     if meta is None:
         raise ValueError(f"no {index.dispatch_key} kernel for {g.functional.func.name}")
-    return f"structured_{meta.kernel}_{kind.name}", f"{meta.cpp_namespace}::structured_{meta.kernel}"
+    owner = meta.cpp_namespace if external_class is None else f"{meta.cpp_namespace}::{external_class}"
+    return f"structured_{meta.kernel}_{kind.name}", f"{owner}::structured_{meta.kernel}"
 
 
 def _copy_back_and_return(f: NativeFunction, kind: SchemaKind) -> list[str]:
@@ -185,18 +195,21 @@ def _copy_back_and_return(f: NativeFunction, kind: SchemaKind) -> list[str]:
 
 
 def compute_structured_wrapper(f: NativeFunction, g: NativeFunctionsGroup, index: BackendIndex,
-                               release: Release, aot: NativeAotDeclaration | None = None, *, rocm: bool) -> str | None:
+                               release: Release, aot: NativeAotDeclaration | None = None, *, rocm: bool,
+                               external_class: str | None = None) -> str | None:
     """aot: the native-AOT declaration of g under the index's key, whose stub is consulted before op.impl. rocm:
-    gen.py's --rocm (CUDA's classes then hold a HIP guard, until 2.10: Release.rocm_guards_masquerade_as_cuda)."""
+    gen.py's --rocm (CUDA's classes then hold a HIP guard, until 2.10: Release.rocm_guards_masquerade_as_cuda).
+    external_class: an external backend's class holding its structured kernels (only with --experimental)."""
     if not generates_structured(f, index):
         return None
     kind = f.func.kind()
     key = index.dispatch_key
     sig = wrapper_signature(f, index)
-    class_name, parent = _names(g, index, kind)
+    class_name, parent = _names(g, index, kind, external_class)
     body: list[str] = []
     context: list[Binding | Expr] = list(sig.arguments())
-    if index.device_guard:
+    kernel = index.get_kernel(g)
+    if index.device_guard and (kernel is None or kernel.device_guard):  # an op's own device_guard: false
         body.append(device_check(f.device_check, [*f.func.arguments.out, *f.func.arguments.flat_positional], sig.name()))
     if kind is SchemaKind.functional:
         body.append(f"{class_name} op;")
@@ -227,7 +240,8 @@ def compute_structured_wrapper(f: NativeFunction, g: NativeFunctionsGroup, index
         impl_exprs = ", ".join(e.expr for e in translate(context, structured.impl_arguments(g)))
         body.append(stub_consultation(aot, impl_exprs) if aot is not None else f"op.impl({impl_exprs});")
     body += _copy_back_and_return(f, kind)
-    klass = _class(f, key, kind, class_name, parent, g.out.structured_inherits is not None, release, rocm)
+    klass = _class(f, key, kind, class_name, parent, g.out.structured_inherits is not None, release, rocm,
+                   external_class is not None)
     body_text = "\n".join(body)
     return f"""\
 {klass}

@@ -1,0 +1,208 @@
+"""The record of an `opgen generate` run, kept in the persistent cache: when nothing changed since, the next run
+with the same command line writes nothing and returns at once.
+
+A record is stored under a key of the command line (every flag that shapes the output), the release, the current
+folder and opgen's own source digest. It holds every input the run read, each with the sha256 of its bytes (or of a
+folder's listing, or "missing"), and every file the run left in place with its stat (device, inode, size, mtime and
+ctime, to the nanosecond: any write or rename changes the ctime). A later run trusts it only when each input still
+has the same digest and each output the same stat; anything else (an edited input, an output touched, deleted or
+replaced) is a miss, and the run is done in full, which rewrites exactly the files whose bytes differ.
+
+A run is recorded only if each output, read back when the record is made, holds the bytes the run left (the
+writer's sha256 of them) and did not change while it was read: a file someone changed during the run is never
+taken for the run's. ctime has the kernel's clock tick as its grain: an output whose ctime lies within RACY_NS of
+its stat could be changed again within the same tick, so its digest is kept too and its bytes are checked instead
+(git's "racily clean" index entries). This module imports no generator: a hit costs reading the inputs and a stat
+of each output.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import hashlib
+import json
+import os
+import stat
+import time
+from collections.abc import Iterable, Mapping, Sequence
+
+from ..cache.store import Cache, namespaced
+from ..frozen import record
+
+# Well over the kernel's clock tick (1-10 ms): a file changed this close to its stat gets its bytes checked.
+RACY_NS = 50_000_000
+_MISSING = "missing"
+_FORMAT = 1
+
+
+def file_digest(path: str) -> str:
+    """sha256 of a regular file's bytes (followed through links, as the generator reads it); "missing" when it is
+    not there, "other" when it is not a regular file."""
+    try:
+        with open(path, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                return "other"
+            return hashlib.file_digest(f, "sha256").hexdigest()
+    except FileNotFoundError:
+        return _MISSING
+    except OSError as exc:
+        return f"unreadable {exc.errno}"
+
+
+def folder_digest(path: str) -> str:
+    """sha256 of a folder's sorted listing (each name and whether it is a regular file); "missing" when there is
+    none."""
+    try:
+        with os.scandir(path) as it:
+            names = sorted(f"{e.name}\0{int(e.is_file())}" for e in it)
+    except (FileNotFoundError, NotADirectoryError):
+        return _MISSING
+    except OSError as exc:
+        return f"unreadable {exc.errno}"
+    return hashlib.sha256("\n".join(names).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def matching_digest(folder: str, pattern: str) -> str:
+    """sha256 of the names in folder that match pattern (fnmatch) and of each one's bytes (the AOTI headers gen.py
+    compares with: their folder holds outputs too, which are no input). No folder counts as an empty one: the run
+    that makes the folder leaves a record of its inputs as they were."""
+    try:
+        names = sorted(n for n in os.listdir(folder) if fnmatch.fnmatchcase(n, pattern))
+    except (FileNotFoundError, NotADirectoryError):
+        names = []
+    except OSError as exc:
+        return f"unreadable {exc.errno}"
+    return hashlib.sha256("\n".join(f"{n}\0{file_digest(os.path.join(folder, n))}" for n in names)
+                          .encode("utf-8", "surrogateescape")).hexdigest()
+
+
+@record
+class Input:
+    kind: str  # "file", "folder" (its listing) or "matching:<pattern>" (the matching files of a folder)
+    path: str
+    digest: str
+
+    def current(self) -> str:
+        return digest_of(self.kind, self.path)
+
+
+def digest_of(kind: str, path: str) -> str:
+    if kind == "file":
+        return file_digest(path)
+    if kind == "folder":
+        return folder_digest(path)
+    if kind.startswith("matching:"):
+        return matching_digest(path, kind.partition(":")[2])
+    return "unknown kind"  # (never equal to a recorded digest: a miss)
+
+
+def read_inputs(inputs: Iterable[tuple[str, str]]) -> tuple[Input, ...]:
+    """The inputs, (kind, path) each, as they are now (read before the run: an edit during it makes the record
+    unusable)."""
+    return tuple(Input(kind, path, digest_of(kind, path)) for kind, path in inputs)
+
+
+@record
+class Output:
+    path: str
+    stat: tuple[int, int, int, int, int]  # device, inode, size, mtime_ns, ctime_ns
+    digest: str  # sha256 of the bytes when racy (see RACY_NS), else ""
+
+
+def _stat_of(path: str) -> tuple[int, int, int, int, int] | None:
+    try:
+        info = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
+def verified(path: str, expected: str) -> Output | None:
+    """The output as it is now, when it holds the bytes the run left (sha256 `expected`) and did not change while
+    they were read; None otherwise. Its digest is kept when it is racy (see RACY_NS)."""
+    before = _stat_of(path)
+    if before is None or file_digest(path) != expected or _stat_of(path) != before:
+        return None
+    racy = before[4] >= time.time_ns() - RACY_NS
+    return Output(path, before, expected if racy else "")
+
+
+def _unchanged(output: Output) -> bool:
+    if _stat_of(output.path) != output.stat:
+        return False
+    return not output.digest or file_digest(output.path) == output.digest
+
+
+@record
+class Recorded:
+    """What a run printed and left: the generated files (in the writer's order), the -o lists, gen.py's notes, and
+    the files opgen could not generate (path, why)."""
+
+    files: tuple[str, ...]
+    lists: tuple[str, ...]
+    notes: tuple[str, ...]
+    missing: tuple[tuple[str, str], ...]
+
+
+def stable_text(value: object) -> str:
+    """A value's text, the same in every process: repr, but sets sorted (their order follows the per-process string
+    hash) and records field by field."""
+    if isinstance(value, (set, frozenset)):
+        return "{" + ", ".join(sorted(map(stable_text, value))) + "}"
+    if isinstance(value, (list, tuple)):
+        return type(value).__name__ + "(" + ", ".join(map(stable_text, value)) + ")"
+    if isinstance(value, dict):
+        return "{" + ", ".join(sorted(f"{stable_text(k)}: {stable_text(v)}" for k, v in value.items())) + "}"
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return type(value).__name__ + "(" + ", ".join(f"{f.name}={stable_text(getattr(value, f.name))}"
+                                                      for f in dataclasses.fields(value)) + ")"
+    return repr(value)
+
+
+def run_key(command: Mapping[str, object], release: object, environment: str) -> str:
+    """The key of a run: its command line (every flag that shapes the output), the release, what else of the
+    environment the caller names, and the current folder."""
+    return namespaced("generate-run", str(_FORMAT), stable_text(dict(command)), stable_text(release), environment,
+                      os.getcwd())
+
+
+def lookup(cache: Cache, key: str) -> Recorded | None:
+    """The record under key, when every input and output is still as recorded; else None."""
+    payload = cache.get(key)
+    if payload is None:
+        return None
+    try:
+        data = json.loads(payload)
+        inputs = [Input(*i) for i in data["inputs"]]
+        outputs = [Output(o[0], tuple(o[1]), o[2]) for o in data["outputs"]]
+        recorded = Recorded(tuple(data["files"]), tuple(data["lists"]), tuple(data["notes"]),
+                            tuple((m[0], m[1]) for m in data["missing"]))
+    except (ValueError, KeyError, TypeError, IndexError):  # a record this code did not write: a miss
+        return None
+    if any(i.current() != i.digest for i in inputs) or not all(map(_unchanged, outputs)):
+        return None
+    return recorded
+
+
+def store(cache: Cache, key: str, inputs: Sequence[Input], done: Recorded, expected: Mapping[str, str]) -> bool:
+    """Record a run that wrote every file (no error): its inputs as read before it began, and its outputs as they
+    are now, each checked against the sha256 of the bytes the run left (expected, by path): a file changed by
+    anyone since is not recorded as the run's, and the run is not recorded at all."""
+    if not cache.writable:
+        return False
+    outputs = []
+    for path in (*done.files, *done.lists):
+        found = verified(path, expected[path]) if path in expected else None
+        if found is None:
+            return False
+        outputs.append(found)
+    if any(i.current() != i.digest for i in inputs):  # changed while the run read them
+        return False
+    data = {"inputs": [[i.kind, i.path, i.digest] for i in inputs],
+            "outputs": [[o.path, list(o.stat), o.digest] for o in outputs],
+            "files": list(done.files), "lists": list(done.lists), "notes": list(done.notes),
+            "missing": [list(m) for m in done.missing]}
+    return cache.put(key, json.dumps(data).encode("utf-8", "surrogateescape"))

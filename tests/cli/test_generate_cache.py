@@ -1,0 +1,255 @@
+"""`opgen generate` with the persistent cache: a run with nothing changed is answered from the last run's record
+(nothing rebuilt, nothing written), and whatever changed (an input, an output, the record itself) makes a full run
+whose files are byte-identical with a run without the cache."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from file_trees import files_under
+
+from opgen_lsp.cache.store import SUBFOLDER
+from opgen_lsp.cli import main
+from opgen_lsp.cli.generate import RECORDED
+from opgen_lsp.codegen import generate as generate_module
+
+SAMPLES_ATEN = Path(__file__).resolve().parents[2] / "samples" / "aten"
+
+
+def source_tree(root: Path) -> Path:
+    """A copy of samples/aten to edit."""
+    aten = root / "src"
+    shutil.copytree(SAMPLES_ATEN, aten)
+    return aten
+
+
+def argv(aten: Path, out: Path, cache: Path | None, *extra: str) -> list[str]:
+    tail = ["--cache-dir", str(cache)] if cache is not None else ["--no-cache"]
+    return ["generate", "-s", str(aten), "-d", str(out / "aten"), "--aoti-install-dir", str(out / "aoti"),
+            "-o", str(out / "deps.cmake"), "-j", "1", *extra, *tail]
+
+
+def stamps(out: Path) -> dict[str, tuple[int, int, int]]:
+    return {str(p.relative_to(out)): (p.stat().st_ino, p.stat().st_mtime_ns, p.stat().st_ctime_ns)
+            for p in out.rglob("*") if p.is_file()}
+
+
+def test_nothing_changed_is_answered_from_the_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    aten, out, cache = source_tree(tmp_path), tmp_path / "out", tmp_path / "cache"
+    assert main(argv(aten, out, cache)) == 0
+    before, files = stamps(out), files_under(out)
+    capsys.readouterr()
+    monkeypatch.setattr(generate_module, "generate", lambda *a, **k: pytest.fail("the generator ran"))
+    assert main(argv(aten, out, cache)) == 0
+    assert stamps(out) == before and files_under(out) == files  # not one file touched
+    err = capsys.readouterr().err
+    assert f"0 file(s) written, {sum(1 for f in files if not f.endswith('.cmake'))} unchanged" in err
+    assert RECORDED in err
+
+
+def test_the_record_is_found_by_another_process(tmp_path: Path) -> None:
+    """The key is the same in every process (a set's order follows the per-process string hash: not in the key)."""
+    aten, out, cache = source_tree(tmp_path), tmp_path / "out", tmp_path / "cache"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    errs = []
+    for seed in ("1", "2"):
+        run = subprocess.run([sys.executable, "-m", "opgen_lsp.cli", *argv(aten, out, cache)], capture_output=True,
+                             text=True, env={**env, "PYTHONHASHSEED": seed}, timeout=120)
+        assert run.returncode == 0, run.stderr
+        errs.append(run.stderr)
+    assert RECORDED not in errs[0] and RECORDED in errs[1]
+
+
+def test_an_output_changed_or_deleted_is_written_again(tmp_path: Path) -> None:
+    aten, out, cache = source_tree(tmp_path), tmp_path / "out", tmp_path / "cache"
+    assert main(argv(aten, out, cache)) == 0
+    files = files_under(out)
+    edited = out / "aten" / "Functions.h"
+    data = bytearray(edited.read_bytes())
+    data[10] ^= 1  # the same size, and the same mtime put back: only the ctime says it changed
+    info = edited.stat()
+    edited.write_bytes(bytes(data))
+    os.utime(edited, ns=(info.st_atime_ns, info.st_mtime_ns))
+    (out / "aten" / "core" / "TensorBody.h").unlink()
+    (out / "cuda_deps.cmake").write_text("garbage")
+    assert main(argv(aten, out, cache)) == 0
+    assert files_under(out) == files
+
+
+def test_an_output_changed_during_the_run_is_not_recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file changed after the run wrote it and before its record was made is not taken for the run's: the next
+    run is a full one, and puts the file's bytes back."""
+    aten, out, cache = source_tree(tmp_path), tmp_path / "out", tmp_path / "cache"
+    real = generate_module.generate
+    victim = out / "aten" / "Functions.h"
+
+    def then_edited(*args: object, **kwargs: object) -> object:
+        result = real(*args, **kwargs)  # type: ignore[arg-type]
+        victim.write_bytes(victim.read_bytes().replace(b"#pragma once", b"#pragma twice", 1))
+        return result
+    monkeypatch.setattr(generate_module, "generate", then_edited)
+    assert main(argv(aten, out, cache)) == 0
+    assert b"#pragma twice" in victim.read_bytes()
+    monkeypatch.setattr(generate_module, "generate", real)
+    assert main(argv(aten, out, cache)) == 0
+    assert b"#pragma twice" not in victim.read_bytes()
+    assert _same_but_paths(out, _plain_run(aten, tmp_path / "plain"))
+
+
+def _plain_run(aten: Path, out: Path) -> Path:
+    assert main(argv(aten, out, None)) == 0
+    return out
+
+
+@pytest.mark.parametrize("change", ["native", "tags", "template edited", "template added", "aoti header"])
+def test_an_input_changed_is_a_full_run(tmp_path: Path, change: str, capsys: pytest.CaptureFixture[str]) -> None:
+    aten, out, cache, plain = source_tree(tmp_path), tmp_path / "out", tmp_path / "cache", tmp_path / "plain"
+    assert main(argv(aten, out, cache)) == 0
+    native = aten / "native" / "native_functions.yaml"
+    if change == "native":
+        native.write_text(native.read_text().replace("variants: method\n", "variants: function, method\n", 1))
+    elif change == "tags":
+        with open(aten / "native" / "tags.yaml", "a", encoding="utf-8") as f:
+            f.write("- tag: a_new_tag\n  desc: added\n")
+    elif change == "template edited":
+        with open(aten / "templates" / "Functions.h", "a", encoding="utf-8") as f:
+            f.write("// edited\n")
+    elif change == "template added":
+        (aten / "templates" / "Unused.h").write_text("// a template no file uses\n")
+    else:  # a checked-in AOTI header where there was none: gen.py's ABI check now compares with it
+        for folder in (out, plain):
+            (folder / "aoti").mkdir(parents=True, exist_ok=True)
+            (folder / "aoti" / "c_shim_cpu.h").write_text("// not what gen.py would write\n")
+    code = main(argv(aten, out, cache))
+    assert code == main(argv(aten, plain, None))
+    if change == "aoti header":
+        assert code == 1
+        return
+    assert code == 0
+    assert _same_but_paths(out, plain)
+
+
+def _same_but_paths(a: Path, b: Path) -> bool:
+    """The two trees hold the same files, the -o lists naming their own folder."""
+    fa, fb = files_under(a), files_under(b)
+    return fa.keys() == fb.keys() and all(fa[k].replace(str(a).encode(), b"@") == fb[k].replace(str(b).encode(), b"@")
+                                          for k in fa)
+
+
+@pytest.mark.parametrize("damage", ["truncated", "garbage", "symlink"])
+def test_a_damaged_record_is_a_full_run(tmp_path: Path, damage: str) -> None:
+    aten, out, cache = source_tree(tmp_path), tmp_path / "out", tmp_path / "cache"
+    assert main(argv(aten, out, cache)) == 0
+    files = files_under(out)
+    (record,) = (cache / SUBFOLDER).iterdir()
+    if damage == "truncated":
+        record.write_bytes(record.read_bytes()[:100])
+    elif damage == "garbage":
+        record.write_bytes(os.urandom(record.stat().st_size))
+    else:
+        elsewhere = tmp_path / "elsewhere"
+        shutil.copy(record, elsewhere)
+        record.unlink()
+        record.symlink_to(elsewhere)
+    (out / "aten" / "Functions.h").unlink()  # a full run puts it back; the record, if trusted, would not
+    assert main(argv(aten, out, cache)) == 0
+    assert files_under(out) == files
+
+
+def test_a_read_only_cache_is_a_note(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    aten, out = source_tree(tmp_path), tmp_path / "out"
+    blocker = tmp_path / "a file"
+    blocker.write_text("")
+    assert main(argv(aten, out, blocker / "cache")) == 0
+    err = capsys.readouterr().err
+    assert err.count("opgen: note: cache folder") == 1 and "running without the cache" in err
+
+
+def test_with_and_without_the_cache_over_random_edits(tmp_path: Path) -> None:
+    """A seeded sequence of edits (an entry's variants, a tag, a template, an output touched or deleted, no change
+    at all): after each, the run with the cache leaves exactly the files of the run without it."""
+    aten, cached, plain, cache = source_tree(tmp_path), tmp_path / "cached", tmp_path / "plain", tmp_path / "cache"
+    native = aten / "native" / "native_functions.yaml"
+    rng = random.Random(32)
+    for step in range(8):
+        what = rng.choice(["entry", "template", "output", "delete", "nothing"])
+        if what == "entry":
+            lines = native.read_text().splitlines(keepends=True)
+            spots = [i for i, line in enumerate(lines) if line.startswith("  variants: ")]
+            i = rng.choice(spots)
+            lines[i] = "  variants: function\n" if "method" in lines[i] else "  variants: function, method\n"
+            native.write_text("".join(lines))
+        elif what == "template":
+            with open(aten / "templates" / "Functions.h", "a", encoding="utf-8") as f:
+                f.write(f"// step {step}\n")
+        elif what in ("output", "delete") and (cached / "aten").exists():
+            victim = rng.choice(sorted(p for p in (cached / "aten").rglob("*") if p.is_file()))
+            if what == "delete":
+                victim.unlink()
+            else:
+                victim.write_bytes(victim.read_bytes() + b" ")
+        assert main(argv(aten, cached, cache)) == main(argv(aten, plain, None)) == 0, what
+        assert _same_but_paths(cached, plain), (step, what)
+
+
+def test_cache_info_and_clear(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    aten, out, cache = source_tree(tmp_path), tmp_path / "out", tmp_path / "cache"
+    assert main(argv(aten, out, cache)) == 0
+    (cache / SUBFOLDER / "the user's file").write_text("kept")
+    capsys.readouterr()
+    assert main(["cache", "info", "--cache-dir", str(cache)]) == 0
+    assert capsys.readouterr().out == f"{cache / SUBFOLDER}: 1 entry, 0.0 MB (at most 500 MB); 1 other name(s) " \
+                                      "left alone\n"
+    assert main(["cache", "clear", "--cache-dir", str(cache)]) == 0
+    assert "removed 1 cache entry" in capsys.readouterr().out
+    assert [p.name for p in (cache / SUBFOLDER).iterdir()] == ["the user's file"]
+
+
+@pytest.mark.slow
+def test_with_and_without_the_cache_over_random_edits_of_the_real_file(tmp_path: Path, aten: Path) -> None:
+    """The same on torchgen's native_functions.yaml: a kernel renamed in a random entry's dispatch table, an output
+    touched, nothing changed, the edit undone."""
+    src = tmp_path / "src"
+    shutil.copytree(aten, src)
+    native = src / "native" / "native_functions.yaml"
+    original = native.read_text(encoding="utf-8")
+    cached, plain, cache = tmp_path / "cached", tmp_path / "plain", tmp_path / "cache"
+    rng = random.Random(3214)
+    for step, what in enumerate(["entry", "nothing", "output", "entry", "undo"]):
+        if what == "entry":
+            lines = native.read_text(encoding="utf-8").splitlines(keepends=True)
+            spots = [i for i, line in enumerate(lines) if line.startswith("    CPU: ") and "," not in line]
+            i = rng.choice(spots)
+            lines[i] = lines[i].rstrip("\n") + f"_edited{step}\n"
+            native.write_text("".join(lines), encoding="utf-8")
+        elif what == "output":
+            victim = rng.choice(sorted(p for p in (cached / "aten").rglob("*") if p.is_file()))
+            victim.write_bytes(victim.read_bytes() + b" ")
+        elif what == "undo":
+            native.write_text(original, encoding="utf-8")
+        assert main(argv(src, cached, cache, "--implemented-only", "-j", "2")) == 0, what
+        assert main(argv(src, plain, None, "--implemented-only", "-j", "2")) == 0, what
+        assert _same_but_paths(cached, plain), (step, what)
+
+
+def test_two_runs_at_once_share_the_cache(tmp_path: Path) -> None:
+    """Two `opgen generate` processes at once, into one output folder and one cache: both succeed, and the next run is
+    answered from a record that holds what a run without the cache writes."""
+    aten, out, cache = source_tree(tmp_path), tmp_path / "out", tmp_path / "cache"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    command = [sys.executable, "-m", "opgen_lsp.cli", *argv(aten, out, cache)]
+    both = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+            for _ in range(2)]
+    for p in both:
+        _, err = p.communicate(timeout=120)
+        assert p.returncode == 0, err
+    again = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+    assert again.returncode == 0 and RECORDED in again.stderr, again.stderr
+    assert _same_but_paths(out, _plain_run(aten, tmp_path / "plain"))
