@@ -17,7 +17,8 @@ import pytest
 from opgen_lsp.analysis.hover import hover
 from opgen_lsp.cli import main
 from opgen_lsp.lsp.workspace import Workspace
-from opgen_lsp.releases import CONTENT_SOURCE, RELEASES, _holders, detect, recognise, resolve_for
+from opgen_lsp.releases import CONTENT_SOURCE, RELEASES, detect, recognise, resolve_for
+from opgen_lsp.releases.resolution import _holders
 
 ROOT = Path(__file__).resolve().parents[1]
 NATIVE = "- func: abs(Tensor self) -> Tensor\n  variants: function\n  dispatch:\n    CompositeExplicitAutograd: abs\n"

@@ -13,7 +13,6 @@ import pytest
 from opgen_lsp.cli import main
 from opgen_lsp.index.native import NativeParser
 from opgen_lsp.lsp.config import parse_settings
-from opgen_lsp.release_ops import CHANGES
 from opgen_lsp.releases import (
     DEFAULT,
     NEWEST,
@@ -29,6 +28,7 @@ from opgen_lsp.releases import (
     resolve_for_autograd,
     schema_change_note,
 )
+from opgen_lsp.releases.release_ops import CHANGES
 
 
 def by_series(series: str):

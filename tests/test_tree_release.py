@@ -19,7 +19,7 @@ import pytest
 from opgen_lsp.cli import main
 from opgen_lsp.lsp.workspace import Workspace
 from opgen_lsp.releases import RELEASES, resolve_for
-from opgen_lsp.tree_release import DIGESTS, SHOWN, differing_files, drift_note, tree_torchgen
+from opgen_lsp.releases.tree_release import DIGESTS, SHOWN, differing_files, drift_note, tree_torchgen
 
 ROOT = Path(__file__).resolve().parents[1]
 
