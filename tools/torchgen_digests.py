@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Write server/torchgen_digests.py: a digest of each torchgen file every known release's generators run.
+"""Write server/releases/torchgen_digests.py: a digest of each torchgen file every known release's generators run.
 
-    python3 tools/torchgen_release.py 2.6.0 ... 2.15.0 && python3 tools/torchgen_digests.py > server/torchgen_digests.py
+    python3 tools/torchgen_release.py 2.6.0 ... 2.15.0 && python3 tools/torchgen_digests.py > server/releases/torchgen_digests.py
 
 Reads each release's torchgen from the cache (tools/torchgen_release.py), follows the imports of gen.py,
 gen_backend_stubs.py and gen_lazy_tensor.py within torchgen/ (the files whose behaviour opgen matches) and
 prints, per release, a short digest of each (line ends made LF first). opgen compares a tree's own
-torchgen/ with them (server/tree_release.py): a vendor fork or a pre-release tree whose torchgen differs
+torchgen/ with them (server/releases/tree_release.py): a vendor fork or a pre-release tree whose torchgen differs
 from its release's is told so. tests/test_tree_release.py checks the table against the cache when it is there.
 """
 

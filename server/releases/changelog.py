@@ -58,7 +58,7 @@ def change(version: str, **changes: object) -> Change:
     return Change(version, tuple(changes.items()))
 
 
-# Every behaviour as torch 2.5.1's torchgen has it (the oldest release known).
+# Every behaviour as torch 2.4.1's torchgen has it (the oldest release known).
 BEFORE: dict[str, object] = dict(
     generation_verified=True,
     # reading native_functions.yaml
@@ -80,13 +80,14 @@ BEFORE: dict[str, object] = dict(
     aoti_endif_names_guard=False,
     register_dispatch_key_sharded=False, dispatch_helpers_per_definitions_block=True,
     dispatch_keys_unknown=frozenset({"NestedTensorHPU", "MTIA", "SparseMPS", "SparseCsrMPS", "SparseCsrXPU",
-                                     "SparseXPU", "NestedTensorXPU"}),
+                                     "SparseXPU", "NestedTensorXPU", "XPU"}),
     meta_reference_can_be_disabled=False, registration_declarations_without_at=True,
     outputs_list_name_on_set_line=True, enum_tag_in_core=True,
     operator_names_static_constexpr=False, symint_templates_use_is_same_v=False,
     registration_blocks_end_in_semicolon=True, lazy_init_names_the_device=False,
     structured_xpu_outputs_guard_device=False, lazy_to_meta_makes_optionals=True, rocm_guards_masquerade_as_cuda=True,
-    dispatch_stub_macros_end=";",
+    dispatch_stub_macros_end=";", cpp_default_qualifies_memory_format=False,
+    registration_helpers_silence_unused=False,
     # derivatives.yaml and deprecated.yaml
     python_bindings_skip_hand_bound=frozenset(), node_compiled_args_const=False,
     # gen.py's command line
@@ -95,7 +96,9 @@ BEFORE: dict[str, object] = dict(
 
 # Every release known, oldest first, with what its torchgen changed.
 CHANGELOG: tuple[Change, ...] = (
-    change("2.5.1"),
+    change("2.4.1"),
+    change("2.5.1", dispatch_keys_unknown=removed("XPU"), cpp_default_qualifies_memory_format=True,
+           registration_helpers_silence_unused=True),
     change("2.6.0", refuses_python_keyword_argument_names=True, const_quantizer_ptr_type=False,
            core_composite_ops_get_generated_variants=True, generated_variants_based_on_mutable=True,
            operator_names_static_constexpr=True, symint_templates_use_is_same_v=True,

@@ -165,6 +165,12 @@ class Release:
     # ATen/hip/impl/HIPGuardImplMasqueradingAsCUDA.h (not c10/hip/HIPGuard.h), and structured CUDA classes hold a
     # c10::hip::OptionalHIPGuardMasqueradingAsCUDA; until 2.10.
     rocm_guards_masquerade_as_cuda: bool
+    # The C++ default of a schema's contiguous_format is c10::MemoryFormat::Contiguous (before, MemoryFormat::Contiguous
+    # in declarations and Declarations.yaml); from 2.5.
+    cpp_default_qualifies_memory_format: bool
+    # Register<Key>.cpp's dispatch helpers (create_out, ...) sit between C10_DIAGNOSTIC_PUSH_AND_IGNORED_IF_DEFINED(
+    # "-Wunused-function") and C10_DIAGNOSTIC_POP(), and the file includes c10/macros/Macros.h; from 2.5.
+    registration_helpers_silence_unused: bool
     # What follows the ufunc files' DECLARE_DISPATCH(...) and REGISTER_DISPATCH(...) lines: nothing from 2.6
     # (the macros end their statements), ";" before.
     dispatch_stub_macros_end: str

@@ -134,7 +134,7 @@ def register_cpp(target: BackendTarget, index: BackendIndex, groups: tuple[Group
         raise PlanError(str(exc)) from exc
     body = [r for g in relevant for r in registrations(g, index)]
     static, deferred = _registration_blocks(key, body, options)
-    helpers = registration_helpers(index)
+    helpers = registration_helpers(index, options.release)
     per_block = options.release.dispatch_helpers_per_definitions_block
     definitions = render("RegisterDispatchDefinitions.ini", templates, {
         **({"dispatch_helpers": helpers} if per_block else {}),
@@ -154,7 +154,7 @@ def register_cpp(target: BackendTarget, index: BackendIndex, groups: tuple[Group
         "ops_headers": "" if options.per_operator_headers else "#include <ATen/Functions.h>",
         "DispatchKey": str(key),
         "dispatch_namespace": str(key).lower(),
-        "dispatch_headers": registration_headers(index, False, options.per_operator_headers),
+        "dispatch_headers": registration_headers(index, False, options.release, options.per_operator_headers),
         **({} if per_block else {"dispatch_helpers": helpers}),
         "dispatch_definitions": definitions.split("\n"),
     }

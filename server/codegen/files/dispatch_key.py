@@ -55,7 +55,7 @@ def num_shards(key: dk.DispatchKey) -> int:
 
 # ------------------------------------------------------------------ helpers at the top of the file
 
-def registration_headers(index: BackendIndex, rocm: bool, per_operator_headers: bool = False,
+def registration_headers(index: BackendIndex, rocm: bool, release: Release, per_operator_headers: bool = False,
                          native_aot: bool = False) -> list[str]:
     """native_aot: a native-AOT declaration names the key (only CUDA's file includes the stubs, as in gen.py)."""
     key = index.dispatch_key
@@ -77,7 +77,8 @@ def registration_headers(index: BackendIndex, rocm: bool, per_operator_headers: 
                                                                "_copy_from")]
     else:
         headers.append("#include <ATen/Functions.h>")
-    headers.append("#include <c10/macros/Macros.h>")
+    if release.registration_helpers_silence_unused:
+        headers.append("#include <c10/macros/Macros.h>")
     return headers
 
 
@@ -162,16 +163,13 @@ std::optional<Tensor> maybe_create_proxy(const Tensor &out, IntArrayRef sizes, I
 """]
 
 
-def registration_helpers(index: BackendIndex) -> list[str]:
+def registration_helpers(index: BackendIndex, release: Release) -> list[str]:
     key = index.dispatch_key
-    return [
-        'C10_DIAGNOSTIC_PUSH_AND_IGNORED_IF_DEFINED("-Wunused-function")',
-        *_create_out(key),
-        *([] if key is dk.CEA_NON_FUNCTIONAL else [_RESIZE_OUT]),
-        _CHECK_INPLACE,
-        *_maybe_create_proxy(key),
-        "C10_DIAGNOSTIC_POP()",
-    ]
+    helpers = [*_create_out(key), *([] if key is dk.CEA_NON_FUNCTIONAL else [_RESIZE_OUT]), _CHECK_INPLACE,
+               *_maybe_create_proxy(key)]
+    if not release.registration_helpers_silence_unused:
+        return helpers
+    return ['C10_DIAGNOSTIC_PUSH_AND_IGNORED_IF_DEFINED("-Wunused-function")', *helpers, "C10_DIAGNOSTIC_POP()"]
 
 
 # ------------------------------------------------------------------ per group
@@ -302,16 +300,17 @@ def _register_base_env(ctx: GenContext, key: dk.DispatchKey, index: BackendIndex
         "extra_cuda_headers": extra_cuda_headers(ctx.options.rocm, ctx.options.release) if dk.is_cuda_dispatch_key(key)
         else "",
         "external_backend_headers": "",
-        "dispatch_headers": registration_headers(index, ctx.options.rocm, ctx.options.per_operator_headers,
+        "dispatch_headers": registration_headers(index, ctx.options.rocm, ctx.options.release,
+                                                 ctx.options.per_operator_headers,
                                                  str(key) in ctx.native_aot_keys()),
         "ops_headers": operator_headers(ctx, key),
-        "dispatch_helpers": "" if per_block else _dispatch_helpers(key, index),
+        "dispatch_helpers": "" if per_block else _dispatch_helpers(key, index, ctx.options.release),
     }
 
 
-def _dispatch_helpers(key: dk.DispatchKey, index: BackendIndex) -> list[str]:
+def _dispatch_helpers(key: dk.DispatchKey, index: BackendIndex, release: Release) -> list[str]:
     # CompositeImplicitAutogradNestedTensor's file does not use them (-Werror=unused-function would fail).
-    return registration_helpers(index) if key is not dk.CIA_NESTED else []
+    return registration_helpers(index, release) if key is not dk.CIA_NESTED else []
 
 
 def register_dispatch_key_shards(ctx: GenContext, key: dk.DispatchKey) -> list[dict]:
@@ -366,7 +365,8 @@ def kernel_namespace_definitions(ctx: GenContext, key: dk.DispatchKey, index: Ba
             group_pieces(g, narrowed, skip, unselected_of(ctx, g), release=ctx.options.release,
                          aot=ctx.native_aot_for(key, g), rocm=ctx.options.rocm)
         blocks.setdefault(namespace, _NamespaceBlock()).add(_namespace(g), pieces)
-    helpers = _dispatch_helpers(key, index) if ctx.options.release.dispatch_helpers_per_definitions_block else []
+    helpers = _dispatch_helpers(key, index, ctx.options.release) \
+        if ctx.options.release.dispatch_helpers_per_definitions_block else []
     lines: list[str] = []
     for namespace, block in blocks.items():
         if block.namespaced:
