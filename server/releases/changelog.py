@@ -87,7 +87,9 @@ BEFORE: dict[str, object] = dict(
     registration_blocks_end_in_semicolon=True, lazy_init_names_the_device=False,
     structured_xpu_outputs_guard_device=False, lazy_to_meta_makes_optionals=True, rocm_guards_masquerade_as_cuda=True,
     dispatch_stub_macros_end=";", cpp_default_qualifies_memory_format=False,
-    registration_helpers_silence_unused=False,
+    registration_helpers_silence_unused=False, view_copy_kernels_include_group_natives=False,
+    functionalization_propagates_xla_data_direct=False, vmap_unwraps_by_structured_binding=False,
+    vmap_symint_return_overrides=frozenset(),
     # derivatives.yaml and deprecated.yaml
     python_bindings_skip_hand_bound=frozenset(), node_compiled_args_const=False,
     # gen.py's command line
@@ -98,7 +100,10 @@ BEFORE: dict[str, object] = dict(
 CHANGELOG: tuple[Change, ...] = (
     change("2.4.1"),
     change("2.5.1", dispatch_keys_unknown=removed("XPU"), cpp_default_qualifies_memory_format=True,
-           registration_helpers_silence_unused=True),
+           registration_helpers_silence_unused=True, view_copy_kernels_include_group_natives=True,
+           functionalization_propagates_xla_data_direct=True, vmap_unwraps_by_structured_binding=True,
+           vmap_symint_return_overrides=added("_scaled_dot_product_flash_attention",
+                                              "_scaled_dot_product_cudnn_attention")),
     change("2.6.0", refuses_python_keyword_argument_names=True, const_quantizer_ptr_type=False,
            core_composite_ops_get_generated_variants=True, generated_variants_based_on_mutable=True,
            operator_names_static_constexpr=True, symint_templates_use_is_same_v=True,
@@ -127,7 +132,8 @@ CHANGELOG: tuple[Change, ...] = (
            python_bindings_skip_hand_bound=added("sym_is_contiguous"),
            dispatch_keys_unknown=removed("SparseMPS", "SparseCsrMPS")),
     change("2.10.0", functionalization_registers_composite_views=True),
-    change("2.11.0", rocm_guards_masquerade_as_cuda=False),
+    change("2.11.0", rocm_guards_masquerade_as_cuda=False,
+           vmap_symint_return_overrides=added("_scaled_dot_product_flash_attention_quantized")),
     change("2.12.1", skipped_by_functionalization=added("_flash_attention_forward_no_dropout_inplace"),
            cumulative_out_ops=added("cumsum.out", "cumprod.out", "cumsum.dimname_out", "cumprod.dimname_out"),
            python_bindings_skip_hand_bound=added("dim", "get_device", "is_contiguous", "numel", "storage_offset"),

@@ -171,6 +171,16 @@ class Release:
     # Register<Key>.cpp's dispatch helpers (create_out, ...) sit between C10_DIAGNOSTIC_PUSH_AND_IGNORED_IF_DEFINED(
     # "-Wunused-function") and C10_DIAGNOSTIC_POP(), and the file includes c10/macros/Macros.h; from 2.5.
     registration_helpers_silence_unused: bool
+    # CompositeViewCopyKernels.cpp includes each structured group's <op>_native.h beside its <op>_ops.h; from 2.5.
+    view_copy_kernels_include_group_natives: bool
+    # A mutating op's functionalization kernel propagates XLA data after the sync, from the argument's inner tensor
+    # before and after (propagate_xla_data_direct); from 2.5. Before, propagate_xla_data(arg, result) first.
+    functionalization_propagates_xla_data_direct: bool
+    # VmapGeneratedPlumbing.h unwraps a tensor by `auto [x_value, x_bdim] = unwrapTensorAtLevel(...)` and declares an
+    # optional one's std::optional<...>; from 2.5. Before, `Tensor x_value; optional<int64_t> x_bdim; std::tie(...)`.
+    vmap_unwraps_by_structured_binding: bool
+    # The ops whose vmap plumbing passes non-tensor (SymInt) returns through (functorch's return_symint_overrides).
+    vmap_symint_return_overrides: frozenset[str]
     # What follows the ufunc files' DECLARE_DISPATCH(...) and REGISTER_DISPATCH(...) lines: nothing from 2.6
     # (the macros end their statements), ";" before.
     dispatch_stub_macros_end: str
