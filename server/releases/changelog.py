@@ -89,7 +89,8 @@ BEFORE: dict[str, object] = dict(
     dispatch_stub_macros_end=";", cpp_default_qualifies_memory_format=False,
     registration_helpers_silence_unused=False, view_copy_kernels_include_group_natives=False,
     functionalization_propagates_xla_data_direct=False, vmap_unwraps_by_structured_binding=False,
-    vmap_symint_return_overrides=frozenset(),
+    vmap_symint_return_overrides=frozenset(), lazy_ir_includes_std_optional=False,
+    generated_comment_names_generator=False, device_keys_with_empty_functions=frozenset({"Meta", "CPU", "CUDA", "MPS"}),
     # derivatives.yaml and deprecated.yaml
     python_bindings_skip_hand_bound=frozenset(), node_compiled_args_const=False,
     # gen.py's command line
@@ -103,7 +104,9 @@ CHANGELOG: tuple[Change, ...] = (
            registration_helpers_silence_unused=True, view_copy_kernels_include_group_natives=True,
            functionalization_propagates_xla_data_direct=True, vmap_unwraps_by_structured_binding=True,
            vmap_symint_return_overrides=added("_scaled_dot_product_flash_attention",
-                                              "_scaled_dot_product_cudnn_attention")),
+                                              "_scaled_dot_product_cudnn_attention"),
+           lazy_ir_includes_std_optional=True, generated_comment_names_generator=True,
+           device_keys_with_empty_functions=added("XPU")),
     change("2.6.0", refuses_python_keyword_argument_names=True, const_quantizer_ptr_type=False,
            core_composite_ops_get_generated_variants=True, generated_variants_based_on_mutable=True,
            operator_names_static_constexpr=True, symint_templates_use_is_same_v=True,
@@ -119,7 +122,7 @@ CHANGELOG: tuple[Change, ...] = (
            dispatch_keys_unknown=removed("SparseCsrXPU")),
     change("2.8.0", template_blocks_strip_lines=True, inplace_view_comment_says_runnin=False,
            outputs_list_name_on_set_line=False, gen_py_takes_mtia=True,
-           dispatch_keys_unknown=removed("NestedTensorHPU", "MTIA"),
+           dispatch_keys_unknown=removed("NestedTensorHPU", "MTIA"), device_keys_with_empty_functions=added("MTIA"),
            # the AOTI C shims' newer form
            fallback_ops_versioned=True, aoti_shims_follow_dispatch_keys=False, aoti_shims_for_every_device=True,
            aoti_str_is_std_string_view=True, aoti_returns_indented_with_tabs=True,

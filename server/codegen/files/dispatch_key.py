@@ -68,9 +68,9 @@ def registration_headers(index: BackendIndex, rocm: bool, release: Release, per_
             headers.append("#include <ATen/NativeAotStubs.h>")
     elif key is K["MPS"]:
         headers.append("#include <ATen/mps/EmptyTensor.h>")
-    elif key is K["XPU"]:
+    elif key is K["XPU"] and "XPU" in release.device_keys_with_empty_functions:
         headers.append("#include <ATen/xpu/EmptyTensor.h>")
-    elif key is K["MTIA"]:
+    elif key is K["MTIA"] and "MTIA" in release.device_keys_with_empty_functions:
         headers.append("#include <ATen/native/mtia/EmptyTensor.h>")
     elif per_operator_headers:
         headers += [f"#include <ATen/ops/{name}.h>" for name in ("empty", "empty_strided", "_copy_from_and_resize",
@@ -82,8 +82,8 @@ def registration_headers(index: BackendIndex, rocm: bool, release: Release, per_
     return headers
 
 
-def _empty_impls(key: dk.DispatchKey) -> tuple[str, str] | None:
-    if key in (K["Meta"], K["CPU"], K["CUDA"], K["MPS"], K["XPU"], K["MTIA"]):
+def _empty_impls(key: dk.DispatchKey, release: Release) -> tuple[str, str] | None:
+    if str(key) in release.device_keys_with_empty_functions:
         name = str(key).lower()
         return f"at::detail::empty_{name}", f"at::detail::empty_strided_{name}"
     if key in (dk.CEA_NON_FUNCTIONAL, K["QuantizedCPU"], K["QuantizedCUDA"]):
@@ -91,8 +91,8 @@ def _empty_impls(key: dk.DispatchKey) -> tuple[str, str] | None:
     return None
 
 
-def _create_out(key: dk.DispatchKey) -> list[str]:
-    impls = _empty_impls(key)
+def _create_out(key: dk.DispatchKey, release: Release) -> list[str]:
+    impls = _empty_impls(key, release)
     if impls is None:
         return []
     options = "options.device(at::kMeta)" if key is K["Meta"] else "options"
@@ -149,8 +149,8 @@ void check_inplace(const Tensor &self, IntArrayRef sizes, const TensorOptions &o
 """
 
 
-def _maybe_create_proxy(key: dk.DispatchKey) -> list[str]:
-    impls = _empty_impls(key)
+def _maybe_create_proxy(key: dk.DispatchKey, release: Release) -> list[str]:
+    impls = _empty_impls(key, release)
     if impls is None:
         return []
     return [f"""
@@ -165,8 +165,8 @@ std::optional<Tensor> maybe_create_proxy(const Tensor &out, IntArrayRef sizes, I
 
 def registration_helpers(index: BackendIndex, release: Release) -> list[str]:
     key = index.dispatch_key
-    helpers = [*_create_out(key), *([] if key is dk.CEA_NON_FUNCTIONAL else [_RESIZE_OUT]), _CHECK_INPLACE,
-               *_maybe_create_proxy(key)]
+    helpers = [*_create_out(key, release), *([] if key is dk.CEA_NON_FUNCTIONAL else [_RESIZE_OUT]), _CHECK_INPLACE,
+               *_maybe_create_proxy(key, release)]
     if not release.registration_helpers_silence_unused:
         return helpers
     return ['C10_DIAGNOSTIC_PUSH_AND_IGNORED_IF_DEFINED("-Wunused-function")', *helpers, "C10_DIAGNOSTIC_POP()"]
