@@ -130,6 +130,9 @@ class Release:
     # Functions.h's autograd Node structs declare `void compiled_args(CompiledNodeArgs& args) const override;`
     # (before, not const); from 2.7.
     node_compiled_args_const: bool
+    # Functions.h's autograd Node structs keep a saved `str?` as std::optional<std::string>; from 2.5 (before,
+    # c10::optional<std::string>).
+    node_optional_strings_are_std: bool
     # ---- torch 2.5's gen.py (and the generators beside it)
     # ConstQuantizerPtr is a type of func: schemas (torchgen's BaseTy; gen.py has no C++ type for it, so it
     # parses and fails to generate); until 2.5.
