@@ -93,6 +93,7 @@ BEFORE: dict[str, object] = dict(
     generated_comment_names_generator=False, device_keys_with_empty_functions=frozenset({"Meta", "CPU", "CUDA", "MPS"}),
     # derivatives.yaml and deprecated.yaml
     python_bindings_skip_hand_bound=frozenset(), node_compiled_args_const=False, node_optional_strings_are_std=False,
+    symbool_type=False,
     # gen.py's command line
     gen_py_takes_mtia=False, gen_py_takes_xpu=False, gen_py_takes_extend_aoti_c_shim=False,
 )
@@ -106,7 +107,8 @@ CHANGELOG: tuple[Change, ...] = (
            vmap_symint_return_overrides=added("_scaled_dot_product_flash_attention",
                                               "_scaled_dot_product_cudnn_attention"),
            lazy_ir_includes_std_optional=True, generated_comment_names_generator=True,
-           device_keys_with_empty_functions=added("XPU"), node_optional_strings_are_std=True),
+           device_keys_with_empty_functions=added("XPU"), node_optional_strings_are_std=True,
+           symbool_type=True),
     change("2.6.0", refuses_python_keyword_argument_names=True, const_quantizer_ptr_type=False,
            core_composite_ops_get_generated_variants=True, generated_variants_based_on_mutable=True,
            operator_names_static_constexpr=True, symint_templates_use_is_same_v=True,

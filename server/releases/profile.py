@@ -133,6 +133,8 @@ class Release:
     # Functions.h's autograd Node structs keep a saved `str?` as std::optional<std::string>; from 2.5 (before,
     # c10::optional<std::string>).
     node_optional_strings_are_std: bool
+    # SymBool is a type of func: schemas (arguments and returns); from 2.5.
+    symbool_type: bool
     # ---- torch 2.5's gen.py (and the generators beside it)
     # ConstQuantizerPtr is a type of func: schemas (torchgen's BaseTy; gen.py has no C++ type for it, so it
     # parses and fails to generate); until 2.5.
