@@ -160,7 +160,7 @@ def test_a_generator_that_writes_nothing_still_says_the_release(tmp_path: Path, 
 # ---------------------------------------------------------------- the real files
 
 @pytest.mark.versions
-@pytest.mark.parametrize("version", ["2.15.0", "2.6.0", "2.5.1"])
+@pytest.mark.parametrize("version", ["2.15.0", "2.6.0", "2.5.1", "2.4.1"])
 def test_a_real_yaml_copied_alone_checks_clean_as_its_release(version: str, tmp_path: Path, capsys) -> None:
     """Copied without its tree (no version file, no tags.yaml): recognised by its ops, its tags checked against
     its release's; torch 2.13's rules would find errors in both (2.15's _philox_randint_, 2.6's Dimname)."""
