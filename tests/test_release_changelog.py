@@ -2,8 +2,8 @@
 
 Until torch 2.5 was the oldest, every profile was a `replace()` of a neighbour's (2.13 the base, both ways). The
 snapshots below are those definitions as they were, field for field; the changelog (server/releases/changelog.py)
-must give each release the same values. A release added since (one older than 2.5) is held to its own torchgen by
-the matrix instead (tests/conformance/test_release_matrix.py).
+must give each release the same values (a field added since, for torch 2.4, is not in the snapshots; 2.4 itself is
+held to its own torchgen by the matrix, tests/conformance/test_release_matrix.py). Then the fold's own rules.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from dataclasses import fields
 
 import pytest
 
-from opgen_lsp.releases import RELEASES, Release
+from opgen_lsp.releases import RELEASES, Release, release_at
+from opgen_lsp.releases.changelog import BEFORE, CHANGELOG, change, folded, removed
 
 _NULLABLE_2_6 = frozenset({"_scaled_dot_product_flash_attention", "_scaled_dot_product_efficient_attention",
                            "_scaled_dot_product_cudnn_attention", "convolution_backward"})
@@ -120,3 +121,31 @@ def test_the_snapshots_name_every_field_of_a_profile_but_those_added_since() -> 
     assert all(set(s) <= names for s in SNAPSHOTS)
     assert [r.version for r in RELEASES if r.version in {str(s["version"]) for s in SNAPSHOTS}] == \
         [str(s["version"]) for s in SNAPSHOTS]
+
+
+# ---------------------------------------------------------------- the fold
+
+def test_each_release_is_its_entry_folded_over_the_ones_before() -> None:
+    assert [r.version for r in RELEASES] == [entry.version for entry in CHANGELOG]
+    for entry, profile in zip(CHANGELOG, RELEASES):
+        assert release_at(entry.version) is profile and release_at(profile.series) is profile
+    # A change holds from its release on: 2.6 refuses keyword argument names, 2.5 and 2.4 do not.
+    assert [r.series for r in RELEASES if not r.refuses_python_keyword_argument_names] == ["2.4", "2.5"]
+
+
+def test_a_set_changes_by_the_names_added_or_removed() -> None:
+    keys = {r.series: r.dispatch_keys_unknown for r in RELEASES}
+    assert keys["2.4"] - keys["2.5"] == {"XPU"} and keys["2.5"] - keys["2.6"] == {"SparseXPU", "NestedTensorXPU"}
+    assert keys["2.9"] == frozenset()
+
+
+def test_the_fold_refuses_a_change_that_changes_nothing_or_names_no_field() -> None:
+    with pytest.raises(ValueError, match="2.6.0: refuses_python_keyword_argument_names is False already"):
+        list(folded(BEFORE, (change("2.4.1"), change("2.5.1", symbool_type=True),
+                             change("2.6.0", refuses_python_keyword_argument_names=False))))
+    with pytest.raises(ValueError, match="names no behaviour"):
+        list(folded(BEFORE, (change("2.4.1", no_such_behaviour=True),)))
+    with pytest.raises(ValueError, match="already has or never had"):
+        list(folded(BEFORE, (change("2.4.1", dispatch_keys_unknown=removed("CPU")),)))
+    with pytest.raises(ValueError, match="BEFORE and the profile's fields differ"):
+        list(folded({**BEFORE, "extra": 1}, (change("2.4.1"),)))
