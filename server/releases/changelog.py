@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import fields
 
 from ..frozen import record
-from .profile import Release
+from .profile import AOTI_SHIMS_2_8, OLDER_AOTI_SHIMS, Release
 
 # The CUDA-family kernels gen.py 2.15 knows are defined in torch_cpu (their declarations say TORCH_API), and
 # the op its own native_functions.yaml registers each for: gen.py fails when no CUDA-family key registers one.
@@ -68,16 +68,14 @@ BEFORE: dict[str, object] = dict(
     core_composite_ops_get_generated_variants=False, generated_variants_based_on_mutable=False,
     # gen.py and the generators beside it
     template_blocks_strip_lines=False, functionalization_view_meta_classes=False, inplace_view_comment_says_runnin=True,
-    fallback_ops_versioned=False, writes_aten_c_shim=False, functionalization_registers_composite_views=False,
+    writes_aten_c_shim=False, functionalization_registers_composite_views=False,
     structured_outputs_propagate_names=True, xpu_family_waits_for_flag=False, structured_xpu_kernels_export_xpu=False,
     device_family_kernel_exports=False, cuda_kernels_in_torch_cpu=frozenset(), owning_types_hold_tensors_by_value=False,
     writes_native_aot_stubs=False, single_output_view_replay=False, fallback_variants_carry_since=False,
     aoti_nullable_returns=frozenset({"_scaled_dot_product_flash_attention", "_scaled_dot_product_efficient_attention",
                                      "_scaled_dot_product_cudnn_attention", "convolution_backward"}),
     lazy_to_string_moves_stream=False, cumulative_out_ops=frozenset(),
-    aoti_shims_follow_dispatch_keys=True, aoti_shims_for_every_device=False, aoti_tensors_resolve_dispatch_flags=False,
-    aoti_str_is_std_string_view=False, aoti_returns_indented_with_tabs=False, aoti_tensor_return_ends_twice=True,
-    aoti_endif_names_guard=False,
+    aoti_shim_form=OLDER_AOTI_SHIMS, aoti_tensors_resolve_dispatch_flags=False,
     register_dispatch_key_sharded=False, dispatch_helpers_per_definitions_block=True,
     dispatch_keys_unknown=frozenset({"NestedTensorHPU", "MTIA", "SparseMPS", "SparseCsrMPS", "SparseCsrXPU",
                                      "SparseXPU", "NestedTensorXPU", "XPU"}),
@@ -125,10 +123,7 @@ CHANGELOG: tuple[Change, ...] = (
     change("2.8.0", template_blocks_strip_lines=True, inplace_view_comment_says_runnin=False,
            outputs_list_name_on_set_line=False, gen_py_takes_mtia=True,
            dispatch_keys_unknown=removed("NestedTensorHPU", "MTIA"), device_keys_with_empty_functions=added("MTIA"),
-           # the AOTI C shims' newer form
-           fallback_ops_versioned=True, aoti_shims_follow_dispatch_keys=False, aoti_shims_for_every_device=True,
-           aoti_str_is_std_string_view=True, aoti_returns_indented_with_tabs=True,
-           aoti_tensor_return_ends_twice=False, aoti_endif_names_guard=True),
+           aoti_shim_form=AOTI_SHIMS_2_8),
     change("2.9.1", functionalization_view_meta_classes=True, writes_aten_c_shim=True,
            aoti_nullable_returns=added(
                "_functional_sym_constrain_range", "_scaled_dot_product_efficient_attention_backward",

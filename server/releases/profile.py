@@ -14,6 +14,40 @@ from ..frozen import record
 
 
 @record
+class AotiShimForm:
+    """How gen.py writes the AOTI C shims and reads aoti/fallback_ops.py: behaviours that changed together, in 2.8,
+    so one form per release (Release.aoti_shim_form) and not a flag each."""
+
+    # aoti/fallback_ops.py maps each fallback op to its versions; in the older form it is a set of names (every
+    # shim has one version).
+    fallback_ops_versioned: bool
+    # The shims are written in gen.py's loop over its dispatch keys, so --backend-whitelist leaves out the devices
+    # it does not name (in the newer form every AOTI device gets its shims).
+    follow_dispatch_keys: bool
+    # MPS gets shims (with --mps), and --update-aoti-c-shim keeps the MPS and XPU kernels (and their shims); in
+    # the older form MPS gets none and XPU needs --xpu, whatever --update-aoti-c-shim.
+    for_every_device: bool
+    # A str argument's ATen type is ::std::string_view (seen in pointer_to_optional<...>); older: c10::string_view.
+    str_is_std_string_view: bool
+    # Return assignments are indented by two tabs, after an empty line when there are none; older: by eight
+    # spaces, right after the call.
+    returns_indented_with_tabs: bool
+    # A Tensor return's assignment ends in `;;` (its conversion carried a `;`); the older form.
+    tensor_return_ends_twice: bool
+    # The sources' `#endif // AT_PER_OPERATOR_HEADERS` names its guard (older: a bare `#endif`).
+    endif_names_guard: bool
+
+
+# gen.py's two forms: until 2.7, and from 2.8.
+OLDER_AOTI_SHIMS = AotiShimForm(fallback_ops_versioned=False, follow_dispatch_keys=True, for_every_device=False,
+                                str_is_std_string_view=False, returns_indented_with_tabs=False,
+                                tensor_return_ends_twice=True, endif_names_guard=False)
+AOTI_SHIMS_2_8 = AotiShimForm(fallback_ops_versioned=True, follow_dispatch_keys=False, for_every_device=True,
+                              str_is_std_string_view=True, returns_indented_with_tabs=True,
+                              tensor_return_ends_twice=False, endif_names_guard=True)
+
+
+@record
 class Release:
     """One torch release's torchgen, as the behaviours that differ between the releases known."""
 
@@ -42,9 +76,6 @@ class Release:
     # An inplace view op's functionalization kernel says "we'll end up runnin the reference function" (a typo
     # gen.py fixed in 2.8); until 2.7.
     inplace_view_comment_says_runnin: bool
-    # aoti/fallback_ops.py maps each fallback op to its versions; from 2.8. Before, it is a set of names (every
-    # shim has one version) and the C shims have an older form (the aoti_* fields at the end).
-    fallback_ops_versioned: bool
     # AOTInductor gets c_shim_aten.cpp too (the aten_shimified_ops, through the dispatcher); from 2.9.
     writes_aten_c_shim: bool
     # Functionalization registers view ops with a CompositeImplicitAutograd kernel too (to that kernel); from 2.10.
@@ -79,26 +110,13 @@ class Release:
     # (from 2.12; the dimname overloads only in 2.12).
     cumulative_out_ops: frozenset[str]
 
-    # ---- AOTI C shims (area shims): the older shim form of gen.py until 2.7 (with fallback_ops_versioned)
-    # The shims are written in gen.py's loop over its dispatch keys, so --backend-whitelist leaves out the
-    # devices it does not name; until 2.7 (from 2.8 every AOTI device gets its shims).
-    aoti_shims_follow_dispatch_keys: bool
-    # MPS gets shims (with --mps), and --update-aoti-c-shim keeps the MPS and XPU kernels (and their shims);
-    # from 2.8. Before, MPS gets none and XPU needs --xpu, whatever --update-aoti-c-shim.
-    aoti_shims_for_every_device: bool
+    # ---- AOTI C shims (area shims)
+    # The form of the shims and of aoti/fallback_ops.py (AotiShimForm): the older one until 2.7, the newer from 2.8.
+    aoti_shim_form: AotiShimForm
     # Tensor arguments go through resolve_tensor_dispatch_flags (written ones through the handle's pointer);
     # from 2.7. Before, every Tensor is `*tensor_handle_to_tensor_pointer(x)` and Tensor? / Tensor lists plain
     # pointer_to_optional / pointer_to_list.
     aoti_tensors_resolve_dispatch_flags: bool
-    # A str argument's ATen type is ::std::string_view (seen in pointer_to_optional<...>); before 2.8 c10::string_view.
-    aoti_str_is_std_string_view: bool
-    # Return assignments are indented by two tabs, after an empty line when there are none; before 2.8 by eight
-    # spaces, right after the call.
-    aoti_returns_indented_with_tabs: bool
-    # A Tensor return's assignment ends in `;;` (its conversion carried a `;`); until 2.7.
-    aoti_tensor_return_ends_twice: bool
-    # The sources' `#endif // AT_PER_OPERATOR_HEADERS` names its guard; from 2.8 (before, a bare `#endif`).
-    aoti_endif_names_guard: bool
     # ---- gen26: torch 2.6's gen.py
     # Register<Key>.cpp is sharded like Operators.cpp (Register<Key>_N.cpp + Register<Key>Everything.cpp), one
     # RegisterDispatchDefinitions.ini block per group; from 2.7. Before, one Register<Key>.cpp holds one block per
