@@ -1,7 +1,7 @@
 """A tree whose own files disagree with the release opgen uses: its torchgen (OPG965: a vendor fork, a
 pre-release tree), its version.txt naming no release (OPG966).
 
-The digests of server/torchgen_digests.py are checked against each release's torchgen in the cache
+The digests of server/releases/torchgen_digests.py are checked against each release's torchgen in the cache
 (tools/torchgen_release.py; skipped, with the command, for a release not there). The rest runs on a
 PyTorch-shaped tree of our own around a copy of the installed torchgen (torch 2.13.0, the reference);
 tests/conformance/test_real_tree_torchgen.py measures real trees against their own gen.py.
