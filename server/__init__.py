@@ -2,7 +2,7 @@
 
 __version__ = "0.1.0"
 
-# The torchgen release opgen follows when the inputs name none (server/releases.py knows the others).
+# The torchgen release opgen follows when the inputs name none (server/releases/ knows the others).
 TORCHGEN_VERSION = "2.13.0"
 
 # How opgen names itself to users and clients: its own version and the reference it follows.

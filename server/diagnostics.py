@@ -194,7 +194,7 @@ CODES: dict[str, Code] = _table(
     ("OPG806", "selection-duplicate-key", W, "a key given twice (PyYAML keeps the last)"),
     # input files
     ("OPG900", "missing-input", E, "an input file cannot be read"),
-    # torch releases (server/releases.py)
+    # torch releases (server/releases/)
     ("OPG950", "newer-torch-release", I, "a torch release newer than those opgen knows: checked as the newest"),
     ("OPG951", "older-torch-release", E, "a torch release older than those opgen knows: not checked"),
     ("OPG952", "op-not-in-release", E, "an op or overload the resolved torch release lacks, which another has"),
@@ -206,7 +206,7 @@ CODES: dict[str, Code] = _table(
     # AOTI C shims (torchgen's gen_aoti_c_shim, for the ops of aoti/fallback_ops.py)
     ("OPG960", "aoti-shim-argument", E,
      "an AOTI fallback op's argument gen.py's C shim generator fails on (a list of Device or Device?)"),
-    # a real tree's own files against the release used (server/tree_release.py; area trees)
+    # a real tree's own files against the release used (server/releases/tree_release.py; area trees)
     ("OPG965", "tree-torchgen-differs", W,
      "the tree's own torchgen differs from its release's: opgen checks and generates as that release"),
     ("OPG966", "tree-version-unreadable", W,

@@ -26,8 +26,10 @@ PACKAGE = "opgen_lsp"
 LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("foundation", frozenset({
         PACKAGE, f"{PACKAGE}.frozen", f"{PACKAGE}.text", f"{PACKAGE}.suggest", f"{PACKAGE}.status",
-        f"{PACKAGE}.diagnostics", f"{PACKAGE}.input_file", f"{PACKAGE}.release_ops", f"{PACKAGE}.releases",
-        f"{PACKAGE}.report", f"{PACKAGE}.torchgen_digests", f"{PACKAGE}.tree_release", f"{PACKAGE}.worker_process",
+        f"{PACKAGE}.diagnostics", f"{PACKAGE}.input_file", f"{PACKAGE}.releases",
+        *(f"{PACKAGE}.releases.{name}" for name in ("changelog", "profile", "release_ops", "resolution",
+                                                     "torchgen_digests", "tree_release")),
+        f"{PACKAGE}.report", f"{PACKAGE}.worker_process",
     })),
     # The persistent cache's store: bytes under keys, knowing nothing of what they are (codegen/runs.py keeps
     # generate's run records in it).

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Write server/release_ops.py: which operators each known torch release added, removed or changed, and its tags.
+"""Write server/releases/release_ops.py: which operators each known torch release added, removed or changed, and its tags.
 
-    python3 tools/torchgen_release.py 2.6.0 ... 2.15.0 && python3 tools/release_ops.py > server/release_ops.py
+    python3 tools/torchgen_release.py 2.6.0 ... 2.15.0 && python3 tools/release_ops.py > server/releases/release_ops.py
 
 Reads each release's own native_functions.yaml from the torchgen cache (tools/torchgen_release.py) and
 prints, per release, the `name.overload`s that appeared, disappeared or whose schema changed since the

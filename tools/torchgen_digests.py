@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Write server/torchgen_digests.py: a digest of each torchgen file every known release's generators run.
+"""Write server/releases/torchgen_digests.py: a digest of each torchgen file every known release's generators run.
 
-    python3 tools/torchgen_release.py 2.6.0 ... 2.15.0 && python3 tools/torchgen_digests.py > server/torchgen_digests.py
+    python3 tools/torchgen_release.py 2.6.0 ... 2.15.0 && python3 tools/torchgen_digests.py > server/releases/torchgen_digests.py
 
 Reads each release's torchgen from the cache (tools/torchgen_release.py), follows the imports of gen.py,
 gen_backend_stubs.py and gen_lazy_tensor.py within torchgen/ (the files whose behaviour opgen matches) and
 prints, per release, a short digest of each (line ends made LF first). opgen compares a tree's own
-torchgen/ with them (server/tree_release.py): a vendor fork or a pre-release tree whose torchgen differs
+torchgen/ with them (server/releases/tree_release.py): a vendor fork or a pre-release tree whose torchgen differs
 from its release's is told so. tests/test_tree_release.py checks the table against the cache when it is there.
 """
 
@@ -42,6 +42,18 @@ def _module_file(torchgen: Path, dotted: str) -> Path | None:
     return None
 
 
+def _absolute(torchgen: Path, path: Path, node: ast.ImportFrom) -> str | None:
+    """The dotted module a `from ... import` names, a relative one (`from .dest import x`, torchgen before 2.5)
+    resolved from the file's own package."""
+    if not node.level:
+        return node.module
+    package = ["torchgen", *path.relative_to(torchgen).with_suffix("").parts[:-1]]
+    if node.level - 1 >= len(package):
+        return None
+    base = package[:len(package) - (node.level - 1)]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
 def _imports(torchgen: Path, path: Path) -> set[Path]:
     """The torchgen files one file imports (a `from torchgen.x import y` names y's file when y is a module)."""
     found: set[Path] = set()
@@ -49,8 +61,8 @@ def _imports(torchgen: Path, path: Path) -> set[Path]:
         names: list[str] = []
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+        elif isinstance(node, ast.ImportFrom) and (module := _absolute(torchgen, path, node)):
+            names = [module, *(f"{module}.{a.name}" for a in node.names)]
         for dotted in names:
             parts = dotted.split(".")
             for k in range(1, len(parts) + 1):  # the packages on the way are run too (their __init__.py)

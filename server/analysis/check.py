@@ -27,9 +27,9 @@ from ..releases import (
     resolve_for,
     resolve_for_autograd,
 )
+from ..releases.tree_release import tree_diagnostics
 from ..report import FileDiagnostic
 from ..text import Span, as_python_reads
-from ..tree_release import tree_diagnostics
 from .own_ops import upstream_diagnostics, upstream_missing
 
 if TYPE_CHECKING:  # the backend and autograd readers load for those files only (a native check needs neither)

@@ -76,7 +76,7 @@ def parse_fallback_ops(text: str, path: str = "fallback_ops.py",
             return None, f"{path}: no {', '.join(missing)}"
         with_since = release.fallback_variants_carry_since
         inductor = _versions_of(tables["inductor_fallback_ops"], "inductor_fallback_ops", with_since,
-                                release.fallback_ops_versioned)
+                                release.aoti_shim_form.fallback_ops_versioned)
         return FallbackOps(inductor,
                            _versions_of(tables.get("aten_shimified_ops", {}), "aten_shimified_ops", with_since)), None
     except (SyntaxError, ValueError) as exc:  # FallbackOpsError is a ValueError, as literal_eval's errors are
@@ -120,7 +120,7 @@ def shim_devices(release: Release, *, with_mps: bool = False, with_xpu: bool = F
     keys: list[dk.DispatchKey | None] = [dk.K["CPU"], dk.K["CUDA"]]
     if release.writes_aten_c_shim:
         keys.append(None)
-    if with_mps and release.aoti_shims_for_every_device:
+    if with_mps and release.aoti_shim_form.for_every_device:
         keys.append(dk.K["MPS"])
     if with_xpu:
         keys.append(dk.K["XPU"])
@@ -131,7 +131,7 @@ def default_shim_devices(release: Release) -> list[dk.DispatchKey | None]:
     """The devices gen.py's default run (no --mps, --xpu, --backend-whitelist) writes shims for: CPU and CUDA are
     among its dispatch keys, aten is not one."""
     keys = shim_devices(release)
-    return [k for k in keys if k is not None] if release.aoti_shims_follow_dispatch_keys else keys
+    return [k for k in keys if k is not None] if release.aoti_shim_form.follow_dispatch_keys else keys
 
 
 def backend_index(model: NativeFunctions, key: dk.DispatchKey) -> BackendIndex:

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from .. import status
-from ..tree_release import tree_notes
+from ..releases.tree_release import tree_notes
 from .generation_report import report_written, terminal_progress
 from .options import add_verbose_argument
 from .torch_version import add_torch_version_argument, resolve_release

@@ -61,8 +61,8 @@ from ..releases import (
     resolve_for,
     resolve_for_autograd,
 )
+from ..releases.tree_release import tree_diagnostics
 from ..text import Span, as_python_reads
-from ..tree_release import tree_diagnostics
 from .config import Settings
 from .convert import Lines
 from .derivatives import NativeDerivatives

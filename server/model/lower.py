@@ -447,6 +447,8 @@ def _check_schema_rules(r: _Reader, func: FunctionSchema, f: _Func, spans: Schem
         _refuse_named_tensor_types(r, func, spans, f.text, release)
     if "ConstQuantizerPtr" in f.value:
         _refuse_const_quantizer_ptr(r, func, spans, f.text, release)
+    if not release.symbool_type and "SymBool" in f.value:
+        _refuse_symbool(r, func, spans, f.text, release)
 
 
 def _default_dispatch(r: _Reader, func: FunctionSchema, keys: _Keys, text: ScalarText,
@@ -512,6 +514,17 @@ def _refuse_named_tensor_types(r: _Reader, func: FunctionSchema, spans: SchemaSp
             r.error("OPG203", text.span(*spans.each_return[i]),
                     f"unknown type '{ret.type}': named tensors (Dimname) left native_functions.yaml in torch 2.13; "
                     f"this is {release}")
+
+
+def _refuse_symbool(r: _Reader, func: FunctionSchema, spans: SchemaSpans, text: ScalarText, release: Release) -> None:
+    """SymBool is a type of func: schemas from 2.5; torchgen before it does not know it."""
+    found = [text.span(*spans.arguments[i].type) for i, a in enumerate(func.arguments.flat_all)
+             if a.type.is_base_ty_like(BaseTy.SymBool) and i < len(spans.arguments)]
+    found += [text.span(*spans.each_return[i]) for i, ret in enumerate(func.returns)
+              if ret.type.is_base_ty_like(BaseTy.SymBool) and i < len(spans.each_return)]
+    for span in found:
+        r.error("OPG203", span, f"unknown type 'SymBool': it is a type of native_functions.yaml from torch 2.5; "
+                                f"this is {release}")
 
 
 def _refuse_const_quantizer_ptr(r: _Reader, func: FunctionSchema, spans: SchemaSpans, text: ScalarText,

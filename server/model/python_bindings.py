@@ -3,7 +3,7 @@
 
 The skip lists are data: names (regular expressions on the C++ API name, which ends in _out for
 out= variants) that need hand-written bindings or are not exposed, and exact schemas. The names every
-release 2.6-2.15 skips are here; those a release added are its profile's (releases.py).
+release 2.6-2.15 skips are here; those a release added are its profile's (server/releases/).
 """
 
 from __future__ import annotations

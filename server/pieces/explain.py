@@ -98,10 +98,11 @@ class Explainer:
         operators = "MethodOperators.h" if Variant.method in f.variants else "Operators.h"
         out = [Snippet("Operator struct (at::_ops)", operators, compute_operator_declaration(
             f, self.release.operator_names_static_constexpr))]
-        functions = compute_function(f, self.release.symint_templates_use_is_same_v)
+        functions = compute_function(f, self.release.symint_templates_use_is_same_v,
+                                     self.release.cpp_default_qualifies_memory_format)
         if functions:
             out.append(Snippet("C++ API (at::)", "Functions.h", functions))
-        method = compute_tensor_method_declaration(f)
+        method = compute_tensor_method_declaration(f, self.release.cpp_default_qualifies_memory_format)
         if method:
             out.append(Snippet("Tensor method declaration", "core/TensorBody.h", method, "  "))
             out.append(Snippet("Tensor method definition", "core/TensorBody.h", compute_tensor_method_definition(f) or ""))

@@ -58,7 +58,7 @@ def test_a_name_skipped_only_in_part_is_bound() -> None:
                  "  aten: foo_backward_extra(grad, self)\n") == []
 
 
-# ---- per release (releases.py): what each release's Python binding generator reads
+# ---- per release (server/releases/): what each release's Python binding generator reads
 
 def _release(series: str):
     from opgen_lsp.releases import resolve

@@ -29,7 +29,7 @@ from .test_release_matrix import release_folder
 
 pytestmark = [pytest.mark.versions, pytest.mark.slow]
 
-OLDER_FORM = [r.version for r in RELEASES if not r.fallback_ops_versioned]
+OLDER_FORM = [r.version for r in RELEASES if not r.aoti_shim_form.fallback_ops_versioned]
 # gen.py's flags that change which shims are written or what they say.
 FLAGS = {
     "plain": [],

@@ -27,7 +27,7 @@ from real_trees import NATIVE, TREES, native_yaml, tree_or_skip
 
 from opgen_lsp.cli import main
 from opgen_lsp.releases import Fit, resolve, resolve_for
-from opgen_lsp.tree_release import drift_note
+from opgen_lsp.releases.tree_release import drift_note
 
 from .test_release_matrix import ORACLE, release_folder
 

@@ -17,10 +17,10 @@ pytestmark = [pytest.mark.versions, pytest.mark.slow]
 
 _ANCHOR = "- func: abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  device_check: NoCheck   # TensorIterator\n" \
           "  dispatch:\n"
-_KEYS = ("SparseXPU", "NestedTensorXPU", "SparseCsrXPU", "NestedTensorHPU", "MTIA", "SparseMPS", "SparseCsrMPS")
+_KEYS = ("XPU", "SparseXPU", "NestedTensorXPU", "SparseCsrXPU", "NestedTensorHPU", "MTIA", "SparseMPS", "SparseCsrMPS")
 
 
-@pytest.mark.parametrize("version", ["2.5.1", "2.6.0", "2.7.1", "2.8.0", "2.9.1"])
+@pytest.mark.parametrize("version", ["2.4.1", "2.5.1", "2.6.0", "2.7.1", "2.8.0", "2.9.1"])
 def test_keys_the_release_lacks_are_refused_as_its_torchgen_refuses_them(version: str, tmp_path: Path) -> None:
     folder = release_folder(version)
     native = _aten(folder) / "native"

@@ -1,6 +1,6 @@
 """The release matrix: opgen against each torch release's own torchgen, on that release's own inputs.
 
-For every release opgen knows (server/releases.py), tools/torchgen_release.py brings that release's
+For every release opgen knows (server/releases/), tools/torchgen_release.py brings that release's
 torchgen (the wheel's torchgen/ folder) into the cache; the test runs it and opgen on the same input,
 in one test, and compares:
 

@@ -58,7 +58,7 @@ _OWNED_ARRAYS: dict[object, str] = {
 }
 
 
-def _fields(saved: SavedAttribute, is_output: bool) -> tuple[list[str], list[str]]:
+def _fields(saved: SavedAttribute, is_output: bool, release: Release) -> tuple[list[str], list[str]]:
     """The struct fields that keep one saved value, and the lines that release it."""
     name, ctype = saved.name, saved.nctype.type
     if ctype in _SAVED_VARIABLE or (ctype == scalarT and is_output):
@@ -75,7 +75,8 @@ def _fields(saved: SavedAttribute, is_output: bool) -> tuple[list[str], list[str
     if ctype == stringT:
         return [f"std::string {name};"], []
     if ctype == OptionalCType(stringT):
-        return [f"std::optional<std::string> {name};"], []
+        std = "std" if release.node_optional_strings_are_std else "c10"
+        return [f"{std}::optional<std::string> {name};"], []
     if ctype == ArrayRefCType(scalarT):
         return [f"std::vector<at::Scalar> {name};", f"bool {name}_released_ = false;"], [f"{name}.clear();"]
     return [f"{ctype.cpp_type()} {name};"], []
@@ -86,11 +87,11 @@ def node_declaration(node: NodeInfo, release: Release) -> str:
     info = node.key
     saved, release_lines = [], []
     for var in sorted(info.all_saved_inputs, key=lambda s: s.name):
-        fields, releases = _fields(var, False)
+        fields, releases = _fields(var, False, release)
         saved += fields
         release_lines += releases
     for var in sorted(info.all_saved_outputs, key=lambda s: s.name):
-        fields, releases = _fields(var, True)
+        fields, releases = _fields(var, True, release)
         saved += fields
         release_lines += releases
     sizes = [f"size_t {a.name}_size_;" for a in info.args_with_derivatives if a.type in TENSOR_LIST_TYPES]

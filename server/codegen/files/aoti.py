@@ -37,7 +37,7 @@ _ATEN_WARNING = "\n\n// This file corresponds to the aten_shimified_ops list in 
 def aoti_backends(ctx: GenContext) -> list[dk.DispatchKey | None]:
     """The devices that get a shim file (None: aten, through the dispatcher)."""
     keys = shim_devices(ctx.options.release, with_mps=ctx.options.with_mps, with_xpu=ctx.options.with_xpu)
-    if ctx.options.release.aoti_shims_follow_dispatch_keys:  # written in gen.py's loop over its dispatch keys
+    if ctx.options.release.aoti_shim_form.follow_dispatch_keys:  # written in gen.py's loop over its dispatch keys
         keys = [k for k in keys if k in ctx.options.dispatch_keys]
     return keys
 
@@ -109,7 +109,7 @@ def c_shim_cpp(ctx: GenContext, fallbacks: FallbackOps, key: dk.DispatchKey | No
             "#include <ATen/CompositeImplicitAutogradFunctions.h>\n"
             "#else\n"
             + _includes(ctx, shims)
-            + ("\n#endif // AT_PER_OPERATOR_HEADERS" if ctx.options.release.aoti_endif_names_guard else "\n#endif")
+            + ("\n#endif // AT_PER_OPERATOR_HEADERS" if ctx.options.release.aoti_shim_form.endif_names_guard else "\n#endif")
             + "\n\nusing namespace torch::aot_inductor;\n\n"
             + "\n".join(s.definitions for s in shims.shims))
 
@@ -156,7 +156,7 @@ def abi_break(path: str, old: str, new: str, release: Release) -> str:
     """The error for a header that changed, with torchgen's unified diff (expected: the file, actual: ours)."""
     diff = "\n".join(difflib.unified_diff(old.splitlines(), new.splitlines(), fromfile="expected",
                                           tofile="actual", lineterm=""))
-    advice = _NEW_VERSION if release.fallback_ops_versioned else _COPY_BY_HAND
+    advice = _NEW_VERSION if release.aoti_shim_form.fallback_ops_versioned else _COPY_BY_HAND
     return _ABI_BREAK.format(path=path, new_default=advice, diff=diff)
 
 

@@ -32,7 +32,7 @@ from .native_aot import plan_native_aot_header, plan_native_aot_source, unread_r
 
 
 def declarations_yaml(ctx: GenContext) -> str:
-    return declarations_yaml_text(ctx.native_functions)
+    return declarations_yaml_text(ctx.native_functions, ctx.options.release.cpp_default_qualifies_memory_format)
 
 NOT_YET = "not implemented yet"
 
@@ -137,7 +137,7 @@ def plan_headers(ctx: GenContext, blocked: str | None) -> list[PlannedFile]:
                missing_reason=blocked or ""),
         cpu("RedispatchFunctions.h", lambda: functions.redispatch_functions_h(ctx)),
         cpu("RegistrationDeclarations.h", lambda: schema.registration_declarations_h(ctx)),
-        single(Manager.cpu, "VmapGeneratedPlumbing.h", lambda: vmap_generated_plumbing_h(ctx.native_functions)),
+        single(Manager.cpu, "VmapGeneratedPlumbing.h", lambda: vmap_generated_plumbing_h(ctx.native_functions, ctx.options.release)),
         *plan_native_aot_header(ctx, blocked),
         single(Manager.core, "aten_interned_strings.h", lambda: names.aten_interned_strings_h(ctx)),
         single(Manager.core if ctx.options.release.enum_tag_in_core else Manager.headeronly, "enum_tag.h",

@@ -81,7 +81,7 @@ class GenerateOptions:
 
     @property
     def _update_keeps_every_device(self) -> bool:
-        return self.update_aoti_c_shim and self.release.aoti_shims_for_every_device
+        return self.update_aoti_c_shim and self.release.aoti_shim_form.for_every_device
 
     @property
     def ignore_keys(self) -> frozenset[dk.DispatchKey]:

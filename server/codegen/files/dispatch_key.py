@@ -55,7 +55,7 @@ def num_shards(key: dk.DispatchKey) -> int:
 
 # ------------------------------------------------------------------ helpers at the top of the file
 
-def registration_headers(index: BackendIndex, rocm: bool, per_operator_headers: bool = False,
+def registration_headers(index: BackendIndex, rocm: bool, release: Release, per_operator_headers: bool = False,
                          native_aot: bool = False) -> list[str]:
     """native_aot: a native-AOT declaration names the key (only CUDA's file includes the stubs, as in gen.py)."""
     key = index.dispatch_key
@@ -68,23 +68,24 @@ def registration_headers(index: BackendIndex, rocm: bool, per_operator_headers: 
             headers.append("#include <ATen/NativeAotStubs.h>")
     elif key is K["MPS"]:
         headers.append("#include <ATen/mps/EmptyTensor.h>")
-    elif key is K["XPU"]:
+    elif key is K["XPU"] and "XPU" in release.device_keys_with_empty_functions:
         headers.append("#include <ATen/xpu/EmptyTensor.h>")
-    elif key is K["MTIA"]:
+    elif key is K["MTIA"] and "MTIA" in release.device_keys_with_empty_functions:
         headers.append("#include <ATen/native/mtia/EmptyTensor.h>")
     elif per_operator_headers:
         headers += [f"#include <ATen/ops/{name}.h>" for name in ("empty", "empty_strided", "_copy_from_and_resize",
                                                                "_copy_from")]
     else:
         headers.append("#include <ATen/Functions.h>")
-    headers.append("#include <c10/macros/Macros.h>")
+    if release.registration_helpers_silence_unused:
+        headers.append("#include <c10/macros/Macros.h>")
     return headers
 
 
-def _empty_impls(key: dk.DispatchKey, proposal: bool = False) -> tuple[str, str] | None:
+def _empty_impls(key: dk.DispatchKey, release: Release, proposal: bool = False) -> tuple[str, str] | None:
     """proposal: pytorch#172539's generator, which gives PrivateUse1 the dispatched at::empty (its structured
     classes make their outputs with it)."""
-    if key in (K["Meta"], K["CPU"], K["CUDA"], K["MPS"], K["XPU"], K["MTIA"]):
+    if str(key) in release.device_keys_with_empty_functions:
         name = str(key).lower()
         return f"at::detail::empty_{name}", f"at::detail::empty_strided_{name}"
     if key in (dk.CEA_NON_FUNCTIONAL, K["QuantizedCPU"], K["QuantizedCUDA"]) or proposal and key is K["PrivateUse1"]:
@@ -92,8 +93,8 @@ def _empty_impls(key: dk.DispatchKey, proposal: bool = False) -> tuple[str, str]
     return None
 
 
-def _create_out(key: dk.DispatchKey, proposal: bool = False) -> list[str]:
-    impls = _empty_impls(key, proposal)
+def _create_out(key: dk.DispatchKey, release: Release, proposal: bool = False) -> list[str]:
+    impls = _empty_impls(key, release, proposal)
     if impls is None:
         return []
     options = "options.device(at::kMeta)" if key is K["Meta"] else "options"
@@ -150,8 +151,8 @@ void check_inplace(const Tensor &self, IntArrayRef sizes, const TensorOptions &o
 """
 
 
-def _maybe_create_proxy(key: dk.DispatchKey, proposal: bool = False) -> list[str]:
-    impls = _empty_impls(key, proposal)
+def _maybe_create_proxy(key: dk.DispatchKey, release: Release, proposal: bool = False) -> list[str]:
+    impls = _empty_impls(key, release, proposal)
     if impls is None:
         return []
     return [f"""
@@ -164,16 +165,13 @@ std::optional<Tensor> maybe_create_proxy(const Tensor &out, IntArrayRef sizes, I
 """]
 
 
-def registration_helpers(index: BackendIndex, proposal: bool = False) -> list[str]:
+def registration_helpers(index: BackendIndex, release: Release, proposal: bool = False) -> list[str]:
     key = index.dispatch_key
-    return [
-        'C10_DIAGNOSTIC_PUSH_AND_IGNORED_IF_DEFINED("-Wunused-function")',
-        *_create_out(key, proposal),
-        *([] if key is dk.CEA_NON_FUNCTIONAL else [_RESIZE_OUT]),
-        _CHECK_INPLACE,
-        *_maybe_create_proxy(key, proposal),
-        "C10_DIAGNOSTIC_POP()",
-    ]
+    helpers = [*_create_out(key, release, proposal), *([] if key is dk.CEA_NON_FUNCTIONAL else [_RESIZE_OUT]),
+               _CHECK_INPLACE, *_maybe_create_proxy(key, release, proposal)]
+    if not release.registration_helpers_silence_unused:
+        return helpers
+    return ['C10_DIAGNOSTIC_PUSH_AND_IGNORED_IF_DEFINED("-Wunused-function")', *helpers, "C10_DIAGNOSTIC_POP()"]
 
 
 # ------------------------------------------------------------------ per group
@@ -304,16 +302,17 @@ def _register_base_env(ctx: GenContext, key: dk.DispatchKey, index: BackendIndex
         "extra_cuda_headers": extra_cuda_headers(ctx.options.rocm, ctx.options.release) if dk.is_cuda_dispatch_key(key)
         else "",
         "external_backend_headers": "",
-        "dispatch_headers": registration_headers(index, ctx.options.rocm, ctx.options.per_operator_headers,
+        "dispatch_headers": registration_headers(index, ctx.options.rocm, ctx.options.release,
+                                                 ctx.options.per_operator_headers,
                                                  str(key) in ctx.native_aot_keys()),
         "ops_headers": operator_headers(ctx, key),
-        "dispatch_helpers": "" if per_block else _dispatch_helpers(key, index),
+        "dispatch_helpers": "" if per_block else _dispatch_helpers(key, index, ctx.options.release),
     }
 
 
-def _dispatch_helpers(key: dk.DispatchKey, index: BackendIndex) -> list[str]:
+def _dispatch_helpers(key: dk.DispatchKey, index: BackendIndex, release: Release) -> list[str]:
     # CompositeImplicitAutogradNestedTensor's file does not use them (-Werror=unused-function would fail).
-    return registration_helpers(index) if key is not dk.CIA_NESTED else []
+    return registration_helpers(index, release) if key is not dk.CIA_NESTED else []
 
 
 def register_dispatch_key_shards(ctx: GenContext, key: dk.DispatchKey) -> list[dict]:
@@ -368,7 +367,8 @@ def kernel_namespace_definitions(ctx: GenContext, key: dk.DispatchKey, index: Ba
             group_pieces(g, narrowed, skip, unselected_of(ctx, g), release=ctx.options.release,
                          aot=ctx.native_aot_for(key, g), rocm=ctx.options.rocm)
         blocks.setdefault(namespace, _NamespaceBlock()).add(_namespace(g), pieces)
-    helpers = _dispatch_helpers(key, index) if ctx.options.release.dispatch_helpers_per_definitions_block else []
+    helpers = _dispatch_helpers(key, index, ctx.options.release) \
+        if ctx.options.release.dispatch_helpers_per_definitions_block else []
     lines: list[str] = []
     for namespace, block in blocks.items():
         if block.namespaced:

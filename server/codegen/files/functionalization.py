@@ -97,9 +97,9 @@ def view_meta_classes_cpp(ctx: GenContext) -> Env:
         "op_headers": [h for g in ctx.view_groups for h in op_headers(g)]})
 
 
-def _ops_and_native(fs: list[NativeFunction]) -> str:
-    return "\n".join(f"#include <ATen/ops/{f.root_name}_ops.h>\n#include <ATen/ops/{f.root_name}_native.h>"
-                     for f in fs)
+def _ops_and_native(fs: list[NativeFunction], native: bool = True) -> str:
+    return "\n".join(f"#include <ATen/ops/{f.root_name}_ops.h>" +
+                     (f"\n#include <ATen/ops/{f.root_name}_native.h>" if native else "") for f in fs)
 
 
 def composite_view_copy_kernels_cpp(ctx: GenContext) -> Env:
@@ -107,8 +107,9 @@ def composite_view_copy_kernels_cpp(ctx: GenContext) -> Env:
     views = ctx.view_groups
     groups = ctx.structured_groups
     headers = [_ops_and_native([g.view] if g.view_copy is None else [g.view, g.view_copy]) for g in views]
+    natives = ctx.options.release.view_copy_kernels_include_group_natives
     headers += [_ops_and_native([f for f in (g.inplace, g.mutable, g.functional)
-                                 if f is not None and "generated" not in f.tags]) for g in groups]
+                                 if f is not None and "generated" not in f.tags], natives) for g in groups]
     return _guard(lambda: {
         "ops_headers": headers,
         "CompositeViewCopyKernel_Definitions": [

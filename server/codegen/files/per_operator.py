@@ -62,7 +62,8 @@ def _function_h(ctx: GenContext, name: str, fs: tuple[NativeFunction, ...]) -> E
     headers = [static_dispatch_ops_header(f, static_backends_of(ctx, f)) for f in fs]
     return {"static_dispatch_ops_headers": [h for h in headers if h is not None],
             "operator_includes": f"#include <ATen/ops/{name}_ops.h>",
-            "function_definitions": [compute_function(f, ctx.options.release.symint_templates_use_is_same_v)
+            "function_definitions": [compute_function(f, ctx.options.release.symint_templates_use_is_same_v,
+                                                      ctx.options.release.cpp_default_qualifies_memory_format)
                                      for f in fs]}
 
 

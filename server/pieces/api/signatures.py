@@ -57,8 +57,8 @@ class CppSignature:
         return cpp.returns_type(self.func.returns, options=self.options)
 
     def decl(self, *, name: str | None = None, prefix: str = "", is_redispatching_fn: bool = False,
-             suppress_symint_suffix: bool = False) -> str:
-        args = [a.decl() for a in self.arguments()]
+             suppress_symint_suffix: bool = False, qualified_memory_format: bool = True) -> str:
+        args = [a.decl(qualified_memory_format=qualified_memory_format) for a in self.arguments()]
         if is_redispatching_fn:
             args.insert(0, "c10::DispatchKeySet dispatchKeySet")
         name = name if name is not None else prefix + self.name(suppress_symint_suffix=suppress_symint_suffix)
@@ -129,8 +129,8 @@ class DispatcherSignature:
     def returns_type(self) -> CType:
         return dispatcher.returns_type(self.func.returns, options=self.options)
 
-    def decl(self, name: str | None = None) -> str:
-        args = ", ".join(a.decl() for a in self.arguments())
+    def decl(self, name: str | None = None, *, qualified_memory_format: bool = True) -> str:
+        args = ", ".join(a.decl(qualified_memory_format=qualified_memory_format) for a in self.arguments())
         return f"{self.returns_type().cpp_type()} {name or self.name()}({args})"
 
     def defn(self, name: str | None = None, *, is_redispatching_fn: bool = False) -> str:
@@ -167,8 +167,8 @@ class NativeSignature:
     def returns_type(self) -> CType:
         return native.returns_type(self.func.returns, options=self.options)
 
-    def decl(self, name: str | None = None) -> str:
-        args = ", ".join(a.decl() for a in self.arguments())
+    def decl(self, name: str | None = None, *, qualified_memory_format: bool = True) -> str:
+        args = ", ".join(a.decl(qualified_memory_format=qualified_memory_format) for a in self.arguments())
         return f"{self.returns_type().cpp_type()} {name or self.name()}({args})"
 
     def defn(self, name: str | None = None) -> str:

@@ -155,6 +155,15 @@ class NamedCType:
         return NamedCType(name, self.type)
 
 
+def spelled_default(default: str, qualified_memory_format: bool) -> str:
+    """A C++ default as the release's torchgen spells it: the schema's contiguous_format is
+    c10::MemoryFormat::Contiguous, MemoryFormat::Contiguous when not `qualified_memory_format` (before 2.5:
+    Release.cpp_default_qualifies_memory_format)."""
+    if not qualified_memory_format and default == "c10::MemoryFormat::Contiguous":
+        return "MemoryFormat::Contiguous"
+    return default
+
+
 @record
 class Binding:
     """A formal parameter of some C++ function."""
@@ -178,10 +187,10 @@ class Binding:
     def with_name(self, name: str) -> Binding:
         return Binding(name, self.nctype, self.argument, self.default)
 
-    def decl(self, *, func_ptr_cast: bool = False) -> str:
+    def decl(self, *, func_ptr_cast: bool = False, qualified_memory_format: bool = True) -> str:
         if func_ptr_cast:
             return self.type
-        default = f"={self.default}" if self.default is not None else ""
+        default = f"={spelled_default(self.default, qualified_memory_format)}" if self.default is not None else ""
         return f"{self.type} {self.name}{default}"
 
     def defn(self) -> str:

@@ -71,7 +71,7 @@ class CArg:
 def _base_arg(t: BaseType, name: str, is_write: bool, release: Release) -> CArg:
     if t.name in _BASE_TYPES:
         c_type, aten_type, conv = _BASE_TYPES[t.name]
-        if t.name is B.str and not release.aoti_str_is_std_string_view:
+        if t.name is B.str and not release.aoti_shim_form.str_is_std_string_view:
             aten_type = "c10::string_view"
         if t.name is B.Tensor and (is_write or not release.aoti_tensors_resolve_dispatch_flags):
             expr = f"*tensor_handle_to_tensor_pointer({name})"
@@ -156,7 +156,7 @@ def gen_arguments(args: list[Argument], skipped: frozenset[str], release: Releas
 
 def _convert_return(t: BaseType, val: str, release: Release) -> str:
     if t.name is B.Tensor:
-        return f"new_tensor_handle(std::move({val}))" + (";" if release.aoti_tensor_return_ends_twice else "")
+        return f"new_tensor_handle(std::move({val}))" + (";" if release.aoti_shim_form.tensor_return_ends_twice else "")
     if t.name is B.SymInt:
         return f"{val}.expect_int()"
     if t.name is B.Scalar:
@@ -251,7 +251,7 @@ class Shim:
 def _definition(declaration: str, call: str, exprs: list[str], assigns: list[str], release: Release) -> str:
     tmp = "auto tmp_result = " if assigns else ""
     args_line = f"            {', '.join(exprs)}" if exprs else ""
-    if release.aoti_returns_indented_with_tabs:
+    if release.aoti_shim_form.returns_indented_with_tabs:
         returns = "\n" + "\n".join("\t\t" + a for a in assigns) + "\n"
     else:
         returns = "".join("\n        " + a for a in assigns) + "\n"

@@ -20,7 +20,7 @@ from ...model.native_function import NativeFunction, Variant
 from ...model.schema import Argument, OptionalType, TensorOptionsArguments, Type
 from ..api import cpp
 from ..api.signatures import CppSignatureGroup
-from ..api.types import ApiOptions, Binding
+from ..api.types import ApiOptions, Binding, spelled_default
 from .block_yaml import Unsupported, block_yaml
 
 
@@ -65,7 +65,7 @@ def returns_yaml(f: NativeFunction, options: ApiOptions) -> tuple[list[dict], di
 
 
 def argument_yaml(a: Argument, options: ApiOptions, kwarg_only: set[str], outs: set[str],
-                  field_names: dict[str, str]) -> dict:
+                  field_names: dict[str, str], qualified_memory_format: bool) -> dict:
     arg: dict[str, object] = {
         "annotation": str(a.annotation) if a.annotation else None,
         "dynamic_type": dynamic_type(a.type, options),
@@ -74,7 +74,8 @@ def argument_yaml(a: Argument, options: ApiOptions, kwarg_only: set[str], outs: 
         "type": cpp.argument_type(a, binds="__placeholder__", options=options, symint=False).cpp_type(),
     }
     if a.default is not None:
-        arg["default"] = pythonify_default(cpp.default_expr(a.default, a.type, symint=False))
+        arg["default"] = pythonify_default(spelled_default(cpp.default_expr(a.default, a.type, symint=False),
+                                                          qualified_memory_format))
     if a.name in kwarg_only:
         arg["kwarg_only"] = True
     if a.name in outs:
@@ -89,7 +90,7 @@ def argument_yaml(a: Argument, options: ApiOptions, kwarg_only: set[str], outs: 
 
 
 def _cpp_argument_yaml(b: Binding, options: ApiOptions, kwarg_only: set[str], outs: set[str],
-                       field_names: dict[str, str]) -> dict:
+                       field_names: dict[str, str], qualified_memory_format: bool) -> dict:
     if isinstance(b.argument, TensorOptionsArguments):
         arg: dict[str, object] = {"annotation": None, "dynamic_type": "at::TensorOptions", "is_nullable": False,
                                   "name": b.name, "type": b.type, "kwarg_only": True}
@@ -98,10 +99,10 @@ def _cpp_argument_yaml(b: Binding, options: ApiOptions, kwarg_only: set[str], ou
         return arg
     if not isinstance(b.argument, Argument):
         raise ValueError(f"unexpected C++ argument {b.name}")
-    return argument_yaml(b.argument, options, kwarg_only, outs, field_names)
+    return argument_yaml(b.argument, options, kwarg_only, outs, field_names, qualified_memory_format)
 
 
-def compute_declaration_yaml(f: NativeFunction) -> OrderedDict:  # not cached: its text is
+def compute_declaration_yaml(f: NativeFunction, qualified_memory_format: bool) -> OrderedDict:  # not cached: its text is
     options = ApiOptions.of(f)
     returns, field_names = returns_yaml(f, options)
     kwarg_only = {a.name for a in f.func.arguments.flat_kwarg_only}
@@ -121,9 +122,11 @@ def compute_declaration_yaml(f: NativeFunction) -> OrderedDict:  # not cached: i
         ("manual_kernel_registration", f.manual_kernel_registration),
         ("category_override", f.category_override if f.category_override is not None else ""),
         ("schema_string", f"aten::{f.func}"),
-        ("arguments", [_cpp_argument_yaml(b, options, kwarg_only, outs, field_names) for b in cpp_args]),
+        ("arguments", [_cpp_argument_yaml(b, options, kwarg_only, outs, field_names, qualified_memory_format)
+                       for b in cpp_args]),
         ("schema_order_cpp_signature", f"{cpp_returns} ({', '.join(schema_types)})"),
-        ("schema_order_arguments", [argument_yaml(a, options, kwarg_only, outs, field_names) for a in jit_args]),
+        ("schema_order_arguments", [argument_yaml(a, options, kwarg_only, outs, field_names, qualified_memory_format)
+                                    for a in jit_args]),
         ("method_of", method_of(f)),
         ("mode", "native"),
         ("python_module", "" if f.python_module is None else f.python_module),
@@ -159,15 +162,15 @@ def format_yaml(data: object) -> str:
 
 
 @functools.lru_cache(maxsize=PER_OP_MEMO)  # per op: frozen.PER_OP_MEMO says why the bound fits
-def compute_declaration_yaml_text(f: NativeFunction) -> str:
+def compute_declaration_yaml_text(f: NativeFunction, qualified_memory_format: bool) -> str:
     """One op's item of the top-level YAML list; the file is these items in order (no aliases, so they
-    concatenate to exactly the dump of the whole list)."""
-    entry = [compute_declaration_yaml(f)]
+    concatenate to exactly the dump of the whole list). Defaults as types.spelled_default says."""
+    entry = [compute_declaration_yaml(f, qualified_memory_format)]
     try:
         return block_yaml(entry, format_yaml)
     except Unsupported:
         return format_yaml(entry)
 
 
-def declarations_yaml_text(functions: Iterable[NativeFunction]) -> str:
-    return "".join(compute_declaration_yaml_text(f) for f in functions) or format_yaml([])
+def declarations_yaml_text(functions: Iterable[NativeFunction], qualified_memory_format: bool) -> str:
+    return "".join(compute_declaration_yaml_text(f, qualified_memory_format) for f in functions) or format_yaml([])

@@ -56,8 +56,9 @@ static C10_NOINLINE c10::TypedOperatorHandle<{name}::schema> create_{name}_typed
 
 
 @functools.lru_cache(maxsize=PER_OP_MEMO)  # per op: frozen.PER_OP_MEMO says why the bound fits
-def compute_redispatch_function(f: NativeFunction) -> str:
-    """at::redispatch::op(dispatchKeySet, ...) overloads (RedispatchFunctions.h)."""
+def compute_redispatch_function(f: NativeFunction, qualified_memory_format: bool) -> str:
+    """at::redispatch::op(dispatchKeySet, ...) overloads (RedispatchFunctions.h); defaults as
+    types.spelled_default says."""
     group = CppSignatureGroup.from_native_function(f, method=False, fallback_binding=f.manual_cpp_binding)
     target = dispatcher_signature(f)
     op = f.func.name.unambiguous_name()
@@ -66,7 +67,7 @@ def compute_redispatch_function(f: NativeFunction) -> str:
         exprs = ", ".join(["dispatchKeySet", *(e.expr for e in translate(sig.arguments(), target.arguments()))])
         out += f"""
 // aten::{f.func}
-inline {sig.decl(is_redispatching_fn=True)} {{
+inline {sig.decl(is_redispatching_fn=True, qualified_memory_format=qualified_memory_format)} {{
     return at::_ops::{op}::redispatch({exprs});
 }}
 """

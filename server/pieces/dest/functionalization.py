@@ -586,7 +586,26 @@ def _redispatch_return_names(f: NativeFunction, inner: str) -> tuple[list[str], 
     return aliased, fresh
 
 
-def _wrap_propagate_mutations_and_return(f: NativeFunction, functional: NativeFunction, inner: str) -> str:
+def _propagated_mutation(arg: str, ret: str, direct: bool) -> str:
+    """How a mutated argument takes the functional call's result, the XLA data propagated after the sync (`direct`,
+    Release.functionalization_propagates_xla_data_direct) or from the result before it."""
+    if not direct:
+        return f"""\
+  at::functionalization::impl::propagate_xla_data({arg}, {ret});
+  at::functionalization::impl::replace_({arg}, {ret});
+  at::functionalization::impl::commit_update({arg});
+  at::functionalization::impl::sync({arg});"""
+    return f"""\
+  auto {arg}_inner = at::functionalization::impl::from_functional_tensor({arg});
+  at::functionalization::impl::replace_({arg}, {ret});
+  at::functionalization::impl::commit_update({arg});
+  at::functionalization::impl::sync({arg});
+  auto {arg}_inner_updated = at::functionalization::impl::from_functional_tensor({arg});
+  at::functionalization::impl::propagate_xla_data_direct({arg}_inner, {arg}_inner_updated);"""
+
+
+def _wrap_propagate_mutations_and_return(f: NativeFunction, functional: NativeFunction, inner: str,
+                                         release: Release) -> str:
     mutable = mutable_arg_names(f.func)
     aliased_outer, fresh_outer = _redispatch_return_names(f, inner)
     _, fresh_inner = _redispatch_return_names(functional, inner)
@@ -598,13 +617,7 @@ def _wrap_propagate_mutations_and_return(f: NativeFunction, functional: NativeFu
         updates.append(f"  auto output_{i} = at::functionalization::impl::to_functional_tensor({ret});")
         wrapped.append(f"output_{i}")
     for arg, ret in zip(mutable, fresh_inner[len(fresh_outer):]):
-        updates.append(f"""\
-  auto {arg}_inner = at::functionalization::impl::from_functional_tensor({arg});
-  at::functionalization::impl::replace_({arg}, {ret});
-  at::functionalization::impl::commit_update({arg});
-  at::functionalization::impl::sync({arg});
-  auto {arg}_inner_updated = at::functionalization::impl::from_functional_tensor({arg});
-  at::functionalization::impl::propagate_xla_data_direct({arg}_inner, {arg}_inner_updated);""")
+        updates.append(_propagated_mutation(arg, ret, release.functionalization_propagates_xla_data_direct))
     updates_str = "\n".join(updates)
     return f"""\
 {updates_str}
@@ -708,7 +721,7 @@ def inplace_functionalization_body(f: NativeFunction, g: NativeFunctionsGroup, r
         }}
       }} else {{
         {functional_call}
-        {_wrap_propagate_mutations_and_return(f, g.functional, "tmp_output")}
+        {_wrap_propagate_mutations_and_return(f, g.functional, "tmp_output", release)}
       }}
     }}"""
 

@@ -20,10 +20,10 @@ def cpp_string(s: str) -> str:
 
 
 @functools.lru_cache(maxsize=PER_OP_MEMO)  # pure in the (hashable, frozen) function; hovers ask again and again
-def compute_function(f: NativeFunction, is_same_v: bool) -> str:
+def compute_function(f: NativeFunction, is_same_v: bool, qualified_memory_format: bool) -> str:
     """at::op(...) inline definitions (Functions.h), one per C++ overload, plus the symint templates (whose
     enable_if says std::is_same_v<...>, or std::is_same<...>::value when not `is_same_v`:
-    Release.symint_templates_use_is_same_v)."""
+    Release.symint_templates_use_is_same_v; defaults spelled as types.spelled_default says)."""
     group = CppSignatureGroup.from_native_function(f, method=False, fallback_binding=f.manual_cpp_binding)
     target = dispatcher_signature(f)
     op = f.func.name.unambiguous_name()
@@ -34,7 +34,7 @@ def compute_function(f: NativeFunction, is_same_v: bool) -> str:
         if Variant.function in f.variants:
             out += f"""
 // aten::{f.func}
-inline {sig.decl()} {{
+inline {sig.decl(qualified_memory_format=qualified_memory_format)} {{
     return at::_ops::{op}::call({exprs});
 }}"""
         if has_symint:
@@ -43,7 +43,7 @@ inline {sig.decl()} {{
             out += f"""
 namespace symint {{
   template <typename T, typename = std::enable_if_t<{same}>>
-  {sig.decl(suppress_symint_suffix=True)} {{
+  {sig.decl(suppress_symint_suffix=True, qualified_memory_format=qualified_memory_format)} {{
     return at::_ops::{op}::call({exprs});
   }}
 }}
@@ -52,12 +52,13 @@ namespace symint {{
 
 
 @functools.lru_cache(maxsize=PER_OP_MEMO)  # per op: frozen.PER_OP_MEMO says why the bound fits
-def compute_tensor_method_declaration(f: NativeFunction) -> str | None:
-    """Tensor::op(...) declarations in the Tensor class (TensorBody.h)."""
+def compute_tensor_method_declaration(f: NativeFunction, qualified_memory_format: bool) -> str | None:
+    """Tensor::op(...) declarations in the Tensor class (TensorBody.h); defaults as types.spelled_default says."""
     if Variant.method not in f.variants:
         return None
     group = CppSignatureGroup.from_native_function(f, method=True, fallback_binding=f.manual_cpp_binding)
-    return "".join(f"{sig.decl()} const;\n" for sig in group.signatures())
+    return "".join(f"{sig.decl(qualified_memory_format=qualified_memory_format)} const;\n"
+                   for sig in group.signatures())
 
 
 @functools.lru_cache(maxsize=PER_OP_MEMO)  # per op: frozen.PER_OP_MEMO says why the bound fits

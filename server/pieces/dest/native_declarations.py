@@ -66,7 +66,9 @@ def _unstructured(f: NativeFunction, index: BackendIndex, release: Release) -> s
     if meta is None or "legacy::" in meta.kernel:
         return None
     prefix = "static" if index.external else _kernel_export_macro(index, meta.kernel, release)
-    return f"{prefix} {kernel_signature(f, index).decl(name=meta.kernel)};"
+    decl = kernel_signature(f, index).decl(name=meta.kernel,
+                                           qualified_memory_format=release.cpp_default_qualifies_memory_format)
+    return f"{prefix} {decl};"
 
 
 _EXPORT_PREFIXES = ("TORCH_CUDA_CPP_API ", "TORCH_XPU_API ", "TORCH_API ")

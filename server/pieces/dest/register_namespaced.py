@@ -57,9 +57,10 @@ def _direct_signatures(f: NativeFunction) -> list[CppSignature]:
     return CppSignatureGroup.from_native_function(f, method=False, fallback_binding=False).signatures(symint=True)
 
 
-def _declaration(f: NativeFunction) -> str:
+def _declaration(f: NativeFunction, release: Release) -> str:
     """Each line starts with TORCH_API, which with_export_macro swaps for the key's macro."""
-    return "".join(f"TORCH_API {s.decl()};\n" for s in _direct_signatures(f))
+    qualified = release.cpp_default_qualifies_memory_format
+    return "".join(f"TORCH_API {s.decl(qualified_memory_format=qualified)};\n" for s in _direct_signatures(f))
 
 
 def with_export_macro(declarations: str, macro: str) -> str:
@@ -86,7 +87,7 @@ def _unstructured(f: NativeFunction, index: BackendIndex, skip_registration: boo
         return None
     sig = unstructured_wrapper_signature(f, index)
     registration = None if skip_registration else compute_registration(f, index)
-    return _definition(f, sig), _declaration(f), wrapper, registration
+    return _definition(f, sig), _declaration(f, release), wrapper, registration
 
 
 def _structured(f: NativeFunction, g: NativeFunctionsGroup, index: BackendIndex, release: Release,
@@ -99,7 +100,7 @@ def _structured(f: NativeFunction, g: NativeFunctionsGroup, index: BackendIndex,
     if wrapper is None:
         return None
     sig = structured_wrapper_signature(f, index)
-    return _definition(f, sig), _declaration(f), wrapper, compute_structured_registration(f, index)
+    return _definition(f, sig), _declaration(f, release), wrapper, compute_structured_registration(f, index)
 
 
 NO_PIECES = GroupPieces((), (), (), ())

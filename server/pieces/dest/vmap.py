@@ -10,15 +10,11 @@ from functools import lru_cache
 from ...frozen import PER_OP_MEMO
 from ...model.native_function import NativeFunction
 from ...model.schema import Argument, BaseTy, BaseType, FunctionSchema, ListType, OptionalType, Return, SchemaKind, Type
+from ...releases import Release
 from ..api.signatures import dispatcher_signature
 
 CUR_LEVEL = "cur_level"
 RESULTS = "results"
-# Ops whose non-tensor (SymInt) returns are passed through as they are.
-_RETURN_SYMINT_OVERRIDES = frozenset({
-    "_scaled_dot_product_flash_attention", "_scaled_dot_product_cudnn_attention",
-    "_scaled_dot_product_flash_attention_quantized",
-})
 
 
 def is_tensor(t: Type) -> bool:
@@ -33,21 +29,26 @@ def is_tensor_list(t: Type) -> bool:
     return isinstance(t, ListType) and is_tensor(t.elem)
 
 
-def _unwrap_tensor(name: str) -> list[str]:
+def _unwrap_tensor(name: str, structured_binding: bool) -> list[str]:
+    if not structured_binding:
+        return [f"Tensor {name}_value;", f"optional<int64_t> {name}_bdim;",
+                f"std::tie({name}_value, {name}_bdim) = unwrapTensorAtLevel({name}, {CUR_LEVEL});"]
     return [f"auto [{name}_value, {name}_bdim] = unwrapTensorAtLevel({name}, {CUR_LEVEL});"]
 
 
-def _unwrap_optional_tensor(name: str) -> list[str]:
-    return [f"std::optional<Tensor> {name}_value;", f"std::optional<int64_t> {name}_bdim;", f"if ({name}) {{",
+def _unwrap_optional_tensor(name: str, structured_binding: bool) -> list[str]:
+    std = "std::" if structured_binding else ""
+    return [f"{std}optional<Tensor> {name}_value;", f"{std}optional<int64_t> {name}_bdim;", f"if ({name}) {{",
             f"    std::tie({name}_value, {name}_bdim) = unwrapTensorAtLevel({name}.value(), {CUR_LEVEL});", "}"]
 
 
-def gen_unwraps(args: tuple[Argument, ...]) -> tuple[str, list[str]]:
-    """The code unwrapping tensors (then optional tensors) and the batch rule's arguments."""
+def gen_unwraps(args: tuple[Argument, ...], structured_binding: bool) -> tuple[str, list[str]]:
+    """The code unwrapping tensors (then optional tensors) and the batch rule's arguments
+    (Release.vmap_unwraps_by_structured_binding)."""
     tensors = [a.name for a in args if is_tensor(a.type)]
     optionals = [a.name for a in args if is_optional_tensor(a.type)]
-    lines = [line for n in tensors for line in _unwrap_tensor(n)]
-    lines += [line for n in optionals for line in _unwrap_optional_tensor(n)]
+    lines = [line for n in tensors for line in _unwrap_tensor(n, structured_binding)]
+    lines += [line for n in optionals for line in _unwrap_optional_tensor(n, structured_binding)]
     unwrapped: list[str] = []
     for a in args:
         unwrapped += [f"{a.name}_value", f"{a.name}_bdim"] if a.name in tensors or a.name in optionals else [a.name]
@@ -89,10 +90,10 @@ def _is_mutated(a: Argument) -> bool:
     return a.annotation is not None and a.annotation.is_write
 
 
-def _plumbing(f: NativeFunction, check_name: str, tail: Callable[[str], str]) -> str:
+def _plumbing(f: NativeFunction, check_name: str, tail: Callable[[str], str], release: Release) -> str:
     """The shared shape of the three kinds of plumbing; `tail(batch rule arguments)` calls it and returns."""
     schema = f.func
-    unwraps, unwrapped = gen_unwraps(schema.arguments.flat_all)
+    unwraps, unwrapped = gen_unwraps(schema.arguments.flat_all, release.vmap_unwraps_by_structured_binding)
     name = schema.name.unambiguous_name() + "_generated_plumbing"
     return f"""\
 template <typename batch_rule_t, batch_rule_t batch_rule>
@@ -107,7 +108,7 @@ template <typename batch_rule_t, batch_rule_t batch_rule>
 }}"""
 
 
-def gen_vmap_inplace_plumbing(f: NativeFunction) -> str | None:
+def gen_vmap_inplace_plumbing(f: NativeFunction, release: Release) -> str | None:
     """In-place ops whose first argument is the only one written, returning tensors."""
     args = f.func.arguments.flat_all
     returns = f.func.returns
@@ -117,33 +118,34 @@ def gen_vmap_inplace_plumbing(f: NativeFunction) -> str | None:
         return None
     if not _accepts_tensor(f.func):
         return None
-    return _plumbing(f, "gen_vmap_inplace_plumbing", lambda a: f"  batch_rule({a});\n  return {args[0].name};")
+    return _plumbing(f, "gen_vmap_inplace_plumbing", lambda a: f"  batch_rule({a});\n  return {args[0].name};",
+                     release)
 
 
 @lru_cache(maxsize=PER_OP_MEMO)  # per op: frozen.PER_OP_MEMO says why the bound fits
-def compute_vmap_plumbing(f: NativeFunction) -> str | None:
+def compute_vmap_plumbing(f: NativeFunction, release: Release) -> str | None:
     """The op's plumbing template, or None for the kinds functorch does not generate."""
     schema = f.func
     if not _accepts_tensor(schema):
         return None
     if not schema.returns:
-        return _plumbing(f, "gen_vmap_plumbing_no_returns", lambda a: f"  batch_rule({a});")
+        return _plumbing(f, "gen_vmap_plumbing_no_returns", lambda a: f"  batch_rule({a});", release)
     if not all(r.type.is_tensor_like() for r in schema.returns) and \
-            schema.name.unambiguous_name() not in _RETURN_SYMINT_OVERRIDES:
+            schema.name.unambiguous_name() not in release.vmap_symint_return_overrides:
         return None
     if "inplace_view" in f.tags:
         return None
     kind = schema.kind()
     if kind is SchemaKind.inplace:
-        return gen_vmap_inplace_plumbing(f)
+        return gen_vmap_inplace_plumbing(f, release)
     if kind is not SchemaKind.functional:
         return None
     returns = gen_returns(schema.returns)
-    return _plumbing(f, "gen_vmap_plumbing", lambda a: f"  auto {RESULTS} = batch_rule({a});\n  {returns}")
+    return _plumbing(f, "gen_vmap_plumbing", lambda a: f"  auto {RESULTS} = batch_rule({a});\n  {returns}", release)
 
 
-def vmap_generated_plumbing_h(functions: tuple[NativeFunction, ...]) -> str:
-    body = "\n".join(p for f in functions if (p := compute_vmap_plumbing(f)) is not None)
+def vmap_generated_plumbing_h(functions: tuple[NativeFunction, ...], release: Release) -> str:
+    body = "\n".join(p for f in functions if (p := compute_vmap_plumbing(f, release)) is not None)
     return f"""
 #pragma once
 #include <ATen/Operators.h>

@@ -1,8 +1,8 @@
 """Whether a real tree's own files agree with the release opgen uses for it.
 
-opgen matches the torchgen of each known release (server/releases.py), file for file. A PyTorch checkout
+opgen matches the torchgen of each known release (server/releases/), file for file. A PyTorch checkout
 (or a packaged torchgen) carries its own torchgen/ beside its yaml; when the files the generators run
-differ from those of the release opgen uses for it (server/torchgen_digests.py, written from each release
+differ from those of the release opgen uses for it (server/releases/torchgen_digests.py, written from each release
 by tools/torchgen_digests.py), what the tree's own gen.py accepts and writes may differ from what opgen
 does, and opgen says so once (OPG965) naming the files, instead of letting a difference pass for a bug: a
 vendor fork or a pre-release tree may change torchgen. And a checkout whose version.txt names no release (a
@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import os
 
-from .diagnostics import Diagnostic, diag
-from .releases import DEFAULT, Fit, Resolved, parse_version
-from .text import Span
+from ..diagnostics import Diagnostic, diag
+from ..text import Span
+from .resolution import DEFAULT, Fit, Resolved, parse_version
 from .torchgen_digests import CHANGES
 
 SHOWN = 3  # files named in the note; the rest are counted

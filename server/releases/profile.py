@@ -1,0 +1,251 @@
+"""The profile of one torch release: every behaviour of torchgen that differs between the releases opgen knows.
+
+A `Release` is frozen data: one field per behaviour, named after what it does. The values each release has are
+not written here but in the changelog (releases.changelog), which states every change once, with the release it
+arrives in, and folds them into one profile per release (`release_at`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import lru_cache
+
+from ..frozen import record
+
+
+@record
+class AotiShimForm:
+    """How gen.py writes the AOTI C shims and reads aoti/fallback_ops.py: behaviours that changed together, in 2.8,
+    so one form per release (Release.aoti_shim_form) and not a flag each."""
+
+    # aoti/fallback_ops.py maps each fallback op to its versions; in the older form it is a set of names (every
+    # shim has one version).
+    fallback_ops_versioned: bool
+    # The shims are written in gen.py's loop over its dispatch keys, so --backend-whitelist leaves out the devices
+    # it does not name (in the newer form every AOTI device gets its shims).
+    follow_dispatch_keys: bool
+    # MPS gets shims (with --mps), and --update-aoti-c-shim keeps the MPS and XPU kernels (and their shims); in
+    # the older form MPS gets none and XPU needs --xpu, whatever --update-aoti-c-shim.
+    for_every_device: bool
+    # A str argument's ATen type is ::std::string_view (seen in pointer_to_optional<...>); older: c10::string_view.
+    str_is_std_string_view: bool
+    # Return assignments are indented by two tabs, after an empty line when there are none; older: by eight
+    # spaces, right after the call.
+    returns_indented_with_tabs: bool
+    # A Tensor return's assignment ends in `;;` (its conversion carried a `;`); the older form.
+    tensor_return_ends_twice: bool
+    # The sources' `#endif // AT_PER_OPERATOR_HEADERS` names its guard (older: a bare `#endif`).
+    endif_names_guard: bool
+
+
+# gen.py's two forms: until 2.7, and from 2.8.
+OLDER_AOTI_SHIMS = AotiShimForm(fallback_ops_versioned=False, follow_dispatch_keys=True, for_every_device=False,
+                                str_is_std_string_view=False, returns_indented_with_tabs=False,
+                                tensor_return_ends_twice=True, endif_names_guard=False)
+AOTI_SHIMS_2_8 = AotiShimForm(fallback_ops_versioned=True, follow_dispatch_keys=False, for_every_device=True,
+                              str_is_std_string_view=True, returns_indented_with_tabs=True,
+                              tensor_return_ends_twice=False, endif_names_guard=True)
+
+
+@record
+class Release:
+    """One torch release's torchgen, as the behaviours that differ between the releases known."""
+
+    version: str  # the release the profile was checked against, e.g. "2.14.1"
+    # gen.py's output was compared file by file with this release's own (the conformance matrix).
+    generation_verified: bool
+
+    # ---- reading native_functions.yaml
+    # Dimname / Dimname[] / Dimname? (named tensors) are types of func: schemas; until 2.12.
+    named_tensor_types: bool
+    # use_const_ref_for_mutable_tensors on an out= function is refused; from 2.7.
+    refuses_const_ref_mutable_out: bool
+    # _philox_* ops (random by name) need no nondeterministic_seeded tag: their key decides; from 2.15.
+    philox_ops_need_no_seeded_tag: bool
+    # Mutating ops functionalization leaves alone (so in no group they are not an error).
+    skipped_by_functionalization: frozenset[str]
+    # Generated out= / in-place variants (added to the model) get the tags out / inplace; from 2.13.
+    generated_variants_tagged_by_kind: bool
+
+    # ---- gen.py (and the other generators)
+    # A template's block placeholder strips each line's trailing whitespace (and indents no empty line); from 2.8.
+    template_blocks_strip_lines: bool
+    # Functionalization replays views through ViewMeta classes (ViewMetaClasses.h / .cpp); from 2.9. Before,
+    # RegisterFunctionalization's view kernels build ViewMetas of lambdas, which opgen does not write yet.
+    functionalization_view_meta_classes: bool
+    # An inplace view op's functionalization kernel says "we'll end up runnin the reference function" (a typo
+    # gen.py fixed in 2.8); until 2.7.
+    inplace_view_comment_says_runnin: bool
+    # AOTInductor gets c_shim_aten.cpp too (the aten_shimified_ops, through the dispatcher); from 2.9.
+    writes_aten_c_shim: bool
+    # Functionalization registers view ops with a CompositeImplicitAutograd kernel too (to that kernel); from 2.10.
+    functionalization_registers_composite_views: bool
+    # Structured kernels' set_output_* take the output's DimnameList and propagate the names; until 2.12.
+    structured_outputs_propagate_names: bool
+    # Without --xpu, every XPU-family key (SparseXPU, SparseCsrXPU, NestedTensorXPU) is left out, not
+    # XPU alone; from 2.14.
+    xpu_family_waits_for_flag: bool
+    # Structured XPU kernels are declared `struct TORCH_XPU_API structured_...`; until 2.13.
+    structured_xpu_kernels_export_xpu: bool
+    # Kernel declarations of CUDA-family keys say TORCH_CUDA_CPP_API and of XPU-family keys TORCH_XPU_API,
+    # and declarations that differ only in that macro are merged; from 2.15.
+    device_family_kernel_exports: bool
+    # ... except these CUDA-family kernels, defined in torch_cpu (TORCH_API); gen.py fails when one of them
+    # is registered to no CUDA-family key.
+    cuda_kernels_in_torch_cpu: frozenset[str]
+    # Owning C++ types (ViewMeta classes' members) hold Tensor and Scalar by value; from 2.14.
+    owning_types_hold_tensors_by_value: bool
+    # gen.py writes NativeAotStubs.h and NativeAotStubs.cpp (native-AOT kernels); from 2.15.
+    writes_native_aot_stubs: bool
+    # ViewMeta replays of split / split_with_sizes / unbind build the one output asked for; from 2.15.
+    single_output_view_replay: bool
+    # aoti/fallback_ops.py's op versions are {"new_args": [...], "since": "TORCH_VERSION_X_Y_Z"} and an op may
+    # carry a "since" (the shim is guarded by it); before 2.13 a version is the list of the arguments it adds.
+    fallback_variants_carry_since: bool
+    # The ops whose AOTI shims check each return pointer (`if (ret0) { ... }`), by a substring of the name.
+    aoti_nullable_returns: frozenset[str]
+    # gen_lazy_tensor's IR nodes end ToString() with `return std::move(ss).str();` (not `ss.str()`); from 2.13.
+    lazy_to_string_moves_stream: bool
+    # Cumulative out= ops whose functionalized call keeps the out tensor's dtype when none is given
+    # (from 2.12; the dimname overloads only in 2.12).
+    cumulative_out_ops: frozenset[str]
+
+    # ---- AOTI C shims (area shims)
+    # The form of the shims and of aoti/fallback_ops.py (AotiShimForm): the older one until 2.7, the newer from 2.8.
+    aoti_shim_form: AotiShimForm
+    # Tensor arguments go through resolve_tensor_dispatch_flags (written ones through the handle's pointer);
+    # from 2.7. Before, every Tensor is `*tensor_handle_to_tensor_pointer(x)` and Tensor? / Tensor lists plain
+    # pointer_to_optional / pointer_to_list.
+    aoti_tensors_resolve_dispatch_flags: bool
+    # ---- gen26: torch 2.6's gen.py
+    # Register<Key>.cpp is sharded like Operators.cpp (Register<Key>_N.cpp + Register<Key>Everything.cpp), one
+    # RegisterDispatchDefinitions.ini block per group; from 2.7. Before, one Register<Key>.cpp holds one block per
+    # kernel namespace over all groups.
+    register_dispatch_key_sharded: bool
+    # The dispatch helpers (create_out, resize_out, ...) open each RegisterDispatchDefinitions.ini block (its
+    # ${dispatch_helpers}), not RegisterDispatchKey.cpp; until 2.6.
+    dispatch_helpers_per_definitions_block: bool
+    # The dispatch keys of opgen's table that this release's gen.py does not have yet: a dispatch table naming one
+    # is refused (OPG105) and no Register<Key>.cpp is written for them. SparseCsrXPU from 2.7; NestedTensorHPU
+    # and MTIA from 2.8; SparseMPS and SparseCsrMPS from 2.9.
+    dispatch_keys_unknown: frozenset[str]
+    # Functionalization's meta reference runs are skipped when TORCH_DISABLE_FUNCTIONALIZATION_META_REFERENCE=1
+    # (`&& !disable_meta_reference()`); from 2.7.
+    meta_reference_can_be_disabled: bool
+    # RegistrationDeclarations.h spells types without `at::` (Tensor, ArrayRef<...>); until 2.6.
+    registration_declarations_without_at: bool
+    # gen.py's outputs lists (--output-dependencies) open `set(<name>` and close after the last file, not on
+    # lines of their own; until 2.7.
+    outputs_list_name_on_set_line: bool
+    # enum_tag.h is one of core/'s files (named in core's outputs list; gen.py has no --headeronly-install-dir);
+    # until 2.11.
+    enum_tag_in_core: bool
+    # ---- derivs: derivatives.yaml, deprecated.yaml and the Functions.h structs of the hover
+    # (The autograd loader's rules are the same in every release known; its inputs differ.)
+    # Tensor methods the Python binding generator skips by name beyond 2.6's list (they are bound by hand), so
+    # that deprecated.yaml cannot call them; sym_is_contiguous from 2.9, dim, numel, ... from 2.12.
+    python_bindings_skip_hand_bound: frozenset[str]
+    # Functions.h's autograd Node structs declare `void compiled_args(CompiledNodeArgs& args) const override;`
+    # (before, not const); from 2.7.
+    node_compiled_args_const: bool
+    # Functions.h's autograd Node structs keep a saved `str?` as std::optional<std::string>; from 2.5 (before,
+    # c10::optional<std::string>).
+    node_optional_strings_are_std: bool
+    # SymBool is a type of func: schemas (arguments and returns); from 2.5.
+    symbool_type: bool
+    # ---- torch 2.5's gen.py (and the generators beside it)
+    # ConstQuantizerPtr is a type of func: schemas (torchgen's BaseTy; gen.py has no C++ type for it, so it
+    # parses and fails to generate); until 2.5.
+    const_quantizer_ptr_type: bool
+    # An argument named with a reserved Python keyword (but gen.py's three exceptions) is an error (OPG302); from
+    # 2.6.
+    refuses_python_keyword_argument_names: bool
+    # A group whose variants are all CompositeImplicitAutograd gets its generated out= / functional variants when
+    # one of them is tagged `core`; from 2.6 (before, such a group gets none).
+    core_composite_ops_get_generated_variants: bool
+    # The generated variants are built from the mutable variant when there is one, else the in-place one; from 2.6
+    # (before, from the in-place one first).
+    generated_variants_based_on_mutable: bool
+    # The at::_ops structs' name, overload_name and schema_str are `static constexpr const char*` members; from
+    # 2.6. Before, STATIC_CONSTEXPR_STR_INL_EXCEPT_WIN_CUDA(...) in Operators.h, defined out of line by
+    # STATIC_CONST_STR_OUT_OF_LINE_FOR_WIN_CUDA(...) in Operators_N.cpp.
+    operator_names_static_constexpr: bool
+    # Functions.h's symint templates test `std::is_same_v<T, ...>`; from 2.6 (before, `std::is_same<T, ...>::value`).
+    symint_templates_use_is_same_v: bool
+    # Register<Key>.cpp's TORCH_LIBRARY_IMPL blocks close with `};` (gen.py's and gen_backend_stubs' static
+    # registration); until 2.5 (from 2.6, `}`).
+    registration_blocks_end_in_semicolon: bool
+    # A CUDA kernel's device guard starts `globalContext().lazyInitDevice(c10::DeviceType::CUDA);`; from 2.6
+    # (before, `globalContext().lazyInitCUDA();`).
+    lazy_init_names_the_device: bool
+    # Structured XPU kernels' classes hold a device guard (`c10::OptionalDeviceGuard guard_;`) that their
+    # set_output_* set; from 2.6.
+    structured_xpu_outputs_guard_device: bool
+    # gen_lazy_tensor's to_meta gives the meta tensor's dtype, layout and device through std::make_optional(...);
+    # until 2.5.
+    lazy_to_meta_makes_optionals: bool
+    # With --rocm, CUDA's guard is HIP's masquerading one: Register<Key>.cpp and the CUDA shims include
+    # ATen/hip/impl/HIPGuardImplMasqueradingAsCUDA.h (not c10/hip/HIPGuard.h), and structured CUDA classes hold a
+    # c10::hip::OptionalHIPGuardMasqueradingAsCUDA; until 2.10.
+    rocm_guards_masquerade_as_cuda: bool
+    # The C++ default of a schema's contiguous_format is c10::MemoryFormat::Contiguous (before, MemoryFormat::Contiguous
+    # in declarations and Declarations.yaml); from 2.5.
+    cpp_default_qualifies_memory_format: bool
+    # Register<Key>.cpp's dispatch helpers (create_out, ...) sit between C10_DIAGNOSTIC_PUSH_AND_IGNORED_IF_DEFINED(
+    # "-Wunused-function") and C10_DIAGNOSTIC_POP(), and the file includes c10/macros/Macros.h; from 2.5.
+    registration_helpers_silence_unused: bool
+    # CompositeViewCopyKernels.cpp includes each structured group's <op>_native.h beside its <op>_ops.h; from 2.5.
+    view_copy_kernels_include_group_natives: bool
+    # A mutating op's functionalization kernel propagates XLA data after the sync, from the argument's inner tensor
+    # before and after (propagate_xla_data_direct); from 2.5. Before, propagate_xla_data(arg, result) first.
+    functionalization_propagates_xla_data_direct: bool
+    # VmapGeneratedPlumbing.h unwraps a tensor by `auto [x_value, x_bdim] = unwrapTensorAtLevel(...)` and declares an
+    # optional one's std::optional<...>; from 2.5. Before, `Tensor x_value; optional<int64_t> x_bdim; std::tie(...)`.
+    vmap_unwraps_by_structured_binding: bool
+    # The ops whose vmap plumbing passes non-tensor (SymInt) returns through (functorch's return_symint_overrides).
+    vmap_symint_return_overrides: frozenset[str]
+    # gen_lazy_tensor's LazyIr.h includes <optional> (before, <c10/util/Optional.h>); from 2.5.
+    lazy_ir_includes_std_optional: bool
+    # gen_backend_stubs' and gen_lazy_tensor's files say `@generated by torchgen/<their script>` where gen.py's say
+    # torchgen/gen.py; from 2.5 (before, every default comment names torchgen/gen.py).
+    generated_comment_names_generator: bool
+    # The device keys whose Register<Key>.cpp (gen.py's or a backend's) creates outputs by their own
+    # at::detail::empty_<key> functions (and includes their EmptyTensor.h): XPU from 2.5, MTIA from 2.8.
+    device_keys_with_empty_functions: frozenset[str]
+    # What follows the ufunc files' DECLARE_DISPATCH(...) and REGISTER_DISPATCH(...) lines: nothing from 2.6
+    # (the macros end their statements), ";" before.
+    dispatch_stub_macros_end: str
+    # ---- gen.py's command line (the drop-in, python -m opgen_lsp.gen, takes each release's flags)
+    # gen.py takes --mtia; from 2.8. (--headeronly-install-dir comes with enum_tag_in_core's end,
+    # --native-aot-ops-dir with writes_native_aot_stubs.)
+    gen_py_takes_mtia: bool
+    # gen.py takes --xpu (without it, XPU's kernels are left out); from 2.6. Before, XPU's Register<Key>.cpp is
+    # always written, into the main folder, and nothing more of XPU (no XPUFunctions.h, no XPU shims).
+    gen_py_takes_xpu: bool
+    # gen.py takes --extend-aoti-c-shim (C shims of out-of-tree ops, their headers under extend/); from 2.6.
+    gen_py_takes_extend_aoti_c_shim: bool
+    # ---- a backend's own operator file (docs/backends.md): torchgen as the backend patches it before its parse
+    # The dispatch keys the backend appends to torchgen.model.dispatch_keys (PrivateUse1); when any, the backend
+    # also appends its out= ops to OUT_OPS_THAT_DONT_GET_GROUPED_PROPERLY, and only parse_native_yaml runs (none
+    # of gen.py's generators). Empty for torchgen as released.
+    backend_dispatch_keys: frozenset[str] = frozenset()
+
+    @property
+    def series(self) -> str:
+        """X.Y: the profile serves every patch release of it."""
+        return ".".join(self.version.split(".")[:2])
+
+    def __str__(self) -> str:
+        return f"torch {self.series}"
+
+    @property
+    def parse_only(self) -> bool:
+        """Read as a backend's own torchgen reads its operator file: parse_native_yaml and nothing after it."""
+        return bool(self.backend_dispatch_keys)
+
+
+# One profile per release and backend key set, so that the profile's identity stays one within a session.
+@lru_cache(maxsize=64)  # releases known (11) x the few key sets of the backends open at once
+def as_patched_by_backend(release: Release, keys: frozenset[str]) -> Release:
+    """`release` as a backend's own torchgen runs it: `keys` appended to dispatch_keys, out= ops not grouped."""
+    return replace(release, backend_dispatch_keys=keys) if keys else release
