@@ -40,7 +40,8 @@ def file_digest(path: str) -> str:
     """sha256 of a regular file's bytes (followed through links, as the generator reads it); "missing" when it is
     not there, "other" when it is not a regular file."""
     try:
-        with open(path, "rb") as f:
+        # O_NONBLOCK: a FIFO planted as an input opens at once (and is "other") instead of waiting for a writer.
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as f:
             if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
                 return "other"
             return hashlib.file_digest(f, "sha256").hexdigest()
