@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 from ...frozen import PER_OP_AND_KEY_MEMO
 from ...model import dispatch as dk
+from ...model.backend_resolve import allocation_template
 from ...model.native_function import BackendIndex, BackendMetadata, NativeFunction, NativeFunctionsGroup
 from ...model.schema import SchemaKind
 from ...releases import Release
@@ -66,15 +67,12 @@ def _registered(f: NativeFunction, g: NativeFunctionsGroup | None, index: Backen
 
 def _options_of(f: NativeFunction) -> str:
     """The TensorOptions a derived functional kernel makes its outputs with: the factory's own, else self's, else
-    the first tensor argument's (the out= kernel then sizes them)."""
-    args = f.func.arguments
-    if args.tensor_options is not None:
-        to = args.tensor_options
+    the first tensor argument's (the out= kernel then sizes them; their dtype is that argument's: OPG518)."""
+    to = f.func.arguments.tensor_options
+    if to is not None:
         return (f"at::TensorOptions().dtype({to.dtype.name}).layout({to.layout.name}).device({to.device.name})"
                 f".pinned_memory({to.pin_memory.name})")
-    self_arg = args.self_arg.argument if args.self_arg is not None else None
-    template = self_arg if self_arg is not None and self_arg.type.is_tensor_like() else \
-        next((a for a in args.flat_non_out if a.type.is_tensor_like()), None)
+    template = allocation_template(f)
     if template is None:
         return "at::TensorOptions()"
     if template.type.is_nullable():
