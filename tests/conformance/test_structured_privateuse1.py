@@ -9,7 +9,9 @@ it. The per-op options' rules are checked on small yamls against the installed t
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
+import inspect
 import os
 import sys
 from pathlib import Path
@@ -181,6 +183,27 @@ def test_without_the_opt_in_structured_is_still_rejected(native):
     top_level = HEAD.replace("supported:", "structured: true\nsupported:") + "  - add.out\n"
     for experimental in (False, True):  # a top-level key neither reads
         assert ("OPG507", 3, True) in _codes(top_level, native, experimental), experimental
+
+
+def test_every_step_of_the_generation_is_told_which_reading():
+    # A default would let a caller that forgets the flag read or write the other format silently.
+    from opgen_lsp.codegen.backend.run import check_backend_files
+    from opgen_lsp.model.backend import BackendYaml, _Reader, lower_backend_yaml
+    from opgen_lsp.pieces.backend_target import BackendTarget
+    from opgen_lsp.pieces.dest import register_backend
+
+    for function in (check_backend_files, lower_backend_yaml, _Reader, register_backend._registered,
+                     register_backend.anonymous_definitions, register_backend.registrations):
+        parameter = inspect.signature(function).parameters["experimental"]
+        assert parameter.kind is inspect.Parameter.KEYWORD_ONLY, function
+        assert parameter.default is inspect.Parameter.empty, function
+    for record in (BackendOptions, BackendTarget, BackendYaml):
+        [field] = [f for f in dataclasses.fields(record) if f.name == "experimental"]
+        assert field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING, record
+    with pytest.raises(TypeError, match="experimental"):
+        BackendOptions("backend.yaml", "out", release=DEFAULT)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="experimental"):
+        lower_backend_yaml(None)  # type: ignore[call-arg]
 
 
 def test_the_command_line_says_it_is_experimental(aten, tmp_path, monkeypatch, capsys):

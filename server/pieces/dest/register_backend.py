@@ -49,7 +49,7 @@ def gets_out_call(f: NativeFunction, g: NativeFunctionsGroup | None, index: Back
 
 
 def _registered(f: NativeFunction, g: NativeFunctionsGroup | None, index: BackendIndex,
-                experimental: bool = False) -> str | None:
+                *, experimental: bool) -> str | None:
     """How f is registered under this key: "kernel", "meta" (the in-place Meta check), "wrapper", "out call"
     (--experimental) or None."""
     if index.has_kernel(f):
@@ -163,7 +163,7 @@ def _structured_group(g: NativeFunction | NativeFunctionsGroup, index: BackendIn
 
 @functools.lru_cache(maxsize=PER_OP_AND_KEY_MEMO)  # per op and backend: frozen.PER_OP_AND_KEY_MEMO says why the bound fits
 def anonymous_definitions(g: NativeFunction | NativeFunctionsGroup, index: BackendIndex,
-                          class_name: str, release: Release, experimental: bool = False) -> tuple[str, ...]:
+                          class_name: str, release: Release, *, experimental: bool) -> tuple[str, ...]:
     """The wrappers of one group, in g.functions() order."""
     group_of = _structured_group(g, index) if experimental else None
     if group_of is not None:
@@ -172,7 +172,7 @@ def anonymous_definitions(g: NativeFunction | NativeFunctionsGroup, index: Backe
                                                          external_class=class_name)) is not None)
     out = []
     for f, group in _functions(g):
-        kind = _registered(f, group, index, experimental)
+        kind = _registered(f, group, index, experimental=experimental)
         if kind == "wrapper" and group is not None:  # always: a wrapper is around the group's functional kernel
             out.append(out_inplace_wrapper(f, group, index))
         elif kind == "out call" and group is not None and (kernel := index.get_kernel(group.out)) is not None:
@@ -186,10 +186,10 @@ def anonymous_definitions(g: NativeFunction | NativeFunctionsGroup, index: Backe
 
 @functools.lru_cache(maxsize=PER_OP_AND_KEY_MEMO)  # per op and backend: frozen.PER_OP_AND_KEY_MEMO says why the bound fits
 def registrations(g: NativeFunction | NativeFunctionsGroup, index: BackendIndex,
-                  experimental: bool = False) -> tuple[str, ...]:
+                  *, experimental: bool) -> tuple[str, ...]:
     """The m.impl lines of one group."""
     group_of = _structured_group(g, index) if experimental else None
     if group_of is not None:
         return tuple(r for f in group_of.functions() if (r := compute_structured_registration(f, index)) is not None)
     return tuple(f'm.impl("{f.func.name}",\nTORCH_FN({wrapper_signature(f, index).name()}));\n'
-                 for f, group in _functions(g) if _registered(f, group, index, experimental) is not None)
+                 for f, group in _functions(g) if _registered(f, group, index, experimental=experimental) is not None)
