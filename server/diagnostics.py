@@ -240,6 +240,8 @@ CODES: dict[str, Code] = _table(
      "rejects (opgen generate-backend --experimental)"),
     ("OPG517", "experimental-option-not-bool", W, "a per-op option of pytorch#172539's proposal that is not true or "
      "false (its generator takes any value)"),
+    ("OPG518", "derived-kernel-dtype", W, "an out= op whose functional kernel pytorch#172539's proposal derives "
+     "with an output of an argument's dtype, which need not be the op's result dtype"),
     ("OPG520", "op-listed-twice", W, "an op listed twice"),
     ("OPG521", "composite-implicit-backend-kernel", W, "a CompositeImplicitAutograd op under supported loses autograd"),
     ("OPG522", "ineffective-symint", W, "a symint entry that changes no kernel"),

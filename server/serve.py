@@ -37,7 +37,8 @@ class Codegen:
         from .codegen.backend.run import BackendOptions, generate_backend
 
         return generate_backend(BackendOptions(request.source_yaml, request.output_dir,
-                                               native_functions=request.native_functions, release=request.release))
+                                               native_functions=request.native_functions, release=request.release,
+                                               experimental=False))
 
 
 def _native_job(request: NativeRequest) -> NativeJob:

@@ -41,26 +41,47 @@ def _field_default(value: ast.expr) -> bool:
 def _function_defaults(node: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[str]:
     args = node.args
     positional = [*args.posonlyargs, *args.args]
-    defaulted = positional[len(positional) - len(args.defaults):] if args.defaults else []
-    defaulted += [a for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
-    for arg in defaulted:
-        if _is_release(arg.arg, arg.annotation):
+    defaulted = list(zip(positional[len(positional) - len(args.defaults):], args.defaults)) if args.defaults else []
+    defaulted += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+    for arg, value in defaulted:
+        if _is_release(arg.arg, arg.annotation) or _fixed_release(value):
             yield f"{node.name}() parameter {arg.arg}"
 
 
 def _class_defaults(node: ast.ClassDef) -> Iterator[str]:
     for item in node.body:
         if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name) and item.value is not None \
-                and _is_release(item.target.id, item.annotation) and _field_default(item.value):
+                and (_is_release(item.target.id, item.annotation) or _fixed_release(item.value)) \
+                and _field_default(item.value):
             yield f"{node.name}.{item.target.id} field"
+
+
+# The chosen releases, by name: whatever module they are imported from (releases, releases.resolution,
+# releases.profile ...) or reached through (releases.DEFAULT), below the entry points they are a default in disguise.
+CHOSEN = frozenset({"DEFAULT", "NEWEST", "default_resolved"})
+# What makes a release from nothing: as a parameter's or field's default value, a fixed release too.
+MAKERS = frozenset({"release_at", "RELEASES"})
 
 
 def _default_imports(tree: ast.Module) -> Iterator[str]:
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[-1] == "releases":
+        if isinstance(node, ast.ImportFrom):
             for alias in node.names:
-                if alias.name in ("DEFAULT", "default_resolved"):
-                    yield f"imports {alias.name} from releases (line {node.lineno})"
+                if alias.name in CHOSEN:
+                    yield f"imports {alias.name} from {'.' * node.level}{node.module or ''} (line {node.lineno})"
+        elif isinstance(node, ast.Attribute) and node.attr in CHOSEN:
+            yield f"uses {ast.unparse(node)} (line {node.lineno})"
+
+
+def _names(expr: ast.expr) -> set[str]:
+    """Every name and attribute an expression mentions (`release_at`, `RELEASES`, `r.release_at` ...)."""
+    return {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)} | \
+        {n.attr for n in ast.walk(expr) if isinstance(n, ast.Attribute)}
+
+
+def _fixed_release(value: ast.expr | None) -> bool:
+    """A default value that is a release picked here: release_at("2.13"), RELEASES[-1], DEFAULT by any name."""
+    return value is not None and bool(_names(value) & (MAKERS | CHOSEN))
 
 
 def release_defaults(source: str) -> list[str]:
@@ -113,6 +134,40 @@ class G:
 '''
     found = release_defaults(planted)
     assert [f.split(" (")[0] for f in found] == [
-        "imports DEFAULT from releases", "a() parameter release", "b() parameter release", "c() parameter profile",
+        "imports DEFAULT from ..releases", "a() parameter release", "b() parameter release", "c() parameter profile",
         "D.release field", "E.release field"]
 
+
+
+def test_the_check_finds_the_chosen_releases_whatever_their_module() -> None:
+    planted = '''
+from ..releases.profile import DEFAULT as D
+from ..releases.resolution import NEWEST
+from ...releases import default_resolved
+from .. import releases
+from ..releases import Release, release_at, RELEASES
+from dataclasses import dataclass, field
+
+def a(x, version=release_at("2.13")): ...
+def b(x, *, target=RELEASES[-1]): ...
+def c(x):
+    return releases.DEFAULT
+def ok(x, release: Release, name: str = "DEFAULT", count: int = -1): ...
+def ok2(x, release: Release):
+    return release_at(str(release.version))
+
+@dataclass
+class H:
+    target: object = field(default_factory=lambda: release_at("2.13"))
+@dataclass
+class I:
+    newest: object = RELEASES[-1]
+@dataclass
+class J:
+    when: str = "2.13"
+'''
+    found = release_defaults(planted)
+    assert [f.split(" (")[0] for f in found] == [
+        "imports DEFAULT from ..releases.profile", "imports NEWEST from ..releases.resolution",
+        "imports default_resolved from ...releases", "uses releases.DEFAULT", "a() parameter version",
+        "b() parameter target", "H.target field", "I.newest field"]

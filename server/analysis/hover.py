@@ -262,6 +262,18 @@ def _fit(lines: list[str]) -> list[str]:
     return [*kept, f"({cut} more lines)", last]
 
 
+_BACKTICKS = re.compile(r"`+")
+_FENCE = re.compile(r"(`{3,})[^`]*$")  # a fence line: 3 or more backticks, an info string without any
+
+
+def code_block(text: str, info: str = "") -> str:
+    """text as a Markdown code block whose fence is longer than any run of backticks in it, so that no line of
+    the text (say a message quoting ``` itself) closes it early (CommonMark: a closing fence is at least as long)."""
+    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{text}\n{fence}"
+
+
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _STRONG = re.compile(r"\*\*([^*]+)\*\*")
 _CODE = re.compile(r"`([^`]+)`")
@@ -270,12 +282,16 @@ _CODE = re.compile(r"`([^`]+)`")
 def as_plain_text(markdown: str) -> str:
     """The same text for a client that takes no Markdown: no fences, emphasis, backticks or link targets
     (code lines are kept as they are)."""
-    out, in_code = [], False
+    out, fence = [], ""  # fence: the open code block's, which only a line of as many backticks or more closes
     for line in markdown.splitlines():
-        if line.startswith("```"):
-            in_code = not in_code
+        opening = _FENCE.match(line)
+        if not fence and opening is not None:
+            fence = opening.group(1)
             continue
-        out.append(line if in_code else _CODE.sub(r"\1", _STRONG.sub(r"\1", _LINK.sub(r"\1", line))))
+        if fence and line.rstrip().startswith(fence) and not line.rstrip().strip("`"):
+            fence = ""
+            continue
+        out.append(line if fence else _CODE.sub(r"\1", _STRONG.sub(r"\1", _LINK.sub(r"\1", line))))
     return "\n".join(out)
 
 

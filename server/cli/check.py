@@ -215,6 +215,6 @@ def impl_path_items(paths: list[str], native_path: str | None, impl_paths: list[
                 native = load_native_snapshot(native_path, release)
             except InputError as exc:
                 return items, notes + [f"opgen: {exc}"]
-        _, found = check_backend_files(path, text, native, impls)
+        _, found = check_backend_files(path, text, native, impls, experimental=False)
         items.extend(d for d in found if d.diagnostic.code in ("OPG530", "OPG531", "OPG532"))
     return items, notes

@@ -59,7 +59,7 @@ def check_backend(text: str, native: NativeSnapshot, path: str = "", natives: Na
     fmt = vendor_format(path, text) if vendors else None  # vendors=False: as gen_backend_stubs reads any yaml
     if fmt is not None:
         return _check_vendor(fmt, root, found, native, natives)
-    yaml, lowering = lower_backend_yaml(root, experimental)
+    yaml, lowering = lower_backend_yaml(root, experimental=experimental)
     # A yaml syntax error leaves no tree: report that alone, not that the file is empty.
     if root is None and found:
         return BackendSnapshot(None, None, tuple(sorted(found, key=_order)))

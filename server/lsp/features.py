@@ -158,7 +158,7 @@ def upgrade_note(diagnostics: Iterable[Diagnostic], span: Span) -> str:
     declarations, so that the hover shows what the diagnostic's one line in a status bar cannot."""
     notes = [d.message for d in diagnostics if d.code == "OPG975" and d.span.start_line == span.start_line
              and d.span.start_col <= span.end_col and span.start_col <= d.span.end_col]
-    return "".join(f"\n\n**Upgrade** (`opgen.upgradeTarget`): {first}\n```\n{rest}\n```"
+    return "".join(f"\n\n**Upgrade** (`opgen.upgradeTarget`): {first}\n{hover_query.code_block(rest)}"
                    for first, _, rest in (note.partition("\n") for note in notes))
 
 

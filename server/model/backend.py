@@ -111,7 +111,8 @@ class BackendYaml:
     # Where a missing key is reported: the first key of the mapping.
     anchor: Span
     # Read as pytorch#172539's proposed gen_backend_stubs reads it (`opgen generate-backend --experimental`).
-    experimental: bool = False
+    # No default: a caller that forgets it would silently read the other format.
+    experimental: bool
 
     @property
     def forward(self) -> tuple[ListedOp, ...]:
@@ -140,7 +141,7 @@ def _shown(node: YNode) -> str:
 class _Reader:
     """Takes the top-level keys out of the mapping, collecting diagnostics."""
 
-    def __init__(self, root: YMap, experimental: bool = False) -> None:
+    def __init__(self, root: YMap, *, experimental: bool) -> None:
         self.root = root
         self.experimental = experimental
         self.diagnostics: list[Diagnostic] = []
@@ -468,7 +469,7 @@ def _unhashable_keys(node: YNode, out: list[Diagnostic]) -> None:
             _unhashable_keys(v, out)
 
 
-def lower_backend_yaml(root: YNode | None, experimental: bool = False
+def lower_backend_yaml(root: YNode | None, *, experimental: bool
                        ) -> tuple[BackendYaml | None, tuple[Diagnostic, ...]]:
     """The backend yaml's model, and every problem torchgen's parse_backend_yaml would see in its structure
     (experimental: as pytorch#172539's proposed parse_backend_yaml reads it, per-op options included)."""
@@ -482,7 +483,7 @@ def lower_backend_yaml(root: YNode | None, experimental: bool = False
         return None, (diag("OPG500", first, f"a backend yaml must be a mapping with keys such as 'backend:', "
                                             f"'cpp_namespace:' and 'supported:', not {shown} (torchgen: Expected "
                                             "yaml_values to be a dict)"),)
-    r = _Reader(root, experimental)
+    r = _Reader(root, experimental=experimental)
     unhashable: list[Diagnostic] = []
     _unhashable_keys(root, unhashable)
     r.diagnostics.extend(unhashable)

@@ -42,7 +42,7 @@ from . import dispatch as dk
 from .backend import PROPOSAL, BackendYaml, ListedOp
 from .native_function import BackendIndex, BackendMetadata, NativeFunction, NativeFunctionsGroup
 from .native_yaml import NativeFunctions
-from .schema import BaseOperatorName, OperatorName, SchemaKind
+from .schema import Argument, BaseOperatorName, OperatorName, SchemaKind
 
 # Did-you-mean searches over every op per backend yaml (the rest of its unknown ops are named without one).
 WHOLE_POOL_SEARCHES = 200
@@ -360,6 +360,34 @@ class _Resolver:
                      "is wrong for mixed outputs (an index is Long); list the functional variant too, or mark the "
                      f"out= variant 'structured: true' ({PROPOSAL}: a multi-output op registered out-as-primary via "
                      "its '.out' only)")
+        self.derived_dtypes(kernels, first)
+
+    def derived_dtypes(self, kernels: dict[OperatorName, BackendMetadata], first: dict[OperatorName, ListedOp]
+                       ) -> None:
+        """A warning (OPG518) on each out= op whose functional kernel the proposal derives: it makes the output
+        with an argument's options, so of that argument's dtype. native_functions.yaml states no op's result
+        dtype (a meta function or TensorIterator computes it at run time), so no op can be shown safe."""
+        for g in self.native.groups:
+            if not isinstance(g, NativeFunctionsGroup) or g.out.func.name not in kernels:
+                continue
+            f = g.functional
+            if kernels[g.out.func.name].structured or first[g.out.func.name].structured \
+                    or f.func.name in kernels or f.manual_kernel_registration or len(f.func.returns) != 1 \
+                    or any(a.type.is_list_like() for a in g.out.func.arguments.out):
+                continue  # its own kernel, a structured class, or refused (OPG516)
+            template = allocation_template(f)
+            if template is None:
+                continue  # a factory's own options carry its dtype
+            remedy = " or mark the out= variant 'structured: true' (its meta() sets the dtype)" if g.structured \
+                else ""
+            self.add("OPG518", first[g.out.func.name].span,
+                     f"'{g.out.func.name}' is listed without its functional variant '{f.func.name}': the proposal "
+                     f"derives that kernel from the out= one with an output made by at::empty({{0}}) with "
+                     f"{template.name}'s options, so of {template.name}'s dtype, while the op's result dtype is "
+                     "computed at run time and native_functions.yaml does not say it is that one (a comparison "
+                     "gives bool, argmax long, integer true division float, mixed inputs their promoted dtype); the "
+                     "out= kernel then writes into, or rejects, an output of the wrong dtype. List "
+                     f"'{f.func.name}' with a kernel of its own{remedy}", warning=True)
 
     def generated_keys(self, key: dk.DispatchKey | None, kernels: dict[OperatorName, BackendMetadata]) -> None:
         if key is None or key.name not in ("Meta", "CompositeExplicitAutogradNonFunctional"):
@@ -430,6 +458,18 @@ def wrapper_problem(f: NativeFunction) -> tuple[str, str] | None:
     if returns == 0 and outs != 1:
         return f"it returns nothing and has {outs} out arguments", f"Expected exactly 1 out argument, got {outs}"
     return None
+
+
+def allocation_template(f: NativeFunction) -> Argument | None:
+    """The tensor argument whose options pytorch#172539's derived functional kernel makes its outputs with: self,
+    else the first tensor argument; None for a factory (its own TensorOptions) or an op of no tensor argument."""
+    args = f.func.arguments
+    if args.tensor_options is not None:
+        return None
+    self_arg = args.self_arg.argument if args.self_arg is not None else None
+    if self_arg is not None and self_arg.type.is_tensor_like():
+        return self_arg
+    return next((a for a in args.flat_non_out if a.type.is_tensor_like()), None)
 
 
 def resolve_backend(yaml: BackendYaml, native: NativeFunctions, release: Release

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..model import dispatch as dk
 from ..model.backend_resolve import ResolvedBackend
@@ -20,7 +20,7 @@ class BackendTarget:
     backend_index: BackendIndex
     autograd_index: BackendIndex | None
     # pytorch#172539's proposed gen_backend_stubs instead of the release's (`generate-backend --experimental`).
-    experimental: bool = False
+    experimental: bool = field(kw_only=True)
 
     @property
     def indices(self) -> tuple[BackendIndex, ...]:
@@ -34,4 +34,4 @@ def target_of(resolved: ResolvedBackend) -> BackendTarget | None:
     ns = resolved.yaml.cpp_namespace.value
     return BackendTarget(resolved.backend_key, resolved.autograd_key if resolved.autograd_index else None,
                          resolved.class_name, ns if isinstance(ns, str) else str(ns), resolved.backend_index,
-                         resolved.autograd_index, resolved.yaml.experimental)
+                         resolved.autograd_index, experimental=resolved.yaml.experimental)

@@ -102,7 +102,8 @@ def _check(native, yaml_text: str, impl_text: str, tmp_path: Path):
     yaml_path, impl_path = tmp_path / "backend.yaml", tmp_path / "kernels.cpp"
     yaml_path.write_text(yaml_text)
     impl_path.write_text(impl_text)
-    _, found = check_backend_files(str(yaml_path), yaml_text, native, (ImplFile(str(impl_path), impl_text),))
+    _, found = check_backend_files(str(yaml_path), yaml_text, native, (ImplFile(str(impl_path), impl_text),),
+                                   experimental=False)
     return yaml_path, impl_path, found
 
 
@@ -189,7 +190,7 @@ def test_pasted_stubs_compile_and_clear_the_diagnostics(native, tmp_path, monkey
                        "symint:\n- empty_strided\n"
     monkeypatch.chdir(tmp_path)
     (tmp_path / "backend.yaml").write_text(yaml_text)
-    result = generate_backend(BackendOptions(str(tmp_path / "backend.yaml"), "out", release=DEFAULT), native)
+    result = generate_backend(BackendOptions(str(tmp_path / "backend.yaml"), "out", release=DEFAULT, experimental=False), native)
     assert not result.has_errors and (tmp_path / "out" / "PrivateUse1NativeFunctions.h").exists()
     text = impl(ADD_TENSOR)
     _, impl_path, found = _check(native, yaml_text, text, tmp_path)

@@ -56,7 +56,7 @@ def test_output_spelling(aten, native, tmp_path, monkeypatch, out):
     theirs.mkdir(), ours.mkdir()
     assert _torchgen(source, theirs, out).returncode == 0
     monkeypatch.chdir(ours)
-    result = generate_backend(BackendOptions(str(source), out, release=DEFAULT), native)
+    result = generate_backend(BackendOptions(str(source), out, release=DEFAULT, experimental=False), native)
     assert not result.has_errors
     assert files_under(ours) == files_under(theirs)
 
@@ -69,7 +69,7 @@ def test_accepted_file_is_byte_identical(aten, native, source, tmp_path, monkeyp
     assert done.returncode == 0, done.stderr[-2000:]
     monkeypatch.chdir(ours)
     # The way the CLI runs: only the entries of native_functions.yaml that the yaml needs are parsed.
-    result = generate_backend(BackendOptions(str(source), "out", release=DEFAULT))
+    result = generate_backend(BackendOptions(str(source), "out", release=DEFAULT, experimental=False))
     assert not result.has_errors, [d.diagnostic.message for d in result.diagnostics if d.diagnostic.is_error]
     # The same diagnostics as against the whole file.
     full = check_backend(source.read_text(), native)
@@ -79,7 +79,7 @@ def test_accepted_file_is_byte_identical(aten, native, source, tmp_path, monkeyp
     for name in expected:
         assert got[name] == expected[name], f"{name} differs at {first_difference(expected[name], got[name])}"
     # A second run writes nothing: every file is unchanged.
-    again = generate_backend(BackendOptions(str(source), "out", release=DEFAULT), native)
+    again = generate_backend(BackendOptions(str(source), "out", release=DEFAULT, experimental=False), native)
     assert again.written is not None and not again.written.written and len(again.written.unchanged) == len(got)
 
 

@@ -9,7 +9,9 @@ it. The per-op options' rules are checked on small yamls against the installed t
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
+import inspect
 import os
 import sys
 from pathlib import Path
@@ -75,7 +77,9 @@ def test_the_experimental_output_is_the_proposals(proposal, case, tmp_path, monk
     assert not result.errors, result.errors
     # The new yaml writes `structured: true.` (a string, true to the proposal's generator): a warning each.
     found = [(d.diagnostic.code, d.diagnostic.span.start_line, d.diagnostic.severity) for d in result.diagnostics]
-    assert found == ([("OPG517", 6, Severity.WARNING), ("OPG517", 7, Severity.WARNING)] if case == "new" else [])
+    # Its div.out (no functional kernel) gets a derived div.Tensor of self's dtype: a warning (OPG518).
+    assert found == ([("OPG517", 6, Severity.WARNING), ("OPG517", 7, Severity.WARNING),
+                      ("OPG518", 11, Severity.WARNING)] if case == "new" else [])
     expected, got = files_under(proposal / f"{case}_generated"), files_under(tmp_path / f"{case}_generated")
     assert sorted(got) == sorted(expected) == ["PrivateUse1NativeFunctions.h", "RegisterPrivateUse1.cpp"]
     for name in expected:
@@ -126,11 +130,13 @@ def _codes(text: str, native: NativeSnapshot, experimental: bool = True) -> list
 
 @pytest.mark.parametrize("items, expected", [
     # the proposal's own forms: no diagnostic
-    ("  - add.out:\n    structured: true\n    ext_structured_meta: true\n  - div.out:\n    device_guard: false\n", []),
+    ("  - add.out:\n    structured: true\n    ext_structured_meta: true\n  - div.Tensor\n  - div.out:\n"
+     "    device_guard: false\n", []),
     # not a structured op in native_functions.yaml (only the out= variant of a structured op is)
     ("  - add.Tensor:\n    structured: true\n", [("OPG516", 4, True)]),
     # ext_structured_meta without structured
-    ("  - add.out:\n    ext_structured_meta: true\n", [("OPG516", 5, True)]),
+    # (add.out is then unstructured: its functional kernel is derived, of self's dtype)
+    ("  - add.out:\n    ext_structured_meta: true\n", [("OPG516", 5, True), ("OPG518", 4, False)]),
     # not a bool: the proposal's generator takes it as true
     ("  - add.out:\n    structured: 1\n", [("OPG517", 5, False)]),
     # two op names in one item
@@ -142,6 +148,23 @@ def _codes(text: str, native: NativeSnapshot, experimental: bool = True) -> list
 ])
 def test_per_op_options(native, items, expected):
     assert _codes(HEAD + items, native) == expected
+
+
+def test_a_derived_functional_kernel_warns_of_its_dtype(native):
+    # The proposal's generator makes the derived eq.Tensor's output with self.options(), as opgen does: a float
+    # self gives a float result where eq's is bool. Warned (OPG518) on the out= op's line, not written otherwise.
+    text = HEAD + "  - eq.Tensor_out\n  - argmax.out\n"
+    assert _codes(text, native) == [("OPG518", 4, False), ("OPG518", 5, False)]
+    [eq, _] = check_backend(text, native, experimental=True).diagnostics
+    assert "'eq.Tensor'" in eq.message and "self's dtype" in eq.message and "structured: true" in eq.message
+    # Not where no kernel is derived: the functional listed, structured, functional-primary, or no opt-in.
+    for quiet in (HEAD + "  - eq.Tensor\n  - eq.Tensor_out\n", HEAD + "  - eq.Tensor_out:\n    structured: true\n",
+                  HEAD.replace("use_out_as_primary: true", "use_out_as_primary: false") + "  - eq.Tensor_out\n"):
+        assert _codes(quiet, native) == [], quiet
+    assert _codes(HEAD.replace("at::priv1::native", "priv1::native") + "  - eq.Tensor_out\n", native,
+                  experimental=False) == []
+    # A factory's own options carry its dtype: nothing to warn of.
+    assert _codes(HEAD + "  - arange.out\n", native) == []
 
 
 def test_structured_needs_privateuse1_and_out_as_primary(native):
@@ -160,6 +183,27 @@ def test_without_the_opt_in_structured_is_still_rejected(native):
     top_level = HEAD.replace("supported:", "structured: true\nsupported:") + "  - add.out\n"
     for experimental in (False, True):  # a top-level key neither reads
         assert ("OPG507", 3, True) in _codes(top_level, native, experimental), experimental
+
+
+def test_every_step_of_the_generation_is_told_which_reading():
+    # A default would let a caller that forgets the flag read or write the other format silently.
+    from opgen_lsp.codegen.backend.run import check_backend_files
+    from opgen_lsp.model.backend import BackendYaml, _Reader, lower_backend_yaml
+    from opgen_lsp.pieces.backend_target import BackendTarget
+    from opgen_lsp.pieces.dest import register_backend
+
+    for function in (check_backend_files, lower_backend_yaml, _Reader, register_backend._registered,
+                     register_backend.anonymous_definitions, register_backend.registrations):
+        parameter = inspect.signature(function).parameters["experimental"]
+        assert parameter.kind is inspect.Parameter.KEYWORD_ONLY, function
+        assert parameter.default is inspect.Parameter.empty, function
+    for record in (BackendOptions, BackendTarget, BackendYaml):
+        [field] = [f for f in dataclasses.fields(record) if f.name == "experimental"]
+        assert field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING, record
+    with pytest.raises(TypeError, match="experimental"):
+        BackendOptions("backend.yaml", "out", release=DEFAULT)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="experimental"):
+        lower_backend_yaml(None)  # type: ignore[call-arg]
 
 
 def test_the_command_line_says_it_is_experimental(aten, tmp_path, monkeypatch, capsys):

@@ -90,3 +90,22 @@ async def test_the_server_publishes_opg975_and_its_hover_shows_both_releases(cli
     assert "kernel in 2.13.0: static at::Tensor cholesky(const at::Tensor & self, bool upper);" in text
     assert "kernel in 2.15.0: (none)" in text
     assert "Upgrade" not in await hover("add.Tensor")  # an op that does not change: no note
+
+
+def test_the_hover_note_keeps_a_message_quoting_a_fence_inside_its_code_block() -> None:
+    # A schema or declaration may hold backticks (a default string, a comment in a custom file); a run of three
+    # would close a ``` fence early and turn the rest of the note into Markdown.
+    from opgen_lsp.analysis.hover import as_plain_text
+    from opgen_lsp.diagnostics import diag
+    from opgen_lsp.lsp.features import upgrade_note
+    from opgen_lsp.text import Span
+
+    rest = ["schema in 2.13.0: foo(str s=\"```\") -> Tensor", "```", "kernel in 2.15.0: ```` **not bold**"]
+    span = Span(4, 2, 4, 5)
+    note = upgrade_note([diag("OPG975", span, "'foo' changed schema\n" + "\n".join(rest))], span)
+    lines = note.split("\n")
+    opening = lines.index(next(line for line in lines if line.startswith("```")))
+    fence = lines[opening]
+    assert set(fence) == {"`"} and len(fence) > 4  # longer than the longest run inside (4)
+    assert lines[opening + 1:] == [*rest, fence]  # no line inside closes it: none is a run of len(fence) or more
+    assert as_plain_text(note).split("\n")[-3:] == rest  # and a client without Markdown sees the lines as they are

@@ -38,8 +38,9 @@ class BackendOptions:
     templates: str | None = None
     # gen_dispatcher_registrations' switches; None: gen_backend_stubs' own (eager). Their release is `release`.
     registration: RegistrationOptions | None = None
-    # pytorch#172539's proposed gen_backend_stubs (structured PrivateUse1 kernels) instead of the release's.
-    experimental: bool = False
+    # pytorch#172539's proposed gen_backend_stubs (structured PrivateUse1 kernels) instead of the release's: no
+    # default either, so that a caller that forgets it fails instead of generating the other format.
+    experimental: bool = field(kw_only=True)
     # The torch release whose torchgen is matched: no default, each caller says which (the tree's).
     release: Release = field(kw_only=True)
 
@@ -108,7 +109,7 @@ def default_templates(native_functions: str | None = None) -> str | None:
 
 
 def check_backend_files(source_yaml: str, text: str, native: NativeSnapshot, impls: tuple[ImplFile, ...],
-                        vendors: bool = True, experimental: bool = False
+                        *, vendors: bool = True, experimental: bool
                         ) -> tuple[BackendSnapshot, list[FileDiagnostic]]:
     """The backend yaml's diagnostics, plus the missing-kernel check when implementation files are given; with
     vendors=False a vendor's file is read as gen_backend_stubs reads it."""

@@ -145,10 +145,11 @@ def register_cpp(target: BackendTarget, index: BackendIndex, groups: tuple[Group
     relevant = _relevant(groups, index)
     try:
         anonymous = [d for g in relevant
-                     for d in anonymous_definitions(g, index, target.class_name, options.release, target.experimental)]
+                     for d in anonymous_definitions(g, index, target.class_name, options.release,
+                                                   experimental=target.experimental)]
     except (SymIntKernelError, ValueError) as exc:
         raise PlanError(str(exc)) from exc
-    body = [r for g in relevant for r in registrations(g, index, target.experimental)]
+    body = [r for g in relevant for r in registrations(g, index, experimental=target.experimental)]
     static, deferred = _registration_blocks(key, body, options)
     helpers = registration_helpers(index, options.release, target.experimental)
     per_block = options.release.dispatch_helpers_per_definitions_block

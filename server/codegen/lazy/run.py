@@ -110,10 +110,10 @@ def generate_lazy(options: LazyRunOptions) -> LazyResult:
         return LazyResult(errors=(str(exc),), read=isinstance(exc, InvalidInput))
     if any(d.is_error for d in native.diagnostics):
         return invalid_native_result(options.native_functions, native)
-    snapshot, diagnostics = check_backend_files(options.source_yaml, text, native, impls)
+    snapshot, diagnostics = check_backend_files(options.source_yaml, text, native, impls, experimental=False)
     if whole is not None and snapshot.has_errors:
         native = NativeParser(release=options.release).parse(*whole)  # did-you-mean needs every op name
-        snapshot, diagnostics = check_backend_files(options.source_yaml, text, native, impls)
+        snapshot, diagnostics = check_backend_files(options.source_yaml, text, native, impls, experimental=False)
     result = LazyResult(diagnostics=tuple(diagnostics), read=True)
     if result.has_errors or snapshot.resolved is None:
         non_native_problems = read_non_native(text)[1]  # reported with the yaml's own, as gen_lazy_tensor reads it

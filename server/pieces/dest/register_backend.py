@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 from ...frozen import PER_OP_AND_KEY_MEMO
 from ...model import dispatch as dk
+from ...model.backend_resolve import allocation_template
 from ...model.native_function import BackendIndex, BackendMetadata, NativeFunction, NativeFunctionsGroup
 from ...model.schema import SchemaKind
 from ...releases import Release
@@ -48,7 +49,7 @@ def gets_out_call(f: NativeFunction, g: NativeFunctionsGroup | None, index: Back
 
 
 def _registered(f: NativeFunction, g: NativeFunctionsGroup | None, index: BackendIndex,
-                experimental: bool = False) -> str | None:
+                *, experimental: bool) -> str | None:
     """How f is registered under this key: "kernel", "meta" (the in-place Meta check), "wrapper", "out call"
     (--experimental) or None."""
     if index.has_kernel(f):
@@ -66,15 +67,12 @@ def _registered(f: NativeFunction, g: NativeFunctionsGroup | None, index: Backen
 
 def _options_of(f: NativeFunction) -> str:
     """The TensorOptions a derived functional kernel makes its outputs with: the factory's own, else self's, else
-    the first tensor argument's (the out= kernel then sizes them)."""
-    args = f.func.arguments
-    if args.tensor_options is not None:
-        to = args.tensor_options
+    the first tensor argument's (the out= kernel then sizes them; their dtype is that argument's: OPG518)."""
+    to = f.func.arguments.tensor_options
+    if to is not None:
         return (f"at::TensorOptions().dtype({to.dtype.name}).layout({to.layout.name}).device({to.device.name})"
                 f".pinned_memory({to.pin_memory.name})")
-    self_arg = args.self_arg.argument if args.self_arg is not None else None
-    template = self_arg if self_arg is not None and self_arg.type.is_tensor_like() else \
-        next((a for a in args.flat_non_out if a.type.is_tensor_like()), None)
+    template = allocation_template(f)
     if template is None:
         return "at::TensorOptions()"
     if template.type.is_nullable():
@@ -165,7 +163,7 @@ def _structured_group(g: NativeFunction | NativeFunctionsGroup, index: BackendIn
 
 @functools.lru_cache(maxsize=PER_OP_AND_KEY_MEMO)  # per op and backend: frozen.PER_OP_AND_KEY_MEMO says why the bound fits
 def anonymous_definitions(g: NativeFunction | NativeFunctionsGroup, index: BackendIndex,
-                          class_name: str, release: Release, experimental: bool = False) -> tuple[str, ...]:
+                          class_name: str, release: Release, *, experimental: bool) -> tuple[str, ...]:
     """The wrappers of one group, in g.functions() order."""
     group_of = _structured_group(g, index) if experimental else None
     if group_of is not None:
@@ -174,7 +172,7 @@ def anonymous_definitions(g: NativeFunction | NativeFunctionsGroup, index: Backe
                                                          external_class=class_name)) is not None)
     out = []
     for f, group in _functions(g):
-        kind = _registered(f, group, index, experimental)
+        kind = _registered(f, group, index, experimental=experimental)
         if kind == "wrapper" and group is not None:  # always: a wrapper is around the group's functional kernel
             out.append(out_inplace_wrapper(f, group, index))
         elif kind == "out call" and group is not None and (kernel := index.get_kernel(group.out)) is not None:
@@ -188,10 +186,10 @@ def anonymous_definitions(g: NativeFunction | NativeFunctionsGroup, index: Backe
 
 @functools.lru_cache(maxsize=PER_OP_AND_KEY_MEMO)  # per op and backend: frozen.PER_OP_AND_KEY_MEMO says why the bound fits
 def registrations(g: NativeFunction | NativeFunctionsGroup, index: BackendIndex,
-                  experimental: bool = False) -> tuple[str, ...]:
+                  *, experimental: bool) -> tuple[str, ...]:
     """The m.impl lines of one group."""
     group_of = _structured_group(g, index) if experimental else None
     if group_of is not None:
         return tuple(r for f in group_of.functions() if (r := compute_structured_registration(f, index)) is not None)
     return tuple(f'm.impl("{f.func.name}",\nTORCH_FN({wrapper_signature(f, index).name()}));\n'
-                 for f, group in _functions(g) if _registered(f, group, index, experimental) is not None)
+                 for f, group in _functions(g) if _registered(f, group, index, experimental=experimental) is not None)
