@@ -103,6 +103,31 @@ def test_an_output_changed_during_the_run_is_not_recorded(tmp_path: Path, monkey
     assert _same_but_paths(out, _plain_run(aten, tmp_path / "plain"))
 
 
+def test_an_input_edited_and_put_back_during_the_run_is_not_recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """native_functions.yaml is A before the run and after it, but B while the generator reads it: the outputs are
+    B's, so the run must not be recorded as A's (the next run is a full one, and writes A's files)."""
+    aten, out, cache = source_tree(tmp_path), tmp_path / "out", tmp_path / "cache"
+    native = aten / "native" / "native_functions.yaml"
+    original = native.read_bytes()
+    real = generate_module.generate
+
+    def edited_meanwhile(*args: object, **kwargs: object) -> object:
+        native.write_bytes(original + b"\n- func: added_meanwhile(Tensor self) -> Tensor\n  variants: function\n")
+        try:
+            return real(*args, **kwargs)  # type: ignore[arg-type]
+        finally:
+            native.write_bytes(original)
+    monkeypatch.setattr(generate_module, "generate", edited_meanwhile)
+    assert main(argv(aten, out, cache)) == 0
+    assert b"added_meanwhile" in (out / "aten" / "Functions.h").read_bytes()
+    monkeypatch.setattr(generate_module, "generate", real)
+    capsys.readouterr()
+    assert main(argv(aten, out, cache)) == 0
+    assert RECORDED not in capsys.readouterr().err
+    assert _same_but_paths(out, _plain_run(aten, tmp_path / "plain"))
+
+
 def _plain_run(aten: Path, out: Path) -> Path:
     assert main(argv(aten, out, None)) == 0
     return out
