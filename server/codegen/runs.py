@@ -203,11 +203,16 @@ def stable_text(value: object) -> str:
     return repr(value)
 
 
-def run_key(command: Mapping[str, object], release: object, environment: str) -> str:
+def run_key(command: Mapping[str, object], release: object, environment: str) -> str | None:
     """The key of a run: its command line (every flag that shapes the output), the release, what else of the
-    environment the caller names, and the current folder."""
+    environment the caller names, and the current folder (relative paths are read from it); None when there is no
+    current folder (deleted since the shell entered it): no key, no cache."""
+    try:
+        here = os.getcwd()
+    except OSError:
+        return None
     return namespaced("generate-run", str(_FORMAT), stable_text(dict(command)), stable_text(release), environment,
-                      os.getcwd())
+                      here)
 
 
 def lookup(cache: Cache, key: str) -> Recorded | None:

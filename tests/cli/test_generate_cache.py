@@ -278,3 +278,17 @@ def test_two_runs_at_once_share_the_cache(tmp_path: Path) -> None:
     again = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
     assert again.returncode == 0 and RECORDED in again.stderr, again.stderr
     assert _same_but_paths(out, _plain_run(aten, tmp_path / "plain"))
+
+
+def test_a_deleted_current_folder_runs_without_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """The run key holds the current folder (relative paths are read from it): when it was deleted, the run is done
+    without the cache, with a note, not a traceback."""
+    aten, out, cache, gone = source_tree(tmp_path), tmp_path / "out", tmp_path / "cache", tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    assert main(argv(aten, out, cache)) == 0
+    assert "the current folder no longer exists: running without the cache" in capsys.readouterr().err
+    monkeypatch.chdir(tmp_path)
+    assert _same_but_paths(out, _plain_run(aten, tmp_path / "plain"))
