@@ -18,7 +18,10 @@ A run is recorded only if each output, read back when the record is made, holds 
 writer's sha256 of them) and did not change while it was read: a file someone changed during the run is never
 taken for the run's. ctime has the kernel's clock tick as its grain: an output whose ctime lies within RACY_NS of
 its stat could be changed again within the same tick, so its digest is kept too and its bytes are checked instead
-(git's "racily clean" index entries). This module imports no generator: a hit costs reading the inputs and a stat
+(git's "racily clean" index entries). On a filesystem whose timestamps have whole seconds only (FAT's 2 s, some
+network and overlay filesystems), an edit of the same size within the second keeps every stat field: an output
+whose mtime or ctime has no sub-second part is taken as from such a filesystem, and its digest is kept too (a real
+file lands on a whole second once in 10^9). This module imports no generator: a hit costs reading the inputs and a stat
 of each output.
 """
 
@@ -161,13 +164,18 @@ def _stat_of(path: str) -> tuple[int, int, int, int, int] | None:
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
+def _coarse(time_ns: int) -> bool:
+    """A time with no sub-second part: likely from a filesystem of whole-second (or 2 s) timestamps."""
+    return time_ns % 1_000_000_000 == 0
+
+
 def verified(path: str, expected: str) -> Output | None:
     """The output as it is now, when it holds the bytes the run left (sha256 `expected`) and did not change while
     they were read; None otherwise. Its digest is kept when it is racy (see RACY_NS)."""
     before = _stat_of(path)
     if before is None or file_digest(path) != expected or _stat_of(path) != before:
         return None
-    racy = before[4] >= time.time_ns() - RACY_NS
+    racy = before[4] >= time.time_ns() - RACY_NS or _coarse(before[3]) or _coarse(before[4])
     return Output(path, before, expected if racy else "")
 
 
