@@ -10,6 +10,10 @@ write the same entry at once: the last rename wins, and both wrote the same byte
 followed through a symbolic link (entries are opened relative to the folder's handle with O_NOFOLLOW), and names
 that are not opgen's own (garbage, a file the user put there) are neither read nor removed, not even by `clear`.
 A folder that cannot be made or written makes the cache read-only or off, with one note, never an error.
+
+The checksum finds damage, not forgery: whoever may write the entries' folder decides what a hit returns. So the
+folder is used only when it belongs to the user running opgen and no one else may write it (checked on the opened
+handle); a folder shared with other users is not used (one note).
 """
 
 from __future__ import annotations
@@ -126,35 +130,49 @@ class Cache:
     """One process's handle of the cache folder. Every method is safe to call on a cache that is off or broken:
     it then misses (get) or does nothing (put). `notes` says, once each, why it is off or read-only."""
 
-    def __init__(self, folder: str | None, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+    def __init__(self, folder: str | None, max_bytes: int = DEFAULT_MAX_BYTES, *, create: bool = True) -> None:
+        """create=False (`opgen cache info|clear`): a folder that is not there is not made; `absent` says so."""
         self.folder = folder
         self.max_bytes = max_bytes
         self.notes: list[str] = []
         self.writable = False
+        self.absent = False
         self._fd: int | None = None
         self._added = 0
         if folder is not None:
-            self._open(folder)
+            self._open(folder, create)
 
-    def _open(self, folder: str) -> None:
-        try:
-            os.makedirs(folder, exist_ok=True)
+    def _open(self, folder: str, create: bool) -> None:
+        entries = os.path.join(folder, SUBFOLDER)
+        if create:
             try:
-                os.mkdir(os.path.join(folder, SUBFOLDER), 0o700)
-            except FileExistsError:
-                pass
-        except OSError as exc:
-            if not os.path.isdir(os.path.join(folder, SUBFOLDER)):
-                self._note(f"cache folder {folder} cannot be made ({exc.strerror or exc}): running without the "
-                           "cache")
-                return
+                os.makedirs(folder, exist_ok=True)
+                try:
+                    os.mkdir(entries, 0o700)
+                except FileExistsError:
+                    pass
+            except OSError as exc:
+                if not os.path.isdir(entries):
+                    self._note(f"cache folder {folder} cannot be made ({exc.strerror or exc}): running without the "
+                               "cache")
+                    return
         try:
             # The folder the user named may be a symbolic link (their choice); the entries' folder inside it not.
-            self._fd = os.open(os.path.join(folder, SUBFOLDER), _DIR_FLAGS)
+            fd = os.open(entries, _DIR_FLAGS)
         except OSError as exc:
-            self._note(f"cache folder {os.path.join(folder, SUBFOLDER)} cannot be opened ({exc.strerror or exc}; "
-                       "a symbolic link is refused): running without the cache")
+            if not create and isinstance(exc, FileNotFoundError):  # (nothing to note: `info` says there is none)
+                self.absent = True
+                return
+            self._note(f"cache folder {entries} cannot be opened ({exc.strerror or exc}; a symbolic link is "
+                       "refused): running without the cache")
             return
+        refused = _not_private(fd)
+        if refused:
+            os.close(fd)
+            self._note(f"cache folder {entries} {refused}: running without the cache (its entries are trusted as "
+                       "your own, so the folder must be yours and writable by no one else)")
+            return
+        self._fd = fd
         # Whether it can be written is found by writing (root may write a folder whose mode says read-only):
         # the first write that fails turns writing off, with one note.
         self.writable = True
@@ -299,6 +317,21 @@ class Cache:
                 except OSError as exc:
                     self._note(f"cache folder {self.folder}: cannot remove {e.name} ({exc.strerror or exc})")
         return removed
+
+
+def _not_private(fd: int) -> str | None:
+    """Why the opened entries' folder is not trusted (checked on the handle: what was opened is what is checked),
+    None when it is the user's own and no one else may write in it. An entry's checksum finds damage, not
+    forgery: whoever may write the folder decides what a hit returns."""
+    try:
+        info = os.fstat(fd)
+    except OSError as exc:
+        return f"cannot be examined ({exc.strerror or exc})"
+    if info.st_uid != os.geteuid():
+        return f"belongs to another user (uid {info.st_uid})"
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return f"may be written by others (mode {stat.S_IMODE(info.st_mode):o})"
+    return None
 
 
 def _size(e: os.DirEntry[str]) -> int:

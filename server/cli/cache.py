@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from .. import status
@@ -21,13 +22,17 @@ def add_cache_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 
 def run_cache(args: argparse.Namespace) -> int:
-    from ..cache.store import Cache, default_folder
+    from ..cache.store import SUBFOLDER, Cache, default_folder
 
     folder = args.cache_dir or default_folder()
     if folder is None:
         print("opgen: the cache is off (OPGEN_CACHE_DIR=off)", file=sys.stderr)
         return status.CLEAN
-    with Cache(folder) as cache:
+    with Cache(folder, create=False) as cache:  # a mistyped --cache-dir is not made
+        if cache.absent:
+            print(f"opgen: no cache at {os.path.join(folder, SUBFOLDER)}"
+                  + (": nothing to clear" if args.action == "clear" else ""), file=sys.stderr)
+            return status.CLEAN
         for note in cache.notes:
             print(f"opgen: note: {note}", file=sys.stderr)
         if not cache.enabled:

@@ -171,6 +171,8 @@ def test_a_read_only_folder_is_read_not_written() -> None:
             cache.put(KEY, b"cached before")
         (base / SUBFOLDER / KEY).chmod(0o444)
         (base / SUBFOLDER).chmod(0o555)
+        if os.geteuid() == 0:  # the child runs as nobody: the folder is its own (another user's is not trusted)
+            os.chown(base / SUBFOLDER, 65534, 65534)
         lines = read_only_run(str(base))
         assert lines[0] == "True False False"
         assert len(lines) == 2 and "cannot be written" in lines[1]
@@ -178,6 +180,25 @@ def test_a_read_only_folder_is_read_not_written() -> None:
     finally:
         (base / SUBFOLDER).chmod(0o755)
         shutil.rmtree(base)
+
+
+@pytest.mark.parametrize("how", ["mode 777", "another owner"])
+def test_a_folder_others_may_write_is_not_used(tmp_path: Path, how: str) -> None:
+    """An entry's checksum finds damage, not forgery: an entries' folder that another user owns or may write could
+    hold planted entries, so it is not read (one note, the run goes on without the cache)."""
+    with Cache(str(tmp_path)) as cache:
+        assert cache.put(KEY, b"cached before")
+    if how == "mode 777":
+        (tmp_path / SUBFOLDER).chmod(0o777)
+    elif os.geteuid() == 0:
+        os.chown(tmp_path / SUBFOLDER, 65534, 65534)
+    else:
+        pytest.skip("only root can give a folder to another user")
+    with Cache(str(tmp_path)) as cache:
+        assert not cache.enabled and cache.get(KEY) is None and not cache.put(KEY, b"planted")
+        assert len(cache.notes) == 1 and "running without the cache" in cache.notes[0]
+        assert ("may be written by others (mode 777)" if how == "mode 777" else "belongs to another user (uid 65534)") \
+            in cache.notes[0]
 
 
 def test_a_folder_that_cannot_be_made_runs_without_the_cache(tmp_path: Path) -> None:

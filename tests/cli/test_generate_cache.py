@@ -292,3 +292,13 @@ def test_a_deleted_current_folder_runs_without_the_cache(tmp_path: Path, monkeyp
     assert "the current folder no longer exists: running without the cache" in capsys.readouterr().err
     monkeypatch.chdir(tmp_path)
     assert _same_but_paths(out, _plain_run(aten, tmp_path / "plain"))
+
+
+@pytest.mark.parametrize("action", ["info", "clear"])
+def test_cache_info_and_clear_of_a_folder_not_there_make_nothing(tmp_path: Path, action: str,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """A mistyped --cache-dir is reported, not made."""
+    typo = tmp_path / "cahce"
+    assert main(["cache", action, "--cache-dir", str(typo)]) == 0
+    assert not typo.exists()
+    assert f"opgen: no cache at {typo / SUBFOLDER}" in capsys.readouterr().err
