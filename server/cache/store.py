@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable, Iterator
 
 from ..frozen import record
+from ..input_file import read_at_most
 
 # OPGEN_CACHE_DIR names another folder; "off" (or an empty value) turns the cache off.
 ENV_VAR = "OPGEN_CACHE_DIR"
@@ -35,6 +36,9 @@ OFF = "off"
 # The entries live in a subfolder of their own, so that `clear` never touches anything else of the folder named.
 SUBFOLDER = "opgen-cache-v1"
 DEFAULT_MAX_BYTES = 500_000_000
+# One entry's payload at most (a run record of the 7,151 per-operator files is about 1 MB): a larger file under a
+# key was not written by opgen, and is not read.
+MAX_ENTRY_BYTES = 64 * 1024 * 1024
 
 _MAGIC = b"opgen-cache\x01"
 _HEADER = struct.Struct(f"<{len(_MAGIC)}sQ32s")  # magic, payload length, sha256(key + payload)
@@ -134,6 +138,7 @@ class Cache:
         """create=False (`opgen cache info|clear`): a folder that is not there is not made; `absent` says so."""
         self.folder = folder
         self.max_bytes = max_bytes
+        self.entry_limit = min(MAX_ENTRY_BYTES, max_bytes)  # a payload's bytes: larger is neither written nor read
         self.notes: list[str] = []
         self.writable = False
         self.absent = False
@@ -206,25 +211,19 @@ class Cache:
             return None
         try:
             info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode) or info.st_size < _HEADER.size:
-                return None
-            chunks, left = [], info.st_size + 1  # one byte more: a file that grew since fstat does not check
-            while left > 0:
-                chunk = os.read(fd, left)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                left -= len(chunk)
+            if not stat.S_ISREG(info.st_mode) or not _HEADER.size <= info.st_size <= _HEADER.size + self.entry_limit:
+                return None  # (larger than any entry put writes: planted, not read)
+            data = read_at_most(fd, info.st_size + 1)  # one byte more: a file that grew since fstat does not check
         except OSError:
             return None
         finally:
             os.close(fd)
-        return decode(key, b"".join(chunks))
+        return decode(key, data)
 
     def put(self, key: str, payload: bytes) -> bool:
         """Store payload under key, atomically; True if stored. A failure turns writing off for the rest of the
         run (one note), it is never an error."""
-        if self._fd is None or not self.writable or not _KEY.fullmatch(key):
+        if self._fd is None or not self.writable or not _KEY.fullmatch(key) or len(payload) > self.entry_limit:
             return False
         temp = f".{key}.{os.getpid()}-{next(_temp_count)}.tmp"
         try:

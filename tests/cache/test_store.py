@@ -135,6 +135,35 @@ def test_a_symbolic_link_as_the_entries_folder_turns_the_cache_off(tmp_path: Pat
     assert list(elsewhere.iterdir()) == []
 
 
+def test_a_planted_huge_entry_is_a_miss_and_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file under a key larger than any entry opgen writes (8 GB, sparse) is a miss from its size: not a byte of
+    it is read (os.read(fd, size + 1) asked for all of it at once)."""
+    with Cache(str(tmp_path)) as cache:
+        assert cache.put(KEY, b"real")
+        with open(entries(tmp_path) / KEY, "r+b") as f:
+            f.truncate(8 * 1024**3)
+        monkeypatch.setattr(store.os, "read", lambda *a: pytest.fail("read a planted huge entry"))
+        assert cache.get(KEY) is None
+        monkeypatch.undo()
+        assert not cache.put(KEY, b"x" * (cache.entry_limit + 1))  # what is not read is not written either
+        assert cache.writable and not cache.notes
+
+
+def test_an_entry_is_read_a_chunk_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[int] = []
+    real = os.read
+
+    def read(fd: int, n: int) -> bytes:
+        asked.append(n)
+        return real(fd, n)
+    with Cache(str(tmp_path)) as cache:
+        payload = os.urandom(3 * 1024 * 1024)
+        assert cache.put(KEY, payload)
+        monkeypatch.setattr(store.os, "read", read)
+        assert cache.get(KEY) == payload
+    assert max(asked) <= 1 << 20 and len(asked) >= 4
+
+
 def read_only_run(folder: str) -> list[str]:
     """In a forked child (as user nobody when this is root, whom modes do not stop): whether the entry cached before
     is read, whether two puts store, and the notes."""
