@@ -22,6 +22,7 @@ import functools
 import hashlib
 import os
 import re
+import secrets
 import stat
 import struct
 import time
@@ -43,7 +44,11 @@ MAX_ENTRY_BYTES = 64 * 1024 * 1024
 _MAGIC = b"opgen-cache\x01"
 _HEADER = struct.Struct(f"<{len(_MAGIC)}sQ32s")  # magic, payload length, sha256(key + payload)
 _KEY = re.compile(r"[0-9a-f]{64}")
-_TEMP = re.compile(r"\.[0-9a-f]{64}\.\d+-\d+\.tmp")
+# .<key>.<pid>-<count>-<random>.tmp (opgen before the random part: without it)
+_TEMP = re.compile(r"\.[0-9a-f]{64}\.\d+-\d+(?:-[0-9a-f]{16})?\.tmp")
+# Two containers that share the cache's volume may each have a process with the same pid: a name taken is tried
+# again with new random bytes, this many times, before writing is turned off.
+_TEMP_TRIES = 8
 # A temporary file older than this was left by a killed process: eviction removes it.
 _STALE_TEMP_SECONDS = 3600
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
@@ -225,11 +230,18 @@ class Cache:
         run (one note), it is never an error."""
         if self._fd is None or not self.writable or not _KEY.fullmatch(key) or len(payload) > self.entry_limit:
             return False
-        temp = f".{key}.{os.getpid()}-{next(_temp_count)}.tmp"
-        try:
-            fd = os.open(temp, _TEMP_FLAGS, 0o600, dir_fd=self._fd)
-        except OSError as exc:
-            self._stop_writing(exc)
+        for _ in range(_TEMP_TRIES):
+            temp = f".{key}.{os.getpid()}-{next(_temp_count)}-{secrets.token_hex(8)}.tmp"
+            try:
+                fd = os.open(temp, _TEMP_FLAGS, 0o600, dir_fd=self._fd)
+                break
+            except FileExistsError as exc:  # another process's name: another one
+                taken = exc
+            except OSError as exc:
+                self._stop_writing(exc)
+                return False
+        else:
+            self._stop_writing(taken)
             return False
         try:
             with os.fdopen(fd, "wb") as f:

@@ -164,6 +164,24 @@ def test_an_entry_is_read_a_chunk_at_a_time(tmp_path: Path, monkeypatch: pytest.
     assert max(asked) <= 1 << 20 and len(asked) >= 4
 
 
+def test_a_temporary_name_taken_by_another_process_is_tried_again(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two containers sharing the cache's volume can both have pid N at the same count: the name another made
+    (pid-count, and the random part too) is left alone, and the entry is written under a new name."""
+    import itertools
+
+    with Cache(str(tmp_path)) as cache:
+        monkeypatch.setattr(store, "_temp_count", itertools.repeat(5))
+        tokens = iter(["a" * 16, "b" * 16])
+        monkeypatch.setattr(store.secrets, "token_hex", lambda n: next(tokens))
+        theirs = [entries(tmp_path) / f".{KEY}.{os.getpid()}-5.tmp", entries(tmp_path) / f".{KEY}.{os.getpid()}-5-{'a' * 16}.tmp"]
+        for path in theirs:
+            path.write_bytes(b"another process's")
+        assert cache.put(KEY, b"payload") and cache.writable and not cache.notes
+        assert cache.get(KEY) == b"payload"
+        assert all(path.read_bytes() == b"another process's" for path in theirs)
+
+
 def read_only_run(folder: str) -> list[str]:
     """In a forked child (as user nobody when this is root, whom modes do not stop): whether the entry cached before
     is read, whether two puts store, and the notes."""
