@@ -4,6 +4,8 @@ whose files are byte-identical with a run without the cache."""
 
 from __future__ import annotations
 
+import fnmatch
+import json
 import os
 import random
 import shutil
@@ -20,6 +22,7 @@ from opgen_lsp.cli.generate import RECORDED
 from opgen_lsp.codegen import generate as generate_module
 
 SAMPLES_ATEN = Path(__file__).resolve().parents[2] / "samples" / "aten"
+SELECTION = Path(__file__).resolve().parents[1] / "conformance" / "data" / "selection.yaml"
 
 
 def source_tree(root: Path) -> Path:
@@ -302,3 +305,94 @@ def test_cache_info_and_clear_of_a_folder_not_there_make_nothing(tmp_path: Path,
     assert main(["cache", action, "--cache-dir", str(typo)]) == 0
     assert not typo.exists()
     assert f"opgen: no cache at {typo / SUBFOLDER}" in capsys.readouterr().err
+
+
+# Run in a child (an audit hook cannot be removed): `opgen generate ARGS` with every "open" during generate()
+# noted, then what inputs_read says of the same options and what the run wrote, as JSON in $AUDIT_OUT.
+AUDIT = """
+import json, os, sys
+from opgen_lsp.cli import main
+from opgen_lsp.codegen import generate as g
+opened, active, seen = [], [], {}
+def hook(event, args):
+    if active and event == "open":
+        opened.append([args[0] if isinstance(args[0], (str, int)) else os.fsdecode(args[0]), args[2]])
+sys.addaudithook(hook)
+real = g.generate
+def audited(options, **kwargs):
+    active.append(1)
+    try:
+        seen["result"] = real(options, **kwargs)
+    finally:
+        active.clear()
+    seen["options"] = options
+    return seen["result"]
+g.generate = audited
+code = main(sys.argv[1:])
+r = seen["result"]
+with open(os.environ["AUDIT_OUT"], "w") as f:
+    json.dump({"code": code, "opened": opened, "inputs": g.inputs_read(seen["options"]),
+               "outputs": [*r.written.written, *r.written.unchanged, *(p for p, _ in r.lists)]}, f)
+"""
+
+
+def _opened_outside_the_inputs(tmp_path: Path, args: list[str]) -> tuple[int, list[object], int]:
+    """(exit status, what generate() opened that is no output and no input inputs_read names, number of opens)."""
+    report = tmp_path / f"audit{len(list(tmp_path.glob('audit*')))}.json"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), "AUDIT_OUT": str(report)}
+    run = subprocess.run([sys.executable, "-c", AUDIT, *args], capture_output=True, text=True, env=env, timeout=600,
+                         cwd=tmp_path)
+    assert run.returncode == 0 and report.exists(), run.stderr[-3000:]
+    found = json.loads(report.read_text())
+    outputs = {os.path.abspath(os.path.join(tmp_path, p)) for p in found["outputs"]}
+    folders = {f for p in outputs for f in _ancestors(p)}
+    inputs = {os.path.normpath(os.path.join(tmp_path, path)) for kind, path in found["inputs"] if kind == "file"}
+    input_folders = {os.path.normpath(os.path.join(tmp_path, path)) for kind, path in found["inputs"]
+                     if kind != "file"}
+    names = {os.path.basename(p) for p in outputs | folders}  # opened relative to a folder's handle (dir_fd)
+    outside = []
+    for path, flags in found["opened"]:
+        if isinstance(path, int) or flags & (os.O_WRONLY | os.O_RDWR | os.O_DIRECTORY):
+            continue  # os.fdopen of a handle noted before; a file written (a temporary one); a folder's handle
+        if "/" not in path and path in names:
+            continue
+        full = os.path.normpath(os.path.join(tmp_path, path))
+        if full in outputs or full in inputs or (os.path.dirname(full) in input_folders
+                                                 and fnmatch.fnmatchcase(os.path.basename(full), "c_shim_*.h")):
+            continue
+        outside.append(path)
+    return found["code"], outside, len(found["opened"])
+
+
+def _ancestors(path: str) -> list[str]:
+    out = []
+    while os.path.dirname(path) != path:
+        path = os.path.dirname(path)
+        out.append(path)
+    return out
+
+
+def test_inputs_read_names_every_file_generate_opens(tmp_path: Path) -> None:
+    """A run record is only as good as its list of inputs: every file generate() opens over samples/aten (plain and
+    with a selection yaml) is an output, a template or an input inputs_read names."""
+    for extra in ([], ["--op-selection-yaml-path", str(SELECTION)]):
+        out = tmp_path / f"out{len(extra)}"
+        code, outside, opens = _opened_outside_the_inputs(tmp_path, argv(SAMPLES_ATEN, out, None, *extra))
+        assert code == 0 and opens > 100 and outside == [], (extra, outside)
+
+
+@pytest.mark.slow
+def test_inputs_read_names_every_file_generate_opens_on_2_15(tmp_path: Path) -> None:
+    """The same on torch 2.15's release tree, where gen.py reads the native-AOT declarations (torch/_native/ops/
+    <op>/aot.py) and torchgen's fallback_ops.py, with a selection yaml, plain and per-operator."""
+    from release_files import torchgen_release_tool
+
+    folder = torchgen_release_tool().cached("2.15.0")
+    if folder is None or not (folder / "torch" / "_native" / "ops").is_dir():
+        pytest.skip("torch 2.15.0's release tree with torch/_native: python3 tools/torchgen_release.py 2.15.0")
+    aten = folder / "torchgen" / "packaged" / "ATen"
+    for layout in ([], ["--per-operator-headers"]):
+        code, outside, opens = _opened_outside_the_inputs(
+            tmp_path, argv(aten, tmp_path / f"out{len(layout)}", None, "--implemented-only", *layout,
+                           "--op-selection-yaml-path", str(SELECTION)))
+        assert code == 0 and opens > 100 and outside == [], (layout, outside)
