@@ -171,6 +171,34 @@ def _same_but_paths(a: Path, b: Path) -> bool:
                                           for k in fa)
 
 
+@pytest.mark.parametrize("change", ["selection yaml", "fallback_ops.py", "flag", "memory budget"])
+def test_what_else_shapes_the_output_is_a_miss(tmp_path: Path, change: str, monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """Each of these is a full run, whose files are those of a run without the cache: the selection yaml edited,
+    the fallback ops file edited (where the ATen folder's aoti/ holds it, as a release's tree does), a flag that
+    shapes the output given where the record is of a run without it, OPGEN_MEMORY_BUDGET_MB set."""
+    aten, out, cache, plain = source_tree(tmp_path), tmp_path / "out", tmp_path / "cache", tmp_path / "plain"
+    selection = tmp_path / "selection.yaml"
+    selection.write_text(SELECTION.read_text())
+    extra = ["--op-selection-yaml-path", str(selection)] if change == "selection yaml" else []
+    assert main(argv(aten, out, cache, *extra)) == 0
+    assert main(argv(aten, out, cache, *extra)) == 0
+    assert RECORDED in capsys.readouterr().err  # the record is there, and used when nothing changed
+    if change == "selection yaml":
+        selection.write_text(selection.read_text().replace("  aten::mul:\n", "  aten::mul.Tensor:\n", 1))
+    elif change == "fallback_ops.py":
+        fallback = aten / "aoti" / "fallback_ops.py"
+        fallback.write_text(fallback.read_text() + "# edited\n")
+    elif change == "flag":
+        extra = ["--skip-dispatcher-op-registration"]
+    else:
+        monkeypatch.setenv("OPGEN_MEMORY_BUDGET_MB", "4096")
+    assert main(argv(aten, out, cache, *extra)) == 0
+    assert RECORDED not in capsys.readouterr().err
+    assert main(argv(aten, plain, None, *extra)) == 0
+    assert _same_but_paths(out, plain)
+
+
 @pytest.mark.parametrize("damage", ["truncated", "garbage", "symlink"])
 def test_a_damaged_record_is_a_full_run(tmp_path: Path, damage: str) -> None:
     aten, out, cache = source_tree(tmp_path), tmp_path / "out", tmp_path / "cache"
@@ -200,14 +228,16 @@ def test_a_read_only_cache_is_a_note(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert err.count("opgen: note: cache folder") == 1 and "running without the cache" in err
 
 
-def test_with_and_without_the_cache_over_random_edits(tmp_path: Path) -> None:
+def test_with_and_without_the_cache_over_random_edits(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A seeded sequence of edits (an entry's variants, a tag, a template, an output touched or deleted, no change
-    at all): after each, the run with the cache leaves exactly the files of the run without it."""
+    at all): after each, the run with the cache leaves exactly the files of the run without it, and is answered
+    from the record exactly when nothing changed (a cache that never hits, or always does, fails)."""
     aten, cached, plain, cache = source_tree(tmp_path), tmp_path / "cached", tmp_path / "plain", tmp_path / "cache"
     native = aten / "native" / "native_functions.yaml"
     rng = random.Random(32)
-    for step in range(8):
-        what = rng.choice(["entry", "template", "output", "delete", "nothing"])
+    hits = 0
+    for step in range(10):  # every third step changes nothing: it must be answered from the record
+        what = "nothing" if step % 3 == 2 else rng.choice(["entry", "template", "output", "delete", "nothing"])
         if what == "entry":
             lines = native.read_text().splitlines(keepends=True)
             spots = [i for i, line in enumerate(lines) if line.startswith("  variants: ")]
@@ -223,8 +253,14 @@ def test_with_and_without_the_cache_over_random_edits(tmp_path: Path) -> None:
                 victim.unlink()
             else:
                 victim.write_bytes(victim.read_bytes() + b" ")
-        assert main(argv(aten, cached, cache)) == main(argv(aten, plain, None)) == 0, what
+        capsys.readouterr()
+        assert main(argv(aten, cached, cache)) == 0, what
+        hit = RECORDED in capsys.readouterr().err
+        assert hit == (what == "nothing" and step > 0), (step, what)
+        hits += hit
+        assert main(argv(aten, plain, None)) == 0, what
         assert _same_but_paths(cached, plain), (step, what)
+    assert hits >= 3
 
 
 def test_cache_info_and_clear(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -241,9 +277,10 @@ def test_cache_info_and_clear(tmp_path: Path, capsys: pytest.CaptureFixture[str]
 
 
 @pytest.mark.slow
-def test_with_and_without_the_cache_over_random_edits_of_the_real_file(tmp_path: Path, aten: Path) -> None:
+def test_with_and_without_the_cache_over_random_edits_of_the_real_file(tmp_path: Path, aten: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
     """The same on torchgen's native_functions.yaml: a kernel renamed in a random entry's dispatch table, an output
-    touched, nothing changed, the edit undone."""
+    touched, nothing changed (answered from the record), the edit undone."""
     src = tmp_path / "src"
     shutil.copytree(aten, src)
     native = src / "native" / "native_functions.yaml"
@@ -262,7 +299,9 @@ def test_with_and_without_the_cache_over_random_edits_of_the_real_file(tmp_path:
             victim.write_bytes(victim.read_bytes() + b" ")
         elif what == "undo":
             native.write_text(original, encoding="utf-8")
+        capsys.readouterr()
         assert main(argv(src, cached, cache, "--implemented-only", "-j", "2")) == 0, what
+        assert (RECORDED in capsys.readouterr().err) == (what == "nothing"), (step, what)
         assert main(argv(src, plain, None, "--implemented-only", "-j", "2")) == 0, what
         assert _same_but_paths(cached, plain), (step, what)
 
