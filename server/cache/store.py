@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterator
 
 from ..frozen import record
 from ..input_file import read_at_most
+from .root import user_cache_root
 
 # OPGEN_CACHE_DIR names another folder; "off" (or an empty value) turns the cache off.
 ENV_VAR = "OPGEN_CACHE_DIR"
@@ -57,13 +58,12 @@ _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os,
 
 
 def default_folder() -> str | None:
-    """The cache folder: $OPGEN_CACHE_DIR, else $XDG_CACHE_HOME/opgen-lsp, else ~/.cache/opgen-lsp; None when
-    OPGEN_CACHE_DIR turns it off."""
+    """The cache folder: $OPGEN_CACHE_DIR, else opgen's user cache root ($XDG_CACHE_HOME/opgen, else
+    ~/.cache/opgen: cache/root.py); None when OPGEN_CACHE_DIR turns it off."""
     named = os.environ.get(ENV_VAR)
     if named is not None:
         return None if named.strip() in ("", OFF) else named
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "opgen-lsp")
+    return user_cache_root()
 
 
 def digest(*parts: bytes | str) -> str:

@@ -70,8 +70,8 @@ def add_generate_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]
 
 def add_cache_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cache-dir", metavar="DIR",
-                   help="the persistent cache's folder (default: $OPGEN_CACHE_DIR, else $XDG_CACHE_HOME/opgen-lsp or "
-                        "~/.cache/opgen-lsp): a run with nothing changed since the last is answered from it")
+                   help="the persistent cache's folder (default: $OPGEN_CACHE_DIR, else $XDG_CACHE_HOME/opgen or "
+                        "~/.cache/opgen): a run with nothing changed since the last is answered from it")
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the persistent cache")
 
 

@@ -307,4 +307,4 @@ def test_the_folder_named_by_the_environment(monkeypatch: pytest.MonkeyPatch, tm
     assert store.default_folder() is None
     monkeypatch.delenv("OPGEN_CACHE_DIR")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    assert store.default_folder() == str(tmp_path / "opgen-lsp")
+    assert store.default_folder() == str(tmp_path / "opgen")  # one root for all of opgen's caches

@@ -435,3 +435,37 @@ def test_inputs_read_names_every_file_generate_opens_on_2_15(tmp_path: Path) -> 
             tmp_path, argv(aten, tmp_path / f"out{len(layout)}", None, "--implemented-only", *layout,
                            "--op-selection-yaml-path", str(SELECTION)))
         assert code == 0 and opens > 100 and outside == [], (layout, outside)
+
+
+def test_one_cache_root_and_what_clear_clears(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """generate's records, the kernel index and the torch releases share $XDG_CACHE_HOME/opgen; `opgen cache clear`
+    removes the records and the kernel index's files there, says so, and keeps the releases and any other name."""
+    from opgen_lsp.cache.store import default_folder
+    from opgen_lsp.index.base_text import torchgen_cache_root
+    from opgen_lsp.index.kernels import default_cache_path
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv("OPGEN_CACHE_DIR")
+    root = tmp_path / "xdg" / "opgen"
+    assert default_folder() == str(root)
+    assert default_cache_path([str(tmp_path)]).parent == root and Path(torchgen_cache_root()) == root / "torchgen"
+    aten, out = source_tree(tmp_path), tmp_path / "out"
+    assert main(argv(aten, out, None)[:-1]) == 0  # (without --no-cache: the default folder)
+    kernels = default_cache_path([str(tmp_path)])
+    kernels.write_text("{}")
+    kept = [root / "kernels-mine.json", root / "torchgen" / "2.15.0" / ".complete"]
+    for path in kept:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("")
+    elsewhere = tmp_path / "elsewhere"
+    capsys.readouterr()
+    assert main(["cache", "clear", "--cache-dir", str(elsewhere)]) == 0
+    said = capsys.readouterr()
+    assert "kernel index's files in" in said.out and "are kept" in said.out and kernels.exists()
+    assert main(["cache", "clear"]) == 0
+    said = capsys.readouterr()
+    assert "removed 1 cache entry (generate's run records)" in said.out
+    assert f"removed 1 kernel index file(s) (kernels-*.json) from {root}" in said.out
+    assert not kernels.exists() and all(path.exists() for path in kept)
+    assert [p.name for p in (root / SUBFOLDER).iterdir()] == []
