@@ -12,7 +12,9 @@ The generator reads the inputs itself, after they were digested: an input edited
 (A, then B, then A) would leave B's outputs under A's digest. So the stat of each input (each file's, a listed
 folder's) is taken before its digest, and the run is recorded only if every stat is the same when the record is
 made: a write changes the ctime even when it puts the same bytes back (on a filesystem whose ctime has whole
-seconds only, two writes within one second may not: see the racy rule below).
+seconds only, two writes within one second may not: see the racy rule below). Not covered: a file that is missing
+before and after the run but made and removed during it (its folder's stat would tell, but the folders of the
+fallback ops candidates can be busy ones, such as /tmp, and no run would ever be recorded).
 
 A run is recorded only if each output, read back when the record is made, holds the bytes the run left (the
 writer's sha256 of them) and did not change while it was read: a file someone changed during the run is never
