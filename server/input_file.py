@@ -52,6 +52,23 @@ def _not_regular(mode: int) -> tuple[str, str] | None:
     return "is not a regular file", SPECIAL
 
 
+_CHUNK = 1 << 20
+
+
+def read_at_most(fd: int, limit: int) -> bytes:
+    """At most `limit` bytes of an open file, read a chunk at a time (os.read(fd, n) allocates n bytes at once, so
+    a large limit is never asked for in one call). A caller that must know the file holds no more asks for one
+    byte more than it expects."""
+    chunks, left = [], limit
+    while left > 0:
+        chunk = os.read(fd, min(left, _CHUNK))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
 def _size_text(size: int) -> str:
     return f"{size:,} bytes"
 

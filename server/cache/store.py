@@ -10,6 +10,10 @@ write the same entry at once: the last rename wins, and both wrote the same byte
 followed through a symbolic link (entries are opened relative to the folder's handle with O_NOFOLLOW), and names
 that are not opgen's own (garbage, a file the user put there) are neither read nor removed, not even by `clear`.
 A folder that cannot be made or written makes the cache read-only or off, with one note, never an error.
+
+The checksum finds damage, not forgery: whoever may write the entries' folder decides what a hit returns. So the
+folder is used only when it belongs to the user running opgen and no one else may write it (checked on the opened
+handle); a folder shared with other users is not used (one note).
 """
 
 from __future__ import annotations
@@ -18,12 +22,15 @@ import functools
 import hashlib
 import os
 import re
+import secrets
 import stat
 import struct
 import time
 from collections.abc import Callable, Iterator
 
 from ..frozen import record
+from ..input_file import read_at_most
+from .root import user_cache_root
 
 # OPGEN_CACHE_DIR names another folder; "off" (or an empty value) turns the cache off.
 ENV_VAR = "OPGEN_CACHE_DIR"
@@ -31,11 +38,18 @@ OFF = "off"
 # The entries live in a subfolder of their own, so that `clear` never touches anything else of the folder named.
 SUBFOLDER = "opgen-cache-v1"
 DEFAULT_MAX_BYTES = 500_000_000
+# One entry's payload at most (a run record of the 7,151 per-operator files is about 1 MB): a larger file under a
+# key was not written by opgen, and is not read.
+MAX_ENTRY_BYTES = 64 * 1024 * 1024
 
 _MAGIC = b"opgen-cache\x01"
 _HEADER = struct.Struct(f"<{len(_MAGIC)}sQ32s")  # magic, payload length, sha256(key + payload)
 _KEY = re.compile(r"[0-9a-f]{64}")
-_TEMP = re.compile(r"\.[0-9a-f]{64}\.\d+-\d+\.tmp")
+# .<key>.<pid>-<count>-<random>.tmp (opgen before the random part: without it)
+_TEMP = re.compile(r"\.[0-9a-f]{64}\.\d+-\d+(?:-[0-9a-f]{16})?\.tmp")
+# Two containers that share the cache's volume may each have a process with the same pid: a name taken is tried
+# again with new random bytes, this many times, before writing is turned off.
+_TEMP_TRIES = 8
 # A temporary file older than this was left by a killed process: eviction removes it.
 _STALE_TEMP_SECONDS = 3600
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
@@ -44,13 +58,12 @@ _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os,
 
 
 def default_folder() -> str | None:
-    """The cache folder: $OPGEN_CACHE_DIR, else $XDG_CACHE_HOME/opgen-lsp, else ~/.cache/opgen-lsp; None when
-    OPGEN_CACHE_DIR turns it off."""
+    """The cache folder: $OPGEN_CACHE_DIR, else opgen's user cache root ($XDG_CACHE_HOME/opgen, else
+    ~/.cache/opgen: cache/root.py); None when OPGEN_CACHE_DIR turns it off."""
     named = os.environ.get(ENV_VAR)
     if named is not None:
         return None if named.strip() in ("", OFF) else named
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "opgen-lsp")
+    return user_cache_root()
 
 
 def digest(*parts: bytes | str) -> str:
@@ -126,35 +139,50 @@ class Cache:
     """One process's handle of the cache folder. Every method is safe to call on a cache that is off or broken:
     it then misses (get) or does nothing (put). `notes` says, once each, why it is off or read-only."""
 
-    def __init__(self, folder: str | None, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+    def __init__(self, folder: str | None, max_bytes: int = DEFAULT_MAX_BYTES, *, create: bool = True) -> None:
+        """create=False (`opgen cache info|clear`): a folder that is not there is not made; `absent` says so."""
         self.folder = folder
         self.max_bytes = max_bytes
+        self.entry_limit = min(MAX_ENTRY_BYTES, max_bytes)  # a payload's bytes: larger is neither written nor read
         self.notes: list[str] = []
         self.writable = False
+        self.absent = False
         self._fd: int | None = None
         self._added = 0
         if folder is not None:
-            self._open(folder)
+            self._open(folder, create)
 
-    def _open(self, folder: str) -> None:
-        try:
-            os.makedirs(folder, exist_ok=True)
+    def _open(self, folder: str, create: bool) -> None:
+        entries = os.path.join(folder, SUBFOLDER)
+        if create:
             try:
-                os.mkdir(os.path.join(folder, SUBFOLDER), 0o700)
-            except FileExistsError:
-                pass
-        except OSError as exc:
-            if not os.path.isdir(os.path.join(folder, SUBFOLDER)):
-                self._note(f"cache folder {folder} cannot be made ({exc.strerror or exc}): running without the "
-                           "cache")
-                return
+                os.makedirs(folder, exist_ok=True)
+                try:
+                    os.mkdir(entries, 0o700)
+                except FileExistsError:
+                    pass
+            except OSError as exc:
+                if not os.path.isdir(entries):
+                    self._note(f"cache folder {folder} cannot be made ({exc.strerror or exc}): running without the "
+                               "cache")
+                    return
         try:
             # The folder the user named may be a symbolic link (their choice); the entries' folder inside it not.
-            self._fd = os.open(os.path.join(folder, SUBFOLDER), _DIR_FLAGS)
+            fd = os.open(entries, _DIR_FLAGS)
         except OSError as exc:
-            self._note(f"cache folder {os.path.join(folder, SUBFOLDER)} cannot be opened ({exc.strerror or exc}; "
-                       "a symbolic link is refused): running without the cache")
+            if not create and isinstance(exc, FileNotFoundError):  # (nothing to note: `info` says there is none)
+                self.absent = True
+                return
+            self._note(f"cache folder {entries} cannot be opened ({exc.strerror or exc}; a symbolic link is "
+                       "refused): running without the cache")
             return
+        refused = _not_private(fd)
+        if refused:
+            os.close(fd)
+            self._note(f"cache folder {entries} {refused}: running without the cache (its entries are trusted as "
+                       "your own, so the folder must be yours and writable by no one else)")
+            return
+        self._fd = fd
         # Whether it can be written is found by writing (root may write a folder whose mode says read-only):
         # the first write that fails turns writing off, with one note.
         self.writable = True
@@ -188,31 +216,32 @@ class Cache:
             return None
         try:
             info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode) or info.st_size < _HEADER.size:
-                return None
-            chunks, left = [], info.st_size + 1  # one byte more: a file that grew since fstat does not check
-            while left > 0:
-                chunk = os.read(fd, left)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                left -= len(chunk)
+            if not stat.S_ISREG(info.st_mode) or not _HEADER.size <= info.st_size <= _HEADER.size + self.entry_limit:
+                return None  # (larger than any entry put writes: planted, not read)
+            data = read_at_most(fd, info.st_size + 1)  # one byte more: a file that grew since fstat does not check
         except OSError:
             return None
         finally:
             os.close(fd)
-        return decode(key, b"".join(chunks))
+        return decode(key, data)
 
     def put(self, key: str, payload: bytes) -> bool:
         """Store payload under key, atomically; True if stored. A failure turns writing off for the rest of the
         run (one note), it is never an error."""
-        if self._fd is None or not self.writable or not _KEY.fullmatch(key):
+        if self._fd is None or not self.writable or not _KEY.fullmatch(key) or len(payload) > self.entry_limit:
             return False
-        temp = f".{key}.{os.getpid()}-{next(_temp_count)}.tmp"
-        try:
-            fd = os.open(temp, _TEMP_FLAGS, 0o600, dir_fd=self._fd)
-        except OSError as exc:
-            self._stop_writing(exc)
+        for _ in range(_TEMP_TRIES):
+            temp = f".{key}.{os.getpid()}-{next(_temp_count)}-{secrets.token_hex(8)}.tmp"
+            try:
+                fd = os.open(temp, _TEMP_FLAGS, 0o600, dir_fd=self._fd)
+                break
+            except FileExistsError as exc:  # another process's name: another one
+                taken = exc
+            except OSError as exc:
+                self._stop_writing(exc)
+                return False
+        else:
+            self._stop_writing(taken)
             return False
         try:
             with os.fdopen(fd, "wb") as f:
@@ -299,6 +328,21 @@ class Cache:
                 except OSError as exc:
                     self._note(f"cache folder {self.folder}: cannot remove {e.name} ({exc.strerror or exc})")
         return removed
+
+
+def _not_private(fd: int) -> str | None:
+    """Why the opened entries' folder is not trusted (checked on the handle: what was opened is what is checked),
+    None when it is the user's own and no one else may write in it. An entry's checksum finds damage, not
+    forgery: whoever may write the folder decides what a hit returns."""
+    try:
+        info = os.fstat(fd)
+    except OSError as exc:
+        return f"cannot be examined ({exc.strerror or exc})"
+    if info.st_uid != os.geteuid():
+        return f"belongs to another user (uid {info.st_uid})"
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return f"may be written by others (mode {stat.S_IMODE(info.st_mode):o})"
+    return None
 
 
 def _size(e: os.DirEntry[str]) -> int:

@@ -70,8 +70,8 @@ def add_generate_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]
 
 def add_cache_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cache-dir", metavar="DIR",
-                   help="the persistent cache's folder (default: $OPGEN_CACHE_DIR, else $XDG_CACHE_HOME/opgen-lsp or "
-                        "~/.cache/opgen-lsp): a run with nothing changed since the last is answered from it")
+                   help="the persistent cache's folder (default: $OPGEN_CACHE_DIR, else $XDG_CACHE_HOME/opgen or "
+                        "~/.cache/opgen): a run with nothing changed since the last is answered from it")
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the persistent cache")
 
 
@@ -177,7 +177,7 @@ def open_cache(args: argparse.Namespace) -> Cache:
 _NOT_IN_THE_RUN_KEY = frozenset({"run", "command", "verbose", "jobs", "cache_dir", "no_cache"})
 
 
-def run_key(args: argparse.Namespace, resolved: Resolved) -> str:
+def run_key(args: argparse.Namespace, resolved: Resolved) -> str | None:
     """The key of this run's record: every flag that shapes the output, the release (its whole profile), where the
     installed torchgen is (its fallback_ops.py may be read), and the memory budget (a file over it is read in part,
     and not generated from)."""
@@ -204,6 +204,8 @@ def _generate_cached(args: argparse.Namespace, resolved: Resolved, cache: Cache)
     from ..codegen import runs
 
     key = run_key(args, resolved) if cache.enabled and not args.dry_run else None
+    if key is None and cache.enabled and not args.dry_run:
+        print("opgen: note: the current folder no longer exists: running without the cache", file=sys.stderr)
     if key is not None:
         recorded = runs.lookup(cache, key)
         if recorded is not None:

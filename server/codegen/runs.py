@@ -8,11 +8,22 @@ ctime, to the nanosecond: any write or rename changes the ctime). A later run tr
 has the same digest and each output the same stat; anything else (an edited input, an output touched, deleted or
 replaced) is a miss, and the run is done in full, which rewrites exactly the files whose bytes differ.
 
+The generator reads the inputs itself, after they were digested: an input edited and put back during the run
+(A, then B, then A) would leave B's outputs under A's digest. So the stat of each input (each file's, a listed
+folder's) is taken before its digest, and the run is recorded only if every stat is the same when the record is
+made: a write changes the ctime even when it puts the same bytes back (on a filesystem whose ctime has whole
+seconds only, two writes within one second may not: see the racy rule below). Not covered: a file that is missing
+before and after the run but made and removed during it (its folder's stat would tell, but the folders of the
+fallback ops candidates can be busy ones, such as /tmp, and no run would ever be recorded).
+
 A run is recorded only if each output, read back when the record is made, holds the bytes the run left (the
 writer's sha256 of them) and did not change while it was read: a file someone changed during the run is never
 taken for the run's. ctime has the kernel's clock tick as its grain: an output whose ctime lies within RACY_NS of
 its stat could be changed again within the same tick, so its digest is kept too and its bytes are checked instead
-(git's "racily clean" index entries). This module imports no generator: a hit costs reading the inputs and a stat
+(git's "racily clean" index entries). On a filesystem whose timestamps have whole seconds only (FAT's 2 s, some
+network and overlay filesystems), an edit of the same size within the second keeps every stat field: an output
+whose mtime or ctime has no sub-second part is taken as from such a filesystem, and its digest is kept too (a real
+file lands on a whole second once in 10^9). This module imports no generator: a hit costs reading the inputs and a stat
 of each output.
 """
 
@@ -29,6 +40,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from ..cache.store import Cache, namespaced
 from ..frozen import record
+from ..input_file import MAX_INPUT_BYTES
 
 # Well over the kernel's clock tick (1-10 ms): a file changed this close to its stat gets its bytes checked.
 RACY_NS = 50_000_000
@@ -36,46 +48,73 @@ _MISSING = "missing"
 _FORMAT = 1
 
 
-def file_digest(path: str) -> str:
-    """sha256 of a regular file's bytes (followed through links, as the generator reads it); "missing" when it is
-    not there, "other" when it is not a regular file."""
+Stamp = tuple[int, ...]
+
+
+def _stamp(info: os.stat_result) -> Stamp:
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
+def file_state(path: str) -> tuple[str, Stamp]:
+    """file_digest(path), and the file's stat taken before its bytes were read (empty when it has none)."""
     try:
         # O_NONBLOCK: a FIFO planted as an input opens at once (and is "other") instead of waiting for a writer.
         with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-                return "other"
-            return hashlib.file_digest(f, "sha256").hexdigest()
+            info = os.fstat(f.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                return "other", _stamp(info)
+            if info.st_size > MAX_INPUT_BYTES:  # never equal to another file's, nor to this one's once touched
+                return f"too large {_stamp(info)}", _stamp(info)
+            return hashlib.file_digest(f, "sha256").hexdigest(), _stamp(info)
     except FileNotFoundError:
-        return _MISSING
+        return _MISSING, ()
     except OSError as exc:
-        return f"unreadable {exc.errno}"
+        return f"unreadable {exc.errno}", ()
 
 
-def folder_digest(path: str) -> str:
-    """sha256 of a folder's sorted listing (each name and whether it is a regular file); "missing" when there is
-    none."""
+def file_digest(path: str) -> str:
+    """sha256 of a regular file's bytes (followed through links, as the generator reads it); "missing" when it is
+    not there, "other" when it is not a regular file, "too large" (with its stat) when it is over the reader's cap
+    (input_file.MAX_INPUT_BYTES: the generator refuses it unread, so its bytes are not hashed either)."""
+    return file_state(path)[0]
+
+
+def folder_state(path: str) -> tuple[str, Stamp]:
+    """sha256 of a folder's sorted listing (each name and whether it is a regular file), "missing" when there is
+    none; and the folder's stat taken before it was listed (a name added or removed changes its ctime)."""
     try:
+        info = os.stat(path)
         with os.scandir(path) as it:
             names = sorted(f"{e.name}\0{int(e.is_file())}" for e in it)
     except (FileNotFoundError, NotADirectoryError):
-        return _MISSING
+        return _MISSING, ()
     except OSError as exc:
-        return f"unreadable {exc.errno}"
-    return hashlib.sha256("\n".join(names).encode("utf-8", "surrogateescape")).hexdigest()
+        return f"unreadable {exc.errno}", ()
+    return hashlib.sha256("\n".join(names).encode("utf-8", "surrogateescape")).hexdigest(), _stamp(info)
 
 
-def matching_digest(folder: str, pattern: str) -> str:
+def folder_digest(path: str) -> str:
+    return folder_state(path)[0]
+
+
+def matching_state(folder: str, pattern: str) -> tuple[str, Stamp]:
     """sha256 of the names in folder that match pattern (fnmatch) and of each one's bytes (the AOTI headers gen.py
-    compares with: their folder holds outputs too, which are no input). No folder counts as an empty one: the run
-    that makes the folder leaves a record of its inputs as they were."""
+    compares with: their folder holds outputs too, which are no input), and the stats of those files. No folder
+    counts as an empty one: the run that makes the folder leaves a record of its inputs as they were."""
     try:
         names = sorted(n for n in os.listdir(folder) if fnmatch.fnmatchcase(n, pattern))
     except (FileNotFoundError, NotADirectoryError):
         names = []
     except OSError as exc:
-        return f"unreadable {exc.errno}"
-    return hashlib.sha256("\n".join(f"{n}\0{file_digest(os.path.join(folder, n))}" for n in names)
-                          .encode("utf-8", "surrogateescape")).hexdigest()
+        return f"unreadable {exc.errno}", ()
+    states = [file_state(os.path.join(folder, n)) for n in names]
+    text = "\n".join(f"{n}\0{d}" for n, (d, _) in zip(names, states, strict=True))
+    return (hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest(),
+            tuple(field for _, stamp in states for field in (len(stamp), *stamp)))
+
+
+def matching_digest(folder: str, pattern: str) -> str:
+    return matching_state(folder, pattern)[0]
 
 
 @record
@@ -83,25 +122,31 @@ class Input:
     kind: str  # "file", "folder" (its listing) or "matching:<pattern>" (the matching files of a folder)
     path: str
     digest: str
+    # Its stat (each file's, the folder's) taken before the digest, when read before a run; not kept in a record.
+    stamp: Stamp = ()
 
     def current(self) -> str:
         return digest_of(self.kind, self.path)
 
 
-def digest_of(kind: str, path: str) -> str:
+def state_of(kind: str, path: str) -> tuple[str, Stamp]:
     if kind == "file":
-        return file_digest(path)
+        return file_state(path)
     if kind == "folder":
-        return folder_digest(path)
+        return folder_state(path)
     if kind.startswith("matching:"):
-        return matching_digest(path, kind.partition(":")[2])
-    return "unknown kind"  # (never equal to a recorded digest: a miss)
+        return matching_state(path, kind.partition(":")[2])
+    return "unknown kind", ()  # (never equal to a recorded digest: a miss)
+
+
+def digest_of(kind: str, path: str) -> str:
+    return state_of(kind, path)[0]
 
 
 def read_inputs(inputs: Iterable[tuple[str, str]]) -> tuple[Input, ...]:
-    """The inputs, (kind, path) each, as they are now (read before the run: an edit during it makes the record
-    unusable)."""
-    return tuple(Input(kind, path, digest_of(kind, path)) for kind, path in inputs)
+    """The inputs, (kind, path) each, as they are now (read before the run), each with its stat: the run is
+    recorded only if every stat is the same after it (see store)."""
+    return tuple(Input(kind, path, *state_of(kind, path)) for kind, path in inputs)
 
 
 @record
@@ -121,13 +166,18 @@ def _stat_of(path: str) -> tuple[int, int, int, int, int] | None:
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
+def _coarse(time_ns: int) -> bool:
+    """A time with no sub-second part: likely from a filesystem of whole-second (or 2 s) timestamps."""
+    return time_ns % 1_000_000_000 == 0
+
+
 def verified(path: str, expected: str) -> Output | None:
     """The output as it is now, when it holds the bytes the run left (sha256 `expected`) and did not change while
     they were read; None otherwise. Its digest is kept when it is racy (see RACY_NS)."""
     before = _stat_of(path)
     if before is None or file_digest(path) != expected or _stat_of(path) != before:
         return None
-    racy = before[4] >= time.time_ns() - RACY_NS
+    racy = before[4] >= time.time_ns() - RACY_NS or _coarse(before[3]) or _coarse(before[4])
     return Output(path, before, expected if racy else "")
 
 
@@ -163,11 +213,16 @@ def stable_text(value: object) -> str:
     return repr(value)
 
 
-def run_key(command: Mapping[str, object], release: object, environment: str) -> str:
+def run_key(command: Mapping[str, object], release: object, environment: str) -> str | None:
     """The key of a run: its command line (every flag that shapes the output), the release, what else of the
-    environment the caller names, and the current folder."""
+    environment the caller names, and the current folder (relative paths are read from it); None when there is no
+    current folder (deleted since the shell entered it): no key, no cache."""
+    try:
+        here = os.getcwd()
+    except OSError:
+        return None
     return namespaced("generate-run", str(_FORMAT), stable_text(dict(command)), stable_text(release), environment,
-                      os.getcwd())
+                      here)
 
 
 def lookup(cache: Cache, key: str) -> Recorded | None:
@@ -200,7 +255,10 @@ def store(cache: Cache, key: str, inputs: Sequence[Input], done: Recorded, expec
         if found is None:
             return False
         outputs.append(found)
-    if any(i.current() != i.digest for i in inputs):  # changed while the run read them
+    # Changed while the run read them: the same bytes now are not enough (an edit undone during the run may have
+    # been read by the generator), so each input's stat must be the one taken before the run (any write, even one
+    # that puts the bytes back, changes the ctime).
+    if any(state_of(i.kind, i.path) != (i.digest, i.stamp) for i in inputs):
         return False
     data = {"inputs": [[i.kind, i.path, i.digest] for i in inputs],
             "outputs": [[o.path, list(o.stat), o.digest] for o in outputs],

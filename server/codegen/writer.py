@@ -22,6 +22,7 @@ import stat
 from collections.abc import Callable, Iterable, Sequence
 
 from ..frozen import record
+from ..input_file import read_at_most
 
 
 @record
@@ -202,14 +203,7 @@ def _same_bytes_at(folder: int, name: str, data: bytes, display: str) -> bool:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_size != len(data):
             return False
-        chunks, left = [], len(data) + 1  # one byte more: a file that grew since fstat is not the same
-        while left > 0:
-            chunk = os.read(fd, left)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks) == data
+        return read_at_most(fd, len(data) + 1) == data  # one byte more: a file that grew since fstat differs
     except OSError:
         return False
     finally:

@@ -26,8 +26,9 @@ class BaseText:
 
 def torchgen_cache_root() -> str:
     """Where tools/torchgen_release.py keeps each release's torchgen ($XDG_CACHE_HOME/opgen/torchgen)."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "opgen", "torchgen")
+    from ..cache.root import user_cache_root  # noqa: PLC0415
+
+    return os.path.join(user_cache_root(), "torchgen")
 
 
 def _installed_torchgen() -> tuple[str, str] | None:

@@ -23,6 +23,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from ..cache.root import KERNEL_INDEX_PREFIX, user_cache_root
 from ..frozen import record
 from ..input_file import UnreadableFile, read_text
 from ..syntax import cpp_macros, cpp_scan, cpp_types
@@ -212,8 +213,7 @@ def _scan_many(paths: list[tuple[str, bool]]) -> list[FileSymbols | None]:
 
 def default_cache_path(roots: list[str]) -> Path:
     key = hashlib.sha1("\0".join(os.path.abspath(r) for r in roots).encode()).hexdigest()[:16]
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "opgen" / f"kernels-{key}.json"
+    return Path(user_cache_root()) / f"{KERNEL_INDEX_PREFIX}{key}.json"  # (KERNEL_INDEX_NAME: `opgen cache clear`)
 
 
 def _symbol(row: list[Any]) -> CppSymbol:

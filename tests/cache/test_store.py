@@ -135,6 +135,53 @@ def test_a_symbolic_link_as_the_entries_folder_turns_the_cache_off(tmp_path: Pat
     assert list(elsewhere.iterdir()) == []
 
 
+def test_a_planted_huge_entry_is_a_miss_and_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file under a key larger than any entry opgen writes (8 GB, sparse) is a miss from its size: not a byte of
+    it is read (os.read(fd, size + 1) asked for all of it at once)."""
+    with Cache(str(tmp_path)) as cache:
+        assert cache.put(KEY, b"real")
+        with open(entries(tmp_path) / KEY, "r+b") as f:
+            f.truncate(8 * 1024**3)
+        monkeypatch.setattr(store.os, "read", lambda *a: pytest.fail("read a planted huge entry"))
+        assert cache.get(KEY) is None
+        monkeypatch.undo()
+        assert not cache.put(KEY, b"x" * (cache.entry_limit + 1))  # what is not read is not written either
+        assert cache.writable and not cache.notes
+
+
+def test_an_entry_is_read_a_chunk_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[int] = []
+    real = os.read
+
+    def read(fd: int, n: int) -> bytes:
+        asked.append(n)
+        return real(fd, n)
+    with Cache(str(tmp_path)) as cache:
+        payload = os.urandom(3 * 1024 * 1024)
+        assert cache.put(KEY, payload)
+        monkeypatch.setattr(store.os, "read", read)
+        assert cache.get(KEY) == payload
+    assert max(asked) <= 1 << 20 and len(asked) >= 4
+
+
+def test_a_temporary_name_taken_by_another_process_is_tried_again(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two containers sharing the cache's volume can both have pid N at the same count: the name another made
+    (pid-count, and the random part too) is left alone, and the entry is written under a new name."""
+    import itertools
+
+    with Cache(str(tmp_path)) as cache:
+        monkeypatch.setattr(store, "_temp_count", itertools.repeat(5))
+        tokens = iter(["a" * 16, "b" * 16])
+        monkeypatch.setattr(store.secrets, "token_hex", lambda n: next(tokens))
+        theirs = [entries(tmp_path) / f".{KEY}.{os.getpid()}-5.tmp", entries(tmp_path) / f".{KEY}.{os.getpid()}-5-{'a' * 16}.tmp"]
+        for path in theirs:
+            path.write_bytes(b"another process's")
+        assert cache.put(KEY, b"payload") and cache.writable and not cache.notes
+        assert cache.get(KEY) == b"payload"
+        assert all(path.read_bytes() == b"another process's" for path in theirs)
+
+
 def read_only_run(folder: str) -> list[str]:
     """In a forked child (as user nobody when this is root, whom modes do not stop): whether the entry cached before
     is read, whether two puts store, and the notes."""
@@ -171,6 +218,8 @@ def test_a_read_only_folder_is_read_not_written() -> None:
             cache.put(KEY, b"cached before")
         (base / SUBFOLDER / KEY).chmod(0o444)
         (base / SUBFOLDER).chmod(0o555)
+        if os.geteuid() == 0:  # the child runs as nobody: the folder is its own (another user's is not trusted)
+            os.chown(base / SUBFOLDER, 65534, 65534)
         lines = read_only_run(str(base))
         assert lines[0] == "True False False"
         assert len(lines) == 2 and "cannot be written" in lines[1]
@@ -178,6 +227,25 @@ def test_a_read_only_folder_is_read_not_written() -> None:
     finally:
         (base / SUBFOLDER).chmod(0o755)
         shutil.rmtree(base)
+
+
+@pytest.mark.parametrize("how", ["mode 777", "another owner"])
+def test_a_folder_others_may_write_is_not_used(tmp_path: Path, how: str) -> None:
+    """An entry's checksum finds damage, not forgery: an entries' folder that another user owns or may write could
+    hold planted entries, so it is not read (one note, the run goes on without the cache)."""
+    with Cache(str(tmp_path)) as cache:
+        assert cache.put(KEY, b"cached before")
+    if how == "mode 777":
+        (tmp_path / SUBFOLDER).chmod(0o777)
+    elif os.geteuid() == 0:
+        os.chown(tmp_path / SUBFOLDER, 65534, 65534)
+    else:
+        pytest.skip("only root can give a folder to another user")
+    with Cache(str(tmp_path)) as cache:
+        assert not cache.enabled and cache.get(KEY) is None and not cache.put(KEY, b"planted")
+        assert len(cache.notes) == 1 and "running without the cache" in cache.notes[0]
+        assert ("may be written by others (mode 777)" if how == "mode 777" else "belongs to another user (uid 65534)") \
+            in cache.notes[0]
 
 
 def test_a_folder_that_cannot_be_made_runs_without_the_cache(tmp_path: Path) -> None:
@@ -239,4 +307,4 @@ def test_the_folder_named_by_the_environment(monkeypatch: pytest.MonkeyPatch, tm
     assert store.default_folder() is None
     monkeypatch.delenv("OPGEN_CACHE_DIR")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    assert store.default_folder() == str(tmp_path / "opgen-lsp")
+    assert store.default_folder() == str(tmp_path / "opgen")  # one root for all of opgen's caches

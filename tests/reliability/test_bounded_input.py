@@ -158,3 +158,25 @@ def test_the_kernel_index_skips_a_fifo_and_reads_the_rest(tmp_path: Path):
     worker.join(60)
     assert done, "the kernel index blocked on the FIFO or read /dev/zero"
     assert [os.path.basename(p) for p in done[0].files] == ["ok.cpp"]
+
+
+def test_generate_with_a_huge_sparse_template_fails_at_once_with_the_cache(tmp_path: Path, monkeypatch):
+    """An input over the reader's cap is refused from its size by the generator; the cache's digest of the inputs,
+    taken before the run, must not read it either (6 GB hashed took 27 s before the run said why)."""
+    from opgen_lsp.codegen import runs
+
+    src = tmp_path / "src"
+    (src / "native").mkdir(parents=True)
+    _native_beside(src / "native")
+    (src / "native" / "tags.yaml").write_text("- tag: core\n  desc: core\n", encoding="utf-8")
+    (src / "templates").mkdir()
+    huge = src / "templates" / "Functions.h"
+    with open(huge, "wb") as f:
+        f.truncate(6 * 1024**3)  # sparse: no disk used
+    with monkeypatch.context() as m:  # the digest says "too large" from the stat, reading nothing
+        m.setattr(runs.hashlib, "file_digest", lambda *a, **k: pytest.fail("hashed an oversized input"))
+        assert runs.file_digest(str(huge)).startswith("too large")
+    result = _run(["generate", "-s", str(src), "-d", str(tmp_path / "out"), "--cache-dir", str(tmp_path / "cache")],
+                  tmp_path)  # the timeout (60 s) would stop a hang; the answer takes well under a second of work
+    assert result.returncode != 0 and "Traceback" not in result.stderr, result.stderr
+    assert "bytes; opgen reads files of up to" in result.stderr, result.stderr

@@ -1,0 +1,37 @@
+"""The one folder of opgen's caches: $XDG_CACHE_HOME/opgen, else ~/.cache/opgen. Each cache is a name inside it:
+generate's run records (opgen-cache-v1, store.py), the kernel index (kernels-<roots>.json, index/kernels.py), and
+the torchgen of each release that tools/torchgen_release.py fetches (torchgen/<version>, read by index/base_text.py;
+the tool is a script run without opgen installed, so it spells the same folder itself)."""
+
+from __future__ import annotations
+
+import os
+import re
+
+# The kernel index's cache files (index/kernels.py), in the root: kernels-<16 hex digits of its roots>.json.
+KERNEL_INDEX_PREFIX = "kernels-"
+KERNEL_INDEX_NAME = re.compile(r"kernels-[0-9a-f]{16}\.json")
+
+
+def user_cache_root() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "opgen")
+
+
+def clear_kernel_index(root: str) -> tuple[int, list[str]]:
+    """Remove the kernel index's cache files in root (only names of its own; a symbolic link is removed, never
+    followed): (the number removed, why others could not be)."""
+    removed, failed = 0, []
+    try:
+        names = [n for n in os.listdir(root) if KERNEL_INDEX_NAME.fullmatch(n)]
+    except OSError:
+        return 0, []
+    for name in names:
+        try:
+            os.unlink(os.path.join(root, name))
+            removed += 1
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            failed.append(f"cannot remove {os.path.join(root, name)} ({exc.strerror or exc})")
+    return removed, failed

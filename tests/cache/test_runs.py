@@ -1,0 +1,32 @@
+"""codegen/runs.py's checks of a run's outputs on their own: which outputs keep their digest (racy ones)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from opgen_lsp.codegen import runs
+
+
+def test_an_output_with_whole_second_times_keeps_its_digest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a filesystem of whole-second timestamps a same-size edit within the second keeps every stat field: an
+    output whose times have no sub-second part has its bytes checked, however old it is."""
+    path = tmp_path / "Functions.h"
+    path.write_bytes(b"#pragma once\n")
+    expected = hashlib.sha256(path.read_bytes()).hexdigest()
+    now = time.time_ns
+    monkeypatch.setattr(runs.time, "time_ns", lambda: now() + 3600 * 10**9)  # an hour on: not racy by age
+    fine = runs.verified(str(path), expected)
+    assert fine is not None and fine.digest == ""  # nanosecond times, an hour old: its stat is enough
+    whole = (int(time.time()) - 10) * 10**9
+    os.utime(path, ns=(whole, whole))
+    coarse = runs.verified(str(path), expected)
+    assert coarse is not None and coarse.digest == expected
+    # and then a same-size edit that keeps the whole-second times is found from the bytes
+    path.write_bytes(b"#pragma twice")
+    os.utime(path, ns=(whole, whole))
+    assert not runs._unchanged(runs.Output(coarse.path, runs._stat_of(str(path)) or (), coarse.digest))
