@@ -207,8 +207,7 @@ def _entry(r: _Reader, section: str, role: str, item: YNode) -> None:
     name_span = Span(span.start_line, span.start_col, span.start_line, span.start_col + len(name_text))
     if role == CUSTOM and paren < 0:
         r.add("OPG552", span, f"'{section}' declares a new op: write its whole schema, 'func: {text}(...) -> ...' "
-                              f"(torchnpugen: Wrong format for function: {text})")
-        return
+                              f"({NO_SCHEMA.get(r.fmt, 'its codegen parses it as a schema')})")
     if entry is not None:
         _options(r, entry)
     elif r.fmt in (TORCH_MLU, TORCH_MUSA):
@@ -222,6 +221,11 @@ def _entry(r: _Reader, section: str, role: str, item: YNode) -> None:
     r.ops.append(VendorOp(section, span, name_text, name_span, name, text if paren >= 0 else None, role,
                           _versions(r, entry), "mapping" if entry is not None else "scalar"))
 
+
+# What each codegen says of a new op written without its schema (torchnpugen: torchgen's FunctionSchema.parse, in
+# parse_native_and_custom_yaml, before its own "Wrong format for function").
+NO_SCHEMA = {TORCH_NPU: "torchnpugen: Invalid function schema",
+             TORCH_MLU: "gen_mlu_stubs: You must provide concrete function schema"}
 
 MLU_DERIVED_TYPES = ("cnnl", "bang", "mluop")
 MLU_DISPATCH = ("PrivateUse1", "SparsePrivateUse1")
