@@ -17,32 +17,36 @@ from pathlib import Path
 
 import pytest
 import reference
-from analysis.test_vendor_formats import MIRRORS, NO_MIRROR, SOURCES, mutations, real_text
+from analysis.test_vendor_formats import MIRRORS, NO_MIRROR, SOURCES, _ops, mutations, real_text
 from release_files import release_native
 
 from opgen_lsp.index.backend import check_backend
 from opgen_lsp.index.native import NativeParser, NativeSnapshot, TagsParser
-from opgen_lsp.model.vendor_formats import TORCH_NPU
+from opgen_lsp.model.vendor_formats import CUSTOM, OP_PLUGIN, TORCH_NPU
 
 pytestmark = [pytest.mark.slow, pytest.mark.corpus]
 
 ORACLE = Path(__file__).with_name("npu_codegen_oracle.py")
 TORCH = "2.13.0"  # Ascend/pytorch master's oldest line (version.txt: 2.13.0-2.15.0)
-REPO = "Ascend+pytorch"
+# (mirror, the package's folder in it) of each codegen run
+PACKAGES = {TORCH_NPU: ("Ascend+pytorch", ("torchnpugen",)),
+            OP_PLUGIN: ("Ascend+op-plugin", ("torchnpugen", "op_plugin/config/deprecated.yaml"))}
+FORMATS = (TORCH_NPU, OP_PLUGIN)
 
 
-def _fetch_package(into: Path) -> Path:
-    """torchnpugen/ from the mirror's HEAD, extracted under `into` (an input of the batch: its bytes key the
-    cache)."""
+def _fetch(repo: str, paths: tuple[str, ...], into: Path) -> Path:
+    """The codegen's files from the mirror's HEAD, extracted into `into` (an input of the batch: their bytes key
+    the cache)."""
     if not MIRRORS:
         pytest.skip(NO_MIRROR)
-    git_dir = Path(MIRRORS) / REPO / "repo"
-    archive = subprocess.run(["git", "--git-dir", str(git_dir), "archive", "HEAD", "torchnpugen"],
+    git_dir = Path(MIRRORS) / repo / "repo"
+    archive = subprocess.run(["git", "--git-dir", str(git_dir), "archive", "HEAD", *paths],
                              capture_output=True, check=False)
     if archive.returncode != 0:
-        pytest.skip(f"{NO_MIRROR} (no {REPO} with torchnpugen/ there)")
+        pytest.skip(f"{NO_MIRROR} (no {repo} with {', '.join(paths)} there)")
+    into.mkdir(parents=True, exist_ok=True)
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
-    return into / "torchnpugen"
+    return into
 
 
 @pytest.fixture(scope="module")
@@ -58,62 +62,92 @@ def native(release: Path) -> NativeSnapshot:
     return NativeParser().parse((folder / "native_functions.yaml").read_text(), tags.names)
 
 
-def _opgen_errors(text: str, native: NativeSnapshot) -> dict[int, set[str]]:
+def _opgen(fmt: str, text: str, native: NativeSnapshot, *, errors: bool = True) -> dict[int, set[str]]:
+    """opgen's errors (or warnings) by line; op-plugin's file against torch 2.13 only, as its build for 2.13 reads
+    it."""
     out: dict[int, set[str]] = {}
-    for d in check_backend(text, native, SOURCES[TORCH_NPU][0]).diagnostics:
-        if d.is_error:
+    for d in check_backend(text, native, SOURCES[fmt][0]).diagnostics:
+        if d.is_error == errors:
             out.setdefault(d.span.start_line, set()).add(d.code)
     return out
 
 
-def _opgen_warnings(text: str, native: NativeSnapshot) -> dict[int, set[str]]:
-    out: dict[int, set[str]] = {}
-    for d in check_backend(text, native, SOURCES[TORCH_NPU][0]).diagnostics:
-        if not d.is_error:
-            out.setdefault(d.span.start_line, set()).add(d.code)
+# (name, the mutated line or None for the real file, the file's text, whether the line is an upstream op's entry)
+Case = tuple[str, int | None, str, bool]
+
+
+@pytest.fixture(scope="module")
+def cases(native: NativeSnapshot) -> dict[str, list[Case]]:
+    """Per format: the real file, then each mutation alone."""
+    out: dict[str, list[Case]] = {}
+    for fmt in FORMATS:
+        text = real_text(fmt)
+        lines = text.split("\n")
+        upstream = {op.span.start_line for op in _ops(fmt, text) if op.role != CUSTOM}
+        out[fmt] = [("real", None, text, False)]
+        for name, line, new, _ in mutations(fmt, text, set(_opgen(fmt, text, native))):
+            out[fmt].append((name, line, "\n".join([*lines[:line], new, *lines[line + 1:]]), line in upstream))
     return out
 
 
 @pytest.fixture(scope="module")
-def cases(native: NativeSnapshot) -> list[tuple[str, int | None, str]]:
-    """(name, the mutated line or None for the real file, the file's text): each mutation alone."""
-    text = real_text(TORCH_NPU)
-    lines = text.split("\n")
-    out: list[tuple[str, int | None, str]] = [("real", None, text)]
-    for name, line, new, _ in mutations(TORCH_NPU, text, set(_opgen_errors(text, native))):
-        out.append((name, line, "\n".join([*lines[:line], new, *lines[line + 1:]])))
-    return out
-
-
-@pytest.fixture(scope="module")
-def torchnpugen(cases, release: Path, tmp_path_factory) -> dict[str, str | None]:
-    """name -> None when torchnpugen accepts the file, else what it raised: every case in one process."""
+def verdicts(cases, release: Path, tmp_path_factory) -> dict[str, dict[str, dict]]:
+    """Per format, name -> {"rejection": None when the codegen accepts the file, else what it raised,
+    "changed_declarations": op-plugin's kernel declarations that differ from the real file's}: every case of both
+    formats in one process. op-plugin's cases: its gen_op_plugin_functions and gen_op_backend make torch 2.13's
+    file and kernel declarations from the case, and torchnpugen reads that file with torch_npu's real one, as the
+    two build scripts do."""
     pytest.importorskip("torch")  # torchnpugen asks the installed torch's dispatcher which ops are composite
     folder = tmp_path_factory.mktemp("npu_codegen")
-    package = _fetch_package(folder)
-    job_cases = []
-    for i, (name, _, text) in enumerate(cases):
-        path = folder / "cases" / f"{i}.yaml"
-        path.parent.mkdir(exist_ok=True)
-        path.write_text(text)
-        job_cases.append({"name": name, "path": str(path)})
-    job = {"torchnpugen": str(package), "torch": TORCH, "cases": job_cases}
-    found: dict[str, str | None] = reference.run_json(ORACLE, job, folder, pythonpath=[release], timeout=900)
-    return found
+    roots = {fmt: _fetch(repo, paths, folder / fmt) for fmt, (repo, paths) in PACKAGES.items()}
+    npu_real = folder / "npu_native_functions.yaml"
+    npu_real.write_text(real_text(TORCH_NPU))
+    job_cases: list[dict[str, object]] = []
+    for fmt in FORMATS:
+        for i, (name, line, text, _) in enumerate(cases[fmt]):
+            path = folder / "cases" / fmt / f"{i}.yaml"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+            if fmt == TORCH_NPU:
+                job_cases.append({"name": f"{fmt}/{name}", "path": str(path)})
+            else:
+                job_cases.append({"name": f"{fmt}/{name}", "path": str(npu_real), "op_plugin": str(path),
+                                  "baseline": line is None})
+    job = {"torchnpugen": str(roots[TORCH_NPU] / "torchnpugen"), "op_plugin_root": str(roots[OP_PLUGIN]),
+           "torch": TORCH, "cases": job_cases}
+    found: dict[str, dict] = reference.run_json(ORACLE, job, folder, pythonpath=[release], timeout=1800)
+    out: dict[str, dict[str, dict]] = {fmt: {} for fmt in FORMATS}
+    for name, verdict in found.items():
+        fmt, case = name.split("/", 1)
+        out[fmt][case] = verdict
+    return out
 
 
-def test_real_file_accepted_by_both(cases, torchnpugen, native: NativeSnapshot) -> None:
-    assert torchnpugen["real"] is None
-    assert _opgen_errors(cases[0][2], native) == {}
+def rejection(verdict: dict, upstream_line: bool) -> str | None:
+    """What the build says of a case: the codegen's error, or, for an upstream op's entry, op-plugin's kernel
+    declared with other parameter or return types than torch_npu calls it with (torch_npu's call is made from
+    upstream's schema: the C++ does not compile)."""
+    if verdict["rejection"] is not None:
+        return str(verdict["rejection"])
+    if upstream_line and verdict["changed_declarations"]:
+        return f"declaration changed: {verdict['changed_declarations'][0]}"
+    return None
 
 
-def test_at_least_20_mutations_compared(cases, torchnpugen) -> None:
-    assert len(cases) - 1 >= 20
-    rejected = [name for name, _, _ in cases[1:] if torchnpugen[name] is not None]
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_real_file_accepted_by_both(fmt: str, cases, verdicts, native: NativeSnapshot) -> None:
+    assert verdicts[fmt]["real"]["rejection"] is None
+    assert _opgen(fmt, cases[fmt][0][2], native) == {}
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_at_least_20_mutations_compared(fmt: str, cases, verdicts) -> None:
+    assert len(cases[fmt]) - 1 >= 20
+    rejected = [name for name, _, _, up in cases[fmt][1:] if rejection(verdicts[fmt][name], up) is not None]
     assert len(rejected) >= 20, rejected
 
 
-# What torchnpugen says (the start of its message) and the codes opgen gives the same fault.
+# What the codegen says (the start of its message) and the codes opgen gives the same fault.
 SAME_FAULT = {
     "ValueError: You must provide a value for 'backend'": ("OPG501", "OPG507"),
     "TypeError: expected an operator name or a dict": ("OPG553",),
@@ -121,25 +155,35 @@ SAME_FAULT = {
     "KeyError: 'Found an invalid operator name": ("OPG508", "OPG509", "OPG550"),
     "RuntimeError: unrecognized type": ("OPG2",),
     "AssertionError: Invalid function schema": ("OPG552",),
+    "AssertionError: non-mutable argument": ("OPG2", "OPG550"),
+    "ValueError: Invalid function schema": ("OPG552",),  # op-plugin's own model (gen_op_backend)
+    "TypeError: arguments_acc is not out": ("OPG2", "OPG550"),
+    # op-plugin's generators: a version all_version does not list, a bad range, a section missing
+    "gen_op_plugin_functions: ValueError:": ("OPG551",),
+    "gen_op_plugin_functions: IndexError:": ("OPG551",),
+    "gen_op_plugin_functions: KeyError:": ("OPG507",),
+    "declaration changed:": ("OPG550",),
 }
 
-N_MUTATIONS = 40  # more than the file has (test_vendor_formats.MAX_MUTATIONS)
+N_MUTATIONS = 40  # more than a file has (test_vendor_formats.MAX_MUTATIONS)
 
 
 @pytest.mark.parametrize("n", range(1, N_MUTATIONS + 1))
-def test_verdicts_agree(n: int, cases, torchnpugen, native: NativeSnapshot) -> None:
-    if n >= len(cases):
-        pytest.skip(f"{len(cases) - 1} mutations")
-    name, line, text = cases[n]
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_verdicts_agree(fmt: str, n: int, cases, verdicts, native: NativeSnapshot) -> None:
+    if n >= len(cases[fmt]):
+        pytest.skip(f"{fmt}: {len(cases[fmt]) - 1} mutations")
+    name, line, text, upstream_line = cases[fmt][n]
     assert line is not None
-    theirs = torchnpugen[name]
-    ours = _opgen_errors(text, native)
+    theirs = rejection(verdicts[fmt][name], upstream_line)
+    ours = _opgen(fmt, text, native)
     if theirs is None:
-        assert ours == {}, (name, "torchnpugen accepts it")
+        assert ours == {}, (name, "the codegen accepts it")
         # What it lets pass is still said on the line (a schema it never compares, an op it leaves out).
-        assert _opgen_warnings(text, native).get(line), (name, "no warning")
+        assert _opgen(fmt, text, native, errors=False).get(line), (name, "no warning")
     else:
         assert set(ours) == {line}, (name, theirs, ours)
-        same = next((codes for said, codes in SAME_FAULT.items() if theirs.startswith(said)), None)
-        assert same is not None, f"{name}: torchnpugen says {theirs!r}, which SAME_FAULT does not know"
+        message = theirs.removeprefix("gen_op_backend: ")  # op-plugin's generator of its kernel declarations
+        same = next((codes for said, codes in SAME_FAULT.items() if message.startswith(said)), None)
+        assert same is not None, f"{name}: the codegen says {theirs!r}, which SAME_FAULT does not know"
         assert any(code.startswith(same) for code in ours[line]), (name, theirs, ours)
