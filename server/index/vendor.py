@@ -129,4 +129,27 @@ def resolve_vendor(yaml: VendorYaml, default: NativeSnapshot, natives: NativeFor
                 out.extend(_upstream(op, native, yaml.format))
         elif op.schema is not None:
             out.extend(_schema_issues(op))
+    if yaml.format == TORCH_MLU:
+        out.extend(_mlu_groups(yaml, default))
     return VendorResolution(yaml, tuple(checked)), tuple(out)
+
+
+def _mlu_groups(yaml: VendorYaml, native: NativeSnapshot) -> list[Diagnostic]:
+    """gen_mlu_stubs (parse_mlu_aten_yaml) stores the CPU kernel of a structured group any of whose ops is listed
+    under its out variant's entry, when CPU and CUDA share it: an out variant not listed is a KeyError."""
+    listed = {op.text for op in yaml.ops if op.section == "aten"}
+    out = []
+    for op in yaml.ops:
+        found = native.ops_by_name.get(op.text) if op.section == "aten" else None
+        if found is None:
+            continue
+        func = found.function
+        group_out = str(op.text if func.structured else func.structured_delegate or "")
+        target = native.ops_by_name.get(group_out)
+        if target is None or not target.function.structured or group_out in listed:
+            continue
+        kernels = {str(key): m.kernel for key, m in target.metadata}
+        if kernels.get("CPU") is not None and kernels.get("CPU") == kernels.get("CUDA"):
+            out.append(diag("OPG556", op.name_span, f"'{op.text}' is in the structured group of '{group_out}', which "
+                                                    f"'aten' must list too (gen_mlu_stubs: KeyError {group_out})"))
+    return out

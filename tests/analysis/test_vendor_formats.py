@@ -270,9 +270,11 @@ def test_mutation_reported_on_its_line(fmt: str, n: int, native: NativeSnapshot)
 def test_at_least_20_mutations(fmt: str, native: NativeSnapshot) -> None:
     made, baseline, found = _batch(fmt, native)
     assert len(made) >= 20
-    # Nothing reported on a line no mutation touched.
+    # Nothing reported on a line no mutation touched, but OPG556: a structured group whose out variant a mutation
+    # took away is reported on the group's other entries (gen_mlu_stubs fails on them).
     touched = {line for _, line, _, _ in made}
-    assert {line for line in found if line not in touched} <= set(baseline) | {0}
+    elsewhere = {line for line, codes in found.items() if line not in touched and codes - {"OPG556"}}
+    assert elsewhere <= set(baseline) | {0}
 
 
 # ---------------------------------------------------------------- the queries the server answers with
