@@ -23,7 +23,7 @@ from release_files import release_native
 
 from opgen_lsp.index.backend import check_backend
 from opgen_lsp.index.native import NativeParser, NativeSnapshot, TagsParser
-from opgen_lsp.model.vendor_formats import CUSTOM, OP_PLUGIN, TORCH_MLU, TORCH_NPU
+from opgen_lsp.model.vendor_formats import CUSTOM, OP_PLUGIN, TORCH_MLU, TORCH_MUSA, TORCH_NPU
 
 pytestmark = [pytest.mark.slow, pytest.mark.corpus]
 
@@ -31,11 +31,15 @@ ORACLE = Path(__file__).with_name("npu_codegen_oracle.py")
 MLU_ORACLE = Path(__file__).with_name("mlu_codegen_oracle.py")
 TORCH = "2.13.0"  # Ascend/pytorch master's oldest line (version.txt: 2.13.0-2.15.0)
 MLU_TORCH = "2.4.1"  # torch_mlu's r2.4_develop line, whose mlu_functions.yaml is the corpus file
+MUSA_ORACLE = Path(__file__).with_name("musa_codegen_oracle.py")
+MUSA_TORCH = "2.7.1"  # torch_musa builds against it, patched with its own ops
+MUSA_PATCH = "torch_patches/aten_src_ATen_native_native_functions.yaml.patch"
 # (mirror, branch, the codegen's files in it) of each codegen run
 PACKAGES = {TORCH_NPU: ("Ascend+pytorch", "HEAD", ("torchnpugen",)),
             OP_PLUGIN: ("Ascend+op-plugin", "HEAD", ("torchnpugen", "op_plugin/config/deprecated.yaml")),
-            TORCH_MLU: ("Cambricon+torch_mlu", "r2.4_develop", ("codegen",))}
-FORMATS = (TORCH_NPU, OP_PLUGIN, TORCH_MLU)
+            TORCH_MLU: ("Cambricon+torch_mlu", "r2.4_develop", ("codegen",)),
+            TORCH_MUSA: ("MooreThreads+torch_musa", "HEAD", ("tools/codegen", MUSA_PATCH))}
+FORMATS = (TORCH_NPU, OP_PLUGIN, TORCH_MLU, TORCH_MUSA)
 
 
 def _fetch(repo: str, ref: str, paths: tuple[str, ...], into: Path) -> Path:
@@ -59,11 +63,38 @@ def release() -> Path:
     return release_native(TORCH).parents[4]
 
 
+def _snapshot(native_yaml: Path, tags_yaml: Path) -> NativeSnapshot:
+    tags = TagsParser().parse(tags_yaml.read_text())
+    return NativeParser().parse(native_yaml.read_text(), tags.names)
+
+
 @pytest.fixture(scope="module")
-def native(release: Path) -> NativeSnapshot:
-    folder = release / "torchgen" / "packaged" / "ATen" / "native"
-    tags = TagsParser().parse((folder / "tags.yaml").read_text())
-    return NativeParser().parse((folder / "native_functions.yaml").read_text(), tags.names)
+def packages(tmp_path_factory) -> dict[str, Path]:
+    """Each codegen's files, from the mirrors."""
+    folder = tmp_path_factory.mktemp("vendor_codegens")
+    return {fmt: _fetch(repo, ref, paths, folder / fmt) for fmt, (repo, ref, paths) in PACKAGES.items()}
+
+
+@pytest.fixture(scope="module")
+def musa_native(packages) -> Path:
+    """torch 2.7.1's native_functions.yaml with torch_musa's patch applied (its build applies it to PyTorch's)."""
+    release = release_native(MUSA_TORCH)
+    patched = packages[TORCH_MUSA] / "native_functions.yaml"
+    done = subprocess.run(["patch", "--no-backup-if-mismatch", "-o", str(patched), str(release),
+                           str(packages[TORCH_MUSA] / MUSA_PATCH)], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        pytest.fail(f"torch_musa's patch does not apply to torch {MUSA_TORCH}'s native_functions.yaml:\n{done.stdout}")
+    return patched
+
+
+@pytest.fixture(scope="module")
+def natives(release: Path, musa_native: Path) -> dict[str, NativeSnapshot]:
+    """What opgen checks each format against: torch 2.13 (torch_mlu's too, as test_vendor_formats.py does: its
+    codegen reads only names of aten entries, never a verdict), torch_musa's patched 2.7.1."""
+    packaged = release / "torchgen" / "packaged" / "ATen" / "native"
+    at_2_13 = _snapshot(packaged / "native_functions.yaml", packaged / "tags.yaml")
+    musa = _snapshot(musa_native, release_native(MUSA_TORCH).with_name("tags.yaml"))
+    return {TORCH_NPU: at_2_13, OP_PLUGIN: at_2_13, TORCH_MLU: at_2_13, TORCH_MUSA: musa}
 
 
 def _opgen(fmt: str, text: str, native: NativeSnapshot, *, errors: bool = True) -> dict[int, set[str]]:
@@ -81,10 +112,11 @@ Case = tuple[str, int | None, str, bool]
 
 
 @pytest.fixture(scope="module")
-def cases(native: NativeSnapshot) -> dict[str, list[Case]]:
+def cases(natives: dict[str, NativeSnapshot]) -> dict[str, list[Case]]:
     """Per format: the real file, then each mutation alone."""
     out: dict[str, list[Case]] = {}
     for fmt in FORMATS:
+        native = natives[fmt]
         text = real_text(fmt)
         lines = text.split("\n")
         upstream = {op.span.start_line for op in _ops(fmt, text) if op.role != CUSTOM}
@@ -103,6 +135,7 @@ def cases(native: NativeSnapshot) -> dict[str, list[Case]]:
 QUIET: dict[str, list[tuple[str, str]]] = {
     TORCH_NPU: [],
     TORCH_MLU: [],
+    TORCH_MUSA: [],
     OP_PLUGIN: [("  - func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1)",
                  "  - func: add.Tensor(Tensor input, Tensor other2, *, Scalar alpha=2)"),
                 ("  - func: addr_(Tensor(a!) self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1)",
@@ -111,43 +144,47 @@ QUIET: dict[str, list[tuple[str, str]]] = {
 
 
 @pytest.fixture(scope="module")
-def verdicts(cases, release: Path, tmp_path_factory) -> dict[str, dict[str, dict]]:
+def verdicts(cases, packages, musa_native: Path, release: Path, tmp_path_factory) -> dict[str, dict[str, dict]]:
     """Per format, name -> {"rejection": None when the codegen accepts the file, else what it raised,
-    "changed_declarations": op-plugin's kernel declarations that differ from the real file's}: every case of both
-    formats in one process. op-plugin's cases: its gen_op_plugin_functions and gen_op_backend make torch 2.13's
-    file and kernel declarations from the case, and torchnpugen reads that file with torch_npu's real one, as the
-    two build scripts do."""
+    "changed_declarations": op-plugin's kernel declarations that differ from the real file's}. One process per
+    codegen (torch_npu's and op-plugin's together). op-plugin's cases: its gen_op_plugin_functions and
+    gen_op_backend make torch 2.13's file and kernel declarations from the case, and torchnpugen reads that file
+    with torch_npu's real one, as the two build scripts do."""
     pytest.importorskip("torch")  # torchnpugen asks the installed torch's dispatcher which ops are composite
-    folder = tmp_path_factory.mktemp("npu_codegen")
-    roots = {fmt: _fetch(repo, ref, paths, folder / fmt) for fmt, (repo, ref, paths) in PACKAGES.items()}
-    npu_real = folder / "npu_native_functions.yaml"
+    folder = tmp_path_factory.mktemp("vendor_cases")
+    batches: dict[str, list[dict[str, object]]] = {"npu": [], TORCH_MLU: [], TORCH_MUSA: []}
+    npu_real = folder / "npu" / "npu_native_functions.yaml"
+    npu_real.parent.mkdir()
     npu_real.write_text(real_text(TORCH_NPU))
-    job_cases: list[dict[str, object]] = []
-    mlu_cases: list[dict[str, object]] = []
     for fmt in FORMATS:
+        batch = fmt if fmt in batches else "npu"
         for i, (name, line, text, _) in enumerate(cases[fmt]):
-            path = folder / "cases" / fmt / f"{i}.yaml"
+            path = folder / batch / fmt / f"{i}.yaml"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text)
-            if fmt == TORCH_MLU:
-                mlu_cases.append({"name": name, "path": str(path)})
-            elif fmt == TORCH_NPU:
-                job_cases.append({"name": f"{fmt}/{name}", "path": str(path)})
+            if fmt == OP_PLUGIN:
+                batches[batch].append({"name": f"{fmt}/{name}", "path": str(npu_real), "op_plugin": str(path),
+                                       "baseline": line is None})
             else:
-                job_cases.append({"name": f"{fmt}/{name}", "path": str(npu_real), "op_plugin": str(path),
-                                  "baseline": line is None})
-    job = {"torchnpugen": str(roots[TORCH_NPU] / "torchnpugen"), "op_plugin_root": str(roots[OP_PLUGIN]),
-           "torch": TORCH, "cases": job_cases}
-    found: dict[str, dict] = reference.run_json(ORACLE, job, folder, pythonpath=[release], timeout=1800)
+                batches[batch].append({"name": f"{fmt}/{name}", "path": str(path)})
+    job = {"torchnpugen": str(packages[TORCH_NPU] / "torchnpugen"), "op_plugin_root": str(packages[OP_PLUGIN]),
+           "torch": TORCH, "cases": batches["npu"]}
+    found: dict[str, dict] = reference.run_json(ORACLE, job, folder / "npu", pythonpath=[release],
+                                                inputs=[packages[TORCH_NPU], packages[OP_PLUGIN]], timeout=1800)
+    mlu = reference.run_json(MLU_ORACLE, {"root": str(packages[TORCH_MLU]), "cases": batches[TORCH_MLU]},
+                             folder / TORCH_MLU, pythonpath=[release_native(MLU_TORCH).parents[4]],
+                             inputs=[packages[TORCH_MLU]], timeout=900)
+    musa_tags = release_native(MUSA_TORCH).with_name("tags.yaml")
+    musa = reference.run_json(MUSA_ORACLE, {"tools": str(packages[TORCH_MUSA] / "tools"), "native": str(musa_native),
+                                            "tags": str(musa_tags), "cases": batches[TORCH_MUSA]},
+                              folder / TORCH_MUSA, pythonpath=[release_native(MUSA_TORCH).parents[4]],
+                              inputs=[packages[TORCH_MUSA], musa_tags], timeout=900)
+    for name, verdict in [*mlu.items(), *musa.items()]:
+        found[name] = {"rejection": verdict, "changed_declarations": []}
     out: dict[str, dict[str, dict]] = {fmt: {} for fmt in FORMATS}
     for name, verdict in found.items():
         fmt, case = name.split("/", 1)
         out[fmt][case] = verdict
-    mlu_release = release_native(MLU_TORCH).parents[4]
-    mlu = reference.run_json(MLU_ORACLE, {"root": str(roots[TORCH_MLU]), "cases": mlu_cases}, folder / "mlu_job",
-                             pythonpath=[mlu_release], inputs=[folder / "cases" / TORCH_MLU, roots[TORCH_MLU]],
-                             timeout=900)
-    out[TORCH_MLU] = {name: {"rejection": verdict, "changed_declarations": []} for name, verdict in mlu.items()}
     return out
 
 
@@ -163,9 +200,9 @@ def rejection(verdict: dict, upstream_line: bool) -> str | None:
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_real_file_accepted_by_both(fmt: str, cases, verdicts, native: NativeSnapshot) -> None:
+def test_real_file_accepted_by_both(fmt: str, cases, verdicts, natives) -> None:
     assert verdicts[fmt]["real"]["rejection"] is None
-    assert _opgen(fmt, cases[fmt][0][2], native) == {}
+    assert _opgen(fmt, cases[fmt][0][2], natives[fmt]) == {}
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -200,6 +237,12 @@ SAME_FAULT = {
     "AssertionError: derived_type support": ("OPG554",),
     "AssertionError: You must provide concrete function schema": ("OPG552",),
     "TypeError: 'str' object is not callable": ("OPG2",),
+    # torch_musa's gen_torch_musa (parse_native_yaml_struct) and torchgen's asserts under it
+    "AssertionError: musa func `": ("OPG550",),
+    "AssertionError: musa newly added kernel": ("OPG509", "OPG508"),
+    "AssertionError: not a str:": ("OPG553",),
+    "AttributeError: 'int' object has no attribute 'get'": ("OPG553",),
+    "AssertionError: at gen_torch_musa.py: assert musa_structured is None or isinstance(": ("OPG554",),
 }
 
 def _operator_name(message: str) -> str:
@@ -215,7 +258,8 @@ N_MUTATIONS = 40  # more than a file has (test_vendor_formats.MAX_MUTATIONS)
 
 @pytest.mark.parametrize("n", range(1, N_MUTATIONS + 1))
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_verdicts_agree(fmt: str, n: int, cases, verdicts, native: NativeSnapshot) -> None:
+def test_verdicts_agree(fmt: str, n: int, cases, verdicts, natives) -> None:
+    native = natives[fmt]
     if n >= len(cases[fmt]):
         pytest.skip(f"{fmt}: {len(cases[fmt]) - 1} mutations")
     name, line, text, upstream_line = cases[fmt][n]
@@ -242,3 +286,5 @@ def test_verdicts_agree(fmt: str, n: int, cases, verdicts, native: NativeSnapsho
         same = next((codes for said, codes in SAME_FAULT.items() if message.startswith(said)), None)
         assert same is not None, f"{name}: the codegen says {theirs!r}, which SAME_FAULT does not know"
         assert any(code.startswith(same) for code in ours[line]), (name, theirs, ours)
+        where = re.search(r"\(at [^()]*:(\d+)\)", message)  # gen_torch_musa names the entry's first line
+        assert where is None or int(where.group(1)) - 1 == line, (name, theirs, line)
