@@ -1,13 +1,15 @@
-"""torch_npu's own codegen (torchnpugen, Ascend/pytorch) against opgen, on the real npu_native_functions.yaml and
-on each of its mutations in tests/analysis/test_vendor_formats.py, applied one at a time.
+"""The vendors' own codegens against opgen, on each vendor format's real file and on each of its mutations in
+tests/analysis/test_vendor_formats.py, applied one at a time.
 
-torchnpugen's reading of the file (npu_codegen_oracle.py: op-plugin's merge, native_functions.yaml parsed with the
-file's custom ops, parse_backend_yaml) runs in a subprocess against torch 2.13's torchgen (the release torch_npu's
-master builds against, from tools/torchgen_release.py's cache), with the package taken from a git mirror of
-Ascend/pytorch named by $OPGEN_VENDOR_REPOS (owner+name/repo, as test_vendor_formats.py finds op-plugin's), never
-from the project: skipped with one reason without it. Its verdicts go through the reference cache (tests/
-reference.py), keyed by the package's bytes. Where torchnpugen rejects a file, opgen has an error on the mutated
-line; where torchnpugen accepts it, opgen has no error (a warning may say what torchnpugen lets pass).
+Each codegen's reading of the file runs in a subprocess (a driver beside this file), against the torchgen of the
+release the vendor builds against (tools/torchgen_release.py's cache): torch_npu's torchnpugen and op-plugin's
+generators (npu_codegen_oracle.py, torch 2.13), torch_mlu's gen_mlu_stubs (mlu_codegen_oracle.py, 2.4.1),
+torch_musa's gen_torch_musa (musa_codegen_oracle.py, 2.7.1 with torch_musa's patch). The codegens are taken from
+git mirrors of the vendors' repositories named by $OPGEN_VENDOR_REPOS (owner+name/repo, as test_vendor_formats.py
+finds op-plugin's), never from the project: skipped with one reason without them. Their verdicts go through the
+reference cache (tests/reference.py), keyed by the codegens' bytes. Where a codegen rejects a file, opgen has an
+error on the mutated line with the code of the same fault; where it accepts it, opgen has no error (and a warning
+on the line saying what the codegen lets pass, but for edits that are harmless).
 """
 
 from __future__ import annotations
