@@ -26,6 +26,7 @@ from release_files import release_native
 from opgen_lsp.index.backend import check_backend
 from opgen_lsp.index.native import NativeParser, NativeSnapshot, TagsParser
 from opgen_lsp.model.vendor_formats import CUSTOM, OP_PLUGIN, TORCH_MLU, TORCH_MUSA, TORCH_NPU
+from opgen_lsp.releases import release_at
 
 pytestmark = [pytest.mark.slow, pytest.mark.corpus]
 
@@ -65,9 +66,9 @@ def release() -> Path:
     return release_native(TORCH).parents[4]
 
 
-def _snapshot(native_yaml: Path, tags_yaml: Path) -> NativeSnapshot:
+def _snapshot(native_yaml: Path, tags_yaml: Path, version: str) -> NativeSnapshot:
     tags = TagsParser().parse(tags_yaml.read_text())
-    return NativeParser().parse(native_yaml.read_text(), tags.names)
+    return NativeParser(release=release_at(version)).parse(native_yaml.read_text(), tags.names)
 
 
 @pytest.fixture(scope="module")
@@ -94,8 +95,8 @@ def natives(release: Path, musa_native: Path) -> dict[str, NativeSnapshot]:
     """What opgen checks each format against: torch 2.13 (torch_mlu's too, as test_vendor_formats.py does: its
     codegen reads only names of aten entries, never a verdict), torch_musa's patched 2.7.1."""
     packaged = release / "torchgen" / "packaged" / "ATen" / "native"
-    at_2_13 = _snapshot(packaged / "native_functions.yaml", packaged / "tags.yaml")
-    musa = _snapshot(musa_native, release_native(MUSA_TORCH).with_name("tags.yaml"))
+    at_2_13 = _snapshot(packaged / "native_functions.yaml", packaged / "tags.yaml", TORCH)
+    musa = _snapshot(musa_native, release_native(MUSA_TORCH).with_name("tags.yaml"), MUSA_TORCH)
     return {TORCH_NPU: at_2_13, OP_PLUGIN: at_2_13, TORCH_MLU: at_2_13, TORCH_MUSA: musa}
 
 
