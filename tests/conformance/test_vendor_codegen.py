@@ -15,6 +15,7 @@ on the line saying what the codegen lets pass, but for edits that are harmless).
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -82,6 +83,8 @@ def packages(tmp_path_factory) -> dict[str, Path]:
 def musa_native(packages) -> Path:
     """torch 2.7.1's native_functions.yaml with torch_musa's patch applied (its build applies it to PyTorch's)."""
     release = release_native(MUSA_TORCH)
+    if shutil.which("patch") is None:
+        pytest.skip("no `patch` program to apply torch_musa's patch to torch's native_functions.yaml")
     patched = packages[TORCH_MUSA] / "native_functions.yaml"
     done = subprocess.run(["patch", "--no-backup-if-mismatch", "-o", str(patched), str(release),
                            str(packages[TORCH_MUSA] / MUSA_PATCH)], capture_output=True, text=True, check=False)
