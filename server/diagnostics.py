@@ -267,6 +267,10 @@ CODES: dict[str, Code] = _table(
     ("OPG552", "vendor-new-op-without-schema", E, "a vendor file's new (custom) op given without its whole schema"),
     ("OPG553", "vendor-bad-entry", E, "a vendor file's op entry that is neither a name nor a map with func:"),
     ("OPG554", "vendor-bad-option", E, "a per-op option a vendor's codegen rejects (derived_type, dispatch, ...)"),
+    ("OPG555", "vendor-op-left-out", W, "an op entry a vendor's codegen reads but never registers (torch_npu: a "
+                                        "supported func: entry without op_api, device_check or impl_ns)"),
+    ("OPG556", "vendor-group-incomplete", E, "an op a vendor's codegen needs another op listed beside (torch_mlu: "
+                                             "a structured group's out variant)"),
     # a backend's own operator file (a native_functions.yaml of its ops, PrivateUse kernels) against its release
     ("OPG590", "schema-not-upstream", E, "an op of a backend's operator file whose schema is not the pinned release's"),
     ("OPG591", "op-not-upstream", E, "an aten op of a backend's operator file that the pinned release does not declare"),

@@ -40,7 +40,8 @@ def hover(yaml: VendorYaml, native: NativeSnapshot | None, line: int, col: int) 
     versions = f" Applies to {', '.join(op.versions)}." if op.versions else ""
     found = native.ops_by_name.get(op.text) if native is not None else None
     if op.role == CUSTOM or found is None and op.role != UPSTREAM and op.schema is not None:
-        return HoverText(f"**{op.text}**: a new op of {where}, declared here:\n```\n{op.schema}\n```{versions}",
+        declared = op.schema or f"{op.text} (its schema is not written yet)"
+        return HoverText(f"**{op.text}**: a new op of {where}, declared here:\n```\n{declared}\n```{versions}",
                          op.span)
     if native is None:
         return HoverText(f"**{op.text}**: no native_functions.yaml is known to look it up in", op.name_span)

@@ -13,7 +13,17 @@ from dataclasses import dataclass
 
 from ..diagnostics import Diagnostic, Severity, diag
 from ..model.schema_parser import parse_schema
-from ..model.vendor_formats import CUSTOM, EITHER, OP_PLUGIN, TORCH_MLU, TORCH_MUSA, UPSTREAM, VendorOp, VendorYaml
+from ..model.vendor_formats import (
+    CUSTOM,
+    EITHER,
+    OP_PLUGIN,
+    TORCH_MLU,
+    TORCH_MUSA,
+    TORCH_NPU,
+    UPSTREAM,
+    VendorOp,
+    VendorYaml,
+)
 from ..suggest import did_you_mean
 from ..text import Span
 from .native import NativeSnapshot
@@ -69,7 +79,11 @@ def _upstream(op: VendorOp, native: NativeSnapshot, fmt: str) -> list[Diagnostic
                                              f"{tail}", data=data, severity=severity)]
     expected = str(found.function.func)
     if op.schema is not None and op.schema != expected and (fmt != OP_PLUGIN or _shape(op.schema) != _shape(expected)):
-        return [diag("OPG550", op.span, f"this schema differs from {where}'s; upstream declares:\n  {expected}",
+        tail = ""
+        if fmt == TORCH_NPU and op.kind == "mapping":
+            # parse_backend_yaml takes a `func:` value up to its "(": the schema written is never compared.
+            severity, tail = Severity.WARNING, " (torchnpugen reads only the name of a 'func:' entry)"
+        return [diag("OPG550", op.span, f"this schema differs from {where}'s; upstream declares:\n  {expected}{tail}",
                      data=(("replace", expected),), severity=severity)]
     return []
 
@@ -115,4 +129,27 @@ def resolve_vendor(yaml: VendorYaml, default: NativeSnapshot, natives: NativeFor
                 out.extend(_upstream(op, native, yaml.format))
         elif op.schema is not None:
             out.extend(_schema_issues(op))
+    if yaml.format == TORCH_MLU:
+        out.extend(_mlu_groups(yaml, default))
     return VendorResolution(yaml, tuple(checked)), tuple(out)
+
+
+def _mlu_groups(yaml: VendorYaml, native: NativeSnapshot) -> list[Diagnostic]:
+    """gen_mlu_stubs (parse_mlu_aten_yaml) stores the CPU kernel of a structured group any of whose ops is listed
+    under its out variant's entry, when CPU and CUDA share it: an out variant not listed is a KeyError."""
+    listed = {op.text for op in yaml.ops if op.section == "aten"}
+    out = []
+    for op in yaml.ops:
+        found = native.ops_by_name.get(op.text) if op.section == "aten" else None
+        if found is None:
+            continue
+        func = found.function
+        group_out = str(op.text if func.structured else func.structured_delegate or "")
+        target = native.ops_by_name.get(group_out)
+        if target is None or not target.function.structured or group_out in listed:
+            continue
+        kernels = {str(key): m.kernel for key, m in target.metadata}
+        if kernels.get("CPU") is not None and kernels.get("CPU") == kernels.get("CUDA"):
+            out.append(diag("OPG556", op.name_span, f"'{op.text}' is in the structured group of '{group_out}', which "
+                                                    f"'aten' must list too (gen_mlu_stubs: KeyError {group_out})"))
+    return out

@@ -207,10 +207,13 @@ def _entry(r: _Reader, section: str, role: str, item: YNode) -> None:
     name_span = Span(span.start_line, span.start_col, span.start_line, span.start_col + len(name_text))
     if role == CUSTOM and paren < 0:
         r.add("OPG552", span, f"'{section}' declares a new op: write its whole schema, 'func: {text}(...) -> ...' "
-                              f"(torchnpugen: Wrong format for function: {text})")
-        return
+                              f"({NO_SCHEMA.get(r.fmt, 'its codegen parses it as a schema')})")
     if entry is not None:
         _options(r, entry)
+        if r.fmt == TORCH_NPU and section == "supported" and not set(NPU_REGISTERED_WITH) & set(_keys(entry)):
+            r.add("OPG555", span, f"torchnpugen registers a 'func:' entry of 'supported' only with "
+                                  f"{', '.join(NPU_REGISTERED_WITH)} beside it: '{name_text}' is left out "
+                                  f"without a word (write it as '- {name_text}')", severity=Severity.WARNING)
     elif r.fmt in (TORCH_MLU, TORCH_MUSA):
         r.add("OPG553", item.span, f"an item of '{section}' must be a map with 'func:' ({r.fmt}'s codegen asserts "
                                    "each op is a dict)")
@@ -223,8 +226,20 @@ def _entry(r: _Reader, section: str, role: str, item: YNode) -> None:
                           _versions(r, entry), "mapping" if entry is not None else "scalar"))
 
 
+# What each codegen says of a new op written without its schema (torchnpugen: torchgen's FunctionSchema.parse, in
+# parse_native_and_custom_yaml, before its own "Wrong format for function").
+NO_SCHEMA = {TORCH_NPU: "torchnpugen: Invalid function schema",
+             TORCH_MLU: "gen_mlu_stubs: You must provide concrete function schema"}
+
+# parse_backend_yaml adds a map entry of `supported` to the ops it registers only when one of these keys is there.
+NPU_REGISTERED_WITH = ("op_api", "device_check", "impl_ns")
+
 MLU_DERIVED_TYPES = ("cnnl", "bang", "mluop")
 MLU_DISPATCH = ("PrivateUse1", "SparsePrivateUse1")
+
+
+def _keys(entry: YMap) -> list[str]:
+    return [k.value for k, _ in entry.pairs if isinstance(k, YScalar) and isinstance(k.value, str)]
 
 
 def _options(r: _Reader, entry: YMap) -> None:

@@ -181,7 +181,8 @@ PER_KIND = 6
 # generated mutations use alone.
 HAND_WRITTEN = {
     TORCH_NPU: [("backend: NPU", "backendd: NPU", "OPG507"),
-                ("  - view", "  - 3", "OPG553"), ("symint:", "symint: 3", "OPG506")],
+                ("  - view", "  - 3", "OPG553"), ("symint:", "symint: 3", "OPG506"),
+                ("  - _pin_memory", "  - func: _pin_memory", "OPG555")],
     OP_PLUGIN: [("    acl_op: [v2.1, newest]", "    acl_op: [v2.1, newer]", "OPG551"), ("quant:", "quants:", "OPG507"),
                 ("    op_api: all_version", "    op_api: [v2.1]", "OPG551"), ("autograd:", "autograds:", "OPG507")],
     TORCH_MLU: [("audio:", "audios:", "OPG507"), ("  - func: _local_scalar_dense", "  - _local_scalar_dense", "OPG553"),
@@ -212,13 +213,16 @@ def mutations(fmt: str, text: str, skip_lines: set[int]) -> list[tuple[str, int,
         out.append((f"hand-{old.strip()}", at, new + lines[at][len(old):], code))
     renamed = {new.rstrip(":") for old, new, _ in HAND_WRITTEN[fmt] if old.endswith(":")} | {
         old.rstrip(":") for old, _, _ in HAND_WRITTEN[fmt] if old.endswith(":")}
-    ops = [op for op in _ops(fmt, text) if op.section not in renamed
+    every = _ops(fmt, text)
+    # The file's new ops listed again (torch_npu's supported: copy_memory_): no upstream schema to drift from.
+    new_ops = {op.text for op in every if op.role == CUSTOM}
+    ops = [op for op in every if op.section not in renamed
            and (op.versions is None or "v2.13" in op.versions)]
     for kind in KINDS:
         found = 0
         for op in ops[:: max(1, len(ops) // 60)]:
             line = op.span.start_line
-            made = None if line in used else kind(lines[line], op)
+            made = None if line in used or kind is drift and op.text in new_ops else kind(lines[line], op)
             if made is None:
                 continue
             used.add(line)
@@ -266,9 +270,11 @@ def test_mutation_reported_on_its_line(fmt: str, n: int, native: NativeSnapshot)
 def test_at_least_20_mutations(fmt: str, native: NativeSnapshot) -> None:
     made, baseline, found = _batch(fmt, native)
     assert len(made) >= 20
-    # Nothing reported on a line no mutation touched.
+    # Nothing reported on a line no mutation touched, but OPG556: a structured group whose out variant a mutation
+    # took away is reported on the group's other entries (gen_mlu_stubs fails on them).
     touched = {line for _, line, _, _ in made}
-    assert {line for line in found if line not in touched} <= set(baseline) | {0}
+    elsewhere = {line for line, codes in found.items() if line not in touched and codes - {"OPG556"}}
+    assert elsewhere <= set(baseline) | {0}
 
 
 # ---------------------------------------------------------------- the queries the server answers with
