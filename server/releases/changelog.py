@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import fields
 
 from ..frozen import record
-from .profile import AOTI_SHIMS_2_8, OLDER_AOTI_SHIMS, Release
+from .profile import AOTI_SHIMS_2_8, OLDER_AOTI_SHIMS, STD_OPTIONAL, Release
 
 # The CUDA-family kernels gen.py 2.15 knows are defined in torch_cpu (their declarations say TORCH_API), and
 # the op its own native_functions.yaml registers each for: gen.py fails when no CUDA-family key registers one.
@@ -74,7 +74,7 @@ BEFORE: dict[str, object] = dict(
     writes_native_aot_stubs=False, single_output_view_replay=False, fallback_variants_carry_since=False,
     aoti_nullable_returns=frozenset({"_scaled_dot_product_flash_attention", "_scaled_dot_product_efficient_attention",
                                      "_scaled_dot_product_cudnn_attention", "convolution_backward"}),
-    lazy_to_string_moves_stream=False, cumulative_out_ops=frozenset(),
+    lazy_to_string_moves_stream=False, cumulative_out_ops=frozenset(), cpp_spelling=STD_OPTIONAL,
     aoti_shim_form=OLDER_AOTI_SHIMS, aoti_tensors_resolve_dispatch_flags=False,
     register_dispatch_key_sharded=False, dispatch_helpers_per_definitions_block=True,
     dispatch_keys_unknown=frozenset({"NestedTensorHPU", "MTIA", "SparseMPS", "SparseCsrMPS", "SparseCsrXPU",

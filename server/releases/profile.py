@@ -48,6 +48,33 @@ AOTI_SHIMS_2_8 = AotiShimForm(fallback_ops_versioned=True, follow_dispatch_keys=
 
 
 @record
+class CppSpelling:
+    """How gen.py's C++ names the optional type and its helpers: c10's own until 2.3, the standard library's from
+    2.4. One record, read wherever a C++ type or expression is rendered, so that the spelling is chosen once.
+
+    From 2.4 torchgen writes the standard names `::std::`-rooted in its type layer and plain `std::` in a few
+    templates of its own (each generator as it was edited); c10's are written `c10::` in both."""
+
+    rooted: str  # "::std::" (the type layer: api/types, translate, cpp defaults)
+    unrooted: str  # "std::" (literal snippets: maybe_create_proxy, the lazy kernels' make_optional)
+    # The common device's initial value in Register<Key>.cpp (`= std::nullopt`; `= nullopt` before 2.4).
+    in_scope_nullopt: str
+
+    def optional(self, elem: str, *, rooted: bool = True) -> str:
+        return f"{self.rooted if rooted else self.unrooted}optional<{elem}>"
+
+    def nullopt(self, *, rooted: bool = True) -> str:
+        return f"{self.rooted if rooted else self.unrooted}nullopt"
+
+    def make_optional(self, *, rooted: bool = True) -> str:
+        return f"{self.rooted if rooted else self.unrooted}make_optional"
+
+
+C10_OPTIONAL = CppSpelling(rooted="c10::", unrooted="c10::", in_scope_nullopt="nullopt")
+STD_OPTIONAL = CppSpelling(rooted="::std::", unrooted="std::", in_scope_nullopt="std::nullopt")
+
+
+@record
 class Release:
     """One torch release's torchgen, as the behaviours that differ between the releases known."""
 
@@ -109,6 +136,10 @@ class Release:
     # Cumulative out= ops whose functionalized call keeps the out tensor's dtype when none is given
     # (from 2.12; the dimname overloads only in 2.12).
     cumulative_out_ops: frozenset[str]
+
+    # How the C++ types and expressions spell optionals (CppSpelling): c10's until 2.3, the standard library's
+    # from 2.4.
+    cpp_spelling: CppSpelling
 
     # ---- AOTI C shims (area shims)
     # The form of the shims and of aoti/fallback_ops.py (AotiShimForm): the older one until 2.7, the newer from 2.8.

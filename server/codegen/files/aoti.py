@@ -66,7 +66,7 @@ def device_shims(ctx: GenContext, fallbacks: FallbackOps, key: dk.DispatchKey | 
     listed, indices = listed_with_backends(ctx.model, table, key, ctx.options.extend_aoti_c_shim)
     device = device_name(key)
     release = ctx.options.release
-    shims = (aoti.shim(f, device, aoti.backend_call(f, index), table[name], release)
+    shims = (aoti.shim(f, device, aoti.backend_call(f, index, release.cpp_spelling), table[name], release)
              for (name, f), index in zip(listed, indices) if key is None or index is not None)
     return DeviceShims(key, tuple(f for _, f in listed), indices, tuple(s for s in shims if s is not None))
 

@@ -32,7 +32,8 @@ from .native_aot import plan_native_aot_header, plan_native_aot_source, unread_r
 
 
 def declarations_yaml(ctx: GenContext) -> str:
-    return declarations_yaml_text(ctx.native_functions, ctx.options.release.cpp_default_qualifies_memory_format)
+    return declarations_yaml_text(ctx.native_functions, ctx.options.release.cpp_default_qualifies_memory_format,
+                                  ctx.options.release.cpp_spelling)
 
 NOT_YET = "not implemented yet"
 

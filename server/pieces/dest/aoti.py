@@ -19,6 +19,7 @@ from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup, Variant
 from ...model.schema import Argument, BaseTy, BaseType, FunctionSchema, ListType, OperatorName, OptionalType, Type
 from ...releases import Release
+from ...releases.profile import CppSpelling
 from ..api import cpp
 from ..api.signatures import CppSignatureGroup
 
@@ -91,7 +92,7 @@ def _optional_arg(t: OptionalType, name: str, release: Release) -> CArg:
     j = 0
     for aten_type in inner.aten_types:
         c_types[j] += "*"  # a pointer stands for the optional
-        aten_types.append(f"::std::optional<{aten_type}>")
+        aten_types.append(release.cpp_spelling.optional(aten_type))
         if aten_type.startswith("c10::ArrayRef<"):
             exprs.append(f"pointer_to_optional_list<{aten_type[len('c10::ArrayRef<'):-1]}>({names[j]}, {names[j + 1]})")
             j += 2
@@ -119,7 +120,7 @@ def _list_arg(t: ListType, name: str, is_write: bool, release: Release) -> CArg:
         expr = f"pointer_to_list<{t.size}>({name})"
     elif atype == "at::Tensor" and not is_write and release.aoti_tensors_resolve_dispatch_flags:
         expr = f"resolve_tensor_list_dispatch_flags({name}, {name}_len_)"
-    elif atype == "::std::optional<at::Tensor>":
+    elif atype == release.cpp_spelling.optional("at::Tensor"):
         resolved = (f"resolve_tensor_list_dispatch_flags({name}, {name}_len_)"
                     if release.aoti_tensors_resolve_dispatch_flags else f"pointer_to_list<{atype}>({name}, {name}_len_)")
         expr = f"c10::List<{atype}>(c10::ArrayRef<{atype}>({resolved}))"
@@ -146,7 +147,9 @@ def gen_arguments(args: list[Argument], skipped: frozenset[str], release: Releas
     exprs: list[str] = []
     for a in args:
         if a.name in skipped:
-            exprs.append(cpp.default_expr(a.default, a.type, symint=False) if a.default is not None else "std::nullopt")
+            spelling = release.cpp_spelling
+            exprs.append(cpp.default_expr(a.default, a.type, symint=False, spelling=spelling) if a.default is not None
+                         else spelling.nullopt(rooted=False))
             continue
         c = convert_arg(a.type, a.name, a.is_write, release=release)
         params += [f"{t} {n}" for t, n in zip(c.c_types, c.names)]
@@ -293,9 +296,9 @@ def compute_shim(schema: FunctionSchema, device: str, call: str, op_versions: tu
 # ---------------------------------------------------------------------------------------------- backends
 
 
-def backend_call(f: NativeFunction, index: BackendIndex | None) -> str:
+def backend_call(f: NativeFunction, index: BackendIndex | None, spelling: CppSpelling) -> str:
     """What the shim calls: a backend's kernel (at::<key>::<op>) or the C++ API (at::<op>)."""
-    sigs = CppSignatureGroup.from_native_function(f, method=False)
+    sigs = CppSignatureGroup.from_native_function(f, method=False, spelling=spelling)
     symint = f.func.has_symint()
     cpp_sig = sigs.symint_signature if symint else sigs.signature
     assert cpp_sig is not None
