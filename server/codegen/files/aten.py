@@ -51,8 +51,9 @@ def _manager_of(ctx: GenContext, key: dk.DispatchKey) -> Manager:
 
 def plan_aoti_files(ctx: GenContext) -> list[PlannedFile]:
     fallbacks = ctx.fallback_ops
+    blocked = fallbacks is None and aoti.needs_fallback_ops(ctx.options.release)
     return [single(Manager.aoti, name,
-                   None if fallbacks is None else partial(build, ctx, fallbacks, key),
+                   None if blocked else partial(build, ctx, fallbacks, key),
                    missing_reason=ctx.fallback_ops_missing)
             for key in aoti.aoti_backends(ctx) for name, build in aoti.shim_files(ctx, key)]
 

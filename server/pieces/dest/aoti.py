@@ -69,8 +69,12 @@ class CArg:
     exprs: tuple[str, ...]
 
 
+def _has_c_form(t: BaseTy, release: Release) -> bool:
+    return t in _BASE_TYPES and (t is not B.Generator or release.aoti_shim_form.generator_handles)
+
+
 def _base_arg(t: BaseType, name: str, is_write: bool, release: Release) -> CArg:
-    if t.name in _BASE_TYPES:
+    if _has_c_form(t.name, release):
         c_type, aten_type, conv = _BASE_TYPES[t.name]
         if t.name is B.str and not release.aoti_shim_form.str_is_std_string_view:
             aten_type = "c10::string_view"
@@ -172,7 +176,7 @@ def gen_returns(schema: FunctionSchema, release: Release) -> tuple[list[str], li
     checked first for ops named by a substring in the release's `aoti_nullable_returns`)."""
     types: list[BaseType] = []
     for r in schema.returns:
-        if not (isinstance(r.type, BaseType) and r.type.name in _BASE_TYPES):
+        if not (isinstance(r.type, BaseType) and _has_c_form(r.type.name, release)):
             raise NoCShim(f"return type {r.type}")
         types.append(r.type)
     params = [f"{_BASE_TYPES[t.name][0]}* ret{i}" for i, t in enumerate(types)]
@@ -269,7 +273,8 @@ def _shim_version(schema: FunctionSchema, device: str, call: str, func_name: str
         assigns: list[str] = []
     else:
         params, exprs = gen_arguments(list(schema.arguments.flat_all), skipped, release)
-        ret_params, assigns = ([], []) if schema.name.name.inplace else gen_returns(schema, release)
+        ignored = schema.name.name.inplace and release.aoti_shim_form.inplace_returns_ignored
+        ret_params, assigns = ([], []) if ignored else gen_returns(schema, release)
         params += ret_params
     declaration = f"AOTITorchError aoti_torch_{device}_{func_name}({', '.join(params)})"
     return declaration, _definition(declaration, call, exprs, assigns, release)
@@ -325,6 +330,15 @@ def backend_index_for(f: NativeFunction, delegates: Mapping[OperatorName, Native
         if indices[composite].has_kernel(f):
             return indices[composite]
     return None
+
+
+def every_op_backend_index(f: NativeFunction, key: dk.DispatchKey, indices: Mapping[dk.DispatchKey, BackendIndex]
+                           ) -> BackendIndex | None:
+    """The backend a device shim calls in the every-op form (gen.py until 2.3): the device's own kernel, else a
+    CompositeExplicitAutograd(NonFunctional) one; None (no shim) for a pointwise op or one with neither."""
+    if "pointwise" in f.tags:
+        return None
+    return next((indices[k] for k in (key, dk.CEA, dk.CEA_NON_FUNCTIONAL) if indices[k].has_kernel(f)), None)
 
 
 @lru_cache(maxsize=PER_OP_MEMO)  # per op and device: frozen.PER_OP_MEMO says why the bound fits

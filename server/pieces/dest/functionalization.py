@@ -436,14 +436,20 @@ def _lambda(g: NativeFunctionsViewGroup, view_copy: NativeFunction, f: NativeFun
 
 
 def lambda_view_meta(g: NativeFunctionsViewGroup, view_copy: NativeFunction, f: NativeFunction,
-                     spelling: CppSpelling) -> str:
+                     release: Release) -> str:
     """`at::functionalization::ViewMeta view_meta = ...`: the view's replay as a forward and a reverse lambda;
-    a view op's (not an inplace view's) also says whether it is multi-output and as_strided."""
+    a view op's (not an inplace view's) also says whether it is multi-output, and from 2.4 whether it is
+    as_strided, after whether the inputs are symbolic (Release.view_meta_knows_symbolic_inputs)."""
+    spelling = release.cpp_spelling
     forward, (with_views, without_views) = _lambda(g, view_copy, f, is_reverse=False, spelling=spelling)
     reverse, (inverse,) = _lambda(g, view_copy, f, is_reverse=True, spelling=spelling)
-    flags = "" if "inplace_view" in f.tags else (
-        f",\n        /*is_multi_output=*/{str(isinstance(f.func.returns[0].type, ListType)).lower()},"
-        f"\n        /*is_as_strided=*/{str(str(f.func.name) == 'as_strided').lower()}")
+    view_op = "inplace_view" not in f.tags
+    multi = f",\n        /*is_multi_output=*/{str(isinstance(f.func.returns[0].type, ListType)).lower()}"
+    if release.view_meta_knows_symbolic_inputs:
+        flags = multi + f",\n        /*is_as_strided=*/{str(str(f.func.name) == 'as_strided').lower()}" if view_op else ""
+        tail = f",\n        /*has_symbolic_inputs=*/has_symbolic_inputs{flags}"
+    else:
+        tail = multi if view_op else ""
     return f"""at::functionalization::ViewMeta view_meta = at::functionalization::ViewMeta(
         {forward} {{
           if (reapply_views) {{
@@ -454,8 +460,7 @@ def lambda_view_meta(g: NativeFunctionsViewGroup, view_copy: NativeFunction, f: 
         }},
         {reverse} {{
           return {inverse}
-        }},
-        /*has_symbolic_inputs=*/has_symbolic_inputs{flags}
+        }}{tail}
       );"""
 
 
@@ -481,7 +486,7 @@ class _ViewKernel:
     reference_meta: str  # the reference run on meta tensors for XLA / LTC (_reference_meta)
     strides_guard: str  # the condition of the reference's sizes and strides being copied over
     view_meta: str  # the ViewMeta replaying the view (`view_meta`)
-    symbolic: str  # has_symbolic_inputs
+    symbolic: str  # the has_symbolic_inputs line (none before 2.4)
 
 
 def _view_kernel(g: NativeFunctionsViewGroup, view_copy: NativeFunction, f: NativeFunction,
@@ -497,10 +502,10 @@ def _view_kernel(g: NativeFunctionsViewGroup, view_copy: NativeFunction, f: Nati
     meta_conversion, meta_ctx = convert_to_meta_tensors(sig)
     meta_call = f"at::_ops::{f.func.name.unambiguous_name()}::call" \
                 f"({', '.join(e.expr for e in translate(meta_ctx, call_sig.arguments(), spelling=spelling))})"
-    symbolic = has_symbolic_inputs(call_sig)
+    symbolic = f"      {has_symbolic_inputs(call_sig)}\n" if release.view_meta_knows_symbolic_inputs else ""
     defn = sig.defn(name=wrapper_name(f.func), is_redispatching_fn=True)
     view_meta = f"auto view_meta = {view_meta_new(f, release)};" if release.functionalization_view_meta_classes else \
-        lambda_view_meta(g, view_copy, f, spelling)
+        lambda_view_meta(g, view_copy, f, release)
     guard = f"compute_reference_meta{meta_reference_guard(release)}"
     return _ViewKernel(
         defn=defn, view_tensor=view_tensor, view_op=f.func.name.unambiguous_name(),
@@ -545,8 +550,7 @@ def _inplace_view_kernel(k: _ViewKernel, release: Release) -> str:
         return at::_ops::{k.view_op}::call({k.redispatch_args});
       }}
       {_REPLAY_MODE}
-      {k.symbolic}
-      {k.view_meta}
+{k.symbolic}      {k.view_meta}
       {k.reference_meta}
       // This function adds the above view meta to the current tensor and replays them off the base,
       // mutating the size/stride info of the current FunctionalTensorWrapper.
@@ -586,8 +590,7 @@ def _view_op_kernel(k: _ViewKernel) -> str:
           tmp_output = at::_ops::{k.copy_op}::call({k.redispatch_args});
         }}
       }}
-      {k.symbolic}
-      {k.view_meta}
+{k.symbolic}      {k.view_meta}
       auto out = at::functionalization::impl::create_functional_tensor_with_view_meta(tmp_output, {k.view_tensor}, view_meta);
       // See  Note [Propagating strides in the functionalization pass]
       if ({k.strides_guard}) {{
