@@ -99,7 +99,8 @@ def yaml_paths(tree: Path, given: str | None) -> tuple[Path, Path]:
 def load_needs(yaml_path: Path, tags_path: Path) -> list[Requirement]:
     tags = TagsParser().parse(tags_path.read_text()).names
     model = NativeParser(release=DEFAULT).parse(yaml_path.read_text(), tags).functions
-    return list(requirements(model, generated_view_copies(model), kernel_parameter_types))
+    return list(requirements(model, generated_view_copies(model),
+                             lambda f, b: kernel_parameter_types(f, b, DEFAULT.cpp_spelling)))
 
 
 def wheel_ops_folder() -> Path:

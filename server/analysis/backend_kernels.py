@@ -29,6 +29,7 @@ from ..model.native_function import NativeFunction
 from ..model.native_yaml import NativeFunctions
 from ..model.schema import OperatorName
 from ..pieces.dest.native_declarations import SymIntKernelError, kernel_signature
+from ..releases.profile import CppSpelling
 from ..report import FileDiagnostic
 from ..suggest import did_you_mean
 from ..syntax.cpp_scan import split_parameters
@@ -131,8 +132,8 @@ def _first_listing(resolved: ResolvedBackend, op: OperatorName, sections: tuple[
     return next((i for i in resolved.listings.get(op, ()) if i.section in sections), None)
 
 
-def expected_kernels(resolved: ResolvedBackend, native: Mapping[OperatorName, NativeFunction], class_name: str
-                     ) -> list[ExpectedKernel]:
+def expected_kernels(resolved: ResolvedBackend, native: Mapping[OperatorName, NativeFunction], class_name: str,
+                     spelling: CppSpelling) -> list[ExpectedKernel]:
     """Every op of the backend and autograd indices whose kernel must be written by hand, in yaml order."""
     full_codegen = {i.name for i in resolved.yaml.full_codegen if i.name is not None}
     out = []
@@ -145,7 +146,7 @@ def expected_kernels(resolved: ResolvedBackend, native: Mapping[OperatorName, Na
             if f is None or item is None or op in full_codegen:
                 continue
             try:
-                sig = kernel_signature(f, index)
+                sig = kernel_signature(f, index, spelling)
             except SymIntKernelError:
                 continue  # reported by the yaml check (OPG513)
             out.append(ExpectedKernel(op, meta.kernel, item, sig.decl(name=meta.kernel),
@@ -181,10 +182,11 @@ def _where(paths: tuple[str, ...]) -> str:
 
 
 def kernel_diagnostics(resolved: ResolvedBackend, native: Mapping[OperatorName, NativeFunction], class_name: str,
-                       cpp_namespace: str, impls: tuple[ImplFile, ...]
+                       cpp_namespace: str, impls: tuple[ImplFile, ...], spelling: CppSpelling
                        ) -> tuple[list[Diagnostic], list[tuple[str, Diagnostic]]]:
-    """(diagnostics on the yaml, (path, diagnostic) on the implementation files)."""
-    expected = expected_kernels(resolved, native, class_name)
+    """(diagnostics on the yaml, (path, diagnostic) on the implementation files); kernels declared in `spelling`
+    (the release's)."""
+    expected = expected_kernels(resolved, native, class_name, spelling)
     definitions = [d for impl in impls for d in find_definitions(impl, class_name)]
     by_kernel: dict[str, list[ExpectedKernel]] = {}
     for e in expected:
@@ -246,12 +248,12 @@ def _generated_kernels(resolved: ResolvedBackend) -> dict[str, OperatorName]:
 
 
 def check_kernels(resolved: ResolvedBackend, native: NativeFunctions, yaml_path: str,
-                  impls: Iterable[ImplFile]) -> list[FileDiagnostic]:
+                  impls: Iterable[ImplFile], spelling: CppSpelling) -> list[FileDiagnostic]:
     """The missing-kernel check of a resolved backend yaml against its implementation files."""
     impls = tuple(impls)
     if not impls or resolved.backend_key is None or resolved.class_name is None:
         return []
     ns = resolved.yaml.cpp_namespace.value
     functions = {f.func.name: f for f in native.native_functions}
-    on_yaml, on_impl = kernel_diagnostics(resolved, functions, resolved.class_name, str(ns), impls)
+    on_yaml, on_impl = kernel_diagnostics(resolved, functions, resolved.class_name, str(ns), impls, spelling)
     return [FileDiagnostic(yaml_path, d) for d in on_yaml] + [FileDiagnostic(p, d) for p, d in on_impl]

@@ -116,7 +116,7 @@ def kernel_declaration(snapshot: NativeSnapshot, ref: KernelRef) -> str:
     group = group_of(snapshot, ref.function) if ref.structured else None
     try:
         if ref.what == META_FUNC:
-            return compute_meta_function_declaration(group) or "" if group is not None else ""
+            return compute_meta_function_declaration(group, snapshot.release.cpp_spelling) or "" if group is not None else ""
         index = snapshot.functions.backend_indices.get(ref.keys[0]) if ref.keys else None
         if index is None:
             return ""
@@ -133,7 +133,8 @@ def kernel_parameters(snapshot: NativeSnapshot, ref: KernelRef) -> str | None:
     if ref.what == META_FUNC or ref.structured or not ref.keys:
         return None
     index = snapshot.functions.backend_indices.get(ref.keys[0])
-    found = kernel_parameter_types(ref.function, index) if index is not None else None
+    found = (kernel_parameter_types(ref.function, index, snapshot.release.cpp_spelling)
+             if index is not None else None)
     return types_key(found) if found is not None else None
 
 

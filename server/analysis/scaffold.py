@@ -307,7 +307,8 @@ def backend_stubs(snapshot: NativeSnapshot, backend_text: str, op: str) -> str:
         raise ScaffoldError(f"the backend yaml, with the op added, cannot be resolved{why}")
     namespace = resolved.yaml.cpp_namespace.value
     native = {op.function.func.name: op.function for op in snapshot.functions.ops}
-    wanted = [e for e in expected_kernels(resolved, native, resolved.class_name) if str(e.op) == op]
+    wanted = [e for e in expected_kernels(resolved, native, resolved.class_name,
+                                                snapshot.release.cpp_spelling) if str(e.op) == op]
     if not wanted or not isinstance(namespace, str):
         raise ScaffoldError(f"the backend yaml asks for no kernel of {op}")
     return _merged([stub(e, namespace)[1] for e in wanted])

@@ -102,7 +102,9 @@ def fallback_ops_candidates(source_path: str) -> list[str]:
 
 def load_fallback_ops(source_path: str, release: Release) -> tuple[FallbackOps | None, str]:
     """torchgen's fallback ops lists, read as data in the release's format; (None, why) when there are none
-    to read."""
+    to read, (None, "") for a release whose shims are every op's (before 2.4: it has no fallback_ops.py)."""
+    if release.aoti_shim_form.every_op:
+        return None, ""
     for path in fallback_ops_candidates(source_path):
         if os.path.isfile(path):
             try:
@@ -199,6 +201,27 @@ def _shim_fails(f: NativeFunction, versions: tuple[aoti.OpVersion, ...], release
         fails = exc
     verdicts[id(f.func)] = (f.func, versions, release, fails)
     return fails
+
+
+def every_op_shim_failures(model: NativeFunctions, release: Release, devices: Sequence[dk.DispatchKey | None]
+                           ) -> tuple[Diagnostic, ...]:
+    """OPG960 at each argument gen.py's shim generator fails on (an assertion) in the every-op form (until 2.3),
+    for an op that gets a shim on one of the devices."""
+    keys = [k for k in devices if k is not None]
+    indices = {k: backend_index(model, k) for k in {*keys, dk.CEA, dk.CEA_NON_FUNCTIONAL}}
+    found = []
+    for op in model.ops:
+        f = op.function
+        if not any(aoti.every_op_backend_index(f, k, indices) is not None for k in keys):
+            continue
+        fails = _shim_fails(f, (aoti.OpVersion(1),), release, {})
+        if fails is not None:
+            at = next(i for i, a in enumerate(f.func.arguments.flat_all) if a.name == fails.argument)
+            found.append(diag("OPG960", problem_span(op, ("arg", at)),
+                              f"gen.py of {release} writes an AOTI C shim for every op with a kernel, and its shim "
+                              f"generator fails on the argument '{fails.argument}' of {f.func.name}, {fails}: give "
+                              "it another type"))
+    return tuple(found)
 
 
 def shim_failures(model: NativeFunctions, fallbacks: FallbackOps, release: Release,

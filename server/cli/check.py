@@ -133,7 +133,8 @@ def _kernel_checker(roots: list[str]) -> Callable[[NativeSnapshot], list[Diagnos
         def declare(f: NativeFunction, backend: BackendIndex) -> str:
             return "\n".join(compute_native_function_declaration(f, backend, native.release))
 
-        return missing_kernels(native, index, declare=declare, parameters=kernel_parameter_types,
+        return missing_kernels(native, index, declare=declare,
+                               parameters=lambda f, b: kernel_parameter_types(f, b, native.release.cpp_spelling),
                                with_meta=not native.release.parse_only)
 
     return check

@@ -55,8 +55,9 @@ def gen_py_parser(release: Release) -> argparse.ArgumentParser:
     p.add_argument("--dry-run", action="store_true", help="write no generated file (the -o lists still are)")
     p.add_argument("--per-operator-headers", action="store_true", help="the ATen/ops/ per-operator layout")
     p.add_argument("-d", "--install-dir", "--install_dir", default=DEFAULT_INSTALL_DIR, help="output folder")
-    p.add_argument("--aoti-install-dir", "--aoti_install_dir", default=DEFAULT_AOTI_INSTALL_DIR,
-                   help="folder of the AOTInductor C shims (checked, or written with --update-aoti-c-shim)")
+    if release.gen_py_takes_aoti_flags:
+        p.add_argument("--aoti-install-dir", "--aoti_install_dir", default=DEFAULT_AOTI_INSTALL_DIR,
+                       help="folder of the AOTInductor C shims (checked, or written with --update-aoti-c-shim)")
     if not release.enum_tag_in_core:
         p.add_argument("--headeronly-install-dir", "--headeronly_install_dir", default=None,
                        help="folder of the header-only files such as enum_tag.h (default: <install-dir>/core)")
@@ -68,7 +69,8 @@ def gen_py_parser(release: Release) -> argparse.ArgumentParser:
     for device in devices:
         p.add_argument(f"--{device}", action="store_true", help=f"generate for {device.upper()}")
     add_selection_arguments(p)
-    p.add_argument("--update-aoti-c-shim", action="store_true", help="write the AOTInductor C shim headers")
+    if release.gen_py_takes_aoti_flags:
+        p.add_argument("--update-aoti-c-shim", action="store_true", help="write the AOTInductor C shim headers")
     if release.gen_py_takes_extend_aoti_c_shim:
         p.add_argument("--extend-aoti-c-shim", action="store_true", help="C shims of out-of-tree ops")
     return p
@@ -77,7 +79,8 @@ def gen_py_parser(release: Release) -> argparse.ArgumentParser:
 def as_generate_arguments(args: argparse.Namespace) -> argparse.Namespace:
     """gen.py's parsed flags as `opgen generate`'s: what gen.py lacks at its default, opgen's own at theirs (every
     file or a non-zero exit; no -v; the processes as by default)."""
-    fixed = {"headeronly_install_dir": None, "native_aot_ops_dir": None, "mtia": False, "xpu": False,
+    fixed = {"aoti_install_dir": None, "update_aoti_c_shim": False, "headeronly_install_dir": None,
+             "native_aot_ops_dir": None, "mtia": False, "xpu": False,
              "extend_aoti_c_shim": False, "implemented_only": False, "jobs": None, "verbose": False,
              "torch_version": None, "cache_dir": None, "no_cache": False}
     return argparse.Namespace(**{**fixed, **vars(args)})

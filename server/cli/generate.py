@@ -14,6 +14,9 @@ from .generation_report import report_written, terminal_progress
 from .options import add_verbose_argument
 from .torch_version import add_torch_version_argument, resolve_release
 
+# Where gen.py before 2.4 writes the AOTI C shims, under the working folder (it has no --aoti-install-dir).
+FIXED_AOTI_INSTALL_DIR = "torch/csrc/inductor/aoti_torch/generated"
+
 if TYPE_CHECKING:
     from ..cache.store import Cache
     from ..codegen.files.context import GenerateOptions
@@ -107,7 +110,9 @@ def options_from_args(args: argparse.Namespace, release: Release) -> GenerateOpt
     return GenerateOptions(
         source_path=args.source_path, install_dir=args.install_dir,
         headeronly_install_dir=args.headeronly_install_dir,
-        aoti_install_dir=args.aoti_install_dir or os.path.join(args.install_dir, "aoti"),
+        # (gen.py before 2.4 has no --aoti-install-dir: its shims go to a fixed folder under the working one)
+        aoti_install_dir=(args.aoti_install_dir or os.path.join(args.install_dir, "aoti"))
+        if release.gen_py_takes_aoti_flags else FIXED_AOTI_INSTALL_DIR,
         per_operator_headers=args.per_operator_headers, rocm=args.rocm, mps=args.mps, xpu=args.xpu, mtia=args.mtia,
         op_registration_whitelist=tup(args.op_registration_whitelist),
         op_selection_yaml_path=args.op_selection_yaml_path, backend_whitelist=tup(args.backend_whitelist),
@@ -125,7 +130,10 @@ def options_from_args(args: argparse.Namespace, release: Release) -> GenerateOpt
 
 def flags_the_release_lacks(args: argparse.Namespace, release: Release) -> list[str]:
     """The flags given that the release's gen.py does not take (it came later)."""
-    return [flag for flag, given, taken in (("--xpu", args.xpu, release.gen_py_takes_xpu),
+    return [flag for flag, given, taken in (("--aoti-install-dir", args.aoti_install_dir is not None,
+                                             release.gen_py_takes_aoti_flags),
+                                            ("--update-aoti-c-shim", args.update_aoti_c_shim, release.gen_py_takes_aoti_flags),
+                                            ("--xpu", args.xpu, release.gen_py_takes_xpu),
                                             ("--mtia", args.mtia, release.gen_py_takes_mtia),
                                             ("--extend-aoti-c-shim", args.extend_aoti_c_shim,
                                              release.gen_py_takes_extend_aoti_c_shim)) if given and not taken]

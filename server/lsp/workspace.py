@@ -561,7 +561,7 @@ class Workspace:
                 check = self._missing_kernels.setdefault(uri, MissingKernels())
                 diagnostics += check(native, kernels.index, kernels.generation, kernels.severity,  # type: ignore[arg-type]
                                      lambda f, backend: self.declaration(f, backend, native.release),
-                                     self.kernel_parameters)
+                                     lambda f, backend: self.kernel_parameters(f, backend, native.release))
             analysis = Analysis(document, key, diagnostics, native, tags)
         elif document.kind == TAGS:
             tags_parser = self._tags_parsers.setdefault(document.path or uri, TagsParser())
@@ -713,14 +713,16 @@ class Workspace:
             text = self._documents[uri].text if uri is not None else _read_text(path)
             if text is not None:
                 impls.append(ImplFile(path, text))
-        found = check_kernels(snapshot.resolved, native.snapshot.functions, document.path or document.uri, impls)
+        found = check_kernels(snapshot.resolved, native.snapshot.functions, document.path or document.uri, impls,
+                              native.snapshot.release.cpp_spelling)
         return tuple(d.diagnostic for d in found if d.path == (document.path or document.uri))
 
-    def kernel_parameters(self, f, backend) -> tuple[str, ...] | None:
-        """The parameter types of that declaration (the missing-kernel check tells overloads apart by them)."""
+    def kernel_parameters(self, f, backend, release: Release) -> tuple[str, ...] | None:
+        """The parameter types of that declaration in a release (the missing-kernel check tells overloads apart
+        by them)."""
         from ..pieces.dest.native_declarations import kernel_parameter_types
 
-        return kernel_parameter_types(f, backend)
+        return kernel_parameter_types(f, backend, release.cpp_spelling)
 
     def declaration(self, f, backend, release: Release) -> str:
         """The kernel declaration the codegen gives the function for a backend (NativeFunctions.h) in a release."""

@@ -97,15 +97,17 @@ class Explainer:
         group = self._groups.get(f.func.name)
         operators = "MethodOperators.h" if Variant.method in f.variants else "Operators.h"
         out = [Snippet("Operator struct (at::_ops)", operators, compute_operator_declaration(
-            f, self.release.operator_names_static_constexpr))]
+            f, self.release.operator_names_static_constexpr, self.release.cpp_spelling))]
         functions = compute_function(f, self.release.symint_templates_use_is_same_v,
-                                     self.release.cpp_default_qualifies_memory_format)
+                                     self.release.cpp_default_qualifies_memory_format, self.release.cpp_spelling)
         if functions:
             out.append(Snippet("C++ API (at::)", "Functions.h", functions))
-        method = compute_tensor_method_declaration(f, self.release.cpp_default_qualifies_memory_format)
+        method = compute_tensor_method_declaration(f, self.release.cpp_default_qualifies_memory_format,
+                                                   self.release.cpp_spelling)
         if method:
             out.append(Snippet("Tensor method declaration", "core/TensorBody.h", method, "  "))
-            out.append(Snippet("Tensor method definition", "core/TensorBody.h", compute_tensor_method_definition(f) or ""))
+            out.append(Snippet("Tensor method definition", "core/TensorBody.h",
+                               compute_tensor_method_definition(f, self.release.cpp_spelling) or ""))
         declarations = [s for index in self.model.backend_indices.values()
                         for s in self._kernel_declarations(f, group, index)]
         if self.release.device_family_kernel_exports:  # NativeFunctions.h merges a kernel shared by CPU and CUDA
@@ -116,7 +118,7 @@ class Explainer:
         for index in self.model.backend_indices.values():
             out.extend(self._registrations(f, group, index))
         if group is not None and f is group.out and group.structured:
-            meta = compute_meta_function_declaration(group)
+            meta = compute_meta_function_declaration(group, self.release.cpp_spelling)
             if meta:
                 out.append(Snippet("Structured meta class", "NativeMetaFunctions.h", meta))
         tags = tags_initializer(f)

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import fields
 
 from ..frozen import record
-from .profile import AOTI_SHIMS_2_8, OLDER_AOTI_SHIMS, Release
+from .profile import AOTI_SHIMS_2_8, C10_OPTIONAL, EVERY_OP_AOTI_SHIMS, OLDER_AOTI_SHIMS, STD_OPTIONAL, Release
 
 # The CUDA-family kernels gen.py 2.15 knows are defined in torch_cpu (their declarations say TORCH_API), and
 # the op its own native_functions.yaml registers each for: gen.py fails when no CUDA-family key registers one.
@@ -58,7 +58,7 @@ def change(version: str, **changes: object) -> Change:
     return Change(version, tuple(changes.items()))
 
 
-# Every behaviour as torch 2.4.1's torchgen has it (the oldest release known).
+# Every behaviour as torch 2.3.1's torchgen has it (the oldest release known).
 BEFORE: dict[str, object] = dict(
     generation_verified=True,
     # reading native_functions.yaml
@@ -67,15 +67,15 @@ BEFORE: dict[str, object] = dict(
     generated_variants_tagged_by_kind=False, const_quantizer_ptr_type=True, refuses_python_keyword_argument_names=False,
     core_composite_ops_get_generated_variants=False, generated_variants_based_on_mutable=False,
     # gen.py and the generators beside it
-    template_blocks_strip_lines=False, functionalization_view_meta_classes=False, inplace_view_comment_says_runnin=True,
+    template_blocks_strip_lines=False, view_meta_knows_symbolic_inputs=False,
+    functionalization_view_meta_classes=False, inplace_view_comment_says_runnin=True,
     writes_aten_c_shim=False, functionalization_registers_composite_views=False,
     structured_outputs_propagate_names=True, xpu_family_waits_for_flag=False, structured_xpu_kernels_export_xpu=False,
     device_family_kernel_exports=False, cuda_kernels_in_torch_cpu=frozenset(), owning_types_hold_tensors_by_value=False,
     writes_native_aot_stubs=False, single_output_view_replay=False, fallback_variants_carry_since=False,
-    aoti_nullable_returns=frozenset({"_scaled_dot_product_flash_attention", "_scaled_dot_product_efficient_attention",
-                                     "_scaled_dot_product_cudnn_attention", "convolution_backward"}),
-    lazy_to_string_moves_stream=False, cumulative_out_ops=frozenset(),
-    aoti_shim_form=OLDER_AOTI_SHIMS, aoti_tensors_resolve_dispatch_flags=False,
+    aoti_nullable_returns=frozenset({"_scaled_dot_product_flash_attention"}),
+    lazy_to_string_moves_stream=False, cumulative_out_ops=frozenset(), cpp_spelling=C10_OPTIONAL,
+    aoti_shim_form=EVERY_OP_AOTI_SHIMS, aoti_tensors_resolve_dispatch_flags=False,
     register_dispatch_key_sharded=False, dispatch_helpers_per_definitions_block=True,
     dispatch_keys_unknown=frozenset({"NestedTensorHPU", "MTIA", "SparseMPS", "SparseCsrMPS", "SparseCsrXPU",
                                      "SparseXPU", "NestedTensorXPU", "XPU"}),
@@ -93,12 +93,17 @@ BEFORE: dict[str, object] = dict(
     python_bindings_skip_hand_bound=frozenset(), node_compiled_args_const=False, node_optional_strings_are_std=False,
     symbool_type=False,
     # gen.py's command line
-    gen_py_takes_mtia=False, gen_py_takes_xpu=False, gen_py_takes_extend_aoti_c_shim=False,
+    gen_py_takes_mtia=False, gen_py_takes_xpu=False, gen_py_takes_aoti_flags=False,
+    gen_py_takes_extend_aoti_c_shim=False,
 )
 
 # Every release known, oldest first, with what its torchgen changed.
 CHANGELOG: tuple[Change, ...] = (
-    change("2.4.1"),
+    change("2.3.1"),
+    change("2.4.1", cpp_spelling=STD_OPTIONAL, view_meta_knows_symbolic_inputs=True, aoti_shim_form=OLDER_AOTI_SHIMS,
+           aoti_nullable_returns=added("_scaled_dot_product_efficient_attention",
+                                       "_scaled_dot_product_cudnn_attention", "convolution_backward"),
+           gen_py_takes_aoti_flags=True),
     change("2.5.1", dispatch_keys_unknown=removed("XPU"), cpp_default_qualifies_memory_format=True,
            registration_helpers_silence_unused=True, view_copy_kernels_include_group_natives=True,
            functionalization_propagates_xla_data_direct=True, vmap_unwraps_by_structured_binding=True,

@@ -15,8 +15,17 @@ from ..frozen import record
 
 @record
 class AotiShimForm:
-    """How gen.py writes the AOTI C shims and reads aoti/fallback_ops.py: behaviours that changed together, in 2.8,
-    so one form per release (Release.aoti_shim_form) and not a flag each."""
+    """How gen.py writes the AOTI C shims and reads aoti/fallback_ops.py: behaviours that changed together (in 2.4
+    and in 2.8), so one form per release (Release.aoti_shim_form) and not a flag each."""
+
+    # Every op with a kernel of the device or a CompositeExplicitAutograd(NonFunctional) one gets a shim, but the
+    # pointwise ones (there is no fallback_ops.py); the header is written beside the source each run (not checked),
+    # both under torch/csrc/inductor/aoti_torch/generated (gen.py has no --aoti-install-dir). The form until 2.3.
+    every_op: bool
+    # An in-place op's shim returns nothing (its self is the argument); before 2.4 it returns it as ret0.
+    inplace_returns_ignored: bool
+    # A Generator argument or return is an AtenGeneratorHandle; before 2.4 the op gets no shim.
+    generator_handles: bool
 
     # aoti/fallback_ops.py maps each fallback op to its versions; in the older form it is a set of names (every
     # shim has one version).
@@ -38,13 +47,46 @@ class AotiShimForm:
     endif_names_guard: bool
 
 
-# gen.py's two forms: until 2.7, and from 2.8.
-OLDER_AOTI_SHIMS = AotiShimForm(fallback_ops_versioned=False, follow_dispatch_keys=True, for_every_device=False,
+# gen.py's three forms: until 2.3 (every op), 2.4 to 2.7 (the fallback ops), and from 2.8.
+EVERY_OP_AOTI_SHIMS = AotiShimForm(every_op=True, inplace_returns_ignored=False, generator_handles=False,
+                                   fallback_ops_versioned=False, follow_dispatch_keys=True, for_every_device=False,
+                                   str_is_std_string_view=False, returns_indented_with_tabs=False,
+                                   tensor_return_ends_twice=True, endif_names_guard=False)
+OLDER_AOTI_SHIMS = AotiShimForm(every_op=False, inplace_returns_ignored=True, generator_handles=True,
+                                fallback_ops_versioned=False, follow_dispatch_keys=True, for_every_device=False,
                                 str_is_std_string_view=False, returns_indented_with_tabs=False,
                                 tensor_return_ends_twice=True, endif_names_guard=False)
-AOTI_SHIMS_2_8 = AotiShimForm(fallback_ops_versioned=True, follow_dispatch_keys=False, for_every_device=True,
+AOTI_SHIMS_2_8 = AotiShimForm(every_op=False, inplace_returns_ignored=True, generator_handles=True,
+                              fallback_ops_versioned=True, follow_dispatch_keys=False, for_every_device=True,
                               str_is_std_string_view=True, returns_indented_with_tabs=True,
                               tensor_return_ends_twice=False, endif_names_guard=True)
+
+
+@record
+class CppSpelling:
+    """How gen.py's C++ names the optional type and its helpers: c10's own until 2.3, the standard library's from
+    2.4. One record, read wherever a C++ type or expression is rendered, so that the spelling is chosen once.
+
+    From 2.4 torchgen writes the standard names `::std::`-rooted in its type layer and plain `std::` in a few
+    templates of its own (each generator as it was edited); c10's are written `c10::` in both."""
+
+    rooted: str  # "::std::" (the type layer: api/types, translate, cpp defaults)
+    unrooted: str  # "std::" (literal snippets: maybe_create_proxy, the lazy kernels' make_optional)
+    # The common device's initial value in Register<Key>.cpp (`= std::nullopt`; `= nullopt` before 2.4).
+    in_scope_nullopt: str
+
+    def optional(self, elem: str, *, rooted: bool = True) -> str:
+        return f"{self.rooted if rooted else self.unrooted}optional<{elem}>"
+
+    def nullopt(self, *, rooted: bool = True) -> str:
+        return f"{self.rooted if rooted else self.unrooted}nullopt"
+
+    def make_optional(self, *, rooted: bool = True) -> str:
+        return f"{self.rooted if rooted else self.unrooted}make_optional"
+
+
+C10_OPTIONAL = CppSpelling(rooted="c10::", unrooted="c10::", in_scope_nullopt="nullopt")
+STD_OPTIONAL = CppSpelling(rooted="::std::", unrooted="std::", in_scope_nullopt="std::nullopt")
 
 
 @record
@@ -73,6 +115,9 @@ class Release:
     # Functionalization replays views through ViewMeta classes (ViewMetaClasses.h / .cpp); from 2.9. Before,
     # RegisterFunctionalization's view kernels build ViewMetas of lambdas, which opgen does not write yet.
     functionalization_view_meta_classes: bool
+    # A view's functionalization kernel works out whether its SymInt arguments are symbolic (has_symbolic_inputs)
+    # and gives that to the ViewMeta, and a view op's ViewMeta says whether it is as_strided; from 2.4.
+    view_meta_knows_symbolic_inputs: bool
     # An inplace view op's functionalization kernel says "we'll end up runnin the reference function" (a typo
     # gen.py fixed in 2.8); until 2.7.
     inplace_view_comment_says_runnin: bool
@@ -109,6 +154,10 @@ class Release:
     # Cumulative out= ops whose functionalized call keeps the out tensor's dtype when none is given
     # (from 2.12; the dimname overloads only in 2.12).
     cumulative_out_ops: frozenset[str]
+
+    # How the C++ types and expressions spell optionals (CppSpelling): c10's until 2.3, the standard library's
+    # from 2.4.
+    cpp_spelling: CppSpelling
 
     # ---- AOTI C shims (area shims)
     # The form of the shims and of aoti/fallback_ops.py (AotiShimForm): the older one until 2.7, the newer from 2.8.
@@ -222,6 +271,9 @@ class Release:
     # gen.py takes --xpu (without it, XPU's kernels are left out); from 2.6. Before, XPU's Register<Key>.cpp is
     # always written, into the main folder, and nothing more of XPU (no XPUFunctions.h, no XPU shims).
     gen_py_takes_xpu: bool
+    # gen.py takes --aoti-install-dir and --update-aoti-c-shim; from 2.4 (before, every op's shims and their headers
+    # go to torch/csrc/inductor/aoti_torch/generated under the working folder: AotiShimForm.every_op).
+    gen_py_takes_aoti_flags: bool
     # gen.py takes --extend-aoti-c-shim (C shims of out-of-tree ops, their headers under extend/); from 2.6.
     gen_py_takes_extend_aoti_c_shim: bool
     # ---- a backend's own operator file (docs/backends.md): torchgen as the backend patches it before its parse

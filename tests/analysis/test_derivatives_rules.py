@@ -91,7 +91,7 @@ def test_nodes_are_numbered_in_file_order_and_save_what_formulas_use() -> None:
     assert [n.op for n in result.nodes] == ["FooBackward0", "CatLikeBackward0"]
     foo, cat = result.nodes
     # formulas are read in the order of their keys (other before self); the struct sorts fields by name
-    assert [(s.name, s.nctype.type.cpp_type()) for s in foo.key.all_saved_inputs] == [
+    assert [(s.name, s.nctype.type.cpp_type(DEFAULT.cpp_spelling)) for s in foo.key.all_saved_inputs] == [
         ("other_info", "torch::autograd::generated::TypeAndSize"), ("other_sym_sizes", "c10::SymIntArrayRef")]
     assert ("  torch::autograd::generated::TypeAndSize other_info;\n  std::vector<c10::SymInt> other_sym_sizes;\n"
             "\n};\n") in node_declaration(foo, DEFAULT)

@@ -165,9 +165,11 @@ def test_only_the_files_whose_bytes_change_are_rewritten(tmp_path: Path) -> None
     assert rewritten == changed
 
 
-@pytest.mark.parametrize("version, flag", [("2.5", "--xpu"), ("2.5", "--extend-aoti-c-shim"), ("2.6", "--mtia")])
+@pytest.mark.parametrize("version, flag", [("2.5", "--xpu"), ("2.5", "--extend-aoti-c-shim"), ("2.6", "--mtia"),
+                                           ("2.3", "--update-aoti-c-shim"), ("2.3", "--aoti-install-dir={tmp}/aoti")])
 def test_a_flag_the_releases_gen_py_lacks_is_a_usage_error(tmp_path: Path, capsys, version: str, flag: str) -> None:
-    out = tmp_path / "out"
+    out, flag = tmp_path / "out", flag.format(tmp=tmp_path)
     assert main(["generate", "-s", str(SAMPLES_ATEN), "-d", str(out), "--torch-version", version, flag]) == 2
-    assert f"has no {flag}" in capsys.readouterr().err and not out.exists()  # (that gen.py writes nothing either)
+    name = flag.split("=")[0]
+    assert f"has no {name}" in capsys.readouterr().err and not out.exists()  # (that gen.py writes nothing either)
     assert main(["generate", "-s", str(SAMPLES_ATEN), "-d", str(out), "--torch-version", "2.13", flag]) == 0

@@ -275,6 +275,8 @@ SITES: dict[str, Site] = {
         "opgen_lsp.model.native_aot:read_native_aot", _NATIVE_AOT),
     "model/native_aot.py:_check_grid:assert": internal(
         "_check_function has found kernel_precompile_grid bound by a def before the grid is read"),
+    "codegen/files/aoti.py:device_shims:ValueError": internal(
+        "plan_aoti_files plans no shim file without fallback_ops.py where the release's shims are the fallback ops'"),
     "codegen/files/native_aot.py:_header:ValueError": internal(
         "load_context refuses a declaration without its structured group first (declaration_errors, OPG967)"),
     "codegen/generate.py:refuse_native_aot_errors:InvalidInput": handled(

@@ -152,11 +152,12 @@ def test_has_symbolic_answers_every_symint_type_the_check_lets_through() -> None
         if untranslatable(t) or unconvertible_argument(t):
             refused.append(str(t))
             continue
-        ctype = cpp.argumenttype_type(t, mutable=False, binds="x", options=ApiOptions(False, False), symint=True)
+        ctype = cpp.argumenttype_type(t, mutable=False, binds="x", options=ApiOptions(False, False, DEFAULT.cpp_spelling),
+                                        symint=True)
         try:
-            _has_symbolic("x", ctype.type)
+            _has_symbolic("x", ctype.type, DEFAULT.cpp_spelling)
         except FunctionalizationError:
-            pytest.fail(f"'{t}' passes OPG208 but _has_symbolic has no test for {ctype.type.cpp_type()}")
+            pytest.fail(f"'{t}' passes OPG208 but _has_symbolic has no test for {ctype.type.cpp_type(DEFAULT.cpp_spelling)}")
         answered.append(str(t))
     assert {"SymInt", "SymInt?", "SymInt[]", "SymInt[2]", "SymInt[]?"} <= set(answered)
     assert {"SymInt?[]", "SymInt[][]"} <= set(refused)

@@ -16,6 +16,8 @@ from opgen_lsp.pieces.api.types import ApiOptions, NamedCType, tensorT
 from opgen_lsp.pieces.explain import Explainer, as_in_file
 from opgen_lsp.releases import DEFAULT
 
+SPELLING = DEFAULT.cpp_spelling
+
 TAGS = """\
 - tag: pt2_compliant_tag
   desc: compliant
@@ -81,7 +83,7 @@ def fn(model, name):
 
 def test_symint_factory_has_four_cpp_overloads(model) -> None:
     f = fn(model, "empty.memory_format")
-    group = CppSignatureGroup.from_native_function(f, method=False)
+    group = CppSignatureGroup.from_native_function(f, method=False, spelling=SPELLING)
     assert [s.decl() for s in group.signatures()] == [
         "at::Tensor empty(at::IntArrayRef size, at::TensorOptions options={}, "
         "::std::optional<at::MemoryFormat> memory_format=::std::nullopt)",
@@ -98,8 +100,8 @@ def test_symint_factory_has_four_cpp_overloads(model) -> None:
 
 def test_tensor_options_are_unpacked_for_the_dispatcher(model) -> None:
     f = fn(model, "empty.memory_format")
-    sig = CppSignatureGroup.from_native_function(f, method=False).signature
-    exprs = [e.expr for e in translate(sig.arguments(), dispatcher_signature(f).arguments())]
+    sig = CppSignatureGroup.from_native_function(f, method=False, spelling=SPELLING).signature
+    exprs = [e.expr for e in translate(sig.arguments(), dispatcher_signature(f, spelling=SPELLING).arguments(), spelling=SPELLING)]
     assert exprs == [
         "c10::fromIntArrayRefSlow(size)", "c10::optTypeMetaToScalarType(options.dtype_opt())", "options.layout_opt()",
         "options.device_opt()", "options.pinned_memory_opt()",
@@ -109,14 +111,14 @@ def test_tensor_options_are_unpacked_for_the_dispatcher(model) -> None:
 
 def test_dispatcher_type_is_schema_order_with_symint(model) -> None:
     f = fn(model, "empty.memory_format")
-    assert dispatcher_signature(f).type() == (
+    assert dispatcher_signature(f, spelling=SPELLING).type() == (
         "at::Tensor (c10::SymIntArrayRef, ::std::optional<at::ScalarType>, ::std::optional<at::Layout>, "
         "::std::optional<at::Device>, ::std::optional<bool>, ::std::optional<at::MemoryFormat>)")
 
 
 def test_native_kernel_defaults_tensor_options_to_braces(model) -> None:
     f = fn(model, "empty.memory_format")
-    sig = NativeSignature(f.func, symint=False, options=ApiOptions.of(f))
+    sig = NativeSignature(f.func, symint=False, options=ApiOptions.of(f, SPELLING))
     assert sig.decl(name="empty_cpu") == (
         "at::Tensor empty_cpu(at::IntArrayRef size, ::std::optional<at::ScalarType> dtype={}, "
         "::std::optional<at::Layout> layout={}, ::std::optional<at::Device> device={}, "
@@ -125,7 +127,7 @@ def test_native_kernel_defaults_tensor_options_to_braces(model) -> None:
 
 def test_out_arguments_come_first_except_in_the_faithful_overload(model) -> None:
     f = fn(model, "topk.values")
-    group = CppSignatureGroup.from_native_function(f, method=False)
+    group = CppSignatureGroup.from_native_function(f, method=False, spelling=SPELLING)
     assert group.signature.decl() == (
         "::std::tuple<at::Tensor &,at::Tensor &> topk_out(at::Tensor & values, at::Tensor & indices, "
         "const at::Tensor & self, int64_t k, int64_t dim=-1, bool largest=true, bool sorted=true)")
@@ -136,38 +138,39 @@ def test_out_arguments_come_first_except_in_the_faithful_overload(model) -> None
 
 def test_multiple_returns_and_their_names(model) -> None:
     f = fn(model, "topk")
-    assert cpp.returns_type(f.func.returns, options=ApiOptions.of(f)).cpp_type() == "::std::tuple<at::Tensor,at::Tensor>"
+    assert cpp.returns_type(f.func.returns, options=ApiOptions.of(f, SPELLING)).cpp_type(SPELLING) == "::std::tuple<at::Tensor,at::Tensor>"
     assert cpp.return_names(f.func) == ["values", "indices"]
     assert cpp.return_names(fn(model, "topk.values").func) == ["values", "indices"]
 
 
 def test_optional_lists(model) -> None:
     f = fn(model, "sum.dim_IntList")
-    args = CppSignatureGroup.from_native_function(f, method=False).signature.arguments()
+    args = CppSignatureGroup.from_native_function(f, method=False, spelling=SPELLING).signature.arguments()
     assert [a.decl() for a in args] == [
         "const at::Tensor & self", "at::OptionalIntArrayRef dim", "bool keepdim=false",
         "::std::optional<at::ScalarType> dtype=::std::nullopt"]
     index = fn(model, "index.Tensor")
-    decl = CppSignatureGroup.from_native_function(index, method=False).signature.decl()
+    decl = CppSignatureGroup.from_native_function(index, method=False, spelling=SPELLING).signature.decl()
     assert decl == "at::Tensor index(const at::Tensor & self, const c10::List<::std::optional<at::Tensor>> & indices)"
 
 
 def test_structured_group_uses_tensor_list_refs(model) -> None:
     # Ops in structured groups take Tensor[] as const at::ITensorListRef &.
     f = fn(model, "cat")
-    assert dispatcher_signature(f).type() == "at::Tensor (const at::ITensorListRef &, int64_t)"
+    assert dispatcher_signature(f, spelling=SPELLING).type() == "at::Tensor (const at::ITensorListRef &, int64_t)"
 
 
 def test_method_translation_uses_this(model) -> None:
     f = fn(model, "sum.dim_IntList")
-    method = CppSignatureGroup.from_native_function(f, method=True).signature
-    exprs = [e.expr for e in translate(method.arguments(), dispatcher_signature(f).arguments(), method=True)]
+    method = CppSignatureGroup.from_native_function(f, method=True, spelling=SPELLING).signature
+    exprs = [e.expr for e in translate(method.arguments(), dispatcher_signature(f, spelling=SPELLING).arguments(), spelling=SPELLING,
+                                            method=True)]
     assert exprs == ["const_cast<Tensor&>(*this)", "dim", "keepdim", "dtype"]
 
 
 def test_translate_reports_what_it_cannot_build() -> None:
     with pytest.raises(UnsatError):
-        translate([], [NamedCType("self", tensorT)])
+        translate([], [NamedCType("self", tensorT)], spelling=SPELLING)
 
 
 def test_manual_cpp_binding_is_offered_as_dispatch_fallback(model) -> None:

@@ -32,7 +32,7 @@ def test_the_drop_in_takes_exactly_gen_py_s_flags(version: str, tmp_path: Path) 
     theirs = reference.run(["-m", "torchgen.gen", "--help"], cwd=tmp_path, pythonpath=[folder], check=True).stdout
     release = next(r for r in RELEASES if r.version == version)
     ours = gen_py.gen_py_parser(release).format_help()
-    assert len(option_lines(theirs)) > 15
+    assert len(option_lines(theirs)) >= 15  # (2.3's gen.py has 15)
     assert option_lines(ours) == option_lines(theirs)
 
 

@@ -1,5 +1,5 @@
-"""The AOTInductor C shims of torch 2.6 and 2.7 (the older shim form: fallback ops as a set), against each
-release's own gen.py on its own packaged ATen, in one test each, with the same flags.
+"""The AOTInductor C shims of torch 2.4 to 2.7 (the older shim form: fallback ops as a set) and of 2.3 (a shim for
+every op), against each release's own gen.py on its own packaged ATen, in one test each, with the same flags.
 
 Only the shim files are compared (c_shim_<device>.cpp, and the headers with --update-aoti-c-shim): opgen's side
 renders just the aoti/ files of its plan, so this holds whatever the rest of the release's files do (the release
@@ -29,7 +29,10 @@ from .test_release_matrix import release_folder
 
 pytestmark = [pytest.mark.versions, pytest.mark.slow]
 
-OLDER_FORM = [r.version for r in RELEASES if not r.aoti_shim_form.fallback_ops_versioned]
+OLDER_FORM = [r.version for r in RELEASES if not r.aoti_shim_form.fallback_ops_versioned and not r.aoti_shim_form.every_op]
+EVERY_OP_FORM = [r.version for r in RELEASES if r.aoti_shim_form.every_op]
+# Where gen.py before 2.4 writes them (it has no --aoti-install-dir), under the folder it runs in.
+FIXED_AOTI = Path("torch/csrc/inductor/aoti_torch/generated")
 # gen.py's flags that change which shims are written or what they say.
 FLAGS = {
     "plain": [],
@@ -56,10 +59,12 @@ def torchgen(version: str, cwd: Path, *args: str) -> subprocess.CompletedProcess
 
 def opgen_shims(version: str, *args: str) -> dict[str, bytes]:
     """The aoti/ files of opgen's plan for gen.py's command line, rendered (nothing written)."""
-    parsed = build_parser().parse_args(["generate", "-s", str(_aten(version)), "-d", "out/aten",
-                                        "--aoti-install-dir", "out/aoti", "--generate", "sources", *args])
+    every_op = release(version).aoti_shim_form.every_op
+    aoti = [] if every_op else ["--aoti-install-dir", "out/aoti"]
+    parsed = build_parser().parse_args(["generate", "-s", str(_aten(version)), "-d", "out/aten", *aoti,
+                                        "--generate", "sources", *args])
     ctx = load_context(options_from_args(parsed, release(version)))
-    assert ctx.fallback_ops is not None, ctx.fallback_ops_missing
+    assert every_op or ctx.fallback_ops is not None, ctx.fallback_ops_missing
     return {p.path: render(p.template, ctx.templates, p.build(), ctx.options.release).encode("utf-8")
             for p in plan(ctx) if p.manager is Manager.aoti and p.build is not None}
 
@@ -87,6 +92,26 @@ def test_shims_are_byte_identical(version: str, flags: str, tmp_path: Path) -> N
     # Tensor return, a bare #endif.
     cpu = expected["c_shim_cpu.cpp"].decode()
     assert "_v2(" not in cpu and "new_tensor_handle(std::move(tmp_result));;" in cpu and "\n#endif\n" in cpu
+
+
+@pytest.mark.parametrize("version,flags", [(v, f) for v in EVERY_OP_FORM for f in ("plain", "whitelist-mps")])
+def test_every_op_shims_are_byte_identical(version: str, flags: str, tmp_path: Path) -> None:
+    """Before 2.4: a shim for every op with a kernel to call but the pointwise ones, header and source each run,
+    under torch/csrc/inductor/aoti_torch/generated of the working folder (gen.py has no AOTI flags)."""
+    done = reference.run(["-m", "torchgen.gen", "-s", str(_aten(version)), "-d", "out/aten", "--generate", "sources",
+                          *FLAGS[flags]], cwd=tmp_path, outputs=[Path("out"), Path("torch")],
+                         pythonpath=[release_folder(version)])
+    assert done.returncode == 0, done.stderr[-2000:]
+    expected, got = files_of(tmp_path / FIXED_AOTI), opgen_shims(version, *FLAGS[flags])
+    assert sorted(expected) == (["c_shim_cpu.cpp", "c_shim_cpu.h"] if flags == "whitelist-mps" else
+                                ["c_shim_cpu.cpp", "c_shim_cpu.h", "c_shim_cuda.cpp", "c_shim_cuda.h"])
+    assert sorted(got) == sorted(expected)
+    assert [name for name in expected if got[name] != expected[name]] == []
+    # What the every-op form looks like: ops of no fallback list (addmm.out, addr_), no pointwise op (add.Tensor,
+    # add.out), an in-place op's self returned as ret0.
+    header = expected["c_shim_cpu.h"].decode()
+    assert "aoti_torch_cpu_addmm_out(" in header and "aoti_torch_cpu_add_Tensor(" not in header
+    assert "aoti_torch_cpu_add_out(" not in header and "aoti_torch_cpu_abs_(AtenTensorHandle self, AtenTensorHandle* ret0);" in header
 
 
 def test_the_two_releases_differ_in_their_tensor_arguments() -> None:
@@ -144,6 +169,7 @@ def test_the_header_check_agrees(version: str, tmp_path: Path) -> None:
 # ---------------------------------------------------------------- OPG960: what the shim generator fails on
 
 RULE_RELEASES = [*OLDER_FORM, "2.13.0"]  # every release's generator has it; 2.13 stands for the newer form
+# (2.3's every-op form has the rule too, every_op_shim_failures; the fallback-op edits below do not reach it)
 _ANGLE = "- func: angle(Tensor self) -> Tensor"
 _ANGLE_OUT = "- func: angle.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)"
 _PROBE = "\n- func: opgen_probe(Tensor self, *, Device[] devices) -> Tensor\n  dispatch:\n    CPU: opgen_probe\n"

@@ -40,13 +40,20 @@ for name in ("inductor_fallback_ops", "aten_shimified_ops"):
 sys.argv = ["gen.py", *sys.argv[1:]]
 runpy.run_module("torchgen.gen", run_name="__main__", alter_sys=True)
 """
+# Before 2.4 there are no fallback ops: every op with a kernel gets a shim, under torch/ (no --aoti-install-dir).
+GEN_PY = """
+import runpy, sys
+sys.argv = ["gen.py", *sys.argv[1:]]
+runpy.run_module("torchgen.gen", run_name="__main__", alter_sys=True)
+"""
 
 
-def gen_py(folder: Path, args: list[str], cwd: Path, outputs: list[str]) -> subprocess.CompletedProcess:
+def gen_py(folder: Path, args: list[str], cwd: Path, outputs: list[str], release: Release
+           ) -> subprocess.CompletedProcess:
     """The release's own gen.py (its folder first on the path), with no AOTI fallback ops, run in cwd through the
     reference cache; `outputs`: the folders it writes there."""
-    return reference.run(["-c", GEN_PY_WITHOUT_FALLBACKS, *args], cwd=cwd, outputs=[Path(o) for o in outputs],
-                         pythonpath=[folder])
+    script = GEN_PY if release.aoti_shim_form.every_op else GEN_PY_WITHOUT_FALLBACKS
+    return reference.run(["-c", script, *args], cwd=cwd, outputs=[Path(o) for o in outputs], pythonpath=[folder])
 
 
 def _sample_aten(folder: Path, root: Path, release: Release) -> Path:
@@ -88,8 +95,9 @@ def _stripped(text: str) -> str:
 def test_every_piece_explained_is_in_the_release_output(release: Release, tmp_path: Path) -> None:
     folder = release_folder(release.version)
     aten = _sample_aten(folder, tmp_path, release)
-    done = gen_py(folder, ["-s", str(aten), "-d", "out", "--aoti-install-dir", "aoti", "--mps"], tmp_path,
-                  ["out", "aoti"])
+    aoti = ["--aoti-install-dir", "aoti"] if release.gen_py_takes_aoti_flags else []
+    done = gen_py(folder, ["-s", str(aten), "-d", "out", *aoti, "--mps"], tmp_path,
+                  ["out", "aoti" if aoti else "torch"], release)
     assert done.returncode == 0, done.stderr[-2000:]
     tags = TagsParser().parse((aten / "native" / "tags.yaml").read_text()).names
     snapshot = NativeParser(release=release).parse((aten / "native" / "native_functions.yaml").read_text(), tags)

@@ -101,7 +101,8 @@ def tree(tmp_path: Path) -> Path:
 def warnings(tree: Path) -> list[tuple[str, int, str]]:
     index = KernelIndex.build([str(tree)], workers=1)
     snapshot = NativeParser(release=DEFAULT).parse(OPS, TagsParser().parse(TAGS).names)
-    found = missing_kernels(snapshot, index, parameters=kernel_parameter_types)
+    found = missing_kernels(snapshot, index,
+                            parameters=lambda f, b: kernel_parameter_types(f, b, DEFAULT.cpp_spelling))
     return sorted((d.code, d.span.start_line, d.message) for d in found)
 
 

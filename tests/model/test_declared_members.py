@@ -16,6 +16,7 @@ from opgen_lsp.pieces.api.types import (
     longT,
     tensorT,
 )
+from opgen_lsp.releases.profile import C10_OPTIONAL, STD_OPTIONAL
 
 
 def test_per_backend_keys_are_each_functionality_times_each_backend_at_the_end() -> None:
@@ -35,8 +36,8 @@ def test_members_hash_by_identity_and_print_their_name() -> None:
 
 def test_template_types_print_their_template_and_differ_by_class() -> None:
     ref = ConstRefCType(tensorT)
-    printed = {cls: cls(ref).cpp_type() for cls in (OptionalCType, VectorCType, ListCType, ArrayRefCType,
-                                                     VectorizedCType)}
+    printed = {cls: cls(ref).cpp_type(STD_OPTIONAL) for cls in (OptionalCType, VectorCType, ListCType, ArrayRefCType,
+                                                                 VectorizedCType)}
     assert printed == {
         OptionalCType: "::std::optional<const at::Tensor &>",
         VectorCType: "::std::vector<const at::Tensor &>",
@@ -44,6 +45,8 @@ def test_template_types_print_their_template_and_differ_by_class() -> None:
         ArrayRefCType: "at::ArrayRef<const at::Tensor &>",
         VectorizedCType: "at::vec::Vectorized<const at::Tensor &>",
     }
+    # The optional is the release's: c10's before torch 2.4 (Release.cpp_spelling).
+    assert OptionalCType(ref).cpp_type(C10_OPTIONAL) == "c10::optional<const at::Tensor &>"
     assert OptionalCType(longT) != VectorCType(longT)
     assert OptionalCType(longT) == OptionalCType(longT)
     assert hash(OptionalCType(longT)) == hash(OptionalCType(longT))

@@ -69,7 +69,7 @@ def _fields(saved: SavedAttribute, is_output: bool, release: Release) -> tuple[l
     if ctype in _OWNED_ARRAYS:
         return [f"{_OWNED_ARRAYS[ctype]} {name};"], []
     if ctype == longT:
-        return [f"{ctype.cpp_type()} {name} = 0;"], []
+        return [f"{ctype.cpp_type(release.cpp_spelling)} {name} = 0;"], []
     if ctype == SymIntT:
         return [f"c10::SymInt {name};"], []
     if ctype == stringT:
@@ -79,7 +79,7 @@ def _fields(saved: SavedAttribute, is_output: bool, release: Release) -> tuple[l
         return [f"{std}::optional<std::string> {name};"], []
     if ctype == ArrayRefCType(scalarT):
         return [f"std::vector<at::Scalar> {name};", f"bool {name}_released_ = false;"], [f"{name}.clear();"]
-    return [f"{ctype.cpp_type()} {name};"], []
+    return [f"{ctype.cpp_type(release.cpp_spelling)} {name};"], []
 
 
 def node_declaration(node: NodeInfo, release: Release) -> str:

@@ -30,6 +30,7 @@ from ...pieces.api import cpp
 from ...pieces.api.signatures import CppSignatureGroup
 from ...pieces.api.types import ApiOptions, Binding, NamedCType
 from ...releases import Release
+from ...releases.profile import STD_OPTIONAL
 from ...suggest import did_you_mean
 from ...syntax.locate import ScalarText
 from ...syntax.nodes import YScalar
@@ -144,9 +145,15 @@ class DerivativesCheck:
     release: Release  # the torch release of the file (its Functions.h structs, in the hover)
 
 
+# The analysis of an entry is the same in every release (it is cached across them): it compares C++ types and
+# names and renders no type into a file (functions_h renders the saved fields in the release's spelling), so its
+# bindings carry one spelling, the one TENSOR_LIST_TYPES (functions_h) is written in.
+ANALYSIS_SPELLING = STD_OPTIONAL
+
+
 def cpp_arguments(f: NativeFunction) -> list[Binding]:
     """The arguments formulas name: the C++ API's (SymInt where the schema has it), packed TensorOptions."""
-    group = CppSignatureGroup.from_native_function(f, method=False)
+    group = CppSignatureGroup.from_native_function(f, method=False, spelling=ANALYSIS_SPELLING)
     return (group.symint_signature or group.signature).arguments()
 
 
@@ -461,7 +468,7 @@ def _backward(formula: Formula, f: NativeFunction, arguments: list[Binding], rep
         return None
     inputs = [a.nctype.remove_const_ref() for a in arguments]
     names = tuple(n if n != "self" else "result" for n in cpp.return_names(f.func))
-    options = ApiOptions.of(f)
+    options = ApiOptions.of(f, ANALYSIS_SPELLING)
     outputs = [NamedCType(n, cpp.return_type(r, options=options).remove_const_ref())
                for n, r in zip(names, f.func.returns)]
     try:

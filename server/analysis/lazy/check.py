@@ -100,7 +100,7 @@ def check_lazy(text: str, resolved: ResolvedBackend, target: BackendTarget, grou
     placed = list(problems)
     if header is not None:
         try:
-            expected = expected_declarations(selected(groups, full_codegen), index)
+            expected = expected_declarations(selected(groups, full_codegen), index, options.release.cpp_spelling)
         except ValueError as exc:  # an op without kernel metadata: gen_lazy_tensor fails on it
             return LazyCheck(problems + (diag("OPG537", anchor, f"gen_lazy_tensor cannot run: {exc}"),))
         placed += shape_diagnostics(missing_shapes(expected, header, index), resolved.listings, header.path, anchor)

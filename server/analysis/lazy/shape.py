@@ -20,6 +20,7 @@ from ...model.backend import ListedOp
 from ...model.native_function import BackendIndex, NativeFunction
 from ...model.schema import OperatorName
 from ...pieces.lazy.kernels import shape_declaration
+from ...releases.profile import CppSpelling
 from ...text import Span
 
 _DECLARED = re.compile(r"\bcompute_shape_(\w+)\s*\(")
@@ -49,12 +50,12 @@ class MissingShape:
     other_signature: bool
 
 
-def expected_declarations(functions: Iterable[NativeFunction], index: BackendIndex
+def expected_declarations(functions: Iterable[NativeFunction], index: BackendIndex, spelling: CppSpelling
                           ) -> list[tuple[NativeFunction, str]]:
     """(op, declaration) for each full_codegen op that needs a compute_shape_ function, in generation order."""
     out = []
     for f in functions:
-        decl = shape_declaration(f, index)
+        decl = shape_declaration(f, index, spelling)
         if decl is not None:
             out.append((f, decl))
     return out

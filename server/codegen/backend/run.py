@@ -118,7 +118,7 @@ def check_backend_files(source_yaml: str, text: str, native: NativeSnapshot, imp
     if impls and snapshot.resolved is not None and not snapshot.has_errors:
         from ...analysis.backend_kernels import check_kernels  # only with --impl-path: it brings the C++ scanner
 
-        found.extend(check_kernels(snapshot.resolved, native.functions, source_yaml, impls))
+        found.extend(check_kernels(snapshot.resolved, native.functions, source_yaml, impls, native.release.cpp_spelling))
     return snapshot, found
 
 

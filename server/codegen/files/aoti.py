@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...analysis import shims
-from ...analysis.shims import listed_with_backends, shim_devices
+from ...analysis.shims import backend_index, listed_with_backends, shim_devices
 from ...diagnostics import Diagnostic
 from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction
@@ -61,12 +61,31 @@ class DeviceShims:
         return device_name(self.key)
 
 
-def device_shims(ctx: GenContext, fallbacks: FallbackOps, key: dk.DispatchKey | None) -> DeviceShims:
+def _every_op_shims(ctx: GenContext, key: dk.DispatchKey) -> DeviceShims:
+    """gen.py until 2.3: a shim for every op with a kernel to call (aoti.every_op_backend_index), in yaml order."""
+    release = ctx.options.release
+    functions = tuple(ctx.model.native_functions)
+    all_indices = {k: backend_index(ctx.model, k) for k in (key, dk.CEA, dk.CEA_NON_FUNCTIONAL)}
+    indices = tuple(aoti.every_op_backend_index(f, key, all_indices) for f in functions)
+    device = device_name(key)
+    shims = (aoti.shim(f, device, aoti.backend_call(f, index, release.cpp_spelling), _ONE_VERSION, release)
+             for f, index in zip(functions, indices) if index is not None)
+    return DeviceShims(key, functions, indices, tuple(s for s in shims if s is not None))
+
+
+_ONE_VERSION = (aoti.OpVersion(1),)
+
+
+def device_shims(ctx: GenContext, fallbacks: FallbackOps | None, key: dk.DispatchKey | None) -> DeviceShims:
+    if ctx.options.release.aoti_shim_form.every_op and key is not None:
+        return _every_op_shims(ctx, key)
+    if fallbacks is None:
+        raise ValueError("the AOTI shims of fallback ops need fallback_ops.py")  # plan_aoti_files plans none
     table = fallbacks.aten_map if key is None else fallbacks.inductor_map
     listed, indices = listed_with_backends(ctx.model, table, key, ctx.options.extend_aoti_c_shim)
     device = device_name(key)
     release = ctx.options.release
-    shims = (aoti.shim(f, device, aoti.backend_call(f, index), table[name], release)
+    shims = (aoti.shim(f, device, aoti.backend_call(f, index, release.cpp_spelling), table[name], release)
              for (name, f), index in zip(listed, indices) if key is None or index is not None)
     return DeviceShims(key, tuple(f for _, f in listed), indices, tuple(s for s in shims if s is not None))
 
@@ -75,7 +94,11 @@ def shim_failures(ctx: GenContext) -> tuple[Diagnostic, ...]:
     """OPG960 for the devices that get shims in this run (checked before anything is written: the shims are
     written with every other source)."""
     fallbacks = ctx.fallback_ops
-    if fallbacks is None or "sources" not in ctx.options.generate:
+    if "sources" not in ctx.options.generate:
+        return ()
+    if not needs_fallback_ops(ctx.options.release):
+        return shims.every_op_shim_failures(ctx.model, ctx.options.release, aoti_backends(ctx))
+    if fallbacks is None:
         return ()
     return shims.shim_failures(ctx.model, fallbacks, ctx.options.release, aoti_backends(ctx),
                                ctx.options.extend_aoti_c_shim)
@@ -95,8 +118,24 @@ def _warnings(key: dk.DispatchKey | None) -> str:
     return _WARNING + (_ATEN_WARNING if key is None else "")
 
 
-def c_shim_cpp(ctx: GenContext, fallbacks: FallbackOps, key: dk.DispatchKey | None) -> str:
+def _every_op_cpp(ctx: GenContext, shims: DeviceShims) -> str:
+    return ("\n#include <torch/csrc/inductor/aoti_torch/tensor_converter.h>\n"
+            "#include <torch/csrc/inductor/aoti_torch/utils.h>\n"
+            f"#include <torch/csrc/inductor/aoti_torch/generated/c_shim_{shims.device}.h>\n\n"
+            "#ifndef AT_PER_OPERATOR_HEADERS\n"
+            f"#include <ATen/{shims.key}Functions.h>\n"
+            "#include <ATen/CompositeExplicitAutogradFunctions.h>\n"
+            "#include <ATen/CompositeExplicitAutogradNonFunctionalFunctions.h>\n"
+            "#else\n"
+            + _includes(ctx, shims)
+            + "\n#endif\n\nusing namespace torch::aot_inductor;\n\n"
+            + "\n".join(s.definitions for s in shims.shims) + "\n\n")
+
+
+def c_shim_cpp(ctx: GenContext, fallbacks: FallbackOps | None, key: dk.DispatchKey | None) -> str:
     shims = device_shims(ctx, fallbacks, key)
+    if ctx.options.release.aoti_shim_form.every_op:
+        return _every_op_cpp(ctx, shims)
     functions_h = "#include <ATen/Functions.h>" if key is None else f"#include <ATen/{key}Functions.h>"
     header_dir = "extend/" if ctx.options.extend_aoti_c_shim else ""
     return (_warnings(key)
@@ -114,28 +153,34 @@ def c_shim_cpp(ctx: GenContext, fallbacks: FallbackOps, key: dk.DispatchKey | No
             + "\n".join(s.definitions for s in shims.shims))
 
 
-def c_shim_h(ctx: GenContext, fallbacks: FallbackOps, key: dk.DispatchKey | None) -> str:
+def c_shim_h(ctx: GenContext, fallbacks: FallbackOps | None, key: dk.DispatchKey | None) -> str:
     """The shims' declarations, checked in beside the sources: a change to them is an ABI change."""
     shims = device_shims(ctx, fallbacks, key)
-    return (_warnings(key)
-            + "\n\n#pragma once\n\n#include <torch/csrc/inductor/aoti_torch/c/shim.h>\n\n"
+    every_op = ctx.options.release.aoti_shim_form.every_op
+    return (("\n" if every_op else _warnings(key) + "\n\n") + "#pragma once\n\n#include <torch/csrc/inductor/aoti_torch/c/shim.h>\n\n"
             "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
             + "\n".join(s.declarations for s in shims.shims)
-            + "\n\n#ifdef __cplusplus\n} // extern \"C\"\n#endif\n")
+            + "\n\n#ifdef __cplusplus\n} // extern \"C\"\n#endif\n" + ("\n" if every_op else ""))
 
 
 def header_name(key: dk.DispatchKey | None) -> str:
     return f"c_shim_{device_name(key)}.h"
 
 
-ShimBuilder = Callable[[GenContext, FallbackOps, "dk.DispatchKey | None"], str]
+ShimBuilder = Callable[[GenContext, "FallbackOps | None", "dk.DispatchKey | None"], str]
 
 
 def shim_files(ctx: GenContext, key: dk.DispatchKey | None) -> tuple[tuple[str, ShimBuilder], ...]:
     """A device's files in gen.py's order: the header only with --update-aoti-c-shim (else it is compared,
-    see header_check), then the source, always."""
+    see header_check; until 2.3 always), then the source, always."""
     source = (f"c_shim_{device_name(key)}.cpp", c_shim_cpp)
-    return ((header_name(key), c_shim_h), source) if ctx.options.update_aoti_c_shim else (source,)
+    header = ctx.options.update_aoti_c_shim or ctx.options.release.aoti_shim_form.every_op
+    return ((header_name(key), c_shim_h), source) if header else (source,)
+
+
+def needs_fallback_ops(release: Release) -> bool:
+    """Whether the shims are those of fallback_ops.py (not every op's, as until 2.3)."""
+    return not release.aoti_shim_form.every_op
 
 
 _ABI_BREAK = """\
@@ -170,7 +215,8 @@ def header_check(ctx: GenContext, folder: str, read: Callable[[str], str | None]
     """Without --update-aoti-c-shim gen.py compares each header it would write with the one in the aoti
     folder: a difference is an error, a missing file only a note. read(path) is None for a missing file."""
     fallbacks = ctx.fallback_ops
-    if ctx.options.update_aoti_c_shim or "sources" not in ctx.options.generate or fallbacks is None:
+    if ctx.options.update_aoti_c_shim or "sources" not in ctx.options.generate or fallbacks is None \
+            or not needs_fallback_ops(ctx.options.release):  # until 2.3 the header is written, not checked
         return HeaderCheck()
     notes, errors = [], []
     for key in aoti_backends(ctx):

@@ -32,7 +32,8 @@ from .native_aot import plan_native_aot_header, plan_native_aot_source, unread_r
 
 
 def declarations_yaml(ctx: GenContext) -> str:
-    return declarations_yaml_text(ctx.native_functions, ctx.options.release.cpp_default_qualifies_memory_format)
+    return declarations_yaml_text(ctx.native_functions, ctx.options.release.cpp_default_qualifies_memory_format,
+                                  ctx.options.release.cpp_spelling)
 
 NOT_YET = "not implemented yet"
 
@@ -50,8 +51,9 @@ def _manager_of(ctx: GenContext, key: dk.DispatchKey) -> Manager:
 
 def plan_aoti_files(ctx: GenContext) -> list[PlannedFile]:
     fallbacks = ctx.fallback_ops
+    blocked = fallbacks is None and aoti.needs_fallback_ops(ctx.options.release)
     return [single(Manager.aoti, name,
-                   None if fallbacks is None else partial(build, ctx, fallbacks, key),
+                   None if blocked else partial(build, ctx, fallbacks, key),
                    missing_reason=ctx.fallback_ops_missing)
             for key in aoti.aoti_backends(ctx) for name, build in aoti.shim_files(ctx, key)]
 

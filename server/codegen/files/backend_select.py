@@ -15,7 +15,7 @@ from .context import GenContext
 def register_backend_select_cpp(ctx: GenContext) -> Env:
     fs = [f for f in ctx.native_functions if needs_backend_select(f) and ctx.selection.is_selected(f)]
     try:
-        definitions = [compute_backend_select_definition(f) for f in fs]
+        definitions = [compute_backend_select_definition(f, ctx.options.release.cpp_spelling) for f in fs]
     except BackendSelectError as exc:
         raise PlanError(str(exc)) from exc
     return {"ops_headers": [f"#include <ATen/ops/{f.root_name}_ops.h>" for f in fs],

@@ -155,12 +155,14 @@ def _maybe_create_proxy(key: dk.DispatchKey, release: Release, proposal: bool = 
     impls = _empty_impls(key, release, proposal)
     if impls is None:
         return []
+    spelling = release.cpp_spelling
+    proxy = spelling.optional("Tensor", rooted=False)
     return [f"""
-std::optional<Tensor> maybe_create_proxy(const Tensor &out, IntArrayRef sizes, IntArrayRef strides, const TensorOptions &options) {{
+{proxy} maybe_create_proxy(const Tensor &out, IntArrayRef sizes, IntArrayRef strides, const TensorOptions &options) {{
   if (out.strides() != strides) {{
     return {impls[1]}(sizes, strides, options);
   }}
-  return std::nullopt;
+  return {spelling.nullopt(rooted=False)};
 }}
 """]
 

@@ -108,14 +108,15 @@ def composite_view_copy_kernels_cpp(ctx: GenContext) -> Env:
     groups = ctx.structured_groups
     headers = [_ops_and_native([g.view] if g.view_copy is None else [g.view, g.view_copy]) for g in views]
     natives = ctx.options.release.view_copy_kernels_include_group_natives
+    spelling = ctx.options.release.cpp_spelling
     headers += [_ops_and_native([f for f in (g.inplace, g.mutable, g.functional)
                                  if f is not None and "generated" not in f.tags], natives) for g in groups]
     return _guard(lambda: {
         "ops_headers": headers,
         "CompositeViewCopyKernel_Definitions": [
-            d for g in views if (d := compute_view_copy_kernel(g, index)) is not None],
+            d for g in views if (d := compute_view_copy_kernel(g, index, spelling)) is not None],
         "GeneratedCompositeFunctional_Definitions": [
-            d for g in groups if (d := compute_composite_functional_kernel(g)) is not None],
+            d for g in groups if (d := compute_composite_functional_kernel(g, spelling)) is not None],
         "GeneratedCompositeOut_Definitions": [
-            d for g in groups if (d := compute_composite_out_kernel(g)) is not None],
+            d for g in groups if (d := compute_composite_out_kernel(g, spelling)) is not None],
     })

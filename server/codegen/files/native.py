@@ -66,4 +66,5 @@ def native_functions_h(ctx: GenContext) -> Env:
 def native_meta_functions_h(ctx: GenContext) -> Env:
     return {"NativeMetaFunctions_includes": [],
             "NativeMetaFunctions_declarations": [d for g in ctx.structured_groups
-                                                 if (d := compute_meta_function_declaration(g)) is not None]}
+                                                 if (d := compute_meta_function_declaration(
+                                                     g, ctx.options.release.cpp_spelling)) is not None]}

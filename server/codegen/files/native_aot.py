@@ -92,7 +92,7 @@ def _header(ctx: GenContext) -> dict[str, list[str]]:
         g = declared_group(ctx, d)
         if g is None:  # load_context refuses it first
             raise ValueError(f"native-AOT declaration for {d.op}@{d.dispatch_key}: no structured group")
-        declarations.append(stub_declaration(d, g))
+        declarations.append(stub_declaration(d, g, ctx.options.release.cpp_spelling))
     return {"native_aot_stub_declarations": declarations}
 
 

@@ -12,16 +12,18 @@ from .dispatch_key import narrow_index
 
 
 def method_operators_h(ctx: GenContext) -> Env:
-    static_constexpr = ctx.options.release.operator_names_static_constexpr
+    static_constexpr, spelling = ctx.options.release.operator_names_static_constexpr, ctx.options.release.cpp_spelling
     return {"MethodOperators_includes": [],
-            "MethodOperators_declarations": [compute_operator_declaration(f, static_constexpr) for f in ctx.native_functions
+            "MethodOperators_declarations": [compute_operator_declaration(f, static_constexpr, spelling)
+                                             for f in ctx.native_functions
                                              if Variant.method in f.variants]}
 
 
 def operators_h(ctx: GenContext) -> Env:
-    static_constexpr = ctx.options.release.operator_names_static_constexpr
+    static_constexpr, spelling = ctx.options.release.operator_names_static_constexpr, ctx.options.release.cpp_spelling
     return {"Operators_includes": ["#include <ATen/MethodOperators.h>"],
-            "Operators_declarations": [compute_operator_declaration(f, static_constexpr) for f in ctx.native_functions
+            "Operators_declarations": [compute_operator_declaration(f, static_constexpr, spelling)
+                                       for f in ctx.native_functions
                                        if Variant.method not in f.variants]}
 
 
@@ -34,10 +36,11 @@ def static_backends_of(ctx: GenContext, f: NativeFunction) -> tuple[BackendIndex
 
 
 def _definition(ctx: GenContext, f: NativeFunction) -> str:
-    static_constexpr = ctx.options.release.operator_names_static_constexpr
+    static_constexpr, spelling = ctx.options.release.operator_names_static_constexpr, ctx.options.release.cpp_spelling
     if not ctx.static_dispatch_backends:
-        return compute_operator_definition(f, static_constexpr)
-    return compute_operator_definition(f, static_constexpr, static_dispatch(f, static_backends_of(ctx, f)))
+        return compute_operator_definition(f, static_constexpr, spelling)
+    return compute_operator_definition(f, static_constexpr, spelling,
+                                       static_dispatch(f, static_backends_of(ctx, f), spelling))
 
 
 def operators_cpp_shards(ctx: GenContext) -> list[dict]:

@@ -19,6 +19,7 @@ from ...pieces.dest.functions import compute_function, compute_operator_declarat
 from ...pieces.dest.native_declarations import compute_meta_function_declaration, key_export_macro
 from ...pieces.dest.register_namespaced import group_pieces, has_pieces, with_export_macro
 from ...pieces.dest.static_dispatch import static_dispatch_ops_header
+from ...releases.profile import CppSpelling
 from ..plan import Env, Manager, PlannedFile, single
 from .context import GenContext
 from .dispatch_key import narrow_index
@@ -53,8 +54,8 @@ class RootNames:
         return [g for g in self.groups.get(name, ()) if isinstance(g, NativeFunctionsGroup) and g.structured]
 
 
-def _ops_h(static_constexpr: bool, fs: tuple[NativeFunction, ...]) -> Env:
-    return {"declarations": [compute_operator_declaration(f, static_constexpr) for f in fs]}
+def _ops_h(static_constexpr: bool, spelling: CppSpelling, fs: tuple[NativeFunction, ...]) -> Env:
+    return {"declarations": [compute_operator_declaration(f, static_constexpr, spelling) for f in fs]}
 
 
 def _function_h(ctx: GenContext, name: str, fs: tuple[NativeFunction, ...]) -> Env:
@@ -63,13 +64,14 @@ def _function_h(ctx: GenContext, name: str, fs: tuple[NativeFunction, ...]) -> E
     return {"static_dispatch_ops_headers": [h for h in headers if h is not None],
             "operator_includes": f"#include <ATen/ops/{name}_ops.h>",
             "function_definitions": [compute_function(f, ctx.options.release.symint_templates_use_is_same_v,
-                                                      ctx.options.release.cpp_default_qualifies_memory_format)
+                                                      ctx.options.release.cpp_default_qualifies_memory_format,
+                                                      ctx.options.release.cpp_spelling)
                                      for f in fs]}
 
 
-def _meta_h(structured: list[NativeFunctionsGroup]) -> Env:
+def _meta_h(structured: list[NativeFunctionsGroup], spelling: CppSpelling) -> Env:
     return {"meta_function_declarations": [d for g in structured
-                                           if (d := compute_meta_function_declaration(g)) is not None]}
+                                           if (d := compute_meta_function_declaration(g, spelling)) is not None]}
 
 
 def _native_h(ctx: GenContext, name: str, groups: tuple[Grouped, ...], is_structured: bool) -> Env:
@@ -88,15 +90,15 @@ def dispatch_declarations(ctx: GenContext, key: dk.DispatchKey, groups: tuple[Gr
 
 def plan_ops_files(ctx: GenContext, roots: RootNames) -> list[PlannedFile]:
     out: list[PlannedFile] = []
-    static_constexpr = ctx.options.release.operator_names_static_constexpr
+    static_constexpr, spelling = ctx.options.release.operator_names_static_constexpr, ctx.options.release.cpp_spelling
     for name, fs in roots.functions.items():
         groups = roots.groups.get(name, ())
         structured = roots.structured(name)
-        out.append(single(Manager.ops, f"{name}_ops.h", partial(_ops_h, static_constexpr, fs), template="Operator.h"))
+        out.append(single(Manager.ops, f"{name}_ops.h", partial(_ops_h, static_constexpr, spelling, fs), template="Operator.h"))
         out.append(single(Manager.ops, f"{name}.h", partial(_function_h, ctx, name, fs),
                           template="Function.h"))
         if structured:
-            out.append(single(Manager.ops, f"{name}_meta.h", partial(_meta_h, structured),
+            out.append(single(Manager.ops, f"{name}_meta.h", partial(_meta_h, structured, spelling),
                               template="NativeMetaFunction.h"))
         out.append(single(Manager.ops, f"{name}_native.h",
                           partial(_native_h, ctx, name, groups, bool(structured)),

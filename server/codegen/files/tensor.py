@@ -11,8 +11,9 @@ def tensor_body_h(ctx: GenContext) -> Env:
     fs = ctx.native_functions
     return {
         "tensor_method_declarations": [d for f in fs if (d := compute_tensor_method_declaration(
-            f, ctx.options.release.cpp_default_qualifies_memory_format)) is not None],
-        "tensor_method_definitions": [d for f in fs if (d := compute_tensor_method_definition(f)) is not None],
+            f, ctx.options.release.cpp_default_qualifies_memory_format, ctx.options.release.cpp_spelling)) is not None],
+        "tensor_method_definitions": [d for f in fs if (d := compute_tensor_method_definition(
+            f, ctx.options.release.cpp_spelling)) is not None],
     }
 
 

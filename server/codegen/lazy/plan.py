@@ -32,10 +32,14 @@ def registration(options: LazyOptions) -> RegistrationOptions:
 
 def ltc_helper_functions(release: Release) -> str:
     """The helpers every generated lazy kernel file defines (to_meta for tensors, optionals and lists); the
-    meta tensor's dtype, layout and device through std::make_optional until 2.5 (Release.lazy_to_meta_makes_optionals)."""
+    meta tensor's dtype, layout and device through std::make_optional until 2.5 (Release.lazy_to_meta_makes_optionals);
+    optionals spelled as the release does (Release.cpp_spelling)."""
+    spelling = release.cpp_spelling
+    make, nullopt, optional_tensor = (spelling.make_optional(rooted=False), spelling.nullopt(rooted=False),
+                                      spelling.optional("at::Tensor", rooted=False))
     if release.lazy_to_meta_makes_optionals:
-        options = ("/*dtype=*/std::make_optional(tensor.scalar_type()), /*layout=*/std::make_optional(tensor.layout()), "
-                   "/*device=*/std::make_optional(c10::Device(c10::kMeta)), ")
+        options = (f"/*dtype=*/{make}(tensor.scalar_type()), /*layout=*/{make}(tensor.layout()), "
+                   f"/*device=*/{make}(c10::Device(c10::kMeta)), ")
     else:
         options = "/*dtype=*/tensor.scalar_type(), /*layout=*/tensor.layout(), /*device=*/c10::Device(c10::kMeta), "
     return (
@@ -43,18 +47,18 @@ def ltc_helper_functions(release: Release) -> str:
         "  // undefined tensors can't be converted to the meta device, since they don't have sizes/strides\n"
         "  if (!tensor.defined()) return tensor;\n"
         "  auto out = at::native::empty_strided_meta_symint(tensor.sym_sizes(), tensor.sym_strides(), "
-        f"{options}/*pin_memory=*/std::nullopt);\n"
+        f"{options}/*pin_memory=*/{nullopt});\n"
         "  // needs to handle wrapped numbers, so dtype promotion works properly.\n"
         "  if (tensor.unsafeGetTensorImpl()->is_wrapped_number()) {\n"
         "    out.unsafeGetTensorImpl()->set_wrapped_number(true);\n"
         "  }\n"
         "  return out;\n"
         "}\n"
-        "std::optional<at::Tensor> to_meta(const std::optional<at::Tensor>& tensor) {\n"
+        f"{optional_tensor} to_meta(const {optional_tensor}& tensor) {{\n"
         "  if (tensor.has_value()) {\n"
         "    return to_meta(*tensor);\n"
         "  }\n"
-        "  return std::nullopt;\n"
+        f"  return {nullopt};\n"
         "}\n"
         "\n"
         "std::vector<at::Tensor> to_meta(at::ITensorListRef t_list) {\n"

@@ -22,6 +22,7 @@ from ...model.schema import (
     TensorOptionsArguments,
     Type,
 )
+from ...releases.profile import CppSpelling
 from .types import (
     BASE_TYPE_TO_CPP,
     ApiOptions,
@@ -206,7 +207,6 @@ def return_names(func: FunctionSchema, *, fallback_name: str = "result") -> list
 JIT_TO_CPP_DEFAULT = {
     "False": "false",
     "True": "true",
-    "None": "::std::nullopt",
     "Mean": "at::Reduction::Mean",
     "[]": "{}",
     "contiguous_format": "c10::MemoryFormat::Contiguous",
@@ -228,14 +228,14 @@ def _cpp_string_literal(d: str) -> str:
     return '"' + "".join(out) + '"'
 
 
-def default_expr(d: str, t: Type, *, symint: bool) -> str:
-    """A schema default as a C++ expression."""
+def default_expr(d: str, t: Type, *, symint: bool, spelling: CppSpelling) -> str:
+    """A schema default as a C++ expression (None as the release spells nullopt)."""
     if d == "None" and str(t) == "Tensor?":
         return "{}"
     if isinstance(t, BaseType) and t.name is BaseTy.str and len(d) >= 2 and d[0] == "'" and d[-1] == "'":
         return _cpp_string_literal(d)
     if isinstance(t, OptionalType):
-        return "::std::nullopt" if d == "None" else default_expr(d, t.elem, symint=symint)
+        return spelling.nullopt() if d == "None" else default_expr(d, t.elem, symint=symint, spelling=spelling)
     if isinstance(t, ListType):
         if d.startswith("[") and d.endswith("]"):
             return "{" + d[1:-1] + "}"
@@ -243,7 +243,7 @@ def default_expr(d: str, t: Type, *, symint: bool) -> str:
             return f"c10::SymInt({d})"
         if t.size is None:
             raise ValueError(f"expected a list default '[...]' but found '{d}'")
-    return JIT_TO_CPP_DEFAULT.get(d, d)
+    return spelling.nullopt() if d == "None" else JIT_TO_CPP_DEFAULT.get(d, d)
 
 
 def argument(a: Argument | TensorOptionsArguments | SelfArgument, *, cpp_no_default_args: frozenset[str],
@@ -255,8 +255,9 @@ def argument(a: Argument | TensorOptionsArguments | SelfArgument, *, cpp_no_defa
             binds = SpecialArgName.possibly_redundant_memory_format
         default = None
         if a.name not in cpp_no_default_args and a.default is not None:
-            default = default_expr(a.default, a.type, symint=symint)
-        return [Binding(a.name, argument_type(a, binds=binds, options=options, symint=symint), a, default)]
+            default = default_expr(a.default, a.type, symint=symint, spelling=options.spelling)
+        return [Binding(a.name, argument_type(a, binds=binds, options=options, symint=symint), a, options.spelling,
+                        default)]
     if isinstance(a, TensorOptionsArguments):
         if faithful:
             return [b for part in a.all() for b in argument(
@@ -267,7 +268,7 @@ def argument(a: Argument | TensorOptionsArguments | SelfArgument, *, cpp_no_defa
             default = "{}"
         elif a.dtype.default == "long":
             default = "at::kLong"
-        return [Binding("options", NamedCType("options", tensorOptionsT), a, default)]
+        return [Binding("options", NamedCType("options", tensorOptionsT), a, options.spelling, default)]
     if method:
         return []  # the implicit `this`
     return argument(a.argument, cpp_no_default_args=cpp_no_default_args, method=method, faithful=faithful,

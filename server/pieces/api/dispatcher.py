@@ -19,7 +19,7 @@ def argument(a: Argument, *, options: ApiOptions, symint: bool = True,
     nctype = cpp.argumenttype_type(a.type, mutable=a.is_write, binds=a.name, options=options, symint=symint,
                                    remove_non_owning_ref_types=remove_non_owning_ref_types,
                                    owning_tensors_by_value=owning_tensors_by_value)
-    return Binding(a.name, nctype, a)
+    return Binding(a.name, nctype, a, options.spelling)
 
 
 def arguments(func: FunctionSchema, *, options: ApiOptions, symint: bool = True) -> list[Binding]:

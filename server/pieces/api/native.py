@@ -52,13 +52,15 @@ def argument(a: Argument | SelfArgument | TensorOptionsArguments, *, is_out: boo
     # Kernels are defaulted (callers rely on it) except out= kernels, where no default fits.
     should_default = not is_out
     if isinstance(a, Argument):
-        default = cpp.default_expr(a.default, a.type, symint=symint) if should_default and a.default is not None else None
+        default = (cpp.default_expr(a.default, a.type, symint=symint, spelling=options.spelling)
+                   if should_default and a.default is not None else None)
         nctype = argumenttype_type(a.type, mutable=a.is_write, binds=a.name, symint=symint, options=options)
-        return [Binding(a.name, nctype, a, default)]
+        return [Binding(a.name, nctype, a, options.spelling, default)]
     if isinstance(a, SelfArgument):
         return argument(a.argument, is_out=is_out, symint=symint, options=options)
     default = "{}" if should_default else None
-    return [Binding(part, NamedCType(part, OptionalCType(ctype)), a, default) for part, ctype in _TENSOR_OPTION_PARTS]
+    return [Binding(part, NamedCType(part, OptionalCType(ctype)), a, options.spelling, default)
+            for part, ctype in _TENSOR_OPTION_PARTS]
 
 
 def arguments(func: FunctionSchema, *, symint: bool, options: ApiOptions) -> list[Binding]:

@@ -7,6 +7,7 @@ import functools
 from ...frozen import PER_TEXT_MEMO, record
 from ...model.native_function import NativeFunction
 from ...model.schema import Arguments, FunctionSchema
+from ...releases.profile import CppSpelling
 from . import cpp, dispatcher, native
 from .types import ApiOptions, Binding, CType, Expr
 
@@ -62,17 +63,17 @@ class CppSignature:
         if is_redispatching_fn:
             args.insert(0, "c10::DispatchKeySet dispatchKeySet")
         name = name if name is not None else prefix + self.name(suppress_symint_suffix=suppress_symint_suffix)
-        return f"{self.returns_type().cpp_type()} {name}({', '.join(args)})"
+        return f"{self.returns_type().cpp_type(self.options.spelling)} {name}({', '.join(args)})"
 
     def defn(self, *, name: str | None = None, prefix: str = "", is_redispatching_fn: bool = False) -> str:
         args = [a.defn() for a in self.arguments()]
         if is_redispatching_fn:
             args.insert(0, "c10::DispatchKeySet dispatchKeySet")
         name = name if name is not None else prefix + self.name()
-        return f"{self.returns_type().cpp_type()} {name}({', '.join(args)})"
+        return f"{self.returns_type().cpp_type(self.options.spelling)} {name}({', '.join(args)})"
 
     def type(self) -> str:
-        return f"{self.returns_type().cpp_type()} ({', '.join(a.type for a in self.arguments())})"
+        return f"{self.returns_type().cpp_type(self.options.spelling)} ({', '.join(a.type for a in self.arguments())})"
 
 
 @record
@@ -95,9 +96,10 @@ class CppSignatureGroup:
         return self.faithful_signature or self.signature
 
     @staticmethod
-    def from_native_function(f: NativeFunction, *, method: bool, fallback_binding: bool = False) -> CppSignatureGroup:
+    def from_native_function(f: NativeFunction, *, method: bool, spelling: CppSpelling,
+                             fallback_binding: bool = False) -> CppSignatureGroup:
         func = f.func
-        options = ApiOptions.of(f)
+        options = ApiOptions.of(f, spelling)
 
         def make(faithful: bool, symint: bool) -> CppSignature:
             return CppSignature(func, method, faithful, symint, f.cpp_no_default_args, options, fallback_binding)
@@ -131,22 +133,22 @@ class DispatcherSignature:
 
     def decl(self, name: str | None = None, *, qualified_memory_format: bool = True) -> str:
         args = ", ".join(a.decl(qualified_memory_format=qualified_memory_format) for a in self.arguments())
-        return f"{self.returns_type().cpp_type()} {name or self.name()}({args})"
+        return f"{self.returns_type().cpp_type(self.options.spelling)} {name or self.name()}({args})"
 
     def defn(self, name: str | None = None, *, is_redispatching_fn: bool = False) -> str:
         args = [a.defn() for a in self.arguments()]
         if is_redispatching_fn:
             args.insert(0, "c10::DispatchKeySet dispatchKeySet")
-        return f"{self.returns_type().cpp_type()} {name or self.name()}({', '.join(args)})"
+        return f"{self.returns_type().cpp_type(self.options.spelling)} {name or self.name()}({', '.join(args)})"
 
     def exprs(self) -> list[Expr]:
         return [Expr(a.name, a.nctype) for a in self.arguments()]
 
     def type(self) -> str:
-        return f"{self.returns_type().cpp_type()} ({', '.join(a.type for a in self.arguments())})"
+        return f"{self.returns_type().cpp_type(self.options.spelling)} ({', '.join(a.type for a in self.arguments())})"
 
     def ptr_type(self) -> str:
-        return f"{self.returns_type().cpp_type()} (*)({', '.join(a.type for a in self.arguments())})"
+        return f"{self.returns_type().cpp_type(self.options.spelling)} (*)({', '.join(a.type for a in self.arguments())})"
 
 
 @record
@@ -169,15 +171,16 @@ class NativeSignature:
 
     def decl(self, name: str | None = None, *, qualified_memory_format: bool = True) -> str:
         args = ", ".join(a.decl(qualified_memory_format=qualified_memory_format) for a in self.arguments())
-        return f"{self.returns_type().cpp_type()} {name or self.name()}({args})"
+        return f"{self.returns_type().cpp_type(self.options.spelling)} {name or self.name()}({args})"
 
     def defn(self, name: str | None = None) -> str:
         args = ", ".join(a.defn() for a in self.arguments())
-        return f"{self.returns_type().cpp_type()} {name or self.name()}({args})"
+        return f"{self.returns_type().cpp_type(self.options.spelling)} {name or self.name()}({args})"
 
     def ptr_type(self) -> str:
-        return f"{self.returns_type().cpp_type()} (*)({', '.join(a.defn() for a in self.arguments())})"
+        return f"{self.returns_type().cpp_type(self.options.spelling)} (*)({', '.join(a.defn() for a in self.arguments())})"
 
 
-def dispatcher_signature(f: NativeFunction, *, prefix: str = "", symint: bool = True) -> DispatcherSignature:
-    return DispatcherSignature(f.func, ApiOptions.of(f), prefix, symint)
+def dispatcher_signature(f: NativeFunction, *, spelling: CppSpelling, prefix: str = "",
+                         symint: bool = True) -> DispatcherSignature:
+    return DispatcherSignature(f.func, ApiOptions.of(f, spelling), prefix, symint)

@@ -15,6 +15,7 @@ from ...model.schema import (
     TensorOptionsArguments,
     Type,
 )
+from ...releases.profile import CppSpelling
 from . import cpp
 from .types import (
     ArgName,
@@ -70,19 +71,19 @@ def argument_type(a: Argument, *, binds: ArgName) -> NamedCType:
     return argumenttype_type(a.type, mutable=a.is_write, binds=binds)
 
 
-def argument(a: Argument | SelfArgument | TensorOptionsArguments) -> list[Binding]:
+def argument(a: Argument | SelfArgument | TensorOptionsArguments, spelling: CppSpelling) -> list[Binding]:
     if isinstance(a, SelfArgument):
         a = a.argument
     if not isinstance(a, Argument):
         raise ValueError("structured kernels do not support TensorOptions")
-    return [Binding(a.name, argument_type(a, binds=a.name), a)]
+    return [Binding(a.name, argument_type(a, binds=a.name), a, spelling)]
 
 
 def _non_out(func: FunctionSchema) -> list[Argument | SelfArgument | TensorOptionsArguments]:
     return [*func.arguments.positional, *func.arguments.kwarg_only]
 
 
-def impl_arguments(g: NativeFunctionsGroup) -> list[Binding]:
+def impl_arguments(g: NativeFunctionsGroup, spelling: CppSpelling) -> list[Binding]:
     """TORCH_IMPL_FUNC: the inputs, with precomputed values in place of what they replace, then the outs."""
     out = g.out
     args: list[Argument | SelfArgument | TensorOptionsArguments] = []
@@ -94,15 +95,15 @@ def impl_arguments(g: NativeFunctionsGroup) -> list[Binding]:
     else:
         args.extend(_non_out(out.func))
     args.extend(out.func.arguments.out)
-    return [b for a in args for b in argument(a)]
+    return [b for a in args for b in argument(a, spelling)]
 
 
-def meta_arguments(g: NativeFunctionsGroup) -> list[Binding]:
-    return [b for a in _non_out(g.functional.func) for b in argument(a)]
+def meta_arguments(g: NativeFunctionsGroup, spelling: CppSpelling) -> list[Binding]:
+    return [b for a in _non_out(g.functional.func) for b in argument(a, spelling)]
 
 
-def out_arguments(g: NativeFunctionsGroup) -> list[Binding]:
-    return [b for a in g.out.func.arguments.out for b in argument(a)]
+def out_arguments(g: NativeFunctionsGroup, spelling: CppSpelling) -> list[Binding]:
+    return [b for a in g.out.func.arguments.out for b in argument(a, spelling)]
 
 
 def meta_name(g: NativeFunctionsGroup) -> str:

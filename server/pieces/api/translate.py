@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from ...frozen import PER_TEXT_MEMO
+from ...releases.profile import CppSpelling
 from .types import (
     ArrayRefCType,
     Binding,
@@ -86,33 +87,37 @@ def _context(bindings: Sequence[Expr], method: bool) -> dict[NamedCType, str]:
     return ctx
 
 
-def translate(bindings: Sequence[Expr | Binding], goals: Sequence[NamedCType | Binding], *, method: bool = False,
-              allow_expensive_conversions: bool = False) -> list[Expr]:
-    """An expression for each goal (raises UnsatError). Memoized: the same pairs of conventions recur for
-    an op under every dispatch key and file family."""
-    return list(_translate(tuple(bindings), tuple(goals), method, allow_expensive_conversions))
+def translate(bindings: Sequence[Expr | Binding], goals: Sequence[NamedCType | Binding], *, spelling: CppSpelling,
+              method: bool = False, allow_expensive_conversions: bool = False) -> list[Expr]:
+    """An expression for each goal (raises UnsatError), its conversions spelled as the release does. Memoized:
+    the same pairs of conventions recur for an op under every dispatch key and file family."""
+    return list(_translate(tuple(bindings), tuple(goals), spelling, method, allow_expensive_conversions))
 
 
 @functools.lru_cache(maxsize=PER_TEXT_MEMO)  # per pair of signatures: frozen.PER_TEXT_MEMO says why the bound fits
-def _translate(bindings: tuple[Expr | Binding, ...], goals: tuple[NamedCType | Binding, ...], method: bool,
-               allow_expensive_conversions: bool) -> tuple[Expr, ...]:
-    return tuple(_solve_all(bindings, goals, method=method, allow_expensive_conversions=allow_expensive_conversions))
+def _translate(bindings: tuple[Expr | Binding, ...], goals: tuple[NamedCType | Binding, ...], spelling: CppSpelling,
+               method: bool, allow_expensive_conversions: bool) -> tuple[Expr, ...]:
+    return tuple(_solve_all(bindings, goals, spelling, method=method,
+                            allow_expensive_conversions=allow_expensive_conversions))
 
 
-def _solve_all(bindings: Sequence[Expr | Binding], goals: Sequence[NamedCType | Binding], *, method: bool,
-               allow_expensive_conversions: bool) -> list[Expr]:
+def _solve_all(bindings: Sequence[Expr | Binding], goals: Sequence[NamedCType | Binding], spelling: CppSpelling, *,
+               method: bool, allow_expensive_conversions: bool) -> list[Expr]:
     exprs = [Expr(b.name, b.nctype) if isinstance(b, Binding) else b for b in bindings]
     goal_types = [g.nctype if isinstance(g, Binding) else g for g in goals]
-    solver = _Solver(_context(exprs, method), goal_types, allow_expensive_conversions)
+    solver = _Solver(_context(exprs, method), goal_types, spelling, allow_expensive_conversions)
     return [Expr(solver.solve(g, direct=False), g) for g in goal_types]
 
 
 class _Solver:
     """Builds an expression for a goal from the context, trying torchgen's rules in its order."""
 
-    def __init__(self, ctx: dict[NamedCType, str], goals: list[NamedCType], allow_expensive_conversions: bool) -> None:
+    def __init__(self, ctx: dict[NamedCType, str], goals: list[NamedCType], spelling: CppSpelling,
+                 allow_expensive_conversions: bool) -> None:
         self.ctx = ctx
         self.goals = goals
+        self.spelling = spelling
+        self._make, self._nullopt = spelling.make_optional(), spelling.nullopt()
         self.allow_expensive_conversions = allow_expensive_conversions
 
     def solve(self, goal: NamedCType, *, direct: bool) -> str:
@@ -131,7 +136,7 @@ class _Solver:
         if t == ArrayRefCType(longT):
             return self.solve(NamedCType(goal.name, intArrayRefT), direct=direct)
         if direct:
-            _unsat(goal)
+            _unsat(goal, self.spelling)
         return self.indirect(goal)
 
     def attempt(self, goal: NamedCType, *, direct: bool) -> str | None:
@@ -154,7 +159,7 @@ class _Solver:
             return found
         if goal.type == MutRefCType(tensorT):
             return f"const_cast<Tensor&>({self.direct(NamedCType(goal.name, ConstRefCType(tensorT)))})"
-        _unsat(goal)
+        _unsat(goal, self.spelling)
 
     def from_options_or_out(self, options_expr: str, out_expr: str) -> str:
         r = self.attempt(OPTIONS, direct=True)
@@ -186,7 +191,7 @@ class _Solver:
         if goal == NamedCType("device", OptionalCType(deviceT)):
             return self.from_options_or_out("{}.device_opt()", "{}.device()")
         if goal == NamedCType("pin_memory", OptionalCType(boolT)):
-            return self.from_options_or_out("{}.pinned_memory_opt()", "::std::nullopt")
+            return self.from_options_or_out("{}.pinned_memory_opt()", self.spelling.nullopt())
         return None
 
     def int_conversion(self, goal: NamedCType) -> str | None:
@@ -206,21 +211,21 @@ class _Solver:
             return direct(NamedCType(name, longT))
         if t == OptionalCType(SymIntT):
             arg = direct(NamedCType(name, OptionalCType(longT)))
-            return f"{arg}.has_value() ? ::std::make_optional(c10::SymInt(*{arg})) : ::std::nullopt"
+            return f"{arg}.has_value() ? {self._make}(c10::SymInt(*{arg})) : {self._nullopt}"
         if t == longT:
             return f"{direct(NamedCType(name, SymIntT))}.guard_int(__FILE__, __LINE__)"
         if t == OptionalCType(longT):
             arg = direct(NamedCType(name, OptionalCType(SymIntT)))
-            return f"{arg}.has_value() ? ::std::make_optional({arg}->guard_int(__FILE__, __LINE__)) : ::std::nullopt"
+            return f"{arg}.has_value() ? {self._make}({arg}->guard_int(__FILE__, __LINE__)) : {self._nullopt}"
         if t == optionalIntArrayRefT:
             r = self.attempt(NamedCType(name, OptionalCType(VectorCType(longT))), direct=True)
             if r is not None:
                 return r
             arg = direct(NamedCType(name, optionalSymIntArrayRefT))
-            return f"{arg}.has_value() ? ::std::make_optional(C10_AS_INTARRAYREF_SLOW(*{arg})) : ::std::nullopt"
+            return f"{arg}.has_value() ? {self._make}(C10_AS_INTARRAYREF_SLOW(*{arg})) : {self._nullopt}"
         if t == optionalSymIntArrayRefT:
             arg = direct(NamedCType(name, optionalIntArrayRefT))
-            return f"{arg}.has_value() ? ::std::make_optional(c10::fromIntArrayRefSlow(*{arg})) : ::std::nullopt"
+            return f"{arg}.has_value() ? {self._make}(c10::fromIntArrayRefSlow(*{arg})) : {self._nullopt}"
         if t == optionalScalarRefT:
             return direct(NamedCType(name, OptionalCType(scalarT)))
         if t == optionalTensorRefT:
@@ -241,15 +246,15 @@ class _Solver:
             return direct(NamedCType(name, ConstRefCType(t)))
         if t == OptionalCType(VectorCType(longT)):
             arg = direct(NamedCType(name, optionalIntArrayRefT))
-            return f"{arg}.has_value() ? ::std::make_optional({arg}->vec()) : ::std::nullopt"
+            return f"{arg}.has_value() ? {self._make}({arg}->vec()) : {self._nullopt}"
         if t == OptionalCType(scalarT):
             arg = direct(NamedCType(name, optionalScalarRefT))
-            return f"{arg}.has_value() ? ::std::make_optional({arg}) : ::std::nullopt"
+            return f"{arg}.has_value() ? {self._make}({arg}) : {self._nullopt}"
         if t == OptionalCType(tensorT):
             arg = direct(NamedCType(name, optionalTensorRefT))
-            return f"{arg}.has_value() ? ::std::make_optional({arg}) : ::std::nullopt"
+            return f"{arg}.has_value() ? {self._make}({arg}) : {self._nullopt}"
         return None
 
 
-def _unsat(goal: NamedCType) -> NoReturn:
-    raise UnsatError(f"cannot build '{goal.cpp_type()} {goal.name}' from the arguments in scope")
+def _unsat(goal: NamedCType, spelling: CppSpelling) -> NoReturn:
+    raise UnsatError(f"cannot build '{goal.cpp_type(spelling)} {goal.name}' from the arguments in scope")

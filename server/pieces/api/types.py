@@ -8,6 +8,7 @@ from typing import ClassVar, Protocol, Self
 
 from ...frozen import record
 from ...model.native_function import NativeFunction, NativeFunctionsGroup
+from ...releases.profile import CppSpelling
 
 
 class SpecialArgName(Enum):
@@ -38,7 +39,7 @@ class BaseCType:
 
     name: str
 
-    def cpp_type(self, *, strip_ref: bool = False) -> str:
+    def cpp_type(self, spelling: CppSpelling, *, strip_ref: bool = False) -> str:
         return self.name
 
     def remove_const_ref(self) -> CType:
@@ -49,8 +50,8 @@ class BaseCType:
 class ConstRefCType:
     elem: CType
 
-    def cpp_type(self, *, strip_ref: bool = False) -> str:
-        return self.elem.cpp_type(strip_ref=True) if strip_ref else f"const {self.elem.cpp_type()} &"
+    def cpp_type(self, spelling: CppSpelling, *, strip_ref: bool = False) -> str:
+        return self.elem.cpp_type(spelling, strip_ref=True) if strip_ref else f"const {self.elem.cpp_type(spelling)} &"
 
     def remove_const_ref(self) -> CType:
         return self.elem.remove_const_ref()
@@ -60,8 +61,8 @@ class ConstRefCType:
 class MutRefCType:
     elem: CType
 
-    def cpp_type(self, *, strip_ref: bool = False) -> str:
-        return self.elem.cpp_type(strip_ref=True) if strip_ref else f"{self.elem.cpp_type()} &"
+    def cpp_type(self, spelling: CppSpelling, *, strip_ref: bool = False) -> str:
+        return self.elem.cpp_type(spelling, strip_ref=True) if strip_ref else f"{self.elem.cpp_type(spelling)} &"
 
     def remove_const_ref(self) -> CType:
         return self.elem.remove_const_ref()
@@ -74,8 +75,8 @@ class _TemplateCType:
     elem: CType
     TEMPLATE: ClassVar[str]
 
-    def cpp_type(self, *, strip_ref: bool = False) -> str:
-        return self.TEMPLATE.format(self.elem.cpp_type())
+    def cpp_type(self, spelling: CppSpelling, *, strip_ref: bool = False) -> str:
+        return self.TEMPLATE.format(self.elem.cpp_type(spelling))
 
     def remove_const_ref(self) -> Self:
         return type(self)(self.elem.remove_const_ref())
@@ -83,7 +84,10 @@ class _TemplateCType:
 
 @record
 class OptionalCType(_TemplateCType):
-    TEMPLATE = "::std::optional<{}>"
+    # No TEMPLATE: the release spells it (CppSpelling).
+
+    def cpp_type(self, spelling: CppSpelling, *, strip_ref: bool = False) -> str:
+        return spelling.optional(self.elem.cpp_type(spelling))
 
 
 @record
@@ -111,8 +115,8 @@ class ArrayCType:
     elem: CType
     size: int
 
-    def cpp_type(self, *, strip_ref: bool = False) -> str:
-        return f"::std::array<{self.elem.cpp_type()},{self.size}>"
+    def cpp_type(self, spelling: CppSpelling, *, strip_ref: bool = False) -> str:
+        return f"::std::array<{self.elem.cpp_type(spelling)},{self.size}>"
 
     def remove_const_ref(self) -> CType:
         return ArrayCType(self.elem.remove_const_ref(), self.size)
@@ -122,8 +126,8 @@ class ArrayCType:
 class TupleCType:
     elems: tuple[CType, ...]
 
-    def cpp_type(self, *, strip_ref: bool = False) -> str:
-        return f"::std::tuple<{','.join(e.cpp_type() for e in self.elems)}>"
+    def cpp_type(self, spelling: CppSpelling, *, strip_ref: bool = False) -> str:
+        return f"::std::tuple<{','.join(e.cpp_type(spelling) for e in self.elems)}>"
 
     def remove_const_ref(self) -> CType:
         return TupleCType(tuple(e.remove_const_ref() for e in self.elems))
@@ -145,8 +149,8 @@ class NamedCType:
     def __hash__(self) -> int:
         return _cached_hash(self, (self.name, self.type))
 
-    def cpp_type(self, *, strip_ref: bool = False) -> str:
-        return self.type.cpp_type(strip_ref=strip_ref)
+    def cpp_type(self, spelling: CppSpelling, *, strip_ref: bool = False) -> str:
+        return self.type.cpp_type(spelling, strip_ref=strip_ref)
 
     def remove_const_ref(self) -> NamedCType:
         return NamedCType(self.name, self.type.remove_const_ref())
@@ -171,21 +175,22 @@ class Binding:
     name: str
     nctype: NamedCType
     argument: object  # the schema Argument, SelfArgument or TensorOptionsArguments it comes from
+    spelling: CppSpelling  # the release's, for the type as written
     default: str | None = None
     _hash: int | None = field(default=None, init=False, compare=False, repr=False)
 
     def __hash__(self) -> int:
-        return _cached_hash(self, (self.name, self.nctype, self.argument, self.default))
+        return _cached_hash(self, (self.name, self.nctype, self.argument, self.spelling, self.default))
 
     @property
     def type(self) -> str:
-        return self.nctype.cpp_type()
+        return self.nctype.cpp_type(self.spelling)
 
     def no_default(self) -> Binding:
-        return Binding(self.name, self.nctype, self.argument, None)
+        return Binding(self.name, self.nctype, self.argument, self.spelling, None)
 
     def with_name(self, name: str) -> Binding:
-        return Binding(name, self.nctype, self.argument, self.default)
+        return Binding(name, self.nctype, self.argument, self.spelling, self.default)
 
     def decl(self, *, func_ptr_cast: bool = False, qualified_memory_format: bool = True) -> str:
         if func_ptr_cast:
@@ -215,11 +220,12 @@ class ApiOptions:
 
     use_const_ref_for_mutable_tensors: bool
     use_ilistref_for_tensor_lists: bool
+    spelling: CppSpelling  # the release's (not a switch of the operator, but rendered with it everywhere)
 
     @staticmethod
-    def of(f: NativeFunction | NativeFunctionsGroup) -> ApiOptions:
+    def of(f: NativeFunction | NativeFunctionsGroup, spelling: CppSpelling) -> ApiOptions:
         fn = f.out if isinstance(f, NativeFunctionsGroup) else f
-        return ApiOptions(fn.use_const_ref_for_mutable_tensors, fn.part_of_structured_group)
+        return ApiOptions(fn.use_const_ref_for_mutable_tensors, fn.part_of_structured_group, spelling)
 
 
 # The C++ types the conventions name.

@@ -11,6 +11,7 @@ from __future__ import annotations
 from ...frozen import record
 from ...model.native_function import NativeFunctionsGroup
 from ...model.schema import Argument, BaseTy, BaseType, Type
+from ...releases.profile import CppSpelling
 from . import cpp, structured
 from .types import ArgName, Binding, CType, NamedCType, opmath_t, scalar_t
 
@@ -57,8 +58,8 @@ def ufunc_type(t: Type, binds: ArgName, compute_t: CType) -> NamedCType:
     return r
 
 
-def _bind(a: Argument, nctype: NamedCType) -> Binding:
-    return Binding(a.name, nctype, a)
+def _bind(a: Argument, nctype: NamedCType, spelling: CppSpelling) -> Binding:
+    return Binding(a.name, nctype, a, spelling)
 
 
 @record
@@ -67,7 +68,8 @@ class UfunctorBindings:
     apply: tuple[Binding, ...]
 
 
-def ufunctor_arguments(g: NativeFunctionsGroup, scalar_tensor_idx: int | None) -> UfunctorBindings:
+def ufunctor_arguments(g: NativeFunctionsGroup, scalar_tensor_idx: int | None, spelling: CppSpelling
+                       ) -> UfunctorBindings:
     """Split the functional arguments between constructor and operator(); the tensor at
     `scalar_tensor_idx` (a CPU scalar) goes to the constructor too."""
     ctor: list[Binding] = []
@@ -76,22 +78,22 @@ def ufunctor_arguments(g: NativeFunctionsGroup, scalar_tensor_idx: int | None) -
         if a.type.is_tensor_like() and scalar_tensor_idx != 0:
             if scalar_tensor_idx is not None:
                 scalar_tensor_idx -= 1
-            apply.append(_bind(a, ufunctor_apply_type(a.type, a.name)))
+            apply.append(_bind(a, ufunctor_apply_type(a.type, a.name), spelling))
             continue
         if a.type.is_tensor_like():
             scalar_tensor_idx = None
-        ctor.append(_bind(a, ufunctor_ctor_type(a.type, a.name)))
+        ctor.append(_bind(a, ufunctor_ctor_type(a.type, a.name), spelling))
     if scalar_tensor_idx is not None:
         raise UfuncError(f"{g.functional.func.name}: not enough tensors for a scalar specialization")
     return UfunctorBindings(tuple(ctor), tuple(apply))
 
 
-def ufunc_arguments(g: NativeFunctionsGroup, compute_t: CType) -> list[Binding]:
-    return [_bind(a, ufunc_type(a.type, a.name, compute_t)) for a in g.functional.func.arguments.flat_non_out]
+def ufunc_arguments(g: NativeFunctionsGroup, compute_t: CType, spelling: CppSpelling) -> list[Binding]:
+    return [_bind(a, ufunc_type(a.type, a.name, compute_t), spelling) for a in g.functional.func.arguments.flat_non_out]
 
 
-def stub_arguments(g: NativeFunctionsGroup) -> list[Binding]:
+def stub_arguments(g: NativeFunctionsGroup, spelling: CppSpelling) -> list[Binding]:
     """A DispatchStub's arguments after the TensorIterator: every non-tensor input of the out= schema."""
     return [b for a in g.out.func.arguments.flat_non_out if not a.type.is_tensor_like()
-            for b in structured.argument(a)]
+            for b in structured.argument(a, spelling)]
 

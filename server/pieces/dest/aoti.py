@@ -19,6 +19,7 @@ from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup, Variant
 from ...model.schema import Argument, BaseTy, BaseType, FunctionSchema, ListType, OperatorName, OptionalType, Type
 from ...releases import Release
+from ...releases.profile import CppSpelling
 from ..api import cpp
 from ..api.signatures import CppSignatureGroup
 
@@ -68,8 +69,12 @@ class CArg:
     exprs: tuple[str, ...]
 
 
+def _has_c_form(t: BaseTy, release: Release) -> bool:
+    return t in _BASE_TYPES and (t is not B.Generator or release.aoti_shim_form.generator_handles)
+
+
 def _base_arg(t: BaseType, name: str, is_write: bool, release: Release) -> CArg:
-    if t.name in _BASE_TYPES:
+    if _has_c_form(t.name, release):
         c_type, aten_type, conv = _BASE_TYPES[t.name]
         if t.name is B.str and not release.aoti_shim_form.str_is_std_string_view:
             aten_type = "c10::string_view"
@@ -91,7 +96,7 @@ def _optional_arg(t: OptionalType, name: str, release: Release) -> CArg:
     j = 0
     for aten_type in inner.aten_types:
         c_types[j] += "*"  # a pointer stands for the optional
-        aten_types.append(f"::std::optional<{aten_type}>")
+        aten_types.append(release.cpp_spelling.optional(aten_type))
         if aten_type.startswith("c10::ArrayRef<"):
             exprs.append(f"pointer_to_optional_list<{aten_type[len('c10::ArrayRef<'):-1]}>({names[j]}, {names[j + 1]})")
             j += 2
@@ -119,7 +124,7 @@ def _list_arg(t: ListType, name: str, is_write: bool, release: Release) -> CArg:
         expr = f"pointer_to_list<{t.size}>({name})"
     elif atype == "at::Tensor" and not is_write and release.aoti_tensors_resolve_dispatch_flags:
         expr = f"resolve_tensor_list_dispatch_flags({name}, {name}_len_)"
-    elif atype == "::std::optional<at::Tensor>":
+    elif atype == release.cpp_spelling.optional("at::Tensor"):
         resolved = (f"resolve_tensor_list_dispatch_flags({name}, {name}_len_)"
                     if release.aoti_tensors_resolve_dispatch_flags else f"pointer_to_list<{atype}>({name}, {name}_len_)")
         expr = f"c10::List<{atype}>(c10::ArrayRef<{atype}>({resolved}))"
@@ -146,7 +151,9 @@ def gen_arguments(args: list[Argument], skipped: frozenset[str], release: Releas
     exprs: list[str] = []
     for a in args:
         if a.name in skipped:
-            exprs.append(cpp.default_expr(a.default, a.type, symint=False) if a.default is not None else "std::nullopt")
+            spelling = release.cpp_spelling
+            exprs.append(cpp.default_expr(a.default, a.type, symint=False, spelling=spelling) if a.default is not None
+                         else spelling.nullopt(rooted=False))
             continue
         c = convert_arg(a.type, a.name, a.is_write, release=release)
         params += [f"{t} {n}" for t, n in zip(c.c_types, c.names)]
@@ -169,7 +176,7 @@ def gen_returns(schema: FunctionSchema, release: Release) -> tuple[list[str], li
     checked first for ops named by a substring in the release's `aoti_nullable_returns`)."""
     types: list[BaseType] = []
     for r in schema.returns:
-        if not (isinstance(r.type, BaseType) and r.type.name in _BASE_TYPES):
+        if not (isinstance(r.type, BaseType) and _has_c_form(r.type.name, release)):
             raise NoCShim(f"return type {r.type}")
         types.append(r.type)
     params = [f"{_BASE_TYPES[t.name][0]}* ret{i}" for i, t in enumerate(types)]
@@ -266,7 +273,8 @@ def _shim_version(schema: FunctionSchema, device: str, call: str, func_name: str
         assigns: list[str] = []
     else:
         params, exprs = gen_arguments(list(schema.arguments.flat_all), skipped, release)
-        ret_params, assigns = ([], []) if schema.name.name.inplace else gen_returns(schema, release)
+        ignored = schema.name.name.inplace and release.aoti_shim_form.inplace_returns_ignored
+        ret_params, assigns = ([], []) if ignored else gen_returns(schema, release)
         params += ret_params
     declaration = f"AOTITorchError aoti_torch_{device}_{func_name}({', '.join(params)})"
     return declaration, _definition(declaration, call, exprs, assigns, release)
@@ -293,9 +301,9 @@ def compute_shim(schema: FunctionSchema, device: str, call: str, op_versions: tu
 # ---------------------------------------------------------------------------------------------- backends
 
 
-def backend_call(f: NativeFunction, index: BackendIndex | None) -> str:
+def backend_call(f: NativeFunction, index: BackendIndex | None, spelling: CppSpelling) -> str:
     """What the shim calls: a backend's kernel (at::<key>::<op>) or the C++ API (at::<op>)."""
-    sigs = CppSignatureGroup.from_native_function(f, method=False)
+    sigs = CppSignatureGroup.from_native_function(f, method=False, spelling=spelling)
     symint = f.func.has_symint()
     cpp_sig = sigs.symint_signature if symint else sigs.signature
     assert cpp_sig is not None
@@ -322,6 +330,15 @@ def backend_index_for(f: NativeFunction, delegates: Mapping[OperatorName, Native
         if indices[composite].has_kernel(f):
             return indices[composite]
     return None
+
+
+def every_op_backend_index(f: NativeFunction, key: dk.DispatchKey, indices: Mapping[dk.DispatchKey, BackendIndex]
+                           ) -> BackendIndex | None:
+    """The backend a device shim calls in the every-op form (gen.py until 2.3): the device's own kernel, else a
+    CompositeExplicitAutograd(NonFunctional) one; None (no shim) for a pointwise op or one with neither."""
+    if "pointwise" in f.tags:
+        return None
+    return next((indices[k] for k in (key, dk.CEA, dk.CEA_NON_FUNCTIONAL) if indices[k].has_kernel(f)), None)
 
 
 @lru_cache(maxsize=PER_OP_MEMO)  # per op and device: frozen.PER_OP_MEMO says why the bound fits

@@ -8,6 +8,7 @@ import functools
 from ...frozen import PER_OP_MEMO
 from ...model.native_function import NativeFunction
 from ...model.schema import Argument
+from ...releases.profile import CppSpelling
 from ..api import native
 from ..api.signatures import NativeSignature, dispatcher_signature
 from ..api.types import ApiOptions
@@ -27,11 +28,11 @@ class BackendSelectError(ValueError):
 
 
 @functools.lru_cache(maxsize=PER_OP_MEMO)  # per op: frozen.PER_OP_MEMO says why the bound fits
-def compute_backend_select_definition(f: NativeFunction) -> str:
+def compute_backend_select_definition(f: NativeFunction, spelling: CppSpelling) -> str:
     name = native.name(f.func)
-    tensor_args = [a.name for a in NativeSignature(f.func, True, ApiOptions.of(f)).arguments()
+    tensor_args = [a.name for a in NativeSignature(f.func, True, ApiOptions.of(f, spelling)).arguments()
                    if isinstance(a.argument, Argument) and a.argument.type.is_tensor_like()]
-    sig = dispatcher_signature(f)
+    sig = dispatcher_signature(f, spelling=spelling)
     if tensor_args:
         if not f.func.arguments.has_tensor_arg():
             raise BackendSelectError(f"Expected function to have tensor args: {f.func}")

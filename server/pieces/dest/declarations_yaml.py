@@ -18,6 +18,7 @@ import yaml
 from ...frozen import PER_OP_MEMO
 from ...model.native_function import NativeFunction, Variant
 from ...model.schema import Argument, OptionalType, TensorOptionsArguments, Type
+from ...releases.profile import CppSpelling
 from ..api import cpp
 from ..api.signatures import CppSignatureGroup
 from ..api.types import ApiOptions, Binding, spelled_default
@@ -42,7 +43,8 @@ def dynamic_type(t: Type, options: ApiOptions) -> str:
         return dynamic_type(t.elem, options)
     if str(t) == "Tensor":
         return "at::Tensor"
-    return cpp.argumenttype_type(t, mutable=False, binds="__placeholder__", options=options, symint=False).cpp_type()
+    return cpp.argumenttype_type(t, mutable=False, binds="__placeholder__", options=options, symint=False).cpp_type(
+        options.spelling)
 
 
 def method_of(f: NativeFunction) -> list[str]:
@@ -55,7 +57,7 @@ def returns_yaml(f: NativeFunction, options: ApiOptions) -> tuple[list[dict], di
     out = []
     for i, (r, name) in enumerate(zip(f.func.returns, cpp.return_names(f.func))):
         ret = {"dynamic_type": dynamic_type(r.type, options), "name": name,
-               "type": cpp.return_type(r, options=options).cpp_type()}
+               "type": cpp.return_type(r, options=options).cpp_type(options.spelling)}
         if r.name:
             ret["field_name"] = r.name
             if f.func.is_out_fn():
@@ -71,10 +73,11 @@ def argument_yaml(a: Argument, options: ApiOptions, kwarg_only: set[str], outs: 
         "dynamic_type": dynamic_type(a.type, options),
         "is_nullable": a.type.is_nullable(),
         "name": a.name,
-        "type": cpp.argument_type(a, binds="__placeholder__", options=options, symint=False).cpp_type(),
+        "type": cpp.argument_type(a, binds="__placeholder__", options=options, symint=False).cpp_type(options.spelling),
     }
     if a.default is not None:
-        arg["default"] = pythonify_default(spelled_default(cpp.default_expr(a.default, a.type, symint=False),
+        arg["default"] = pythonify_default(spelled_default(cpp.default_expr(a.default, a.type, symint=False,
+                                                                           spelling=options.spelling),
                                                           qualified_memory_format))
     if a.name in kwarg_only:
         arg["kwarg_only"] = True
@@ -102,17 +105,18 @@ def _cpp_argument_yaml(b: Binding, options: ApiOptions, kwarg_only: set[str], ou
     return argument_yaml(b.argument, options, kwarg_only, outs, field_names, qualified_memory_format)
 
 
-def compute_declaration_yaml(f: NativeFunction, qualified_memory_format: bool) -> OrderedDict:  # not cached: its text is
-    options = ApiOptions.of(f)
+def compute_declaration_yaml(f: NativeFunction, qualified_memory_format: bool, spelling: CppSpelling
+                             ) -> OrderedDict:  # not cached: its text is
+    options = ApiOptions.of(f, spelling)
     returns, field_names = returns_yaml(f, options)
     kwarg_only = {a.name for a in f.func.arguments.flat_kwarg_only}
     outs = {a.name for a in f.func.arguments.out}
-    cpp_args = CppSignatureGroup.from_native_function(f, method=False).signature.arguments()
+    cpp_args = CppSignatureGroup.from_native_function(f, method=False, spelling=spelling).signature.arguments()
     jit_args = list(f.func.schema_order_arguments())
     schema_types = [b.type for a in jit_args for b in cpp.argument(
         a, cpp_no_default_args=frozenset(), method=False, faithful=False, symint=False, has_tensor_options=False,
         options=options)]
-    cpp_returns = cpp.returns_type(f.func.returns, options=options).cpp_type()  # returns keep SymInt
+    cpp_returns = cpp.returns_type(f.func.returns, options=options).cpp_type(spelling)  # returns keep SymInt
     is_factory = any(isinstance(b.argument, TensorOptionsArguments) for b in cpp_args) \
         and Variant.method not in f.variants
     return OrderedDict([
@@ -162,15 +166,17 @@ def format_yaml(data: object) -> str:
 
 
 @functools.lru_cache(maxsize=PER_OP_MEMO)  # per op: frozen.PER_OP_MEMO says why the bound fits
-def compute_declaration_yaml_text(f: NativeFunction, qualified_memory_format: bool) -> str:
+def compute_declaration_yaml_text(f: NativeFunction, qualified_memory_format: bool, spelling: CppSpelling) -> str:
     """One op's item of the top-level YAML list; the file is these items in order (no aliases, so they
     concatenate to exactly the dump of the whole list). Defaults as types.spelled_default says."""
-    entry = [compute_declaration_yaml(f, qualified_memory_format)]
+    entry = [compute_declaration_yaml(f, qualified_memory_format, spelling)]
     try:
         return block_yaml(entry, format_yaml)
     except Unsupported:
         return format_yaml(entry)
 
 
-def declarations_yaml_text(functions: Iterable[NativeFunction], qualified_memory_format: bool) -> str:
-    return "".join(compute_declaration_yaml_text(f, qualified_memory_format) for f in functions) or format_yaml([])
+def declarations_yaml_text(functions: Iterable[NativeFunction], qualified_memory_format: bool,
+                           spelling: CppSpelling) -> str:
+    return "".join(compute_declaration_yaml_text(f, qualified_memory_format, spelling)
+                   for f in functions) or format_yaml([])

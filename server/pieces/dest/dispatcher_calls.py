@@ -11,6 +11,7 @@ from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction
 from ...model.schema import SchemaKind
 from ...releases import Release
+from ...releases.profile import CppSpelling
 from ..api import dispatcher
 from ..api.signatures import CppSignatureGroup, dispatcher_signature
 from ..api.translate import translate
@@ -19,11 +20,12 @@ from .functions import cpp_string
 
 
 @functools.lru_cache(maxsize=PER_OP_MEMO)  # per op: frozen.PER_OP_MEMO says why the bound fits
-def compute_operator_definition(f: NativeFunction, static_constexpr: bool, static_call_body: str | None = None) -> str:
+def compute_operator_definition(f: NativeFunction, static_constexpr: bool, spelling: CppSpelling,
+                                static_call_body: str | None = None) -> str:
     """The typed handle and the call / redispatch bodies of at::_ops::<op> (Operators_N.cpp); with static
     dispatch, call()'s body is `static_call_body`. With not `static_constexpr` (gen.py before 2.6:
     Release.operator_names_static_constexpr), the out-of-line definitions of the struct's names first."""
-    sig = dispatcher_signature(f)
+    sig = dispatcher_signature(f, spelling=spelling)
     name = f.func.name.unambiguous_name()
     out = "" if static_constexpr else "".join(
         f"\nSTATIC_CONST_STR_OUT_OF_LINE_FOR_WIN_CUDA({name}, {member}, {value})" for member, value in (
@@ -56,15 +58,16 @@ static C10_NOINLINE c10::TypedOperatorHandle<{name}::schema> create_{name}_typed
 
 
 @functools.lru_cache(maxsize=PER_OP_MEMO)  # per op: frozen.PER_OP_MEMO says why the bound fits
-def compute_redispatch_function(f: NativeFunction, qualified_memory_format: bool) -> str:
+def compute_redispatch_function(f: NativeFunction, qualified_memory_format: bool, spelling: CppSpelling) -> str:
     """at::redispatch::op(dispatchKeySet, ...) overloads (RedispatchFunctions.h); defaults as
     types.spelled_default says."""
-    group = CppSignatureGroup.from_native_function(f, method=False, fallback_binding=f.manual_cpp_binding)
-    target = dispatcher_signature(f)
+    group = CppSignatureGroup.from_native_function(f, method=False, spelling=spelling,
+                                                   fallback_binding=f.manual_cpp_binding)
+    target = dispatcher_signature(f, spelling=spelling)
     op = f.func.name.unambiguous_name()
     out = ""
     for sig in group.signatures():
-        exprs = ", ".join(["dispatchKeySet", *(e.expr for e in translate(sig.arguments(), target.arguments()))])
+        exprs = ", ".join(["dispatchKeySet", *(e.expr for e in translate(sig.arguments(), target.arguments(), spelling=spelling))])
         out += f"""
 // aten::{f.func}
 inline {sig.decl(is_redispatching_fn=True, qualified_memory_format=qualified_memory_format)} {{
@@ -89,7 +92,7 @@ def compute_registration_declaration(f: NativeFunction, indices: dict[dk.Dispatc
                                      release: Release) -> str:
     """One line of RegistrationDeclarations.h: the dispatcher signature and a JSON comment."""
     keys = frozenset(k for k, index in indices.items() if index.has_kernel(f))
-    return _registration_declaration(f, keys, release.registration_declarations_without_at)
+    return _registration_declaration(f, keys, release.cpp_spelling, release.registration_declarations_without_at)
 
 
 def _without_at(cpp: str) -> str:
@@ -100,10 +103,11 @@ def _without_at(cpp: str) -> str:
 
 
 @functools.lru_cache(maxsize=PER_OP_MEMO)  # per op and the keys that have a kernel for it: a regeneration redoes only the edited ops
-def _registration_declaration(f: NativeFunction, keys: frozenset[dk.DispatchKey], without_at: bool = False) -> str:
-    options = ApiOptions.of(f)
+def _registration_declaration(f: NativeFunction, keys: frozenset[dk.DispatchKey], spelling: CppSpelling,
+                              without_at: bool = False) -> str:
+    options = ApiOptions.of(f, spelling)
     name = dispatcher.name(f.func)
-    returns = dispatcher.returns_type(f.func.returns, options=options).cpp_type()
+    returns = dispatcher.returns_type(f.func.returns, options=options).cpp_type(spelling)
     args = ", ".join(a.no_default().decl() for a in dispatcher.arguments(f.func, options=options))
     if without_at:
         returns, args = _without_at(returns), _without_at(args)

@@ -22,6 +22,7 @@ from ...model.generate import functionalization_refuses, skips_functionalization
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup, NativeFunctionsViewGroup
 from ...model.schema import Argument, BaseTy, BaseType, FunctionSchema, ListType, Return, SchemaKind
 from ...releases import Release
+from ...releases.profile import CppSpelling
 from ..api import cpp, dispatcher
 from ..api.signatures import DispatcherSignature, NativeSignature
 from ..api.translate import translate
@@ -52,26 +53,26 @@ class FunctionalizationError(ValueError):
     """An op that does not have the shape the functionalization code expects."""
 
 
-def _opts(f: NativeFunction) -> ApiOptions:
-    return ApiOptions.of(f)
+def _opts(f: NativeFunction, spelling: CppSpelling) -> ApiOptions:
+    return ApiOptions.of(f, spelling)
 
 
-def _dispatcher_sig(func: FunctionSchema, ctx: NativeFunction) -> DispatcherSignature:
-    return DispatcherSignature(func, _opts(ctx))
+def _dispatcher_sig(func: FunctionSchema, ctx: NativeFunction, spelling: CppSpelling) -> DispatcherSignature:
+    return DispatcherSignature(func, _opts(ctx, spelling))
 
 
-def _returns_cpp(rs: tuple[Return, ...], ctx: NativeFunction) -> CType:
-    return dispatcher.returns_type(rs, options=_opts(ctx))
+def _returns_cpp(rs: tuple[Return, ...], ctx: NativeFunction, spelling: CppSpelling) -> CType:
+    return dispatcher.returns_type(rs, options=_opts(ctx, spelling))
 
 
-def return_str(rets: tuple[Return, ...], names: list[str], ctx: NativeFunction) -> str:
+def return_str(rets: tuple[Return, ...], names: list[str], ctx: NativeFunction, spelling: CppSpelling) -> str:
     if len(rets) != len(names):
         raise FunctionalizationError(f"Expected {len(rets)} names, got {len(names)}")
     if not rets:
         return ""
     if len(rets) == 1:
         return f"return {names[0]};"
-    return f"return {_returns_cpp(rets, ctx).cpp_type()}({', '.join(names)});"
+    return f"return {_returns_cpp(rets, ctx, spelling).cpp_type(spelling)}({', '.join(names)});"
 
 
 def mutable_arg_names(func: FunctionSchema) -> list[str]:
@@ -107,7 +108,7 @@ def unwrap_tensor_args(sig: DispatcherSignature, *, is_view_op: bool) -> tuple[s
         sync = "" if is_view_op else f"at::functionalization::impl::sync({arg.name});"
         owning, conversion = _owning(arg.nctype.remove_const_ref().type)
         pieces.append(f"""
-      {owning.cpp_type()} {name};
+      {owning.cpp_type(sig.options.spelling)} {name};
       if (at::functionalization::impl::isFunctionalTensor({arg.name})) {{
         {sync}
         {name} = at::functionalization::impl::from_functional_tensor({arg.name});
@@ -141,21 +142,22 @@ def check_view_op(func: FunctionSchema) -> None:
             f"{func.name}: the first argument of a view operator must alias the output, and only it")
 
 
-def _has_symbolic(expr: str, t: CType) -> str:
+def _has_symbolic(expr: str, t: CType, spelling: CppSpelling) -> str:
     if t == SymIntT:
         return f"{expr}.is_symbolic()"
     if isinstance(t, OptionalCType):
-        return f"{expr}.has_value() ? {_has_symbolic(f'(*{expr})', t.elem)} : false"
+        return f"{expr}.has_value() ? {_has_symbolic(f'(*{expr})', t.elem, spelling)} : false"
     if t == optionalSymIntArrayRefT:
-        return _has_symbolic(expr, OptionalCType(symIntArrayRefT))
+        return _has_symbolic(expr, OptionalCType(symIntArrayRefT), spelling)
     if t in (symIntArrayRefT, VectorCType(SymIntT)):
-        return f"std::any_of({expr}.begin(), {expr}.end(), [=](auto& arg) {{ return {_has_symbolic('arg', SymIntT)}; }})"
-    raise FunctionalizationError(f"unsupported type for has_symbolic_values check: {t.cpp_type()}")
+        return (f"std::any_of({expr}.begin(), {expr}.end(), [=](auto& arg) {{ return "
+                f"{_has_symbolic('arg', SymIntT, spelling)}; }})")
+    raise FunctionalizationError(f"unsupported type for has_symbolic_values check: {t.cpp_type(spelling)}")
 
 
 def has_symbolic_inputs(sig: DispatcherSignature) -> str:
     statements = [
-        f"has_symbolic_inputs = has_symbolic_inputs | ({_has_symbolic(b.name, b.nctype.type)});"
+        f"has_symbolic_inputs = has_symbolic_inputs | ({_has_symbolic(b.name, b.nctype.type, sig.options.spelling)});"
         for b in sig.arguments() if isinstance(b.argument, Argument) and b.argument.type.is_symint_like()]
     body = "\n      ".join(statements)
     return f"""
@@ -165,26 +167,40 @@ def has_symbolic_inputs(sig: DispatcherSignature) -> str:
 
 # ------------------------------------------------------------------ the ViewMeta API
 
-def _binding(name: str, t: CType, argument_name: str | None = None, ty: BaseTy = BaseTy.Tensor) -> Binding:
-    return Binding(name, NamedCType(name, t), Argument(argument_name or name, BaseType(ty), None, None))
+@record
+class _Fixed:
+    """The bindings of the ViewMeta API that no schema gives, in one release's spelling."""
+
+    base: Binding
+    has_symbolic_inputs: Binding
+    mutated_view: Binding
+    out_index: Binding
+    mutated_view_idx: Binding  # out_index's name before the ViewMeta classes
+    reapply_views: Binding
+    inverse_return_mode: Binding
 
 
-BASE = _binding("base", ConstRefCType(tensorT))
-HAS_SYMBOLIC_INPUTS = _binding("has_symbolic_inputs", boolT, ty=BaseTy.bool)
-MUTATED_VIEW = _binding("mutated_view", ConstRefCType(tensorT), "base")
-OUT_INDEX = _binding("out_index", longT, ty=BaseTy.int)
-MUTATED_VIEW_IDX = _binding("mutated_view_idx", longT, ty=BaseTy.int)  # its name before the ViewMeta classes
-REAPPLY_VIEWS = _binding("reapply_views", boolT, ty=BaseTy.bool)
-INVERSE_RETURN_MODE = _binding("inverse_return_mode", BaseCType("at::functionalization::InverseReturnMode"),
-                               ty=BaseTy.bool)
+@functools.cache  # one per spelling (two)
+def _fixed(spelling: CppSpelling) -> _Fixed:
+    def bind(name: str, t: CType, argument_name: str | None = None, ty: BaseTy = BaseTy.Tensor) -> Binding:
+        return Binding(name, NamedCType(name, t), Argument(argument_name or name, BaseType(ty), None, None), spelling)
+    return _Fixed(base=bind("base", ConstRefCType(tensorT)),
+                  has_symbolic_inputs=bind("has_symbolic_inputs", boolT, ty=BaseTy.bool),
+                  mutated_view=bind("mutated_view", ConstRefCType(tensorT), "base"),
+                  out_index=bind("out_index", longT, ty=BaseTy.int),
+                  mutated_view_idx=bind("mutated_view_idx", longT, ty=BaseTy.int),
+                  reapply_views=bind("reapply_views", boolT, ty=BaseTy.bool),
+                  inverse_return_mode=bind("inverse_return_mode",
+                                           BaseCType("at::functionalization::InverseReturnMode"), ty=BaseTy.bool))
 
 
 def classname(func: FunctionSchema, *, with_namespace: bool = False) -> str:
     return ("at::functionalization::" if with_namespace else "") + f"{func.name.unambiguous_name()}_ViewMeta"
 
 
-def base_ctor_arguments(func: FunctionSchema) -> list[Binding]:
-    return [HAS_SYMBOLIC_INPUTS, OUT_INDEX] if is_multi_output(func) else [HAS_SYMBOLIC_INPUTS]
+def base_ctor_arguments(func: FunctionSchema, spelling: CppSpelling) -> list[Binding]:
+    fixed = _fixed(spelling)
+    return [fixed.has_symbolic_inputs, fixed.out_index] if is_multi_output(func) else [fixed.has_symbolic_inputs]
 
 
 def attributes(func: FunctionSchema, ctx: NativeFunction, *, owning: bool = True,
@@ -193,21 +209,24 @@ def attributes(func: FunctionSchema, ctx: NativeFunction, *, owning: bool = True
     if args[0].type != _TENSOR:
         raise FunctionalizationError(f"Expected first arg to be Tensor, got {args[0].type}")
     by_value = release.owning_types_hold_tensors_by_value
-    return [REAPPLY_VIEWS, INVERSE_RETURN_MODE,
-            *(dispatcher.argument(a, options=_opts(ctx), remove_non_owning_ref_types=owning,
+    fixed = _fixed(release.cpp_spelling)
+    return [fixed.reapply_views, fixed.inverse_return_mode,
+            *(dispatcher.argument(a, options=_opts(ctx, release.cpp_spelling), remove_non_owning_ref_types=owning,
                                   owning_tensors_by_value=by_value) for a in args[1:])]
 
 
-def op_arguments(func: FunctionSchema, ctx: NativeFunction, *, is_reverse: bool,
-                 index: Binding = OUT_INDEX) -> list[Binding]:
+def op_arguments(func: FunctionSchema, ctx: NativeFunction, *, is_reverse: bool, spelling: CppSpelling,
+                 index: Binding | None = None) -> list[Binding]:
+    """index: the output index's binding (out_index when None)."""
     args = func.arguments.flat_all
     if args[0].type != _TENSOR:
         raise FunctionalizationError(f"Expected first arg to be Tensor, got {args[0].type}")
-    rest = [dispatcher.argument(a, options=_opts(ctx)) for a in args[1:]]
+    fixed = _fixed(spelling)
+    rest = [dispatcher.argument(a, options=_opts(ctx, spelling)) for a in args[1:]]
     if not is_reverse:
-        return [BASE, *rest]
-    extra = [index] if is_multi_output(func) else []
-    return [BASE, MUTATED_VIEW, INVERSE_RETURN_MODE, *extra, *rest]
+        return [fixed.base, *rest]
+    extra = [index or fixed.out_index] if is_multi_output(func) else []
+    return [fixed.base, fixed.mutated_view, fixed.inverse_return_mode, *extra, *rest]
 
 
 def reverse_name(f: NativeFunction, *, include_namespace: bool) -> str:
@@ -216,7 +235,7 @@ def reverse_name(f: NativeFunction, *, include_namespace: bool) -> str:
 
 
 def _ctor_arguments(f: NativeFunction, release: Release) -> list[Binding]:
-    return base_ctor_arguments(f.func) + attributes(f.func, f, owning=False, release=release)
+    return base_ctor_arguments(f.func, release.cpp_spelling) + attributes(f.func, f, owning=False, release=release)
 
 
 def view_meta_new(f: NativeFunction, release: Release, out_index: str = "0") -> str:
@@ -225,7 +244,7 @@ def view_meta_new(f: NativeFunction, release: Release, out_index: str = "0") -> 
 
 
 def view_meta_decl(f: NativeFunction, release: Release) -> str:
-    base = base_ctor_arguments(f.func)
+    base = base_ctor_arguments(f.func, release.cpp_spelling)
     extra = attributes(f.func, f, owning=False, release=release)
     attrs = attributes(f.func, f, release=release)
     name = classname(f.func)
@@ -233,11 +252,12 @@ def view_meta_decl(f: NativeFunction, release: Release) -> str:
     tuple_types = ",\n".join(f"      {b.type} /* {b.name} */" for b in base + attrs)
     destructure = ", ".join(f"std::get<{i}>(tpl)" for i in range(len(base) + len(extra)))
     params = ", ".join(b.decl() for b in base + extra)
-    base_bindings = ", ".join([HAS_SYMBOLIC_INPUTS.name, f"/*is_multi_output=*/{str(multi).lower()}",
+    base_bindings = ", ".join([_fixed(release.cpp_spelling).has_symbolic_inputs.name, f"/*is_multi_output=*/{str(multi).lower()}",
                                f"/*is_as_strided=*/{str(str(f.func.name) == 'as_strided').lower()}",
                                f"/*out_index=*/{'out_index' if multi else '0'}"])
     assignments = ",\n".join(f"        {e.type.name}({e.expr})"
-                             for e in translate(extra, attrs, allow_expensive_conversions=True))
+                             for e in translate(extra, attrs, spelling=release.cpp_spelling,
+                                               allow_expensive_conversions=True))
     tuple_args = ", ".join(b.name for b in base + attrs)
     fields = "\n".join(f"  {b.decl()};" for b in attrs)
     to_out_index = "  std::shared_ptr<ViewMeta> to_out_index(int64_t out_idx) override;" if multi else ""
@@ -274,11 +294,13 @@ def _opcall(g: NativeFunctionsViewGroup, f: NativeFunction, *, is_reverse: bool,
     else:
         target = g.view if reapply_views else g.view_copy
         opname = f"at::_ops::{target.func.name.unambiguous_name()}::call"
-    goals = op_arguments(g.view_copy.func, f, is_reverse=is_reverse)
-    context = [BASE, *base_ctor_arguments(f.func), *attributes(f.func, f, release=release)]
+    spelling = release.cpp_spelling
+    fixed = _fixed(spelling)
+    goals = op_arguments(g.view_copy.func, f, is_reverse=is_reverse, spelling=spelling)
+    context = [fixed.base, *base_ctor_arguments(f.func, spelling), *attributes(f.func, f, release=release)]
     if is_reverse:
-        context.append(MUTATED_VIEW)
-    args = ", ".join(e.expr for e in translate(context, goals))
+        context.append(fixed.mutated_view)
+    args = ", ".join(e.expr for e in translate(context, goals, spelling=spelling))
     index = "[out_index]" if not is_reverse and is_multi_output(f.func) else ""
     return f"{opname}({args}){index}"
 
@@ -371,34 +393,41 @@ def compute_view_inverse_declaration(g: NativeFunctionsViewGroup, release: Relea
     func = g.view.func
     if not func.returns or not all(r.type.is_tensor_like() for r in func.returns):
         raise FunctionalizationError(f"{func.name}: a view op must return tensors")
-    index = OUT_INDEX if release.functionalization_view_meta_classes else MUTATED_VIEW_IDX
-    decls = ", ".join(a.decl() for a in op_arguments(func, g.view, is_reverse=True, index=index))
+    spelling = release.cpp_spelling
+    fixed = _fixed(spelling)
+    index = fixed.out_index if release.functionalization_view_meta_classes else fixed.mutated_view_idx
+    decls = ", ".join(a.decl() for a in op_arguments(func, g.view, is_reverse=True, spelling=spelling, index=index))
     return f"static at::Tensor {reverse_name(g.view, include_namespace=False)}({decls});"
 
 
 # ------------------------------------------------------------------ ViewMetas of lambdas (until torch 2.8)
 
-def _lambda_captures(g: NativeFunctionsViewGroup, f: NativeFunction, *, is_reverse: bool) -> list[Binding]:
+def _lambda_captures(g: NativeFunctionsViewGroup, f: NativeFunction, *, is_reverse: bool,
+                     spelling: CppSpelling) -> list[Binding]:
     """What a replay lambda captures from the kernel: reapply_views (forward) or inverse_return_mode (reverse),
     then every argument of the view op but self, as a value (no dangling reference in the capture)."""
     args = g.view.func.arguments.flat_all
     if args[0].type != _TENSOR:
         raise FunctionalizationError(f"Expected first arg to be Tensor, got {args[0].type}")
-    return [INVERSE_RETURN_MODE if is_reverse else REAPPLY_VIEWS,
-            *(dispatcher.argument(a, options=_opts(f), remove_non_owning_ref_types=True) for a in args[1:])]
+    fixed = _fixed(spelling)
+    return [fixed.inverse_return_mode if is_reverse else fixed.reapply_views,
+            *(dispatcher.argument(a, options=_opts(f, spelling), remove_non_owning_ref_types=True) for a in args[1:])]
 
 
 def _lambda(g: NativeFunctionsViewGroup, view_copy: NativeFunction, f: NativeFunction, *,
-            is_reverse: bool) -> tuple[str, list[str]]:
+            is_reverse: bool, spelling: CppSpelling) -> tuple[str, list[str]]:
     """A replay lambda's head and the calls it returns (forward: with reapply_views, then without)."""
-    captures = _lambda_captures(g, f, is_reverse=is_reverse)
-    outer = [*dispatcher.arguments(g.view.func, options=_opts(f)), REAPPLY_VIEWS, INVERSE_RETURN_MODE]
-    captured = translate(outer, captures, allow_expensive_conversions=True)
-    params = [BASE, MUTATED_VIEW, MUTATED_VIEW_IDX] if is_reverse else [BASE, MUTATED_VIEW_IDX]
+    fixed = _fixed(spelling)
+    captures = _lambda_captures(g, f, is_reverse=is_reverse, spelling=spelling)
+    outer = [*dispatcher.arguments(g.view.func, options=_opts(f, spelling)), fixed.reapply_views,
+             fixed.inverse_return_mode]
+    captured = translate(outer, captures, spelling=spelling, allow_expensive_conversions=True)
+    params = ([fixed.base, fixed.mutated_view, fixed.mutated_view_idx] if is_reverse
+              else [fixed.base, fixed.mutated_view_idx])
     head = (f"[{', '.join(f'{e.type.name} = {e.expr}' for e in captured)}]"
             f"({', '.join(p.decl() for p in params)}) -> at::Tensor")
-    goals = op_arguments(view_copy.func, f, is_reverse=is_reverse, index=MUTATED_VIEW_IDX)
-    args = ", ".join(e.expr for e in translate([*params, *captures], goals))
+    goals = op_arguments(view_copy.func, f, is_reverse=is_reverse, spelling=spelling, index=fixed.mutated_view_idx)
+    args = ", ".join(e.expr for e in translate([*params, *captures], goals, spelling=spelling))
     if is_reverse:
         return head, [f"{reverse_name(g.view, include_namespace=True)}({args});"]
     index = "[mutated_view_idx]" if is_multi_output(view_copy.func) else ""
@@ -406,14 +435,21 @@ def _lambda(g: NativeFunctionsViewGroup, view_copy: NativeFunction, f: NativeFun
                   for target in (g.view, view_copy)]
 
 
-def lambda_view_meta(g: NativeFunctionsViewGroup, view_copy: NativeFunction, f: NativeFunction) -> str:
+def lambda_view_meta(g: NativeFunctionsViewGroup, view_copy: NativeFunction, f: NativeFunction,
+                     release: Release) -> str:
     """`at::functionalization::ViewMeta view_meta = ...`: the view's replay as a forward and a reverse lambda;
-    a view op's (not an inplace view's) also says whether it is multi-output and as_strided."""
-    forward, (with_views, without_views) = _lambda(g, view_copy, f, is_reverse=False)
-    reverse, (inverse,) = _lambda(g, view_copy, f, is_reverse=True)
-    flags = "" if "inplace_view" in f.tags else (
-        f",\n        /*is_multi_output=*/{str(isinstance(f.func.returns[0].type, ListType)).lower()},"
-        f"\n        /*is_as_strided=*/{str(str(f.func.name) == 'as_strided').lower()}")
+    a view op's (not an inplace view's) also says whether it is multi-output, and from 2.4 whether it is
+    as_strided, after whether the inputs are symbolic (Release.view_meta_knows_symbolic_inputs)."""
+    spelling = release.cpp_spelling
+    forward, (with_views, without_views) = _lambda(g, view_copy, f, is_reverse=False, spelling=spelling)
+    reverse, (inverse,) = _lambda(g, view_copy, f, is_reverse=True, spelling=spelling)
+    view_op = "inplace_view" not in f.tags
+    multi = f",\n        /*is_multi_output=*/{str(isinstance(f.func.returns[0].type, ListType)).lower()}"
+    if release.view_meta_knows_symbolic_inputs:
+        flags = multi + f",\n        /*is_as_strided=*/{str(str(f.func.name) == 'as_strided').lower()}" if view_op else ""
+        tail = f",\n        /*has_symbolic_inputs=*/has_symbolic_inputs{flags}"
+    else:
+        tail = multi if view_op else ""
     return f"""at::functionalization::ViewMeta view_meta = at::functionalization::ViewMeta(
         {forward} {{
           if (reapply_views) {{
@@ -424,8 +460,7 @@ def lambda_view_meta(g: NativeFunctionsViewGroup, view_copy: NativeFunction, f: 
         }},
         {reverse} {{
           return {inverse}
-        }},
-        /*has_symbolic_inputs=*/has_symbolic_inputs{flags}
+        }}{tail}
       );"""
 
 
@@ -451,25 +486,26 @@ class _ViewKernel:
     reference_meta: str  # the reference run on meta tensors for XLA / LTC (_reference_meta)
     strides_guard: str  # the condition of the reference's sizes and strides being copied over
     view_meta: str  # the ViewMeta replaying the view (`view_meta`)
-    symbolic: str  # has_symbolic_inputs
+    symbolic: str  # the has_symbolic_inputs line (none before 2.4)
 
 
 def _view_kernel(g: NativeFunctionsViewGroup, view_copy: NativeFunction, f: NativeFunction,
                  release: Release) -> _ViewKernel:
-    call_sig = _dispatcher_sig(view_copy.func, f)
-    sig = _dispatcher_sig(f.func, f)
+    spelling = release.cpp_spelling
+    call_sig = _dispatcher_sig(view_copy.func, f, spelling)
+    sig = _dispatcher_sig(f.func, f, spelling)
     check_view_op(f.func)
     view_tensor = sig.arguments()[0].name
-    return_type = sig.returns_type().remove_const_ref().cpp_type()
+    return_type = sig.returns_type().remove_const_ref().cpp_type(spelling)
     unwrap, unwrapped_ctx = unwrap_tensor_args(sig, is_view_op=True)
-    redispatch_args = ", ".join(e.expr for e in translate(unwrapped_ctx, call_sig.arguments()))
+    redispatch_args = ", ".join(e.expr for e in translate(unwrapped_ctx, call_sig.arguments(), spelling=spelling))
     meta_conversion, meta_ctx = convert_to_meta_tensors(sig)
     meta_call = f"at::_ops::{f.func.name.unambiguous_name()}::call" \
-                f"({', '.join(e.expr for e in translate(meta_ctx, call_sig.arguments()))})"
-    symbolic = has_symbolic_inputs(call_sig)
+                f"({', '.join(e.expr for e in translate(meta_ctx, call_sig.arguments(), spelling=spelling))})"
+    symbolic = f"      {has_symbolic_inputs(call_sig)}\n" if release.view_meta_knows_symbolic_inputs else ""
     defn = sig.defn(name=wrapper_name(f.func), is_redispatching_fn=True)
     view_meta = f"auto view_meta = {view_meta_new(f, release)};" if release.functionalization_view_meta_classes else \
-        lambda_view_meta(g, view_copy, f)
+        lambda_view_meta(g, view_copy, f, release)
     guard = f"compute_reference_meta{meta_reference_guard(release)}"
     return _ViewKernel(
         defn=defn, view_tensor=view_tensor, view_op=f.func.name.unambiguous_name(),
@@ -514,8 +550,7 @@ def _inplace_view_kernel(k: _ViewKernel, release: Release) -> str:
         return at::_ops::{k.view_op}::call({k.redispatch_args});
       }}
       {_REPLAY_MODE}
-      {k.symbolic}
-      {k.view_meta}
+{k.symbolic}      {k.view_meta}
       {k.reference_meta}
       // This function adds the above view meta to the current tensor and replays them off the base,
       // mutating the size/stride info of the current FunctionalTensorWrapper.
@@ -555,8 +590,7 @@ def _view_op_kernel(k: _ViewKernel) -> str:
           tmp_output = at::_ops::{k.copy_op}::call({k.redispatch_args});
         }}
       }}
-      {k.symbolic}
-      {k.view_meta}
+{k.symbolic}      {k.view_meta}
       auto out = at::functionalization::impl::create_functional_tensor_with_view_meta(tmp_output, {k.view_tensor}, view_meta);
       // See  Note [Propagating strides in the functionalization pass]
       if ({k.strides_guard}) {{
@@ -621,7 +655,7 @@ def _wrap_propagate_mutations_and_return(f: NativeFunction, functional: NativeFu
     updates_str = "\n".join(updates)
     return f"""\
 {updates_str}
-    {return_str(f.func.returns, aliased_outer + wrapped, f)}"""
+    {return_str(f.func.returns, aliased_outer + wrapped, f, release.cpp_spelling)}"""
 
 
 def _cumulative_out_dtype(f: NativeFunction, functional_sig: DispatcherSignature, exprs: list[str],
@@ -634,7 +668,8 @@ def _cumulative_out_dtype(f: NativeFunction, functional_sig: DispatcherSignature
         raise FunctionalizationError(f"{f.func.name}: expected one out argument and a dtype argument")
     out = list(exprs)
     out[index] = (f"{exprs[index]}.has_value() ? {exprs[index]} : "
-                  f"std::optional<at::ScalarType>({f.func.arguments.out[0].name}_.scalar_type())")
+                  f"{release.cpp_spelling.optional('at::ScalarType', rooted=False)}"
+                  f"({f.func.arguments.out[0].name}_.scalar_type())")
     return out
 
 
@@ -669,23 +704,26 @@ def _functional_tensor_tests(f: NativeFunction) -> tuple[str, str, str]:
 
 def _noop_redispatch(f: NativeFunction, sig: DispatcherSignature, unwrapped_ctx: list[Binding]) -> str:
     """Case 2 of the kernel: no functional tensor is written, so the op itself runs on the unwrapped arguments."""
+    spelling = sig.options.spelling
     create_output = ""
     if f.func.returns:
-        create_output = f"{_returns_cpp(f.func.returns, f).remove_const_ref().cpp_type()} tmp_output = "
-    inplace_exprs = ", ".join(e.expr for e in translate(unwrapped_ctx, sig.arguments()))
+        create_output = f"{_returns_cpp(f.func.returns, f, spelling).remove_const_ref().cpp_type(spelling)} tmp_output = "
+    inplace_exprs = ", ".join(e.expr for e in translate(unwrapped_ctx, sig.arguments(), spelling=spelling))
     aliased, fresh = _redispatch_return_names(f, "tmp_output")
     return f"""at::AutoDispatchSkipFunctionalize guard;
          {create_output}at::_ops::{f.func.name.unambiguous_name()}::call({inplace_exprs});
-         {return_str(f.func.returns, aliased + fresh, f)}"""
+         {return_str(f.func.returns, aliased + fresh, f, spelling)}"""
 
 
 def _functional_call(f: NativeFunction, g: NativeFunctionsGroup, unwrapped_ctx: list[Binding],
                      release: Release) -> str:
     """The functional variant's call on the unwrapped arguments, into tmp_output."""
-    return_type = _returns_cpp(g.functional.func.returns, f).remove_const_ref().cpp_type()
-    functional_sig = _dispatcher_sig(g.functional.func, f)
+    spelling = release.cpp_spelling
+    return_type = _returns_cpp(g.functional.func.returns, f, spelling).remove_const_ref().cpp_type(spelling)
+    functional_sig = _dispatcher_sig(g.functional.func, f, spelling)
     functional_exprs = _cumulative_out_dtype(
-        f, functional_sig, [e.expr for e in translate(unwrapped_ctx, functional_sig.arguments())], release)
+        f, functional_sig, [e.expr for e in translate(unwrapped_ctx, functional_sig.arguments(), spelling=spelling)],
+        release)
     return f"""{return_type} tmp_output;
         {{
           at::AutoDispatchSkipFunctionalize guard;
@@ -698,7 +736,7 @@ def inplace_functionalization_body(f: NativeFunction, g: NativeFunctionsGroup, r
     result is written back into the arguments it mutates."""
     if not writes_an_argument(f):
         raise FunctionalizationError(f"Expected function to modify arguments: {f.func}")
-    sig = _dispatcher_sig(f.func, f)
+    sig = _dispatcher_sig(f.func, f, release.cpp_spelling)
     unwrap, unwrapped_ctx = unwrap_tensor_args(sig, is_view_op=False)
     all_mutated_functional, any_non_mutated_functional, any_xla = _functional_tensor_tests(f)
     functional_call = _functional_call(f, g, unwrapped_ctx, release)
@@ -747,12 +785,12 @@ def compute_functionalization_definitions(g: Grouped, release: Release) -> tuple
                  if f is not None)
 
 
-def _registration(f: NativeFunction, cia_index: BackendIndex) -> str:
+def _registration(f: NativeFunction, cia_index: BackendIndex, spelling: CppSpelling) -> str:
     if f.has_composite_implicit_autograd_kernel:
         meta = cia_index.get_kernel(f)
         if meta is None:
             raise FunctionalizationError(f"Expected metadata for composite implicit autograd kernel: {f.func}")
-        sig = NativeSignature(f.func, meta.supports_symint(), _opts(f))
+        sig = NativeSignature(f.func, meta.supports_symint(), _opts(f, spelling))
         target = f"static_cast<{sig.ptr_type()}>(at::native::{meta.kernel})"
     else:
         target = f"TORCH_FN(functionalization::{wrapper_name(f.func)})"
@@ -764,7 +802,7 @@ def compute_functionalization_registrations(g: Grouped, cia_index: BackendIndex,
     if isinstance(g, NativeFunctionsViewGroup):
         if str(g.view.func.name) == "lift_fresh":
             return []
-        return [_registration(f, cia_index) for f in _view_and_inplace(g)
+        return [_registration(f, cia_index, release.cpp_spelling) for f in _view_and_inplace(g)
                 if release.functionalization_registers_composite_views or not f.has_composite_implicit_autograd_kernel]
     if isinstance(g, NativeFunctionsGroup):
         fns = [] if g.inplace is not None and str(g.inplace.func.name) == "set_.source_Tensor" else list(g.functions())
@@ -782,7 +820,7 @@ def compute_functionalization_registrations(g: Grouped, cia_index: BackendIndex,
         if str(f.func.name) in ("lift", "resize_"):
             return []
         if writes_an_argument(f):
-            out.append(_registration(f, cia_index))
+            out.append(_registration(f, cia_index, release.cpp_spelling))
     return out
 
 
@@ -801,7 +839,7 @@ at::Tensor view_copy_symint(const at::Tensor & self, at::SymIntArrayRef size) {
 """
 
 
-def compute_view_copy_kernel(g: NativeFunctionsViewGroup, index: BackendIndex) -> str | None:
+def compute_view_copy_kernel(g: NativeFunctionsViewGroup, index: BackendIndex, spelling: CppSpelling) -> str | None:
     """The CompositeExplicitAutogradNonFunctional kernel of a generated {view}_copy op."""
     if g.view_copy is None or g.view_copy.func.name.name.base != f"{g.view.func.name.name}_copy":
         return None
@@ -814,9 +852,9 @@ def compute_view_copy_kernel(g: NativeFunctionsViewGroup, index: BackendIndex) -
             raise FunctionalizationError(why)
         return _VIEW_COPY
     ctx = g.view
-    copy_sig = NativeSignature(g.view_copy.func, meta.supports_symint(), _opts(ctx))
-    view_sig = _dispatcher_sig(g.view.func, ctx)
-    exprs = ", ".join(e.expr for e in translate(copy_sig.arguments(), view_sig.arguments()))
+    copy_sig = NativeSignature(g.view_copy.func, meta.supports_symint(), _opts(ctx, spelling))
+    view_sig = _dispatcher_sig(g.view.func, ctx, spelling)
+    exprs = ", ".join(e.expr for e in translate(copy_sig.arguments(), view_sig.arguments(), spelling=spelling))
     returns = g.view.func.returns
     if len(returns) != 1 or returns[0].type not in (_TENSOR, ListType(_TENSOR, None)):
         raise FunctionalizationError(f"{g.view.func.name}: a view op must return one Tensor or Tensor[]")
@@ -824,7 +862,7 @@ def compute_view_copy_kernel(g: NativeFunctionsViewGroup, index: BackendIndex) -
         cloned = "  return output.clone(/*memory_format=*/at::MemoryFormat::Contiguous);"
     else:
         cloned = f"""\
-  {copy_sig.returns_type().cpp_type()} out_clone;
+  {copy_sig.returns_type().cpp_type(spelling)} out_clone;
   for (const auto i : c10::irange(output.size())) {{
     out_clone.push_back(output[i].clone(/*memory_format=*/at::MemoryFormat::Contiguous));
   }}
@@ -843,7 +881,7 @@ def _nonaliased_inner_rets(func: FunctionSchema, out_var: str) -> list[str]:
             for i, r in enumerate(func.aliased_return_names()) if r is None]
 
 
-def compute_composite_functional_kernel(g: NativeFunctionsGroup) -> str | None:
+def compute_composite_functional_kernel(g: NativeFunctionsGroup, spelling: CppSpelling) -> str | None:
     """The functional kernel of a generated functional op, calling its in-place or mutable variant."""
     if "generated" not in g.functional.tags:
         return None
@@ -854,9 +892,9 @@ def compute_composite_functional_kernel(g: NativeFunctionsGroup) -> str | None:
     else:
         raise FunctionalizationError(f"{g.functional.func}: no in-place or mutable variant to generate it from")
     ctx = g.out
-    options = _opts(ctx)
-    sig = _dispatcher_sig(g.functional.func, ctx)
-    target_sig = _dispatcher_sig(target.func, ctx)
+    options = _opts(ctx, spelling)
+    sig = _dispatcher_sig(g.functional.func, ctx, spelling)
+    target_sig = _dispatcher_sig(target.func, ctx, spelling)
     context: list[Binding | Expr] = []
     clones, cloned = [], []
     for cur, tgt in zip(dispatcher.jit_arguments(g.functional.func), dispatcher.jit_arguments(target.func)):
@@ -866,9 +904,9 @@ def compute_composite_functional_kernel(g: NativeFunctionsGroup) -> str | None:
             cloned.append(f"{cur.name}_clone")
         else:
             context.append(dispatcher.argument(cur, options=options))
-    exprs = ", ".join(e.expr for e in translate(context, target_sig.arguments()))
+    exprs = ", ".join(e.expr for e in translate(context, target_sig.arguments(), spelling=spelling))
     assign = "auto output = " if target.func.returns else ""
-    ret = return_str(g.functional.func.returns, _nonaliased_inner_rets(target.func, "output") + cloned, ctx)
+    ret = return_str(g.functional.func.returns, _nonaliased_inner_rets(target.func, "output") + cloned, ctx, spelling)
     suffix = "_symint" if g.out.func.has_symint() else ""
     clones_str = "\n".join(clones)
     return f"""
@@ -880,14 +918,14 @@ def compute_composite_functional_kernel(g: NativeFunctionsGroup) -> str | None:
 """
 
 
-def compute_composite_out_kernel(g: NativeFunctionsGroup) -> str | None:
+def compute_composite_out_kernel(g: NativeFunctionsGroup, spelling: CppSpelling) -> str | None:
     """The out= kernel of a generated out= op, calling the functional variant and copying into out."""
     if "generated" not in g.out.tags:
         return None
     ctx = g.out
-    sig = _dispatcher_sig(g.out.func, ctx)
-    target_sig = _dispatcher_sig(g.functional.func, ctx)
-    exprs = ", ".join(e.expr for e in translate(sig.arguments(), target_sig.arguments()))
+    sig = _dispatcher_sig(g.out.func, ctx, spelling)
+    target_sig = _dispatcher_sig(g.functional.func, ctx, spelling)
+    exprs = ", ".join(e.expr for e in translate(sig.arguments(), target_sig.arguments(), spelling=spelling))
     single = len(g.functional.func.returns) == 1
 
     def ret_of(i: int) -> str:
@@ -902,6 +940,6 @@ def compute_composite_out_kernel(g: NativeFunctionsGroup) -> str | None:
 {sig.defn(name=g.out.func.name.unambiguous_name() + suffix)} {{
   auto tmp_output = at::_ops::{g.functional.func.name.unambiguous_name()}::call({exprs});
   {copies}
-  {return_str(g.out.func.returns, rets, ctx)}
+  {return_str(g.out.func.returns, rets, ctx, spelling)}
 }}
 """

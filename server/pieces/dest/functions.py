@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from ...frozen import PER_OP_MEMO
 from ...model.native_function import NativeFunction, Variant
+from ...releases.profile import CppSpelling
 from ..api.signatures import CppSignatureGroup, dispatcher_signature
 from ..api.translate import translate
 
@@ -20,17 +21,18 @@ def cpp_string(s: str) -> str:
 
 
 @functools.lru_cache(maxsize=PER_OP_MEMO)  # pure in the (hashable, frozen) function; hovers ask again and again
-def compute_function(f: NativeFunction, is_same_v: bool, qualified_memory_format: bool) -> str:
+def compute_function(f: NativeFunction, is_same_v: bool, qualified_memory_format: bool, spelling: CppSpelling) -> str:
     """at::op(...) inline definitions (Functions.h), one per C++ overload, plus the symint templates (whose
     enable_if says std::is_same_v<...>, or std::is_same<...>::value when not `is_same_v`:
     Release.symint_templates_use_is_same_v; defaults spelled as types.spelled_default says)."""
-    group = CppSignatureGroup.from_native_function(f, method=False, fallback_binding=f.manual_cpp_binding)
-    target = dispatcher_signature(f)
+    group = CppSignatureGroup.from_native_function(f, method=False, spelling=spelling,
+                                                   fallback_binding=f.manual_cpp_binding)
+    target = dispatcher_signature(f, spelling=spelling)
     op = f.func.name.unambiguous_name()
     has_symint = f.func.has_symint()
     out = ""
     for sig in group.signatures():
-        exprs = ", ".join(e.expr for e in translate(sig.arguments(), target.arguments()))
+        exprs = ", ".join(e.expr for e in translate(sig.arguments(), target.arguments(), spelling=spelling))
         if Variant.function in f.variants:
             out += f"""
 // aten::{f.func}
@@ -52,25 +54,28 @@ namespace symint {{
 
 
 @functools.lru_cache(maxsize=PER_OP_MEMO)  # per op: frozen.PER_OP_MEMO says why the bound fits
-def compute_tensor_method_declaration(f: NativeFunction, qualified_memory_format: bool) -> str | None:
+def compute_tensor_method_declaration(f: NativeFunction, qualified_memory_format: bool, spelling: CppSpelling
+                                       ) -> str | None:
     """Tensor::op(...) declarations in the Tensor class (TensorBody.h); defaults as types.spelled_default says."""
     if Variant.method not in f.variants:
         return None
-    group = CppSignatureGroup.from_native_function(f, method=True, fallback_binding=f.manual_cpp_binding)
+    group = CppSignatureGroup.from_native_function(f, method=True, spelling=spelling,
+                                                   fallback_binding=f.manual_cpp_binding)
     return "".join(f"{sig.decl(qualified_memory_format=qualified_memory_format)} const;\n"
                    for sig in group.signatures())
 
 
 @functools.lru_cache(maxsize=PER_OP_MEMO)  # per op: frozen.PER_OP_MEMO says why the bound fits
-def compute_tensor_method_definition(f: NativeFunction) -> str | None:
+def compute_tensor_method_definition(f: NativeFunction, spelling: CppSpelling) -> str | None:
     """Tensor::op(...) inline definitions (TensorBody.h)."""
     if Variant.method not in f.variants:
         return None
-    group = CppSignatureGroup.from_native_function(f, method=True, fallback_binding=f.manual_cpp_binding)
-    target = dispatcher_signature(f)
+    group = CppSignatureGroup.from_native_function(f, method=True, spelling=spelling,
+                                                   fallback_binding=f.manual_cpp_binding)
+    target = dispatcher_signature(f, spelling=spelling)
     out = ""
     for sig in group.signatures():
-        exprs = ", ".join(e.expr for e in translate(sig.arguments(), target.arguments(), method=True))
+        exprs = ", ".join(e.expr for e in translate(sig.arguments(), target.arguments(), spelling=spelling, method=True))
         out += f"""
 // aten::{f.func}
 inline {sig.defn(prefix="Tensor::")} const {{
@@ -81,11 +86,11 @@ inline {sig.defn(prefix="Tensor::")} const {{
 
 
 @functools.lru_cache(maxsize=PER_OP_MEMO)  # per op: frozen.PER_OP_MEMO says why the bound fits
-def compute_operator_declaration(f: NativeFunction, static_constexpr: bool) -> str:
+def compute_operator_declaration(f: NativeFunction, static_constexpr: bool, spelling: CppSpelling) -> str:
     """The at::_ops::<op> struct (Operators.h): schema type, names, call and redispatch. The names are
     `static constexpr const char*` members, or with not `static_constexpr` the Windows-CUDA macro of gen.py
     before 2.6 (Release.operator_names_static_constexpr)."""
-    sig = dispatcher_signature(f)
+    sig = dispatcher_signature(f, spelling=spelling)
     name = f.func.name.unambiguous_name()
     strings = (("name", f'"aten::{f.func.name.name}"'), ("overload_name", f'"{f.func.name.overload_name}"'),
                ("schema_str", cpp_string(str(f.func))))

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from ...model.native_aot import NativeAotDeclaration
 from ...model.native_function import NativeFunctionsGroup
+from ...releases.profile import CppSpelling
 from ..api import structured
 
 
-def stub_declaration(d: NativeAotDeclaration, g: NativeFunctionsGroup) -> str:
-    params = ", ".join(b.decl() for b in structured.impl_arguments(g))
+def stub_declaration(d: NativeAotDeclaration, g: NativeFunctionsGroup, spelling: CppSpelling) -> str:
+    params = ", ".join(b.decl() for b in structured.impl_arguments(g, spelling))
     return f"using {d.fn_type_name} = bool (*)({params});\nDECLARE_DISPATCH({d.fn_type_name}, {d.stub_name})\n"
 
 

@@ -6,6 +6,7 @@ from ...model import dispatch as dk
 from ...model.dispatch import DispatchKey
 from ...model.native_function import BackendIndex, BackendMetadata, NativeFunction, NativeFunctionsGroup
 from ...releases import Release
+from ...releases.profile import CppSpelling
 from ..api import structured
 from ..api.signatures import DispatcherSignature, NativeSignature
 from ..api.types import ApiOptions
@@ -15,23 +16,24 @@ class SymIntKernelError(ValueError):
     """A kernel declared symint for an op whose schema has no SymInt."""
 
 
-def kernel_signature(f: NativeFunction, index: BackendIndex, *, prefix: str = "") -> NativeSignature | DispatcherSignature:
+def kernel_signature(f: NativeFunction, index: BackendIndex, spelling: CppSpelling, *, prefix: str = ""
+                     ) -> NativeSignature | DispatcherSignature:
     """In-tree kernels follow the native API; out-of-tree backends follow the dispatcher API."""
     meta = index.get_kernel(f)
     symint = meta is not None and meta.supports_symint()
     if symint and not f.func.has_symint():
         raise SymIntKernelError(f"attempted to define symint kernel for {index.dispatch_key} without SymInt in schema")
-    options = ApiOptions.of(f)
+    options = ApiOptions.of(f, spelling)
     if index.external:
         return DispatcherSignature(f.func, options, prefix, symint)
     return NativeSignature(f.func, symint, options, prefix)
 
 
-def kernel_parameter_types(f: NativeFunction, index: BackendIndex) -> tuple[str, ...] | None:
+def kernel_parameter_types(f: NativeFunction, index: BackendIndex, spelling: CppSpelling) -> tuple[str, ...] | None:
     """The C++ parameter types of the kernel's declaration, or None when the codegen cannot declare it (the
     missing-kernel check then matches its definition by name alone)."""
     try:
-        return tuple(a.type for a in kernel_signature(f, index).arguments())
+        return tuple(a.type for a in kernel_signature(f, index, spelling).arguments())
     except Exception:  # a model the codegen rejects elsewhere, with its own diagnostic
         return None
 
@@ -66,7 +68,7 @@ def _unstructured(f: NativeFunction, index: BackendIndex, release: Release) -> s
     if meta is None or "legacy::" in meta.kernel:
         return None
     prefix = "static" if index.external else _kernel_export_macro(index, meta.kernel, release)
-    decl = kernel_signature(f, index).decl(name=meta.kernel,
+    decl = kernel_signature(f, index, release.cpp_spelling).decl(name=meta.kernel,
                                            qualified_memory_format=release.cpp_default_qualifies_memory_format)
     return f"{prefix} {decl};"
 
@@ -121,7 +123,7 @@ def _structured(g: NativeFunctionsGroup, index: BackendIndex, release: Release) 
     meta = index.get_kernel(g)
     if meta is None:
         return []
-    args = ", ".join(a.decl() for a in structured.impl_arguments(g))
+    args = ", ".join(a.decl() for a in structured.impl_arguments(g, release.cpp_spelling))
     return [f"""\
 struct {_structured_prefix(index, meta.kernel, release)}structured_{meta.kernel} : public at::meta::structured_{structured.meta_name(g)} {{
 void impl({args});
@@ -129,17 +131,17 @@ void impl({args});
 """]
 
 
-def _external_structured(g: NativeFunctionsGroup, meta: BackendMetadata) -> list[str]:
+def _external_structured(g: NativeFunctionsGroup, meta: BackendMetadata, spelling: CppSpelling) -> list[str]:
     """An external backend's structured class (pytorch#172539's proposal, only with --experimental): no export
     macro; with define_meta (its ext_structured_meta) the backend declares a meta() of its own, and `base` names
     the upstream meta class it replaces."""
     parent = f"at::meta::structured_{structured.meta_name(g)}"
     lines = [f"struct structured_{meta.kernel} : public {parent} {{"]
     if meta.define_meta:
-        meta_args = ", ".join(a.decl() for a in structured.meta_arguments(g))
+        meta_args = ", ".join(a.decl() for a in structured.meta_arguments(g, spelling))
         lines += ["// Alias to the base meta class for easy access to native meta logic", f"using base = {parent};",
                   f"void meta({meta_args});"]
-    lines += [f"void impl({', '.join(a.decl() for a in structured.impl_arguments(g))});", "};"]
+    lines += [f"void impl({', '.join(a.decl() for a in structured.impl_arguments(g, spelling))});", "};"]
     return ["\n".join(lines) + "\n"]
 
 
@@ -150,19 +152,19 @@ def compute_native_function_declaration(g: NativeFunctionsGroup | NativeFunction
     if isinstance(g, NativeFunctionsGroup):
         if meta is not None and meta.structured:
             if index.external:  # only --experimental makes an external kernel structured
-                return _external_structured(g, meta)
+                return _external_structured(g, meta, release.cpp_spelling)
             return _structured(g, index, release)
         return [d for f in g.functions() if (d := _unstructured(f, index, release)) is not None]
     d = _unstructured(g, index, release)
     return [] if d is None else [d]
 
 
-def compute_meta_function_declaration(g: NativeFunctionsGroup) -> str | None:
+def compute_meta_function_declaration(g: NativeFunctionsGroup, spelling: CppSpelling) -> str | None:
     """The at::meta::structured_<op> class (NativeMetaFunctions.h)."""
     if not g.structured:
         return None
     name = structured.meta_name(g)
-    args = ", ".join(a.decl() for a in structured.meta_arguments(g))
+    args = ", ".join(a.decl() for a in structured.meta_arguments(g, spelling))
     parent = g.out.structured_inherits or "at::impl::MetaBase"
     precomputed = g.out.precomputed
     if not precomputed:
@@ -175,7 +177,7 @@ struct TORCH_API structured_{name} : public {parent} {{
 """  # noqa: W293 (the blank lines with spaces are gen.py's bytes)
     elements = [e for _, replaced in precomputed.replace for e in replaced] + list(precomputed.add)
     params = [e.name.upper() for e in elements]
-    types = [structured.argument_type(e, binds=e.name).cpp_type(strip_ref=True) for e in elements]
+    types = [structured.argument_type(e, binds=e.name).cpp_type(spelling, strip_ref=True) for e in elements]
     setters = []
     for i, element in enumerate(elements):
         returned = f"precompute_out<{', '.join(params[:i] + ['true'] + params[i + 1:])}>"

@@ -12,15 +12,23 @@ from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, DeviceCheckType, NativeFunction, NativeFunctionsGroup
 from ...model.schema import Argument, SchemaKind
 from ...releases import Release
+from ...releases.profile import CppSpelling
+from ..api import dispatcher
 from ..api.signatures import DispatcherSignature
 from ..api.translate import translate
 from ..api.types import ApiOptions
 from .native_declarations import kernel_signature
 
 
-def wrapper_signature(f: NativeFunction, index: BackendIndex, *, symint: bool = True) -> DispatcherSignature:
-    return DispatcherSignature(f.func, ApiOptions.of(f), f"wrapper_{index.dispatch_key}_{f.func.name.overload_name}_",
-                               symint)
+def wrapper_signature(f: NativeFunction, index: BackendIndex, *, spelling: CppSpelling,
+                      symint: bool = True) -> DispatcherSignature:
+    return DispatcherSignature(f.func, ApiOptions.of(f, spelling),
+                               f"wrapper_{index.dispatch_key}_{f.func.name.overload_name}_", symint)
+
+
+def wrapper_name(f: NativeFunction, index: BackendIndex) -> str:
+    """The wrapper's name (wrapper_signature's), which no type enters."""
+    return f"wrapper_{index.dispatch_key}_{f.func.name.overload_name}_{dispatcher.name(f.func)}"
 
 
 def _is_inplace_meta(f: NativeFunction, index: BackendIndex) -> bool:
@@ -36,10 +44,10 @@ def registers_unstructured(f: NativeFunction, index: BackendIndex) -> bool:
     return index.has_kernel(f) or _is_inplace_meta(f, index)
 
 
-def device_check(kind: DeviceCheckType, args: list[Argument], method_name: str) -> str:
+def device_check(kind: DeviceCheckType, args: list[Argument], method_name: str, spelling: CppSpelling) -> str:
     if kind is DeviceCheckType.NoCheck:
         return "  // No device check\n"
-    text = "std::optional<Device> common_device = std::nullopt;\n"
+    text = f"{spelling.optional('Device', rooted=False)} common_device = {spelling.in_scope_nullopt};\n"
     text += "(void)common_device; // Suppress unused variable warning\n"
     for arg in args:
         if arg.type.is_tensor_like():
@@ -73,9 +81,10 @@ def compute_wrapper(f: NativeFunction, index: BackendIndex, *, release: Release,
     """
     if not registers_unstructured(f, index):
         return None
-    sig = wrapper_signature(f, index)
+    spelling = release.cpp_spelling
+    sig = wrapper_signature(f, index, spelling=spelling)
     name = sig.name()
-    returns_type = sig.returns_type().cpp_type()
+    returns_type = sig.returns_type().cpp_type(spelling)
     args = ", ".join(a.defn() for a in sig.arguments())
     meta = index.get_kernel(f)
     if meta is None:  # the in-place Meta check
@@ -90,11 +99,13 @@ def compute_wrapper(f: NativeFunction, index: BackendIndex, *, release: Release,
 """
     owner = meta.cpp_namespace if class_method_name is None else f"{meta.cpp_namespace}::{class_method_name}"
     impl = f"{owner}::{meta.kernel}"
-    exprs = ", ".join(e.expr for e in translate(sig.arguments(), kernel_signature(f, index).arguments()))
+    exprs = ", ".join(e.expr for e in translate(sig.arguments(), kernel_signature(f, index, spelling).arguments(),
+                                              spelling=spelling))
     check = "  // No device check\n"
     guarded = index.device_guard and meta.device_guard  # (an op's own device_guard: false, with --experimental)
     if guarded:
-        check = device_check(f.device_check, [*f.func.arguments.out, *f.func.arguments.flat_positional], name)
+        check = device_check(f.device_check, [*f.func.arguments.out, *f.func.arguments.flat_positional], name,
+                             spelling)
     return f"""\
 namespace {{
 
@@ -113,7 +124,7 @@ def compute_registration(f: NativeFunction, index: BackendIndex) -> str | None:
     """The m.impl line inside TORCH_LIBRARY_IMPL(aten, <Key>, m)."""
     if not registers_unstructured(f, index):
         return None
-    return f'm.impl("{f.func.name}",\nTORCH_FN({wrapper_signature(f, index).name()}));\n'
+    return f'm.impl("{f.func.name}",\nTORCH_FN({wrapper_name(f, index)}));\n'
 
 
 def is_structured_for(group: NativeFunctionsGroup | None, index: BackendIndex) -> bool:

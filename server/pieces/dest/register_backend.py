@@ -25,11 +25,12 @@ from ...model.backend_resolve import allocation_template
 from ...model.native_function import BackendIndex, BackendMetadata, NativeFunction, NativeFunctionsGroup
 from ...model.schema import SchemaKind
 from ...releases import Release
+from ...releases.profile import CppSpelling
 from ..api import cpp
 from ..api.translate import translate
 from ..api.types import Binding
 from .native_declarations import kernel_signature
-from .register import _is_inplace_meta, compute_wrapper, wrapper_signature
+from .register import _is_inplace_meta, compute_wrapper, wrapper_name, wrapper_signature
 from .register_structured import compute_structured_registration, compute_structured_wrapper
 
 
@@ -81,13 +82,14 @@ def _options_of(f: NativeFunction) -> str:
 
 
 def out_call(f: NativeFunction, g: NativeFunctionsGroup, index: BackendIndex, class_name: str,
-             kernel: BackendMetadata) -> str:
+             kernel: BackendMetadata, release: Release) -> str:
     """The proposal's derived functional / in-place kernel: the out= kernel (`kernel`) called with fresh outputs,
     or self."""
-    sig = wrapper_signature(f, index)
-    goals = kernel_signature(g.out, index).arguments()
+    spelling = release.cpp_spelling
+    sig = wrapper_signature(f, index, spelling=spelling)
+    goals = kernel_signature(g.out, index, spelling).arguments()
     goals = goals[:len(goals) - len(g.out.func.arguments.out)]
-    args = call_arguments(sig.arguments(), goals)
+    args = call_arguments(sig.arguments(), goals, spelling)
     returns = len(f.func.returns)
     if f.func.kind() is SchemaKind.functional:
         outs = ["out"] if returns == 1 else [f"out{i}" for i in range(returns)]
@@ -102,7 +104,7 @@ def out_call(f: NativeFunction, g: NativeFunctionsGroup, index: BackendIndex, cl
     return f"{sig.defn()} {{\n{made}  {impl}({', '.join([*args, *outs])});\n  return {result};\n}}\n"
 
 
-def out_inplace_wrapper(f: NativeFunction, g: NativeFunctionsGroup, index: BackendIndex) -> str:
+def out_inplace_wrapper(f: NativeFunction, g: NativeFunctionsGroup, index: BackendIndex, release: Release) -> str:
     """The out=/in-place wrapper: call the functional wrapper, copy its result into the outputs."""
     kind = f.func.kind()
     if kind is SchemaKind.inplace:
@@ -111,13 +113,14 @@ def out_inplace_wrapper(f: NativeFunction, g: NativeFunctionsGroup, index: Backe
         copy = "at::_copy_from_and_resize"
     else:
         raise ValueError(f"{f.func.name}: only out= and in-place variants get a generated wrapper")
-    sig = wrapper_signature(f, index)
+    spelling = release.cpp_spelling
+    sig = wrapper_signature(f, index, spelling=spelling)
     name = sig.name()
     tmp = f"{name}_tmp"
     names = cpp.return_names(f.func)
     if len(names) > 1:
         updates = "\n  ".join(f"{copy}(std::get<{i}>({tmp}), {n});" for i, n in enumerate(names))
-        returns = f"{sig.returns_type().cpp_type()}({', '.join(names)})"
+        returns = f"{sig.returns_type().cpp_type(spelling)}({', '.join(names)})"
     elif len(names) == 1:
         updates, returns = f"{copy}({tmp}, {names[0]});", names[0]
     else:
@@ -130,13 +133,13 @@ def out_inplace_wrapper(f: NativeFunction, g: NativeFunctionsGroup, index: Backe
                        f"        {copy}({tmp}[i], {outs[0].name}[i]);\n    }}")
         else:
             updates = f"{copy}({tmp}, {outs[0].name});"
-    functional = wrapper_signature(g.functional, index)
-    exprs = ", ".join(call_arguments(sig.arguments(), functional.arguments()))
+    functional = wrapper_signature(g.functional, index, spelling=spelling)
+    exprs = ", ".join(call_arguments(sig.arguments(), functional.arguments(), spelling))
     return (f"{sig.defn(name=name)} {{\n  auto {tmp} = {functional.name()}({exprs});\n  {updates}\n"
             f"  return {returns};\n}}\n")
 
 
-def call_arguments(bindings: Sequence[Binding], goals: Sequence[Binding]) -> list[str]:
+def call_arguments(bindings: Sequence[Binding], goals: Sequence[Binding], spelling: CppSpelling) -> list[str]:
     """translate()'s expressions for a call, without translate() when every goal has a binding of its exact
     type (translate() answers those by the binding's name first): the common case of a wrapper calling a
     sibling variant, or a lazy kernel calling the meta kernel."""
@@ -144,7 +147,7 @@ def call_arguments(bindings: Sequence[Binding], goals: Sequence[Binding]) -> lis
     direct = [names[g.nctype] for g in goals if g.nctype in names]
     if len(direct) == len(goals):
         return direct
-    return [e.expr for e in translate(bindings, goals)]
+    return [e.expr for e in translate(bindings, goals, spelling=spelling)]
 
 
 def _functions(g: NativeFunction | NativeFunctionsGroup) -> list[tuple[NativeFunction, NativeFunctionsGroup | None]]:
@@ -174,9 +177,9 @@ def anonymous_definitions(g: NativeFunction | NativeFunctionsGroup, index: Backe
     for f, group in _functions(g):
         kind = _registered(f, group, index, experimental=experimental)
         if kind == "wrapper" and group is not None:  # always: a wrapper is around the group's functional kernel
-            out.append(out_inplace_wrapper(f, group, index))
+            out.append(out_inplace_wrapper(f, group, index, release))
         elif kind == "out call" and group is not None and (kernel := index.get_kernel(group.out)) is not None:
-            out.append(out_call(f, group, index, class_name, kernel))  # (always: gets_out_call holds)
+            out.append(out_call(f, group, index, class_name, kernel, release))  # (always: gets_out_call holds)
         elif kind is not None:
             text = compute_wrapper(f, index, release=release, class_method_name=class_name)
             if text is not None:
@@ -191,5 +194,5 @@ def registrations(g: NativeFunction | NativeFunctionsGroup, index: BackendIndex,
     group_of = _structured_group(g, index) if experimental else None
     if group_of is not None:
         return tuple(r for f in group_of.functions() if (r := compute_structured_registration(f, index)) is not None)
-    return tuple(f'm.impl("{f.func.name}",\nTORCH_FN({wrapper_signature(f, index).name()}));\n'
+    return tuple(f'm.impl("{f.func.name}",\nTORCH_FN({wrapper_name(f, index)}));\n'
                  for f, group in _functions(g) if _registered(f, group, index, experimental=experimental) is not None)

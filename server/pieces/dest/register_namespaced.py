@@ -16,6 +16,7 @@ from ...model.native_aot import NativeAotDeclaration
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ...model.schema import OperatorName
 from ...releases import Release
+from ...releases.profile import CppSpelling
 from ..api.signatures import CppSignature, CppSignatureGroup, DispatcherSignature, NativeSignature
 from ..api.translate import translate
 from .register import compute_registration, compute_wrapper, is_structured_for, registers_unstructured
@@ -52,15 +53,16 @@ def kernel_namespace(g: NativeFunction | NativeFunctionsGroup, index: BackendInd
     return meta.cpp_namespace
 
 
-def _direct_signatures(f: NativeFunction) -> list[CppSignature]:
+def _direct_signatures(f: NativeFunction, spelling: CppSpelling) -> list[CppSignature]:
     """at::<key>::op overloads: no methods, no fallback bindings, SymInt twins included."""
-    return CppSignatureGroup.from_native_function(f, method=False, fallback_binding=False).signatures(symint=True)
+    return CppSignatureGroup.from_native_function(f, method=False, spelling=spelling,
+                                                  fallback_binding=False).signatures(symint=True)
 
 
 def _declaration(f: NativeFunction, release: Release) -> str:
     """Each line starts with TORCH_API, which with_export_macro swaps for the key's macro."""
     qualified = release.cpp_default_qualifies_memory_format
-    return "".join(f"TORCH_API {s.decl(qualified_memory_format=qualified)};\n" for s in _direct_signatures(f))
+    return "".join(f"TORCH_API {s.decl(qualified_memory_format=qualified)};\n" for s in _direct_signatures(f, release.cpp_spelling))
 
 
 def with_export_macro(declarations: str, macro: str) -> str:
@@ -72,8 +74,9 @@ def with_export_macro(declarations: str, macro: str) -> str:
 
 def _definition(f: NativeFunction, wrapper: DispatcherSignature | NativeSignature) -> str:
     out = ""
-    for s in _direct_signatures(f):
-        exprs = ", ".join(e.expr for e in translate(s.arguments(), wrapper.arguments()))
+    spelling = wrapper.options.spelling
+    for s in _direct_signatures(f, spelling):
+        exprs = ", ".join(e.expr for e in translate(s.arguments(), wrapper.arguments(), spelling=spelling))
         out += f"\n{s.defn()} {{\nreturn {wrapper.name()}({exprs});\n}}\n"
     return out
 
@@ -85,7 +88,7 @@ def _unstructured(f: NativeFunction, index: BackendIndex, skip_registration: boo
     wrapper = compute_wrapper(f, index, release=release)
     if wrapper is None:
         return None
-    sig = unstructured_wrapper_signature(f, index)
+    sig = unstructured_wrapper_signature(f, index, spelling=release.cpp_spelling)
     registration = None if skip_registration else compute_registration(f, index)
     return _definition(f, sig), _declaration(f, release), wrapper, registration
 
@@ -99,7 +102,7 @@ def _structured(f: NativeFunction, g: NativeFunctionsGroup, index: BackendIndex,
     wrapper = compute_structured_wrapper(f, g, index, release, aot, rocm=rocm)
     if wrapper is None:
         return None
-    sig = structured_wrapper_signature(f, index)
+    sig = structured_wrapper_signature(f, index, release.cpp_spelling)
     return _definition(f, sig), _declaration(f, release), wrapper, compute_structured_registration(f, index)
 
 

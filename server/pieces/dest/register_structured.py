@@ -16,7 +16,8 @@ from ...model.native_aot import NativeAotDeclaration
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ...model.schema import SchemaKind
 from ...releases import Release
-from ..api import structured
+from ...releases.profile import CppSpelling
+from ..api import native, structured
 from ..api.signatures import CppSignatureGroup, NativeSignature
 from ..api.translate import translate
 from ..api.types import ApiOptions, Binding, ConstRefCType, Expr, MutRefCType, NamedCType, tensorT
@@ -133,7 +134,7 @@ def _class(f: NativeFunction, key: dk.DispatchKey, kind: SchemaKind, class_name:
     else:
         output_type = "std::reference_wrapper<Tensor>"
         output_value = "proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get()"
-        proxy_field = f"std::array<::std::optional<Tensor>, {returns}> proxy_outputs_;"
+        proxy_field = f"std::array<{release.cpp_spelling.optional('Tensor')}, {returns}> proxy_outputs_;"
     indent = " " * 4
     lines = (
         f"struct {class_name} final : public {parent} {{",
@@ -150,10 +151,15 @@ def _class(f: NativeFunction, key: dk.DispatchKey, kind: SchemaKind, class_name:
     return "\n".join(line for line in lines if line)
 
 
-def wrapper_signature(f: NativeFunction, index: BackendIndex) -> NativeSignature:
+def wrapper_signature(f: NativeFunction, index: BackendIndex, spelling: CppSpelling) -> NativeSignature:
     kernel = index.get_kernel(f)
     symint = kernel is not None and kernel.supports_symint()
-    return NativeSignature(f.func, symint, ApiOptions.of(f), f"wrapper_{index.dispatch_key}_")
+    return NativeSignature(f.func, symint, ApiOptions.of(f, spelling), f"wrapper_{index.dispatch_key}_")
+
+
+def wrapper_name(f: NativeFunction, index: BackendIndex) -> str:
+    """The wrapper's name (wrapper_signature's), which no type enters."""
+    return f"wrapper_{index.dispatch_key}_{native.name(f.func)}"
 
 
 def generates_structured(f: NativeFunction, index: BackendIndex) -> bool:
@@ -204,20 +210,22 @@ def compute_structured_wrapper(f: NativeFunction, g: NativeFunctionsGroup, index
         return None
     kind = f.func.kind()
     key = index.dispatch_key
-    sig = wrapper_signature(f, index)
+    spelling = release.cpp_spelling
+    sig = wrapper_signature(f, index, spelling)
     class_name, parent = _names(g, index, kind, external_class)
     body: list[str] = []
     context: list[Binding | Expr] = list(sig.arguments())
     kernel = index.get_kernel(g)
     if index.device_guard and (kernel is None or kernel.device_guard):  # an op's own device_guard: false
-        body.append(device_check(f.device_check, [*f.func.arguments.out, *f.func.arguments.flat_positional], sig.name()))
+        body.append(device_check(f.device_check, [*f.func.arguments.out, *f.func.arguments.flat_positional], sig.name(),
+                                 spelling))
     if kind is SchemaKind.functional:
         body.append(f"{class_name} op;")
     elif kind is SchemaKind.inplace:
         body.append(f"{class_name} op(self);")
     elif kind is SchemaKind.out:
         body.append(f"{class_name} op({', '.join(a.name for a in f.func.arguments.out)});")
-    meta_exprs = ", ".join(e.expr for e in translate(context, structured.meta_arguments(g)))
+    meta_exprs = ", ".join(e.expr for e in translate(context, structured.meta_arguments(g, spelling), spelling=spelling))
     precomputed = g.out.precomputed
     if precomputed:
         body.append(f"auto precompute = op.meta({meta_exprs});")
@@ -226,18 +234,18 @@ def compute_structured_wrapper(f: NativeFunction, g: NativeFunctionsGroup, index
         body.append("(void)precompute;")
     else:
         body.append(f"op.meta({meta_exprs});")
-    for i, out_arg in enumerate(structured.out_arguments(g)):
+    for i, out_arg in enumerate(structured.out_arguments(g, spelling)):
         if out_arg.nctype.type != ConstRefCType(tensorT):
             raise ValueError(f"structured out argument {out_arg.name} is not a plain Tensor")
         expr = f"op.maybe_get_output({i})" if kind is SchemaKind.out else f"op.outputs_[{i}]"
         context.append(Expr(expr, NamedCType(out_arg.nctype.name, MutRefCType(tensorT))))
     if key is dk.CEA_NON_FUNCTIONAL:
-        out_sig = CppSignatureGroup.from_native_function(g.out, method=False,
+        out_sig = CppSignatureGroup.from_native_function(g.out, method=False, spelling=spelling,
                                                          fallback_binding=f.manual_cpp_binding).most_faithful_signature()
-        out_exprs = ", ".join(e.expr for e in translate(context, out_sig.arguments()))
+        out_exprs = ", ".join(e.expr for e in translate(context, out_sig.arguments(), spelling=spelling))
         body.append(f"at::{out_sig.name()}({out_exprs});")
     elif key is not META:
-        impl_exprs = ", ".join(e.expr for e in translate(context, structured.impl_arguments(g)))
+        impl_exprs = ", ".join(e.expr for e in translate(context, structured.impl_arguments(g, spelling), spelling=spelling))
         body.append(stub_consultation(aot, impl_exprs) if aot is not None else f"op.impl({impl_exprs});")
     body += _copy_back_and_return(f, kind)
     klass = _class(f, key, kind, class_name, parent, g.out.structured_inherits is not None, release, rocm,
@@ -255,4 +263,4 @@ def compute_structured_wrapper(f: NativeFunction, g: NativeFunctionsGroup, index
 def compute_structured_registration(f: NativeFunction, index: BackendIndex) -> str | None:
     if not generates_structured(f, index):
         return None
-    return f'm.impl("{f.func.name}", TORCH_FN({wrapper_signature(f, index).name()}));'
+    return f'm.impl("{f.func.name}", TORCH_FN({wrapper_name(f, index)}));'

@@ -11,6 +11,7 @@ from ...frozen import PER_OP_MEMO
 from ...model import dispatch as dk
 from ...model.native_function import BackendIndex, NativeFunction
 from ...model.schema import Argument, SelfArgument
+from ...releases.profile import CppSpelling
 from ..api.signatures import CppSignature, CppSignatureGroup, DispatcherSignature, dispatcher_signature
 from ..api.translate import translate
 from ..api.types import Binding, NamedCType, SpecialArgName
@@ -50,9 +51,9 @@ def static_dispatch_ops_header(f: NativeFunction, backends: tuple[BackendIndex, 
     return "\n".join(f"#include <ATen/ops/{f.root_name}_{str(k).lower()}_dispatch.h>" for k in keys)
 
 
-def backend_call_signature(f: NativeFunction) -> CppSignature:
+def backend_call_signature(f: NativeFunction, spelling: CppSpelling) -> CppSignature:
     """The at::<key>:: overload a static call uses: the SymInt one when the schema has SymInts."""
-    sigs = CppSignatureGroup.from_native_function(f, method=False, fallback_binding=False)
+    sigs = CppSignatureGroup.from_native_function(f, method=False, spelling=spelling, fallback_binding=False)
     sig = sigs.symint_signature if f.func.has_symint() else sigs.signature
     assert sig is not None
     return sig
@@ -60,7 +61,7 @@ def backend_call_signature(f: NativeFunction) -> CppSignature:
 
 def _with_memory_format_special(bindings: list[Binding]) -> list[Binding]:
     return [Binding(b.name, NamedCType(SpecialArgName.possibly_redundant_memory_format, b.nctype.type), b.argument,
-                    b.default) if b.name == "memory_format" else b for b in bindings]
+                    b.spelling, b.default) if b.name == "memory_format" else b for b in bindings]
 
 
 def translate_args(sig: DispatcherSignature, cpp_sig: CppSignature) -> str:
@@ -68,18 +69,18 @@ def translate_args(sig: DispatcherSignature, cpp_sig: CppSignature) -> str:
     goals = cpp_sig.arguments()
     if any(g.nctype.name == SpecialArgName.possibly_redundant_memory_format for g in goals):
         src = _with_memory_format_special(src)
-    return ", ".join(e.expr for e in translate(src, goals))
+    return ", ".join(e.expr for e in translate(src, goals, spelling=sig.options.spelling))
 
 
 def backend_call(sig: DispatcherSignature, f: NativeFunction, index: BackendIndex) -> str:
-    cpp_sig = backend_call_signature(f)
+    cpp_sig = backend_call_signature(f, sig.options.spelling)
     meta = index.get_kernel(f)
     ns = (meta.cpp_namespace if meta and meta.cpp_namespace else DEFAULT_KERNEL_NAMESPACE).replace("::native", "")
     return f"return {ns}::{str(index.dispatch_key).lower()}::{cpp_sig.name()}({translate_args(sig, cpp_sig)});"
 
 
 def fallback_call(sig: DispatcherSignature, f: NativeFunction, backends: tuple[BackendIndex, ...]) -> str:
-    cpp_sig = backend_call_signature(f)
+    cpp_sig = backend_call_signature(f, sig.options.spelling)
     name = cpp_sig.name()
     ns = DEFAULT_KERNEL_NAMESPACE.replace("::native", "")
     for has, key in COMPOSITE_FALLBACKS:
@@ -116,11 +117,11 @@ def _switch(sig: DispatcherSignature, f: NativeFunction, keys: list[BackendIndex
 
 
 @lru_cache(maxsize=PER_OP_MEMO)  # per op and backends: frozen.PER_OP_MEMO says why the bound fits
-def static_dispatch(f: NativeFunction, backends: tuple[BackendIndex, ...]) -> str:
+def static_dispatch(f: NativeFunction, backends: tuple[BackendIndex, ...], spelling: CppSpelling) -> str:
     """The body of at::_ops::<op>::call() under static dispatch to `backends` (each narrowed to f)."""
     if not backends or f.manual_kernel_registration:
         return ""
-    sig = dispatcher_signature(f)
+    sig = dispatcher_signature(f, spelling=spelling)
     keys = [b for b in backends if b.has_kernel(f)
             or (f.structured_delegate is not None and b.dispatch_key in dk.STRUCTURED_DISPATCH_KEYS)]
     if len(keys) == 1:

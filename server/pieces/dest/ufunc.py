@@ -14,6 +14,7 @@ from ...frozen import PER_OP_MEMO, record
 from ...model.codegen_rules import cuda_functor_dtype_problems
 from ...model.native_function import NativeFunctionsGroup, ScalarType, UfuncInnerLoop, UfuncKey
 from ...model.schema import Argument, BaseTy, BaseType
+from ...releases.profile import CppSpelling
 from ..api import structured, ufunc
 from ..api.translate import translate
 from ..api.types import Binding, CType, Expr, NamedCType, VectorizedCType, opmath_t, scalar_t
@@ -25,8 +26,8 @@ def _loops(g: NativeFunctionsGroup) -> dict[UfuncKey, UfuncInnerLoop]:
     return dict(g.out.ufunc_inner_loop)
 
 
-def _exprs(ctx: Sequence[Binding | Expr], goals: Sequence[Binding]) -> str:
-    return ", ".join(e.expr for e in translate(ctx, goals))
+def _exprs(ctx: Sequence[Binding | Expr], goals: Sequence[Binding], spelling: CppSpelling) -> str:
+    return ", ".join(e.expr for e in translate(ctx, goals, spelling=spelling))
 
 
 # ---------------------------------------------------------------------------------------------- signatures
@@ -37,6 +38,7 @@ class StubSignature:
     """The DispatchStub of a ufunc op: <op>_stub of type <op>_fn, implemented by <op>_kernel."""
 
     g: NativeFunctionsGroup
+    spelling: CppSpelling
 
     @property
     def base(self) -> str:
@@ -55,7 +57,7 @@ class StubSignature:
         return f"{self.base}_fn"
 
     def arguments(self) -> list[Binding]:
-        return ufunc.stub_arguments(self.g)
+        return ufunc.stub_arguments(self.g, self.spelling)
 
     def type_defn(self) -> str:
         types = ", ".join(a.type for a in self.arguments())
@@ -69,14 +71,14 @@ class StubSignature:
         return f"void {self.kernel_name}(TensorIteratorBase& iter, {args})"
 
     def call(self, ctx: Sequence[Binding]) -> str:
-        return f"{self.name}(device_type(), *this, {_exprs(ctx, self.arguments())})"
+        return f"{self.name}(device_type(), *this, {_exprs(ctx, self.arguments(), self.spelling)})"
 
     def direct_call(self, ctx: Sequence[Binding]) -> str:
-        return f"{self.kernel_name}(*this, {_exprs(ctx, self.arguments())})"
+        return f"{self.kernel_name}(*this, {_exprs(ctx, self.arguments(), self.spelling)})"
 
 
-def impl_defn(g: NativeFunctionsGroup, key: str) -> str:
-    args = ", ".join(a.defn() for a in structured.impl_arguments(g))
+def impl_defn(g: NativeFunctionsGroup, key: str, spelling: CppSpelling) -> str:
+    args = ", ".join(a.defn() for a in structured.impl_arguments(g, spelling))
     return f"TORCH_IMPL_FUNC({ufunc.kernel_name(g, key)})({args})"
 
 
@@ -87,9 +89,10 @@ class UfuncSignature:
     g: NativeFunctionsGroup
     name: str
     compute_t: CType
+    spelling: CppSpelling
 
     def call(self, ctx: Sequence[Binding | Expr]) -> str:
-        return f"{self.name}({_exprs(ctx, ufunc.ufunc_arguments(self.g, self.compute_t))})"
+        return f"{self.name}({_exprs(ctx, ufunc.ufunc_arguments(self.g, self.compute_t, self.spelling), self.spelling)})"
 
 
 @record
@@ -99,9 +102,10 @@ class UfunctorSignature:
     g: NativeFunctionsGroup
     scalar_tensor_idx: int | None
     name: str
+    spelling: CppSpelling
 
     def arguments(self) -> ufunc.UfunctorBindings:
-        return ufunc.ufunctor_arguments(self.g, self.scalar_tensor_idx)
+        return ufunc.ufunctor_arguments(self.g, self.scalar_tensor_idx, self.spelling)
 
     def fields(self) -> list[Binding]:
         return [b.with_name(f"{b.name}_") for b in self.arguments().ctor]
@@ -117,7 +121,7 @@ class UfunctorSignature:
 
     def decl_apply(self) -> str:
         args = ", ".join(a.decl() for a in self.arguments().apply)
-        return f"{scalar_t.cpp_type()} operator()({args}) const"
+        return f"{scalar_t.cpp_type(self.spelling)} operator()({args}) const"
 
 
 # ---------------------------------------------------------------------------------------------- CUDA
@@ -158,7 +162,7 @@ def _generic_loop(g: NativeFunctionsGroup) -> tuple[str, tuple[ScalarType, ...]]
 
 
 def _functor_definition(sig: UfunctorSignature, ufunc_name: str) -> str:
-    call = UfuncSignature(sig.g, f"ufunc::{ufunc_name}", opmath_t).call(sig.fields() + list(sig.arguments().apply))
+    call = UfuncSignature(sig.g, f"ufunc::{ufunc_name}", opmath_t, sig.spelling).call(sig.fields() + list(sig.arguments().apply))
     return f"""
 template <typename scalar_t>
 struct {sig.name} {{
@@ -172,7 +176,7 @@ struct {sig.name} {{
 """
 
 
-def compute_ufunc_cuda_functors(g: NativeFunctionsGroup
+def compute_ufunc_cuda_functors(g: NativeFunctionsGroup, spelling: CppSpelling
                                 ) -> tuple[dict[ScalarType, dict[UfuncKey, UfunctorSignature]], str]:
     """The functors by dtype and key, and the text of the ones to generate (keys given directly are the user's)."""
     why = next((message for _, message in cuda_functor_dtype_problems(g.functional, g.out)), None)
@@ -183,11 +187,11 @@ def compute_ufunc_cuda_functors(g: NativeFunctionsGroup
     loops = _loops(g)
     for k in _cuda_functor_keys(g):
         if k in loops:
-            sig = UfunctorSignature(g, _SCALAR_TENSOR_IDX[k], loops[k].name)
+            sig = UfunctorSignature(g, _SCALAR_TENSOR_IDX[k], loops[k].name, spelling)
             dtypes = loops[k].supported_dtypes
         else:
             ufunc_name, dtypes = _generic_loop(g)
-            sig = UfunctorSignature(g, _SCALAR_TENSOR_IDX[k], f"{k.name}_{ufunc_name}")
+            sig = UfunctorSignature(g, _SCALAR_TENSOR_IDX[k], f"{k.name}_{ufunc_name}", spelling)
             texts.append(_functor_definition(sig, ufunc_name))
         for dtype in dtypes:
             sigs.setdefault(dtype, {})[k] = sig
@@ -209,14 +213,14 @@ def compute_ufunc_cuda_dtype_body(inner: Mapping[UfuncKey, UfunctorSignature], p
         ctx: list[Binding | Expr] = [*parent, scalar]
         body += f"""\
 else if (iter.is_cpu_scalar({operand})) {{
-  {sig.name}<scalar_t> ufunctor({_exprs(ctx, sig.arguments().ctor)});
+  {sig.name}<scalar_t> ufunctor({_exprs(ctx, sig.arguments().ctor, sig.spelling)});
   iter.remove_operand({operand});
   gpu_kernel(iter, ufunctor);
 }}"""
     sig = inner[UfuncKey.CUDAFunctor]
     body += f"""
 else {{
-  gpu_kernel(iter, {sig.name}<scalar_t>({_exprs(parent, sig.arguments().ctor)}));
+  gpu_kernel(iter, {sig.name}<scalar_t>({_exprs(parent, sig.arguments().ctor, sig.spelling)}));
 }}
     """
     return body
@@ -233,15 +237,15 @@ AT_DISPATCH_CASE(at::ScalarType::{dtype.name},
 
 
 @lru_cache(maxsize=PER_OP_MEMO)  # per group: frozen.PER_OP_MEMO says why the bound fits
-def compute_ufunc_cuda(g: NativeFunctionsGroup, end: str) -> str:
+def compute_ufunc_cuda(g: NativeFunctionsGroup, end: str, spelling: CppSpelling) -> str:
     """UfuncCUDA_<op>.cu's definitions: the functors, the stub kernel (dtype switch) and TORCH_IMPL_FUNC. `end`
     follows the DECLARE_DISPATCH / REGISTER_DISPATCH lines (Release.dispatch_stub_macros_end)."""
-    sigs, functors = compute_ufunc_cuda_functors(g)
+    sigs, functors = compute_ufunc_cuda_functors(g, spelling)
     impl_name = ufunc.kernel_name(g, "CUDA")
-    parent = structured.impl_arguments(g)
+    parent = structured.impl_arguments(g, spelling)
     cases = "\n".join(_dispatch_case(dtype, compute_ufunc_cuda_dtype_body(inner, parent))
                       for dtype, inner in sigs.items())
-    stub = StubSignature(g)
+    stub = StubSignature(g, spelling)
     return f"""
 {functors}
 
@@ -255,7 +259,7 @@ def compute_ufunc_cuda(g: NativeFunctionsGroup, end: str) -> str:
 }}
 REGISTER_DISPATCH({stub.name}, &{stub.kernel_name}){end}
 
-{impl_defn(g, "CUDA")} {{
+{impl_defn(g, "CUDA", spelling)} {{
   {stub.direct_call(parent)};
 }}
 """
@@ -265,17 +269,17 @@ REGISTER_DISPATCH({stub.name}, &{stub.kernel_name}){end}
 
 
 @lru_cache(maxsize=PER_OP_MEMO)  # per group: frozen.PER_OP_MEMO says why the bound fits
-def compute_ufunc_cpu(g: NativeFunctionsGroup, end: str) -> str:
+def compute_ufunc_cpu(g: NativeFunctionsGroup, end: str, spelling: CppSpelling) -> str:
     """UfuncCPU_<op>.cpp's definitions: the stub's declaration (followed by `end`) and definition, and
     TORCH_IMPL_FUNC calling it."""
-    stub = StubSignature(g)
+    stub = StubSignature(g, spelling)
     return f"""
 {stub.type_defn()};
 {stub.dispatch_decl()}{end}
 DEFINE_DISPATCH({stub.name});
 
-{impl_defn(g, "CPU")} {{
-  {stub.call(structured.impl_arguments(g))};
+{impl_defn(g, "CPU", spelling)} {{
+  {stub.call(structured.impl_arguments(g, spelling))};
 }}
 """
 
@@ -290,25 +294,26 @@ def _cpu_loop_keys(loops: Mapping[UfuncKey, object], k: UfuncKey) -> list[UfuncK
     return lks
 
 
-def cpu_ufunc_sigs(g: NativeFunctionsGroup) -> dict[ScalarType, dict[UfuncKey, UfuncSignature]]:
+def cpu_ufunc_sigs(g: NativeFunctionsGroup, spelling: CppSpelling) -> dict[ScalarType, dict[UfuncKey, UfuncSignature]]:
     loops = _loops(g)
     compute: dict[UfuncKey, CType] = {UfuncKey.CPUScalar: scalar_t, UfuncKey.CPUVector: VectorizedCType(scalar_t)}
     sigs: dict[ScalarType, dict[UfuncKey, UfuncSignature]] = {}
     for k in (UfuncKey.CPUScalar, UfuncKey.CPUVector):
         for lk in _cpu_loop_keys(loops, k):
             for dtype in loops[lk].supported_dtypes:
-                sigs.setdefault(dtype, {}).setdefault(k, UfuncSignature(g, f"ufunc::{loops[lk].name}", compute[k]))
+                sigs.setdefault(dtype, {}).setdefault(k, UfuncSignature(g, f"ufunc::{loops[lk].name}", compute[k],
+                                                                                spelling))
     return sigs
 
 
-def _lambda_bindings(g: NativeFunctionsGroup, t: CType) -> list[Binding]:
+def _lambda_bindings(g: NativeFunctionsGroup, t: CType, spelling: CppSpelling) -> list[Binding]:
     out = []
     for a in g.functional.func.arguments.flat_non_out:
         if not a.type.is_tensor_like():
             continue
         if a.type != BaseType(BaseTy.Tensor):
             raise ufunc.UfuncError(f"ufunc codegen expects plain Tensor arguments, not {a.type}")
-        out.append(Binding(a.name, NamedCType(a.name, t), a))
+        out.append(Binding(a.name, NamedCType(a.name, t), a, spelling))
     return out
 
 
@@ -324,7 +329,7 @@ def compute_ufunc_cpu_dtype_body(g: NativeFunctionsGroup, dtype: ScalarType,
     if vec_loop is not None:
         body += [f"auto _v_{b.name} = at::vec::Vectorized<scalar_t>(_s_{b.name});" for b in scalars]
         ctx += [Expr(f"_v_{b.name}", NamedCType(b.nctype.name, VectorizedCType(scalar_t))) for b in scalars]
-    scalar_bindings = _lambda_bindings(g, scalar_t)
+    scalar_bindings = _lambda_bindings(g, scalar_t, scalar_loop.spelling)
     scalar_lambda = (f"[=]({', '.join(b.decl() for b in scalar_bindings)}) "
                      f"{{ return {scalar_loop.call([*ctx, *scalar_bindings])}; }}")
     body_str = "\n".join(body)
@@ -335,7 +340,7 @@ cpu_kernel(iter,
   {scalar_lambda}
 );
 """
-    vec_bindings = _lambda_bindings(g, VectorizedCType(scalar_t))
+    vec_bindings = _lambda_bindings(g, VectorizedCType(scalar_t), vec_loop.spelling)
     vec_lambda = (f"[=]({', '.join(b.decl() for b in vec_bindings)}) "
                   f"{{ return {vec_loop.call([*ctx, *vec_bindings])}; }}")
     return f"""
@@ -348,13 +353,13 @@ cpu_kernel_vec(iter,
 
 
 @lru_cache(maxsize=PER_OP_MEMO)  # per group: frozen.PER_OP_MEMO says why the bound fits
-def compute_ufunc_cpu_kernel(g: NativeFunctionsGroup, end: str) -> str:
+def compute_ufunc_cpu_kernel(g: NativeFunctionsGroup, end: str, spelling: CppSpelling) -> str:
     """UfuncCPUKernel_<op>.cpp's definitions: the stub kernel (a dtype switch over the loops) and its registration
     (the DECLARE_DISPATCH / REGISTER_DISPATCH lines followed by `end`)."""
-    stub = StubSignature(g)
+    stub = StubSignature(g, spelling)
     parent = stub.arguments()
     cases = "\n".join(_dispatch_case(dtype, compute_ufunc_cpu_dtype_body(g, dtype, inner, parent))
-                      for dtype, inner in cpu_ufunc_sigs(g).items())
+                      for dtype, inner in cpu_ufunc_sigs(g, spelling).items())
     return f"""
 namespace {{
 

@@ -11,6 +11,7 @@ from ...frozen import PER_OP_MEMO
 from ...model.native_function import NativeFunction
 from ...model.schema import Argument, BaseTy, BaseType, FunctionSchema, ListType, OptionalType, Return, SchemaKind, Type
 from ...releases import Release
+from ...releases.profile import CppSpelling
 from ..api.signatures import dispatcher_signature
 
 CUR_LEVEL = "cur_level"
@@ -55,11 +56,11 @@ def gen_unwraps(args: tuple[Argument, ...], structured_binding: bool) -> tuple[s
     return "\n".join(lines), unwrapped
 
 
-def gen_case_where_all_bdims_are_none(f: NativeFunction) -> str:
+def gen_case_where_all_bdims_are_none(f: NativeFunction, spelling: CppSpelling) -> str:
     schema = f.func
     conditions = [f"!isBatchedAtLevel({a.name}, {CUR_LEVEL})" for a in schema.arguments.flat_all
                   if a.type.is_tensor_like()]
-    args = ", ".join(b.name for b in dispatcher_signature(f).arguments())
+    args = ", ".join(b.name for b in dispatcher_signature(f, spelling=spelling).arguments())
     return f"""\
 if ({" && ".join(conditions)}) {{
   return at::_ops::{schema.name.unambiguous_name()}::call({args});
@@ -97,12 +98,12 @@ def _plumbing(f: NativeFunction, check_name: str, tail: Callable[[str], str], re
     name = schema.name.unambiguous_name() + "_generated_plumbing"
     return f"""\
 template <typename batch_rule_t, batch_rule_t batch_rule>
-{dispatcher_signature(f).decl(name=name)} {{
+{dispatcher_signature(f, spelling=release.cpp_spelling).decl(name=name)} {{
   c10::impl::ExcludeDispatchKeyGuard guard(DispatchKey::FuncTorchBatched);
   auto maybe_layer = maybeCurrentDynamicLayer();
   vmap_check_escaped(maybe_layer, "{check_name}");
   int64_t {CUR_LEVEL} = maybe_layer->layerId();
-{textwrap.indent(gen_case_where_all_bdims_are_none(f), "  ")}
+{textwrap.indent(gen_case_where_all_bdims_are_none(f, release.cpp_spelling), "  ")}
 {textwrap.indent(unwraps, "  ")}
 {tail(", ".join(unwrapped))}
 }}"""

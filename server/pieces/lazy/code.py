@@ -63,7 +63,7 @@ def compute_pieces(groups: tuple[Group, ...], index: BackendIndex, class_name: s
     kernels, nodes = [], []
     for f in selected(groups, full_codegen):
         try:
-            kernels.append(kernel_definition(f, index, class_name, options.kernel))
+            kernels.append(kernel_definition(f, index, class_name, options.kernel, options.release.cpp_spelling))
         except _CODEGEN_ERRORS as exc:
             problems.append((f.func.name, str(exc)))
     ir = options.ir
@@ -110,7 +110,8 @@ def lazy_op_code(f: NativeFunction, target: BackendTarget, full_codegen: bool, o
         node = as_written(ir_declaration(f, index, options.ir))
         if not full_codegen:
             return LazyOpCode(node, None, None)
-        kernel = as_written(kernel_definition(f, index, target.class_name, options.kernel))
-        return LazyOpCode(node, kernel, shape_declaration(f, index))
+        spelling = options.release.cpp_spelling
+        kernel = as_written(kernel_definition(f, index, target.class_name, options.kernel, spelling))
+        return LazyOpCode(node, kernel, shape_declaration(f, index, spelling))
     except _CODEGEN_ERRORS as exc:
         return LazyOpCode(None, None, None, str(exc))

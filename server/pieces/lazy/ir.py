@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ...frozen import record
 from ...releases import Release
+from ...releases.profile import CppSpelling
 from ..api.types import ListCType, OptionalCType
 from .schema import LazyArgument, LazyIrSchema
 
@@ -32,18 +33,18 @@ def aten_symbol(schema: LazyIrSchema) -> str:
     return name if name.startswith("at::") else f"at::aten::{name}"
 
 
-def _base_ctor_value(arg: LazyArgument) -> str:
+def _base_ctor_value(arg: LazyArgument, spelling: CppSpelling) -> str:
     if isinstance(arg.lazy_type, OptionalCType):
         return f"{arg.name}.value_or(kNullValue)"
     if isinstance(arg.lazy_type, ListCType):
-        raise ValueError(f"Unsupported type ({arg.cpp_type()}) - add support if necessary")
+        raise ValueError(f"Unsupported type ({arg.cpp_type(spelling)}) - add support if necessary")
     return arg.name
 
 
 def node_base_ctor_call(schema: LazyIrSchema, options: IrOptions) -> str:
     values = schema.filtered_args(scalars=False)
     scalars = schema.filtered_args(values=False)
-    value_args = ", ".join(_base_ctor_value(a) for a in values)
+    value_args = ", ".join(_base_ctor_value(a, options.release.cpp_spelling) for a in values)
     props = schema.properties
     if props.has("ShapePrecompute"):
         shape = "std::move(shapes),"
@@ -63,21 +64,19 @@ def node_base_ctor_call(schema: LazyIrSchema, options: IrOptions) -> str:
               torch::lazy::MHash({hashes}))"""
 
 
-_OPT_STRING_VIEW = "::std::optional<c10::string_view>"
-
-
-def _scalar_initializer(a: LazyArgument) -> str:
-    if a.cpp_type() == _OPT_STRING_VIEW:
-        return f"{a.name}({a.name}.has_value() ? ::std::make_optional(std::string(*{a.name})) : ::std::nullopt)"
+def _scalar_initializer(a: LazyArgument, spelling: CppSpelling) -> str:
+    if a.cpp_type(spelling) == spelling.optional("c10::string_view"):
+        return (f"{a.name}({a.name}.has_value() ? {spelling.make_optional()}(std::string(*{a.name})) : "
+                f"{spelling.nullopt()})")
     return f"{a.name}({a.name})"
 
 
-def _scalar_decl(a: LazyArgument) -> str:
-    t = a.cpp_type()
+def _scalar_decl(a: LazyArgument, spelling: CppSpelling) -> str:
+    t = a.cpp_type(spelling)
     if t == "c10::string_view":
         return f"std::string {a.name};"
-    if t == _OPT_STRING_VIEW:
-        return f"::std::optional<std::string> {a.name};"
+    if t == spelling.optional("c10::string_view"):
+        return f"{spelling.optional('std::string')} {a.name};"
     return f"{t} {a.name};"
 
 
@@ -182,14 +181,15 @@ def node_class(schema: LazyIrSchema, options: IrOptions) -> str:
     opkind = schema.opkind or aten_symbol(schema)
     all_args = schema.filtered_args()
     scalars = schema.filtered_args(values=False)
-    ctor_args = [f"const {a.cpp_type()}& {a.name}" for a in all_args]
+    spelling = options.release.cpp_spelling
+    ctor_args = [f"const {a.cpp_type(spelling)}& {a.name}" for a in all_args]
     reuse_args = ", ".join(ctor_args)
     if options.use_lazy_shape and schema.properties.has("ShapePrecompute"):
         ctor_args.append("std::vector<torch::lazy::Shape>&& shapes")
-    initializers = ",\n        ".join(_scalar_initializer(a) for a in scalars)
+    initializers = ",\n        ".join(_scalar_initializer(a, spelling) for a in scalars)
     if initializers:
         initializers = f",\n        {initializers}"
-    scalar_decls = "\n  ".join(_scalar_decl(a) for a in scalars)
+    scalar_decls = "\n  ".join(_scalar_decl(a, spelling) for a in scalars)
     optional = [a.name for a in schema.filtered_args(scalars=False) if isinstance(a.lazy_type, OptionalCType)]
     has_decls = "\n  ".join(f"bool has_{v}: 1;" for v in optional)
     has_defs = "\n    ".join(f"has_{v} = !!{v};" for v in optional)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from ...frozen import record
 from ...model.native_function import BackendIndex, BackendMetadata, NativeFunction
 from ...model.schema import BaseTy, BaseType, ListType
+from ...releases.profile import CppSpelling
 from ..api import dispatcher
 from ..api.signatures import DispatcherSignature
 from ..api.types import ApiOptions, BaseCType, Binding, OptionalCType, VectorCType, deviceT
@@ -72,19 +73,19 @@ class ShapeSignature:
         return f"torch::lazy::compute_shape_{self.kernel}({self.call_args})"
 
 
-def shape_signature(f: NativeFunction, kernel: str, *, symint: bool) -> ShapeSignature:
+def shape_signature(f: NativeFunction, kernel: str, *, symint: bool, spelling: CppSpelling) -> ShapeSignature:
     schema = lazy_schema(f.func, symint=symint)
-    args = dispatcher.arguments(f.func, options=ApiOptions.of(f), symint=symint)
+    args = dispatcher.arguments(f.func, options=ApiOptions.of(f, spelling), symint=symint)
     return ShapeSignature(kernel, ", ".join(a.decl() for a in args),
                           ", ".join(a.name for a in schema.filtered_args(generator=True)))
 
 
-def shape_declaration(f: NativeFunction, index: BackendIndex) -> str | None:
+def shape_declaration(f: NativeFunction, index: BackendIndex, spelling: CppSpelling) -> str | None:
     """The declaration the header must have for f (a full_codegen op), None when f uses a meta kernel."""
     meta = _meta(f, index)
     if uses_meta_kernel(f):
         return None
-    return shape_signature(f, meta.kernel, symint=meta.supports_symint()).decl + ";"
+    return shape_signature(f, meta.kernel, symint=meta.supports_symint(), spelling=spelling).decl + ";"
 
 
 def _to_meta(sig: DispatcherSignature) -> tuple[str, list[Binding]]:
@@ -99,7 +100,7 @@ def _to_meta(sig: DispatcherSignature) -> tuple[str, list[Binding]]:
     return "\n        ".join(lines), context
 
 
-def _shape_inference(f: NativeFunction, schema: LazyIrSchema, index: BackendIndex) -> str:
+def _shape_inference(f: NativeFunction, schema: LazyIrSchema, index: BackendIndex, spelling: CppSpelling) -> str:
     meta = _meta(f, index)
     n = len(schema.returns)
     if uses_meta_kernel(f):
@@ -110,9 +111,9 @@ def _shape_inference(f: NativeFunction, schema: LazyIrSchema, index: BackendInde
         else:
             meta_out = ("\nstd::vector<torch::lazy::Shape> shapes{torch::lazy::Shape(out_meta.scalar_type(), "
                         "out_meta.sizes().vec())};")
-        sig = DispatcherSignature(f.func, ApiOptions.of(f))
+        sig = DispatcherSignature(f.func, ApiOptions.of(f, spelling))
         conversion, ctx = _to_meta(sig)
-        call_args = ", ".join(call_arguments(ctx, sig.arguments()))
+        call_args = ", ".join(call_arguments(ctx, sig.arguments(), spelling))
         if "view_copy" in f.tags:
             if not f.has_composite_explicit_autograd_non_functional_kernel:
                 raise LazyKernelError(f"view_copy op {f.func.name} must have "
@@ -127,7 +128,7 @@ def _shape_inference(f: NativeFunction, schema: LazyIrSchema, index: BackendInde
         {meta_out}"""
     else:
         text = f"""
-            auto shapes = {shape_signature(f, meta.kernel, symint=meta.supports_symint()).call};"""
+            auto shapes = {shape_signature(f, meta.kernel, symint=meta.supports_symint(), spelling=spelling).call};"""
     text += f"""
             TORCH_INTERNAL_ASSERT(shapes.size() == {n});"""
     inputs = ", ".join(a.name for a in schema.filtered_args())
@@ -141,7 +142,7 @@ def _shape_inference(f: NativeFunction, schema: LazyIrSchema, index: BackendInde
     return text
 
 
-def ctor_input(a: LazyArgument) -> str:
+def ctor_input(a: LazyArgument, spelling: CppSpelling) -> str:
     """How the kernel passes one argument to the node's constructor."""
     t = a.lazy_type
     if is_value_type(t):  # without the node's properties, as torchgen tests it here
@@ -154,36 +155,37 @@ def ctor_input(a: LazyArgument) -> str:
                 return f"GetSymIntValue({a.name})"
             return f"lazy_{a.name}->GetIrValue()"
         if isinstance(t, OptionalCType):
+            make, nullopt = spelling.make_optional(rooted=False), spelling.nullopt()
             if a.is_symint_or_list:
-                return f"{a.name} ? std::make_optional(GetSymIntValue(*{a.name})) : ::std::nullopt"
+                return f"{a.name} ? {make}(GetSymIntValue(*{a.name})) : {nullopt}"
             if a.is_wrapped_scalar:
                 return f"node_{a.name}"
-            return f"lazy_{a.name} ? std::make_optional(lazy_{a.name}->GetIrValue()) : ::std::nullopt"
-        raise LazyKernelError(f"TODO not sure if there are other valid types to handle here ({t.cpp_type()})")
+            return f"lazy_{a.name} ? {make}(lazy_{a.name}->GetIrValue()) : {nullopt}"
+        raise LazyKernelError(f"TODO not sure if there are other valid types to handle here ({t.cpp_type(spelling)})")
     if isinstance(a.orig_type, ListType) and a.orig_type.elem == BaseType(BaseTy.SymInt):
         return f"GetSymIntArrayRefValue({a.name})" if a.symint else \
             f"std::vector<int64_t>({a.name}.begin(), {a.name}.end())"
     if isinstance(t, VectorCType) and isinstance(t.elem, BaseCType):
-        return f"std::vector<{t.elem.cpp_type()}>({a.name}.begin(), {a.name}.end())"
+        return f"std::vector<{t.elem.cpp_type(spelling)}>({a.name}.begin(), {a.name}.end())"
     if isinstance(t, OptionalCType) and isinstance(t.elem, VectorCType) and isinstance(t.elem.elem, BaseCType):
-        return f"torch::lazy::ToOptionalVector<{t.elem.elem.cpp_type()}>({a.name})"
+        return f"torch::lazy::ToOptionalVector<{t.elem.elem.cpp_type(spelling)}>({a.name})"
     return a.name
 
 
-def ctor_inputs(schema: LazyIrSchema) -> str:
-    return ", ".join(ctor_input(a) for a in schema.filtered_args())
+def ctor_inputs(schema: LazyIrSchema, spelling: CppSpelling) -> str:
+    return ", ".join(ctor_input(a, spelling) for a in schema.filtered_args())
 
 
-def _lazy_tensor_decls(schema: LazyIrSchema, o: KernelOptions) -> str:
+def _lazy_tensor_decls(schema: LazyIrSchema, o: KernelOptions, spelling: CppSpelling) -> str:
     out = []
     for a in schema.filtered_args(scalars=False):
         t = a.lazy_type
         if a.is_wrapped_scalar:
             if isinstance(t, OptionalCType):
                 out.append(f"""auto node_{a.name} = {a.name} ?
-                std::make_optional(torch::lazy::LazyGraphExecutor::Get()->
+                {spelling.make_optional(rooted=False)}(torch::lazy::LazyGraphExecutor::Get()->
                     GetIrValueForScalarFromCodegen(*{a.name}, *common_device)):
-                ::std::nullopt;""")
+                {spelling.nullopt()};""")
             else:
                 out.append(f"""auto node_{a.name} = torch::lazy::LazyGraphExecutor::Get()->
                             GetIrValueForScalarFromCodegen({a.name}, *common_device);""")
@@ -197,12 +199,12 @@ def _lazy_tensor_decls(schema: LazyIrSchema, o: KernelOptions) -> str:
                            f"{o.backend_namespace}::{o.get_tensor_or_wrap_number}({a.name}, *common_device);")
         elif isinstance(t, OptionalCType):
             if t.elem != VALUE_T:
-                raise LazyKernelError(f"Expected OptionalCType elem to be {VALUE_T.cpp_type()}, got "
-                                      f"{t.elem.cpp_type()}")
+                raise LazyKernelError(f"Expected OptionalCType elem to be {VALUE_T.cpp_type(spelling)}, got "
+                                      f"{t.elem.cpp_type(spelling)}")
             out.append(f"{o.lazy_tensor_ptr} lazy_{a.name} = "
                        f"{o.backend_namespace}::{o.try_get_tensor}({a.name}.value_or(at::Tensor()));")
         else:
-            raise LazyKernelError(f"TODO not sure if there are other valid types to handle here ({t.cpp_type()})")
+            raise LazyKernelError(f"TODO not sure if there are other valid types to handle here ({t.cpp_type(spelling)})")
     return "\n        ".join(out)
 
 
@@ -235,7 +237,7 @@ def _return(f: NativeFunction, schema: LazyIrSchema, o: KernelOptions) -> str:
             raise LazyKernelError(f"{f.func.name}: code below assumes there is at least one tensor arg")
         text = f"""std::vector<{o.lazy_tensor_ptr}> lazy_tensors;
         for (int i = 0; i < {n}; i++) {{
-            lazy_tensors.push_back({_create(o, first)}({VALUE_T.cpp_type()}(node, i), *common_device));
+            lazy_tensors.push_back({_create(o, first)}({VALUE_T.name}(node, i), *common_device));
         }}
         auto result = {o.tuple_aten_from_ltc_tensors}<{n}>(lazy_tensors);"""
     if schema.name.name.inplace or f.func.is_out_fn():
@@ -247,16 +249,17 @@ def _return(f: NativeFunction, schema: LazyIrSchema, o: KernelOptions) -> str:
         return result;"""
 
 
-def kernel_definition(f: NativeFunction, index: BackendIndex, class_name: str, o: KernelOptions) -> str:
+def kernel_definition(f: NativeFunction, index: BackendIndex, class_name: str, o: KernelOptions,
+                      spelling: CppSpelling) -> str:
     """The lazy kernel <class_name>::<kernel> of one full_codegen op."""
-    sig = kernel_signature(f, index)
+    sig = kernel_signature(f, index, spelling)
     meta = _meta(f, index)
     schema = lazy_schema(f.func, symint=meta.supports_symint())
     node = schema.node_name
-    inputs = ctor_inputs(schema)
+    inputs = ctor_inputs(schema, spelling)
     build = f"""torch::lazy::NodePtr node = torch::lazy::ReuseNode<{node}>({inputs});
         if (!node) {{
-            {_shape_inference(f, schema, index)}
+            {_shape_inference(f, schema, index, spelling)}
             node = torch::lazy::MakeNode<{node}>({inputs}, std::move(shapes));
             CacheNode(node);
         }}
@@ -266,7 +269,7 @@ def kernel_definition(f: NativeFunction, index: BackendIndex, class_name: str, o
         
         {o.metrics_counter};
         {_device(schema, o)}
-        {_lazy_tensor_decls(schema, o)}
+        {_lazy_tensor_decls(schema, o, spelling)}
         {build}
         {_return(f, schema, o)}
     }}\n

@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from ...frozen import record
 from ...model.schema import Argument, BaseTy, BaseType, FunctionSchema, ListType, OperatorName, OptionalType, Return, Type
+from ...releases.profile import CppSpelling
 from ..api.types import BASE_TYPE_TO_CPP, BaseCType, CType, ListCType, OptionalCType, SymIntT, VectorCType, longT, scalarT
 
 VALUE_T = BaseCType("torch::lazy::Value")
@@ -153,8 +154,8 @@ class LazyArgument:
             is_value_type(lazy, props.has("TreatScalarsAsConstants"), value),
             isinstance(t, ListType) and str(t.elem) == "Tensor")
 
-    def cpp_type(self) -> str:
-        return self.lazy_type.cpp_type()
+    def cpp_type(self, spelling: CppSpelling) -> str:
+        return self.lazy_type.cpp_type(spelling)
 
 
 @record
