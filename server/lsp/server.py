@@ -388,9 +388,14 @@ class OpgenLanguageServer(LanguageServer):
         if self._release is not None:
             self._release.cancel()
         try:
-            self._release = asyncio.get_running_loop().call_later(RELEASE_DELAY_S, release_freed_memory)
+            self._release = asyncio.get_running_loop().call_later(RELEASE_DELAY_S, self._release_memory)
         except RuntimeError:  # no event loop (a test driving the server directly)
-            release_freed_memory()
+            self._release_memory()
+
+    def _release_memory(self) -> None:
+        # (none open: the process-wide memos go too, since they would keep the first documents' values for good)
+        self._release = None
+        release_freed_memory(no_document_open=not self.model.documents())
 
     def shutdown_work(self) -> None:
         for task in self._pending.values():

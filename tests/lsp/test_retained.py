@@ -5,6 +5,7 @@ kept for it. The server-wide figures (300 copies of the real file) are measured 
 from __future__ import annotations
 
 import asyncio
+import gc
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -132,3 +133,52 @@ def test_a_handled_notification_leaves_no_future_behind() -> None:
     asyncio.run(main())
     assert len(seen) == 6
     assert protocol._request_futures == {}
+
+
+def _live(kind: type) -> int:
+    """Objects of `kind` alive, frozen ones (documents.paused_gc freezes the first cold parse's) included."""
+    frozen = gc.get_freeze_count()
+    gc.unfreeze()
+    try:
+        return sum(1 for o in gc.get_objects() if type(o) is kind)
+    finally:
+        if frozen:
+            gc.freeze()
+
+
+def test_closing_the_last_document_empties_the_process_wide_memos(tmp_path: Path) -> None:
+    """The memos of pure functions (parsed schemas, kernel readings, interned yaml nodes) serve open documents; once
+    none is open they go, with the model objects they held (issue 27: they kept ~150,000 objects of the first
+    documents for good, and the allocator's arenas with them). While one is open they stay."""
+    from opgen_lsp.frozen import clear_memos
+    from opgen_lsp.lsp.server import create_server
+    from opgen_lsp.model.schema import FunctionSchema
+    from opgen_lsp.model.schema_parser import parse_schema
+    from opgen_lsp.serve import Codegen
+    from opgen_lsp.syntax import canonical
+
+    clear_memos()
+    canonical.forget_interned()
+    gc.collect()
+    before = _live(FunctionSchema)
+    server = create_server(Codegen())
+    server.model = Workspace(str(tmp_path), Settings(retained_analyses=2))
+    uris = []
+    for i in range(4):
+        folder = tmp_path / f"copy{i}"
+        folder.mkdir()
+        (folder / "tags.yaml").write_text(TAGS, encoding="utf-8")
+        path = folder / "native_functions.yaml"
+        server.model.open(path.as_uri(), str(path), NATIVE.replace("Tensor self", f"Tensor self{i}", 1), 1)
+        assert server.model.analyse(path.as_uri()) is not None
+        uris.append(path.as_uri())
+    assert parse_schema.cache_info().currsize > 0 and canonical._pairs
+    assert _live(FunctionSchema) > before
+    for uri in uris[:-1]:
+        server.closed(uri)  # (no event loop: the memory is released at once)
+    assert parse_schema.cache_info().currsize > 0 and canonical._pairs  # one still open: the memos stay
+    server.closed(uris[-1])
+    assert parse_schema.cache_info().currsize == 0
+    assert (canonical._plain_values, canonical._key_nodes, canonical._pairs) == ({}, {}, {})
+    assert clear_memos() <= 1  # every memo of the package was emptied (but retained's malloc_trim, looked up after)
+    assert _live(FunctionSchema) <= before
