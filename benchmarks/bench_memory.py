@@ -46,6 +46,7 @@ class Server:
         self.published: dict[str, int] = {}  # uri -> times diagnostics were published
         self.answers: queue.Queue = queue.Queue()
         self._lock = threading.Lock()
+        self._send_lock = threading.Lock()
         self._next_id = 0
         threading.Thread(target=self._read, daemon=True).start()
         self.request("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {},
@@ -79,8 +80,9 @@ class Server:
     def send_raw(self, body: bytes) -> None:
         stdin = self.process.stdin
         assert stdin is not None
-        stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        stdin.flush()
+        with self._send_lock:  # the reader thread answers the server's requests: frames must not interleave
+            stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            stdin.flush()
 
     def send(self, message: dict) -> None:
         self.send_raw(json.dumps(message).encode("utf-8"))
