@@ -182,3 +182,44 @@ def test_closing_the_last_document_empties_the_process_wide_memos(tmp_path: Path
     assert (canonical._plain_values, canonical._key_nodes, canonical._pairs) == ({}, {}, {})
     assert clear_memos() <= 1  # every memo of the package was emptied (but retained's malloc_trim, looked up after)
     assert _live(FunctionSchema) <= before
+
+
+def _functions(analysis: object) -> list[object]:
+    """The lowered entries of a native document (those the file spells out, not the ones generated from them)."""
+    return [placed.result.value for placed in analysis.native.document.entries]  # type: ignore[attr-defined]
+
+
+def test_copies_of_a_file_share_one_model_until_the_last_is_closed(tmp_path: Path) -> None:
+    """Documents whose entries lower alike (same text, tags and release) share the lowered entries: 300 copies of the
+    real file hold one model, not 300 (issue 27). The diagnostics are those of a parser of its own, edits included,
+    and the shared entries go with the last document that used them."""
+    from opgen_lsp.index.native import NativeParser, TagsParser
+
+    workspace, uris = _workspace(tmp_path, 4, 3)
+    first, second, third = (workspace.analyse(uri) for uri in uris)
+    assert first is not None and second is not None and third is not None
+    assert all(a is b for a, b in zip(_functions(first), _functions(second), strict=True))
+    assert len(workspace._shared_entries) == 2  # one cache for the native entries, one for the tags
+
+    def alone(text: str) -> tuple:
+        tags = TagsParser().parse(TAGS)
+        return NativeParser().parse(text, tags.names).diagnostics
+
+    # Edited apart, each still gets what a parser of its own gives, whatever the other left in the shared cache.
+    edited = BROKEN.replace("Tensor other", "Tensor other2", 1)
+    workspace.change(uris[0], edited, 2)
+    assert workspace.analyse(uris[0]).diagnostics == alone(edited)  # type: ignore[union-attr]
+    assert workspace.analyse(uris[1]).diagnostics == alone(BROKEN) == second.diagnostics  # type: ignore[union-attr]
+
+    # Other tags: another lowering (an unknown tag is an error there), so another cache.
+    (tmp_path / "copy2" / "tags.yaml").write_text(TAGS.replace("- tag: core", "- tag: kore"), encoding="utf-8")
+    changed = workspace.analyse(uris[2])
+    assert changed is not None and changed.diagnostics != third.diagnostics
+    assert not set(map(id, _functions(changed))) & set(map(id, _functions(second)))
+    assert len(workspace._shared_entries) == 3  # (all tags.yaml entries lower alike: one cache)
+
+    del first, second, third, changed
+    for uri in uris:
+        workspace.close(uri)
+    gc.collect()
+    assert len(workspace._shared_entries) == 0
