@@ -309,9 +309,13 @@ def names_past(text: str, document: Document[Any], name: re.Pattern[str]) -> fro
 
 
 class _EntryCache(dict):  # type: ignore[type-arg]
-    """A cache of entry results by text (a dict that can be referenced weakly)."""
+    """A cache of entry results by text (a dict that can be referenced weakly), with the parsers that use it."""
 
-    __slots__ = ("__weakref__",)
+    __slots__ = ("__weakref__", "users")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.users: weakref.WeakSet[EntryListParser[Any]] = weakref.WeakSet()
 
 
 class SharedEntries:
@@ -348,6 +352,9 @@ class EntryListParser(Generic[T]):
         self._lower = lower
         self._prepare = prepare
         self._cache: dict[str, EntryResult[T]] = {} if cache is None else cache
+        self._last: list[EntryResult[T]] = []  # the results of the last parse: what this parser uses of the cache
+        if isinstance(cache, _EntryCache):
+            cache.users.add(self)
 
     def _add_entries(self, texts: list[str], costs: dict[str, int]) -> None:
         """Compose all new entries, prepare, then lower them all: one kind of work per loop
@@ -425,11 +432,17 @@ class EntryListParser(Generic[T]):
         if not entries and not stray:
             stray.append(diag("OPG002", Span.point(0, 0), f"{self._what} has no entries; it must be a list of "
                                                           "entries starting with '- '"))
-        # Drop entries no longer in the text now and then, so the cache does not grow with every edit (in place: a
-        # shared cache stays shared; another document's entries dropped here are only composed again).
+        self._last = results  # type: ignore[assignment]
+        # Drop entries no longer in any user's text now and then, so the cache does not grow with every edit (in
+        # place, so that a shared cache stays shared; what other parsers use stays, or a small file's every edit
+        # would make a large one sharing the cache compose all its entries again).
         if len(cache) > 2 * len(entries) + 64:
-            used = {result.text for result in results}  # type: ignore[union-attr]
-            for stale in [k for k in cache if k not in used]:
-                del cache[stale]
+            used = {result.text for result in self._last}
+            for other in getattr(cache, "users", ()):
+                if other is not self:
+                    used.update(result.text for result in other._last)
+            if len(cache) > 2 * len(used) + 64:
+                for stale in [k for k in cache if k not in used]:
+                    del cache[stale]
         stop = next((d.span.start_line for d in stray if d.code == "OPG007"), None)
         return Document(entries, tuple(stray), -1 if stop is None else _offset_of_line(text, stop))

@@ -223,3 +223,22 @@ def test_copies_of_a_file_share_one_model_until_the_last_is_closed(tmp_path: Pat
         workspace.close(uri)
     gc.collect()
     assert len(workspace._shared_entries) == 0
+
+
+def test_a_shared_cache_keeps_what_any_of_its_parsers_uses_and_drops_the_rest() -> None:
+    """A small file's edits do not drop a large file's entries from the cache they share (each would then compose
+    every entry again on its next edit), and entries no parser uses any more still go."""
+    from opgen_lsp.index.documents import SharedEntries
+    from opgen_lsp.index.native import NativeParser
+
+    shared = SharedEntries()
+    large_text = "".join(f"- func: op{i}(Tensor self) -> Tensor\n  variants: function\n" for i in range(200))
+    large, small = NativeParser(shared=shared), NativeParser(shared=shared)
+    before = large.parse(large_text, frozenset())
+    for i in range(300):  # every edit a new entry: the cache must not grow with them
+        small.parse(f"- func: little{i}(Tensor self) -> Tensor\n", frozenset())
+    after = large.parse("- func: extra(Tensor self) -> Tensor\n" + large_text, frozenset())
+    assert [p.result for p in after.document.entries][1:] == [p.result for p in before.document.entries]
+    assert all(a.result is b.result for a, b in zip(after.document.entries[1:], before.document.entries, strict=True))
+    cache = shared.cache(("native_functions.yaml", frozenset(), frozenset(), large.release))
+    assert len(cache) <= 2 * 202 + 64 and "- func: little0(Tensor self) -> Tensor\n" not in cache
