@@ -398,7 +398,7 @@ class OpgenLanguageServer(LanguageServer):
 
     def _release_memory(self) -> None:
         """Release once the analysis thread has finished what was queued before (an analysis of a document closed
-        meanwhile frees its model only when it ends: a release before that, under load, left 160 MB in the heap)."""
+        meanwhile frees its model only when it ends, and what it frees after the trim stays in the heap)."""
         self._release = None
         try:
             barrier = asyncio.get_running_loop().run_in_executor(self._executor, _nothing)
