@@ -7,7 +7,8 @@ RSS from /proc (Linux). Needs torch 2.13 (the real native_functions.yaml and tag
 
 - documents: `--copies` copies of the real native_functions.yaml (each in its own folder, beside a tags.yaml)
   are opened one after another, each waited for until its diagnostics are published; then all are closed.
-  RSS before the first open, with all open, and a few seconds after the last close; `--rounds` rounds.
+  RSS before the first open, with all open, and after the last close once it has stopped falling (the server
+  releases memory a second after the last close; on a loaded machine that takes a while); `--rounds` rounds.
 - frames: `--frames` fuzzed frames (well framed; bodies random JSON, broken JSON, requests with odd ids,
   unknown methods, didOpen/didChange/didClose/hover of small documents); RSS after the first 1,000 and at the end.
 
@@ -46,6 +47,7 @@ class Server:
         self.published: dict[str, int] = {}  # uri -> times diagnostics were published
         self.answers: queue.Queue = queue.Queue()
         self._lock = threading.Lock()
+        self._send_lock = threading.Lock()
         self._next_id = 0
         threading.Thread(target=self._read, daemon=True).start()
         self.request("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {},
@@ -79,8 +81,9 @@ class Server:
     def send_raw(self, body: bytes) -> None:
         stdin = self.process.stdin
         assert stdin is not None
-        stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        stdin.flush()
+        with self._send_lock:  # the reader thread answers the server's requests: frames must not interleave
+            stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            stdin.flush()
 
     def send(self, message: dict) -> None:
         self.send_raw(json.dumps(message).encode("utf-8"))
@@ -122,6 +125,16 @@ class Server:
         time.sleep(seconds)
         return self.rss_mb()
 
+    def steady(self, seconds: float = 5.0, most: float = 60.0) -> float:
+        """RSS once it has stopped falling (settle, then readings a second apart until five agree within 1 MB, at
+        most `most` seconds): on a loaded machine the server's release after the last close can take longer."""
+        readings = [self.settle(seconds)]
+        deadline = time.monotonic() + most
+        while time.monotonic() < deadline and not (len(readings) >= 5 and max(readings[-5:]) - min(readings[-5:]) < 1):
+            time.sleep(1.0)
+            readings.append(self.rss_mb())
+        return readings[-1]
+
     def stop(self) -> None:
         try:
             self.request("shutdown", {}, timeout=30)
@@ -152,7 +165,7 @@ def documents_round(server: Server, root: Path, native: str, copies: int, tag: i
     all_open = server.settle()
     for uri in uris:
         server.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
-    closed = server.settle(5.0)
+    closed = server.steady()
     print(f"  before {before:.0f} MB, all open {all_open:.0f} MB, all closed {closed:.0f} MB", file=sys.stderr, flush=True)
     return {"copies": copies, "rss_before_mb": before, "rss_all_open_mb": all_open, "rss_closed_mb": closed,
             "open_to_diagnostics_median_s": sorted(open_s)[len(open_s) // 2],

@@ -18,6 +18,7 @@ What records do not use is refused when the class is made: keyword-only fields a
 from __future__ import annotations
 
 import dataclasses
+import sys
 import types
 from enum import Enum
 from typing import Any, ClassVar, TypeVar, dataclass_transform, get_origin
@@ -182,3 +183,23 @@ PER_TEXT_MEMO = 1 << 14
 # A memo with an entry per operator and dispatch key (or backend): a generation asks each op for the keys that have
 # a kernel for it, about four on average over the real file's ops.
 PER_OP_AND_KEY_MEMO = 1 << 15
+
+
+def clear_memos(package: str = __name__.rpartition(".")[0]) -> int:
+    """Empty every memo (``lru_cache``) at module level in ``package``'s modules loaded so far; the entries cleared.
+
+    They are pure, so emptying them costs only a recomputation. A server calls it when its last document is closed:
+    the memos' entries (parsed schemas, C++ strings, kernel readings of the first documents opened) would otherwise
+    outlive every document, and pin the allocator's arenas they share with what the documents freed (issue 27).
+    """
+    cleared = 0
+    prefix = package + "."
+    for name, module in list(sys.modules.items()):  # (list(): another thread may import meanwhile)
+        if module is None or not (name == package or name.startswith(prefix)):
+            continue
+        for value in list(vars(module).values()):
+            if getattr(value, "__module__", None) == name and callable(getattr(value, "cache_clear", None)) \
+                    and callable(getattr(value, "cache_info", None)):
+                cleared += value.cache_info().currsize
+                value.cache_clear()
+    return cleared

@@ -11,6 +11,7 @@ import contextlib
 import gc
 import os
 import re
+import weakref
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import field
@@ -307,16 +308,53 @@ def names_past(text: str, document: Document[Any], name: re.Pattern[str]) -> fro
     return frozenset(found)
 
 
+class _EntryCache(dict):  # type: ignore[type-arg]
+    """A cache of entry results by text (a dict that can be referenced weakly), with the parsers that use it."""
+
+    __slots__ = ("__weakref__", "users")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.users: weakref.WeakSet[EntryListParser[Any]] = weakref.WeakSet()
+
+
+class SharedEntries:
+    """Entry caches shared by the parsers that lower entries alike (the same document kind and lowering context):
+    an entry's result depends only on its text and that context, so documents of the same text share one model
+    instead of each building its own (issue 27: 300 copies of the real file each lowered the whole file again).
+
+    A cache lives as long as a parser uses it (weak values): closing the last document that used it frees it.
+    Parsers run on one thread at a time (the server's analysis thread), as a single parser's cache already needs.
+    """
+
+    def __init__(self) -> None:
+        self._caches: weakref.WeakValueDictionary[tuple[object, ...], _EntryCache] = weakref.WeakValueDictionary()
+
+    def cache(self, context: tuple[object, ...]) -> dict[str, Any]:
+        """The cache of the parsers of this context (hashable: the kind and what the lowering depends on)."""
+        found = self._caches.get(context)
+        if found is None:
+            found = self._caches[context] = _EntryCache()
+        return found
+
+    def __len__(self) -> int:
+        return len(self._caches)
+
+
 class EntryListParser(Generic[T]):
     """Parses one document kind (native functions, tags) with a cache keyed by entry text."""
 
     def __init__(self, what: str, lower: Callable[[YMap], tuple[T | None, tuple[Diagnostic, ...]]],
-                 prepare: Callable[[list[YMap]], None] | None = None) -> None:
-        """prepare: runs once over all new entries before any is lowered (to fill memos in one loop)."""
+                 prepare: Callable[[list[YMap]], None] | None = None, cache: dict[str, Any] | None = None) -> None:
+        """prepare: runs once over all new entries before any is lowered (to fill memos in one loop); cache: one
+        shared with other parsers whose lowering gives the same results (SharedEntries), else the parser's own."""
         self._what = what
         self._lower = lower
         self._prepare = prepare
-        self._cache: dict[str, EntryResult[T]] = {}
+        self._cache: dict[str, EntryResult[T]] = {} if cache is None else cache
+        self._last: list[EntryResult[T]] = []  # the results of the last parse: what this parser uses of the cache
+        if isinstance(cache, _EntryCache):
+            cache.users.add(self)
 
     def _add_entries(self, texts: list[str], costs: dict[str, int]) -> None:
         """Compose all new entries, prepare, then lower them all: one kind of work per loop
@@ -394,9 +432,17 @@ class EntryListParser(Generic[T]):
         if not entries and not stray:
             stray.append(diag("OPG002", Span.point(0, 0), f"{self._what} has no entries; it must be a list of "
                                                           "entries starting with '- '"))
-        # Drop entries no longer in the text now and then, so the cache does not grow with every edit.
+        self._last = results  # type: ignore[assignment]
+        # Drop entries no longer in any user's text now and then, so the cache does not grow with every edit (in
+        # place, so that a shared cache stays shared; what other parsers use stays, or a small file's every edit
+        # would make a large one sharing the cache compose all its entries again).
         if len(cache) > 2 * len(entries) + 64:
-            used = {result.text for result in results}  # type: ignore[union-attr]
-            self._cache = {k: v for k, v in cache.items() if k in used}
+            used = {result.text for result in self._last}
+            for other in getattr(cache, "users", ()):
+                if other is not self:
+                    used.update(result.text for result in other._last)
+            if len(cache) > 2 * len(used) + 64:
+                for stale in [k for k in cache if k not in used]:
+                    del cache[stale]
         stop = next((d.span.start_line for d in stray if d.code == "OPG007"), None)
         return Document(entries, tuple(stray), -1 if stop is None else _offset_of_line(text, stop))

@@ -26,7 +26,7 @@ from ..releases import Release
 from ..syntax.locate import ScalarText
 from ..syntax.nodes import YMap, YScalar
 from ..text import Span
-from .documents import Document, EntryListParser, names_past, paused_gc
+from .documents import Document, EntryListParser, SharedEntries, names_past, paused_gc
 
 if TYPE_CHECKING:
     from ..pieces.explain import Explainer
@@ -77,8 +77,10 @@ def _lower_tag_entry(entry: YMap) -> tuple[Tag | None, tuple[Diagnostic, ...]]:
 
 
 class TagsParser:
-    def __init__(self) -> None:
-        self._parser: EntryListParser[Tag] = EntryListParser("tags.yaml", _lower_tag_entry)
+    def __init__(self, shared: SharedEntries | None = None) -> None:
+        """shared: entry caches shared with other parsers (a server's documents), else the parser's own."""
+        cache = shared.cache(("tags.yaml",)) if shared is not None else None
+        self._parser: EntryListParser[Tag] = EntryListParser("tags.yaml", _lower_tag_entry, cache=cache)
 
     def parse(self, text: str) -> TagsSnapshot:
         with paused_gc():
@@ -133,12 +135,15 @@ class NativeParser:
     """Parses native_functions.yaml text; entries are cached per set of valid tags.
 
     ignore_keys: dispatch keys left out of the model, as gen.py leaves out MPS, XPU
-    and MTIA kernels unless asked for them; release: the torch release whose rules apply.
+    and MTIA kernels unless asked for them; release: the torch release whose rules apply; shared: entry caches
+    shared with the parsers of other documents (a server's), else the parser's own.
     """
 
-    def __init__(self, ignore_keys: frozenset[DispatchKey] = frozenset(), *, release: Release) -> None:
+    def __init__(self, ignore_keys: frozenset[DispatchKey] = frozenset(), *, release: Release,
+                 shared: SharedEntries | None = None) -> None:
         self._ignore_keys = ignore_keys
         self.release = release
+        self._shared = shared
         self._tags: frozenset[str] | None = None
         self._parser: EntryListParser[LoweredEntry] | None = None
         self._groups = GroupMemo()
@@ -151,7 +156,10 @@ class NativeParser:
                 lowered = lower_native_function(entry, valid_tags, ignore_keys, release=release)
                 return lowered, lowered.diagnostics
             self._tags = valid_tags
-            self._parser = EntryListParser("native_functions.yaml", lower, parse_entry_schemas)
+            # An entry lowers to the same result wherever its text appears, given these three.
+            cache = None if self._shared is None else self._shared.cache(
+                ("native_functions.yaml", valid_tags, ignore_keys, release))
+            self._parser = EntryListParser("native_functions.yaml", lower, parse_entry_schemas, cache)
         return self._parser
 
     def parse(self, text: str, valid_tags: frozenset[str]) -> NativeSnapshot:

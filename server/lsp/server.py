@@ -65,6 +65,10 @@ WARNED_LIMIT = 1000
 # A second after the last document closed, what the closed documents used is given back to the system.
 RELEASE_DELAY_S = 1.0
 
+def _nothing() -> None:
+    """A job that only marks its place in an executor's queue."""
+
+
 class OpgenLanguageServer(LanguageServer):
     def __init__(self, generators: Generators) -> None:
         super().__init__("opgen-lsp", server_version_text(), text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
@@ -388,9 +392,25 @@ class OpgenLanguageServer(LanguageServer):
         if self._release is not None:
             self._release.cancel()
         try:
-            self._release = asyncio.get_running_loop().call_later(RELEASE_DELAY_S, release_freed_memory)
+            self._release = asyncio.get_running_loop().call_later(RELEASE_DELAY_S, self._release_memory)
         except RuntimeError:  # no event loop (a test driving the server directly)
-            release_freed_memory()
+            self._release_memory()
+
+    def _release_memory(self) -> None:
+        """Release once the analysis thread has finished what was queued before (an analysis of a document closed
+        meanwhile frees its model only when it ends, and what it frees after the trim stays in the heap)."""
+        self._release = None
+        try:
+            barrier = asyncio.get_running_loop().run_in_executor(self._executor, _nothing)
+        except RuntimeError:  # no event loop (a test driving the server directly), or the executor is shut down
+            self._release_now()
+            return
+        # (its callbacks run on the loop after those of the analyses queued before it, which drop their results)
+        barrier.add_done_callback(lambda _: self._release_now())
+
+    def _release_now(self) -> None:
+        # (none open: the process-wide memos go too, since they would keep the first documents' values for good)
+        release_freed_memory(no_document_open=not self.model.documents())
 
     def shutdown_work(self) -> None:
         for task in self._pending.values():

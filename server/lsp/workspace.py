@@ -47,6 +47,7 @@ from ..diagnostics import Diagnostic, diag
 from ..frozen import record
 from ..index.backend import BackendSnapshot, check_backend
 from ..index.derivatives import DeprecatedParser, DerivativesParser, tree_native_functions
+from ..index.documents import SharedEntries
 from ..index.inputs import InputError, load_release
 from ..index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapshot
 from ..index.own_ops import own_backend_keys
@@ -181,6 +182,9 @@ class Workspace:
         self._by_path: dict[str, str] = {}  # normalised path -> uri of open documents
         self._generations = itertools.count(1)
         self._native_parsers: dict[str, NativeParser] = {}
+        # The entry caches the parsers of documents that lower entries alike share: copies of one file (or of
+        # files that differ in a few entries) share one model. A cache goes with the last parser that uses it.
+        self._shared_entries = SharedEntries()
         self._releases: dict[tuple, Resolved] = {}
         self._autograd_releases: dict[tuple, Resolved] = {}  # of derivatives.yaml / deprecated.yaml documents
         self._tree_checks: dict[tuple, tuple[Diagnostic, ...]] = {}  # (path, release) -> OPG965/966, read once like the release
@@ -311,7 +315,7 @@ class Workspace:
         elif text is None:
             problem = f"no tags.yaml found at {source.path}; open one or set opgen.tagsPath so that tags can be checked"
         if text is not None:
-            parser = self._tags_parsers.setdefault(source.path, TagsParser())
+            parser = self._tags_parsers.setdefault(source.path, TagsParser(self._shared_entries))
             snapshot = parser.parse(text)
         self._tags_snapshots[source.path] = (source.key, snapshot, problem)
         return snapshot, problem
@@ -456,7 +460,7 @@ class Workspace:
             return False
         placeholder = OpenDocument(uri, path, NATIVE, text, None, 0)
         tags, _ = self._tags(self.tags_input(placeholder))
-        parser = NativeParser(release=self.release_for(path).release)
+        parser = NativeParser(release=self.release_for(path).release, shared=self._shared_entries)
         parser.parse(text, tags.names if tags is not None else frozenset())
         # Opened meanwhile or not: analyses run on this same thread, so none has made a parser for it yet.
         self._native_parsers.setdefault(uri, parser)
@@ -544,7 +548,7 @@ class Workspace:
             release = as_patched_by_backend(resolved.release, backend_keys)
             parser = self._native_parsers.get(uri)
             if parser is None or parser.release is not release:
-                parser = self._native_parsers[uri] = NativeParser(release=release)
+                parser = self._native_parsers[uri] = NativeParser(release=release, shared=self._shared_entries)
             native = parser.parse(document.text, tags.names if tags is not None else frozenset())
             # A release older than those known: its rules are not known, so the one diagnostic that says so.
             diagnostics = release_diagnostics(resolved) + self._tree_diagnostics(document.path, resolved) + (
@@ -564,7 +568,7 @@ class Workspace:
                                      lambda f, backend: self.kernel_parameters(f, backend, native.release))
             analysis = Analysis(document, key, diagnostics, native, tags)
         elif document.kind == TAGS:
-            tags_parser = self._tags_parsers.setdefault(document.path or uri, TagsParser())
+            tags_parser = self._tags_parsers.setdefault(document.path or uri, TagsParser(self._shared_entries))
             tags = tags_parser.parse(document.text)
             analysis = Analysis(document, (document.generation,), tags.diagnostics, None, tags)
         elif document.kind == BACKEND:

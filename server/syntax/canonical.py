@@ -54,6 +54,13 @@ _key_nodes: dict[tuple[str, int, int], YScalar] = {}
 _pairs: dict[tuple[str, int, int], tuple[YScalar, YNode | None]] = {}
 
 
+def forget_interned() -> None:
+    """Empty the memos above (a server whose documents are all closed: they hold the first documents' nodes)."""
+    _plain_values.clear()
+    _key_nodes.clear()
+    _pairs.clear()
+
+
 def _resolve_plain(text: str) -> object:
     """The value PyYAML's safe loader gives a plain scalar, or _FALLBACK for tags handled elsewhere."""
     # types-PyYAML leaves Resolver.resolve unannotated.
