@@ -194,6 +194,7 @@ def test_copies_of_a_file_share_one_model_until_the_last_is_closed(tmp_path: Pat
     real file hold one model, not 300 (issue 27). The diagnostics are those of a parser of its own, edits included,
     and the shared entries go with the last document that used them."""
     from opgen_lsp.index.native import NativeParser, TagsParser
+    from opgen_lsp.releases import DEFAULT
 
     workspace, uris = _workspace(tmp_path, 4, 3)
     first, second, third = (workspace.analyse(uri) for uri in uris)
@@ -203,7 +204,7 @@ def test_copies_of_a_file_share_one_model_until_the_last_is_closed(tmp_path: Pat
 
     def alone(text: str) -> tuple:
         tags = TagsParser().parse(TAGS)
-        return NativeParser().parse(text, tags.names).diagnostics
+        return NativeParser(release=DEFAULT).parse(text, tags.names).diagnostics
 
     # Edited apart, each still gets what a parser of its own gives, whatever the other left in the shared cache.
     edited = BROKEN.replace("Tensor other", "Tensor other2", 1)
@@ -230,10 +231,11 @@ def test_a_shared_cache_keeps_what_any_of_its_parsers_uses_and_drops_the_rest() 
     every entry again on its next edit), and entries no parser uses any more still go."""
     from opgen_lsp.index.documents import SharedEntries
     from opgen_lsp.index.native import NativeParser
+    from opgen_lsp.releases import DEFAULT
 
     shared = SharedEntries()
     large_text = "".join(f"- func: op{i}(Tensor self) -> Tensor\n  variants: function\n" for i in range(200))
-    large, small = NativeParser(shared=shared), NativeParser(shared=shared)
+    large, small = NativeParser(release=DEFAULT, shared=shared), NativeParser(release=DEFAULT, shared=shared)
     before = large.parse(large_text, frozenset())
     for i in range(300):  # every edit a new entry: the cache must not grow with them
         small.parse(f"- func: little{i}(Tensor self) -> Tensor\n", frozenset())

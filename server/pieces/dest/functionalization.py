@@ -180,7 +180,7 @@ class _Fixed:
     inverse_return_mode: Binding
 
 
-@functools.cache  # one per spelling (two)
+@functools.lru_cache(maxsize=4)  # one per spelling (two)
 def _fixed(spelling: CppSpelling) -> _Fixed:
     def bind(name: str, t: CType, argument_name: str | None = None, ty: BaseTy = BaseTy.Tensor) -> Binding:
         return Binding(name, NamedCType(name, t), Argument(argument_name or name, BaseType(ty), None, None), spelling)
