@@ -189,9 +189,10 @@ DEEP = {
 def test_deep_nesting_is_refused_before_libyaml(name):
     # In a subprocess: a regression would crash the interpreter, not just fail.
     code = ("import sys, time\nfrom opgen_lsp.index.native import NativeParser\nfrom opgen_lsp.index.backend import "
-            "check_backend\nt = sys.stdin.read()\ns = time.perf_counter()\nd = NativeParser(release=DEFAULT).parse(t, frozenset())"
-            ".diagnostics\nb = check_backend('backend: XLA\\nsupported:\\n' + t, NativeParser(release=DEFAULT).parse('', "
-            "frozenset()))\nprint(time.perf_counter() - s, [x.code for x in d])")
+            "check_backend\nfrom opgen_lsp.releases import DEFAULT\nt = sys.stdin.read()\ns = time.perf_counter()\n"
+            "d = NativeParser(release=DEFAULT).parse(t, frozenset()).diagnostics\n"
+            "b = check_backend('backend: XLA\\nsupported:\\n' + t, NativeParser(release=DEFAULT).parse('', frozenset()))\n"
+            "print(time.perf_counter() - s, [x.code for x in d])")
     run = subprocess.run([sys.executable, "-c", code], input=DEEP[name], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr[-2000:]
     seconds, codes = run.stdout.split(" ", 1)
