@@ -7,6 +7,13 @@ it but adds an op of the same base name with one new overload, or an op of a clo
 same apart from the name), a changed schema, or a changed kernel declaration: the C++ gen_backend_stubs
 declares in <Key>NativeFunctions.h for the backend (the same schema can map to other C++ types in another
 release). The declarations are the generator's own (pieces/dest/native_declarations), for each release.
+
+A vendor file is read as its vendor's codegen reads it (model.vendor_formats). torch_npu's npu_native_functions.yaml:
+torchnpugen registers the upstream ops of `supported` (and `autograd`, `quant`, `nestedtensor`) with
+gen_backend_stubs' kernel declarations in NPUNativeFunctions (create_backend_index: the dispatcher name, `_symint`
+for an op under `symint:`), so those are compared the same way; the file's new ops (`custom:`, `custom_autograd:`,
+and their names listed again under `supported:`) are its own and are left out, with the reason. The other vendor
+formats declare their kernels in other ways and are not compared: the report says so (`problem`).
 """
 
 from __future__ import annotations
@@ -19,10 +26,11 @@ from ..frozen import record
 from ..index.backend import check_backend
 from ..index.native import NativeSnapshot
 from ..model import dispatch as dk
-from ..model.backend import BackendYaml, ListedOp
+from ..model.backend import BackendYaml
 from ..model.backend_resolve import ResolvedBackend, external_kernel_name
 from ..model.native_function import BackendIndex, BackendMetadata, NativeFunction
 from ..model.schema import OperatorName
+from ..model.vendor_formats import CUSTOM, NPU_REGISTERED_WITH, TORCH_NPU, VendorOp, VendorYaml
 from ..pieces.dest.native_declarations import SymIntKernelError, compute_native_function_declaration
 from ..releases import Release
 from ..text import Span
@@ -67,40 +75,57 @@ class UpgradeReport:
     # Listed ops the older release declares (compared), and those it does not (not compared).
     compared: int
     not_in_old: tuple[str, ...]
+    # Ops of the file that are not upstream's to compare (a vendor's new ops), with why: (op, reason).
+    left_out: tuple[tuple[str, str], ...] = ()
+    # Why the file could not be compared at all ("" when it was): a reader says it, never "0 of 0 change".
+    problem: str = ""
 
 
 @record
-class _Side:
-    """One release's view of the backend: its functions by name and the backend's kernels under it."""
+class Listed:
+    """One op the file gives a kernel: its name as written, the section, where, and how its kernel is named."""
 
-    release: Release
-    functions: dict[OperatorName, NativeFunction]
-    yaml: BackendYaml | None
-    resolved: ResolvedBackend | None
-    symint_texts: frozenset[str]
+    name: OperatorName
+    section: str
+    span: Span
+    symint: bool
+    autograd: bool
 
-    @staticmethod
-    def of(text: str, native: NativeSnapshot) -> _Side:
-        backend = check_backend(text, native)
-        functions = {op.function.func.name: op.function for op in native.functions.ops}
-        symint = frozenset(i.text for i in backend.yaml.symint if i.text) if backend.yaml is not None else frozenset()
-        return _Side(native.release, functions, backend.yaml, backend.resolved, symint)
 
-    def declaration(self, f: NativeFunction, listed: ListedOp) -> str:
-        """The kernel declaration gen_backend_stubs writes for f when `listed` names it (for a renamed op: as if
-        the yaml named the new op in its place)."""
-        if self.resolved is None:
-            return ""
-        autograd = listed.section == "autograd"
-        kernel = BackendMetadata(external_kernel_name(f, listed.text in self.symint_texts), False,
-                                 _namespace(self.resolved))
-        key = self.resolved.autograd_key if autograd else self.resolved.backend_key
-        index = BackendIndex(key or dk.K["PrivateUse1"], use_out_as_primary=self.resolved.yaml.use_out_as_primary,
-                             device_guard=self.resolved.yaml.device_guard, external=True, index={f.func.name: kernel})
-        try:
-            return "\n".join(compute_native_function_declaration(f, index, self.release))
-        except (SymIntKernelError, ValueError):  # the yaml's own error, reported by its check
-            return ""
+@record
+class Kernels:
+    """How the file's codegen declares a kernel: the dispatch keys and the backend-wide options."""
+
+    backend_key: dk.DispatchKey
+    autograd_key: dk.DispatchKey | None
+    namespace: str
+    use_out_as_primary: bool
+    device_guard: bool
+
+
+@record
+class Plan:
+    """What a file gives to compare: the listed ops, how their kernels are declared, what is left out and why."""
+
+    listed: tuple[Listed, ...]
+    kernels: Kernels | None
+    left_out: tuple[tuple[str, str], ...] = ()
+    problem: str = ""
+
+
+def declaration(f: NativeFunction, listed: Listed, kernels: Kernels | None, release: Release) -> str:
+    """The kernel declaration gen_backend_stubs writes for f when `listed` names it (for a renamed op: as if the
+    file named the new op in its place)."""
+    if kernels is None:
+        return ""
+    kernel = BackendMetadata(external_kernel_name(f, listed.symint), False, kernels.namespace)
+    key = kernels.autograd_key if listed.autograd else kernels.backend_key
+    index = BackendIndex(key or dk.K["PrivateUse1"], use_out_as_primary=kernels.use_out_as_primary,
+                         device_guard=kernels.device_guard, external=True, index={f.func.name: kernel})
+    try:
+        return "\n".join(compute_native_function_declaration(f, index, release))
+    except (SymIntKernelError, ValueError):  # the file's own error, reported by its check
+        return ""
 
 
 def _namespace(resolved: ResolvedBackend) -> str:
@@ -114,18 +139,83 @@ def schema_tail(f: NativeFunction) -> str:
     return text[text.index("("):]
 
 
-def listed_ops(yaml: BackendYaml | None) -> tuple[ListedOp, ...]:
-    """Each op named under a kernel section, once (its first listing), in file order."""
+def listed_ops(yaml: BackendYaml | None) -> tuple[Listed, ...]:
+    """Each op named under a kernel section of a backend yaml, once (its first listing), in file order."""
     if yaml is None:
         return ()
-    items = yaml.forward + yaml.autograd
+    symint = frozenset(i.text for i in yaml.symint if i.text)
     seen: set[OperatorName] = set()
     out = []
-    for item in sorted(items, key=lambda i: (i.span.start_line, i.span.start_col)):
+    for item in sorted(yaml.forward + yaml.autograd, key=lambda i: (i.span.start_line, i.span.start_col)):
         if item.name is not None and item.name not in seen:
             seen.add(item.name)
-            out.append(item)
+            out.append(Listed(item.name, item.section, item.span, item.text in symint, item.section == "autograd"))
     return tuple(out)
+
+
+def backend_plan(yaml: BackendYaml | None, resolved: ResolvedBackend | None) -> Plan:
+    """A gen_backend_stubs backend yaml: every op under supported, full_codegen or autograd."""
+    if yaml is None:
+        return Plan((), None, problem="not a backend yaml (gen_backend_stubs' format) nor a vendor file opgen "
+                                      "knows: nothing to compare")
+    kernels = None
+    if resolved is not None:
+        kernels = Kernels(resolved.backend_key or dk.K["PrivateUse1"], resolved.autograd_key, _namespace(resolved),
+                          resolved.yaml.use_out_as_primary, resolved.yaml.device_guard)
+    return Plan(listed_ops(yaml), kernels)
+
+
+# torchnpugen's sections whose upstream ops it registers with gen_backend_stubs' declarations (autograd: under
+# the autograd key).
+NPU_KERNEL_SECTIONS = ("supported", "autograd", "quant", "nestedtensor")
+
+
+def npu_plan(vendor: VendorYaml) -> Plan:
+    """torch_npu's npu_native_functions.yaml as torchnpugen's parse_backend_yaml and create_backend_index read it:
+    the upstream ops of its kernel sections; kernels named `_symint` for an op under `symint:`; every index
+    use_out_as_primary and device_guard."""
+    new_ops = {op.text for op in vendor.ops if op.role == CUSTOM}
+    symint = frozenset(op.text for op in vendor.ops if op.section == "symint")
+    listed: list[Listed] = []
+    left_out: list[tuple[str, str]] = []
+    seen: set[OperatorName] = set()
+    for op in vendor.ops:
+        if op.role != CUSTOM and op.text in new_ops:
+            continue  # a new op of the file listed again (its kernel section, symint): left out once, as new
+        why = _npu_left_out(op)
+        if why:
+            left_out.append((op.text, why))
+        elif op.section in NPU_KERNEL_SECTIONS and op.name is not None and op.name not in seen:
+            seen.add(op.name)
+            listed.append(Listed(op.name, op.section, op.name_span, op.text in symint, op.section == "autograd"))
+    # torchnpugen's backend is PrivateUse1 renamed NPU (rename_privateuse1_dispatch_key); the namespace is not part
+    # of a declaration.
+    kernels = Kernels(dk.K["PrivateUse1"], dk.K["AutogradPrivateUse1"], "", True, True)
+    return Plan(tuple(listed), kernels, tuple(left_out))
+
+
+def _npu_left_out(op: VendorOp) -> str:
+    """Why an entry of torch_npu's file is not compared ("": it is, or it is not a kernel entry at all)."""
+    if op.role == CUSTOM:
+        return f"a new op of the file ({op.section}:)"
+    if op.section == "supported" and op.kind == "mapping" and op.name is not None:
+        # parse_backend_yaml registers a map entry only with one of these keys (OPG555 says so on its line).
+        registered = set(NPU_REGISTERED_WITH) & set(op.options)
+        return "" if registered else f"not registered by torchnpugen (no {', '.join(NPU_REGISTERED_WITH)})"
+    return ""
+
+
+def plan_of(text: str, old: NativeSnapshot, path: str = "") -> Plan:
+    """What the file at `path` gives to compare, read against the older release."""
+    snapshot = check_backend(text, old, path)
+    if snapshot.vendor is None:
+        return backend_plan(snapshot.yaml, snapshot.resolved)
+    vendor = snapshot.vendor.yaml
+    if vendor.format == TORCH_NPU:
+        return npu_plan(vendor)
+    return Plan((), None, problem=f"{vendor.format}'s format is not compared yet: its codegen declares its kernels "
+                                  "its own way (opgen upgrade compares gen_backend_stubs' backend yamls and torch_npu's "
+                                  "npu_native_functions.yaml)")
 
 
 def _rename_of(f: NativeFunction, added: list[NativeFunction]) -> NativeFunction | None:
@@ -144,31 +234,36 @@ def _rename_of(f: NativeFunction, added: list[NativeFunction]) -> NativeFunction
     return close[0] if len(close) == 1 else None
 
 
-def upgrade_report(text: str, old: NativeSnapshot, new: NativeSnapshot) -> UpgradeReport:
-    """Every op of the backend yaml `text` that changes from `old`'s release to `new`'s."""
-    before, after = _Side.of(text, old), _Side.of(text, new)
-    added = [f for name, f in after.functions.items() if name not in before.functions]
+def _functions(native: NativeSnapshot) -> dict[OperatorName, NativeFunction]:
+    return {op.function.func.name: op.function for op in native.functions.ops}
+
+
+def upgrade_report(text: str, old: NativeSnapshot, new: NativeSnapshot, path: str = "") -> UpgradeReport:
+    """Every op of the backend yaml or vendor file `text` (at `path`: a vendor file is known by its name) that
+    changes from `old`'s release to `new`'s."""
+    plan = plan_of(text, old, path)
+    before, after = _functions(old), _functions(new)
+    added = [f for name, f in after.items() if name not in before]
     changes: list[OpChange] = []
     missing: list[str] = []
     compared = 0
-    for item in listed_ops(before.yaml):
-        assert item.name is not None  # listed_ops keeps named items only
-        f = before.functions.get(item.name)
+    for item in plan.listed:
+        f = before.get(item.name)
         if f is None:
             missing.append(str(item.name))
             continue
         compared += 1
-        old_decl = before.declaration(f, item)
-        g = after.functions.get(item.name)
+        old_decl = declaration(f, item, plan.kernels, old.release)
+        g = after.get(item.name)
         if g is None:
             renamed = _rename_of(f, added)
             kind = ChangeKind.REMOVED if renamed is None else ChangeKind.RENAMED
             changes.append(OpChange(str(item.name), kind, item.section, item.span, str(f.func),
                                     str(renamed.func) if renamed else "", old_decl,
-                                    after.declaration(renamed, item) if renamed else "",
+                                    declaration(renamed, item, plan.kernels, new.release) if renamed else "",
                                     str(renamed.func.name) if renamed else ""))
             continue
-        new_decl = after.declaration(g, item)
+        new_decl = declaration(g, item, plan.kernels, new.release)
         if str(f.func) != str(g.func):
             kind = ChangeKind.SCHEMA
         elif old_decl != new_decl:
@@ -177,7 +272,12 @@ def upgrade_report(text: str, old: NativeSnapshot, new: NativeSnapshot) -> Upgra
             continue
         changes.append(OpChange(str(item.name), kind, item.section, item.span, str(f.func), str(g.func),
                                 old_decl, new_decl))
-    return UpgradeReport(old.release.version, new.release.version, tuple(changes), compared, tuple(missing))
+    problem = plan.problem
+    if not problem and compared == 0:
+        problem = (f"none of its {len(plan.listed)} listed op(s) is declared by torch {old.release.version}"
+                   if plan.listed else "it lists no upstream op to compare")
+    return UpgradeReport(old.release.version, new.release.version, tuple(changes), compared, tuple(missing),
+                         plan.left_out, problem)
 
 
 def change_message(change: OpChange, old_release: str, new_release: str) -> str:

@@ -99,6 +99,8 @@ class VendorOp:
     # op-plugin: the torch lines (`v2.13`) it applies to; None: every release it is checked against.
     versions: tuple[str, ...] | None = None
     kind: str = "scalar"
+    # The keys of a map entry beside `func:` (torchnpugen registers a `supported` map only with some of them).
+    options: tuple[str, ...] = ()
 
 
 @record
@@ -223,7 +225,8 @@ def _entry(r: _Reader, section: str, role: str, item: YNode) -> None:
         r.add("OPG508", name_span, f"'{name_text}' is not an op name: {why}")
         name = None
     r.ops.append(VendorOp(section, span, name_text, name_span, name, text if paren >= 0 else None, role,
-                          _versions(r, entry), "mapping" if entry is not None else "scalar"))
+                          _versions(r, entry), "mapping" if entry is not None else "scalar",
+                          tuple(k for k in _keys(entry) if k != "func") if entry is not None else ()))
 
 
 # What each codegen says of a new op written without its schema (torchnpugen: torchgen's FunctionSchema.parse, in
