@@ -197,11 +197,11 @@ def npu_plan(vendor: VendorYaml) -> Plan:
 def _npu_left_out(op: VendorOp) -> str:
     """Why an entry of torch_npu's file is not compared ("": it is, or it is not a kernel entry at all)."""
     if op.role == CUSTOM:
-        return f"a new op of the file ({op.section}:)"
+        return f"new op(s) of its own ({op.section}:)"
     if op.section == "supported" and op.kind == "mapping" and op.name is not None:
         # parse_backend_yaml registers a map entry only with one of these keys (OPG555 says so on its line).
         registered = set(NPU_REGISTERED_WITH) & set(op.options)
-        return "" if registered else f"not registered by torchnpugen (no {', '.join(NPU_REGISTERED_WITH)})"
+        return "" if registered else f"not registered by torchnpugen (a map without {', '.join(NPU_REGISTERED_WITH)})"
     return ""
 
 
