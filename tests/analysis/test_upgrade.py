@@ -126,9 +126,57 @@ def test_the_diagnostics_say_what_changes_and_show_both_declarations() -> None:
     assert "schema in 2.7.1: (none)" in by_op["gone"].message
 
 
-def test_a_yaml_that_is_not_a_backend_yaml_gets_an_empty_report() -> None:
-    report = upgrade_report("- just a list\n", _native(OLD, "2.6"), _native(NEW, "2.7"))
+def test_a_file_that_cannot_be_compared_says_why() -> None:
+    old, new = _native(OLD, "2.6"), _native(NEW, "2.7")
+    report = upgrade_report("- just a list\n", old, new)
     assert (report.changes, report.compared) == ((), 0)
+    assert report.problem.startswith("not a backend yaml (gen_backend_stubs' format) nor a vendor file")
+    assert "lists no upstream op" in upgrade_report("backend: XLA\ncpp_namespace: x\nsupported: []\n", old,
+                                                    new).problem
+    assert "none of its 1 listed op(s) is declared by torch 2.6.0" in upgrade_report(
+        "backend: XLA\ncpp_namespace: x\nsupported:\n- helper\n", old, new).problem
+    mlu = upgrade_report("aten:\n- func: gone\n", old, new, "mlu_functions.yaml")
+    assert mlu.problem.startswith("torch_mlu's format is not compared yet")
+    assert not upgrade_report(BACKEND, old, new).problem
+
+
+# torch_npu's dialect: upstream ops under supported (a name, or a map torchnpugen registers), symint, and the
+# file's own new ops under custom (one listed again under supported).
+NPU = """\
+backend: NPU
+cpp_namespace: at_npu::native
+supported:
+  - gone
+  - func: widen
+    op_api: True
+  - func: same
+    exposed: True
+  - moved.old
+  - my_op
+custom:
+  - func: my_op(Tensor self) -> Tensor
+symint:
+  - widen
+"""
+
+
+def test_torch_npu_upstream_ops_are_compared_and_its_own_ops_left_out_with_why() -> None:
+    report = upgrade_report(NPU, _native(OLD, "2.6"), _native(NEW, "2.7"), "torch_npu/csrc/aten/npu_native_functions.yaml")
+    assert report.problem == ""
+    found = {c.op: c for c in report.changes}
+    assert {op: c.kind for op, c in found.items()} == {
+        "gone": ChangeKind.REMOVED, "widen": ChangeKind.SCHEMA, "moved.old": ChangeKind.RENAMED}
+    assert report.compared == 3
+    assert report.left_out == (("same", "not registered by torchnpugen (a map without op_api, device_check, "
+                                        "impl_ns)"), ("my_op", "new op(s) of its own (custom:)"))
+    widen = found["widen"]
+    # on the line of its name; its kernel is widen_symint (listed under symint:), gen_backend_stubs' declaration
+    assert (widen.span.start_line, widen.section) == (NPU.splitlines().index("  - func: widen"), "supported")
+    assert (widen.old_declaration, widen.new_declaration) == (
+        "", "static at::Tensor widen_symint(const at::Tensor & self, c10::SymInt k);")
+    assert found["gone"].old_declaration == "static at::Tensor gone(const at::Tensor & self);"
+    # the same file under another name is not known as torch_npu's by its name, but by its keys
+    assert upgrade_report(NPU, _native(OLD, "2.6"), _native(NEW, "2.7")).left_out == report.left_out
 
 
 COVERAGE_NATIVE = """\
