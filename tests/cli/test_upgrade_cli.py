@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import CORPUS
 from release_files import release_native
 
 from opgen_lsp.analysis.coverage import coverage
@@ -102,3 +103,42 @@ def test_coverage_prints_one_table_per_category_with_counts(backend: Path, capsy
     assert {"op": "add.out", "how": "generated around add.Tensor's kernel"} in data["free"]
     markdown = coverage_cli.render_markdown(str(backend), found)
     assert "\n### implemented by the backend (listed in its yaml) (3)\n\n| op | how |\n|---|---|\n" in markdown
+
+
+NPU = CORPUS / "torch_npu__npu_native_functions.yaml"
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("old,new", [("2.6.0", "2.7.1"), ("2.13.0", "2.15.0")])
+def test_torch_npu_real_file_compares_its_47_upstream_ops(old: str, new: str, capsys) -> None:
+    release_native(old), release_native(new)
+    assert main(["upgrade", str(NPU), "--from", old, "--to", new]) == 0
+    out, err = capsys.readouterr()
+    assert err == (f"0 of 47 listed op(s) change from torch {old} to {new}; 14 op(s) of the file left out: 14 new "
+                   "op(s) of its own (custom:)\n")
+    assert out.splitlines()[0] == "left out: npu_change_data_ptr: new op(s) of its own (custom:)"
+
+
+def test_a_torch_npu_file_lists_each_changed_op_with_both_declarations(tmp_path: Path, capsys) -> None:
+    release_native("2.13.0"), release_native("2.15.0")
+    path = tmp_path / "npu_native_functions.yaml"
+    path.write_text("backend: NPU\ncpp_namespace: at_npu::native\nsupported:\n  - add.Tensor\n  - func: cholesky\n"
+                    "    op_api: True\ncustom:\n  - func: npu_thing(Tensor self) -> Tensor\n")
+    assert main(["upgrade", str(path), "--from", "2.13", "--to", "2.15", "--format", "json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert [(c["op"], c["change"], c["line"], c["column"]) for c in data["changes"]] == [("cholesky", "removed", 5, 11)]
+    assert data["changes"][0]["old_declaration"] == "static at::Tensor cholesky(const at::Tensor & self, bool upper);"
+    assert (data["compared"], data["left_out"]) == (2, [{"op": "npu_thing", "why": "new op(s) of its own (custom:)"}])
+
+
+@pytest.mark.corpus
+def test_a_file_it_cannot_compare_is_a_usage_error_never_0_of_0(tmp_path: Path, capsys) -> None:
+    release_native("2.13.0"), release_native("2.15.0")
+    mlu = CORPUS / "torch_mlu__mlu_functions.yaml"
+    assert main(["upgrade", str(mlu), "--from", "2.13", "--to", "2.15"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith(f"opgen: {mlu}: cannot compare: torch_mlu's format is not compared yet")
+    native = tmp_path / "native_functions.yaml"
+    native.write_text("- func: my_op(Tensor self) -> Tensor\n")
+    assert main(["upgrade", str(native), "--from", "2.13", "--to", "2.15"]) == 2
+    assert "cannot compare: not a backend yaml" in capsys.readouterr().err
