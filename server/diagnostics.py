@@ -218,7 +218,8 @@ CODES: dict[str, Code] = _table(
      "a backend's op that is removed, renamed or changes its schema or kernel declaration in the target release "
      "(opgen.upgradeTarget)"),
     ("OPG976", "upgrade-target-unavailable", W, "the release opgen.upgradeTarget names has no native_functions.yaml "
-                                                "at hand (or is not a known release)"),
+                                                "at hand (or is not a known release), or the file is a vendor format "
+                                                "opgen upgrade does not compare"),
     # backend yaml (torchgen.gen_backend_stubs' input), resolved against native_functions.yaml
     ("OPG500", "backend-not-mapping", E, "a backend yaml must be a mapping of keys such as backend: and supported:"),
     ("OPG501", "missing-backend", E, "no value for 'backend:'"),

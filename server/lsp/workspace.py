@@ -621,16 +621,20 @@ class Workspace:
         """OPG975 on each op that changes from the yaml's release to opgen.upgradeTarget's (OPG976: that release
         is not at hand)."""
         version = self.settings.upgrade_target
-        if version is None or snapshot.yaml is None:
+        if version is None or (snapshot.yaml is None and snapshot.vendor is None):
             return ()
+        anchor = snapshot.yaml.anchor if snapshot.yaml is not None else _vendor_anchor(snapshot)
         target = self.target_release(version)
         if isinstance(target, str):
-            return (diag("OPG976", snapshot.yaml.anchor, f"opgen.upgradeTarget: {target}"),)
+            return (diag("OPG976", anchor, f"opgen.upgradeTarget: {target}"),)
         if target.release is native.snapshot.release:
             return ()
         from ..analysis.upgrade import upgrade_diagnostics, upgrade_report  # loaded on first use
 
-        return upgrade_diagnostics(upgrade_report(document.text, native.snapshot, target))
+        report = upgrade_report(document.text, native.snapshot, target, document.path or document.uri)
+        if report.problem and snapshot.vendor is not None:  # a vendor format not compared: said, not silent
+            return (diag("OPG976", anchor, f"opgen.upgradeTarget: cannot compare: {report.problem}"),)
+        return upgrade_diagnostics(report)
 
     def _analyse_derivatives(self, document: OpenDocument) -> Analysis:
         """A derivatives.yaml (deprecated.yaml) against its native_functions.yaml: what torchgen's autograd loader
@@ -744,3 +748,9 @@ class Workspace:
             self._declarations[key] = found
         return found
 
+
+def _vendor_anchor(snapshot: BackendSnapshot) -> Span:
+    """Where a vendor file's upgrade note goes: its first key (a list-shaped file: its start)."""
+    assert snapshot.vendor is not None
+    keys = snapshot.vendor.yaml.keys
+    return keys[0][1] if keys else Span.point(0, 0)

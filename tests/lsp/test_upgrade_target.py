@@ -50,6 +50,27 @@ def test_each_op_that_changes_in_the_target_gets_an_information_diagnostic(tmp_p
     assert message.startswith("opgen.upgradeTarget: torch 2.8's native_functions.yaml is not at hand")
 
 
+NPU = ("backend: NPU\ncpp_namespace: at_npu::native\nsupported:\n  - add.Tensor\n  - cholesky\ncustom:\n"
+       "  - func: npu_thing(Tensor self) -> Tensor\n")
+
+
+def test_a_torch_npu_file_gets_opg975_and_a_vendor_format_not_compared_is_said(tmp_path: Path) -> None:
+    native = release_native("2.13.0")
+    release_native("2.15.0")
+    ws = Workspace(root=str(tmp_path), settings=config.Settings(native_functions_path=str(native)))
+    path = tmp_path / "npu_native_functions.yaml"
+    ws.open(path.as_uri(), str(path), NPU, 1)
+    [(code, line, severity, message)] = _changes(ws, path.as_uri(), "2.15")
+    assert (code, line, severity) == ("OPG975", 4, Severity.INFORMATION)
+    assert message.splitlines()[0] == "'cholesky' removed from torch 2.13.0 to 2.15.0"
+    assert "kernel in 2.13.0: static at::Tensor cholesky(const at::Tensor & self, bool upper);" in message
+    mlu = tmp_path / "mlu_functions.yaml"
+    ws.open(mlu.as_uri(), str(mlu), "aten:\n  - func: cholesky\n", 1)
+    found = [c for c in _changes(ws, mlu.as_uri(), "2.15") if c[0].startswith("OPG97")]
+    assert [(c[0], c[1], c[2]) for c in found] == [("OPG976", 0, Severity.WARNING)]
+    assert found[0][3].startswith("opgen.upgradeTarget: cannot compare: torch_mlu's format is not compared yet")
+
+
 def test_the_setting_is_a_torch_version_or_null() -> None:
     warnings: list[str] = []
     assert config.settings_from({"upgradeTarget": "2.15"}, warn=warnings.append).upgrade_target == "2.15"
