@@ -40,6 +40,8 @@ class Coverage:
     ops: tuple[CoveredOp, ...]
     # Ops the yaml lists that the release does not declare (the yaml's errors in this release).
     unknown: tuple[str, ...] = ()
+    # Why the file cannot be reported on ("" when it can): said, never a table of 0 implemented ops.
+    problem: str = ""
 
     def of(self, category: str) -> tuple[CoveredOp, ...]:
         return tuple(o for o in self.ops if o.category == category)
@@ -72,9 +74,14 @@ def _elsewhere(f: NativeFunction, op: Op) -> str:
     return "kernels: " + ", ".join(keys) if keys else "no kernel"
 
 
-def coverage(text: str, native: NativeSnapshot) -> Coverage:
-    """Each op of `native`'s release, in file order, in its category for the backend yaml `text`."""
-    backend = check_backend(text, native)
+def coverage(text: str, native: NativeSnapshot, path: str = "") -> Coverage:
+    """Each op of `native`'s release, in file order, in its category for the backend yaml `text` (at `path`)."""
+    backend = check_backend(text, native, path)
+    if backend.vendor is not None:
+        return Coverage(native.release.version, "?", (), problem=f"{backend.vendor.yaml.format}'s format is not read "
+                                                                 "by opgen coverage yet (backend yamls only)")
+    if backend.yaml is None:
+        return Coverage(native.release.version, "?", (), problem="not a backend yaml (gen_backend_stubs' format)")
     resolved = backend.resolved
     listings = resolved.listings if resolved is not None else {}
     kernels = {**resolved.forward_kernels, **resolved.autograd_kernels} if resolved is not None else {}

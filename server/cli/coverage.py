@@ -27,7 +27,8 @@ def add_coverage_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]
                                    "or CompositeExplicitAutograd[NonFunctional] kernel, or an out= / in-place "
                                    "variant gen_backend_stubs writes around the listed functional kernel), and "
                                    "those it must implement or leaves to its fallback; one table per category, "
-                                   "with counts. Exit status 0, or 2 when an input is not at hand.")
+                                   "with counts. Exit status 0, or 2 when an input is not at hand or is not a "
+                                   "backend yaml (a vendor file is not read yet).")
     add_report_arguments(p)
     p.add_argument("--release", metavar="X.Y[.Z]", help="the torch release whose ops are sorted (its "
                    "native_functions.yaml from opgen's torchgen cache or the installed torch; default: the installed "
@@ -57,7 +58,11 @@ def run_coverage(args: argparse.Namespace) -> int:
     except InputError as exc:
         print(f"opgen: {exc}", file=sys.stderr)
         return status.USAGE
-    sys.stdout.write(RENDER[args.format](args.file, coverage(text, native)))
+    found = coverage(text, native, args.file)
+    if found.problem:
+        print(f"opgen: {args.file}: cannot report coverage: {found.problem}", file=sys.stderr)
+        return status.USAGE
+    sys.stdout.write(RENDER[args.format](args.file, found))
     return status.CLEAN
 
 

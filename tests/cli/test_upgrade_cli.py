@@ -142,3 +142,9 @@ def test_a_file_it_cannot_compare_is_a_usage_error_never_0_of_0(tmp_path: Path, 
     native.write_text("- func: my_op(Tensor self) -> Tensor\n")
     assert main(["upgrade", str(native), "--from", "2.13", "--to", "2.15"]) == 2
     assert "cannot compare: not a backend yaml" in capsys.readouterr().err
+    # opgen coverage likewise: a vendor file or another yaml is said, never "0 implemented"
+    assert main(["coverage", str(NPU), "--release", "2.13"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "cannot report coverage: torch_npu's format is not read by opgen coverage yet" in err
+    assert main(["coverage", str(native), "--release", "2.13"]) == 2
+    assert "cannot report coverage: not a backend yaml" in capsys.readouterr().err
