@@ -113,6 +113,26 @@ async def test_the_server_publishes_opg975_and_its_hover_shows_both_releases(cli
     assert "Upgrade" not in await hover("add.Tensor")  # an op that does not change: no note
 
 
+@pytest.mark.asyncio
+@pytest.mark.parametrize("client", ["visual-studio-code"], indirect=True)
+@pytest.mark.init_options({"debounceMs": 10, "pytorchFormatCheck": False, "compatibilityBase": "off",
+                           "torchVersion": "2.13", "upgradeTarget": "2.15"})
+async def test_torch_npu_file_over_stdio_gets_opg975_and_its_hover_note(client) -> None:
+    release_native("2.13.0")
+    release_native("2.15.0")
+    uri = open_document(client, write(client, "npu_native_functions.yaml", NPU))
+    found = await current_diagnostics(client, uri, lambda ds: len(ds) >= 1)
+    assert [(str(d.code), d.range.start.line, d.severity) for d in found] == [
+        ("OPG975", 4, types.DiagnosticSeverity.Information)]
+    assert found[0].range == rng(client, NPU, "cholesky")
+    answer = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=pos(client, NPU, "cholesky", 1)))
+    assert answer is not None
+    text = answer.contents.value  # type: ignore[union-attr]
+    assert "**Upgrade** (`opgen.upgradeTarget`): 'cholesky' removed from torch 2.13.0 to 2.15.0" in text
+    assert "kernel in 2.13.0: static at::Tensor cholesky(const at::Tensor & self, bool upper);" in text
+
+
 def test_the_hover_note_keeps_a_message_quoting_a_fence_inside_its_code_block() -> None:
     # A schema or declaration may hold backticks (a default string, a comment in a custom file); a run of three
     # would close a ``` fence early and turn the rest of the note into Markdown.
