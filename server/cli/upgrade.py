@@ -111,7 +111,9 @@ def render_markdown(path: str, report: UpgradeReport) -> str:
     rows = [[str(c.span.start_line + 1), c.op, c.summary, "\n".join(filter(None, (c.old_schema, c.old_declaration))),
              "\n".join(filter(None, (c.new_schema, c.new_declaration)))] for c in report.changes]
     head = (f"## {path}: {len(report.changes)} of {report.compared} listed op(s) change from {old} to {new}\n\n")
-    return head + (markdown_table(["line", "op", "change", old, new], rows, frozenset({1, 3, 4})) if rows else "")
+    table = markdown_table(["line", "op", "change", old, new], rows, frozenset({1, 3, 4})) if rows else ""
+    left = "".join(f"- left out: `{op}`: {why}\n" for op, why in report.left_out)
+    return head + table + (("\n" if table else "") + left if left else "")
 
 
 RENDER = {"text": render_text, "json": render_json, "markdown": render_markdown}

@@ -129,6 +129,10 @@ def test_a_torch_npu_file_lists_each_changed_op_with_both_declarations(tmp_path:
     assert [(c["op"], c["change"], c["line"], c["column"]) for c in data["changes"]] == [("cholesky", "removed", 5, 11)]
     assert data["changes"][0]["old_declaration"] == "static at::Tensor cholesky(const at::Tensor & self, bool upper);"
     assert (data["compared"], data["left_out"]) == (2, [{"op": "npu_thing", "why": "new op(s) of its own (custom:)"}])
+    report = upgrade_report(path.read_text(), load_release("2.13"), load_release("2.15"), str(path))
+    markdown = upgrade_cli.render_markdown(str(path), report)
+    assert markdown.endswith("|\n\n- left out: `npu_thing`: new op(s) of its own (custom:)\n")
+    assert "| 5 | `cholesky` | removed |" in markdown
 
 
 @pytest.mark.corpus
