@@ -58,7 +58,15 @@ class Reference:
     @property
     def headeronly(self) -> bool:
         """gen.py before 2.12 has no --headeronly-install-dir."""
-        return "--headeronly-install-dir" in Path(self.aten, "..", "..", "gen.py").read_text(encoding="utf-8")
+        return "--headeronly-install-dir" in self._gen_py()
+
+    @property
+    def aoti(self) -> bool:
+        """gen.py before 2.4 has no --aoti-install-dir (its shims go to a fixed folder under the current one)."""
+        return "--aoti-install-dir" in self._gen_py()
+
+    def _gen_py(self) -> str:
+        return Path(self.aten, "..", "..", "gen.py").read_text(encoding="utf-8")
 
 
 def descendants(pid: int) -> list[int]:
@@ -131,7 +139,8 @@ def run(tool: str, cmd: list[str], cwd: str, env: dict[str, str] | None = None) 
 
 def flags(ref: Reference, out: Path, extra: list[str]) -> list[str]:
     headeronly = ["--headeronly-install-dir", str(out / "headeronly")] if ref.headeronly else []
-    return ["-s", ref.aten, "-d", str(out / "aten"), *headeronly, "--aoti-install-dir", str(out / "aoti"), *extra]
+    aoti = ["--aoti-install-dir", str(out / "aoti")] if ref.aoti else []
+    return ["-s", ref.aten, "-d", str(out / "aten"), *headeronly, *aoti, *extra]
 
 
 def files(root: Path) -> dict[str, bytes]:
