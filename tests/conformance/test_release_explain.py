@@ -26,7 +26,7 @@ from opgen_lsp.releases import RELEASES, Release
 
 from .test_release_matrix import release_folder
 
-pytestmark = pytest.mark.versions
+pytestmark = [pytest.mark.versions, pytest.mark.slow]  # every release, both layouts: seconds, as the matrix
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "samples" / "aten" / "native" / "native_functions.yaml"
