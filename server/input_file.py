@@ -14,7 +14,7 @@ import stat
 # a file within it holds at most that many characters).
 MAX_INPUT_BYTES = 64 * 1024 * 1024
 
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 # Why a file could not be read (UnreadableFile.kind), for callers that answer them differently.
@@ -77,7 +77,7 @@ def read_bytes(path: str, limit: int = MAX_INPUT_BYTES) -> bytes:
     """The bytes of a regular file of at most `limit` bytes (raises UnreadableFile)."""
     try:
         # O_NONBLOCK: opening a FIFO does not wait for a writer (it is refused below, unread).
-        fd = os.open(path, _OPEN_FLAGS)
+        fd = os.open(path, READ_FLAGS)
     except FileNotFoundError:
         raise UnreadableFile(path, "no such file", MISSING) from None
     except IsADirectoryError:

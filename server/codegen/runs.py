@@ -40,7 +40,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from ..cache.store import Cache, namespaced
 from ..frozen import record
-from ..input_file import MAX_INPUT_BYTES
+from ..input_file import MAX_INPUT_BYTES, READ_FLAGS
 
 # Well over the kernel's clock tick (1-10 ms): a file changed this close to its stat gets its bytes checked.
 RACY_NS = 50_000_000
@@ -58,8 +58,8 @@ def _stamp(info: os.stat_result) -> Stamp:
 def file_state(path: str) -> tuple[str, Stamp]:
     """file_digest(path), and the file's stat taken before its bytes were read (empty when it has none)."""
     try:
-        # O_NONBLOCK: a FIFO planted as an input opens at once (and is "other") instead of waiting for a writer.
-        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as f:
+        # The readers' flags (O_NONBLOCK among them): a FIFO planted as an input opens at once and is "other".
+        with open(os.open(path, READ_FLAGS), "rb") as f:
             info = os.fstat(f.fileno())
             if not stat.S_ISREG(info.st_mode):
                 return "other", _stamp(info)
