@@ -9,10 +9,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..diagnostics import Diagnostic, diag
-from ..index.documents import DEPRECATED_YAML, DERIVATIVES_YAML
+from ..index.yaml_names import DEPRECATED_YAML, DERIVATIVES_YAML
 from ..input_file import NOT_UTF8, SPECIAL, TOO_LARGE, UnreadableFile, read_text
-from ..model.selection import TOP_LEVEL_KEYS, read_selection
-from ..model.vendor_formats import vendor_format
+from ..model.selection_keys import TOP_LEVEL_KEYS
 from ..releases import (
     Fit,
     Release,
@@ -67,6 +66,8 @@ def classify(path: str, text: str) -> str:
         return DERIVATIVES
     if name == DEPRECATED_YAML:  # a common name: only PyTorch's, in an autograd folder
         return DEPRECATED if os.path.basename(os.path.dirname(path)) == "autograd" else UNKNOWN
+    from ..model.vendor_formats import vendor_format  # (not for a native_functions.yaml or tags.yaml)
+
     if vendor_format(path, text) is not None:  # a vendor's dialect of the backend yaml, read by its own reader
         return BACKEND
     for line in text.splitlines():
@@ -246,6 +247,8 @@ class _Run:
         elif kind == BACKEND:
             self._backend(path, text)
         elif kind == SELECTION:
+            from ..model.selection import read_selection
+
             self._report(path, read_selection(text)[1])
         else:
             self.result.notes.append(f"opgen: {path}: not an operator yaml file (expected native_functions.yaml, "
@@ -360,6 +363,8 @@ class _Run:
                    "--native-functions F (or install torch 2.13, whose torchgen ships one)")
             self._report(path, [diag("OPG900", Span.point(0, 0), why)])
             return
+        from ..model.vendor_formats import vendor_format
+
         if vendor_format(path, text) is not None:
             native = self._vendor_native(native) or native
         backend = check_backend(text, native, path, self._release_native)
