@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
+import marshal
 import os
+import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -34,7 +35,9 @@ if TYPE_CHECKING:
     from ..cache.store import Cache
     from ..releases import Release
 
-_FORMAT = "1"
+# The entries are marshal's bytes (lists, strings and ints only: no json, whose import a clean check avoids); its
+# format is Python's own, so the interpreter's version is keyed too.
+_FORMAT = f"1 marshal {marshal.version} {sys.version_info[:2]}"
 # index.documents.MEMORY_BUDGET_VARIABLE (not imported: that module loads the parser); its raw value is keyed.
 _BUDGET_VARIABLE = "OPGEN_MEMORY_BUDGET_MB"
 
@@ -111,10 +114,13 @@ class CheckMemo:
         if payload is None:
             return None
         try:
-            data = json.loads(payload)
-        except ValueError:  # (UnicodeDecodeError included)
+            data = marshal.loads(payload)
+        except (ValueError, EOFError, TypeError):
             return None
         return data if isinstance(data, dict) else None
+
+    def _put(self, key: str, data: dict[str, object]) -> None:
+        self.cache.put(key, marshal.dumps(data))
 
     def tags(self, text: str, compute: Callable[[], TagsVerdict]) -> TagsVerdict:
         from ..cache.store import namespaced
@@ -129,8 +135,7 @@ class CheckMemo:
             except (KeyError, TypeError, ValueError):
                 pass
         verdict = compute()
-        self.cache.put(key, json.dumps({"names": sorted(verdict.names),
-                                        "diagnostics": encode_diagnostics(verdict.diagnostics)}).encode())
+        self._put(key, {"names": sorted(verdict.names), "diagnostics": encode_diagnostics(verdict.diagnostics)})
         return verdict
 
     def native(self, path: str, text: str, valid_tags: frozenset[str], release: Release,
@@ -146,6 +151,6 @@ class CheckMemo:
             except (KeyError, TypeError, ValueError):
                 pass
         verdict = compute()
-        self.cache.put(key, json.dumps({"diagnostics": encode_diagnostics(verdict.diagnostics),
-                                        "extra": encode_diagnostics(verdict.extra)}).encode())
+        self._put(key, {"diagnostics": encode_diagnostics(verdict.diagnostics),
+                        "extra": encode_diagnostics(verdict.extra)})
         return verdict
