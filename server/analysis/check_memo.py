@@ -2,7 +2,7 @@
 (cache/store.py) so that a run whose inputs did not change answers without parsing them.
 
 A verdict is a pure function of what its key holds, and of nothing else:
-- a tags.yaml's (its tag names and diagnostics): its text;
+- a tags.yaml's (its tag names and diagnostics): its text and the memory budget;
 - a native_functions.yaml's (the parse's diagnostics, then the AOTI shim check's): its text, the valid tags, the
   release (its whole profile), the memory budget (a file over it is read in part), and the fallback_ops.py the
   shim check reads (its path and the sha256 of its bytes: the first of shims' candidates that is a file).
@@ -125,7 +125,7 @@ class CheckMemo:
     def tags(self, text: str, compute: Callable[[], TagsVerdict]) -> TagsVerdict:
         from ..cache.store import namespaced
 
-        key = namespaced("check-tags", _FORMAT, text)
+        key = namespaced("check-tags", _FORMAT, text, os.environ.get(_BUDGET_VARIABLE, ""))
         data = self._get(key)
         if data is not None:
             try:

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from opgen_lsp.analysis import check
-from opgen_lsp.index.native import NativeParser
 from opgen_lsp.cli import main
+from opgen_lsp.index.native import NativeParser
 
 TAGS = "- tag: core\n  desc: core aten op\n"
 NATIVE = ("- func: foo(Tensor self) -> Tensor\n  dispatch:\n    CPU: foo\n\n"
