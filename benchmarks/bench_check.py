@@ -220,7 +220,8 @@ def measure_processes(native: Path, tags: Path, repeat: int, release: str | None
     that torch release's torchgen, from release_folder, and opgen held to that release)."""
     torchgen = Series([], [], [], {})
     opgen = Series([], [], [], {})
-    cli_cmd = opgen_command() + ["check", str(native), "--tags", str(tags), *torch_release.opgen_flags(release)]
+    cli_cmd = opgen_command() + ["check", "--no-cache", str(native), "--tags", str(tags),
+                                 *torch_release.opgen_flags(release)]  # (a full check: bench_check_cache.py has the cache)
     cli = Series([], [], [], {"command": cli_cmd})
     for rep in range(1, repeat + 1):
         progress(f"  repetition {rep}/{repeat}: torchgen parse_native_yaml ...")

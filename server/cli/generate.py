@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from .. import status
 from ..releases.tree_release import tree_notes
 from .generation_report import report_written, terminal_progress
-from .options import add_verbose_argument
+from .options import add_cache_arguments, add_verbose_argument, open_cache
 from .torch_version import add_torch_version_argument, resolve_release
 
 # Where gen.py before 2.4 writes the AOTI C shims, under the working folder (it has no --aoti-install-dir).
@@ -69,13 +69,6 @@ def add_generate_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     add_torch_version_argument(p)
     add_cache_arguments(p)
     p.set_defaults(run=run_generate)
-
-
-def add_cache_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--cache-dir", metavar="DIR",
-                   help="the persistent cache's folder (default: $OPGEN_CACHE_DIR, else $XDG_CACHE_HOME/opgen or "
-                        "~/.cache/opgen): a run with nothing changed since the last is answered from it")
-    p.add_argument("--no-cache", action="store_true", help="neither read nor write the persistent cache")
 
 
 def add_selection_arguments(p: argparse.ArgumentParser) -> None:
@@ -169,16 +162,6 @@ def generate_as(args: argparse.Namespace, resolved: Resolved) -> int:
         for note in cache.notes:
             print(f"opgen: note: {note}", file=sys.stderr)
     return code
-
-
-def open_cache(args: argparse.Namespace) -> Cache:
-    """The persistent cache --cache-dir names (else $OPGEN_CACHE_DIR, else the user's cache folder); one that is
-    off with --no-cache or OPGEN_CACHE_DIR=off."""
-    from ..cache.store import Cache, default_folder
-
-    if getattr(args, "no_cache", False):
-        return Cache(None)
-    return Cache(getattr(args, "cache_dir", None) or default_folder())
 
 
 # The arguments that do not shape what is written (how it is reported, how many processes write it, the cache).

@@ -465,7 +465,7 @@ def test_one_cache_root_and_what_clear_clears(tmp_path: Path, monkeypatch: pytes
     assert "kernel index's files in" in said.out and "are kept" in said.out and kernels.exists()
     assert main(["cache", "clear"]) == 0
     said = capsys.readouterr()
-    assert "removed 1 cache entry (generate's run records)" in said.out
+    assert "removed 1 cache entry (generate's run records, check's verdicts)" in said.out
     assert f"removed 1 kernel index file(s) (kernels-*.json) from {root}" in said.out
     assert not kernels.exists() and all(path.exists() for path in kept)
     assert [p.name for p in (root / SUBFOLDER).iterdir()] == []

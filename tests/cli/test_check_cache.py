@@ -1,0 +1,352 @@
+"""`opgen check` with its persistent memo (analysis/check_memo.py): the output (diagnostics, their order, the summary
+line, stderr, the exit status, every --format) is the same with and without the cache, over seeded random edits of
+the real native_functions.yaml and its tags.yaml, and under hostile conditions: damaged entries, entries of another
+opgen, a read-only cache folder, two checks at once. Each test also shows that the cache is used (a file unchanged
+is not parsed again), so that a cache that never hits cannot pass."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import marshal
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from opgen_lsp.analysis import check as check_module
+from opgen_lsp.analysis import check_memo, shims
+from opgen_lsp.cache import store
+from opgen_lsp.cache.store import SUBFOLDER, Cache
+from opgen_lsp.cli import main
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "aten" / "native"
+FORMATS = ("text", "json", "github", "sarif")
+
+Outcome = tuple[int, str, str]  # exit status, stdout, stderr
+
+
+@pytest.fixture
+def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The native_functions.yaml files parsed since (a verdict not found in the memo), by path."""
+    seen: list[str] = []
+    computed = check_module._Run._native_verdict
+
+    def counted(self: object, path: str, *args: object) -> object:
+        seen.append(path)
+        return computed(self, path, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(check_module._Run, "_native_verdict", counted)
+    return seen
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> Outcome:
+    capsys.readouterr()
+    code = main(["check", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def tree(folder: Path, source: Path) -> Path:
+    """A copy of source's native_functions.yaml and tags.yaml in folder; the copy's native_functions.yaml."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in ("native_functions.yaml", "tags.yaml"):
+        shutil.copyfile(source / name, folder / name)
+    return folder / "native_functions.yaml"
+
+
+def entries_of(text: str) -> list[str]:
+    """The file cut before each `- func:` line (the first piece: what comes before the first entry)."""
+    pieces, current = [], []
+    for line in text.splitlines(keepends=True):
+        if line.startswith("- func:") and current:
+            pieces.append("".join(current))
+            current = []
+        current.append(line)
+    pieces.append("".join(current))
+    return pieces
+
+
+def edit(rng: random.Random, text: str, tags: str, history: list[tuple[str, str]]) -> tuple[str, str, str]:
+    """One random edit of the pair (native_functions.yaml, tags.yaml): (what, new text, new tags)."""
+    what = rng.choice(["tag", "bad tag", "kernel", "bad key", "schema", "bad schema", "remove", "duplicate", "swap",
+                       "add", "tags.yaml", "undo", "nothing"])
+    pieces = entries_of(text)
+    i = rng.randrange(1, len(pieces) - 1)
+    entry = pieces[i]
+    lines = entry.splitlines(keepends=True)
+    if what in ("tag", "bad tag"):
+        tag = "pointwise" if what == "tag" else f"no_such_tag_{rng.randrange(100)}"
+        at = next((k for k, line in enumerate(lines) if line.startswith("  tags:")), None)
+        if at is None:
+            lines.insert(1, f"  tags: {tag}\n")
+        else:
+            lines[at] = f"  tags: [{lines[at].split(':', 1)[1].strip().strip('[]')}, {tag}]\n".replace("[, ", "[")
+    elif what in ("kernel", "bad key"):
+        at = [k for k, line in enumerate(lines) if line.startswith("    ") and ":" in line and "," not in line]
+        if at:
+            k = rng.choice(at)
+            key, _, kernel = lines[k].partition(":")
+            lines[k] = (f"{key}: {kernel.strip()}_edited\n" if what == "kernel" else f"    NoSuchKey{rng.randrange(9)}:"
+                        f"{kernel}")
+    elif what in ("schema", "bad schema"):
+        name, _, rest = lines[0].partition("(")
+        lines[0] = f"{name}_renamed({rest}" if what == "schema" else lines[0].replace("Tensor", "Tensr", 1)
+    if what == "remove":
+        del pieces[i]
+    elif what == "duplicate":
+        pieces.insert(i, entry)
+    elif what == "swap":
+        pieces[i], pieces[i + 1] = pieces[i + 1], pieces[i]
+    elif what == "add":
+        pieces.insert(i, f"- func: opgen_added_{rng.randrange(1000)}(Tensor self) -> Tensor\n  variants: function\n\n")
+    elif what == "tags.yaml":
+        kept = [t for t in entries_of(tags.replace("- tag:", "- func:"))]
+        victim = rng.randrange(1, len(kept)) if len(kept) > 2 else 0
+        tags = "".join(kept[:victim] + kept[victim + 1:]).replace("- func:", "- tag:") if victim else tags
+    elif what == "undo" and history:
+        text, tags = rng.choice(history)
+        return what, text, tags
+    else:
+        pieces[i] = "".join(lines)
+    return what, "".join(pieces), tags
+
+
+def same_outputs(capsys: pytest.CaptureFixture[str], parses: list[str], native: Path, cache: Path, fmt: str,
+                 new: bool) -> Outcome:
+    """Check native with the cache (twice) and without it: the three outcomes equal; the first cached run parses
+    exactly when the pair of files is new (never checked before: an edit undone is found), the second never."""
+    del parses[:]
+    cached = run(capsys, "--format", fmt, "--cache-dir", str(cache), str(native))
+    assert parses == ([str(native)] if new else []), fmt
+    again = run(capsys, "--format", fmt, "--cache-dir", str(cache), str(native))
+    assert len(parses) == int(new)  # the second: answered from the memo
+    plain = run(capsys, "--format", fmt, "--no-cache", str(native))
+    assert cached == plain and again == plain
+    return plain
+
+
+def random_edits(tmp_path: Path, source: Path, capsys: pytest.CaptureFixture[str], parses: list[str], seed: int,
+                 steps: int) -> set[str]:
+    native = tree(tmp_path / "native", source)
+    tags_path = native.parent / "tags.yaml"
+    cache = tmp_path / "cache"
+    rng = random.Random(seed)
+    history: list[tuple[str, str]] = []
+    statuses, kinds = set(), set()
+    checked: set[tuple[str, str]] = set()
+    for step in range(steps):
+        text, tags = native.read_text(encoding="utf-8"), tags_path.read_text(encoding="utf-8")
+        history.append((text, tags))
+        what, text, tags = edit(rng, text, tags, history) if step else ("first", text, tags)
+        native.write_text(text, encoding="utf-8")
+        tags_path.write_text(tags, encoding="utf-8")
+        fmt = FORMATS[step % len(FORMATS)] if step % 3 else "text"
+        code, _, _ = same_outputs(capsys, parses, native, cache, fmt, new=(text, tags) not in checked)
+        checked.add((text, tags))
+        statuses.add(code)
+        kinds.add(what)
+    return {f"status {s}" for s in statuses} | kinds
+
+
+def test_with_and_without_the_cache_over_random_edits_of_the_sample(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                    parses: list[str]) -> None:
+    seen = random_edits(tmp_path, SAMPLES, capsys, parses, seed=3201, steps=40)
+    assert {"status 0", "status 1"} <= seen  # errors introduced, and fixed again
+    assert {"bad tag", "bad schema", "remove", "duplicate", "swap", "tags.yaml", "undo"} <= seen
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [32, 3232])
+def test_with_and_without_the_cache_over_random_edits_of_the_real_file(tmp_path: Path, aten: Path, seed: int,
+                                                                       capsys: pytest.CaptureFixture[str],
+                                                                       parses: list[str]) -> None:
+    """torchgen's own native_functions.yaml and tags.yaml (2,600 entries), 14 random edits each."""
+    seen = random_edits(tmp_path, aten / "native", capsys, parses, seed=seed, steps=14)
+    assert "status 1" in seen and len(seen) >= 6
+
+
+def test_the_release_and_the_memory_budget_are_part_of_the_key(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                               parses: list[str],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    native, cache = tree(tmp_path / "native", SAMPLES), str(tmp_path / "cache")
+    for version in ("2.6", "2.13", "2.6"):
+        assert run(capsys, "--torch-version", version, "--cache-dir", cache, str(native)) == \
+            run(capsys, "--torch-version", version, "--no-cache", str(native))
+    assert len(parses) == 2  # 2.6, 2.13; then 2.6 again from the memo
+    tags_parsed: list[str] = []
+    parse_tags = check_module._tags_verdict
+    monkeypatch.setattr(check_module, "_tags_verdict", lambda text: tags_parsed.append(text) or parse_tags(text))
+    monkeypatch.setenv("OPGEN_MEMORY_BUDGET_MB", "1")  # (a file over the budget is read in part: another verdict)
+    del parses[:]
+    assert run(capsys, "--torch-version", "2.6", "--cache-dir", cache, str(native))[0] == 0
+    assert len(parses) == 1 and len(tags_parsed) == 1
+    assert run(capsys, "--torch-version", "2.6", "--cache-dir", cache, str(native))[0] == 0
+    assert len(parses) == 1 and len(tags_parsed) == 1
+
+
+def test_kernels_and_a_backends_own_file_bypass_the_memo(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                         parses: list[str]) -> None:
+    native, cache = tree(tmp_path / "native", SAMPLES), str(tmp_path / "cache")
+    (tmp_path / "cpp").mkdir()
+    with_kernels = ("--kernels", str(tmp_path / "cpp"), str(native))
+    assert run(capsys, "--cache-dir", cache, *with_kernels) == run(capsys, "--no-cache", *with_kernels)
+    assert parses == [] and not list((tmp_path / "cache" / SUBFOLDER).glob("*"))
+
+
+# ------------------------------------------------------------------------------------------------ hostile caches
+
+def _entries(cache: Path) -> list[Path]:
+    return sorted(p for p in (cache / SUBFOLDER).iterdir() if len(p.name) == 64)
+
+
+def _damage(path: Path, how: str) -> None:
+    data = path.read_bytes()
+    key = path.name
+    if how == "truncated":
+        path.write_bytes(data[:len(data) // 2])
+    elif how == "emptied":
+        path.write_bytes(b"")
+    else:  # a payload that checks (magic, length, checksum) but is not a verdict this opgen writes
+        payload = {"not marshal": b"\x00garbage", "wrong shape": marshal.dumps({"diagnostics": [["x"]], "extra": 3}),
+                   "wrong severity": marshal.dumps({"diagnostics": [[[0, 0, 0, 1], 7, "OPG1", "m", []]], "extra": [],
+                                                    "names": ["a"]}),
+                   "not a dict": marshal.dumps([1, 2])}[how]
+        path.write_bytes(store.encode(key, payload))
+
+
+@pytest.mark.parametrize("how", ["truncated", "emptied", "not marshal", "wrong shape", "wrong severity", "not a dict"])
+def test_a_damaged_entry_is_a_miss_and_rebuilt(tmp_path: Path, how: str, capsys: pytest.CaptureFixture[str],
+                                               parses: list[str]) -> None:
+    native, cache = tree(tmp_path / "native", SAMPLES), tmp_path / "cache"
+    native.write_text(native.read_text() + "- func: broken(Tensr self) -> Tensor\n")  # an error to keep
+    plain = run(capsys, "--no-cache", str(native))
+    assert plain[0] == 1
+    assert run(capsys, "--cache-dir", str(cache), str(native)) == plain
+    assert len(_entries(cache)) == 2  # the tags.yaml's verdict and the native_functions.yaml's
+    for path in _entries(cache):
+        _damage(path, how)
+    del parses[:]
+    assert run(capsys, "--cache-dir", str(cache), str(native)) == plain
+    assert parses == [str(native)]
+    assert run(capsys, "--cache-dir", str(cache), str(native)) == plain  # rebuilt: found again
+    assert parses == [str(native)]
+
+
+def test_an_entry_of_another_opgen_is_never_used(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                 parses: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Entries written by another opgen (another source digest), then made to say something else: that opgen reads
+    what was planted, this one never does."""
+    native, cache = tree(tmp_path / "native", SAMPLES), tmp_path / "cache"
+    plain = run(capsys, "--no-cache", str(native))
+    with monkeypatch.context() as m:
+        m.setattr(store, "opgen_digest", lambda: "another opgen")
+        assert run(capsys, "--cache-dir", str(cache), str(native)) == plain
+        planted = [[[0, 0, 0, 1], 1, "OPG999", "planted by another opgen", []]]
+        for path in _entries(cache):
+            found = marshal.loads(store.decode(path.name, path.read_bytes()) or b"")
+            found = {**found, "diagnostics": planted}
+            path.write_bytes(store.encode(path.name, marshal.dumps(found)))
+        assert "planted by another opgen" in run(capsys, "--cache-dir", str(cache), str(native))[1]
+    del parses[:]
+    assert run(capsys, "--cache-dir", str(cache), str(native)) == plain
+    assert parses == [str(native)]
+
+
+@contextlib.contextmanager
+def _captured() -> Iterator[tuple[io.StringIO, io.StringIO]]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        yield out, err
+
+
+def _as_another_user(args: list[str], parses: list[str]) -> tuple[int, str, str, int]:
+    """main(["check", *args]) in a forked child, as user nobody when this is root (whom modes do not stop):
+    (status, stdout, stderr, files parsed)."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        status = 1
+        try:
+            os.close(read)
+            if os.geteuid() == 0:
+                os.setgid(65534)
+                os.setuid(65534)
+            del parses[:]
+            with _captured() as (out, err):
+                code = main(["check", *args])
+            os.write(write, marshal.dumps((code, out.getvalue(), err.getvalue(), len(parses))))
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write)
+    with os.fdopen(read, "rb") as f:
+        data = f.read()
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    code, out, err, parsed = marshal.loads(data)
+    return code, out, err, parsed
+
+
+@pytest.mark.parametrize("warm", [True, False])
+def test_a_read_only_cache_folder_is_read_and_not_written(warm: bool, capsys: pytest.CaptureFixture[str],
+                                                          parses: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    # The child, user nobody, may not see the installed torchgen's fallback_ops.py (under root's home), which is
+    # part of the key: neither run looks for one.
+    for module in (check_memo, shims):
+        monkeypatch.setattr(module, "fallback_ops_candidates", lambda source_path: [])
+    base = Path(tempfile.mkdtemp())
+    try:
+        base.chmod(0o755)
+        native = tree(base / "native", SAMPLES)
+        native.write_text(native.read_text() + "- func: broken(Tensr self) -> Tensor\n")
+        for path in (native.parent, native, native.parent / "tags.yaml"):
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        cache = base / "cache"
+        plain = run(capsys, "--no-cache", str(native))
+        Cache(str(cache)).close()  # the folder, empty
+        if warm:
+            assert run(capsys, "--cache-dir", str(cache), str(native)) == plain
+        before = _entries(cache)
+        for path in before:
+            path.chmod(0o444)
+        (cache / SUBFOLDER).chmod(0o555)
+        if os.geteuid() == 0:  # the child runs as nobody: the folder is its own (another user's is not trusted)
+            os.chown(cache / SUBFOLDER, 65534, 65534)
+        code, out, err, parsed = _as_another_user(["--cache-dir", str(cache), str(native)], parses)
+        assert (code, out) == plain[:2]
+        assert parsed == (0 if warm else 1)
+        if warm:  # every verdict found: nothing to write, nothing to say
+            assert err == plain[2]
+        else:
+            assert err.startswith(plain[2]) and err.count("opgen: note: cache folder") == 1
+            assert "cannot be written" in err
+        assert _entries(cache) == before
+    finally:
+        if (base / "cache" / SUBFOLDER).exists():
+            (base / "cache" / SUBFOLDER).chmod(0o755)
+        shutil.rmtree(base)
+
+
+def test_two_checks_at_once_share_the_cache(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                            parses: list[str]) -> None:
+    native, cache = tree(tmp_path / "native", SAMPLES), tmp_path / "cache"
+    native.write_text(native.read_text() + "- func: broken(Tensr self) -> Tensor\n")
+    plain = run(capsys, "--no-cache", str(native))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    command = [sys.executable, "-m", "opgen_lsp.cli", "check", "--cache-dir", str(cache), str(native)]
+    both = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+            for _ in range(4)]
+    for p in both:
+        out, err = p.communicate(timeout=120)
+        assert (p.returncode, out, err) == plain
+    del parses[:]
+    assert run(capsys, "--cache-dir", str(cache), str(native)) == plain
+    assert parses == []
+    assert len(_entries(cache)) == 2 and not [p for p in (cache / SUBFOLDER).iterdir() if p.name.endswith(".tmp")]
