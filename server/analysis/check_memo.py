@@ -139,18 +139,35 @@ class CheckMemo:
         return verdict
 
     def native(self, path: str, text: str, valid_tags: frozenset[str], release: Release,
-               compute: Callable[[], NativeVerdict]) -> NativeVerdict:
+               compute: Callable[[RecordSlot], NativeVerdict]) -> NativeVerdict:
+        """The verdict kept for text, else compute's, given where the last run on this path kept what the edit path
+        (check_edit.py) reads: keyed by the same constants as the verdict, and the path instead of the text."""
         from ..cache.store import namespaced
 
-        key = namespaced("check-native", _FORMAT, text, "\n".join(sorted(valid_tags)), stable_text(release),
-                         os.environ.get(_BUDGET_VARIABLE, ""), fallback_ops_state(path))
+        constants = ("\n".join(sorted(valid_tags)), stable_text(release), os.environ.get(_BUDGET_VARIABLE, ""),
+                     fallback_ops_state(path))
+        key = namespaced("check-native", _FORMAT, text, *constants)
         data = self._get(key)
         if data is not None:
             try:
                 return NativeVerdict(decode_diagnostics(data["diagnostics"]), decode_diagnostics(data["extra"]))
             except (KeyError, TypeError, ValueError):
                 pass
-        verdict = compute()
+        verdict = compute(RecordSlot(self, namespaced("check-edit", _FORMAT, os.path.abspath(path), *constants)))
         self._put(key, {"diagnostics": encode_diagnostics(verdict.diagnostics),
                         "extra": encode_diagnostics(verdict.extra)})
         return verdict
+
+
+class RecordSlot:
+    """Where the edit path's record of one native_functions.yaml is kept (check_edit.py): one per path and set of
+    constants, replaced by every run that computes a verdict on it."""
+
+    def __init__(self, memo: CheckMemo, key: str) -> None:
+        self._memo, self._key = memo, key
+
+    def get(self) -> dict[str, object] | None:
+        return self._memo._get(self._key)
+
+    def put(self, record: dict[str, object]) -> None:
+        self._memo._put(self._key, record)
