@@ -319,9 +319,9 @@ class _Run:
         native = NativeParser(release=release).parse(text, valid_tags)
         extra = self.native_extra(path, native) if self.native_extra is not None else ()
         if slot is not None:
-            from .check_edit import record_of
+            from .check_edit import fallback_names, record_of
 
-            record = record_of(native, extra)
+            record = record_of(native, extra, fallback_names(path, release))
             if record is not None:
                 slot.put(record)  # type: ignore[arg-type]
         return NativeVerdict(tuple(native.diagnostics), tuple(extra))

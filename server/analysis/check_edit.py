@@ -19,18 +19,22 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import os
 from collections.abc import Callable, Iterable, Sequence
 from itertools import chain
 
 from ..diagnostics import Diagnostic, first_diagnostics
 from ..index.documents import (
     _MOST_COST_PER_CHAR,
+    ENTRY_COST,
     PLACED_COST,
     STRAY_COST,
+    VALUE_COST,
     Document,
     EntryResult,
     _not_text,
     entry_cost,
+    estimated_nodes,
     memory_budget,
 )
 from ..index.native import NativeParser, NativeSnapshot, _order, problem_diagnostic
@@ -121,9 +125,24 @@ def _usable(release: Release) -> bool:
     return not release.cuda_kernels_in_torch_cpu
 
 
-def record_of(native: NativeSnapshot, extra: Sequence[Diagnostic]) -> Record | None:
+def fallback_names(path: str, release: Release) -> list[str]:
+    """The AOTI fallback ops the shim check of path reads (shims.ShimCheck: none when it reads no list): the shim
+    check reports only those, so a cluster without one has nothing to report."""
+    from .shims import load_fallback_ops  # (the full check loaded it already, for the shim check itself)
+
+    source = os.path.dirname(os.path.dirname(os.path.abspath(path)))
+    fallbacks = load_fallback_ops(source, release)[0]
+    return [] if fallbacks is None else sorted({name for name, _ in (*fallbacks.inductor, *fallbacks.aten)})
+
+
+def _fallback_name(f: NativeFunction) -> str:
+    """shims.fallback_op_name (not imported: that module loads the shim generator)."""
+    return f"{f.namespace}.{f.func.name.name}.{f.func.name.overload_name or 'default'}"
+
+
+def record_of(native: NativeSnapshot, extra: Sequence[Diagnostic], listed: list[str] | None) -> Record | None:
     """The record of a full check (its snapshot and the shim check's diagnostics); None where the edit path could
-    not use one (the module's docstring)."""
+    not use one (the module's docstring). listed: fallback_names, when the shim check is the only extra check."""
     document = native.document
     if document.unread_from >= 0 or not _usable(native.release):
         return None
@@ -164,7 +183,8 @@ def record_of(native: NativeSnapshot, extra: Sequence[Diagnostic]) -> Record | N
     for root, members in by_cluster.items():
         kept[cluster_digest(digests[i] for i in members)] = [
             _relative(problems.get(root, ()), lines, position), _relative(shims.get(root, ()), lines, position)]
-    return {"entries": entries, "clusters": kept}
+    return {"entries": entries, "clusters": kept, "listed": {name.encode(): [] for name in listed or ()},
+            "checked": {b"listed": [int(listed is not None)]}}
 
 
 def _chunks(text: str) -> tuple[list[int], list[str], list[Diagnostic]] | None:
@@ -185,10 +205,17 @@ def _chunks(text: str) -> tuple[list[int], list[str], list[Diagnostic]] | None:
         return None
     if len(text) * _MOST_COST_PER_CHAR > memory_budget(len(text)):
         # As the parser's quick count: every placed entry at its full cost. Within the budget, reading never stops.
-        spent = PLACED_COST * len(texts) + STRAY_COST * len(stray) + sum(map(entry_cost, texts))
+        spent = PLACED_COST * len(texts) + STRAY_COST * len(stray) + (
+            sum(map(entry_cost, texts)) if stray else _entries_cost(text[len(text) - sum(map(len, texts)):], len(texts)))
         if spent > memory_budget(len(text)):
             return None
     return lines, texts, stray
+
+
+def _entries_cost(text: str, count: int) -> int:
+    """The sum of entry_cost over count entries that make up the text, one after another: its counts add up (no
+    mark spans two entries, each of which starts at column 0 with '-')."""
+    return (ENTRY_COST + VALUE_COST) * count + len(text) + VALUE_COST * (estimated_nodes(text) - 1)
 
 
 def edit_verdict(path: str, text: str, valid_tags: frozenset[str], release: Release, record: Record,
@@ -203,9 +230,11 @@ def edit_verdict(path: str, text: str, valid_tags: frozenset[str], release: Rele
     if chunks is None:
         return None
     lines, texts, stray = chunks
-    known_entries, known_clusters = record.get("entries"), record.get("clusters")
-    if not (isinstance(known_entries, dict) and isinstance(known_clusters, dict)):
+    known_entries, known_clusters, listed = record.get("entries"), record.get("clusters"), record.get("listed")
+    if not (isinstance(known_entries, dict) and isinstance(known_clusters, dict) and isinstance(listed, dict)
+            and record.get("checked") in ({b"listed": [0]}, {b"listed": [1]})):
         raise ValueError("not a record")
+    shim_listed = None if record["checked"] == {b"listed": [0]} else {n.decode() for n in listed}
     digests = [entry_digest(t) for t in texts]
     parser = NativeParser(release=release)._entries(valid_tags)
     lowered = parser._cache  # entry text -> EntryResult, filled by _add_entries
@@ -239,7 +268,7 @@ def edit_verdict(path: str, text: str, valid_tags: frozenset[str], release: Rele
     for root in dirty:
         members = by_cluster[root]
         ops, found_problems, found_shims = _check_cluster(path, [(lines[i], texts[i]) for i in members], lowered,
-                                                          release, extra)
+                                                          release, extra, shim_listed)
         entry_of_line = {lines[i]: i for i in members}
         keys: dict[int, set[str]] = {i: set() for i in members}
         namespaces: dict[int, set[str]] = {i: set() for i in members}
@@ -281,7 +310,8 @@ def edit_verdict(path: str, text: str, valid_tags: frozenset[str], release: Rele
     diagnostics = first_diagnostics(chain(stray, local, problems), len(stray) + len(local) + len(problems), _order)
     shims.sort(key=lambda d: (d.span.start_line, d.span.start_col))
     entries = {digest: summaries[digest] for digest in digests}
-    return NativeVerdict(diagnostics, tuple(shims)), {"entries": entries, "clusters": fresh_clusters}
+    return NativeVerdict(diagnostics, tuple(shims)), {"entries": entries, "clusters": fresh_clusters,
+                                                      "listed": listed, "checked": record["checked"]}
 
 
 def _summary(result: EntryResult[LoweredEntry]) -> list[object]:
@@ -300,7 +330,7 @@ def _is_summary(summary: object) -> bool:
 
 
 def _check_cluster(path: str, members: list[tuple[int, str]], lowered: dict[str, EntryResult[LoweredEntry]],
-                   release: Release, extra: Extra | None
+                   release: Release, extra: Extra | None, listed: set[str] | None
                    ) -> tuple[list[tuple[int, list[str], str]], list[tuple[int, Diagnostic]], Sequence[Diagnostic]]:
     """The whole-file passes over one cluster's entries (first line, text) in file order: each operator's (line,
     keys, namespace), the problems (the line of the entry each is about, placed), the shim check's diagnostics."""
@@ -314,5 +344,6 @@ def _check_cluster(path: str, members: list[tuple[int, str]], lowered: dict[str,
     functions = assemble(ops, release=release)
     found = [(op.line, op_keys(op.function), op.function.namespace) for op in functions.ops]
     problems = [(p.op.line, problem_diagnostic(p)) for p in functions.problems]
-    snapshot = NativeSnapshot(Document((), ()), functions, (), release)
-    return found, problems, (extra(path, snapshot) if extra is not None else ())
+    if extra is None or listed is not None and not any(_fallback_name(op.function) in listed for op in functions.ops):
+        return found, problems, ()  # (the shim check reports listed ops only: its module is not loaded)
+    return found, problems, extra(path, NativeSnapshot(Document((), ()), functions, (), release))
