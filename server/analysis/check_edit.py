@@ -65,13 +65,14 @@ def cluster_digest(members: Iterable[bytes]) -> bytes:
 
 
 def op_keys(f: NativeFunction) -> list[str]:
-    """What relates an operator to others in the whole-file passes (the module's docstring)."""
+    """What relates an operator to others in the whole-file passes (the module's docstring). The kinds of key are not
+    told apart: two keys of different kinds that happen to be equal join clusters needlessly, never wrongly."""
     fx = facts(f)
     name = f.func.name
-    keys = ["n" + str(name), "b" + name.name.base, "s" + fx.signature, "v" + fx.view_signature]
-    if f.structured_delegate is not None:
-        keys.append("n" + str(f.structured_delegate))
-    return keys
+    delegate = f.structured_delegate
+    if delegate is None:
+        return [str(name), name.name.base, fx.signature, fx.view_signature]
+    return [str(name), name.name.base, fx.signature, fx.view_signature, str(delegate)]
 
 
 class _Clusters:
@@ -178,8 +179,7 @@ def record_of(native: NativeSnapshot, extra: Sequence[Diagnostic], listed: list[
     digests = [entry_digest(p.result.text) for p in placed]
     entries: dict[bytes, list[object]] = {}
     for i, p in enumerate(placed):
-        entries[digests[i]] = [sorted(set(keys[i])), sorted(namespaces[i]),
-                               encode_diagnostics(p.result.diagnostics)]
+        entries[digests[i]] = [keys[i], list(namespaces[i]), encode_diagnostics(p.result.diagnostics)]
     kept: dict[bytes, list[object]] = {}
     for root, members in by_cluster.items():
         kept[cluster_digest(digests[i] for i in members)] = [
