@@ -11,6 +11,10 @@ rest of a check (which release, the tree's and the release's diagnostics, which 
 on every run, as without the memo: a hit replaces only the parse, and the output is the same byte for byte.
 An entry that does not decode exactly as this module writes it is a miss, and the verdict is computed again.
 
+A verdict not found is computed by check.py, which also keeps per native_functions.yaml path (RecordSlot: the same
+constants as the verdict's key, the path in place of the text) the record the next check of an edited text starts
+from (check_edit.py: only the entries whose text is new are lowered).
+
 Not memoized (each computed in full, as without a cache): a backend's own operator file (its upstream ops are
 read from the release), a release that reads the tree's native-AOT declarations (torch 2.15 on), and a run with
 --kernels (the C++ sources); backend yamls, derivatives.yaml, deprecated.yaml and selection yamls.
