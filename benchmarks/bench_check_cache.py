@@ -15,7 +15,9 @@ the installed torch's version.py, so both are read as that release), interleaved
 
 Every run's stdout and exit status is compared with the --no-cache run of the same text (a difference stops the
 benchmark). Reported: median wall and CPU time of each, their ratios to torchgen's, and the load average before and
-after (on a loaded machine the CPU time is the steadier figure).
+after (on a loaded machine the CPU time is the steadier figure). Every run imports opgen from its byte-compiled
+files: with PYTHONDONTWRITEBYTECODE set and none written (a fresh worktree), each process compiles every module
+again (about 45 ms more), so the benchmark says so and stops; `python3 -m compileall -q server` writes them.
 """
 
 from __future__ import annotations
@@ -48,11 +50,29 @@ def edited(text: str, line: int, n: int) -> str:
     return "".join(lines)
 
 
+def _not_byte_compiled() -> str | None:
+    """A module of opgen's check path whose byte-compiled file is missing or older than its source, else None."""
+    import importlib.util
+
+    for name in ("opgen_lsp.cli.main", "opgen_lsp.analysis.check_edit", "opgen_lsp.index.native", "opgen_lsp.model.lower"):
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.origin is None:
+            return name
+        cached = importlib.util.cache_from_source(spec.origin)
+        if not os.path.exists(cached) or os.path.getmtime(cached) < os.path.getmtime(spec.origin):
+            return name
+    return None
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=DEFAULT_REPEAT)
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON)
     args = parser.parse_args()
+    stale = _not_byte_compiled()
+    if stale:
+        raise BenchError(f"{stale} has no byte-compiled file (PYTHONDONTWRITEBYTECODE?): every run would compile it; "
+                         "run `python3 -m compileall -q server` first")
     torchgen = find_torchgen()
     if torchgen is None:
         raise BenchError("torchgen is not installed (pip install -e '.[conformance]')")
