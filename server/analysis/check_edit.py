@@ -179,7 +179,12 @@ def record_of(native: NativeSnapshot, extra: Sequence[Diagnostic], listed: list[
     digests = [entry_digest(p.result.text) for p in placed]
     entries: dict[bytes, list[object]] = {}
     for i, p in enumerate(placed):
-        entries[digests[i]] = [keys[i], list(namespaces[i]), encode_diagnostics(p.result.diagnostics)]
+        same = entries.get(digests[i])  # an entry of the same text (in the same cluster): the keys of both
+        if same is None:
+            entries[digests[i]] = [keys[i], list(namespaces[i]), encode_diagnostics(p.result.diagnostics)]
+        else:
+            same[0] = [*same[0], *keys[i]]  # type: ignore[misc]
+            same[1] = sorted({*same[1], *namespaces[i]})  # type: ignore[misc]
     kept: dict[bytes, list[object]] = {}
     for root, members in by_cluster.items():
         kept[cluster_digest(digests[i] for i in members)] = [
@@ -281,9 +286,14 @@ def edit_verdict(path: str, text: str, valid_tags: frozenset[str], release: Rele
                     return None
             keys[i].update(op_keys_found)
             namespaces[i].add(namespace)
-        for i in members:
-            summaries[digests[i]] = [sorted(keys[i]), sorted(namespaces[i]),
-                                     encode_diagnostics(lowered[texts[i]].diagnostics)]
+        fresh: dict[bytes, tuple[set[str], set[str], str]] = {}
+        for i in members:  # (entries of the same text: the keys of both)
+            found_keys, found_spaces, _ = fresh.setdefault(digests[i], (set(), set(), texts[i]))
+            found_keys |= keys[i]
+            found_spaces |= namespaces[i]
+        for digest, (found_keys, found_spaces, entry_text) in fresh.items():
+            summaries[digest] = [sorted(found_keys), sorted(found_spaces),
+                                 encode_diagnostics(lowered[entry_text].diagnostics)]
         position = {i: k for k, i in enumerate(members)}
         placed_problems = [(entry_of_line[line], d) for line, d in found_problems]
         member_lines = [lines[i] for i in members]
