@@ -14,7 +14,10 @@ the installed torch's version.py, so both are read as that release), interleaved
   time (an entry never seen before, in a different entry each time), so the file's verdict is computed again.
 
 Every run's stdout and exit status is compared with the --no-cache run of the same text (a difference stops the
-benchmark). Reported: median wall time of each, its ratio to torchgen's, and the load average before and after.
+benchmark). Reported: median wall and CPU time of each, their ratios to torchgen's, and the load average before and
+after (on a loaded machine the CPU time is the steadier figure). Every run imports opgen from its byte-compiled
+files: with PYTHONDONTWRITEBYTECODE set and none written (a fresh worktree), each process compiles every module
+again (about 45 ms more), so the benchmark says so and stops; `python3 -m compileall -q server` writes them.
 """
 
 from __future__ import annotations
@@ -47,11 +50,29 @@ def edited(text: str, line: int, n: int) -> str:
     return "".join(lines)
 
 
+def _not_byte_compiled() -> str | None:
+    """A module of opgen's check path whose byte-compiled file is missing or older than its source, else None."""
+    import importlib.util
+
+    for name in ("opgen_lsp.cli.main", "opgen_lsp.analysis.check_edit", "opgen_lsp.index.native", "opgen_lsp.model.lower"):
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.origin is None:
+            return name
+        cached = importlib.util.cache_from_source(spec.origin)
+        if not os.path.exists(cached) or os.path.getmtime(cached) < os.path.getmtime(spec.origin):
+            return name
+    return None
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=DEFAULT_REPEAT)
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON)
     args = parser.parse_args()
+    stale = _not_byte_compiled()
+    if stale:
+        raise BenchError(f"{stale} has no byte-compiled file (PYTHONDONTWRITEBYTECODE?): every run would compile it; "
+                         "run `python3 -m compileall -q server` first")
     torchgen = find_torchgen()
     if torchgen is None:
         raise BenchError("torchgen is not installed (pip install -e '.[conformance]')")
@@ -71,6 +92,7 @@ def main() -> int:
                         "parse_native_yaml(sys.argv[1], sys.argv[2])", str(native), str(tags)]
         warm = str(Path(tmp) / "warm")
         times: dict[str, list[float]] = {k: [] for k in ("torchgen", "no cache", "cold", "nothing changed", "edit")}
+        cpu: dict[str, list[float]] = {k: [] for k in times}
 
         def timed(what: str, command: list[str], expected: tuple[int, str] | None) -> tuple[int, str]:
             done = run_child(command, env)
@@ -79,6 +101,8 @@ def main() -> int:
             if expected is not None and (done.returncode, done.stdout) != expected:
                 raise BenchError(f"{what}: not the output of --no-cache:\n{done.stdout[-2000:]}\n{expected[1][-2000:]}")
             times[what].append(done.wall)
+            if done.cpu is not None:
+                cpu[what].append(done.cpu)
             return done.returncode, done.stdout
 
         native.write_text(original, encoding="utf-8")
@@ -97,19 +121,24 @@ def main() -> int:
             timed("edit", [*opgen, "--cache-dir", warm, str(native)], (expected.returncode, expected.stdout))
     load_after = os.getloadavg()
     medians = {k: statistics.median(v) for k, v in times.items()}
+    cpu_medians = {k: statistics.median(v) for k, v in cpu.items() if v}
     reference = medians["torchgen"]
+    cpu_reference = cpu_medians.get("torchgen")
     print(f"\n`opgen check` with the persistent cache, whole processes, median of {args.repeat} "
           f"({os.cpu_count()} CPUs; load average before {' '.join(f'{x:.2f}' for x in load_before)}, after "
           f"{' '.join(f'{x:.2f}' for x in load_after)})\n")
-    print("| run | wall (s) | ratio to torchgen's parse |")
-    print("|---|---:|---:|")
+    print("| run | wall (s) | ratio to torchgen's parse | CPU (s) | CPU ratio |")
+    print("|---|---:|---:|---:|---:|")
     for what, seconds in medians.items():
-        print(f"| {what} | {seconds:.3f} | {seconds / reference:.2f} |")
+        used = cpu_medians.get(what)
+        cpu_cells = f"{used:.3f} | {used / cpu_reference:.2f}" if used is not None and cpu_reference else "- | -"
+        print(f"| {what} | {seconds:.3f} | {seconds / reference:.2f} | {cpu_cells} |")
     ratio = medians["edit"] / reference
     print(f"\none-entry edit, warm cache: {ratio:.2f}x torchgen's parse (goal <= {GOAL_EDIT_RATIO}: "
           f"{'met' if ratio <= GOAL_EDIT_RATIO else 'NOT met'}); every cached run's output equals --no-cache's")
     args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps({"medians": medians, "runs": times, "load_before": load_before,
+    args.json.write_text(json.dumps({"medians": medians, "runs": times, "cpu_medians": cpu_medians, "cpu_runs": cpu,
+                                     "load_before": load_before,
                                      "load_after": load_after, "repeat": args.repeat}, indent=1) + "\n")
     return 0
 

@@ -27,7 +27,7 @@ from ..releases import (
 from ..releases.tree_release import tree_diagnostics
 from ..report import FileDiagnostic
 from ..text import Span, as_python_reads
-from .check_memo import CheckMemo, NativeVerdict, TagsVerdict
+from .check_memo import CheckMemo, NativeVerdict, RecordSlot, TagsVerdict
 
 if TYPE_CHECKING:  # the backend and autograd readers load for those files only (a native check needs neither), and
     # the parser of native_functions.yaml when a verdict is not in the persistent memo (check_memo.py)
@@ -280,7 +280,7 @@ class _Run:
         if self.memo is not None and not backend_keys and not resolved.release.writes_native_aot_stubs:
             release = resolved.release
             verdict = self.memo.native(path, text, valid_tags, release,
-                                       lambda: self._native_verdict(path, text, valid_tags, release))
+                                       lambda slot: self._native_computed(path, text, valid_tags, release, slot))
             self._report(path, verdict.diagnostics)
             self._report(path, verdict.extra)
             return
@@ -293,12 +293,37 @@ class _Run:
         if self.native_extra is not None:
             self._report(path, self.native_extra(path, native))
 
-    def _native_verdict(self, path: str, text: str, valid_tags: frozenset[str], release: Release) -> NativeVerdict:
-        """What _native reports of an upstream-style file (not a backend's own), for the memo."""
+    def _native_computed(self, path: str, text: str, valid_tags: frozenset[str], release: Release,
+                         slot: RecordSlot) -> NativeVerdict:
+        """The verdict on an upstream-style file not in the memo: from the record of the last run on its path where
+        the edit path can answer (check_edit.py), else by the full check."""
+        record = slot.get()
+        if record is not None:
+            from .check_edit import edit_verdict  # (loads the parser: a verdict found in the memo needs none)
+
+            try:
+                found = edit_verdict(path, text, valid_tags, release, record, self.native_extra)  # type: ignore[arg-type]
+            except (KeyError, TypeError, ValueError, IndexError):  # a record this opgen did not write: not used
+                found = None
+            if found is not None:
+                slot.put(found[1])  # type: ignore[arg-type]
+                return found[0]
+        return self._native_verdict(path, text, valid_tags, release, slot)
+
+    def _native_verdict(self, path: str, text: str, valid_tags: frozenset[str], release: Release,
+                        slot: RecordSlot | None = None) -> NativeVerdict:
+        """What _native reports of an upstream-style file (not a backend's own), for the memo; slot: where to keep
+        the record the next run's edit path reads."""
         from ..index.native import NativeParser
 
         native = NativeParser(release=release).parse(text, valid_tags)
         extra = self.native_extra(path, native) if self.native_extra is not None else ()
+        if slot is not None:
+            from .check_edit import fallback_names, record_of
+
+            record = record_of(native, extra, fallback_names(path, release))
+            if record is not None:
+                slot.put(record)  # type: ignore[arg-type]
         return NativeVerdict(tuple(native.diagnostics), tuple(extra))
 
     def _release_native(self, series: str) -> NativeSnapshot | None:

@@ -11,6 +11,10 @@ rest of a check (which release, the tree's and the release's diagnostics, which 
 on every run, as without the memo: a hit replaces only the parse, and the output is the same byte for byte.
 An entry that does not decode exactly as this module writes it is a miss, and the verdict is computed again.
 
+A verdict not found is computed by check.py, which also keeps per native_functions.yaml path (RecordSlot: the same
+constants as the verdict's key, the path in place of the text) the record the next check of an edited text starts
+from (check_edit.py: only the entries whose text is new are lowered).
+
 Not memoized (each computed in full, as without a cache): a backend's own operator file (its upstream ops are
 read from the release), a release that reads the tree's native-AOT declarations (torch 2.15 on), and a run with
 --kernels (the C++ sources); backend yamls, derivatives.yaml, deprecated.yaml and selection yamls.
@@ -139,18 +143,35 @@ class CheckMemo:
         return verdict
 
     def native(self, path: str, text: str, valid_tags: frozenset[str], release: Release,
-               compute: Callable[[], NativeVerdict]) -> NativeVerdict:
+               compute: Callable[[RecordSlot], NativeVerdict]) -> NativeVerdict:
+        """The verdict kept for text, else compute's, given where the last run on this path kept what the edit path
+        (check_edit.py) reads: keyed by the same constants as the verdict, and the path instead of the text."""
         from ..cache.store import namespaced
 
-        key = namespaced("check-native", _FORMAT, text, "\n".join(sorted(valid_tags)), stable_text(release),
-                         os.environ.get(_BUDGET_VARIABLE, ""), fallback_ops_state(path))
+        constants = ("\n".join(sorted(valid_tags)), stable_text(release), os.environ.get(_BUDGET_VARIABLE, ""),
+                     fallback_ops_state(path))
+        key = namespaced("check-native", _FORMAT, text, *constants)
         data = self._get(key)
         if data is not None:
             try:
                 return NativeVerdict(decode_diagnostics(data["diagnostics"]), decode_diagnostics(data["extra"]))
             except (KeyError, TypeError, ValueError):
                 pass
-        verdict = compute()
+        verdict = compute(RecordSlot(self, namespaced("check-edit", _FORMAT, os.path.abspath(path), *constants)))
         self._put(key, {"diagnostics": encode_diagnostics(verdict.diagnostics),
                         "extra": encode_diagnostics(verdict.extra)})
         return verdict
+
+
+class RecordSlot:
+    """Where the edit path's record of one native_functions.yaml is kept (check_edit.py): one per path and set of
+    constants, replaced by every run that computes a verdict on it."""
+
+    def __init__(self, memo: CheckMemo, key: str) -> None:
+        self._memo, self._key = memo, key
+
+    def get(self) -> dict[str, object] | None:
+        return self._memo._get(self._key)
+
+    def put(self, record: dict[str, object]) -> None:
+        self._memo._put(self._key, record)

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from opgen_lsp.analysis import check as check_module
-from opgen_lsp.analysis import check_memo, shims
+from opgen_lsp.analysis import check_edit, check_memo, shims
 from opgen_lsp.cache import store
 from opgen_lsp.cache.store import SUBFOLDER, Cache
 from opgen_lsp.cli import main
@@ -43,6 +43,22 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         return computed(self, path, *args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(check_module._Run, "_native_verdict", counted)
+    return seen
+
+
+@pytest.fixture
+def edits(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The native_functions.yaml files whose verdict the edit path gave (check_edit.py: no full parse), by path."""
+    seen: list[str] = []
+    computed = check_edit.edit_verdict
+
+    def counted(path: str, *args: object) -> object:
+        found = computed(path, *args)  # type: ignore[arg-type]
+        if found is not None:
+            seen.append(path)
+        return found
+
+    monkeypatch.setattr(check_edit, "edit_verdict", counted)
     return seen
 
 
@@ -73,12 +89,60 @@ def entries_of(text: str) -> list[str]:
     return pieces
 
 
+# Edits of the file's structure, each done to an entry that has what it edits (else to the entry picked at random).
+_TARGETED = {
+    "overload": lambda e: e.startswith("- func:"),  # a new overload of the op, beside it (a new group member)
+    "drop out=": lambda e: ".out(" in e.split("\n", 1)[0],  # an out= variant removed: its group loses it
+    "delegate": lambda e: "structured_delegate:" in e,  # pointed elsewhere, or removed
+    "unstructure": lambda e: "structured: True" in e,
+    "autogen": lambda e: "autogen:" in e or "variants: function" in e,  # removed, or one added
+    "view copy": lambda e: "view_copy" in e,  # a view's copy variant: its tag dropped, or the entry removed
+    "move": lambda e: e.startswith("- func:"),  # renamed to another op's name: into that op's groups
+}
+
+
+def _targeted(rng: random.Random, what: str, pieces: list[str], i: int) -> int:
+    fits = [k for k in range(1, len(pieces) - 1) if _TARGETED[what](pieces[k])]
+    return rng.choice(fits) if fits else i
+
+
+def _structure_edit(rng: random.Random, what: str, pieces: list[str], i: int) -> None:
+    """One of _TARGETED's edits, in place."""
+    entry = pieces[i]
+    first, _, rest = entry.partition("\n")
+    name = first.removeprefix("- func:").strip().split("(", 1)[0]
+    if what == "overload":
+        base = name.split(".", 1)[0]
+        pieces.insert(i + 1, entry.replace(name, f"{base}.opgen_overload{rng.randrange(4)}", 1))
+    elif what == "drop out=":
+        del pieces[i]
+    elif what == "delegate":
+        other = rng.choice([p.split("(", 1)[0].removeprefix("- func:").strip() for p in pieces[1:]])
+        line = next(x for x in entry.splitlines() if "structured_delegate:" in x)
+        pieces[i] = entry.replace(line + "\n", "" if rng.random() < 0.5 else f"  structured_delegate: {other}\n")
+    elif what == "unstructure":
+        pieces[i] = entry.replace("  structured: True\n", "", 1)
+    elif what == "autogen":
+        line = next((x for x in entry.splitlines() if x.startswith("  autogen:")), None)
+        pieces[i] = entry.replace(line + "\n", "") if line else f"{first}\n  autogen: {name.split('.')[0]}.out\n{rest}"
+    elif what == "view copy":
+        pieces[i] = entry.replace("view_copy", "core") if rng.random() < 0.5 else ""
+    elif what == "move":
+        other = rng.choice([p.split("(", 1)[0].removeprefix("- func:").strip() for p in pieces[1:]])
+        pieces[i] = entry.replace(name, other.split(".", 1)[0] + (f".{name.split('.', 1)[1]}" if "." in name else ""),
+                                  1)
+
+
 def edit(rng: random.Random, text: str, tags: str, history: list[tuple[str, str]]) -> tuple[str, str, str]:
     """One random edit of the pair (native_functions.yaml, tags.yaml): (what, new text, new tags)."""
     what = rng.choice(["tag", "bad tag", "kernel", "bad key", "schema", "bad schema", "remove", "duplicate", "swap",
-                       "add", "tags.yaml", "undo", "nothing"])
+                       "add", "tags.yaml", "undo", "nothing", *_TARGETED, *_TARGETED])
     pieces = entries_of(text)
     i = rng.randrange(1, len(pieces) - 1)
+    if what in _TARGETED:
+        i = _targeted(rng, what, pieces, i)
+        _structure_edit(rng, what, pieces, i)
+        return what, "".join(pieces), tags
     entry = pieces[i]
     lines = entry.splitlines(keepends=True)
     if what in ("tag", "bad tag"):
@@ -118,22 +182,27 @@ def edit(rng: random.Random, text: str, tags: str, history: list[tuple[str, str]
     return what, "".join(pieces), tags
 
 
-def same_outputs(capsys: pytest.CaptureFixture[str], parses: list[str], native: Path, cache: Path, fmt: str,
-                 new: bool) -> Outcome:
-    """Check native with the cache (twice) and without it: the three outcomes equal; the first cached run parses
-    exactly when the pair of files is new (never checked before: an edit undone is found), the second never."""
-    del parses[:]
+def same_outputs(capsys: pytest.CaptureFixture[str], parses: list[str], edits: list[str], native: Path, cache: Path,
+                 fmt: str, new: bool) -> tuple[Outcome, bool]:
+    """Check native with the cache (twice) and without it: the three outcomes equal; the first cached run computes
+    a verdict (a full parse, or the edit path) exactly when the pair of files is new (never checked before: an edit
+    undone is found), the second never. Also whether the edit path gave the first run's verdict."""
+    del parses[:], edits[:]
     cached = run(capsys, "--format", fmt, "--cache-dir", str(cache), str(native))
-    assert parses == ([str(native)] if new else []), fmt
+    assert len(parses) + len(edits) == int(new), fmt
+    by_edit = bool(edits)
     again = run(capsys, "--format", fmt, "--cache-dir", str(cache), str(native))
-    assert len(parses) == int(new)  # the second: answered from the memo
+    assert len(parses) + len(edits) == int(new)  # the second: answered from the memo
     plain = run(capsys, "--format", fmt, "--no-cache", str(native))
     assert cached == plain and again == plain
-    return plain
+    return plain, by_edit
 
 
-def random_edits(tmp_path: Path, source: Path, capsys: pytest.CaptureFixture[str], parses: list[str], seed: int,
-                 steps: int) -> set[str]:
+def random_edits(tmp_path: Path, source: Path, capsys: pytest.CaptureFixture[str], parses: list[str],
+                 edits: list[str], seed: int, steps: int) -> set[str]:
+    """Seeded random edits, each compared with --no-cache (stdout, stderr, exit status). Every new text of
+    native_functions.yaml beside an unchanged tags.yaml is answered by the edit path, not the full check (a full
+    check writes the record the next edit reads); what it answered is in the result as "edit path: <kind>"."""
     native = tree(tmp_path / "native", source)
     tags_path = native.parent / "tags.yaml"
     cache = tmp_path / "cache"
@@ -142,13 +211,19 @@ def random_edits(tmp_path: Path, source: Path, capsys: pytest.CaptureFixture[str
     statuses, kinds = set(), set()
     checked: set[tuple[str, str]] = set()
     for step in range(steps):
-        text, tags = native.read_text(encoding="utf-8"), tags_path.read_text(encoding="utf-8")
+        old_tags = tags_path.read_text(encoding="utf-8")
+        text, tags = native.read_text(encoding="utf-8"), old_tags
         history.append((text, tags))
         what, text, tags = edit(rng, text, tags, history) if step else ("first", text, tags)
         native.write_text(text, encoding="utf-8")
         tags_path.write_text(tags, encoding="utf-8")
         fmt = FORMATS[step % len(FORMATS)] if step % 3 else "text"
-        code, _, _ = same_outputs(capsys, parses, native, cache, fmt, new=(text, tags) not in checked)
+        new = (text, tags) not in checked
+        (code, _, _), by_edit = same_outputs(capsys, parses, edits, native, cache, fmt, new=new)
+        if new and step and tags == old_tags:
+            assert by_edit, f"step {step} ({what}): a full check, not the edit path"
+        if by_edit:
+            kinds.add(f"edit path: {what}")
         checked.add((text, tags))
         statuses.add(code)
         kinds.add(what)
@@ -156,20 +231,34 @@ def random_edits(tmp_path: Path, source: Path, capsys: pytest.CaptureFixture[str
 
 
 def test_with_and_without_the_cache_over_random_edits_of_the_sample(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                                    parses: list[str]) -> None:
-    seen = random_edits(tmp_path, SAMPLES, capsys, parses, seed=3201, steps=40)
+                                                                    parses: list[str], edits: list[str]) -> None:
+    seen = random_edits(tmp_path, SAMPLES, capsys, parses, edits, seed=4, steps=60)
     assert {"status 0", "status 1"} <= seen  # errors introduced, and fixed again
     assert {"bad tag", "bad schema", "remove", "duplicate", "swap", "tags.yaml", "undo"} <= seen
+    # The edit path answered (exactly) edits that change groups, overloads, out= variants, view/view_copy pairs,
+    # structured delegates, autogen, duplicate names, and errors introduced and fixed.
+    assert {f"edit path: {kind}" for kind in ("schema", "bad schema", "duplicate", "remove", "swap", "overload",
+                                              "drop out=", "delegate", "unstructure", "autogen", "view copy",
+                                              "move")} <= seen, seen
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [1, 2, 3, 5])
+def test_the_edit_path_over_more_random_edits_of_the_sample(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                            parses: list[str], edits: list[str], seed: int) -> None:
+    seen = random_edits(tmp_path, SAMPLES, capsys, parses, edits, seed=seed, steps=60)
+    assert len([k for k in seen if k.startswith("edit path: ")]) >= 10, seen
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [32, 3232])
 def test_with_and_without_the_cache_over_random_edits_of_the_real_file(tmp_path: Path, aten: Path, seed: int,
                                                                        capsys: pytest.CaptureFixture[str],
-                                                                       parses: list[str]) -> None:
-    """torchgen's own native_functions.yaml and tags.yaml (2,600 entries), 14 random edits each."""
-    seen = random_edits(tmp_path, aten / "native", capsys, parses, seed=seed, steps=14)
+                                                                       parses: list[str], edits: list[str]) -> None:
+    """torchgen's own native_functions.yaml and tags.yaml (2,600 entries), 20 random edits each."""
+    seen = random_edits(tmp_path, aten / "native", capsys, parses, edits, seed=seed, steps=20)
     assert "status 1" in seen and len(seen) >= 6
+    assert len([k for k in seen if k.startswith("edit path: ")]) >= 5, seen
 
 
 def test_the_release_and_the_memory_budget_are_part_of_the_key(tmp_path: Path, capsys: pytest.CaptureFixture[str],
@@ -229,7 +318,7 @@ def test_a_damaged_entry_is_a_miss_and_rebuilt(tmp_path: Path, how: str, capsys:
     plain = run(capsys, "--no-cache", str(native))
     assert plain[0] == 1
     assert run(capsys, "--cache-dir", str(cache), str(native)) == plain
-    assert len(_entries(cache)) == 2  # the tags.yaml's verdict and the native_functions.yaml's
+    assert len(_entries(cache)) == 3  # the tags.yaml's verdict, the native_functions.yaml's and its edit record
     for path in _entries(cache):
         _damage(path, how)
     del parses[:]
@@ -349,4 +438,35 @@ def test_two_checks_at_once_share_the_cache(tmp_path: Path, capsys: pytest.Captu
     del parses[:]
     assert run(capsys, "--cache-dir", str(cache), str(native)) == plain
     assert parses == []
-    assert len(_entries(cache)) == 2 and not [p for p in (cache / SUBFOLDER).iterdir() if p.name.endswith(".tmp")]
+    assert len(_entries(cache)) == 3 and not [p for p in (cache / SUBFOLDER).iterdir() if p.name.endswith(".tmp")]
+
+
+# ------------------------------------------------------------------------------------------------ the edit path
+
+def test_the_edit_path_declines_where_it_cannot_be_exact(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                         parses: list[str], edits: list[str]) -> None:
+    """Ops of two namespaces under a release whose Register<Key>.cpp drops registrations at a change of namespace
+    (before 2.7; a pass over the whole file): the full check answers. The same edits under 2.13: the edit path."""
+    for version, by_edit in (("2.6", False), ("2.13", True)):
+        native, cache = tree(tmp_path / version / "native", SAMPLES), str(tmp_path / version / "cache")
+        text = native.read_text()
+        native.write_text(text + "- func: custom::opgen_other(Tensor self) -> Tensor\n  variants: function\n")
+        for n in range(2):
+            native.write_text(native.read_text() + f"- func: opgen_more{n}(Tensor self) -> Tensor\n")
+            del parses[:], edits[:]
+            cached = run(capsys, "--torch-version", version, "--cache-dir", cache, str(native))
+            assert cached == run(capsys, "--torch-version", version, "--no-cache", str(native))
+            assert (len(edits), len(parses)) == ((1, 0) if by_edit and n else (0, 1)), (version, n)
+
+
+def test_the_fallback_op_names_are_the_shim_checks() -> None:
+    from opgen_lsp.index.native import NativeParser
+    from opgen_lsp.releases import resolve
+
+    resolved = resolve("2.13", "test")
+    assert resolved is not None
+    release = resolved.release
+    native = NativeParser(release=release).parse((SAMPLES / "native_functions.yaml").read_text(), frozenset())
+    functions = native.functions.native_functions
+    assert functions and [check_edit._fallback_name(f) for f in functions] == list(map(shims.fallback_op_name,
+                                                                                       functions))
