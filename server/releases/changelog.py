@@ -101,7 +101,8 @@ BEFORE: dict[str, object] = dict(
     vmap_symint_return_overrides=frozenset(), lazy_ir_includes_std_optional=False,
     generated_comment_names_generator=False, device_keys_with_empty_functions=frozenset({"Meta", "CPU", "CUDA", "MPS"}),
     # derivatives.yaml and deprecated.yaml
-    python_bindings_skip_hand_bound=frozenset(), node_compiled_args_const=False, node_optional_strings_are_std=False,
+    derivatives_name_view_copies=False, python_bindings_skip_hand_bound=frozenset(),
+    node_compiled_args_const=False, node_optional_strings_are_std=False,
     symbool_type=False,
     # gen.py's command line
     gen_py_takes_mtia=False, gen_py_takes_xpu=False, gen_py_takes_aoti_flags=False,
@@ -112,7 +113,8 @@ BEFORE: dict[str, object] = dict(
 CHANGELOG: tuple[Change, ...] = (
     change("2.2.2"),
     change("2.3.1", writes_aoti_c_shims=True, view_inverse_form=RETURN_MODE_INVERSES,
-           noop_redispatch_return_ends_twice=False, cpp_spelling=C10_OPTIONAL, dispatch_keys_unknown=removed("SparseCsrMeta")),
+           noop_redispatch_return_ends_twice=False, cpp_spelling=C10_OPTIONAL, dispatch_keys_unknown=removed("SparseCsrMeta"),
+           derivatives_name_view_copies=True),
     change("2.4.1", cpp_spelling=STD_OPTIONAL, view_meta_knows_symbolic_inputs=True, aoti_shim_form=OLDER_AOTI_SHIMS,
            aoti_nullable_returns=added("_scaled_dot_product_efficient_attention",
                                        "_scaled_dot_product_cudnn_attention", "convolution_backward"),

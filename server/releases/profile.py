@@ -65,7 +65,8 @@ AOTI_SHIMS_2_8 = AotiShimForm(every_op=False, inplace_returns_ignored=True, gene
 @record
 class CppSpelling:
     """How gen.py's C++ names the optional type and its helpers: c10's own until 2.3, the standard library's from
-    2.4 (and before 2.3 the optional dtype helper unqualified). One record, read wherever a C++ type or expression is rendered, so that the spelling is chosen once.
+    2.4 (and before 2.3 the optional dtype helper unqualified). One record, read wherever a C++ type or expression
+    is rendered, so that the spelling is chosen once.
 
     From 2.4 torchgen writes the standard names `::std::`-rooted in its type layer and plain `std::` in a few
     templates of its own (each generator as it was edited); c10's are written `c10::` in both."""
@@ -226,6 +227,9 @@ class Release:
     # Tensor methods the Python binding generator skips by name beyond 2.6's list (they are bound by hand), so
     # that deprecated.yaml cannot call them; sym_is_contiguous from 2.9, dim, numel, ... from 2.12.
     python_bindings_skip_hand_bound: frozenset[str]
+    # A derivatives.yaml entry may name a view op's _copy function (its own formulas win over those derived from
+    # the view's entry); from 2.3. Before, the loader leaves those functions out: such an entry names no function.
+    derivatives_name_view_copies: bool
     # Functions.h's autograd Node structs declare `void compiled_args(CompiledNodeArgs& args) const override;`
     # (before, not const); from 2.7.
     node_compiled_args_const: bool
