@@ -74,6 +74,7 @@ BEFORE: dict[str, object] = dict(
     # reading native_functions.yaml
     named_tensor_types=True, refuses_const_ref_mutable_out=False, philox_ops_need_no_seeded_tag=False,
     skipped_by_functionalization=frozenset({"record_stream", "resize_", "resize_as_", "_fill_mem_eff_dropout_mask_"}),
+    set_passes_inplace_view_rules=False,
     generated_variants_tagged_by_kind=False, const_quantizer_ptr_type=True, refuses_python_keyword_argument_names=False,
     core_composite_ops_get_generated_variants=False, generated_variants_based_on_mutable=False,
     # gen.py and the generators beside it
@@ -114,7 +115,7 @@ CHANGELOG: tuple[Change, ...] = (
     change("2.2.2"),
     change("2.3.1", writes_aoti_c_shims=True, view_inverse_form=RETURN_MODE_INVERSES,
            noop_redispatch_return_ends_twice=False, cpp_spelling=C10_OPTIONAL, dispatch_keys_unknown=removed("SparseCsrMeta"),
-           derivatives_name_view_copies=True),
+           derivatives_name_view_copies=True, set_passes_inplace_view_rules=True),
     change("2.4.1", cpp_spelling=STD_OPTIONAL, view_meta_knows_symbolic_inputs=True, aoti_shim_form=OLDER_AOTI_SHIMS,
            aoti_nullable_returns=added("_scaled_dot_product_efficient_attention",
                                        "_scaled_dot_product_cudnn_attention", "convolution_backward"),

@@ -131,6 +131,9 @@ class Release:
     philox_ops_need_no_seeded_tag: bool
     # Mutating ops functionalization leaves alone (so in no group they are not an error).
     skipped_by_functionalization: frozenset[str]
+    # set_ (every overload) may be tagged inplace_view without an out-of-place view op, and its group still gets
+    # generated variants; from 2.3 (when its own entries got the tag).
+    set_passes_inplace_view_rules: bool
     # Generated out= / in-place variants (added to the model) get the tags out / inplace; from 2.13.
     generated_variants_tagged_by_kind: bool
 
