@@ -102,6 +102,8 @@ def load_fallback_ops(source_path: str, release: Release) -> tuple[FallbackOps |
 def shim_devices(release: Release, *, with_mps: bool = False, with_xpu: bool = False) -> list[dk.DispatchKey | None]:
     """The devices that get a shim file (None: aten, through the dispatcher), before a release that writes them in
     its loop over the dispatch keys keeps only those keys (codegen.files.aoti.aoti_backends)."""
+    if not release.writes_aoti_c_shims:
+        return []
     keys: list[dk.DispatchKey | None] = [dk.K["CPU"], dk.K["CUDA"]]
     if release.writes_aten_c_shim:
         keys.append(None)

@@ -254,7 +254,7 @@ def check_across_entries(ops: Sequence[Op], fxs: Sequence[Facts], names: dict[Op
         if "inplace_view" in f.tags:
             name = str(f.func.name)
             base = f.func.name.name
-            if name in ("resize_", "resize_as_") or str(base) == "set_":
+            if name in ("resize_", "resize_as_") or (str(base) == "set_" and release.set_passes_inplace_view_rules):
                 continue
             if not base.inplace:
                 yield Problem(op, "OPG303", f"'{name}' is tagged inplace_view, so its name must end with '_'", "tags")
@@ -337,7 +337,7 @@ def generate_for_group(members: Members, release: Release
     all_manual = all_implicit = True
     core = False
     for f in d.values():
-        if f.is_view_op and str(f.func.name.name) != "set_":
+        if f.is_view_op and not (release.set_passes_inplace_view_rules and str(f.func.name.name) == "set_"):
             return (), ()
         all_manual = all_manual and f.manual_cpp_binding
         all_implicit = all_implicit and f.has_composite_implicit_autograd_kernel

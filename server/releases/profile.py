@@ -65,7 +65,8 @@ AOTI_SHIMS_2_8 = AotiShimForm(every_op=False, inplace_returns_ignored=True, gene
 @record
 class CppSpelling:
     """How gen.py's C++ names the optional type and its helpers: c10's own until 2.3, the standard library's from
-    2.4. One record, read wherever a C++ type or expression is rendered, so that the spelling is chosen once.
+    2.4 (and before 2.3 the optional dtype helper unqualified). One record, read wherever a C++ type or expression
+    is rendered, so that the spelling is chosen once.
 
     From 2.4 torchgen writes the standard names `::std::`-rooted in its type layer and plain `std::` in a few
     templates of its own (each generator as it was edited); c10's are written `c10::` in both."""
@@ -74,6 +75,9 @@ class CppSpelling:
     unrooted: str  # "std::" (literal snippets: maybe_create_proxy, the lazy kernels' make_optional)
     # The common device's initial value in Register<Key>.cpp (`= std::nullopt`; `= nullopt` before 2.4).
     in_scope_nullopt: str
+    # translate's optional dtype of a TensorOptions: `c10::optTypeMetaToScalarType` (before 2.3 unqualified, as
+    # the generated files are inside namespace at, which sees c10's).
+    dtype_of_options: str
 
     def optional(self, elem: str, *, rooted: bool = True) -> str:
         return f"{self.rooted if rooted else self.unrooted}optional<{elem}>"
@@ -85,8 +89,29 @@ class CppSpelling:
         return f"{self.rooted if rooted else self.unrooted}make_optional"
 
 
-C10_OPTIONAL = CppSpelling(rooted="c10::", unrooted="c10::", in_scope_nullopt="nullopt")
-STD_OPTIONAL = CppSpelling(rooted="::std::", unrooted="std::", in_scope_nullopt="std::nullopt")
+_DTYPE_OF_OPTIONS = "c10::optTypeMetaToScalarType"
+C10_OPTIONAL_2_2 = CppSpelling(rooted="c10::", unrooted="c10::", in_scope_nullopt="nullopt",
+                               dtype_of_options="optTypeMetaToScalarType")
+C10_OPTIONAL = CppSpelling(rooted="c10::", unrooted="c10::", in_scope_nullopt="nullopt", dtype_of_options=_DTYPE_OF_OPTIONS)
+STD_OPTIONAL = CppSpelling(rooted="::std::", unrooted="std::", in_scope_nullopt="std::nullopt",
+                           dtype_of_options=_DTYPE_OF_OPTIONS)
+
+
+@record
+class ViewInverseForm:
+    """How functionalization names and calls a view op's inverse (FunctionalInverses.h, the kernels' reverse
+    lambdas): changed together in 2.3, so one form per release (Release.view_inverse_form)."""
+
+    # The inverse is named after the view's _copy op (`select_copy_int_inverse`, its arguments the copy's);
+    # from 2.3 after the view op itself (`select_int_inverse`).
+    named_after_copy: bool
+    # The inverse takes `at::functionalization::InverseReturnMode inverse_return_mode`, which each view kernel
+    # works out from reapply_views (`auto inverse_return_mode = ...`); before 2.3 it takes `bool reapply_views`.
+    takes_return_mode: bool
+
+
+REAPPLY_VIEWS_INVERSES = ViewInverseForm(named_after_copy=True, takes_return_mode=False)
+RETURN_MODE_INVERSES = ViewInverseForm(named_after_copy=False, takes_return_mode=True)
 
 
 @record
@@ -106,6 +131,9 @@ class Release:
     philox_ops_need_no_seeded_tag: bool
     # Mutating ops functionalization leaves alone (so in no group they are not an error).
     skipped_by_functionalization: frozenset[str]
+    # set_ (every overload) may be tagged inplace_view without an out-of-place view op, and its group still gets
+    # generated variants; from 2.3 (when its own entries got the tag).
+    set_passes_inplace_view_rules: bool
     # Generated out= / in-place variants (added to the model) get the tags out / inplace; from 2.13.
     generated_variants_tagged_by_kind: bool
 
@@ -115,12 +143,20 @@ class Release:
     # Functionalization replays views through ViewMeta classes (ViewMetaClasses.h / .cpp); from 2.9. Before,
     # RegisterFunctionalization's view kernels build ViewMetas of lambdas, which opgen does not write yet.
     functionalization_view_meta_classes: bool
+    # How a view's inverse is named and what it takes (ViewInverseForm): after the _copy op with reapply_views until
+    # 2.2, after the view op with an InverseReturnMode from 2.3.
+    view_inverse_form: ViewInverseForm
+    # A mutating op's functionalization kernel ends the return of its no-op redispatch with a second `;`
+    # (`return out;;`, a lone `;` when the op returns nothing); until 2.2.
+    noop_redispatch_return_ends_twice: bool
     # A view's functionalization kernel works out whether its SymInt arguments are symbolic (has_symbolic_inputs)
     # and gives that to the ViewMeta, and a view op's ViewMeta says whether it is as_strided; from 2.4.
     view_meta_knows_symbolic_inputs: bool
     # An inplace view op's functionalization kernel says "we'll end up runnin the reference function" (a typo
     # gen.py fixed in 2.8); until 2.7.
     inplace_view_comment_says_runnin: bool
+    # gen.py writes AOTInductor's C shims (c_shim_cpu / c_shim_cuda, in the form aoti_shim_form says); from 2.3.
+    writes_aoti_c_shims: bool
     # AOTInductor gets c_shim_aten.cpp too (the aten_shimified_ops, through the dispatcher); from 2.9.
     writes_aten_c_shim: bool
     # Functionalization registers view ops with a CompositeImplicitAutograd kernel too (to that kernel); from 2.10.
@@ -155,8 +191,8 @@ class Release:
     # (from 2.12; the dimname overloads only in 2.12).
     cumulative_out_ops: frozenset[str]
 
-    # How the C++ types and expressions spell optionals (CppSpelling): c10's until 2.3, the standard library's
-    # from 2.4.
+    # How the C++ types and expressions spell optionals (CppSpelling): c10's until 2.3 (optTypeMetaToScalarType
+    # unqualified until 2.2), the standard library's from 2.4.
     cpp_spelling: CppSpelling
 
     # ---- AOTI C shims (area shims)
@@ -194,6 +230,9 @@ class Release:
     # Tensor methods the Python binding generator skips by name beyond 2.6's list (they are bound by hand), so
     # that deprecated.yaml cannot call them; sym_is_contiguous from 2.9, dim, numel, ... from 2.12.
     python_bindings_skip_hand_bound: frozenset[str]
+    # A derivatives.yaml entry may name a view op's _copy function (its own formulas win over those derived from
+    # the view's entry); from 2.3. Before, the loader leaves those functions out: such an entry names no function.
+    derivatives_name_view_copies: bool
     # Functions.h's autograd Node structs declare `void compiled_args(CompiledNodeArgs& args) const override;`
     # (before, not const); from 2.7.
     node_compiled_args_const: bool

@@ -319,6 +319,7 @@ SITES: dict[str, Site] = {
     "pieces/dest/functionalization.py:view_functionalization_body:FunctionalizationError": guarded(
         "OPG308", "view-without-copy"),
     "pieces/dest/functionalization.py:_opcall:assert": guarded("OPG308", "view-without-copy"),
+    "pieces/dest/functionalization.py:inverse_op:FunctionalizationError": guarded("OPG308", "view-without-copy"),
     "pieces/dest/functionalization.py:compute_functionalization_definitions:FunctionalizationError": rule(
         "OPG309", "unfunctionalizable-op"),
     "pieces/dest/functionalization.py:return_str:FunctionalizationError": guarded(

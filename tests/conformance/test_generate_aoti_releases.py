@@ -30,7 +30,8 @@ from .test_release_matrix import release_folder
 pytestmark = [pytest.mark.versions, pytest.mark.slow]
 
 OLDER_FORM = [r.version for r in RELEASES if not r.aoti_shim_form.fallback_ops_versioned and not r.aoti_shim_form.every_op]
-EVERY_OP_FORM = [r.version for r in RELEASES if r.aoti_shim_form.every_op]
+EVERY_OP_FORM = [r.version for r in RELEASES if r.aoti_shim_form.every_op and r.writes_aoti_c_shims]
+NO_SHIMS = [r.version for r in RELEASES if not r.writes_aoti_c_shims]  # gen.py before 2.3 has no shim generator
 # Where gen.py before 2.4 writes them (it has no --aoti-install-dir), under the folder it runs in.
 FIXED_AOTI = Path("torch/csrc/inductor/aoti_torch/generated")
 # gen.py's flags that change which shims are written or what they say.
@@ -112,6 +113,18 @@ def test_every_op_shims_are_byte_identical(version: str, flags: str, tmp_path: P
     header = expected["c_shim_cpu.h"].decode()
     assert "aoti_torch_cpu_addmm_out(" in header and "aoti_torch_cpu_add_Tensor(" not in header
     assert "aoti_torch_cpu_add_out(" not in header and "aoti_torch_cpu_abs_(AtenTensorHandle self, AtenTensorHandle* ret0);" in header
+
+
+@pytest.mark.parametrize("version", NO_SHIMS)
+def test_no_shims_where_gen_py_writes_none(version: str, tmp_path: Path) -> None:
+    """Before 2.3 gen.py writes no AOTI shim, anywhere; opgen plans none."""
+    done = reference.run(["-m", "torchgen.gen", "-s", str(_aten(version)), "-d", "out/aten", "--generate", "sources"],
+                         cwd=tmp_path, outputs=[Path("out"), Path("torch")], pythonpath=[release_folder(version)])
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert not (tmp_path / "torch").exists()
+    assert not any("c_shim" in p.name for p in (tmp_path / "out").rglob("*"))
+    assert (tmp_path / "out" / "aten" / "RegisterCPU.cpp").is_file()  # (gen.py did write its sources)
+    assert opgen_shims(version) == {}
 
 
 def test_the_two_releases_differ_in_their_tensor_arguments() -> None:

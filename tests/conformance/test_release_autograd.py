@@ -69,6 +69,7 @@ class Case:
 
 # ---------------------------------------------------------------- the mutations that tell releases apart
 
+TRANSPOSE_COPY = "transpose_copy.int(Tensor self, int dim0, int dim1) -> Tensor"
 NAMED_SUM = "sum.dim_DimnameList(Tensor self, Dimname[1] dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"
 # The declarations of the Tensor methods later releases bind by hand, as 2.12 declares them: a tree of an older
 # release that declares one too gets it a generated binding (deprecated.yaml can call it).
@@ -88,6 +89,10 @@ def derivatives_cases(r: Release, text: str) -> list[Case]:
     named: Edited = add_after(ABS, f"- name: {NAMED_SUM}\n  self: grad\n")(text)
     cases.append(Case("named-tensor-op", named.text, named.first, named.last, not r.named_tensor_types,
                       "OPG704" if not r.named_tensor_types else ""))
+    # An entry of its own for a view's _copy op: it wins from 2.3; before, the loader does not know the function.
+    copy: Edited = add_after(ABS, f"- name: {TRANSPOSE_COPY}\n  self: grad.transpose(dim0, dim1)\n")(text)
+    cases.append(Case("view-copy-entry", copy.text, copy.first, copy.last, not r.derivatives_name_view_copies,
+                      "OPG704" if not r.derivatives_name_view_copies else ""))
     return cases
 
 
@@ -223,7 +228,7 @@ def _per_release(kind: str) -> list:
     out = []
     for at, version in enumerate(VERSIONS):
         if kind == "derivatives":
-            ids = [m.id for m in MUTATIONS[(at - _OFFSET_ORIGIN) % FEW::FEW]] + ["named-tensor-op"]
+            ids = [m.id for m in MUTATIONS[(at - _OFFSET_ORIGIN) % FEW::FEW]] + ["named-tensor-op", "view-copy-entry"]
         else:
             ids = [m[0] for m in deprecated_mutations.MUTATIONS] + ["calls-numel", "calls-sym-is-contiguous",
                                                                      "dimname-argument", "quantizer-argument"]

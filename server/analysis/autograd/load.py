@@ -72,11 +72,17 @@ class NativeIndex:
     may_lie_past_the_cut: Callable[[str], bool] = lambda name: False
 
     @staticmethod
-    def of(functions: NativeFunctions, keys: Callable[[NativeFunction], tuple[str, str]] = schema_keys
-           ) -> NativeIndex:
+    def of(functions: NativeFunctions, release: Release,
+           keys: Callable[[NativeFunction], tuple[str, str]] = schema_keys) -> NativeIndex:
         by_schema: dict[str, NativeFunction] = {}
         by_signature: dict[str, list[NativeFunction]] = {}
+        # Before 2.3 the loader leaves the view groups' _copy functions out: no entry can name one.
+        hidden = set() if release.derivatives_name_view_copies else {
+            id(g.view_copy) for g in functions.view_groups
+            if isinstance(g, NativeFunctionsViewGroup) and g.view_copy is not None}
         for f in functions.native_functions:
+            if id(f) in hidden:
+                continue
             schema, signature = keys(f)
             by_schema.setdefault(schema, f)
             by_signature.setdefault(signature, []).append(f)
@@ -163,12 +169,13 @@ class DerivativesChecker:
 
     def __init__(self) -> None:
         self._functions: NativeFunctions | None = None
+        self._release: Release | None = None
         self._index: NativeIndex | None = None
         self._memo: dict[int, tuple[DerivativeEntry, tuple[object, ...], EntryAnalysis]] = {}
         self._keys: dict[int, tuple[NativeFunction, tuple[str, str]]] = {}
 
-    def index(self, functions: NativeFunctions) -> NativeIndex:
-        if functions is not self._functions or self._index is None:
+    def index(self, functions: NativeFunctions, release: Release) -> NativeIndex:
+        if functions is not self._functions or release is not self._release or self._index is None:
             keys: dict[int, tuple[NativeFunction, tuple[str, str]]] = {}
 
             def keys_of(f: NativeFunction) -> tuple[str, str]:
@@ -176,15 +183,15 @@ class DerivativesChecker:
                 keys[id(f)] = found if found is not None and found[0] is f else (f, schema_keys(f))
                 return keys[id(f)][1]
 
-            index = NativeIndex.of(functions, keys_of)
+            index = NativeIndex.of(functions, release, keys_of)
             if self._index is not None and index.by_name == self._index.by_name:
                 # The same names and schemas: entries that name none keep their analyses (see _reads).
                 index = dataclasses.replace(index, by_name=self._index.by_name)
-            self._functions, self._index, self._keys = functions, index, keys
+            self._functions, self._release, self._index, self._keys = functions, release, index, keys
         return self._index
 
     def check(self, document: DerivativesDocument, functions: NativeFunctions, release: Release) -> DerivativesCheck:
-        index = self.index(functions)
+        index = self.index(functions, release)
         memo: dict[int, tuple[DerivativeEntry, tuple[object, ...], EntryAnalysis]] = {}
         analyses = []
         for line, entry in document.entries():

@@ -185,7 +185,7 @@ class _Solver:
             layout = direct(NamedCType("layout", OptionalCType(layoutT)))
             return f"TensorOptions().dtype({dtype}).layout({layout}).device({device}).pinned_memory({pin_memory})"
         if goal == NamedCType("dtype", OptionalCType(scalarTypeT)):
-            return self.from_options_or_out("c10::optTypeMetaToScalarType({}.dtype_opt())", "{}.scalar_type()")
+            return self.from_options_or_out(self.spelling.dtype_of_options + "({}.dtype_opt())", "{}.scalar_type()")
         if goal == NamedCType("layout", OptionalCType(layoutT)):
             return self.from_options_or_out("{}.layout_opt()", "{}.layout()")
         if goal == NamedCType("device", OptionalCType(deviceT)):

@@ -22,7 +22,7 @@ from ...model.generate import functionalization_refuses, skips_functionalization
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup, NativeFunctionsViewGroup
 from ...model.schema import Argument, BaseTy, BaseType, FunctionSchema, ListType, Return, SchemaKind
 from ...releases import Release
-from ...releases.profile import CppSpelling
+from ...releases.profile import CppSpelling, ViewInverseForm
 from ..api import cpp, dispatcher
 from ..api.signatures import DispatcherSignature, NativeSignature
 from ..api.translate import translate
@@ -215,9 +215,23 @@ def attributes(func: FunctionSchema, ctx: NativeFunction, *, owning: bool = True
                                   owning_tensors_by_value=by_value) for a in args[1:])]
 
 
+def _mode(fixed: _Fixed, form: ViewInverseForm) -> Binding:
+    """The argument that tells an inverse how to return (inverse_return_mode; reapply_views before 2.3)."""
+    return fixed.inverse_return_mode if form.takes_return_mode else fixed.reapply_views
+
+
+def inverse_op(g: NativeFunctionsViewGroup, form: ViewInverseForm) -> NativeFunction:
+    """The op a view's inverse is named after and takes the arguments of: the view (its _copy before 2.3)."""
+    if form.named_after_copy:
+        if g.view_copy is None:
+            raise FunctionalizationError(f"{g.view.func.name}: a view without a _copy variant has no inverse")
+        return g.view_copy
+    return g.view
+
+
 def op_arguments(func: FunctionSchema, ctx: NativeFunction, *, is_reverse: bool, spelling: CppSpelling,
-                 index: Binding | None = None) -> list[Binding]:
-    """index: the output index's binding (out_index when None)."""
+                 form: ViewInverseForm, index: Binding | None = None) -> list[Binding]:
+    """index: the output index's binding (out_index when None); form: the release's view inverses."""
     args = func.arguments.flat_all
     if args[0].type != _TENSOR:
         raise FunctionalizationError(f"Expected first arg to be Tensor, got {args[0].type}")
@@ -226,7 +240,7 @@ def op_arguments(func: FunctionSchema, ctx: NativeFunction, *, is_reverse: bool,
     if not is_reverse:
         return [fixed.base, *rest]
     extra = [index or fixed.out_index] if is_multi_output(func) else []
-    return [fixed.base, fixed.mutated_view, fixed.inverse_return_mode, *extra, *rest]
+    return [fixed.base, fixed.mutated_view, _mode(fixed, form), *extra, *rest]
 
 
 def reverse_name(f: NativeFunction, *, include_namespace: bool) -> str:
@@ -290,13 +304,13 @@ def _opcall(g: NativeFunctionsViewGroup, f: NativeFunction, *, is_reverse: bool,
             release: Release) -> str:
     assert g.view_copy is not None
     if is_reverse:
-        opname = reverse_name(g.view, include_namespace=True)
+        opname = reverse_name(inverse_op(g, release.view_inverse_form), include_namespace=True)
     else:
         target = g.view if reapply_views else g.view_copy
         opname = f"at::_ops::{target.func.name.unambiguous_name()}::call"
     spelling = release.cpp_spelling
     fixed = _fixed(spelling)
-    goals = op_arguments(g.view_copy.func, f, is_reverse=is_reverse, spelling=spelling)
+    goals = op_arguments(g.view_copy.func, f, is_reverse=is_reverse, spelling=spelling, form=release.view_inverse_form)
     context = [fixed.base, *base_ctor_arguments(f.func, spelling), *attributes(f.func, f, release=release)]
     if is_reverse:
         context.append(fixed.mutated_view)
@@ -390,35 +404,38 @@ def compute_view_inverse_declaration(g: NativeFunctionsViewGroup, release: Relea
     """FunctionalInverses.h: the (hand-written) inverse of a non-composite view op."""
     if g.view.has_composite_implicit_autograd_kernel:
         return None
-    func = g.view.func
+    form = release.view_inverse_form
+    named = inverse_op(g, form)
+    func = named.func
     if not func.returns or not all(r.type.is_tensor_like() for r in func.returns):
         raise FunctionalizationError(f"{func.name}: a view op must return tensors")
     spelling = release.cpp_spelling
     fixed = _fixed(spelling)
     index = fixed.out_index if release.functionalization_view_meta_classes else fixed.mutated_view_idx
-    decls = ", ".join(a.decl() for a in op_arguments(func, g.view, is_reverse=True, spelling=spelling, index=index))
-    return f"static at::Tensor {reverse_name(g.view, include_namespace=False)}({decls});"
+    decls = ", ".join(a.decl() for a in op_arguments(func, named, is_reverse=True, spelling=spelling, form=form,
+                                                      index=index))
+    return f"static at::Tensor {reverse_name(named, include_namespace=False)}({decls});"
 
 
 # ------------------------------------------------------------------ ViewMetas of lambdas (until torch 2.8)
 
 def _lambda_captures(g: NativeFunctionsViewGroup, f: NativeFunction, *, is_reverse: bool,
-                     spelling: CppSpelling) -> list[Binding]:
-    """What a replay lambda captures from the kernel: reapply_views (forward) or inverse_return_mode (reverse),
+                     spelling: CppSpelling, form: ViewInverseForm) -> list[Binding]:
+    """What a replay lambda captures from the kernel: reapply_views (forward) or the inverse's mode (reverse),
     then every argument of the view op but self, as a value (no dangling reference in the capture)."""
     args = g.view.func.arguments.flat_all
     if args[0].type != _TENSOR:
         raise FunctionalizationError(f"Expected first arg to be Tensor, got {args[0].type}")
     fixed = _fixed(spelling)
-    return [fixed.inverse_return_mode if is_reverse else fixed.reapply_views,
+    return [_mode(fixed, form) if is_reverse else fixed.reapply_views,
             *(dispatcher.argument(a, options=_opts(f, spelling), remove_non_owning_ref_types=True) for a in args[1:])]
 
 
 def _lambda(g: NativeFunctionsViewGroup, view_copy: NativeFunction, f: NativeFunction, *,
-            is_reverse: bool, spelling: CppSpelling) -> tuple[str, list[str]]:
+            is_reverse: bool, spelling: CppSpelling, form: ViewInverseForm) -> tuple[str, list[str]]:
     """A replay lambda's head and the calls it returns (forward: with reapply_views, then without)."""
     fixed = _fixed(spelling)
-    captures = _lambda_captures(g, f, is_reverse=is_reverse, spelling=spelling)
+    captures = _lambda_captures(g, f, is_reverse=is_reverse, spelling=spelling, form=form)
     outer = [*dispatcher.arguments(g.view.func, options=_opts(f, spelling)), fixed.reapply_views,
              fixed.inverse_return_mode]
     captured = translate(outer, captures, spelling=spelling, allow_expensive_conversions=True)
@@ -426,10 +443,11 @@ def _lambda(g: NativeFunctionsViewGroup, view_copy: NativeFunction, f: NativeFun
               else [fixed.base, fixed.mutated_view_idx])
     head = (f"[{', '.join(f'{e.type.name} = {e.expr}' for e in captured)}]"
             f"({', '.join(p.decl() for p in params)}) -> at::Tensor")
-    goals = op_arguments(view_copy.func, f, is_reverse=is_reverse, spelling=spelling, index=fixed.mutated_view_idx)
+    goals = op_arguments(view_copy.func, f, is_reverse=is_reverse, spelling=spelling, form=form,
+                         index=fixed.mutated_view_idx)
     args = ", ".join(e.expr for e in translate([*params, *captures], goals, spelling=spelling))
     if is_reverse:
-        return head, [f"{reverse_name(g.view, include_namespace=True)}({args});"]
+        return head, [f"{reverse_name(inverse_op(g, form), include_namespace=True)}({args});"]
     index = "[mutated_view_idx]" if is_multi_output(view_copy.func) else ""
     return head, [f"at::_ops::{target.func.name.unambiguous_name()}::call({args}){index};"
                   for target in (g.view, view_copy)]
@@ -441,8 +459,9 @@ def lambda_view_meta(g: NativeFunctionsViewGroup, view_copy: NativeFunction, f: 
     a view op's (not an inplace view's) also says whether it is multi-output, and from 2.4 whether it is
     as_strided, after whether the inputs are symbolic (Release.view_meta_knows_symbolic_inputs)."""
     spelling = release.cpp_spelling
-    forward, (with_views, without_views) = _lambda(g, view_copy, f, is_reverse=False, spelling=spelling)
-    reverse, (inverse,) = _lambda(g, view_copy, f, is_reverse=True, spelling=spelling)
+    form = release.view_inverse_form
+    forward, (with_views, without_views) = _lambda(g, view_copy, f, is_reverse=False, spelling=spelling, form=form)
+    reverse, (inverse,) = _lambda(g, view_copy, f, is_reverse=True, spelling=spelling, form=form)
     view_op = "inplace_view" not in f.tags
     multi = f",\n        /*is_multi_output=*/{str(isinstance(f.func.returns[0].type, ListType)).lower()}"
     if release.view_meta_knows_symbolic_inputs:
@@ -487,6 +506,7 @@ class _ViewKernel:
     strides_guard: str  # the condition of the reference's sizes and strides being copied over
     view_meta: str  # the ViewMeta replaying the view (`view_meta`)
     symbolic: str  # the has_symbolic_inputs line (none before 2.4)
+    replay_mode: str  # reapply_views from the thread's setting (and the inverses' mode, from 2.3)
 
 
 def _view_kernel(g: NativeFunctionsViewGroup, view_copy: NativeFunction, f: NativeFunction,
@@ -512,16 +532,21 @@ def _view_kernel(g: NativeFunctionsViewGroup, view_copy: NativeFunction, f: Nati
         copy_op=view_copy.func.name.unambiguous_name(), unwrap=unwrap, redispatch_args=redispatch_args,
         return_type=return_type,
         reference_meta=_reference_meta(view_tensor, return_type, guard, meta_conversion, meta_call),
-        strides_guard=guard, view_meta=view_meta, symbolic=symbolic)
+        strides_guard=guard, view_meta=view_meta, symbolic=symbolic,
+        replay_mode=_replay_mode(release.view_inverse_form))
 
 
-# Both view kernels choose how views are replayed from the thread's setting.
-_REPLAY_MODE = """\
-auto reapply_views = at::functionalization::impl::getFunctionalizationReapplyViewsTLS();
+# Both view kernels choose how views are replayed from the thread's setting (and from 2.3 how inverses return).
+_REAPPLY_VIEWS = "auto reapply_views = at::functionalization::impl::getFunctionalizationReapplyViewsTLS();"
+_RETURN_MODE = """
       auto inverse_return_mode = (
           reapply_views ? at::functionalization::InverseReturnMode::ViewOrScatterInverse
             : at::functionalization::InverseReturnMode::NeverView
       );"""
+
+
+def _replay_mode(form: ViewInverseForm) -> str:
+    return _REAPPLY_VIEWS + (_RETURN_MODE if form.takes_return_mode else "")
 
 
 def _reference_meta(view_tensor: str, return_type: str, guard: str, meta_conversion: str, meta_call: str) -> str:
@@ -549,7 +574,7 @@ def _inplace_view_kernel(k: _ViewKernel, release: Release) -> str:
         at::AutoDispatchSkipFunctionalize guard;
         return at::_ops::{k.view_op}::call({k.redispatch_args});
       }}
-      {_REPLAY_MODE}
+      {k.replay_mode}
 {k.symbolic}      {k.view_meta}
       {k.reference_meta}
       // This function adds the above view meta to the current tensor and replays them off the base,
@@ -579,7 +604,7 @@ def _view_op_kernel(k: _ViewKernel) -> str:
         at::AutoDispatchSkipFunctionalize guard;
         return at::_ops::{k.view_op}::call({k.redispatch_args});
       }}
-      {_REPLAY_MODE}
+      {k.replay_mode}
       {k.reference_meta}
       {k.return_type} tmp_output;
       {{
@@ -702,7 +727,8 @@ def _functional_tensor_tests(f: NativeFunction) -> tuple[str, str, str]:
             " || ".join(["false"] + [f"{a}.device().type() == c10::DeviceType::XLA" for a in non_mutated_tensors]))
 
 
-def _noop_redispatch(f: NativeFunction, sig: DispatcherSignature, unwrapped_ctx: list[Binding]) -> str:
+def _noop_redispatch(f: NativeFunction, sig: DispatcherSignature, unwrapped_ctx: list[Binding],
+                     release: Release) -> str:
     """Case 2 of the kernel: no functional tensor is written, so the op itself runs on the unwrapped arguments."""
     spelling = sig.options.spelling
     create_output = ""
@@ -712,7 +738,7 @@ def _noop_redispatch(f: NativeFunction, sig: DispatcherSignature, unwrapped_ctx:
     aliased, fresh = _redispatch_return_names(f, "tmp_output")
     return f"""at::AutoDispatchSkipFunctionalize guard;
          {create_output}at::_ops::{f.func.name.unambiguous_name()}::call({inplace_exprs});
-         {return_str(f.func.returns, aliased + fresh, f, spelling)}"""
+         {return_str(f.func.returns, aliased + fresh, f, spelling)}{";" if release.noop_redispatch_return_ends_twice else ""}"""
 
 
 def _functional_call(f: NativeFunction, g: NativeFunctionsGroup, unwrapped_ctx: list[Binding],
@@ -740,7 +766,7 @@ def inplace_functionalization_body(f: NativeFunction, g: NativeFunctionsGroup, r
     unwrap, unwrapped_ctx = unwrap_tensor_args(sig, is_view_op=False)
     all_mutated_functional, any_non_mutated_functional, any_xla = _functional_tensor_tests(f)
     functional_call = _functional_call(f, g, unwrapped_ctx, release)
-    noop = _noop_redispatch(f, sig, unwrapped_ctx)
+    noop = _noop_redispatch(f, sig, unwrapped_ctx, release)
     return f"""
     {sig.defn(name=wrapper_name(f.func), is_redispatching_fn=True)} {{
       {_meta_shape_check(f, sig, release)}
