@@ -6,7 +6,8 @@ import hashlib
 import os
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from ..analysis.shims import load_fallback_ops
 from ..diagnostics import Diagnostic, diag
@@ -16,6 +17,7 @@ from ..input_file import UnreadableFile, read_text
 from ..model import dispatch as dk
 from ..model.native_aot import NONE, read_native_aot
 from ..text import Span, as_python_reads
+from .contributions import Contributions, Fingerprints
 from .files.aoti import header_check, shim_failures
 from .files.aten import plan_aten
 from .files.context import GenContext, GenerateOptions
@@ -25,6 +27,20 @@ from .progress import Progress, Report
 from .selection import ALL_OPERATORS, Selection, from_allow_list, read_selection
 from .workers import Job, internal_error, usable_cpus, write_in_processes
 from .writer import Refused, WriteResult, make_folder, refusals, write_files, write_if_changed
+
+if TYPE_CHECKING:
+    from ..cache.store import Cache
+
+
+@dataclass(frozen=True)
+class Memo:
+    """Where a run keeps its per-item contributions (codegen/contributions.py): the cache, the digest of the run's
+    constants (every input but native_functions.yaml, the command line, the release), and whether the inputs are
+    still those digested (checked once they are read: if not, the run keeps nothing)."""
+
+    cache: Cache
+    constants: str
+    unchanged: Callable[[], bool]
 
 
 @dataclass(frozen=True)
@@ -89,8 +105,9 @@ def load_selection(options: GenerateOptions) -> Selection:
     return selection
 
 
-def load_context(options: GenerateOptions) -> GenContext:
-    """Read native_functions.yaml, tags.yaml and the templates under --source-path (raises InputError)."""
+def load_context(options: GenerateOptions, memo: Memo | None = None) -> GenContext:
+    """Read native_functions.yaml, tags.yaml and the templates under --source-path (raises InputError).
+    memo: where to keep the per-item contributions across runs (none: each is computed anew)."""
     native = os.path.join(options.source_path, "native", "native_functions.yaml")
     tags_path = os.path.join(options.source_path, "native", "tags.yaml")
     ignore = options.ignore_keys
@@ -103,6 +120,9 @@ def load_context(options: GenerateOptions) -> GenContext:
     native_aot = read_native_aot(native_aot_ops_dir(options)) if options.release.writes_native_aot_stubs else NONE
     ctx = GenContext(inputs.snapshot.functions, tags, options, templates, fallback_ops, why, load_selection(options),
                      native_aot)
+    if memo is not None and memo.unchanged():  # (the fingerprints: of the very text parsed)
+        model = inputs.snapshot.functions
+        ctx = replace(ctx, contributions=Contributions(memo.cache, memo.constants, Fingerprints(model, inputs.text)))
     return refuse_native_aot_errors(refuse_shim_failures(ctx, native))
 
 
@@ -223,9 +243,10 @@ def write_planned(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs, p
                   progress: Report | None = None) -> tuple[WriteResult | None, tuple[str, ...]]:
     """Build and write every implemented file: (the writer's result, the errors that stopped the run).
     progress: told of the files done as they are (see progress.Progress)."""
+    memo = ctx.contributions
     if processes > 1:
         written, stopped = write_in_processes(file_jobs(planned, ctx, dirs), work_units(planned), processes,
-                                              progress)
+                                              progress, None if memo is None else memo.save)
         return (None, stopped) if stopped else (written, ())
     # Streamed: each file is rendered, written and dropped before the next (peak memory is one file's
     # bytes, not all of them). A PlanError stops the run; the files already written are complete.
@@ -239,8 +260,11 @@ def write_planned(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs, p
             progress(Progress(buildable, *tally))
     try:
         release = ctx.options.release
-        return write_files(((*dirs.place(p.manager, p.path), render(p.template, ctx.templates, p.build(), release)
-                             .encode("utf-8")) for p in planned if p.build is not None), on_file=on_file), ()
+        written = write_files(((*dirs.place(p.manager, p.path), render(p.template, ctx.templates, p.build(), release)
+                                .encode("utf-8")) for p in planned if p.build is not None), on_file=on_file)
+        if memo is not None:
+            memo.save()
+        return written, ()
     except PlanError as exc:
         return None, (str(exc),)
     except Exception as exc:  # noqa: BLE001  (a bug: one line, as the worker processes give it)
@@ -277,16 +301,17 @@ def make_folders(dirs: Dirs) -> tuple[str, ...]:
 
 
 def generate(options: GenerateOptions, *, implemented_only: bool = False, processes: int | None = None,
-             progress: Report | None = None) -> GenerateResult:
+             progress: Report | None = None, memo: Memo | None = None) -> GenerateResult:
     """Plan, build and write (unless dry run) every implemented file; errors come back as values.
 
     processes: how many processes build and write the files (default: default_processes()).
-    progress: told of the files planned once they are, then of each file done (see progress.Progress)."""
+    progress: told of the files planned once they are, then of each file done (see progress.Progress).
+    memo: where the per-item contributions are kept across runs (None: nowhere)."""
     errors = check_options(options)
     if errors:
         return GenerateResult((), None, tuple(errors))
     try:
-        ctx = load_context(options)
+        ctx = load_context(options, memo)
     except InvalidInput as exc:
         return GenerateResult((), None, (str(exc),), located=exc.located, invalid=True)
     except InputError as exc:

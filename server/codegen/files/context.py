@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any, TypeVar
 
 from ...model import dispatch as dk
 from ...model.codegen_rules import FUNCTIONS_KEYS
@@ -12,10 +14,12 @@ from ...model.native_function import BackendIndex, NativeFunction, NativeFunctio
 from ...model.native_yaml import NativeFunctions
 from ...pieces.dest.aoti import FallbackOps
 from ...releases import Release
+from ..contributions import Contributions
 from ..options import CodegenOptions, xpu_flag_keys
 from ..selection import ALL_OPERATORS, Selection
 
 K = dk.K
+T = TypeVar("T")
 
 # gen.py's dispatch_keys: the keys that get a Register<Key>.cpp, in this order.
 GEN_DISPATCH_KEYS: tuple[dk.DispatchKey, ...] = tuple(K[n] for n in (
@@ -135,6 +139,15 @@ class GenContext:
     selection: Selection = field(default=ALL_OPERATORS, compare=False, repr=False)
     # The native-AOT declarations gen.py reads (torch 2.15 on; none before).
     native_aot: NativeAot = field(default=NONE, compare=False, repr=False)
+    # The per-item contributions kept across runs (codegen/contributions.py); None: each computed anew.
+    contributions: Contributions | None = field(default=None, compare=False, repr=False)
+
+    def per_item(self, family: str, item: Any, compute: Callable[[Any], T]) -> T:
+        """compute(item), the item's contribution to the family: kept across runs when there is a memo. compute
+        must read nothing of the model but the item (and the run's constants: options, templates, ...)."""
+        if self.contributions is None:
+            return compute(item)
+        return self.contributions.of(family, item, compute)
 
     def native_aot_for(self, key: dk.DispatchKey, g: NativeFunction | NativeFunctionsGroup
                        ) -> NativeAotDeclaration | None:

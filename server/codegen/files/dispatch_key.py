@@ -23,6 +23,7 @@ from ...pieces.dest.register_namespaced import (
 from ...releases import Release
 from ..plan import Env, PlanError, render, shard_envs
 from .context import GenContext
+from .narrow import index_flags, narrow_index
 from .native import namespace_prologue, namespaced_blocks
 
 K = dk.K
@@ -186,22 +187,6 @@ _META = dk.K["Meta"]
 _DEFINITIONS_TEMPLATE = "RegisterDispatchDefinitions.ini"
 
 
-def narrow_index(index: BackendIndex, g: NativeFunction | NativeFunctionsGroup) -> BackendIndex:
-    """The index restricted to g's ops: what a group's pieces depend on, and a cheap, stable cache key
-    (the whole index compares every kernel, and a regeneration builds a new one)."""
-    fs = (g,) if isinstance(g, NativeFunction) else g.functions()
-    kernels = {f.func.name: m for f in fs if (m := index.index.get(f.func.name)) is not None}
-    if not kernels:  # most groups under most keys: one shared key for the caches instead of one each
-        return _without_kernels(index.dispatch_key, index.use_out_as_primary, index.device_guard, index.external)
-    return BackendIndex(index.dispatch_key, index.use_out_as_primary, index.device_guard, index.external, kernels)
-
-
-@functools.lru_cache(maxsize=256)  # per key and three flags: about 40 keys
-def _without_kernels(key: dk.DispatchKey, use_out_as_primary: bool, device_guard: bool, external: bool
-                     ) -> BackendIndex:
-    return BackendIndex(key, use_out_as_primary, device_guard, external, {})
-
-
 def _definitions_template(ctx: GenContext) -> str:
     template = ctx.templates.get(_DEFINITIONS_TEMPLATE)
     if template is None:
@@ -319,8 +304,10 @@ def _dispatch_helpers(key: dk.DispatchKey, index: BackendIndex, release: Release
 
 def register_dispatch_key_shards(ctx: GenContext, key: dk.DispatchKey) -> list[dict]:
     index = ctx.backend_index(key)
+    family = f"register-definitions:{key}:{index_flags(index)}"
     return shard_envs(ctx.groups, key_fn=lambda g: g.root_name,
-                      env_fn=lambda g: {"dispatch_definitions": group_definitions(ctx, g, key, index)},
+                      env_fn=lambda g: {"dispatch_definitions": ctx.per_item(
+                          family, g, lambda g: group_definitions(ctx, g, key, index))},
                       num_shards=num_shards(key), base_env=_register_base_env(ctx, key, index),
                       sharded_keys=frozenset({"dispatch_definitions"}))
 

@@ -8,23 +8,21 @@ from ...pieces.dest.functions import compute_operator_declaration
 from ...pieces.dest.static_dispatch import static_dispatch, static_dispatch_extra_headers
 from ..plan import Env, shard_envs
 from .context import GenContext
-from .dispatch_key import narrow_index
+from .narrow import index_flags, narrow_index
 
 
 def method_operators_h(ctx: GenContext) -> Env:
     static_constexpr, spelling = ctx.options.release.operator_names_static_constexpr, ctx.options.release.cpp_spelling
     return {"MethodOperators_includes": [],
-            "MethodOperators_declarations": [compute_operator_declaration(f, static_constexpr, spelling)
-                                             for f in ctx.native_functions
-                                             if Variant.method in f.variants]}
+            "MethodOperators_declarations": [ctx.per_item("operator-declaration", f, lambda f: compute_operator_declaration(
+                f, static_constexpr, spelling)) for f in ctx.native_functions if Variant.method in f.variants]}
 
 
 def operators_h(ctx: GenContext) -> Env:
     static_constexpr, spelling = ctx.options.release.operator_names_static_constexpr, ctx.options.release.cpp_spelling
     return {"Operators_includes": ["#include <ATen/MethodOperators.h>"],
-            "Operators_declarations": [compute_operator_declaration(f, static_constexpr, spelling)
-                                       for f in ctx.native_functions
-                                       if Variant.method not in f.variants]}
+            "Operators_declarations": [ctx.per_item("operator-declaration", f, lambda f: compute_operator_declaration(
+                f, static_constexpr, spelling)) for f in ctx.native_functions if Variant.method not in f.variants]}
 
 
 OPERATORS_CPP_SHARDS = 5
@@ -44,10 +42,12 @@ def _definition(ctx: GenContext, f: NativeFunction) -> str:
 
 
 def operators_cpp_shards(ctx: GenContext) -> list[dict]:
+    # (what a definition reads of the static dispatch indices besides f's kernels: their keys and flags)
+    family = "operators-cpp:" + ",".join(index_flags(ctx.backend_index(key)) for key in ctx.static_dispatch_backends)
     return shard_envs(
         ctx.native_functions, key_fn=lambda f: f.root_name,
-        env_fn=lambda f: {"operator_headers": [f"#include <ATen/ops/{f.root_name}.h>"],
-                          "definitions": [_definition(ctx, f)]},
+        env_fn=lambda f: ctx.per_item(family, f, lambda f: {"operator_headers": [f"#include <ATen/ops/{f.root_name}.h>"],
+                                                          "definitions": [_definition(ctx, f)]}),
         num_shards=OPERATORS_CPP_SHARDS,
         base_env={"static_dispatch_extra_headers": static_dispatch_extra_headers(ctx.static_dispatch_backends)},
         sharded_keys=frozenset({"operator_headers", "definitions", "static_dispatch_extra_headers"}))
