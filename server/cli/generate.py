@@ -19,9 +19,9 @@ FIXED_AOTI_INSTALL_DIR = "torch/csrc/inductor/aoti_torch/generated"
 
 if TYPE_CHECKING:
     from ..cache.store import Cache
+    from ..codegen.files.context import GenerateOptions
     from ..codegen.generate import Memo
     from ..codegen.runs import Input
-    from ..codegen.files.context import GenerateOptions
     from ..releases import Release, Resolved
 
 GENERATE_KINDS = ["headers", "sources", "declarations_yaml"]

@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..cache.store import Cache, namespaced
+from ..model.native_function import NativeFunction
 
 if TYPE_CHECKING:
     from ..model.native_yaml import NativeFunctions
@@ -52,6 +53,21 @@ class Fingerprints:
         lines = sorted({op.line for op in model.ops})
         digests = dict(zip(lines, entry_digests(text, lines), strict=True))
         self._of_function: dict[int, bytes] = {id(op.function): digests[op.line] for op in model.ops}
+        # A generated op is made from its group's entries (which base it is made from, the other members'
+        # autogen lists), and several are made from one entry: its fingerprint is its name, its base entry's and
+        # those of every group holding it.
+        generated = {id(op.function): op.function for op in model.ops if op.generated}
+        if generated:
+            extra: dict[int, list[bytes]] = {key: [str(f.func.name).encode()] for key, f in generated.items()}
+            for g in (*model.groups, *model.view_groups):
+                members = () if isinstance(g, NativeFunction) else g.functions()
+                if any(id(m) in generated for m in members):
+                    together = b"".join(self._of_function[id(m)] for m in members)
+                    for m in members:
+                        if id(m) in generated:
+                            extra.setdefault(id(m), []).append(together)
+            for key, parts in extra.items():
+                self._of_function[key] = hashlib.sha1(self._of_function[key] + b"".join(parts)).digest()
         self._memo: dict[int, bytes] = {}
         self._keep: list[object] = []  # the items whose ids are memo keys, kept alive for the run
 

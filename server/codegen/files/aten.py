@@ -10,8 +10,8 @@ from collections.abc import Callable
 from functools import partial
 
 from ...model import dispatch as dk
-from ...pieces.dest.declarations_yaml import declarations_yaml_text
-from ...pieces.dest.vmap import vmap_generated_plumbing_h
+from ...pieces.dest.declarations_yaml import compute_declaration_yaml_text, declarations_yaml_text
+from ...pieces.dest.vmap import compute_vmap_plumbing, vmap_generated_plumbing_h
 from ..plan import SHARDED_FAMILY_COST, Build, Manager, PlannedFile, missing, sharded, sharded_missing, single
 from . import (
     aoti,
@@ -32,8 +32,9 @@ from .native_aot import plan_native_aot_header, plan_native_aot_source, unread_r
 
 
 def declarations_yaml(ctx: GenContext) -> str:
-    return declarations_yaml_text(ctx.native_functions, ctx.options.release.cpp_default_qualifies_memory_format,
-                                  ctx.options.release.cpp_spelling)
+    qualified, spelling = ctx.options.release.cpp_default_qualifies_memory_format, ctx.options.release.cpp_spelling
+    return declarations_yaml_text([ctx.per_item("declarations-yaml", f, lambda f: compute_declaration_yaml_text(
+        f, qualified, spelling)) for f in ctx.native_functions])
 
 NOT_YET = "not implemented yet"
 
@@ -139,7 +140,9 @@ def plan_headers(ctx: GenContext, blocked: str | None) -> list[PlannedFile]:
                missing_reason=blocked or ""),
         cpu("RedispatchFunctions.h", lambda: functions.redispatch_functions_h(ctx)),
         cpu("RegistrationDeclarations.h", lambda: schema.registration_declarations_h(ctx)),
-        single(Manager.cpu, "VmapGeneratedPlumbing.h", lambda: vmap_generated_plumbing_h(ctx.native_functions, ctx.options.release)),
+        single(Manager.cpu, "VmapGeneratedPlumbing.h", lambda: vmap_generated_plumbing_h(
+            [ctx.per_item("vmap-plumbing", f, lambda f: compute_vmap_plumbing(f, ctx.options.release))
+             for f in ctx.native_functions])),
         *plan_native_aot_header(ctx, blocked),
         single(Manager.core, "aten_interned_strings.h", lambda: names.aten_interned_strings_h(ctx)),
         single(Manager.core if ctx.options.release.enum_tag_in_core else Manager.headeronly, "enum_tag.h",

@@ -388,18 +388,25 @@ def dispatch_key_functions_h(ctx: GenContext, key: dk.DispatchKey) -> Env:
     return {"dispatch_key": str(key), "inline_headers": f"#include <ATen/{key}Functions_inl.h>"}
 
 
+def _inline_declarations(ctx: GenContext, g: NativeFunction | NativeFunctionsGroup, key: dk.DispatchKey,
+                         index: BackendIndex, macro: str) -> tuple[str, list[str]]:
+    """g's at::<key>:: declarations and their namespace."""
+    narrowed = narrow_index(index, g)
+    try:
+        namespace = kernel_namespace(g, narrowed).replace("native", str(key).lower())
+    except KernelNamespaceError as exc:
+        raise PlanError(str(exc)) from exc
+    return namespace, [with_export_macro(d, macro) for d in group_pieces(
+        g, narrowed, release=ctx.options.release, rocm=ctx.options.rocm).namespaced_declarations]
+
+
 def dispatch_key_functions_inl_h(ctx: GenContext, key: dk.DispatchKey) -> Env:
     index = ctx.backend_index(key)
     macro = key_export_macro(key, ctx.options.release)
     by_namespace: dict[str, list[str]] = {}
+    family = f"key-functions-inl:{key}:{index_flags(index)}"
     for g in ctx.groups:
-        try:
-            namespace = kernel_namespace(g, index).replace("native", str(key).lower())
-        except KernelNamespaceError as exc:
-            raise PlanError(str(exc)) from exc
-        by_namespace.setdefault(namespace, []).extend(
-            with_export_macro(d, macro)
-            for d in group_pieces(g, narrow_index(index, g), release=ctx.options.release,
-                                  rocm=ctx.options.rocm).namespaced_declarations)
+        namespace, declarations = ctx.per_item(family, g, lambda g: _inline_declarations(ctx, g, key, index, macro))
+        by_namespace.setdefault(namespace, []).extend(declarations)
     return {"DispatchKeyFunctions_inl_includes": [], "dispatch_namespace": str(key).lower(),
             "dispatch_namespaced_declarations": namespaced_blocks(by_namespace, 3, skip_empty=True)}

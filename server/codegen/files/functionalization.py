@@ -21,6 +21,7 @@ from ...pieces.dest.functionalization import (
 )
 from ..plan import Env, PlanError, shard_envs
 from .context import GenContext
+from .narrow import index_flags, narrow_index
 
 REGISTER_FUNCTIONALIZATION_SHARDS = 4
 
@@ -61,11 +62,13 @@ def register_functionalization_shards(ctx: GenContext) -> list[dict]:
         try:
             return {"ops_headers": op_headers(g),
                     "func_definitions": list(compute_functionalization_definitions(g, release)),
-                    "func_registrations": compute_functionalization_registrations(g, cia, release)}
+                    "func_registrations": compute_functionalization_registrations(g, narrow_index(cia, g), release)}
         except FunctionalizationError as exc:
             raise PlanError(str(exc)) from exc
 
-    return shard_envs(functionalization_groups(ctx), key_fn=lambda g: g.root_name, env_fn=env,
+    family = f"register-functionalization:{index_flags(cia)}"
+    return shard_envs(functionalization_groups(ctx), key_fn=lambda g: g.root_name,
+                      env_fn=lambda g: ctx.per_item(family, g, env),
                       num_shards=REGISTER_FUNCTIONALIZATION_SHARDS, sharded_keys=_SHARDED_KEYS)
 
 
@@ -111,12 +114,16 @@ def composite_view_copy_kernels_cpp(ctx: GenContext) -> Env:
     spelling = ctx.options.release.cpp_spelling
     headers += [_ops_and_native([f for f in (g.inplace, g.mutable, g.functional)
                                  if f is not None and "generated" not in f.tags], natives) for g in groups]
+    family = f"view-copy:{index_flags(index)}"
     return _guard(lambda: {
         "ops_headers": headers,
         "CompositeViewCopyKernel_Definitions": [
-            d for g in views if (d := compute_view_copy_kernel(g, index, spelling)) is not None],
+            d for g in views if (d := ctx.per_item(family, g, lambda g: compute_view_copy_kernel(
+                g, narrow_index(index, g), spelling))) is not None],
         "GeneratedCompositeFunctional_Definitions": [
-            d for g in groups if (d := compute_composite_functional_kernel(g, spelling)) is not None],
+            d for g in groups if (d := ctx.per_item("composite-functional", g, lambda g: compute_composite_functional_kernel(
+                g, spelling))) is not None],
         "GeneratedCompositeOut_Definitions": [
-            d for g in groups if (d := compute_composite_out_kernel(g, spelling)) is not None],
+            d for g in groups if (d := ctx.per_item("composite-out", g, lambda g: compute_composite_out_kernel(
+                g, spelling))) is not None],
     })

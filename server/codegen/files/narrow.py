@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 
 from ...model import dispatch as dk
-from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
+from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup, NativeFunctionsViewGroup
 
 
 def index_flags(index: BackendIndex) -> str:
@@ -14,7 +14,8 @@ def index_flags(index: BackendIndex) -> str:
     return f"{index.dispatch_key}:{index.use_out_as_primary}:{index.device_guard}:{index.external}"
 
 
-def narrow_index(index: BackendIndex, g: NativeFunction | NativeFunctionsGroup) -> BackendIndex:
+def narrow_index(index: BackendIndex, g: NativeFunction | NativeFunctionsGroup | NativeFunctionsViewGroup
+                 ) -> BackendIndex:
     """The index restricted to g's ops: what a group's pieces depend on, and a cheap, stable cache key
     (the whole index compares every kernel, and a regeneration builds a new one)."""
     fs = (g,) if isinstance(g, NativeFunction) else g.functions()

@@ -54,10 +54,11 @@ def register_schema_cpp(ctx: GenContext) -> Env:
 
 
 def aten_op_list_cpp(ctx: GenContext) -> Env:
-    return {"aten_ops": [compute_aten_op(f) for f in ctx.native_functions]}
+    return {"aten_ops": [ctx.per_item("aten-op", f, compute_aten_op) for f in ctx.native_functions]}
 
 
 def registration_declarations_h(ctx: GenContext) -> Env:
+    # (f's line reads of the indices only whether each has a kernel for f: f's own entry says)
     indices = ctx.model.backend_indices
-    return {"registration_declarations": [compute_registration_declaration(f, indices, ctx.options.release)
-                                         for f in ctx.native_functions]}
+    return {"registration_declarations": [ctx.per_item("registration-declaration", f, lambda f: (
+        compute_registration_declaration(f, indices, ctx.options.release))) for f in ctx.native_functions]}
