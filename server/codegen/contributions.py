@@ -11,9 +11,9 @@ An item's fingerprint is the digest of the text of the entries it is lowered fro
 generated op's base entry (the one it is generated from). Positions are not part of it: an entry moved unchanged
 keeps its contributions (the order of the items in a file comes from the model, rebuilt every run).
 
-Storage: one cache entry per family (marshal of {fingerprint: value}), loaded on first use; a family that computed
-anything is written back with the values this run used, so the entry holds what the current file makes and no more.
-Values must be marshal-able (str, list, tuple, dict, int, bool, None).
+Storage: one cache entry per family (marshal of {fingerprint: value}), loaded on first use, and one of the recent
+contributions of every family (see Contributions). Values must be marshal-able (str, list, tuple, dict, int, bool,
+None).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import marshal
 from collections.abc import Callable, Sequence
+from itertools import repeat
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..cache.store import Cache, namespaced
@@ -69,7 +70,16 @@ class Fingerprints:
             for key, parts in extra.items():
                 self._of_function[key] = hashlib.sha1(self._of_function[key] + b"".join(parts)).digest()
         self._memo: dict[int, bytes] = {}
+        self._lists: dict[int, list[bytes]] = {}
         self._keep: list[object] = []  # the items whose ids are memo keys, kept alive for the run
+
+    def all_of(self, items: Sequence[Any]) -> list[bytes]:
+        """[of(item) for item in items], kept for the sequence (the model's tuples are walked by many families)."""
+        found = self._lists.get(id(items))
+        if found is None:
+            found = self._lists[id(items)] = list(map(self.of, items))
+            self._keep.append(items)
+        return found
 
     def of(self, item: Any) -> bytes:
         """The fingerprint of a NativeFunction, a group or a view group of this model."""
@@ -89,7 +99,14 @@ class Fingerprints:
 
 
 class Contributions:
-    """The contributions memo of one run (see the module); `constants`: the digest of every run constant."""
+    """The contributions memo of one run (see the module); `constants`: the digest of every run constant.
+
+    What a run computes goes first into one small entry shared by every family (the recent contributions: one
+    write per run, whatever the number of families an edit touched); once it holds more than RECENT_LIMIT values,
+    each family loaded in the run is written whole with the values the run used (stale ones dropped) and the
+    recent entry keeps only the others."""
+
+    RECENT_LIMIT = 1000
 
     def __init__(self, cache: Cache, constants: str, fingerprints: Fingerprints) -> None:
         self._cache = cache
@@ -97,22 +114,31 @@ class Contributions:
         self.fingerprints = fingerprints
         self._stored: dict[str, dict[bytes, Any]] = {}
         self._used: dict[str, dict[bytes, Any]] = {}
-        self._dirty: set[str] = set()
+        self._recent: dict[str, dict[bytes, Any]] | None = None
+        self._new: dict[str, dict[bytes, Any]] = {}
         self.computed = 0
 
     def _key(self, family: str) -> str:
         return namespaced("contributions", _FORMAT, self._constants, family)
 
+    def _recent_key(self) -> str:
+        return namespaced("contributions-recent", _FORMAT, self._constants)
+
     def _family(self, family: str) -> dict[bytes, Any]:
         stored = self._stored.get(family)
         if stored is None:
-            stored = self._load(family)
+            if self._recent is None:
+                self._recent = self._load(self._recent_key())
+            stored = self._load(self._key(family))
+            recent = self._recent.get(family)
+            if isinstance(recent, dict):
+                stored.update(recent)
             self._stored[family] = stored
             self._used[family] = {}
         return stored
 
-    def _load(self, family: str) -> dict[bytes, Any]:
-        payload = self._cache.get(self._key(family))
+    def _load(self, key: str) -> dict[Any, Any]:
+        payload = self._cache.get(key)
         if payload is None:
             return {}
         try:
@@ -121,6 +147,11 @@ class Contributions:
             return {}
         return value if isinstance(value, dict) else {}
 
+    def _computed(self, family: str, fingerprint: bytes, value: object) -> None:
+        self._stored[family][fingerprint] = value
+        self._new.setdefault(family, {})[fingerprint] = value
+        self.computed += 1
+
     def of(self, family: str, item: Any, compute: Callable[[Any], T]) -> T:
         """The item's contribution to the family: stored, or compute(item) now (and stored at save)."""
         stored = self._family(family)
@@ -128,21 +159,44 @@ class Contributions:
         found = stored.get(fingerprint, _ABSENT)
         if found is _ABSENT:
             found = compute(item)
-            stored[fingerprint] = found
-            self._dirty.add(family)
-            self.computed += 1
+            self._computed(family, fingerprint, found)
         self._used[family][fingerprint] = found
         return found  # type: ignore[no-any-return]
 
+    def many(self, family: str, items: Sequence[Any], compute: Callable[[Any], T]) -> list[T]:
+        """[of(family, item, compute) for item in items], in bulk."""
+        stored = self._family(family)
+        fingerprints = self.fingerprints.all_of(items)
+        values = list(map(stored.get, fingerprints, repeat(_ABSENT)))
+        for i, value in enumerate(values):
+            if value is _ABSENT:
+                values[i] = compute(items[i])
+                self._computed(family, fingerprints[i], values[i])
+        self._used[family].update(zip(fingerprints, values, strict=True))
+        return values
+
     def save(self) -> None:
-        """Write back each family that computed something, with the values this run used."""
-        for family in sorted(self._dirty):
-            try:
-                payload = marshal.dumps(self._used[family])
-            except ValueError:  # a value marshal cannot hold: a bug of the family, never stored half
-                continue
-            self._cache.put(self._key(family), payload)
-        self._dirty.clear()
+        """Keep what this run computed (see the class)."""
+        if not self._new:
+            return
+        recent = dict(self._recent or {})
+        for family, values in self._new.items():
+            recent[family] = {**recent.get(family, {}), **values}
+        self._new = {}
+        if sum(map(len, recent.values())) > self.RECENT_LIMIT:
+            for family in sorted(recent.keys() & self._used.keys()):
+                try:
+                    payload = marshal.dumps(self._used[family])
+                except ValueError:  # a value marshal cannot hold: a bug of the family, never stored half
+                    continue
+                if self._cache.put(self._key(family), payload):
+                    del recent[family]
+        try:
+            payload = marshal.dumps(recent)
+        except ValueError:
+            return
+        self._cache.put(self._recent_key(), payload)
+        self._recent = recent
 
 
 _ABSENT = object()

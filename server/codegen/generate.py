@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -18,6 +18,7 @@ from ..model import dispatch as dk
 from ..model.native_aot import NONE, read_native_aot
 from ..text import Span, as_python_reads
 from .contributions import Contributions, Fingerprints
+from .file_record import FileRecord, env_key, output_path
 from .files.aoti import header_check, shim_failures
 from .files.aten import plan_aten
 from .files.context import GenContext, GenerateOptions
@@ -240,35 +241,82 @@ def default_processes() -> int:
 
 
 def write_planned(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs, processes: int,
-                  progress: Report | None = None) -> tuple[WriteResult | None, tuple[str, ...]]:
+                  progress: Report | None = None, record: FileRecord | None = None
+                  ) -> tuple[WriteResult | None, tuple[str, ...]]:
     """Build and write every implemented file: (the writer's result, the errors that stopped the run).
-    progress: told of the files done as they are (see progress.Progress)."""
+    progress: told of the files done as they are (see progress.Progress).
+    record: the files' keys of the last run (file_record.py): a file whose key it holds, unchanged on disk, is
+    neither built nor written (it counts as unchanged); None: every file is built."""
     memo = ctx.contributions
-    if processes > 1:
-        written, stopped = write_in_processes(file_jobs(planned, ctx, dirs), work_units(planned), processes,
-                                              progress, None if memo is None else memo.save)
-        return (None, stopped) if stopped else (written, ())
-    # Streamed: each file is rendered, written and dropped before the next (peak memory is one file's
-    # bytes, not all of them). A PlanError stops the run; the files already written are complete.
-    tally = [0, 0]  # done, written
     buildable = sum(p.build is not None for p in planned)
+    tally = [0, 0]  # done, written
 
     def on_file(changed: bool) -> None:
         tally[0] += 1
         tally[1] += changed
         if progress is not None:
             progress(Progress(buildable, *tally))
+    kept: list[str] = []
+    if record is not None:  # the files whose key is known before they are built
+        planned = [p for p in planned if not _kept_by_key(p, dirs, record, kept, on_file)]
+    if processes > 1:
+        written, stopped = write_in_processes(file_jobs(planned, ctx, dirs), work_units(planned), processes,
+                                              progress, None if memo is None else memo.save)
+        return (None, stopped) if stopped else (_with_kept(written, kept, record), ())
+    # Streamed: each file is rendered, written and dropped before the next (peak memory is one file's
+    # bytes, not all of them). A PlanError stops the run; the files already written are complete.
     try:
-        release = ctx.options.release
-        written = write_files(((*dirs.place(p.manager, p.path), render(p.template, ctx.templates, p.build(), release)
-                                .encode("utf-8")) for p in planned if p.build is not None), on_file=on_file)
+        written = write_files(_rendered(planned, ctx, dirs, record, kept, on_file), on_file=on_file)
         if memo is not None:
             memo.save()
-        return written, ()
+        return _with_kept(written, kept, record), ()
     except PlanError as exc:
         return None, (str(exc),)
     except Exception as exc:  # noqa: BLE001  (a bug: one line, as the worker processes give it)
         return None, (internal_error(exc),)
+
+
+def _kept_by_key(p: PlannedFile, dirs: Dirs, record: FileRecord, kept: list[str],
+                 on_file: Callable[[bool], None]) -> bool:
+    """Whether p is kept as it is (its key, known before building it, is the one recorded); notes its key if not."""
+    if p.build is None or p.key is None:
+        return False
+    path, key = output_path(*dirs.place(p.manager, p.path)), p.key()
+    if record.fresh(path, key):
+        kept.append(path)
+        on_file(False)
+        return True
+    record.built(path, key)
+    return False
+
+
+def _rendered(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs, record: FileRecord | None,
+              kept: list[str], on_file: Callable[[bool], None]) -> Iterator[tuple[str, str, bytes]]:
+    """(root, path, bytes) of each file to write; with a record, a file whose environment's key it holds (and is
+    unchanged on disk) is kept instead, unrendered."""
+    release = ctx.options.release
+    for p in planned:
+        if p.build is None:
+            continue
+        root, relative = dirs.place(p.manager, p.path)
+        env = p.build()
+        if record is not None and p.key is None:
+            path, key = output_path(root, relative), env_key(p.template, ctx.templates.get(p.template), env)
+            if record.fresh(path, key):
+                kept.append(path)
+                on_file(False)
+                continue
+            record.built(path, key)
+        yield root, relative, render(p.template, ctx.templates, env, release).encode("utf-8")
+
+
+def _with_kept(written: WriteResult, kept: Sequence[str], record: FileRecord | None) -> WriteResult:
+    """The writer's result with the files kept counted unchanged; the record of this run stored."""
+    if record is None:
+        return written
+    record.store(written.digests)
+    return WriteResult(written.written, (*written.unchanged, *kept), written.errors,
+                       (*written.digests, *record.kept()))
 
 
 # The folders gen.py makes before it writes anything.
@@ -335,8 +383,10 @@ def generate(options: GenerateOptions, *, implemented_only: bool = False, proces
     if not options.dry_run:
         if progress is not None:
             progress(Progress(sum(p.build is not None for p in planned), 0, 0))
-        written, stopped = write_planned(planned, ctx, dirs, default_processes() if processes is None else processes,
-                                         progress)
+        record = None if memo is None or ctx.contributions is None else FileRecord(memo.cache, memo.constants)
+        if processes is None:  # after an edit, little is built: one process, which keeps every file's key
+            processes = 1 if record is not None and not record.empty else default_processes()
+        written, stopped = write_planned(planned, ctx, dirs, processes, progress, record)
         if stopped:
             return GenerateResult(tuple(planned), None, stopped)
     lists = []

@@ -13,6 +13,7 @@ dry run or an outputs list costs nothing) and then a list of GeneratedFile.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -107,6 +108,9 @@ class PlannedFile:
     shares: str = field(default="", compare=False)
     # A rough relative cost of building it: a parallel writer hands out the costly work first.
     cost: int = field(default=1, compare=False)
+    # The digest of everything it is built from, computed without building it (None: known once built); a file
+    # whose key the last run recorded is not built again (file_record.py).
+    key: Callable[[], str] | None = field(default=None, compare=False)
 
     @property
     def implemented(self) -> bool:
@@ -124,6 +128,7 @@ class PlanError(ValueError):
     """The inputs cannot be generated from (an unknown template, a bad kernel namespace, ...)."""
 
 
+@functools.lru_cache(maxsize=1 << 16)  # (per root name: every sharded family hashes the same names)
 def string_stable_hash(s: str) -> int:
     """A string hash that does not change from run to run (sha1, little-endian)."""
     return int.from_bytes(hashlib.sha1(s.encode("latin1")).digest(), "little")
@@ -155,8 +160,9 @@ def render(template_name: str, templates: Mapping[str, str], env: Env | str, rel
 
 
 def single(manager: Manager, path: str, build: Build | None, *, template: str | None = None,
-           missing_reason: str = "", shares: str = "", cost: int = 1) -> PlannedFile:
-    return PlannedFile(manager, path, template or path, build, True, missing_reason, shares, cost)
+           missing_reason: str = "", shares: str = "", cost: int = 1, key: Callable[[], str] | None = None
+           ) -> PlannedFile:
+    return PlannedFile(manager, path, template or path, build, True, missing_reason, shares, cost, key)
 
 
 def missing(manager: Manager, path: str, reason: str = "not implemented yet", *, template: str | None = None,

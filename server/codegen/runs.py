@@ -166,6 +166,11 @@ def _stat_of(path: str) -> tuple[int, int, int, int, int] | None:
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
+def output_stat(path: str) -> tuple[int, int, int, int, int] | None:
+    """A generated file's stat as a record keeps it (None: not a regular file, or none)."""
+    return _stat_of(path)
+
+
 def _coarse(time_ns: int) -> bool:
     """A time with no sub-second part: likely from a filesystem of whole-second (or 2 s) timestamps."""
     return time_ns % 1_000_000_000 == 0

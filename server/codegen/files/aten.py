@@ -33,8 +33,8 @@ from .native_aot import plan_native_aot_header, plan_native_aot_source, unread_r
 
 def declarations_yaml(ctx: GenContext) -> str:
     qualified, spelling = ctx.options.release.cpp_default_qualifies_memory_format, ctx.options.release.cpp_spelling
-    return declarations_yaml_text([ctx.per_item("declarations-yaml", f, lambda f: compute_declaration_yaml_text(
-        f, qualified, spelling)) for f in ctx.native_functions])
+    return declarations_yaml_text(ctx.per_items("declarations-yaml", ctx.native_functions,
+                                                lambda f: compute_declaration_yaml_text(f, qualified, spelling)))
 
 NOT_YET = "not implemented yet"
 
@@ -141,8 +141,8 @@ def plan_headers(ctx: GenContext, blocked: str | None) -> list[PlannedFile]:
         cpu("RedispatchFunctions.h", lambda: functions.redispatch_functions_h(ctx)),
         cpu("RegistrationDeclarations.h", lambda: schema.registration_declarations_h(ctx)),
         single(Manager.cpu, "VmapGeneratedPlumbing.h", lambda: vmap_generated_plumbing_h(
-            [ctx.per_item("vmap-plumbing", f, lambda f: compute_vmap_plumbing(f, ctx.options.release))
-             for f in ctx.native_functions])),
+            ctx.per_items("vmap-plumbing", ctx.native_functions,
+                          lambda f: compute_vmap_plumbing(f, ctx.options.release)))),
         *plan_native_aot_header(ctx, blocked),
         single(Manager.core, "aten_interned_strings.h", lambda: names.aten_interned_strings_h(ctx)),
         single(Manager.core if ctx.options.release.enum_tag_in_core else Manager.headeronly, "enum_tag.h",

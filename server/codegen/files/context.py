@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, TypeVar
@@ -148,6 +148,12 @@ class GenContext:
         if self.contributions is None:
             return compute(item)
         return self.contributions.of(family, item, compute)
+
+    def per_items(self, family: str, items: Sequence[Any], compute: Callable[[Any], T]) -> list[T]:
+        """[per_item(family, item, compute) for item in items], in bulk."""
+        if self.contributions is None:
+            return list(map(compute, items))
+        return self.contributions.many(family, items, compute)
 
     def native_aot_for(self, key: dk.DispatchKey, g: NativeFunction | NativeFunctionsGroup
                        ) -> NativeAotDeclaration | None:

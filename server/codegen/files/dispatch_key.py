@@ -305,9 +305,10 @@ def _dispatch_helpers(key: dk.DispatchKey, index: BackendIndex, release: Release
 def register_dispatch_key_shards(ctx: GenContext, key: dk.DispatchKey) -> list[dict]:
     index = ctx.backend_index(key)
     family = f"register-definitions:{key}:{index_flags(index)}"
-    return shard_envs(ctx.groups, key_fn=lambda g: g.root_name,
-                      env_fn=lambda g: {"dispatch_definitions": ctx.per_item(
-                          family, g, lambda g: group_definitions(ctx, g, key, index))},
+    groups = ctx.groups
+    definitions = ctx.per_items(family, groups, lambda g: group_definitions(ctx, g, key, index))
+    return shard_envs(zip(groups, definitions, strict=True), key_fn=lambda pair: pair[0].root_name,
+                      env_fn=lambda pair: {"dispatch_definitions": pair[1]},
                       num_shards=num_shards(key), base_env=_register_base_env(ctx, key, index),
                       sharded_keys=frozenset({"dispatch_definitions"}))
 
@@ -405,8 +406,8 @@ def dispatch_key_functions_inl_h(ctx: GenContext, key: dk.DispatchKey) -> Env:
     macro = key_export_macro(key, ctx.options.release)
     by_namespace: dict[str, list[str]] = {}
     family = f"key-functions-inl:{key}:{index_flags(index)}"
-    for g in ctx.groups:
-        namespace, declarations = ctx.per_item(family, g, lambda g: _inline_declarations(ctx, g, key, index, macro))
+    for namespace, declarations in ctx.per_items(family, ctx.groups,
+                                                 lambda g: _inline_declarations(ctx, g, key, index, macro)):
         by_namespace.setdefault(namespace, []).extend(declarations)
     return {"DispatchKeyFunctions_inl_includes": [], "dispatch_namespace": str(key).lower(),
             "dispatch_namespaced_declarations": namespaced_blocks(by_namespace, 3, skip_empty=True)}

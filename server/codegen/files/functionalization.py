@@ -67,8 +67,9 @@ def register_functionalization_shards(ctx: GenContext) -> list[dict]:
             raise PlanError(str(exc)) from exc
 
     family = f"register-functionalization:{index_flags(cia)}"
-    return shard_envs(functionalization_groups(ctx), key_fn=lambda g: g.root_name,
-                      env_fn=lambda g: ctx.per_item(family, g, env),
+    groups = functionalization_groups(ctx)
+    return shard_envs(zip(groups, ctx.per_items(family, groups, env), strict=True), key_fn=lambda pair: pair[0].root_name,
+                      env_fn=lambda pair: pair[1],
                       num_shards=REGISTER_FUNCTIONALIZATION_SHARDS, sharded_keys=_SHARDED_KEYS)
 
 

@@ -12,10 +12,9 @@ from .context import GenContext
 def functions_h(ctx: GenContext) -> Env:
     return {"static_dispatch_extra_headers": static_dispatch_extra_headers(ctx.static_dispatch_backends),
             "Functions_includes": ["#include <ATen/Operators.h>"],
-            "Functions_declarations": [ctx.per_item("functions-h", f, lambda f: compute_function(
+            "Functions_declarations": ctx.per_items("functions-h", ctx.native_functions, lambda f: compute_function(
                 f, ctx.options.release.symint_templates_use_is_same_v,
-                ctx.options.release.cpp_default_qualifies_memory_format, ctx.options.release.cpp_spelling))
-                for f in ctx.native_functions]}
+                ctx.options.release.cpp_default_qualifies_memory_format, ctx.options.release.cpp_spelling))}
 
 
 def functions_cpp(ctx: GenContext) -> Env:
@@ -23,7 +22,6 @@ def functions_cpp(ctx: GenContext) -> Env:
 
 
 def redispatch_functions_h(ctx: GenContext) -> Env:
-    return {"function_redispatch_definitions": [
-        ctx.per_item("redispatch-h", f, lambda f: compute_redispatch_function(
-            f, ctx.options.release.cpp_default_qualifies_memory_format, ctx.options.release.cpp_spelling))
-        for f in ctx.native_functions]}
+    return {"function_redispatch_definitions": ctx.per_items(
+        "redispatch-h", ctx.native_functions, lambda f: compute_redispatch_function(
+            f, ctx.options.release.cpp_default_qualifies_memory_format, ctx.options.release.cpp_spelling))}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ...pieces.dest.native_declarations import (
@@ -38,15 +38,16 @@ def namespaced_blocks(by_namespace: dict[str, list[str]], max_level: int, *, ski
     return lines
 
 
-def native_function_declarations(ctx: GenContext, groups: Iterable[NativeFunction | NativeFunctionsGroup] | None = None
+def native_function_declarations(ctx: GenContext, groups: Sequence[NativeFunction | NativeFunctionsGroup] | None = None
                                  ) -> list[str]:
     """Kernel declarations of these groups (default: all) under every backend, by kernel namespace."""
     by_namespace: dict[str, list[str]] = {}
     indices = tuple(ctx.declared_indices.values())
     # (what a group's declarations read of the indices besides its own kernels: which there are, their flags)
     family = "native-declarations:" + ",".join(map(index_flags, indices))
-    for g in ctx.groups if groups is None else groups:
-        for namespace, decls in ctx.per_item(family, g, lambda g: _declarations_of(ctx, g, indices)):
+    for declared in ctx.per_items(family, ctx.groups if groups is None else groups,
+                                  lambda g: _declarations_of(ctx, g, indices)):
+        for namespace, decls in declared:
             by_namespace.setdefault(namespace, []).extend(decls)
     if ctx.options.release.device_family_kernel_exports:
         by_namespace = {namespace: merge_export_variants(decls) for namespace, decls in by_namespace.items()}

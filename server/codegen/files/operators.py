@@ -44,10 +44,11 @@ def _definition(ctx: GenContext, f: NativeFunction) -> str:
 def operators_cpp_shards(ctx: GenContext) -> list[dict]:
     # (what a definition reads of the static dispatch indices besides f's kernels: their keys and flags)
     family = "operators-cpp:" + ",".join(index_flags(ctx.backend_index(key)) for key in ctx.static_dispatch_backends)
+    fs = ctx.native_functions
+    envs = ctx.per_items(family, fs, lambda f: {"operator_headers": [f"#include <ATen/ops/{f.root_name}.h>"],
+                                                "definitions": [_definition(ctx, f)]})
     return shard_envs(
-        ctx.native_functions, key_fn=lambda f: f.root_name,
-        env_fn=lambda f: ctx.per_item(family, f, lambda f: {"operator_headers": [f"#include <ATen/ops/{f.root_name}.h>"],
-                                                          "definitions": [_definition(ctx, f)]}),
+        zip(fs, envs, strict=True), key_fn=lambda pair: pair[0].root_name, env_fn=lambda pair: pair[1],
         num_shards=OPERATORS_CPP_SHARDS,
         base_env={"static_dispatch_extra_headers": static_dispatch_extra_headers(ctx.static_dispatch_backends)},
         sharded_keys=frozenset({"operator_headers", "definitions", "static_dispatch_extra_headers"}))

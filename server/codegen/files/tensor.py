@@ -11,11 +11,11 @@ def tensor_body_h(ctx: GenContext) -> Env:
     fs = ctx.native_functions
     qualified, spelling = ctx.options.release.cpp_default_qualifies_memory_format, ctx.options.release.cpp_spelling
     return {
-        "tensor_method_declarations": [d for f in fs if (d := ctx.per_item(
-            "tensor-method-declaration", f, lambda f: compute_tensor_method_declaration(f, qualified, spelling)))
-            is not None],
-        "tensor_method_definitions": [d for f in fs if (d := ctx.per_item(
-            "tensor-method-definition", f, lambda f: compute_tensor_method_definition(f, spelling))) is not None],
+        "tensor_method_declarations": [d for d in ctx.per_items(
+            "tensor-method-declaration", fs, lambda f: compute_tensor_method_declaration(f, qualified, spelling))
+            if d is not None],
+        "tensor_method_definitions": [d for d in ctx.per_items(
+            "tensor-method-definition", fs, lambda f: compute_tensor_method_definition(f, spelling)) if d is not None],
     }
 
 
