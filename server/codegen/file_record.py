@@ -29,11 +29,6 @@ _FORMAT = "1"
 Entry = tuple[str, tuple[int, ...], str]  # key, stat, sha256
 
 
-def output_path(root: str, relative: str) -> str:
-    """The path the writer reports for a file (writer.write_files' `target`)."""
-    return os.path.join(os.path.realpath(root), *relative.split("/"))
-
-
 def env_key(template: str, template_text: str | None, env: Env | str) -> str:
     """The digest of what a file is rendered from: its template's name and text and its environment (a whole text:
     itself). Lists are taken item by item, so no item's boundary can move unseen."""
@@ -53,15 +48,16 @@ def _update(h: Any, name: str, value: object) -> None:
     h.update(f"\1{name}\2".encode())
     if isinstance(value, str):
         h.update(b"s%d\3" % len(value) + value.encode("utf-8", "surrogatepass"))
-    elif isinstance(value, list | tuple):
-        h.update(b"l%d\3" % len(value))
-        for item in value:
-            if isinstance(item, str):
-                h.update(b"%d\3" % len(item) + item.encode("utf-8", "surrogatepass"))
-            else:
-                h.update(repr(item).encode("utf-8", "surrogatepass"))
-    else:  # (bools, numbers, None: their repr says them whole)
-        h.update(b"r" + repr(value).encode("utf-8", "surrogatepass"))
+        return
+    if isinstance(value, list | tuple):
+        try:  # (the items' lengths too: no item's boundary can move unseen)
+            joined = "".join(value)
+        except TypeError:  # not all strings
+            h.update(b"r" + repr(value).encode("utf-8", "surrogatepass"))
+            return
+        h.update(b"l" + str(list(map(len, value))).encode() + b"\3" + joined.encode("utf-8", "surrogatepass"))
+        return
+    h.update(b"r" + repr(value).encode("utf-8", "surrogatepass"))  # (bools, numbers, None: said whole by repr)
 
 
 _NONE: dict[str, Entry] = {}  # (no record: told apart from an empty one by identity)
@@ -76,6 +72,14 @@ class FileRecord:
         self._old = self._load()
         self._kept: dict[str, Entry] = {}  # files this run left as they were (their entries carried over)
         self._keys: dict[str, str] = {}  # files this run built: their keys, for the record once verified
+        self._roots: dict[str, str] = {}
+
+    def path(self, root: str, relative: str) -> str:
+        """The path the writer reports for a file (writer.write_files' `target`)."""
+        real = self._roots.get(root)
+        if real is None:
+            real = self._roots[root] = os.path.realpath(root)
+        return os.path.join(real, *relative.split("/"))
 
     def _load(self) -> dict[str, Entry]:
         payload = self._cache.get(self._key)
@@ -109,6 +113,10 @@ class FileRecord:
     def kept(self) -> list[tuple[str, str]]:
         """(path, sha256) of the files kept as they were."""
         return [(path, entry[2]) for path, entry in self._kept.items()]
+
+    def kept_stats(self) -> dict[str, tuple[int, ...]]:
+        """The stat of each file kept, with which it holds the bytes recorded (runs.store need not read them)."""
+        return {path: tuple(entry[1]) for path, entry in self._kept.items()}
 
     def store(self, digests: Iterable[tuple[str, str]]) -> bool:
         """Record the files kept and those built whose bytes on disk are the run's (digests: the writer's)."""

@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ..analysis.shims import load_fallback_ops
@@ -18,7 +18,7 @@ from ..model import dispatch as dk
 from ..model.native_aot import NONE, read_native_aot
 from ..text import Span, as_python_reads
 from .contributions import Contributions, Fingerprints
-from .file_record import FileRecord, env_key, output_path
+from .file_record import FileRecord, env_key
 from .files.aoti import header_check, shim_failures
 from .files.aten import plan_aten
 from .files.context import GenContext, GenerateOptions
@@ -54,6 +54,8 @@ class GenerateResult:
     invalid: bool = False  # the errors are errors of the inputs' content (exit status 1, not 2)
     # the --output-dependencies lists written or found unchanged, each with the sha256 of its bytes
     lists: tuple[tuple[str, str], ...] = ()
+    # the files left as they were by their recorded keys (file_record.py), each with its stat then
+    kept: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
 
     @property
     def missing(self) -> tuple[PlannedFile, ...]:
@@ -281,7 +283,7 @@ def _kept_by_key(p: PlannedFile, dirs: Dirs, record: FileRecord, kept: list[str]
     """Whether p is kept as it is (its key, known before building it, is the one recorded); notes its key if not."""
     if p.build is None or p.key is None:
         return False
-    path, key = output_path(*dirs.place(p.manager, p.path)), p.key()
+    path, key = record.path(*dirs.place(p.manager, p.path)), p.key()
     if record.fresh(path, key):
         kept.append(path)
         on_file(False)
@@ -301,7 +303,7 @@ def _rendered(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs, recor
         root, relative = dirs.place(p.manager, p.path)
         env = p.build()
         if record is not None and p.key is None:
-            path, key = output_path(root, relative), env_key(p.template, ctx.templates.get(p.template), env)
+            path, key = record.path(root, relative), env_key(p.template, ctx.templates.get(p.template), env)
             if record.fresh(path, key):
                 kept.append(path)
                 on_file(False)
@@ -380,10 +382,12 @@ def generate(options: GenerateOptions, *, implemented_only: bool = False, proces
     if headers.errors:
         return GenerateResult(tuple(planned), None, headers.errors, headers.notes)
     written = None
+    record: FileRecord | None = None
     if not options.dry_run:
         if progress is not None:
             progress(Progress(sum(p.build is not None for p in planned), 0, 0))
-        record = None if memo is None or ctx.contributions is None else FileRecord(memo.cache, memo.constants)
+        if memo is not None and ctx.contributions is not None:
+            record = FileRecord(memo.cache, memo.constants)
         if processes is None:  # after an edit, little is built: one process, which keeps every file's key
             processes = 1 if record is not None and not record.empty else default_processes()
         written, stopped = write_planned(planned, ctx, dirs, processes, progress, record)
@@ -402,7 +406,7 @@ def generate(options: GenerateOptions, *, implemented_only: bool = False, proces
             except (OSError, ValueError) as exc:
                 errors.append(f"{path}: {getattr(exc, 'strerror', None) or exc}")
     return GenerateResult(tuple(planned), written, tuple(errors) + (written.errors if written else ()),
-                          headers.notes, lists=tuple(lists))
+                          headers.notes, lists=tuple(lists), kept={} if record is None else record.kept_stats())
 
 
 class Engine:

@@ -64,7 +64,7 @@ class Dirs:
         (core/, ops/, a headeronly or aoti folder given inside it) is confined to -d, so that a symlinked
         core/ leading elsewhere is refused rather than followed; another folder given is a root of its own."""
         folder = self.of(manager)
-        inside = _inside(self.install, folder)
+        inside = _inside(self.install, folder, os.getcwd())
         if inside is None:
             return folder, path
         return self.install, "/".join(p for p in (inside, path) if p)
@@ -81,8 +81,10 @@ class Dirs:
         return self.install
 
 
-def _inside(root: str, folder: str) -> str | None:
-    """folder's path relative to root when it is root or under it, as spelled (no IO); None otherwise."""
+@functools.lru_cache(maxsize=64)  # (a few folders, asked for each of thousands of files)
+def _inside(root: str, folder: str, cwd: str) -> str | None:
+    """folder's path relative to root when it is root or under it, as spelled (no IO but the current folder,
+    `cwd`, which relative paths are taken from); None otherwise."""
     relative = os.path.relpath(os.path.abspath(folder), os.path.abspath(root))
     if relative == ".":
         return ""

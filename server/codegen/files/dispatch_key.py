@@ -266,20 +266,27 @@ def operator_headers(ctx: GenContext, key: dk.DispatchKey) -> list[str]:
 def register_operator_headers(ctx: GenContext, key: dk.DispatchKey) -> list[str]:
     """The ops/ headers a Register<Key>.cpp includes: those of every group registered under the key."""
     index = ctx.backend_index(key)
-    namespace = str(key).lower()
-    headers: set[str] = set()
-    for g in ctx.groups:
-        registered = (index.has_kernel(g)
-                      or (isinstance(g, NativeFunctionsGroup) and any(index.has_kernel(f) for f in g.functions()))
-                      or (g.structured and key in (_META, dk.CEA_NON_FUNCTIONAL)))
-        if not registered:
-            continue
-        headers.add(f"#include <ATen/ops/{g.root_name}_native.h>")
-        if key is dk.CEA_NON_FUNCTIONAL:
-            headers.add(f"#include <ATen/ops/{g.root_name}.h>")
-        if key in ctx.options.functions_keys:
-            headers.add(f"#include <ATen/ops/{g.root_name}_{namespace}_dispatch.h>")
-    return sorted(headers)
+    dispatch = key in ctx.options.functions_keys
+    family = f"register-operator-headers:{key}:{index_flags(index)}:{dispatch}"
+    found = ctx.per_items(family, ctx.groups, lambda g: _group_operator_headers(g, key, narrow_index(index, g),
+                                                                                dispatch))
+    return sorted({header for headers in found for header in headers})
+
+
+def _group_operator_headers(g: NativeFunction | NativeFunctionsGroup, key: dk.DispatchKey, index: BackendIndex,
+                            dispatch: bool) -> list[str]:
+    """The ops/ headers Register<Key>.cpp includes for g: none unless g registers something under the key."""
+    registered = (index.has_kernel(g)
+                  or (isinstance(g, NativeFunctionsGroup) and any(index.has_kernel(f) for f in g.functions()))
+                  or (g.structured and key in (_META, dk.CEA_NON_FUNCTIONAL)))
+    if not registered:
+        return []
+    headers = [f"#include <ATen/ops/{g.root_name}_native.h>"]
+    if key is dk.CEA_NON_FUNCTIONAL:
+        headers.append(f"#include <ATen/ops/{g.root_name}.h>")
+    if dispatch:
+        headers.append(f"#include <ATen/ops/{g.root_name}_{str(key).lower()}_dispatch.h>")
+    return headers
 
 
 def _register_base_env(ctx: GenContext, key: dk.DispatchKey, index: BackendIndex) -> dict:

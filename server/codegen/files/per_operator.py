@@ -138,8 +138,10 @@ def dispatch_names(ctx: GenContext, roots: RootNames, key: dk.DispatchKey) -> li
     """The root names that get an ops/<name>_<key>_dispatch.h (those with declarations under the key; decided
     without building them, so that planning stays cheap and the building happens in the writers)."""
     index = ctx.backend_index(key)
-    return [name for name in roots.functions
-            if any(has_pieces(g, narrow_index(index, g)) for g in roots.groups.get(name, ()))]
+    family = f"has-pieces:{key}:{index_flags(index)}"
+    found = dict(zip(map(id, ctx.groups), ctx.per_items(family, ctx.groups, lambda g: has_pieces(
+        g, narrow_index(index, g))), strict=True))
+    return [name for name in roots.functions if any(found[id(g)] for g in roots.groups.get(name, ()))]
 
 
 def plan_dispatch_files(ctx: GenContext, roots: RootNames, key: dk.DispatchKey, names: list[str]
