@@ -110,6 +110,10 @@ class FileRecord:
     def built(self, path: str, key: str) -> None:
         self._keys[path] = key
 
+    def built_keys(self) -> tuple[tuple[str, str], ...]:
+        """(path, key) of the files built (in this process)."""
+        return tuple(self._keys.items())
+
     def kept(self) -> list[tuple[str, str]]:
         """(path, sha256) of the files kept as they were."""
         return [(path, entry[2]) for path, entry in self._kept.items()]

@@ -222,12 +222,19 @@ def work_units(planned: Sequence[PlannedFile]) -> list[list[int]]:
     return units
 
 
-def file_jobs(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs) -> list[Job]:
-    """One job per planned file (an unimplemented one fails if asked for its bytes: work_units leaves it out)."""
+def file_jobs(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs, record: FileRecord | None = None
+              ) -> list[Job]:
+    """One job per planned file (an unimplemented one fails if asked for its bytes: work_units leaves it out).
+    record: told the key of each file built whose key is its environment's (file_record.py)."""
     def data(p: PlannedFile) -> Callable[[], bytes]:
-        # misc: build is None for an unimplemented file, which no job is run for (see the docstring).
-        return lambda: render(p.template, ctx.templates, p.build(),  # type: ignore[misc]
-                              ctx.options.release).encode("utf-8")
+        def build() -> bytes:
+            # (build is None for an unimplemented file, for which no job is run: see the docstring)
+            env = p.build()  # type: ignore[misc]
+            if record is not None and p.key is None:
+                root, relative = dirs.place(p.manager, p.path)
+                record.built(record.path(root, relative), env_key(p.template, ctx.templates.get(p.template), env))
+            return render(p.template, ctx.templates, env, ctx.options.release).encode("utf-8")
+        return build
     return [Job(*dirs.place(p.manager, p.path), data(p)) for p in planned]
 
 
@@ -262,9 +269,18 @@ def write_planned(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs, p
     if record is not None:  # the files whose key is known before they are built
         planned = [p for p in planned if not _kept_by_key(p, dirs, record, kept, on_file)]
     if processes > 1:
-        written, stopped = write_in_processes(file_jobs(planned, ctx, dirs), work_units(planned), processes,
-                                              progress, None if memo is None else memo.save)
-        return (None, stopped) if stopped else (_with_kept(written, kept, record), ())
+        def finish() -> tuple[tuple[str, str], ...]:  # in each process: keep what it computed, say its files' keys
+            if memo is not None:
+                memo.save()
+            return () if record is None else record.built_keys()
+        written, stopped = write_in_processes(file_jobs(planned, ctx, dirs, record), work_units(planned), processes,
+                                              progress, finish)
+        if stopped:
+            return None, stopped
+        if record is not None:
+            for path, key in written.keys:
+                record.built(path, key)
+        return _with_kept(written, kept, record), ()
     # Streamed: each file is rendered, written and dropped before the next (peak memory is one file's
     # bytes, not all of them). A PlanError stops the run; the files already written are complete.
     try:

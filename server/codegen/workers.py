@@ -55,6 +55,7 @@ class Summary:
     errors: tuple[str, ...] = ()
     stopped_by: str | None = None
     digests: tuple[tuple[str, str], ...] = ()
+    keys: tuple[tuple[str, str], ...] = ()  # what `finish` returned
 
 
 _SLOT = struct.Struct("<QQ")  # one process's files done and written
@@ -112,7 +113,8 @@ def _drain(fd: int) -> None:
 
 
 def _work(fd: int, jobs: Sequence[Job], units: Sequence[Sequence[int]],
-          on_file: Callable[[bool], None] | None = None, finish: Callable[[], None] | None = None) -> Summary:
+          on_file: Callable[[bool], None] | None = None,
+          finish: Callable[[], tuple[tuple[str, str], ...]] | None = None) -> Summary:
     written: list[str] = []
     unchanged: list[str] = []
     errors: list[str] = []
@@ -126,8 +128,7 @@ def _work(fd: int, jobs: Sequence[Job], units: Sequence[Sequence[int]],
             unchanged += result.unchanged
             errors += result.errors
             digests += result.digests
-        if finish is not None:
-            finish()
+        keys = finish() if finish is not None else ()
     except PlanError as exc:
         _drain(fd)
         return Summary(tuple(written), tuple(unchanged), tuple(errors), str(exc), tuple(digests))
@@ -136,7 +137,7 @@ def _work(fd: int, jobs: Sequence[Job], units: Sequence[Sequence[int]],
         return Summary(tuple(written), tuple(unchanged), tuple(errors), internal_error(exc), tuple(digests))
     finally:
         roots.close()
-    return Summary(tuple(written), tuple(unchanged), tuple(errors), digests=tuple(digests))
+    return Summary(tuple(written), tuple(unchanged), tuple(errors), digests=tuple(digests), keys=keys)
 
 
 # The folder holding the opgen_lsp package, as the interpreter names its files in tracebacks.
@@ -169,7 +170,7 @@ def _die_with_parent(parent: int) -> None:
 
 
 def _child(claims: int, report: int, jobs: Sequence[Job], units: Sequence[Sequence[int]], parent: int,
-           tally: SharedTally, finish: Callable[[], None] | None) -> None:
+           tally: SharedTally, finish: Callable[[], tuple[tuple[str, str], ...]] | None) -> None:
     """Runs in the forked child; never returns."""
     status = 1
     try:
@@ -204,11 +205,13 @@ def _collect(pid: int, report: int) -> Summary:
 
 
 def write_in_processes(jobs: Sequence[Job], units: Sequence[Sequence[int]], processes: int,
-                       progress: Report | None = None, finish: Callable[[], None] | None = None
+                       progress: Report | None = None,
+                       finish: Callable[[], tuple[tuple[str, str], ...]] | None = None
                        ) -> tuple[WriteResult, tuple[str, ...]]:
     """Write every job, units spread over `processes` processes (this one included).
 
-    finish: called in each process once all the units it took are written (e.g. to keep what it computed).
+    finish: called in each process once all the units it took are written (e.g. to keep what it computed); what it
+    returns, (path, key) pairs, comes back in the result's `keys`.
     Returns the merged writer result and the errors that stopped a process (empty when all went well).
     progress: told, in this process, of the files done by every process, as this one finishes each of its own.
     """
@@ -265,7 +268,8 @@ def write_in_processes(jobs: Sequence[Job], units: Sequence[Sequence[int]], proc
     result = WriteResult(tuple(p for s in summaries for p in s.written),
                          tuple(p for s in summaries for p in s.unchanged),
                          tuple(e for s in summaries for e in s.errors),
-                         tuple(d for s in summaries for d in s.digests))
+                         tuple(d for s in summaries for d in s.digests),
+                         tuple(k for s in summaries for k in s.keys))
     if progress is not None:  # the children's last files, done after this process's last
         progress(Progress(planned, len(result.written) + len(result.unchanged), len(result.written)))
     # Processes that met the same bug say so in the same words: once is enough.
