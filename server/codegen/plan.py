@@ -64,7 +64,8 @@ class Dirs:
         (core/, ops/, a headeronly or aoti folder given inside it) is confined to -d, so that a symlinked
         core/ leading elsewhere is refused rather than followed; another folder given is a root of its own."""
         folder = self.of(manager)
-        inside = _inside(self.install, folder, os.getcwd())
+        relative = not (os.path.isabs(self.install) and os.path.isabs(folder))
+        inside = _inside(self.install, folder, os.getcwd() if relative else "")
         if inside is None:
             return folder, path
         return self.install, "/".join(p for p in (inside, path) if p)
