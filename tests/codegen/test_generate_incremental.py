@@ -6,6 +6,7 @@ same errors, as generating without it. Replay another sequence with OPGEN_FUZZ_S
 
 from __future__ import annotations
 
+import os
 import random
 import re
 import shutil
@@ -16,6 +17,8 @@ import pytest
 from reliability.fuzz import env_seed
 
 from opgen_lsp.cache.store import Cache
+from opgen_lsp.codegen import runs
+from opgen_lsp.codegen.contributions import Contributions
 from opgen_lsp.codegen.files.context import GenerateOptions
 from opgen_lsp.codegen.generate import Memo, generate
 from opgen_lsp.releases import DEFAULT
@@ -147,3 +150,80 @@ def test_real_file_with_and_without_the_memo_agree(aten: Path, tmp_path: Path, p
     # two processes in the per-operator layout: each keeps the families it built
     assert compare_over_edits(source, tmp_path, per_operator, 5, env_seed() + per_operator,
                               processes=2 if per_operator else 1) > 1
+
+
+def _samples(tmp: Path) -> Path:
+    source = tmp / "source"
+    shutil.copytree(SAMPLES, source, ignore=shutil.ignore_patterns("aoti"))
+    return source
+
+
+def _rename_a_kernel(source: Path, n: int) -> None:
+    native = source / "native" / "native_functions.yaml"
+    text = native.read_text(encoding="utf-8")
+    m = [m for m in _KERNEL.finditer(text) if m[1] != "MPS"][n]  # (MPS: not generated without --mps)
+    native.write_text(text[:m.start()] + f"    {m[1]}: {m[2]}_renamed" + text[m.end():], encoding="utf-8")
+
+
+def test_after_an_edit_only_the_changed_files_are_built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The files the edit leaves as they were are kept by their recorded keys (neither rendered nor written), and
+    the run computes the contributions of the edited entry's items alone."""
+    source = _samples(tmp_path)
+    memo = Memo(Cache(str(tmp_path / "cache")), "constants", lambda: True)
+    # (files written within runs.RACY_NS of their record are not recorded: this run's are all that young)
+    monkeypatch.setattr(runs, "RACY_NS", 0)
+    options = GenerateOptions(source_path=str(source), install_dir=str(tmp_path / "out"),
+                              aoti_install_dir=str(tmp_path / "out" / "aoti"), release=DEFAULT)
+    computed: list[int] = []
+    real = Contributions.save
+    monkeypatch.setattr(Contributions, "save", lambda self: (computed.append(self.computed), real(self))[1])
+    first = generate(options, implemented_only=True, processes=1, memo=memo)
+    assert first.written is not None and not first.errors and not first.kept
+    _rename_a_kernel(source, 0)
+    second = generate(options, implemented_only=True, processes=1, memo=memo)
+    assert second.written is not None and not second.errors
+    total = len(second.written.written) + len(second.written.unchanged)
+    assert 0 < len(second.written.written) <= 3 and len(second.kept) >= total - 6
+    assert 0 < computed[1] < 100 < 20 * computed[1] < computed[0]  # one entry's items, in each family
+
+
+def test_a_cache_that_cannot_be_written_still_serves(tmp_path: Path) -> None:
+    """A cache whose writes fail (a read-only folder) after an edit: what it holds is read, nothing is stored, and
+    the files are those of a run without it."""
+    source = _samples(tmp_path)
+    memo = Memo(Cache(str(tmp_path / "cache")), "constants", lambda: True)
+    run(source, tmp_path / "with_memo", False, memo)
+    _rename_a_kernel(source, 1)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(Cache, "put", lambda self, key, payload: False)
+        with_memo = run(source, tmp_path / "with_memo", False, memo)
+        assert with_memo == run(source, tmp_path / "without", False, None)
+        assert with_memo == run(source, tmp_path / "with_memo", False, memo)  # (and again: nothing was stored)
+
+
+def test_two_processes_after_an_edit_share_the_cache(tmp_path: Path) -> None:
+    """Two generate processes at once after an edit, each into its own folder, one cache (the recent contributions
+    and the file keys written by both): each writes what a run without the cache writes, and so does the next."""
+    source = _samples(tmp_path)
+    memo = Memo(Cache(str(tmp_path / "cache")), "constants", lambda: True)
+    run(source, tmp_path / "a", False, memo)
+    run(source, tmp_path / "b", False, memo)
+    _rename_a_kernel(source, 2)
+    pids = []
+    for name in ("a", "b"):
+        pid = os.fork()
+        if pid == 0:  # the child: never returns
+            code = 1
+            try:
+                errors, _ = run(source, tmp_path / name, False, Memo(Cache(str(tmp_path / "cache")), "constants",
+                                                                   lambda: True))
+                code = 1 if errors else 0
+            finally:
+                os._exit(code)
+        pids.append(pid)
+    assert all(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0 for pid in pids)
+    plain = run(source, tmp_path / "plain", False, None)
+    assert run(source, tmp_path / "a", False, memo) == plain
+    assert outputs(tmp_path / "b") == plain[1]
+    _rename_a_kernel(source, 3)
+    assert run(source, tmp_path / "b", False, memo) == run(source, tmp_path / "plain", False, None)
