@@ -314,7 +314,9 @@ def register_dispatch_key_shards(ctx: GenContext, key: dk.DispatchKey) -> list[d
     family = f"register-definitions:{key}:{index_flags(index)}"
     groups = ctx.groups
     definitions = ctx.per_items(family, groups, lambda g: group_definitions(ctx, g, key, index))
-    return shard_envs(zip(groups, definitions, strict=True), key_fn=lambda pair: pair[0].root_name,
+    # (a group with no definitions adds nothing to any shard: most groups under most keys)
+    present = [(g, d) for g, d in zip(groups, definitions, strict=True) if d]
+    return shard_envs(present, key_fn=lambda pair: pair[0].root_name,
                       env_fn=lambda pair: {"dispatch_definitions": pair[1]},
                       num_shards=num_shards(key), base_env=_register_base_env(ctx, key, index),
                       sharded_keys=frozenset({"dispatch_definitions"}))
