@@ -136,6 +136,7 @@ def compare_over_edits(source: Path, tmp: Path, per_operator: bool, steps: int, 
     return generated
 
 
+@pytest.mark.slow  # (about 3 s)
 def test_samples_with_and_without_the_memo_agree(tmp_path: Path) -> None:
     source = tmp_path / "source"  # (the samples' templates have no per-operator files)
     shutil.copytree(SAMPLES, source, ignore=shutil.ignore_patterns("aoti"))
