@@ -22,7 +22,7 @@ import hashlib
 import marshal
 from collections.abc import Callable, Sequence
 from itertools import repeat
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from ..cache.store import Cache, namespaced
 from ..model.native_function import NativeFunction
@@ -116,10 +116,14 @@ class Contributions:
         self._used: dict[str, dict[bytes, Any]] = {}
         self._recent: dict[str, dict[bytes, Any]] | None = None
         self._new: dict[str, dict[bytes, Any]] = {}
+        self._digests: dict[str, dict[bytes, bytes]] = {}
         self.computed = 0
 
     def _key(self, family: str) -> str:
         return namespaced("contributions", _FORMAT, self._constants, family)
+
+    def _digests_key(self, family: str) -> str:
+        return namespaced("contribution-digests", _FORMAT, self._constants, family)
 
     def _recent_key(self) -> str:
         return namespaced("contributions-recent", _FORMAT, self._constants)
@@ -133,6 +137,7 @@ class Contributions:
             recent = self._recent.get(family)
             if isinstance(recent, dict):
                 stored.update(recent)
+            stored.update(self._new.get(family, {}))  # (computed for a digest before the family was loaded)
             self._stored[family] = stored
             self._used[family] = {}
         return stored
@@ -148,9 +153,38 @@ class Contributions:
         return value if isinstance(value, dict) else {}
 
     def _computed(self, family: str, fingerprint: bytes, value: object) -> None:
-        self._stored[family][fingerprint] = value
+        stored = self._stored.get(family)
+        if stored is not None:
+            stored[fingerprint] = value
         self._new.setdefault(family, {})[fingerprint] = value
         self.computed += 1
+
+    def digests(self, family: str, items: Sequence[Any], compute: Callable[[Any], object]) -> list[bytes]:
+        """The digest of each item's contribution to the family (value_digest), without loading the family's
+        values: from its digests entry (the digest of every value it held when last written whole), the recent
+        values, and the values computed now (an item none of them knows is computed, and kept)."""
+        known = self._digests.get(family)
+        if known is None:
+            if self._recent is None:
+                self._recent = self._load(self._recent_key())
+            known = self._load(self._digests_key(family))
+            recent = self._recent.get(family)
+            for fingerprint, value in (recent.items() if isinstance(recent, dict) else ()):
+                known[fingerprint] = value_digest(value)
+            self._digests[family] = known
+        out = []
+        for item, fingerprint in zip(items, self.fingerprints.all_of(items), strict=True):
+            found = known.get(fingerprint)
+            if found is None:
+                stored = self._stored.get(family)
+                value = stored[fingerprint] if stored is not None and fingerprint in stored else \
+                    self._new.get(family, {}).get(fingerprint, _ABSENT)
+                if value is _ABSENT:
+                    value = compute(item)
+                    self._computed(family, fingerprint, value)
+                found = known[fingerprint] = value_digest(value)
+            out.append(found)
+        return out
 
     def of(self, family: str, item: Any, compute: Callable[[Any], T]) -> T:
         """The item's contribution to the family: stored, or compute(item) now (and stored at save)."""
@@ -184,12 +218,15 @@ class Contributions:
             recent[family] = {**recent.get(family, {}), **values}
         self._new = {}
         if sum(map(len, recent.values())) > self.RECENT_LIMIT:
-            for family in sorted(recent.keys() & self._used.keys()):
+            for family in sorted(recent):
+                # a family loaded: the values this run used (stale ones dropped); else all it holds
+                values = self._used[family] if family in self._used else self._family(family)
                 try:
-                    payload = marshal.dumps(self._used[family])
+                    payload = marshal.dumps(values)
+                    digests = marshal.dumps({fp: value_digest(v) for fp, v in values.items()})
                 except ValueError:  # a value marshal cannot hold: a bug of the family, never stored half
                     continue
-                if self._cache.put(self._key(family), payload):
+                if self._cache.put(self._key(family), payload) and self._cache.put(self._digests_key(family), digests):
                     del recent[family]
         try:
             payload = marshal.dumps(recent)
@@ -200,3 +237,9 @@ class Contributions:
 
 
 _ABSENT = object()
+
+
+def value_digest(value: object) -> bytes:
+    """A contribution's digest: of its marshal form, version 2 (no references between objects, so equal values
+    give equal bytes whatever objects they share)."""
+    return hashlib.sha1(marshal.dumps(cast(Any, value), 2)).digest()

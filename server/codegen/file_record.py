@@ -110,6 +110,9 @@ class FileRecord:
     def built(self, path: str, key: str) -> None:
         self._keys[path] = key
 
+    def has_key(self, path: str) -> bool:
+        return path in self._keys
+
     def built_keys(self) -> tuple[tuple[str, str], ...]:
         """(path, key) of the files built (in this process)."""
         return tuple(self._keys.items())

@@ -23,7 +23,7 @@ from .files.aoti import header_check, shim_failures
 from .files.aten import plan_aten
 from .files.context import GenContext, GenerateOptions
 from .files.native_aot import declaration_errors, native_aot_ops_dir
-from .plan import Dirs, GeneratedFile, Manager, PlanError, PlannedFile, materialize, outputs_lists, render
+from .plan import Dirs, Env, GeneratedFile, Manager, PlanError, PlannedFile, materialize, outputs_lists, render
 from .progress import Progress, Report
 from .selection import ALL_OPERATORS, Selection, from_allow_list, read_selection
 from .workers import Job, internal_error, usable_cpus, write_in_processes
@@ -230,9 +230,8 @@ def file_jobs(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs, recor
         def build() -> bytes:
             # (build is None for an unimplemented file, for which no job is run: see the docstring)
             env = p.build()  # type: ignore[misc]
-            if record is not None and p.key is None:
-                root, relative = dirs.place(p.manager, p.path)
-                record.built(record.path(root, relative), env_key(p.template, ctx.templates.get(p.template), env))
+            if record is not None:
+                _note_key(p, *dirs.place(p.manager, p.path), env, ctx.templates, record)
             return render(p.template, ctx.templates, env, ctx.options.release).encode("utf-8")
         return build
     return [Job(*dirs.place(p.manager, p.path), data(p)) for p in planned]
@@ -296,8 +295,9 @@ def write_planned(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs, p
 
 def _kept_by_key(p: PlannedFile, dirs: Dirs, record: FileRecord, kept: list[str],
                  on_file: Callable[[bool], None]) -> bool:
-    """Whether p is kept as it is (its key, known before building it, is the one recorded); notes its key if not."""
-    if p.build is None or p.key is None:
+    """Whether p is kept as it is (its key, known before building it, is the one recorded); notes its key if not.
+    A first run (no record) computes no key here: each is computed once its file is built (see _note_key)."""
+    if p.build is None or p.key is None or record.empty:
         return False
     path, key = record.path(*dirs.place(p.manager, p.path)), p.key()
     if record.fresh(path, key):
@@ -306,6 +306,15 @@ def _kept_by_key(p: PlannedFile, dirs: Dirs, record: FileRecord, kept: list[str]
         return True
     record.built(path, key)
     return False
+
+
+def _note_key(p: PlannedFile, root: str, relative: str, env: Env | str, templates: Mapping[str, str],
+              record: FileRecord) -> str:
+    """Note the key of a file just built (its given key, else its environment's), unless noted before; its path."""
+    path = record.path(root, relative)
+    if not record.has_key(path):
+        record.built(path, p.key() if p.key is not None else env_key(p.template, templates.get(p.template), env))
+    return path
 
 
 def _rendered(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs, record: FileRecord | None,
@@ -325,6 +334,8 @@ def _rendered(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs, recor
                 on_file(False)
                 continue
             record.built(path, key)
+        elif record is not None:
+            _note_key(p, root, relative, env, ctx.templates, record)
         yield root, relative, render(p.template, ctx.templates, env, release).encode("utf-8")
 
 

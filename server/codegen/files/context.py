@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -20,6 +21,8 @@ from ..selection import ALL_OPERATORS, Selection
 
 K = dk.K
 T = TypeVar("T")
+# A family's contributions to a file: (family, items, compute), as GenContext.per_items takes them.
+Part = tuple[str, Sequence[Any], Callable[[Any], Any]]
 
 # gen.py's dispatch_keys: the keys that get a Register<Key>.cpp, in this order.
 GEN_DISPATCH_KEYS: tuple[dk.DispatchKey, ...] = tuple(K[n] for n in (
@@ -148,6 +151,21 @@ class GenContext:
         if self.contributions is None:
             return compute(item)
         return self.contributions.of(family, item, compute)
+
+    def values_key(self, what: str, *parts: Part) -> Callable[[], str] | None:
+        """The key of a file whose environment is made from nothing but the run's constants and, in order, the
+        contributions of these items to these families (family, items, compute): the digest of those contributions
+        (read without loading them: Contributions.digests). None without a memo. `what` names the file."""
+        memo = self.contributions
+        if memo is None:
+            return None
+
+        def key() -> str:
+            h = hashlib.sha1(what.encode() + b"\0")
+            for family, items, compute in parts:
+                h.update(f"{family}\0{len(items)}\0".encode() + b"".join(memo.digests(family, items, compute)))
+            return h.hexdigest()
+        return key
 
     def per_items(self, family: str, items: Sequence[Any], compute: Callable[[Any], T]) -> list[T]:
         """[per_item(family, item, compute) for item in items], in bulk."""

@@ -8,7 +8,7 @@ from ...model.native_function import NativeFunction
 from ...pieces.dest.dispatcher_calls import compute_aten_op, compute_registration_declaration
 from ...pieces.dest.functions import cpp_string, tags_initializer
 from ..plan import Env
-from .context import GenContext
+from .context import GenContext, Part
 
 # Namespaces other libraries also define: their schemas go in a TORCH_LIBRARY_FRAGMENT.
 FRAGMENT_NAMESPACES = frozenset({"quantized", "quantized_decomposed"})
@@ -59,11 +59,19 @@ def register_schema_cpp(ctx: GenContext) -> Env:
 
 
 def aten_op_list_cpp(ctx: GenContext) -> Env:
-    return {"aten_ops": ctx.per_items("aten-op", ctx.native_functions, compute_aten_op)}
+    return {"aten_ops": ctx.per_items(*aten_op_part(ctx))}
+
+
+def aten_op_part(ctx: GenContext) -> Part:
+    return "aten-op", ctx.native_functions, compute_aten_op
+
+
+def registration_declarations_part(ctx: GenContext) -> Part:
+    # (f's line reads of the indices only whether each has a kernel for f: f's own entry says)
+    indices = ctx.model.backend_indices
+    return "registration-declaration", ctx.native_functions, lambda f: compute_registration_declaration(
+        f, indices, ctx.options.release)
 
 
 def registration_declarations_h(ctx: GenContext) -> Env:
-    # (f's line reads of the indices only whether each has a kernel for f: f's own entry says)
-    indices = ctx.model.backend_indices
-    return {"registration_declarations": ctx.per_items("registration-declaration", ctx.native_functions, lambda f: (
-        compute_registration_declaration(f, indices, ctx.options.release)))}
+    return {"registration_declarations": ctx.per_items(*registration_declarations_part(ctx))}
