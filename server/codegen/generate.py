@@ -265,8 +265,13 @@ def write_planned(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs, p
         if progress is not None:
             progress(Progress(buildable, *tally))
     kept: list[str] = []
-    if record is not None:  # the files whose key is known before they are built
-        planned = [p for p in planned if not _kept_by_key(p, dirs, record, kept, on_file)]
+    if record is not None:  # the files whose key is known before they are built (a key may compute a piece)
+        try:
+            planned = [p for p in planned if not _kept_by_key(p, dirs, record, kept, on_file)]
+        except PlanError as exc:
+            return None, (str(exc),)
+        except Exception as exc:  # noqa: BLE001  (a bug: one line, as the worker processes give it)
+            return None, (internal_error(exc),)
     if processes > 1:
         def finish() -> tuple[tuple[str, str], ...]:  # in each process: keep what it computed, say its files' keys
             if memo is not None:

@@ -208,8 +208,9 @@ SHARDED_FAMILY_COST = 2
 
 
 def sharded(manager: Manager, path: str, template: str, envs: Callable[[], list[dict[str, Any]]],
-            num_shards: int) -> list[PlannedFile]:
-    """A sharded file family; the shard environments are computed once, on first use."""
+            num_shards: int, keys: Callable[[int], Callable[[], str] | None] | None = None) -> list[PlannedFile]:
+    """A sharded file family; the shard environments are computed once, on first use. keys: each file's key
+    (PlannedFile.key) by its index in [Everything, _0, .., _N-1]."""
     cache: dict[str, list[dict[str, Any]]] = {}
 
     last = num_shards  # the index of the last file of the family ([Everything, _0, .., _N-1])
@@ -224,8 +225,23 @@ def sharded(manager: Manager, path: str, template: str, envs: Callable[[], list[
             return env
         return build
 
-    return [PlannedFile(manager, name, template, shard(i), listed, shares=path, cost=SHARDED_FAMILY_COST)
+    return [PlannedFile(manager, name, template, shard(i), listed, shares=path, cost=SHARDED_FAMILY_COST,
+                        key=None if keys is None else keys(i))
             for i, (name, listed) in enumerate(shard_names(path, num_shards))]
+
+
+def shard_keys(num_shards: int, items: Callable[[], Sequence[T]], key_fn: Callable[[T], str],
+               key: Callable[[int, Sequence[T]], str]) -> Callable[[int], Callable[[], str] | None]:
+    """The keys of a sharded family's files (see sharded): key(i, the items of file i, in order), where the items
+    of shard _i are those shard_envs puts there (Everything: all of them)."""
+    def of(i: int) -> Callable[[], str]:
+        def chosen() -> str:
+            found = items()
+            if i:
+                found = [item for item in found if string_stable_hash(key_fn(item)) % num_shards == i - 1]
+            return key(i, found)
+        return chosen
+    return of
 
 
 def sharded_missing(manager: Manager, path: str, template: str, num_shards: int, reason: str) -> list[PlannedFile]:

@@ -101,7 +101,8 @@ def plan_sources(ctx: GenContext, blocked: str | None) -> list[PlannedFile]:
             out += sharded_missing(fm, path, "RegisterDispatchKey.cpp", n, register_blocked)
         else:
             out += sharded(fm, path, "RegisterDispatchKey.cpp",
-                           partial(dispatch_key.register_dispatch_key_shards, ctx, key), n)
+                           partial(dispatch_key.register_dispatch_key_shards, ctx, key), n,
+                           dispatch_key.register_shard_keys(ctx, key))
         if dk.is_ufunc_dispatch_key(key):
             out += plan_ufunc_files(ctx, key, fm, blocked)
     out += plan_aoti_files(ctx)
@@ -115,7 +116,7 @@ def plan_sources(ctx: GenContext, blocked: str | None) -> list[PlannedFile]:
         out += sharded_missing(Manager.cpu, "Operators.cpp", "Operators.cpp", operators.OPERATORS_CPP_SHARDS, blocked)
     else:
         out += sharded(Manager.cpu, "Operators.cpp", "Operators.cpp", lambda: operators.operators_cpp_shards(ctx),
-                       operators.OPERATORS_CPP_SHARDS)
+                       operators.OPERATORS_CPP_SHARDS, operators.operators_cpp_keys(ctx))
     out.append(single(Manager.cpu, "Functions.cpp", lambda: functions.functions_cpp(ctx)))
     out.append(single(Manager.core, "TensorMethods.cpp", lambda: tensor.tensor_methods_cpp(ctx)))
     out.append(single(Manager.core, "ATenOpList.cpp", lambda: schema.aten_op_list_cpp(ctx),
@@ -126,7 +127,8 @@ def plan_sources(ctx: GenContext, blocked: str | None) -> list[PlannedFile]:
                                blocked)
     else:
         out += sharded(Manager.cpu, "RegisterFunctionalization.cpp", "RegisterFunctionalization.cpp",
-                       lambda: functionalization.register_functionalization_shards(ctx), n)
+                       lambda: functionalization.register_functionalization_shards(ctx), n,
+                       functionalization.register_functionalization_keys(ctx))
     view_meta_classes = (("ViewMetaClasses.h", functionalization.view_meta_classes_h),
                          ("ViewMetaClasses.cpp", functionalization.view_meta_classes_cpp))
     for name, build in (("FunctionalInverses.h", functionalization.functional_inverses_h),

@@ -167,6 +167,13 @@ class GenContext:
             return h.hexdigest()
         return key
 
+    def parts_key(self, what: str, *parts: Part) -> str:
+        """values_key(what, *parts)() (a memo is required)."""
+        key = self.values_key(what, *parts)
+        if key is None:
+            raise ValueError("parts_key needs the contributions memo")
+        return key()
+
     def per_items(self, family: str, items: Sequence[Any], compute: Callable[[Any], T]) -> list[T]:
         """[per_item(family, item, compute) for item in items], in bulk."""
         if self.contributions is None:

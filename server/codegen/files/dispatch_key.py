@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ...frozen import PER_OP_AND_KEY_MEMO
@@ -21,7 +21,8 @@ from ...pieces.dest.register_namespaced import (
     with_export_macro,
 )
 from ...releases import Release
-from ..plan import Env, PlanError, render, shard_envs
+from ..file_record import env_key
+from ..plan import Env, PlanError, render, shard_envs, shard_keys
 from .context import GenContext
 from .narrow import index_flags, narrow_index
 from .native import namespace_prologue, namespaced_blocks
@@ -320,6 +321,23 @@ def register_dispatch_key_shards(ctx: GenContext, key: dk.DispatchKey) -> list[d
                       env_fn=lambda pair: {"dispatch_definitions": pair[1]},
                       num_shards=num_shards(key), base_env=_register_base_env(ctx, key, index),
                       sharded_keys=frozenset({"dispatch_definitions"}))
+
+
+def register_shard_keys(ctx: GenContext, key: dk.DispatchKey) -> Callable[[int], Callable[[], str] | None] | None:
+    """The keys of Register<Key>'s files (plan.sharded's keys): its base environment's digest and the digests of
+    its groups' definitions (None without a memo)."""
+    if ctx.contributions is None:
+        return None
+    index = ctx.backend_index(key)
+    family = f"register-definitions:{key}:{index_flags(index)}"
+    base: list[str] = []
+
+    def key_of(i: int, groups: Sequence[NativeFunction | NativeFunctionsGroup]) -> str:
+        if not base:
+            base.append(env_key("RegisterDispatchKey.cpp", None, _register_base_env(ctx, key, index)))
+        return ctx.parts_key(f"Register{key}:{i}:{base[0]}",
+                             (family, groups, lambda g: group_definitions(ctx, g, key, index)))
+    return shard_keys(num_shards(key), lambda: ctx.groups, lambda g: g.root_name, key_of)
 
 
 def register_dispatch_key_cpp(ctx: GenContext, key: dk.DispatchKey) -> Env:

@@ -19,7 +19,7 @@ from ...pieces.dest.functionalization import (
     compute_view_meta_declarations,
     compute_view_meta_implementations,
 )
-from ..plan import Env, PlanError, shard_envs
+from ..plan import Env, PlanError, shard_envs, shard_keys
 from .context import GenContext
 from .narrow import index_flags, narrow_index
 
@@ -52,7 +52,7 @@ def functionalization_groups(ctx: GenContext) -> list[Grouped]:
     return [*groups, *(f for f in ctx.native_functions if f.func.name not in grouped)]
 
 
-def register_functionalization_shards(ctx: GenContext) -> list[dict]:
+def _functionalization_env(ctx: GenContext) -> Callable[[Grouped], dict[str, list[str]]]:
     cia = ctx.backend_index(dk.CIA)
     release = ctx.options.release
 
@@ -65,10 +65,32 @@ def register_functionalization_shards(ctx: GenContext) -> list[dict]:
                     "func_registrations": compute_functionalization_registrations(g, narrow_index(cia, g), release)}
         except FunctionalizationError as exc:
             raise PlanError(str(exc)) from exc
+    return env
 
-    family = f"register-functionalization:{index_flags(cia)}"
+
+def _functionalization_family(ctx: GenContext) -> str:
+    return f"register-functionalization:{index_flags(ctx.backend_index(dk.CIA))}"
+
+
+def register_functionalization_keys(ctx: GenContext) -> Callable[[int], Callable[[], str] | None] | None:
+    """The keys of the RegisterFunctionalization files (plan.sharded's keys; None without a memo)."""
+    if ctx.contributions is None:
+        return None
+    family, env = _functionalization_family(ctx), _functionalization_env(ctx)
+    groups: list[list[Grouped]] = []
+
+    def all_groups() -> list[Grouped]:
+        if not groups:
+            groups.append(functionalization_groups(ctx))
+        return groups[0]
+    return shard_keys(REGISTER_FUNCTIONALIZATION_SHARDS, all_groups, lambda g: g.root_name,
+                      lambda i, gs: ctx.parts_key(f"RegisterFunctionalization:{i}", (family, gs, env)))
+
+
+def register_functionalization_shards(ctx: GenContext) -> list[dict]:
     groups = functionalization_groups(ctx)
-    return shard_envs(zip(groups, ctx.per_items(family, groups, env), strict=True), key_fn=lambda pair: pair[0].root_name,
+    values = ctx.per_items(_functionalization_family(ctx), groups, _functionalization_env(ctx))
+    return shard_envs(zip(groups, values, strict=True), key_fn=lambda pair: pair[0].root_name,
                       env_fn=lambda pair: pair[1],
                       num_shards=REGISTER_FUNCTIONALIZATION_SHARDS, sharded_keys=_SHARDED_KEYS)
 
