@@ -191,12 +191,16 @@ def plan_per_operator_headers(ctx: GenContext, blocked: str | None) -> list[Plan
 
 def plan_aggregated_headers(ctx: GenContext, blocked: str | None, cpu: _CpuFile) -> list[PlannedFile]:
     out = [
-        cpu("NativeMetaFunctions.h", lambda: native.native_meta_functions_h(ctx)),
-        cpu("MethodOperators.h", lambda: operators.method_operators_h(ctx)),
-        cpu("Operators.h", lambda: operators.operators_h(ctx)),
+        cpu("NativeMetaFunctions.h", lambda: native.native_meta_functions_h(ctx),
+            key=ctx.values_key("NativeMetaFunctions.h", native.native_meta_part(ctx))),
+        cpu("MethodOperators.h", lambda: operators.method_operators_h(ctx),
+            key=ctx.values_key("MethodOperators.h", operators.operators_part(ctx, True))),
+        cpu("Operators.h", lambda: operators.operators_h(ctx),
+            key=ctx.values_key("Operators.h", operators.operators_part(ctx, False))),
         cpu("Functions.h", lambda: functions.functions_h(ctx),
             key=ctx.values_key("Functions.h", functions.functions_h_part(ctx))),
-        cpu("NativeFunctions.h", lambda: native.native_functions_h(ctx)),
+        cpu("NativeFunctions.h", lambda: native.native_functions_h(ctx),
+            key=ctx.values_key("NativeFunctions.h", native.native_declarations_part(ctx))),
     ]
     for key in ctx.options.dispatch_keys:
         if key not in ctx.options.functions_keys:
@@ -208,7 +212,8 @@ def plan_aggregated_headers(ctx: GenContext, blocked: str | None, cpu: _CpuFile)
         out.append(single(fm, f"{key}Functions_inl.h", None if blocked else
                           partial(dispatch_key.dispatch_key_functions_inl_h, ctx, key),
                           template="DispatchKeyFunctions_inl.h", missing_reason=blocked or "",
-                          shares=f"Register{key}.cpp"))  # the same group pieces as Register<Key>.cpp
+                          shares=f"Register{key}.cpp",  # the same group pieces as Register<Key>.cpp
+                          key=ctx.values_key(f"{key}Functions_inl.h", dispatch_key.inline_declarations_part(ctx, key))))
     return out
 
 

@@ -23,7 +23,7 @@ from ...pieces.dest.register_namespaced import (
 from ...releases import Release
 from ..file_record import env_key
 from ..plan import Env, PlanError, render, shard_envs, shard_keys
-from .context import GenContext
+from .context import GenContext, Part
 from .narrow import index_flags, narrow_index
 from .native import namespace_prologue, namespaced_blocks
 
@@ -428,13 +428,17 @@ def _inline_declarations(ctx: GenContext, g: NativeFunction | NativeFunctionsGro
         g, narrowed, release=ctx.options.release, rocm=ctx.options.rocm).namespaced_declarations]
 
 
-def dispatch_key_functions_inl_h(ctx: GenContext, key: dk.DispatchKey) -> Env:
+def inline_declarations_part(ctx: GenContext, key: dk.DispatchKey) -> Part:
+    """Each group's at::<key>:: declarations and their namespace (<Key>Functions_inl.h)."""
     index = ctx.backend_index(key)
     macro = key_export_macro(key, ctx.options.release)
+    return (f"key-functions-inl:{key}:{index_flags(index)}", ctx.groups,
+            lambda g: _inline_declarations(ctx, g, key, index, macro))
+
+
+def dispatch_key_functions_inl_h(ctx: GenContext, key: dk.DispatchKey) -> Env:
     by_namespace: dict[str, list[str]] = {}
-    family = f"key-functions-inl:{key}:{index_flags(index)}"
-    for namespace, declarations in ctx.per_items(family, ctx.groups,
-                                                 lambda g: _inline_declarations(ctx, g, key, index, macro)):
+    for namespace, declarations in ctx.per_items(*inline_declarations_part(ctx, key)):
         by_namespace.setdefault(namespace, []).extend(declarations)
     return {"DispatchKeyFunctions_inl_includes": [], "dispatch_namespace": str(key).lower(),
             "dispatch_namespaced_declarations": namespaced_blocks(by_namespace, 3, skip_empty=True)}

@@ -12,7 +12,7 @@ from ...pieces.dest.native_declarations import (
 )
 from ...pieces.dest.register_namespaced import DEFAULT_KERNEL_NAMESPACE
 from ..plan import Env, PlanError
-from .context import GenContext
+from .context import GenContext, Part
 from .narrow import index_flags, narrow_index
 
 
@@ -42,16 +42,26 @@ def native_function_declarations(ctx: GenContext, groups: Sequence[NativeFunctio
                                  ) -> list[str]:
     """Kernel declarations of these groups (default: all) under every backend, by kernel namespace."""
     by_namespace: dict[str, list[str]] = {}
-    indices = tuple(ctx.declared_indices.values())
-    # (what a group's declarations read of the indices besides its own kernels: which there are, their flags)
-    family = "native-declarations:" + ",".join(map(index_flags, indices))
-    for declared in ctx.per_items(family, ctx.groups if groups is None else groups,
-                                  lambda g: _declarations_of(ctx, g, indices)):
+    for declared in ctx.per_items(*native_declarations_part(ctx, groups)):
         for namespace, decls in declared:
             by_namespace.setdefault(namespace, []).extend(decls)
     if ctx.options.release.device_family_kernel_exports:
         by_namespace = {namespace: merge_export_variants(decls) for namespace, decls in by_namespace.items()}
     return namespaced_blocks(by_namespace, 4, skip_empty=False)
+
+
+def native_declarations_part(ctx: GenContext, groups: Sequence[NativeFunction | NativeFunctionsGroup] | None = None
+                             ) -> Part:
+    """Each group's kernel declarations under every index NativeFunctions.h walks."""
+    indices = tuple(ctx.declared_indices.values())
+    # (what a group's declarations read of the indices besides its own kernels: which there are, their flags)
+    family = "native-declarations:" + ",".join(map(index_flags, indices))
+    return family, ctx.groups if groups is None else groups, lambda g: _declarations_of(ctx, g, indices)
+
+
+def native_meta_part(ctx: GenContext) -> Part:
+    return "native-meta", ctx.structured_groups, lambda g: compute_meta_function_declaration(
+        g, ctx.options.release.cpp_spelling)
 
 
 def _declarations_of(ctx: GenContext, g: NativeFunction | NativeFunctionsGroup, indices: Sequence[BackendIndex]
@@ -78,6 +88,4 @@ def native_functions_h(ctx: GenContext) -> Env:
 
 def native_meta_functions_h(ctx: GenContext) -> Env:
     return {"NativeMetaFunctions_includes": [],
-            "NativeMetaFunctions_declarations": [d for g in ctx.structured_groups
-                                                 if (d := ctx.per_item("native-meta", g, lambda g: compute_meta_function_declaration(
-                                                     g, ctx.options.release.cpp_spelling))) is not None]}
+            "NativeMetaFunctions_declarations": [d for d in ctx.per_items(*native_meta_part(ctx)) if d is not None]}

@@ -13,18 +13,20 @@ from .context import GenContext, Part
 from .narrow import index_flags, narrow_index
 
 
-def method_operators_h(ctx: GenContext) -> Env:
+def operators_part(ctx: GenContext, methods: bool) -> Part:
+    """The at::_ops declarations of MethodOperators.h (methods) or Operators.h (the others)."""
     static_constexpr, spelling = ctx.options.release.operator_names_static_constexpr, ctx.options.release.cpp_spelling
-    return {"MethodOperators_includes": [],
-            "MethodOperators_declarations": [ctx.per_item("operator-declaration", f, lambda f: compute_operator_declaration(
-                f, static_constexpr, spelling)) for f in ctx.native_functions if Variant.method in f.variants]}
+    fs = [f for f in ctx.native_functions if (Variant.method in f.variants) == methods]
+    return "operator-declaration", fs, lambda f: compute_operator_declaration(f, static_constexpr, spelling)
+
+
+def method_operators_h(ctx: GenContext) -> Env:
+    return {"MethodOperators_includes": [], "MethodOperators_declarations": ctx.per_items(*operators_part(ctx, True))}
 
 
 def operators_h(ctx: GenContext) -> Env:
-    static_constexpr, spelling = ctx.options.release.operator_names_static_constexpr, ctx.options.release.cpp_spelling
     return {"Operators_includes": ["#include <ATen/MethodOperators.h>"],
-            "Operators_declarations": [ctx.per_item("operator-declaration", f, lambda f: compute_operator_declaration(
-                f, static_constexpr, spelling)) for f in ctx.native_functions if Variant.method not in f.variants]}
+            "Operators_declarations": ctx.per_items(*operators_part(ctx, False))}
 
 
 OPERATORS_CPP_SHARDS = 5
