@@ -234,11 +234,18 @@ def shard_keys(num_shards: int, items: Callable[[], Sequence[T]], key_fn: Callab
                key: Callable[[int, Sequence[T]], str]) -> Callable[[int], Callable[[], str] | None]:
     """The keys of a sharded family's files (see sharded): key(i, the items of file i, in order), where the items
     of shard _i are those shard_envs puts there (Everything: all of them)."""
+    by_shard: list[list[list[T]]] = []  # (the items of each shard, found once for the family)
+
     def of(i: int) -> Callable[[], str]:
         def chosen() -> str:
             found = items()
-            if i:
-                found = [item for item in found if string_stable_hash(key_fn(item)) % num_shards == i - 1]
+            if i and num_shards > 1:
+                if not by_shard:
+                    shards: list[list[T]] = [[] for _ in range(num_shards)]
+                    for item in found:
+                        shards[string_stable_hash(key_fn(item)) % num_shards].append(item)
+                    by_shard.append(shards)
+                found = by_shard[0][i - 1]
             return key(i, found)
         return chosen
     return of

@@ -266,12 +266,16 @@ def operator_headers(ctx: GenContext, key: dk.DispatchKey) -> list[str]:
 
 def register_operator_headers(ctx: GenContext, key: dk.DispatchKey) -> list[str]:
     """The ops/ headers a Register<Key>.cpp includes: those of every group registered under the key."""
+    found = ctx.per_items(*operator_headers_part(ctx, key))
+    return sorted({header for headers in found for header in headers})
+
+
+def operator_headers_part(ctx: GenContext, key: dk.DispatchKey) -> Part:
+    """Each group's ops/ headers in Register<Key>.cpp (per-operator layout)."""
     index = ctx.backend_index(key)
     dispatch = key in ctx.options.functions_keys
     family = f"register-operator-headers:{key}:{index_flags(index)}:{dispatch}"
-    found = ctx.per_items(family, ctx.groups, lambda g: _group_operator_headers(g, key, narrow_index(index, g),
-                                                                                dispatch))
-    return sorted({header for headers in found for header in headers})
+    return family, ctx.groups, lambda g: _group_operator_headers(g, key, narrow_index(index, g), dispatch)
 
 
 def _group_operator_headers(g: NativeFunction | NativeFunctionsGroup, key: dk.DispatchKey, index: BackendIndex,
@@ -292,6 +296,12 @@ def _group_operator_headers(g: NativeFunction | NativeFunctionsGroup, key: dk.Di
 
 def _register_base_env(ctx: GenContext, key: dk.DispatchKey, index: BackendIndex) -> dict:
     """RegisterDispatchKey.cpp's environment but for its definitions."""
+    return {**_register_constants(ctx, key, index), "ops_headers": operator_headers(ctx, key)}
+
+
+def _register_constants(ctx: GenContext, key: dk.DispatchKey, index: BackendIndex) -> dict:
+    """RegisterDispatchKey.cpp's environment but for its definitions and ops headers: the run's constants and the
+    key's index flags."""
     per_block = ctx.options.release.dispatch_helpers_per_definitions_block
     return {
         "extra_cuda_headers": extra_cuda_headers(ctx.options.rocm, ctx.options.release) if dk.is_cuda_dispatch_key(key)
@@ -300,7 +310,6 @@ def _register_base_env(ctx: GenContext, key: dk.DispatchKey, index: BackendIndex
         "dispatch_headers": registration_headers(index, ctx.options.rocm, ctx.options.release,
                                                  ctx.options.per_operator_headers,
                                                  str(key) in ctx.native_aot_keys()),
-        "ops_headers": operator_headers(ctx, key),
         "dispatch_helpers": "" if per_block else _dispatch_helpers(key, index, ctx.options.release),
     }
 
@@ -333,8 +342,10 @@ def register_shard_keys(ctx: GenContext, key: dk.DispatchKey) -> Callable[[int],
     base: list[str] = []
 
     def key_of(i: int, groups: Sequence[NativeFunction | NativeFunctionsGroup]) -> str:
-        if not base:
-            base.append(env_key("RegisterDispatchKey.cpp", None, _register_base_env(ctx, key, index)))
+        if not base:  # (the ops headers of the per-operator layout by their digests, unbuilt)
+            headers = ctx.parts_key("ops-headers", operator_headers_part(ctx, key)) \
+                if ctx.options.per_operator_headers else repr(operator_headers(ctx, key))
+            base.append(env_key("RegisterDispatchKey.cpp", None, _register_constants(ctx, key, index)) + headers)
         return ctx.parts_key(f"Register{key}:{i}:{base[0]}",
                              (family, groups, lambda g: group_definitions(ctx, g, key, index)))
     return shard_keys(num_shards(key), lambda: ctx.groups, lambda g: g.root_name, key_of)
