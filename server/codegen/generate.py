@@ -266,8 +266,9 @@ def write_planned(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs, p
             progress(Progress(buildable, *tally))
     kept: list[str] = []
     if record is not None:  # the files whose key is known before they are built (a key may compute a piece)
+        place = dirs.placer()
         try:
-            planned = [p for p in planned if not _kept_by_key(p, dirs, record, kept, on_file)]
+            planned = [p for p in planned if not _kept_by_key(p, place, record, kept, on_file)]
         except PlanError as exc:
             return None, (str(exc),)
         except Exception as exc:  # noqa: BLE001  (a bug: one line, as the worker processes give it)
@@ -298,13 +299,13 @@ def write_planned(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs, p
         return None, (internal_error(exc),)
 
 
-def _kept_by_key(p: PlannedFile, dirs: Dirs, record: FileRecord, kept: list[str],
-                 on_file: Callable[[bool], None]) -> bool:
+def _kept_by_key(p: PlannedFile, place: Callable[[Manager, str], tuple[str, str]], record: FileRecord,
+                 kept: list[str], on_file: Callable[[bool], None]) -> bool:
     """Whether p is kept as it is (its key, known before building it, is the one recorded); notes its key if not.
     A first run (no record) computes no key here: each is computed once its file is built (see _note_key)."""
     if p.build is None or p.key is None or record.empty:
         return False
-    path, key = record.path(*dirs.place(p.manager, p.path)), p.key()
+    path, key = record.path(*place(p.manager, p.path)), p.key()
     if record.fresh(path, key):
         kept.append(path)
         on_file(False)
@@ -361,7 +362,8 @@ def confinement_errors(planned: Sequence[PlannedFile], dirs: Dirs) -> tuple[str,
     """The files that would leave their output folder, checked before anything is written or made; first the
     folders gen.py makes up front inside -d (core/, ops/): when one leaves, only it is named, not each file."""
     folders = refusals(dict.fromkeys(place for place in map(dirs.place, OUTPUT_FOLDERS) if place[1]))
-    return folders or refusals(dirs.place(p.manager, p.path) for p in planned if p.build is not None)
+    place = dirs.placer()
+    return folders or refusals(place(p.manager, p.path) for p in planned if p.build is not None)
 
 
 def make_folders(dirs: Dirs) -> tuple[str, ...]:

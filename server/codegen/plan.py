@@ -63,12 +63,31 @@ class Dirs:
         """(root, path inside it) of a file, for the writer to confine it to root. A manager's folder inside -d
         (core/, ops/, a headeronly or aoti folder given inside it) is confined to -d, so that a symlinked
         core/ leading elsewhere is refused rather than followed; another folder given is a root of its own."""
+        root, inside = self._folder_place(manager)
+        if inside is None:
+            return root, path
+        return root, "/".join(p for p in (inside, path) if p)
+
+    def _folder_place(self, manager: Manager) -> tuple[str, str | None]:
+        """(-d, the manager's folder inside it) when it is inside -d, else (its folder, None)."""
         folder = self.of(manager)
         relative = not (os.path.isabs(self.install) and os.path.isabs(folder))
         inside = _inside(self.install, folder, os.getcwd() if relative else "")
-        if inside is None:
-            return folder, path
-        return self.install, "/".join(p for p in (inside, path) if p)
+        return (folder, None) if inside is None else (self.install, inside)
+
+    def placer(self) -> Callable[[Manager, str], tuple[str, str]]:
+        """place, with each manager's folder worked out once (for the thousands of files of one run)."""
+        known: dict[Manager, tuple[str, str | None]] = {}
+
+        def place(manager: Manager, path: str) -> tuple[str, str]:
+            found = known.get(manager)
+            if found is None:
+                found = known[manager] = self._folder_place(manager)
+            root, inside = found
+            if inside is None:
+                return root, path
+            return root, "/".join(p for p in (inside, path) if p)
+        return place
 
     def of(self, manager: Manager) -> str:
         if manager is Manager.core:
