@@ -230,8 +230,19 @@ def run_key(command: Mapping[str, object], release: object, environment: str) ->
                       here)
 
 
+def _inputs_key(key: str) -> str:
+    """The key of a record's inputs alone (a small entry: a run after an edit reads no more than it)."""
+    return namespaced("generate-run-inputs", key)
+
+
 def lookup(cache: Cache, key: str) -> Recorded | None:
     """The record under key, when every input and output is still as recorded; else None."""
+    head = cache.get(_inputs_key(key))
+    try:
+        if head is not None and any(Input(*i).current() != i[2] for i in json.loads(head)):
+            return None  # (an input changed: the record, with every output, is not read)
+    except (ValueError, TypeError, IndexError):
+        pass  # (an entry this code did not write: the record itself decides)
     payload = cache.get(key)
     if payload is None:
         return None
@@ -274,6 +285,8 @@ def store(cache: Cache, key: str, inputs: Sequence[Input], done: Recorded, expec
     # that puts the bytes back, changes the ctime).
     if any(state_of(i.kind, i.path) != (i.digest, i.stamp) for i in inputs):
         return False
+    cache.put(_inputs_key(key), json.dumps([[i.kind, i.path, i.digest] for i in inputs]).encode(
+        "utf-8", "surrogateescape"))
     data = {"inputs": [[i.kind, i.path, i.digest] for i in inputs],
             "outputs": [[o.path, list(o.stat), o.digest] for o in outputs],
             "files": list(done.files), "lists": list(done.lists), "notes": list(done.notes),
