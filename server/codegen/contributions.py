@@ -7,13 +7,17 @@ function makes of it. Such a function reads only its item and the run's constant
 tags, selection, fallback ops, native-AOT declarations: every input but native_functions.yaml itself), so its
 value is kept under (the run's constants, the family, the item's fingerprint).
 
-An item's fingerprint is the digest of the text of the entries it is lowered from: a group's members' entries, a
-generated op's base entry (the one it is generated from). Positions are not part of it: an entry moved unchanged
-keeps its contributions (the order of the items in a file comes from the model, rebuilt every run).
+An item's fingerprint is the digest of the text of the entries it is lowered from: a group's members' entries; a
+generated op's name, the entry it is generated from and its groups' entries. Positions are not part of it: an entry
+moved unchanged keeps its contributions (the order of the items in a file comes from the model, rebuilt every run).
 
-Storage: one cache entry per family (marshal of {fingerprint: value}), loaded on first use, and one of the recent
-contributions of every family (see Contributions). Values must be marshal-able (str, list, tuple, dict, int, bool,
-None).
+A file made from nothing but the run's constants and contributions is keyed by the digests of those
+contributions, in order (Contributions.digests, GenContext.values_key): its key is known without loading the
+values, so a file an edit leaves as it was costs neither loading nor building (file_record.py).
+
+Storage: one cache entry per family (marshal of {fingerprint: value}), loaded on first use; one of the digests of
+those values; and one of the recent contributions of every family (see Contributions). Values must be
+marshal-able (str, list, tuple, dict, int, bool, None).
 """
 
 from __future__ import annotations
