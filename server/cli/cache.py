@@ -50,7 +50,8 @@ def run_cache(args: argparse.Namespace) -> int:
                       + (f"; {info.other} other name(s) left alone" if info.other else ""))
                 return status.CLEAN
             removed = cache.clear()
-            print(f"opgen: removed {removed} cache entr{'y' if removed == 1 else 'ies'} (generate's run records, check's verdicts) "
+            print(f"opgen: removed {removed} cache entr{'y' if removed == 1 else 'ies'} (generate's run records and "
+                  "per-item pieces, check's verdicts) "
                   f"from {cache.info().folder}")
             code = status.USAGE if cache.notes else status.CLEAN
             for note in cache.notes:

@@ -20,6 +20,8 @@ FIXED_AOTI_INSTALL_DIR = "torch/csrc/inductor/aoti_torch/generated"
 if TYPE_CHECKING:
     from ..cache.store import Cache
     from ..codegen.files.context import GenerateOptions
+    from ..codegen.generate import Memo
+    from ..codegen.runs import Input
     from ..releases import Release, Resolved
 
 GENERATE_KINDS = ["headers", "sources", "declarations_yaml"]
@@ -212,7 +214,9 @@ def _generate_cached(args: argparse.Namespace, resolved: Resolved, cache: Cache)
     options = options_from_args(args, resolved.release)
     inputs = runs.read_inputs(inputs_read(options)) if key is not None else ()
     shown = terminal_progress(sys.stderr)
-    result = generate(options, implemented_only=args.implemented_only, processes=args.jobs, progress=shown)
+    memo = None if key is None else contributions_memo(cache, key, inputs, native_path(args.source_path))
+    result = generate(options, implemented_only=args.implemented_only, processes=args.jobs, progress=shown,
+                      memo=memo)
     if shown is not None:
         shown.finish()
     _print_notes(result.notes)
@@ -236,8 +240,21 @@ def _generate_cached(args: argparse.Namespace, resolved: Resolved, cache: Cache)
         written = result.written
         done = runs.Recorded((*written.written, *written.unchanged), tuple(path for path, _ in result.lists),
                              result.notes, missing)
-        runs.store(cache, key, inputs, done, dict((*written.digests, *result.lists)))
+        runs.store(cache, key, inputs, done, dict((*written.digests, *result.lists)), result.kept)
     return _missing_status(missing, args.implemented_only)
+
+
+def contributions_memo(cache: Cache, key: str, inputs: Sequence[Input], native: str) -> Memo:
+    """Where the run keeps its per-item contributions: under the run's key and the digest of every input but
+    native_functions.yaml (the items' fingerprints are of its entries), trusted only if the inputs, once read, are
+    still as digested."""
+    from ..cache.store import namespaced
+    from ..codegen.generate import Memo
+    from ..codegen.runs import state_of
+
+    constants = namespaced("generate-constants", key, *(f"{i.kind}\0{i.path}\0{i.digest}" for i in inputs
+                                                         if not (i.kind == "file" and i.path == native)))
+    return Memo(cache, constants, lambda: all(state_of(i.kind, i.path) == (i.digest, i.stamp) for i in inputs))
 
 
 def _print_notes(notes: Sequence[str]) -> None:
