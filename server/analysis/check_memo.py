@@ -22,7 +22,6 @@ read from the release), a release that reads the tree's native-AOT declarations 
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import marshal
 import os
@@ -30,6 +29,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from ..cache.stable_text import stable_text
 from ..diagnostics import Diagnostic, Severity
 from ..frozen import record
 from ..text import Span
@@ -57,20 +57,6 @@ class NativeVerdict:
     diagnostics: tuple[Diagnostic, ...]  # the parse's (NativeSnapshot.diagnostics), in its order
     extra: tuple[Diagnostic, ...]  # then the shim check's
 
-
-def stable_text(value: object) -> str:
-    """A value's text, the same in every process: repr, but sets sorted (their order follows the per-process string
-    hash) and records field by field."""
-    if isinstance(value, (set, frozenset)):
-        return "{" + ", ".join(sorted(map(stable_text, value))) + "}"
-    if isinstance(value, (list, tuple)):
-        return type(value).__name__ + "(" + ", ".join(map(stable_text, value)) + ")"
-    if isinstance(value, dict):
-        return "{" + ", ".join(sorted(f"{stable_text(k)}: {stable_text(v)}" for k, v in value.items())) + "}"
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return type(value).__name__ + "(" + ", ".join(f"{f.name}={stable_text(getattr(value, f.name))}"
-                                                      for f in dataclasses.fields(value)) + ")"
-    return repr(value)
 
 
 def fallback_ops_state(native_path: str) -> str:

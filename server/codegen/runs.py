@@ -29,7 +29,6 @@ of each output.
 
 from __future__ import annotations
 
-import dataclasses
 import fnmatch
 import hashlib
 import json
@@ -38,6 +37,7 @@ import stat
 import time
 from collections.abc import Iterable, Mapping, Sequence
 
+from ..cache.stable_text import stable_text
 from ..cache.store import Cache, namespaced
 from ..frozen import record
 from ..input_file import MAX_INPUT_BYTES, READ_FLAGS
@@ -202,20 +202,6 @@ class Recorded:
     notes: tuple[str, ...]
     missing: tuple[tuple[str, str], ...]
 
-
-def stable_text(value: object) -> str:
-    """A value's text, the same in every process: repr, but sets sorted (their order follows the per-process string
-    hash) and records field by field."""
-    if isinstance(value, (set, frozenset)):
-        return "{" + ", ".join(sorted(map(stable_text, value))) + "}"
-    if isinstance(value, (list, tuple)):
-        return type(value).__name__ + "(" + ", ".join(map(stable_text, value)) + ")"
-    if isinstance(value, dict):
-        return "{" + ", ".join(sorted(f"{stable_text(k)}: {stable_text(v)}" for k, v in value.items())) + "}"
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return type(value).__name__ + "(" + ", ".join(f"{f.name}={stable_text(getattr(value, f.name))}"
-                                                      for f in dataclasses.fields(value)) + ")"
-    return repr(value)
 
 
 def run_key(command: Mapping[str, object], release: object, environment: str) -> str | None:
