@@ -201,11 +201,12 @@ def _chunks(text: str) -> tuple[list[int], list[str], list[Diagnostic]] | None:
     lines: list[int] = []
     texts: list[str] = []
     stray: list[Diagnostic] = []
-    for line, chunk_text in iter_chunks(text):
+    for chunk in iter_chunks(text):
+        line, chunk_text = chunk
         if chunk_text[0] == "-" and (len(chunk_text) == 1 or chunk_text[1] in " \t\r\n"):
             lines.append(line)
             texts.append(chunk_text)
-        elif (d := stray_chunk_diagnostic((line, chunk_text))) is not None:  # type: ignore[arg-type]
+        elif (d := stray_chunk_diagnostic(chunk)) is not None:
             stray.append(d)
     if not texts:
         return None

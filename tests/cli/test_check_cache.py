@@ -470,3 +470,25 @@ def test_the_fallback_op_names_are_the_shim_checks() -> None:
     functions = native.functions.native_functions
     assert functions and [check_edit._fallback_name(f) for f in functions] == list(map(shims.fallback_op_name,
                                                                                        functions))
+
+
+# ------------------------------------------------------------------------------ edits found by an adversarial review
+
+def _edited(tmp_path: Path, capsys: pytest.CaptureFixture[str], edits: list[str], before: str, after: str,
+            *args: str) -> bool:
+    """Check before with the cache, then after with it: after's output equals --no-cache's. Whether the edit path
+    gave after's verdict."""
+    native, cache = tree(tmp_path / "native", SAMPLES), str(tmp_path / "cache")
+    native.write_text(before, encoding="utf-8", newline="")
+    run(capsys, *args, "--cache-dir", cache, str(native))
+    native.write_text(after, encoding="utf-8", newline="")
+    del edits[:]
+    cached = run(capsys, *args, "--cache-dir", cache, str(native))
+    assert cached == run(capsys, *args, "--no-cache", str(native))
+    return bool(edits)
+
+
+def test_stray_text_after_an_edit(tmp_path: Path, capsys: pytest.CaptureFixture[str], edits: list[str]) -> None:
+    """Text that is no entry, put in by the edit: reported as the full check does (the edit path once crashed on it)."""
+    text = (SAMPLES / "native_functions.yaml").read_text()
+    assert _edited(tmp_path, capsys, edits, text, text + "oops: not an entry\n")
