@@ -305,6 +305,10 @@ class _Run:
                 found = edit_verdict(path, text, valid_tags, release, record, self.native_extra)  # type: ignore[arg-type]
             except (KeyError, TypeError, ValueError, IndexError):  # a record this opgen did not write: not used
                 found = None
+            except Exception as exc:  # a fault of the edit path itself: said, and the full check answers
+                self.result.notes.append(f"opgen: note: {path}: the cached re-check failed ({type(exc).__name__}: "
+                                         f"{exc}); checked in full")
+                found = None
             if found is not None:
                 slot.put(found[1])  # type: ignore[arg-type]
                 return found[0]

@@ -492,3 +492,21 @@ def test_stray_text_after_an_edit(tmp_path: Path, capsys: pytest.CaptureFixture[
     """Text that is no entry, put in by the edit: reported as the full check does (the edit path once crashed on it)."""
     text = (SAMPLES / "native_functions.yaml").read_text()
     assert _edited(tmp_path, capsys, edits, text, text + "oops: not an entry\n")
+
+
+def test_a_fault_of_the_edit_path_is_said_and_the_full_check_answers(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bug of the edit path (not a damaged record) is no traceback: one note, and the full check's verdict."""
+    def broken(*args: object) -> None:
+        raise AttributeError("a bug")
+
+    monkeypatch.setattr(check_edit, "edit_verdict", broken)
+    text = (SAMPLES / "native_functions.yaml").read_text()
+    native, cache = tree(tmp_path / "native", SAMPLES), str(tmp_path / "cache")
+    native.write_text(text, encoding="utf-8", newline="")
+    run(capsys, "--cache-dir", cache, str(native))
+    native.write_text(text + "oops: not an entry\n", encoding="utf-8", newline="")
+    code, out, err = run(capsys, "--cache-dir", cache, str(native))
+    full = run(capsys, "--no-cache", str(native))
+    assert (code, out) == full[:2] and code == 1
+    assert err == full[2] + f"opgen: note: {native}: the cached re-check failed (AttributeError: a bug); checked in full\n"
