@@ -220,10 +220,10 @@ class Contributions:
         recent = dict(self._recent or {})
         for family, values in self._new.items():
             recent[family] = {**recent.get(family, {}), **values}
-        self._new = {}
         if sum(map(len, recent.values())) > self.RECENT_LIMIT:
             for family in sorted(recent):
-                # a family loaded: the values this run used (stale ones dropped); else all it holds
+                # a family loaded: the values this run used (stale ones dropped); else all it holds, with those
+                # computed now (for digests only: _family adds them from _new, so _new is emptied after this)
                 values = self._used[family] if family in self._used else self._family(family)
                 try:
                     payload = marshal.dumps(values)
@@ -232,6 +232,7 @@ class Contributions:
                     continue
                 if self._cache.put(self._key(family), payload) and self._cache.put(self._digests_key(family), digests):
                     del recent[family]
+        self._new = {}
         try:
             payload = marshal.dumps(recent)
         except ValueError:

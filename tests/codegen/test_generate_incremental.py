@@ -228,3 +228,34 @@ def test_two_processes_after_an_edit_share_the_cache(tmp_path: Path) -> None:
     assert outputs(tmp_path / "b") == plain[1]
     _rename_a_kernel(source, 3)
     assert run(source, tmp_path / "b", False, memo) == run(source, tmp_path / "plain", False, None)
+
+
+class _ByName:
+    """Fingerprints of plain strings (each its own bytes), for Contributions alone."""
+
+    def all_of(self, items: list[str]) -> list[bytes]:
+        return [item.encode() for item in items]
+
+    def of(self, item: str) -> bytes:
+        return item.encode()
+
+
+def test_values_computed_for_digests_survive_a_whole_family_write(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A family whose values a run only digested (its files' keys) is written whole when the recent entry is full:
+    the values computed in that run are kept with it, not recomputed by the next run."""
+    monkeypatch.setattr(Contributions, "RECENT_LIMIT", 1)
+    cache = Cache(str(tmp_path / "cache"))
+    computed: list[str] = []
+
+    def compute(item: str) -> str:
+        computed.append(item)
+        return item.upper()
+    first = Contributions(cache, "constants", _ByName())  # type: ignore[arg-type]
+    digests = first.digests("family", ["a", "b"], compute)
+    first.save()
+    assert computed == ["a", "b"]
+    again = Contributions(cache, "constants", _ByName())  # type: ignore[arg-type]
+    assert again.digests("family", ["a", "b"], compute) == digests
+    assert computed == ["a", "b"]  # nothing computed again
+    assert again.many("family", ["a", "b"], compute) == ["A", "B"] and computed == ["a", "b"]
