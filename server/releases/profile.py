@@ -78,6 +78,8 @@ class CppSpelling:
     # translate's optional dtype of a TensorOptions: `c10::optTypeMetaToScalarType` (before 2.3 unqualified, as
     # the generated files are inside namespace at, which sees c10's).
     dtype_of_options: str
+    # translate's narrowing of a SymInt to an int: `guard_int(__FILE__, __LINE__)` (before 2.2, `expect_int()`).
+    int_of_symint: str
 
     def optional(self, elem: str, *, rooted: bool = True) -> str:
         return f"{self.rooted if rooted else self.unrooted}optional<{elem}>"
@@ -90,11 +92,14 @@ class CppSpelling:
 
 
 _DTYPE_OF_OPTIONS = "c10::optTypeMetaToScalarType"
+_GUARD_INT = "guard_int(__FILE__, __LINE__)"
 C10_OPTIONAL_2_2 = CppSpelling(rooted="c10::", unrooted="c10::", in_scope_nullopt="nullopt",
-                               dtype_of_options="optTypeMetaToScalarType")
-C10_OPTIONAL = CppSpelling(rooted="c10::", unrooted="c10::", in_scope_nullopt="nullopt", dtype_of_options=_DTYPE_OF_OPTIONS)
+                               dtype_of_options="optTypeMetaToScalarType", int_of_symint=_GUARD_INT)
+C10_OPTIONAL_2_1 = replace(C10_OPTIONAL_2_2, int_of_symint="expect_int()")
+C10_OPTIONAL = CppSpelling(rooted="c10::", unrooted="c10::", in_scope_nullopt="nullopt", dtype_of_options=_DTYPE_OF_OPTIONS,
+                           int_of_symint=_GUARD_INT)
 STD_OPTIONAL = CppSpelling(rooted="::std::", unrooted="std::", in_scope_nullopt="std::nullopt",
-                           dtype_of_options=_DTYPE_OF_OPTIONS)
+                           dtype_of_options=_DTYPE_OF_OPTIONS, int_of_symint=_GUARD_INT)
 
 
 @record
@@ -149,6 +154,17 @@ class Release:
     # A mutating op's functionalization kernel ends the return of its no-op redispatch with a second `;`
     # (`return out;;`, a lone `;` when the op returns nothing); until 2.2.
     noop_redispatch_return_ends_twice: bool
+    # A view op's lambda ViewMeta says whether the view is multi-output (`/*is_multi_output=*/`); from 2.2.
+    view_meta_knows_multi_output: bool
+    # Functionalization registers no kernel for set_.source_Tensor's group (set_.source_Tensor has a hand-written
+    # one); from 2.2.
+    functionalization_leaves_set_source_tensor: bool
+    # The mutating ops' functionalization kernels say "they technicaly all support meta tensors" (a typo gen.py
+    # fixed in 2.2); until 2.1.
+    meta_comment_says_technicaly: bool
+    # RegisterSchema.cpp declares each distinct tag list once (`const std::vector<at::Tag> tags_N = {...};`) and
+    # its m.def lines name it; from 2.2 (before, each m.def spells its tags).
+    schema_tags_shared: bool
     # A view's functionalization kernel works out whether its SymInt arguments are symbolic (has_symbolic_inputs)
     # and gives that to the ViewMeta, and a view op's ViewMeta says whether it is as_strided; from 2.4.
     view_meta_knows_symbolic_inputs: bool
@@ -192,7 +208,7 @@ class Release:
     cumulative_out_ops: frozenset[str]
 
     # How the C++ types and expressions spell optionals (CppSpelling): c10's until 2.3 (optTypeMetaToScalarType
-    # unqualified until 2.2), the standard library's from 2.4.
+    # unqualified until 2.2, SymInts narrowed by expect_int() until 2.1), the standard library's from 2.4.
     cpp_spelling: CppSpelling
 
     # ---- AOTI C shims (area shims)

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from ...model.native_function import NativeFunction
 from ...pieces.dest.dispatcher_calls import compute_aten_op, compute_registration_declaration
 from ...pieces.dest.functions import cpp_string, tags_initializer
+from ...releases import Release
 from ..plan import Env
 from .context import GenContext
 
@@ -14,15 +15,16 @@ from .context import GenContext
 FRAGMENT_NAMESPACES = frozenset({"quantized", "quantized_decomposed"})
 
 
-def schema_definitions(functions: Iterable[NativeFunction]) -> list[str]:
-    """m.def lines; each distinct tag list is declared (tags_<n>) before its first use."""
+def schema_definitions(functions: Iterable[NativeFunction], release: Release) -> list[str]:
+    """m.def lines; each distinct tag list is declared (tags_<n>) before its first use (before 2.2, spelled in each
+    line)."""
     known: dict[str, int] = {}
     out = []
     for f in functions:
         tags = tags_initializer(f)
         schema = cpp_string(str(f.func))
-        if tags == "{}":
-            out.append(f"m.def({schema}, {{}});\n")
+        if tags == "{}" or not release.schema_tags_shared:
+            out.append(f"m.def({schema}, {tags});\n")
             continue
         declare = ""
         if tags not in known:
@@ -42,7 +44,7 @@ def register_schema_cpp(ctx: GenContext) -> Env:
     aten: list[str] = []
     others = ""
     for namespace, functions in by_namespace.items():
-        body = schema_definitions(functions)
+        body = schema_definitions(functions, ctx.options.release)
         if namespace == "aten":
             aten = body
             continue
