@@ -104,7 +104,8 @@ BEFORE: dict[str, object] = dict(
     vmap_symint_return_overrides=frozenset(), lazy_ir_includes_std_optional=False,
     generated_comment_names_generator=False, device_keys_with_empty_functions=frozenset({"Meta", "CPU", "CUDA", "MPS"}),
     # derivatives.yaml and deprecated.yaml
-    derivatives_name_view_copies=False, python_bindings_skip_hand_bound=frozenset(),
+    derivatives_name_view_copies=False, derivatives_save_sym_numel=False,
+    python_bindings_skip_hand_bound=frozenset(),
     node_compiled_args_const=False, node_optional_strings_are_std=False,
     symbool_type=False,
     # gen.py's command line
@@ -116,7 +117,8 @@ BEFORE: dict[str, object] = dict(
 CHANGELOG: tuple[Change, ...] = (
     change("2.1.2"),
     change("2.2.2", cpp_spelling=C10_OPTIONAL_2_2, view_meta_knows_multi_output=True,
-           functionalization_leaves_set_source_tensor=True, meta_comment_says_technicaly=False, schema_tags_shared=True),
+           functionalization_leaves_set_source_tensor=True, meta_comment_says_technicaly=False, schema_tags_shared=True,
+           derivatives_save_sym_numel=True),
     change("2.3.1", writes_aoti_c_shims=True, view_inverse_form=RETURN_MODE_INVERSES,
            noop_redispatch_return_ends_twice=False, cpp_spelling=C10_OPTIONAL, dispatch_keys_unknown=removed("SparseCsrMeta"),
            derivatives_name_view_copies=True, set_passes_inplace_view_rules=True),

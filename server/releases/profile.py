@@ -249,6 +249,8 @@ class Release:
     # A derivatives.yaml entry may name a view op's _copy function (its own formulas win over those derived from
     # the view's entry); from 2.3. Before, the loader leaves those functions out: such an entry names no function.
     derivatives_name_view_copies: bool
+    # A formula's `x.sym_numel()` is saved as `x_sym_numel` (a SymInt); from 2.2 (before, x itself is saved).
+    derivatives_save_sym_numel: bool
     # Functions.h's autograd Node structs declare `void compiled_args(CompiledNodeArgs& args) const override;`
     # (before, not const); from 2.7.
     node_compiled_args_const: bool
