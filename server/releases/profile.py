@@ -201,6 +201,9 @@ class Release:
     fallback_variants_carry_since: bool
     # The ops whose AOTI shims check each return pointer (`if (ret0) { ... }`), by a substring of the name.
     aoti_nullable_returns: frozenset[str]
+    # gen_lazy_tensor's IR nodes keep a Generator argument (a scalar of the node, shown as "torch.Generator()");
+    # from 2.2. Before, a generator must be optional and is left out of the node.
+    lazy_ir_keeps_generators: bool
     # gen_lazy_tensor's IR nodes end ToString() with `return std::move(ss).str();` (not `ss.str()`); from 2.13.
     lazy_to_string_moves_stream: bool
     # Cumulative out= ops whose functionalized call keeps the out tensor's dtype when none is given
