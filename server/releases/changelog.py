@@ -107,7 +107,7 @@ BEFORE: dict[str, object] = dict(
     derivatives_name_view_copies=False, derivatives_save_sym_numel=False,
     python_bindings_skip_hand_bound=frozenset(),
     node_compiled_args_const=False, node_optional_strings_are_std=False,
-    symbool_type=False,
+    symbool_type=False, optional_tensor_returns=False,
     # gen.py's command line
     gen_py_takes_mtia=False, gen_py_takes_xpu=False, gen_py_takes_aoti_flags=False,
     gen_py_takes_extend_aoti_c_shim=False,
@@ -118,7 +118,8 @@ CHANGELOG: tuple[Change, ...] = (
     change("2.1.2"),
     change("2.2.2", cpp_spelling=C10_OPTIONAL_2_2, view_meta_knows_multi_output=True,
            functionalization_leaves_set_source_tensor=True, meta_comment_says_technicaly=False, schema_tags_shared=True,
-           derivatives_save_sym_numel=True, lazy_ir_keeps_generators=True),
+           derivatives_save_sym_numel=True, lazy_ir_keeps_generators=True,
+           optional_tensor_returns=True),
     change("2.3.1", writes_aoti_c_shims=True, view_inverse_form=RETURN_MODE_INVERSES,
            noop_redispatch_return_ends_twice=False, cpp_spelling=C10_OPTIONAL, dispatch_keys_unknown=removed("SparseCsrMeta"),
            derivatives_name_view_copies=True, set_passes_inplace_view_rules=True),

@@ -260,6 +260,9 @@ class Release:
     # Functions.h's autograd Node structs keep a saved `str?` as std::optional<std::string>; from 2.5 (before,
     # c10::optional<std::string>).
     node_optional_strings_are_std: bool
+    # A `Tensor?` return (or `Tensor?[]`) has a C++ type (::std::optional<at::Tensor>); from 2.2 (before, gen.py fails
+    # on it: OPG208).
+    optional_tensor_returns: bool
     # SymBool is a type of func: schemas (arguments and returns); from 2.5.
     symbool_type: bool
     # ---- torch 2.5's gen.py (and the generators beside it)
