@@ -456,7 +456,7 @@ def _lambda(g: NativeFunctionsViewGroup, view_copy: NativeFunction, f: NativeFun
 def lambda_view_meta(g: NativeFunctionsViewGroup, view_copy: NativeFunction, f: NativeFunction,
                      release: Release) -> str:
     """`at::functionalization::ViewMeta view_meta = ...`: the view's replay as a forward and a reverse lambda;
-    a view op's (not an inplace view's) also says whether it is multi-output, and from 2.4 whether it is
+    a view op's (not an inplace view's) also says, from 2.2, whether it is multi-output, and from 2.4 whether it is
     as_strided, after whether the inputs are symbolic (Release.view_meta_knows_symbolic_inputs)."""
     spelling = release.cpp_spelling
     form = release.view_inverse_form
