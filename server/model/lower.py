@@ -261,7 +261,7 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
     namespace = f.parsed.namespace if f is not None else "aten"
     keys = _lower_keys(r, entry, func, release)
     precomputed = _lower_precomputed(r, keys.structured)
-    tags = _lower_tags(r, valid_tags, namespace, func)
+    tags = _lower_tags(r, valid_tags, namespace, func, release)
     dispatch_read, kernels = _lower_dispatch(r, keys.manual_kernel_registration, keys.structured, ignore_keys,
                                              release=release)
     autogen = _lower_autogen(r)
@@ -712,7 +712,8 @@ def _precomputed_arguments(r: _Reader, scalar: YScalar, text: str, start: int) -
     return out, ok
 
 
-def _lower_tags(r: _Reader, valid_tags: frozenset[str], namespace: str, func: FunctionSchema | None) -> frozenset[str]:
+def _lower_tags(r: _Reader, valid_tags: frozenset[str], namespace: str, func: FunctionSchema | None,
+                release: Release) -> frozenset[str]:
     node = r.peek("tags")
     items: list[YNode] = []
     if node is None:
@@ -736,7 +737,7 @@ def _lower_tags(r: _Reader, valid_tags: frozenset[str], namespace: str, func: Fu
             r.error("OPG107", item.span, f"unknown tag '{item.value}': tags.yaml does not define it{hint}", data)
             continue
         names.append(item.value)
-    if namespace == "aten" and "pt2_compliant_tag" in valid_tags:
+    if namespace == "aten" and "pt2_compliant_tag" in valid_tags and release.aten_ops_get_pt2_compliant_tag:
         names.append("pt2_compliant_tag")
     if func is not None and func.is_out_fn() and "out" in valid_tags:
         names.append("out")

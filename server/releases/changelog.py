@@ -75,7 +75,7 @@ BEFORE: dict[str, object] = dict(
     # reading native_functions.yaml
     named_tensor_types=True, refuses_const_ref_mutable_out=False, philox_ops_need_no_seeded_tag=False,
     skipped_by_functionalization=frozenset({"record_stream", "resize_", "resize_as_", "_fill_mem_eff_dropout_mask_"}),
-    set_passes_inplace_view_rules=False,
+    set_passes_inplace_view_rules=False, aten_ops_get_pt2_compliant_tag=False,
     generated_variants_tagged_by_kind=False, const_quantizer_ptr_type=True, refuses_python_keyword_argument_names=False,
     core_composite_ops_get_generated_variants=False, generated_variants_based_on_mutable=False,
     # gen.py and the generators beside it
@@ -119,7 +119,7 @@ CHANGELOG: tuple[Change, ...] = (
     change("2.2.2", cpp_spelling=C10_OPTIONAL_2_2, view_meta_knows_multi_output=True,
            functionalization_leaves_set_source_tensor=True, meta_comment_says_technicaly=False, schema_tags_shared=True,
            derivatives_save_sym_numel=True, lazy_ir_keeps_generators=True,
-           optional_tensor_returns=True),
+           optional_tensor_returns=True, aten_ops_get_pt2_compliant_tag=True),
     change("2.3.1", writes_aoti_c_shims=True, view_inverse_form=RETURN_MODE_INVERSES,
            noop_redispatch_return_ends_twice=False, cpp_spelling=C10_OPTIONAL, dispatch_keys_unknown=removed("SparseCsrMeta"),
            derivatives_name_view_copies=True, set_passes_inplace_view_rules=True),

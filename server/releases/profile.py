@@ -139,6 +139,9 @@ class Release:
     # set_ (every overload) may be tagged inplace_view without an out-of-place view op, and its group still gets
     # generated variants; from 2.3 (when its own entries got the tag).
     set_passes_inplace_view_rules: bool
+    # Every aten op gets the tag pt2_compliant_tag when tags.yaml defines it, and generated variants keep it from
+    # their op; from 2.2 (before, an op has it only when its entry says so, and generated variants drop it).
+    aten_ops_get_pt2_compliant_tag: bool
     # Generated out= / in-place variants (added to the model) get the tags out / inplace; from 2.13.
     generated_variants_tagged_by_kind: bool
 
