@@ -151,6 +151,7 @@ class ChildRun:
     returncode: int
     stdout: str
     stderr: str
+    cpu: float | None = None  # seconds of user and system time; None where os.wait4 does not exist
 
 
 def _maxrss_bytes(ru_maxrss: int) -> int:
@@ -168,18 +169,20 @@ def run_child(command: list[str], env: dict[str, str] | None = None) -> ChildRun
         start = time.perf_counter()
         proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env)
         maxrss: int | None = None
+        cpu: float | None = None
         if hasattr(os, "wait4"):
             _, status, usage = os.wait4(proc.pid, 0)
             wall = time.perf_counter() - start
             proc.returncode = os.waitstatus_to_exitcode(status)
             maxrss = _maxrss_bytes(usage.ru_maxrss)
+            cpu = usage.ru_utime + usage.ru_stime
         else:
             proc.wait()
             wall = time.perf_counter() - start
         out.seek(0)
         err.seek(0)
         return ChildRun(wall, maxrss, proc.returncode,
-                        out.read().decode("utf-8", "replace"), err.read().decode("utf-8", "replace"))
+                        out.read().decode("utf-8", "replace"), err.read().decode("utf-8", "replace"), cpu)
 
 
 def _child_json(run: ChildRun, what: str) -> dict:
@@ -220,7 +223,8 @@ def measure_processes(native: Path, tags: Path, repeat: int, release: str | None
     that torch release's torchgen, from release_folder, and opgen held to that release)."""
     torchgen = Series([], [], [], {})
     opgen = Series([], [], [], {})
-    cli_cmd = opgen_command() + ["check", str(native), "--tags", str(tags), *torch_release.opgen_flags(release)]
+    cli_cmd = opgen_command() + ["check", "--no-cache", str(native), "--tags", str(tags),
+                                 *torch_release.opgen_flags(release)]  # (a full check: bench_check_cache.py has the cache)
     cli = Series([], [], [], {"command": cli_cmd})
     for rep in range(1, repeat + 1):
         progress(f"  repetition {rep}/{repeat}: torchgen parse_native_yaml ...")

@@ -76,7 +76,7 @@ def main() -> int:
     parser.add_argument("--json", default=None, help="write the figures here too")
     args = parser.parse_args()
     native = args.native or default_native()
-    check = ["-m", "opgen_lsp.cli", "check", "-q", native]
+    check = ["-m", "opgen_lsp.cli", "check", "-q", "--no-cache", native]  # (a full check: no verdict kept)
     torchgen = ["-c", "import torchgen.gen"]
     opgen_runs, torchgen_runs, opgen_cpu, torchgen_cpu = [], [], [], []
     with tempfile.TemporaryDirectory(prefix="opgen-bytecode-") as cache:

@@ -82,8 +82,9 @@ def _tuple_of(who: str, names: list[str]) -> str:
 
 
 def _methods_source(fields: list[dataclasses.Field[Any]], has_post_init: bool) -> str:
-    """The source of the methods dataclasses writes for a frozen class, all in one; a field's setter is _set<i>, its
-    default _d<i>, its default factory _f<i>."""
+    """The source of the methods dataclasses writes for a frozen class that are hot (building, comparing and hashing
+    objects), all in one; a field's setter is _set<i>, its default _d<i>, its default factory _f<i>. The others are
+    made without compiling anything (_cold_methods): compiling them took two thirds of making a record."""
     arguments, body = [], []
     for i, f in enumerate(fields):
         factory = f.default_factory is not dataclasses.MISSING
@@ -98,18 +99,39 @@ def _methods_source(fields: list[dataclasses.Field[Any]], has_post_init: bool) -
         body.append("    self.__post_init__()")
     compared = [f.name for f in fields if f.compare]
     hashed = [f.name for f in fields if (f.compare if f.hash is None else f.hash)]
-    shown = ", ".join(f"{f.name}={{self.{f.name}!r}}" for f in fields if f.repr)
     return "\n".join([
         f"def __init__(self, {', '.join(arguments)}):", *(body or ["    pass"]),
-        "def __repr__(self):", f"    return f'{{self.__class__.__qualname__}}({shown})'",
         "def __eq__(self, other):", "    if other.__class__ is self.__class__:",
         f"        return {_tuple_of('self', compared)} == {_tuple_of('other', compared)}", "    return NotImplemented",
         "def __hash__(self):", f"    return hash({_tuple_of('self', hashed)})",
-        "def __setattr__(self, name, value):", "    raise FrozenInstanceError(f'cannot assign to field {name!r}')",
-        "def __delattr__(self, name):", "    raise FrozenInstanceError(f'cannot delete field {name!r}')",
-        "def __getstate__(self):", f"    return [{', '.join(f'self.{f.name}' for f in fields)}]",
-        "def __setstate__(self, state):", *(f"    _set{i}(self, state[{i}])" for i in range(len(fields))), "    pass",
     ])
+
+
+def _frozen_setattr(self: object, name: str, value: object) -> None:
+    raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+
+
+def _frozen_delattr(self: object, name: str) -> None:
+    raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+
+
+def _cold_methods(fields: list[dataclasses.Field[Any]], setters: list[Any]) -> dict[str, types.FunctionType]:
+    """__repr__, __getstate__ and __setstate__ as dataclasses writes them, as closures over the fields."""
+    names = tuple(f.name for f in fields)
+    shown = tuple(f.name for f in fields if f.repr)
+
+    def __repr__(self: object) -> str:
+        return f"{self.__class__.__qualname__}({', '.join(f'{n}={getattr(self, n)!r}' for n in shown)})"
+
+    def __getstate__(self: object) -> list[object]:
+        return [getattr(self, n) for n in names]
+
+    def __setstate__(self: object, state: list[object]) -> None:
+        for setter, value in zip(setters, state):
+            setter(self, value)
+
+    return {"__repr__": __repr__, "__getstate__": __getstate__, "__setstate__": __setstate__,  # type: ignore[dict-item]
+            "__setattr__": _frozen_setattr, "__delattr__": _frozen_delattr}  # type: ignore[dict-item]
 
 
 @dataclass_transform(frozen_default=True, field_specifiers=(dataclasses.field, dataclasses.Field))
@@ -139,23 +161,29 @@ def record(cls: C) -> C:
     namespace["__match_args__"] = tuple(f.name for f in fields if f.init)
     made = type(cls)(cls.__name__, cls.__bases__, namespace)
     made.__qualname__ = cls.__qualname__  # (a type's own attribute, not in its namespace)
-    scope: dict[str, object] = {"_FACTORY": _FACTORY, "FrozenInstanceError": dataclasses.FrozenInstanceError}
+    scope: dict[str, object] = {"_FACTORY": _FACTORY}
+    setters = []
     for i, f in enumerate(fields):
         slot = getattr(made, f.name)  # the slot's member descriptor, in this class or a base
         if not isinstance(slot, types.MemberDescriptorType):
             raise TypeError(f"record needs every field in a slot; {cls.__name__}.{f.name} has none (a base that is "
                             "not a record?)")
         scope[f"_set{i}"] = slot.__set__
+        setters.append(slot.__set__)
         scope[f"_d{i}"] = f.default
         scope[f"_f{i}"] = f.default_factory
     exec(_methods_source(fields, hasattr(made, "__post_init__")), scope)
+    scope.update(_cold_methods(fields, setters))
     own_hash = cls.__dict__.get("__hash__")
     for name in ("__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__", "__getstate__",
                  "__setstate__"):
         if name in cls.__dict__ and not (name == "__hash__" and own_hash is None):  # kept, as dataclasses keeps it
             continue
         method = scope[name]
-        assert isinstance(method, types.FunctionType)  # (defined by the exec above)
+        assert isinstance(method, types.FunctionType)  # (defined by the exec above, or _cold_methods)
+        if name in ("__setattr__", "__delattr__"):  # (shared by every record: named as they are)
+            setattr(made, name, method)
+            continue
         method.__qualname__ = f"{cls.__qualname__}.{name}"
         if name == "__init__":  # (the signature shows the fields' types, as dataclasses' does)
             method.__annotations__ = {f.name: f.type for f in fields if f.init} | {"return": None}

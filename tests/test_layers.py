@@ -32,7 +32,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
         f"{PACKAGE}.report", f"{PACKAGE}.worker_process",
     })),
     # The persistent cache's store: bytes under keys, knowing nothing of what they are (codegen/runs.py keeps
-    # generate's run records in it).
+    # generate's run records in it, analysis/check_memo.py check's verdicts).
     ("cache", frozenset({f"{PACKAGE}.cache"})),
     ("syntax", frozenset({f"{PACKAGE}.syntax"})),
     ("model", frozenset({f"{PACKAGE}.model"})),

@@ -9,12 +9,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..diagnostics import Diagnostic, diag
-from ..index.documents import DEPRECATED_YAML, DERIVATIVES_YAML
-from ..index.native import NativeParser, NativeSnapshot, TagsParser, TagsSnapshot
-from ..index.own_ops import own_backend_keys, upstream_ops
+from ..index.yaml_names import DEPRECATED_YAML, DERIVATIVES_YAML
 from ..input_file import NOT_UTF8, SPECIAL, TOO_LARGE, UnreadableFile, read_text
-from ..model.selection import TOP_LEVEL_KEYS, read_selection
-from ..model.vendor_formats import vendor_format
+from ..model.selection_keys import TOP_LEVEL_KEYS
 from ..releases import (
     Fit,
     Release,
@@ -30,11 +27,13 @@ from ..releases import (
 from ..releases.tree_release import tree_diagnostics
 from ..report import FileDiagnostic
 from ..text import Span, as_python_reads
-from .own_ops import upstream_diagnostics, upstream_missing
+from .check_memo import CheckMemo, NativeVerdict, RecordSlot, TagsVerdict
 
-if TYPE_CHECKING:  # the backend and autograd readers load for those files only (a native check needs neither)
+if TYPE_CHECKING:  # the backend and autograd readers load for those files only (a native check needs neither), and
+    # the parser of native_functions.yaml when a verdict is not in the persistent memo (check_memo.py)
     from ..index.backend import BackendSnapshot
     from ..index.derivatives import DerivativesDocument
+    from ..index.native import NativeSnapshot
 
 NATIVE = "native_functions"
 TAGS = "tags"
@@ -67,6 +66,8 @@ def classify(path: str, text: str) -> str:
         return DERIVATIVES
     if name == DEPRECATED_YAML:  # a common name: only PyTorch's, in an autograd folder
         return DEPRECATED if os.path.basename(os.path.dirname(path)) == "autograd" else UNKNOWN
+    from ..model.vendor_formats import vendor_format  # (not for a native_functions.yaml or tags.yaml)
+
     if vendor_format(path, text) is not None:  # a vendor's dialect of the backend yaml, read by its own reader
         return BACKEND
     for line in text.splitlines():
@@ -171,20 +172,23 @@ def installed_native_functions() -> tuple[str, str] | None:
     return paths if os.path.isfile(paths[0]) else None
 
 
-NativeExtra = Callable[[str, NativeSnapshot], list[Diagnostic]]
-BackendExtra = Callable[[str, str, "BackendSnapshot", NativeSnapshot], Sequence[Diagnostic]]
-DerivativesRules = Callable[["DerivativesDocument", NativeSnapshot, Release], Sequence[Diagnostic]]
+NativeExtra = Callable[[str, "NativeSnapshot"], list[Diagnostic]]
+BackendExtra = Callable[[str, str, "BackendSnapshot", "NativeSnapshot"], Sequence[Diagnostic]]
+DerivativesRules = Callable[["DerivativesDocument", "NativeSnapshot", Release], Sequence[Diagnostic]]
 
 
 def check_paths(paths: list[str], tags_path: str | None = None, native_path: str | None = None,
                 native_extra: NativeExtra | None = None, backend_extra: BackendExtra | None = None,
-                derivatives_check: DerivativesRules | None = None, torch_version: str | None = None) -> CheckResult:
+                derivatives_check: DerivativesRules | None = None, torch_version: str | None = None,
+                memo: CheckMemo | None = None) -> CheckResult:
     """native_extra(path, native): more checks of each native_functions.yaml (e.g. kernels missing from C++ sources).
     backend_extra(path, text, snapshot, native): more checks of each backend yaml (e.g. what gen_lazy_tensor rejects).
     derivatives_check(document, native, release): the rules of a derivatives.yaml against its native_functions.yaml
     (what the release's autograd loader rejects; without it, only what each entry shows on its own).
-    torch_version: the torch release whose rules apply (default: detected per file, see releases.resolve_for)."""
-    run = _Run(tags_path, native_path, native_extra, backend_extra, derivatives_check, torch_version)
+    torch_version: the torch release whose rules apply (default: detected per file, see releases.resolve_for).
+    memo: verdicts kept from earlier runs (check_memo.py); only for a native_extra that is the AOTI shim check alone
+    (its verdict is keyed by the fallback_ops.py it reads, nothing else)."""
+    run = _Run(tags_path, native_path, native_extra, backend_extra, derivatives_check, torch_version, memo)
     for given in paths:
         found = expand([given])
         if not found:  # a folder with nothing to check: a mistyped folder must not pass as clean
@@ -200,11 +204,12 @@ class _Run:
 
     def __init__(self, tags_path: str | None, native_path: str | None, native_extra: NativeExtra | None,
                  backend_extra: BackendExtra | None, derivatives_check: DerivativesRules | None,
-                 torch_version: str | None) -> None:
+                 torch_version: str | None, memo: CheckMemo | None = None) -> None:
         self.tags_path, self.native_path, self.torch_version = tags_path, native_path, torch_version
+        self.memo = memo
         self.native_extra, self.backend_extra, self.derivatives_check = native_extra, backend_extra, derivatives_check
         self.result = CheckResult()
-        self._tags: dict[str, TagsSnapshot] = {}
+        self._tags: dict[str, TagsVerdict] = {}
         # The native_functions.yaml that backend yamls are resolved against: parsed once, on first need.
         self._backend_native: list[NativeSnapshot | None] = []
         self._backend_releases: list[Resolved] = []  # the release of that native_functions.yaml, once read
@@ -212,12 +217,13 @@ class _Run:
         self._autograd_natives: dict[str | None, NativeSnapshot | None] = {}
         self._release_natives: dict[str, NativeSnapshot | None] = {}
 
-    def tags_for(self, path: str) -> TagsSnapshot | None:
+    def tags_for(self, path: str) -> TagsVerdict | None:
         if path not in self._tags:
             text = _read(path, self.result)
             if text is None:
                 return None
-            self._tags[path] = TagsParser().parse(text)
+            self._tags[path] = _tags_verdict(text) if self.memo is None else self.memo.tags(
+                text, lambda: _tags_verdict(text))
         return self._tags[path]
 
     def _report(self, path: str, diagnostics: Iterable[Diagnostic]) -> None:
@@ -241,6 +247,8 @@ class _Run:
         elif kind == BACKEND:
             self._backend(path, text)
         elif kind == SELECTION:
+            from ..model.selection import read_selection
+
             self._report(path, read_selection(text)[1])
         else:
             self.result.notes.append(f"opgen: {path}: not an operator yaml file (expected native_functions.yaml, "
@@ -268,13 +276,59 @@ class _Run:
             self.result.notes.append(f"opgen: {path}: {resolved.note}")
         if resolved.fit is Fit.OLDER:
             return
-        backend_keys = own_backend_keys(text)  # a backend's own operator file: read as its patched torchgen does
+        backend_keys = _own_backend_keys(text)  # a backend's own operator file: read as its patched torchgen does
+        if self.memo is not None and not backend_keys and not resolved.release.writes_native_aot_stubs:
+            release = resolved.release
+            verdict = self.memo.native(path, text, valid_tags, release,
+                                       lambda slot: self._native_computed(path, text, valid_tags, release, slot))
+            self._report(path, verdict.diagnostics)
+            self._report(path, verdict.extra)
+            return
+        from ..index.native import NativeParser
+
         native = NativeParser(release=as_patched_by_backend(resolved.release, backend_keys)).parse(text, valid_tags)
         self._report(path, native.diagnostics)
         if backend_keys:
             self._report(path, own_file_diagnostics(native, resolved.release.version))
         if self.native_extra is not None:
             self._report(path, self.native_extra(path, native))
+
+    def _native_computed(self, path: str, text: str, valid_tags: frozenset[str], release: Release,
+                         slot: RecordSlot) -> NativeVerdict:
+        """The verdict on an upstream-style file not in the memo: from the record of the last run on its path where
+        the edit path can answer (check_edit.py), else by the full check."""
+        record = slot.get()
+        if record is not None:
+            from .check_edit import edit_verdict  # (loads the parser: a verdict found in the memo needs none)
+
+            try:
+                found = edit_verdict(path, text, valid_tags, release, record, self.native_extra)  # type: ignore[arg-type]
+            except (KeyError, TypeError, ValueError, IndexError):  # a record this opgen did not write: not used
+                found = None
+            except Exception as exc:  # a fault of the edit path itself: said, and the full check answers
+                self.result.notes.append(f"opgen: note: {path}: the cached re-check failed ({type(exc).__name__}: "
+                                         f"{exc}); checked in full")
+                found = None
+            if found is not None:
+                slot.put(found[1])  # type: ignore[arg-type]
+                return found[0]
+        return self._native_verdict(path, text, valid_tags, release, slot)
+
+    def _native_verdict(self, path: str, text: str, valid_tags: frozenset[str], release: Release,
+                        slot: RecordSlot | None = None) -> NativeVerdict:
+        """What _native reports of an upstream-style file (not a backend's own), for the memo; slot: where to keep
+        the record the next run's edit path reads."""
+        from ..index.native import NativeParser
+
+        native = NativeParser(release=release).parse(text, valid_tags)
+        extra = self.native_extra(path, native) if self.native_extra is not None else ()
+        if slot is not None:
+            from .check_edit import fallback_names, record_of
+
+            record = record_of(native, extra, fallback_names(path, release))
+            if record is not None:
+                slot.put(record)  # type: ignore[arg-type]
+        return NativeVerdict(tuple(native.diagnostics), tuple(extra))
 
     def _release_native(self, series: str) -> NativeSnapshot | None:
         """A torch line's own native_functions.yaml (op-plugin's version ranges), parsed once per run; None when
@@ -338,6 +392,8 @@ class _Run:
                    "--native-functions F (or install torch 2.13, whose torchgen ships one)")
             self._report(path, [diag("OPG900", Span.point(0, 0), why)])
             return
+        from ..model.vendor_formats import vendor_format
+
         if vendor_format(path, text) is not None:
             native = self._vendor_native(native) or native
         backend = check_backend(text, native, path, self._release_native)
@@ -348,8 +404,28 @@ class _Run:
             self._report(path, self.backend_extra(path, text, backend, native))
 
 
+def _tags_verdict(text: str) -> TagsVerdict:
+    from ..index.native import TagsParser
+
+    snapshot = TagsParser().parse(text)
+    return TagsVerdict(snapshot.names, tuple(snapshot.diagnostics))
+
+
+def _own_backend_keys(text: str) -> frozenset[str]:
+    """index.own_ops.own_backend_keys, whose module (and the parser it loads) is imported only for a file that
+    names a PrivateUse key at all."""
+    if "PrivateUse" not in text:
+        return frozenset()
+    from ..index.own_ops import own_backend_keys
+
+    return own_backend_keys(text)
+
+
 def own_file_diagnostics(native: NativeSnapshot, version: str) -> list[Diagnostic]:
     """A backend's own operator file against release `version`'s native_functions.yaml."""
+    from ..index.own_ops import upstream_ops
+    from .own_ops import upstream_diagnostics, upstream_missing
+
     upstream = upstream_ops(version)
     return upstream_diagnostics(native.functions, upstream) if upstream is not None else [upstream_missing(version)]
 
@@ -375,6 +451,7 @@ def _autograd_diagnostics(path: str, text: str, kind: str, native_file: str | No
 def _release_snapshot(series: str) -> NativeSnapshot | None:
     """The native_functions.yaml of torch X.Y as that release's rules read it, with its tags."""
     from ..index.base_text import release_native_path, torchgen_cache_root
+    from ..index.native import NativeParser, TagsParser
 
     known_key = parse_version(series)
 
@@ -395,7 +472,7 @@ def _release_snapshot(series: str) -> NativeSnapshot | None:
 
 
 def _native_to_resolve_against(native_path: str | None, tags_path: str | None,
-                               tags_for: Callable[[str], TagsSnapshot | None], result: CheckResult,
+                               tags_for: Callable[[str], TagsVerdict | None], result: CheckResult,
                                torch_version: str | None) -> tuple[NativeSnapshot | None, Resolved | None]:
     """The native_functions.yaml a backend, derivatives or deprecated yaml is resolved against: native_path
     (--native-functions, or the one of the yaml's tree; with --tags or the tags.yaml beside it), else the installed
@@ -418,6 +495,8 @@ def _native_to_resolve_against(native_path: str | None, tags_path: str | None,
     else:
         result.notes.append(f"opgen: no tags.yaml found at {tags_file}; pass --tags so that {native_path} "
                             "is read with its tags")
+    from ..index.native import NativeParser
+
     resolved = resolve_for(native_path, torch_version, text=text)
     result.releases[native_path] = resolved
     if resolved.note is not None:

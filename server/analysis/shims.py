@@ -11,7 +11,6 @@ codegen/files/aoti.py.
 from __future__ import annotations
 
 import ast
-import importlib.util
 import os
 import stat
 from collections.abc import Mapping, Sequence
@@ -27,6 +26,7 @@ from ..pieces.dest import aoti
 from ..pieces.dest.aoti import FallbackOps
 from ..releases import Release
 from ..syntax import python_source
+from .fallback_ops_files import fallback_ops_candidates
 
 FALLBACK_DICTS = ("inductor_fallback_ops", "aten_shimified_ops")
 
@@ -81,23 +81,6 @@ def parse_fallback_ops(text: str, path: str = "fallback_ops.py",
                            _versions_of(tables.get("aten_shimified_ops", {}), "aten_shimified_ops", with_since)), None
     except (SyntaxError, ValueError) as exc:  # FallbackOpsError is a ValueError, as literal_eval's errors are
         return None, f"{path}: {exc}"
-
-
-def fallback_ops_candidates(source_path: str) -> list[str]:
-    """Where torchgen's aoti/fallback_ops.py may be: the ATen folder's own (aoti/ inside it, as samples/aten has),
-    the PyTorch tree around aten/src/ATen, the torchgen package holding a packaged ATen folder, then the
-    installed torchgen (found, not imported)."""
-    source = os.path.abspath(source_path)
-    out = [os.path.join(source, "aoti", "fallback_ops.py"),
-           os.path.join(source, "..", "..", "..", "torchgen", "aoti", "fallback_ops.py"),
-           os.path.join(source, "..", "..", "aoti", "fallback_ops.py")]
-    try:
-        spec = importlib.util.find_spec("torchgen")
-    except (ImportError, ValueError):
-        spec = None
-    if spec is not None and spec.submodule_search_locations:
-        out += [os.path.join(p, "aoti", "fallback_ops.py") for p in spec.submodule_search_locations]
-    return [os.path.normpath(p) for p in out]
 
 
 def load_fallback_ops(source_path: str, release: Release) -> tuple[FallbackOps | None, str]:

@@ -1,5 +1,5 @@
 """The one folder of opgen's caches: $XDG_CACHE_HOME/opgen, else ~/.cache/opgen. Each cache is a name inside it:
-generate's run records (opgen-cache-v1, store.py), the kernel index (kernels-<roots>.json, index/kernels.py), and
+generate's run records and per-item pieces (opgen-cache-v1, store.py), the kernel index (kernels-<roots>.json, index/kernels.py), and
 the torchgen of each release that tools/torchgen_release.py fetches (torchgen/<version>, read by index/base_text.py;
 the tool is a script run without opgen installed, so it spells the same folder itself)."""
 

@@ -12,11 +12,11 @@ from .. import status
 def add_cache_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("cache", help="show or empty opgen's persistent caches",
                        description="opgen's caches live in $XDG_CACHE_HOME/opgen (~/.cache/opgen). `info` says "
-                                   "where the records of `opgen generate` runs are and what they hold; `clear` "
-                                   "removes them and, when the cache folder is that default one, the kernel "
-                                   "index's files (kernels-*.json). Nothing else in the folder is touched: the "
-                                   "torch releases tools/torchgen_release.py fetched (torchgen/) and the PyTorch "
-                                   "trees (trees/) are kept.")
+                                   "where the records of `opgen generate` runs and the verdicts of `opgen check` "
+                                   "are and what they hold; `clear` removes them and, when the cache folder is that "
+                                   "default one, the kernel index's files (kernels-*.json). Nothing else in the "
+                                   "folder is touched: the torch releases tools/torchgen_release.py fetched "
+                                   "(torchgen/) and the PyTorch trees (trees/) are kept.")
     p.add_argument("action", choices=["info", "clear"])
     p.add_argument("--cache-dir", metavar="DIR",
                    help="the cache's folder (default: $OPGEN_CACHE_DIR, else $XDG_CACHE_HOME/opgen or "
@@ -50,7 +50,8 @@ def run_cache(args: argparse.Namespace) -> int:
                       + (f"; {info.other} other name(s) left alone" if info.other else ""))
                 return status.CLEAN
             removed = cache.clear()
-            print(f"opgen: removed {removed} cache entr{'y' if removed == 1 else 'ies'} (generate's run records) "
+            print(f"opgen: removed {removed} cache entr{'y' if removed == 1 else 'ies'} (generate's run records and "
+                  "per-item pieces, check's verdicts) "
                   f"from {cache.info().folder}")
             code = status.USAGE if cache.notes else status.CLEAN
             for note in cache.notes:

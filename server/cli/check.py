@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from .. import status
 from ..releases import Fit
 from ..report import RENDERERS, FileDiagnostic, capped_per_file, summary_line
-from .options import add_format_argument
+from .options import add_cache_arguments, add_format_argument, open_cache
 from .torch_version import add_torch_version_argument
 
 if TYPE_CHECKING:  # the checkers are loaded on first use: `opgen --help` stays quick
@@ -57,25 +57,31 @@ def add_check_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
                        help="C++ sources to look for the kernels native_functions.yaml names (repeatable): a "
                             "PyTorch checkout's root (its aten/src/ATen is indexed) or any folder")
     add_torch_version_argument(check)
+    add_cache_arguments(check, "the verdicts on native_functions.yaml and tags.yaml files are kept there, and a file "
+                               "unchanged since is not parsed again (the output is the same: docs/cli.md)")
     check.set_defaults(run=run_check)
 
 
 def run_check(args: argparse.Namespace) -> int:
     from ..analysis.check import check_paths
-    from ..index.inputs import InputError
+    from ..analysis.check_memo import CheckMemo
 
-    try:
-        lazy = _lazy_checker(args.shape_inference_hdr)
-    except InputError as exc:
-        print(f"opgen: cannot read the shape-inference header {exc}", file=sys.stderr)
+    lazy = _lazy_checker(args.shape_inference_hdr)
+    if isinstance(lazy, str):
+        print(f"opgen: cannot read the shape-inference header {lazy}", file=sys.stderr)
         return status.USAGE
     absent = [d for d in args.kernels or () if not os.path.isdir(d)]
     if absent:  # (every kernel would be reported missing from it)
         print(f"opgen: --kernels: no such folder: {', '.join(absent)}", file=sys.stderr)
         return status.USAGE
-    result = check_paths(args.paths, args.tags, args.native_functions,
-                         native_extra=_native_checker(args.kernels), backend_extra=lazy,
-                         derivatives_check=_derivatives_checker(), torch_version=args.torch_version)
+    with open_cache(args) as cache:
+        # The memo's verdicts are the parse's and the AOTI shim check's; --kernels adds the C++ sources: not kept.
+        memo = CheckMemo(cache) if cache.enabled and not args.kernels else None
+        result = check_paths(args.paths, args.tags, args.native_functions,
+                             native_extra=_native_checker(args.kernels), backend_extra=lazy,
+                             derivatives_check=_derivatives_checker(), torch_version=args.torch_version, memo=memo)
+        cache.evict_if_grown()
+        cache_notes = [f"opgen: note: {note}" for note in cache.notes]
     if args.impl_path:
         kernels, notes = impl_path_items(args.paths, args.native_functions, args.impl_path, args.torch_version)
         result.items.extend(kernels)
@@ -89,7 +95,7 @@ def run_check(args: argparse.Namespace) -> int:
         # (a release older than those known is said by its OPG951: nothing was checked as it)
         labels = dict.fromkeys(r.label for r in result.releases.values() if r.fit is not Fit.OLDER)
         sys.stdout.write(summary_line(result.items, len(files), tuple(labels)))
-    for note in result.notes:
+    for note in (*result.notes, *cache_notes):
         print(note, file=sys.stderr)
     if result.usage_error:
         return status.USAGE
@@ -99,14 +105,14 @@ def run_check(args: argparse.Namespace) -> int:
 def _native_checker(kernel_roots: list[str] | None) -> Callable[[str, NativeSnapshot], list[Diagnostic]]:
     """What gen.py's AOTI shim generator fails on (it needs fallback_ops.py), what it refuses in the tree's
     native-AOT declarations (torch 2.15 on), and with --kernels the kernels missing from the C++ sources."""
-    from ..analysis.shims import shim_check
-
     kernels = _kernel_checker(kernel_roots) if kernel_roots else None
 
     def check(path: str, native: NativeSnapshot) -> list[Diagnostic]:
         found = kernels(native) if kernels is not None else []
         if native.release.parse_only:  # a backend's own operator file: no gen.py runs on it
             return found
+        from ..analysis.shims import shim_check  # (loaded when a file is parsed: not for a verdict kept)
+
         return shim_check(path, native) + _native_aot_check(path, native) + found
 
     return check
@@ -154,22 +160,28 @@ def _derivatives_checker() -> Callable[[DerivativesDocument, NativeSnapshot, Rel
     return check
 
 
-def _lazy_checker(header_path: str | None) -> BackendCheck:
+def _lazy_checker(header_path: str | None) -> BackendCheck | str:
     """What gen_lazy_tensor rejects in a lazy backend yaml, its compute_shape_ functions checked against the
     header given (else, for PyTorch's own `backend: Lazy` yaml, the one of the PyTorch checkout holding the
-    current folder or the yaml, else the installed wheel's; other backends: not checked). Raises InputError for an
-    unreadable header."""
-    from ..diagnostics import diag
-    from ..index.inputs import InputError, read_input
-
+    current folder or the yaml, else the installed wheel's; other backends: not checked). Why not, for an
+    unreadable header. The readers load when a header is given or a backend yaml is checked (a check of
+    native_functions.yaml needs none)."""
+    given = None
     if header_path:
         from ..analysis.lazy.shape import parse_shape_header
-    given = parse_shape_header(header_path, read_input(header_path)) if header_path else None
+        from ..index.inputs import InputError, read_input
+
+        try:
+            given = parse_shape_header(header_path, read_input(header_path))
+        except InputError as exc:
+            return str(exc)
 
     def check(path: str, text: str, snapshot: BackendSnapshot, native: NativeSnapshot) -> tuple[Diagnostic, ...]:
         # gen_lazy_tensor's check is loaded for a backend yaml only (a check of native_functions.yaml needs none).
         from ..analysis.lazy.check import is_lazy_yaml, lazy_diagnostics, shape_header_path
         from ..analysis.lazy.shape import parse_shape_header
+        from ..diagnostics import diag
+        from ..index.inputs import InputError, read_input
 
         resolved = snapshot.resolved
         if resolved is None or not is_lazy_yaml(resolved):

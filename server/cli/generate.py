@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from .. import status
 from ..releases.tree_release import tree_notes
 from .generation_report import report_written, terminal_progress
-from .options import add_verbose_argument
+from .options import add_cache_arguments, add_verbose_argument, open_cache
 from .torch_version import add_torch_version_argument, resolve_release
 
 # Where gen.py before 2.4 writes the AOTI C shims, under the working folder (it has no --aoti-install-dir).
@@ -20,6 +20,8 @@ FIXED_AOTI_INSTALL_DIR = "torch/csrc/inductor/aoti_torch/generated"
 if TYPE_CHECKING:
     from ..cache.store import Cache
     from ..codegen.files.context import GenerateOptions
+    from ..codegen.generate import Memo
+    from ..codegen.runs import Input
     from ..releases import Release, Resolved
 
 GENERATE_KINDS = ["headers", "sources", "declarations_yaml"]
@@ -69,13 +71,6 @@ def add_generate_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     add_torch_version_argument(p)
     add_cache_arguments(p)
     p.set_defaults(run=run_generate)
-
-
-def add_cache_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--cache-dir", metavar="DIR",
-                   help="the persistent cache's folder (default: $OPGEN_CACHE_DIR, else $XDG_CACHE_HOME/opgen or "
-                        "~/.cache/opgen): a run with nothing changed since the last is answered from it")
-    p.add_argument("--no-cache", action="store_true", help="neither read nor write the persistent cache")
 
 
 def add_selection_arguments(p: argparse.ArgumentParser) -> None:
@@ -171,16 +166,6 @@ def generate_as(args: argparse.Namespace, resolved: Resolved) -> int:
     return code
 
 
-def open_cache(args: argparse.Namespace) -> Cache:
-    """The persistent cache --cache-dir names (else $OPGEN_CACHE_DIR, else the user's cache folder); one that is
-    off with --no-cache or OPGEN_CACHE_DIR=off."""
-    from ..cache.store import Cache, default_folder
-
-    if getattr(args, "no_cache", False):
-        return Cache(None)
-    return Cache(getattr(args, "cache_dir", None) or default_folder())
-
-
 # The arguments that do not shape what is written (how it is reported, how many processes write it, the cache).
 _NOT_IN_THE_RUN_KEY = frozenset({"run", "command", "verbose", "jobs", "cache_dir", "no_cache"})
 
@@ -229,7 +214,9 @@ def _generate_cached(args: argparse.Namespace, resolved: Resolved, cache: Cache)
     options = options_from_args(args, resolved.release)
     inputs = runs.read_inputs(inputs_read(options)) if key is not None else ()
     shown = terminal_progress(sys.stderr)
-    result = generate(options, implemented_only=args.implemented_only, processes=args.jobs, progress=shown)
+    memo = None if key is None else contributions_memo(cache, key, inputs, native_path(args.source_path))
+    result = generate(options, implemented_only=args.implemented_only, processes=args.jobs, progress=shown,
+                      memo=memo)
     if shown is not None:
         shown.finish()
     _print_notes(result.notes)
@@ -253,8 +240,21 @@ def _generate_cached(args: argparse.Namespace, resolved: Resolved, cache: Cache)
         written = result.written
         done = runs.Recorded((*written.written, *written.unchanged), tuple(path for path, _ in result.lists),
                              result.notes, missing)
-        runs.store(cache, key, inputs, done, dict((*written.digests, *result.lists)))
+        runs.store(cache, key, inputs, done, dict((*written.digests, *result.lists)), result.kept)
     return _missing_status(missing, args.implemented_only)
+
+
+def contributions_memo(cache: Cache, key: str, inputs: Sequence[Input], native: str) -> Memo:
+    """Where the run keeps its per-item contributions: under the run's key and the digest of every input but
+    native_functions.yaml (the items' fingerprints are of its entries), trusted only if the inputs, once read, are
+    still as digested."""
+    from ..cache.store import namespaced
+    from ..codegen.generate import Memo
+    from ..codegen.runs import state_of
+
+    constants = namespaced("generate-constants", key, *(f"{i.kind}\0{i.path}\0{i.digest}" for i in inputs
+                                                         if not (i.kind == "file" and i.path == native)))
+    return Memo(cache, constants, lambda: all(state_of(i.kind, i.path) == (i.digest, i.stamp) for i in inputs))
 
 
 def _print_notes(notes: Sequence[str]) -> None:

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from ..report import RENDERERS
 from .torch_version import add_torch_version_argument
+
+if TYPE_CHECKING:
+    from ..cache.store import Cache
 
 
 def add_format_argument(parser: argparse.ArgumentParser) -> None:
@@ -49,3 +53,22 @@ def add_generation_arguments(parser: argparse.ArgumentParser) -> None:
     add_format_argument(parser)
     add_verbose_argument(parser)
     add_torch_version_argument(parser)
+
+
+def add_cache_arguments(p: argparse.ArgumentParser,
+                        use: str = "a run with nothing changed since the last is answered from it") -> None:
+    """--cache-dir and --no-cache (generate, check); use: what the command keeps in the cache, for the help."""
+    p.add_argument("--cache-dir", metavar="DIR",
+                   help="the persistent cache's folder (default: $OPGEN_CACHE_DIR, else $XDG_CACHE_HOME/opgen or "
+                        f"~/.cache/opgen): {use}")
+    p.add_argument("--no-cache", action="store_true", help="neither read nor write the persistent cache")
+
+
+def open_cache(args: argparse.Namespace) -> Cache:
+    """The persistent cache --cache-dir names (else $OPGEN_CACHE_DIR, else the user's cache folder); one that is
+    off with --no-cache or OPGEN_CACHE_DIR=off."""
+    from ..cache.store import Cache, default_folder
+
+    if getattr(args, "no_cache", False):
+        return Cache(None)
+    return Cache(getattr(args, "cache_dir", None) or default_folder())

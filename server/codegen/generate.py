@@ -5,8 +5,9 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from ..analysis.shims import load_fallback_ops
 from ..diagnostics import Diagnostic, diag
@@ -16,15 +17,31 @@ from ..input_file import UnreadableFile, read_text
 from ..model import dispatch as dk
 from ..model.native_aot import NONE, read_native_aot
 from ..text import Span, as_python_reads
+from .contributions import Contributions, Fingerprints
+from .file_record import FileRecord, env_key
 from .files.aoti import header_check, shim_failures
 from .files.aten import plan_aten
 from .files.context import GenContext, GenerateOptions
 from .files.native_aot import declaration_errors, native_aot_ops_dir
-from .plan import Dirs, GeneratedFile, Manager, PlanError, PlannedFile, materialize, outputs_lists, render
+from .plan import Dirs, Env, GeneratedFile, Manager, PlanError, PlannedFile, materialize, outputs_lists, render
 from .progress import Progress, Report
 from .selection import ALL_OPERATORS, Selection, from_allow_list, read_selection
 from .workers import Job, internal_error, usable_cpus, write_in_processes
 from .writer import Refused, WriteResult, make_folder, refusals, write_files, write_if_changed
+
+if TYPE_CHECKING:
+    from ..cache.store import Cache
+
+
+@dataclass(frozen=True)
+class Memo:
+    """Where a run keeps its per-item contributions (codegen/contributions.py): the cache, the digest of the run's
+    constants (every input but native_functions.yaml, the command line, the release), and whether the inputs are
+    still those digested (checked once they are read: if not, the run keeps nothing)."""
+
+    cache: Cache
+    constants: str
+    unchanged: Callable[[], bool]
 
 
 @dataclass(frozen=True)
@@ -37,6 +54,8 @@ class GenerateResult:
     invalid: bool = False  # the errors are errors of the inputs' content (exit status 1, not 2)
     # the --output-dependencies lists written or found unchanged, each with the sha256 of its bytes
     lists: tuple[tuple[str, str], ...] = ()
+    # the files left as they were by their recorded keys (file_record.py), each with its stat then
+    kept: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
 
     @property
     def missing(self) -> tuple[PlannedFile, ...]:
@@ -89,8 +108,9 @@ def load_selection(options: GenerateOptions) -> Selection:
     return selection
 
 
-def load_context(options: GenerateOptions) -> GenContext:
-    """Read native_functions.yaml, tags.yaml and the templates under --source-path (raises InputError)."""
+def load_context(options: GenerateOptions, memo: Memo | None = None) -> GenContext:
+    """Read native_functions.yaml, tags.yaml and the templates under --source-path (raises InputError).
+    memo: where to keep the per-item contributions across runs (none: each is computed anew)."""
     native = os.path.join(options.source_path, "native", "native_functions.yaml")
     tags_path = os.path.join(options.source_path, "native", "tags.yaml")
     ignore = options.ignore_keys
@@ -103,6 +123,9 @@ def load_context(options: GenerateOptions) -> GenContext:
     native_aot = read_native_aot(native_aot_ops_dir(options)) if options.release.writes_native_aot_stubs else NONE
     ctx = GenContext(inputs.snapshot.functions, tags, options, templates, fallback_ops, why, load_selection(options),
                      native_aot)
+    if memo is not None and memo.unchanged():  # (the fingerprints: of the very text parsed)
+        model = inputs.snapshot.functions
+        ctx = replace(ctx, contributions=Contributions(memo.cache, memo.constants, Fingerprints(model, inputs.text)))
     return refuse_native_aot_errors(refuse_shim_failures(ctx, native))
 
 
@@ -199,12 +222,18 @@ def work_units(planned: Sequence[PlannedFile]) -> list[list[int]]:
     return units
 
 
-def file_jobs(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs) -> list[Job]:
-    """One job per planned file (an unimplemented one fails if asked for its bytes: work_units leaves it out)."""
+def file_jobs(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs, record: FileRecord | None = None
+              ) -> list[Job]:
+    """One job per planned file (an unimplemented one fails if asked for its bytes: work_units leaves it out).
+    record: told the key of each file built whose key is its environment's (file_record.py)."""
     def data(p: PlannedFile) -> Callable[[], bytes]:
-        # misc: build is None for an unimplemented file, which no job is run for (see the docstring).
-        return lambda: render(p.template, ctx.templates, p.build(),  # type: ignore[misc]
-                              ctx.options.release).encode("utf-8")
+        def build() -> bytes:
+            # (build is None for an unimplemented file, for which no job is run: see the docstring)
+            env = p.build()  # type: ignore[misc]
+            if record is not None:
+                _note_key(p, *dirs.place(p.manager, p.path), env, ctx.templates, record)
+            return render(p.template, ctx.templates, env, ctx.options.release).encode("utf-8")
+        return build
     return [Job(*dirs.place(p.manager, p.path), data(p)) for p in planned]
 
 
@@ -220,31 +249,109 @@ def default_processes() -> int:
 
 
 def write_planned(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs, processes: int,
-                  progress: Report | None = None) -> tuple[WriteResult | None, tuple[str, ...]]:
+                  progress: Report | None = None, record: FileRecord | None = None
+                  ) -> tuple[WriteResult | None, tuple[str, ...]]:
     """Build and write every implemented file: (the writer's result, the errors that stopped the run).
-    progress: told of the files done as they are (see progress.Progress)."""
-    if processes > 1:
-        written, stopped = write_in_processes(file_jobs(planned, ctx, dirs), work_units(planned), processes,
-                                              progress)
-        return (None, stopped) if stopped else (written, ())
-    # Streamed: each file is rendered, written and dropped before the next (peak memory is one file's
-    # bytes, not all of them). A PlanError stops the run; the files already written are complete.
-    tally = [0, 0]  # done, written
+    progress: told of the files done as they are (see progress.Progress).
+    record: the files' keys of the last run (file_record.py): a file whose key it holds, unchanged on disk, is
+    neither built nor written (it counts as unchanged); None: every file is built."""
+    memo = ctx.contributions
     buildable = sum(p.build is not None for p in planned)
+    tally = [0, 0]  # done, written
 
     def on_file(changed: bool) -> None:
         tally[0] += 1
         tally[1] += changed
         if progress is not None:
             progress(Progress(buildable, *tally))
+    kept: list[str] = []
+    if record is not None:  # the files whose key is known before they are built (a key may compute a piece)
+        place = dirs.placer()
+        try:
+            planned = [p for p in planned if not _kept_by_key(p, place, record, kept, on_file)]
+        except PlanError as exc:
+            return None, (str(exc),)
+        except Exception as exc:  # noqa: BLE001  (a bug: one line, as the worker processes give it)
+            return None, (internal_error(exc),)
+    if processes > 1:
+        def finish() -> tuple[tuple[str, str], ...]:  # in each process: keep what it computed, say its files' keys
+            if memo is not None:
+                memo.save()
+            return () if record is None else record.built_keys()
+        written, stopped = write_in_processes(file_jobs(planned, ctx, dirs, record), work_units(planned), processes,
+                                              progress, finish)
+        if stopped:
+            return None, stopped
+        if record is not None:
+            for path, key in written.keys:
+                record.built(path, key)
+        return _with_kept(written, kept, record), ()
+    # Streamed: each file is rendered, written and dropped before the next (peak memory is one file's
+    # bytes, not all of them). A PlanError stops the run; the files already written are complete.
     try:
-        release = ctx.options.release
-        return write_files(((*dirs.place(p.manager, p.path), render(p.template, ctx.templates, p.build(), release)
-                             .encode("utf-8")) for p in planned if p.build is not None), on_file=on_file), ()
+        written = write_files(_rendered(planned, ctx, dirs, record, kept, on_file), on_file=on_file)
+        if memo is not None:
+            memo.save()
+        return _with_kept(written, kept, record), ()
     except PlanError as exc:
         return None, (str(exc),)
     except Exception as exc:  # noqa: BLE001  (a bug: one line, as the worker processes give it)
         return None, (internal_error(exc),)
+
+
+def _kept_by_key(p: PlannedFile, place: Callable[[Manager, str], tuple[str, str]], record: FileRecord,
+                 kept: list[str], on_file: Callable[[bool], None]) -> bool:
+    """Whether p is kept as it is (its key, known before building it, is the one recorded); notes its key if not.
+    A first run (no record) computes no key here: each is computed once its file is built (see _note_key)."""
+    if p.build is None or p.key is None or record.empty:
+        return False
+    path, key = record.path(*place(p.manager, p.path)), p.key()
+    if record.fresh(path, key):
+        kept.append(path)
+        on_file(False)
+        return True
+    record.built(path, key)
+    return False
+
+
+def _note_key(p: PlannedFile, root: str, relative: str, env: Env | str, templates: Mapping[str, str],
+              record: FileRecord) -> str:
+    """Note the key of a file just built (its given key, else its environment's), unless noted before; its path."""
+    path = record.path(root, relative)
+    if not record.has_key(path):
+        record.built(path, p.key() if p.key is not None else env_key(p.template, templates.get(p.template), env))
+    return path
+
+
+def _rendered(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs, record: FileRecord | None,
+              kept: list[str], on_file: Callable[[bool], None]) -> Iterator[tuple[str, str, bytes]]:
+    """(root, path, bytes) of each file to write; with a record, a file whose environment's key it holds (and is
+    unchanged on disk) is kept instead, unrendered."""
+    release = ctx.options.release
+    for p in planned:
+        if p.build is None:
+            continue
+        root, relative = dirs.place(p.manager, p.path)
+        env = p.build()
+        if record is not None and p.key is None:
+            path, key = record.path(root, relative), env_key(p.template, ctx.templates.get(p.template), env)
+            if record.fresh(path, key):
+                kept.append(path)
+                on_file(False)
+                continue
+            record.built(path, key)
+        elif record is not None:
+            _note_key(p, root, relative, env, ctx.templates, record)
+        yield root, relative, render(p.template, ctx.templates, env, release).encode("utf-8")
+
+
+def _with_kept(written: WriteResult, kept: Sequence[str], record: FileRecord | None) -> WriteResult:
+    """The writer's result with the files kept counted unchanged; the record of this run stored."""
+    if record is None:
+        return written
+    record.store(written.digests)
+    return WriteResult(written.written, (*written.unchanged, *kept), written.errors,
+                       (*written.digests, *record.kept()))
 
 
 # The folders gen.py makes before it writes anything.
@@ -255,7 +362,8 @@ def confinement_errors(planned: Sequence[PlannedFile], dirs: Dirs) -> tuple[str,
     """The files that would leave their output folder, checked before anything is written or made; first the
     folders gen.py makes up front inside -d (core/, ops/): when one leaves, only it is named, not each file."""
     folders = refusals(dict.fromkeys(place for place in map(dirs.place, OUTPUT_FOLDERS) if place[1]))
-    return folders or refusals(dirs.place(p.manager, p.path) for p in planned if p.build is not None)
+    place = dirs.placer()
+    return folders or refusals(place(p.manager, p.path) for p in planned if p.build is not None)
 
 
 def make_folders(dirs: Dirs) -> tuple[str, ...]:
@@ -277,16 +385,17 @@ def make_folders(dirs: Dirs) -> tuple[str, ...]:
 
 
 def generate(options: GenerateOptions, *, implemented_only: bool = False, processes: int | None = None,
-             progress: Report | None = None) -> GenerateResult:
+             progress: Report | None = None, memo: Memo | None = None) -> GenerateResult:
     """Plan, build and write (unless dry run) every implemented file; errors come back as values.
 
     processes: how many processes build and write the files (default: default_processes()).
-    progress: told of the files planned once they are, then of each file done (see progress.Progress)."""
+    progress: told of the files planned once they are, then of each file done (see progress.Progress).
+    memo: where the per-item contributions are kept across runs (None: nowhere)."""
     errors = check_options(options)
     if errors:
         return GenerateResult((), None, tuple(errors))
     try:
-        ctx = load_context(options)
+        ctx = load_context(options, memo)
     except InvalidInput as exc:
         return GenerateResult((), None, (str(exc),), located=exc.located, invalid=True)
     except InputError as exc:
@@ -307,11 +416,15 @@ def generate(options: GenerateOptions, *, implemented_only: bool = False, proces
     if headers.errors:
         return GenerateResult(tuple(planned), None, headers.errors, headers.notes)
     written = None
+    record: FileRecord | None = None
     if not options.dry_run:
         if progress is not None:
             progress(Progress(sum(p.build is not None for p in planned), 0, 0))
-        written, stopped = write_planned(planned, ctx, dirs, default_processes() if processes is None else processes,
-                                         progress)
+        if memo is not None and ctx.contributions is not None:
+            record = FileRecord(memo.cache, memo.constants)
+        if processes is None:  # after an edit, little is built: one process, which keeps every file's key
+            processes = 1 if record is not None and not record.empty else default_processes()
+        written, stopped = write_planned(planned, ctx, dirs, processes, progress, record)
         if stopped:
             return GenerateResult(tuple(planned), None, stopped)
     lists = []
@@ -327,7 +440,7 @@ def generate(options: GenerateOptions, *, implemented_only: bool = False, proces
             except (OSError, ValueError) as exc:
                 errors.append(f"{path}: {getattr(exc, 'strerror', None) or exc}")
     return GenerateResult(tuple(planned), written, tuple(errors) + (written.errors if written else ()),
-                          headers.notes, lists=tuple(lists))
+                          headers.notes, lists=tuple(lists), kept={} if record is None else record.kept_stats())
 
 
 class Engine:

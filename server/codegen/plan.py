@@ -13,6 +13,7 @@ dry run or an outputs list costs nothing) and then a list of GeneratedFile.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -62,11 +63,31 @@ class Dirs:
         """(root, path inside it) of a file, for the writer to confine it to root. A manager's folder inside -d
         (core/, ops/, a headeronly or aoti folder given inside it) is confined to -d, so that a symlinked
         core/ leading elsewhere is refused rather than followed; another folder given is a root of its own."""
-        folder = self.of(manager)
-        inside = _inside(self.install, folder)
+        root, inside = self._folder_place(manager)
         if inside is None:
-            return folder, path
-        return self.install, "/".join(p for p in (inside, path) if p)
+            return root, path
+        return root, "/".join(p for p in (inside, path) if p)
+
+    def _folder_place(self, manager: Manager) -> tuple[str, str | None]:
+        """(-d, the manager's folder inside it) when it is inside -d, else (its folder, None)."""
+        folder = self.of(manager)
+        relative = not (os.path.isabs(self.install) and os.path.isabs(folder))
+        inside = _inside(self.install, folder, os.getcwd() if relative else "")
+        return (folder, None) if inside is None else (self.install, inside)
+
+    def placer(self) -> Callable[[Manager, str], tuple[str, str]]:
+        """place, with each manager's folder worked out once (for the thousands of files of one run)."""
+        known: dict[Manager, tuple[str, str | None]] = {}
+
+        def place(manager: Manager, path: str) -> tuple[str, str]:
+            found = known.get(manager)
+            if found is None:
+                found = known[manager] = self._folder_place(manager)
+            root, inside = found
+            if inside is None:
+                return root, path
+            return root, "/".join(p for p in (inside, path) if p)
+        return place
 
     def of(self, manager: Manager) -> str:
         if manager is Manager.core:
@@ -80,8 +101,10 @@ class Dirs:
         return self.install
 
 
-def _inside(root: str, folder: str) -> str | None:
-    """folder's path relative to root when it is root or under it, as spelled (no IO); None otherwise."""
+@functools.lru_cache(maxsize=64)  # (a few folders, asked for each of thousands of files)
+def _inside(root: str, folder: str, cwd: str) -> str | None:
+    """folder's path relative to root when it is root or under it, as spelled (no IO but the current folder,
+    `cwd`, which relative paths are taken from); None otherwise."""
     relative = os.path.relpath(os.path.abspath(folder), os.path.abspath(root))
     if relative == ".":
         return ""
@@ -107,6 +130,9 @@ class PlannedFile:
     shares: str = field(default="", compare=False)
     # A rough relative cost of building it: a parallel writer hands out the costly work first.
     cost: int = field(default=1, compare=False)
+    # The digest of everything it is built from, computed without building it (None: known once built); a file
+    # whose key the last run recorded is not built again (file_record.py).
+    key: Callable[[], str] | None = field(default=None, compare=False)
 
     @property
     def implemented(self) -> bool:
@@ -124,6 +150,7 @@ class PlanError(ValueError):
     """The inputs cannot be generated from (an unknown template, a bad kernel namespace, ...)."""
 
 
+@functools.lru_cache(maxsize=1 << 16)  # (per root name: every sharded family hashes the same names)
 def string_stable_hash(s: str) -> int:
     """A string hash that does not change from run to run (sha1, little-endian)."""
     return int.from_bytes(hashlib.sha1(s.encode("latin1")).digest(), "little")
@@ -155,8 +182,9 @@ def render(template_name: str, templates: Mapping[str, str], env: Env | str, rel
 
 
 def single(manager: Manager, path: str, build: Build | None, *, template: str | None = None,
-           missing_reason: str = "", shares: str = "", cost: int = 1) -> PlannedFile:
-    return PlannedFile(manager, path, template or path, build, True, missing_reason, shares, cost)
+           missing_reason: str = "", shares: str = "", cost: int = 1, key: Callable[[], str] | None = None
+           ) -> PlannedFile:
+    return PlannedFile(manager, path, template or path, build, True, missing_reason, shares, cost, key)
 
 
 def missing(manager: Manager, path: str, reason: str = "not implemented yet", *, template: str | None = None,
@@ -199,8 +227,9 @@ SHARDED_FAMILY_COST = 2
 
 
 def sharded(manager: Manager, path: str, template: str, envs: Callable[[], list[dict[str, Any]]],
-            num_shards: int) -> list[PlannedFile]:
-    """A sharded file family; the shard environments are computed once, on first use."""
+            num_shards: int, keys: Callable[[int], Callable[[], str] | None] | None = None) -> list[PlannedFile]:
+    """A sharded file family; the shard environments are computed once, on first use. keys: each file's key
+    (PlannedFile.key) by its index in [Everything, _0, .., _N-1]."""
     cache: dict[str, list[dict[str, Any]]] = {}
 
     last = num_shards  # the index of the last file of the family ([Everything, _0, .., _N-1])
@@ -215,8 +244,30 @@ def sharded(manager: Manager, path: str, template: str, envs: Callable[[], list[
             return env
         return build
 
-    return [PlannedFile(manager, name, template, shard(i), listed, shares=path, cost=SHARDED_FAMILY_COST)
+    return [PlannedFile(manager, name, template, shard(i), listed, shares=path, cost=SHARDED_FAMILY_COST,
+                        key=None if keys is None else keys(i))
             for i, (name, listed) in enumerate(shard_names(path, num_shards))]
+
+
+def shard_keys(num_shards: int, items: Callable[[], Sequence[T]], key_fn: Callable[[T], str],
+               key: Callable[[int, Sequence[T]], str]) -> Callable[[int], Callable[[], str] | None]:
+    """The keys of a sharded family's files (see sharded): key(i, the items of file i, in order), where the items
+    of shard _i are those shard_envs puts there (Everything: all of them)."""
+    by_shard: list[list[list[T]]] = []  # (the items of each shard, found once for the family)
+
+    def of(i: int) -> Callable[[], str]:
+        def chosen() -> str:
+            found = items()
+            if i and num_shards > 1:
+                if not by_shard:
+                    shards: list[list[T]] = [[] for _ in range(num_shards)]
+                    for item in found:
+                        shards[string_stable_hash(key_fn(item)) % num_shards].append(item)
+                    by_shard.append(shards)
+                found = by_shard[0][i - 1]
+            return key(i, found)
+        return chosen
+    return of
 
 
 def sharded_missing(manager: Manager, path: str, template: str, num_shards: int, reason: str) -> list[PlannedFile]:

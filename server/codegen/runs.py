@@ -29,7 +29,6 @@ of each output.
 
 from __future__ import annotations
 
-import dataclasses
 import fnmatch
 import hashlib
 import json
@@ -38,6 +37,7 @@ import stat
 import time
 from collections.abc import Iterable, Mapping, Sequence
 
+from ..cache.stable_text import stable_text
 from ..cache.store import Cache, namespaced
 from ..frozen import record
 from ..input_file import MAX_INPUT_BYTES, READ_FLAGS
@@ -166,6 +166,11 @@ def _stat_of(path: str) -> tuple[int, int, int, int, int] | None:
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
+def output_stat(path: str) -> tuple[int, int, int, int, int] | None:
+    """A generated file's stat as a record keeps it (None: not a regular file, or none)."""
+    return _stat_of(path)
+
+
 def _coarse(time_ns: int) -> bool:
     """A time with no sub-second part: likely from a filesystem of whole-second (or 2 s) timestamps."""
     return time_ns % 1_000_000_000 == 0
@@ -198,20 +203,6 @@ class Recorded:
     missing: tuple[tuple[str, str], ...]
 
 
-def stable_text(value: object) -> str:
-    """A value's text, the same in every process: repr, but sets sorted (their order follows the per-process string
-    hash) and records field by field."""
-    if isinstance(value, (set, frozenset)):
-        return "{" + ", ".join(sorted(map(stable_text, value))) + "}"
-    if isinstance(value, (list, tuple)):
-        return type(value).__name__ + "(" + ", ".join(map(stable_text, value)) + ")"
-    if isinstance(value, dict):
-        return "{" + ", ".join(sorted(f"{stable_text(k)}: {stable_text(v)}" for k, v in value.items())) + "}"
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return type(value).__name__ + "(" + ", ".join(f"{f.name}={stable_text(getattr(value, f.name))}"
-                                                      for f in dataclasses.fields(value)) + ")"
-    return repr(value)
-
 
 def run_key(command: Mapping[str, object], release: object, environment: str) -> str | None:
     """The key of a run: its command line (every flag that shapes the output), the release, what else of the
@@ -225,8 +216,19 @@ def run_key(command: Mapping[str, object], release: object, environment: str) ->
                       here)
 
 
+def _inputs_key(key: str) -> str:
+    """The key of a record's inputs alone (a small entry: a run after an edit reads no more than it)."""
+    return namespaced("generate-run-inputs", key)
+
+
 def lookup(cache: Cache, key: str) -> Recorded | None:
     """The record under key, when every input and output is still as recorded; else None."""
+    head = cache.get(_inputs_key(key))
+    try:
+        if head is not None and any(Input(*i).current() != i[2] for i in json.loads(head)):
+            return None  # (an input changed: the record, with every output, is not read)
+    except (ValueError, TypeError, IndexError):
+        pass  # (an entry this code did not write: the record itself decides)
     payload = cache.get(key)
     if payload is None:
         return None
@@ -243,14 +245,23 @@ def lookup(cache: Cache, key: str) -> Recorded | None:
     return recorded
 
 
-def store(cache: Cache, key: str, inputs: Sequence[Input], done: Recorded, expected: Mapping[str, str]) -> bool:
+def store(cache: Cache, key: str, inputs: Sequence[Input], done: Recorded, expected: Mapping[str, str],
+          trusted: Mapping[str, Stamp] | None = None) -> bool:
     """Record a run that wrote every file (no error): its inputs as read before it began, and its outputs as they
     are now, each checked against the sha256 of the bytes the run left (expected, by path): a file changed by
-    anyone since is not recorded as the run's, and the run is not recorded at all."""
+    anyone since is not recorded as the run's, and the run is not recorded at all.
+    trusted: stats with which files are known to hold their expected bytes (a file record's, not racy): a file
+    still with that stat is not read again."""
     if not cache.writable:
         return False
     outputs = []
+    trusted = trusted or {}
     for path in (*done.files, *done.lists):
+        stamp = trusted.get(path)
+        now = _stat_of(path) if stamp is not None else None
+        if now is not None and now == stamp:
+            outputs.append(Output(path, now, ""))
+            continue
         found = verified(path, expected[path]) if path in expected else None
         if found is None:
             return False
@@ -260,6 +271,8 @@ def store(cache: Cache, key: str, inputs: Sequence[Input], done: Recorded, expec
     # that puts the bytes back, changes the ctime).
     if any(state_of(i.kind, i.path) != (i.digest, i.stamp) for i in inputs):
         return False
+    cache.put(_inputs_key(key), json.dumps([[i.kind, i.path, i.digest] for i in inputs]).encode(
+        "utf-8", "surrogateescape"))
     data = {"inputs": [[i.kind, i.path, i.digest] for i in inputs],
             "outputs": [[o.path, list(o.stat), o.digest] for o in outputs],
             "files": list(done.files), "lists": list(done.lists), "notes": list(done.notes),

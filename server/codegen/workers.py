@@ -55,6 +55,7 @@ class Summary:
     errors: tuple[str, ...] = ()
     stopped_by: str | None = None
     digests: tuple[tuple[str, str], ...] = ()
+    keys: tuple[tuple[str, str], ...] = ()  # what `finish` returned
 
 
 _SLOT = struct.Struct("<QQ")  # one process's files done and written
@@ -112,7 +113,8 @@ def _drain(fd: int) -> None:
 
 
 def _work(fd: int, jobs: Sequence[Job], units: Sequence[Sequence[int]],
-          on_file: Callable[[bool], None] | None = None) -> Summary:
+          on_file: Callable[[bool], None] | None = None,
+          finish: Callable[[], tuple[tuple[str, str], ...]] | None = None) -> Summary:
     written: list[str] = []
     unchanged: list[str] = []
     errors: list[str] = []
@@ -126,6 +128,7 @@ def _work(fd: int, jobs: Sequence[Job], units: Sequence[Sequence[int]],
             unchanged += result.unchanged
             errors += result.errors
             digests += result.digests
+        keys = finish() if finish is not None else ()
     except PlanError as exc:
         _drain(fd)
         return Summary(tuple(written), tuple(unchanged), tuple(errors), str(exc), tuple(digests))
@@ -134,7 +137,7 @@ def _work(fd: int, jobs: Sequence[Job], units: Sequence[Sequence[int]],
         return Summary(tuple(written), tuple(unchanged), tuple(errors), internal_error(exc), tuple(digests))
     finally:
         roots.close()
-    return Summary(tuple(written), tuple(unchanged), tuple(errors), digests=tuple(digests))
+    return Summary(tuple(written), tuple(unchanged), tuple(errors), digests=tuple(digests), keys=keys)
 
 
 # The folder holding the opgen_lsp package, as the interpreter names its files in tracebacks.
@@ -167,12 +170,12 @@ def _die_with_parent(parent: int) -> None:
 
 
 def _child(claims: int, report: int, jobs: Sequence[Job], units: Sequence[Sequence[int]], parent: int,
-           tally: SharedTally) -> None:
+           tally: SharedTally, finish: Callable[[], tuple[tuple[str, str], ...]] | None) -> None:
     """Runs in the forked child; never returns."""
     status = 1
     try:
         _die_with_parent(parent)
-        data = pickle.dumps(_work(claims, jobs, units, tally.count))
+        data = pickle.dumps(_work(claims, jobs, units, tally.count, finish))
         view = memoryview(data)
         while view:
             view = view[os.write(report, view):]
@@ -202,9 +205,13 @@ def _collect(pid: int, report: int) -> Summary:
 
 
 def write_in_processes(jobs: Sequence[Job], units: Sequence[Sequence[int]], processes: int,
-                       progress: Report | None = None) -> tuple[WriteResult, tuple[str, ...]]:
+                       progress: Report | None = None,
+                       finish: Callable[[], tuple[tuple[str, str], ...]] | None = None
+                       ) -> tuple[WriteResult, tuple[str, ...]]:
     """Write every job, units spread over `processes` processes (this one included).
 
+    finish: called in each process once all the units it took are written (e.g. to keep what it computed); what it
+    returns, (path, key) pairs, comes back in the result's `keys`.
     Returns the merged writer result and the errors that stopped a process (empty when all went well).
     progress: told, in this process, of the files done by every process, as this one finishes each of its own.
     """
@@ -246,10 +253,10 @@ def write_in_processes(jobs: Sequence[Job], units: Sequence[Sequence[int]], proc
             if pid == 0:
                 os.close(report_read)
                 tally.slot = len(children) + 1
-                _child(claims_read, report_write, jobs, units, parent, tally)
+                _child(claims_read, report_write, jobs, units, parent, tally, finish)
             os.close(report_write)
             children.append((pid, report_read))
-        summaries = [_work(claims_read, jobs, units, on_file)]
+        summaries = [_work(claims_read, jobs, units, on_file, finish)]
     finally:
         summaries_of_children = [_collect(pid, fd) for pid, fd in children]
         os.close(claims_read)
@@ -261,7 +268,8 @@ def write_in_processes(jobs: Sequence[Job], units: Sequence[Sequence[int]], proc
     result = WriteResult(tuple(p for s in summaries for p in s.written),
                          tuple(p for s in summaries for p in s.unchanged),
                          tuple(e for s in summaries for e in s.errors),
-                         tuple(d for s in summaries for d in s.digests))
+                         tuple(d for s in summaries for d in s.digests),
+                         tuple(k for s in summaries for k in s.keys))
     if progress is not None:  # the children's last files, done after this process's last
         progress(Progress(planned, len(result.written) + len(result.unchanged), len(result.written)))
     # Processes that met the same bug say so in the same words: once is enough.

@@ -23,13 +23,12 @@ from ..frozen import record
 from ..syntax.entries import compose_entry, entry_mapping, iter_chunks, stray_chunk_diagnostic
 from ..syntax.nodes import YMap
 from ..text import BOM, Span
+from .yaml_names import DEPRECATED_YAML as DEPRECATED_YAML
+from .yaml_names import DERIVATIVES_YAML as DERIVATIVES_YAML
 
 T = TypeVar("T")
 
 # Larger than any real operator yaml by far; bigger input is almost surely a mistake.
-# The names PyTorch gives its autograd yamls (a check tells them apart by name before parsing them).
-DERIVATIVES_YAML = "derivatives.yaml"
-DEPRECATED_YAML = "deprecated.yaml"
 MAX_DOCUMENT_CHARS = 64 * 1024 * 1024
 
 # The memory a file may cost while it is read, in bytes: MEMORY_PER_CHAR times its size, and never less than

@@ -63,6 +63,7 @@ def read_input(path: str) -> str:
 class NativeInputs:
     path: str
     snapshot: NativeSnapshot
+    text: str = ""  # the text the snapshot was parsed from
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -77,7 +78,7 @@ def load_native(path: str | None, tags_path: str | None, ignore_keys: frozenset[
     text = read_input(path)
     tags_path = tags_path or os.path.join(os.path.dirname(path), "tags.yaml")
     tags = TagsParser().parse(read_input(tags_path)).names
-    return NativeInputs(path, NativeParser(ignore_keys, release=release).parse(text, tags))
+    return NativeInputs(path, NativeParser(ignore_keys, release=release).parse(text, tags), text)
 
 
 def release_native(version: str) -> tuple[str, Release]:

@@ -11,14 +11,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from ..diagnostics import Diagnostic, diag
 from ..syntax.nodes import YMap, YNode, YScalar, YSeq, compose, to_python
 from ..text import Span
-from .native_function import NativeFunction
+from .selection_keys import TOP_LEVEL_KEYS
 
-TOP_LEVEL_KEYS = ("include_all_non_op_selectives", "include_all_operators", "debug_info", "operators",
-                  "kernel_metadata", "et_kernel_metadata", "custom_classes", "build_features")
+if TYPE_CHECKING:  # (a check classifies files by these keys before any model is needed)
+    from .native_function import NativeFunction
+
 OPERATOR_KEYS = ("name", "is_root_operator", "is_used_for_training", "include_all_overloads", "debug_info")
 
 

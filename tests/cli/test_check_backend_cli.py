@@ -8,6 +8,7 @@ import pytest
 
 from opgen_lsp.analysis import check
 from opgen_lsp.cli import main
+from opgen_lsp.index.native import NativeParser
 
 TAGS = "- tag: core\n  desc: core aten op\n"
 NATIVE = ("- func: foo(Tensor self) -> Tensor\n  dispatch:\n    CPU: foo\n\n"
@@ -101,13 +102,13 @@ def test_unreadable_native_functions(tmp_path: Path, capsys) -> None:
 
 def test_native_functions_are_parsed_once(workspace: Path, capsys, monkeypatch) -> None:
     calls = []
-    parse = check.NativeParser.parse
+    parse = NativeParser.parse  # (the class analysis.check loads on use)
 
     def counting(self, text, tags):
         calls.append(1)
         return parse(self, text, tags)
 
-    monkeypatch.setattr(check.NativeParser, "parse", counting)
+    monkeypatch.setattr(NativeParser, "parse", counting)
     for name in ("a_functions.yaml", "b_functions.yaml"):
         (workspace / name).write_text(GOOD)
     (workspace / "native_functions.yaml").unlink()

@@ -19,7 +19,8 @@ def _imported(*args: str) -> tuple[int, set[str]]:
 
 
 def test_a_native_check_imports_no_generator() -> None:
-    status, names = _imported("check", "-q", str(SAMPLES / "native_functions.yaml"), str(SAMPLES / "tags.yaml"))
+    status, names = _imported("check", "-q", "--no-cache", str(SAMPLES / "native_functions.yaml"),
+                              str(SAMPLES / "tags.yaml"))
     assert status == 0
     assert "opgen_lsp.analysis.shims" in names  # the check ran, the shim check with it
     assert sorted(n for n in names if n.startswith("opgen_lsp.codegen")) == []
@@ -27,10 +28,26 @@ def test_a_native_check_imports_no_generator() -> None:
 
 
 def test_a_command_imports_no_other_commands_module() -> None:
-    status, names = _imported("check", "-q", str(SAMPLES / "native_functions.yaml"), str(SAMPLES / "tags.yaml"))
+    status, names = _imported("check", "-q", "--no-cache", str(SAMPLES / "native_functions.yaml"),
+                              str(SAMPLES / "tags.yaml"))
     commands = {n for n in names if n.startswith("opgen_lsp.cli.")} - {"opgen_lsp.cli.main", "opgen_lsp.cli.__main__"}
     assert status == 0 and "opgen_lsp.cli.check" in commands
     assert not commands & {"opgen_lsp.cli.generate", "opgen_lsp.cli.format", "opgen_lsp.cli.bc",
                            "opgen_lsp.cli.explain", "opgen_lsp.cli.upgrade", "opgen_lsp.cli.scaffold"}
     assert not any(n.startswith("opgen_lsp.analysis.pytorch_format") for n in names)  # (the formatter's)
     assert not {"json", "difflib"} & names  # (a clean text report: see report.py and suggest.py)
+
+
+def test_a_check_answered_from_the_cache_imports_no_parser(tmp_path: Path) -> None:
+    """The verdicts kept (analysis/check_memo.py) are all a check of unchanged files needs: no parser, no model."""
+    args = ("check", "-q", "--cache-dir", str(tmp_path), str(SAMPLES / "native_functions.yaml"),
+            str(SAMPLES / "tags.yaml"))
+    first, names = _imported(*args)
+    assert first == 0 and "opgen_lsp.index.native" in names  # parsed, and kept
+    again, names = _imported(*args)
+    assert again == 0
+    loaded = {n for n in names if n.startswith(("opgen_lsp.index.native", "opgen_lsp.model.lower",
+                                                "opgen_lsp.model.native_yaml", "opgen_lsp.analysis.shims",
+                                                "opgen_lsp.syntax", "yaml"))}
+    assert loaded == set()
+    assert not {"json", "difflib"} & names

@@ -202,18 +202,19 @@ def test_what_else_shapes_the_output_is_a_miss(tmp_path: Path, change: str, monk
 @pytest.mark.parametrize("damage", ["truncated", "garbage", "symlink"])
 def test_a_damaged_record_is_a_full_run(tmp_path: Path, damage: str) -> None:
     aten, out, cache = source_tree(tmp_path), tmp_path / "out", tmp_path / "cache"
+    """Every entry damaged: the run record, the file record and the contributions (codegen/contributions.py)."""
     assert main(argv(aten, out, cache)) == 0
     files = files_under(out)
-    (record,) = (cache / SUBFOLDER).iterdir()
-    if damage == "truncated":
-        record.write_bytes(record.read_bytes()[:100])
-    elif damage == "garbage":
-        record.write_bytes(os.urandom(record.stat().st_size))
-    else:
-        elsewhere = tmp_path / "elsewhere"
-        shutil.copy(record, elsewhere)
-        record.unlink()
-        record.symlink_to(elsewhere)
+    for i, record in enumerate(sorted((cache / SUBFOLDER).iterdir())):
+        if damage == "truncated":
+            record.write_bytes(record.read_bytes()[:100])
+        elif damage == "garbage":
+            record.write_bytes(os.urandom(record.stat().st_size))
+        else:
+            elsewhere = tmp_path / f"elsewhere{i}"
+            shutil.copy(record, elsewhere)
+            record.unlink()
+            record.symlink_to(elsewhere)
     (out / "aten" / "Functions.h").unlink()  # a full run puts it back; the record, if trusted, would not
     assert main(argv(aten, out, cache)) == 0
     assert files_under(out) == files
@@ -266,13 +267,15 @@ def test_with_and_without_the_cache_over_random_edits(tmp_path: Path, capsys: py
 def test_cache_info_and_clear(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     aten, out, cache = source_tree(tmp_path), tmp_path / "out", tmp_path / "cache"
     assert main(argv(aten, out, cache)) == 0
+    entries = list((cache / SUBFOLDER).iterdir())  # the run record, the files' keys, the per-item contributions
+    size = sum(p.stat().st_size for p in entries)
     (cache / SUBFOLDER / "the user's file").write_text("kept")
     capsys.readouterr()
     assert main(["cache", "info", "--cache-dir", str(cache)]) == 0
-    assert capsys.readouterr().out == f"{cache / SUBFOLDER}: 1 entry, 0.0 MB (at most 500 MB); 1 other name(s) " \
-                                      "left alone\n"
+    assert capsys.readouterr().out == f"{cache / SUBFOLDER}: {len(entries)} entries, {size / 1e6:.1f} MB (at most " \
+                                      "500 MB); 1 other name(s) left alone\n"
     assert main(["cache", "clear", "--cache-dir", str(cache)]) == 0
-    assert "removed 1 cache entry" in capsys.readouterr().out
+    assert f"removed {len(entries)} cache entries" in capsys.readouterr().out
     assert [p.name for p in (cache / SUBFOLDER).iterdir()] == ["the user's file"]
 
 
@@ -465,7 +468,7 @@ def test_one_cache_root_and_what_clear_clears(tmp_path: Path, monkeypatch: pytes
     assert "kernel index's files in" in said.out and "are kept" in said.out and kernels.exists()
     assert main(["cache", "clear"]) == 0
     said = capsys.readouterr()
-    assert "removed 1 cache entry (generate's run records)" in said.out
+    assert "cache entries (generate's run records and per-item pieces, check's verdicts)" in said.out
     assert f"removed 1 kernel index file(s) (kernels-*.json) from {root}" in said.out
     assert not kernels.exists() and all(path.exists() for path in kept)
     assert [p.name for p in (root / SUBFOLDER).iterdir()] == []

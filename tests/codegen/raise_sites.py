@@ -379,20 +379,22 @@ SITES: dict[str, Site] = {
     # ------------------------------------------------------------------ files, plans, templates
     "codegen/files/backend_select.py:register_backend_select_cpp:PlanError": handled(
         "opgen_lsp.codegen.generate:write_planned", _PLAN),
+    "codegen/files/context.py:GenContext.parts_key:ValueError": internal(
+        "called only by the file keys of a run with the contributions memo (GenContext.values_key is None without it)"),
     "codegen/files/dispatch_key.py:_definitions_template:PlanError": handled(
         "opgen_lsp.codegen.generate:write_planned", _PLAN),
     "codegen/files/dispatch_key.py:kernel_namespace_definitions:PlanError": handled(
         "opgen_lsp.codegen.generate:write_planned", _PLAN),
     "codegen/files/dispatch_key.py:_group_definitions:PlanError": handled(
         "opgen_lsp.codegen.generate:write_planned", _PLAN),
-    "codegen/files/dispatch_key.py:dispatch_key_functions_inl_h:PlanError": handled(
+    "codegen/files/dispatch_key.py:_inline_declarations:PlanError": handled(
         "opgen_lsp.codegen.generate:write_planned", _PLAN),
-    "codegen/files/functionalization.py:register_functionalization_shards.env:PlanError": handled(
+    "codegen/files/functionalization.py:_functionalization_env.env:PlanError": handled(
         "opgen_lsp.codegen.generate:write_planned", _PLAN),
     "codegen/files/functionalization.py:_guard:PlanError": handled("opgen_lsp.codegen.generate:write_planned", _PLAN),
     "codegen/files/native.py:namespace_prologue:PlanError": rule("OPG129", "kernel-namespace-too-deep",
                                                                  "kernel-namespace-too-deep-to-register"),
-    "codegen/files/native.py:native_function_declarations:PlanError": rule("OPG129", "two-kernel-namespaces"),
+    "codegen/files/native.py:_declarations_of:PlanError": rule("OPG129", "two-kernel-namespaces"),
     "codegen/plan.py:render:PlanError": handled("opgen_lsp.codegen.generate:write_planned",
                                                 "a template missing from --source-path/templates; " + _PLAN),
     "codegen/plan.py:shard_envs:PlanError": internal("the sharded keys are opgen's own constants, declared with "

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from functools import partial
 
 from ...model import dispatch as dk
-from ...pieces.dest.declarations_yaml import declarations_yaml_text
-from ...pieces.dest.vmap import vmap_generated_plumbing_h
+from ...pieces.dest.declarations_yaml import compute_declaration_yaml_text, declarations_yaml_text
+from ...pieces.dest.vmap import compute_vmap_plumbing, vmap_generated_plumbing_h
 from ..plan import SHARDED_FAMILY_COST, Build, Manager, PlannedFile, missing, sharded, sharded_missing, single
 from . import (
     aoti,
@@ -27,18 +27,26 @@ from . import (
     tensor,
     ufunc,
 )
-from .context import GenContext
+from .context import GenContext, Part
 from .native_aot import plan_native_aot_header, plan_native_aot_source, unread_reason
 
 
+def declarations_yaml_part(ctx: GenContext) -> Part:
+    qualified, spelling = ctx.options.release.cpp_default_qualifies_memory_format, ctx.options.release.cpp_spelling
+    return "declarations-yaml", ctx.native_functions, lambda f: compute_declaration_yaml_text(f, qualified, spelling)
+
+
 def declarations_yaml(ctx: GenContext) -> str:
-    return declarations_yaml_text(ctx.native_functions, ctx.options.release.cpp_default_qualifies_memory_format,
-                                  ctx.options.release.cpp_spelling)
+    return declarations_yaml_text(ctx.per_items(*declarations_yaml_part(ctx)))
+
+
+def vmap_part(ctx: GenContext) -> Part:
+    return "vmap-plumbing", ctx.native_functions, lambda f: compute_vmap_plumbing(f, ctx.options.release)
 
 NOT_YET = "not implemented yet"
 
 # plan_headers' cpu(): a cpu/ file, or a missing one when generation is blocked.
-_CpuFile = Callable[[str, Build], PlannedFile]
+_CpuFile = Callable[..., PlannedFile]
 
 
 def _manager_of(ctx: GenContext, key: dk.DispatchKey) -> Manager:
@@ -93,7 +101,8 @@ def plan_sources(ctx: GenContext, blocked: str | None) -> list[PlannedFile]:
             out += sharded_missing(fm, path, "RegisterDispatchKey.cpp", n, register_blocked)
         else:
             out += sharded(fm, path, "RegisterDispatchKey.cpp",
-                           partial(dispatch_key.register_dispatch_key_shards, ctx, key), n)
+                           partial(dispatch_key.register_dispatch_key_shards, ctx, key), n,
+                           dispatch_key.register_shard_keys(ctx, key))
         if dk.is_ufunc_dispatch_key(key):
             out += plan_ufunc_files(ctx, key, fm, blocked)
     out += plan_aoti_files(ctx)
@@ -107,17 +116,19 @@ def plan_sources(ctx: GenContext, blocked: str | None) -> list[PlannedFile]:
         out += sharded_missing(Manager.cpu, "Operators.cpp", "Operators.cpp", operators.OPERATORS_CPP_SHARDS, blocked)
     else:
         out += sharded(Manager.cpu, "Operators.cpp", "Operators.cpp", lambda: operators.operators_cpp_shards(ctx),
-                       operators.OPERATORS_CPP_SHARDS)
+                       operators.OPERATORS_CPP_SHARDS, operators.operators_cpp_keys(ctx))
     out.append(single(Manager.cpu, "Functions.cpp", lambda: functions.functions_cpp(ctx)))
     out.append(single(Manager.core, "TensorMethods.cpp", lambda: tensor.tensor_methods_cpp(ctx)))
-    out.append(single(Manager.core, "ATenOpList.cpp", lambda: schema.aten_op_list_cpp(ctx)))
+    out.append(single(Manager.core, "ATenOpList.cpp", lambda: schema.aten_op_list_cpp(ctx),
+                      key=ctx.values_key("ATenOpList.cpp", schema.aten_op_part(ctx))))
     n = functionalization.REGISTER_FUNCTIONALIZATION_SHARDS
     if blocked:
         out += sharded_missing(Manager.cpu, "RegisterFunctionalization.cpp", "RegisterFunctionalization.cpp", n,
                                blocked)
     else:
         out += sharded(Manager.cpu, "RegisterFunctionalization.cpp", "RegisterFunctionalization.cpp",
-                       lambda: functionalization.register_functionalization_shards(ctx), n)
+                       lambda: functionalization.register_functionalization_shards(ctx), n,
+                       functionalization.register_functionalization_keys(ctx))
     view_meta_classes = (("ViewMetaClasses.h", functionalization.view_meta_classes_h),
                          ("ViewMetaClasses.cpp", functionalization.view_meta_classes_cpp))
     for name, build in (("FunctionalInverses.h", functionalization.functional_inverses_h),
@@ -129,17 +140,22 @@ def plan_sources(ctx: GenContext, blocked: str | None) -> list[PlannedFile]:
 
 
 def plan_headers(ctx: GenContext, blocked: str | None) -> list[PlannedFile]:
-    def cpu(path: str, build: Build, *, template: str | None = None) -> PlannedFile:
-        return single(Manager.cpu, path, None if blocked else build, template=template, missing_reason=blocked or "")
+    def cpu(path: str, build: Build, *, template: str | None = None, key: Callable[[], str] | None = None
+            ) -> PlannedFile:
+        return single(Manager.cpu, path, None if blocked else build, template=template, missing_reason=blocked or "",
+                      key=key)
 
     out = plan_per_operator_headers(ctx, blocked) if ctx.options.per_operator_headers else \
         plan_aggregated_headers(ctx, blocked, cpu)
     out += [
         single(Manager.core, "TensorBody.h", None if blocked else lambda: tensor.tensor_body_h(ctx),
-               missing_reason=blocked or ""),
-        cpu("RedispatchFunctions.h", lambda: functions.redispatch_functions_h(ctx)),
-        cpu("RegistrationDeclarations.h", lambda: schema.registration_declarations_h(ctx)),
-        single(Manager.cpu, "VmapGeneratedPlumbing.h", lambda: vmap_generated_plumbing_h(ctx.native_functions, ctx.options.release)),
+               missing_reason=blocked or "", key=ctx.values_key("TensorBody.h", *tensor.tensor_body_parts(ctx))),
+        cpu("RedispatchFunctions.h", lambda: functions.redispatch_functions_h(ctx),
+            key=ctx.values_key("RedispatchFunctions.h", functions.redispatch_part(ctx))),
+        cpu("RegistrationDeclarations.h", lambda: schema.registration_declarations_h(ctx),
+            key=ctx.values_key("RegistrationDeclarations.h", schema.registration_declarations_part(ctx))),
+        single(Manager.cpu, "VmapGeneratedPlumbing.h", lambda: vmap_generated_plumbing_h(ctx.per_items(*vmap_part(ctx))),
+               key=ctx.values_key("VmapGeneratedPlumbing.h", vmap_part(ctx))),
         *plan_native_aot_header(ctx, blocked),
         single(Manager.core, "aten_interned_strings.h", lambda: names.aten_interned_strings_h(ctx)),
         single(Manager.core if ctx.options.release.enum_tag_in_core else Manager.headeronly, "enum_tag.h",
@@ -175,11 +191,16 @@ def plan_per_operator_headers(ctx: GenContext, blocked: str | None) -> list[Plan
 
 def plan_aggregated_headers(ctx: GenContext, blocked: str | None, cpu: _CpuFile) -> list[PlannedFile]:
     out = [
-        cpu("NativeMetaFunctions.h", lambda: native.native_meta_functions_h(ctx)),
-        cpu("MethodOperators.h", lambda: operators.method_operators_h(ctx)),
-        cpu("Operators.h", lambda: operators.operators_h(ctx)),
-        cpu("Functions.h", lambda: functions.functions_h(ctx)),
-        cpu("NativeFunctions.h", lambda: native.native_functions_h(ctx)),
+        cpu("NativeMetaFunctions.h", lambda: native.native_meta_functions_h(ctx),
+            key=ctx.values_key("NativeMetaFunctions.h", native.native_meta_part(ctx))),
+        cpu("MethodOperators.h", lambda: operators.method_operators_h(ctx),
+            key=ctx.values_key("MethodOperators.h", operators.operators_part(ctx, True))),
+        cpu("Operators.h", lambda: operators.operators_h(ctx),
+            key=ctx.values_key("Operators.h", operators.operators_part(ctx, False))),
+        cpu("Functions.h", lambda: functions.functions_h(ctx),
+            key=ctx.values_key("Functions.h", functions.functions_h_part(ctx))),
+        cpu("NativeFunctions.h", lambda: native.native_functions_h(ctx),
+            key=ctx.values_key("NativeFunctions.h", native.native_declarations_part(ctx))),
     ]
     for key in ctx.options.dispatch_keys:
         if key not in ctx.options.functions_keys:
@@ -191,7 +212,8 @@ def plan_aggregated_headers(ctx: GenContext, blocked: str | None, cpu: _CpuFile)
         out.append(single(fm, f"{key}Functions_inl.h", None if blocked else
                           partial(dispatch_key.dispatch_key_functions_inl_h, ctx, key),
                           template="DispatchKeyFunctions_inl.h", missing_reason=blocked or "",
-                          shares=f"Register{key}.cpp"))  # the same group pieces as Register<Key>.cpp
+                          shares=f"Register{key}.cpp",  # the same group pieces as Register<Key>.cpp
+                          key=ctx.values_key(f"{key}Functions_inl.h", dispatch_key.inline_declarations_part(ctx, key))))
     return out
 
 
@@ -205,5 +227,6 @@ def plan_aten(ctx: GenContext) -> list[PlannedFile]:
         out += plan_headers(ctx, blocked)
     if "declarations_yaml" in ctx.options.generate:
         out.append(single(Manager.cpu, "Declarations.yaml", lambda: declarations_yaml(ctx),
-                          cost=3 * SHARDED_FAMILY_COST))  # 3,101 entries, each a YAML mapping
+                          cost=3 * SHARDED_FAMILY_COST,  # 3,101 entries, each a YAML mapping
+                          key=ctx.values_key("Declarations.yaml", declarations_yaml_part(ctx))))
     return out

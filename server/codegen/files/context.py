@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any, TypeVar
 
 from ...model import dispatch as dk
 from ...model.codegen_rules import FUNCTIONS_KEYS
@@ -12,10 +15,14 @@ from ...model.native_function import BackendIndex, NativeFunction, NativeFunctio
 from ...model.native_yaml import NativeFunctions
 from ...pieces.dest.aoti import FallbackOps
 from ...releases import Release
+from ..contributions import Contributions
 from ..options import CodegenOptions, xpu_flag_keys
 from ..selection import ALL_OPERATORS, Selection
 
 K = dk.K
+T = TypeVar("T")
+# A family's contributions to a file: (family, items, compute), as GenContext.per_items takes them.
+Part = tuple[str, Sequence[Any], Callable[[Any], Any]]
 
 # gen.py's dispatch_keys: the keys that get a Register<Key>.cpp, in this order.
 GEN_DISPATCH_KEYS: tuple[dk.DispatchKey, ...] = tuple(K[n] for n in (
@@ -135,6 +142,43 @@ class GenContext:
     selection: Selection = field(default=ALL_OPERATORS, compare=False, repr=False)
     # The native-AOT declarations gen.py reads (torch 2.15 on; none before).
     native_aot: NativeAot = field(default=NONE, compare=False, repr=False)
+    # The per-item contributions kept across runs (codegen/contributions.py); None: each computed anew.
+    contributions: Contributions | None = field(default=None, compare=False, repr=False)
+
+    def per_item(self, family: str, item: Any, compute: Callable[[Any], T]) -> T:
+        """compute(item), the item's contribution to the family: kept across runs when there is a memo. compute
+        must read nothing of the model but the item (and the run's constants: options, templates, ...)."""
+        if self.contributions is None:
+            return compute(item)
+        return self.contributions.of(family, item, compute)
+
+    def values_key(self, what: str, *parts: Part) -> Callable[[], str] | None:
+        """The key of a file whose environment is made from nothing but the run's constants and, in order, the
+        contributions of these items to these families (family, items, compute): the digest of those contributions
+        (read without loading them: Contributions.digests). None without a memo. `what` names the file."""
+        memo = self.contributions
+        if memo is None:
+            return None
+
+        def key() -> str:
+            h = hashlib.sha1(what.encode() + b"\0")
+            for family, items, compute in parts:
+                h.update(f"{family}\0{len(items)}\0".encode() + b"".join(memo.digests(family, items, compute)))
+            return h.hexdigest()
+        return key
+
+    def parts_key(self, what: str, *parts: Part) -> str:
+        """values_key(what, *parts)() (a memo is required)."""
+        key = self.values_key(what, *parts)
+        if key is None:
+            raise ValueError("parts_key needs the contributions memo")
+        return key()
+
+    def per_items(self, family: str, items: Sequence[Any], compute: Callable[[Any], T]) -> list[T]:
+        """[per_item(family, item, compute) for item in items], in bulk."""
+        if self.contributions is None:
+            return list(map(compute, items))
+        return self.contributions.many(family, items, compute)
 
     def native_aot_for(self, key: dk.DispatchKey, g: NativeFunction | NativeFunctionsGroup
                        ) -> NativeAotDeclaration | None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ...frozen import PER_OP_AND_KEY_MEMO
@@ -21,8 +21,10 @@ from ...pieces.dest.register_namespaced import (
     with_export_macro,
 )
 from ...releases import Release
-from ..plan import Env, PlanError, render, shard_envs
-from .context import GenContext
+from ..file_record import env_key
+from ..plan import Env, PlanError, render, shard_envs, shard_keys
+from .context import GenContext, Part
+from .narrow import index_flags, narrow_index
 from .native import namespace_prologue, namespaced_blocks
 
 K = dk.K
@@ -186,22 +188,6 @@ _META = dk.K["Meta"]
 _DEFINITIONS_TEMPLATE = "RegisterDispatchDefinitions.ini"
 
 
-def narrow_index(index: BackendIndex, g: NativeFunction | NativeFunctionsGroup) -> BackendIndex:
-    """The index restricted to g's ops: what a group's pieces depend on, and a cheap, stable cache key
-    (the whole index compares every kernel, and a regeneration builds a new one)."""
-    fs = (g,) if isinstance(g, NativeFunction) else g.functions()
-    kernels = {f.func.name: m for f in fs if (m := index.index.get(f.func.name)) is not None}
-    if not kernels:  # most groups under most keys: one shared key for the caches instead of one each
-        return _without_kernels(index.dispatch_key, index.use_out_as_primary, index.device_guard, index.external)
-    return BackendIndex(index.dispatch_key, index.use_out_as_primary, index.device_guard, index.external, kernels)
-
-
-@functools.lru_cache(maxsize=256)  # per key and three flags: about 40 keys
-def _without_kernels(key: dk.DispatchKey, use_out_as_primary: bool, device_guard: bool, external: bool
-                     ) -> BackendIndex:
-    return BackendIndex(key, use_out_as_primary, device_guard, external, {})
-
-
 def _definitions_template(ctx: GenContext) -> str:
     template = ctx.templates.get(_DEFINITIONS_TEMPLATE)
     if template is None:
@@ -280,25 +266,42 @@ def operator_headers(ctx: GenContext, key: dk.DispatchKey) -> list[str]:
 
 def register_operator_headers(ctx: GenContext, key: dk.DispatchKey) -> list[str]:
     """The ops/ headers a Register<Key>.cpp includes: those of every group registered under the key."""
+    found = ctx.per_items(*operator_headers_part(ctx, key))
+    return sorted({header for headers in found for header in headers})
+
+
+def operator_headers_part(ctx: GenContext, key: dk.DispatchKey) -> Part:
+    """Each group's ops/ headers in Register<Key>.cpp (per-operator layout)."""
     index = ctx.backend_index(key)
-    namespace = str(key).lower()
-    headers: set[str] = set()
-    for g in ctx.groups:
-        registered = (index.has_kernel(g)
-                      or (isinstance(g, NativeFunctionsGroup) and any(index.has_kernel(f) for f in g.functions()))
-                      or (g.structured and key in (_META, dk.CEA_NON_FUNCTIONAL)))
-        if not registered:
-            continue
-        headers.add(f"#include <ATen/ops/{g.root_name}_native.h>")
-        if key is dk.CEA_NON_FUNCTIONAL:
-            headers.add(f"#include <ATen/ops/{g.root_name}.h>")
-        if key in ctx.options.functions_keys:
-            headers.add(f"#include <ATen/ops/{g.root_name}_{namespace}_dispatch.h>")
-    return sorted(headers)
+    dispatch = key in ctx.options.functions_keys
+    family = f"register-operator-headers:{key}:{index_flags(index)}:{dispatch}"
+    return family, ctx.groups, lambda g: _group_operator_headers(g, key, narrow_index(index, g), dispatch)
+
+
+def _group_operator_headers(g: NativeFunction | NativeFunctionsGroup, key: dk.DispatchKey, index: BackendIndex,
+                            dispatch: bool) -> list[str]:
+    """The ops/ headers Register<Key>.cpp includes for g: none unless g registers something under the key."""
+    registered = (index.has_kernel(g)
+                  or (isinstance(g, NativeFunctionsGroup) and any(index.has_kernel(f) for f in g.functions()))
+                  or (g.structured and key in (_META, dk.CEA_NON_FUNCTIONAL)))
+    if not registered:
+        return []
+    headers = [f"#include <ATen/ops/{g.root_name}_native.h>"]
+    if key is dk.CEA_NON_FUNCTIONAL:
+        headers.append(f"#include <ATen/ops/{g.root_name}.h>")
+    if dispatch:
+        headers.append(f"#include <ATen/ops/{g.root_name}_{str(key).lower()}_dispatch.h>")
+    return headers
 
 
 def _register_base_env(ctx: GenContext, key: dk.DispatchKey, index: BackendIndex) -> dict:
     """RegisterDispatchKey.cpp's environment but for its definitions."""
+    return {**_register_constants(ctx, key, index), "ops_headers": operator_headers(ctx, key)}
+
+
+def _register_constants(ctx: GenContext, key: dk.DispatchKey, index: BackendIndex) -> dict:
+    """RegisterDispatchKey.cpp's environment but for its definitions and ops headers: the run's constants and the
+    key's index flags."""
     per_block = ctx.options.release.dispatch_helpers_per_definitions_block
     return {
         "extra_cuda_headers": extra_cuda_headers(ctx.options.rocm, ctx.options.release) if dk.is_cuda_dispatch_key(key)
@@ -307,7 +310,6 @@ def _register_base_env(ctx: GenContext, key: dk.DispatchKey, index: BackendIndex
         "dispatch_headers": registration_headers(index, ctx.options.rocm, ctx.options.release,
                                                  ctx.options.per_operator_headers,
                                                  str(key) in ctx.native_aot_keys()),
-        "ops_headers": operator_headers(ctx, key),
         "dispatch_helpers": "" if per_block else _dispatch_helpers(key, index, ctx.options.release),
     }
 
@@ -319,10 +321,34 @@ def _dispatch_helpers(key: dk.DispatchKey, index: BackendIndex, release: Release
 
 def register_dispatch_key_shards(ctx: GenContext, key: dk.DispatchKey) -> list[dict]:
     index = ctx.backend_index(key)
-    return shard_envs(ctx.groups, key_fn=lambda g: g.root_name,
-                      env_fn=lambda g: {"dispatch_definitions": group_definitions(ctx, g, key, index)},
+    family = f"register-definitions:{key}:{index_flags(index)}"
+    groups = ctx.groups
+    definitions = ctx.per_items(family, groups, lambda g: group_definitions(ctx, g, key, index))
+    # (a group with no definitions adds nothing to any shard: most groups under most keys)
+    present = [(g, d) for g, d in zip(groups, definitions, strict=True) if d]
+    return shard_envs(present, key_fn=lambda pair: pair[0].root_name,
+                      env_fn=lambda pair: {"dispatch_definitions": pair[1]},
                       num_shards=num_shards(key), base_env=_register_base_env(ctx, key, index),
                       sharded_keys=frozenset({"dispatch_definitions"}))
+
+
+def register_shard_keys(ctx: GenContext, key: dk.DispatchKey) -> Callable[[int], Callable[[], str] | None] | None:
+    """The keys of Register<Key>'s files (plan.sharded's keys): its base environment's digest and the digests of
+    its groups' definitions (None without a memo)."""
+    if ctx.contributions is None:
+        return None
+    index = ctx.backend_index(key)
+    family = f"register-definitions:{key}:{index_flags(index)}"
+    base: list[str] = []
+
+    def key_of(i: int, groups: Sequence[NativeFunction | NativeFunctionsGroup]) -> str:
+        if not base:  # (the ops headers of the per-operator layout by their digests, unbuilt)
+            headers = ctx.parts_key("ops-headers", operator_headers_part(ctx, key)) \
+                if ctx.options.per_operator_headers else repr(operator_headers(ctx, key))
+            base.append(env_key("RegisterDispatchKey.cpp", None, _register_constants(ctx, key, index)) + headers)
+        return ctx.parts_key(f"Register{key}:{i}:{base[0]}",
+                             (family, groups, lambda g: group_definitions(ctx, g, key, index)))
+    return shard_keys(num_shards(key), lambda: ctx.groups, lambda g: g.root_name, key_of)
 
 
 def register_dispatch_key_cpp(ctx: GenContext, key: dk.DispatchKey) -> Env:
@@ -401,18 +427,29 @@ def dispatch_key_functions_h(ctx: GenContext, key: dk.DispatchKey) -> Env:
     return {"dispatch_key": str(key), "inline_headers": f"#include <ATen/{key}Functions_inl.h>"}
 
 
-def dispatch_key_functions_inl_h(ctx: GenContext, key: dk.DispatchKey) -> Env:
+def _inline_declarations(ctx: GenContext, g: NativeFunction | NativeFunctionsGroup, key: dk.DispatchKey,
+                         index: BackendIndex, macro: str) -> tuple[str, list[str]]:
+    """g's at::<key>:: declarations and their namespace."""
+    narrowed = narrow_index(index, g)
+    try:
+        namespace = kernel_namespace(g, narrowed).replace("native", str(key).lower())
+    except KernelNamespaceError as exc:
+        raise PlanError(str(exc)) from exc
+    return namespace, [with_export_macro(d, macro) for d in group_pieces(
+        g, narrowed, release=ctx.options.release, rocm=ctx.options.rocm).namespaced_declarations]
+
+
+def inline_declarations_part(ctx: GenContext, key: dk.DispatchKey) -> Part:
+    """Each group's at::<key>:: declarations and their namespace (<Key>Functions_inl.h)."""
     index = ctx.backend_index(key)
     macro = key_export_macro(key, ctx.options.release)
+    return (f"key-functions-inl:{key}:{index_flags(index)}", ctx.groups,
+            lambda g: _inline_declarations(ctx, g, key, index, macro))
+
+
+def dispatch_key_functions_inl_h(ctx: GenContext, key: dk.DispatchKey) -> Env:
     by_namespace: dict[str, list[str]] = {}
-    for g in ctx.groups:
-        try:
-            namespace = kernel_namespace(g, index).replace("native", str(key).lower())
-        except KernelNamespaceError as exc:
-            raise PlanError(str(exc)) from exc
-        by_namespace.setdefault(namespace, []).extend(
-            with_export_macro(d, macro)
-            for d in group_pieces(g, narrow_index(index, g), release=ctx.options.release,
-                                  rocm=ctx.options.rocm).namespaced_declarations)
+    for namespace, declarations in ctx.per_items(*inline_declarations_part(ctx, key)):
+        by_namespace.setdefault(namespace, []).extend(declarations)
     return {"DispatchKeyFunctions_inl_includes": [], "dispatch_namespace": str(key).lower(),
             "dispatch_namespaced_declarations": namespaced_blocks(by_namespace, 3, skip_empty=True)}

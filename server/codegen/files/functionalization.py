@@ -19,8 +19,9 @@ from ...pieces.dest.functionalization import (
     compute_view_meta_declarations,
     compute_view_meta_implementations,
 )
-from ..plan import Env, PlanError, shard_envs
+from ..plan import Env, PlanError, shard_envs, shard_keys
 from .context import GenContext
+from .narrow import index_flags, narrow_index
 
 REGISTER_FUNCTIONALIZATION_SHARDS = 4
 
@@ -51,7 +52,7 @@ def functionalization_groups(ctx: GenContext) -> list[Grouped]:
     return [*groups, *(f for f in ctx.native_functions if f.func.name not in grouped)]
 
 
-def register_functionalization_shards(ctx: GenContext) -> list[dict]:
+def _functionalization_env(ctx: GenContext) -> Callable[[Grouped], dict[str, list[str]]]:
     cia = ctx.backend_index(dk.CIA)
     release = ctx.options.release
 
@@ -61,11 +62,36 @@ def register_functionalization_shards(ctx: GenContext) -> list[dict]:
         try:
             return {"ops_headers": op_headers(g),
                     "func_definitions": list(compute_functionalization_definitions(g, release)),
-                    "func_registrations": compute_functionalization_registrations(g, cia, release)}
+                    "func_registrations": compute_functionalization_registrations(g, narrow_index(cia, g), release)}
         except FunctionalizationError as exc:
             raise PlanError(str(exc)) from exc
+    return env
 
-    return shard_envs(functionalization_groups(ctx), key_fn=lambda g: g.root_name, env_fn=env,
+
+def _functionalization_family(ctx: GenContext) -> str:
+    return f"register-functionalization:{index_flags(ctx.backend_index(dk.CIA))}"
+
+
+def register_functionalization_keys(ctx: GenContext) -> Callable[[int], Callable[[], str] | None] | None:
+    """The keys of the RegisterFunctionalization files (plan.sharded's keys; None without a memo)."""
+    if ctx.contributions is None:
+        return None
+    family, env = _functionalization_family(ctx), _functionalization_env(ctx)
+    groups: list[list[Grouped]] = []
+
+    def all_groups() -> list[Grouped]:
+        if not groups:
+            groups.append(functionalization_groups(ctx))
+        return groups[0]
+    return shard_keys(REGISTER_FUNCTIONALIZATION_SHARDS, all_groups, lambda g: g.root_name,
+                      lambda i, gs: ctx.parts_key(f"RegisterFunctionalization:{i}", (family, gs, env)))
+
+
+def register_functionalization_shards(ctx: GenContext) -> list[dict]:
+    groups = functionalization_groups(ctx)
+    values = ctx.per_items(_functionalization_family(ctx), groups, _functionalization_env(ctx))
+    return shard_envs(zip(groups, values, strict=True), key_fn=lambda pair: pair[0].root_name,
+                      env_fn=lambda pair: pair[1],
                       num_shards=REGISTER_FUNCTIONALIZATION_SHARDS, sharded_keys=_SHARDED_KEYS)
 
 
@@ -111,12 +137,16 @@ def composite_view_copy_kernels_cpp(ctx: GenContext) -> Env:
     spelling = ctx.options.release.cpp_spelling
     headers += [_ops_and_native([f for f in (g.inplace, g.mutable, g.functional)
                                  if f is not None and "generated" not in f.tags], natives) for g in groups]
+    family = f"view-copy:{index_flags(index)}"
     return _guard(lambda: {
         "ops_headers": headers,
         "CompositeViewCopyKernel_Definitions": [
-            d for g in views if (d := compute_view_copy_kernel(g, index, spelling)) is not None],
+            d for g in views if (d := ctx.per_item(family, g, lambda g: compute_view_copy_kernel(
+                g, narrow_index(index, g), spelling))) is not None],
         "GeneratedCompositeFunctional_Definitions": [
-            d for g in groups if (d := compute_composite_functional_kernel(g, spelling)) is not None],
+            d for g in groups if (d := ctx.per_item("composite-functional", g, lambda g: compute_composite_functional_kernel(
+                g, spelling))) is not None],
         "GeneratedCompositeOut_Definitions": [
-            d for g in groups if (d := compute_composite_out_kernel(g, spelling)) is not None],
+            d for g in groups if (d := ctx.per_item("composite-out", g, lambda g: compute_composite_out_kernel(
+                g, spelling))) is not None],
     })

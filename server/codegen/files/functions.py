@@ -6,24 +6,31 @@ from ...pieces.dest.dispatcher_calls import compute_redispatch_function
 from ...pieces.dest.functions import compute_function
 from ...pieces.dest.static_dispatch import static_dispatch_extra_headers
 from ..plan import Env
-from .context import GenContext
+from .context import GenContext, Part
+
+
+def functions_h_part(ctx: GenContext) -> Part:
+    """Functions.h's contributions (the rest of it is the run's constants)."""
+    release = ctx.options.release
+    return "functions-h", ctx.native_functions, lambda f: compute_function(
+        f, release.symint_templates_use_is_same_v, release.cpp_default_qualifies_memory_format, release.cpp_spelling)
 
 
 def functions_h(ctx: GenContext) -> Env:
     return {"static_dispatch_extra_headers": static_dispatch_extra_headers(ctx.static_dispatch_backends),
             "Functions_includes": ["#include <ATen/Operators.h>"],
-            "Functions_declarations": [compute_function(f, ctx.options.release.symint_templates_use_is_same_v,
-                                                               ctx.options.release.cpp_default_qualifies_memory_format,
-                                                               ctx.options.release.cpp_spelling)
-                                       for f in ctx.native_functions]}
+            "Functions_declarations": ctx.per_items(*functions_h_part(ctx))}
 
 
 def functions_cpp(ctx: GenContext) -> Env:
     return {}
 
 
+def redispatch_part(ctx: GenContext) -> Part:
+    release = ctx.options.release
+    return "redispatch-h", ctx.native_functions, lambda f: compute_redispatch_function(
+        f, release.cpp_default_qualifies_memory_format, release.cpp_spelling)
+
+
 def redispatch_functions_h(ctx: GenContext) -> Env:
-    return {"function_redispatch_definitions": [
-        compute_redispatch_function(f, ctx.options.release.cpp_default_qualifies_memory_format,
-                                    ctx.options.release.cpp_spelling)
-        for f in ctx.native_functions]}
+    return {"function_redispatch_definitions": ctx.per_items(*redispatch_part(ctx))}

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 
-from ...model.native_function import NativeFunction, NativeFunctionsGroup
+from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ...pieces.dest.native_declarations import (
     compute_meta_function_declaration,
     compute_native_function_declaration,
@@ -12,7 +12,8 @@ from ...pieces.dest.native_declarations import (
 )
 from ...pieces.dest.register_namespaced import DEFAULT_KERNEL_NAMESPACE
 from ..plan import Env, PlanError
-from .context import GenContext
+from .context import GenContext, Part
+from .narrow import index_flags, narrow_index
 
 
 def namespace_prologue(namespace: str, max_level: int) -> tuple[str, str]:
@@ -37,25 +38,47 @@ def namespaced_blocks(by_namespace: dict[str, list[str]], max_level: int, *, ski
     return lines
 
 
-def native_function_declarations(ctx: GenContext, groups: Iterable[NativeFunction | NativeFunctionsGroup] | None = None
+def native_function_declarations(ctx: GenContext, groups: Sequence[NativeFunction | NativeFunctionsGroup] | None = None
                                  ) -> list[str]:
     """Kernel declarations of these groups (default: all) under every backend, by kernel namespace."""
     by_namespace: dict[str, list[str]] = {}
-    indices = ctx.declared_indices
-    for g in ctx.groups if groups is None else groups:
-        namespaces = set()
-        for index in indices.values():
-            meta = index.get_kernel(g)
-            namespace = meta.cpp_namespace if meta is not None else DEFAULT_KERNEL_NAMESPACE
-            if meta is not None:
-                namespaces.add(namespace)
-            if len(namespaces) > 1:
-                raise PlanError(f"Codegen only supports one namespace per operator, got {sorted(namespaces)}")
-            by_namespace.setdefault(namespace, []).extend(
-                compute_native_function_declaration(g, index, ctx.options.release))
+    for declared in ctx.per_items(*native_declarations_part(ctx, groups)):
+        for namespace, decls in declared:
+            by_namespace.setdefault(namespace, []).extend(decls)
     if ctx.options.release.device_family_kernel_exports:
         by_namespace = {namespace: merge_export_variants(decls) for namespace, decls in by_namespace.items()}
     return namespaced_blocks(by_namespace, 4, skip_empty=False)
+
+
+def native_declarations_part(ctx: GenContext, groups: Sequence[NativeFunction | NativeFunctionsGroup] | None = None
+                             ) -> Part:
+    """Each group's kernel declarations under every index NativeFunctions.h walks."""
+    indices = tuple(ctx.declared_indices.values())
+    # (what a group's declarations read of the indices besides its own kernels: which there are, their flags)
+    family = "native-declarations:" + ",".join(map(index_flags, indices))
+    return family, ctx.groups if groups is None else groups, lambda g: _declarations_of(ctx, g, indices)
+
+
+def native_meta_part(ctx: GenContext) -> Part:
+    return "native-meta", ctx.structured_groups, lambda g: compute_meta_function_declaration(
+        g, ctx.options.release.cpp_spelling)
+
+
+def _declarations_of(ctx: GenContext, g: NativeFunction | NativeFunctionsGroup, indices: Sequence[BackendIndex]
+                     ) -> list[tuple[str, list[str]]]:
+    """g's kernel declarations under each index in order, each with its kernel namespace."""
+    out = []
+    namespaces = set()
+    for index in indices:
+        narrowed = narrow_index(index, g)
+        meta = narrowed.get_kernel(g)
+        namespace = meta.cpp_namespace if meta is not None else DEFAULT_KERNEL_NAMESPACE
+        if meta is not None:
+            namespaces.add(namespace)
+        if len(namespaces) > 1:
+            raise PlanError(f"Codegen only supports one namespace per operator, got {sorted(namespaces)}")
+        out.append((namespace, compute_native_function_declaration(g, narrowed, ctx.options.release)))
+    return out
 
 
 def native_functions_h(ctx: GenContext) -> Env:
@@ -65,6 +88,4 @@ def native_functions_h(ctx: GenContext) -> Env:
 
 def native_meta_functions_h(ctx: GenContext) -> Env:
     return {"NativeMetaFunctions_includes": [],
-            "NativeMetaFunctions_declarations": [d for g in ctx.structured_groups
-                                                 if (d := compute_meta_function_declaration(
-                                                     g, ctx.options.release.cpp_spelling)) is not None]}
+            "NativeMetaFunctions_declarations": [d for d in ctx.per_items(*native_meta_part(ctx)) if d is not None]}

@@ -10,6 +10,8 @@ Functions.h, Operators.h, NativeFunctions.h, NativeMetaFunctions.h, MethodOperat
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property, partial
 
@@ -22,7 +24,7 @@ from ...pieces.dest.static_dispatch import static_dispatch_ops_header
 from ...releases.profile import CppSpelling
 from ..plan import Env, Manager, PlannedFile, single
 from .context import GenContext
-from .dispatch_key import narrow_index
+from .narrow import index_flags, narrow_index
 from .native import native_function_declarations
 from .operators import static_backends_of
 
@@ -88,21 +90,35 @@ def dispatch_declarations(ctx: GenContext, key: dk.DispatchKey, groups: tuple[Gr
                                   rocm=ctx.options.rocm).namespaced_declarations]
 
 
+def items_key(ctx: GenContext, what: str, items: Sequence[object]) -> Callable[[], str] | None:
+    """The key of a file made from these items alone (and the run's constants, and `what` names every other
+    thing of the model it reads): None without fingerprints (no memo)."""
+    memo = ctx.contributions
+    if memo is None:
+        return None
+    of = memo.fingerprints.of
+    return lambda: hashlib.sha1(what.encode() + b"\0" + b"".join(map(of, items))).hexdigest()
+
+
 def plan_ops_files(ctx: GenContext, roots: RootNames) -> list[PlannedFile]:
     out: list[PlannedFile] = []
     static_constexpr, spelling = ctx.options.release.operator_names_static_constexpr, ctx.options.release.cpp_spelling
+    # (what the files read of the indices besides their own items' kernels)
+    static = ",".join(index_flags(ctx.backend_index(key)) for key in ctx.static_dispatch_backends)
+    declared = ",".join(map(index_flags, ctx.declared_indices.values()))
     for name, fs in roots.functions.items():
         groups = roots.groups.get(name, ())
         structured = roots.structured(name)
-        out.append(single(Manager.ops, f"{name}_ops.h", partial(_ops_h, static_constexpr, spelling, fs), template="Operator.h"))
+        out.append(single(Manager.ops, f"{name}_ops.h", partial(_ops_h, static_constexpr, spelling, fs), template="Operator.h",
+                          key=items_key(ctx, f"ops:{name}", fs)))
         out.append(single(Manager.ops, f"{name}.h", partial(_function_h, ctx, name, fs),
-                          template="Function.h"))
+                          template="Function.h", key=items_key(ctx, f"function:{name}:{static}", fs)))
         if structured:
             out.append(single(Manager.ops, f"{name}_meta.h", partial(_meta_h, structured, spelling),
-                              template="NativeMetaFunction.h"))
+                              template="NativeMetaFunction.h", key=items_key(ctx, f"meta:{name}", structured)))
         out.append(single(Manager.ops, f"{name}_native.h",
                           partial(_native_h, ctx, name, groups, bool(structured)),
-                          template="NativeFunction.h"))
+                          template="NativeFunction.h", key=items_key(ctx, f"native:{name}:{declared}", groups)))
     return out
 
 
@@ -122,8 +138,10 @@ def dispatch_names(ctx: GenContext, roots: RootNames, key: dk.DispatchKey) -> li
     """The root names that get an ops/<name>_<key>_dispatch.h (those with declarations under the key; decided
     without building them, so that planning stays cheap and the building happens in the writers)."""
     index = ctx.backend_index(key)
-    return [name for name in roots.functions
-            if any(has_pieces(g, narrow_index(index, g)) for g in roots.groups.get(name, ()))]
+    family = f"has-pieces:{key}:{index_flags(index)}"
+    found = dict(zip(map(id, ctx.groups), ctx.per_items(family, ctx.groups, lambda g: has_pieces(
+        g, narrow_index(index, g))), strict=True))
+    return [name for name in roots.functions if any(found[id(g)] for g in roots.groups.get(name, ()))]
 
 
 def plan_dispatch_files(ctx: GenContext, roots: RootNames, key: dk.DispatchKey, names: list[str]
@@ -135,8 +153,10 @@ def plan_dispatch_files(ctx: GenContext, roots: RootNames, key: dk.DispatchKey, 
         return {"dispatch_namespace": namespace,
                 "dispatch_namespaced_declarations": dispatch_declarations(ctx, key, roots.groups.get(name, ()))}
 
+    flags = index_flags(ctx.backend_index(key))
     return [single(Manager.ops, f"{name}_{namespace}_dispatch.h", partial(build, name),
-                   template="DispatchKeyFunction.h", shares=f"Register{key}.cpp")  # the same group pieces
+                   template="DispatchKeyFunction.h", shares=f"Register{key}.cpp",  # the same group pieces
+                   key=items_key(ctx, f"dispatch:{name}:{key}:{flags}", roots.groups.get(name, ())))
             for name in names]
 
 

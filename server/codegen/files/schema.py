@@ -9,20 +9,23 @@ from ...pieces.dest.dispatcher_calls import compute_aten_op, compute_registratio
 from ...pieces.dest.functions import cpp_string, tags_initializer
 from ...releases import Release
 from ..plan import Env
-from .context import GenContext
+from .context import GenContext, Part
 
 # Namespaces other libraries also define: their schemas go in a TORCH_LIBRARY_FRAGMENT.
 FRAGMENT_NAMESPACES = frozenset({"quantized", "quantized_decomposed"})
 
 
-def schema_definitions(functions: Iterable[NativeFunction], release: Release) -> list[str]:
-    """m.def lines; each distinct tag list is declared (tags_<n>) before its first use (before 2.2, spelled in each
-    line)."""
+def schema_of(f: NativeFunction) -> tuple[str, str]:
+    """An op's tags initializer and its schema as a C++ string."""
+    return tags_initializer(f), cpp_string(str(f.func))
+
+
+def schema_definitions(schemas: Iterable[tuple[str, str]], release: Release) -> list[str]:
+    """m.def lines of (tags, schema) pairs (schema_of's); each distinct tag list is declared (tags_<n>) before its
+    first use (before 2.2, spelled in each line)."""
     known: dict[str, int] = {}
     out = []
-    for f in functions:
-        tags = tags_initializer(f)
-        schema = cpp_string(str(f.func))
+    for tags, schema in schemas:
         if tags == "{}" or not release.schema_tags_shared:
             out.append(f"m.def({schema}, {tags});\n")
             continue
@@ -37,10 +40,11 @@ def schema_definitions(functions: Iterable[NativeFunction], release: Release) ->
 def register_schema_cpp(ctx: GenContext) -> Env:
     by_namespace: dict[str, list] = {}
     force = ctx.options.force_schema_registration
-    for f in ctx.native_functions:
+    fs = ctx.native_functions
+    for f, schema in zip(fs, ctx.per_items("schema", fs, schema_of), strict=True):
         if not force and not ctx.selection.is_selected(f):
             continue
-        by_namespace.setdefault(f.namespace, []).append(f)
+        by_namespace.setdefault(f.namespace, []).append(schema)
     aten: list[str] = []
     others = ""
     for namespace, functions in by_namespace.items():
@@ -56,10 +60,19 @@ def register_schema_cpp(ctx: GenContext) -> Env:
 
 
 def aten_op_list_cpp(ctx: GenContext) -> Env:
-    return {"aten_ops": [compute_aten_op(f) for f in ctx.native_functions]}
+    return {"aten_ops": ctx.per_items(*aten_op_part(ctx))}
+
+
+def aten_op_part(ctx: GenContext) -> Part:
+    return "aten-op", ctx.native_functions, compute_aten_op
+
+
+def registration_declarations_part(ctx: GenContext) -> Part:
+    # (f's line reads of the indices only whether each has a kernel for f: f's own entry says)
+    indices = ctx.model.backend_indices
+    return "registration-declaration", ctx.native_functions, lambda f: compute_registration_declaration(
+        f, indices, ctx.options.release)
 
 
 def registration_declarations_h(ctx: GenContext) -> Env:
-    indices = ctx.model.backend_indices
-    return {"registration_declarations": [compute_registration_declaration(f, indices, ctx.options.release)
-                                         for f in ctx.native_functions]}
+    return {"registration_declarations": ctx.per_items(*registration_declarations_part(ctx))}

@@ -176,7 +176,6 @@ def compute_declaration_yaml_text(f: NativeFunction, qualified_memory_format: bo
         return format_yaml(entry)
 
 
-def declarations_yaml_text(functions: Iterable[NativeFunction], qualified_memory_format: bool,
-                           spelling: CppSpelling) -> str:
-    return "".join(compute_declaration_yaml_text(f, qualified_memory_format, spelling)
-                   for f in functions) or format_yaml([])
+def declarations_yaml_text(items: Iterable[str]) -> str:
+    """The file of the ops' items (compute_declaration_yaml_text's), in order."""
+    return "".join(items) or format_yaml([])

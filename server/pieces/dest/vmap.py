@@ -4,7 +4,7 @@ the current vmap level, calls the batch rule and wraps the results again."""
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 
 from ...frozen import PER_OP_MEMO
@@ -145,8 +145,9 @@ def compute_vmap_plumbing(f: NativeFunction, release: Release) -> str | None:
     return _plumbing(f, "gen_vmap_plumbing", lambda a: f"  auto {RESULTS} = batch_rule({a});\n  {returns}", release)
 
 
-def vmap_generated_plumbing_h(functions: tuple[NativeFunction, ...], release: Release) -> str:
-    body = "\n".join(p for f in functions if (p := compute_vmap_plumbing(f, release)) is not None)
+def vmap_generated_plumbing_h(plumbing: Iterable[str | None]) -> str:
+    """The file of the ops' plumbing (compute_vmap_plumbing's, None for an op with none), in order."""
+    body = "\n".join(p for p in plumbing if p is not None)
     return f"""
 #pragma once
 #include <ATen/Operators.h>

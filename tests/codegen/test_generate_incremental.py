@@ -1,0 +1,230 @@
+"""The per-item contributions kept across runs (codegen/contributions.py) never change what is written: over seeded
+random edit sequences of native_functions.yaml (a tag added or removed, a kernel renamed, an entry added, deleted or
+moved, a schema changed), generating with the memo of the runs before gives the same files, byte for byte, and the
+same errors, as generating without it. Replay another sequence with OPGEN_FUZZ_SEED=<n>; a failure names the edits.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from reliability.fuzz import env_seed
+
+from opgen_lsp.cache.store import Cache
+from opgen_lsp.codegen import runs
+from opgen_lsp.codegen.contributions import Contributions
+from opgen_lsp.codegen.files.context import GenerateOptions
+from opgen_lsp.codegen.generate import Memo, generate
+from opgen_lsp.releases import DEFAULT
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "aten"
+_ENTRY = re.compile(r"^- func:", re.M)
+_KERNEL = re.compile(r"^    (\w+): (\w+)$", re.M)
+_TAGS = ("pointwise", "core", "inplace_view", "view_copy", "nondeterministic_seeded")
+
+
+def entries(text: str) -> tuple[str, list[str]]:
+    """The text before the first entry, and each entry's text (to the next entry)."""
+    starts = [m.start() for m in _ENTRY.finditer(text)]
+    return text[:starts[0]], [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)], strict=True)]
+
+
+def _tag(rng: random.Random, entry: str) -> tuple[str, str]:
+    found = re.search(r"\n  tags: ([^\n]*)", entry)
+    tag = rng.choice(_TAGS)
+    if found is None:
+        body = entry.rstrip("\n")
+        return body + f"\n  tags: {tag}\n" + entry[len(body) + 1:], f"tagged {tag}"
+    if rng.random() < 0.5:
+        return entry[:found.start()] + entry[found.end():], "removed its tags"
+    listed = found[1].strip("[]")
+    return entry[:found.start()] + f"\n  tags: [{listed}, {tag}]" + entry[found.end():], f"added tag {tag}"
+
+
+def _kernel(rng: random.Random, entry: str) -> tuple[str, str]:
+    found = list(_KERNEL.finditer(entry))
+    if not found:
+        return entry, "no kernel to rename"
+    m = rng.choice(found)
+    return entry[:m.start()] + f"    {m[1]}: {m[2]}_renamed" + entry[m.end():], f"renamed its {m[1]} kernel"
+
+
+def _schema(rng: random.Random, entry: str) -> tuple[str, str]:
+    if rng.random() < 0.5:
+        return entry.replace(") -> ", ", int extra_arg=0) -> ", 1), "added an argument"
+    return re.sub(r"\bTensor self\b", "Tensor input", entry, count=1), "renamed self"
+
+
+def edit(rng: random.Random, text: str) -> tuple[str, str]:
+    """One random edit of the file and what it was."""
+    head, items = entries(text)
+    i = rng.randrange(len(items))
+    name = items[i].split("(", 1)[0][len("- func: "):]
+    kind = rng.choice(("tag", "kernel", "schema", "delete", "move", "add"))
+    if kind == "delete":
+        del items[i]
+        what = "deleted"
+    elif kind == "move":
+        j = rng.randrange(len(items))
+        items.insert(j, items.pop(i))
+        what = f"moved to {j}"
+    elif kind == "add":
+        items.insert(i + 1, items[i].replace(f"- func: {name}", f"- func: {name.split('.')[0]}_added{i}", 1))
+        what = "copied under a new name"
+    else:
+        change: Callable[[random.Random, str], tuple[str, str]] = {"tag": _tag, "kernel": _kernel,
+                                                                   "schema": _schema}[kind]
+        items[i], what = change(rng, items[i])
+    return head + "".join(items), f"{name}: {what}"
+
+
+def outputs(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def run(source: Path, out: Path, per_operator: bool, memo: Memo | None, processes: int = 1) -> tuple[tuple, dict]:
+    options = GenerateOptions(source_path=str(source), install_dir=str(out / "aten"),
+                              aoti_install_dir=str(out / "aoti"), headeronly_install_dir=str(out / "headeronly"),
+                              per_operator_headers=per_operator, release=DEFAULT)
+    result = generate(options, implemented_only=True, processes=processes, memo=memo)
+    errors = tuple(e.replace(str(out), "OUT") for e in result.errors)
+    return errors, outputs(out)
+
+
+def copy_source(aten: Path, into: Path) -> Path:
+    (into / "native").mkdir(parents=True)
+    for name in ("native_functions.yaml", "tags.yaml"):
+        shutil.copy(aten / "native" / name, into / "native" / name)
+    (into / "templates").symlink_to(aten / "templates")
+    return into
+
+
+def compare_over_edits(source: Path, tmp: Path, per_operator: bool, steps: int, seed: int,
+                       processes: int = 1) -> int:
+    """Generate with the memo and without after each of `steps` random edits; the number of runs that wrote."""
+    rng = random.Random(seed)
+    native = source / "native" / "native_functions.yaml"
+    cache = Cache(str(tmp / "cache"))
+    memo = Memo(cache, "the constants of this test", lambda: True)
+    done: list[str] = []
+    generated = 0
+    last_valid = native.read_text(encoding="utf-8")
+    for step in range(steps + 1):
+        if step:
+            text, what = edit(rng, last_valid)
+            native.write_text(text, encoding="utf-8")
+            done.append(what)
+        # a fresh output folder each time for the plain run; the memo's run writes over its last output
+        with_memo = run(source, tmp / "with_memo", per_operator, memo, processes)
+        shutil.rmtree(tmp / "without", ignore_errors=True)
+        without = run(source, tmp / "without", per_operator, None)
+        assert with_memo[0] == without[0], f"seed {seed}, edits {done}"
+        if not without[0]:
+            differ = [name for name in with_memo[1].keys() | without[1].keys()
+                      if with_memo[1].get(name) != without[1].get(name)]
+            assert not differ, f"seed {seed}, edits {done}: {sorted(differ)[:10]}"
+            generated += 1
+            last_valid = native.read_text(encoding="utf-8")
+        else:  # an edit the generator refuses (both alike): the next edits start from the last valid file
+            done[-1] += " (refused, undone)"
+    return generated
+
+
+@pytest.mark.slow  # (about 3 s)
+def test_samples_with_and_without_the_memo_agree(tmp_path: Path) -> None:
+    source = tmp_path / "source"  # (the samples' templates have no per-operator files)
+    shutil.copytree(SAMPLES, source, ignore=shutil.ignore_patterns("aoti"))
+    assert compare_over_edits(source, tmp_path, False, 16, env_seed()) > 3
+
+
+@pytest.mark.slow
+@pytest.mark.conformance
+@pytest.mark.parametrize("per_operator", [False, True], ids=["plain", "per-operator"])
+def test_real_file_with_and_without_the_memo_agree(aten: Path, tmp_path: Path, per_operator: bool) -> None:
+    source = copy_source(aten, tmp_path / "source")
+    # two processes in the per-operator layout: each keeps the families it built
+    assert compare_over_edits(source, tmp_path, per_operator, 5, env_seed() + per_operator,
+                              processes=2 if per_operator else 1) > 1
+
+
+def _samples(tmp: Path) -> Path:
+    source = tmp / "source"
+    shutil.copytree(SAMPLES, source, ignore=shutil.ignore_patterns("aoti"))
+    return source
+
+
+def _rename_a_kernel(source: Path, n: int) -> None:
+    native = source / "native" / "native_functions.yaml"
+    text = native.read_text(encoding="utf-8")
+    m = [m for m in _KERNEL.finditer(text) if m[1] != "MPS"][n]  # (MPS: not generated without --mps)
+    native.write_text(text[:m.start()] + f"    {m[1]}: {m[2]}_renamed" + text[m.end():], encoding="utf-8")
+
+
+def test_after_an_edit_only_the_changed_files_are_built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The files the edit leaves as they were are kept by their recorded keys (neither rendered nor written), and
+    the run computes the contributions of the edited entry's items alone."""
+    source = _samples(tmp_path)
+    memo = Memo(Cache(str(tmp_path / "cache")), "constants", lambda: True)
+    # (files written within runs.RACY_NS of their record are not recorded: this run's are all that young)
+    monkeypatch.setattr(runs, "RACY_NS", 0)
+    options = GenerateOptions(source_path=str(source), install_dir=str(tmp_path / "out"),
+                              aoti_install_dir=str(tmp_path / "out" / "aoti"), release=DEFAULT)
+    computed: list[int] = []
+    real = Contributions.save
+    monkeypatch.setattr(Contributions, "save", lambda self: (computed.append(self.computed), real(self))[1])
+    first = generate(options, implemented_only=True, processes=1, memo=memo)
+    assert first.written is not None and not first.errors and not first.kept
+    _rename_a_kernel(source, 0)
+    second = generate(options, implemented_only=True, processes=1, memo=memo)
+    assert second.written is not None and not second.errors
+    total = len(second.written.written) + len(second.written.unchanged)
+    assert 0 < len(second.written.written) <= 3 and len(second.kept) >= total - 6
+    assert 0 < computed[1] < 100 < 20 * computed[1] < computed[0]  # one entry's items, in each family
+
+
+def test_a_cache_that_cannot_be_written_still_serves(tmp_path: Path) -> None:
+    """A cache whose writes fail (a read-only folder) after an edit: what it holds is read, nothing is stored, and
+    the files are those of a run without it."""
+    source = _samples(tmp_path)
+    memo = Memo(Cache(str(tmp_path / "cache")), "constants", lambda: True)
+    run(source, tmp_path / "with_memo", False, memo)
+    _rename_a_kernel(source, 1)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(Cache, "put", lambda self, key, payload: False)
+        with_memo = run(source, tmp_path / "with_memo", False, memo)
+        assert with_memo == run(source, tmp_path / "without", False, None)
+        assert with_memo == run(source, tmp_path / "with_memo", False, memo)  # (and again: nothing was stored)
+
+
+def test_two_processes_after_an_edit_share_the_cache(tmp_path: Path) -> None:
+    """Two generate processes at once after an edit, each into its own folder, one cache (the recent contributions
+    and the file keys written by both): each writes what a run without the cache writes, and so does the next."""
+    source = _samples(tmp_path)
+    memo = Memo(Cache(str(tmp_path / "cache")), "constants", lambda: True)
+    run(source, tmp_path / "a", False, memo)
+    run(source, tmp_path / "b", False, memo)
+    _rename_a_kernel(source, 2)
+    pids = []
+    for name in ("a", "b"):
+        pid = os.fork()
+        if pid == 0:  # the child: never returns
+            code = 1
+            try:
+                errors, _ = run(source, tmp_path / name, False, Memo(Cache(str(tmp_path / "cache")), "constants",
+                                                                   lambda: True))
+                code = 1 if errors else 0
+            finally:
+                os._exit(code)
+        pids.append(pid)
+    assert all(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0 for pid in pids)
+    plain = run(source, tmp_path / "plain", False, None)
+    assert run(source, tmp_path / "a", False, memo) == plain
+    assert outputs(tmp_path / "b") == plain[1]
+    _rename_a_kernel(source, 3)
+    assert run(source, tmp_path / "b", False, memo) == run(source, tmp_path / "plain", False, None)
