@@ -33,7 +33,7 @@ from .native_function import (
     UfuncKey,
     Variant,
 )
-from .schema import TENSOR, Argument, BaseTy, FunctionSchema, OperatorName, SchemaKind, SchemaKindError
+from .schema import TENSOR, Argument, BaseTy, FunctionSchema, ListType, OperatorName, OptionalType, SchemaKind, SchemaKindError
 from .schema_parser import Issue, ParsedSchema, SchemaSpans, parse_argument_text, parse_operator_name, parse_schema
 from .schema_rules import Where, check_schema
 
@@ -261,7 +261,7 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
     namespace = f.parsed.namespace if f is not None else "aten"
     keys = _lower_keys(r, entry, func, release)
     precomputed = _lower_precomputed(r, keys.structured)
-    tags = _lower_tags(r, valid_tags, namespace, func)
+    tags = _lower_tags(r, valid_tags, namespace, func, release)
     dispatch_read, kernels = _lower_dispatch(r, keys.manual_kernel_registration, keys.structured, ignore_keys,
                                              release=release)
     autogen = _lower_autogen(r)
@@ -449,6 +449,8 @@ def _check_schema_rules(r: _Reader, func: FunctionSchema, f: _Func, spans: Schem
         _refuse_const_quantizer_ptr(r, func, spans, f.text, release)
     if not release.symbool_type and "SymBool" in f.value:
         _refuse_symbool(r, func, spans, f.text, release)
+    if not release.optional_tensor_returns and "?" in f.value.rpartition("->")[2]:
+        _refuse_optional_tensor_returns(r, func, spans, f.text, release)
 
 
 def _default_dispatch(r: _Reader, func: FunctionSchema, keys: _Keys, text: ScalarText,
@@ -525,6 +527,18 @@ def _refuse_symbool(r: _Reader, func: FunctionSchema, spans: SchemaSpans, text: 
     for span in found:
         r.error("OPG203", span, f"unknown type 'SymBool': it is a type of native_functions.yaml from torch 2.5; "
                                 f"this is {release}")
+
+
+def _refuse_optional_tensor_returns(r: _Reader, func: FunctionSchema, spans: SchemaSpans, text: ScalarText,
+                                    release: Release) -> None:
+    """A `Tensor?` return (or a list of them) has a C++ type from 2.2; gen.py before it fails on it (no other
+    optional return has one in any release: codegen_rules.unreturnable)."""
+    for i, ret in enumerate(func.returns):
+        t = ret.type.elem if isinstance(ret.type, ListType) else ret.type
+        if t == OptionalType(TENSOR) and i < len(spans.each_return):
+            r.error("OPG208", text.span(*spans.each_return[i]),
+                    f"a '{ret.type}' return has no C++ type in torchgen's codegen before torch 2.2 (gen.py of "
+                    f"{release} fails on it: unrecognized return type)")
 
 
 def _refuse_const_quantizer_ptr(r: _Reader, func: FunctionSchema, spans: SchemaSpans, text: ScalarText,
@@ -698,7 +712,8 @@ def _precomputed_arguments(r: _Reader, scalar: YScalar, text: str, start: int) -
     return out, ok
 
 
-def _lower_tags(r: _Reader, valid_tags: frozenset[str], namespace: str, func: FunctionSchema | None) -> frozenset[str]:
+def _lower_tags(r: _Reader, valid_tags: frozenset[str], namespace: str, func: FunctionSchema | None,
+                release: Release) -> frozenset[str]:
     node = r.peek("tags")
     items: list[YNode] = []
     if node is None:
@@ -722,7 +737,7 @@ def _lower_tags(r: _Reader, valid_tags: frozenset[str], namespace: str, func: Fu
             r.error("OPG107", item.span, f"unknown tag '{item.value}': tags.yaml does not define it{hint}", data)
             continue
         names.append(item.value)
-    if namespace == "aten" and "pt2_compliant_tag" in valid_tags:
+    if namespace == "aten" and "pt2_compliant_tag" in valid_tags and release.aten_ops_get_pt2_compliant_tag:
         names.append("pt2_compliant_tag")
     if func is not None and func.is_out_fn() and "out" in valid_tags:
         names.append("out")

@@ -122,7 +122,7 @@ class Explainer:
             if meta:
                 out.append(Snippet("Structured meta class", "NativeMetaFunctions.h", meta))
         tags = tags_initializer(f)
-        tags_index = self._tags.get(tags) if tags != "{}" else None
+        tags_index = self._tags.get(tags) if tags != "{}" and self.release.schema_tags_shared else None
         out.append(Snippet("Schema registration", "RegisterSchema.cpp", compute_schema_registration(f, tags_index),
                            "  "))
         return [Snippet(s.title, s.file, as_in_file(s.code, s.indent, drop_blank_lines=s.file.startswith("Register")

@@ -15,6 +15,7 @@ from ..frozen import record
 from .profile import (
     AOTI_SHIMS_2_8,
     C10_OPTIONAL,
+    C10_OPTIONAL_2_1,
     C10_OPTIONAL_2_2,
     EVERY_OP_AOTI_SHIMS,
     OLDER_AOTI_SHIMS,
@@ -68,25 +69,26 @@ def change(version: str, **changes: object) -> Change:
     return Change(version, tuple(changes.items()))
 
 
-# Every behaviour as torch 2.2.2's torchgen has it (the oldest release known).
+# Every behaviour as torch 2.1.2's torchgen has it (the oldest release known).
 BEFORE: dict[str, object] = dict(
     generation_verified=True,
     # reading native_functions.yaml
     named_tensor_types=True, refuses_const_ref_mutable_out=False, philox_ops_need_no_seeded_tag=False,
     skipped_by_functionalization=frozenset({"record_stream", "resize_", "resize_as_", "_fill_mem_eff_dropout_mask_"}),
-    set_passes_inplace_view_rules=False,
+    set_passes_inplace_view_rules=False, aten_ops_get_pt2_compliant_tag=False,
     generated_variants_tagged_by_kind=False, const_quantizer_ptr_type=True, refuses_python_keyword_argument_names=False,
     core_composite_ops_get_generated_variants=False, generated_variants_based_on_mutable=False,
     # gen.py and the generators beside it
     template_blocks_strip_lines=False, view_inverse_form=REAPPLY_VIEWS_INVERSES, view_meta_knows_symbolic_inputs=False,
-    noop_redispatch_return_ends_twice=True,
+    noop_redispatch_return_ends_twice=True, view_meta_knows_multi_output=False,
+    functionalization_leaves_set_source_tensor=False, meta_comment_says_technicaly=True, schema_tags_shared=False,
     functionalization_view_meta_classes=False, inplace_view_comment_says_runnin=True,
     writes_aoti_c_shims=False, writes_aten_c_shim=False, functionalization_registers_composite_views=False,
     structured_outputs_propagate_names=True, xpu_family_waits_for_flag=False, structured_xpu_kernels_export_xpu=False,
     device_family_kernel_exports=False, cuda_kernels_in_torch_cpu=frozenset(), owning_types_hold_tensors_by_value=False,
     writes_native_aot_stubs=False, single_output_view_replay=False, fallback_variants_carry_since=False,
     aoti_nullable_returns=frozenset({"_scaled_dot_product_flash_attention"}),
-    lazy_to_string_moves_stream=False, cumulative_out_ops=frozenset(), cpp_spelling=C10_OPTIONAL_2_2,
+    lazy_ir_keeps_generators=False, lazy_to_string_moves_stream=False, cumulative_out_ops=frozenset(), cpp_spelling=C10_OPTIONAL_2_1,
     aoti_shim_form=EVERY_OP_AOTI_SHIMS, aoti_tensors_resolve_dispatch_flags=False,
     register_dispatch_key_sharded=False, dispatch_helpers_per_definitions_block=True,
     dispatch_keys_unknown=frozenset({"NestedTensorHPU", "MTIA", "SparseMPS", "SparseCsrMPS", "SparseCsrXPU",
@@ -102,9 +104,10 @@ BEFORE: dict[str, object] = dict(
     vmap_symint_return_overrides=frozenset(), lazy_ir_includes_std_optional=False,
     generated_comment_names_generator=False, device_keys_with_empty_functions=frozenset({"Meta", "CPU", "CUDA", "MPS"}),
     # derivatives.yaml and deprecated.yaml
-    derivatives_name_view_copies=False, python_bindings_skip_hand_bound=frozenset(),
+    derivatives_name_view_copies=False, derivatives_save_sym_numel=False,
+    python_bindings_skip_hand_bound=frozenset(),
     node_compiled_args_const=False, node_optional_strings_are_std=False,
-    symbool_type=False,
+    symbool_type=False, optional_tensor_returns=False,
     # gen.py's command line
     gen_py_takes_mtia=False, gen_py_takes_xpu=False, gen_py_takes_aoti_flags=False,
     gen_py_takes_extend_aoti_c_shim=False,
@@ -112,7 +115,11 @@ BEFORE: dict[str, object] = dict(
 
 # Every release known, oldest first, with what its torchgen changed.
 CHANGELOG: tuple[Change, ...] = (
-    change("2.2.2"),
+    change("2.1.2"),
+    change("2.2.2", cpp_spelling=C10_OPTIONAL_2_2, view_meta_knows_multi_output=True,
+           functionalization_leaves_set_source_tensor=True, meta_comment_says_technicaly=False, schema_tags_shared=True,
+           derivatives_save_sym_numel=True, lazy_ir_keeps_generators=True,
+           optional_tensor_returns=True, aten_ops_get_pt2_compliant_tag=True),
     change("2.3.1", writes_aoti_c_shims=True, view_inverse_form=RETURN_MODE_INVERSES,
            noop_redispatch_return_ends_twice=False, cpp_spelling=C10_OPTIONAL, dispatch_keys_unknown=removed("SparseCsrMeta"),
            derivatives_name_view_copies=True, set_passes_inplace_view_rules=True),

@@ -78,6 +78,8 @@ class CppSpelling:
     # translate's optional dtype of a TensorOptions: `c10::optTypeMetaToScalarType` (before 2.3 unqualified, as
     # the generated files are inside namespace at, which sees c10's).
     dtype_of_options: str
+    # translate's narrowing of a SymInt to an int: `guard_int(__FILE__, __LINE__)` (before 2.2, `expect_int()`).
+    int_of_symint: str
 
     def optional(self, elem: str, *, rooted: bool = True) -> str:
         return f"{self.rooted if rooted else self.unrooted}optional<{elem}>"
@@ -90,11 +92,14 @@ class CppSpelling:
 
 
 _DTYPE_OF_OPTIONS = "c10::optTypeMetaToScalarType"
+_GUARD_INT = "guard_int(__FILE__, __LINE__)"
 C10_OPTIONAL_2_2 = CppSpelling(rooted="c10::", unrooted="c10::", in_scope_nullopt="nullopt",
-                               dtype_of_options="optTypeMetaToScalarType")
-C10_OPTIONAL = CppSpelling(rooted="c10::", unrooted="c10::", in_scope_nullopt="nullopt", dtype_of_options=_DTYPE_OF_OPTIONS)
+                               dtype_of_options="optTypeMetaToScalarType", int_of_symint=_GUARD_INT)
+C10_OPTIONAL_2_1 = replace(C10_OPTIONAL_2_2, int_of_symint="expect_int()")
+C10_OPTIONAL = CppSpelling(rooted="c10::", unrooted="c10::", in_scope_nullopt="nullopt", dtype_of_options=_DTYPE_OF_OPTIONS,
+                           int_of_symint=_GUARD_INT)
 STD_OPTIONAL = CppSpelling(rooted="::std::", unrooted="std::", in_scope_nullopt="std::nullopt",
-                           dtype_of_options=_DTYPE_OF_OPTIONS)
+                           dtype_of_options=_DTYPE_OF_OPTIONS, int_of_symint=_GUARD_INT)
 
 
 @record
@@ -134,6 +139,9 @@ class Release:
     # set_ (every overload) may be tagged inplace_view without an out-of-place view op, and its group still gets
     # generated variants; from 2.3 (when its own entries got the tag).
     set_passes_inplace_view_rules: bool
+    # Every aten op gets the tag pt2_compliant_tag when tags.yaml defines it, and generated variants keep it from
+    # their op; from 2.2 (before, an op has it only when its entry says so, and generated variants drop it).
+    aten_ops_get_pt2_compliant_tag: bool
     # Generated out= / in-place variants (added to the model) get the tags out / inplace; from 2.13.
     generated_variants_tagged_by_kind: bool
 
@@ -149,6 +157,17 @@ class Release:
     # A mutating op's functionalization kernel ends the return of its no-op redispatch with a second `;`
     # (`return out;;`, a lone `;` when the op returns nothing); until 2.2.
     noop_redispatch_return_ends_twice: bool
+    # A view op's lambda ViewMeta says whether the view is multi-output (`/*is_multi_output=*/`); from 2.2.
+    view_meta_knows_multi_output: bool
+    # Functionalization registers no kernel for set_.source_Tensor's group (set_.source_Tensor has a hand-written
+    # one); from 2.2.
+    functionalization_leaves_set_source_tensor: bool
+    # The mutating ops' functionalization kernels say "they technicaly all support meta tensors" (a typo gen.py
+    # fixed in 2.2); until 2.1.
+    meta_comment_says_technicaly: bool
+    # RegisterSchema.cpp declares each distinct tag list once (`const std::vector<at::Tag> tags_N = {...};`) and
+    # its m.def lines name it; from 2.2 (before, each m.def spells its tags).
+    schema_tags_shared: bool
     # A view's functionalization kernel works out whether its SymInt arguments are symbolic (has_symbolic_inputs)
     # and gives that to the ViewMeta, and a view op's ViewMeta says whether it is as_strided; from 2.4.
     view_meta_knows_symbolic_inputs: bool
@@ -185,6 +204,9 @@ class Release:
     fallback_variants_carry_since: bool
     # The ops whose AOTI shims check each return pointer (`if (ret0) { ... }`), by a substring of the name.
     aoti_nullable_returns: frozenset[str]
+    # gen_lazy_tensor's IR nodes keep a Generator argument (a scalar of the node, shown as "torch.Generator()");
+    # from 2.2. Before, a generator must be optional and is left out of the node.
+    lazy_ir_keeps_generators: bool
     # gen_lazy_tensor's IR nodes end ToString() with `return std::move(ss).str();` (not `ss.str()`); from 2.13.
     lazy_to_string_moves_stream: bool
     # Cumulative out= ops whose functionalized call keeps the out tensor's dtype when none is given
@@ -192,7 +214,7 @@ class Release:
     cumulative_out_ops: frozenset[str]
 
     # How the C++ types and expressions spell optionals (CppSpelling): c10's until 2.3 (optTypeMetaToScalarType
-    # unqualified until 2.2), the standard library's from 2.4.
+    # unqualified until 2.2, SymInts narrowed by expect_int() until 2.1), the standard library's from 2.4.
     cpp_spelling: CppSpelling
 
     # ---- AOTI C shims (area shims)
@@ -233,12 +255,17 @@ class Release:
     # A derivatives.yaml entry may name a view op's _copy function (its own formulas win over those derived from
     # the view's entry); from 2.3. Before, the loader leaves those functions out: such an entry names no function.
     derivatives_name_view_copies: bool
+    # A formula's `x.sym_numel()` is saved as `x_sym_numel` (a SymInt); from 2.2 (before, x itself is saved).
+    derivatives_save_sym_numel: bool
     # Functions.h's autograd Node structs declare `void compiled_args(CompiledNodeArgs& args) const override;`
     # (before, not const); from 2.7.
     node_compiled_args_const: bool
     # Functions.h's autograd Node structs keep a saved `str?` as std::optional<std::string>; from 2.5 (before,
     # c10::optional<std::string>).
     node_optional_strings_are_std: bool
+    # A `Tensor?` return (or `Tensor?[]`) has a C++ type (::std::optional<at::Tensor>); from 2.2 (before, gen.py fails
+    # on it: OPG208).
+    optional_tensor_returns: bool
     # SymBool is a type of func: schemas (arguments and returns); from 2.5.
     symbool_type: bool
     # ---- torch 2.5's gen.py (and the generators beside it)

@@ -27,11 +27,13 @@ def test_properties_are_exclusive_per_group():
 
 def test_node_names_and_value_roles():
     schema = lazy_schema(parse_schema("add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> "
-                                      "Tensor(a!)").schema, symint=False)
+                                      "Tensor(a!)").schema, symint=False,
+                         generators_in_ir=True)
     assert schema.node_name == "AddTensor"
     assert [a.name for a in schema.filtered_args(scalars=False)] == ["self", "other", "alpha"]
     assert [a.name for a in schema.filtered_args(values=False)] == []
-    constants = lazy_schema(schema.func, LazyIrProperties.of("TreatScalarsAsConstants"), symint=False)
+    constants = lazy_schema(schema.func, LazyIrProperties.of("TreatScalarsAsConstants"), symint=False,
+                            generators_in_ir=True)
     assert [a.name for a in constants.filtered_args(values=False)] == ["alpha"]
 
 
@@ -54,7 +56,7 @@ def test_non_native_entries_and_their_problems():
                    "  - func: view(Tensor input, int[] output_size) -> Tensor\n"
                    "    properties:\n"
                    "      - Shapecompute\n")
-    ops, problems = read_non_native(text)
+    ops, problems = read_non_native(text, DEFAULT)
     assert [o.schema.node_name for o in ops] == ["Scalar"]
     assert ops[0].schema.opkind == "at::prim::Constant" and ops[0].schema.properties.has("ShapeCompute")
     assert [(d.code, d.span.start_line) for d in problems] == [("OPG536", 8), ("OPG536", 11)]

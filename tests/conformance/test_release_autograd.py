@@ -83,7 +83,10 @@ def derivatives_cases(r: Release, text: str) -> list[Case]:
     at = (VERSIONS.index(r.version) - _OFFSET_ORIGIN) % FEW
     cases = []
     for m in MUTATIONS[at::FEW]:
-        edited = m.apply(text)
+        try:
+            edited = m.apply(text)
+        except AssertionError:  # the entry it edits is not in this release's file (chunk's, before 2.2)
+            continue
         cases.append(Case(m.id, edited.text, edited.first, edited.last, m.rejected, m.code, m.native_extra))
     # An entry for a named-tensor op: fine while the release has them, an unknown schema after.
     named: Edited = add_after(ABS, f"- name: {NAMED_SUM}\n  self: grad\n")(text)
@@ -249,14 +252,17 @@ def test_the_release_files_are_clean_for_both(version: str, tmp_path_factory, ca
     assert out.err == ""  # a known release: no note
 
 
-def _case(cases: list[tuple[Case, str | None]], id: str) -> tuple[Case, str | None]:
-    return next(c for c in cases if c[0].id == id)
+def _case(cases: list[tuple[Case, str | None]], id: str, version: str) -> tuple[Case, str | None]:
+    found = next((c for c in cases if c[0].id == id), None)
+    if found is None:
+        pytest.skip(f"{id}: the entry it edits is not in torch {version}'s file")
+    return found
 
 
 @pytest.mark.parametrize("version, id", _per_release("derivatives"))
 def test_derivatives_mutation(version: str, id: str, tmp_path_factory) -> None:
     run = run_of(version, tmp_path_factory)
-    case, theirs = _case(run.derivatives, id)
+    case, theirs = _case(run.derivatives, id, version)
     check = DerivativesChecker().check(DerivativesParser().parse(case.text), _native_of(run, case.native_extra).functions,
                                        run.release)
     _agrees(case, theirs, check.diagnostics, f"torch {version}'s autograd loader")
@@ -265,7 +271,7 @@ def test_derivatives_mutation(version: str, id: str, tmp_path_factory) -> None:
 @pytest.mark.parametrize("version, id", _per_release("deprecated"))
 def test_deprecated_mutation(version: str, id: str, tmp_path_factory) -> None:
     run = run_of(version, tmp_path_factory)
-    case, theirs = _case(run.deprecated, id)
+    case, theirs = _case(run.deprecated, id, version)
     found = DeprecatedParser(run.release).check(case.text, _native_of(run, case.native_extra).functions)
     _agrees(case, theirs, found, f"torch {version}'s deprecated.yaml reader")
 

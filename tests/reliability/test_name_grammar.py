@@ -15,6 +15,7 @@ from opgen_lsp.cli import main
 from opgen_lsp.model.cpp_names import LINE_BREAKS, header_path_problem, identifier_problem
 from opgen_lsp.model.schema_parser import parse_schema
 from opgen_lsp.pieces.template import Template
+from opgen_lsp.releases import DEFAULT
 
 ENTRY = "- func: {func}\n  variants: function\n  dispatch:\n    CPU: abs2_cpu\n"
 SPLITLINES_BREAKS = sorted({c for i in range(0x110000) if len(f"a{(c := chr(i))}b".splitlines()) == 2})
@@ -127,8 +128,8 @@ def test_generate_backend_refuses_an_output_folder_with_a_unicode_line_break(tmp
 ])
 def test_a_lazy_non_native_name_is_in_the_grammar(item: str, shown: str):
     """gen_lazy_tensor pastes a non_native op's names and its opkind into LazyIr.h as they are."""
-    ops, found = read_non_native(f"backend: XLA\ncpp_namespace: x\nnon_native:\n{item}\n")
+    ops, found = read_non_native(f"backend: XLA\ncpp_namespace: x\nnon_native:\n{item}\n", DEFAULT)
     assert ops == () and [d.code for d in found] == ["OPG536"] and shown in found[0].message, found
     ops, found = read_non_native("backend: XLA\ncpp_namespace: x\nnon_native:\n- func: mine(Tensor self) -> Tensor\n"
-                                 "  opkind: at::prim::Constant\n")
+                                 "  opkind: at::prim::Constant\n", DEFAULT)
     assert len(ops) == 1 and found == ()

@@ -29,6 +29,7 @@ from ...pieces.api.types import (
     symIntArrayRefT,
     tensorOptionsT,
 )
+from ...releases import Release
 
 typeAndSizeT = BaseCType("torch::autograd::generated::TypeAndSize")
 tensorGeometryT = BaseCType("at::TensorGeometry")
@@ -126,6 +127,9 @@ _REPLACEMENTS = (
     _Replacement(r"{}.is_conj\(\)", "_conjugate", boolT),
 )
 
+# Before 2.2 `x.sym_numel()` is left as it is (x itself is saved).
+_REPLACEMENTS_2_1 = tuple(r for r in _REPLACEMENTS if r.suffix != "_sym_numel")
+
 # Calls torchgen refuses in any backward formula, and the SymInt call to use instead.
 UNSUPPORTED_CALLS = (
     (re.compile(r"\.sizes\(\)|->sizes\(\)"), ".sizes()", ".sym_sizes()"),
@@ -140,7 +144,7 @@ def unsupported_calls(formula: str) -> list[tuple[str, str, int, int]]:
             for m in pattern.finditer(formula)]
 
 
-def saved_variables(formula: str, nctypes: list[NamedCType], var_names: tuple[str, ...]
+def saved_variables(formula: str, nctypes: list[NamedCType], var_names: tuple[str, ...], release: Release
                     ) -> tuple[str, tuple[SavedAttribute, ...]]:
     """The formula with node-time expressions replaced by their fields, and what the node saves.
 
@@ -150,7 +154,7 @@ def saved_variables(formula: str, nctypes: list[NamedCType], var_names: tuple[st
         name = nctype.name.name if isinstance(nctype.name, SpecialArgName) else nctype.name
         if name not in formula:  # every pattern below needs the name itself
             continue
-        for rule in _REPLACEMENTS:
+        for rule in _REPLACEMENTS if release.derivatives_save_sym_numel else _REPLACEMENTS_2_1:
             def replace(m: re.Match[str], rule: _Replacement = rule, name: str = name) -> str:
                 if rule.suffix == "_sym_strides" and var_names != (name,):
                     raise StridesError(name)

@@ -68,6 +68,7 @@ class NativeIndex:
     by_signature: dict[str, list[NativeFunction]]
     view_copies: dict[str, NativeFunction]  # a view op's name -> its view_copy function
     by_name: dict[str, list[str]]  # C++ API name -> the schemas of that name (suggestions for unknown schemas)
+    release: Release  # whose loader: the functions it knows and how formulas save their inputs
     # native_functions.yaml read in part (OPG007): whether an op of a name may be declared past the cut.
     may_lie_past_the_cut: Callable[[str], bool] = lambda name: False
 
@@ -91,7 +92,7 @@ class NativeIndex:
         by_name: dict[str, list[str]] = {}
         for schema, f in by_schema.items():
             by_name.setdefault(cpp.name(f.func), []).append(schema)
-        return NativeIndex(by_schema, by_signature, view_copies, by_name, functions.may_lie_past_the_cut)
+        return NativeIndex(by_schema, by_signature, view_copies, by_name, release, functions.may_lie_past_the_cut)
 
 
 @record
@@ -187,6 +188,8 @@ class DerivativesChecker:
             if self._index is not None and index.by_name == self._index.by_name:
                 # The same names and schemas: entries that name none keep their analyses (see _reads).
                 index = dataclasses.replace(index, by_name=self._index.by_name)
+            if release is not self._release:
+                self._memo = {}  # the analyses follow the release's loader
             self._functions, self._release, self._index, self._keys = functions, release, index, keys
         return self._index
 
@@ -340,7 +343,8 @@ def analyse_entry(entry: DerivativeEntry, index: NativeIndex) -> EntryAnalysis:
             report.add("OPG707", table.key_span, f"'{table.key}' is not an autograd dispatch key (Default, "
                                                  f"AutogradNestedTensor, AutogradCPU, AutogradCUDA, ...){hint}", data)
             continue
-        keys.append(_set_up_derivatives(entry, table.key, table.formulas, canonical, arguments, report))
+        keys.append(_set_up_derivatives(entry, table.key, table.formulas, canonical, arguments, report,
+                                        index.release))
     return EntryAnalysis(function, canonical, tuple(keys), tuple(report.diagnostics))
 
 
@@ -374,7 +378,7 @@ def _kind(f: NativeFunction) -> SchemaKind | None:
 
 
 def _set_up_derivatives(entry: DerivativeEntry, key: str, formulas: tuple[Formula, ...], f: NativeFunction,
-                        arguments: list[Binding], report: _Report) -> KeyInfo:
+                        arguments: list[Binding], report: _Report, release: Release) -> KeyInfo:
     arg_names = [a.name for a in arguments]
     ret_names = [r.name for r in f.func.returns]
     differentiability = entry.output_differentiability or (True,) * len(f.func.returns)
@@ -402,7 +406,7 @@ def _set_up_derivatives(entry: DerivativeEntry, key: str, formulas: tuple[Formul
         if formula.is_non_differentiable:
             non_differentiable.update((n, formula) for n in names)
             continue
-        derivative = _backward(formula, f, arguments, report)
+        derivative = _backward(formula, f, arguments, report, release)
         if derivative is not None:
             derivatives.append((formula, derivative))
         differentiable.update((n, formula) for n in names)
@@ -461,7 +465,8 @@ def _forward_outputs(formula: Formula, f: NativeFunction, report: _Report) -> tu
     return None
 
 
-def _backward(formula: Formula, f: NativeFunction, arguments: list[Binding], report: _Report) -> Derivative | None:
+def _backward(formula: Formula, f: NativeFunction, arguments: list[Binding], report: _Report,
+              release: Release) -> Derivative | None:
     text = formula.text
     problems = unsupported_calls(text)
     for what, instead, start, end in problems:
@@ -479,8 +484,8 @@ def _backward(formula: Formula, f: NativeFunction, arguments: list[Binding], rep
     outputs = [NamedCType(n, cpp.return_type(r, options=options).remove_const_ref())
                for n, r in zip(names, f.func.returns)]
     try:
-        rewritten, saved_in = saved_variables(text, inputs, formula.names)
-        rewritten, saved_out = saved_variables(rewritten, outputs, formula.names)
+        rewritten, saved_in = saved_variables(text, inputs, formula.names, release)
+        rewritten, saved_out = saved_variables(rewritten, outputs, formula.names, release)
     except StridesError as exc:
         at = text.find(f"{exc}.sym_strides()")
         span = report.within(formula.value, at, at + len(f"{exc}.sym_strides()")) if at >= 0 else formula.value.span

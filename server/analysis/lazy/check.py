@@ -91,7 +91,7 @@ def check_lazy(text: str, resolved: ResolvedBackend, target: BackendTarget, grou
 
     target: target_of(resolved); groups: sort_groups' order; header None: the shape check is skipped.
     """
-    non_native, problems = read_non_native(text)
+    non_native, problems = read_non_native(text, options.release)
     if any(d.is_error for d in problems):
         return LazyCheck(problems)
     full_codegen, ir_gen = names(resolved.yaml.full_codegen), names(resolved.yaml.ir_gen)

@@ -14,6 +14,7 @@ from ...frozen import record
 from ...model.cpp_names import qualified_name_problem
 from ...model.schema_parser import parse_schema
 from ...pieces.lazy.schema import ALL_PROPERTIES, NON_NATIVE_PROPERTIES, LazyIrSchema, LazyTypeError, lazy_schema
+from ...releases import Release
 from ...text import Span
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -55,7 +56,7 @@ def _section(text: str) -> tuple[yaml.Node | None, list[Diagnostic]]:
     return None, []
 
 
-def _op(item: yaml.Node) -> tuple[NonNativeOp | None, list[Diagnostic]]:
+def _op(item: yaml.Node, release: Release) -> tuple[NonNativeOp | None, list[Diagnostic]]:
     where = _span(item)
     if not isinstance(item, yaml.MappingNode):
         return None, [diag("OPG536", where, "a non_native item must be a mapping with 'func:'")]
@@ -92,19 +93,21 @@ def _op(item: yaml.Node) -> tuple[NonNativeOp | None, list[Diagnostic]]:
     if problems:
         return None, problems
     try:
-        schema = lazy_schema(parsed.schema, props, symint=True).with_opkind(opkind)
+        schema = lazy_schema(parsed.schema, props, symint=True,
+                             generators_in_ir=release.lazy_ir_keeps_generators).with_opkind(opkind)
     except LazyTypeError as exc:
         return None, [diag("OPG537", _span(fields["func"]), str(exc))]
     return NonNativeOp(schema, where), []
 
 
-def read_non_native(text: str) -> tuple[tuple[NonNativeOp, ...], tuple[Diagnostic, ...]]:
-    """The non_native IR nodes of a backend yaml, in file order, and the problems found."""
+def read_non_native(text: str, release: Release) -> tuple[tuple[NonNativeOp, ...], tuple[Diagnostic, ...]]:
+    """The non_native IR nodes of a backend yaml, in file order, and the problems found (by the release's
+    gen_lazy_tensor)."""
     section, found = _section(text)
     ops = []
     if section is not None:
         for item in section.value:
-            op, problems = _op(item)
+            op, problems = _op(item, release)
             found.extend(problems)
             if op is not None:
                 ops.append(op)

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from ...model.native_function import NativeFunction
 from ...pieces.dest.dispatcher_calls import compute_aten_op, compute_registration_declaration
 from ...pieces.dest.functions import cpp_string, tags_initializer
+from ...releases import Release
 from ..plan import Env
 from .context import GenContext, Part
 
@@ -19,14 +20,14 @@ def schema_of(f: NativeFunction) -> tuple[str, str]:
     return tags_initializer(f), cpp_string(str(f.func))
 
 
-def schema_definitions(schemas: Iterable[tuple[str, str]]) -> list[str]:
+def schema_definitions(schemas: Iterable[tuple[str, str]], release: Release) -> list[str]:
     """m.def lines of (tags, schema) pairs (schema_of's); each distinct tag list is declared (tags_<n>) before its
-    first use."""
+    first use (before 2.2, spelled in each line)."""
     known: dict[str, int] = {}
     out = []
     for tags, schema in schemas:
-        if tags == "{}":
-            out.append(f"m.def({schema}, {{}});\n")
+        if tags == "{}" or not release.schema_tags_shared:
+            out.append(f"m.def({schema}, {tags});\n")
             continue
         declare = ""
         if tags not in known:
@@ -47,7 +48,7 @@ def register_schema_cpp(ctx: GenContext) -> Env:
     aten: list[str] = []
     others = ""
     for namespace, functions in by_namespace.items():
-        body = schema_definitions(functions)
+        body = schema_definitions(functions, ctx.options.release)
         if namespace == "aten":
             aten = body
             continue

@@ -116,7 +116,7 @@ def generate_lazy(options: LazyRunOptions) -> LazyResult:
         snapshot, diagnostics = check_backend_files(options.source_yaml, text, native, impls, experimental=False)
     result = LazyResult(diagnostics=tuple(diagnostics), read=True)
     if result.has_errors or snapshot.resolved is None:
-        non_native_problems = read_non_native(text)[1]  # reported with the yaml's own, as gen_lazy_tensor reads it
+        non_native_problems = read_non_native(text, options.release)[1]  # reported with the yaml's own, as gen_lazy_tensor reads it
         return dataclasses.replace(result, diagnostics=result.diagnostics + _placed(options, non_native_problems))
     target = target_of(snapshot.resolved)
     if target is None:

@@ -213,10 +213,10 @@ class _Solver:
             arg = direct(NamedCType(name, OptionalCType(longT)))
             return f"{arg}.has_value() ? {self._make}(c10::SymInt(*{arg})) : {self._nullopt}"
         if t == longT:
-            return f"{direct(NamedCType(name, SymIntT))}.guard_int(__FILE__, __LINE__)"
+            return f"{direct(NamedCType(name, SymIntT))}.{self.spelling.int_of_symint}"
         if t == OptionalCType(longT):
             arg = direct(NamedCType(name, OptionalCType(SymIntT)))
-            return f"{arg}.has_value() ? {self._make}({arg}->guard_int(__FILE__, __LINE__)) : {self._nullopt}"
+            return f"{arg}.has_value() ? {self._make}({arg}->{self.spelling.int_of_symint}) : {self._nullopt}"
         if t == optionalIntArrayRefT:
             r = self.attempt(NamedCType(name, OptionalCType(VectorCType(longT))), direct=True)
             if r is not None:

@@ -456,7 +456,7 @@ def _lambda(g: NativeFunctionsViewGroup, view_copy: NativeFunction, f: NativeFun
 def lambda_view_meta(g: NativeFunctionsViewGroup, view_copy: NativeFunction, f: NativeFunction,
                      release: Release) -> str:
     """`at::functionalization::ViewMeta view_meta = ...`: the view's replay as a forward and a reverse lambda;
-    a view op's (not an inplace view's) also says whether it is multi-output, and from 2.4 whether it is
+    a view op's (not an inplace view's) also says, from 2.2, whether it is multi-output, and from 2.4 whether it is
     as_strided, after whether the inputs are symbolic (Release.view_meta_knows_symbolic_inputs)."""
     spelling = release.cpp_spelling
     form = release.view_inverse_form
@@ -468,7 +468,7 @@ def lambda_view_meta(g: NativeFunctionsViewGroup, view_copy: NativeFunction, f: 
         flags = multi + f",\n        /*is_as_strided=*/{str(str(f.func.name) == 'as_strided').lower()}" if view_op else ""
         tail = f",\n        /*has_symbolic_inputs=*/has_symbolic_inputs{flags}"
     else:
-        tail = multi if view_op else ""
+        tail = multi if view_op and release.view_meta_knows_multi_output else ""
     return f"""at::functionalization::ViewMeta view_meta = at::functionalization::ViewMeta(
         {forward} {{
           if (reapply_views) {{
@@ -705,10 +705,11 @@ def _meta_shape_check(f: NativeFunction, sig: DispatcherSignature, release: Rele
     any_storage = any(a.type == BaseType(BaseTy.Storage) for a in flat)
     run_meta = str(not any_storage and f.func.kind() is SchemaKind.inplace).lower()
     meta_conversion, meta_ctx = convert_to_meta_tensors(sig)
+    technically = "technicaly" if release.meta_comment_says_technicaly else "technically"
     return f"""if ({run_meta}{meta_reference_guard(release)}) {{
         // Before converting the mutable op to its functional variant, run meta tensors through the original op.
         // This will help us catch shape errors that apply to inplace ops that wouldn't apply to their functional variants.
-        // (We can only do this for inplace ops today though, because they technically all support meta tensors).
+        // (We can only do this for inplace ops today though, because they {technically} all support meta tensors).
         {meta_conversion}
         at::AutoDispatchSkipFunctionalize func_guard;
         c10::impl::ExcludeDispatchKeyGuard guard(exclude_keys_for_meta_dispatch);
@@ -831,7 +832,9 @@ def compute_functionalization_registrations(g: Grouped, cia_index: BackendIndex,
         return [_registration(f, cia_index, release.cpp_spelling) for f in _view_and_inplace(g)
                 if release.functionalization_registers_composite_views or not f.has_composite_implicit_autograd_kernel]
     if isinstance(g, NativeFunctionsGroup):
-        fns = [] if g.inplace is not None and str(g.inplace.func.name) == "set_.source_Tensor" else list(g.functions())
+        by_hand = release.functionalization_leaves_set_source_tensor and g.inplace is not None \
+            and str(g.inplace.func.name) == "set_.source_Tensor"
+        fns = [] if by_hand else list(g.functions())
     else:
         if skips_functionalization(str(g.func.name), release):
             return []

@@ -111,9 +111,10 @@ def tags_initializer(f: NativeFunction) -> str:
 
 
 def compute_schema_registration(f: NativeFunction, tags_index: int | None) -> str:
-    """The m.def line of RegisterSchema.cpp; ops with tags name the shared tags_<index> vector."""
+    """The m.def line of RegisterSchema.cpp; ops with tags name the shared tags_<index> vector (None: the tags
+    spelled in the line, as for an op without tags and before 2.2)."""
     if tags_index is None:
-        return f"m.def({cpp_string(str(f.func))}, {{}});\n"
+        return f"m.def({cpp_string(str(f.func))}, {tags_initializer(f)});\n"
     return f"m.def({cpp_string(str(f.func))}, tags_{tags_index});\n"
 
 

@@ -52,7 +52,8 @@ _CODEGEN_ERRORS = (LazyTypeError, LazyKernelError, UnsatError, ValueError)
 
 def ir_declaration(f: NativeFunction, index: BackendIndex, options: IrOptions) -> str:
     meta = index.get_kernel(f)
-    return node_class(lazy_schema(f.func, symint=meta is not None and meta.supports_symint()), options)
+    return node_class(lazy_schema(f.func, symint=meta is not None and meta.supports_symint(),
+                                  generators_in_ir=options.release.lazy_ir_keeps_generators), options)
 
 
 def compute_pieces(groups: tuple[Group, ...], index: BackendIndex, class_name: str,
@@ -63,7 +64,7 @@ def compute_pieces(groups: tuple[Group, ...], index: BackendIndex, class_name: s
     kernels, nodes = [], []
     for f in selected(groups, full_codegen):
         try:
-            kernels.append(kernel_definition(f, index, class_name, options.kernel, options.release.cpp_spelling))
+            kernels.append(kernel_definition(f, index, class_name, options.kernel, options.release))
         except _CODEGEN_ERRORS as exc:
             problems.append((f.func.name, str(exc)))
     ir = options.ir
@@ -111,7 +112,7 @@ def lazy_op_code(f: NativeFunction, target: BackendTarget, full_codegen: bool, o
         if not full_codegen:
             return LazyOpCode(node, None, None)
         spelling = options.release.cpp_spelling
-        kernel = as_written(kernel_definition(f, index, target.class_name, options.kernel, spelling))
+        kernel = as_written(kernel_definition(f, index, target.class_name, options.kernel, options.release))
         return LazyOpCode(node, kernel, shape_declaration(f, index, spelling))
     except _CODEGEN_ERRORS as exc:
         return LazyOpCode(None, None, None, str(exc))

@@ -13,6 +13,7 @@ from __future__ import annotations
 from ...frozen import record
 from ...model.native_function import BackendIndex, BackendMetadata, NativeFunction
 from ...model.schema import BaseTy, BaseType, ListType
+from ...releases import Release
 from ...releases.profile import CppSpelling
 from ..api import dispatcher
 from ..api.signatures import DispatcherSignature
@@ -74,7 +75,7 @@ class ShapeSignature:
 
 
 def shape_signature(f: NativeFunction, kernel: str, *, symint: bool, spelling: CppSpelling) -> ShapeSignature:
-    schema = lazy_schema(f.func, symint=symint)
+    schema = lazy_schema(f.func, symint=symint, generators_in_ir=True)  # (every argument, asked for by name below)
     args = dispatcher.arguments(f.func, options=ApiOptions.of(f, spelling), symint=symint)
     return ShapeSignature(kernel, ", ".join(a.decl() for a in args),
                           ", ".join(a.name for a in schema.filtered_args(generator=True)))
@@ -250,11 +251,12 @@ def _return(f: NativeFunction, schema: LazyIrSchema, o: KernelOptions) -> str:
 
 
 def kernel_definition(f: NativeFunction, index: BackendIndex, class_name: str, o: KernelOptions,
-                      spelling: CppSpelling) -> str:
+                      release: Release) -> str:
     """The lazy kernel <class_name>::<kernel> of one full_codegen op."""
+    spelling = release.cpp_spelling
     sig = kernel_signature(f, index, spelling)
     meta = _meta(f, index)
-    schema = lazy_schema(f.func, symint=meta.supports_symint())
+    schema = lazy_schema(f.func, symint=meta.supports_symint(), generators_in_ir=release.lazy_ir_keeps_generators)
     node = schema.node_name
     inputs = ctor_inputs(schema, spelling)
     build = f"""torch::lazy::NodePtr node = torch::lazy::ReuseNode<{node}>({inputs});

@@ -166,6 +166,8 @@ class LazyIrSchema:
     keyword_args: tuple[LazyArgument, ...]
     returns: tuple[Return, ...]
     symint: bool
+    # A Generator argument is one of the node's (Release.lazy_ir_keeps_generators); before 2.2 it is left out.
+    generators_in_ir: bool
     properties: LazyIrProperties = DEFAULT_PROPERTIES
     opkind: str | None = None
 
@@ -180,7 +182,10 @@ class LazyIrSchema:
         return str(self.name.name)
 
     def filtered_args(self, positional: bool = True, keyword: bool = True, values: bool = True,
-                      scalars: bool = True, generator: bool = True) -> list[LazyArgument]:
+                      scalars: bool = True, generator: bool | None = None) -> list[LazyArgument]:
+        """generator: whether Generator arguments are kept (None: as the release's IR nodes keep them)."""
+        if generator is None:
+            generator = self.generators_in_ir
         args: list[LazyArgument] = []
         if positional:
             args.extend(self.positional_args)
@@ -217,8 +222,9 @@ class LazyIrSchema:
 
 
 def lazy_schema(func: FunctionSchema, props: LazyIrProperties = DEFAULT_PROPERTIES, *, symint: bool,
-                value: BaseCType = VALUE_T) -> LazyIrSchema:
-    """The IR view of a schema; raises LazyTypeError on a type the codegen does not support."""
+                generators_in_ir: bool, value: BaseCType = VALUE_T) -> LazyIrSchema:
+    """The IR view of a schema; raises LazyTypeError on a type the codegen does not support.
+    generators_in_ir: Release.lazy_ir_keeps_generators (before 2.2 a Generator must be optional: it is left out)."""
     a = func.arguments
     positional = [*a.pre_self_positional, *([a.self_arg.argument] if a.self_arg is not None else []),
                   *a.post_self_positional]
@@ -226,7 +232,11 @@ def lazy_schema(func: FunctionSchema, props: LazyIrProperties = DEFAULT_PROPERTI
                *a.post_tensor_options_kwarg_only, *a.out]
     if sum(1 for arg in keyword if _is_generator(arg.type)) > 1:
         raise LazyTypeError(f"{func.name}: the lazy codegen expects at most one generator argument")
+    if not generators_in_ir and any(isinstance(x.type, BaseType) and x.type.name is BaseTy.Generator
+                                    for x in (*positional, *keyword)):
+        raise LazyTypeError(f"{func.name}: the lazy codegen of this release expects every generator to be optional "
+                            "(Generator?)")
     return LazyIrSchema(func.name, func,
                         tuple(LazyArgument.of(x, props, symint=symint, value=value) for x in positional),
                         tuple(LazyArgument.of(x, props, symint=symint, value=value) for x in keyword),
-                        func.returns, symint, props)
+                        func.returns, symint, generators_in_ir, props)
