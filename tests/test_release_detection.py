@@ -127,12 +127,12 @@ BACKEND = "backend: XLA\ncpp_namespace: torch_xla\nsupported:\n- abs\n"
 
 
 def test_a_backend_yaml_against_an_older_release_fails_alike_in_check_and_generate(tmp_path: Path, capsys) -> None:
-    native = _checkout(tmp_path / "pytorch", "2.0.1")
+    native = _checkout(tmp_path / "pytorch", "1.13.1")
     backend = tmp_path / "xla_native_functions.yaml"
     backend.write_text(BACKEND)
     assert main(["check", str(backend), "--native-functions", str(native)]) == 1
     out = capsys.readouterr().out
-    assert f"{backend}:1:1: error: torch 2.0.1 (version.txt of {tmp_path / 'pytorch'}) is older" in out
+    assert f"{backend}:1:1: error: torch 1.13.1 (version.txt of {tmp_path / 'pytorch'}) is older" in out
     assert "[OPG951]" in out
     assert main(["generate-backend", "-s", str(backend), "-o", str(tmp_path / "out"),
                  "--native-functions", str(native)]) == 1

@@ -69,9 +69,9 @@ def change(version: str, **changes: object) -> Change:
     return Change(version, tuple(changes.items()))
 
 
-# Every behaviour as torch 2.1.2's torchgen has it (the oldest release known).
+# Every behaviour as torch 2.0.1's torchgen has it (the oldest release known).
 BEFORE: dict[str, object] = dict(
-    generation_verified=True,
+    generation_verified=False,
     # reading native_functions.yaml
     named_tensor_types=True, refuses_const_ref_mutable_out=False, philox_ops_need_no_seeded_tag=False,
     skipped_by_functionalization=frozenset({"record_stream", "resize_", "resize_as_", "_fill_mem_eff_dropout_mask_"}),
@@ -115,7 +115,8 @@ BEFORE: dict[str, object] = dict(
 
 # Every release known, oldest first, with what its torchgen changed.
 CHANGELOG: tuple[Change, ...] = (
-    change("2.1.2"),
+    change("2.0.1"),
+    change("2.1.2", generation_verified=True),
     change("2.2.2", cpp_spelling=C10_OPTIONAL_2_2, view_meta_knows_multi_output=True,
            functionalization_leaves_set_source_tensor=True, meta_comment_says_technicaly=False, schema_tags_shared=True,
            derivatives_save_sym_numel=True, lazy_ir_keeps_generators=True,
