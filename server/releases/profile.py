@@ -136,6 +136,16 @@ class Release:
     philox_ops_need_no_seeded_tag: bool
     # Mutating ops functionalization leaves alone (so in no group they are not an error).
     skipped_by_functionalization: frozenset[str]
+    # Functional ops (name.overload) that need no out= variant though they return nothing tensor-like (torchgen's
+    # FUNCTIONAL_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT; others are OPG307).
+    functional_ops_without_out_variant: frozenset[str]
+    # An op is random (needs the tag nondeterministic_seeded) when an argument's name says dropout, not only its
+    # own name; from 2.1.
+    seeded_tag_by_dropout_arguments: bool
+    # Ops that may be tagged inplace_view without an out-of-place view op (resize_; resize_as_ from 2.1).
+    inplace_view_exempt_ops: frozenset[str]
+    # DeviceIndex is a type of func: schemas; from 2.1.
+    device_index_type: bool
     # set_ (every overload) may be tagged inplace_view without an out-of-place view op, and its group still gets
     # generated variants; from 2.3 (when its own entries got the tag).
     set_passes_inplace_view_rules: bool
