@@ -359,3 +359,17 @@ def test_2_15_refuses_a_yaml_without_its_torch_cpu_cuda_kernels() -> None:
     assert _errors(text, "2.14") == []
     assert [d for d in NativeParser(release=by_series("2.15")).parse(text + TORCH_CPU_CUDA_2_15, frozenset())
             .diagnostics if d.is_error] == []
+
+
+def test_a_static_dispatch_backend_is_a_key_of_the_release(tmp_path: Path, capsys) -> None:
+    """gen.py parses --static-dispatch-backend with its own DispatchKey: MTIA is one from 2.1 (gen.py 2.0: unknown
+    dispatch key MTIA)."""
+    (tmp_path / "native").mkdir()
+    (tmp_path / "native" / "native_functions.yaml").write_text("- func: abs(Tensor self) -> Tensor\n")
+    (tmp_path / "native" / "tags.yaml").write_text("")
+    said = {}
+    for series in ("2.0", "2.1"):
+        main(["generate", "--torch-version", series, "-s", str(tmp_path), "-d", str(tmp_path / "out"),
+              "--static-dispatch-backend", "MTIA", "--dry-run"])
+        said[series] = "--static-dispatch-backend: unknown dispatch key MTIA" in capsys.readouterr().err
+    assert said == {"2.0": True, "2.1": False}

@@ -44,6 +44,11 @@ FUNCTIONAL_OPS_WITHOUT_OUT_VARIANT_2_0 = frozenset({
     "q_zero_point", "qscheme", "record_stream", "sparse_dim"
 })
 
+# The SparseCsr keys (the functionality and its per-backend keys): torchgen's DispatchKey has them from 2.3.
+SPARSE_CSR_KEYS = ("SparseCsr", "SparseCsrHIP", "SparseCsrHPU", "SparseCsrIPU", "SparseCsrLazy", "SparseCsrMPS",
+                   "SparseCsrMTIA", "SparseCsrMeta", "SparseCsrPrivateUse1", "SparseCsrPrivateUse2",
+                   "SparseCsrPrivateUse3", "SparseCsrVE", "SparseCsrXLA", "SparseCsrXPU")
+
 
 @record
 class Added:
@@ -87,6 +92,11 @@ BEFORE: dict[str, object] = dict(
     skipped_by_functionalization=frozenset({"record_stream", "resize_"}),
     functional_ops_without_out_variant=FUNCTIONAL_OPS_WITHOUT_OUT_VARIANT_2_0, seeded_tag_by_dropout_arguments=False,
     inplace_view_exempt_ops=frozenset({"resize_"}), device_index_type=False,
+    dispatch_key_names_unknown=frozenset({
+        "AutocastCPU", "AutocastCUDA", "AutocastXPU", "AutogradMTIA", "BatchedNestedTensor", "Conjugate", "Dense",
+        "FuncTorchBatched", "FuncTorchBatchedDecomposition", "FuncTorchGradWrapper", "FuncTorchVmapMode", "MAIA",
+        "MTIA", "Negative", "NestedTensor", "NestedTensorMTIA", "PreDispatch", "PythonDispatcher", "PythonTLSSnapshot",
+        "QuantizedMTIA", "SparseMTIA", *SPARSE_CSR_KEYS}),
     set_passes_inplace_view_rules=False, aten_ops_get_pt2_compliant_tag=False,
     generated_variants_tagged_by_kind=False, const_quantizer_ptr_type=True, refuses_python_keyword_argument_names=False,
     core_composite_ops_get_generated_variants=False, generated_variants_based_on_mutable=False,
@@ -130,6 +140,9 @@ CHANGELOG: tuple[Change, ...] = (
     change("2.0.1"),
     change("2.1.2", generation_verified=True, seeded_tag_by_dropout_arguments=True, device_index_type=True,
            inplace_view_exempt_ops=added("resize_as_"),
+           dispatch_key_names_unknown=removed("MTIA", "AutogradMTIA", "QuantizedMTIA", "SparseMTIA", "NestedTensorMTIA",
+                                              "FuncTorchBatched", "FuncTorchBatchedDecomposition",
+                                              "FuncTorchGradWrapper", "FuncTorchVmapMode"),
            skipped_by_functionalization=added("resize_as_", "_fill_mem_eff_dropout_mask_"),
            functional_ops_without_out_variant=(added("_assert_async.msg", "sym_constrain_range",
                                                      "sym_constrain_range_for_size", "_nested_tensor_storage_offsets"),
@@ -137,17 +150,21 @@ CHANGELOG: tuple[Change, ...] = (
     change("2.2.2", cpp_spelling=C10_OPTIONAL_2_2, view_meta_knows_multi_output=True,
            functionalization_leaves_set_source_tensor=True, meta_comment_says_technicaly=False, schema_tags_shared=True,
            derivatives_save_sym_numel=True, lazy_ir_keeps_generators=True,
-           optional_tensor_returns=True, aten_ops_get_pt2_compliant_tag=True),
+           optional_tensor_returns=True, aten_ops_get_pt2_compliant_tag=True,
+           dispatch_key_names_unknown=removed("NestedTensor", "Dense", "Conjugate", "Negative", "BatchedNestedTensor")),
     change("2.3.1", writes_aoti_c_shims=True,
            functional_ops_without_out_variant=added("_assert_scalar", "_cslt_sparse_mm_search", "_nested_get_ragged_idx",
                                                     "_print"), view_inverse_form=RETURN_MODE_INVERSES,
            noop_redispatch_return_ends_twice=False, cpp_spelling=C10_OPTIONAL, dispatch_keys_unknown=removed("SparseCsrMeta"),
-           derivatives_name_view_copies=True, set_passes_inplace_view_rules=True),
+           derivatives_name_view_copies=True, set_passes_inplace_view_rules=True,
+           dispatch_key_names_unknown=removed("PreDispatch", *SPARSE_CSR_KEYS)),
     change("2.4.1", cpp_spelling=STD_OPTIONAL, functional_ops_without_out_variant=added("_sink_tokens"),
            view_meta_knows_symbolic_inputs=True, aoti_shim_form=OLDER_AOTI_SHIMS,
            aoti_nullable_returns=added("_scaled_dot_product_efficient_attention",
                                        "_scaled_dot_product_cudnn_attention", "convolution_backward"),
-           gen_py_takes_aoti_flags=True),
+           gen_py_takes_aoti_flags=True,
+           dispatch_key_names_unknown=removed("AutocastCPU", "AutocastCUDA", "MAIA", "PythonDispatcher",
+                                              "PythonTLSSnapshot")),
     change("2.5.1", dispatch_keys_unknown=removed("XPU"), cpp_default_qualifies_memory_format=True,
            registration_helpers_silence_unused=True, view_copy_kernels_include_group_natives=True,
            functionalization_propagates_xla_data_direct=True, vmap_unwraps_by_structured_binding=True,
@@ -191,7 +208,8 @@ CHANGELOG: tuple[Change, ...] = (
            enum_tag_in_core=False),
     change("2.13.0", named_tensor_types=False, generated_variants_tagged_by_kind=True,
            structured_outputs_propagate_names=False, fallback_variants_carry_since=True,
-           lazy_to_string_moves_stream=True, cumulative_out_ops=removed("cumsum.dimname_out", "cumprod.dimname_out")),
+           lazy_to_string_moves_stream=True, cumulative_out_ops=removed("cumsum.dimname_out", "cumprod.dimname_out"),
+           dispatch_key_names_unknown=removed("AutocastXPU")),
     change("2.14.1", xpu_family_waits_for_flag=True, structured_xpu_kernels_export_xpu=False,
            owning_types_hold_tensors_by_value=True),
     change("2.15.0", philox_ops_need_no_seeded_tag=True,

@@ -246,6 +246,12 @@ class Release:
     # is refused (OPG105) and no Register<Key>.cpp is written for them. SparseCsrXPU from 2.7; NestedTensorHPU
     # and MTIA from 2.8; SparseMPS and SparseCsrMPS from 2.9.
     dispatch_keys_unknown: frozenset[str]
+    # The names of opgen's DispatchKey (the newest torchgen's) that this release's torchgen DispatchKey lacks: a
+    # backend yaml's `backend:` (or its Autograd key) and gen.py's --static-dispatch-backend naming one are refused
+    # as that torchgen refuses them (unknown dispatch key). MTIA's keys and FuncTorch* from 2.1; NestedTensor, Dense,
+    # Conjugate, Negative, BatchedNestedTensor from 2.2; the SparseCsr keys and PreDispatch from 2.3; AutocastCPU,
+    # AutocastCUDA, MAIA, PythonDispatcher, PythonTLSSnapshot from 2.4; AutocastXPU from 2.13.
+    dispatch_key_names_unknown: frozenset[str]
     # Functionalization's meta reference runs are skipped when TORCH_DISABLE_FUNCTIONALIZATION_META_REFERENCE=1
     # (`&& !disable_meta_reference()`); from 2.7.
     meta_reference_can_be_disabled: bool

@@ -16,21 +16,24 @@ from pathlib import Path
 import pytest
 import reference
 
+from opgen_lsp.cli import main
 from opgen_lsp.index.native import TagsParser
+from opgen_lsp.model import dispatch as dk
 from opgen_lsp.model.generate import skips_functionalization
 from opgen_lsp.releases import RELEASES, Release, release_at
 
-from .test_release_matrix import _aten, opgen_errors, release_folder, verdicts
+from .test_release_matrix import _aten, _pytorch_shaped, _torchgen, opgen_errors, release_folder, verdicts
 
 pytestmark = [pytest.mark.versions, pytest.mark.slow]
 
 _LISTS = """
 import json
 from torchgen.gen_functionalization_type import MUTABLE_OPS_NOT_USING_FUNCTIONALIZATION as skipped
-from torchgen.model import BaseTy
+from torchgen.model import BaseTy, DispatchKey
 from torchgen.native_function_generation import FUNCTIONAL_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT as functional
 print(json.dumps({"functional": sorted(functional), "skipped": sorted(skipped),
-                  "types": sorted(t for t in ("DeviceIndex", "SymBool") if hasattr(BaseTy, t))}))
+                  "types": sorted(t for t in ("DeviceIndex", "SymBool") if hasattr(BaseTy, t)),
+                  "keys": sorted(DispatchKey.__members__)}))
 """
 
 
@@ -44,6 +47,7 @@ def test_the_release_lists_are_its_torchgen_s(release: Release, tmp_path: Path) 
     ours = sorted(t for t, known in (("DeviceIndex", release.device_index_type), ("SymBool", release.symbool_type))
                   if known)
     assert ours == theirs["types"]
+    assert sorted(release.dispatch_key_names_unknown) == sorted(set(dk.ALL_KEY_NAMES) - set(theirs["keys"]))
 
 
 # One entry of the release's own file edited (old -> new): (id, old, new, versions whose torchgen refuses it).
@@ -103,3 +107,30 @@ def test_the_2_0_fields_change_in_2_1() -> None:
     assert new.skipped_by_functionalization - old.skipped_by_functionalization == {"resize_as_",
                                                                                    "_fill_mem_eff_dropout_mask_"}
     assert "_nested_tensor_offsets" in old.functional_ops_without_out_variant - new.functional_ops_without_out_variant
+
+
+# A backend yaml naming a key by the name of `backend:` (and its Autograd key): (release, key, whether that
+# release's gen_backend_stubs refuses it), around each release where keys arrived.
+BACKEND_KEYS = [("2.0.1", "MTIA", True), ("2.1.2", "MTIA", False), ("2.2.2", "SparseCsrXLA", True),
+                ("2.3.1", "SparseCsrXLA", False), ("2.12.1", "AutocastXPU", True), ("2.13.0", "AutocastXPU", False)]
+
+
+@pytest.mark.parametrize("version,key,refused", BACKEND_KEYS)
+def test_a_backend_key_is_one_where_the_release_has_it(version: str, key: str, refused: bool, tmp_path: Path,
+                                                        monkeypatch, capsys) -> None:
+    folder = release_folder(version)
+    source = tmp_path / "backend.yaml"
+    source.write_text(f"backend: {key}\ncpp_namespace: torch_probe\nsupported:\n- abs\n")
+    oracle = _pytorch_shaped(folder, tmp_path / "oracle")
+    (tmp_path / "ref").mkdir()
+    done = _torchgen(oracle, "torchgen.gen_backend_stubs", ["-s", str(source), "-o", "out"], tmp_path / "ref", ["out"])
+    assert (done.returncode != 0) == refused, done.stderr[-1500:]
+    if refused:
+        assert f"unknown dispatch key {key}" in done.stderr
+    native = _aten(folder) / "native" / "native_functions.yaml"
+    monkeypatch.chdir(tmp_path)
+    code = main(["check", str(source), "--native-functions", str(native)])
+    out = capsys.readouterr().out
+    assert (code == 1) == refused, out
+    if refused:
+        assert f"{source}:1:10: error: '{key}' is not a dispatch key of torch " in out and "[OPG502]" in out
