@@ -61,9 +61,6 @@ def generation_not_verified(version: str) -> str | None:
 
 
 CHECKED = [not_yet(v, CHECK_NOT_YET.get(v)) for v in VERSIONS]
-# 2.13.0 is what the rest of tests/conformance compares with (installed torch); the matrix adds the others; a release
-# whose generation is not verified yet has its rows, expected to fail.
-GENERATED = [not_yet(r.version, generation_not_verified(r.version)) for r in RELEASES if r.version != "2.13.0"]
 # All the mutations for the newest releases; a sample (every FEW-th) for the others, for CI time (the rules that
 # differ between releases have tests of their own in tests/test_releases.py).
 FULL_MUTATIONS = ("2.14.1", "2.15.0")
@@ -189,6 +186,8 @@ ROCM_RELEASES = ("2.5.1", "2.10.0", "2.11.0")
 # A release's layouts one after the other, plain first: the memos its (cheaper) cold run fills serve the
 # per-operator layout, the costliest.
 # (--xpu only where gen.py takes it: from 2.6.)
+# 2.13.0 is what the rest of tests/conformance compares with (installed torch); the matrix adds the others; a release
+# whose generation is not verified yet has its rows, expected to fail.
 GENERATE_CASES = [pytest.param(r.version, layout, marks=[pytest.mark.xfail(strict=True, reason=why)] if why else [])
                   for r in RELEASES if r.version != "2.13.0"
                   for why in [generation_not_verified(r.version)] for layout in LAYOUTS
@@ -249,7 +248,7 @@ CORPUS_DIR = Path(os.environ.get("OPGEN_CORPUS") or CORPUS)
 CORPUS_YAMLS = sorted(CORPUS_DIR.glob("*.yaml"))
 
 
-@pytest.mark.parametrize("version", GENERATED)
+@pytest.mark.parametrize("version", [v for v in VERSIONS if v != "2.13.0"])
 def test_backend_corpus_agrees(version: str, tmp_path: Path, monkeypatch) -> None:
     folder = release_folder(version)
     if not CORPUS_YAMLS:
@@ -287,7 +286,15 @@ def _fit_to(yaml_text: str, r: Release) -> str:
     return "".join(kept)
 
 
-@pytest.mark.parametrize("version", GENERATED)
+# Why a release's lazy row cannot pass yet beyond its generation (its gen_lazy_tensor on torch_xla's yaml).
+LAZY_NOT_YET = {
+    "2.0.1": "gen_lazy_tensor 2.0 crashes on torch_xla's yaml (IndexError writing the out= wrappers of split_copy.Tensor "
+             "and unbind_copy.int, whose out= ops return nothing): _fit_to must leave them out, opgen refuse them",
+}
+
+
+@pytest.mark.parametrize("version", [not_yet(r.version, LAZY_NOT_YET.get(r.version) or generation_not_verified(r.version))
+                                     for r in RELEASES if r.version != "2.13.0"])
 def test_lazy_xla_is_byte_identical(version: str, tmp_path: Path, monkeypatch) -> None:
     folder = release_folder(version)
     xla = CORPUS_DIR / "pytorch-xla__xla_native_functions.yaml"
