@@ -193,8 +193,8 @@ def _namespace_entity(text: str, max_level: int) -> tuple[str, str, bool]:
 
 
 @functools.lru_cache(maxsize=PER_TEXT_MEMO)  # per ufunc_inner_loop text: frozen.PER_TEXT_MEMO says why the bound fits
-def _parse_ufunc_loop(text: str, key: UfuncKey) -> UfuncInnerLoop | str:
-    """The inner loop, or why the text is none."""
+def _parse_ufunc_loop(text: str, key: UfuncKey, unknown: frozenset[str]) -> UfuncInnerLoop | str:
+    """The inner loop, or why the text is none (unknown: the dtype names the release's ScalarType lacks)."""
     if " " not in text:
         return f"ufunc_inner_loop '{text}' must be 'name (dtype, ...)'"
     name, dtypes_text = text.split(" ", 1)
@@ -206,8 +206,10 @@ def _parse_ufunc_loop(text: str, key: UfuncKey) -> UfuncInnerLoop | str:
     for part in dtypes_text[1:-1].split(", "):
         if part in DTYPE_CLASSES:
             dtypes.update(dict.fromkeys(DTYPE_CLASSES[part]))
-        elif part in ScalarType.__members__:
+        elif part in ScalarType.__members__ and part not in unknown:
             dtypes[ScalarType[part]] = None
+        elif part in ScalarType.__members__:
+            return f"unknown dtype '{part}' in ufunc_inner_loop: a dtype of later releases"
         else:
             hint, _ = did_you_mean(part, [*ScalarType.__members__, *DTYPE_CLASSES])
             return f"unknown dtype '{part}' in ufunc_inner_loop{hint}"
@@ -265,7 +267,7 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
     dispatch_read, kernels = _lower_dispatch(r, keys.manual_kernel_registration, keys.structured, ignore_keys,
                                              release=release)
     autogen = _lower_autogen(r)
-    ufunc_loops = _lower_ufunc(r)
+    ufunc_loops = _lower_ufunc(r, release.scalar_type_names_unknown)
     _check_unknown_keys(r, entry)
 
     spans = f.parsed.spans if f is not None else None
@@ -448,7 +450,9 @@ def _check_schema_rules(r: _Reader, func: FunctionSchema, f: _Func, spans: Schem
     if "ConstQuantizerPtr" in f.value:
         _refuse_const_quantizer_ptr(r, func, spans, f.text, release)
     if not release.symbool_type and "SymBool" in f.value:
-        _refuse_symbool(r, func, spans, f.text, release)
+        _refuse_newer_type(r, func, spans, f.text, release, BaseTy.SymBool, "2.5")
+    if not release.device_index_type and "DeviceIndex" in f.value:
+        _refuse_newer_type(r, func, spans, f.text, release, BaseTy.DeviceIndex, "2.1")
     if not release.optional_tensor_returns and "?" in f.value.rpartition("->")[2]:
         _refuse_optional_tensor_returns(r, func, spans, f.text, release)
 
@@ -518,14 +522,16 @@ def _refuse_named_tensor_types(r: _Reader, func: FunctionSchema, spans: SchemaSp
                     f"this is {release}")
 
 
-def _refuse_symbool(r: _Reader, func: FunctionSchema, spans: SchemaSpans, text: ScalarText, release: Release) -> None:
-    """SymBool is a type of func: schemas from 2.5; torchgen before it does not know it."""
+def _refuse_newer_type(r: _Reader, func: FunctionSchema, spans: SchemaSpans, text: ScalarText, release: Release,
+                       ty: BaseTy, since: str) -> None:
+    """`ty` is a type of func: schemas from torch `since` (SymBool from 2.5, DeviceIndex from 2.1); torchgen before
+    it does not know it."""
     found = [text.span(*spans.arguments[i].type) for i, a in enumerate(func.arguments.flat_all)
-             if a.type.is_base_ty_like(BaseTy.SymBool) and i < len(spans.arguments)]
+             if a.type.is_base_ty_like(ty) and i < len(spans.arguments)]
     found += [text.span(*spans.each_return[i]) for i, ret in enumerate(func.returns)
-              if ret.type.is_base_ty_like(BaseTy.SymBool) and i < len(spans.each_return)]
+              if ret.type.is_base_ty_like(ty) and i < len(spans.each_return)]
     for span in found:
-        r.error("OPG203", span, f"unknown type 'SymBool': it is a type of native_functions.yaml from torch 2.5; "
+        r.error("OPG203", span, f"unknown type '{ty.name}': it is a type of native_functions.yaml from torch {since}; "
                                 f"this is {release}")
 
 
@@ -951,7 +957,8 @@ def _check_name_rules(r: _Reader, func: FunctionSchema, keys: _Keys, tags: froze
                                                  or "Generator" in schema_text):
         return
     op = str(func.name)
-    dropout = "dropout" in op or any("dropout" in a.name for a in func.arguments.flat_all)
+    dropout = "dropout" in op or (release.seeded_tag_by_dropout_arguments
+                                  and any("dropout" in a.name for a in func.arguments.flat_all))
     named_random = "rand" in op and not (release.philox_ops_need_no_seeded_tag and "_philox_" in op)
     random = (named_random or (dropout and "backward" not in op and str(func.name.name) != "_cudnn_init_dropout_state")
               or func.arguments.has_generator_arg())
@@ -961,13 +968,14 @@ def _check_name_rules(r: _Reader, func: FunctionSchema, keys: _Keys, tags: froze
                 (("add-tag", "nondeterministic_seeded"),))
 
 
-def _lower_ufunc(r: _Reader) -> dict[UfuncKey, UfuncInnerLoop]:
+def _lower_ufunc(r: _Reader, unknown: frozenset[str]) -> dict[UfuncKey, UfuncInnerLoop]:
+    """unknown: the dtype names the release's ScalarType lacks."""
     node = r.peek("ufunc_inner_loop")
     loops: dict[UfuncKey, UfuncInnerLoop] = {}
     if node is None:
         return loops
     if isinstance(node, YScalar) and isinstance(node.value, str):
-        loop = _parse_ufunc_loop(node.value, UfuncKey.Generic)
+        loop = _parse_ufunc_loop(node.value, UfuncKey.Generic, unknown)
         if isinstance(loop, str):
             r.error("OPG114", node.span, loop)
         else:
@@ -987,7 +995,7 @@ def _lower_ufunc(r: _Reader) -> dict[UfuncKey, UfuncInnerLoop]:
             hint, data = did_you_mean(k.value, UfuncKey.__members__)
             r.error("OPG114", k.span, f"unknown ufunc key '{k.value}'{hint}", data)
             continue
-        loop = _parse_ufunc_loop(v.value, UfuncKey[k.value])
+        loop = _parse_ufunc_loop(v.value, UfuncKey[k.value], unknown)
         if isinstance(loop, str):
             r.error("OPG114", v.span, loop)
         else:
