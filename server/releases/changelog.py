@@ -84,7 +84,8 @@ BEFORE: dict[str, object] = dict(
     functionalization_leaves_set_source_tensor=False, meta_comment_says_technicaly=True, schema_tags_shared=False,
     functionalization_view_meta_classes=False, inplace_view_comment_says_runnin=True,
     writes_aoti_c_shims=False, writes_aten_c_shim=False, functionalization_registers_composite_views=False,
-    structured_outputs_propagate_names=True, xpu_family_waits_for_flag=False, structured_xpu_kernels_export_xpu=False,
+    structured_outputs_propagate_names=True, structured_outputs_exclusively_owned=True,
+    xpu_family_waits_for_flag=False, structured_xpu_kernels_export_xpu=False,
     device_family_kernel_exports=False, cuda_kernels_in_torch_cpu=frozenset(), owning_types_hold_tensors_by_value=False,
     writes_native_aot_stubs=False, single_output_view_replay=False, fallback_variants_carry_since=False,
     aoti_nullable_returns=frozenset({"_scaled_dot_product_flash_attention"}),
@@ -115,7 +116,8 @@ BEFORE: dict[str, object] = dict(
 
 # Every release known, oldest first, with what its torchgen changed.
 CHANGELOG: tuple[Change, ...] = (
-    change("2.1.2"),
+    change("2.0.1"),
+    change("2.1.2", structured_outputs_exclusively_owned=False),
     change("2.2.2", cpp_spelling=C10_OPTIONAL_2_2, view_meta_knows_multi_output=True,
            functionalization_leaves_set_source_tensor=True, meta_comment_says_technicaly=False, schema_tags_shared=True,
            derivatives_save_sym_numel=True, lazy_ir_keeps_generators=True,

@@ -182,6 +182,9 @@ class Release:
     functionalization_registers_composite_views: bool
     # Structured kernels' set_output_* take the output's DimnameList and propagate the names; until 2.12.
     structured_outputs_propagate_names: bool
+    # Structured kernels' classes hold a functional variant's outputs (and every proxy output) as
+    # c10::ExclusivelyOwned<Tensor>, taken out on return; until 2.0 (from 2.1, plain Tensor).
+    structured_outputs_exclusively_owned: bool
     # Without --xpu, every XPU-family key (SparseXPU, SparseCsrXPU, NestedTensorXPU) is left out, not
     # XPU alone; from 2.14.
     xpu_family_waits_for_flag: bool
