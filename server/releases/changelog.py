@@ -17,12 +17,14 @@ from .profile import (
     C10_OPTIONAL,
     C10_OPTIONAL_2_1,
     C10_OPTIONAL_2_2,
+    CompositeRegistrations,
     EVERY_OP_AOTI_SHIMS,
     OLDER_AOTI_SHIMS,
     REAPPLY_VIEWS_INVERSES,
     RETURN_MODE_INVERSES,
     STD_OPTIONAL,
     Release,
+    XlaDataPropagation,
 )
 
 # The CUDA-family kernels gen.py 2.15 knows are defined in torch_cpu (their declarations say TORCH_API), and
@@ -83,7 +85,7 @@ BEFORE: dict[str, object] = dict(
     noop_redispatch_return_ends_twice=True, view_meta_knows_multi_output=False,
     functionalization_leaves_set_source_tensor=False, meta_comment_says_technicaly=True, schema_tags_shared=False,
     functionalization_view_meta_classes=False, inplace_view_comment_says_runnin=True,
-    writes_aoti_c_shims=False, writes_aten_c_shim=False, functionalization_registers_composite_views=False,
+    writes_aoti_c_shims=False, writes_aten_c_shim=False, functionalization_registers_composite=CompositeRegistrations.EVERY_OP,
     structured_outputs_propagate_names=True, structured_outputs_exclusively_owned=True,
     xpu_family_waits_for_flag=False, structured_xpu_kernels_export_xpu=False,
     device_family_kernel_exports=False, cuda_kernels_in_torch_cpu=frozenset(), owning_types_hold_tensors_by_value=False,
@@ -101,7 +103,7 @@ BEFORE: dict[str, object] = dict(
     structured_xpu_outputs_guard_device=False, lazy_to_meta_makes_optionals=True, rocm_guards_masquerade_as_cuda=True,
     dispatch_stub_macros_end=";", cpp_default_qualifies_memory_format=False,
     registration_helpers_silence_unused=False, view_copy_kernels_include_group_natives=False,
-    functionalization_propagates_xla_data_direct=False, vmap_unwraps_by_structured_binding=False,
+    functionalization_xla_data=XlaDataPropagation.NONE, vmap_unwraps_by_structured_binding=False,
     vmap_symint_return_overrides=frozenset(), lazy_ir_includes_std_optional=False,
     generated_comment_names_generator=False, device_keys_with_empty_functions=frozenset({"Meta", "CPU", "CUDA", "MPS"}),
     # derivatives.yaml and deprecated.yaml
@@ -117,7 +119,9 @@ BEFORE: dict[str, object] = dict(
 # Every release known, oldest first, with what its torchgen changed.
 CHANGELOG: tuple[Change, ...] = (
     change("2.0.1"),
-    change("2.1.2", structured_outputs_exclusively_owned=False),
+    change("2.1.2", structured_outputs_exclusively_owned=False,
+           functionalization_registers_composite=CompositeRegistrations.NONE,
+           functionalization_xla_data=XlaDataPropagation.PROPAGATE),
     change("2.2.2", cpp_spelling=C10_OPTIONAL_2_2, view_meta_knows_multi_output=True,
            functionalization_leaves_set_source_tensor=True, meta_comment_says_technicaly=False, schema_tags_shared=True,
            derivatives_save_sym_numel=True, lazy_ir_keeps_generators=True,
@@ -131,7 +135,7 @@ CHANGELOG: tuple[Change, ...] = (
            gen_py_takes_aoti_flags=True),
     change("2.5.1", dispatch_keys_unknown=removed("XPU"), cpp_default_qualifies_memory_format=True,
            registration_helpers_silence_unused=True, view_copy_kernels_include_group_natives=True,
-           functionalization_propagates_xla_data_direct=True, vmap_unwraps_by_structured_binding=True,
+           functionalization_xla_data=XlaDataPropagation.PROPAGATE_DIRECT, vmap_unwraps_by_structured_binding=True,
            vmap_symint_return_overrides=added("_scaled_dot_product_flash_attention",
                                               "_scaled_dot_product_cudnn_attention"),
            lazy_ir_includes_std_optional=True, generated_comment_names_generator=True,
@@ -161,7 +165,7 @@ CHANGELOG: tuple[Change, ...] = (
                "linear_backward"),
            python_bindings_skip_hand_bound=added("sym_is_contiguous"),
            dispatch_keys_unknown=removed("SparseMPS", "SparseCsrMPS")),
-    change("2.10.0", functionalization_registers_composite_views=True),
+    change("2.10.0", functionalization_registers_composite=CompositeRegistrations.VIEWS),
     change("2.11.0", rocm_guards_masquerade_as_cuda=False,
            vmap_symint_return_overrides=added("_scaled_dot_product_flash_attention_quantized")),
     change("2.12.1", skipped_by_functionalization=added("_flash_attention_forward_no_dropout_inplace"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import lru_cache
 
-from ..frozen import record
+from ..frozen import IdentityHashEnum, record
 
 
 @record
@@ -119,6 +119,31 @@ REAPPLY_VIEWS_INVERSES = ViewInverseForm(named_after_copy=True, takes_return_mod
 RETURN_MODE_INVERSES = ViewInverseForm(named_after_copy=False, takes_return_mode=True)
 
 
+class XlaDataPropagation(IdentityHashEnum):
+    """How a mutating op's functionalization kernel treats XLA tensors (Release.functionalization_xla_data)."""
+
+    # Until 2.0: no XLA rule; a functional tensor read while a non-functional one is written is always an error.
+    NONE = "none"
+    # 2.1 to 2.4: that error is skipped when a read tensor is on XLA, and each written argument first gets the
+    # result's XLA data (propagate_xla_data(arg, result)).
+    PROPAGATE = "propagate"
+    # From 2.5: the same check; the XLA data is propagated after the sync, between the inner tensors
+    # (propagate_xla_data_direct).
+    PROPAGATE_DIRECT = "propagate_direct"
+
+
+class CompositeRegistrations(IdentityHashEnum):
+    """Which CompositeImplicitAutograd ops RegisterFunctionalization registers, each to its at::native kernel
+    (Release.functionalization_registers_composite)."""
+
+    # Until 2.0: every one, views and not (so that they decompose before functionalization).
+    EVERY_OP = "every_op"
+    # 2.1 to 2.9: none.
+    NONE = "none"
+    # From 2.10: the view ops (and their in-place views).
+    VIEWS = "views"
+
+
 @record
 class Release:
     """One torch release's torchgen, as the behaviours that differ between the releases known."""
@@ -178,8 +203,9 @@ class Release:
     writes_aoti_c_shims: bool
     # AOTInductor gets c_shim_aten.cpp too (the aten_shimified_ops, through the dispatcher); from 2.9.
     writes_aten_c_shim: bool
-    # Functionalization registers view ops with a CompositeImplicitAutograd kernel too (to that kernel); from 2.10.
-    functionalization_registers_composite_views: bool
+    # The CompositeImplicitAutograd ops functionalization registers to their kernel (CompositeRegistrations):
+    # every one until 2.0, none 2.1 to 2.9, the views from 2.10.
+    functionalization_registers_composite: CompositeRegistrations
     # Structured kernels' set_output_* take the output's DimnameList and propagate the names; until 2.12.
     structured_outputs_propagate_names: bool
     # Structured kernels' classes hold a functional variant's outputs (and every proxy output) as
@@ -314,9 +340,9 @@ class Release:
     registration_helpers_silence_unused: bool
     # CompositeViewCopyKernels.cpp includes each structured group's <op>_native.h beside its <op>_ops.h; from 2.5.
     view_copy_kernels_include_group_natives: bool
-    # A mutating op's functionalization kernel propagates XLA data after the sync, from the argument's inner tensor
-    # before and after (propagate_xla_data_direct); from 2.5. Before, propagate_xla_data(arg, result) first.
-    functionalization_propagates_xla_data_direct: bool
+    # What a mutating op's functionalization kernel does for XLA tensors (XlaDataPropagation): nothing until 2.0,
+    # propagate_xla_data(arg, result) before the sync 2.1 to 2.4, propagate_xla_data_direct after it from 2.5.
+    functionalization_xla_data: XlaDataPropagation
     # VmapGeneratedPlumbing.h unwraps a tensor by `auto [x_value, x_bdim] = unwrapTensorAtLevel(...)` and declares an
     # optional one's std::optional<...>; from 2.5. Before, `Tensor x_value; optional<int64_t> x_bdim; std::tie(...)`.
     vmap_unwraps_by_structured_binding: bool
