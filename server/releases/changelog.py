@@ -83,7 +83,7 @@ BEFORE: dict[str, object] = dict(
     # gen.py and the generators beside it
     template_blocks_strip_lines=False, view_inverse_form=REAPPLY_VIEWS_INVERSES, view_meta_knows_symbolic_inputs=False,
     noop_redispatch_return_ends_twice=True, view_meta_knows_multi_output=False,
-    functionalization_leaves_set_source_tensor=False, meta_comment_says_technicaly=True, schema_tags_shared=False,
+    functionalization_leaves_set_source_tensor=False, meta_comment_says_technicaly=True, schema_tags_shared=False, schema_tags_sorted=False,
     functionalization_view_meta_classes=False, inplace_view_comment_says_runnin=True,
     writes_aoti_c_shims=False, writes_aten_c_shim=False, functionalization_registers_composite=CompositeRegistrations.EVERY_OP,
     structured_outputs_propagate_names=True, structured_outputs_exclusively_owned=True,
@@ -119,7 +119,7 @@ BEFORE: dict[str, object] = dict(
 # Every release known, oldest first, with what its torchgen changed.
 CHANGELOG: tuple[Change, ...] = (
     change("2.0.1"),
-    change("2.1.2", structured_outputs_exclusively_owned=False,
+    change("2.1.2", structured_outputs_exclusively_owned=False, schema_tags_sorted=True,
            functionalization_registers_composite=CompositeRegistrations.NONE,
            functionalization_xla_data=XlaDataPropagation.PROPAGATE),
     change("2.2.2", cpp_spelling=C10_OPTIONAL_2_2, view_meta_knows_multi_output=True,

@@ -107,6 +107,7 @@ struct TORCH_API {name} {{
 
 
 def tags_initializer(f: NativeFunction) -> str:
+    # Sorted in every release: before 2.1 gen.py's order is a set's, which no one run fixes (Release.schema_tags_sorted).
     return "{" + ", ".join(f"at::Tag::{tag}" for tag in sorted(f.tags)) + "}"
 
 
