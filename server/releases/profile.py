@@ -190,6 +190,15 @@ class Release:
     # The mutating ops' functionalization kernels say "they technicaly all support meta tensors" (a typo gen.py
     # fixed in 2.2); until 2.1.
     meta_comment_says_technicaly: bool
+    # A backend's generated out= wrapper (around its functional kernel) of an op that returns nothing copies into
+    # its one out argument; from 2.1. Before, gen_backend_stubs and gen_lazy_tensor fail on such an op (OPG514).
+    out_wrappers_handle_no_returns: bool
+    # gen_lazy_tensor's deferred registration function (Register<backend><Key>NativeFunctions) is declared
+    # (`TORCH_API void ...;`) on the line before its definition; from 2.1.
+    deferred_registration_declared: bool
+    # gen_lazy_tensor's TorchScript lowering passes an optional keyword value as `has_x ? ... : nullptr`, as it
+    # does a positional one; from 2.1 (before, always `loctx->GetOutputOp(operand(i++))`).
+    lazy_ts_optional_keyword_values: bool
     # gen.py lists an op's tags sorted in RegisterSchema.cpp; from 2.1. Before, in the order of a Python set (its
     # hash seed's), so gen.py's own file varies from run to run: opgen writes them sorted there too, and the matrix
     # compares that file modulo the order inside each tag list.
