@@ -299,7 +299,7 @@ class _Resolver:
                                               f"'full_codegen' or 'autograd' (written the same way), so it changes "
                                               f"no kernel{unknown}", data=data)
                 continue
-            if f is None or f.func.has_symint():
+            if f is None or f.func.has_symint(returns_too=self.release.cpp_spelling.symint_returns_follow_signature):
                 continue
             if not (item.name in forward and forward[item.name].supports_symint()
                     or item.name in backward and backward[item.name].supports_symint()):

@@ -15,6 +15,7 @@ from ..frozen import record
 from .profile import (
     AOTI_SHIMS_2_8,
     C10_OPTIONAL,
+    C10_OPTIONAL_2_0,
     C10_OPTIONAL_2_1,
     C10_OPTIONAL_2_2,
     EVERY_OP_AOTI_SHIMS,
@@ -92,7 +93,7 @@ BEFORE: dict[str, object] = dict(
     device_family_kernel_exports=False, cuda_kernels_in_torch_cpu=frozenset(), owning_types_hold_tensors_by_value=False,
     writes_native_aot_stubs=False, single_output_view_replay=False, fallback_variants_carry_since=False,
     aoti_nullable_returns=frozenset({"_scaled_dot_product_flash_attention"}),
-    lazy_ir_keeps_generators=False, lazy_to_string_moves_stream=False, cumulative_out_ops=frozenset(), cpp_spelling=C10_OPTIONAL_2_1,
+    lazy_ir_keeps_generators=False, lazy_to_string_moves_stream=False, cumulative_out_ops=frozenset(), cpp_spelling=C10_OPTIONAL_2_0,
     aoti_shim_form=EVERY_OP_AOTI_SHIMS, aoti_tensors_resolve_dispatch_flags=False,
     register_dispatch_key_sharded=False, dispatch_helpers_per_definitions_block=True,
     dispatch_keys_unknown=frozenset({"NestedTensorHPU", "MTIA", "SparseMPS", "SparseCsrMPS", "SparseCsrXPU",
@@ -120,7 +121,7 @@ BEFORE: dict[str, object] = dict(
 # Every release known, oldest first, with what its torchgen changed.
 CHANGELOG: tuple[Change, ...] = (
     change("2.0.1"),
-    change("2.1.2", structured_outputs_exclusively_owned=False, schema_tags_sorted=True,
+    change("2.1.2", structured_outputs_exclusively_owned=False, schema_tags_sorted=True, cpp_spelling=C10_OPTIONAL_2_1,
            out_wrappers_handle_no_returns=True, deferred_registration_declared=True,
            lazy_ts_optional_keyword_values=True,
            functionalization_registers_composite=CompositeRegistrations.NONE,

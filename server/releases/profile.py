@@ -80,6 +80,9 @@ class CppSpelling:
     dtype_of_options: str
     # translate's narrowing of a SymInt to an int: `guard_int(__FILE__, __LINE__)` (before 2.2, `expect_int()`).
     int_of_symint: str
+    # A SymInt return follows the signature's symint flag (int64_t in the int signature) and makes the op a symint
+    # one (with `_symint` twins); until 2.0. From 2.1 a return is always c10::SymInt and only arguments count.
+    symint_returns_follow_signature: bool = False
 
     def optional(self, elem: str, *, rooted: bool = True) -> str:
         return f"{self.rooted if rooted else self.unrooted}optional<{elem}>"
@@ -96,6 +99,7 @@ _GUARD_INT = "guard_int(__FILE__, __LINE__)"
 C10_OPTIONAL_2_2 = CppSpelling(rooted="c10::", unrooted="c10::", in_scope_nullopt="nullopt",
                                dtype_of_options="optTypeMetaToScalarType", int_of_symint=_GUARD_INT)
 C10_OPTIONAL_2_1 = replace(C10_OPTIONAL_2_2, int_of_symint="expect_int()")
+C10_OPTIONAL_2_0 = replace(C10_OPTIONAL_2_1, symint_returns_follow_signature=True)
 C10_OPTIONAL = CppSpelling(rooted="c10::", unrooted="c10::", in_scope_nullopt="nullopt", dtype_of_options=_DTYPE_OF_OPTIONS,
                            int_of_symint=_GUARD_INT)
 STD_OPTIONAL = CppSpelling(rooted="::std::", unrooted="std::", in_scope_nullopt="std::nullopt",

@@ -944,7 +944,7 @@ def compute_composite_functional_kernel(g: NativeFunctionsGroup, spelling: CppSp
     exprs = ", ".join(e.expr for e in translate(context, target_sig.arguments(), spelling=spelling))
     assign = "auto output = " if target.func.returns else ""
     ret = return_str(g.functional.func.returns, _nonaliased_inner_rets(target.func, "output") + cloned, ctx, spelling)
-    suffix = "_symint" if g.out.func.has_symint() else ""
+    suffix = "_symint" if g.out.func.has_symint(returns_too=spelling.symint_returns_follow_signature) else ""
     clones_str = "\n".join(clones)
     return f"""
 {sig.defn(name=sig.name() + suffix)} {{
@@ -972,7 +972,7 @@ def compute_composite_out_kernel(g: NativeFunctionsGroup, spelling: CppSpelling)
   resize_out_helper({a.name}, {ret_of(i)});
   copy_arg({a.name}, {ret_of(i)});""" for i, a in enumerate(g.out.func.arguments.out))
     rets = [name if name is not None else ret_of(i) for i, name in enumerate(g.out.func.aliased_return_names())]
-    suffix = "_symint" if g.out.func.has_symint() else ""
+    suffix = "_symint" if g.out.func.has_symint(returns_too=spelling.symint_returns_follow_signature) else ""
     return f"""
 {sig.defn(name=g.out.func.name.unambiguous_name() + suffix)} {{
   auto tmp_output = at::_ops::{g.functional.func.name.unambiguous_name()}::call({exprs});
