@@ -13,7 +13,7 @@ from dataclasses import fields
 import pytest
 
 from opgen_lsp.releases import RELEASES, Release, release_at
-from opgen_lsp.releases.changelog import BEFORE, CHANGELOG, change, folded, removed
+from opgen_lsp.releases.changelog import BEFORE, CHANGELOG, added, change, folded, removed
 from opgen_lsp.releases.profile import CompositeRegistrations
 
 _NULLABLE_2_6 = frozenset({"_scaled_dot_product_flash_attention", "_scaled_dot_product_efficient_attention",
@@ -148,13 +148,18 @@ def test_each_release_is_its_entry_folded_over_the_ones_before() -> None:
     for entry, profile in zip(CHANGELOG, RELEASES):
         assert release_at(entry.version) is profile and release_at(profile.series) is profile
     # A change holds from its release on: 2.6 refuses keyword argument names, 2.5 and 2.4 do not.
-    assert [r.series for r in RELEASES if not r.refuses_python_keyword_argument_names] == ["2.1", "2.2", "2.3", "2.4", "2.5"]
+    assert [r.series for r in RELEASES if not r.refuses_python_keyword_argument_names] == ["2.0", "2.1", "2.2", "2.3", "2.4", "2.5"]
 
 
 def test_a_set_changes_by_the_names_added_or_removed() -> None:
     keys = {r.series: r.dispatch_keys_unknown for r in RELEASES}
     assert keys["2.4"] - keys["2.5"] == {"XPU"} and keys["2.5"] - keys["2.6"] == {"SparseXPU", "NestedTensorXPU"}
     assert keys["2.9"] == frozenset()
+    # Both in one release: 2.1 lists four functional ops more and drops _nested_tensor_offsets.
+    ops = {r.series: r.functional_ops_without_out_variant for r in RELEASES}
+    assert ops["2.1"] - ops["2.0"] == {"_assert_async.msg", "sym_constrain_range", "sym_constrain_range_for_size",
+                                       "_nested_tensor_storage_offsets"}
+    assert ops["2.0"] - ops["2.1"] == {"_nested_tensor_offsets"}
 
 
 def test_the_fold_refuses_a_change_that_changes_nothing_or_names_no_field() -> None:
@@ -165,5 +170,7 @@ def test_the_fold_refuses_a_change_that_changes_nothing_or_names_no_field() -> N
         list(folded(BEFORE, (change("2.4.1", no_such_behaviour=True),)))
     with pytest.raises(ValueError, match="already has or never had"):
         list(folded(BEFORE, (change("2.4.1", dispatch_keys_unknown=removed("CPU")),)))
+    with pytest.raises(ValueError, match="already has or never had"):  # each of a pair too
+        list(folded(BEFORE, (change("2.4.1", dispatch_keys_unknown=(removed("XPU"), added("XPU", "SparseXPU"))),)))
     with pytest.raises(ValueError, match="BEFORE and the profile's fields differ"):
         list(folded({**BEFORE, "extra": 1}, (change("2.4.1"),)))

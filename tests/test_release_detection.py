@@ -127,12 +127,12 @@ BACKEND = "backend: XLA\ncpp_namespace: torch_xla\nsupported:\n- abs\n"
 
 
 def test_a_backend_yaml_against_an_older_release_fails_alike_in_check_and_generate(tmp_path: Path, capsys) -> None:
-    native = _checkout(tmp_path / "pytorch", "2.0.1")
+    native = _checkout(tmp_path / "pytorch", "1.13.1")
     backend = tmp_path / "xla_native_functions.yaml"
     backend.write_text(BACKEND)
     assert main(["check", str(backend), "--native-functions", str(native)]) == 1
     out = capsys.readouterr().out
-    assert f"{backend}:1:1: error: torch 2.0.1 (version.txt of {tmp_path / 'pytorch'}) is older" in out
+    assert f"{backend}:1:1: error: torch 1.13.1 (version.txt of {tmp_path / 'pytorch'}) is older" in out
     assert "[OPG951]" in out
     assert main(["generate-backend", "-s", str(backend), "-o", str(tmp_path / "out"),
                  "--native-functions", str(native)]) == 1
@@ -160,10 +160,11 @@ def test_a_generator_that_writes_nothing_still_says_the_release(tmp_path: Path, 
 # ---------------------------------------------------------------- the real files
 
 @pytest.mark.versions
-@pytest.mark.parametrize("version", ["2.15.0", "2.6.0", "2.5.1", "2.4.1"])
+@pytest.mark.parametrize("version", [r.version for r in RELEASES])
 def test_a_real_yaml_copied_alone_checks_clean_as_its_release(version: str, tmp_path: Path, capsys) -> None:
-    """Copied without its tree (no version file, no tags.yaml): recognised by its ops, its tags checked against
-    its release's; torch 2.13's rules would find errors in both (2.15's _philox_randint_, 2.6's Dimname)."""
+    """Every release's own file copied without its tree (no version file, no tags.yaml): recognised by its ops, its
+    tags checked against its release's; torch 2.13's rules would find errors in several (2.15's _philox_randint_,
+    2.6's Dimname, 2.0's ops with a dropout argument and no seeded tag)."""
     copied = tmp_path / "native_functions.yaml"
     copied.write_bytes((_cached(version) / "native" / "native_functions.yaml").read_bytes())
     assert main(["check", str(copied)]) == 0
@@ -172,6 +173,22 @@ def test_a_real_yaml_copied_alone_checks_clean_as_its_release(version: str, tmp_
     assert out == f"no problems in 1 file, checked as torch {series} (from its content)\n"
     assert err == (f"opgen: {copied}: no tags.yaml beside it: its tags are checked against those of torch {series}'s "
                    "tags.yaml\n")
+    # With its tags.yaml beside it (a folder copied without the tree): the same, and no note.
+    (tmp_path / "tags.yaml").write_bytes((_cached(version) / "native" / "tags.yaml").read_bytes())
+    assert main(["check", str(copied)]) == 0
+    assert capsys.readouterr() == (f"no problems in 1 file, checked as torch {series} (from its content)\n", "")
+
+
+@pytest.mark.versions
+def test_the_release_found_decides_a_2_0_file(tmp_path: Path, capsys) -> None:
+    """2.0.1's own file read as the release after it gets 2.1's dropout-argument rule: the errors content detection
+    spares it."""
+    copied = tmp_path / "native_functions.yaml"
+    copied.write_bytes((_cached("2.0.1") / "native" / "native_functions.yaml").read_bytes())
+    assert main(["check", "--torch-version", "2.1", str(copied)]) == 1
+    out = capsys.readouterr().out
+    assert out.count("[OPG122]") == 18 and out.count("error") == 18 + 1 + 1  # and 1 OPG307, and the summary's
+    assert out.splitlines()[-1].startswith("19 errors, 0 warnings in 1 file, checked as torch 2.1")
 
 
 @pytest.mark.versions

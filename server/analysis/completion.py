@@ -188,11 +188,13 @@ def _type_position(value: str) -> str | None:
 def _offered(name: str, release: Release | None) -> bool:
     """A type the release's native_functions.yaml can use: never ConstQuantizerPtr (gen.py has no C++ type for it
     until 2.5, and no such type after: OPG208, OPG203); Dimname while the release has named tensors (until 2.13;
-    every release when none is known yet); SymBool from 2.5."""
+    every release when none is known yet); SymBool from 2.5; DeviceIndex from 2.1."""
     if name == "ConstQuantizerPtr":
         return False
     if name.startswith("SymBool"):
         return release is None or release.symbool_type
+    if name.startswith("DeviceIndex"):
+        return release is None or release.device_index_type
     return not name.startswith("Dimname") or release is None or release.named_tensor_types
 
 

@@ -90,7 +90,7 @@ def check_options(options: GenerateOptions) -> list[str]:
     if options.op_registration_whitelist is not None and options.op_selection_yaml_path is not None:
         errors.append("--op-registration-whitelist and --op-selection-yaml-path cannot be given together")
     for name in options.static_dispatch_backend or ():
-        if dk.parse_dispatch_key(name) is None:
+        if dk.parse_dispatch_key(name) is None or name in options.release.dispatch_key_names_unknown:
             errors.append(f"--static-dispatch-backend: unknown dispatch key {name}")
     return errors
 

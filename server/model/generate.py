@@ -28,16 +28,7 @@ OUT_OPS_THAT_DONT_GET_GROUPED_PROPERLY = frozenset({
     "_slow_conv2d_backward.grad_input",
 })
 MUTABLE_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT = frozenset({"_cummax_helper", "_cummin_helper"})
-FUNCTIONAL_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT = frozenset({
-    "_assert_async", "_assert_async.msg", "_assert_tensor_metadata", "_cslt_sparse_mm_search", "_assert_scalar",
-    "_dimI", "_dimV", "_has_same_storage_numel", "_linalg_check_errors", "_local_scalar_dense",
-    "_nested_tensor_from_mask_left_aligned", "_nnz", "_use_cudnn_ctc_loss", "_use_cudnn_ctc_loss.Tensor",
-    "_use_miopen_ctc_loss", "_use_miopen_ctc_loss.Tensor", "_validate_compressed_sparse_indices", "allclose",
-    "dense_dim", "equal", "is_coalesced", "is_pinned", "is_same_size", "is_set_to", "q_per_channel_axis",
-    "q_scale", "q_zero_point", "qscheme", "record_stream", "sparse_dim", "sym_constrain_range",
-    "sym_constrain_range_for_size", "_nested_tensor_storage_offsets", "_chunk_grad_outputs_efficient_attention",
-    "_fused_sdp_choice", "_print", "_sink_tokens", "_nested_get_ragged_idx",
-})
+# (The functional ops that cannot get one are the release's: Release.functional_ops_without_out_variant.)
 INPLACE_OPS_THAT_DONT_GET_GROUPED_PROPERLY = frozenset({"polygamma_"})
 # Mutable ops that break grouping, which functionalization leaves alone too (with the release's own list).
 _GROUPING_EXCEPTIONS = (OUT_OPS_THAT_DONT_GET_GROUPED_PROPERLY | MUTABLE_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT

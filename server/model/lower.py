@@ -448,7 +448,9 @@ def _check_schema_rules(r: _Reader, func: FunctionSchema, f: _Func, spans: Schem
     if "ConstQuantizerPtr" in f.value:
         _refuse_const_quantizer_ptr(r, func, spans, f.text, release)
     if not release.symbool_type and "SymBool" in f.value:
-        _refuse_symbool(r, func, spans, f.text, release)
+        _refuse_newer_type(r, func, spans, f.text, release, BaseTy.SymBool, "2.5")
+    if not release.device_index_type and "DeviceIndex" in f.value:
+        _refuse_newer_type(r, func, spans, f.text, release, BaseTy.DeviceIndex, "2.1")
     if not release.optional_tensor_returns and "?" in f.value.rpartition("->")[2]:
         _refuse_optional_tensor_returns(r, func, spans, f.text, release)
 
@@ -518,14 +520,16 @@ def _refuse_named_tensor_types(r: _Reader, func: FunctionSchema, spans: SchemaSp
                     f"this is {release}")
 
 
-def _refuse_symbool(r: _Reader, func: FunctionSchema, spans: SchemaSpans, text: ScalarText, release: Release) -> None:
-    """SymBool is a type of func: schemas from 2.5; torchgen before it does not know it."""
+def _refuse_newer_type(r: _Reader, func: FunctionSchema, spans: SchemaSpans, text: ScalarText, release: Release,
+                       ty: BaseTy, since: str) -> None:
+    """`ty` is a type of func: schemas from torch `since` (SymBool from 2.5, DeviceIndex from 2.1); torchgen before
+    it does not know it."""
     found = [text.span(*spans.arguments[i].type) for i, a in enumerate(func.arguments.flat_all)
-             if a.type.is_base_ty_like(BaseTy.SymBool) and i < len(spans.arguments)]
+             if a.type.is_base_ty_like(ty) and i < len(spans.arguments)]
     found += [text.span(*spans.each_return[i]) for i, ret in enumerate(func.returns)
-              if ret.type.is_base_ty_like(BaseTy.SymBool) and i < len(spans.each_return)]
+              if ret.type.is_base_ty_like(ty) and i < len(spans.each_return)]
     for span in found:
-        r.error("OPG203", span, f"unknown type 'SymBool': it is a type of native_functions.yaml from torch 2.5; "
+        r.error("OPG203", span, f"unknown type '{ty.name}': it is a type of native_functions.yaml from torch {since}; "
                                 f"this is {release}")
 
 
@@ -951,7 +955,8 @@ def _check_name_rules(r: _Reader, func: FunctionSchema, keys: _Keys, tags: froze
                                                  or "Generator" in schema_text):
         return
     op = str(func.name)
-    dropout = "dropout" in op or any("dropout" in a.name for a in func.arguments.flat_all)
+    dropout = "dropout" in op or (release.seeded_tag_by_dropout_arguments
+                                  and any("dropout" in a.name for a in func.arguments.flat_all))
     named_random = "rand" in op and not (release.philox_ops_need_no_seeded_tag and "_philox_" in op)
     random = (named_random or (dropout and "backward" not in op and str(func.name.name) != "_cudnn_init_dropout_state")
               or func.arguments.has_generator_arg())

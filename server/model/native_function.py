@@ -164,6 +164,8 @@ class NativeFunction:
         for r in self.func.returns:
             if r.annotation is not None and not r.annotation.is_write:
                 return True
+        # (torchgen 2.0 exempts resize_ only, so there a resize_as_ tagged inplace_view is a view op; it is OPG303
+        # unless an out-of-place view op resize_as is declared too, which no release's file does: not modelled.)
         if "inplace_view" in self.tags and str(self.func.name) not in ("resize_", "resize_as_"):
             return True
         for a in self.func.schema_order_arguments():

@@ -41,7 +41,6 @@ from .codegen_rules import (
     view_meta_outputs_problem,
 )
 from .generate import (
-    FUNCTIONAL_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT,
     GENERATED_KEY,
     INPLACE_OPS_THAT_DONT_GET_GROUPED_PROPERLY,
     MUTABLE_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT,
@@ -254,7 +253,7 @@ def check_across_entries(ops: Sequence[Op], fxs: Sequence[Facts], names: dict[Op
         if "inplace_view" in f.tags:
             name = str(f.func.name)
             base = f.func.name.name
-            if name in ("resize_", "resize_as_") or (str(base) == "set_" and release.set_passes_inplace_view_rules):
+            if name in release.inplace_view_exempt_ops or (str(base) == "set_" and release.set_passes_inplace_view_rules):
                 continue
             if not base.inplace:
                 yield Problem(op, "OPG303", f"'{name}' is tagged inplace_view, so its name must end with '_'", "tags")
@@ -361,7 +360,7 @@ def generate_for_group(members: Members, release: Release
     gets_out = not has_out and valid and any("out" in str(n) for n in base.autogen)
     findings: list[Finding] = []
     if not has_out and not valid and name not in MUTABLE_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT \
-            and name not in FUNCTIONAL_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT:
+            and name not in release.functional_ops_without_out_variant:
         findings.append((at, "OPG307", f"'{name}' has no tensor-like return, so no out= variant can be generated "
                                        "for it", "name"))
     wanted = ([SchemaKind.out] if gets_out else []) + \

@@ -37,6 +37,21 @@ CUDA_KERNELS_IN_TORCH_CPU_2_15 = {
     "NestedTensor_softmax_dropout_cuda": "_nested_tensor_softmax_with_shape",
     "masked_fill__quantized_cuda": "masked_fill_.Scalar", "_index_put_impl_quantized_cuda_": "_index_put_impl_"}
 
+# torchgen 2.0's functional ops that cannot get an out= variant (each returns no tensor).
+FUNCTIONAL_OPS_WITHOUT_OUT_VARIANT_2_0 = frozenset({
+    "_assert_async", "_chunk_grad_outputs_efficient_attention", "_dimI", "_dimV", "_fused_sdp_choice",
+    "_has_same_storage_numel", "_linalg_check_errors", "_local_scalar_dense",
+    "_nested_tensor_from_mask_left_aligned", "_nested_tensor_offsets", "_nnz", "_use_cudnn_ctc_loss",
+    "_use_cudnn_ctc_loss.Tensor", "_validate_compressed_sparse_indices", "allclose", "dense_dim", "equal",
+    "is_coalesced", "is_pinned", "is_same_size", "is_set_to", "q_per_channel_axis", "q_scale",
+    "q_zero_point", "qscheme", "record_stream", "sparse_dim"
+})
+
+# The SparseCsr keys (the functionality and its per-backend keys): torchgen's DispatchKey has them from 2.3.
+SPARSE_CSR_KEYS = ("SparseCsr", "SparseCsrHIP", "SparseCsrHPU", "SparseCsrIPU", "SparseCsrLazy", "SparseCsrMPS",
+                   "SparseCsrMTIA", "SparseCsrMeta", "SparseCsrPrivateUse1", "SparseCsrPrivateUse2",
+                   "SparseCsrPrivateUse3", "SparseCsrVE", "SparseCsrXLA", "SparseCsrXPU")
+
 
 @record
 class Added:
@@ -72,19 +87,27 @@ def change(version: str, **changes: object) -> Change:
     return Change(version, tuple(changes.items()))
 
 
-# Every behaviour as torch 2.1.2's torchgen has it (the oldest release known).
+# Every behaviour as torch 2.0.1's torchgen has it (the oldest release known).
 BEFORE: dict[str, object] = dict(
-    generation_verified=True,
+    generation_verified=False,
     # reading native_functions.yaml
     named_tensor_types=True, refuses_const_ref_mutable_out=False, philox_ops_need_no_seeded_tag=False,
-    skipped_by_functionalization=frozenset({"record_stream", "resize_", "resize_as_", "_fill_mem_eff_dropout_mask_"}),
+    skipped_by_functionalization=frozenset({"record_stream", "resize_"}),
+    functional_ops_without_out_variant=FUNCTIONAL_OPS_WITHOUT_OUT_VARIANT_2_0, seeded_tag_by_dropout_arguments=False,
+    inplace_view_exempt_ops=frozenset({"resize_"}), device_index_type=False,
+    dispatch_key_names_unknown=frozenset({
+        "AutocastCPU", "AutocastCUDA", "AutocastXPU", "AutogradMTIA", "BatchedNestedTensor", "Conjugate", "Dense",
+        "FuncTorchBatched", "FuncTorchBatchedDecomposition", "FuncTorchGradWrapper", "FuncTorchVmapMode", "MAIA",
+        "MTIA", "Negative", "NestedTensor", "NestedTensorMTIA", "PreDispatch", "PythonDispatcher", "PythonTLSSnapshot",
+        "QuantizedMTIA", "SparseMTIA", *SPARSE_CSR_KEYS}),
     set_passes_inplace_view_rules=False, aten_ops_get_pt2_compliant_tag=False,
     generated_variants_tagged_by_kind=False, const_quantizer_ptr_type=True, refuses_python_keyword_argument_names=False,
     core_composite_ops_get_generated_variants=False, generated_variants_based_on_mutable=False,
     # gen.py and the generators beside it
     template_blocks_strip_lines=False, view_inverse_form=REAPPLY_VIEWS_INVERSES, view_meta_knows_symbolic_inputs=False,
     noop_redispatch_return_ends_twice=True, view_meta_knows_multi_output=False,
-    functionalization_leaves_set_source_tensor=False, meta_comment_says_technicaly=True, schema_tags_shared=False, schema_tags_sorted=False,
+    functionalization_leaves_set_source_tensor=False, meta_comment_says_technicaly=True, schema_tags_shared=False,
+    schema_tags_sorted=False,
     out_wrappers_handle_no_returns=False, deferred_registration_declared=False, lazy_ts_optional_keyword_values=False,
     functionalization_view_meta_classes=False, inplace_view_comment_says_runnin=True,
     writes_aoti_c_shims=False, writes_aten_c_shim=False, functionalization_registers_composite=CompositeRegistrations.EVERY_OP,
@@ -121,7 +144,16 @@ BEFORE: dict[str, object] = dict(
 # Every release known, oldest first, with what its torchgen changed.
 CHANGELOG: tuple[Change, ...] = (
     change("2.0.1"),
-    change("2.1.2", structured_outputs_exclusively_owned=False, schema_tags_sorted=True, cpp_spelling=C10_OPTIONAL_2_1,
+    change("2.1.2", generation_verified=True, seeded_tag_by_dropout_arguments=True, device_index_type=True,
+           inplace_view_exempt_ops=added("resize_as_"),
+           dispatch_key_names_unknown=removed("MTIA", "AutogradMTIA", "QuantizedMTIA", "SparseMTIA", "NestedTensorMTIA",
+                                              "FuncTorchBatched", "FuncTorchBatchedDecomposition",
+                                              "FuncTorchGradWrapper", "FuncTorchVmapMode"),
+           skipped_by_functionalization=added("resize_as_", "_fill_mem_eff_dropout_mask_"),
+           functional_ops_without_out_variant=(added("_assert_async.msg", "sym_constrain_range",
+                                                     "sym_constrain_range_for_size", "_nested_tensor_storage_offsets"),
+                                               removed("_nested_tensor_offsets")),
+           structured_outputs_exclusively_owned=False, schema_tags_sorted=True, cpp_spelling=C10_OPTIONAL_2_1,
            out_wrappers_handle_no_returns=True, deferred_registration_declared=True,
            lazy_ts_optional_keyword_values=True,
            functionalization_registers_composite=CompositeRegistrations.NONE,
@@ -129,14 +161,21 @@ CHANGELOG: tuple[Change, ...] = (
     change("2.2.2", cpp_spelling=C10_OPTIONAL_2_2, view_meta_knows_multi_output=True,
            functionalization_leaves_set_source_tensor=True, meta_comment_says_technicaly=False, schema_tags_shared=True,
            derivatives_save_sym_numel=True, lazy_ir_keeps_generators=True,
-           optional_tensor_returns=True, aten_ops_get_pt2_compliant_tag=True),
-    change("2.3.1", writes_aoti_c_shims=True, view_inverse_form=RETURN_MODE_INVERSES,
+           optional_tensor_returns=True, aten_ops_get_pt2_compliant_tag=True,
+           dispatch_key_names_unknown=removed("NestedTensor", "Dense", "Conjugate", "Negative", "BatchedNestedTensor")),
+    change("2.3.1", writes_aoti_c_shims=True,
+           functional_ops_without_out_variant=added("_assert_scalar", "_cslt_sparse_mm_search", "_nested_get_ragged_idx",
+                                                    "_print"), view_inverse_form=RETURN_MODE_INVERSES,
            noop_redispatch_return_ends_twice=False, cpp_spelling=C10_OPTIONAL, dispatch_keys_unknown=removed("SparseCsrMeta"),
-           derivatives_name_view_copies=True, set_passes_inplace_view_rules=True),
-    change("2.4.1", cpp_spelling=STD_OPTIONAL, view_meta_knows_symbolic_inputs=True, aoti_shim_form=OLDER_AOTI_SHIMS,
+           derivatives_name_view_copies=True, set_passes_inplace_view_rules=True,
+           dispatch_key_names_unknown=removed("PreDispatch", *SPARSE_CSR_KEYS)),
+    change("2.4.1", cpp_spelling=STD_OPTIONAL, functional_ops_without_out_variant=added("_sink_tokens"),
+           view_meta_knows_symbolic_inputs=True, aoti_shim_form=OLDER_AOTI_SHIMS,
            aoti_nullable_returns=added("_scaled_dot_product_efficient_attention",
                                        "_scaled_dot_product_cudnn_attention", "convolution_backward"),
-           gen_py_takes_aoti_flags=True),
+           gen_py_takes_aoti_flags=True,
+           dispatch_key_names_unknown=removed("AutocastCPU", "AutocastCUDA", "MAIA", "PythonDispatcher",
+                                              "PythonTLSSnapshot")),
     change("2.5.1", dispatch_keys_unknown=removed("XPU"), cpp_default_qualifies_memory_format=True,
            registration_helpers_silence_unused=True, view_copy_kernels_include_group_natives=True,
            functionalization_xla_data=XlaDataPropagation.PROPAGATE_DIRECT, vmap_unwraps_by_structured_binding=True,
@@ -145,7 +184,8 @@ CHANGELOG: tuple[Change, ...] = (
            lazy_ir_includes_std_optional=True, generated_comment_names_generator=True,
            device_keys_with_empty_functions=added("XPU"), node_optional_strings_are_std=True,
            symbool_type=True),
-    change("2.6.0", refuses_python_keyword_argument_names=True, const_quantizer_ptr_type=False,
+    change("2.6.0", refuses_python_keyword_argument_names=True,
+           functional_ops_without_out_variant=added("_assert_tensor_metadata"), const_quantizer_ptr_type=False,
            core_composite_ops_get_generated_variants=True, generated_variants_based_on_mutable=True,
            operator_names_static_constexpr=True, symint_templates_use_is_same_v=True,
            registration_blocks_end_in_semicolon=False, lazy_init_names_the_device=True, dispatch_stub_macros_end="",
@@ -171,6 +211,7 @@ CHANGELOG: tuple[Change, ...] = (
            dispatch_keys_unknown=removed("SparseMPS", "SparseCsrMPS")),
     change("2.10.0", functionalization_registers_composite=CompositeRegistrations.VIEWS),
     change("2.11.0", rocm_guards_masquerade_as_cuda=False,
+           functional_ops_without_out_variant=added("_use_miopen_ctc_loss", "_use_miopen_ctc_loss.Tensor"),
            vmap_symint_return_overrides=added("_scaled_dot_product_flash_attention_quantized")),
     change("2.12.1", skipped_by_functionalization=added("_flash_attention_forward_no_dropout_inplace"),
            cumulative_out_ops=added("cumsum.out", "cumprod.out", "cumsum.dimname_out", "cumprod.dimname_out"),
@@ -178,7 +219,8 @@ CHANGELOG: tuple[Change, ...] = (
            enum_tag_in_core=False),
     change("2.13.0", named_tensor_types=False, generated_variants_tagged_by_kind=True,
            structured_outputs_propagate_names=False, fallback_variants_carry_since=True,
-           lazy_to_string_moves_stream=True, cumulative_out_ops=removed("cumsum.dimname_out", "cumprod.dimname_out")),
+           lazy_to_string_moves_stream=True, cumulative_out_ops=removed("cumsum.dimname_out", "cumprod.dimname_out"),
+           dispatch_key_names_unknown=removed("AutocastXPU")),
     change("2.14.1", xpu_family_waits_for_flag=True, structured_xpu_kernels_export_xpu=False,
            owning_types_hold_tensors_by_value=True),
     change("2.15.0", philox_ops_need_no_seeded_tag=True,
@@ -196,10 +238,16 @@ def _applied(values: dict[str, object], entry: Change) -> dict[str, object]:
         if name not in out:
             raise ValueError(f"torch {entry.version}'s change names no behaviour of a profile: {name}")
         old = out[name]
-        if isinstance(new, (Added, Removed)):
-            if not isinstance(old, frozenset) or (new.names & old if isinstance(new, Added) else new.names - old):
-                raise ValueError(f"torch {entry.version}: {name} already has or never had {sorted(new.names)}")
-            new = old | new.names if isinstance(new, Added) else old - new.names
+        # A set may gain and lose names in one release: a tuple of Added / Removed, applied in turn.
+        deltas = new if isinstance(new, tuple) and new and all(isinstance(d, (Added, Removed)) for d in new) else (new,)
+        if isinstance(deltas[0], (Added, Removed)):
+            for delta in deltas:
+                assert isinstance(delta, (Added, Removed))
+                if not isinstance(old, frozenset) or (delta.names & old if isinstance(delta, Added)
+                                                      else delta.names - old):
+                    raise ValueError(f"torch {entry.version}: {name} already has or never had {sorted(delta.names)}")
+                old = old | delta.names if isinstance(delta, Added) else old - delta.names
+            new = old
         elif new == old:
             raise ValueError(f"torch {entry.version}: {name} is {new!r} already")
         out[name] = new

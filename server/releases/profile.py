@@ -165,6 +165,16 @@ class Release:
     philox_ops_need_no_seeded_tag: bool
     # Mutating ops functionalization leaves alone (so in no group they are not an error).
     skipped_by_functionalization: frozenset[str]
+    # Functional ops (name.overload) that need no out= variant though they return nothing tensor-like (torchgen's
+    # FUNCTIONAL_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT; others are OPG307).
+    functional_ops_without_out_variant: frozenset[str]
+    # An op is random (needs the tag nondeterministic_seeded) when an argument's name says dropout, not only its
+    # own name; from 2.1.
+    seeded_tag_by_dropout_arguments: bool
+    # Ops that may be tagged inplace_view without an out-of-place view op (resize_; resize_as_ from 2.1).
+    inplace_view_exempt_ops: frozenset[str]
+    # DeviceIndex is a type of func: schemas; from 2.1.
+    device_index_type: bool
     # set_ (every overload) may be tagged inplace_view without an out-of-place view op, and its group still gets
     # generated variants; from 2.3 (when its own entries got the tag).
     set_passes_inplace_view_rules: bool
@@ -282,6 +292,12 @@ class Release:
     # is refused (OPG105) and no Register<Key>.cpp is written for them. SparseCsrXPU from 2.7; NestedTensorHPU
     # and MTIA from 2.8; SparseMPS and SparseCsrMPS from 2.9.
     dispatch_keys_unknown: frozenset[str]
+    # The names of opgen's DispatchKey (the newest torchgen's) that this release's torchgen DispatchKey lacks: a
+    # backend yaml's `backend:` (or its Autograd key) and gen.py's --static-dispatch-backend naming one are refused
+    # as that torchgen refuses them (unknown dispatch key). MTIA's keys and FuncTorch* from 2.1; NestedTensor, Dense,
+    # Conjugate, Negative, BatchedNestedTensor from 2.2; the SparseCsr keys and PreDispatch from 2.3; AutocastCPU,
+    # AutocastCUDA, MAIA, PythonDispatcher, PythonTLSSnapshot from 2.4; AutocastXPU from 2.13.
+    dispatch_key_names_unknown: frozenset[str]
     # Functionalization's meta reference runs are skipped when TORCH_DISABLE_FUNCTIONALIZATION_META_REFERENCE=1
     # (`&& !disable_meta_reference()`); from 2.7.
     meta_reference_can_be_disabled: bool

@@ -1,7 +1,7 @@
 """Dispatch keys a release's gen.py does not have yet (Release.dispatch_keys_unknown): its torchgen refuses a
 dispatch table naming one ("not a supported dispatch key"), and opgen says OPG105 on that key. Each release's own
 yaml with one key added to abs.out's table, against that release's torchgen, in one test; torch 2.9 (which has
-them all) accepts the same edits. (2.3 lacks what 2.4 lacks; 2.1 and 2.2 also SparseCsrMeta.)"""
+them all) accepts the same edits. (2.3 lacks what 2.4 lacks; 2.0, 2.1 and 2.2 also SparseCsrMeta.)"""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ _KEYS = ("XPU", "SparseXPU", "NestedTensorXPU", "SparseCsrXPU", "NestedTensorHPU
          "SparseCsrMeta")
 
 
-@pytest.mark.parametrize("version", ["2.1.2", "2.2.2", "2.4.1", "2.5.1", "2.6.0", "2.7.1", "2.8.0", "2.9.1"])
+@pytest.mark.parametrize("version", ["2.0.1", "2.1.2", "2.2.2", "2.4.1", "2.5.1", "2.6.0", "2.7.1", "2.8.0", "2.9.1"])
 def test_keys_the_release_lacks_are_refused_as_its_torchgen_refuses_them(version: str, tmp_path: Path) -> None:
     folder = release_folder(version)
     native = _aten(folder) / "native"

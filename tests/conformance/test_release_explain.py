@@ -24,7 +24,7 @@ from opgen_lsp.index.native import NativeParser, TagsParser
 from opgen_lsp.pieces.explain import Explainer
 from opgen_lsp.releases import RELEASES, Release
 
-from .test_release_matrix import release_folder
+from .test_release_matrix import generation_not_verified, release_folder
 
 pytestmark = [pytest.mark.versions, pytest.mark.slow]  # every release, both layouts: seconds, as the matrix
 
@@ -87,11 +87,16 @@ def _sample_text(folder: Path) -> str:
     return "".join(lines)
 
 
+
+# Every release; one whose generation is not yet gen.py's is expected to fail (strictly).
+EXPLAINED = [pytest.param(r, id=r.version, marks=[pytest.mark.xfail(strict=True, reason=why)] if why else [])
+             for r in RELEASES for why in [generation_not_verified(r.version)]]
+
 def _stripped(text: str) -> str:
     return "\n".join(line.rstrip() for line in text.split("\n"))
 
 
-@pytest.mark.parametrize("release", RELEASES, ids=lambda r: r.version)
+@pytest.mark.parametrize("release", EXPLAINED)
 def test_every_piece_explained_is_in_the_release_output(release: Release, tmp_path: Path) -> None:
     folder = release_folder(release.version)
     aten = _sample_aten(folder, tmp_path, release)
@@ -193,7 +198,7 @@ def release_outputs(tmp_path_factory):
 
 
 @pytest.mark.parametrize("layout", ["plain", "per-operator"])
-@pytest.mark.parametrize("release", RELEASES, ids=lambda r: r.version)
+@pytest.mark.parametrize("release", EXPLAINED)
 def test_explain_and_hover_of_the_release_file_are_in_its_gen_py_output(release: Release, layout: str,
                                                                        release_outputs) -> None:
     """`opgen explain` and the hover of representative ops of the release's own native_functions.yaml: every piece

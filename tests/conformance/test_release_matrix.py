@@ -43,8 +43,27 @@ pytestmark = [pytest.mark.versions, pytest.mark.slow]
 
 ORACLE = Path(__file__).with_name("release_oracle.py")
 VERSIONS = [r.version for r in RELEASES]
-# 2.13.0 is what the rest of tests/conformance compares with (installed torch); the matrix adds the others.
-GENERATED = [r.version for r in RELEASES if r.generation_verified and r.version != "2.13.0"]
+# The check verdicts of a release whose own yaml opgen does not yet check as its torchgen does (release: why).
+CHECK_NOT_YET: dict[str, str] = {}
+
+
+def not_yet(version: str, why: str | None) -> object:
+    """`version` as a parameter, expected to fail (strictly: it must not pass unnoticed) when `why` says so."""
+    if why is None:
+        return version
+    return pytest.param(version, marks=pytest.mark.xfail(strict=True, reason=why))
+
+
+def generation_not_verified(version: str) -> str | None:
+    """Why the generator rows of a release cannot pass yet (its generation is not yet gen.py's), or None."""
+    r = next(r for r in RELEASES if r.version == version)
+    return None if r.generation_verified else f"torch {version}'s generation is not yet identical to its gen.py's"
+
+
+CHECKED = [not_yet(v, CHECK_NOT_YET.get(v)) for v in VERSIONS]
+# 2.13.0 is what the rest of tests/conformance compares with (installed torch); the matrix adds the others; a release
+# whose generation is not verified yet has its rows, expected to fail.
+GENERATED = [not_yet(r.version, generation_not_verified(r.version)) for r in RELEASES if r.version != "2.13.0"]
 # All the mutations for the newest releases; a sample (every FEW-th) for the others, for CI time (the rules that
 # differ between releases have tests of their own in tests/test_releases.py).
 FULL_MUTATIONS = ("2.14.1", "2.15.0")
@@ -108,7 +127,7 @@ def opgen_errors(version: str, text: str, tags: frozenset[str], parser: NativePa
 
 # ---------------------------------------------------------------- check verdicts
 
-@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("version", CHECKED)
 def test_the_release_yaml_is_clean_for_both(version: str) -> None:
     folder = release_folder(version)
     native = _aten(folder) / "native"
@@ -132,7 +151,7 @@ def _applicable(original: str, every: int) -> list[tuple[str, Mutated]]:
     return out
 
 
-@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("version", CHECKED)
 def test_mutations_agree_with_the_release(version: str, tmp_path: Path) -> None:
     folder = release_folder(version)
     native = _aten(folder) / "native"
@@ -170,8 +189,10 @@ ROCM_RELEASES = ("2.5.1", "2.10.0", "2.11.0")
 # A release's layouts one after the other, plain first: the memos its (cheaper) cold run fills serve the
 # per-operator layout, the costliest.
 # (--xpu only where gen.py takes it: from 2.6.)
-GENERATE_CASES = [(v, layout) for v in GENERATED for layout in LAYOUTS
-                  if (layout != "xpu" or release(v).gen_py_takes_xpu) and (layout != "rocm" or v in ROCM_RELEASES)]
+GENERATE_CASES = [pytest.param(r.version, layout, marks=[pytest.mark.xfail(strict=True, reason=why)] if why else [])
+                  for r in RELEASES if r.version != "2.13.0"
+                  for why in [generation_not_verified(r.version)] for layout in LAYOUTS
+                  if (layout != "xpu" or r.gen_py_takes_xpu) and (layout != "rocm" or r.version in ROCM_RELEASES)]
 
 
 def gen_py_args(folder: Path, layout: str) -> list[str]:
