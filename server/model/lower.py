@@ -193,8 +193,8 @@ def _namespace_entity(text: str, max_level: int) -> tuple[str, str, bool]:
 
 
 @functools.lru_cache(maxsize=PER_TEXT_MEMO)  # per ufunc_inner_loop text: frozen.PER_TEXT_MEMO says why the bound fits
-def _parse_ufunc_loop(text: str, key: UfuncKey) -> UfuncInnerLoop | str:
-    """The inner loop, or why the text is none."""
+def _parse_ufunc_loop(text: str, key: UfuncKey, unknown: frozenset[str]) -> UfuncInnerLoop | str:
+    """The inner loop, or why the text is none (unknown: the dtype names the release's ScalarType lacks)."""
     if " " not in text:
         return f"ufunc_inner_loop '{text}' must be 'name (dtype, ...)'"
     name, dtypes_text = text.split(" ", 1)
@@ -206,8 +206,10 @@ def _parse_ufunc_loop(text: str, key: UfuncKey) -> UfuncInnerLoop | str:
     for part in dtypes_text[1:-1].split(", "):
         if part in DTYPE_CLASSES:
             dtypes.update(dict.fromkeys(DTYPE_CLASSES[part]))
-        elif part in ScalarType.__members__:
+        elif part in ScalarType.__members__ and part not in unknown:
             dtypes[ScalarType[part]] = None
+        elif part in ScalarType.__members__:
+            return f"unknown dtype '{part}' in ufunc_inner_loop: a dtype of later releases"
         else:
             hint, _ = did_you_mean(part, [*ScalarType.__members__, *DTYPE_CLASSES])
             return f"unknown dtype '{part}' in ufunc_inner_loop{hint}"
@@ -265,7 +267,7 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
     dispatch_read, kernels = _lower_dispatch(r, keys.manual_kernel_registration, keys.structured, ignore_keys,
                                              release=release)
     autogen = _lower_autogen(r)
-    ufunc_loops = _lower_ufunc(r)
+    ufunc_loops = _lower_ufunc(r, release.scalar_type_names_unknown)
     _check_unknown_keys(r, entry)
 
     spans = f.parsed.spans if f is not None else None
@@ -966,13 +968,14 @@ def _check_name_rules(r: _Reader, func: FunctionSchema, keys: _Keys, tags: froze
                 (("add-tag", "nondeterministic_seeded"),))
 
 
-def _lower_ufunc(r: _Reader) -> dict[UfuncKey, UfuncInnerLoop]:
+def _lower_ufunc(r: _Reader, unknown: frozenset[str]) -> dict[UfuncKey, UfuncInnerLoop]:
+    """unknown: the dtype names the release's ScalarType lacks."""
     node = r.peek("ufunc_inner_loop")
     loops: dict[UfuncKey, UfuncInnerLoop] = {}
     if node is None:
         return loops
     if isinstance(node, YScalar) and isinstance(node.value, str):
-        loop = _parse_ufunc_loop(node.value, UfuncKey.Generic)
+        loop = _parse_ufunc_loop(node.value, UfuncKey.Generic, unknown)
         if isinstance(loop, str):
             r.error("OPG114", node.span, loop)
         else:
@@ -992,7 +995,7 @@ def _lower_ufunc(r: _Reader) -> dict[UfuncKey, UfuncInnerLoop]:
             hint, data = did_you_mean(k.value, UfuncKey.__members__)
             r.error("OPG114", k.span, f"unknown ufunc key '{k.value}'{hint}", data)
             continue
-        loop = _parse_ufunc_loop(v.value, UfuncKey[k.value])
+        loop = _parse_ufunc_loop(v.value, UfuncKey[k.value], unknown)
         if isinstance(loop, str):
             r.error("OPG114", v.span, loop)
         else:

@@ -298,6 +298,10 @@ class Release:
     # Conjugate, Negative, BatchedNestedTensor from 2.2; the SparseCsr keys and PreDispatch from 2.3; AutocastCPU,
     # AutocastCUDA, MAIA, PythonDispatcher, PythonTLSSnapshot from 2.4; AutocastXPU from 2.13.
     dispatch_key_names_unknown: frozenset[str]
+    # The dtype names of opgen's ScalarType that this release's torchgen ScalarType lacks (a ufunc_inner_loop naming
+    # one is OPG114): Float8_e5m2 and Float8_e4m3fn from 2.1, Float8_e5m2fnuz and Float8_e4m3fnuz from 2.2,
+    # Float8_e8m0fnu from 2.7.
+    scalar_type_names_unknown: frozenset[str]
     # Functionalization's meta reference runs are skipped when TORCH_DISABLE_FUNCTIONALIZATION_META_REFERENCE=1
     # (`&& !disable_meta_reference()`); from 2.7.
     meta_reference_can_be_disabled: bool

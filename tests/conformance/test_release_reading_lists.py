@@ -20,6 +20,7 @@ from opgen_lsp.cli import main
 from opgen_lsp.index.native import TagsParser
 from opgen_lsp.model import dispatch as dk
 from opgen_lsp.model.generate import skips_functionalization
+from opgen_lsp.model.native_function import ScalarType
 from opgen_lsp.releases import RELEASES, Release, release_at
 
 from .test_release_matrix import _aten, _pytorch_shaped, _torchgen, opgen_errors, release_folder, verdicts
@@ -29,11 +30,11 @@ pytestmark = [pytest.mark.versions, pytest.mark.slow]
 _LISTS = """
 import json
 from torchgen.gen_functionalization_type import MUTABLE_OPS_NOT_USING_FUNCTIONALIZATION as skipped
-from torchgen.model import BaseTy, DispatchKey
+from torchgen.model import BaseTy, DispatchKey, ScalarType
 from torchgen.native_function_generation import FUNCTIONAL_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT as functional
 print(json.dumps({"functional": sorted(functional), "skipped": sorted(skipped),
                   "types": sorted(t for t in ("DeviceIndex", "SymBool") if hasattr(BaseTy, t)),
-                  "keys": sorted(DispatchKey.__members__)}))
+                  "keys": sorted(DispatchKey.__members__), "dtypes": sorted(ScalarType.__members__)}))
 """
 
 
@@ -48,6 +49,7 @@ def test_the_release_lists_are_its_torchgen_s(release: Release, tmp_path: Path) 
                   if known)
     assert ours == theirs["types"]
     assert sorted(release.dispatch_key_names_unknown) == sorted(set(dk.ALL_KEY_NAMES) - set(theirs["keys"]))
+    assert sorted(release.scalar_type_names_unknown) == sorted(set(ScalarType.__members__) - set(theirs["dtypes"]))
 
 
 # One entry of the release's own file edited (old -> new): (id, old, new, versions whose torchgen refuses it).
@@ -61,6 +63,11 @@ EDITS = [
     # (2.1's own entry has the tag already: there the file as it is is the case.)
     ("resize-as-inplace-view", "  autogen: resize_as, resize_as.out\n\n",
      "  autogen: resize_as, resize_as.out\n  tags: inplace_view\n\n", {"2.0.1"}),
+    # A Float8 dtype in a ufunc inner loop: Float8_e5m2 is a ScalarType from 2.1, Float8_e5m2fnuz from 2.2.
+    ("float8-dtype", "    Generic: add (AllAndComplex, BFloat16, Half, ComplexHalf)\n",
+     "    Generic: add (AllAndComplex, BFloat16, Half, ComplexHalf, Float8_e5m2)\n", {"2.0.1"}),
+    ("float8-fnuz-dtype", "    Generic: add (AllAndComplex, BFloat16, Half, ComplexHalf)\n",
+     "    Generic: add (AllAndComplex, BFloat16, Half, ComplexHalf, Float8_e5m2fnuz)\n", {"2.0.1", "2.1.2"}),
 ]
 EDIT_RELEASES = ("2.0.1", "2.1.2", "2.2.2")
 
