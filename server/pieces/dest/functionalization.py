@@ -769,11 +769,12 @@ def inplace_functionalization_body(f: NativeFunction, g: NativeFunctionsGroup, r
     all_mutated_functional, any_non_mutated_functional, any_xla = _functional_tensor_tests(f)
     functional_call = _functional_call(f, g, unwrapped_ctx, release)
     noop = _noop_redispatch(f, sig, unwrapped_ctx, release)
-    mixing_check = f"""// We want to disable this check if there are any XLA tensors.
+    if release.functionalization_xla_data is XlaDataPropagation.NONE:  # until 2.0: no XLA exception
+        mixing_check = f"if (({any_non_mutated_functional})) {{"
+    else:
+        mixing_check = f"""// We want to disable this check if there are any XLA tensors.
         // cpu_tensor.copy_(xla_tensor) is valid code.
-        if (!({any_xla}) && ({any_non_mutated_functional})) {{""" \
-        if release.functionalization_xla_data is not XlaDataPropagation.NONE \
-        else f"if (({any_non_mutated_functional})) {{"
+        if (!({any_xla}) && ({any_non_mutated_functional})) {{"""
     return f"""
     {sig.defn(name=wrapper_name(f.func), is_redispatching_fn=True)} {{
       {_meta_shape_check(f, sig, release)}
