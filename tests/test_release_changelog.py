@@ -14,6 +14,7 @@ import pytest
 
 from opgen_lsp.releases import RELEASES, Release, release_at
 from opgen_lsp.releases.changelog import BEFORE, CHANGELOG, added, change, folded, removed
+from opgen_lsp.releases.profile import CompositeRegistrations
 
 _NULLABLE_2_6 = frozenset({"_scaled_dot_product_flash_attention", "_scaled_dot_product_efficient_attention",
                            "_scaled_dot_product_cudnn_attention", "convolution_backward"})
@@ -118,7 +119,10 @@ _SHIM_FORM = {"fallback_ops_versioned": "fallback_ops_versioned",
 def _flat(profile: Release) -> dict[str, object]:
     """The profile's values under the snapshots' names."""
     values = {f.name: getattr(profile, f.name) for f in fields(profile) if f.name != "aoti_shim_form"}
-    return {**values, **{old: getattr(profile.aoti_shim_form, new) for old, new in _SHIM_FORM.items()}}
+    # The snapshots' boolean, now one value of a three-valued form (2.0 registers every composite op).
+    views = profile.functionalization_registers_composite is CompositeRegistrations.VIEWS
+    return {**values, **{old: getattr(profile.aoti_shim_form, new) for old, new in _SHIM_FORM.items()},
+            "functionalization_registers_composite_views": views}
 
 
 @pytest.mark.parametrize("snapshot", SNAPSHOTS, ids=lambda s: str(s["version"]))

@@ -16,6 +16,7 @@ from ..index.native import NativeSnapshot, TagsParser
 from ..input_file import UnreadableFile, read_text
 from ..model import dispatch as dk
 from ..model.native_aot import NONE, read_native_aot
+from ..releases import Release
 from ..text import Span, as_python_reads
 from .contributions import Contributions, Fingerprints
 from .file_record import FileRecord, env_key
@@ -366,11 +367,18 @@ def confinement_errors(planned: Sequence[PlannedFile], dirs: Dirs) -> tuple[str,
     return folders or refusals(place(p.manager, p.path) for p in planned if p.build is not None)
 
 
-def make_folders(dirs: Dirs) -> tuple[str, ...]:
+def made_up_front(release: Release) -> tuple[Manager, ...]:
+    """The folders gen.py makes before it writes: core and ops; the AOTI one from 2.4 (--aoti-install-dir), the
+    header-only one from 2.12 (--headeronly-install-dir). (Before, a folder comes with the first file in it.)"""
+    return (Manager.core, Manager.ops, *([Manager.aoti] if release.gen_py_takes_aoti_flags else []),
+            *([Manager.headeronly] if not release.enum_tag_in_core else []))
+
+
+def make_folders(dirs: Dirs, release: Release) -> tuple[str, ...]:
     """Make the output folders as gen.py does up front; an error for each that cannot be made."""
     errors: list[str] = []
     made: set[str] = set()
-    for manager in OUTPUT_FOLDERS:
+    for manager in made_up_front(release):
         folder = dirs.of(manager)
         if folder in made:
             continue
@@ -405,7 +413,7 @@ def generate(options: GenerateOptions, *, implemented_only: bool = False, proces
     refused = confinement_errors(planned, dirs)
     if refused:
         return GenerateResult(tuple(planned), None, refused)
-    made = make_folders(dirs)
+    made = make_folders(dirs, options.release)
     if made:
         return GenerateResult(tuple(planned), None, made)
     # The checked-in AOTI headers must not change (unless --update-aoti-c-shim): checked before any write.

@@ -309,7 +309,7 @@ class _Resolver:
                                               f"'full_codegen' or 'autograd' (written the same way), so it changes "
                                               f"no kernel{unknown}", data=data)
                 continue
-            if f is None or f.func.has_symint():
+            if f is None or f.func.has_symint(returns_too=self.release.cpp_spelling.symint_returns_follow_signature):
                 continue
             if not (item.name in forward and forward[item.name].supports_symint()
                     or item.name in backward and backward[item.name].supports_symint()):
@@ -336,7 +336,7 @@ class _Resolver:
             for f in g.functions():
                 if f is g.functional or f.func.name in kernels or f.manual_kernel_registration:
                     continue
-                problem = wrapper_problem(f)
+                problem = wrapper_problem(f, self.release)
                 if problem is None:
                     continue
                 why, fact = problem
@@ -455,7 +455,7 @@ def external_kernel_name(f: NativeFunction, symint: bool) -> str:
     return str(f.func.name.name) + ("_out" if f.func.is_out_fn() else "") + ("_symint" if symint else "")
 
 
-def wrapper_problem(f: NativeFunction) -> tuple[str, str] | None:
+def wrapper_problem(f: NativeFunction, release: Release) -> tuple[str, str] | None:
     """Why torchgen cannot generate the out=/in-place wrapper of `f` around its functional kernel (and its words)."""
     kind = f.func.kind()
     if kind is SchemaKind.mutable:
@@ -465,6 +465,8 @@ def wrapper_problem(f: NativeFunction) -> tuple[str, str] | None:
     returns, outs = len(f.func.returns), len(f.func.arguments.out)
     if f.func.name.name.inplace and returns > 1:
         return "it is in-place with several returns", "illegal inplace function with multiple returns"
+    if returns == 0 and not release.out_wrappers_handle_no_returns:
+        return "it returns nothing", f"torch {release.series}'s gen_out_inplace_wrapper fails: IndexError: list index out of range"
     if returns == 0 and outs != 1:
         return f"it returns nothing and has {outs} out arguments", f"Expected exactly 1 out argument, got {outs}"
     return None

@@ -117,7 +117,7 @@ def generate_function(f: NativeFunction, kind: SchemaKind, release: Release
     """The generated variant of `f` of the given kind, and its CompositeExplicitAutograd kernel (in `release`)."""
     func = out_signature(f.func) if kind is SchemaKind.out else functional_signature(f.func)
     kernel = func.name.unambiguous_name() if func.kind() is SchemaKind.out else str(func.name.name)
-    if f.func.has_symint():
+    if f.func.has_symint(returns_too=release.cpp_spelling.symint_returns_follow_signature):
         kernel += "_symint"
     tags = {"generated"} | (f.tags & ({"nondeterministic_seeded", "view_copy", "pt2_compliant_tag"}
                                       if release.aten_ops_get_pt2_compliant_tag else {"nondeterministic_seeded", "view_copy"}))

@@ -290,7 +290,7 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
     if keys.structured_delegate is not None:
         _check_delegated_keys(r, entry, dispatch)
     if not release.parse_only:  # gen.py's rules: a backend's own parse of its operator file runs no gen.py
-        _check_codegen_rules(r, func, dispatch, keys.structured, keys.variants)
+        _check_codegen_rules(r, func, dispatch, keys.structured, keys.variants, release)
     _check_post_init(r, func, kind, keys, spans, f.text)
     _check_name_rules(r, func, keys, tags, spans, f.text, release)
 
@@ -866,7 +866,7 @@ def _check_dispatch_table(r: _Reader, func: FunctionSchema, table: _Table, kerne
 
 
 def _check_codegen_rules(r: _Reader, func: FunctionSchema, dispatch: _Table, structured: bool,
-                         variants: frozenset[Variant]) -> None:
+                         variants: frozenset[Variant], release: Release) -> None:
     """Rules gen.py enforces while generating kernels, registrations and Tensor methods for the entry."""
     if Variant.method in variants and not func.arguments.out:
         self_arg = func.arguments.self_arg
@@ -887,7 +887,7 @@ def _check_codegen_rules(r: _Reader, func: FunctionSchema, dispatch: _Table, str
             break
     else:
         return
-    if not func.has_symint():
+    if not func.has_symint(returns_too=release.cpp_spelling.symint_returns_follow_signature):
         for key, meta in dispatch.items():
             if meta.supports_symint():
                 r.error("OPG125", _dispatch_key_span(r.entry, key.name) or r.entry.span,

@@ -480,8 +480,10 @@ class FunctionSchema:
     def is_functional_fn(self) -> bool:
         return "functional" in self.name.overload_name
 
-    def has_symint(self) -> bool:
-        return self.arguments.has_symint_arg()
+    def has_symint(self, *, returns_too: bool) -> bool:
+        """Whether the op has SymInt signatures beside its int ones: a SymInt argument, or (returns_too: until 2.0,
+        CppSpelling.symint_returns_follow_signature) a SymInt return."""
+        return self.arguments.has_symint_arg() or returns_too and any(r.type.is_symint_like() for r in self.returns)
 
     def returns_are_aliased(self) -> bool:
         return any(r.is_write for r in self.returns)

@@ -15,6 +15,7 @@ from ..frozen import record
 from .profile import (
     AOTI_SHIMS_2_8,
     C10_OPTIONAL,
+    C10_OPTIONAL_2_0,
     C10_OPTIONAL_2_1,
     C10_OPTIONAL_2_2,
     EVERY_OP_AOTI_SHIMS,
@@ -22,7 +23,9 @@ from .profile import (
     REAPPLY_VIEWS_INVERSES,
     RETURN_MODE_INVERSES,
     STD_OPTIONAL,
+    CompositeRegistrations,
     Release,
+    XlaDataPropagation,
 )
 
 # The CUDA-family kernels gen.py 2.15 knows are defined in torch_cpu (their declarations say TORCH_API), and
@@ -86,7 +89,7 @@ def change(version: str, **changes: object) -> Change:
 
 # Every behaviour as torch 2.0.1's torchgen has it (the oldest release known).
 BEFORE: dict[str, object] = dict(
-    generation_verified=False,
+    generation_verified=True,
     # reading native_functions.yaml
     named_tensor_types=True, refuses_const_ref_mutable_out=False, philox_ops_need_no_seeded_tag=False,
     skipped_by_functionalization=frozenset({"record_stream", "resize_"}),
@@ -106,13 +109,16 @@ BEFORE: dict[str, object] = dict(
     template_blocks_strip_lines=False, view_inverse_form=REAPPLY_VIEWS_INVERSES, view_meta_knows_symbolic_inputs=False,
     noop_redispatch_return_ends_twice=True, view_meta_knows_multi_output=False,
     functionalization_leaves_set_source_tensor=False, meta_comment_says_technicaly=True, schema_tags_shared=False,
+    schema_tags_sorted=False,
+    out_wrappers_handle_no_returns=False, deferred_registration_declared=False, lazy_ts_optional_keyword_values=False,
     functionalization_view_meta_classes=False, inplace_view_comment_says_runnin=True,
-    writes_aoti_c_shims=False, writes_aten_c_shim=False, functionalization_registers_composite_views=False,
-    structured_outputs_propagate_names=True, xpu_family_waits_for_flag=False, structured_xpu_kernels_export_xpu=False,
+    writes_aoti_c_shims=False, writes_aten_c_shim=False, functionalization_registers_composite=CompositeRegistrations.EVERY_OP,
+    structured_outputs_propagate_names=True, structured_outputs_exclusively_owned=True,
+    xpu_family_waits_for_flag=False, structured_xpu_kernels_export_xpu=False,
     device_family_kernel_exports=False, cuda_kernels_in_torch_cpu=frozenset(), owning_types_hold_tensors_by_value=False,
     writes_native_aot_stubs=False, single_output_view_replay=False, fallback_variants_carry_since=False,
     aoti_nullable_returns=frozenset({"_scaled_dot_product_flash_attention"}),
-    lazy_ir_keeps_generators=False, lazy_to_string_moves_stream=False, cumulative_out_ops=frozenset(), cpp_spelling=C10_OPTIONAL_2_1,
+    lazy_ir_keeps_generators=False, lazy_to_string_moves_stream=False, cumulative_out_ops=frozenset(), cpp_spelling=C10_OPTIONAL_2_0,
     aoti_shim_form=EVERY_OP_AOTI_SHIMS, aoti_tensors_resolve_dispatch_flags=False,
     register_dispatch_key_sharded=False, dispatch_helpers_per_definitions_block=True,
     dispatch_keys_unknown=frozenset({"NestedTensorHPU", "MTIA", "SparseMPS", "SparseCsrMPS", "SparseCsrXPU",
@@ -124,7 +130,7 @@ BEFORE: dict[str, object] = dict(
     structured_xpu_outputs_guard_device=False, lazy_to_meta_makes_optionals=True, rocm_guards_masquerade_as_cuda=True,
     dispatch_stub_macros_end=";", cpp_default_qualifies_memory_format=False,
     registration_helpers_silence_unused=False, view_copy_kernels_include_group_natives=False,
-    functionalization_propagates_xla_data_direct=False, vmap_unwraps_by_structured_binding=False,
+    functionalization_xla_data=XlaDataPropagation.NONE, vmap_unwraps_by_structured_binding=False,
     vmap_symint_return_overrides=frozenset(), lazy_ir_includes_std_optional=False,
     generated_comment_names_generator=False, device_keys_with_empty_functions=frozenset({"Meta", "CPU", "CUDA", "MPS"}),
     # derivatives.yaml and deprecated.yaml
@@ -140,7 +146,7 @@ BEFORE: dict[str, object] = dict(
 # Every release known, oldest first, with what its torchgen changed.
 CHANGELOG: tuple[Change, ...] = (
     change("2.0.1"),
-    change("2.1.2", generation_verified=True, seeded_tag_by_dropout_arguments=True, device_index_type=True,
+    change("2.1.2", seeded_tag_by_dropout_arguments=True, device_index_type=True,
            inplace_view_exempt_ops=added("resize_as_"),
            dispatch_key_names_unknown=removed("MTIA", "AutogradMTIA", "QuantizedMTIA", "SparseMTIA", "NestedTensorMTIA",
                                               "FuncTorchBatched", "FuncTorchBatchedDecomposition",
@@ -149,7 +155,12 @@ CHANGELOG: tuple[Change, ...] = (
            skipped_by_functionalization=added("resize_as_", "_fill_mem_eff_dropout_mask_"),
            functional_ops_without_out_variant=(added("_assert_async.msg", "sym_constrain_range",
                                                      "sym_constrain_range_for_size", "_nested_tensor_storage_offsets"),
-                                               removed("_nested_tensor_offsets"))),
+                                               removed("_nested_tensor_offsets")),
+           structured_outputs_exclusively_owned=False, schema_tags_sorted=True, cpp_spelling=C10_OPTIONAL_2_1,
+           out_wrappers_handle_no_returns=True, deferred_registration_declared=True,
+           lazy_ts_optional_keyword_values=True,
+           functionalization_registers_composite=CompositeRegistrations.NONE,
+           functionalization_xla_data=XlaDataPropagation.PROPAGATE),
     change("2.2.2", cpp_spelling=C10_OPTIONAL_2_2, view_meta_knows_multi_output=True,
            functionalization_leaves_set_source_tensor=True, meta_comment_says_technicaly=False, schema_tags_shared=True,
            derivatives_save_sym_numel=True, lazy_ir_keeps_generators=True,
@@ -171,7 +182,7 @@ CHANGELOG: tuple[Change, ...] = (
                                               "PythonTLSSnapshot")),
     change("2.5.1", dispatch_keys_unknown=removed("XPU"), cpp_default_qualifies_memory_format=True,
            registration_helpers_silence_unused=True, view_copy_kernels_include_group_natives=True,
-           functionalization_propagates_xla_data_direct=True, vmap_unwraps_by_structured_binding=True,
+           functionalization_xla_data=XlaDataPropagation.PROPAGATE_DIRECT, vmap_unwraps_by_structured_binding=True,
            vmap_symint_return_overrides=added("_scaled_dot_product_flash_attention",
                                               "_scaled_dot_product_cudnn_attention"),
            lazy_ir_includes_std_optional=True, generated_comment_names_generator=True,
@@ -203,7 +214,7 @@ CHANGELOG: tuple[Change, ...] = (
                "linear_backward"),
            python_bindings_skip_hand_bound=added("sym_is_contiguous"),
            dispatch_keys_unknown=removed("SparseMPS", "SparseCsrMPS")),
-    change("2.10.0", functionalization_registers_composite_views=True),
+    change("2.10.0", functionalization_registers_composite=CompositeRegistrations.VIEWS),
     change("2.11.0", rocm_guards_masquerade_as_cuda=False,
            functional_ops_without_out_variant=added("_use_miopen_ctc_loss", "_use_miopen_ctc_loss.Tensor"),
            vmap_symint_return_overrides=added("_scaled_dot_product_flash_attention_quantized")),

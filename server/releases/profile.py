@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import lru_cache
 
-from ..frozen import record
+from ..frozen import IdentityHashEnum, record
 
 
 @record
@@ -80,6 +80,9 @@ class CppSpelling:
     dtype_of_options: str
     # translate's narrowing of a SymInt to an int: `guard_int(__FILE__, __LINE__)` (before 2.2, `expect_int()`).
     int_of_symint: str
+    # A SymInt return follows the signature's symint flag (int64_t in the int signature) and makes the op a symint
+    # one (with `_symint` twins); until 2.0. From 2.1 a return is always c10::SymInt and only arguments count.
+    symint_returns_follow_signature: bool = False
 
     def optional(self, elem: str, *, rooted: bool = True) -> str:
         return f"{self.rooted if rooted else self.unrooted}optional<{elem}>"
@@ -96,6 +99,7 @@ _GUARD_INT = "guard_int(__FILE__, __LINE__)"
 C10_OPTIONAL_2_2 = CppSpelling(rooted="c10::", unrooted="c10::", in_scope_nullopt="nullopt",
                                dtype_of_options="optTypeMetaToScalarType", int_of_symint=_GUARD_INT)
 C10_OPTIONAL_2_1 = replace(C10_OPTIONAL_2_2, int_of_symint="expect_int()")
+C10_OPTIONAL_2_0 = replace(C10_OPTIONAL_2_1, symint_returns_follow_signature=True)
 C10_OPTIONAL = CppSpelling(rooted="c10::", unrooted="c10::", in_scope_nullopt="nullopt", dtype_of_options=_DTYPE_OF_OPTIONS,
                            int_of_symint=_GUARD_INT)
 STD_OPTIONAL = CppSpelling(rooted="::std::", unrooted="std::", in_scope_nullopt="std::nullopt",
@@ -117,6 +121,31 @@ class ViewInverseForm:
 
 REAPPLY_VIEWS_INVERSES = ViewInverseForm(named_after_copy=True, takes_return_mode=False)
 RETURN_MODE_INVERSES = ViewInverseForm(named_after_copy=False, takes_return_mode=True)
+
+
+class XlaDataPropagation(IdentityHashEnum):
+    """How a mutating op's functionalization kernel treats XLA tensors (Release.functionalization_xla_data)."""
+
+    # Until 2.0: no XLA rule; a functional tensor read while a non-functional one is written is always an error.
+    NONE = "none"
+    # 2.1 to 2.4: that error is skipped when a read tensor is on XLA, and each written argument first gets the
+    # result's XLA data (propagate_xla_data(arg, result)).
+    PROPAGATE = "propagate"
+    # From 2.5: the same check; the XLA data is propagated after the sync, between the inner tensors
+    # (propagate_xla_data_direct).
+    PROPAGATE_DIRECT = "propagate_direct"
+
+
+class CompositeRegistrations(IdentityHashEnum):
+    """Which CompositeImplicitAutograd ops RegisterFunctionalization registers, each to its at::native kernel
+    (Release.functionalization_registers_composite)."""
+
+    # Until 2.0: every one, views and not (so that they decompose before functionalization).
+    EVERY_OP = "every_op"
+    # 2.1 to 2.9: none.
+    NONE = "none"
+    # From 2.10: the view ops (and their in-place views).
+    VIEWS = "views"
 
 
 @record
@@ -175,6 +204,19 @@ class Release:
     # The mutating ops' functionalization kernels say "they technicaly all support meta tensors" (a typo gen.py
     # fixed in 2.2); until 2.1.
     meta_comment_says_technicaly: bool
+    # A backend's generated out= wrapper (around its functional kernel) of an op that returns nothing copies into
+    # its one out argument; from 2.1. Before, gen_backend_stubs and gen_lazy_tensor fail on such an op (OPG514).
+    out_wrappers_handle_no_returns: bool
+    # gen_lazy_tensor's deferred registration function (Register<backend><Key>NativeFunctions) is declared
+    # (`TORCH_API void ...;`) on the line before its definition; from 2.1.
+    deferred_registration_declared: bool
+    # gen_lazy_tensor's TorchScript lowering passes an optional keyword value as `has_x ? ... : nullptr`, as it
+    # does a positional one; from 2.1 (before, always `loctx->GetOutputOp(operand(i++))`).
+    lazy_ts_optional_keyword_values: bool
+    # gen.py lists an op's tags sorted in RegisterSchema.cpp; from 2.1. Before, in the order of a Python set (its
+    # hash seed's), so gen.py's own file varies from run to run: opgen writes them sorted there too, and the matrix
+    # compares that file modulo the order inside each tag list.
+    schema_tags_sorted: bool
     # RegisterSchema.cpp declares each distinct tag list once (`const std::vector<at::Tag> tags_N = {...};`) and
     # its m.def lines name it; from 2.2 (before, each m.def spells its tags).
     schema_tags_shared: bool
@@ -188,10 +230,14 @@ class Release:
     writes_aoti_c_shims: bool
     # AOTInductor gets c_shim_aten.cpp too (the aten_shimified_ops, through the dispatcher); from 2.9.
     writes_aten_c_shim: bool
-    # Functionalization registers view ops with a CompositeImplicitAutograd kernel too (to that kernel); from 2.10.
-    functionalization_registers_composite_views: bool
+    # The CompositeImplicitAutograd ops functionalization registers to their kernel (CompositeRegistrations):
+    # every one until 2.0, none 2.1 to 2.9, the views from 2.10.
+    functionalization_registers_composite: CompositeRegistrations
     # Structured kernels' set_output_* take the output's DimnameList and propagate the names; until 2.12.
     structured_outputs_propagate_names: bool
+    # Structured kernels' classes hold a functional variant's outputs (and every proxy output) as
+    # c10::ExclusivelyOwned<Tensor>, taken out on return; until 2.0 (from 2.1, plain Tensor).
+    structured_outputs_exclusively_owned: bool
     # Without --xpu, every XPU-family key (SparseXPU, SparseCsrXPU, NestedTensorXPU) is left out, not
     # XPU alone; from 2.14.
     xpu_family_waits_for_flag: bool
@@ -331,9 +377,9 @@ class Release:
     registration_helpers_silence_unused: bool
     # CompositeViewCopyKernels.cpp includes each structured group's <op>_native.h beside its <op>_ops.h; from 2.5.
     view_copy_kernels_include_group_natives: bool
-    # A mutating op's functionalization kernel propagates XLA data after the sync, from the argument's inner tensor
-    # before and after (propagate_xla_data_direct); from 2.5. Before, propagate_xla_data(arg, result) first.
-    functionalization_propagates_xla_data_direct: bool
+    # What a mutating op's functionalization kernel does for XLA tensors (XlaDataPropagation): nothing until 2.0,
+    # propagate_xla_data(arg, result) before the sync 2.1 to 2.4, propagate_xla_data_direct after it from 2.5.
+    functionalization_xla_data: XlaDataPropagation
     # VmapGeneratedPlumbing.h unwraps a tensor by `auto [x_value, x_bdim] = unwrapTensorAtLevel(...)` and declares an
     # optional one's std::optional<...>; from 2.5. Before, `Tensor x_value; optional<int64_t> x_bdim; std::tie(...)`.
     vmap_unwraps_by_structured_binding: bool

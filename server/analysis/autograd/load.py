@@ -481,7 +481,7 @@ def _backward(formula: Formula, f: NativeFunction, arguments: list[Binding], rep
     inputs = [a.nctype.remove_const_ref() for a in arguments]
     names = tuple(n if n != "self" else "result" for n in cpp.return_names(f.func))
     options = ApiOptions.of(f, ANALYSIS_SPELLING)
-    outputs = [NamedCType(n, cpp.return_type(r, options=options).remove_const_ref())
+    outputs = [NamedCType(n, cpp.return_type(r, options=options, symint=True).remove_const_ref())
                for n, r in zip(names, f.func.returns)]
     try:
         rewritten, saved_in = saved_variables(text, inputs, formula.names, release)

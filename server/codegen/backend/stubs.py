@@ -35,10 +35,11 @@ _STATIC_REGISTRATION_SEMICOLON = Template(
     "TORCH_LIBRARY_IMPL(aten, $dispatch_key, m) {\n    $dispatch_registrations_body\n};", "static registration")
 # Deferred registration (gen_lazy_tensor): a function the backend calls when it initializes.
 _DEFERRED_REGISTRATION = Template(
-    "TORCH_API void Register${backend_name}${dispatch_key}NativeFunctions();\n"
     "TORCH_API void Register${backend_name}${dispatch_key}NativeFunctions() {\n"
     "    static auto m = MAKE_TORCH_LIBRARY_IMPL(aten, $dispatch_key);\n"
     "    $dispatch_registrations_body\n}", "deferred registration")
+# ... declared on the line before from 2.1 (Release.deferred_registration_declared).
+_DEFERRED_DECLARATION = "TORCH_API void Register{backend_name}{dispatch_key}NativeFunctions();\n"
 
 
 @dataclass(frozen=True)
@@ -130,7 +131,9 @@ def _registration_blocks(key: dk.DispatchKey, body: list[str], options: Registra
         static = _STATIC_REGISTRATION_SEMICOLON if options.release.registration_blocks_end_in_semicolon \
             else _STATIC_REGISTRATION
         return static.substitute(env, options.release.template_blocks_strip_lines), ""
-    return "", _DEFERRED_REGISTRATION.substitute(env, options.release.template_blocks_strip_lines)
+    declared = _DEFERRED_DECLARATION.format(backend_name=options.backend_name, dispatch_key=key) \
+        if options.release.deferred_registration_declared else ""
+    return "", declared + _DEFERRED_REGISTRATION.substitute(env, options.release.template_blocks_strip_lines)
 
 
 def external_backend_header(target: BackendTarget, output_dir: str, options: RegistrationOptions) -> str:

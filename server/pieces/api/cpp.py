@@ -150,9 +150,11 @@ def argument_type(a: Argument, *, binds: ArgName, options: ApiOptions, symint: b
     return argumenttype_type(a.type, mutable=a.is_write, binds=binds, options=options, symint=symint)
 
 
-def returntype_type(t: Type, *, mutable: bool, options: ApiOptions) -> CType:
-    # Returns always use SymInt where the schema says SymInt.
-    value = valuetype_type(t, binds="__placeholder__", symint=True)
+def returntype_type(t: Type, *, mutable: bool, options: ApiOptions, symint: bool) -> CType:
+    """symint: the signature's; a SymInt return follows it until 2.0 (int64_t in the int signature), and is always
+    c10::SymInt from 2.1 (CppSpelling.symint_returns_follow_signature)."""
+    symint = symint or not options.spelling.symint_returns_follow_signature
+    value = valuetype_type(t, binds="__placeholder__", symint=symint)
     if value is not None:
         return value.type
     if isinstance(t, BaseType):
@@ -167,24 +169,24 @@ def returntype_type(t: Type, *, mutable: bool, options: ApiOptions) -> CType:
             raise ValueError("native functions never return a mutable tensor list; they return void")
         if t.size is not None:
             raise ValueError(f"fixed size list returns are not supported: {t}")
-        return VectorCType(returntype_type(t.elem, mutable=False, options=options))
+        return VectorCType(returntype_type(t.elem, mutable=False, options=options, symint=symint))
     elif isinstance(t, OptionalType):
-        elem = returntype_type(t.elem, mutable=mutable, options=options)
+        elem = returntype_type(t.elem, mutable=mutable, options=options, symint=symint)
         if str(t.elem) == "Tensor":
             return OptionalCType(elem)
     raise ValueError(f"unrecognized return type {t}")
 
 
-def return_type(r: Return, *, options: ApiOptions) -> CType:
-    return returntype_type(r.type, mutable=r.is_write, options=options)
+def return_type(r: Return, *, options: ApiOptions, symint: bool) -> CType:
+    return returntype_type(r.type, mutable=r.is_write, options=options, symint=symint)
 
 
-def returns_type(rs: tuple[Return, ...], *, options: ApiOptions) -> CType:
+def returns_type(rs: tuple[Return, ...], *, options: ApiOptions, symint: bool) -> CType:
     if not rs:
         return voidT
     if len(rs) == 1:
-        return return_type(rs[0], options=options)
-    return TupleCType(tuple(return_type(r, options=options) for r in rs))
+        return return_type(rs[0], options=options, symint=symint)
+    return TupleCType(tuple(return_type(r, options=options, symint=symint) for r in rs))
 
 
 def return_names(func: FunctionSchema, *, fallback_name: str = "result") -> list[str]:

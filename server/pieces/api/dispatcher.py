@@ -26,5 +26,5 @@ def arguments(func: FunctionSchema, *, options: ApiOptions, symint: bool = True)
     return [argument(a, options=options, symint=symint) for a in jit_arguments(func)]
 
 
-def returns_type(rs: tuple[Return, ...], *, options: ApiOptions) -> CType:
-    return cpp.returns_type(rs, options=options)
+def returns_type(rs: tuple[Return, ...], *, options: ApiOptions, symint: bool = True) -> CType:
+    return cpp.returns_type(rs, options=options, symint=symint)

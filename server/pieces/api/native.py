@@ -68,5 +68,5 @@ def arguments(func: FunctionSchema, *, symint: bool, options: ApiOptions) -> lis
     return [b for a in args for b in argument(a, is_out=func.is_out_fn(), symint=symint, options=options)]
 
 
-def returns_type(rs: tuple[Return, ...], *, options: ApiOptions) -> CType:
-    return cpp.returns_type(rs, options=options)
+def returns_type(rs: tuple[Return, ...], *, options: ApiOptions, symint: bool) -> CType:
+    return cpp.returns_type(rs, options=options, symint=symint)

@@ -55,7 +55,7 @@ class CppSignature:
         return f"__dispatch_{n}" if self.fallback_binding else n
 
     def returns_type(self) -> CType:
-        return cpp.returns_type(self.func.returns, options=self.options)
+        return cpp.returns_type(self.func.returns, options=self.options, symint=self.symint)
 
     def decl(self, *, name: str | None = None, prefix: str = "", is_redispatching_fn: bool = False,
              suppress_symint_suffix: bool = False, qualified_memory_format: bool = True) -> str:
@@ -105,7 +105,7 @@ class CppSignatureGroup:
             return CppSignature(func, method, faithful, symint, f.cpp_no_default_args, options, fallback_binding)
 
         needs_faithful = func.arguments.tensor_options is not None or bool(func.arguments.out)
-        has_symint = func.has_symint()
+        has_symint = func.has_symint(returns_too=spelling.symint_returns_follow_signature)
         return CppSignatureGroup(
             func,
             make(False, False),
@@ -129,7 +129,7 @@ class DispatcherSignature:
         return self.prefix + dispatcher.name(self.func)
 
     def returns_type(self) -> CType:
-        return dispatcher.returns_type(self.func.returns, options=self.options)
+        return dispatcher.returns_type(self.func.returns, options=self.options, symint=self.symint)
 
     def decl(self, name: str | None = None, *, qualified_memory_format: bool = True) -> str:
         args = ", ".join(a.decl(qualified_memory_format=qualified_memory_format) for a in self.arguments())
@@ -167,7 +167,7 @@ class NativeSignature:
         return list(_native_arguments(self.func, self.symint, self.options))
 
     def returns_type(self) -> CType:
-        return native.returns_type(self.func.returns, options=self.options)
+        return native.returns_type(self.func.returns, options=self.options, symint=self.symint)
 
     def decl(self, name: str | None = None, *, qualified_memory_format: bool = True) -> str:
         args = ", ".join(a.decl(qualified_memory_format=qualified_memory_format) for a in self.arguments())

@@ -304,7 +304,7 @@ def compute_shim(schema: FunctionSchema, device: str, call: str, op_versions: tu
 def backend_call(f: NativeFunction, index: BackendIndex | None, spelling: CppSpelling) -> str:
     """What the shim calls: a backend's kernel (at::<key>::<op>) or the C++ API (at::<op>)."""
     sigs = CppSignatureGroup.from_native_function(f, method=False, spelling=spelling)
-    symint = f.func.has_symint()
+    symint = f.func.has_symint(returns_too=spelling.symint_returns_follow_signature)
     cpp_sig = sigs.symint_signature if symint else sigs.signature
     assert cpp_sig is not None
     if index is not None:

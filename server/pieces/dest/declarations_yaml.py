@@ -57,7 +57,7 @@ def returns_yaml(f: NativeFunction, options: ApiOptions) -> tuple[list[dict], di
     out = []
     for i, (r, name) in enumerate(zip(f.func.returns, cpp.return_names(f.func))):
         ret = {"dynamic_type": dynamic_type(r.type, options), "name": name,
-               "type": cpp.return_type(r, options=options).cpp_type(options.spelling)}
+               "type": cpp.return_type(r, options=options, symint=False).cpp_type(options.spelling)}
         if r.name:
             ret["field_name"] = r.name
             if f.func.is_out_fn():
@@ -116,7 +116,7 @@ def compute_declaration_yaml(f: NativeFunction, qualified_memory_format: bool, s
     schema_types = [b.type for a in jit_args for b in cpp.argument(
         a, cpp_no_default_args=frozenset(), method=False, faithful=False, symint=False, has_tensor_options=False,
         options=options)]
-    cpp_returns = cpp.returns_type(f.func.returns, options=options).cpp_type(spelling)  # returns keep SymInt
+    cpp_returns = cpp.returns_type(f.func.returns, options=options, symint=False).cpp_type(spelling)  # SymInt from 2.1
     is_factory = any(isinstance(b.argument, TensorOptionsArguments) for b in cpp_args) \
         and Variant.method not in f.variants
     return OrderedDict([

@@ -22,7 +22,7 @@ from ...model.generate import functionalization_refuses, skips_functionalization
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup, NativeFunctionsViewGroup
 from ...model.schema import Argument, BaseTy, BaseType, FunctionSchema, ListType, Return, SchemaKind
 from ...releases import Release
-from ...releases.profile import CppSpelling, ViewInverseForm
+from ...releases.profile import CompositeRegistrations, CppSpelling, ViewInverseForm, XlaDataPropagation
 from ..api import cpp, dispatcher
 from ..api.signatures import DispatcherSignature, NativeSignature
 from ..api.translate import translate
@@ -645,13 +645,14 @@ def _redispatch_return_names(f: NativeFunction, inner: str) -> tuple[list[str], 
     return aliased, fresh
 
 
-def _propagated_mutation(arg: str, ret: str, direct: bool) -> str:
-    """How a mutated argument takes the functional call's result, the XLA data propagated after the sync (`direct`,
-    Release.functionalization_propagates_xla_data_direct) or from the result before it."""
-    if not direct:
+def _propagated_mutation(arg: str, ret: str, xla: XlaDataPropagation) -> str:
+    """How a mutated argument takes the functional call's result, the XLA data propagated after the sync
+    (PROPAGATE_DIRECT), from the result before it (PROPAGATE) or not at all (NONE)."""
+    if xla is not XlaDataPropagation.PROPAGATE_DIRECT:
+        propagate = f"  at::functionalization::impl::propagate_xla_data({arg}, {ret});\n" \
+            if xla is XlaDataPropagation.PROPAGATE else ""
         return f"""\
-  at::functionalization::impl::propagate_xla_data({arg}, {ret});
-  at::functionalization::impl::replace_({arg}, {ret});
+{propagate}  at::functionalization::impl::replace_({arg}, {ret});
   at::functionalization::impl::commit_update({arg});
   at::functionalization::impl::sync({arg});"""
     return f"""\
@@ -676,7 +677,7 @@ def _wrap_propagate_mutations_and_return(f: NativeFunction, functional: NativeFu
         updates.append(f"  auto output_{i} = at::functionalization::impl::to_functional_tensor({ret});")
         wrapped.append(f"output_{i}")
     for arg, ret in zip(mutable, fresh_inner[len(fresh_outer):]):
-        updates.append(_propagated_mutation(arg, ret, release.functionalization_propagates_xla_data_direct))
+        updates.append(_propagated_mutation(arg, ret, release.functionalization_xla_data))
     updates_str = "\n".join(updates)
     return f"""\
 {updates_str}
@@ -768,14 +769,18 @@ def inplace_functionalization_body(f: NativeFunction, g: NativeFunctionsGroup, r
     all_mutated_functional, any_non_mutated_functional, any_xla = _functional_tensor_tests(f)
     functional_call = _functional_call(f, g, unwrapped_ctx, release)
     noop = _noop_redispatch(f, sig, unwrapped_ctx, release)
+    if release.functionalization_xla_data is XlaDataPropagation.NONE:  # until 2.0: no XLA exception
+        mixing_check = f"if (({any_non_mutated_functional})) {{"
+    else:
+        mixing_check = f"""// We want to disable this check if there are any XLA tensors.
+        // cpu_tensor.copy_(xla_tensor) is valid code.
+        if (!({any_xla}) && ({any_non_mutated_functional})) {{"""
     return f"""
     {sig.defn(name=wrapper_name(f.func), is_redispatching_fn=True)} {{
       {_meta_shape_check(f, sig, release)}
       {unwrap}
       if (!({all_mutated_functional})) {{
-        // We want to disable this check if there are any XLA tensors.
-        // cpu_tensor.copy_(xla_tensor) is valid code.
-        if (!({any_xla}) && ({any_non_mutated_functional})) {{
+        {mixing_check}
          // case 1: trying to mutate a non functional tensor with a functional tensor is an error
          TORCH_INTERNAL_ASSERT(false,
            "mutating a non-functional tensor with a functional tensor is not allowed.",
@@ -829,8 +834,9 @@ def compute_functionalization_registrations(g: Grouped, cia_index: BackendIndex,
     if isinstance(g, NativeFunctionsViewGroup):
         if str(g.view.func.name) == "lift_fresh":
             return []
+        composite = release.functionalization_registers_composite is not CompositeRegistrations.NONE
         return [_registration(f, cia_index, release.cpp_spelling) for f in _view_and_inplace(g)
-                if release.functionalization_registers_composite_views or not f.has_composite_implicit_autograd_kernel]
+                if composite or not f.has_composite_implicit_autograd_kernel]
     if isinstance(g, NativeFunctionsGroup):
         by_hand = release.functionalization_leaves_set_source_tensor and g.inplace is not None \
             and str(g.inplace.func.name) == "set_.source_Tensor"
@@ -842,13 +848,16 @@ def compute_functionalization_registrations(g: Grouped, cia_index: BackendIndex,
     view = view_registered_as_mutation(tuple(fns))  # OPG128 for a group's; a loose one is in a view group
     if view is not None:
         raise FunctionalizationError(f"Unexpected view op: {view.func}")
+    every_composite = release.functionalization_registers_composite is CompositeRegistrations.EVERY_OP
     out = []
     for f in fns:
-        if f.has_composite_implicit_autograd_kernel:
+        composite = f.has_composite_implicit_autograd_kernel
+        if composite and not every_composite:
             continue
         if str(f.func.name) in ("lift", "resize_"):
             return []
-        if writes_an_argument(f):
+        # Until 2.0 composite ops are registered to their kernels too, so that they decompose first.
+        if writes_an_argument(f) or composite:
             out.append(_registration(f, cia_index, release.cpp_spelling))
     return out
 
@@ -936,7 +945,7 @@ def compute_composite_functional_kernel(g: NativeFunctionsGroup, spelling: CppSp
     exprs = ", ".join(e.expr for e in translate(context, target_sig.arguments(), spelling=spelling))
     assign = "auto output = " if target.func.returns else ""
     ret = return_str(g.functional.func.returns, _nonaliased_inner_rets(target.func, "output") + cloned, ctx, spelling)
-    suffix = "_symint" if g.out.func.has_symint() else ""
+    suffix = "_symint" if g.out.func.has_symint(returns_too=spelling.symint_returns_follow_signature) else ""
     clones_str = "\n".join(clones)
     return f"""
 {sig.defn(name=sig.name() + suffix)} {{
@@ -964,7 +973,7 @@ def compute_composite_out_kernel(g: NativeFunctionsGroup, spelling: CppSpelling)
   resize_out_helper({a.name}, {ret_of(i)});
   copy_arg({a.name}, {ret_of(i)});""" for i, a in enumerate(g.out.func.arguments.out))
     rets = [name if name is not None else ret_of(i) for i, name in enumerate(g.out.func.aliased_return_names())]
-    suffix = "_symint" if g.out.func.has_symint() else ""
+    suffix = "_symint" if g.out.func.has_symint(returns_too=spelling.symint_returns_follow_signature) else ""
     return f"""
 {sig.defn(name=g.out.func.name.unambiguous_name() + suffix)} {{
   auto tmp_output = at::_ops::{g.functional.func.name.unambiguous_name()}::call({exprs});

@@ -29,7 +29,7 @@ def compute_function(f: NativeFunction, is_same_v: bool, qualified_memory_format
                                                    fallback_binding=f.manual_cpp_binding)
     target = dispatcher_signature(f, spelling=spelling)
     op = f.func.name.unambiguous_name()
-    has_symint = f.func.has_symint()
+    has_symint = f.func.has_symint(returns_too=spelling.symint_returns_follow_signature)
     out = ""
     for sig in group.signatures():
         exprs = ", ".join(e.expr for e in translate(sig.arguments(), target.arguments(), spelling=spelling))
@@ -107,6 +107,7 @@ struct TORCH_API {name} {{
 
 
 def tags_initializer(f: NativeFunction) -> str:
+    # Sorted in every release: before 2.1 gen.py's order is a set's, which no one run fixes (Release.schema_tags_sorted).
     return "{" + ", ".join(f"at::Tag::{tag}" for tag in sorted(f.tags)) + "}"
 
 

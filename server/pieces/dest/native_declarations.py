@@ -21,7 +21,7 @@ def kernel_signature(f: NativeFunction, index: BackendIndex, spelling: CppSpelli
     """In-tree kernels follow the native API; out-of-tree backends follow the dispatcher API."""
     meta = index.get_kernel(f)
     symint = meta is not None and meta.supports_symint()
-    if symint and not f.func.has_symint():
+    if symint and not f.func.has_symint(returns_too=spelling.symint_returns_follow_signature):
         raise SymIntKernelError(f"attempted to define symint kernel for {index.dispatch_key} without SymInt in schema")
     options = ApiOptions.of(f, spelling)
     if index.external:

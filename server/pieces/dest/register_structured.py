@@ -42,12 +42,21 @@ if (C10_UNLIKELY(current_device.has_value())) {
   guard_.reset_device(options.device());
 }
 """
-_CREATE_PROXY = """
+
+
+def _create_proxy(owned: bool) -> str:
+    value = "std::move(maybe_proxy).value()"
+    return f"""
 auto maybe_proxy = maybe_create_proxy(out, sizes, strides, options);
-if (C10_UNLIKELY(maybe_proxy.has_value())) {
-    proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
-}
+if (C10_UNLIKELY(maybe_proxy.has_value())) {{
+    proxy_outputs_[output_idx] = {f"c10::ExclusivelyOwned<Tensor>({value})" if owned else value};
+}}
 """
+
+
+def _owned_star(kind: SchemaKind, release: Release) -> str:
+    """The dereference of a functional variant's output, which is an ExclusivelyOwned<Tensor> until 2.0."""
+    return "*" if release.structured_outputs_exclusively_owned and kind is SchemaKind.functional else ""
 
 
 class UnsupportedStructuredKind(ValueError):
@@ -64,7 +73,7 @@ def _set_output_body(key: dk.DispatchKey, kind: SchemaKind, maybe_create_proxy: 
     private = external and key is PRIVATE_USE1
     guarded = key in _DEVICE_GUARDED_KEYS and not _unguarded_xpu(key, release) or private
     guard = _SET_GUARD + "\n" if guarded else ""
-    proxy = _CREATE_PROXY if maybe_create_proxy else ""
+    proxy = _create_proxy(release.structured_outputs_exclusively_owned) if maybe_create_proxy else ""
     if kind is SchemaKind.functional:
         if key not in _FUNCTIONAL_KEYS and not private:
             raise UnsupportedStructuredKind(f"no structured functional variant for {key}")
@@ -82,10 +91,10 @@ def _set_output_functions(key: dk.DispatchKey, kind: SchemaKind, parent: str, ge
     passed = ", names" if names else ""
     super_call = f"{parent}::set_output_raw_strided(output_idx, sizes, strides, options{passed});" \
         if generate_super else ""
-    propagate = """
-    if (!names.empty()) {
-      namedinference::propagate_names(outputs_[output_idx], names);
-    }""" if names else ""
+    propagate = f"""
+    if (!names.empty()) {{
+      namedinference::propagate_names({_owned_star(kind, release)}outputs_[output_idx], names);
+    }}""" if names else ""
 
     def one(name: str, maybe_create_proxy: bool) -> str:
         return f"""
@@ -129,12 +138,15 @@ def _guard_field(key: dk.DispatchKey, release: Release, rocm: bool, external: bo
 def _class(f: NativeFunction, key: dk.DispatchKey, kind: SchemaKind, class_name: str, parent: str,
            generate_super: bool, release: Release, rocm: bool, external: bool = False) -> str:
     returns = len(f.func.returns)
+    owned = release.structured_outputs_exclusively_owned
+    held = "c10::ExclusivelyOwned<Tensor>" if owned else "Tensor"
     if kind is SchemaKind.functional:
-        output_type, output_value, proxy_field = "Tensor", "outputs_[output_idx]", ""
+        output_type, output_value, proxy_field = held, f"{_owned_star(kind, release)}outputs_[output_idx]", ""
     else:
         output_type = "std::reference_wrapper<Tensor>"
-        output_value = "proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : outputs_[output_idx].get()"
-        proxy_field = f"std::array<{release.cpp_spelling.optional('Tensor')}, {returns}> proxy_outputs_;"
+        proxy = "**proxy_outputs_[output_idx]" if owned else "*proxy_outputs_[output_idx]"
+        output_value = f"proxy_outputs_[output_idx].has_value() ? {proxy} : outputs_[output_idx].get()"
+        proxy_field = f"std::array<{release.cpp_spelling.optional(held)}, {returns}> proxy_outputs_;"
     indent = " " * 4
     lines = (
         f"struct {class_name} final : public {parent} {{",
@@ -180,17 +192,19 @@ def _names(g: NativeFunctionsGroup, index: BackendIndex, kind: SchemaKind, exter
     return f"structured_{meta.kernel}_{kind.name}", f"{owner}::structured_{meta.kernel}"
 
 
-def _copy_back_and_return(f: NativeFunction, kind: SchemaKind) -> list[str]:
+def _copy_back_and_return(f: NativeFunction, kind: SchemaKind, owned: bool) -> list[str]:
     """The wrapper's last lines: an out= or in-place op copies the outputs it had to allocate itself (proxies)
-    into the caller's, then the outputs are returned."""
+    into the caller's, then the outputs are returned (owned: taken out of their ExclusivelyOwned)."""
     returns = len(f.func.returns)
     lines: list[str] = []
+    star = "**" if owned else "*"
     if kind in (SchemaKind.out, SchemaKind.inplace):
-        lines += [f"if (op.proxy_outputs_[{i}].has_value()) op.outputs_[{i}].get().copy_(*op.proxy_outputs_[{i}]);"
+        lines += [f"if (op.proxy_outputs_[{i}].has_value()) op.outputs_[{i}].get().copy_({star}op.proxy_outputs_[{i}]);"
                   for i in range(returns)]
     if kind is SchemaKind.functional:
-        moved = ", ".join(f"std::move(op.outputs_[{i}])" for i in range(returns))
-        result = "std::move(op.outputs_[0])" if returns == 1 else f"std::make_tuple({moved})"
+        take = ".take()" if owned else ""
+        moved = [f"std::move(op.outputs_[{i}]){take}" for i in range(returns)]
+        result = moved[0] if returns == 1 else f"std::make_tuple({', '.join(moved)})"
     elif kind is SchemaKind.inplace:
         result = "self"
     else:
@@ -237,7 +251,7 @@ def compute_structured_wrapper(f: NativeFunction, g: NativeFunctionsGroup, index
     for i, out_arg in enumerate(structured.out_arguments(g, spelling)):
         if out_arg.nctype.type != ConstRefCType(tensorT):
             raise ValueError(f"structured out argument {out_arg.name} is not a plain Tensor")
-        expr = f"op.maybe_get_output({i})" if kind is SchemaKind.out else f"op.outputs_[{i}]"
+        expr = f"op.maybe_get_output({i})" if kind is SchemaKind.out else f"{_owned_star(kind, release)}op.outputs_[{i}]"
         context.append(Expr(expr, NamedCType(out_arg.nctype.name, MutRefCType(tensorT))))
     if key is dk.CEA_NON_FUNCTIONAL:
         out_sig = CppSignatureGroup.from_native_function(g.out, method=False, spelling=spelling,
@@ -247,7 +261,7 @@ def compute_structured_wrapper(f: NativeFunction, g: NativeFunctionsGroup, index
     elif key is not META:
         impl_exprs = ", ".join(e.expr for e in translate(context, structured.impl_arguments(g, spelling), spelling=spelling))
         body.append(stub_consultation(aot, impl_exprs) if aot is not None else f"op.impl({impl_exprs});")
-    body += _copy_back_and_return(f, kind)
+    body += _copy_back_and_return(f, kind, release.structured_outputs_exclusively_owned)
     klass = _class(f, key, kind, class_name, parent, g.out.structured_inherits is not None, release, rocm,
                    external_class is not None)
     body_text = "\n".join(body)

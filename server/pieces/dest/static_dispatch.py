@@ -54,7 +54,8 @@ def static_dispatch_ops_header(f: NativeFunction, backends: tuple[BackendIndex, 
 def backend_call_signature(f: NativeFunction, spelling: CppSpelling) -> CppSignature:
     """The at::<key>:: overload a static call uses: the SymInt one when the schema has SymInts."""
     sigs = CppSignatureGroup.from_native_function(f, method=False, spelling=spelling, fallback_binding=False)
-    sig = sigs.symint_signature if f.func.has_symint() else sigs.signature
+    sig = sigs.symint_signature if f.func.has_symint(returns_too=spelling.symint_returns_follow_signature) \
+        else sigs.signature
     assert sig is not None
     return sig
 

@@ -91,14 +91,14 @@ def _member_to_string(a: LazyArgument) -> str:
     return f'ss << ", {a.name}=" << {a.name};'
 
 
-def ts_lowering_body(schema: LazyIrSchema) -> str:
-    def get_value(a: LazyArgument) -> str:
-        if isinstance(a.lazy_type, OptionalCType):
+def ts_lowering_body(schema: LazyIrSchema, release: Release) -> str:
+    def get_value(a: LazyArgument, optional_kept: bool = True) -> str:
+        if optional_kept and isinstance(a.lazy_type, OptionalCType):
             return f"has_{a.name} ? loctx->GetOutputOp(operand(i++)) : nullptr"
         return "loctx->GetOutputOp(operand(i++))"
 
     positional = [get_value(a) if a.is_lazy_value else f'"{a.name}", {a.name}' for a in schema.positional_args]
-    kw = [f'"{a.name}", {get_value(a)}' for a in schema.keyword_values]
+    kw = [f'"{a.name}", {get_value(a, release.lazy_ts_optional_keyword_values)}' for a in schema.keyword_values]
     kw += [f'"{a.name}", {a.name}' for a in schema.keyword_scalars]
     args = "\n    ".join(f"arguments.emplace_back({a});" for a in positional)
     kwargs = "\n    ".join(f"kwarguments.emplace_back({a});" for a in kw)
@@ -129,7 +129,7 @@ def _lowering(schema: LazyIrSchema, options: IrOptions) -> str:
         return f"{signature};"
     if schema.properties.has("Lower"):
         return f"""{signature} {{
-    {ts_lowering_body(schema)}
+    {ts_lowering_body(schema, options.release)}
   }}
             """
     return ""

@@ -122,7 +122,8 @@ def _shape_inference(f: NativeFunction, schema: LazyIrSchema, index: BackendInde
             ns = "compositeexplicitautogradnonfunctional"
         else:
             ns = "meta"
-        name = schema.aten_name + ("_symint" if f.func.has_symint() and meta.supports_symint() else "")
+        name = schema.aten_name + ("_symint" if f.func.has_symint(returns_too=spelling.symint_returns_follow_signature)
+                                       and meta.supports_symint() else "")
         text = f"""\
         {conversion}
         auto out_meta = at::{ns}::{name}({call_args});
