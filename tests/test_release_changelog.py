@@ -14,7 +14,7 @@ import pytest
 
 from opgen_lsp.releases import RELEASES, Release, release_at
 from opgen_lsp.releases.changelog import BEFORE, CHANGELOG, added, change, folded, removed
-from opgen_lsp.releases.profile import CompositeRegistrations
+from opgen_lsp.releases.profile import AUTOGRAD_2_2, CompositeRegistrations
 
 _NULLABLE_2_6 = frozenset({"_scaled_dot_product_flash_attention", "_scaled_dot_product_efficient_attention",
                            "_scaled_dot_product_cudnn_attention", "convolution_backward"})
@@ -116,12 +116,19 @@ _SHIM_FORM = {"fallback_ops_versioned": "fallback_ops_versioned",
               "aoti_tensor_return_ends_twice": "tensor_return_ends_twice", "aoti_endif_names_guard": "endif_names_guard"}
 
 
+# The snapshots' fields that are now the autograd form's (Release.autograd), by their names there.
+_AUTOGRAD_FORM = {"derivatives_save_sym_numel": "saves_sym_numel", "derivatives_name_view_copies": "names_view_copies",
+                  "node_optional_strings_are_std": "node_optional_strings_are_std",
+                  "node_compiled_args_const": "node_compiled_args_const"}
+
+
 def _flat(profile: Release) -> dict[str, object]:
     """The profile's values under the snapshots' names."""
-    values = {f.name: getattr(profile, f.name) for f in fields(profile) if f.name != "aoti_shim_form"}
+    values = {f.name: getattr(profile, f.name) for f in fields(profile) if f.name not in {"aoti_shim_form", "autograd"}}
     # The snapshots' boolean, now one value of a three-valued form (2.0 registers every composite op).
     views = profile.functionalization_registers_composite is CompositeRegistrations.VIEWS
     return {**values, **{old: getattr(profile.aoti_shim_form, new) for old, new in _SHIM_FORM.items()},
+            **{old: getattr(profile.autograd, new) for old, new in _AUTOGRAD_FORM.items()},
             "functionalization_registers_composite_views": views}
 
 
@@ -166,6 +173,9 @@ def test_the_fold_refuses_a_change_that_changes_nothing_or_names_no_field() -> N
     with pytest.raises(ValueError, match="2.6.0: refuses_python_keyword_argument_names is False already"):
         list(folded(BEFORE, (change("2.4.1"), change("2.5.1", symbool_type=True),
                              change("2.6.0", refuses_python_keyword_argument_names=False))))
+    # A form (a record) is compared by value: setting the one a release has already is refused too.
+    with pytest.raises(ValueError, match="2.3.1: autograd is AutogradForm"):
+        list(folded(BEFORE, (change("2.2.2", autograd=AUTOGRAD_2_2), change("2.3.1", autograd=AUTOGRAD_2_2))))
     with pytest.raises(ValueError, match="names no behaviour"):
         list(folded(BEFORE, (change("2.4.1", no_such_behaviour=True),)))
     with pytest.raises(ValueError, match="already has or never had"):

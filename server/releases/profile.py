@@ -123,6 +123,33 @@ REAPPLY_VIEWS_INVERSES = ViewInverseForm(named_after_copy=True, takes_return_mod
 RETURN_MODE_INVERSES = ViewInverseForm(named_after_copy=False, takes_return_mode=True)
 
 
+@record
+class AutogradForm:
+    """How torchgen's autograd generator reads derivatives.yaml (load_derivatives.py) and writes the Node structs
+    of Functions.h (gen_autograd_functions.py, the hover's): one form per release (Release.autograd), read by
+    the loader, the formula rewriter and the structs, so that the generator is chosen once. Each field changed
+    once, in its own release (2.2, 2.3, 2.5, 2.7): a form per release that changed one."""
+
+    # A formula's `x.sym_numel()` is saved as `x_sym_numel` (a SymInt); before 2.2, x itself is saved.
+    saves_sym_numel: bool
+    # A derivatives.yaml entry may name a view op's _copy function (its own formulas win over those derived from
+    # the view's entry); from 2.3. Before, the loader leaves those functions out: such an entry names no function.
+    names_view_copies: bool
+    # The structs keep a saved `str?` as std::optional<std::string>; from 2.5 (before, c10::optional<std::string>).
+    node_optional_strings_are_std: bool
+    # The structs declare `void compiled_args(CompiledNodeArgs& args) const override;`; from 2.7 (before, not const).
+    node_compiled_args_const: bool
+
+
+# The form of the oldest release known, then each release that changed it (the rest keep the one before theirs).
+AUTOGRAD_2_0 = AutogradForm(saves_sym_numel=False, names_view_copies=False, node_optional_strings_are_std=False,
+                            node_compiled_args_const=False)
+AUTOGRAD_2_2 = replace(AUTOGRAD_2_0, saves_sym_numel=True)
+AUTOGRAD_2_3 = replace(AUTOGRAD_2_2, names_view_copies=True)
+AUTOGRAD_2_5 = replace(AUTOGRAD_2_3, node_optional_strings_are_std=True)
+AUTOGRAD_2_7 = replace(AUTOGRAD_2_5, node_compiled_args_const=True)
+
+
 class XlaDataPropagation(IdentityHashEnum):
     """How a mutating op's functionalization kernel treats XLA tensors (Release.functionalization_xla_data)."""
 
@@ -314,21 +341,14 @@ class Release:
     # until 2.11.
     enum_tag_in_core: bool
     # ---- derivs: derivatives.yaml, deprecated.yaml and the Functions.h structs of the hover
-    # (The autograd loader's rules are the same in every release known; its inputs differ.)
     # Tensor methods the Python binding generator skips by name beyond 2.6's list (they are bound by hand), so
-    # that deprecated.yaml cannot call them; sym_is_contiguous from 2.9, dim, numel, ... from 2.12.
+    # that deprecated.yaml cannot call them; sym_is_contiguous from 2.9, dim, numel, ... from 2.12. (A set that
+    # grows by names, each stated once as added: not a field of the autograd form, whose every value would
+    # restate the names of the releases before.)
     python_bindings_skip_hand_bound: frozenset[str]
-    # A derivatives.yaml entry may name a view op's _copy function (its own formulas win over those derived from
-    # the view's entry); from 2.3. Before, the loader leaves those functions out: such an entry names no function.
-    derivatives_name_view_copies: bool
-    # A formula's `x.sym_numel()` is saved as `x_sym_numel` (a SymInt); from 2.2 (before, x itself is saved).
-    derivatives_save_sym_numel: bool
-    # Functions.h's autograd Node structs declare `void compiled_args(CompiledNodeArgs& args) const override;`
-    # (before, not const); from 2.7.
-    node_compiled_args_const: bool
-    # Functions.h's autograd Node structs keep a saved `str?` as std::optional<std::string>; from 2.5 (before,
-    # c10::optional<std::string>).
-    node_optional_strings_are_std: bool
+    # How the autograd generator loads derivatives.yaml and writes Functions.h's Node structs (AutogradForm):
+    # AUTOGRAD_2_0 until 2.1, then the form of 2.2, 2.3, 2.5 and from 2.7 AUTOGRAD_2_7.
+    autograd: AutogradForm
     # A `Tensor?` return (or `Tensor?[]`) has a C++ type (::std::optional<at::Tensor>); from 2.2 (before, gen.py fails
     # on it: OPG208).
     optional_tensor_returns: bool

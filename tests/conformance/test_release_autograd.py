@@ -99,8 +99,8 @@ def derivatives_cases(r: Release, text: str) -> list[Case]:
                       "OPG704" if not r.named_tensor_types else ""))
     # An entry of its own for a view's _copy op: it wins from 2.3; before, the loader does not know the function.
     copy: Edited = add_after(ABS, f"- name: {TRANSPOSE_COPY}\n  self: grad.transpose(dim0, dim1)\n")(text)
-    cases.append(Case("view-copy-entry", copy.text, copy.first, copy.last, not r.derivatives_name_view_copies,
-                      "OPG704" if not r.derivatives_name_view_copies else ""))
+    cases.append(Case("view-copy-entry", copy.text, copy.first, copy.last, not r.autograd.names_view_copies,
+                      "OPG704" if not r.autograd.names_view_copies else ""))
     return cases
 
 

@@ -154,7 +154,7 @@ def saved_variables(formula: str, nctypes: list[NamedCType], var_names: tuple[st
         name = nctype.name.name if isinstance(nctype.name, SpecialArgName) else nctype.name
         if name not in formula:  # every pattern below needs the name itself
             continue
-        for rule in _REPLACEMENTS if release.derivatives_save_sym_numel else _REPLACEMENTS_2_1:
+        for rule in _REPLACEMENTS if release.autograd.saves_sym_numel else _REPLACEMENTS_2_1:
             def replace(m: re.Match[str], rule: _Replacement = rule, name: str = name) -> str:
                 if rule.suffix == "_sym_strides" and var_names != (name,):
                     raise StridesError(name)

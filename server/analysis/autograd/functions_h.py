@@ -75,7 +75,7 @@ def _fields(saved: SavedAttribute, is_output: bool, release: Release) -> tuple[l
     if ctype == stringT:
         return [f"std::string {name};"], []
     if ctype == OptionalCType(stringT):
-        std = "std" if release.node_optional_strings_are_std else "c10"
+        std = "std" if release.autograd.node_optional_strings_are_std else "c10"
         return [f"{std}::optional<std::string> {name};"], []
     if ctype == ArrayRefCType(scalarT):
         return [f"std::vector<at::Scalar> {name};", f"bool {name}_released_ = false;"], [f"{name}.clear();"]
@@ -99,7 +99,7 @@ def node_declaration(node: NodeInfo, release: Release) -> str:
     retains = any(uses("retain_variables", d.formula) for d in info.derivatives)
     superclass = "Node" if node.name in VIEW_FUNCTIONS else "TraceableFunction"
     op = node.op
-    const = " const" if release.node_compiled_args_const else ""
+    const = " const" if release.autograd.node_compiled_args_const else ""
     will_release = ("  bool retain_variables = true;\n  void will_release_variables() override {\n"
                     "    retain_variables = false;\n  }\n" if retains else "\n")
     return (

@@ -78,7 +78,7 @@ class NativeIndex:
         by_schema: dict[str, NativeFunction] = {}
         by_signature: dict[str, list[NativeFunction]] = {}
         # Before 2.3 the loader leaves the view groups' _copy functions out: no entry can name one.
-        hidden = set() if release.derivatives_name_view_copies else {
+        hidden = set() if release.autograd.names_view_copies else {
             id(g.view_copy) for g in functions.view_groups
             if isinstance(g, NativeFunctionsViewGroup) and g.view_copy is not None}
         for f in functions.native_functions:
