@@ -87,9 +87,9 @@ def change(version: str, **changes: object) -> Change:
     return Change(version, tuple(changes.items()))
 
 
-# Every behaviour as torch 2.0.1's torchgen has it (the oldest release known).
+# Every behaviour as torch 1.13.1's torchgen has it (the oldest release known).
 BEFORE: dict[str, object] = dict(
-    generation_verified=True,
+    generation_verified=False,
     # reading native_functions.yaml
     named_tensor_types=True, refuses_const_ref_mutable_out=False, philox_ops_need_no_seeded_tag=False,
     skipped_by_functionalization=frozenset({"record_stream", "resize_"}),
@@ -145,7 +145,8 @@ BEFORE: dict[str, object] = dict(
 
 # Every release known, oldest first, with what its torchgen changed.
 CHANGELOG: tuple[Change, ...] = (
-    change("2.0.1"),
+    change("1.13.1"),
+    change("2.0.1", generation_verified=True),
     change("2.1.2", seeded_tag_by_dropout_arguments=True, device_index_type=True,
            inplace_view_exempt_ops=added("resize_as_"),
            dispatch_key_names_unknown=removed("MTIA", "AutogradMTIA", "QuantizedMTIA", "SparseMTIA", "NestedTensorMTIA",
