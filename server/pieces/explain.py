@@ -147,10 +147,10 @@ class Explainer:
         file = f"Register{index.dispatch_key}{'Everything' if self.release.register_dispatch_key_sharded else ''}.cpp"
         if group is not None and is_structured_for(group, index):
             wrapper = compute_structured_wrapper(f, group, index, self.release, rocm=False)
-            registration = compute_structured_registration(f, index)
+            registration = compute_structured_registration(f, index, self.release)
         else:
             wrapper = compute_wrapper(f, index, release=self.release)
-            registration = compute_registration(f, index)
+            registration = compute_registration(f, index, self.release)
         if wrapper is None or registration is None:
             return []
         return [Snippet(f"{index.dispatch_key} registration wrapper", file, wrapper),

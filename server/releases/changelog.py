@@ -15,6 +15,7 @@ from ..frozen import record
 from .profile import (
     AOTI_SHIMS_2_8,
     C10_OPTIONAL,
+    C10_OPTIONAL_1_13,
     C10_OPTIONAL_2_0,
     C10_OPTIONAL_2_1,
     C10_OPTIONAL_2_2,
@@ -89,7 +90,7 @@ def change(version: str, **changes: object) -> Change:
 
 # Every behaviour as torch 2.0.1's torchgen has it (the oldest release known).
 BEFORE: dict[str, object] = dict(
-    generation_verified=True,
+    generation_verified=False,
     # reading native_functions.yaml
     named_tensor_types=True, refuses_const_ref_mutable_out=False, philox_ops_need_no_seeded_tag=False,
     skipped_by_functionalization=frozenset({"record_stream", "resize_"}),
@@ -118,9 +119,10 @@ BEFORE: dict[str, object] = dict(
     device_family_kernel_exports=False, cuda_kernels_in_torch_cpu=frozenset(), owning_types_hold_tensors_by_value=False,
     writes_native_aot_stubs=False, single_output_view_replay=False, fallback_variants_carry_since=False,
     aoti_nullable_returns=frozenset({"_scaled_dot_product_flash_attention"}),
-    lazy_ir_keeps_generators=False, lazy_to_string_moves_stream=False, cumulative_out_ops=frozenset(), cpp_spelling=C10_OPTIONAL_2_0,
+    lazy_ir_keeps_generators=False, lazy_to_string_moves_stream=False, cumulative_out_ops=frozenset(), cpp_spelling=C10_OPTIONAL_1_13,
     aoti_shim_form=EVERY_OP_AOTI_SHIMS, aoti_tensors_resolve_dispatch_flags=False,
     register_dispatch_key_sharded=False, dispatch_helpers_per_definitions_block=True,
+    dispatch_wrappers_named_by_key=False,
     dispatch_keys_unknown=frozenset({"NestedTensorHPU", "MTIA", "SparseMPS", "SparseCsrMPS", "SparseCsrXPU",
                                      "SparseXPU", "NestedTensorXPU", "XPU", "SparseCsrMeta"}),
     meta_reference_can_be_disabled=False, registration_declarations_without_at=True,
@@ -130,6 +132,7 @@ BEFORE: dict[str, object] = dict(
     structured_xpu_outputs_guard_device=False, lazy_to_meta_makes_optionals=True, rocm_guards_masquerade_as_cuda=True,
     dispatch_stub_macros_end=";", cpp_default_qualifies_memory_format=False,
     registration_helpers_silence_unused=False, view_copy_kernels_include_group_natives=False,
+    view_copy_kernels_by_backend_index=False,
     functionalization_xla_data=XlaDataPropagation.NONE, vmap_unwraps_by_structured_binding=False,
     vmap_symint_return_overrides=frozenset(), lazy_ir_includes_std_optional=False,
     generated_comment_names_generator=False, device_keys_with_empty_functions=frozenset({"Meta", "CPU", "CUDA", "MPS"}),
@@ -145,7 +148,9 @@ BEFORE: dict[str, object] = dict(
 
 # Every release known, oldest first, with what its torchgen changed.
 CHANGELOG: tuple[Change, ...] = (
-    change("2.0.1"),
+    change("1.13.1"),
+    change("2.0.1", generation_verified=True, dispatch_wrappers_named_by_key=True,
+           view_copy_kernels_by_backend_index=True, cpp_spelling=C10_OPTIONAL_2_0),
     change("2.1.2", seeded_tag_by_dropout_arguments=True, device_index_type=True,
            inplace_view_exempt_ops=added("resize_as_"),
            dispatch_key_names_unknown=removed("MTIA", "AutogradMTIA", "QuantizedMTIA", "SparseMTIA", "NestedTensorMTIA",

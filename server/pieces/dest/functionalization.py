@@ -871,42 +871,48 @@ at::Tensor view_copy_symint(const at::Tensor & self, at::SymIntArrayRef size) {
     return self.reshape_symint(size);
   } else {
     auto output = at::_ops::view::call(self, size);
-    return output.clone(/*memory_format=*/at::MemoryFormat::Contiguous);
+    return output.CLONE;
   }
 }
 """
+_CONTIGUOUS_CLONE = "clone(/*memory_format=*/at::MemoryFormat::Contiguous)"
 
 
-def compute_view_copy_kernel(g: NativeFunctionsViewGroup, index: BackendIndex, spelling: CppSpelling) -> str | None:
-    """The CompositeExplicitAutogradNonFunctional kernel of a generated {view}_copy op."""
+def compute_view_copy_kernel(g: NativeFunctionsViewGroup, index: BackendIndex, release: Release) -> str | None:
+    """The CompositeExplicitAutogradNonFunctional kernel of a generated {view}_copy op: from 2.0 named and
+    (SymInt or not) as the backend index says, its outputs cloned contiguous; before, the native name, int
+    signature and a plain clone() (Release.view_copy_kernels_by_backend_index)."""
     if g.view_copy is None or g.view_copy.func.name.name.base != f"{g.view.func.name.name}_copy":
         return None
-    meta = index.get_kernel(g.view_copy)
-    if meta is None:
+    spelling = release.cpp_spelling
+    by_index = release.view_copy_kernels_by_backend_index
+    clone = _CONTIGUOUS_CLONE if by_index else "clone()"
+    meta = index.get_kernel(g.view_copy) if by_index else None
+    if by_index and meta is None:
         raise FunctionalizationError(f"Expected metadata for view_copy kernel: {g.view_copy.func}")
     if str(g.view_copy.func.name) == "view_copy":
-        why = view_copy_kernel_problem(g.view_copy, meta.kernel)  # OPG128: the check refuses it
+        why = view_copy_kernel_problem(g.view_copy, meta.kernel) if meta is not None else None  # OPG128
         if why is not None:
             raise FunctionalizationError(why)
-        return _VIEW_COPY
+        return _VIEW_COPY.replace("CLONE", clone)
     ctx = g.view
-    copy_sig = NativeSignature(g.view_copy.func, meta.supports_symint(), _opts(ctx, spelling))
+    copy_sig = NativeSignature(g.view_copy.func, meta is not None and meta.supports_symint(), _opts(ctx, spelling))
     view_sig = _dispatcher_sig(g.view.func, ctx, spelling)
     exprs = ", ".join(e.expr for e in translate(copy_sig.arguments(), view_sig.arguments(), spelling=spelling))
     returns = g.view.func.returns
     if len(returns) != 1 or returns[0].type not in (_TENSOR, ListType(_TENSOR, None)):
         raise FunctionalizationError(f"{g.view.func.name}: a view op must return one Tensor or Tensor[]")
     if returns[0].type == _TENSOR:
-        cloned = "  return output.clone(/*memory_format=*/at::MemoryFormat::Contiguous);"
+        cloned = f"  return output.{clone};"
     else:
         cloned = f"""\
   {copy_sig.returns_type().cpp_type(spelling)} out_clone;
   for (const auto i : c10::irange(output.size())) {{
-    out_clone.push_back(output[i].clone(/*memory_format=*/at::MemoryFormat::Contiguous));
+    out_clone.push_back(output[i].{clone});
   }}
   return out_clone;"""
     return f"""
-{copy_sig.defn(name=meta.kernel)} {{
+{copy_sig.defn(name=meta.kernel if meta is not None else None)} {{
   auto output = at::_ops::{g.view.func.name.unambiguous_name()}::call({exprs});
   {cloned}
 }}
