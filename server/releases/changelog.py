@@ -127,7 +127,7 @@ BEFORE: dict[str, object] = dict(
                                      "SparseXPU", "NestedTensorXPU", "XPU", "SparseCsrMeta"}),
     meta_reference_can_be_disabled=False, registration_declarations_without_at=True,
     outputs_list_name_on_set_line=True, enum_tag_in_core=True,
-    operator_names_static_constexpr=False, symint_templates_use_is_same_v=False,
+    operator_names_static_constexpr=False, symint_templates_use_is_same_v=False, functions_symint_templates=False,
     registration_blocks_end_in_semicolon=True, lazy_init_names_the_device=False,
     structured_xpu_outputs_guard_device=False, lazy_to_meta_makes_optionals=True, rocm_guards_masquerade_as_cuda=True,
     dispatch_stub_macros_end=";", cpp_default_qualifies_memory_format=False,
@@ -150,7 +150,8 @@ BEFORE: dict[str, object] = dict(
 CHANGELOG: tuple[Change, ...] = (
     change("1.13.1"),
     change("2.0.1", generation_verified=True, dispatch_wrappers_named_by_key=True,
-           view_copy_kernels_by_backend_index=True, cpp_spelling=C10_OPTIONAL_2_0),
+           view_copy_kernels_by_backend_index=True, cpp_spelling=C10_OPTIONAL_2_0,
+           functions_symint_templates=True),
     change("2.1.2", seeded_tag_by_dropout_arguments=True, device_index_type=True,
            inplace_view_exempt_ops=added("resize_as_"),
            dispatch_key_names_unknown=removed("MTIA", "AutogradMTIA", "QuantizedMTIA", "SparseMTIA", "NestedTensorMTIA",

@@ -364,6 +364,9 @@ class Release:
     operator_names_static_constexpr: bool
     # Functions.h's symint templates test `std::is_same_v<T, ...>`; from 2.6 (before, `std::is_same<T, ...>::value`).
     symint_templates_use_is_same_v: bool
+    # Functions.h has `namespace symint { template <typename T, ...> ... }` overloads of each symint op (methods
+    # too); from 2.0. Before, only at::op definitions of the ops with a function variant.
+    functions_symint_templates: bool
     # Register<Key>.cpp's TORCH_LIBRARY_IMPL blocks close with `};` (gen.py's and gen_backend_stubs' static
     # registration); until 2.5 (from 2.6, `}`).
     registration_blocks_end_in_semicolon: bool
