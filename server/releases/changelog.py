@@ -133,7 +133,7 @@ BEFORE: dict[str, object] = dict(
     dispatch_stub_macros_end=";", cpp_default_qualifies_memory_format=False,
     registration_helpers_silence_unused=False, view_copy_kernels_include_group_natives=False,
     view_copy_kernels_by_backend_index=False,
-    functionalization_xla_data=XlaDataPropagation.NONE, vmap_unwraps_by_structured_binding=False,
+    functionalization_xla_data=XlaDataPropagation.NONE, vmap_unwraps_by_structured_binding=False, vmap_checks_escaped_layer=False,
     vmap_symint_return_overrides=frozenset(), lazy_ir_includes_std_optional=False,
     generated_comment_names_generator=False, device_keys_with_empty_functions=frozenset({"Meta", "CPU", "CUDA", "MPS"}),
     # derivatives.yaml and deprecated.yaml
@@ -151,7 +151,7 @@ CHANGELOG: tuple[Change, ...] = (
     change("1.13.1"),
     change("2.0.1", generation_verified=True, dispatch_wrappers_named_by_key=True,
            view_copy_kernels_by_backend_index=True, cpp_spelling=C10_OPTIONAL_2_0,
-           functions_symint_templates=True),
+           functions_symint_templates=True, vmap_checks_escaped_layer=True),
     change("2.1.2", seeded_tag_by_dropout_arguments=True, device_index_type=True,
            inplace_view_exempt_ops=added("resize_as_"),
            dispatch_key_names_unknown=removed("MTIA", "AutogradMTIA", "QuantizedMTIA", "SparseMTIA", "NestedTensorMTIA",

@@ -402,6 +402,9 @@ class Release:
     # VmapGeneratedPlumbing.h unwraps a tensor by `auto [x_value, x_bdim] = unwrapTensorAtLevel(...)` and declares an
     # optional one's std::optional<...>; from 2.5. Before, `Tensor x_value; optional<int64_t> x_bdim; std::tie(...)`.
     vmap_unwraps_by_structured_binding: bool
+    # The vmap plumbing checks its layer by `vmap_check_escaped(maybe_layer, "<generator>")`; from 2.0 (before,
+    # TORCH_INTERNAL_ASSERT(maybe_layer.has_value())).
+    vmap_checks_escaped_layer: bool
     # The ops whose vmap plumbing passes non-tensor (SymInt) returns through (functorch's return_symint_overrides).
     vmap_symint_return_overrides: frozenset[str]
     # gen_lazy_tensor's LazyIr.h includes <optional> (before, <c10/util/Optional.h>); from 2.5.
