@@ -316,6 +316,11 @@ class Release:
     # Functionalization's meta reference runs are skipped when TORCH_DISABLE_FUNCTIONALIZATION_META_REFERENCE=1
     # (`&& !disable_meta_reference()`); from 2.7.
     meta_reference_can_be_disabled: bool
+    # Functionalization's view kernels run their meta reference (and copy its sizes and strides) only for XLA and
+    # Lazy tensors (`compute_reference_meta`), mutating kernels sync each mutated argument after its commit_update,
+    # and an in-place op with a Storage argument skips the meta run; from 2.0 (the three changed together).
+    # Before, the reference runs for every tensor, with its guards before the meta conversion, and no sync.
+    functionalization_reference_meta_for_xla_lazy_only: bool
     # RegistrationDeclarations.h spells types without `at::` (Tensor, ArrayRef<...>); until 2.6.
     registration_declarations_without_at: bool
     # gen.py's outputs lists (--output-dependencies) open `set(<name>` and close after the last file, not on
