@@ -127,12 +127,12 @@ BACKEND = "backend: XLA\ncpp_namespace: torch_xla\nsupported:\n- abs\n"
 
 
 def test_a_backend_yaml_against_an_older_release_fails_alike_in_check_and_generate(tmp_path: Path, capsys) -> None:
-    native = _checkout(tmp_path / "pytorch", "1.13.1")
+    native = _checkout(tmp_path / "pytorch", "1.12.1")
     backend = tmp_path / "xla_native_functions.yaml"
     backend.write_text(BACKEND)
     assert main(["check", str(backend), "--native-functions", str(native)]) == 1
     out = capsys.readouterr().out
-    assert f"{backend}:1:1: error: torch 1.13.1 (version.txt of {tmp_path / 'pytorch'}) is older" in out
+    assert f"{backend}:1:1: error: torch 1.12.1 (version.txt of {tmp_path / 'pytorch'}) is older" in out
     assert "[OPG951]" in out
     assert main(["generate-backend", "-s", str(backend), "-o", str(tmp_path / "out"),
                  "--native-functions", str(native)]) == 1
@@ -159,8 +159,14 @@ def test_a_generator_that_writes_nothing_still_says_the_release(tmp_path: Path, 
 
 # ---------------------------------------------------------------- the real files
 
+# A release whose own file opgen does not yet check clean as its torchgen does: why (expected to fail, strictly).
+NOT_YET_CLEAN = {"1.13.1": "torch 1.13's reading rules are not yet in its profile (3 OPG128 on its own yaml)"}
+
+
 @pytest.mark.versions
-@pytest.mark.parametrize("version", [r.version for r in RELEASES])
+@pytest.mark.parametrize("version", [pytest.param(r.version, marks=[pytest.mark.xfail(strict=True, reason=why)]
+                                                  if (why := NOT_YET_CLEAN.get(r.version)) else [])
+                                     for r in RELEASES])
 def test_a_real_yaml_copied_alone_checks_clean_as_its_release(version: str, tmp_path: Path, capsys) -> None:
     """Every release's own file copied without its tree (no version file, no tags.yaml): recognised by its ops, its
     tags checked against its release's; torch 2.13's rules would find errors in several (2.15's _philox_randint_,

@@ -88,7 +88,7 @@ def change(version: str, **changes: object) -> Change:
     return Change(version, tuple(changes.items()))
 
 
-# Every behaviour as torch 2.0.1's torchgen has it (the oldest release known).
+# Every behaviour as torch 1.13.1's torchgen has it (the oldest release known).
 BEFORE: dict[str, object] = dict(
     generation_verified=False,
     # reading native_functions.yaml

@@ -45,7 +45,10 @@ pytestmark = [pytest.mark.versions, pytest.mark.slow]
 ORACLE = Path(__file__).with_name("release_oracle.py")
 VERSIONS = [r.version for r in RELEASES]
 # The check verdicts of a release whose own yaml opgen does not yet check as its torchgen does (release: why).
-CHECK_NOT_YET: dict[str, str] = {}
+CHECK_NOT_YET: dict[str, str] = {
+    "1.13.1": "torch 1.13's reading rules are not yet in its profile (3 OPG128: lift_fresh_copy, "
+              "ccol_indices_copy, row_indices_copy on its own yaml)",
+}
 
 
 def not_yet(version: str, why: str | None) -> object:
@@ -271,7 +274,9 @@ CORPUS_DIR = Path(os.environ.get("OPGEN_CORPUS") or CORPUS)
 CORPUS_YAMLS = sorted(CORPUS_DIR.glob("*.yaml"))
 
 
-@pytest.mark.parametrize("version", [v for v in VERSIONS if v != "2.13.0"])
+# (expected to fail while the release's own yaml does not check clean or its generation is not gen.py's)
+@pytest.mark.parametrize("version", [not_yet(v, CHECK_NOT_YET.get(v) or generation_not_verified(v))
+                                     for v in VERSIONS if v != "2.13.0"])
 def test_backend_corpus_agrees(version: str, tmp_path: Path, monkeypatch) -> None:
     folder = release_folder(version)
     if not CORPUS_YAMLS:
