@@ -225,6 +225,9 @@ class Release:
     # hash seed's), so gen.py's own file varies from run to run: opgen writes them sorted there too, and the matrix
     # compares that file modulo the order inside each tag list.
     schema_tags_sorted: bool
+    # The custom namespaces other libraries also define, whose RegisterSchema.cpp block is a TORCH_LIBRARY_FRAGMENT
+    # (not a TORCH_LIBRARY): quantized and quantized_decomposed from 2.0.
+    schema_fragment_namespaces: frozenset[str]
     # RegisterSchema.cpp declares each distinct tag list once (`const std::vector<at::Tag> tags_N = {...};`) and
     # its m.def lines name it; from 2.2 (before, each m.def spells its tags).
     schema_tags_shared: bool
