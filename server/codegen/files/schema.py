@@ -11,6 +11,7 @@ from ...releases import Release
 from ..plan import Env
 from .context import GenContext, Part
 
+
 def schema_of(f: NativeFunction) -> tuple[str, str]:
     """An op's tags initializer and its schema as a C++ string."""
     return tags_initializer(f), cpp_string(str(f.func))
