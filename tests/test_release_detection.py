@@ -159,14 +159,8 @@ def test_a_generator_that_writes_nothing_still_says_the_release(tmp_path: Path, 
 
 # ---------------------------------------------------------------- the real files
 
-# A release whose own file opgen does not yet check clean as its torchgen does: why (expected to fail, strictly).
-NOT_YET_CLEAN = {"1.13.1": "torch 1.13's reading rules are not yet in its profile (3 OPG128 on its own yaml)"}
-
-
 @pytest.mark.versions
-@pytest.mark.parametrize("version", [pytest.param(r.version, marks=[pytest.mark.xfail(strict=True, reason=why)]
-                                                  if (why := NOT_YET_CLEAN.get(r.version)) else [])
-                                     for r in RELEASES])
+@pytest.mark.parametrize("version", [r.version for r in RELEASES])
 def test_a_real_yaml_copied_alone_checks_clean_as_its_release(version: str, tmp_path: Path, capsys) -> None:
     """Every release's own file copied without its tree (no version file, no tags.yaml): recognised by its ops, its
     tags checked against its release's; torch 2.13's rules would find errors in several (2.15's _philox_randint_,
