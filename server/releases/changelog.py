@@ -38,10 +38,9 @@ CUDA_KERNELS_IN_TORCH_CPU_2_15 = {
     "NestedTensor_softmax_dropout_cuda": "_nested_tensor_softmax_with_shape",
     "masked_fill__quantized_cuda": "masked_fill_.Scalar", "_index_put_impl_quantized_cuda_": "_index_put_impl_"}
 
-# torchgen 2.0's functional ops that cannot get an out= variant (each returns no tensor).
-FUNCTIONAL_OPS_WITHOUT_OUT_VARIANT_2_0 = frozenset({
-    "_assert_async", "_chunk_grad_outputs_efficient_attention", "_dimI", "_dimV", "_fused_sdp_choice",
-    "_has_same_storage_numel", "_linalg_check_errors", "_local_scalar_dense",
+# torchgen 1.13's functional ops that cannot get an out= variant (each returns no tensor).
+FUNCTIONAL_OPS_WITHOUT_OUT_VARIANT_1_13 = frozenset({
+    "_assert_async", "_dimI", "_dimV", "_has_same_storage_numel", "_linalg_check_errors", "_local_scalar_dense",
     "_nested_tensor_from_mask_left_aligned", "_nested_tensor_offsets", "_nnz", "_use_cudnn_ctc_loss",
     "_use_cudnn_ctc_loss.Tensor", "_validate_compressed_sparse_indices", "allclose", "dense_dim", "equal",
     "is_coalesced", "is_pinned", "is_same_size", "is_set_to", "q_per_channel_axis", "q_scale",
@@ -94,9 +93,10 @@ BEFORE: dict[str, object] = dict(
     # reading native_functions.yaml
     named_tensor_types=True, refuses_const_ref_mutable_out=False, philox_ops_need_no_seeded_tag=False,
     skipped_by_functionalization=frozenset({"record_stream", "resize_"}),
-    functional_ops_without_out_variant=FUNCTIONAL_OPS_WITHOUT_OUT_VARIANT_2_0, seeded_tag_by_dropout_arguments=False,
+    functional_ops_without_out_variant=FUNCTIONAL_OPS_WITHOUT_OUT_VARIANT_1_13, seeded_tag_by_dropout_arguments=False,
     inplace_view_exempt_ops=frozenset({"resize_"}), device_index_type=False,
     dispatch_key_names_unknown=frozenset({
+        "ADInplaceOrView", "FuncTorchDynamicLayerBackMode", "FuncTorchDynamicLayerFrontMode", "Functionalize",
         "AutocastCPU", "AutocastCUDA", "AutocastXPU", "AutogradMTIA", "BatchedNestedTensor", "Conjugate", "Dense",
         "FuncTorchBatched", "FuncTorchBatchedDecomposition", "FuncTorchGradWrapper", "FuncTorchVmapMode", "MAIA",
         "MTIA", "Negative", "NestedTensor", "NestedTensorMTIA", "PreDispatch", "PythonDispatcher", "PythonTLSSnapshot",
@@ -104,6 +104,8 @@ BEFORE: dict[str, object] = dict(
     scalar_type_names_unknown=frozenset({"Float8_e5m2", "Float8_e4m3fn", "Float8_e5m2fnuz", "Float8_e4m3fnuz",
                                          "Float8_e8m0fnu"}),
     set_passes_inplace_view_rules=False, aten_ops_get_pt2_compliant_tag=False,
+    generated_variants_keep_tags=frozenset({"nondeterministic_seeded"}), tags_as_comma_separated_string=True,
+    dispatch_kernel_namespace_levels=2, dispatch_table_rules_count_keys_as_written=False,
     generated_variants_tagged_by_kind=False, const_quantizer_ptr_type=True, refuses_python_keyword_argument_names=False,
     core_composite_ops_get_generated_variants=False, generated_variants_based_on_mutable=False,
     # gen.py and the generators beside it
@@ -154,7 +156,12 @@ CHANGELOG: tuple[Change, ...] = (
            view_copy_kernels_by_backend_index=True, cpp_spelling=C10_OPTIONAL_2_0,
            functions_symint_templates=True, vmap_checks_escaped_layer=True,
            functionalization_reference_meta_for_xla_lazy_only=True,
-           schema_fragment_namespaces=added("quantized", "quantized_decomposed")),
+           schema_fragment_namespaces=added("quantized", "quantized_decomposed"),
+           tags_as_comma_separated_string=False, dispatch_kernel_namespace_levels=3,
+           dispatch_table_rules_count_keys_as_written=True, generated_variants_keep_tags=added("view_copy"),
+           functional_ops_without_out_variant=added("_chunk_grad_outputs_efficient_attention", "_fused_sdp_choice"),
+           dispatch_key_names_unknown=removed("ADInplaceOrView", "FuncTorchDynamicLayerBackMode",
+                                              "FuncTorchDynamicLayerFrontMode", "Functionalize")),
     change("2.1.2", seeded_tag_by_dropout_arguments=True, device_index_type=True,
            inplace_view_exempt_ops=added("resize_as_"),
            dispatch_key_names_unknown=removed("MTIA", "AutogradMTIA", "QuantizedMTIA", "SparseMTIA", "NestedTensorMTIA",
@@ -174,6 +181,7 @@ CHANGELOG: tuple[Change, ...] = (
            functionalization_leaves_set_source_tensor=True, meta_comment_says_technicaly=False, schema_tags_shared=True,
            derivatives_save_sym_numel=True, lazy_ir_keeps_generators=True,
            optional_tensor_returns=True, aten_ops_get_pt2_compliant_tag=True,
+           generated_variants_keep_tags=added("pt2_compliant_tag"),
            dispatch_key_names_unknown=removed("NestedTensor", "Dense", "Conjugate", "Negative", "BatchedNestedTensor"),
            scalar_type_names_unknown=removed("Float8_e5m2fnuz", "Float8_e4m3fnuz")),
     change("2.3.1", writes_aoti_c_shims=True,

@@ -186,9 +186,22 @@ class Release:
     # set_ (every overload) may be tagged inplace_view without an out-of-place view op, and its group still gets
     # generated variants; from 2.3 (when its own entries got the tag).
     set_passes_inplace_view_rules: bool
-    # Every aten op gets the tag pt2_compliant_tag when tags.yaml defines it, and generated variants keep it from
-    # their op; from 2.2 (before, an op has it only when its entry says so, and generated variants drop it).
+    # Every aten op gets the tag pt2_compliant_tag when tags.yaml defines it; from 2.2 (before, an op has it only
+    # when its entry says so).
     aten_ops_get_pt2_compliant_tag: bool
+    # The tags a generated (autogen) variant keeps from its op, besides `generated`: nondeterministic_seeded;
+    # view_copy from 2.0; pt2_compliant_tag from 2.2.
+    generated_variants_keep_tags: frozenset[str]
+    # An entry's `tags:` is one string of tag names separated by ", " (`tags: core, pointwise`), and a YAML list is
+    # refused; until 1.13. From 2.0 a list of names, or a string that is one name.
+    tags_as_comma_separated_string: bool
+    # The namespace levels a dispatch table's kernel may have before its name (`at::native` is added after them):
+    # 2 until 1.13, 3 from 2.0.
+    dispatch_kernel_namespace_levels: int
+    # The "unnecessary dispatch table" and "lone CompositeImplicitAutograd kernel" rules count the keys as written,
+    # those gen.py leaves out (MPS without --mps) included; from 2.0. Before, they count the keys kept, so
+    # `CompositeImplicitAutograd: <its name>` beside an MPS kernel is refused by a run without --mps.
+    dispatch_table_rules_count_keys_as_written: bool
     # Generated out= / in-place variants (added to the model) get the tags out / inplace; from 2.13.
     generated_variants_tagged_by_kind: bool
 
