@@ -74,8 +74,8 @@ def _cuda_kernels_in_torch_cpu(release: Release) -> str:
 
 
 def _sample_text(folder: Path, release: Release) -> str:
-    """The sample yaml less the tags the release's tags.yaml lacks (tags.yaml grew from 2.6 to 2.15), its tags in the
-    release's form (one comma-separated string before 2.0)."""
+    """The sample yaml less the tags the release's tags.yaml lacks (tags.yaml grew from 2.6 to 2.15), its tags
+    as one comma-separated string where the release reads them so (1.13)."""
     tags_yaml = folder / "torchgen" / "packaged" / "ATen" / "native" / "tags.yaml"
     known = TagsParser().parse(tags_yaml.read_text()).names
     lines = []
