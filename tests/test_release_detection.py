@@ -192,6 +192,31 @@ def test_the_release_found_decides_a_2_0_file(tmp_path: Path, capsys) -> None:
 
 
 @pytest.mark.versions
+def test_the_release_found_decides_a_1_13_file(tmp_path: Path, capsys) -> None:
+    """1.13.1's own file read as 2.0 gets 2.0's view-copy rule (3 OPG128); 2.0.1's read as 1.13 has its tags refused
+    (a list, where 1.13 takes one string of names): the errors content detection spares each."""
+    copied = tmp_path / "native_functions.yaml"
+    copied.write_bytes((_cached("1.13.1") / "native" / "native_functions.yaml").read_bytes())
+    assert main(["check", "--torch-version", "2.0", str(copied)]) == 1
+    out = capsys.readouterr().out
+    assert out.count("[OPG128]") == 3 and out.splitlines()[-1].startswith("3 errors, 0 warnings in 1 file")
+    copied.write_bytes((_cached("2.0.1") / "native" / "native_functions.yaml").read_bytes())
+    assert main(["check", "--torch-version", "1.13", str(copied)]) == 1
+    assert capsys.readouterr().out.count("[OPG101]") == 63  # every list of tags in its file
+
+
+def test_the_1_13_fork_copied_alone_is_found_as_1_13(tmp_path: Path, capsys) -> None:
+    """The real 1.13 fork's file (a PyTorch main of October 2022, tests/real_trees.py) copied without its tree: its
+    ops are 1.13.1's, and it checks clean as 1.13."""
+    from real_trees import native_yaml, tree_or_skip
+
+    copied = tmp_path / "native_functions.yaml"
+    copied.write_bytes(native_yaml(tree_or_skip("pytorch-1.13")).read_bytes())
+    assert main(["check", str(copied)]) == 0
+    assert capsys.readouterr().out == "no problems in 1 file, checked as torch 1.13 (from its content)\n"
+
+
+@pytest.mark.versions
 def test_a_tree_of_links_to_a_release_checks_and_generates_alike(tmp_path: Path, capsys) -> None:
     """A tree of symbolic links to 2.6's packaged ATen: check and generate-backend both read it as 2.6 (whose
     func: schemas have Dimname), and generate-backend fills 2.6's own templates."""
