@@ -205,6 +205,7 @@ def test_the_release_found_decides_a_1_13_file(tmp_path: Path, capsys) -> None:
     assert capsys.readouterr().out.count("[OPG101]") == 63  # every list of tags in its file
 
 
+@pytest.mark.slow  # a whole real file checked
 def test_the_1_13_fork_copied_alone_is_found_as_1_13(tmp_path: Path, capsys) -> None:
     """The real 1.13 fork's file (a PyTorch main of October 2022, tests/real_trees.py) copied without its tree: its
     ops are 1.13.1's, and it checks clean as 1.13."""

@@ -212,7 +212,8 @@ def test_the_2_0_fields_change_in_2_1() -> None:
 
 # A backend yaml naming a key by the name of `backend:` (and its Autograd key): (release, key, whether that
 # release's gen_backend_stubs refuses it), around each release where keys arrived (Functionalize 1.13/2.0).
-BACKEND_KEYS = [("1.13.1", "Functionalize", True), ("2.0.1", "Functionalize", False), ("2.0.1", "MTIA", True), ("2.1.2", "MTIA", False), ("2.2.2", "SparseCsrXLA", True),
+BACKEND_KEYS = [("1.13.1", "Functionalize", True), ("2.0.1", "Functionalize", False),
+                ("2.0.1", "MTIA", True), ("2.1.2", "MTIA", False), ("2.2.2", "SparseCsrXLA", True),
                 ("2.3.1", "SparseCsrXLA", False), ("2.12.1", "AutocastXPU", True), ("2.13.0", "AutocastXPU", False)]
 
 
