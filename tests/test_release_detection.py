@@ -159,14 +159,8 @@ def test_a_generator_that_writes_nothing_still_says_the_release(tmp_path: Path, 
 
 # ---------------------------------------------------------------- the real files
 
-# A release whose own file opgen does not yet check clean as its torchgen does: why (expected to fail, strictly).
-NOT_YET_CLEAN = {"1.13.1": "torch 1.13's reading rules are not yet in its profile (3 OPG128 on its own yaml)"}
-
-
 @pytest.mark.versions
-@pytest.mark.parametrize("version", [pytest.param(r.version, marks=[pytest.mark.xfail(strict=True, reason=why)]
-                                                  if (why := NOT_YET_CLEAN.get(r.version)) else [])
-                                     for r in RELEASES])
+@pytest.mark.parametrize("version", [r.version for r in RELEASES])
 def test_a_real_yaml_copied_alone_checks_clean_as_its_release(version: str, tmp_path: Path, capsys) -> None:
     """Every release's own file copied without its tree (no version file, no tags.yaml): recognised by its ops, its
     tags checked against its release's; torch 2.13's rules would find errors in several (2.15's _philox_randint_,
@@ -195,6 +189,31 @@ def test_the_release_found_decides_a_2_0_file(tmp_path: Path, capsys) -> None:
     out = capsys.readouterr().out
     assert out.count("[OPG122]") == 18 and out.count("error") == 18 + 1 + 1  # and 1 OPG307, and the summary's
     assert out.splitlines()[-1].startswith("19 errors, 0 warnings in 1 file, checked as torch 2.1")
+
+
+@pytest.mark.versions
+def test_the_release_found_decides_a_1_13_file(tmp_path: Path, capsys) -> None:
+    """1.13.1's own file read as 2.0 gets 2.0's view-copy rule (3 OPG128); 2.0.1's read as 1.13 has its tags refused
+    (a list, where 1.13 takes one string of names): the errors content detection spares each."""
+    copied = tmp_path / "native_functions.yaml"
+    copied.write_bytes((_cached("1.13.1") / "native" / "native_functions.yaml").read_bytes())
+    assert main(["check", "--torch-version", "2.0", str(copied)]) == 1
+    out = capsys.readouterr().out
+    assert out.count("[OPG128]") == 3 and out.splitlines()[-1].startswith("3 errors, 0 warnings in 1 file")
+    copied.write_bytes((_cached("2.0.1") / "native" / "native_functions.yaml").read_bytes())
+    assert main(["check", "--torch-version", "1.13", str(copied)]) == 1
+    assert capsys.readouterr().out.count("[OPG101]") == 63  # every list of tags in its file
+
+
+def test_the_1_13_fork_copied_alone_is_found_as_1_13(tmp_path: Path, capsys) -> None:
+    """The real 1.13 fork's file (a PyTorch main of October 2022, tests/real_trees.py) copied without its tree: its
+    ops are 1.13.1's, and it checks clean as 1.13."""
+    from real_trees import native_yaml, tree_or_skip
+
+    copied = tmp_path / "native_functions.yaml"
+    copied.write_bytes(native_yaml(tree_or_skip("pytorch-1.13")).read_bytes())
+    assert main(["check", str(copied)]) == 0
+    assert capsys.readouterr().out == "no problems in 1 file, checked as torch 1.13 (from its content)\n"
 
 
 @pytest.mark.versions

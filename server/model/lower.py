@@ -992,7 +992,8 @@ def _check_name_rules(r: _Reader, func: FunctionSchema, keys: _Keys, tags: froze
     if random:
         r.error("OPG122", r.key_span("tags") or name_span(),
                 f"'{op}' looks random (its name or a Generator argument): add the tag nondeterministic_seeded",
-                (("add-tag", "nondeterministic_seeded"),))
+                (("add-tag", "nondeterministic_seeded"),
+                 *((("tags-form", "comma-separated"),) if release.tags_as_comma_separated_string else ())))
 
 
 def _lower_ufunc(r: _Reader, unknown: frozenset[str]) -> dict[UfuncKey, UfuncInnerLoop]:

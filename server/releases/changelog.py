@@ -145,7 +145,7 @@ BEFORE: dict[str, object] = dict(
     node_compiled_args_const=False, node_optional_strings_are_std=False,
     symbool_type=False, optional_tensor_returns=False,
     # gen.py's command line
-    gen_py_takes_mtia=False, gen_py_takes_xpu=False, gen_py_takes_aoti_flags=False,
+    command_line_dashed_aliases=False, gen_py_takes_mtia=False, gen_py_takes_xpu=False, gen_py_takes_aoti_flags=False,
     gen_py_takes_extend_aoti_c_shim=False,
 )
 
@@ -157,7 +157,7 @@ CHANGELOG: tuple[Change, ...] = (
            functions_symint_templates=True, vmap_checks_escaped_layer=True,
            functionalization_reference_meta_for_xla_lazy_only=True,
            schema_fragment_namespaces=added("quantized", "quantized_decomposed"),
-           tags_as_comma_separated_string=False, dispatch_kernel_namespace_levels=3,
+           tags_as_comma_separated_string=False, dispatch_kernel_namespace_levels=3, command_line_dashed_aliases=True,
            dispatch_table_rules_count_keys_as_written=True, generated_variants_keep_tags=added("view_copy"),
            functional_ops_without_out_variant=added("_chunk_grad_outputs_efficient_attention", "_fused_sdp_choice"),
            dispatch_key_names_unknown=removed("ADInplaceOrView", "FuncTorchDynamicLayerBackMode",

@@ -440,6 +440,11 @@ class Release:
     # (the macros end their statements), ";" before.
     dispatch_stub_macros_end: str
     # ---- gen.py's command line (the drop-in, python -m opgen_lsp.gen, takes each release's flags)
+    # gen.py's multi-word flags (--install-dir, --backend-whitelist, ...) have a dashed spelling beside the
+    # underscore one (gen_backend_stubs' and gen_lazy_tensor's too: --output-dir, --gen-ts-lowerings, ...); from 2.0.
+    # Before, the underscore spelling alone (-s/--source-path, -o/--output-dependencies, --dry-run and
+    # --per-operator-headers aside), and a dashed one is argparse's "unrecognized arguments".
+    command_line_dashed_aliases: bool
     # gen.py takes --mtia; from 2.8. (--headeronly-install-dir comes with enum_tag_in_core's end,
     # --native-aot-ops-dir with writes_native_aot_stubs.)
     gen_py_takes_mtia: bool

@@ -272,6 +272,20 @@ async def test_add_nondeterministic_tag(client: LanguageClient):
             "    CPU: rand_like_thing\n" + tags_before, "    CPU: rand_like_thing\n" + tags_after)
 
 
+async def test_add_nondeterministic_tag_in_a_1_13_tree(client: LanguageClient):
+    """torch 1.13 takes tags as one string of names separated by ", " (a list is refused): the fix keeps that form."""
+    text = FULL_NATIVE
+    write(client, "tree113/version.txt", "1.13.1\n")
+    path = write(client, "tree113/aten/src/ATen/native/native_functions.yaml", text)
+    write(client, "tree113/aten/src/ATen/native/tags.yaml", TAGS)
+    uri = open_document(client, path, text)
+    found = [d for d in await diagnostics(client, uri, 1) if d.code == "OPG122"]
+    assert len(found) == 1
+    actions = await fixes_at(client, uri, found[0])
+    assert apply(text, actions[0].edit.changes[uri], client) == text.replace(  # type: ignore[union-attr,index]
+        "    CPU: rand_like_thing\n  tags: core\n", "    CPU: rand_like_thing\n  tags: core, nondeterministic_seeded\n")
+
+
 async def test_semantic_tokens(client: LanguageClient):
     uri = native_workspace(client)
     legend = client.init_result.capabilities.semantic_tokens_provider.legend  # type: ignore[attr-defined]
