@@ -127,12 +127,12 @@ BACKEND = "backend: XLA\ncpp_namespace: torch_xla\nsupported:\n- abs\n"
 
 
 def test_a_backend_yaml_against_an_older_release_fails_alike_in_check_and_generate(tmp_path: Path, capsys) -> None:
-    native = _checkout(tmp_path / "pytorch", "1.13.1")
+    native = _checkout(tmp_path / "pytorch", "1.12.1")
     backend = tmp_path / "xla_native_functions.yaml"
     backend.write_text(BACKEND)
     assert main(["check", str(backend), "--native-functions", str(native)]) == 1
     out = capsys.readouterr().out
-    assert f"{backend}:1:1: error: torch 1.13.1 (version.txt of {tmp_path / 'pytorch'}) is older" in out
+    assert f"{backend}:1:1: error: torch 1.12.1 (version.txt of {tmp_path / 'pytorch'}) is older" in out
     assert "[OPG951]" in out
     assert main(["generate-backend", "-s", str(backend), "-o", str(tmp_path / "out"),
                  "--native-functions", str(native)]) == 1
@@ -189,6 +189,32 @@ def test_the_release_found_decides_a_2_0_file(tmp_path: Path, capsys) -> None:
     out = capsys.readouterr().out
     assert out.count("[OPG122]") == 18 and out.count("error") == 18 + 1 + 1  # and 1 OPG307, and the summary's
     assert out.splitlines()[-1].startswith("19 errors, 0 warnings in 1 file, checked as torch 2.1")
+
+
+@pytest.mark.versions
+def test_the_release_found_decides_a_1_13_file(tmp_path: Path, capsys) -> None:
+    """1.13.1's own file read as 2.0 gets 2.0's view-copy rule (3 OPG128); 2.0.1's read as 1.13 has its tags refused
+    (a list, where 1.13 takes one string of names): the errors content detection spares each."""
+    copied = tmp_path / "native_functions.yaml"
+    copied.write_bytes((_cached("1.13.1") / "native" / "native_functions.yaml").read_bytes())
+    assert main(["check", "--torch-version", "2.0", str(copied)]) == 1
+    out = capsys.readouterr().out
+    assert out.count("[OPG128]") == 3 and out.splitlines()[-1].startswith("3 errors, 0 warnings in 1 file")
+    copied.write_bytes((_cached("2.0.1") / "native" / "native_functions.yaml").read_bytes())
+    assert main(["check", "--torch-version", "1.13", str(copied)]) == 1
+    assert capsys.readouterr().out.count("[OPG101]") == 63  # every list of tags in its file
+
+
+@pytest.mark.slow  # a whole real file checked
+def test_the_1_13_fork_copied_alone_is_found_as_1_13(tmp_path: Path, capsys) -> None:
+    """The real 1.13 fork's file (a PyTorch main of October 2022, tests/real_trees.py) copied without its tree: its
+    ops are 1.13.1's, and it checks clean as 1.13."""
+    from real_trees import native_yaml, tree_or_skip
+
+    copied = tmp_path / "native_functions.yaml"
+    copied.write_bytes(native_yaml(tree_or_skip("pytorch-1.13")).read_bytes())
+    assert main(["check", str(copied)]) == 0
+    assert capsys.readouterr().out == "no problems in 1 file, checked as torch 1.13 (from its content)\n"
 
 
 @pytest.mark.versions

@@ -41,7 +41,7 @@ def by_series(series: str):
 def test_releases_are_known_oldest_first_one_per_series() -> None:
     keys = [parse_version(r.version) for r in RELEASES]
     assert keys == sorted(keys) and len({r.series for r in RELEASES}) == len(RELEASES)
-    assert (OLDEST.series, NEWEST.series, DEFAULT.series) == ("2.0", "2.15", "2.13")
+    assert (OLDEST.series, NEWEST.series, DEFAULT.series) == ("1.13", "2.15", "2.13")
 
 
 def test_the_migration_table_covers_every_release_after_the_first() -> None:
@@ -59,16 +59,16 @@ def test_resolve_known_newer_older() -> None:
     assert (known.release.series, known.fit, known.note) == ("2.14", Fit.KNOWN, None)
     newer = resolve("2.16.0a0", "version.txt of /src")
     assert newer.release is NEWEST and newer.fit is Fit.NEWER
-    assert "2.16.0a0" in newer.note and "newer" in newer.note and "2.0 to 2.15" in newer.note
-    older = resolve("1.13.0", "test")
-    assert older.fit is Fit.OLDER and "older" in older.note and "2.0 to 2.15" in older.note
+    assert "2.16.0a0" in newer.note and "newer" in newer.note and "1.13 to 2.15" in newer.note
+    older = resolve("1.12.0", "test")
+    assert older.fit is Fit.OLDER and "older" in older.note and "1.13 to 2.15" in older.note
     assert resolve("nonsense", "test") is None
 
 
 def test_release_diagnostics_on_line_one() -> None:
     (newer,) = release_diagnostics(resolve("2.16.0a0", "x"))
     assert (newer.code, newer.severity.label, newer.span.start_line) == ("OPG950", "information", 0)
-    (older,) = release_diagnostics(resolve("1.13.1", "x"))
+    (older,) = release_diagnostics(resolve("1.12.1", "x"))
     assert (older.code, older.is_error) == ("OPG951", True)
     assert release_diagnostics(resolve("2.15.0", "x")) == ()
 
@@ -126,7 +126,7 @@ def test_the_autograd_fields_per_release() -> None:
     assert firsts[0][1] == AUTOGRAD_2_0 and by_series("2.1").autograd == AUTOGRAD_2_0
     assert firsts[1:] == [("2.2", AUTOGRAD_2_2), ("2.3", AUTOGRAD_2_3), ("2.5", AUTOGRAD_2_5), ("2.7", AUTOGRAD_2_7)]
     hand_bound = {r.series: sorted(r.python_bindings_skip_hand_bound) for r in RELEASES}
-    assert [s for s, names in hand_bound.items() if not names] == ["2.0", "2.1", "2.2", "2.3", "2.4", "2.5", "2.6", "2.7", "2.8"]
+    assert [s for s, names in hand_bound.items() if not names] == ["1.13", "2.0", "2.1", "2.2", "2.3", "2.4", "2.5", "2.6", "2.7", "2.8"]
     assert [s for s, names in hand_bound.items() if names == ["sym_is_contiguous"]] == ["2.9", "2.10", "2.11"]
     assert all(hand_bound[s] == ["dim", "get_device", "is_contiguous", "numel", "storage_offset", "sym_is_contiguous"]
                for s in ("2.12", "2.13", "2.14", "2.15"))
@@ -310,18 +310,18 @@ def test_check_of_a_newer_tree_warns_once_and_checks(tmp_path: Path, capsys) -> 
 
 
 def test_check_of_an_older_tree_says_the_range_and_nothing_else(tmp_path: Path, capsys) -> None:
-    native = _checkout(tmp_path / "pytorch", "1.13.0")
+    native = _checkout(tmp_path / "pytorch", "1.12.0")
     native.write_text("- func: not a schema\n")
     (native.parent / "tags.yaml").write_text("")
     assert main(["check", str(native)]) == 1
     out = capsys.readouterr().out
     report, summary = out.splitlines()
-    assert report.count("error") == 1 and "[OPG951]" in report and "2.0 to 2.15" in report
+    assert report.count("error") == 1 and "[OPG951]" in report and "1.13 to 2.15" in report
     assert summary == "1 error, 0 warnings in 1 file"
 
 
 @pytest.mark.parametrize("version,status,said", [
-    ("1.13.0", 1, "older than the releases opgen knows (2.0 to 2.15)"),  # 1, as `opgen check` (OPG951)
+    ("1.12.0", 1, "older than the releases opgen knows (1.13 to 2.15)"),  # 1, as `opgen check` (OPG951)
 ])
 def test_generate_says_in_one_line_what_it_cannot_generate(version: str, status: int, said: str, tmp_path: Path,
                                                           capsys) -> None:

@@ -100,6 +100,9 @@ def add_tag_fix(lines: Sequence[str], document: Document, d: Diagnostic, tag: st
         written = _text_of(lines, node_span)
         if written is None:
             return None
+        # torch 1.13 takes one string of names separated by ", " (its torchgen refuses a list).
+        if ("tags-form", "comma-separated") in d.data:
+            return Fix(title, ((node_span, f"{written}, {tag}"),), d, True)
         return Fix(title, ((node_span, f"[{written}, {tag}]"),), d, True)
     return None
 

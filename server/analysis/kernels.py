@@ -140,6 +140,15 @@ def generated_view_copies(model: KernelModel) -> frozenset[NativeFunction]:
                      and g.view_copy.func.name.name.base == f"{g.view.func.name.name.base}_copy")
 
 
+def _generated_copy_kernel(f: NativeFunction) -> str:
+    """The name torch 1.13's CompositeViewCopyKernels.cpp defines a view copy's kernel by (at::native): its native
+    name (view_copy's: view_copy_symint)."""
+    if str(f.func.name) == "view_copy":
+        return "view_copy_symint"
+    return str(f.func.name.name) + "_out" * f.func.is_out_fn() + (f"_{f.func.name.overload_name}"
+                                                                  if f.func.name.overload_name else "")
+
+
 @record
 class Requirement:
     """One C++ definition the yaml needs: a dispatch kernel (DEFINITION, or IMPL when structured) or a META."""
@@ -158,20 +167,27 @@ OUT_OF_TREE_KEYS = frozenset({dk.DispatchKey.MTIA})
 
 
 def requirements(model: KernelModel, view_copies: frozenset[NativeFunction] = frozenset(),
-                 parameters: Parameters | None = None, with_meta: bool = True) -> Iterator[Requirement]:
+                 parameters: Parameters | None = None, with_meta: bool = True,
+                 copies_by_native_name: bool = False) -> Iterator[Requirement]:
     """Every kernel and meta function the ops of model need, generated and out-of-tree ones left out; parameters
     gives a plain kernel's parameter types (without it, a definition of its name in its namespace is enough);
-    with_meta False: no meta functions (a backend's own operator file: upstream's are in PyTorch)."""
+    with_meta False: no meta functions (a backend's own operator file: upstream's are in PyTorch);
+    copies_by_native_name: the view copies' generated kernels are at::native::<native name> under whatever key
+    names them (torch 1.13; Release.view_copy_kernels_by_backend_index), else the CompositeExplicitAutograd-
+    NonFunctional kernel."""
     groups = {g.out.func.name: g for g in model.groups if isinstance(g, NativeFunctionsGroup)}
     for op in model.ops:
         if op.generated:
             continue
         f = op.function
         skipped = set(OUT_OF_TREE_KEYS) | (set(dk.UFUNC_DISPATCH_KEYS) if f.ufunc_inner_loop else set())
-        if f in view_copies:
+        generated_copy = _generated_copy_kernel(f) if f in view_copies and copies_by_native_name else None
+        if f in view_copies and not copies_by_native_name:
             skipped.add(dk.DispatchKey.CompositeExplicitAutogradNonFunctional)
         for key, meta in op.metadata:
             if key in skipped or "legacy::" in meta.kernel or key not in model.backend_indices:
+                continue
+            if generated_copy is not None and (meta.cpp_namespace, meta.kernel) == ("at::native", generated_copy):
                 continue
             if meta.structured:
                 yield Requirement(op, IMPL, meta.kernel, meta.cpp_namespace, key, meta)
@@ -193,11 +209,12 @@ def is_met(index: KernelIndex, need: Requirement) -> bool:
 
 def missing_kernels(snapshot: KernelSnapshot, index: KernelIndex, *, declare: Declare | None = None,
                     parameters: Parameters | None = None, severity: Severity = Severity.WARNING,
-                    view_copies: frozenset[NativeFunction] | None = None, with_meta: bool = True) -> list[Diagnostic]:
+                    view_copies: frozenset[NativeFunction] | None = None, with_meta: bool = True,
+                    copies_by_native_name: bool = False) -> list[Diagnostic]:
     model = snapshot.functions
     copies = generated_view_copies(model) if view_copies is None else view_copies
     out: list[Diagnostic] = []
-    for need in requirements(model, copies, parameters, with_meta):
+    for need in requirements(model, copies, parameters, with_meta, copies_by_native_name):
         if is_met(index, need):
             continue
         if need.kind == META or need.key is None:

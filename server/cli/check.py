@@ -141,7 +141,8 @@ def _kernel_checker(roots: list[str]) -> Callable[[NativeSnapshot], list[Diagnos
 
         return missing_kernels(native, index, declare=declare,
                                parameters=lambda f, b: kernel_parameter_types(f, b, native.release.cpp_spelling),
-                               with_meta=not native.release.parse_only)
+                               with_meta=not native.release.parse_only,
+                               copies_by_native_name=not native.release.view_copy_kernels_by_backend_index)
 
     return check
 

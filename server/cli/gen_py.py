@@ -15,7 +15,7 @@ from typing import NoReturn
 
 from .. import status
 from ..releases import Release
-from .generate import add_selection_arguments, generate_as, native_path
+from .generate import add_selection_arguments, generate_as, native_path, spellings
 from .main import exit_with
 from .torch_version import resolve_release
 
@@ -54,7 +54,8 @@ def gen_py_parser(release: Release) -> argparse.ArgumentParser:
     p.add_argument("-o", "--output-dependencies", help="also write the cmake lists of the generated files")
     p.add_argument("--dry-run", action="store_true", help="write no generated file (the -o lists still are)")
     p.add_argument("--per-operator-headers", action="store_true", help="the ATen/ops/ per-operator layout")
-    p.add_argument("-d", "--install-dir", "--install_dir", default=DEFAULT_INSTALL_DIR, help="output folder")
+    dashed = release.command_line_dashed_aliases
+    p.add_argument("-d", *spellings("--install-dir", dashed), default=DEFAULT_INSTALL_DIR, help="output folder")
     if release.gen_py_takes_aoti_flags:
         p.add_argument("--aoti-install-dir", "--aoti_install_dir", default=DEFAULT_AOTI_INSTALL_DIR,
                        help="folder of the AOTInductor C shims (checked, or written with --update-aoti-c-shim)")
@@ -68,7 +69,7 @@ def gen_py_parser(release: Release) -> argparse.ArgumentParser:
                *(("mtia",) if release.gen_py_takes_mtia else ()))
     for device in devices:
         p.add_argument(f"--{device}", action="store_true", help=f"generate for {device.upper()}")
-    add_selection_arguments(p)
+    add_selection_arguments(p, dashed)
     if release.gen_py_takes_aoti_flags:
         p.add_argument("--update-aoti-c-shim", action="store_true", help="write the AOTInductor C shim headers")
     if release.gen_py_takes_extend_aoti_c_shim:

@@ -73,17 +73,25 @@ def add_generate_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     p.set_defaults(run=run_generate)
 
 
-def add_selection_arguments(p: argparse.ArgumentParser) -> None:
-    """gen.py's flags of what is registered and generated, the same in every release (the drop-in takes them too)."""
-    p.add_argument("--op-registration-whitelist", "--op_registration_whitelist", nargs="*",
+def spellings(name: str, dashed: bool = True) -> tuple[str, ...]:
+    """A multi-word flag's spellings: `--a-b` and `--a_b` (gen.py from 2.0, and opgen's own commands), or the
+    underscore one alone (gen.py 1.13: Release.command_line_dashed_aliases)."""
+    underscore = name.replace("-", "_").replace("__", "--", 1)
+    return (name, underscore) if dashed else (underscore,)
+
+
+def add_selection_arguments(p: argparse.ArgumentParser, dashed: bool = True) -> None:
+    """gen.py's flags of what is registered and generated, the same in every release but for their spellings (the
+    drop-in takes them too; dashed: the dashed spellings beside the underscore ones)."""
+    p.add_argument(*spellings("--op-registration-whitelist", dashed), nargs="*",
                    help="only register these operators (namespace::name)")
-    p.add_argument("--op-selection-yaml-path", "--op_selection_yaml_path", help="operator selection yaml")
-    p.add_argument("--backend-whitelist", "--backend_whitelist", nargs="*", help="only these dispatch keys")
-    p.add_argument("--static-dispatch-backend", "--static_dispatch_backend", nargs="*",
+    p.add_argument(*spellings("--op-selection-yaml-path", dashed), help="operator selection yaml")
+    p.add_argument(*spellings("--backend-whitelist", dashed), nargs="*", help="only these dispatch keys")
+    p.add_argument(*spellings("--static-dispatch-backend", dashed), nargs="*",
                    help="static dispatch to these backends")
-    p.add_argument("--skip-dispatcher-op-registration", "--skip_dispatcher_op_registration", action="store_true",
+    p.add_argument(*spellings("--skip-dispatcher-op-registration", dashed), action="store_true",
                    help="do not register operators with the dispatcher")
-    p.add_argument("--force-schema-registration", "--force_schema_registration", action="store_true",
+    p.add_argument(*spellings("--force-schema-registration", dashed), action="store_true",
                    help="register every schema, even of operators not selected")
     p.add_argument("--generate", type=str, nargs="*", choices=GENERATE_KINDS, default=GENERATE_KINDS,
                    help="generate only these kinds of files")

@@ -238,7 +238,8 @@ class MissingKernels:
                                                          model.backend_indices)),
                                         index, declare=declare, parameters=parameters, severity=severity,
                                         view_copies=frozenset((f,)) if generated else frozenset(),
-                                        with_meta=not snapshot.release.parse_only)
+                                        with_meta=not snapshot.release.parse_only,
+                                        copies_by_native_name=not snapshot.release.view_copy_kernels_by_backend_index)
                 cached = (f, (meta, generated), tuple(d.shifted(-op.line) for d in found))
             seen[id(f)] = cached
             out.extend(d.shifted(op.line) for d in cached[2])

@@ -258,10 +258,11 @@ def lowering_problems(g: NativeFunctionsGroup) -> Iterator[tuple[SchemaKind, obj
 
 # ------------------------------------------------------------------------------------------------ views
 
-def view_group_problems(view: NativeFunction, copy: NativeFunction | None, inplace: NativeFunction | None
-                        ) -> Iterator[tuple[int, object, str]]:
+def view_group_problems(view: NativeFunction, copy: NativeFunction | None, inplace: NativeFunction | None,
+                        release: Release) -> Iterator[tuple[int, object, str]]:
     """(member, where, message) for what gen.py's functionalization of a view group fails on; member 0 is the
-    view, 1 its copy, 2 its in-place variant (as check_view_group counts them)."""
+    view, 1 its copy, 2 its in-place variant (as check_view_group counts them). A copy's kernel comes from the
+    backend index from 2.0 (Release.view_copy_kernels_by_backend_index); before, gen.py names it itself."""
     if not view.has_composite_implicit_autograd_kernel:
         for member, f in ((0, view), (2, inplace)):
             if f is not None:
@@ -269,7 +270,7 @@ def view_group_problems(view: NativeFunction, copy: NativeFunction | None, inpla
         if not view.func.returns or not all(r.type.is_tensor_like() for r in view.func.returns):
             yield 0, "name", f"'{view.func.name}' is a view op, so it must return tensors only"
     if copy is not None and copy.func.name.name.base == f"{view.func.name.name}_copy":  # its kernel is generated
-        if not copy.has_composite_explicit_autograd_non_functional_kernel:
+        if release.view_copy_kernels_by_backend_index and not copy.has_composite_explicit_autograd_non_functional_kernel:
             yield 1, "name", (f"'{copy.func.name}' needs a CompositeExplicitAutogradNonFunctional kernel: gen.py "
                               "writes it (from the view), and fails without one")
         returns = view.func.returns

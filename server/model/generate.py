@@ -119,8 +119,7 @@ def generate_function(f: NativeFunction, kind: SchemaKind, release: Release
     kernel = func.name.unambiguous_name() if func.kind() is SchemaKind.out else str(func.name.name)
     if f.func.has_symint(returns_too=release.cpp_spelling.symint_returns_follow_signature):
         kernel += "_symint"
-    tags = {"generated"} | (f.tags & ({"nondeterministic_seeded", "view_copy", "pt2_compliant_tag"}
-                                      if release.aten_ops_get_pt2_compliant_tag else {"nondeterministic_seeded", "view_copy"}))
+    tags = {"generated"} | (f.tags & release.generated_variants_keep_tags)
     if release.generated_variants_tagged_by_kind and func.is_out_fn():
         tags.add("out")
     if release.generated_variants_tagged_by_kind and func.name.name.inplace:

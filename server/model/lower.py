@@ -9,6 +9,7 @@ stopping at the first assertion. Spans are relative to the entry's first line.
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
 from typing import TypeVar
 
 from ..diagnostics import Diagnostic, Severity, diag
@@ -279,7 +280,7 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
     _check_schema_rules(r, func, f, spans, keys.use_const_ref, release)
     kind = _kind(func)
     if dispatch_read is not None:
-        _check_dispatch_table(r, func, dispatch_read, kernels, keys.structured_delegate)
+        _check_dispatch_table(r, func, dispatch_read, kernels, keys.structured_delegate, release)
         dispatch = dispatch_read
     else:
         dispatch = _default_dispatch(r, func, keys, f.text, spans)
@@ -721,28 +722,35 @@ def _precomputed_arguments(r: _Reader, scalar: YScalar, text: str, start: int) -
 def _lower_tags(r: _Reader, valid_tags: frozenset[str], namespace: str, func: FunctionSchema | None,
                 release: Release) -> frozenset[str]:
     node = r.peek("tags")
-    items: list[YNode] = []
+    written: list[tuple[str, Span]] = []  # each tag name as written, and where
     if node is None:
         pass
+    elif release.tags_as_comma_separated_string:
+        if isinstance(node, YScalar) and isinstance(node.value, str):
+            written = list(_comma_separated_tags(node))
+        else:
+            r.error("OPG101", node.span, f"'tags' must be one string of tag names separated by ', ' in {release} "
+                                         "(`tags: core, pointwise`; a list of tags arrived in torch 2.0)")
     elif isinstance(node, YScalar) and isinstance(node.value, str):
-        items = [node]
+        written = [(node.value, node.span)]
     elif isinstance(node, YSeq):
-        items = list(node.items)
+        for item in node.items:
+            if isinstance(item, YScalar) and isinstance(item.value, str):
+                written.append((item.value, item.span))
+            else:
+                r.error("OPG107", item.span, "a tag must be a plain tag name from tags.yaml")
     else:
         r.error("OPG101", node.span, "'tags' must be a tag name or a list of tag names")
     names: list[str] = []
-    for item in items:
-        if not (isinstance(item, YScalar) and isinstance(item.value, str)):
-            r.error("OPG107", item.span, "a tag must be a plain tag name from tags.yaml")
-            continue
+    for name, span in written:
         if not valid_tags:
-            r.error("OPG107", item.span, "no tags are defined: tags.yaml is missing or empty")
+            r.error("OPG107", span, "no tags are defined: tags.yaml is missing or empty")
             continue
-        if item.value not in valid_tags:
-            hint, data = did_you_mean(item.value, valid_tags)
-            r.error("OPG107", item.span, f"unknown tag '{item.value}': tags.yaml does not define it{hint}", data)
+        if name not in valid_tags:
+            hint, data = did_you_mean(name, valid_tags)
+            r.error("OPG107", span, f"unknown tag '{name}': tags.yaml does not define it{hint}", data)
             continue
-        names.append(item.value)
+        names.append(name)
     if namespace == "aten" and "pt2_compliant_tag" in valid_tags and release.aten_ops_get_pt2_compliant_tag:
         names.append("pt2_compliant_tag")
     if func is not None and func.is_out_fn() and "out" in valid_tags:
@@ -750,6 +758,18 @@ def _lower_tags(r: _Reader, valid_tags: frozenset[str], namespace: str, func: Fu
     if func is not None and func.name.name.inplace and "inplace" in valid_tags:
         names.append("inplace")
     return frozenset(names)
+
+
+def _comma_separated_tags(node: YScalar) -> Iterator[tuple[str, Span]]:
+    """The tag names of torch 1.13's `tags: a, b` (split on ", " exactly, as its torchgen does: an empty string has
+    none), each with its place in the scalar."""
+    assert isinstance(node.value, str)
+    if not node.value:
+        return
+    text, pos = ScalarText(node), 0
+    for name in node.value.split(", "):
+        yield name, text.span(pos, pos + len(name))
+        pos += len(name) + 2
 
 
 def _lower_dispatch(r: _Reader, manual_kernel_registration: bool, structured: bool,
@@ -781,7 +801,7 @@ def _lower_dispatch(r: _Reader, manual_kernel_registration: bool, structured: bo
             r.error("OPG101", span, f"dispatch key '{key_node.value}' needs a kernel name, but its value is {shown}")
             continue
         kernel_text = value_node.value
-        problem, kernel, cpp_namespace, ok = _kernel_reading(kernel_text)
+        problem, kernel, cpp_namespace, ok = _kernel_reading(kernel_text, release.dispatch_kernel_namespace_levels)
         if problem is not None:
             r.error("OPG141", value_node.span, f"dispatch key '{key_node.value}': {problem}; {_PASTED}")
         for name, start, key in _key_pieces(key_node.value):
@@ -810,8 +830,8 @@ def _lower_dispatch(r: _Reader, manual_kernel_registration: bool, structured: bo
                 continue
             if not ok:
                 if not any(d.code == "OPG108" and d.span == value_node.span for d in r.diagnostics):
-                    r.error("OPG108", value_node.span, f"kernel '{kernel_text}': at most 3 namespace levels are "
-                                                       "supported")
+                    r.error("OPG108", value_node.span, f"kernel '{kernel_text}': at most "
+                            f"{release.dispatch_kernel_namespace_levels} namespace levels are supported in {release}")
                 continue
             if key in seen:
                 r.warn("OPG104", span, f"dispatch key '{name}' is given twice; torchgen keeps the later kernel")
@@ -829,10 +849,10 @@ def _supported_keys(backend_keys: frozenset[str]) -> frozenset[dk.DispatchKey]:
 # Kernel names and key lists repeat across entries (CPU, CUDA: the same names again and again), and reading them is
 # most of reading a dispatch table: each is read once. Bounded, for a long editing session.
 @functools.lru_cache(maxsize=8192)
-def _kernel_reading(kernel_text: str) -> tuple[str | None, str, str, bool]:
+def _kernel_reading(kernel_text: str, levels: int) -> tuple[str | None, str, str, bool]:
     """A dispatch table's kernel: why it is no C++ name (None when it is one), its name without namespace, its C++
-    namespace, and whether it has at most the 3 namespace levels torchgen takes."""
-    namespace, kernel, ok = _namespace_entity(kernel_text, 3)
+    namespace, and whether it has at most the namespace `levels` the release's torchgen takes."""
+    namespace, kernel, ok = _namespace_entity(kernel_text, levels)
     return qualified_name_problem(kernel_text, "kernel name"), kernel, (namespace or "at") + "::native", ok
 
 
@@ -850,13 +870,20 @@ def _key_pieces(key_text: str) -> tuple[tuple[str, int, dk.DispatchKey | None], 
 
 
 def _check_dispatch_table(r: _Reader, func: FunctionSchema, table: _Table, kernels: _Kernels,
-                          structured_delegate: OperatorName | None) -> None:
-    if len(kernels) != 1:
-        return  # both rules are about a table of one kernel
+                          structured_delegate: OperatorName | None, release: Release) -> None:
+    # Both rules are about a table of one kernel: one written (from 2.0), or one kept after gen.py's ignored keys.
     expected = cpp_name(func)
+    if release.dispatch_table_rules_count_keys_as_written:
+        if len(kernels) != 1:
+            return
+        key, kernel = kernels[0]
+        redundant = key is dk.CIA and kernel == expected
+    else:
+        if len(table) != 1:
+            return
+        redundant = any(key is dk.CIA and kernel == expected for key, kernel in kernels)
     dispatch_span = r.key_span_of("dispatch")
-    key, kernel = kernels[0]
-    if key is dk.CIA and kernel == expected:
+    if redundant:
         r.error("OPG110", dispatch_span, f"unnecessary dispatch table: CompositeImplicitAutograd: {expected} is the "
                                          "default; delete the dispatch table")
     elif structured_delegate is None and set(table) == {dk.CIA} and not table[dk.CIA].supports_symint():
@@ -965,7 +992,8 @@ def _check_name_rules(r: _Reader, func: FunctionSchema, keys: _Keys, tags: froze
     if random:
         r.error("OPG122", r.key_span("tags") or name_span(),
                 f"'{op}' looks random (its name or a Generator argument): add the tag nondeterministic_seeded",
-                (("add-tag", "nondeterministic_seeded"),))
+                (("add-tag", "nondeterministic_seeded"),
+                 *((("tags-form", "comma-separated"),) if release.tags_as_comma_separated_string else ())))
 
 
 def _lower_ufunc(r: _Reader, unknown: frozenset[str]) -> dict[UfuncKey, UfuncInnerLoop]:

@@ -510,8 +510,8 @@ def view_schema_kind(f: NativeFunction) -> ViewSchemaKind:
     return ViewSchemaKind.aliasing if f.is_view_op else ViewSchemaKind.non_aliasing
 
 
-def check_view_group(view: NativeFunction, copy: NativeFunction | None, inplace: NativeFunction | None
-                     ) -> tuple[NativeFunctionsViewGroup, tuple[Finding, ...]]:
+def check_view_group(view: NativeFunction, copy: NativeFunction | None, inplace: NativeFunction | None,
+                     release: Release) -> tuple[NativeFunctionsViewGroup, tuple[Finding, ...]]:
     """torchgen's NativeFunctionsViewGroup invariants. Finding indices: 0 view, 1 copy, 2 inplace."""
     findings: list[Finding] = []
     if copy is None:
@@ -539,7 +539,7 @@ def check_view_group(view: NativeFunction, copy: NativeFunction | None, inplace:
             findings.append((2, "OPG308", f"'{view.func.name}' and '{inplace.func.name}' must both have "
                                           "CompositeImplicitAutogradNestedTensor kernels, or neither", "name"))
     findings.extend((member, "OPG128", message, where)
-                    for member, where, message in view_group_problems(view, copy, inplace))
+                    for member, where, message in view_group_problems(view, copy, inplace, release))
     return NativeFunctionsViewGroup(view, copy, inplace), tuple(findings)
 
 
@@ -573,8 +573,8 @@ def _group_by_view(ops: Sequence[Op], fxs: Sequence[Facts], problems: list[Probl
             inplace = d.pop(ViewSchemaKind.aliasing_inplace, None)
             copy = d.pop(SchemaKind.functional, None)
             functions = (view.function, copy.function if copy else None, inplace.function if inplace else None)
-            group, findings = memo.reuse(("view", tuple(map(id, functions))),
-                                         lambda: (functions, check_view_group(*functions)))  # noqa: B023 (reuse calls it at once)
+            group, findings = memo.reuse(("view", tuple(map(id, functions)), release.version),
+                                         lambda: (functions, check_view_group(*functions, release)))  # noqa: B023 (reuse calls it at once)
             roles = (view, copy, inplace)
             # A finding concerns a member the group has (copy and inplace may be missing).
             problems.extend(Problem(role, code, message, where) for i, code, message, where in findings
@@ -590,7 +590,7 @@ def _view_group_codegen_problems(view: Op, copy: Op | None, inplace: Op | None, 
     """OPG128 for what gen.py's functionalization of a view group fails on in its kernels or its release's rules:
     the kernel name of view_copy, (torch 2.15) a multi-output view op without a single-output replay, and (from
     2.9, the ViewMeta classes) a single-output view whose copy has several outputs."""
-    if copy is not None and str(copy.function.func.name) == "view_copy":
+    if copy is not None and str(copy.function.func.name) == "view_copy" and release.view_copy_kernels_by_backend_index:
         for key, meta in copy.metadata:
             why = view_copy_kernel_problem(copy.function, meta.kernel) if key == dk.CEA_NON_FUNCTIONAL else None
             if why:

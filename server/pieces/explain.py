@@ -18,6 +18,7 @@ from .dest.functions import (
     compute_schema_registration,
     compute_tensor_method_declaration,
     compute_tensor_method_definition,
+    symint_template_form,
     tag_vector_indices,
     tags_initializer,
 )
@@ -98,7 +99,7 @@ class Explainer:
         operators = "MethodOperators.h" if Variant.method in f.variants else "Operators.h"
         out = [Snippet("Operator struct (at::_ops)", operators, compute_operator_declaration(
             f, self.release.operator_names_static_constexpr, self.release.cpp_spelling))]
-        functions = compute_function(f, self.release.symint_templates_use_is_same_v,
+        functions = compute_function(f, symint_template_form(self.release),
                                      self.release.cpp_default_qualifies_memory_format, self.release.cpp_spelling)
         if functions:
             out.append(Snippet("C++ API (at::)", "Functions.h", functions))
@@ -147,10 +148,10 @@ class Explainer:
         file = f"Register{index.dispatch_key}{'Everything' if self.release.register_dispatch_key_sharded else ''}.cpp"
         if group is not None and is_structured_for(group, index):
             wrapper = compute_structured_wrapper(f, group, index, self.release, rocm=False)
-            registration = compute_structured_registration(f, index)
+            registration = compute_structured_registration(f, index, self.release)
         else:
             wrapper = compute_wrapper(f, index, release=self.release)
-            registration = compute_registration(f, index)
+            registration = compute_registration(f, index, self.release)
         if wrapper is None or registration is None:
             return []
         return [Snippet(f"{index.dispatch_key} registration wrapper", file, wrapper),

@@ -20,6 +20,7 @@ from .profile import (
     AUTOGRAD_2_5,
     AUTOGRAD_2_7,
     C10_OPTIONAL,
+    C10_OPTIONAL_1_13,
     C10_OPTIONAL_2_0,
     C10_OPTIONAL_2_1,
     C10_OPTIONAL_2_2,
@@ -42,10 +43,9 @@ CUDA_KERNELS_IN_TORCH_CPU_2_15 = {
     "NestedTensor_softmax_dropout_cuda": "_nested_tensor_softmax_with_shape",
     "masked_fill__quantized_cuda": "masked_fill_.Scalar", "_index_put_impl_quantized_cuda_": "_index_put_impl_"}
 
-# torchgen 2.0's functional ops that cannot get an out= variant (each returns no tensor).
-FUNCTIONAL_OPS_WITHOUT_OUT_VARIANT_2_0 = frozenset({
-    "_assert_async", "_chunk_grad_outputs_efficient_attention", "_dimI", "_dimV", "_fused_sdp_choice",
-    "_has_same_storage_numel", "_linalg_check_errors", "_local_scalar_dense",
+# torchgen 1.13's functional ops that cannot get an out= variant (each returns no tensor).
+FUNCTIONAL_OPS_WITHOUT_OUT_VARIANT_1_13 = frozenset({
+    "_assert_async", "_dimI", "_dimV", "_has_same_storage_numel", "_linalg_check_errors", "_local_scalar_dense",
     "_nested_tensor_from_mask_left_aligned", "_nested_tensor_offsets", "_nnz", "_use_cudnn_ctc_loss",
     "_use_cudnn_ctc_loss.Tensor", "_validate_compressed_sparse_indices", "allclose", "dense_dim", "equal",
     "is_coalesced", "is_pinned", "is_same_size", "is_set_to", "q_per_channel_axis", "q_scale",
@@ -92,15 +92,16 @@ def change(version: str, **changes: object) -> Change:
     return Change(version, tuple(changes.items()))
 
 
-# Every behaviour as torch 2.0.1's torchgen has it (the oldest release known).
+# Every behaviour as torch 1.13.1's torchgen has it (the oldest release known).
 BEFORE: dict[str, object] = dict(
     generation_verified=True,
     # reading native_functions.yaml
     named_tensor_types=True, refuses_const_ref_mutable_out=False, philox_ops_need_no_seeded_tag=False,
     skipped_by_functionalization=frozenset({"record_stream", "resize_"}),
-    functional_ops_without_out_variant=FUNCTIONAL_OPS_WITHOUT_OUT_VARIANT_2_0, seeded_tag_by_dropout_arguments=False,
+    functional_ops_without_out_variant=FUNCTIONAL_OPS_WITHOUT_OUT_VARIANT_1_13, seeded_tag_by_dropout_arguments=False,
     inplace_view_exempt_ops=frozenset({"resize_"}), device_index_type=False,
     dispatch_key_names_unknown=frozenset({
+        "ADInplaceOrView", "FuncTorchDynamicLayerBackMode", "FuncTorchDynamicLayerFrontMode", "Functionalize",
         "AutocastCPU", "AutocastCUDA", "AutocastXPU", "AutogradMTIA", "BatchedNestedTensor", "Conjugate", "Dense",
         "FuncTorchBatched", "FuncTorchBatchedDecomposition", "FuncTorchGradWrapper", "FuncTorchVmapMode", "MAIA",
         "MTIA", "Negative", "NestedTensor", "NestedTensorMTIA", "PreDispatch", "PythonDispatcher", "PythonTLSSnapshot",
@@ -108,13 +109,15 @@ BEFORE: dict[str, object] = dict(
     scalar_type_names_unknown=frozenset({"Float8_e5m2", "Float8_e4m3fn", "Float8_e5m2fnuz", "Float8_e4m3fnuz",
                                          "Float8_e8m0fnu"}),
     set_passes_inplace_view_rules=False, aten_ops_get_pt2_compliant_tag=False,
+    generated_variants_keep_tags=frozenset({"nondeterministic_seeded"}), tags_as_comma_separated_string=True,
+    dispatch_kernel_namespace_levels=2, dispatch_table_rules_count_keys_as_written=False,
     generated_variants_tagged_by_kind=False, const_quantizer_ptr_type=True, refuses_python_keyword_argument_names=False,
     core_composite_ops_get_generated_variants=False, generated_variants_based_on_mutable=False,
     # gen.py and the generators beside it
     template_blocks_strip_lines=False, view_inverse_form=REAPPLY_VIEWS_INVERSES, view_meta_knows_symbolic_inputs=False,
     noop_redispatch_return_ends_twice=True, view_meta_knows_multi_output=False,
     functionalization_leaves_set_source_tensor=False, meta_comment_says_technicaly=True, schema_tags_shared=False,
-    schema_tags_sorted=False,
+    schema_tags_sorted=False, schema_fragment_namespaces=frozenset(),
     out_wrappers_handle_no_returns=False, deferred_registration_declared=False, lazy_ts_optional_keyword_values=False,
     functionalization_view_meta_classes=False, inplace_view_comment_says_runnin=True,
     writes_aoti_c_shims=False, writes_aten_c_shim=False, functionalization_registers_composite=CompositeRegistrations.EVERY_OP,
@@ -123,32 +126,45 @@ BEFORE: dict[str, object] = dict(
     device_family_kernel_exports=False, cuda_kernels_in_torch_cpu=frozenset(), owning_types_hold_tensors_by_value=False,
     writes_native_aot_stubs=False, single_output_view_replay=False, fallback_variants_carry_since=False,
     aoti_nullable_returns=frozenset({"_scaled_dot_product_flash_attention"}),
-    lazy_ir_keeps_generators=False, lazy_to_string_moves_stream=False, cumulative_out_ops=frozenset(), cpp_spelling=C10_OPTIONAL_2_0,
+    lazy_ir_keeps_generators=False, lazy_to_string_moves_stream=False, cumulative_out_ops=frozenset(), cpp_spelling=C10_OPTIONAL_1_13,
     aoti_shim_form=EVERY_OP_AOTI_SHIMS, aoti_tensors_resolve_dispatch_flags=False,
     register_dispatch_key_sharded=False, dispatch_helpers_per_definitions_block=True,
+    dispatch_wrappers_named_by_key=False,
     dispatch_keys_unknown=frozenset({"NestedTensorHPU", "MTIA", "SparseMPS", "SparseCsrMPS", "SparseCsrXPU",
                                      "SparseXPU", "NestedTensorXPU", "XPU", "SparseCsrMeta"}),
-    meta_reference_can_be_disabled=False, registration_declarations_without_at=True,
+    meta_reference_can_be_disabled=False, functionalization_reference_meta_for_xla_lazy_only=False,
+    registration_declarations_without_at=True,
     outputs_list_name_on_set_line=True, enum_tag_in_core=True,
-    operator_names_static_constexpr=False, symint_templates_use_is_same_v=False,
+    operator_names_static_constexpr=False, symint_templates_use_is_same_v=False, functions_symint_templates=False,
     registration_blocks_end_in_semicolon=True, lazy_init_names_the_device=False,
     structured_xpu_outputs_guard_device=False, lazy_to_meta_makes_optionals=True, rocm_guards_masquerade_as_cuda=True,
     dispatch_stub_macros_end=";", cpp_default_qualifies_memory_format=False,
     registration_helpers_silence_unused=False, view_copy_kernels_include_group_natives=False,
-    functionalization_xla_data=XlaDataPropagation.NONE, vmap_unwraps_by_structured_binding=False,
+    view_copy_kernels_by_backend_index=False,
+    functionalization_xla_data=XlaDataPropagation.NONE, vmap_unwraps_by_structured_binding=False, vmap_checks_escaped_layer=False,
     vmap_symint_return_overrides=frozenset(), lazy_ir_includes_std_optional=False,
     generated_comment_names_generator=False, device_keys_with_empty_functions=frozenset({"Meta", "CPU", "CUDA", "MPS"}),
     # derivatives.yaml and deprecated.yaml
     autograd=AUTOGRAD_2_0, python_bindings_skip_hand_bound=frozenset(),
     symbool_type=False, optional_tensor_returns=False,
     # gen.py's command line
-    gen_py_takes_mtia=False, gen_py_takes_xpu=False, gen_py_takes_aoti_flags=False,
+    command_line_dashed_aliases=False, gen_py_takes_mtia=False, gen_py_takes_xpu=False, gen_py_takes_aoti_flags=False,
     gen_py_takes_extend_aoti_c_shim=False,
 )
 
 # Every release known, oldest first, with what its torchgen changed.
 CHANGELOG: tuple[Change, ...] = (
-    change("2.0.1"),
+    change("1.13.1"),
+    change("2.0.1", dispatch_wrappers_named_by_key=True,
+           view_copy_kernels_by_backend_index=True, cpp_spelling=C10_OPTIONAL_2_0,
+           functions_symint_templates=True, vmap_checks_escaped_layer=True,
+           functionalization_reference_meta_for_xla_lazy_only=True,
+           schema_fragment_namespaces=added("quantized", "quantized_decomposed"),
+           tags_as_comma_separated_string=False, dispatch_kernel_namespace_levels=3, command_line_dashed_aliases=True,
+           dispatch_table_rules_count_keys_as_written=True, generated_variants_keep_tags=added("view_copy"),
+           functional_ops_without_out_variant=added("_chunk_grad_outputs_efficient_attention", "_fused_sdp_choice"),
+           dispatch_key_names_unknown=removed("ADInplaceOrView", "FuncTorchDynamicLayerBackMode",
+                                              "FuncTorchDynamicLayerFrontMode", "Functionalize")),
     change("2.1.2", seeded_tag_by_dropout_arguments=True, device_index_type=True,
            inplace_view_exempt_ops=added("resize_as_"),
            dispatch_key_names_unknown=removed("MTIA", "AutogradMTIA", "QuantizedMTIA", "SparseMTIA", "NestedTensorMTIA",
@@ -168,6 +184,7 @@ CHANGELOG: tuple[Change, ...] = (
            functionalization_leaves_set_source_tensor=True, meta_comment_says_technicaly=False, schema_tags_shared=True,
            autograd=AUTOGRAD_2_2, lazy_ir_keeps_generators=True,
            optional_tensor_returns=True, aten_ops_get_pt2_compliant_tag=True,
+           generated_variants_keep_tags=added("pt2_compliant_tag"),
            dispatch_key_names_unknown=removed("NestedTensor", "Dense", "Conjugate", "Negative", "BatchedNestedTensor"),
            scalar_type_names_unknown=removed("Float8_e5m2fnuz", "Float8_e4m3fnuz")),
     change("2.3.1", writes_aoti_c_shims=True,

@@ -83,6 +83,12 @@ class CppSpelling:
     # A SymInt return follows the signature's symint flag (int64_t in the int signature) and makes the op a symint
     # one (with `_symint` twins); until 2.0. From 2.1 a return is always c10::SymInt and only arguments count.
     symint_returns_follow_signature: bool = False
+    # translate's SymInt[] -> int[] and int[] -> SymInt[] conversions: C10_AS_INTARRAYREF_SLOW(x) and
+    # c10::fromIntArrayRefSlow(x) from 2.0 (before, c10::asIntArrayRefSlow(x) and c10::fromIntArrayRef(x)).
+    int_array_of_symints: str = "C10_AS_INTARRAYREF_SLOW"
+    symints_of_int_array: str = "c10::fromIntArrayRefSlow"
+    # A SymInt[] default that is a digit is `c10::SymInt(0)` in a SymInt signature; from 2.0 (before, `0`).
+    symint_list_defaults_wrapped: bool = True
 
     def optional(self, elem: str, *, rooted: bool = True) -> str:
         return f"{self.rooted if rooted else self.unrooted}optional<{elem}>"
@@ -100,6 +106,8 @@ C10_OPTIONAL_2_2 = CppSpelling(rooted="c10::", unrooted="c10::", in_scope_nullop
                                dtype_of_options="optTypeMetaToScalarType", int_of_symint=_GUARD_INT)
 C10_OPTIONAL_2_1 = replace(C10_OPTIONAL_2_2, int_of_symint="expect_int()")
 C10_OPTIONAL_2_0 = replace(C10_OPTIONAL_2_1, symint_returns_follow_signature=True)
+C10_OPTIONAL_1_13 = replace(C10_OPTIONAL_2_0, int_array_of_symints="c10::asIntArrayRefSlow",
+                            symints_of_int_array="c10::fromIntArrayRef", symint_list_defaults_wrapped=False)
 C10_OPTIONAL = CppSpelling(rooted="c10::", unrooted="c10::", in_scope_nullopt="nullopt", dtype_of_options=_DTYPE_OF_OPTIONS,
                            int_of_symint=_GUARD_INT)
 STD_OPTIONAL = CppSpelling(rooted="::std::", unrooted="std::", in_scope_nullopt="std::nullopt",
@@ -205,9 +213,22 @@ class Release:
     # set_ (every overload) may be tagged inplace_view without an out-of-place view op, and its group still gets
     # generated variants; from 2.3 (when its own entries got the tag).
     set_passes_inplace_view_rules: bool
-    # Every aten op gets the tag pt2_compliant_tag when tags.yaml defines it, and generated variants keep it from
-    # their op; from 2.2 (before, an op has it only when its entry says so, and generated variants drop it).
+    # Every aten op gets the tag pt2_compliant_tag when tags.yaml defines it; from 2.2 (before, an op has it only
+    # when its entry says so).
     aten_ops_get_pt2_compliant_tag: bool
+    # The tags a generated (autogen) variant keeps from its op, besides `generated`: nondeterministic_seeded;
+    # view_copy from 2.0; pt2_compliant_tag from 2.2.
+    generated_variants_keep_tags: frozenset[str]
+    # An entry's `tags:` is one string of tag names separated by ", " (`tags: core, pointwise`), and a YAML list is
+    # refused; until 1.13. From 2.0 a list of names, or a string that is one name.
+    tags_as_comma_separated_string: bool
+    # The namespace levels a dispatch table's kernel may have before its name (`at::native` is added after them):
+    # 2 until 1.13, 3 from 2.0.
+    dispatch_kernel_namespace_levels: int
+    # The "unnecessary dispatch table" and "lone CompositeImplicitAutograd kernel" rules count the keys as written,
+    # those gen.py leaves out (MPS without --mps) included; from 2.0. Before, they count the keys kept, so
+    # `CompositeImplicitAutograd: <its name>` beside an MPS kernel is refused by a run without --mps.
+    dispatch_table_rules_count_keys_as_written: bool
     # Generated out= / in-place variants (added to the model) get the tags out / inplace; from 2.13.
     generated_variants_tagged_by_kind: bool
 
@@ -244,6 +265,9 @@ class Release:
     # hash seed's), so gen.py's own file varies from run to run: opgen writes them sorted there too, and the matrix
     # compares that file modulo the order inside each tag list.
     schema_tags_sorted: bool
+    # The custom namespaces other libraries also define, whose RegisterSchema.cpp block is a TORCH_LIBRARY_FRAGMENT
+    # (not a TORCH_LIBRARY): quantized and quantized_decomposed from 2.0.
+    schema_fragment_namespaces: frozenset[str]
     # RegisterSchema.cpp declares each distinct tag list once (`const std::vector<at::Tag> tags_N = {...};`) and
     # its m.def lines name it; from 2.2 (before, each m.def spells its tags).
     schema_tags_shared: bool
@@ -315,6 +339,9 @@ class Release:
     # The dispatch helpers (create_out, resize_out, ...) open each RegisterDispatchDefinitions.ini block (its
     # ${dispatch_helpers}), not RegisterDispatchKey.cpp; until 2.6.
     dispatch_helpers_per_definitions_block: bool
+    # Register<Key>.cpp's wrappers are named `wrapper_<Key>_<overload>_<name>` (gen.py's and gen_backend_stubs');
+    # from 2.0. Before, `wrapper_<overload>_<name>`.
+    dispatch_wrappers_named_by_key: bool
     # The dispatch keys of opgen's table that this release's gen.py does not have yet: a dispatch table naming one
     # is refused (OPG105) and no Register<Key>.cpp is written for them. SparseCsrXPU from 2.7; NestedTensorHPU
     # and MTIA from 2.8; SparseMPS and SparseCsrMPS from 2.9.
@@ -332,6 +359,11 @@ class Release:
     # Functionalization's meta reference runs are skipped when TORCH_DISABLE_FUNCTIONALIZATION_META_REFERENCE=1
     # (`&& !disable_meta_reference()`); from 2.7.
     meta_reference_can_be_disabled: bool
+    # Functionalization's view kernels run their meta reference (and copy its sizes and strides) only for XLA and
+    # Lazy tensors (`compute_reference_meta`), mutating kernels sync each mutated argument after its commit_update,
+    # and an in-place op with a Storage argument skips the meta run; from 2.0 (the three changed together).
+    # Before, the reference runs for every tensor, with its guards before the meta conversion, and no sync.
+    functionalization_reference_meta_for_xla_lazy_only: bool
     # RegistrationDeclarations.h spells types without `at::` (Tensor, ArrayRef<...>); until 2.6.
     registration_declarations_without_at: bool
     # gen.py's outputs lists (--output-dependencies) open `set(<name>` and close after the last file, not on
@@ -373,6 +405,9 @@ class Release:
     operator_names_static_constexpr: bool
     # Functions.h's symint templates test `std::is_same_v<T, ...>`; from 2.6 (before, `std::is_same<T, ...>::value`).
     symint_templates_use_is_same_v: bool
+    # Functions.h has `namespace symint { template <typename T, ...> ... }` overloads of each symint op (methods
+    # too); from 2.0. Before, only at::op definitions of the ops with a function variant.
+    functions_symint_templates: bool
     # Register<Key>.cpp's TORCH_LIBRARY_IMPL blocks close with `};` (gen.py's and gen_backend_stubs' static
     # registration); until 2.5 (from 2.6, `}`).
     registration_blocks_end_in_semicolon: bool
@@ -397,12 +432,20 @@ class Release:
     registration_helpers_silence_unused: bool
     # CompositeViewCopyKernels.cpp includes each structured group's <op>_native.h beside its <op>_ops.h; from 2.5.
     view_copy_kernels_include_group_natives: bool
+    # CompositeViewCopyKernels.cpp's {view}_copy kernels take the name and SymInt-ness the backend index gives
+    # (a copy without a CompositeExplicitAutogradNonFunctional kernel, or view_copy's under another name than
+    # view_copy_symint, is OPG128), clone contiguous, and the file includes each view group's <op>_native.h; from
+    # 2.0. Before, the native name with int arguments, a plain clone(), the ops headers only.
+    view_copy_kernels_by_backend_index: bool
     # What a mutating op's functionalization kernel does for XLA tensors (XlaDataPropagation): nothing until 2.0,
     # propagate_xla_data(arg, result) before the sync 2.1 to 2.4, propagate_xla_data_direct after it from 2.5.
     functionalization_xla_data: XlaDataPropagation
     # VmapGeneratedPlumbing.h unwraps a tensor by `auto [x_value, x_bdim] = unwrapTensorAtLevel(...)` and declares an
     # optional one's std::optional<...>; from 2.5. Before, `Tensor x_value; optional<int64_t> x_bdim; std::tie(...)`.
     vmap_unwraps_by_structured_binding: bool
+    # The vmap plumbing checks its layer by `vmap_check_escaped(maybe_layer, "<generator>")`; from 2.0 (before,
+    # TORCH_INTERNAL_ASSERT(maybe_layer.has_value())).
+    vmap_checks_escaped_layer: bool
     # The ops whose vmap plumbing passes non-tensor (SymInt) returns through (functorch's return_symint_overrides).
     vmap_symint_return_overrides: frozenset[str]
     # gen_lazy_tensor's LazyIr.h includes <optional> (before, <c10/util/Optional.h>); from 2.5.
@@ -417,6 +460,11 @@ class Release:
     # (the macros end their statements), ";" before.
     dispatch_stub_macros_end: str
     # ---- gen.py's command line (the drop-in, python -m opgen_lsp.gen, takes each release's flags)
+    # gen.py's multi-word flags (--install-dir, --backend-whitelist, ...) have a dashed spelling beside the
+    # underscore one (gen_backend_stubs' and gen_lazy_tensor's too: --output-dir, --gen-ts-lowerings, ...); from 2.0.
+    # Before, the underscore spelling alone (-s/--source-path, -o/--output-dependencies, --dry-run and
+    # --per-operator-headers aside), and a dashed one is argparse's "unrecognized arguments".
+    command_line_dashed_aliases: bool
     # gen.py takes --mtia; from 2.8. (--headeronly-install-dir comes with enum_tag_in_core's end,
     # --native-aot-ops-dir with writes_native_aot_stubs.)
     gen_py_takes_mtia: bool

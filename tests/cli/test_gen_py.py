@@ -30,6 +30,10 @@ def test_each_release_takes_its_own_flags() -> None:
     # Both spellings where gen.py has both; only the dash one where it has one.
     assert {"--install_dir", "--install-dir", "--aoti_install_dir", "--op_selection_yaml_path"} <= options_of("2.6.0")
     assert "--per_operator_headers" not in options_of("2.6.0") and "--dry_run" not in options_of("2.15.0")
+    # 1.13: the underscore spelling alone (the dashed ones arrived in 2.0).
+    assert {"--install_dir", "--backend_whitelist", "--static_dispatch_backend"} <= options_of("1.13.1")
+    assert not {"--install-dir", "--backend-whitelist", "--op-selection-yaml-path"} & options_of("1.13.1")
+    assert {"--install-dir", "--install_dir", "--backend-whitelist"} <= options_of("2.0.1")
 
 
 def test_an_unknown_flag_is_argparse_s_usage_error(capsys) -> None:

@@ -36,7 +36,23 @@ def test_the_drop_in_takes_exactly_gen_py_s_flags(version: str, tmp_path: Path) 
     assert option_lines(ours) == option_lines(theirs)
 
 
-CASES = [(v, kind) for v in ("2.6.0", "2.13.0", "2.15.0") for kind in ("headers", "sources")]
+def test_a_dashed_spelling_is_refused_as_gen_py_1_13_refuses_it(tmp_path: Path, capsys) -> None:
+    """gen.py 1.13 has the underscore spellings of its multi-word flags alone: argparse's usage error (status 2),
+    the same message but for the program's name."""
+    folder = release_folder("1.13.1")
+    line = ["-s", str(_aten(folder)), "--install-dir", "out", "--backend-whitelist", "CPU", "--dry-run"]
+    theirs = reference.run(["-m", "torchgen.gen", *line], cwd=tmp_path, pythonpath=[folder])
+    with pytest.raises(SystemExit) as exit_:
+        gen_py.main(line)
+    ours = capsys.readouterr().err
+    assert (exit_.value.code, theirs.returncode) == (2, 2)
+    said = "error: unrecognized arguments: --install-dir out --backend-whitelist CPU\n"
+    assert theirs.stderr.endswith(f"gen.py: {said}") and ours.endswith(f"{gen_py.PROG}: {said}")
+    assert not (tmp_path / "out").exists()
+
+
+# (1.13.1: Codegen.cmake of its time spelled --install_dir, the one spelling its gen.py has)
+CASES = [(v, kind) for v in ("2.6.0", "2.13.0", "2.15.0") for kind in ("headers", "sources")] + [("1.13.1", "headers")]
 
 
 @pytest.mark.slow

@@ -63,7 +63,7 @@ def _sample_aten(folder: Path, root: Path, release: Release) -> Path:
     shutil.copytree(packaged / "templates", aten / "templates")
     (aten / "native").mkdir()
     shutil.copy(packaged / "native" / "tags.yaml", aten / "native" / "tags.yaml")
-    (aten / "native" / "native_functions.yaml").write_text(_sample_text(folder) + _cuda_kernels_in_torch_cpu(release))
+    (aten / "native" / "native_functions.yaml").write_text(_sample_text(folder, release) + _cuda_kernels_in_torch_cpu(release))
     return aten
 
 
@@ -73,8 +73,9 @@ def _cuda_kernels_in_torch_cpu(release: Release) -> str:
                    for i, kernel in enumerate(sorted(release.cuda_kernels_in_torch_cpu)))
 
 
-def _sample_text(folder: Path) -> str:
-    """The sample yaml less the tags the release's tags.yaml lacks (tags.yaml grew from 2.6 to 2.15)."""
+def _sample_text(folder: Path, release: Release) -> str:
+    """The sample yaml less the tags the release's tags.yaml lacks (tags.yaml grew from 2.6 to 2.15), its tags
+    as one comma-separated string where the release reads them so (1.13)."""
     tags_yaml = folder / "torchgen" / "packaged" / "ATen" / "native" / "tags.yaml"
     known = TagsParser().parse(tags_yaml.read_text()).names
     lines = []
@@ -82,7 +83,8 @@ def _sample_text(folder: Path) -> str:
         if line.startswith("  tags:"):
             names = [t.strip() for t in line.split(":", 1)[1].strip().strip("[]").split(",")]
             kept = [t for t in names if t in known]
-            line = f"  tags: [{', '.join(kept)}]\n" if kept else ""
+            listed = ", ".join(kept) if release.tags_as_comma_separated_string else f"[{', '.join(kept)}]"
+            line = f"  tags: {listed}\n" if kept else ""
         lines.append(line)
     return "".join(lines)
 

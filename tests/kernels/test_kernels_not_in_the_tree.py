@@ -56,3 +56,24 @@ def test_a_kernel_defined_only_where_the_codegen_cannot_call_it_says_so(tmp_path
     index = KernelIndex.build([str(tmp_path)], workers=1)
     message = next(d.message for d in missing_kernels(snapshot, index) if "spin_cpu" in d.message)
     assert f"is not defined (the one in {tmp_path / 'Spin.cpp'}:2 is static)" in message
+
+
+# torch 1.13's view copy: a CompositeExplicitAutograd kernel of its native name, which 1.13's
+# CompositeViewCopyKernels.cpp defines (from 2.0 only a CompositeExplicitAutogradNonFunctional kernel is generated).
+OPS_1_13 = OPS.replace("CompositeExplicitAutogradNonFunctional: twist_copy", "CompositeExplicitAutograd: twist_copy")
+
+
+def test_a_1_13_view_copy_kernel_of_its_native_name_is_generated_there_only(tmp_path: Path) -> None:
+    from opgen_lsp.diagnostics import Severity
+    from opgen_lsp.lsp.kernels import MissingKernels
+    from opgen_lsp.releases import release_at
+
+    index = KernelIndex.build([str(tmp_path)], workers=1)
+    for series, expected in (("1.13", set()), ("2.0", {"at::native::twist_copy"})):
+        release = release_at(series)
+        snapshot = NativeParser(release=release).parse(OPS_1_13, TagsParser().parse(TAGS).names)
+        by_cli = missing_kernels(snapshot, index, copies_by_native_name=not release.view_copy_kernels_by_backend_index)
+        by_server = MissingKernels()(snapshot, index, 0, Severity.WARNING, None)
+        for found in (by_cli, by_server):
+            assert {d.message.split(" of ")[0].split()[-1] for d in found} == {"at::native::twist",
+                                                                                "at::native::spin_cpu"} | expected

@@ -46,8 +46,10 @@ SPEC.loader.exec_module(accuracy)  # type: ignore[union-attr]
 
 pytestmark = pytest.mark.slow
 
-# The real trees (tests/real_trees.py) whose kernels are measured: all but the 1.13 one, whose yaml (older than
-# 2.6 by two years) needs kernels 2.6's rules do not, and whose sources hold a branch with unbalanced braces.
+# The real trees (tests/real_trees.py) whose kernels are measured: all but the 1.13 one, whose sources hold a branch
+# with unbalanced braces (transformer.cpp's `x.view({{x_size_0, ...})` under BETTER_TRANSFORMER_USE_FLASH_ATTENTION):
+# the kernels defined after it are not seen (4 OPG600 on _transformer_decoder_only_layer_fwd; checked as 1.13.1, its
+# view copies' generated kernels are known, and nothing else is reported).
 TREES = sorted(set(real_trees.TREES) - {"pytorch-1.13"})
 SAMPLE = 200
 MIN_OF_A_SORT = 40

@@ -68,7 +68,7 @@ def test_tcp_transport():
             reply = _receive(stream)
             assert reply["id"] == 1
             assert reply["result"]["serverInfo"]["name"] == "opgen-lsp"
-            assert reply["result"]["serverInfo"]["version"] .startswith("0.1.0 (torch 2.0-")
+            assert reply["result"]["serverInfo"]["version"] .startswith("0.1.0 (torch 1.13-")
             assert reply["result"]["capabilities"]["textDocumentSync"]["change"] == 2
             _send(sock, {"method": "initialized", "params": {}})
             _send(sock, {"id": 2, "method": "shutdown"})

@@ -270,6 +270,15 @@ async def test_add_nondeterministic_tag(client: LanguageClient):
         assert [a.title for a in actions] == ["Add the tag nondeterministic_seeded"]
         assert apply(text, actions[0].edit.changes[uri], client) == text.replace(  # type: ignore[union-attr,index]
             "    CPU: rand_like_thing\n" + tags_before, "    CPU: rand_like_thing\n" + tags_after)
+    # torch 1.13 takes tags as one string of names separated by ", " (a list is refused): the fix keeps that form.
+    write(client, "tree113/version.txt", "1.13.1\n")
+    path = write(client, "tree113/aten/src/ATen/native/native_functions.yaml", FULL_NATIVE)
+    write(client, "tree113/aten/src/ATen/native/tags.yaml", TAGS)
+    uri = open_document(client, path, FULL_NATIVE)
+    (found,) = [d for d in await diagnostics(client, uri, 1) if d.code == "OPG122"]
+    actions = await fixes_at(client, uri, found)
+    assert apply(FULL_NATIVE, actions[0].edit.changes[uri], client) == FULL_NATIVE.replace(  # type: ignore[union-attr,index]
+        "    CPU: rand_like_thing\n  tags: core\n", "    CPU: rand_like_thing\n  tags: core, nondeterministic_seeded\n")
 
 
 async def test_semantic_tokens(client: LanguageClient):

@@ -152,7 +152,8 @@ def register_cpp(target: BackendTarget, index: BackendIndex, groups: tuple[Group
                                                    experimental=target.experimental)]
     except (SymIntKernelError, ValueError) as exc:
         raise PlanError(str(exc)) from exc
-    body = [r for g in relevant for r in registrations(g, index, experimental=target.experimental)]
+    body = [r for g in relevant for r in registrations(g, index, experimental=target.experimental,
+                                                         release=options.release)]
     static, deferred = _registration_blocks(key, body, options)
     helpers = registration_helpers(index, options.release, target.experimental)
     per_block = options.release.dispatch_helpers_per_definitions_block

@@ -132,9 +132,11 @@ def composite_view_copy_kernels_cpp(ctx: GenContext) -> Env:
     index = ctx.backend_index(dk.CEA_NON_FUNCTIONAL)
     views = ctx.view_groups
     groups = ctx.structured_groups
-    headers = [_ops_and_native([g.view] if g.view_copy is None else [g.view, g.view_copy]) for g in views]
-    natives = ctx.options.release.view_copy_kernels_include_group_natives
-    spelling = ctx.options.release.cpp_spelling
+    release = ctx.options.release
+    headers = [_ops_and_native([g.view] if g.view_copy is None else [g.view, g.view_copy],
+                               release.view_copy_kernels_by_backend_index) for g in views]
+    natives = release.view_copy_kernels_include_group_natives
+    spelling = release.cpp_spelling
     headers += [_ops_and_native([f for f in (g.inplace, g.mutable, g.functional)
                                  if f is not None and "generated" not in f.tags], natives) for g in groups]
     family = f"view-copy:{index_flags(index)}"
@@ -142,7 +144,7 @@ def composite_view_copy_kernels_cpp(ctx: GenContext) -> Env:
         "ops_headers": headers,
         "CompositeViewCopyKernel_Definitions": [
             d for g in views if (d := ctx.per_item(family, g, lambda g: compute_view_copy_kernel(
-                g, narrow_index(index, g), spelling))) is not None],
+                g, narrow_index(index, g), release))) is not None],
         "GeneratedCompositeFunctional_Definitions": [
             d for g in groups if (d := ctx.per_item("composite-functional", g, lambda g: compute_composite_functional_kernel(
                 g, spelling))) is not None],

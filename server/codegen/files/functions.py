@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...pieces.dest.dispatcher_calls import compute_redispatch_function
-from ...pieces.dest.functions import compute_function
+from ...pieces.dest.functions import compute_function, in_functions_h, symint_template_form
 from ...pieces.dest.static_dispatch import static_dispatch_extra_headers
 from ..plan import Env
 from .context import GenContext, Part
@@ -12,8 +12,9 @@ from .context import GenContext, Part
 def functions_h_part(ctx: GenContext) -> Part:
     """Functions.h's contributions (the rest of it is the run's constants)."""
     release = ctx.options.release
-    return "functions-h", ctx.native_functions, lambda f: compute_function(
-        f, release.symint_templates_use_is_same_v, release.cpp_default_qualifies_memory_format, release.cpp_spelling)
+    form = symint_template_form(release)
+    return "functions-h", tuple(f for f in ctx.native_functions if in_functions_h(f, release)), \
+        lambda f: compute_function(f, form, release.cpp_default_qualifies_memory_format, release.cpp_spelling)
 
 
 def functions_h(ctx: GenContext) -> Env:

@@ -17,7 +17,7 @@ from functools import cached_property, partial
 
 from ...model import dispatch as dk
 from ...model.native_function import NativeFunction, NativeFunctionsGroup, Variant
-from ...pieces.dest.functions import compute_function, compute_operator_declaration
+from ...pieces.dest.functions import compute_function, compute_operator_declaration, in_functions_h, symint_template_form
 from ...pieces.dest.native_declarations import compute_meta_function_declaration, key_export_macro
 from ...pieces.dest.register_namespaced import group_pieces, has_pieces, with_export_macro
 from ...pieces.dest.static_dispatch import static_dispatch_ops_header
@@ -65,10 +65,10 @@ def _function_h(ctx: GenContext, name: str, fs: tuple[NativeFunction, ...]) -> E
     headers = [static_dispatch_ops_header(f, static_backends_of(ctx, f)) for f in fs]
     return {"static_dispatch_ops_headers": [h for h in headers if h is not None],
             "operator_includes": f"#include <ATen/ops/{name}_ops.h>",
-            "function_definitions": [compute_function(f, ctx.options.release.symint_templates_use_is_same_v,
+            "function_definitions": [compute_function(f, symint_template_form(ctx.options.release),
                                                       ctx.options.release.cpp_default_qualifies_memory_format,
                                                       ctx.options.release.cpp_spelling)
-                                     for f in fs]}
+                                     for f in fs if in_functions_h(f, ctx.options.release)]}
 
 
 def _meta_h(structured: list[NativeFunctionsGroup], spelling: CppSpelling) -> Env:

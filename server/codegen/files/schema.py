@@ -11,9 +11,6 @@ from ...releases import Release
 from ..plan import Env
 from .context import GenContext, Part
 
-# Namespaces other libraries also define: their schemas go in a TORCH_LIBRARY_FRAGMENT.
-FRAGMENT_NAMESPACES = frozenset({"quantized", "quantized_decomposed"})
-
 
 def schema_of(f: NativeFunction) -> tuple[str, str]:
     """An op's tags initializer and its schema as a C++ string."""
@@ -52,7 +49,8 @@ def register_schema_cpp(ctx: GenContext) -> Env:
         if namespace == "aten":
             aten = body
             continue
-        macro = "TORCH_LIBRARY_FRAGMENT" if namespace in FRAGMENT_NAMESPACES else "TORCH_LIBRARY"
+        macro = "TORCH_LIBRARY_FRAGMENT" if namespace in ctx.options.release.schema_fragment_namespaces \
+            else "TORCH_LIBRARY"
         joined = "\t".join(body)
         others += f"\n{macro}({namespace}, m) {{\n  {joined}\n}};"
     skip = ctx.options.skip_dispatcher_op_registration

@@ -241,7 +241,7 @@ def default_expr(d: str, t: Type, *, symint: bool, spelling: CppSpelling) -> str
     if isinstance(t, ListType):
         if d.startswith("[") and d.endswith("]"):
             return "{" + d[1:-1] + "}"
-        if symint and d.isdigit() and str(t.elem) == "SymInt":
+        if symint and spelling.symint_list_defaults_wrapped and d.isdigit() and str(t.elem) == "SymInt":
             return f"c10::SymInt({d})"
         if t.size is None:
             raise ValueError(f"expected a list default '[...]' but found '{d}'")

@@ -201,11 +201,11 @@ class _Solver:
             r = self.attempt(NamedCType(name, VectorCType(longT)), direct=True)
             if r is not None:
                 return r
-            return f"C10_AS_INTARRAYREF_SLOW({direct(NamedCType(name, symIntArrayRefT))})"
+            return f"{self.spelling.int_array_of_symints}({direct(NamedCType(name, symIntArrayRefT))})"
         if t == symIntArrayRefT:
             r = self.attempt(NamedCType(name, intArrayRefT), direct=True)
             if r is not None:
-                return f"c10::fromIntArrayRefSlow({r})"
+                return f"{self.spelling.symints_of_int_array}({r})"
             return direct(NamedCType(name, VectorCType(SymIntT)))
         if t == SymIntT:
             return direct(NamedCType(name, longT))
@@ -222,10 +222,10 @@ class _Solver:
             if r is not None:
                 return r
             arg = direct(NamedCType(name, optionalSymIntArrayRefT))
-            return f"{arg}.has_value() ? {self._make}(C10_AS_INTARRAYREF_SLOW(*{arg})) : {self._nullopt}"
+            return f"{arg}.has_value() ? {self._make}({self.spelling.int_array_of_symints}(*{arg})) : {self._nullopt}"
         if t == optionalSymIntArrayRefT:
             arg = direct(NamedCType(name, optionalIntArrayRefT))
-            return f"{arg}.has_value() ? {self._make}(c10::fromIntArrayRefSlow(*{arg})) : {self._nullopt}"
+            return f"{arg}.has_value() ? {self._make}({self.spelling.symints_of_int_array}(*{arg})) : {self._nullopt}"
         if t == optionalScalarRefT:
             return direct(NamedCType(name, OptionalCType(scalarT)))
         if t == optionalTensorRefT:

@@ -503,7 +503,7 @@ class _ViewKernel:
     redispatch_args: str
     return_type: str
     reference_meta: str  # the reference run on meta tensors for XLA / LTC (_reference_meta)
-    strides_guard: str  # the condition of the reference's sizes and strides being copied over
+    set_reference_strides: str  # the reference's sizes and strides copied over to the result
     view_meta: str  # the ViewMeta replaying the view (`view_meta`)
     symbolic: str  # the has_symbolic_inputs line (none before 2.4)
     replay_mode: str  # reapply_views from the thread's setting (and the inverses' mode, from 2.3)
@@ -526,13 +526,15 @@ def _view_kernel(g: NativeFunctionsViewGroup, view_copy: NativeFunction, f: Nati
     defn = sig.defn(name=wrapper_name(f.func), is_redispatching_fn=True)
     view_meta = f"auto view_meta = {view_meta_new(f, release)};" if release.functionalization_view_meta_classes else \
         lambda_view_meta(g, view_copy, f, release)
-    guard = f"compute_reference_meta{meta_reference_guard(release)}"
+    guard = f"compute_reference_meta{meta_reference_guard(release)}" \
+        if release.functionalization_reference_meta_for_xla_lazy_only else None
     return _ViewKernel(
         defn=defn, view_tensor=view_tensor, view_op=f.func.name.unambiguous_name(),
         copy_op=view_copy.func.name.unambiguous_name(), unwrap=unwrap, redispatch_args=redispatch_args,
         return_type=return_type,
         reference_meta=_reference_meta(view_tensor, return_type, guard, meta_conversion, meta_call),
-        strides_guard=guard, view_meta=view_meta, symbolic=symbolic,
+        set_reference_strides=_set_reference_strides(view_tensor if "inplace_view" in f.tags else "out", guard),
+        view_meta=view_meta, symbolic=symbolic,
         replay_mode=_replay_mode(release.view_inverse_form))
 
 
@@ -549,8 +551,18 @@ def _replay_mode(form: ViewInverseForm) -> str:
     return _REAPPLY_VIEWS + (_RETURN_MODE if form.takes_return_mode else "")
 
 
-def _reference_meta(view_tensor: str, return_type: str, guard: str, meta_conversion: str, meta_call: str) -> str:
-    """The view op run on meta tensors for XLA and LTC, whose sizes and strides the kernel then copies over."""
+def _reference_meta(view_tensor: str, return_type: str, guard: str | None, meta_conversion: str,
+                    meta_call: str) -> str:
+    """The view op run on meta tensors for XLA and LTC, whose sizes and strides the kernel then copies over: under
+    `guard` from 2.0; before, for every tensor (guard None: Release.functionalization_reference_meta_for_xla_lazy_only)."""
+    if guard is None:
+        return f"""{return_type} reference_tensor_output;
+      {{
+        at::AutoDispatchSkipFunctionalize func_guard;
+        c10::impl::ExcludeDispatchKeyGuard guard(exclude_keys_for_meta_dispatch);
+        {meta_conversion}
+        reference_tensor_output = {meta_call};
+      }}"""
     return f"""auto compute_reference_meta =
         {view_tensor}.key_set().has_backend(c10::BackendComponent::XLABit) ||
         {view_tensor}.key_set().has_backend(c10::BackendComponent::LazyBit);
@@ -560,6 +572,14 @@ def _reference_meta(view_tensor: str, return_type: str, guard: str, meta_convers
         at::AutoDispatchSkipFunctionalize func_guard;
         c10::impl::ExcludeDispatchKeyGuard guard(exclude_keys_for_meta_dispatch);
         reference_tensor_output = {meta_call};
+      }}"""
+
+
+def _set_reference_strides(tensor: str, guard: str | None) -> str:
+    """The reference run's sizes and strides copied over to `tensor` (under `guard`, as _reference_meta)."""
+    copy = f"at::functionalization::impl::set_sizes_strides_offset({tensor}, reference_tensor_output);"
+    return copy if guard is None else f"""if ({guard}) {{
+        {copy}
       }}"""
 
 
@@ -586,9 +606,7 @@ def _inplace_view_kernel(k: _ViewKernel, release: Release) -> str:
       // XLA/LTC don't implement the logic to propagate strides correctly, so we need to rely
       // on a reference implementation here (instead of relying on the output from the forward lambda
       // having the correct stride info)
-      if ({k.strides_guard}) {{
-        at::functionalization::impl::set_sizes_strides_offset({k.view_tensor}, reference_tensor_output);
-      }}
+      {k.set_reference_strides}
       return {k.view_tensor};
     }}
 """
@@ -618,9 +636,7 @@ def _view_op_kernel(k: _ViewKernel) -> str:
 {k.symbolic}      {k.view_meta}
       auto out = at::functionalization::impl::create_functional_tensor_with_view_meta(tmp_output, {k.view_tensor}, view_meta);
       // See  Note [Propagating strides in the functionalization pass]
-      if ({k.strides_guard}) {{
-        at::functionalization::impl::set_sizes_strides_offset(out, reference_tensor_output);
-      }}
+      {k.set_reference_strides}
       return out;
     }}
 """
@@ -645,16 +661,16 @@ def _redispatch_return_names(f: NativeFunction, inner: str) -> tuple[list[str], 
     return aliased, fresh
 
 
-def _propagated_mutation(arg: str, ret: str, xla: XlaDataPropagation) -> str:
+def _propagated_mutation(arg: str, ret: str, xla: XlaDataPropagation, sync: bool) -> str:
     """How a mutated argument takes the functional call's result, the XLA data propagated after the sync
-    (PROPAGATE_DIRECT), from the result before it (PROPAGATE) or not at all (NONE)."""
+    (PROPAGATE_DIRECT), from the result before it (PROPAGATE) or not at all (NONE); no sync before 2.0 (`sync`)."""
     if xla is not XlaDataPropagation.PROPAGATE_DIRECT:
         propagate = f"  at::functionalization::impl::propagate_xla_data({arg}, {ret});\n" \
             if xla is XlaDataPropagation.PROPAGATE else ""
+        synced = f"\n  at::functionalization::impl::sync({arg});" if sync else ""
         return f"""\
 {propagate}  at::functionalization::impl::replace_({arg}, {ret});
-  at::functionalization::impl::commit_update({arg});
-  at::functionalization::impl::sync({arg});"""
+  at::functionalization::impl::commit_update({arg});{synced}"""
     return f"""\
   auto {arg}_inner = at::functionalization::impl::from_functional_tensor({arg});
   at::functionalization::impl::replace_({arg}, {ret});
@@ -677,7 +693,8 @@ def _wrap_propagate_mutations_and_return(f: NativeFunction, functional: NativeFu
         updates.append(f"  auto output_{i} = at::functionalization::impl::to_functional_tensor({ret});")
         wrapped.append(f"output_{i}")
     for arg, ret in zip(mutable, fresh_inner[len(fresh_outer):]):
-        updates.append(_propagated_mutation(arg, ret, release.functionalization_xla_data))
+        updates.append(_propagated_mutation(arg, ret, release.functionalization_xla_data,
+                                            release.functionalization_reference_meta_for_xla_lazy_only))
     updates_str = "\n".join(updates)
     return f"""\
 {updates_str}
@@ -703,17 +720,21 @@ def _meta_shape_check(f: NativeFunction, sig: DispatcherSignature, release: Rele
     """The mutating op run on meta tensors first (in-place ops only: the shape errors their functional
     variants would not raise)."""
     flat = f.func.arguments.flat_all
-    any_storage = any(a.type == BaseType(BaseTy.Storage) for a in flat)
+    # (from 2.0 an op with a Storage argument is not run: its storage would need a meta one)
+    storage_rule = release.functionalization_reference_meta_for_xla_lazy_only
+    any_storage = storage_rule and any(a.type == BaseType(BaseTy.Storage) for a in flat)
     run_meta = str(not any_storage and f.func.kind() is SchemaKind.inplace).lower()
     meta_conversion, meta_ctx = convert_to_meta_tensors(sig)
     technically = "technicaly" if release.meta_comment_says_technicaly else "technically"
+    guards = """at::AutoDispatchSkipFunctionalize func_guard;
+        c10::impl::ExcludeDispatchKeyGuard guard(exclude_keys_for_meta_dispatch);"""
+    # (before 2.0 the guards come before the conversion, which then runs under them)
+    setup = f"{meta_conversion}\n        {guards}" if storage_rule else f"{guards}\n        {meta_conversion}"
     return f"""if ({run_meta}{meta_reference_guard(release)}) {{
         // Before converting the mutable op to its functional variant, run meta tensors through the original op.
         // This will help us catch shape errors that apply to inplace ops that wouldn't apply to their functional variants.
         // (We can only do this for inplace ops today though, because they {technically} all support meta tensors).
-        {meta_conversion}
-        at::AutoDispatchSkipFunctionalize func_guard;
-        c10::impl::ExcludeDispatchKeyGuard guard(exclude_keys_for_meta_dispatch);
+        {setup}
         at::_ops::{f.func.name.unambiguous_name()}::call({", ".join(a.name for a in meta_ctx)});
       }}"""
 
@@ -871,42 +892,48 @@ at::Tensor view_copy_symint(const at::Tensor & self, at::SymIntArrayRef size) {
     return self.reshape_symint(size);
   } else {
     auto output = at::_ops::view::call(self, size);
-    return output.clone(/*memory_format=*/at::MemoryFormat::Contiguous);
+    return output.CLONE;
   }
 }
 """
+_CONTIGUOUS_CLONE = "clone(/*memory_format=*/at::MemoryFormat::Contiguous)"
 
 
-def compute_view_copy_kernel(g: NativeFunctionsViewGroup, index: BackendIndex, spelling: CppSpelling) -> str | None:
-    """The CompositeExplicitAutogradNonFunctional kernel of a generated {view}_copy op."""
+def compute_view_copy_kernel(g: NativeFunctionsViewGroup, index: BackendIndex, release: Release) -> str | None:
+    """The CompositeExplicitAutogradNonFunctional kernel of a generated {view}_copy op: from 2.0 named and
+    (SymInt or not) as the backend index says, its outputs cloned contiguous; before, the native name, int
+    signature and a plain clone() (Release.view_copy_kernels_by_backend_index)."""
     if g.view_copy is None or g.view_copy.func.name.name.base != f"{g.view.func.name.name}_copy":
         return None
-    meta = index.get_kernel(g.view_copy)
-    if meta is None:
+    spelling = release.cpp_spelling
+    by_index = release.view_copy_kernels_by_backend_index
+    clone = _CONTIGUOUS_CLONE if by_index else "clone()"
+    meta = index.get_kernel(g.view_copy) if by_index else None
+    if by_index and meta is None:
         raise FunctionalizationError(f"Expected metadata for view_copy kernel: {g.view_copy.func}")
     if str(g.view_copy.func.name) == "view_copy":
-        why = view_copy_kernel_problem(g.view_copy, meta.kernel)  # OPG128: the check refuses it
+        why = view_copy_kernel_problem(g.view_copy, meta.kernel) if meta is not None else None  # OPG128
         if why is not None:
             raise FunctionalizationError(why)
-        return _VIEW_COPY
+        return _VIEW_COPY.replace("CLONE", clone)
     ctx = g.view
-    copy_sig = NativeSignature(g.view_copy.func, meta.supports_symint(), _opts(ctx, spelling))
+    copy_sig = NativeSignature(g.view_copy.func, meta is not None and meta.supports_symint(), _opts(ctx, spelling))
     view_sig = _dispatcher_sig(g.view.func, ctx, spelling)
     exprs = ", ".join(e.expr for e in translate(copy_sig.arguments(), view_sig.arguments(), spelling=spelling))
     returns = g.view.func.returns
     if len(returns) != 1 or returns[0].type not in (_TENSOR, ListType(_TENSOR, None)):
         raise FunctionalizationError(f"{g.view.func.name}: a view op must return one Tensor or Tensor[]")
     if returns[0].type == _TENSOR:
-        cloned = "  return output.clone(/*memory_format=*/at::MemoryFormat::Contiguous);"
+        cloned = f"  return output.{clone};"
     else:
         cloned = f"""\
   {copy_sig.returns_type().cpp_type(spelling)} out_clone;
   for (const auto i : c10::irange(output.size())) {{
-    out_clone.push_back(output[i].clone(/*memory_format=*/at::MemoryFormat::Contiguous));
+    out_clone.push_back(output[i].{clone});
   }}
   return out_clone;"""
     return f"""
-{copy_sig.defn(name=meta.kernel)} {{
+{copy_sig.defn(name=meta.kernel if meta is not None else None)} {{
   auto output = at::_ops::{g.view.func.name.unambiguous_name()}::call({exprs});
   {cloned}
 }}

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from ...frozen import PER_OP_MEMO
 from ...model.native_function import NativeFunction, Variant
+from ...releases import Release
 from ...releases.profile import CppSpelling
 from ..api.signatures import CppSignatureGroup, dispatcher_signature
 from ..api.translate import translate
@@ -20,15 +21,36 @@ def cpp_string(s: str) -> str:
     return f'"{s}"'
 
 
+def symint_template_form(release: Release) -> bool | None:
+    """compute_function's is_same_v: None before 2.0 (no symint templates), else the form of their enable_if."""
+    return release.symint_templates_use_is_same_v if release.functions_symint_templates else None
+
+
+def in_functions_h(f: NativeFunction, release: Release) -> bool:
+    """Whether f has an entry in Functions.h's list: every op from 2.0 (a method's symint templates are there, and
+    a method without them is an empty entry); before, only the ops with a function variant."""
+    return release.functions_symint_templates or Variant.function in f.variants
+
+
 @functools.lru_cache(maxsize=PER_OP_MEMO)  # pure in the (hashable, frozen) function; hovers ask again and again
-def compute_function(f: NativeFunction, is_same_v: bool, qualified_memory_format: bool, spelling: CppSpelling) -> str:
+def compute_function(f: NativeFunction, is_same_v: bool | None, qualified_memory_format: bool,
+                     spelling: CppSpelling) -> str:
     """at::op(...) inline definitions (Functions.h), one per C++ overload, plus the symint templates (whose
     enable_if says std::is_same_v<...>, or std::is_same<...>::value when not `is_same_v`:
-    Release.symint_templates_use_is_same_v; defaults spelled as types.spelled_default says)."""
+    Release.symint_templates_use_is_same_v; none when it is None: before 2.0, functions_symint_templates);
+    defaults spelled as types.spelled_default says)."""
     group = CppSignatureGroup.from_native_function(f, method=False, spelling=spelling,
                                                    fallback_binding=f.manual_cpp_binding)
     target = dispatcher_signature(f, spelling=spelling)
     op = f.func.name.unambiguous_name()
+    if is_same_v is None:  # before 2.0: each definition ends its line, and no templates
+        return "".join(f"""
+// aten::{f.func}
+inline {sig.decl(qualified_memory_format=qualified_memory_format)} {{
+    return at::_ops::{op}::call({", ".join(e.expr for e in translate(sig.arguments(), target.arguments(),
+                                                                     spelling=spelling))});
+}}
+""" for sig in group.signatures()) if Variant.function in f.variants else ""
     has_symint = f.func.has_symint(returns_too=spelling.symint_returns_follow_signature)
     out = ""
     for sig in group.signatures():

@@ -20,15 +20,20 @@ from ..api.types import ApiOptions
 from .native_declarations import kernel_signature
 
 
-def wrapper_signature(f: NativeFunction, index: BackendIndex, *, spelling: CppSpelling,
+def wrapper_prefix(index: BackendIndex, release: Release) -> str:
+    """How a Register<Key>.cpp wrapper's name starts: `wrapper_<Key>_` (before 2.0, `wrapper_`)."""
+    return f"wrapper_{index.dispatch_key}_" if release.dispatch_wrappers_named_by_key else "wrapper_"
+
+
+def wrapper_signature(f: NativeFunction, index: BackendIndex, *, release: Release,
                       symint: bool = True) -> DispatcherSignature:
-    return DispatcherSignature(f.func, ApiOptions.of(f, spelling),
-                               f"wrapper_{index.dispatch_key}_{f.func.name.overload_name}_", symint)
+    return DispatcherSignature(f.func, ApiOptions.of(f, release.cpp_spelling),
+                               f"{wrapper_prefix(index, release)}{f.func.name.overload_name}_", symint)
 
 
-def wrapper_name(f: NativeFunction, index: BackendIndex) -> str:
+def wrapper_name(f: NativeFunction, index: BackendIndex, release: Release) -> str:
     """The wrapper's name (wrapper_signature's), which no type enters."""
-    return f"wrapper_{index.dispatch_key}_{f.func.name.overload_name}_{dispatcher.name(f.func)}"
+    return f"{wrapper_prefix(index, release)}{f.func.name.overload_name}_{dispatcher.name(f.func)}"
 
 
 def _is_inplace_meta(f: NativeFunction, index: BackendIndex) -> bool:
@@ -82,7 +87,7 @@ def compute_wrapper(f: NativeFunction, index: BackendIndex, *, release: Release,
     if not registers_unstructured(f, index):
         return None
     spelling = release.cpp_spelling
-    sig = wrapper_signature(f, index, spelling=spelling)
+    sig = wrapper_signature(f, index, release=release)
     name = sig.name()
     returns_type = sig.returns_type().cpp_type(spelling)
     args = ", ".join(a.defn() for a in sig.arguments())
@@ -120,11 +125,11 @@ namespace {{
 """
 
 
-def compute_registration(f: NativeFunction, index: BackendIndex) -> str | None:
+def compute_registration(f: NativeFunction, index: BackendIndex, release: Release) -> str | None:
     """The m.impl line inside TORCH_LIBRARY_IMPL(aten, <Key>, m)."""
     if not registers_unstructured(f, index):
         return None
-    return f'm.impl("{f.func.name}",\nTORCH_FN({wrapper_name(f, index)}));\n'
+    return f'm.impl("{f.func.name}",\nTORCH_FN({wrapper_name(f, index, release)}));\n'
 
 
 def is_structured_for(group: NativeFunctionsGroup | None, index: BackendIndex) -> bool:

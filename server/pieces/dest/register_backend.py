@@ -86,7 +86,7 @@ def out_call(f: NativeFunction, g: NativeFunctionsGroup, index: BackendIndex, cl
     """The proposal's derived functional / in-place kernel: the out= kernel (`kernel`) called with fresh outputs,
     or self."""
     spelling = release.cpp_spelling
-    sig = wrapper_signature(f, index, spelling=spelling)
+    sig = wrapper_signature(f, index, release=release)
     goals = kernel_signature(g.out, index, spelling).arguments()
     goals = goals[:len(goals) - len(g.out.func.arguments.out)]
     args = call_arguments(sig.arguments(), goals, spelling)
@@ -114,7 +114,7 @@ def out_inplace_wrapper(f: NativeFunction, g: NativeFunctionsGroup, index: Backe
     else:
         raise ValueError(f"{f.func.name}: only out= and in-place variants get a generated wrapper")
     spelling = release.cpp_spelling
-    sig = wrapper_signature(f, index, spelling=spelling)
+    sig = wrapper_signature(f, index, release=release)
     name = sig.name()
     tmp = f"{name}_tmp"
     names = cpp.return_names(f.func)
@@ -133,7 +133,7 @@ def out_inplace_wrapper(f: NativeFunction, g: NativeFunctionsGroup, index: Backe
                        f"        {copy}({tmp}[i], {outs[0].name}[i]);\n    }}")
         else:
             updates = f"{copy}({tmp}, {outs[0].name});"
-    functional = wrapper_signature(g.functional, index, spelling=spelling)
+    functional = wrapper_signature(g.functional, index, release=release)
     exprs = ", ".join(call_arguments(sig.arguments(), functional.arguments(), spelling))
     return (f"{sig.defn(name=name)} {{\n  auto {tmp} = {functional.name()}({exprs});\n  {updates}\n"
             f"  return {returns};\n}}\n")
@@ -189,10 +189,10 @@ def anonymous_definitions(g: NativeFunction | NativeFunctionsGroup, index: Backe
 
 @functools.lru_cache(maxsize=PER_OP_AND_KEY_MEMO)  # per op and backend: frozen.PER_OP_AND_KEY_MEMO says why the bound fits
 def registrations(g: NativeFunction | NativeFunctionsGroup, index: BackendIndex,
-                  *, experimental: bool) -> tuple[str, ...]:
+                  *, experimental: bool, release: Release) -> tuple[str, ...]:
     """The m.impl lines of one group."""
     group_of = _structured_group(g, index) if experimental else None
     if group_of is not None:
-        return tuple(r for f in group_of.functions() if (r := compute_structured_registration(f, index)) is not None)
-    return tuple(f'm.impl("{f.func.name}",\nTORCH_FN({wrapper_name(f, index)}));\n'
+        return tuple(r for f in group_of.functions() if (r := compute_structured_registration(f, index, release)) is not None)
+    return tuple(f'm.impl("{f.func.name}",\nTORCH_FN({wrapper_name(f, index, release)}));\n'
                  for f, group in _functions(g) if _registered(f, group, index, experimental=experimental) is not None)

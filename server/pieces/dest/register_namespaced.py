@@ -88,8 +88,8 @@ def _unstructured(f: NativeFunction, index: BackendIndex, skip_registration: boo
     wrapper = compute_wrapper(f, index, release=release)
     if wrapper is None:
         return None
-    sig = unstructured_wrapper_signature(f, index, spelling=release.cpp_spelling)
-    registration = None if skip_registration else compute_registration(f, index)
+    sig = unstructured_wrapper_signature(f, index, release=release)
+    registration = None if skip_registration else compute_registration(f, index, release)
     return _definition(f, sig), _declaration(f, release), wrapper, registration
 
 
@@ -102,8 +102,8 @@ def _structured(f: NativeFunction, g: NativeFunctionsGroup, index: BackendIndex,
     wrapper = compute_structured_wrapper(f, g, index, release, aot, rocm=rocm)
     if wrapper is None:
         return None
-    sig = structured_wrapper_signature(f, index, release.cpp_spelling)
-    return _definition(f, sig), _declaration(f, release), wrapper, compute_structured_registration(f, index)
+    sig = structured_wrapper_signature(f, index, release)
+    return _definition(f, sig), _declaration(f, release), wrapper, compute_structured_registration(f, index, release)
 
 
 NO_PIECES = GroupPieces((), (), (), ())

@@ -16,13 +16,12 @@ from ...model.native_aot import NativeAotDeclaration
 from ...model.native_function import BackendIndex, NativeFunction, NativeFunctionsGroup
 from ...model.schema import SchemaKind
 from ...releases import Release
-from ...releases.profile import CppSpelling
 from ..api import native, structured
 from ..api.signatures import CppSignatureGroup, NativeSignature
 from ..api.translate import translate
 from ..api.types import ApiOptions, Binding, ConstRefCType, Expr, MutRefCType, NamedCType, tensorT
 from .native_aot import stub_consultation
-from .register import device_check
+from .register import device_check, wrapper_prefix
 
 META = dk.K["Meta"]
 # An external backend's structured classes (pytorch#172539's proposal, with --experimental) are guarded and
@@ -163,15 +162,15 @@ def _class(f: NativeFunction, key: dk.DispatchKey, kind: SchemaKind, class_name:
     return "\n".join(line for line in lines if line)
 
 
-def wrapper_signature(f: NativeFunction, index: BackendIndex, spelling: CppSpelling) -> NativeSignature:
+def wrapper_signature(f: NativeFunction, index: BackendIndex, release: Release) -> NativeSignature:
     kernel = index.get_kernel(f)
     symint = kernel is not None and kernel.supports_symint()
-    return NativeSignature(f.func, symint, ApiOptions.of(f, spelling), f"wrapper_{index.dispatch_key}_")
+    return NativeSignature(f.func, symint, ApiOptions.of(f, release.cpp_spelling), wrapper_prefix(index, release))
 
 
-def wrapper_name(f: NativeFunction, index: BackendIndex) -> str:
+def wrapper_name(f: NativeFunction, index: BackendIndex, release: Release) -> str:
     """The wrapper's name (wrapper_signature's), which no type enters."""
-    return f"wrapper_{index.dispatch_key}_{native.name(f.func)}"
+    return f"{wrapper_prefix(index, release)}{native.name(f.func)}"
 
 
 def generates_structured(f: NativeFunction, index: BackendIndex) -> bool:
@@ -225,7 +224,7 @@ def compute_structured_wrapper(f: NativeFunction, g: NativeFunctionsGroup, index
     kind = f.func.kind()
     key = index.dispatch_key
     spelling = release.cpp_spelling
-    sig = wrapper_signature(f, index, spelling)
+    sig = wrapper_signature(f, index, release)
     class_name, parent = _names(g, index, kind, external_class)
     body: list[str] = []
     context: list[Binding | Expr] = list(sig.arguments())
@@ -274,7 +273,7 @@ def compute_structured_wrapper(f: NativeFunction, g: NativeFunctionsGroup, index
 """
 
 
-def compute_structured_registration(f: NativeFunction, index: BackendIndex) -> str | None:
+def compute_structured_registration(f: NativeFunction, index: BackendIndex, release: Release) -> str | None:
     if not generates_structured(f, index):
         return None
-    return f'm.impl("{f.func.name}", TORCH_FN({wrapper_name(f, index)}));'
+    return f'm.impl("{f.func.name}", TORCH_FN({wrapper_name(f, index, release)}));'

@@ -96,12 +96,14 @@ def _plumbing(f: NativeFunction, check_name: str, tail: Callable[[str], str], re
     schema = f.func
     unwraps, unwrapped = gen_unwraps(schema.arguments.flat_all, release.vmap_unwraps_by_structured_binding)
     name = schema.name.unambiguous_name() + "_generated_plumbing"
+    check = (f'vmap_check_escaped(maybe_layer, "{check_name}");' if release.vmap_checks_escaped_layer
+             else "TORCH_INTERNAL_ASSERT(maybe_layer.has_value());")
     return f"""\
 template <typename batch_rule_t, batch_rule_t batch_rule>
 {dispatcher_signature(f, spelling=release.cpp_spelling).decl(name=name)} {{
   c10::impl::ExcludeDispatchKeyGuard guard(DispatchKey::FuncTorchBatched);
   auto maybe_layer = maybeCurrentDynamicLayer();
-  vmap_check_escaped(maybe_layer, "{check_name}");
+  {check}
   int64_t {CUR_LEVEL} = maybe_layer->layerId();
 {textwrap.indent(gen_case_where_all_bdims_are_none(f, release.cpp_spelling), "  ")}
 {textwrap.indent(unwraps, "  ")}
