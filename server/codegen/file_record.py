@@ -98,9 +98,13 @@ class FileRecord:
 
     def fresh(self, path: str, key: str) -> bool:
         """Whether the file at path was made from `key` and is on disk as that run left it (then it is kept)."""
+        return self.fresh_as(path, key, runs.output_stat(path))
+
+    def fresh_as(self, path: str, key: str, now: tuple[int, ...] | None) -> bool:
+        """fresh(path, key), the file's stat being `now` (runs.output_stat's, taken in this run)."""
         entry = self._old.get(path)
         try:
-            if entry is None or entry[0] != key or runs.output_stat(path) != tuple(entry[1]):
+            if entry is None or entry[0] != key or now != tuple(entry[1]):
                 return False
         except (TypeError, IndexError):  # an entry this code did not write
             return False

@@ -161,7 +161,12 @@ def _stat_of(path: str) -> tuple[int, int, int, int, int] | None:
         info = os.stat(path, follow_symlinks=False)
     except OSError:
         return None
-    if not stat.S_ISREG(info.st_mode):
+    return regular_stat(info)
+
+
+def regular_stat(info: os.stat_result | None) -> tuple[int, int, int, int, int] | None:
+    """A file's lstat as a record keeps it (None: not a regular file, or none)."""
+    if info is None or not stat.S_ISREG(info.st_mode):
         return None
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
@@ -250,17 +255,17 @@ def store(cache: Cache, key: str, inputs: Sequence[Input], done: Recorded, expec
     """Record a run that wrote every file (no error): its inputs as read before it began, and its outputs as they
     are now, each checked against the sha256 of the bytes the run left (expected, by path): a file changed by
     anyone since is not recorded as the run's, and the run is not recorded at all.
-    trusted: stats with which files are known to hold their expected bytes (a file record's, not racy): a file
-    still with that stat is not read again."""
+    trusted: stats with which files are known to hold their expected bytes (a file record's, not racy, taken in
+    this run): such a file is recorded with that stat, neither stat'ed nor read again (changed since, its stat is
+    another: any write changes the ctime, and the next lookup misses)."""
     if not cache.writable:
         return False
     outputs = []
     trusted = trusted or {}
     for path in (*done.files, *done.lists):
         stamp = trusted.get(path)
-        now = _stat_of(path) if stamp is not None else None
-        if now is not None and now == stamp:
-            outputs.append(Output(path, now, ""))
+        if stamp is not None and len(stamp) == 5:
+            outputs.append(Output(path, (stamp[0], stamp[1], stamp[2], stamp[3], stamp[4]), ""))
             continue
         found = verified(path, expected[path]) if path in expected else None
         if found is None:
