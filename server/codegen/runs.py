@@ -260,17 +260,17 @@ def store(cache: Cache, key: str, inputs: Sequence[Input], done: Recorded, expec
     another: any write changes the ctime, and the next lookup misses)."""
     if not cache.writable:
         return False
-    outputs = []
+    rows: list[list[object]] = []  # [path, stat, digest] of each output, as a record holds it
     trusted = trusted or {}
     for path in (*done.files, *done.lists):
         stamp = trusted.get(path)
         if stamp is not None and len(stamp) == 5:
-            outputs.append(Output(path, (stamp[0], stamp[1], stamp[2], stamp[3], stamp[4]), ""))
+            rows.append([path, stamp, ""])
             continue
         found = verified(path, expected[path]) if path in expected else None
         if found is None:
             return False
-        outputs.append(found)
+        rows.append([found.path, found.stat, found.digest])
     # Changed while the run read them: the same bytes now are not enough (an edit undone during the run may have
     # been read by the generator), so each input's stat must be the one taken before the run (any write, even one
     # that puts the bytes back, changes the ctime).
@@ -279,7 +279,7 @@ def store(cache: Cache, key: str, inputs: Sequence[Input], done: Recorded, expec
     cache.put(_inputs_key(key), json.dumps([[i.kind, i.path, i.digest] for i in inputs]).encode(
         "utf-8", "surrogateescape"))
     data = {"inputs": [[i.kind, i.path, i.digest] for i in inputs],
-            "outputs": [[o.path, list(o.stat), o.digest] for o in outputs],
+            "outputs": rows,
             "files": list(done.files), "lists": list(done.lists), "notes": list(done.notes),
             "missing": [list(m) for m in done.missing]}
     return cache.put(key, json.dumps(data).encode("utf-8", "surrogateescape"))
