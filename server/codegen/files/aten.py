@@ -60,9 +60,10 @@ def _manager_of(ctx: GenContext, key: dk.DispatchKey) -> Manager:
 def plan_aoti_files(ctx: GenContext) -> list[PlannedFile]:
     fallbacks = ctx.fallback_ops
     blocked = fallbacks is None and aoti.needs_fallback_ops(ctx.options.release)
+    key_of = aoti.shim_keys(ctx, fallbacks)
     return [single(Manager.aoti, name,
                    None if blocked else partial(build, ctx, fallbacks, key),
-                   missing_reason=ctx.fallback_ops_missing)
+                   missing_reason=ctx.fallback_ops_missing, key=key_of(key, name))
             for key in aoti.aoti_backends(ctx) for name, build in aoti.shim_files(ctx, key)]
 
 
