@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
-import json
+import marshal
 import os
 import stat
 import time
@@ -45,7 +45,7 @@ from ..input_file import MAX_INPUT_BYTES, READ_FLAGS
 # Well over the kernel's clock tick (1-10 ms): a file changed this close to its stat gets its bytes checked.
 RACY_NS = 50_000_000
 _MISSING = "missing"
-_FORMAT = 1
+_FORMAT = 2  # (2: marshal, faster to write and read than 1's JSON)
 
 
 Stamp = tuple[int, ...]
@@ -230,20 +230,20 @@ def lookup(cache: Cache, key: str) -> Recorded | None:
     """The record under key, when every input and output is still as recorded; else None."""
     head = cache.get(_inputs_key(key))
     try:
-        if head is not None and any(Input(*i).current() != i[2] for i in json.loads(head)):
+        if head is not None and any(Input(*i).current() != i[2] for i in marshal.loads(head)):
             return None  # (an input changed: the record, with every output, is not read)
-    except (ValueError, TypeError, IndexError):
+    except (ValueError, EOFError, TypeError, IndexError):
         pass  # (an entry this code did not write: the record itself decides)
     payload = cache.get(key)
     if payload is None:
         return None
     try:
-        data = json.loads(payload)
+        data = marshal.loads(payload)
         inputs = [Input(*i) for i in data["inputs"]]
         outputs = [Output(o[0], tuple(o[1]), o[2]) for o in data["outputs"]]
         recorded = Recorded(tuple(data["files"]), tuple(data["lists"]), tuple(data["notes"]),
                             tuple((m[0], m[1]) for m in data["missing"]))
-    except (ValueError, KeyError, TypeError, IndexError):  # a record this code did not write: a miss
+    except (ValueError, EOFError, KeyError, TypeError, IndexError):  # a record this code did not write: a miss
         return None
     if any(i.current() != i.digest for i in inputs) or not all(map(_unchanged, outputs)):
         return None
@@ -276,10 +276,9 @@ def store(cache: Cache, key: str, inputs: Sequence[Input], done: Recorded, expec
     # that puts the bytes back, changes the ctime).
     if any(state_of(i.kind, i.path) != (i.digest, i.stamp) for i in inputs):
         return False
-    cache.put(_inputs_key(key), json.dumps([[i.kind, i.path, i.digest] for i in inputs]).encode(
-        "utf-8", "surrogateescape"))
+    cache.put(_inputs_key(key), marshal.dumps([[i.kind, i.path, i.digest] for i in inputs]))
     data = {"inputs": [[i.kind, i.path, i.digest] for i in inputs],
             "outputs": rows,
             "files": list(done.files), "lists": list(done.lists), "notes": list(done.notes),
             "missing": [list(m) for m in done.missing]}
-    return cache.put(key, json.dumps(data).encode("utf-8", "surrogateescape"))
+    return cache.put(key, marshal.dumps(data))
