@@ -227,9 +227,10 @@ class Contributions:
                 # a family loaded: the values this run used (stale ones dropped); else all it holds, with those
                 # computed now (for digests only: _family adds them from _new, so _new is emptied after this)
                 values = self._used[family] if family in self._used else self._family(family)
+                known = self._digests.get(family, {})  # (the digests this run has: of the same values)
                 try:
                     payload = marshal.dumps(values)
-                    digests = marshal.dumps({fp: value_digest(v) for fp, v in values.items()})
+                    digests = marshal.dumps({fp: known.get(fp) or value_digest(v) for fp, v in values.items()})
                 except ValueError:  # a value marshal cannot hold: a bug of the family, never stored half
                     continue
                 if self._cache.put(self._key(family), payload) and self._cache.put(self._digests_key(family), digests):

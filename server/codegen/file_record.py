@@ -72,6 +72,7 @@ class FileRecord:
         self._old = self._load()
         self._kept: dict[str, Entry] = {}  # files this run left as they were (their entries carried over)
         self._keys: dict[str, str] = {}  # files this run built: their keys, for the record once verified
+        self._verified: dict[str, tuple[int, ...]] = {}  # files built and recorded: their stats, once verified
         self._roots: dict[str, str] = {}
 
     def path(self, root: str, relative: str) -> str:
@@ -129,6 +130,11 @@ class FileRecord:
         """The stat of each file kept, with which it holds the bytes recorded (runs.store need not read them)."""
         return {path: tuple(entry[1]) for path, entry in self._kept.items()}
 
+    def verified_stats(self) -> dict[str, tuple[int, ...]]:
+        """The stat of each file built and recorded by store, taken when its bytes were read back and found to be
+        the run's (not racy): runs.store need not read them again."""
+        return dict(self._verified)
+
     def store(self, digests: Iterable[tuple[str, str]]) -> bool:
         """Record the files kept and those built whose bytes on disk are the run's (digests: the writer's)."""
         entries = dict(self._kept)
@@ -140,6 +146,7 @@ class FileRecord:
             out = runs.verified(path, digest)
             if out is not None and not out.digest:  # (a racy one is left out: built again next time)
                 entries[path] = (key, out.stat, digest)
+                self._verified[path] = out.stat
         if entries == self._old and self._old is not _NONE:
             return True
         return self._cache.put(self._key, marshal.dumps(entries))

@@ -57,6 +57,8 @@ class GenerateResult:
     lists: tuple[tuple[str, str], ...] = ()
     # the files left as they were by their recorded keys (file_record.py), each with its stat then
     kept: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    # the files built, written or not, whose bytes were read back as the run's (file_record.py), each with its stat
+    verified: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
 
     @property
     def missing(self) -> tuple[PlannedFile, ...]:
@@ -447,7 +449,8 @@ def generate(options: GenerateOptions, *, implemented_only: bool = False, proces
             except (OSError, ValueError) as exc:
                 errors.append(f"{path}: {getattr(exc, 'strerror', None) or exc}")
     return GenerateResult(tuple(planned), written, tuple(errors) + (written.errors if written else ()),
-                          headers.notes, lists=tuple(lists), kept={} if record is None else record.kept_stats())
+                          headers.notes, lists=tuple(lists), kept={} if record is None else record.kept_stats(),
+                          verified={} if record is None else record.verified_stats())
 
 
 class Engine:
