@@ -80,6 +80,8 @@ class FileRecord:
         real = self._roots.get(root)
         if real is None:
             real = self._roots[root] = os.path.realpath(root)
+        if os.sep == "/" and relative[:1] not in ("", "/") and "//" not in relative and real != "/":
+            return f"{real}/{relative}"  # (the join below, for the thousands of plain paths of a run)
         return os.path.join(real, *relative.split("/"))
 
     def _load(self) -> dict[str, Entry]:

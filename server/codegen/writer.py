@@ -42,6 +42,7 @@ class WriteResult:
 
 
 Folders = dict[tuple[str, str], "str | None"]
+_UNKNOWN = ""  # (a real folder is never empty: a folder not yet resolved)
 # (root, relative) -> the lstat of the file there when its confinement was checked (None: no file there)
 Seen = dict[tuple[str, str], "os.stat_result | None"]
 
@@ -55,14 +56,14 @@ def resolve_inside(root: str, relative: str, folders: Folders | None = None, see
     whether the file is as it left it, with no second stat)."""
     if os.path.isabs(relative) or "\0" in relative or "\0" in root:
         return None
-    folder, name = os.path.split(relative)
+    folder, _, name = relative.rpartition("/")  # (os.path.split's, but for trailing slashes of the folder)
     if folders is not None and name not in ("", ".", ".."):
         key = (root, folder)
-        if key not in folders:
-            folders[key] = _real_folder_inside(root, folder)
-        real = folders[key]
+        real = folders.get(key, _UNKNOWN)
+        if real is _UNKNOWN:
+            real = folders[key] = _real_folder_inside(root, folder)
         if real is not None:
-            target = os.path.join(real, name)
+            target = f"{real}/{name}" if os.sep == "/" and real != "/" else os.path.join(real, name)
             try:
                 info: os.stat_result | None = os.lstat(target)
             except OSError:  # (none there: no link either)
