@@ -16,9 +16,11 @@ seconds only, two writes within one second may not: see the racy rule below). No
 before and after the run but made and removed during it (its folder's stat would tell, but the folders of the
 fallback ops candidates can be busy ones, such as /tmp, and no run would ever be recorded).
 
-A run is recorded only if each output, read back when the record is made, holds the bytes the run left (the
+A run is recorded only if each output, read back after the run wrote it, holds the bytes the run left (the
 writer's sha256 of them) and did not change while it was read: a file someone changed during the run is never
-taken for the run's. ctime has the kernel's clock tick as its grain: an output whose ctime lies within RACY_NS of
+taken for the run's. Each output is recorded with the stat it had when so read (or, kept as it was, when its file
+record found it unchanged: codegen/file_record.py), so one changed after that has another stat, and the record
+misses. ctime has the kernel's clock tick as its grain: an output whose ctime lies within RACY_NS of
 its stat could be changed again within the same tick, so its digest is kept too and its bytes are checked instead
 (git's "racily clean" index entries). On a filesystem whose timestamps have whole seconds only (FAT's 2 s, some
 network and overlay filesystems), an edit of the same size within the second keeps every stat field: an output
