@@ -248,7 +248,7 @@ def _generate_cached(args: argparse.Namespace, resolved: Resolved, cache: Cache)
         written = result.written
         done = runs.Recorded((*written.written, *written.unchanged), tuple(path for path, _ in result.lists),
                              result.notes, missing)
-        runs.store(cache, key, inputs, done, dict((*written.digests, *result.lists)), result.kept)
+        runs.store(cache, key, inputs, done, dict((*written.digests, *result.lists)), {**result.verified, **result.kept})
     return _missing_status(missing, args.implemented_only)
 
 

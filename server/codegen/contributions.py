@@ -176,19 +176,21 @@ class Contributions:
             for fingerprint, value in (recent.items() if isinstance(recent, dict) else ()):
                 known[fingerprint] = value_digest(value)
             self._digests[family] = known
-        out = []
-        for item, fingerprint in zip(items, self.fingerprints.all_of(items), strict=True):
-            found = known.get(fingerprint)
+        fingerprints = self.fingerprints.all_of(items)
+        out: list[bytes | None] = list(map(known.get, fingerprints))  # (in bulk: after an edit, few are unknown)
+        if None not in out:
+            return cast(list[bytes], out)
+        for i, found in enumerate(out):
             if found is None:
+                fingerprint = fingerprints[i]
                 stored = self._stored.get(family)
                 value = stored[fingerprint] if stored is not None and fingerprint in stored else \
                     self._new.get(family, {}).get(fingerprint, _ABSENT)
                 if value is _ABSENT:
-                    value = compute(item)
+                    value = compute(items[i])
                     self._computed(family, fingerprint, value)
-                found = known[fingerprint] = value_digest(value)
-            out.append(found)
-        return out
+                out[i] = known[fingerprint] = value_digest(value)
+        return cast(list[bytes], out)  # (each None replaced)
 
     def of(self, family: str, item: Any, compute: Callable[[Any], T]) -> T:
         """The item's contribution to the family: stored, or compute(item) now (and stored at save)."""
@@ -225,9 +227,10 @@ class Contributions:
                 # a family loaded: the values this run used (stale ones dropped); else all it holds, with those
                 # computed now (for digests only: _family adds them from _new, so _new is emptied after this)
                 values = self._used[family] if family in self._used else self._family(family)
+                known = self._digests.get(family, {})  # (the digests this run has: of the same values)
                 try:
                     payload = marshal.dumps(values)
-                    digests = marshal.dumps({fp: value_digest(v) for fp, v in values.items()})
+                    digests = marshal.dumps({fp: known.get(fp) or value_digest(v) for fp, v in values.items()})
                 except ValueError:  # a value marshal cannot hold: a bug of the family, never stored half
                     continue
                 if self._cache.put(self._key(family), payload) and self._cache.put(self._digests_key(family), digests):

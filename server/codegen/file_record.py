@@ -72,6 +72,7 @@ class FileRecord:
         self._old = self._load()
         self._kept: dict[str, Entry] = {}  # files this run left as they were (their entries carried over)
         self._keys: dict[str, str] = {}  # files this run built: their keys, for the record once verified
+        self._verified: dict[str, tuple[int, ...]] = {}  # files built and recorded: their stats, once verified
         self._roots: dict[str, str] = {}
 
     def path(self, root: str, relative: str) -> str:
@@ -79,6 +80,8 @@ class FileRecord:
         real = self._roots.get(root)
         if real is None:
             real = self._roots[root] = os.path.realpath(root)
+        if os.sep == "/" and relative[:1] not in ("", "/") and "//" not in relative and real != "/":
+            return f"{real}/{relative}"  # (the join below, for the thousands of plain paths of a run)
         return os.path.join(real, *relative.split("/"))
 
     def _load(self) -> dict[str, Entry]:
@@ -98,9 +101,13 @@ class FileRecord:
 
     def fresh(self, path: str, key: str) -> bool:
         """Whether the file at path was made from `key` and is on disk as that run left it (then it is kept)."""
+        return self.fresh_as(path, key, runs.output_stat(path))
+
+    def fresh_as(self, path: str, key: str, now: tuple[int, ...] | None) -> bool:
+        """fresh(path, key), the file's stat being `now` (runs.output_stat's, taken in this run)."""
         entry = self._old.get(path)
         try:
-            if entry is None or entry[0] != key or runs.output_stat(path) != tuple(entry[1]):
+            if entry is None or entry[0] != key or now != tuple(entry[1]):
                 return False
         except (TypeError, IndexError):  # an entry this code did not write
             return False
@@ -125,6 +132,11 @@ class FileRecord:
         """The stat of each file kept, with which it holds the bytes recorded (runs.store need not read them)."""
         return {path: tuple(entry[1]) for path, entry in self._kept.items()}
 
+    def verified_stats(self) -> dict[str, tuple[int, ...]]:
+        """The stat of each file built and recorded by store, taken when its bytes were read back and found to be
+        the run's (not racy): runs.store need not read them again."""
+        return dict(self._verified)
+
     def store(self, digests: Iterable[tuple[str, str]]) -> bool:
         """Record the files kept and those built whose bytes on disk are the run's (digests: the writer's)."""
         entries = dict(self._kept)
@@ -136,6 +148,7 @@ class FileRecord:
             out = runs.verified(path, digest)
             if out is not None and not out.digest:  # (a racy one is left out: built again next time)
                 entries[path] = (key, out.stat, digest)
+                self._verified[path] = out.stat
         if entries == self._old and self._old is not _NONE:
             return True
         return self._cache.put(self._key, marshal.dumps(entries))

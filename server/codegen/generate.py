@@ -26,9 +26,10 @@ from .files.context import GenContext, GenerateOptions
 from .files.native_aot import declaration_errors, native_aot_ops_dir
 from .plan import Dirs, Env, GeneratedFile, Manager, PlanError, PlannedFile, materialize, outputs_lists, render
 from .progress import Progress, Report
+from .runs import output_stat, regular_stat
 from .selection import ALL_OPERATORS, Selection, from_allow_list, read_selection
 from .workers import Job, internal_error, usable_cpus, write_in_processes
-from .writer import Refused, WriteResult, make_folder, refusals, write_files, write_if_changed
+from .writer import Refused, Seen, WriteResult, make_folder, refusals, write_files, write_if_changed
 
 if TYPE_CHECKING:
     from ..cache.store import Cache
@@ -57,6 +58,8 @@ class GenerateResult:
     lists: tuple[tuple[str, str], ...] = ()
     # the files left as they were by their recorded keys (file_record.py), each with its stat then
     kept: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    # the files built, written or not, whose bytes were read back as the run's (file_record.py), each with its stat
+    verified: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
 
     @property
     def missing(self) -> tuple[PlannedFile, ...]:
@@ -250,12 +253,13 @@ def default_processes() -> int:
 
 
 def write_planned(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs, processes: int,
-                  progress: Report | None = None, record: FileRecord | None = None
+                  progress: Report | None = None, record: FileRecord | None = None, seen: Seen | None = None
                   ) -> tuple[WriteResult | None, tuple[str, ...]]:
     """Build and write every implemented file: (the writer's result, the errors that stopped the run).
     progress: told of the files done as they are (see progress.Progress).
     record: the files' keys of the last run (file_record.py): a file whose key it holds, unchanged on disk, is
-    neither built nor written (it counts as unchanged); None: every file is built."""
+    neither built nor written (it counts as unchanged); None: every file is built.
+    seen: the lstat of each file taken in this run (confinement_errors'), which the record judges it by."""
     memo = ctx.contributions
     buildable = sum(p.build is not None for p in planned)
     tally = [0, 0]  # done, written
@@ -269,7 +273,7 @@ def write_planned(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs, p
     if record is not None:  # the files whose key is known before they are built (a key may compute a piece)
         place = dirs.placer()
         try:
-            planned = [p for p in planned if not _kept_by_key(p, place, record, kept, on_file)]
+            planned = [p for p in planned if not _kept_by_key(p, place, record, kept, on_file, seen or {})]
         except PlanError as exc:
             return None, (str(exc),)
         except Exception as exc:  # noqa: BLE001  (a bug: one line, as the worker processes give it)
@@ -301,13 +305,16 @@ def write_planned(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs, p
 
 
 def _kept_by_key(p: PlannedFile, place: Callable[[Manager, str], tuple[str, str]], record: FileRecord,
-                 kept: list[str], on_file: Callable[[bool], None]) -> bool:
+                 kept: list[str], on_file: Callable[[bool], None], seen: Seen) -> bool:
     """Whether p is kept as it is (its key, known before building it, is the one recorded); notes its key if not.
-    A first run (no record) computes no key here: each is computed once its file is built (see _note_key)."""
+    A first run (no record) computes no key here: each is computed once its file is built (see _note_key).
+    seen: the lstats taken in this run, by place (a file not there is stat'ed now)."""
     if p.build is None or p.key is None or record.empty:
         return False
-    path, key = record.path(*place(p.manager, p.path)), p.key()
-    if record.fresh(path, key):
+    placed = place(p.manager, p.path)
+    path, key = record.path(*placed), p.key()
+    now = regular_stat(seen[placed]) if placed in seen else output_stat(path)
+    if record.fresh_as(path, key, now):
         kept.append(path)
         on_file(False)
         return True
@@ -359,12 +366,13 @@ def _with_kept(written: WriteResult, kept: Sequence[str], record: FileRecord | N
 OUTPUT_FOLDERS = (Manager.core, Manager.ops, Manager.aoti, Manager.headeronly)
 
 
-def confinement_errors(planned: Sequence[PlannedFile], dirs: Dirs) -> tuple[str, ...]:
+def confinement_errors(planned: Sequence[PlannedFile], dirs: Dirs, seen: Seen | None = None) -> tuple[str, ...]:
     """The files that would leave their output folder, checked before anything is written or made; first the
-    folders gen.py makes up front inside -d (core/, ops/): when one leaves, only it is named, not each file."""
+    folders gen.py makes up front inside -d (core/, ops/): when one leaves, only it is named, not each file.
+    seen: told the lstat of each file checked (see writer.resolve_inside)."""
     folders = refusals(dict.fromkeys(place for place in map(dirs.place, OUTPUT_FOLDERS) if place[1]))
     place = dirs.placer()
-    return folders or refusals(place(p.manager, p.path) for p in planned if p.build is not None)
+    return folders or refusals((place(p.manager, p.path) for p in planned if p.build is not None), seen=seen)
 
 
 def made_up_front(release: Release) -> tuple[Manager, ...]:
@@ -410,7 +418,8 @@ def generate(options: GenerateOptions, *, implemented_only: bool = False, proces
         return GenerateResult((), None, (str(exc),))
     planned = plan(ctx)
     dirs = dirs_of(options)
-    refused = confinement_errors(planned, dirs)
+    seen: Seen = {}
+    refused = confinement_errors(planned, dirs, seen)
     if refused:
         return GenerateResult(tuple(planned), None, refused)
     made = make_folders(dirs, options.release)
@@ -432,7 +441,7 @@ def generate(options: GenerateOptions, *, implemented_only: bool = False, proces
             record = FileRecord(memo.cache, memo.constants)
         if processes is None:  # after an edit, little is built: one process, which keeps every file's key
             processes = 1 if record is not None and not record.empty else default_processes()
-        written, stopped = write_planned(planned, ctx, dirs, processes, progress, record)
+        written, stopped = write_planned(planned, ctx, dirs, processes, progress, record, seen)
         if stopped:
             return GenerateResult(tuple(planned), None, stopped)
     lists = []
@@ -448,7 +457,8 @@ def generate(options: GenerateOptions, *, implemented_only: bool = False, proces
             except (OSError, ValueError) as exc:
                 errors.append(f"{path}: {getattr(exc, 'strerror', None) or exc}")
     return GenerateResult(tuple(planned), written, tuple(errors) + (written.errors if written else ()),
-                          headers.notes, lists=tuple(lists), kept={} if record is None else record.kept_stats())
+                          headers.notes, lists=tuple(lists), kept={} if record is None else record.kept_stats(),
+                          verified={} if record is None else record.verified_stats())
 
 
 class Engine:

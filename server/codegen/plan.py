@@ -86,7 +86,7 @@ class Dirs:
             root, inside = found
             if inside is None:
                 return root, path
-            return root, "/".join(p for p in (inside, path) if p)
+            return root, (f"{inside}/{path}" if inside and path else inside or path)  # (place's join, faster)
         return place
 
     def of(self, manager: Manager) -> str:

@@ -42,23 +42,36 @@ class WriteResult:
 
 
 Folders = dict[tuple[str, str], "str | None"]
+_UNKNOWN = ""  # (a real folder is never empty: a folder not yet resolved)
+# (root, relative) -> the lstat of the file there when its confinement was checked (None: no file there)
+Seen = dict[tuple[str, str], "os.stat_result | None"]
 
 
-def resolve_inside(root: str, relative: str, folders: Folders | None = None) -> str | None:
+def resolve_inside(root: str, relative: str, folders: Folders | None = None, seen: Seen | None = None) -> str | None:
     """The absolute target of root/relative, or None if it leaves root (.., absolute paths, symlinks).
 
     folders: resolved folders to reuse, filled as it goes (one write of many files in few folders); the
-    file's own name is still checked each time (a symlink there is resolved in full)."""
+    file's own name is still checked each time (a symlink there is resolved in full).
+    seen: told the lstat taken of each file so confined, in a folder of `folders` (a file record judges from it
+    whether the file is as it left it, with no second stat)."""
     if os.path.isabs(relative) or "\0" in relative or "\0" in root:
         return None
-    folder, name = os.path.split(relative)
+    folder, _, name = relative.rpartition("/")  # (os.path.split's, but for trailing slashes of the folder)
     if folders is not None and name not in ("", ".", ".."):
         key = (root, folder)
-        if key not in folders:
-            folders[key] = _real_folder_inside(root, folder)
-        real = folders[key]
-        if real is not None and not os.path.islink(os.path.join(real, name)):
-            return os.path.join(real, name)
+        real = folders.get(key, _UNKNOWN)
+        if real is _UNKNOWN:
+            real = folders[key] = _real_folder_inside(root, folder)
+        if real is not None:
+            target = f"{real}/{name}" if os.sep == "/" and real != "/" else os.path.join(real, name)
+            try:
+                info: os.stat_result | None = os.lstat(target)
+            except OSError:  # (none there: no link either)
+                info = None
+            if info is None or not stat.S_ISLNK(info.st_mode):
+                if seen is not None:
+                    seen[(root, relative)] = info
+                return target
     base = os.path.realpath(root)
     target = os.path.realpath(os.path.join(base, relative))
     if os.path.commonpath([base, target]) != base or target == base:
@@ -66,11 +79,12 @@ def resolve_inside(root: str, relative: str, folders: Folders | None = None) -> 
     return target
 
 
-def refusals(places: Iterable[tuple[str, str]], folders: Folders | None = None) -> tuple[str, ...]:
+def refusals(places: Iterable[tuple[str, str]], folders: Folders | None = None, seen: Seen | None = None
+             ) -> tuple[str, ...]:
     """One error for each (root, relative path) that leaves its root (see resolve_inside); () when none does."""
     folders = {} if folders is None else folders
     return tuple(f"{_refused(root, relative)}; nothing was written" for root, relative in places
-                 if resolve_inside(root, relative, folders) is None)
+                 if resolve_inside(root, relative, folders, seen) is None)
 
 
 def _refused(root: str, relative: str) -> str:

@@ -259,3 +259,55 @@ def test_values_computed_for_digests_survive_a_whole_family_write(tmp_path: Path
     assert again.digests("family", ["a", "b"], compute) == digests
     assert computed == ["a", "b"]  # nothing computed again
     assert again.many("family", ["a", "b"], compute) == ["A", "B"] and computed == ["a", "b"]
+
+
+# Edits of the real file that each change one of the files keyed by their items' contributions (files/aoti.py
+# shim_keys, the parts of schema.py, backend_select.py, names.py and functionalization.py): the entry's text before
+# and after, a file the edit must change, and the keyed files it may rebuild unchanged (a shim file's key is of its
+# ops' entries and their delegates' entries, whatever of them changed).
+_KEYED_EDITS = (
+    # avg_pool2d delegates to avg_pool2d.out: its CPU shim follows the out= entry's CPU kernel (another item's)
+    ("    CPU: avg_pool2d_out_cpu\n    CUDA: avg_pool2d_out_cuda\n", "    CUDA: avg_pool2d_out_cuda\n",
+     "aoti/c_shim_cpu.cpp", {"aoti/c_shim_cuda.cpp"}),
+    ("relu_sparse_csr\n  tags: [core, pointwise]\n", "relu_sparse_csr\n  tags: [core, pointwise, nondeterministic_seeded]\n",
+     "aten/RegisterSchema.cpp", set()),
+    ("- func: bartlett_window(int window_length, *,", "- func: bartlett_window(int window_length_edited, *,",
+     "aten/RegisterBackendSelect.cpp", set()),
+    ("  dispatch:\n    CompositeExplicitAutograd: diagonal\n  tags: core\n", "  tags: core\n",  # (now composite)
+     "aten/ViewMetaClasses.cpp", set()),
+)
+_KEYED = frozenset({"aoti/c_shim_cpu.cpp", "aoti/c_shim_cuda.cpp", "aoti/c_shim_aten.cpp", "aten/RegisterSchema.cpp",
+                    "aten/RegisterBackendSelect.cpp", "aten/core/aten_interned_strings.h", "aten/FunctionalInverses.h",
+                    "aten/ViewMetaClasses.h", "aten/ViewMetaClasses.cpp"})
+
+
+@pytest.mark.slow  # (about 15 s)
+@pytest.mark.conformance
+def test_files_keyed_by_their_items_follow_each_edit(aten: Path, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each edit that changes a file keyed by its items' contributions rebuilds it (another item's entry included,
+    for the AOTI shims), as a run without the memo writes it; the keyed files an edit leaves alone are kept by
+    their keys, unbuilt."""
+    monkeypatch.setattr(runs, "RACY_NS", 0)  # (else this run's young files are not recorded, and all are built)
+    source = copy_source(aten, tmp_path / "source")
+    native = source / "native" / "native_functions.yaml"
+    memo = Memo(Cache(str(tmp_path / "cache")), "constants", lambda: True)
+    out = tmp_path / "out"
+    options = GenerateOptions(source_path=str(source), install_dir=str(out / "aten"),
+                              aoti_install_dir=str(out / "aoti"), headeronly_install_dir=str(out / "headeronly"),
+                              release=DEFAULT)
+    first = generate(options, implemented_only=True, processes=1, memo=memo)
+    assert first.written is not None and not first.errors
+    assert _KEYED <= {os.path.relpath(p, out) for p in first.written.written}
+    for before, after, changed, rebuilt in _KEYED_EDITS:
+        text = native.read_text(encoding="utf-8")
+        assert text.count(before) == 1, before
+        native.write_text(text.replace(before, after), encoding="utf-8")
+        result = generate(options, implemented_only=True, processes=1, memo=memo)
+        assert result.written is not None and not result.errors
+        written = {os.path.relpath(p, out) for p in result.written.written}
+        kept = {os.path.relpath(p, out) for p in result.kept}
+        assert changed in written, (changed, sorted(written))
+        assert _KEYED - written - rebuilt <= kept, sorted(_KEYED - written - rebuilt - kept)  # (kept by their keys)
+        assert outputs(out) == run(source, tmp_path / "without", False, None)[1], after
+        shutil.rmtree(tmp_path / "without")

@@ -13,9 +13,11 @@ generate.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from ...analysis import shims
 from ...analysis.shims import backend_index, listed_with_backends, shim_devices
@@ -161,6 +163,32 @@ def c_shim_h(ctx: GenContext, fallbacks: FallbackOps | None, key: dk.DispatchKey
             "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
             + "\n".join(s.declarations for s in shims.shims)
             + "\n\n#ifdef __cplusplus\n} // extern \"C\"\n#endif\n" + ("\n" if every_op else ""))
+
+
+def shim_keys(ctx: GenContext, fallbacks: FallbackOps | None
+              ) -> Callable[[dk.DispatchKey | None, str], Callable[[], str] | None]:
+    """The key of each device's shim file (its name given), from the fingerprints of what device_shims reads of
+    the model: the listed ops and, for a device, the group each one's structured delegate is in (its kernels);
+    the rest (the fallback ops' table, the release, the flags) are the run's constants. None without a memo, and
+    for the every-op form (gen.py until 2.3) or without fallback_ops.py."""
+    memo = ctx.contributions
+    if memo is None or fallbacks is None or ctx.options.release.aoti_shim_form.every_op:
+        return lambda key, name: None
+    of = memo.fingerprints.of
+    named: list[dict[str, NativeFunction]] = []  # every op by its fallback name (a later duplicate wins), once
+
+    def key_of(key: dk.DispatchKey | None, name: str) -> str:
+        if not named:
+            named.append({shims.fallback_op_name(f): f for f in ctx.model.native_functions})
+        table = fallbacks.aten_map if key is None else fallbacks.inductor_map
+        listed = sorted((n, f) for n, f in named[0].items() if n in table)
+        delegates = shims.structured_delegates(ctx.model.groups) if key is not None else {}
+        h = hashlib.sha1(f"{name}\0{key}\0".encode())
+        for n, f in listed:
+            group = delegates.get(f.structured_delegate) if f.structured_delegate is not None else None
+            h.update(n.encode() + b"\0" + of(f) + (b"-" if group is None else of(group)))
+        return h.hexdigest()
+    return lambda key, name: partial(key_of, key, name)
 
 
 def header_name(key: dk.DispatchKey | None) -> str:

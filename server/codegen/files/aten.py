@@ -60,9 +60,10 @@ def _manager_of(ctx: GenContext, key: dk.DispatchKey) -> Manager:
 def plan_aoti_files(ctx: GenContext) -> list[PlannedFile]:
     fallbacks = ctx.fallback_ops
     blocked = fallbacks is None and aoti.needs_fallback_ops(ctx.options.release)
+    key_of = aoti.shim_keys(ctx, fallbacks)
     return [single(Manager.aoti, name,
                    None if blocked else partial(build, ctx, fallbacks, key),
-                   missing_reason=ctx.fallback_ops_missing)
+                   missing_reason=ctx.fallback_ops_missing, key=key_of(key, name))
             for key in aoti.aoti_backends(ctx) for name, build in aoti.shim_files(ctx, key)]
 
 
@@ -108,10 +109,12 @@ def plan_sources(ctx: GenContext, blocked: str | None) -> list[PlannedFile]:
     out += plan_aoti_files(ctx)
     out.append(single(Manager.cpu, "RegisterBackendSelect.cpp",
                       None if blocked else lambda: backend_select.register_backend_select_cpp(ctx),
-                      missing_reason=blocked or ""))
+                      missing_reason=blocked or "",
+                      key=ctx.values_key("RegisterBackendSelect.cpp", backend_select.backend_select_part(ctx))))
     out += plan_native_aot_source(ctx, blocked)
     out.append(single(Manager.cpu, "RegisterSchema.cpp", None if blocked else lambda: schema.register_schema_cpp(ctx),
-                      missing_reason=blocked or ""))
+                      missing_reason=blocked or "",
+                      key=ctx.values_key("RegisterSchema.cpp", schema.register_schema_part(ctx))))
     if blocked:
         out += sharded_missing(Manager.cpu, "Operators.cpp", "Operators.cpp", operators.OPERATORS_CPP_SHARDS, blocked)
     else:
@@ -129,13 +132,17 @@ def plan_sources(ctx: GenContext, blocked: str | None) -> list[PlannedFile]:
         out += sharded(Manager.cpu, "RegisterFunctionalization.cpp", "RegisterFunctionalization.cpp",
                        lambda: functionalization.register_functionalization_shards(ctx), n,
                        functionalization.register_functionalization_keys(ctx))
-    view_meta_classes = (("ViewMetaClasses.h", functionalization.view_meta_classes_h),
-                         ("ViewMetaClasses.cpp", functionalization.view_meta_classes_cpp))
-    for name, build in (("FunctionalInverses.h", functionalization.functional_inverses_h),
-                        *(view_meta_classes if ctx.options.release.functionalization_view_meta_classes else ()),
-                        ("CompositeViewCopyKernels.cpp", functionalization.composite_view_copy_kernels_cpp)):
+    view_meta_classes = (("ViewMetaClasses.h", functionalization.view_meta_classes_h,
+                          ctx.values_key("ViewMetaClasses.h", functionalization.view_meta_declarations_part(ctx))),
+                         ("ViewMetaClasses.cpp", functionalization.view_meta_classes_cpp,
+                          ctx.values_key("ViewMetaClasses.cpp", functionalization.view_meta_implementations_part(ctx),
+                                         functionalization.view_op_headers_part(ctx))))
+    for name, build, key in (("FunctionalInverses.h", functionalization.functional_inverses_h,
+                              ctx.values_key("FunctionalInverses.h", functionalization.functional_inverses_part(ctx))),
+                             *(view_meta_classes if ctx.options.release.functionalization_view_meta_classes else ()),
+                             ("CompositeViewCopyKernels.cpp", functionalization.composite_view_copy_kernels_cpp, None)):
         out.append(single(Manager.cpu, name, None if blocked else partial(build, ctx),
-                          missing_reason=blocked or ""))
+                          missing_reason=blocked or "", key=key))
     return out
 
 
@@ -157,7 +164,8 @@ def plan_headers(ctx: GenContext, blocked: str | None) -> list[PlannedFile]:
         single(Manager.cpu, "VmapGeneratedPlumbing.h", lambda: vmap_generated_plumbing_h(ctx.per_items(*vmap_part(ctx))),
                key=ctx.values_key("VmapGeneratedPlumbing.h", vmap_part(ctx))),
         *plan_native_aot_header(ctx, blocked),
-        single(Manager.core, "aten_interned_strings.h", lambda: names.aten_interned_strings_h(ctx)),
+        single(Manager.core, "aten_interned_strings.h", lambda: names.aten_interned_strings_h(ctx),
+               key=ctx.values_key("aten_interned_strings.h", names.interned_names_part(ctx))),
         single(Manager.core if ctx.options.release.enum_tag_in_core else Manager.headeronly, "enum_tag.h",
                lambda: names.enum_tag_h(ctx)),
     ]

@@ -2,22 +2,43 @@
 
 from __future__ import annotations
 
+from ...model.native_function import NativeFunction
+from ...model.selection import Selection
 from ...pieces.dest.backend_select import (
     BackendSelectError,
     compute_backend_select_definition,
     compute_backend_select_registration,
     needs_backend_select,
 )
+from ...releases.profile import CppSpelling
 from ..plan import Env, PlanError
-from .context import GenContext
+from .context import GenContext, Part
+
+
+def _backend_select_of(f: NativeFunction, selection: Selection, spelling: CppSpelling
+                       ) -> tuple[str, str, str] | str | None:
+    """An op's include, kernel and registration; None when it has no BackendSelect kernel; the error's message
+    when gen.py fails on it (raised when the file is built, as without the memo, never while keying it)."""
+    if not (needs_backend_select(f) and selection.is_selected(f)):
+        return None
+    try:
+        definition = compute_backend_select_definition(f, spelling)
+    except BackendSelectError as exc:
+        return str(exc)
+    return f"#include <ATen/ops/{f.root_name}_ops.h>", definition, compute_backend_select_registration(f)
+
+
+def backend_select_part(ctx: GenContext) -> Part:
+    """Each op's BackendSelect pieces: all RegisterBackendSelect.cpp reads of it."""
+    selection, spelling = ctx.selection, ctx.options.release.cpp_spelling
+    return "backend-select", ctx.native_functions, lambda f: _backend_select_of(f, selection, spelling)
 
 
 def register_backend_select_cpp(ctx: GenContext) -> Env:
-    fs = [f for f in ctx.native_functions if needs_backend_select(f) and ctx.selection.is_selected(f)]
-    try:
-        definitions = [compute_backend_select_definition(f, ctx.options.release.cpp_spelling) for f in fs]
-    except BackendSelectError as exc:
-        raise PlanError(str(exc)) from exc
-    return {"ops_headers": [f"#include <ATen/ops/{f.root_name}_ops.h>" for f in fs],
-            "backend_select_method_definitions": definitions,
-            "backend_select_function_registrations": [compute_backend_select_registration(f) for f in fs]}
+    pieces = [p for p in ctx.per_items(*backend_select_part(ctx)) if p is not None]
+    failed = next((p for p in pieces if isinstance(p, str)), None)
+    if failed is not None:
+        raise PlanError(failed)
+    return {"ops_headers": [p[0] for p in pieces],
+            "backend_select_method_definitions": [p[1] for p in pieces],
+            "backend_select_function_registrations": [p[2] for p in pieces]}

@@ -20,7 +20,7 @@ from ...pieces.dest.functionalization import (
     compute_view_meta_implementations,
 )
 from ..plan import Env, PlanError, shard_envs, shard_keys
-from .context import GenContext
+from .context import GenContext, Part
 from .narrow import index_flags, narrow_index
 
 REGISTER_FUNCTIONALIZATION_SHARDS = 4
@@ -102,25 +102,66 @@ def _guard(fn: Callable[[], T]) -> T:
         raise PlanError(str(exc)) from exc
 
 
-def functional_inverses_h(ctx: GenContext) -> Env:
-    return _guard(lambda: {"view_inverse_declarations": [
-        d for g in ctx.view_groups if (d := compute_view_inverse_declaration(g, ctx.options.release)) is not None]})
+def _guarded(compute: Callable[[NativeFunctionsViewGroup], list[str]]
+             ) -> Callable[[NativeFunctionsViewGroup], tuple[bool, list[str] | str]]:
+    """compute as a per-item contribution: (True, its lines), or (False, the message gen.py fails with), so that
+    keying a file never raises (the error is raised when the file is built: _lines)."""
+    def guarded(g: NativeFunctionsViewGroup) -> tuple[bool, list[str] | str]:
+        try:
+            return True, compute(g)
+        except FunctionalizationError as exc:
+            return False, str(exc)
+    return guarded
+
+
+def _lines(values: list[tuple[bool, list[str] | str]]) -> list[str]:
+    """The lines of _guarded's values, in order; PlanError at the first that failed."""
+    out: list[str] = []
+    for ok, lines in values:
+        if not ok:
+            raise PlanError(str(lines))
+        out += lines
+    return out
 
 
 def _view_meta_groups(ctx: GenContext) -> tuple[NativeFunctionsViewGroup, ...]:
     return ctx.view_groups if ctx.selection.include_all_operators else ()
 
 
+def functional_inverses_part(ctx: GenContext) -> Part:
+    release = ctx.options.release
+    return "view-inverse", ctx.view_groups, _guarded(lambda g: [
+        d for d in (compute_view_inverse_declaration(g, release),) if d is not None])
+
+
+def view_meta_declarations_part(ctx: GenContext) -> Part:
+    release = ctx.options.release
+    return "view-meta-declarations", _view_meta_groups(ctx), _guarded(
+        lambda g: list(compute_view_meta_declarations(g, release)))
+
+
+def view_meta_implementations_part(ctx: GenContext) -> Part:
+    release = ctx.options.release
+    return "view-meta-implementations", _view_meta_groups(ctx), _guarded(
+        lambda g: list(compute_view_meta_implementations(g, release)))
+
+
+def view_op_headers_part(ctx: GenContext) -> Part:
+    return "view-op-headers", ctx.view_groups, op_headers
+
+
+def functional_inverses_h(ctx: GenContext) -> Env:
+    return {"view_inverse_declarations": _lines(ctx.per_items(*functional_inverses_part(ctx)))}
+
+
 def view_meta_classes_h(ctx: GenContext) -> Env:
-    return _guard(lambda: {"view_meta_declarations": [
-        d for g in _view_meta_groups(ctx) for d in compute_view_meta_declarations(g, ctx.options.release)]})
+    return {"view_meta_declarations": _lines(ctx.per_items(*view_meta_declarations_part(ctx)))}
 
 
 def view_meta_classes_cpp(ctx: GenContext) -> Env:
-    return _guard(lambda: {
-        "view_meta_implementations": [d for g in _view_meta_groups(ctx)
-                                      for d in compute_view_meta_implementations(g, ctx.options.release)],
-        "op_headers": [h for g in ctx.view_groups for h in op_headers(g)]})
+    implementations = _lines(ctx.per_items(*view_meta_implementations_part(ctx)))
+    return {"view_meta_implementations": implementations,
+            "op_headers": [h for headers in ctx.per_items(*view_op_headers_part(ctx)) for h in headers]}
 
 
 def _ops_and_native(fs: list[NativeFunction], native: bool = True) -> str:

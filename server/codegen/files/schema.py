@@ -34,14 +34,19 @@ def schema_definitions(schemas: Iterable[tuple[str, str]], release: Release) -> 
     return out
 
 
-def register_schema_cpp(ctx: GenContext) -> Env:
-    by_namespace: dict[str, list] = {}
+def register_schema_part(ctx: GenContext) -> Part:
+    """Each op's (namespace, whether it is registered, tags, schema): all RegisterSchema.cpp reads of it."""
     force = ctx.options.force_schema_registration
-    fs = ctx.native_functions
-    for f, schema in zip(fs, ctx.per_items("schema", fs, schema_of), strict=True):
-        if not force and not ctx.selection.is_selected(f):
-            continue
-        by_namespace.setdefault(f.namespace, []).append(schema)
+    selection = ctx.selection
+    return "schema-registration", ctx.native_functions, lambda f: (
+        f.namespace, force or selection.is_selected(f), *schema_of(f))
+
+
+def register_schema_cpp(ctx: GenContext) -> Env:
+    by_namespace: dict[str, list[tuple[str, str]]] = {}
+    for namespace, registered, tags, schema in ctx.per_items(*register_schema_part(ctx)):
+        if registered:
+            by_namespace.setdefault(namespace, []).append((tags, schema))
     aten: list[str] = []
     others = ""
     for namespace, functions in by_namespace.items():
