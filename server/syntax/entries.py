@@ -17,7 +17,7 @@ from ..diagnostics import Diagnostic, diag
 from ..frozen import record
 from ..text import Span
 from .canonical import compose_canonical_entry
-from .nodes import YMap, YNode, YSeq, compose
+from .nodes import YMap, YNode, YSeq
 
 
 class Chunk(NamedTuple):
@@ -65,6 +65,8 @@ def compose_entry(chunk_text: str) -> ComposedEntry:
     canonical = compose_canonical_entry(chunk_text)
     if canonical is not None:
         return ComposedEntry(canonical[0], tuple(canonical[1]))
+    from .libyaml import compose  # (PyYAML loads for an entry out of the canonical shape only)
+
     root, diags = compose(chunk_text)
     if root is None:
         return ComposedEntry(None, tuple(diags))
