@@ -31,15 +31,12 @@ from ..diagnostics import Diagnostic, first_diagnostics
 from ..frozen import record
 from ..index.documents import (
     _MOST_COST_PER_CHAR,
-    ENTRY_COST,
     PLACED_COST,
     STRAY_COST,
-    VALUE_COST,
     Document,
     EntryResult,
     _not_text,
     entry_cost,
-    estimated_nodes,
     memory_budget,
 )
 from ..index.native import NativeParser, NativeSnapshot, _order, problem_diagnostic
@@ -205,7 +202,8 @@ def record_of(native: NativeSnapshot, extra: Sequence[Diagnostic], listed: list[
              for root in problems.keys() | shims.keys()}
     owners = {key: roots[i] for key, i in clusters.owner.items()}
     return {"order": b"".join(digests), "cluster": array("i", roots).tobytes(), **_keys_record(owners),
-            "local": local, "spaces": _spaces_record(digests, spaces), "found": found, "next": len(placed),
+            "costs": array("q", [p.result.cost for p in placed]).tobytes(), "local": local,
+            "spaces": _spaces_record(digests, spaces), "found": found, "next": len(placed),
             "listed": {name.encode(): [] for name in listed or ()}, "checked": {b"listed": [int(listed is not None)]}}
 
 
@@ -215,7 +213,7 @@ def _spaces_record(digests: Sequence[bytes], spaces: Sequence[set[str]]) -> dict
 
 def _chunks(text: str) -> tuple[list[int], list[str], list[Diagnostic]] | None:
     """The entries' first lines and texts, and the diagnostics of stray text, as EntryListParser cuts the text; None
-    when the file could be read in part (its budget might stop reading) or is no text."""
+    when it has no entry or is no text."""
     if _not_text(text) is not None:
         return None
     whole = entry_chunks(text)
@@ -233,19 +231,15 @@ def _chunks(text: str) -> tuple[list[int], list[str], list[Diagnostic]] | None:
                 stray.append(d)
     if not texts:
         return None
-    if len(text) * _MOST_COST_PER_CHAR > memory_budget(len(text)):
-        # As the parser's quick count: every placed entry at its full cost. Within the budget, reading never stops.
-        spent = PLACED_COST * len(texts) + STRAY_COST * len(stray) + (
-            sum(map(entry_cost, texts)) if stray else _entries_cost(text[len(text) - sum(map(len, texts)):], len(texts)))
-        if spent > memory_budget(len(text)):
-            return None
     return lines, texts, stray
 
 
-def _entries_cost(text: str, count: int) -> int:
-    """The sum of entry_cost over count entries that make up the text, one after another: its counts add up (no
-    mark spans two entries, each of which starts at column 0 with '-')."""
-    return (ENTRY_COST + VALUE_COST) * count + len(text) + VALUE_COST * (estimated_nodes(text) - 1)
+def _may_stop_reading(chars: int, entries: int, stray: int, costs: Iterable[int]) -> bool:
+    """Whether the parser's quick count (every placed entry at its full cost, entry_cost) may stop reading a text of
+    chars characters with these entries' costs; within the budget, reading never stops."""
+    if chars * _MOST_COST_PER_CHAR <= memory_budget(chars):
+        return False
+    return PLACED_COST * entries + STRAY_COST * stray + sum(costs) > memory_budget(chars)
 
 
 @record
@@ -254,6 +248,7 @@ class _Known:
 
     order: list[bytes]
     cluster: array[int]
+    costs: array[int]
     owners: dict[str, int]
     local: dict[bytes, object]
     spaces: dict[bytes, object]
@@ -264,23 +259,26 @@ class _Known:
 
     @staticmethod
     def read(record: Record) -> _Known:
-        order, cluster, keys, owners = (record.get(k) for k in ("order", "cluster", "keys", "owners"))
+        order, cluster, costs, keys, owners = (record.get(k) for k in ("order", "cluster", "costs", "keys", "owners"))
         local, spaces, found, next_free = (record.get(k) for k in ("local", "spaces", "found", "next"))
         listed, checked = record.get("listed"), record.get("checked")
         if not (type(order) is bytes and type(cluster) is bytes and type(keys) is str and type(owners) is bytes
-                and len(order) % 16 == 0 and len(cluster) == len(order) // 4 and len(owners) % 4 == 0
+                and type(costs) is bytes and len(order) % 16 == 0 and len(cluster) == len(order) // 4
+                and len(costs) == len(order) // 2 and len(owners) % 4 == 0
                 and isinstance(local, dict) and isinstance(spaces, dict)
                 and isinstance(found, dict) and type(next_free) is int and isinstance(listed, dict)
                 and checked in ({b"listed": [0]}, {b"listed": [1]})):
             raise ValueError("not a record")
-        clusters, key_owners = array("i"), array("i")
+        clusters, entry_costs, key_owners = array("i"), array("q"), array("i")
         clusters.frombytes(cluster)
+        entry_costs.frombytes(costs)
         key_owners.frombytes(owners)
         names = keys.split("\0") if key_owners else []
         if len(names) != len(key_owners):
             raise ValueError("not a record")
         digests = [order[k:k + 16] for k in range(0, len(order), 16)]
-        return _Known(digests, clusters, dict(zip(names, key_owners)), local, spaces, found, next_free, listed, checked)
+        return _Known(digests, clusters, entry_costs, dict(zip(names, key_owners)), local, spaces, found, next_free,
+                      listed, checked)
 
 
 def edit_verdict(path: str, text: str, valid_tags: frozenset[str], release: Release, record: Record,
@@ -309,6 +307,11 @@ def edit_verdict(path: str, text: str, valid_tags: frozenset[str], release: Rele
             parser._add_entries(new, {})
 
     fresh = [i for i, label in enumerate(labels) if label == _UNSEEN]
+    costs = list(map(dict(zip(known.order, known.costs)).get, digests, repeat(0)))
+    for i in fresh:
+        costs[i] = entry_cost(texts[i])
+    if _may_stop_reading(len(text), len(texts), len(stray), costs):
+        return None  # (the memory budget might stop reading: the full check says where)
     lower(texts[i] for i in fresh)
     clusters = _Clusters()
     clusters.owner = known.owners
@@ -411,7 +414,8 @@ def edit_verdict(path: str, text: str, valid_tags: frozenset[str], release: Rele
     moved = {o: find(o) for o in set(owner.values()) if o in parent or o not in alive}
     owners = owner if not moved else {key: moved.get(o, o) for key, o in owner.items() if moved.get(o, o) in alive}
     return NativeVerdict(diagnostics, tuple(shims)), {
-        "order": b"".join(digests), "cluster": array("i", roots).tobytes(), **_keys_record(owners), "local": local,
+        "order": b"".join(digests), "cluster": array("i", roots).tobytes(), "costs": array("q", costs).tobytes(),
+        **_keys_record(owners), "local": local,
         "spaces": spaces, "found": found, "next": next_free, "listed": known.listed, "checked": known.checked}
 
 
