@@ -85,19 +85,22 @@ _KEPT_DIGEST = "opgen-source-digest."
 _HEX_DIGEST = re.compile(rb"[0-9a-f]{64}")
 
 
-def _sources(package: str) -> list[str]:
-    """The package's .py files, in a stable order (folders sorted, bytecode folders left out)."""
-    out: list[str] = []
+def _sources(package: str) -> list[tuple[str, str]]:
+    """The package's .py files, each as (path relative to package, path), in a stable order (folders sorted, bytecode
+    folders left out)."""
+    out: list[tuple[str, str]] = []
+    cut = len(os.path.join(package, ""))
     for folder, subfolders, names in os.walk(package):
         subfolders[:] = sorted(name for name in subfolders if name != "__pycache__")
-        out.extend(os.path.join(folder, name) for name in sorted(names) if name.endswith(".py"))
+        out.extend((path[cut:], path) for path in (os.path.join(folder, name) for name in sorted(names)
+                                                   if name.endswith(".py")))
     return out
 
 
-def _content_digest(package: str, paths: list[str], version: str) -> str:
+def _content_digest(paths: list[tuple[str, str]], version: str) -> str:
     h = hashlib.sha256(version.encode())
-    for path in paths:
-        h.update(os.path.relpath(path, package).encode("utf-8", "surrogateescape") + b"\0")
+    for relative, path in paths:
+        h.update(relative.encode("utf-8", "surrogateescape") + b"\0")
         with open(path, "rb") as f:
             data = f.read()
         h.update(struct.pack("<Q", len(data)) + data)
@@ -109,9 +112,9 @@ def package_digest(package: str, version: str) -> str:
     other opgen has another key. Read from where it was kept for the same stats of the files, else computed (and
     kept, where the bytecode folder can be written: never an error)."""
     paths = _sources(package)
-    stats = [os.stat(path) for path in paths]
-    signature = hashlib.sha256(repr((version, [(os.path.relpath(path, package), st.st_dev, st.st_ino, st.st_size,
-                                                 st.st_mtime_ns, st.st_ctime_ns) for path, st in zip(paths, stats)])
+    stats = [os.stat(path) for _, path in paths]
+    signature = hashlib.sha256(repr((version, [(relative, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns,
+                                                st.st_ctime_ns) for (relative, _), st in zip(paths, stats)])
                                     ).encode("utf-8", "surrogateescape")).hexdigest()
     folder = os.path.join(package, "__pycache__")
     kept = os.path.join(folder, _KEPT_DIGEST + signature[:40])
@@ -122,7 +125,7 @@ def package_digest(package: str, version: str) -> str:
             return data.decode()
     except OSError:
         pass
-    found = _content_digest(package, paths, version)
+    found = _content_digest(paths, version)
     if all(st.st_ctime_ns < time.time_ns() - _SETTLED_NS for st in stats):
         _keep_digest(folder, kept, found)
     return found
