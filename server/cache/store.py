@@ -22,7 +22,6 @@ import functools
 import hashlib
 import os
 import re
-import secrets
 import stat
 import struct
 import time
@@ -287,7 +286,7 @@ class Cache:
         if self._fd is None or not self.writable or not _KEY.fullmatch(key) or len(payload) > self.entry_limit:
             return False
         for _ in range(_TEMP_TRIES):
-            temp = f".{key}.{os.getpid()}-{next(_temp_count)}-{secrets.token_hex(8)}.tmp"
+            temp = f".{key}.{os.getpid()}-{next(_temp_count)}-{os.urandom(8).hex()}.tmp"
             try:
                 fd = os.open(temp, _TEMP_FLAGS, 0o600, dir_fd=self._fd)
                 break
