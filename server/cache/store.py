@@ -65,6 +65,11 @@ def default_folder() -> str | None:
     return user_cache_root()
 
 
+def _random_part() -> str:
+    """16 random hex digits for a temporary file's name (secrets.token_hex(8), without loading its module)."""
+    return os.urandom(8).hex()
+
+
 def digest(*parts: bytes | str) -> str:
     """A key: sha256 of the parts, each length-prefixed (so that no two lists of parts run together)."""
     h = hashlib.sha256()
@@ -286,7 +291,7 @@ class Cache:
         if self._fd is None or not self.writable or not _KEY.fullmatch(key) or len(payload) > self.entry_limit:
             return False
         for _ in range(_TEMP_TRIES):
-            temp = f".{key}.{os.getpid()}-{next(_temp_count)}-{os.urandom(8).hex()}.tmp"
+            temp = f".{key}.{os.getpid()}-{next(_temp_count)}-{_random_part()}.tmp"
             try:
                 fd = os.open(temp, _TEMP_FLAGS, 0o600, dir_fd=self._fd)
                 break

@@ -206,7 +206,7 @@ def test_a_temporary_name_taken_by_another_process_is_tried_again(tmp_path: Path
     with Cache(str(tmp_path)) as cache:
         monkeypatch.setattr(store, "_temp_count", itertools.repeat(5))
         tokens = iter(["a" * 16, "b" * 16])
-        monkeypatch.setattr(store.secrets, "token_hex", lambda n: next(tokens))
+        monkeypatch.setattr(store, "_random_part", lambda: next(tokens))
         theirs = [entries(tmp_path) / f".{KEY}.{os.getpid()}-5.tmp", entries(tmp_path) / f".{KEY}.{os.getpid()}-5-{'a' * 16}.tmp"]
         for path in theirs:
             path.write_bytes(b"another process's")
