@@ -10,31 +10,33 @@ generated ones included, contributes those as keys; entries that share a key are
 about a cluster's operators are then a function of the cluster's entries (their texts in order) alone, so they are
 kept per cluster, keyed by the digests of its entries.
 
-Where that does not hold, the edit path answers None and the caller runs the full check: reading a file in part
-(the memory budget), a release whose gen.py checks its CUDA kernel list against the whole file, several operator
-namespaces under a release whose Register<Key>.cpp drops registrations at a namespace change, and an operator
-generated after the edit whose keys meet another cluster's (the next full check records them)."""
+An operator generated after the edit whose keys meet another cluster's makes the two clusters one, checked again.
+Where the clusters cannot hold, the edit path answers None and the caller runs the full check: reading a file in part
+(the memory budget), a release whose gen.py checks its CUDA kernel list against the whole file, and several operator
+namespaces under a release whose Register<Key>.cpp drops registrations at a namespace change.
+
+The record is read and written in a few C calls (marshal, bytes, one joined string), whatever the file's size: an
+edit's check costs the new entries' lowering and their clusters' passes, and little else."""
 
 from __future__ import annotations
 
 import bisect
 import hashlib
 import os
+from array import array
 from collections.abc import Callable, Iterable, Sequence
-from itertools import chain
+from itertools import chain, repeat
 
 from ..diagnostics import Diagnostic, first_diagnostics
+from ..frozen import record
 from ..index.documents import (
     _MOST_COST_PER_CHAR,
-    ENTRY_COST,
     PLACED_COST,
     STRAY_COST,
-    VALUE_COST,
     Document,
     EntryResult,
     _not_text,
     entry_cost,
-    estimated_nodes,
     memory_budget,
 )
 from ..index.native import NativeParser, NativeSnapshot, _order, problem_diagnostic
@@ -42,26 +44,35 @@ from ..model.lower import LoweredEntry
 from ..model.native_function import NativeFunction
 from ..model.native_yaml import Op, assemble, facts
 from ..releases import Release
-from ..syntax.entries import iter_chunks, stray_chunk_diagnostic
+from ..syntax.entries import entry_chunks, iter_chunks, stray_chunk_diagnostic
 from ..text import BOM
 from .check_memo import NativeVerdict, decode_diagnostics, encode_diagnostics
 
 # What a native check adds to the parse's diagnostics (the AOTI shim check), as check.py's native_extra.
 Extra = Callable[[str, NativeSnapshot], Sequence[Diagnostic]]
 
-# A record (marshal: lists, dicts, bytes, strings and ints only):
-#   "entries": entry digest -> [keys, namespaces, the entry's own diagnostics (relative to its first line)]
-#   "clusters": cluster digest -> [problems, shim diagnostics], each [member position, diagnostic relative to it]
-Record = dict[str, dict[bytes, list[object]]]
+# A record (marshal: dicts, lists, bytes, strings and ints only), read in a few C calls whatever the file's size:
+#   "order": the entries' digests in file order, one after another (16 bytes each);
+#   "cluster": each entry's cluster (array "i", in file order; KEYLESS for an entry that lowers to no operator, which
+#       relates to nothing and has no findings of the passes);
+#   "keys", "owners": the keys of every operator (op_keys, joined by NUL, which no text read has) and each one's
+#       cluster (array "i");
+#   "local": entry digest -> the entry's own diagnostics (relative to its first line), for entries that have some;
+#   "spaces": entry digest -> its operators' namespaces, for entries whose are not just aten's;
+#   "found": cluster -> [problems, shim diagnostics], each [member position, diagnostic relative to it], for clusters
+#       that have some;
+#   "next": the next free cluster number; "listed", "checked": the fallback ops the shim check reads, and whether it
+#       reads a list at all.
+# Clusters are numbered once and keep their number from record to record while their entries stay. A key of an entry
+# since removed may still name its old cluster: it can only join clusters needlessly (see op_keys), never wrongly.
+Record = dict[str, object]
+KEYLESS = -1
+_UNSEEN = -2
+_DEFAULT_SPACES = ("aten",)
 
 
 def entry_digest(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
-
-
-def cluster_digest(members: Iterable[bytes]) -> bytes:
-    """Its members' digests in order, as they are (hashing them again costs more than the longer key)."""
-    return b"".join(members)
 
 
 def op_keys(f: NativeFunction) -> list[str]:
@@ -76,33 +87,35 @@ def op_keys(f: NativeFunction) -> list[str]:
 
 
 class _Clusters:
-    """Union-find over entry indices, joined by shared keys."""
+    """Union-find over labels (entry indices, cluster numbers), joined by shared keys."""
 
-    def __init__(self, count: int) -> None:
-        self.parent = list(range(count))
+    def __init__(self) -> None:
+        self.parent: dict[int, int] = {}
         self.owner: dict[str, int] = {}
 
     def find(self, i: int) -> int:
         parent = self.parent
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
+        root = parent.get(i, i)
+        if root == i:
+            return i
+        while (up := parent.get(root, root)) != root:
+            root = up
+        while i != root:  # (the path, compressed)
+            parent[i], i = root, parent[i]
+        return root
+
+    def join(self, i: int, j: int) -> int:
+        a, b = self.find(i), self.find(j)
+        if a != b:
+            self.parent[max(a, b)] = min(a, b)
+        return min(a, b)
 
     def add(self, i: int, keys: Iterable[str]) -> None:
         owner = self.owner
         for key in keys:
             j = owner.setdefault(key, i)
             if j != i:
-                a, b = self.find(i), self.find(j)
-                if a != b:
-                    self.parent[max(a, b)] = min(a, b)
-
-    def members(self) -> dict[int, list[int]]:
-        out: dict[int, list[int]] = {}
-        for i in range(len(self.parent)):
-            out.setdefault(self.find(i), []).append(i)
-        return out
+                self.join(i, j)
 
 
 def _relative(found: Iterable[tuple[int, Diagnostic]], lines: Sequence[int], position: dict[int, int]
@@ -142,6 +155,10 @@ def _fallback_name(f: NativeFunction) -> str:
     return f"{f.namespace}.{f.func.name.name}.{f.func.name.overload_name or 'default'}"
 
 
+def _keys_record(owners: dict[str, int]) -> dict[str, object]:
+    return {"keys": "\0".join(owners), "owners": array("i", owners.values()).tobytes()}
+
+
 def record_of(native: NativeSnapshot, extra: Sequence[Diagnostic], listed: list[str] | None) -> Record | None:
     """The record of a full check (its snapshot and the shim check's diagnostics); None where the edit path could
     not use one (the module's docstring). listed: fallback_names, when the shim check is the only extra check."""
@@ -151,78 +168,117 @@ def record_of(native: NativeSnapshot, extra: Sequence[Diagnostic], listed: list[
     placed = list(document.entries)
     lines = [p.line for p in placed]
     index_of_line = {line: i for i, line in enumerate(lines)}
-    clusters = _Clusters(len(placed))
-    keys: list[list[str]] = [[] for _ in placed]
-    namespaces: list[set[str]] = [set() for _ in placed]
+    clusters = _Clusters()
+    keyed = [False] * len(placed)
+    spaces: list[set[str]] = [set() for _ in placed]
     for op in native.functions.ops:
         i = index_of_line.get(op.line)
         if i is None:
             return None
-        found = op_keys(op.function)
-        keys[i].extend(found)
-        namespaces[i].add(op.function.namespace)
-        clusters.add(i, found)
-    by_cluster = clusters.members()
-    position = {i: k for members in by_cluster.values() for k, i in enumerate(members)}
+        keyed[i] = True
+        spaces[i].add(op.function.namespace)
+        clusters.add(i, op_keys(op.function))
+    roots = [clusters.find(i) if keyed[i] else KEYLESS for i in range(len(placed))]
+    members: dict[int, list[int]] = {}
+    for i, root in enumerate(roots):
+        if root != KEYLESS:
+            members.setdefault(root, []).append(i)
+    position = {i: k for group in members.values() for k, i in enumerate(group)}
     problems: dict[int, list[tuple[int, Diagnostic]]] = {}
     for problem in native.functions.problems:
         i = index_of_line.get(problem.op.line)
         if i is None:
             return None
-        problems.setdefault(clusters.find(i), []).append((i, problem_diagnostic(problem)))
+        problems.setdefault(roots[i], []).append((i, problem_diagnostic(problem)))
     shims: dict[int, list[tuple[int, Diagnostic]]] = {}
     for d in extra:
         i = bisect.bisect_right(lines, d.span.start_line) - 1
-        if i < 0:
+        if i < 0 or roots[i] == KEYLESS:
             return None
-        shims.setdefault(clusters.find(i), []).append((i, d))
+        shims.setdefault(roots[i], []).append((i, d))
     digests = [entry_digest(p.result.text) for p in placed]
-    entries: dict[bytes, list[object]] = {}
-    for i, p in enumerate(placed):
-        same = entries.get(digests[i])  # an entry of the same text (in the same cluster): the keys of both
-        if same is None:
-            entries[digests[i]] = [keys[i], list(namespaces[i]), encode_diagnostics(p.result.diagnostics)]
-        else:
-            same[0] = [*same[0], *keys[i]]  # type: ignore[misc]
-            same[1] = sorted({*same[1], *namespaces[i]})  # type: ignore[misc]
-    kept: dict[bytes, list[object]] = {}
-    for root, members in by_cluster.items():
-        kept[cluster_digest(digests[i] for i in members)] = [
-            _relative(problems.get(root, ()), lines, position), _relative(shims.get(root, ()), lines, position)]
-    return {"entries": entries, "clusters": kept, "listed": {name.encode(): [] for name in listed or ()},
-            "checked": {b"listed": [int(listed is not None)]}}
+    local = {digests[i]: encode_diagnostics(p.result.diagnostics) for i, p in enumerate(placed) if p.result.diagnostics}
+    found = {root: [_relative(problems.get(root, ()), lines, position), _relative(shims.get(root, ()), lines, position)]
+             for root in problems.keys() | shims.keys()}
+    owners = {key: roots[i] for key, i in clusters.owner.items()}
+    return {"order": b"".join(digests), "cluster": array("i", roots).tobytes(), **_keys_record(owners),
+            "costs": array("q", [p.result.cost for p in placed]).tobytes(), "local": local,
+            "spaces": _spaces_record(digests, spaces), "found": found, "next": len(placed),
+            "listed": {name.encode(): [] for name in listed or ()}, "checked": {b"listed": [int(listed is not None)]}}
+
+
+def _spaces_record(digests: Sequence[bytes], spaces: Sequence[set[str]]) -> dict[bytes, list[str]]:
+    return {d: sorted(found) for d, found in zip(digests, spaces) if len(found) != 1 or "aten" not in found}
 
 
 def _chunks(text: str) -> tuple[list[int], list[str], list[Diagnostic]] | None:
     """The entries' first lines and texts, and the diagnostics of stray text, as EntryListParser cuts the text; None
-    when the file could be read in part (its budget might stop reading) or is no text."""
+    when it has no entry or is no text."""
     if _not_text(text) is not None:
         return None
-    lines: list[int] = []
-    texts: list[str] = []
+    whole = entry_chunks(text)
     stray: list[Diagnostic] = []
-    for chunk in iter_chunks(text):
-        line, chunk_text = chunk
-        if chunk_text[0] == "-" and (len(chunk_text) == 1 or chunk_text[1] in " \t\r\n"):
-            lines.append(line)
-            texts.append(chunk_text)
-        elif (d := stray_chunk_diagnostic(chunk)) is not None:
-            stray.append(d)
+    if whole is not None:
+        lines, texts = whole
+    else:
+        lines, texts = [], []
+        for chunk in iter_chunks(text):
+            line, chunk_text = chunk
+            if chunk_text[0] == "-" and (len(chunk_text) == 1 or chunk_text[1] in " \t\r\n"):
+                lines.append(line)
+                texts.append(chunk_text)
+            elif (d := stray_chunk_diagnostic(chunk)) is not None:
+                stray.append(d)
     if not texts:
         return None
-    if len(text) * _MOST_COST_PER_CHAR > memory_budget(len(text)):
-        # As the parser's quick count: every placed entry at its full cost. Within the budget, reading never stops.
-        spent = PLACED_COST * len(texts) + STRAY_COST * len(stray) + (
-            sum(map(entry_cost, texts)) if stray else _entries_cost(text[len(text) - sum(map(len, texts)):], len(texts)))
-        if spent > memory_budget(len(text)):
-            return None
     return lines, texts, stray
 
 
-def _entries_cost(text: str, count: int) -> int:
-    """The sum of entry_cost over count entries that make up the text, one after another: its counts add up (no
-    mark spans two entries, each of which starts at column 0 with '-')."""
-    return (ENTRY_COST + VALUE_COST) * count + len(text) + VALUE_COST * (estimated_nodes(text) - 1)
+def _may_stop_reading(chars: int, entries: int, stray: int, costs: Iterable[int]) -> bool:
+    """Whether the parser's quick count (every placed entry at its full cost, entry_cost) may stop reading a text of
+    chars characters with these entries' costs; within the budget, reading never stops."""
+    if chars * _MOST_COST_PER_CHAR <= memory_budget(chars):
+        return False
+    return PLACED_COST * entries + STRAY_COST * stray + sum(costs) > memory_budget(chars)
+
+
+@record
+class _Known:
+    """A record, read and its shape checked (ValueError where it is not what record_of writes)."""
+
+    order: list[bytes]
+    cluster: array[int]
+    costs: array[int]
+    owners: dict[str, int]
+    local: dict[bytes, object]
+    spaces: dict[bytes, object]
+    found: dict[int, object]
+    next: int
+    listed: dict[bytes, object]
+    checked: dict[bytes, object]
+
+    @staticmethod
+    def read(record: Record) -> _Known:
+        order, cluster, costs, keys, owners = (record.get(k) for k in ("order", "cluster", "costs", "keys", "owners"))
+        local, spaces, found, next_free = (record.get(k) for k in ("local", "spaces", "found", "next"))
+        listed, checked = record.get("listed"), record.get("checked")
+        if not (type(order) is bytes and type(cluster) is bytes and type(keys) is str and type(owners) is bytes
+                and type(costs) is bytes and len(order) % 16 == 0 and len(cluster) == len(order) // 4
+                and len(costs) == len(order) // 2 and len(owners) % 4 == 0
+                and isinstance(local, dict) and isinstance(spaces, dict)
+                and isinstance(found, dict) and type(next_free) is int and isinstance(listed, dict)
+                and checked in ({b"listed": [0]}, {b"listed": [1]})):
+            raise ValueError("not a record")
+        clusters, entry_costs, key_owners = array("i"), array("q"), array("i")
+        clusters.frombytes(cluster)
+        entry_costs.frombytes(costs)
+        key_owners.frombytes(owners)
+        names = keys.split("\0") if key_owners else []
+        if len(names) != len(key_owners):
+            raise ValueError("not a record")
+        digests = [order[k:k + 16] for k in range(0, len(order), 16)]
+        return _Known(digests, clusters, entry_costs, dict(zip(names, key_owners)), local, spaces, found, next_free,
+                      listed, checked)
 
 
 def edit_verdict(path: str, text: str, valid_tags: frozenset[str], release: Release, record: Record,
@@ -237,12 +293,11 @@ def edit_verdict(path: str, text: str, valid_tags: frozenset[str], release: Rele
     if chunks is None:
         return None
     lines, texts, stray = chunks
-    known_entries, known_clusters, listed = record.get("entries"), record.get("clusters"), record.get("listed")
-    if not (isinstance(known_entries, dict) and isinstance(known_clusters, dict) and isinstance(listed, dict)
-            and record.get("checked") in ({b"listed": [0]}, {b"listed": [1]})):
-        raise ValueError("not a record")
-    shim_listed = None if record["checked"] == {b"listed": [0]} else {n.decode() for n in listed}
-    digests = [entry_digest(t) for t in texts]
+    known = _Known.read(record)
+    shim_listed = None if known.checked == {b"listed": [0]} else {n.decode() for n in known.listed}
+    digests = list(map(entry_digest, texts))
+    old_cluster = dict(zip(known.order, known.cluster))
+    labels = list(map(old_cluster.get, digests, repeat(_UNSEEN)))  # each entry's old cluster, if the text was there
     parser = NativeParser(release=release)._entries(valid_tags)
     lowered = parser._cache  # entry text -> EntryResult, filled by _add_entries
 
@@ -251,93 +306,117 @@ def edit_verdict(path: str, text: str, valid_tags: frozenset[str], release: Rele
         if new:
             parser._add_entries(new, {})
 
-    lower(t for t, d in zip(texts, digests) if d not in known_entries)
-    summaries: dict[bytes, list[object]] = {}
-    clusters = _Clusters(len(texts))
-    for i, (entry_text, digest) in enumerate(zip(texts, digests)):
-        summary = summaries.get(digest)
-        if summary is None:
-            summary = known_entries.get(digest)
-            if summary is None:
-                summary = _summary(lowered[entry_text])
-            elif not _is_summary(summary):
-                raise ValueError("not an entry summary")
-            summaries[digest] = summary
-        clusters.add(i, summary[0])  # type: ignore[arg-type]
-    by_cluster = clusters.members()
-    cluster_digests = {root: cluster_digest(digests[i] for i in members) for root, members in by_cluster.items()}
-    dirty = [root for root in by_cluster if cluster_digests[root] not in known_clusters]
-    lower(texts[i] for root in dirty for i in by_cluster[root])
+    fresh = [i for i, label in enumerate(labels) if label == _UNSEEN]
+    costs = list(map(dict(zip(known.order, known.costs)).get, digests, repeat(0)))
+    for i in fresh:
+        costs[i] = entry_cost(texts[i])
+    if _may_stop_reading(len(text), len(texts), len(stray), costs):
+        return None  # (the memory budget might stop reading: the full check says where)
+    lower(texts[i] for i in fresh)
+    clusters = _Clusters()
+    clusters.owner = known.owners
+    next_free = known.next
+    local = {d: known.local[d] for d in set(digests) & known.local.keys()}
+    spaces = {d: known.spaces[d] for d in set(digests) & known.spaces.keys()}
+    numbered: dict[bytes, int] = {}
+    for i in fresh:  # a new text: a new cluster, joined with those its operator's keys meet
+        digest = digests[i]
+        label = numbered.get(digest)
+        if label is None:
+            result = lowered[texts[i]]
+            function = result.value.function if result.value is not None else None
+            if result.diagnostics:
+                local[digest] = encode_diagnostics(result.diagnostics)
+            if function is None:
+                label = KEYLESS
+                spaces[digest] = []
+            else:
+                label = numbered[digest] = next_free
+                next_free += 1
+                clusters.add(label, op_keys(function))
+                if function.namespace != "aten":
+                    spaces[digest] = [function.namespace]
+        labels[i] = label
+    old_members: dict[int, list[bytes]] = {}
+    for digest, label in zip(known.order, known.cluster):
+        if label != KEYLESS:
+            old_members.setdefault(label, []).append(digest)
+    find, parent = clusters.find, clusters.parent
+    members: dict[int, list[int]] = {}
+    for i, label in enumerate(labels):
+        if label != KEYLESS:
+            members.setdefault(find(label) if label in parent else label, []).append(i)
+    dirty = {root for root, group in members.items() if old_members.get(root) != [digests[i] for i in group]}
+    checked: dict[int, tuple[list[tuple[int, Diagnostic]], Sequence[Diagnostic]]] = {}
+    owner = clusters.owner
+    while dirty:
+        root = min(dirty)
+        dirty.discard(root)
+        group = members[root]
+        lower(texts[i] for i in group)
+        ops, found_problems, found_shims = _check_cluster(path, [(lines[i], texts[i]) for i in group], lowered,
+                                                          release, extra, shim_listed)
+        keys = {k for _, op_keys_found, _ in ops for k in op_keys_found}
+        met = {find(o) for o in map(owner.get, keys) if o is not None} & members.keys() - {root}
+        if met:  # an operator made anew relates to another cluster: the two are one, checked again
+            for other in met:
+                joined = members.pop(root) + members.pop(other)
+                checked.pop(other, None)
+                dirty.discard(other)
+                root = clusters.join(root, other)
+                members[root] = sorted(joined)
+            dirty.add(root)
+            continue
+        for key in keys:  # (whoever had the key before is this cluster, or no longer there)
+            owner[key] = root
+        entry_of_line = {lines[i]: i for i in group}
+        found_spaces: dict[bytes, set[str]] = {digests[i]: set() for i in group}
+        for line, _, namespace in ops:
+            found_spaces[digests[entry_of_line[line]]].add(namespace)
+        for digest, names in found_spaces.items():
+            if names == {"aten"}:
+                spaces.pop(digest, None)
+            else:
+                spaces[digest] = sorted(names)
+        checked[root] = ([(entry_of_line[line], d) for line, d in found_problems], found_shims)
+    if not release.register_dispatch_key_sharded:
+        names = {n for digest in set(digests) for n in spaces.get(digest, _DEFAULT_SPACES)}  # type: ignore[attr-defined]
+        if len(names) > 1:
+            return None  # _lost_registrations reads the order of namespaces through the whole file
     problems: list[Diagnostic] = []
     shims: list[Diagnostic] = []
-    fresh_clusters: dict[bytes, list[object]] = {}
-    fresh_owner: dict[str, int] = {}
-    for root in dirty:
-        members = by_cluster[root]
-        ops, found_problems, found_shims = _check_cluster(path, [(lines[i], texts[i]) for i in members], lowered,
-                                                          release, extra, shim_listed)
-        entry_of_line = {lines[i]: i for i in members}
-        keys: dict[int, set[str]] = {i: set() for i in members}
-        namespaces: dict[int, set[str]] = {i: set() for i in members}
-        for line, op_keys_found, namespace in ops:
-            i = entry_of_line[line]
-            for key in op_keys_found:  # a key met in another cluster: they were not closed (an operator made anew)
-                owner = clusters.owner.get(key)
-                if fresh_owner.setdefault(key, root) != root or (owner is not None and clusters.find(owner) != root):
-                    return None
-            keys[i].update(op_keys_found)
-            namespaces[i].add(namespace)
-        fresh: dict[bytes, tuple[set[str], set[str], str]] = {}
-        for i in members:  # (entries of the same text: the keys of both)
-            found_keys, found_spaces, _ = fresh.setdefault(digests[i], (set(), set(), texts[i]))
-            found_keys |= keys[i]
-            found_spaces |= namespaces[i]
-        for digest, (found_keys, found_spaces, entry_text) in fresh.items():
-            summaries[digest] = [sorted(found_keys), sorted(found_spaces),
-                                 encode_diagnostics(lowered[entry_text].diagnostics)]
-        position = {i: k for k, i in enumerate(members)}
-        placed_problems = [(entry_of_line[line], d) for line, d in found_problems]
-        member_lines = [lines[i] for i in members]
-        placed_shims = [(members[bisect.bisect_right(member_lines, d.span.start_line) - 1], d) for d in found_shims]
-        fresh_clusters[cluster_digests[root]] = [_relative(placed_problems, lines, position),
-                                                 _relative(placed_shims, lines, position)]
-        problems.extend(d for _, d in found_problems)
-        shims.extend(found_shims)
-    for root, members in by_cluster.items():
-        if cluster_digests[root] in fresh_clusters:
+    found: dict[int, object] = {}
+    for root, group in members.items():
+        member_lines = [lines[i] for i in group]
+        if root in checked:
+            placed_problems, placed_found = checked[root]
+            placed_shims = [(group[bisect.bisect_right(member_lines, d.span.start_line) - 1], d) for d in placed_found]
+            problems.extend(d for _, d in placed_problems)
+            shims.extend(placed_found)
+            if placed_problems or placed_shims:
+                position = {i: k for k, i in enumerate(group)}
+                found[root] = [_relative(placed_problems, lines, position), _relative(placed_shims, lines, position)]
             continue
-        kept = known_clusters[cluster_digests[root]]
+        kept = known.found.get(root)
+        if kept is None:
+            continue
         if not (isinstance(kept, list) and len(kept) == 2):
-            raise ValueError("not a cluster")
-        member_lines = [lines[i] for i in members]
+            raise ValueError("not a cluster's findings")
         problems.extend(_placed(kept[0], member_lines))
         shims.extend(_placed(kept[1], member_lines))
-        fresh_clusters[cluster_digests[root]] = kept
-    if not release.register_dispatch_key_sharded:
-        spaces = {n for digest in set(digests) for n in summaries[digest][1]}  # type: ignore[attr-defined]
-        if len(spaces) > 1:
-            return None  # _lost_registrations reads the order of namespaces through the whole file
-    local = [d.shifted(line) for line, digest in zip(lines, digests)
-             for d in decode_diagnostics(summaries[digest][2])]
-    diagnostics = first_diagnostics(chain(stray, local, problems), len(stray) + len(local) + len(problems), _order)
+        found[root] = kept
+    own = [d.shifted(line) for line, digest in zip(lines, digests) if digest in local
+           for d in decode_diagnostics(local[digest])]
+    diagnostics = first_diagnostics(chain(stray, own, problems), len(stray) + len(own) + len(problems), _order)
     shims.sort(key=lambda d: (d.span.start_line, d.span.start_col))
-    entries = {digest: summaries[digest] for digest in digests}
-    return NativeVerdict(diagnostics, tuple(shims)), {"entries": entries, "clusters": fresh_clusters,
-                                                      "listed": listed, "checked": record["checked"]}
-
-
-def _summary(result: EntryResult[LoweredEntry]) -> list[object]:
-    """A new entry's summary before its cluster is checked: its own operator's keys (those it generates are added
-    once the cluster is checked)."""
-    function = result.value.function if result.value is not None else None
-    if function is None:
-        return [[], [], encode_diagnostics(result.diagnostics)]
-    return [sorted(set(op_keys(function))), [function.namespace], encode_diagnostics(result.diagnostics)]
-
-
-def _is_summary(summary: object) -> bool:
-    # (a record checks as this opgen wrote it, under a key of this opgen's: its shape is asked, not each key's type)
-    return type(summary) is list and len(summary) == 3 and type(summary[0]) is list and type(summary[1]) is list
+    roots = [find(label) if label in parent else label for label in labels]
+    alive = members.keys()
+    moved = {o: find(o) for o in set(owner.values()) if o in parent or o not in alive}
+    owners = owner if not moved else {key: moved.get(o, o) for key, o in owner.items() if moved.get(o, o) in alive}
+    return NativeVerdict(diagnostics, tuple(shims)), {
+        "order": b"".join(digests), "cluster": array("i", roots).tobytes(), "costs": array("q", costs).tobytes(),
+        **_keys_record(owners), "local": local,
+        "spaces": spaces, "found": found, "next": next_free, "listed": known.listed, "checked": known.checked}
 
 
 def _check_cluster(path: str, members: list[tuple[int, str]], lowered: dict[str, EntryResult[LoweredEntry]],

@@ -22,7 +22,6 @@ import functools
 import hashlib
 import os
 import re
-import secrets
 import stat
 import struct
 import time
@@ -66,6 +65,11 @@ def default_folder() -> str | None:
     return user_cache_root()
 
 
+def _random_part() -> str:
+    """16 random hex digits for a temporary file's name (secrets.token_hex(8), without loading its module)."""
+    return os.urandom(8).hex()
+
+
 def digest(*parts: bytes | str) -> str:
     """A key: sha256 of the parts, each length-prefixed (so that no two lists of parts run together)."""
     h = hashlib.sha256()
@@ -76,29 +80,85 @@ def digest(*parts: bytes | str) -> str:
     return h.hexdigest()
 
 
-def _package_digest() -> str:
-    """sha256 of opgen's own source (every .py of the package, by path and content) and its version: an entry
-    written by any other opgen has another key."""
-    from .. import __version__  # noqa: PLC0415
+# The source's digest is kept beside its bytecode (the package's __pycache__), under the stats of its files (path,
+# device, inode, size, modification and change times): Python trusts its bytecode by the source's stats too, and a
+# file written since has another change time (which no one can set), so its stats differ. It is kept only once every
+# file is older than _SETTLED_NS: a file written again within the tick its change time was read in could keep it.
+_SETTLED_NS = 2_000_000_000
+_KEPT_DIGEST = "opgen-source-digest."
+_HEX_DIGEST = re.compile(rb"[0-9a-f]{64}")
 
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    h = hashlib.sha256(__version__.encode())
+
+def _sources(package: str) -> list[tuple[str, str]]:
+    """The package's .py files, each as (path relative to package, path), in a stable order (folders sorted, bytecode
+    folders left out)."""
+    out: list[tuple[str, str]] = []
+    cut = len(os.path.join(package, ""))
     for folder, subfolders, names in os.walk(package):
-        subfolders.sort()
-        for name in sorted(names):
-            if name.endswith(".py"):
-                path = os.path.join(folder, name)
-                h.update(os.path.relpath(path, package).encode("utf-8", "surrogateescape") + b"\0")
-                with open(path, "rb") as f:
-                    data = f.read()
-                h.update(struct.pack("<Q", len(data)) + data)
+        subfolders[:] = sorted(name for name in subfolders if name != "__pycache__")
+        out.extend((path[cut:], path) for path in (os.path.join(folder, name) for name in sorted(names)
+                                                   if name.endswith(".py")))
+    return out
+
+
+def _content_digest(paths: list[tuple[str, str]], version: str) -> str:
+    h = hashlib.sha256(version.encode())
+    for relative, path in paths:
+        h.update(relative.encode("utf-8", "surrogateescape") + b"\0")
+        with open(path, "rb") as f:
+            data = f.read()
+        h.update(struct.pack("<Q", len(data)) + data)
     return h.hexdigest()
+
+
+def package_digest(package: str, version: str) -> str:
+    """sha256 of the source under package (every .py, by path and content) and the version: an entry written by any
+    other opgen has another key. Read from where it was kept for the same stats of the files, else computed (and
+    kept, where the bytecode folder can be written: never an error)."""
+    paths = _sources(package)
+    stats = [os.stat(path) for _, path in paths]
+    signature = hashlib.sha256(repr((version, [(relative, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns,
+                                                st.st_ctime_ns) for (relative, _), st in zip(paths, stats)])
+                                    ).encode("utf-8", "surrogateescape")).hexdigest()
+    folder = os.path.join(package, "__pycache__")
+    kept = os.path.join(folder, _KEPT_DIGEST + signature[:40])
+    try:
+        with open(kept, "rb") as f:
+            data = f.read(65)
+        if _HEX_DIGEST.fullmatch(data):
+            return data.decode()
+    except OSError:
+        pass
+    found = _content_digest(paths, version)
+    if all(st.st_ctime_ns < time.time_ns() - _SETTLED_NS for st in stats):
+        _keep_digest(folder, kept, found)
+    return found
+
+
+def _keep_digest(folder: str, kept: str, found: str) -> None:
+    """Write the digest at kept, atomically, and remove the ones kept for other stats; nothing when it cannot."""
+    temp = f"{kept}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    try:
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        with os.fdopen(fd, "wb") as f:
+            f.write(found.encode())
+        os.replace(temp, kept)
+        for name in os.listdir(folder):
+            if name.startswith(_KEPT_DIGEST) and os.path.join(folder, name) != kept and not name.endswith(".tmp"):
+                os.unlink(os.path.join(folder, name))
+    except OSError:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
 
 
 @functools.lru_cache(maxsize=1)  # one value: the source of the running opgen
 def opgen_digest() -> str:
-    """_package_digest, computed once a process (about 10 ms)."""
-    return _package_digest()
+    """package_digest of the running opgen's package, once a process (about 1 ms where kept, 4 ms where not)."""
+    from .. import __version__  # noqa: PLC0415
+
+    return package_digest(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), __version__)
 
 
 def namespaced(kind: str, *parts: bytes | str) -> str:
@@ -231,7 +291,7 @@ class Cache:
         if self._fd is None or not self.writable or not _KEY.fullmatch(key) or len(payload) > self.entry_limit:
             return False
         for _ in range(_TEMP_TRIES):
-            temp = f".{key}.{os.getpid()}-{next(_temp_count)}-{secrets.token_hex(8)}.tmp"
+            temp = f".{key}.{os.getpid()}-{next(_temp_count)}-{_random_part()}.tmp"
             try:
                 fd = os.open(temp, _TEMP_FLAGS, 0o600, dir_fd=self._fd)
                 break

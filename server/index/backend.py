@@ -8,7 +8,8 @@ from ..diagnostics import Diagnostic, diag, first_diagnostics
 from ..model.backend import BackendYaml, lower_backend_yaml
 from ..model.backend_resolve import ResolvedBackend, resolve_backend
 from ..model.vendor_formats import lower_vendor_yaml, vendor_format
-from ..syntax.nodes import YNode, compose
+from ..syntax.libyaml import compose
+from ..syntax.nodes import YNode
 from ..text import Span
 from .documents import _not_text, estimated_nodes, memory_budget
 from .native import NativeSnapshot

@@ -6,8 +6,6 @@ exactly those torchgen 2.13's native_function_generation builds.
 
 from __future__ import annotations
 
-import string
-
 from ..releases import Release
 from . import dispatch as dk
 from .native_function import BackendMetadata, DeviceCheckType, NativeFunction, Variant
@@ -33,6 +31,9 @@ INPLACE_OPS_THAT_DONT_GET_GROUPED_PROPERLY = frozenset({"polygamma_"})
 # Mutable ops that break grouping, which functionalization leaves alone too (with the release's own list).
 _GROUPING_EXCEPTIONS = (OUT_OPS_THAT_DONT_GET_GROUPED_PROPERLY | MUTABLE_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT
                         | INPLACE_OPS_THAT_DONT_GET_GROUPED_PROPERLY)
+
+# The alias letters torchgen hands out, in order (string.ascii_lowercase, whose module a check need not load).
+_ALIAS_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
 def skips_functionalization(name: str, release: Release) -> bool:
@@ -67,7 +68,7 @@ def out_args_from_returns(func: FunctionSchema) -> tuple[tuple[Return, ...], tup
     if not any(r.type.is_tensor_like() for r in func.returns):
         raise GenerationError("there is no tensor-like return to turn into an out argument")
     used = {x for a in func.arguments.flat_all if a.annotation is not None for x in a.annotation.alias_set}
-    free = [c for c in string.ascii_lowercase if c not in used]
+    free = [c for c in _ALIAS_LETTERS if c not in used]
     all_plain_tensors = all(r.type == TENSOR for r in func.returns)
     outs: list[Argument] = []
     returns: list[Return] = []

@@ -14,7 +14,8 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from ..diagnostics import Diagnostic, diag
-from ..syntax.nodes import YMap, YNode, YScalar, YSeq, compose, to_python
+from ..syntax.libyaml import compose
+from ..syntax.nodes import YMap, YNode, YScalar, YSeq, to_python
 from ..text import Span
 from .selection_keys import TOP_LEVEL_KEYS
 

@@ -14,10 +14,6 @@ from __future__ import annotations
 
 import re
 
-import yaml
-from yaml.constructor import ConstructorError, SafeConstructor
-from yaml.resolver import Resolver
-
 from ..diagnostics import Diagnostic
 from ..text import Span
 from .nodes import MAX_DEPTH, YMap, YNode, YScalar, YSeq, duplicate_key_diagnostics, too_deep
@@ -34,8 +30,19 @@ _STR_TAG = "tag:yaml.org,2002:str"
 # Implicit tags whose values the fast path constructs as the safe loader would; others fall back.
 _CONSTRUCTED_TAGS = frozenset({"tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float",
                                "tag:yaml.org,2002:null"})
-_RESOLVER = Resolver()
-_FIRST_CHARS_RESOLVED = frozenset(c for c in Resolver.yaml_implicit_resolvers if c)
+# The first characters of the plain scalars PyYAML's resolver may read as something other than a string (the keys
+# of Resolver.yaml_implicit_resolvers; tests/syntax/test_canonical.py holds the two equal). A scalar starting with
+# any other character is a string.
+_FIRST_CHARS_RESOLVED = frozenset("yYnNtTfFoO-+0123456789.<~=!&*")
+# Where a scalar starts with a letter or '~', only YAML 1.1's booleans and nulls can resolve it, each a fixed word
+# (the bool and null resolvers): those words are the whole table, so such scalars need no PyYAML. The others
+# (numbers, timestamps, '<<', '=') are resolved by PyYAML itself.
+_WORDS: dict[str, object] = {
+    **dict.fromkeys(("yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"), True),
+    **dict.fromkeys(("no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), False),
+    **dict.fromkeys(("~", "null", "Null", "NULL"), None),
+}
+_WORD_STARTS = frozenset("yYnNtTfFoO~")
 
 
 class _NotCanonical(Exception):
@@ -63,8 +70,19 @@ def forget_interned() -> None:
 
 def _resolve_plain(text: str) -> object:
     """The value PyYAML's safe loader gives a plain scalar, or _FALLBACK for tags handled elsewhere."""
+    if text[0] in _WORD_STARTS:
+        return _WORDS.get(text, text)
+    return _resolve_with_pyyaml(text)
+
+
+def _resolve_with_pyyaml(text: str) -> object:
+    """_resolve_plain by PyYAML's own resolver and safe constructor (numbers, timestamps and the rest)."""
+    import yaml  # noqa: PLC0415  (loaded for such a scalar only: a check after a one-entry edit seldom meets one)
+    from yaml.constructor import ConstructorError, SafeConstructor  # noqa: PLC0415
+    from yaml.resolver import Resolver  # noqa: PLC0415
+
     # types-PyYAML leaves Resolver.resolve unannotated.
-    tag = _RESOLVER.resolve(yaml.ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]
+    tag = Resolver().resolve(yaml.ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]
     if tag == _STR_TAG:
         return text
     if tag not in _CONSTRUCTED_TAGS:

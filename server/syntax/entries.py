@@ -17,7 +17,7 @@ from ..diagnostics import Diagnostic, diag
 from ..frozen import record
 from ..text import Span
 from .canonical import compose_canonical_entry
-from .nodes import YMap, YNode, YSeq, compose
+from .nodes import YMap, YNode, YSeq
 
 
 class Chunk(NamedTuple):
@@ -48,6 +48,27 @@ def iter_chunks(text: str) -> Iterator[Chunk]:
     return map(tuple.__new__, repeat(Chunk), zip(lines, texts))
 
 
+# An entry's chunk: '-' at column 0, then blank space, a line end or the end of the text (what EntryListParser takes
+# for an entry; any other chunk is stray text).
+_ENTRY_START = re.compile(r"\n-(?=[ \t\r\n]|\Z)")
+
+
+def entry_chunks(text: str) -> tuple[list[int], list[str]] | None:
+    """The first lines and texts of the chunks (iter_chunks) when every chunk is an entry, else None: the cut of a
+    whole native_functions.yaml in a few C loops, for a reader that needs all of it at once."""
+    starts = [m.start() + 1 for m in _CHUNK_START.finditer(text)]
+    if text and text[0] not in " \t\r\n#":
+        starts.insert(0, 0)
+    entries = sum(1 for _ in _ENTRY_START.finditer(text)) + (text[:1] == "-" and text[1:2] in ("", " ", "\t", "\r", "\n"))
+    if entries != len(starts):  # (every entry's start is a chunk's)
+        return None
+    ends = starts[1:]
+    ends.append(len(text))
+    texts = list(map(text.__getitem__, map(slice, starts, ends)))
+    lines = list(accumulate(map(text.count, repeat("\n"), chain((0,), starts), starts)))
+    return lines, texts
+
+
 def split_chunks(text: str) -> tuple[Chunk, ...]:
     """All the chunks of the text (iter_chunks)."""
     return tuple(iter_chunks(text))
@@ -65,6 +86,8 @@ def compose_entry(chunk_text: str) -> ComposedEntry:
     canonical = compose_canonical_entry(chunk_text)
     if canonical is not None:
         return ComposedEntry(canonical[0], tuple(canonical[1]))
+    from .libyaml import compose  # (PyYAML loads for an entry out of the canonical shape only)
+
     root, diags = compose(chunk_text)
     if root is None:
         return ComposedEntry(None, tuple(diags))

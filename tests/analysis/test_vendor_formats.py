@@ -31,7 +31,7 @@ from opgen_lsp.model.vendor_formats import (
     vendor_format,
 )
 from opgen_lsp.releases import DEFAULT
-from opgen_lsp.syntax.nodes import compose
+from opgen_lsp.syntax.libyaml import compose
 
 # ../shared/corpus beside the checkout, as tests/conftest.py finds it.
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"

@@ -90,6 +90,39 @@ def test_the_source_digest_follows_the_source(tmp_path: Path) -> None:
     assert digest_of(copy.parent) != before
 
 
+def test_the_source_digest_is_kept_by_the_files_stats(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The digest kept beside the bytecode is read while every file keeps its stats; an edit that puts the old size
+    and modification time back still changes the change time, so the digest is computed again; files written in the
+    last moments are not kept for."""
+    package = tmp_path / "opgen_lsp"
+    shutil.copytree(Path(store.__file__).resolve().parent.parent, package, ignore=shutil.ignore_patterns("__pycache__"))
+    (package / "__pycache__").mkdir()
+    computed: list[str] = []
+    content_digest = store._content_digest
+
+    def counted(*args: object) -> str:
+        computed.append("digest")
+        return content_digest(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store, "_content_digest", counted)
+    monkeypatch.setattr(store, "_SETTLED_NS", 10**18)  # every file just written: nothing is kept
+    first = store.package_digest(str(package), "1")
+    assert store.package_digest(str(package), "1") == first and len(computed) == 2
+    assert not list((package / "__pycache__").iterdir())
+    monkeypatch.setattr(store, "_SETTLED_NS", 0)
+    assert store.package_digest(str(package), "1") == first and len(computed) == 3  # computed, then kept
+    assert store.package_digest(str(package), "1") == first and len(computed) == 3  # read where it was kept
+    assert store.package_digest(str(package), "2") != first  # (the version is part of it)
+    edited = package / "frozen.py"
+    before = edited.stat()
+    data = edited.read_bytes()
+    edited.write_bytes(data[:-1] + (b"#" if data[-1:] != b"#" else b" "))  # one byte, same size
+    os.utime(edited, ns=(before.st_atime_ns, before.st_mtime_ns))
+    again = store.package_digest(str(package), "1")
+    assert again != first and again == content_digest(store._sources(str(package)), "1")
+    assert len([p for p in (package / "__pycache__").iterdir() if p.name.startswith("opgen-source-digest.")]) == 1
+
+
 def test_garbage_in_the_folder_is_ignored_and_kept(tmp_path: Path) -> None:
     with Cache(str(tmp_path)) as cache:
         folder = entries(tmp_path)
@@ -173,7 +206,7 @@ def test_a_temporary_name_taken_by_another_process_is_tried_again(tmp_path: Path
     with Cache(str(tmp_path)) as cache:
         monkeypatch.setattr(store, "_temp_count", itertools.repeat(5))
         tokens = iter(["a" * 16, "b" * 16])
-        monkeypatch.setattr(store.secrets, "token_hex", lambda n: next(tokens))
+        monkeypatch.setattr(store, "_random_part", lambda: next(tokens))
         theirs = [entries(tmp_path) / f".{KEY}.{os.getpid()}-5.tmp", entries(tmp_path) / f".{KEY}.{os.getpid()}-5-{'a' * 16}.tmp"]
         for path in theirs:
             path.write_bytes(b"another process's")

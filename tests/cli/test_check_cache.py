@@ -459,6 +459,29 @@ def test_the_edit_path_declines_where_it_cannot_be_exact(tmp_path: Path, capsys:
             assert (len(edits), len(parses)) == ((1, 0) if by_edit and n else (0, 1)), (version, n)
 
 
+def test_an_edit_past_the_memory_budget_is_checked_in_full(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                          parses: list[str], edits: list[str],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The edit path counts the entries as the parser's quick count does (the record keeps each entry's cost): a file
+    within the budget is answered by it, one the budget may stop reading (OPG007) by the full check."""
+    from opgen_lsp.index import documents
+    from opgen_lsp.syntax.entries import split_chunks
+
+    native, cache = tree(tmp_path / "native", SAMPLES), str(tmp_path / "cache")
+    text = native.read_text()
+    entries = [c.text for c in split_chunks(text) if c.text.startswith("- ")]
+    counted = sum(map(documents.entry_cost, entries)) + documents.PLACED_COST * len(entries)
+    monkeypatch.setattr(documents, "MIN_MEMORY_BUDGET", counted + 20_000)  # (the env variable's value is keyed)
+    run(capsys, "--cache-dir", cache, str(native))
+    for n, more in enumerate((1, 40)):
+        native.write_text(text + "".join(f"- func: opgen_grown{n}_{k}(Tensor self) -> Tensor\n" for k in range(more)))
+        del parses[:], edits[:]
+        cached = run(capsys, "--cache-dir", cache, str(native))
+        assert cached == run(capsys, "--no-cache", str(native))
+        assert (len(edits), len(parses)) == ((1, 0) if more == 1 else (0, 1)), more
+    assert "OPG007" in cached[1]
+
+
 def test_the_fallback_op_names_are_the_shim_checks() -> None:
     from opgen_lsp.index.native import NativeParser
     from opgen_lsp.releases import resolve

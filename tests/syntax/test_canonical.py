@@ -11,13 +11,16 @@ import random
 from pathlib import Path
 
 import pytest
+import yaml
 from conftest import CORPUS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from opgen_lsp.syntax import canonical
 from opgen_lsp.syntax.canonical import compose_canonical_entry
 from opgen_lsp.syntax.entries import compose_entry, split_chunks
-from opgen_lsp.syntax.nodes import YMap, YScalar, YSeq, compose
+from opgen_lsp.syntax.libyaml import compose
+from opgen_lsp.syntax.nodes import YMap, YScalar, YSeq
 
 
 def libyaml_entry(text: str):
@@ -122,6 +125,61 @@ def test_tricky_entries(text: str) -> None:
 def test_resolution_cases_take_the_fast_path() -> None:
     assert compose_canonical_entry("- a: True\n  b: 1\n  c: ~\n  d: [1.5]\n") is not None
     assert compose_canonical_entry("- a: 2001-01-01\n") is None  # a timestamp: left to libyaml
+
+
+def _pyyaml_value(text: str) -> object:
+    """What PyYAML's safe loader makes of text as a plain scalar: its value, or "<tag>" for a tag the fast path leaves
+    to libyaml (and for a value it cannot construct)."""
+    tag = yaml.resolver.Resolver().resolve(yaml.ScalarNode, text, (True, False))
+    if tag == "tag:yaml.org,2002:str":
+        return text
+    try:
+        return yaml.constructor.SafeConstructor().construct_object(yaml.ScalarNode(tag, text), deep=True)
+    except (yaml.constructor.ConstructorError, ValueError, TypeError):
+        return "<tag>"
+
+
+def test_the_first_characters_resolved_are_pyyamls() -> None:
+    assert canonical._FIRST_CHARS_RESOLVED == {c for c in yaml.resolver.Resolver.yaml_implicit_resolvers if c}
+
+
+def _words() -> list[str]:
+    """Plain scalars starting with a character PyYAML resolves: its booleans and nulls in every case, near misses,
+    the scalars of the real file's lines, and random words."""
+    rng = random.Random(29)
+    base = ["yes", "no", "true", "false", "on", "off", "null", "~", "y", "n", "Y", "N", "NaN", "nan", "o", "O", "t",
+            "T", "f", "F", "none", "None", "nil", "~~", "~x", "onx", "off_", "nullable", "True_", "Truee", "yess",
+            "function", "method", "noalias", "out", "Off1", "t_", "Tensor", "True.x", "NoCheck", "fn.out"]
+    cased = {w.upper() for w in base} | {w.capitalize() for w in base} | {w.swapcase() for w in base}
+    randoms = {rng.choice("yYnNtTfFoO~") + "".join(rng.choice("eEsSoOnNuUlLrRfFaA_.~ 1") for _ in range(rng.randrange(6)))
+               for _ in range(3000)}
+    return sorted({*base, *cased, *randoms})
+
+
+def test_words_resolve_as_pyyaml_resolves_them(native_yaml: Path) -> None:
+    """The table of words (no PyYAML) against PyYAML's resolver and constructor, with the value's type."""
+    found = set(_words())
+    for line in native_yaml.read_text(encoding="utf-8").splitlines():  # every value and list item of the real file
+        value = line.split("#", 1)[0].rsplit(": ", 1)[-1].strip(" -[]")
+        found.update(v.strip() for v in value.split(",") if v.strip())
+    checked = 0
+    for text in sorted(found):
+        if text[0] not in canonical._WORD_STARTS:
+            continue
+        mine, theirs = canonical._resolve_plain(text), _pyyaml_value(text)
+        assert (type(mine), mine) == (type(theirs), theirs), text
+        checked += 1
+    assert checked > 2000
+
+
+def test_other_scalars_are_resolved_by_pyyaml() -> None:
+    for text in ("12", "-3", "0x10", "1.5", ".NaN", "1e3", "2020-01-02", "<<", "=", "0", "+1", "1_000", "1:20"):
+        mine = canonical._resolve_plain(text)
+        theirs = _pyyaml_value(text)
+        if theirs == "<tag>" or not isinstance(theirs, (str, bool, int, float, type(None))):  # '<<', a timestamp
+            assert mine is canonical._FALLBACK, text
+        else:
+            assert (type(mine), mine) == (type(theirs), theirs) or theirs != theirs and mine != mine, text
 
 
 _JUNK = "-:#&*!|>'\"%@`{}[],?\n \t\\~.0123456789abcTyn"
