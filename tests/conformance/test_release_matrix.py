@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 from functools import cache
 from pathlib import Path
@@ -256,6 +257,32 @@ _TAG_LIST = re.compile(rb"\{(at::Tag::\w+(?:, at::Tag::\w+)*)\}")
 def tags_sorted(text: bytes) -> bytes:
     """RegisterSchema.cpp with the tags inside each {at::Tag::...} list sorted."""
     return _TAG_LIST.sub(lambda m: b"{" + b", ".join(sorted(m.group(1).split(b", "))) + b"}", text)
+
+
+def generated_with_entries(version: str, entries: str, tmp_path: Path, monkeypatch) -> dict[str, bytes]:
+    """gen.py of the release and opgen on the release's own ATen folder with `entries` appended to its yaml: every
+    file opgen writes is gen.py's (RegisterSchema.cpp modulo tag order); gen.py's files, by name."""
+    folder = release_folder(version)
+    aten = tmp_path / "ATen"
+    shutil.copytree(_aten(folder) / "templates", aten / "templates")
+    (aten / "native").mkdir()
+    shutil.copy(_aten(folder) / "native" / "tags.yaml", aten / "native" / "tags.yaml")
+    (aten / "native" / "native_functions.yaml").write_text(
+        (_aten(folder) / "native" / "native_functions.yaml").read_text() + entries)
+    ref, ours = tmp_path / "torchgen", tmp_path / "opgen"
+    ref.mkdir()
+    ours.mkdir()
+    theirs = reference.run_digests(["-m", "torchgen.gen", "-s", str(aten), "-d", "aten"], cwd=ref,
+                                   pythonpath=[folder], outputs=[Path("aten")])
+    assert theirs.done.returncode == 0, theirs.done.stderr[-2000:]
+    monkeypatch.chdir(ours)
+    assert main(["generate", "-s", str(aten), "-d", "aten", "--torch-version", version, "--jobs", "1"]) == 0
+    got = files_under(ours)
+    expected = dict(theirs.files)
+    theirs_schema, ours_schema = expected.pop(SCHEMA).read(), got.pop(SCHEMA)
+    assert tags_sorted(theirs_schema) == ours_schema, first_difference(tags_sorted(theirs_schema), ours_schema)
+    assert_same_files(expected, got)
+    return {name: f.read() for name, f in expected.items()} | {SCHEMA: theirs_schema}
 
 
 def test_tag_lists_sort_inside_their_braces_only() -> None:
