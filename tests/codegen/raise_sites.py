@@ -293,7 +293,7 @@ SITES: dict[str, Site] = {
     "pieces/dest/static_dispatch.py:backend_call_signature:assert": internal(
         "CppSignatureGroup has a symint signature whenever the schema has SymInt"),
     "pieces/dest/backend_select.py:compute_backend_select_definition:BackendSelectError": handled(
-        "opgen_lsp.codegen.files.backend_select:register_backend_select_cpp",
+        "opgen_lsp.codegen.files.backend_select:_backend_select_of",
         "the native signature's tensor arguments are the schema's: both views of one schema agree"),
     "pieces/dest/declarations_yaml.py:_cpp_argument_yaml:ValueError": internal(
         "a C++ binding's argument is an Argument or TensorOptionsArguments (SelfArgument is unpacked before)"),
@@ -392,6 +392,7 @@ SITES: dict[str, Site] = {
     "codegen/files/functionalization.py:_functionalization_env.env:PlanError": handled(
         "opgen_lsp.codegen.generate:write_planned", _PLAN),
     "codegen/files/functionalization.py:_guard:PlanError": handled("opgen_lsp.codegen.generate:write_planned", _PLAN),
+    "codegen/files/functionalization.py:_lines:PlanError": handled("opgen_lsp.codegen.generate:write_planned", _PLAN),
     "codegen/files/native.py:namespace_prologue:PlanError": rule("OPG129", "kernel-namespace-too-deep",
                                                                  "kernel-namespace-too-deep-to-register"),
     "codegen/files/native.py:_declarations_of:PlanError": rule("OPG129", "two-kernel-namespaces"),
