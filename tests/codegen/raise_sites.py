@@ -377,10 +377,12 @@ SITES: dict[str, Site] = {
     "analysis/shims.py:_versions_of:aoti.FallbackOpsError": handled(
         "opgen_lsp.analysis.shims:parse_fallback_ops", _FALLBACK_OPS),
     # ------------------------------------------------------------------ files, plans, templates
-    "codegen/files/backend_select.py:register_backend_select_cpp:PlanError": handled(
-        "opgen_lsp.codegen.generate:write_planned", _PLAN),
     "codegen/files/context.py:GenContext.parts_key:ValueError": internal(
         "called only by the file keys of a run with the contributions memo (GenContext.values_key is None without it)"),
+    "codegen/files/deferred.py:values:PlanError": handled(
+        "opgen_lsp.codegen.generate:write_planned",
+        "the error of an op or view group a keyed file's family deferred (backend_select.py, functionalization.py); "
+        + _PLAN),
     "codegen/files/dispatch_key.py:_definitions_template:PlanError": handled(
         "opgen_lsp.codegen.generate:write_planned", _PLAN),
     "codegen/files/dispatch_key.py:kernel_namespace_definitions:PlanError": handled(
@@ -392,7 +394,6 @@ SITES: dict[str, Site] = {
     "codegen/files/functionalization.py:_functionalization_env.env:PlanError": handled(
         "opgen_lsp.codegen.generate:write_planned", _PLAN),
     "codegen/files/functionalization.py:_guard:PlanError": handled("opgen_lsp.codegen.generate:write_planned", _PLAN),
-    "codegen/files/functionalization.py:_lines:PlanError": handled("opgen_lsp.codegen.generate:write_planned", _PLAN),
     "codegen/files/native.py:namespace_prologue:PlanError": rule("OPG129", "kernel-namespace-too-deep",
                                                                  "kernel-namespace-too-deep-to-register"),
     "codegen/files/native.py:_declarations_of:PlanError": rule("OPG129", "two-kernel-namespaces"),

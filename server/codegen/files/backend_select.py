@@ -11,21 +11,22 @@ from ...pieces.dest.backend_select import (
     needs_backend_select,
 )
 from ...releases.profile import CppSpelling
-from ..plan import Env, PlanError
+from ..plan import Env
 from .context import GenContext, Part
+from .deferred import Deferred, computed, failed, values
 
 
 def _backend_select_of(f: NativeFunction, selection: Selection, spelling: CppSpelling
-                       ) -> tuple[str, str, str] | str | None:
-    """An op's include, kernel and registration; None when it has no BackendSelect kernel; the error's message
-    when gen.py fails on it (raised when the file is built, as without the memo, never while keying it)."""
+                       ) -> Deferred[tuple[str, str, str] | None]:
+    """An op's include, kernel and registration; None when it has no BackendSelect kernel; deferred (deferred.py):
+    gen.py's error is raised when the file is built, never while keying it."""
     if not (needs_backend_select(f) and selection.is_selected(f)):
-        return None
+        return computed(None)
     try:
         definition = compute_backend_select_definition(f, spelling)
     except BackendSelectError as exc:
-        return str(exc)
-    return f"#include <ATen/ops/{f.root_name}_ops.h>", definition, compute_backend_select_registration(f)
+        return failed(exc)
+    return computed((f"#include <ATen/ops/{f.root_name}_ops.h>", definition, compute_backend_select_registration(f)))
 
 
 def backend_select_part(ctx: GenContext) -> Part:
@@ -35,10 +36,7 @@ def backend_select_part(ctx: GenContext) -> Part:
 
 
 def register_backend_select_cpp(ctx: GenContext) -> Env:
-    pieces = [p for p in ctx.per_items(*backend_select_part(ctx)) if p is not None]
-    failed = next((p for p in pieces if isinstance(p, str)), None)
-    if failed is not None:
-        raise PlanError(failed)
+    pieces = [p for p in values(ctx.per_items(*backend_select_part(ctx))) if p is not None]
     return {"ops_headers": [p[0] for p in pieces],
             "backend_select_method_definitions": [p[1] for p in pieces],
             "backend_select_function_registrations": [p[2] for p in pieces]}

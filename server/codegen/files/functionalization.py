@@ -21,6 +21,7 @@ from ...pieces.dest.functionalization import (
 )
 from ..plan import Env, PlanError, shard_envs, shard_keys
 from .context import GenContext, Part
+from .deferred import Deferred, computed, failed, values
 from .narrow import index_flags, narrow_index
 
 REGISTER_FUNCTIONALIZATION_SHARDS = 4
@@ -103,25 +104,19 @@ def _guard(fn: Callable[[], T]) -> T:
 
 
 def _guarded(compute: Callable[[NativeFunctionsViewGroup], list[str]]
-             ) -> Callable[[NativeFunctionsViewGroup], tuple[bool, list[str] | str]]:
-    """compute as a per-item contribution: (True, its lines), or (False, the message gen.py fails with), so that
-    keying a file never raises (the error is raised when the file is built: _lines)."""
-    def guarded(g: NativeFunctionsViewGroup) -> tuple[bool, list[str] | str]:
+             ) -> Callable[[NativeFunctionsViewGroup], Deferred[list[str]]]:
+    """compute as a per-item contribution, its error deferred (deferred.py): keying a file never raises."""
+    def guarded(g: NativeFunctionsViewGroup) -> Deferred[list[str]]:
         try:
-            return True, compute(g)
+            return computed(compute(g))
         except FunctionalizationError as exc:
-            return False, str(exc)
+            return failed(exc)
     return guarded
 
 
-def _lines(values: list[tuple[bool, list[str] | str]]) -> list[str]:
-    """The lines of _guarded's values, in order; PlanError at the first that failed."""
-    out: list[str] = []
-    for ok, lines in values:
-        if not ok:
-            raise PlanError(str(lines))
-        out += lines
-    return out
+def _lines(found: list[Deferred[list[str]]]) -> list[str]:
+    """The lines of _guarded's values, in order (PlanError at the first that failed)."""
+    return [line for lines in values(found) for line in lines]
 
 
 def _view_meta_groups(ctx: GenContext) -> tuple[NativeFunctionsViewGroup, ...]:
