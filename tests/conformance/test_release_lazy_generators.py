@@ -8,11 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from file_trees import files_under, first_difference
 
-from opgen_lsp.cli import main
-
-from .test_release_matrix import _aten, _pytorch_shaped, _torchgen, release, release_folder
+from .lazy_ts import lazy_ts_files, text_of
+from .test_release_matrix import release
 
 pytestmark = [pytest.mark.versions, pytest.mark.slow]
 
@@ -28,27 +26,7 @@ full_codegen:
 
 @pytest.mark.parametrize("version", ["2.1.2", "2.2.2"])
 def test_generator_arguments_as_the_release_has_them(version: str, tmp_path: Path, monkeypatch) -> None:
-    folder = release_folder(version)
-    source = tmp_path / "xla_native_functions.yaml"
-    source.write_text(YAML)
-    header = folder / "torch" / "include" / "torch" / "csrc" / "lazy" / "core" / "shape_inference.h"
-    oracle = _pytorch_shaped(folder, tmp_path / "oracle")
-    args = ["-s", str(source), "-o", "out", "--gen-ts-lowerings", "--node-base", "TsNode",
-            "--node-base-hdr", "torch/csrc/lazy/ts_backend/ts_node.h", "--shape-inference-hdr", str(header)]
-    ref, ours = tmp_path / "torchgen", tmp_path / "opgen"
-    ref.mkdir()
-    ours.mkdir()
-    done = _torchgen(oracle, "torchgen.gen_lazy_tensor", args, ref, ["out"])
-    assert done.returncode == 0, done.stderr[-2000:]
-    monkeypatch.chdir(ours)
-    native = _aten(folder) / "native" / "native_functions.yaml"
-    assert main(["generate-lazy", *args, "--native-functions", str(native),
-                 "--templates", str(_aten(folder) / "templates")]) == 0
-    expected, got = files_under(ref / "out"), files_under(ours / "out")
-    assert sorted(got) == sorted(expected)
-    for name in expected:
-        assert got[name] == expected[name], f"{name} differs at {first_difference(expected[name], got[name])}"
+    expected = lazy_ts_files(version, YAML, tmp_path, monkeypatch)
     # What tells the releases apart, so that the comparison cannot pass on nothing: the node's generator.
-    ir = next(v for k, v in expected.items() if k.endswith("LazyIr.h")).decode()
-    kept = "torch.Generator()" in ir
+    kept = "torch.Generator()" in text_of(expected, "LazyIr.h")
     assert kept == release(version).lazy_ir_keeps_generators

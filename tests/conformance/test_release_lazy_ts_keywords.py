@@ -9,11 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from file_trees import files_under, first_difference
 
-from opgen_lsp.cli import main
-
-from .test_release_matrix import _aten, _pytorch_shaped, _torchgen, release, release_folder
+from .lazy_ts import lazy_ts_files, text_of
+from .test_release_matrix import release
 
 pytestmark = [pytest.mark.versions, pytest.mark.slow]
 
@@ -38,31 +36,10 @@ const c10::optional<at::Tensor> & sorter);
 
 @pytest.mark.parametrize("version", ["2.0.1", "2.1.2"])
 def test_optional_keyword_tensors_lower_as_the_release_has_them(version: str, tmp_path: Path, monkeypatch) -> None:
-    folder = release_folder(version)
-    source = tmp_path / "xla_native_functions.yaml"
-    source.write_text(YAML)
-    released = folder / "torch" / "include" / "torch" / "csrc" / "lazy" / "core" / "shape_inference.h"
-    header = tmp_path / "shape_inference.h"
-    header.write_text(released.read_text() + SHAPE_FUNCTIONS)
-    oracle = _pytorch_shaped(folder, tmp_path / "oracle")
-    args = ["-s", str(source), "-o", "out", "--gen-ts-lowerings", "--node-base", "TsNode",
-            "--node-base-hdr", "torch/csrc/lazy/ts_backend/ts_node.h", "--shape-inference-hdr", str(header)]
-    ref, ours = tmp_path / "torchgen", tmp_path / "opgen"
-    ref.mkdir()
-    ours.mkdir()
-    done = _torchgen(oracle, "torchgen.gen_lazy_tensor", args, ref, ["out"])
-    assert done.returncode == 0, done.stderr[-2000:]
-    monkeypatch.chdir(ours)
-    native = _aten(folder) / "native" / "native_functions.yaml"
-    assert main(["generate-lazy", *args, "--native-functions", str(native),
-                 "--templates", str(_aten(folder) / "templates")]) == 0
-    expected, got = files_under(ref / "out"), files_under(ours / "out")
-    assert sorted(got) == sorted(expected)
-    for name in expected:
-        assert got[name] == expected[name], f"{name} differs at {first_difference(expected[name], got[name])}"
+    expected = lazy_ts_files(version, YAML, tmp_path, monkeypatch, SHAPE_FUNCTIONS)
     # What tells the releases apart, so that the comparison cannot pass on nothing.
-    ir = next(v for k, v in expected.items() if k.endswith("LazyIr.h")).decode()
+    ir = text_of(expected, "LazyIr.h")
     assert ("has_sorter ? loctx->GetOutputOp" in ir) == release(version).lazy_ts_optional_keyword_values
-    registration = next(v for k, v in expected.items() if k.endswith("RegisterXLA.cpp")).decode()
+    registration = text_of(expected, "RegisterXLA.cpp")
     declared = "TORCH_API void RegisterTorchScriptXLANativeFunctions();" in registration
     assert declared == release(version).deferred_registration_declared
