@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import marshal
 from pathlib import Path
+from typing import Any, NoReturn
 
 import pytest
 
@@ -46,43 +47,36 @@ def _context(cache: Path) -> GenContext:
     return ctx
 
 
-def test_a_backend_select_error_is_raised_by_the_file_and_kept_by_the_memo(tmp_path: Path,
-                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+# A file of each family: the module, the piece it computes per item (patched to fail), its error, the family's
+# part, the file's environment, and the items (the samples' BackendSelect ops, view groups) in the file's order.
+FAMILIES = {
+    "RegisterBackendSelect.cpp": (backend_select, "compute_backend_select_definition", BackendSelectError,
+                                  backend_select.backend_select_part, backend_select.register_backend_select_cpp,
+                                  ["make_ramp", "rand_ramp"]),
+    "FunctionalInverses.h": (functionalization, "compute_view_inverse_declaration", FunctionalizationError,
+                             functionalization.functional_inverses_part, functionalization.functional_inverses_h,
+                             ["fold_view", "split_even"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FAMILIES))
+def test_an_items_error_is_raised_by_the_file_and_kept_by_the_memo(name: str, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    module, piece, error, part, environment, items = FAMILIES[name]
     calls: list[str] = []
 
-    def refuse(f, spelling):  # the samples' BackendSelect ops: make_ramp, rand_ramp
-        calls.append(f.root_name)
-        raise BackendSelectError(f"refused {f.root_name}")
-    monkeypatch.setattr(backend_select, "compute_backend_select_definition", refuse)
+    def refuse(item: Any, _: object) -> NoReturn:
+        calls.append(item.root_name)
+        raise error(f"refused {item.root_name}")
+    monkeypatch.setattr(module, piece, refuse)
     ctx = _context(tmp_path)
-    key = ctx.values_key("RegisterBackendSelect.cpp", backend_select.backend_select_part(ctx))
-    assert key is not None and key()  # keying the file computes the pieces and raises nothing
-    with pytest.raises(PlanError, match="^refused make_ramp$"):
-        backend_select.register_backend_select_cpp(ctx)
+    key = ctx.values_key(name, part(ctx))
+    assert key is not None and key()  # keying the file computes every item's piece and raises nothing
+    assert calls == items
+    with pytest.raises(PlanError, match=f"^refused {items[0]}$"):  # building it raises the first item's error
+        environment(ctx)
     assert ctx.contributions is not None
     ctx.contributions.save()
-    computed_once = list(calls)
-    with pytest.raises(PlanError, match="^refused make_ramp$"):  # read back from the memo, not computed again
-        backend_select.register_backend_select_cpp(_context(tmp_path))
-    assert calls == computed_once == ["make_ramp", "rand_ramp"]
-
-
-def test_a_view_group_error_is_raised_by_the_file_and_kept_by_the_memo(tmp_path: Path,
-                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    calls: list[str] = []
-
-    def refuse(g, release):  # the samples' view groups: fold_view, split_even
-        calls.append(g.root_name)
-        raise FunctionalizationError(f"no inverse of {g.root_name}")
-    monkeypatch.setattr(functionalization, "compute_view_inverse_declaration", refuse)
-    ctx = _context(tmp_path)
-    key = ctx.values_key("FunctionalInverses.h", functionalization.functional_inverses_part(ctx))
-    assert key is not None and key()
-    with pytest.raises(PlanError, match="^no inverse of fold_view$"):
-        functionalization.functional_inverses_h(ctx)
-    assert ctx.contributions is not None
-    ctx.contributions.save()
-    computed_once = list(calls)
-    with pytest.raises(PlanError, match="^no inverse of fold_view$"):
-        functionalization.functional_inverses_h(_context(tmp_path))
-    assert calls == computed_once == ["fold_view", "split_even"]
+    with pytest.raises(PlanError, match=f"^refused {items[0]}$"):  # the same, read back from the memo
+        environment(_context(tmp_path))
+    assert calls == items  # (not computed again)

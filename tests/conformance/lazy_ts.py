@@ -13,6 +13,11 @@ from opgen_lsp.cli import main
 from .test_release_matrix import _aten, _pytorch_shaped, _torchgen, release_folder
 
 
+def full_codegen_yaml(*ops: str) -> str:
+    """An XLA backend yaml whose full_codegen lists ops."""
+    return "backend: XLA\ncpp_namespace: torch_xla\nfull_codegen:\n" + "".join(f"  - {op}\n" for op in ops)
+
+
 def lazy_ts_files(version: str, yaml: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                   shape_functions: str = "") -> dict[str, bytes]:
     """The files the release's gen_lazy_tensor writes for `yaml` (as xla_native_functions.yaml), by path, having

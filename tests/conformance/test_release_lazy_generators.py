@@ -9,19 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from .lazy_ts import lazy_ts_files, text_of
+from .lazy_ts import full_codegen_yaml, lazy_ts_files, text_of
 from .test_release_matrix import release
 
 pytestmark = [pytest.mark.versions, pytest.mark.slow]
 
-YAML = """\
-backend: XLA
-cpp_namespace: torch_xla
-full_codegen:
-  - abs
-  - bernoulli
-  - random.to
-"""
+YAML = full_codegen_yaml("abs", "bernoulli", "random.to")
 
 
 @pytest.mark.parametrize("version", ["2.1.2", "2.2.2"])

@@ -10,19 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from .lazy_ts import lazy_ts_files, text_of
+from .lazy_ts import full_codegen_yaml, lazy_ts_files, text_of
 from .test_release_matrix import release
 
 pytestmark = [pytest.mark.versions, pytest.mark.slow]
 
-YAML = """\
-backend: XLA
-cpp_namespace: torch_xla
-full_codegen:
-  - abs
-  - searchsorted.Tensor
-  - linalg_pinv.atol_rtol_tensor
-"""
+YAML = full_codegen_yaml("abs", "searchsorted.Tensor", "linalg_pinv.atol_rtol_tensor")
 
 # The shape functions gen_lazy_tensor asks for (in 2.0 and 2.1 the optional is c10's).
 SHAPE_FUNCTIONS = """
