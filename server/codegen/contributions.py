@@ -17,7 +17,8 @@ values, so a file an edit leaves as it was costs neither loading nor building (f
 
 Storage: one cache entry per family (marshal of {fingerprint: value}), loaded on first use; one of the digests of
 those values; and one of the recent contributions of every family (see Contributions). Values must be
-marshal-able (str, list, tuple, dict, int, bool, None).
+marshal-able (str, list, tuple, dict, int, bool, None): an item's error that gen.py raises when it builds the file is
+kept as a value too, raised when the file is built (files/deferred.py).
 """
 
 from __future__ import annotations
