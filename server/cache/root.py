@@ -11,11 +11,38 @@ import re
 # The kernel index's cache files (index/kernels.py), in the root: kernels-<16 hex digits of its roots>.json.
 KERNEL_INDEX_PREFIX = "kernels-"
 KERNEL_INDEX_NAME = re.compile(r"kernels-[0-9a-f]{16}\.json")
+# One file per set of roots indexed: the most recently written are kept, so that every tree ever indexed (each
+# temporary checkout, each worktree) does not stay on disk for good.
+KERNEL_INDEXES_KEPT = 32
 
 
 def user_cache_root() -> str:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "opgen")
+
+
+def prune_kernel_indexes(root: str, keep: int = KERNEL_INDEXES_KEPT) -> int:
+    """Remove all but the `keep` most recently written kernel index files in root (only names of its own, never
+    through a link); the number removed. A file another process removes meanwhile is no error."""
+    found: list[tuple[int, str]] = []
+    try:
+        with os.scandir(root) as entries:
+            for entry in entries:
+                if KERNEL_INDEX_NAME.fullmatch(entry.name):
+                    try:
+                        found.append((entry.stat(follow_symlinks=False).st_mtime_ns, entry.path))
+                    except OSError:
+                        pass
+    except OSError:
+        return 0
+    removed = 0
+    for _, path in sorted(found, reverse=True)[keep:]:
+        try:
+            os.unlink(path)
+            removed += 1
+        except OSError:  # gone already, or not ours to remove: only space is at stake
+            pass
+    return removed
 
 
 def clear_kernel_index(root: str) -> tuple[int, list[str]]:

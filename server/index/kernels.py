@@ -23,7 +23,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from ..cache.root import KERNEL_INDEX_PREFIX, user_cache_root
+from ..cache.root import KERNEL_INDEX_PREFIX, prune_kernel_indexes, user_cache_root
 from ..frozen import record
 from ..input_file import UnreadableFile, read_text
 from ..syntax import cpp_macros, cpp_scan, cpp_types
@@ -274,6 +274,7 @@ def _save_cache(path: Path | None, files: dict[str, FileSymbols], relinked: dict
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp.write_text(json.dumps(data, separators=(",", ":")))
         os.replace(tmp, path)
+        prune_kernel_indexes(str(path.parent))
     except OSError:  # a cache that cannot be written only costs time; a partial one must not stay (full disk)
         try:
             tmp.unlink()

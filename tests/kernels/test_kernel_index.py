@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from opgen_lsp.analysis.kernels import missing_kernels
+from opgen_lsp.cache.root import KERNEL_INDEX_NAME, KERNEL_INDEXES_KEPT
 from opgen_lsp.cli import main
 from opgen_lsp.index.kernels import KernelIndex
 from opgen_lsp.index.native import NativeParser, TagsParser
@@ -226,3 +227,25 @@ def test_a_cache_that_cannot_be_written_leaves_no_temporary_file(tree: Path, tmp
     monkeypatch.setattr(Path, "write_text", disk_full)
     index = KernelIndex.build([str(tree)], cache=cache, workers=1)
     assert index.files and sorted(p.name for p in cache.parent.iterdir()) == []
+
+
+def test_the_kernel_index_cache_keeps_the_newest_trees_only(tree: Path, tmp_path: Path) -> None:
+    """One file per set of roots: the oldest go once more than KERNEL_INDEXES_KEPT are there; nothing else is
+    touched (other names, a link's target)."""
+    root = tmp_path / "opgen"
+    root.mkdir()
+    for i in range(KERNEL_INDEXES_KEPT + 5):
+        old = root / f"kernels-{i:016x}.json"
+        old.write_text("{}")
+        os.utime(old, ns=(i * 10**9, i * 10**9))
+    (root / "kernels-notes.json").write_text("mine")
+    outside = tmp_path / "outside.json"
+    outside.write_text("theirs")
+    (root / f"kernels-{'f' * 16}.json").symlink_to(outside)  # the newest by its own mtime: kept
+    cache = root / f"kernels-{'e' * 16}.json"
+    KernelIndex.build([str(tree)], cache=cache, workers=1)
+    left = sorted(p.name for p in root.iterdir() if KERNEL_INDEX_NAME.fullmatch(p.name))
+    assert len(left) == KERNEL_INDEXES_KEPT and cache.name in left and f"kernels-{'f' * 16}.json" in left
+    assert f"kernels-{0:016x}.json" not in left and f"kernels-{KERNEL_INDEXES_KEPT + 4:016x}.json" in left
+    assert (root / "kernels-notes.json").read_text() == "mine" and outside.read_text() == "theirs"
+    assert json.loads(cache.read_text())["files"]
