@@ -14,7 +14,8 @@ of medians; goal: opgen <= 0.3 x torchgen.
 
 With --torch-release, that release's own gen_lazy_tensor and shape-inference header (from
 tools/torchgen_release.py's cache) and opgen held to the release, on its own inputs; the yaml less the ops the
-release lacks.
+release lacks and the ops its generators fail on (opgen names them; the release matrix leaves them out too), the
+flags spelled as that release takes them (1.13: --gen_ts_lowerings, ...).
 
 Exit status: 0 when measured (goal met or not), 1 when a run failed or the outputs differ,
 2 when torch (torchgen) or opgen_lsp is not importable or the yaml is missing.
@@ -26,6 +27,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch_release
 from tool_runs import bench_arguments, measure, release_inputs
@@ -34,10 +36,20 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_YAML = Path(os.environ.get("OPGEN_CORPUS") or ROOT.parent / "shared" / "corpus") / "pytorch-xla__xla_native_functions.yaml"
 GOAL = 0.3
 
+if TYPE_CHECKING:
+    from opgen_lsp.releases import Release
 
-def commands(yaml: Path, header: Path, opgen_flags: list[str]) -> dict[str, list[str]]:
+
+def commands(yaml: Path, header: Path, opgen_flags: list[str], release: Release | None = None
+             ) -> dict[str, list[str]]:
+    """Both tools' command lines, the flags spelled as the release's gen_lazy_tensor takes them (1.13: underscores
+    only; opgen takes either)."""
     flags = ["-s", str(yaml), "-o", "out", "--gen-ts-lowerings", "--node-base", "TsNode", "--node-base-hdr",
              "torch/csrc/lazy/ts_backend/ts_node.h", "--shape-inference-hdr", str(header)]
+    if release is not None:
+        import release_fit
+
+        flags = release_fit.spelled(flags, release)
     return {
         "torchgen gen_lazy_tensor": [sys.executable, "-m", "torchgen.gen_lazy_tensor", *flags],
         "opgen generate-lazy": [sys.executable, "-m", "opgen_lsp.cli", "generate-lazy", *flags, *opgen_flags],
@@ -57,7 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         yaml, flags, lib = release_inputs(args.yaml, args.torch_release, args.release_folder, Path(tmp))
         envs = {"torchgen gen_lazy_tensor": {**os.environ, "PYTHONPATH": str(lib)}}
-        return measure(title, commands(yaml, header, flags), args.repeat, GOAL, envs)
+        cmds = commands(yaml, header, flags, torch_release.release(args.torch_release))
+        return measure(title, cmds, args.repeat, GOAL, envs, yaml if args.torch_release else None)
 
 
 if __name__ == "__main__":

@@ -13,11 +13,18 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
-import re
+import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-_TOOL = Path(__file__).resolve().parent.parent / "tools" / "torchgen_release.py"
+_ROOT = Path(__file__).resolve().parent.parent
+_TOOL = _ROOT / "tools" / "torchgen_release.py"
+# tests/release_fit.py (imported where used, as opgen_lsp is): how the release matrix fits the inputs to a release
+# and compares its files; the benchmarks do the same, with the same code.
+sys.path.insert(0, str(_ROOT / "tests"))
+
+if TYPE_CHECKING:
+    from opgen_lsp.releases import Release
 
 
 def add_argument(parser: argparse.ArgumentParser) -> None:
@@ -96,19 +103,20 @@ def pytorch_shaped(release_folder: Path | None, root: Path) -> Path:
     return root / "lib"
 
 
-_BACKEND_OP_LINE = re.compile(r"\s*- ([A-Za-z0-9_.]+)\s*$")
+def release(version: str | None) -> Release | None:
+    """opgen's profile of the release (None: the installed torch's, or a version opgen does not know)."""
+    if version is None:
+        return None
+    from opgen_lsp.releases import resolve
+
+    resolved = resolve(version, "--torch-release")
+    return None if resolved is None else resolved.release
 
 
 def fit_backend_yaml(text: str, version: str | None) -> str:
     """A backend yaml less the ops the release lacks (torch_xla's yaml follows the newest torch; a copy for an
     older release would not list them), as the release matrix fits it."""
-    if version is None:
-        return text
-    from opgen_lsp.releases import migration_note, resolve
+    import release_fit
 
-    resolved = resolve(version, "--torch-release")
-    if resolved is None:
-        return text
-    release = resolved.release
-    return "".join(line for line in text.splitlines(keepends=True)
-                   if not ((m := _BACKEND_OP_LINE.match(line)) and migration_note(m.group(1), release)))
+    profile = release(version)
+    return text if profile is None else release_fit.fit_to(text, profile)

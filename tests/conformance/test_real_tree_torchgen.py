@@ -25,12 +25,13 @@ import pytest
 import reference
 from file_trees import files_under
 from real_trees import NATIVE, TREES, native_yaml, tree_or_skip
+from release_fit import SCHEMA, tags_sorted
 
 from opgen_lsp.cli import main
 from opgen_lsp.releases import Fit, Release, known_range, resolve, resolve_for
 from opgen_lsp.releases.tree_release import drift_note
 
-from .test_release_matrix import ORACLE, SCHEMA, release_folder, tags_sorted
+from .test_release_matrix import ORACLE, release_folder
 
 pytestmark = pytest.mark.slow
 

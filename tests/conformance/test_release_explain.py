@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 import reference
+from release_fit import tags_sorted
 
 from opgen_lsp.analysis.hover import hover
 from opgen_lsp.codegen.options import CodegenOptions
@@ -24,7 +25,7 @@ from opgen_lsp.index.native import NativeParser, TagsParser
 from opgen_lsp.pieces.explain import Explainer
 from opgen_lsp.releases import RELEASES, Release
 
-from .test_release_matrix import generation_not_verified, release_folder, tags_sorted
+from .test_release_matrix import generation_not_verified, release_folder
 
 pytestmark = [pytest.mark.versions, pytest.mark.slow]  # every release, both layouts: seconds, as the matrix
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 from functools import cache
@@ -33,10 +32,11 @@ import reference
 from conftest import CORPUS
 from file_trees import assert_same_files, files_under, first_difference
 from release_files import torchgen_release_tool
+from release_fit import FAILED_AT, SCHEMA, Refusals, fit_to, refusals, spelled, tags_sorted, without_refused
 
 from opgen_lsp.cli import main
 from opgen_lsp.index.native import NativeParser, TagsParser
-from opgen_lsp.releases import RELEASES, Release, migration_note
+from opgen_lsp.releases import RELEASES, Release
 
 from .mutations import Mutated
 from .test_mutations import MUTATIONS
@@ -250,15 +250,6 @@ def test_generate_is_byte_identical(version: str, layout: str, tmp_path: Path, m
     assert_same_files(expected, got)
 
 
-SCHEMA = "aten/RegisterSchema.cpp"
-_TAG_LIST = re.compile(rb"\{(at::Tag::\w+(?:, at::Tag::\w+)*)\}")
-
-
-def tags_sorted(text: bytes) -> bytes:
-    """RegisterSchema.cpp with the tags inside each {at::Tag::...} list sorted."""
-    return _TAG_LIST.sub(lambda m: b"{" + b", ".join(sorted(m.group(1).split(b", "))) + b"}", text)
-
-
 def generated_with_entries(version: str, entries: str, tmp_path: Path, monkeypatch) -> dict[str, bytes]:
     """gen.py of the release and opgen on the release's own ATen folder with `entries` appended to its yaml: every
     file opgen writes is gen.py's (RegisterSchema.cpp modulo tag order); gen.py's files, by name."""
@@ -283,12 +274,6 @@ def generated_with_entries(version: str, entries: str, tmp_path: Path, monkeypat
     assert tags_sorted(theirs_schema) == ours_schema, first_difference(tags_sorted(theirs_schema), ours_schema)
     assert_same_files(expected, got)
     return {name: f.read() for name, f in expected.items()} | {SCHEMA: theirs_schema}
-
-
-def test_tag_lists_sort_inside_their_braces_only() -> None:
-    line = b'm.def("abs(Tensor self) -> Tensor", {at::Tag::pointwise, at::Tag::core});\nm.def("b() -> ()", {});\n'
-    assert tags_sorted(line) == line.replace(b"pointwise, at::Tag::core", b"core, at::Tag::pointwise")
-    assert tags_sorted(b"{at::Tag::b}, {at::Tag::a}") == b"{at::Tag::b}, {at::Tag::a}"
 
 
 # ---------------------------------------------------------------- gen_backend_stubs over the corpus
@@ -331,36 +316,6 @@ def test_backend_corpus_agrees(version: str, tmp_path: Path, monkeypatch) -> Non
 
 # ---------------------------------------------------------------- gen_lazy_tensor on torch_xla's yaml
 
-def _fit_to(yaml_text: str, r: Release) -> str:
-    """torch_xla's yaml less the ops `r` lacks (its own copy would not list them either)."""
-    kept = [line for line in yaml_text.splitlines(keepends=True)
-            if not ((m := re.match(r"\s*- ([A-Za-z0-9_.]+)\s*$", line)) and migration_note(m.group(1), r))]
-    return "".join(kept)
-
-
-# OPG514 as opgen says it: the op listed, and its variant whose out= wrapper the release's torchgen cannot write.
-_REFUSED_WRAPPER = re.compile(r"'([^']+)' is listed without its variant '([^']+)'.*\[OPG514\]")
-# Where gen_lazy_tensor failed: the function it was generating, in its error context.
-_FAILED_AT = re.compile(r"in native_functions\.yaml line [^\n]*:\n\s*([A-Za-z0-9_.]+)\(")
-
-
-def _without(yaml_text: str, names: set[str], section: str | None = None) -> str:
-    """yaml_text less the `- name` lines of `names` (in `section` only, when given)."""
-    kept, current = [], None
-    for line in yaml_text.splitlines(keepends=True):
-        if (top := re.match(r"([A-Za-z_]+):", line)) is not None:
-            current = top.group(1)
-        if (m := re.match(r"\s*- ([A-Za-z0-9_.]+)\s*$", line)) and m.group(1) in names \
-                and section in (None, current):
-            continue
-        kept.append(line)
-    return "".join(kept)
-
-
-# OPG513 as opgen says it: an op listed under symint whose schema (in this release) has no SymInt.
-_REFUSED_SYMINT = re.compile(r"'([^']+)' is listed under 'symint', but its schema has no SymInt.*\[OPG513\]")
-
-
 @pytest.mark.parametrize("version", [not_yet(r.version, generation_not_verified(r.version))
                                      for r in RELEASES if r.version != "2.13.0"])
 def test_lazy_xla_is_byte_identical(version: str, tmp_path: Path, monkeypatch, capsys) -> None:
@@ -369,7 +324,7 @@ def test_lazy_xla_is_byte_identical(version: str, tmp_path: Path, monkeypatch, c
     if not xla.exists():
         pytest.skip(f"the shared corpus is not at {CORPUS_DIR}")
     source = tmp_path / "xla_native_functions.yaml"
-    fitted = _fit_to(xla.read_text(), release(version))
+    fitted = fit_to(xla.read_text(), release(version))
     source.write_text(fitted)
     header = folder / "torch" / "include" / "torch" / "csrc" / "lazy" / "core" / "shape_inference.h"
     # gen_lazy_tensor finds native_functions.yaml and the templates at <its file>/../../aten/src/ATen.
@@ -378,10 +333,7 @@ def test_lazy_xla_is_byte_identical(version: str, tmp_path: Path, monkeypatch, c
             "--node-base-hdr", "torch/csrc/lazy/ts_backend/ts_node.h", "--shape-inference-hdr", str(header)]
     native = _aten(folder) / "native" / "native_functions.yaml"
     opgen_args = [*args, "--native-functions", str(native), "--templates", str(_aten(folder) / "templates")]
-    # gen_lazy_tensor before 2.0 takes the underscore spellings only (--gen_ts_lowerings, ...)
-    if "--gen-ts-lowerings" not in (folder / "torchgen" / "gen_lazy_tensor.py").read_text():
-        args = [a.replace("-", "_") if a.startswith("--") else a for a in args]
-        args = [a.replace("__", "--", 1) if a.startswith("__") else a for a in args]
+    args = spelled(args, release(version))  # gen_lazy_tensor 1.13: --gen_ts_lowerings, ...
     ours = tmp_path / "opgen"
     ours.mkdir()
     monkeypatch.chdir(ours)
@@ -390,9 +342,9 @@ def test_lazy_xla_is_byte_identical(version: str, tmp_path: Path, monkeypatch, c
     capsys.readouterr()
     code = main(["generate-lazy", *opgen_args])
     said = capsys.readouterr()
-    refused = dict(m.groups() for m in _REFUSED_WRAPPER.finditer(said.out + said.err))
     # ... and (before 2.0: embedding, select.int) ops under symint whose schema has no SymInt in this release.
-    refused_symint = set(_REFUSED_SYMINT.findall(said.out + said.err))
+    found = refusals(said.out + said.err)
+    refused, refused_symint = found.wrappers, found.symint
     assert code == (1 if refused or refused_symint else 0)
     assert not code or not (ours / "out").exists(), "opgen wrote files for a yaml it refuses"
     failed: set[str] = set()
@@ -403,15 +355,15 @@ def test_lazy_xla_is_byte_identical(version: str, tmp_path: Path, monkeypatch, c
         done = _torchgen(oracle, "torchgen.gen_lazy_tensor", args, ref, ["out"])
         if done.returncode == 0:
             break
-        at = _FAILED_AT.findall(done.stderr)
+        at = FAILED_AT.findall(done.stderr)
         if "attempted to define symint kernel" in done.stderr:
             assert at and at[0] in refused_symint and at[0] not in failed_symint, done.stderr[-2000:]
             failed_symint.add(at[0])
         else:
             assert at and at[-1] in refused.values() and at[-1] not in failed, done.stderr[-2000:]
             failed.add(at[-1])
-        source.write_text(_without(_without(fitted, {listed for listed, variant in refused.items() if variant in failed}),
-                                   failed_symint, "symint"))
+        source.write_text(without_refused(fitted, Refusals(
+            {listed: variant for listed, variant in refused.items() if variant in failed}, frozenset(failed_symint))))
     assert done.returncode == 0, done.stderr[-2000:]
     assert failed == set(refused.values()), "opgen refuses ops the release's gen_lazy_tensor takes"
     assert failed_symint == refused_symint, "opgen refuses symint kernels the release's gen_lazy_tensor takes"

@@ -14,12 +14,13 @@ import pytest
 import yaml
 from conftest import CORPUS
 from release_files import release_native
+from release_fit import fit_to
 
 from opgen_lsp.analysis.upgrade import declaration, plan_of, upgrade_report
 from opgen_lsp.index.inputs import load_release
 from opgen_lsp.releases import resolve
 
-from .test_release_matrix import _fit_to, _pytorch_shaped, _torchgen
+from .test_release_matrix import _pytorch_shaped, _torchgen
 
 pytestmark = [pytest.mark.versions, pytest.mark.corpus, pytest.mark.slow]
 
@@ -49,7 +50,7 @@ def _xla_for(version: str) -> str:
     """torch_xla's yaml less the ops the release lacks (its gen_backend_stubs would refuse the file)."""
     release = resolve(version, "test")
     assert release is not None
-    return _fit_to(XLA.read_text(), release.release)
+    return fit_to(XLA.read_text(), release.release)
 
 
 def _names(entries: list) -> list[str]:
