@@ -14,6 +14,7 @@ from dataclasses import fields
 from ..frozen import record
 from .profile import (
     AOTI_SHIMS_2_8,
+    AUTOGRAD_1_13,
     AUTOGRAD_2_0,
     AUTOGRAD_2_2,
     AUTOGRAD_2_3,
@@ -145,7 +146,7 @@ BEFORE: dict[str, object] = dict(
     vmap_symint_return_overrides=frozenset(), lazy_ir_includes_std_optional=False,
     generated_comment_names_generator=False, device_keys_with_empty_functions=frozenset({"Meta", "CPU", "CUDA", "MPS"}),
     # derivatives.yaml and deprecated.yaml
-    autograd=AUTOGRAD_2_0, python_bindings_skip_hand_bound=frozenset(),
+    autograd=AUTOGRAD_1_13, python_bindings_skip_hand_bound=frozenset(),
     symbool_type=False, optional_tensor_returns=False,
     # gen.py's command line
     command_line_dashed_aliases=False, gen_py_takes_mtia=False, gen_py_takes_xpu=False, gen_py_takes_aoti_flags=False,
@@ -155,7 +156,7 @@ BEFORE: dict[str, object] = dict(
 # Every release known, oldest first, with what its torchgen changed.
 CHANGELOG: tuple[Change, ...] = (
     change("1.13.1"),
-    change("2.0.1", dispatch_wrappers_named_by_key=True,
+    change("2.0.1", dispatch_wrappers_named_by_key=True, autograd=AUTOGRAD_2_0,
            view_copy_kernels_by_backend_index=True, cpp_spelling=C10_OPTIONAL_2_0,
            functions_symint_templates=True, vmap_checks_escaped_layer=True,
            functionalization_reference_meta_for_xla_lazy_only=True,

@@ -468,7 +468,7 @@ def _forward_outputs(formula: Formula, f: NativeFunction, report: _Report) -> tu
 def _backward(formula: Formula, f: NativeFunction, arguments: list[Binding], report: _Report,
               release: Release) -> Derivative | None:
     text = formula.text
-    problems = unsupported_calls(text)
+    problems = unsupported_calls(text, release)
     for what, instead, start, end in problems:
         report.add("OPG715", report.within(formula.value, start, end),
                    f"{what} is not supported in derivative formulas: use the SymInt version, {instead}")
@@ -487,9 +487,10 @@ def _backward(formula: Formula, f: NativeFunction, arguments: list[Binding], rep
         rewritten, saved_in = saved_variables(text, inputs, formula.names, release)
         rewritten, saved_out = saved_variables(rewritten, outputs, formula.names, release)
     except StridesError as exc:
-        at = text.find(f"{exc}.sym_strides()")
-        span = report.within(formula.value, at, at + len(f"{exc}.sym_strides()")) if at >= 0 else formula.value.span
-        report.add("OPG716", span, f"{exc}.sym_strides() is only supported in a formula for '{exc}' alone, "
+        name, call = exc.args
+        at = text.find(call)
+        span = report.within(formula.value, at, at + len(call)) if at >= 0 else formula.value.span
+        report.add("OPG716", span, f"{call} is only supported in a formula for '{name}' alone, "
                                    f"not for '{formula.key.value}'")
         return None
     return Derivative(rewritten, text, formula.names, saved_in, saved_out)
