@@ -149,6 +149,9 @@ class AutogradForm:
     # The node of `_test_autograd_multiple_dispatch_view` derives from Node, as a view function's; from 2.1
     # (before, from TraceableFunction).
     test_dispatch_view_is_a_view: bool
+    # A forward formula of a `_foreach_` op may not name a tensor list argument plainly (OPG720), as any other
+    # argument; from 2.1 (before, tensor lists are exempt in every op).
+    forward_checks_foreach_lists: bool
     # A formula's `x.sym_numel()` is saved as `x_sym_numel` (a SymInt); before 2.2, x itself is saved.
     saves_sym_numel: bool
     # A derivatives.yaml entry may name a view op's _copy function (its own formulas win over those derived from
@@ -162,10 +165,12 @@ class AutogradForm:
 
 # The form of the oldest release known, then each release that changed it (the rest keep the one before theirs).
 AUTOGRAD_1_13 = AutogradForm(formulas_take_int_sizes=True, node_compiled_autograd=False,
-                             test_dispatch_view_is_a_view=False, saves_sym_numel=False, names_view_copies=False,
-                             node_optional_strings_are_std=False, node_compiled_args_const=False)
+                             test_dispatch_view_is_a_view=False, forward_checks_foreach_lists=False,
+                             saves_sym_numel=False, names_view_copies=False, node_optional_strings_are_std=False,
+                             node_compiled_args_const=False)
 AUTOGRAD_2_0 = replace(AUTOGRAD_1_13, formulas_take_int_sizes=False)
-AUTOGRAD_2_1 = replace(AUTOGRAD_2_0, node_compiled_autograd=True, test_dispatch_view_is_a_view=True)
+AUTOGRAD_2_1 = replace(AUTOGRAD_2_0, node_compiled_autograd=True, test_dispatch_view_is_a_view=True,
+                       forward_checks_foreach_lists=True)
 AUTOGRAD_2_2 = replace(AUTOGRAD_2_1, saves_sym_numel=True)
 AUTOGRAD_2_3 = replace(AUTOGRAD_2_2, names_view_copies=True)
 AUTOGRAD_2_5 = replace(AUTOGRAD_2_3, node_optional_strings_are_std=True)

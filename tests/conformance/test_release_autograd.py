@@ -97,6 +97,7 @@ class Case:
 # ---------------------------------------------------------------- the mutations that tell releases apart
 
 TRANSPOSE_COPY = "transpose_copy.int(Tensor self, int dim0, int dim1) -> Tensor"
+FOREACH_ADD = "_foreach_add.List(Tensor[] self, Tensor[] other, *, Scalar alpha=1) -> Tensor[]"
 NAMED_SUM = "sum.dim_DimnameList(Tensor self, Dimname[1] dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"
 # The declarations of the Tensor methods later releases bind by hand, as 2.12 declares them: a tree of an older
 # release that declares one too gets it a generated binding (deprecated.yaml can call it).
@@ -147,6 +148,12 @@ def derivatives_cases(r: Release, text: str) -> list[Case]:
     copy: Edited = add_after(ABS, f"- name: {TRANSPOSE_COPY}\n  self: grad.transpose(dim0, dim1)\n")(text)
     cases.append(Case("view-copy-entry", copy.text, copy.first, copy.last, not r.autograd.names_view_copies,
                       "OPG704" if not r.autograd.names_view_copies else ""))
+    # A _foreach_ op's forward formula naming its tensor list plainly: refused from 2.1, exempt before.
+    foreach: Edited = add_after(ABS, f"- name: {FOREACH_ADD}\n  self: grad\n  other: grad\n"
+                                     "  result: self_t + other_t + self\n")(text)
+    checked = r.autograd.forward_checks_foreach_lists
+    cases.append(Case("foreach-forward-names-list", foreach.text, foreach.first, foreach.last, checked,
+                      "OPG720" if checked else ""))
     return cases
 
 
@@ -282,7 +289,8 @@ def _per_release(kind: str) -> list:
     out = []
     for at, version in enumerate(VERSIONS):
         if kind == "derivatives":
-            ids = [m.id for m in _mutations((at - _OFFSET_ORIGIN) % FEW)] + ["named-tensor-op", "view-copy-entry"]
+            ids = [m.id for m in _mutations((at - _OFFSET_ORIGIN) % FEW)] + ["named-tensor-op", "view-copy-entry",
+                                                                                  "foreach-forward-names-list"]
         else:
             ids = [m[0] for m in deprecated_mutations.MUTATIONS] + ["calls-numel", "calls-sym-is-contiguous",
                                                                      "dimname-argument", "quantizer-argument"]
