@@ -355,9 +355,11 @@ def test_the_hover_structs_are_the_release_functions_h(version: str, tmp_path_fa
     assert [n.op for n in check.nodes if node_declaration(n, run.release) not in run.functions_h] == []
 
 
-def test_the_structs_differ_where_the_releases_do(tmp_path_factory) -> None:
-    """2.6's structs are not 2.7's (compiled_args became const): each release's struct is in its own file only."""
-    old, new = run_of("2.6.0", tmp_path_factory), run_of("2.7.1", tmp_path_factory)
+@pytest.mark.parametrize("older, newer", [("2.0.1", "2.1.2"), ("2.6.0", "2.7.1")])
+def test_the_structs_differ_where_the_releases_do(older: str, newer: str, tmp_path_factory) -> None:
+    """2.0's structs are not 2.1's (compiled autograd's members came), 2.6's not 2.7's (compiled_args became
+    const): each release's struct is in its own file only."""
+    old, new = run_of(older, tmp_path_factory), run_of(newer, tmp_path_factory)
     node = _own_check(old).nodes[0]
     assert node_declaration(node, old.release) in old.functions_h
     assert node_declaration(node, old.release) not in new.functions_h
