@@ -28,7 +28,7 @@ from opgen_lsp.releases import (
     resolve_for_autograd,
     schema_change_note,
 )
-from opgen_lsp.releases.profile import AUTOGRAD_2_0, AUTOGRAD_2_2, AUTOGRAD_2_3, AUTOGRAD_2_5, AUTOGRAD_2_7
+from opgen_lsp.releases.profile import AUTOGRAD_1_13, AUTOGRAD_2_0, AUTOGRAD_2_1, AUTOGRAD_2_2, AUTOGRAD_2_3, AUTOGRAD_2_5, AUTOGRAD_2_7
 from opgen_lsp.releases.release_ops import CHANGES
 
 
@@ -123,8 +123,9 @@ def test_the_autograd_fields_per_release() -> None:
     # The autograd form of the oldest release, then each release that changed it (the rest keep the one before).
     firsts = [(r.series, r.autograd) for before, r in zip((None, *RELEASES), RELEASES)
               if before is None or r.autograd != before.autograd]
-    assert firsts[0][1] == AUTOGRAD_2_0 and by_series("2.1").autograd == AUTOGRAD_2_0
-    assert firsts[1:] == [("2.2", AUTOGRAD_2_2), ("2.3", AUTOGRAD_2_3), ("2.5", AUTOGRAD_2_5), ("2.7", AUTOGRAD_2_7)]
+    assert firsts[0] == ("1.13", AUTOGRAD_1_13)
+    assert firsts[1:] == [("2.0", AUTOGRAD_2_0), ("2.1", AUTOGRAD_2_1), ("2.2", AUTOGRAD_2_2), ("2.3", AUTOGRAD_2_3),
+                          ("2.5", AUTOGRAD_2_5), ("2.7", AUTOGRAD_2_7)]
     hand_bound = {r.series: sorted(r.python_bindings_skip_hand_bound) for r in RELEASES}
     assert [s for s, names in hand_bound.items() if not names] == ["1.13", "2.0", "2.1", "2.2", "2.3", "2.4", "2.5", "2.6", "2.7", "2.8"]
     assert [s for s, names in hand_bound.items() if names == ["sym_is_contiguous"]] == ["2.9", "2.10", "2.11"]

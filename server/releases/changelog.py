@@ -14,7 +14,9 @@ from dataclasses import fields
 from ..frozen import record
 from .profile import (
     AOTI_SHIMS_2_8,
+    AUTOGRAD_1_13,
     AUTOGRAD_2_0,
+    AUTOGRAD_2_1,
     AUTOGRAD_2_2,
     AUTOGRAD_2_3,
     AUTOGRAD_2_5,
@@ -145,7 +147,7 @@ BEFORE: dict[str, object] = dict(
     vmap_symint_return_overrides=frozenset(), lazy_ir_includes_std_optional=False,
     generated_comment_names_generator=False, device_keys_with_empty_functions=frozenset({"Meta", "CPU", "CUDA", "MPS"}),
     # derivatives.yaml and deprecated.yaml
-    autograd=AUTOGRAD_2_0, python_bindings_skip_hand_bound=frozenset(),
+    autograd=AUTOGRAD_1_13, python_bindings_skip_hand_bound=frozenset(),
     symbool_type=False, optional_tensor_returns=False,
     # gen.py's command line
     command_line_dashed_aliases=False, gen_py_takes_mtia=False, gen_py_takes_xpu=False, gen_py_takes_aoti_flags=False,
@@ -155,7 +157,7 @@ BEFORE: dict[str, object] = dict(
 # Every release known, oldest first, with what its torchgen changed.
 CHANGELOG: tuple[Change, ...] = (
     change("1.13.1"),
-    change("2.0.1", dispatch_wrappers_named_by_key=True,
+    change("2.0.1", dispatch_wrappers_named_by_key=True, autograd=AUTOGRAD_2_0,
            view_copy_kernels_by_backend_index=True, cpp_spelling=C10_OPTIONAL_2_0,
            functions_symint_templates=True, vmap_checks_escaped_layer=True,
            functionalization_reference_meta_for_xla_lazy_only=True,
@@ -165,7 +167,7 @@ CHANGELOG: tuple[Change, ...] = (
            functional_ops_without_out_variant=added("_chunk_grad_outputs_efficient_attention", "_fused_sdp_choice"),
            dispatch_key_names_unknown=removed("ADInplaceOrView", "FuncTorchDynamicLayerBackMode",
                                               "FuncTorchDynamicLayerFrontMode", "Functionalize")),
-    change("2.1.2", seeded_tag_by_dropout_arguments=True, device_index_type=True,
+    change("2.1.2", seeded_tag_by_dropout_arguments=True, device_index_type=True, autograd=AUTOGRAD_2_1,
            inplace_view_exempt_ops=added("resize_as_"),
            dispatch_key_names_unknown=removed("MTIA", "AutogradMTIA", "QuantizedMTIA", "SparseMTIA", "NestedTensorMTIA",
                                               "FuncTorchBatched", "FuncTorchBatchedDecomposition",

@@ -136,8 +136,22 @@ class AutogradForm:
     """How torchgen's autograd generator reads derivatives.yaml (load_derivatives.py) and writes the Node structs
     of Functions.h (gen_autograd_functions.py, the hover's): one form per release (Release.autograd), read by
     the loader, the formula rewriter and the structs, so that the generator is chosen once. Each field changed
-    once, in its own release (2.2, 2.3, 2.5, 2.7): a form per release that changed one."""
+    once, in its own release (2.0, 2.1, 2.2, 2.3, 2.5, 2.7): a form per release that changed one."""
 
+    # A backward formula may call `.sizes()`, `.size(x)` and `.strides()`, saved as plain integers (`x_sizes`,
+    # `x_argsize_0`, `x_strides`), and the SymInt calls other than `.sym_sizes()`/`.sym_strides()` are not
+    # rewritten; until 2.0, whose loader refuses the plain calls (OPG715).
+    formulas_take_int_sizes: bool
+    # The structs are laid out for compiled autograd: its members (`compiled_args`, `apply_with_saved`), under
+    # _WIN32 a TORCH_API default constructor, and the saved fields sorted by name; from 2.1 (before,
+    # `struct TORCH_API X : ...`, neither member, the fields in the order the formulas save them).
+    node_compiled_autograd: bool
+    # The node of `_test_autograd_multiple_dispatch_view` derives from Node, as a view function's; from 2.1
+    # (before, from TraceableFunction).
+    test_dispatch_view_is_a_view: bool
+    # A forward formula of a `_foreach_` op may not name a tensor list argument plainly (OPG720), as any other
+    # argument; from 2.1 (before, tensor lists are exempt in every op).
+    forward_checks_foreach_lists: bool
     # A formula's `x.sym_numel()` is saved as `x_sym_numel` (a SymInt); before 2.2, x itself is saved.
     saves_sym_numel: bool
     # A derivatives.yaml entry may name a view op's _copy function (its own formulas win over those derived from
@@ -150,9 +164,14 @@ class AutogradForm:
 
 
 # The form of the oldest release known, then each release that changed it (the rest keep the one before theirs).
-AUTOGRAD_2_0 = AutogradForm(saves_sym_numel=False, names_view_copies=False, node_optional_strings_are_std=False,
-                            node_compiled_args_const=False)
-AUTOGRAD_2_2 = replace(AUTOGRAD_2_0, saves_sym_numel=True)
+AUTOGRAD_1_13 = AutogradForm(formulas_take_int_sizes=True, node_compiled_autograd=False,
+                             test_dispatch_view_is_a_view=False, forward_checks_foreach_lists=False,
+                             saves_sym_numel=False, names_view_copies=False, node_optional_strings_are_std=False,
+                             node_compiled_args_const=False)
+AUTOGRAD_2_0 = replace(AUTOGRAD_1_13, formulas_take_int_sizes=False)
+AUTOGRAD_2_1 = replace(AUTOGRAD_2_0, node_compiled_autograd=True, test_dispatch_view_is_a_view=True,
+                       forward_checks_foreach_lists=True)
+AUTOGRAD_2_2 = replace(AUTOGRAD_2_1, saves_sym_numel=True)
 AUTOGRAD_2_3 = replace(AUTOGRAD_2_2, names_view_copies=True)
 AUTOGRAD_2_5 = replace(AUTOGRAD_2_3, node_optional_strings_are_std=True)
 AUTOGRAD_2_7 = replace(AUTOGRAD_2_5, node_compiled_args_const=True)
@@ -379,7 +398,7 @@ class Release:
     # restate the names of the releases before.)
     python_bindings_skip_hand_bound: frozenset[str]
     # How the autograd generator loads derivatives.yaml and writes Functions.h's Node structs (AutogradForm):
-    # AUTOGRAD_2_0 until 2.1, then the form of 2.2, 2.3, 2.5 and from 2.7 AUTOGRAD_2_7.
+    # AUTOGRAD_1_13 for 1.13, then the form of 2.0, 2.1, 2.2, 2.3, 2.5 and from 2.7 AUTOGRAD_2_7.
     autograd: AutogradForm
     # A `Tensor?` return (or `Tensor?[]`) has a C++ type (::std::optional<at::Tensor>); from 2.2 (before, gen.py fails
     # on it: OPG208).

@@ -9,7 +9,7 @@ from opgen_lsp.analysis.autograd.functions_h import node_declaration
 from opgen_lsp.analysis.autograd.load import DerivativesChecker
 from opgen_lsp.index.derivatives import DerivativesParser
 from opgen_lsp.index.native import NativeParser
-from opgen_lsp.releases import DEFAULT
+from opgen_lsp.releases import DEFAULT, RELEASES
 
 NATIVE = NativeParser(release=DEFAULT).parse(
     "- func: foo(Tensor self, Tensor other, int dim=0) -> Tensor\n"
@@ -96,6 +96,24 @@ def test_nodes_are_numbered_in_file_order_and_save_what_formulas_use() -> None:
     assert ("  torch::autograd::generated::TypeAndSize other_info;\n  std::vector<c10::SymInt> other_sym_sizes;\n"
             "\n};\n") in node_declaration(foo, DEFAULT)
     assert "  int64_t dim = 0;\n  size_t tensors_size_;\n};\n" in node_declaration(cat, DEFAULT)
+
+
+def test_1_13_saves_plain_sizes_where_2_0_refuses_them() -> None:
+    """1.13's loader saves `.sizes()`, `.size(x)` and `.strides()` as integers (no OPG715) and lays the struct out
+    in save order, without compiled autograd's members (test_release_autograd.py holds it to that loader)."""
+    text = FOO + "  self: grad * self.sizes()[0] * self.size(dim) * self.strides()[0]\n"
+    old, new = (next(r for r in RELEASES if r.series == s) for s in ("1.13", "2.0"))
+    result = DerivativesChecker().check(DerivativesParser().parse(text), NATIVE.functions, old)
+    assert result.diagnostics == ()
+    struct = node_declaration(result.nodes[0], old)
+    assert struct.startswith("struct TORCH_API FooBackward0 : public TraceableFunction {\n") and "compiled_args" not in struct
+    assert "  std::vector<int64_t> self_sizes;\n  int64_t self_argsize_dim = 0;\n  std::vector<int64_t> self_strides;\n" in struct
+    refused = DerivativesChecker().check(DerivativesParser().parse(text), NATIVE.functions, new).diagnostics
+    assert [d.code for d in refused] == ["OPG715"] * 2  # (2.0 refuses .size() of a literal only: not .size(dim))
+    shared = FOO + "  self, other: grad * self.strides()[0]\n"  # 1.13: only for that tensor alone
+    found = DerivativesChecker().check(DerivativesParser().parse(shared), NATIVE.functions, old).diagnostics
+    assert [(d.code, d.span.start_line, d.span.start_col, d.message.split(" is ")[0]) for d in found] == [
+        ("OPG716", 1, 22, "self.strides()")]
 
 
 def test_incremental_recheck_reuses_unchanged_entries() -> None:

@@ -22,12 +22,12 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
 import reference
-from real_trees import tree_or_skip
+from real_trees import TREES, native_yaml, trees_folder
 
 from opgen_lsp.analysis.autograd.functions_h import node_declaration
 from opgen_lsp.analysis.autograd.load import DerivativesCheck, DerivativesChecker
@@ -37,7 +37,7 @@ from opgen_lsp.index.native import NativeParser, NativeSnapshot, TagsParser
 from opgen_lsp.releases import RELEASES, Release
 
 from . import test_deprecated_mutations as deprecated_mutations
-from .test_derivatives_mutations import ABS, MUTATIONS, Edited, add_after
+from .test_derivatives_mutations import ABS, BATCH_NORM, MUTATIONS, Edited, Mutation, add_after, edit
 from .test_release_matrix import release_folder
 
 pytestmark = [pytest.mark.versions, pytest.mark.slow]
@@ -50,9 +50,31 @@ FEW = 6
 _OFFSET_ORIGIN = VERSIONS.index("2.4.1")
 
 
-# Why a release has no autograd rows: what they compare with is not in its wheel.
-NO_AUTOGRAD = ("torch {version}'s wheel has no torchgen/packaged/autograd: no derivatives.yaml, deprecated.yaml or "
-               "autograd loader of that release to compare with (never another release's)")
+# The releases whose wheel has no torchgen/packaged/autograd (1.13 and 2.0), and the PyTorch tree whose own
+# tools/autograd stands in for the release tag's (docs/trees.md): the 1.13 fork's torchgen is 1.13.1's file for
+# file, pytorch_zc's is 2.0.1's but for its ZC key (the other 2.0 fork's load_derivatives.py is the same file).
+TREE_AUTOGRAD = {"1.13.1": "pytorch-1.13", "2.0.1": "pytorch-zc-2.0"}
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a release's autograd files and generators are read from: its wheel's torchgen/packaged, or a tree."""
+
+    pythonpath: Path  # the torchgen (and, for a tree, tools.autograd) the reference imports
+    autograd: Path  # derivatives.yaml, deprecated.yaml, templates/
+    native: Path  # native_functions.yaml and tags.yaml
+    package: str  # the module of the autograd generators
+
+
+def source_of(version: str) -> Source:
+    """The release's autograd source; skips (saying how to get it) when it is not here."""
+    folder = release_folder(version)
+    packaged = folder / "torchgen" / "packaged"
+    if (packaged / "autograd").is_dir():
+        return Source(folder, packaged / "autograd", packaged / "ATen" / "native", "torchgen.packaged.autograd")
+    name = TREE_AUTOGRAD[version]  # a wheel without it is one of these (test_the_wheels_without_autograd)
+    tree = _tree(name, f"torch {version}'s wheel has no torchgen/packaged/autograd; ")
+    return Source(tree, tree / "tools" / "autograd", tree / "aten" / "src" / "ATen" / "native", "tools.autograd")
 
 
 def release(version: str) -> Release:
@@ -75,6 +97,7 @@ class Case:
 # ---------------------------------------------------------------- the mutations that tell releases apart
 
 TRANSPOSE_COPY = "transpose_copy.int(Tensor self, int dim0, int dim1) -> Tensor"
+FOREACH_ADD = "_foreach_add.List(Tensor[] self, Tensor[] other, *, Scalar alpha=1) -> Tensor[]"
 NAMED_SUM = "sum.dim_DimnameList(Tensor self, Dimname[1] dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"
 # The declarations of the Tensor methods later releases bind by hand, as 2.12 declares them: a tree of an older
 # release that declares one too gets it a generated binding (deprecated.yaml can call it).
@@ -84,10 +107,34 @@ SYM_IS_CONTIGUOUS = ("- func: sym_is_contiguous(Tensor self, MemoryFormat memory
                      "  variants: function\n  device_check: NoCheck\n  device_guard: False\n  manual_cpp_binding: True\n")
 
 
+# The calls 2.0's loader refuses in a backward formula (OPG715) and 1.13's saves as plain integers: every release
+# runs them. And `.strides()` in a formula shared by several inputs: 1.13's loader asserts (OPG716), later ones
+# refuse the call itself (OPG715).
+PLAIN_SIZE_CALLS = ("sizes-call", "size-int-call", "strides-call")
+STRIDES_SHARED = Mutation("plain-strides-in-shared-formula",
+                          edit(BATCH_NORM, '"grad.defined() ?', '"input.strides().size() && grad.defined() ?'),
+                          True, "OPG715")
+
+
+def _mutations(at: int) -> list[Mutation]:
+    """The sample of a release (at: its offset) and the mutations every release runs."""
+    sample = MUTATIONS[at::FEW]
+    return sample + [m for m in MUTATIONS if m.id in PLAIN_SIZE_CALLS and m not in sample] + [STRIDES_SHARED]
+
+
+def _for_release(m: Mutation, r: Release) -> Mutation:
+    """The mutation with the verdict the release's loader gives (the recorded one is 2.13's)."""
+    if r.autograd.formulas_take_int_sizes and m.id in PLAIN_SIZE_CALLS:
+        return replace(m, rejected=False, code="")
+    if r.autograd.formulas_take_int_sizes and m is STRIDES_SHARED:
+        return replace(m, code="OPG716")
+    return m
+
+
 def derivatives_cases(r: Release, text: str) -> list[Case]:
     at = (VERSIONS.index(r.version) - _OFFSET_ORIGIN) % FEW
     cases = []
-    for m in MUTATIONS[at::FEW]:
+    for m in map(lambda m: _for_release(m, r), _mutations(at)):
         try:
             edited = m.apply(text)
         except AssertionError:  # the entry it edits is not in this release's file (chunk's, before 2.2)
@@ -101,6 +148,12 @@ def derivatives_cases(r: Release, text: str) -> list[Case]:
     copy: Edited = add_after(ABS, f"- name: {TRANSPOSE_COPY}\n  self: grad.transpose(dim0, dim1)\n")(text)
     cases.append(Case("view-copy-entry", copy.text, copy.first, copy.last, not r.autograd.names_view_copies,
                       "OPG704" if not r.autograd.names_view_copies else ""))
+    # A _foreach_ op's forward formula naming its tensor list plainly: refused from 2.1, exempt before.
+    foreach: Edited = add_after(ABS, f"- name: {FOREACH_ADD}\n  self: grad\n  other: grad\n"
+                                     "  result: self_t + other_t + self\n")(text)
+    checked = r.autograd.forward_checks_foreach_lists
+    cases.append(Case("foreach-forward-names-list", foreach.text, foreach.first, foreach.last, checked,
+                      "OPG720" if checked else ""))
     return cases
 
 
@@ -159,13 +212,10 @@ def run_of(version: str, tmp_path_factory) -> Run:
     """Every file of the release through its torchgen, in one process (once per release)."""
     if version in _RUNS:
         return _RUNS[version]
-    folder = release_folder(version)
+    source = source_of(version)
     r = release(version)
-    packaged = folder / "torchgen" / "packaged"
-    if not (packaged / "autograd").is_dir():
-        pytest.skip(NO_AUTOGRAD.format(version=version))
-    native, tags = packaged / "ATen" / "native" / "native_functions.yaml", packaged / "ATen" / "native" / "tags.yaml"
-    own_derivatives, own_deprecated = packaged / "autograd" / "derivatives.yaml", packaged / "autograd" / "deprecated.yaml"
+    native, tags = source.native / "native_functions.yaml", source.native / "tags.yaml"
+    own_derivatives, own_deprecated = source.autograd / "derivatives.yaml", source.autograd / "deprecated.yaml"
     native_text = native.read_text()
     tmp = tmp_path_factory.mktemp(f"autograd_{version}")
     extras: dict[str, Path] = {}
@@ -196,13 +246,14 @@ def run_of(version: str, tmp_path_factory) -> Run:
     own = [[str(own_derivatives), str(native), str(tags)]]
     spec = {"derivatives": own + job("derivatives", derivatives),
             "deprecated": [[str(own_deprecated), str(native), str(tags)]] + job("deprecated", deprecated),
-            "functions_h": [str(own_derivatives), str(native), str(tags), str(packaged / "autograd" / "templates"),
-                            str(tmp)]}
+            "functions_h": [str(own_derivatives), str(native), str(tags), str(source.autograd / "templates"),
+                            str(tmp)], "autograd": source.package}
     (tmp / "job.json").write_text(json.dumps(spec))
     # tmp holds the job and every edited file it names (a reference-cache input as a whole); the rest are the
-    # release's own, in the torchgen the cache's key covers.
+    # release's own, in the torchgen the cache's key covers (a tree's tools/autograd and native files are named).
+    tree_inputs = [] if source.package.startswith("torchgen.") else [source.autograd, native, tags]
     done = reference.run([str(ORACLE), str(tmp / "job.json")], cwd=tmp, outputs=[tmp / "Functions.h"],
-                         pythonpath=[folder], inputs=[tmp])
+                         pythonpath=[source.pythonpath], inputs=[tmp, *tree_inputs])
     assert done.returncode == 0, done.stderr[-3000:]
     verdicts = json.loads(done.stdout)
     names = TagsParser().parse(tags.read_text()).names
@@ -238,7 +289,8 @@ def _per_release(kind: str) -> list:
     out = []
     for at, version in enumerate(VERSIONS):
         if kind == "derivatives":
-            ids = [m.id for m in MUTATIONS[(at - _OFFSET_ORIGIN) % FEW::FEW]] + ["named-tensor-op", "view-copy-entry"]
+            ids = [m.id for m in _mutations((at - _OFFSET_ORIGIN) % FEW)] + ["named-tensor-op", "view-copy-entry",
+                                                                                  "foreach-forward-names-list"]
         else:
             ids = [m[0] for m in deprecated_mutations.MUTATIONS] + ["calls-numel", "calls-sym-is-contiguous",
                                                                      "dimname-argument", "quantizer-argument"]
@@ -252,11 +304,16 @@ def _per_release(kind: str) -> list:
 def test_the_release_files_are_clean_for_both(version: str, tmp_path_factory, capsys) -> None:
     run = run_of(version, tmp_path_factory)
     assert run.own == {"derivatives": None, "deprecated": None}
-    autograd = release_folder(version) / "torchgen" / "packaged" / "autograd"
+    autograd = source_of(version).autograd
     status = main(["check", str(autograd / "derivatives.yaml"), str(autograd / "deprecated.yaml")])
     out = capsys.readouterr()
     assert status == 0 and "no problems in 2 files" in out.out, out.out + out.err
     assert out.err == ""  # a known release: no note
+
+
+def test_the_wheels_without_autograd_are_those_read_from_a_tree() -> None:
+    without = [v for v in VERSIONS if not (release_folder(v) / "torchgen" / "packaged" / "autograd").is_dir()]
+    assert without == sorted(TREE_AUTOGRAD, key=VERSIONS.index)
 
 
 def _case(cases: list[tuple[Case, str | None]], id: str, version: str) -> tuple[Case, str | None]:
@@ -284,7 +341,7 @@ def test_deprecated_mutation(version: str, id: str, tmp_path_factory) -> None:
 
 
 def _own_check(run: Run) -> DerivativesCheck:
-    autograd = release_folder(run.release.version) / "torchgen" / "packaged" / "autograd"
+    autograd = source_of(run.release.version).autograd
     return DerivativesChecker().check(DerivativesParser().parse((autograd / "derivatives.yaml").read_text()),
                                       run.native.functions, run.release)
 
@@ -298,9 +355,11 @@ def test_the_hover_structs_are_the_release_functions_h(version: str, tmp_path_fa
     assert [n.op for n in check.nodes if node_declaration(n, run.release) not in run.functions_h] == []
 
 
-def test_the_structs_differ_where_the_releases_do(tmp_path_factory) -> None:
-    """2.6's structs are not 2.7's (compiled_args became const): each release's struct is in its own file only."""
-    old, new = run_of("2.6.0", tmp_path_factory), run_of("2.7.1", tmp_path_factory)
+@pytest.mark.parametrize("older, newer", [("2.0.1", "2.1.2"), ("2.6.0", "2.7.1")])
+def test_the_structs_differ_where_the_releases_do(older: str, newer: str, tmp_path_factory) -> None:
+    """2.0's structs are not 2.1's (compiled autograd's members came), 2.6's not 2.7's (compiled_args became
+    const): each release's struct is in its own file only."""
+    old, new = run_of(older, tmp_path_factory), run_of(newer, tmp_path_factory)
     node = _own_check(old).nodes[0]
     assert node_declaration(node, old.release) in old.functions_h
     assert node_declaration(node, old.release) not in new.functions_h
@@ -309,10 +368,13 @@ def test_the_structs_differ_where_the_releases_do(tmp_path_factory) -> None:
 
 # ---------------------------------------------------------------- a PyTorch 2.6 source tree
 
-def _tree(name: str) -> Path:
-    folder = tree_or_skip(name)
-    if not (folder / "tools" / "autograd" / "derivatives.yaml").is_file():
-        pytest.skip(f"the {name} tree in {folder.parent} has no tools/autograd: extract it too (docs/trees.md)")
+def _tree(name: str, why: str = "") -> Path:
+    """The tree (with its tools/autograd); skips with one reason, `why` first, when it is not here."""
+    folder = trees_folder() / name
+    if not (folder / "tools" / "autograd" / "derivatives.yaml").is_file() or not native_yaml(folder).is_file():
+        pytest.skip(f"{why}its autograd files are read from the {name} tree ({TREES[name][0]}), absent from "
+                    f"{folder.parent}: clone it and extract aten c10 torchgen tools/autograd version.txt into "
+                    f"{folder} (docs/trees.md)")
     return folder
 
 

@@ -23,6 +23,7 @@ from ...pieces.api.types import (
     SymIntT,
     VectorCType,
     boolT,
+    intArrayRefT,
     layoutT,
     longT,
     scalarTypeT,
@@ -102,7 +103,8 @@ def _optional_sizes(name: str) -> str:
 
 
 class StridesError(ValueError):
-    """`.sym_strides()` of a tensor in a formula that is not for that tensor alone."""
+    """`.sym_strides()` (1.13: or `.strides()`) of a tensor in a formula that is not for that tensor alone: its
+    arguments are the tensor's name and the call as written."""
 
 
 # In torchgen's order: the first pattern that matches rewrites the text the later ones see.
@@ -130,6 +132,48 @@ _REPLACEMENTS = (
 # Before 2.2 `x.sym_numel()` is left as it is (x itself is saved).
 _REPLACEMENTS_2_1 = tuple(r for r in _REPLACEMENTS if r.suffix != "_sym_numel")
 
+
+def _optional_int_sizes(name: str) -> str:
+    return f"{name}.has_value() ? c10::optional<IntArrayRef>({name}->sizes()) : c10::nullopt"
+
+
+def _int_size_suffix(m: re.Match[str]) -> str:
+    return "_argsize_" + m.group(1)
+
+
+def _by_suffix(suffix: str) -> _Replacement:
+    return next(r for r in _REPLACEMENTS if r.suffix == suffix)
+
+
+# 1.13 (before formulas had to use the SymInt calls): `.sizes()`, `->sizes()`, `.size(x)` and `.strides()` are
+# saved as plain integers, and there is no rule for `.sym_size(x)`, `.sym_blocksize()`, `to_args_sizes_symint(x)`
+# or `.sym_numel()` (their tensor is saved whole). In that release's order.
+_REPLACEMENTS_1_13 = (
+    _Replacement(r"{}.sizes\(\)", "_sizes", intArrayRefT),
+    _by_suffix("_sym_sizes"),
+    _Replacement(r"{}->sizes\(\)", "_sizes_opt", OptionalCType(intArrayRefT), _optional_int_sizes),
+    _by_suffix("_sym_sizes_opt"),
+    _by_suffix("_options"),
+    _by_suffix("_info"),
+    _Replacement(r"{}.size\((\w+)\)", _int_size_suffix, longT),
+    _by_suffix("_numel"),
+    _by_suffix("_args_sizes"),
+    _by_suffix("_args_scalartypes"),
+    _by_suffix("_geometry"),
+    _by_suffix("_scalar_type"),
+    _by_suffix("_dim"),
+    _Replacement(r"{}.strides\(\)", "_strides", intArrayRefT),
+    _by_suffix("_sym_strides"),
+    _by_suffix("_layout"),
+    _by_suffix("_conjugate"),
+)
+
+
+def _replacements(release: Release) -> tuple[_Replacement, ...]:
+    if release.autograd.formulas_take_int_sizes:
+        return _REPLACEMENTS_1_13
+    return _REPLACEMENTS if release.autograd.saves_sym_numel else _REPLACEMENTS_2_1
+
 # Calls torchgen refuses in any backward formula, and the SymInt call to use instead.
 UNSUPPORTED_CALLS = (
     (re.compile(r"\.sizes\(\)|->sizes\(\)"), ".sizes()", ".sym_sizes()"),
@@ -138,10 +182,16 @@ UNSUPPORTED_CALLS = (
 )
 
 
-def unsupported_calls(formula: str) -> list[tuple[str, str, int, int]]:
-    """(call, replacement, start, end) of every call that torchgen refuses in a backward formula."""
+def unsupported_calls(formula: str, release: Release) -> list[tuple[str, str, int, int]]:
+    """(call, replacement, start, end) of every call that the release's torchgen refuses in a backward formula
+    (none before 2.0)."""
+    if release.autograd.formulas_take_int_sizes:
+        return []
     return [(what, instead, m.start(), m.end()) for pattern, what, instead in UNSUPPORTED_CALLS
             for m in pattern.finditer(formula)]
+
+
+_STRIDES = ("_sym_strides", "_strides")  # saved through strides_or_error, for a formula of that tensor alone
 
 
 def saved_variables(formula: str, nctypes: list[NamedCType], var_names: tuple[str, ...], release: Release
@@ -154,12 +204,12 @@ def saved_variables(formula: str, nctypes: list[NamedCType], var_names: tuple[st
         name = nctype.name.name if isinstance(nctype.name, SpecialArgName) else nctype.name
         if name not in formula:  # every pattern below needs the name itself
             continue
-        for rule in _REPLACEMENTS if release.autograd.saves_sym_numel else _REPLACEMENTS_2_1:
+        for rule in _replacements(release):
             def replace(m: re.Match[str], rule: _Replacement = rule, name: str = name) -> str:
-                if rule.suffix == "_sym_strides" and var_names != (name,):
-                    raise StridesError(name)
+                if rule.suffix in _STRIDES and var_names != (name,):
+                    raise StridesError(name, m.group(0))
                 suffix = rule.suffix(m) if callable(rule.suffix) else rule.suffix
-                if rule.suffix == "_sym_strides":
+                if rule.suffix in _STRIDES:
                     expr = f'strides_or_error({name}, "{name}")'
                 else:
                     expr = rule.expr(name) if rule.expr is not None else m.group(0)

@@ -44,6 +44,8 @@ VIEW_FUNCTIONS = frozenset((
     "_nested_view_from_jagged",
 ))
 
+TEST_DISPATCH_VIEW = "_test_autograd_multiple_dispatch_view"  # a view function from 2.1 only
+
 stringT = BaseCType("c10::string_view")
 _SAVED_VARIABLE = (tensorT, OptionalCType(tensorT), MutRefCType(OptionalCType(tensorT)))
 _SAVED_LIST = (tensorListT, iTensorListRefT, VectorCType(tensorT))
@@ -82,42 +84,53 @@ def _fields(saved: SavedAttribute, is_output: bool, release: Release) -> tuple[l
     return [f"{ctype.cpp_type(release.cpp_spelling)} {name};"], []
 
 
+def _by_name(saved: tuple[SavedAttribute, ...]) -> list[SavedAttribute]:
+    return sorted(saved, key=lambda s: s.name)
+
+
+def _as_saved(saved: tuple[SavedAttribute, ...]) -> list[SavedAttribute]:
+    return list(saved)
+
+
 def node_declaration(node: NodeInfo, release: Release) -> str:
-    """The struct of the node class in the release's Functions.h (from `#ifdef _WIN32` to `};`, newline-terminated)."""
+    """The struct of the node class in the release's Functions.h (from `#ifdef _WIN32`, before 2.1 from `struct`,
+    to `};`, newline-terminated)."""
     info = node.key
     saved, release_lines = [], []
-    for var in sorted(info.all_saved_inputs, key=lambda s: s.name):
+    order = _by_name if release.autograd.node_compiled_autograd else _as_saved
+    for var in order(info.all_saved_inputs):
         fields, releases = _fields(var, False, release)
         saved += fields
         release_lines += releases
-    for var in sorted(info.all_saved_outputs, key=lambda s: s.name):
+    for var in order(info.all_saved_outputs):
         fields, releases = _fields(var, True, release)
         saved += fields
         release_lines += releases
     sizes = [f"size_t {a.name}_size_;" for a in info.args_with_derivatives if a.type in TENSOR_LIST_TYPES]
     lock = "std::lock_guard<std::mutex> lock(mutex_);" if release_lines else ""
     retains = any(uses("retain_variables", d.formula) for d in info.derivatives)
-    superclass = "Node" if node.name in VIEW_FUNCTIONS else "TraceableFunction"
+    view = node.name in VIEW_FUNCTIONS and (node.name != TEST_DISPATCH_VIEW or release.autograd.test_dispatch_view_is_a_view)
+    superclass = "Node" if view else "TraceableFunction"
     op = node.op
     const = " const" if release.autograd.node_compiled_args_const else ""
     will_release = ("  bool retain_variables = true;\n  void will_release_variables() override {\n"
                     "    retain_variables = false;\n  }\n" if retains else "\n")
+    compiled = release.autograd.node_compiled_autograd
+    opening = f"struct TORCH_API {op} : public {superclass} {{\n"
+    if compiled:
+        opening = f"#ifdef _WIN32\nstruct {op} : public {superclass} {{\n  TORCH_API {op}() = default;\n#else\n{opening}#endif\n"
+    members = (f"  void compiled_args(CompiledNodeArgs& args){const} override;\n"
+               "  variable_list apply_with_saved(const variable_list& inputs, SwapSavedVariables& saved) override;\n"
+               if compiled else "")
     return (
-        f"#ifdef _WIN32\n"
-        f"struct {op} : public {superclass} {{\n"
-        f"  TORCH_API {op}() = default;\n"
-        f"#else\n"
-        f"struct TORCH_API {op} : public {superclass} {{\n"
-        f"#endif\n"
+        opening +
         f"  using {superclass}::{superclass};\n"
         f"  variable_list apply(variable_list&& grads) override;\n"
         f"  std::string name() const override {{ return \"{op}\"; }}\n"
         f"  void release_variables() override {{\n"
         + _line("    ", [lock] if lock else []) + _line("    ", release_lines) +
         "  }\n"
-        + will_release +
-        f"  void compiled_args(CompiledNodeArgs& args){const} override;\n"
-        "  variable_list apply_with_saved(const variable_list& inputs, SwapSavedVariables& saved) override;\n"
+        + will_release + members
         + _line("  ", saved) + _line("  ", sizes) +
         "};\n"
     )

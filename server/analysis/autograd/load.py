@@ -419,7 +419,7 @@ def _set_up_derivatives(entry: DerivativeEntry, key: str, formulas: tuple[Formul
         if not _differentiable_type(a):
             report.add("OPG756", report.name_span(differentiable[a.name], a.name),
                        f"'{a.name}' is a {a.type}, which has no gradient: give it no formula, or non_differentiable")
-    _forward_rules(entry, f, forwards, [d for _, d in derivatives], with_derivatives, report)
+    _forward_rules(entry, f, forwards, [d for _, d in derivatives], with_derivatives, report, release)
     _grad_usage(derivatives, named_gradients, report)
     ds = tuple(d for _, d in derivatives)
     return KeyInfo(key, ds, with_derivatives, dedup([s for d in ds for s in d.saved_inputs]),
@@ -468,7 +468,7 @@ def _forward_outputs(formula: Formula, f: NativeFunction, report: _Report) -> tu
 def _backward(formula: Formula, f: NativeFunction, arguments: list[Binding], report: _Report,
               release: Release) -> Derivative | None:
     text = formula.text
-    problems = unsupported_calls(text)
+    problems = unsupported_calls(text, release)
     for what, instead, start, end in problems:
         report.add("OPG715", report.within(formula.value, start, end),
                    f"{what} is not supported in derivative formulas: use the SymInt version, {instead}")
@@ -487,9 +487,10 @@ def _backward(formula: Formula, f: NativeFunction, arguments: list[Binding], rep
         rewritten, saved_in = saved_variables(text, inputs, formula.names, release)
         rewritten, saved_out = saved_variables(rewritten, outputs, formula.names, release)
     except StridesError as exc:
-        at = text.find(f"{exc}.sym_strides()")
-        span = report.within(formula.value, at, at + len(f"{exc}.sym_strides()")) if at >= 0 else formula.value.span
-        report.add("OPG716", span, f"{exc}.sym_strides() is only supported in a formula for '{exc}' alone, "
+        name, call = exc.args
+        at = text.find(call)
+        span = report.within(formula.value, at, at + len(call)) if at >= 0 else formula.value.span
+        report.add("OPG716", span, f"{call} is only supported in a formula for '{name}' alone, "
                                    f"not for '{formula.key.value}'")
         return None
     return Derivative(rewritten, text, formula.names, saved_in, saved_out)
@@ -518,9 +519,10 @@ def _grad_usage(derivatives: list[tuple[Formula, Derivative]], named_gradients: 
 
 
 def _forward_rules(entry: DerivativeEntry, f: NativeFunction, forwards: list[Formula],
-                   derivatives: list[Derivative], with_derivatives: tuple[Binding, ...], report: _Report) -> None:
+                   derivatives: list[Derivative], with_derivatives: tuple[Binding, ...], report: _Report,
+                   release: Release) -> None:
     """torchgen's postprocess_forward_derivatives."""
-    is_foreach = f.func.name.name.base.startswith("_foreach_")
+    is_foreach = release.autograd.forward_checks_foreach_lists and f.func.name.name.base.startswith("_foreach_")
     # The arguments whose plain names a forward formula may not use (tensor lists handle theirs internally).
     checked = [a.name for a in with_derivatives if is_foreach or a.type not in TENSOR_LISTS]
     for formula in forwards:
