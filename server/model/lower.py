@@ -345,27 +345,33 @@ def _lower_func(r: _Reader, entry: YMap) -> _Func | None:
 
 def _lower_keys(r: _Reader, entry: YMap, func: FunctionSchema | None, release: Release) -> _Keys:
     """The keys of one value each, in the order torchgen reads them (so the diagnostics are in that order)."""
-    cpp_no_default_args = r.expect_list("cpp_no_default_args", "a list of argument names")
-    use_const_ref = r.expect("use_const_ref_for_mutable_tensors", bool, False, "True or False")
+    # Most entries have few of these keys: an absent one is its default without a call (as expect() would give).
+    pairs = r.pairs
+    cpp_no_default_args = r.expect_list("cpp_no_default_args", "a list of argument names") \
+        if "cpp_no_default_args" in pairs else []
+    use_const_ref = r.expect("use_const_ref_for_mutable_tensors", bool, False, "True or False") \
+        if "use_const_ref_for_mutable_tensors" in pairs else False
     if use_const_ref and func is not None and func.arguments.out and release.refuses_const_ref_mutable_out:
         r.error("OPG120", r.key_span_of("use_const_ref_for_mutable_tensors"),
                 "use_const_ref_for_mutable_tensors is not supported on out= functions (pytorch#145522)")
 
     variants = _lower_variants(r, entry)
 
-    manual_kernel_registration = r.expect("manual_kernel_registration", bool, False, "True or False")
-    manual_cpp_binding = r.expect("manual_cpp_binding", bool, False, "True or False")
-    device_guard = r.expect("device_guard", bool, True, "True or False")
-    device_check = _lower_device_check(r)
-    structured = r.expect("structured", bool, False, "True or False")
-    structured_delegate = _lower_structured_delegate(r)
-    structured_inherits = _lower_structured_inherits(r)
+    manual_kernel_registration = r.expect("manual_kernel_registration", bool, False, "True or False") \
+        if "manual_kernel_registration" in pairs else False
+    manual_cpp_binding = r.expect("manual_cpp_binding", bool, False, "True or False") \
+        if "manual_cpp_binding" in pairs else False
+    device_guard = r.expect("device_guard", bool, True, "True or False") if "device_guard" in pairs else True
+    device_check = _lower_device_check(r) if "device_check" in pairs else DeviceCheckType.ExactSame
+    structured = r.expect("structured", bool, False, "True or False") if "structured" in pairs else False
+    structured_delegate = _lower_structured_delegate(r) if "structured_delegate" in pairs else None
+    structured_inherits = _lower_structured_inherits(r) if "structured_inherits" in pairs else None
 
-    python_module = r.expect("python_module", str, None, "a module name")
+    python_module = r.expect("python_module", str, None, "a module name") if "python_module" in pairs else None
     if python_module is not None and Variant.method in variants:
         r.error("OPG118", r.key_span_of("python_module"), "functions in a python_module cannot be methods; "
                                                           "drop 'method' from variants")
-    category_override = r.expect("category_override", str, None, "a string")
+    category_override = r.expect("category_override", str, None, "a string") if "category_override" in pairs else None
     return _Keys(cpp_no_default_args, use_const_ref, variants, manual_kernel_registration, manual_cpp_binding,
                  device_guard, device_check, structured, structured_delegate, structured_inherits, python_module,
                  category_override)
