@@ -567,7 +567,8 @@ def parse_schema(func: str) -> ParsedSchema:
     not_a_file_name = _file_name_error(base_text, start)
     name_issue = not_a_file_name or (_identifier_warning(base_text.rstrip("_"), start, "operator name")
                                      if base_text else None)
-    if (name_issue is None or name_issue.code == "OPG207") and (crash := latin1_problem(base_text)) is not None:
+    if (name_issue is None or name_issue.code == "OPG207") and not base_text.isascii() \
+            and (crash := latin1_problem(base_text)) is not None:  # (an ASCII name is Latin-1: a C test first)
         name_issue = Issue("OPG144", start, start + len(base_text), crash)
     if name_issue is not None:
         issues.append(name_issue)
@@ -588,13 +589,9 @@ def parse_schema(func: str) -> ParsedSchema:
     # Every piece above is checked to print back as written, so str(schema) == text
     # (torchgen's round-trip rule); tests assert it on the whole real file.
     schema = FunctionSchema(OperatorName(base, overload), arguments[0], returns[0])
-    spans = SchemaSpans(
-        whole=(start, start + len(text)),
-        name=name_span,
-        overload=(start + len(base_text) + 1, name_span[1]) if dot else None,
-        arguments=arguments[1],
-        returns=(returns_start, returns_start + len(returns_text)),
-        each_return=returns[1],
-    )
+    # Positional (whole, name, overload, arguments, returns, each_return): a call by keywords costs more.
+    spans = SchemaSpans((start, start + len(text)), name_span,
+                        (start + len(base_text) + 1, name_span[1]) if dot else None, arguments[1],
+                        (returns_start, returns_start + len(returns_text)), returns[1])
     errors = bool(issues) and any(i.code not in _NAME_ISSUES for i in issues)
     return ParsedSchema(namespace, None if errors else schema, spans, tuple(issues))
