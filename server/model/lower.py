@@ -263,12 +263,14 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
     func = f.parsed.schema if f is not None else None
     namespace = f.parsed.namespace if f is not None else "aten"
     keys = _lower_keys(r, entry, func, release)
-    precomputed = _lower_precomputed(r, keys.structured)
+    # The readers of keys most entries lack are not called without them (each gives nothing for an absent key).
+    pairs = r.pairs
+    precomputed = _lower_precomputed(r, keys.structured) if "precomputed" in pairs else None
     tags = _lower_tags(r, valid_tags, namespace, func, release)
     dispatch_read, kernels = _lower_dispatch(r, keys.manual_kernel_registration, keys.structured, ignore_keys,
                                              release=release)
-    autogen = _lower_autogen(r)
-    ufunc_loops = _lower_ufunc(r, release.scalar_type_names_unknown)
+    autogen = _lower_autogen(r) if "autogen" in pairs else []
+    ufunc_loops = _lower_ufunc(r, release.scalar_type_names_unknown) if "ufunc_inner_loop" in pairs else {}
     _check_unknown_keys(r, entry)
 
     spans = f.parsed.spans if f is not None else None
@@ -954,7 +956,8 @@ def _check_post_init(r: _Reader, func: FunctionSchema, kind: SchemaKind | None, 
     if structured and delegate is not None:
         r.error("OPG116", r.key_span_of("structured_delegate"),
                 "an op cannot be both structured and a structured_delegate")
-    _check_cpp_no_default_args(r, func, keys.cpp_no_default_args)
+    if keys.cpp_no_default_args:
+        _check_cpp_no_default_args(r, func, keys.cpp_no_default_args)
     if keys.structured_inherits is not None and not structured:
         r.error("OPG116", r.key_span_of("structured_inherits"), "structured_inherits requires 'structured: True'")
     if structured and kind is SchemaKind.out:
