@@ -355,7 +355,7 @@ def _group_kwargs(kwargs: list[tuple[Argument, ArgumentSpans]], issues: list[Iss
     acc = pre
     i = 0
     while i < len(kwargs):
-        window = kwargs[i:i + 4]
+        window = kwargs[i:i + 4] if kwargs[i][0].name == "dtype" else []  # (the quadruple starts with dtype)
         if len(window) == 4 and all(_tensor_option_like(a, n, t) for (a, _), (n, t) in zip(window, _TENSOR_OPTIONS)):
             if acc is not pre:
                 s, e = window[0][1].whole[0], window[-1][1].whole[1]
@@ -422,13 +422,13 @@ def _read_arguments(text: str, start: int, issues: list[Issue]) -> tuple[Argumen
         if arg is None or pieces is None:
             failed = True
             continue
-        if arg.is_write:
+        if (annotation := arg.annotation) is not None and annotation.is_write:  # (arg.is_write, without a call)
             if acc is kwarg_only:
                 acc = out
         elif acc is out:
             issues.append(Issue("OPG205", piece_at, piece_at + len(piece), f"non-mutable argument '{arg.name}' cannot "
                                                                              "follow the mutable out arguments"))
-        placed = ArgumentSpans(piece_at, pieces)
+        placed = _tuple(ArgumentSpans, (piece_at, pieces))
         spans.append(placed)
         acc.append((arg, placed))
     if star_at is not None and not kwarg_only and not out:
