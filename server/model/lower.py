@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from ..diagnostics import Diagnostic, Severity, diag
 from ..frozen import PER_TEXT_MEMO, record
@@ -225,8 +225,12 @@ def parse_entry_schemas(entries: list[YMap]) -> None:
             parse_schema(node.value)
 
 
-@record
-class _Func:
+# _Func and _Keys live for one entry's lowering: NamedTuples built by tuple.__new__ (C), where a record's __init__
+# (Python) cost about 1.5 ms over the real file.
+_tuple = tuple.__new__
+
+
+class _Func(NamedTuple):
     """An entry's func: string, where it is, and what parsing it gave."""
 
     scalar: YScalar
@@ -235,8 +239,7 @@ class _Func:
     parsed: ParsedSchema
 
 
-@record
-class _Keys:
+class _Keys(NamedTuple):
     """The entry's keys that are read on their own, each checked against its type."""
 
     cpp_no_default_args: list[object]
@@ -341,7 +344,7 @@ def _lower_func(r: _Reader, entry: YMap) -> _Func | None:
     if not isinstance(func_node, YScalar) or not isinstance(func_node.value, str):
         r.error("OPG101", func_node.span, "'func' must be a schema string such as 'foo(Tensor self) -> Tensor'")
         return None
-    f = _Func(func_node, func_node.value, ScalarText(func_node), parse_schema(func_node.value))
+    f = _tuple(_Func, (func_node, func_node.value, ScalarText(func_node), parse_schema(func_node.value)))
     if f.parsed.issues:  # rare: no generator for every entry
         r.diagnostics.extend(_issue_to_diag(i, f.text) for i in f.parsed.issues)
     return f
@@ -376,9 +379,9 @@ def _lower_keys(r: _Reader, entry: YMap, func: FunctionSchema | None, release: R
         r.error("OPG118", r.key_span_of("python_module"), "functions in a python_module cannot be methods; "
                                                           "drop 'method' from variants")
     category_override = r.expect("category_override", str, None, "a string") if "category_override" in pairs else None
-    return _Keys(cpp_no_default_args, use_const_ref, variants, manual_kernel_registration, manual_cpp_binding,
-                 device_guard, device_check, structured, structured_delegate, structured_inherits, python_module,
-                 category_override)
+    return _tuple(_Keys, (cpp_no_default_args, use_const_ref, variants, manual_kernel_registration, manual_cpp_binding,
+                          device_guard, device_check, structured, structured_delegate, structured_inherits,
+                          python_module, category_override))
 
 
 def _lower_device_check(r: _Reader) -> DeviceCheckType:
