@@ -235,8 +235,12 @@ class _Func(NamedTuple):
 
     scalar: YScalar
     value: str
-    text: ScalarText
     parsed: ParsedSchema
+
+    @property
+    def text(self) -> ScalarText:
+        """Offsets in the schema placed in the entry (made when a diagnostic needs one: most entries have none)."""
+        return ScalarText(self.scalar)
 
 
 class _Keys(NamedTuple):
@@ -288,7 +292,7 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
         _check_dispatch_table(r, func, dispatch_read, kernels, keys.structured_delegate, release)
         dispatch = dispatch_read
     else:
-        dispatch = _default_dispatch(r, func, keys, f.text, spans)
+        dispatch = _default_dispatch(r, func, keys, f, spans)
     _check_composites(r, entry, dispatch)
     if ufunc_loops:
         _add_ufunc_kernels(r, entry, func, keys.structured, dispatch)
@@ -297,8 +301,8 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
         _check_delegated_keys(r, entry, dispatch)
     if not release.parse_only:  # gen.py's rules: a backend's own parse of its operator file runs no gen.py
         _check_codegen_rules(r, func, dispatch, keys.structured, keys.variants, release)
-    _check_post_init(r, func, kind, keys, spans, f.text)
-    _check_name_rules(r, func, keys, tags, spans, f.text, release)
+    _check_post_init(r, func, kind, keys, spans, f)
+    _check_name_rules(r, func, keys, tags, spans, f, release)
 
     # Positionally, in NativeFunction's field order (a call with 24 keywords matched each by name: about a
     # microsecond an entry).
@@ -344,7 +348,7 @@ def _lower_func(r: _Reader, entry: YMap) -> _Func | None:
     if not isinstance(func_node, YScalar) or not isinstance(func_node.value, str):
         r.error("OPG101", func_node.span, "'func' must be a schema string such as 'foo(Tensor self) -> Tensor'")
         return None
-    f = _tuple(_Func, (func_node, func_node.value, ScalarText(func_node), parse_schema(func_node.value)))
+    f = _tuple(_Func, (func_node, func_node.value, parse_schema(func_node.value)))
     if f.parsed.issues:  # rare: no generator for every entry
         r.diagnostics.extend(_issue_to_diag(i, f.text) for i in f.parsed.issues)
     return f
@@ -471,7 +475,7 @@ def _check_schema_rules(r: _Reader, func: FunctionSchema, f: _Func, spans: Schem
         _refuse_optional_tensor_returns(r, func, spans, f.text, release)
 
 
-def _default_dispatch(r: _Reader, func: FunctionSchema, keys: _Keys, text: ScalarText,
+def _default_dispatch(r: _Reader, func: FunctionSchema, keys: _Keys, f: _Func,
                       spans: SchemaSpans) -> _Table:
     """An entry without a dispatch table: a CompositeImplicitAutograd kernel of the default name, unless the
     op is structured or delegated (then it has none)."""
@@ -481,10 +485,10 @@ def _default_dispatch(r: _Reader, func: FunctionSchema, keys: _Keys, text: Scala
     name = str(func.name.name)
     args = func.arguments
     if name.startswith("new_") or name.endswith("_like") or (args.tensor_options and not args.has_tensor_arg()):
-        r.error("OPG112", text.span(*spans.name),
+        r.error("OPG112", f.text.span(*spans.name),
                 f"factory function '{name}' needs an explicit dispatch table (usually "
                 "CompositeExplicitAutograd): factory functions must not decompose implicitly")
-    dispatch[dk.CIA] = BackendMetadata(cpp_name(func), False, "at::native")
+    dispatch[dk.CIA] = BackendMetadata(name + "_out" if func.is_out_fn() else name, False, "at::native")  # cpp_name
     return dispatch
 
 
@@ -885,15 +889,16 @@ def _key_pieces(key_text: str) -> tuple[tuple[str, int, dk.DispatchKey | None], 
 def _check_dispatch_table(r: _Reader, func: FunctionSchema, table: _Table, kernels: _Kernels,
                           structured_delegate: OperatorName | None, release: Release) -> None:
     # Both rules are about a table of one kernel: one written (from 2.0), or one kept after gen.py's ignored keys.
-    expected = cpp_name(func)
     if release.dispatch_table_rules_count_keys_as_written:
         if len(kernels) != 1:
             return
+        expected = cpp_name(func)
         key, kernel = kernels[0]
         redundant = key is dk.CIA and kernel == expected
     else:
         if len(table) != 1:
             return
+        expected = cpp_name(func)
         redundant = any(key is dk.CIA and kernel == expected for key, kernel in kernels)
     dispatch_span = r.key_span_of("dispatch")
     if redundant:
@@ -936,11 +941,11 @@ def _check_codegen_rules(r: _Reader, func: FunctionSchema, dispatch: _Table, str
 
 
 def _check_post_init(r: _Reader, func: FunctionSchema, kind: SchemaKind | None, keys: _Keys, spans: SchemaSpans,
-                     text: ScalarText) -> None:
+                     f: _Func) -> None:
     """The rules of torchgen's NativeFunction.__post_init__ that need the whole entry."""
     structured, delegate, device_guard = keys.structured, keys.structured_delegate, keys.device_guard
     if func.arguments.out and keys.variants != {Variant.function}:
-        r.error("OPG117", r.key_span("variants") or text.span(*spans.name),
+        r.error("OPG117", r.key_span("variants") or f.text.span(*spans.name),
                 "functions with out arguments must have only the function variant ('variants: function')")
     if structured:
         if kind is not SchemaKind.out:
@@ -965,7 +970,7 @@ def _check_post_init(r: _Reader, func: FunctionSchema, kind: SchemaKind | None, 
         r.error("OPG116", r.key_span_of("structured_inherits"), "structured_inherits requires 'structured: True'")
     if structured and kind is SchemaKind.out:
         for where, why in structured_out_problems(func):
-            r.error("OPG116", _schema_problem_span(where, spans, text), why)
+            r.error("OPG116", _schema_problem_span(where, spans, f.text), why)
 
 
 def _check_cpp_no_default_args(r: _Reader, func: FunctionSchema, cpp_no_default_args: list[object]) -> None:
@@ -982,14 +987,14 @@ def _check_cpp_no_default_args(r: _Reader, func: FunctionSchema, cpp_no_default_
 
 
 def _check_name_rules(r: _Reader, func: FunctionSchema, keys: _Keys, tags: frozenset[str], spans: SchemaSpans,
-                      text: ScalarText, release: Release) -> None:
+                      f: _Func, release: Release) -> None:
     """The rules about what an op's name and arguments say it is (a _foreach kernel, a random op)."""
 
     def name_span() -> Span:
-        return text.span(*spans.name)
+        return f.text.span(*spans.name)
 
     # Both rules look for words that, if they matter, appear in the schema text: skip them if not.
-    schema_text = str(text.scalar.value)
+    schema_text = f.value
     op = str(func.name) if "_foreach" in schema_text else ""
     if op.startswith("_foreach") and keys.device_check is not DeviceCheckType.NoCheck:
         r.error("OPG121", r.key_span("device_check") or name_span(),
