@@ -589,6 +589,11 @@ _COMMON_VARIANTS = {
 
 
 def _lower_variants(r: _Reader, entry: YMap) -> frozenset[Variant]:
+    pair = r.pairs.get("variants")
+    if pair is None:
+        return _COMMON_VARIANTS["function"]
+    if isinstance(node := pair[1], YScalar) and isinstance(node.value, str) and node.value in _COMMON_VARIANTS:
+        return _COMMON_VARIANTS[node.value]  # (nearly every entry: what expect() below would give, without a call)
     value = str(r.expect("variants", str, "function", "'function', 'method' or 'function, method'"))
     common = _COMMON_VARIANTS.get(value)
     if common is not None:
