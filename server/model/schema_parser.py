@@ -564,9 +564,10 @@ def parse_schema(func: str) -> ParsedSchema:
     name_span = (start, start + len(op_text))
     base_text, dot, overload = op_text.partition(".")
     base = parse_base_name(base_text, start, issues)
-    not_a_file_name = _file_name_error(base_text, start)
-    name_issue = not_a_file_name or (_identifier_warning(base_text.rstrip("_"), start, "operator name")
-                                     if base_text else None)
+    name_warning = _identifier_warning(base_text.rstrip("_"), start, "operator name") if base_text else None
+    # A name the warning passes is letters, digits and '_' only: no character a file name cannot have.
+    not_a_file_name = _file_name_error(base_text, start) if name_warning is not None else None
+    name_issue = not_a_file_name or name_warning
     if (name_issue is None or name_issue.code == "OPG207") and not base_text.isascii() \
             and (crash := latin1_problem(base_text)) is not None:  # (an ASCII name is Latin-1: a C test first)
         name_issue = Issue("OPG144", start, start + len(base_text), crash)
