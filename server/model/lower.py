@@ -9,6 +9,7 @@ stopping at the first assertion. Spans are relative to the entry's first line.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterator
 from typing import NamedTuple, TypeVar
 
@@ -592,8 +593,8 @@ def _lower_variants(r: _Reader, entry: YMap) -> frozenset[Variant]:
     pair = r.pairs.get("variants")
     if pair is None:
         return _COMMON_VARIANTS["function"]
-    if isinstance(node := pair[1], YScalar) and isinstance(node.value, str) and node.value in _COMMON_VARIANTS:
-        return _COMMON_VARIANTS[node.value]  # (nearly every entry: what expect() below would give, without a call)
+    if isinstance(written := pair[1], YScalar) and isinstance(written.value, str) and written.value in _COMMON_VARIANTS:
+        return _COMMON_VARIANTS[written.value]  # (nearly every entry: what expect() below would give, without a call)
     value = str(r.expect("variants", str, "function", "'function', 'method' or 'function, method'"))
     common = _COMMON_VARIANTS.get(value)
     if common is not None:
@@ -868,12 +869,23 @@ def _supported_keys(backend_keys: frozenset[str]) -> frozenset[dk.DispatchKey]:
     return frozenset(dk.SUPPORTED_DISPATCH_KEYS) | {dk.K[n] for n in backend_keys if n in dk.K}
 
 
-# Kernel names and key lists repeat across entries (CPU, CUDA: the same names again and again), and reading them is
-# most of reading a dispatch table: each is read once. Bounded, for a long editing session.
-@functools.lru_cache(maxsize=8192)
+# A kernel name without namespace, as nearly all are: a C++ identifier in the at::native namespace.
+_PLAIN_KERNEL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
 def _kernel_reading(kernel_text: str, levels: int) -> tuple[str | None, str, str, bool]:
     """A dispatch table's kernel: why it is no C++ name (None when it is one), its name without namespace, its C++
     namespace, and whether it has at most the namespace `levels` the release's torchgen takes."""
+    if _PLAIN_KERNEL.match(kernel_text) is not None:  # (one C test: most kernel names are an entry's own)
+        return None, kernel_text, "at::native", True
+    return _qualified_kernel_reading(kernel_text, levels)
+
+
+# Kernel names and key lists repeat across entries (CPU, CUDA: the same names again and again), and reading them is
+# most of reading a dispatch table: each is read once. Bounded, for a long editing session.
+@functools.lru_cache(maxsize=8192)
+def _qualified_kernel_reading(kernel_text: str, levels: int) -> tuple[str | None, str, str, bool]:
+    """_kernel_reading of a name the quick test leaves: a namespace, or no plain identifier."""
     namespace, kernel, ok = _namespace_entity(kernel_text, levels)
     return qualified_name_problem(kernel_text, "kernel name"), kernel, (namespace or "at") + "::native", ok
 
