@@ -494,6 +494,8 @@ def _default_dispatch(r: _Reader, func: FunctionSchema, keys: _Keys, f: _Func,
 
 
 def _check_composites(r: _Reader, entry: YMap, dispatch: _Table) -> None:
+    if len(dispatch) < 2:
+        return  # (one key is at most one composite: most tables, and every default one)
     composites = dispatch.keys() & dk.COMPOSITE_KEYS
     if not (len(composites) <= 1 or (len(composites) == 2 and dk.CEA_NON_FUNCTIONAL not in composites
                                      and dk.CIA_NESTED in composites)):
@@ -587,6 +589,10 @@ _COMMON_VARIANTS = {
     "function, method": frozenset({Variant.function, Variant.method}),
     "method, function": frozenset({Variant.function, Variant.method}),
 }
+
+
+_FUNCTION_ONLY = _COMMON_VARIANTS["function"]
+_NO_KEYS: frozenset[dk.DispatchKey] = frozenset()
 
 
 def _lower_variants(r: _Reader, entry: YMap) -> frozenset[Variant]:
@@ -813,7 +819,7 @@ def _lower_dispatch(r: _Reader, manual_kernel_registration: bool, structured: bo
     kernels: _Kernels = []
     seen: set[dk.DispatchKey] = set()
     supported, unknown = _supported_keys(release.backend_dispatch_keys), release.dispatch_keys_unknown
-    structured_keys = dk.STRUCTURED_DISPATCH_KEYS if structured else frozenset()
+    structured_keys = dk.STRUCTURED_DISPATCH_KEYS if structured else _NO_KEYS
     for key_node, value_node in node.pairs:
         if not (isinstance(key_node, YScalar) and isinstance(key_node.value, str)):
             r.error("OPG104", key_node.span, "a dispatch key must be a name such as CPU or CompositeExplicitAutograd")
@@ -961,7 +967,7 @@ def _check_post_init(r: _Reader, func: FunctionSchema, kind: SchemaKind | None, 
                      f: _Func) -> None:
     """The rules of torchgen's NativeFunction.__post_init__ that need the whole entry."""
     structured, delegate, device_guard = keys.structured, keys.structured_delegate, keys.device_guard
-    if func.arguments.out and keys.variants != {Variant.function}:
+    if func.arguments.out and keys.variants != _FUNCTION_ONLY:
         r.error("OPG117", r.key_span("variants") or f.text.span(*spans.name),
                 "functions with out arguments must have only the function variant ('variants: function')")
     if structured:
