@@ -9,8 +9,9 @@ stopping at the first assertion. Spans are relative to the entry's first line.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterator
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from ..diagnostics import Diagnostic, Severity, diag
 from ..frozen import PER_TEXT_MEMO, record
@@ -225,18 +226,25 @@ def parse_entry_schemas(entries: list[YMap]) -> None:
             parse_schema(node.value)
 
 
-@record
-class _Func:
+# _Func and _Keys live for one entry's lowering: NamedTuples built by tuple.__new__ (C), where a record's __init__
+# (Python) cost about 1.5 ms over the real file.
+_tuple = tuple.__new__
+
+
+class _Func(NamedTuple):
     """An entry's func: string, where it is, and what parsing it gave."""
 
     scalar: YScalar
     value: str
-    text: ScalarText
     parsed: ParsedSchema
 
+    @property
+    def text(self) -> ScalarText:
+        """Offsets in the schema placed in the entry (made when a diagnostic needs one: most entries have none)."""
+        return ScalarText(self.scalar)
 
-@record
-class _Keys:
+
+class _Keys(NamedTuple):
     """The entry's keys that are read on their own, each checked against its type."""
 
     cpp_no_default_args: list[object]
@@ -263,12 +271,14 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
     func = f.parsed.schema if f is not None else None
     namespace = f.parsed.namespace if f is not None else "aten"
     keys = _lower_keys(r, entry, func, release)
-    precomputed = _lower_precomputed(r, keys.structured)
+    # The readers of keys most entries lack are not called without them (each gives nothing for an absent key).
+    pairs = r.pairs
+    precomputed = _lower_precomputed(r, keys.structured) if "precomputed" in pairs else None
     tags = _lower_tags(r, valid_tags, namespace, func, release)
     dispatch_read, kernels = _lower_dispatch(r, keys.manual_kernel_registration, keys.structured, ignore_keys,
                                              release=release)
-    autogen = _lower_autogen(r)
-    ufunc_loops = _lower_ufunc(r, release.scalar_type_names_unknown)
+    autogen = _lower_autogen(r) if "autogen" in pairs else []
+    ufunc_loops = _lower_ufunc(r, release.scalar_type_names_unknown) if "ufunc_inner_loop" in pairs else {}
     _check_unknown_keys(r, entry)
 
     spans = f.parsed.spans if f is not None else None
@@ -283,7 +293,7 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
         _check_dispatch_table(r, func, dispatch_read, kernels, keys.structured_delegate, release)
         dispatch = dispatch_read
     else:
-        dispatch = _default_dispatch(r, func, keys, f.text, spans)
+        dispatch = _default_dispatch(r, func, keys, f, spans)
     _check_composites(r, entry, dispatch)
     if ufunc_loops:
         _add_ufunc_kernels(r, entry, func, keys.structured, dispatch)
@@ -292,35 +302,37 @@ def lower_native_function(entry: YMap, valid_tags: frozenset[str],
         _check_delegated_keys(r, entry, dispatch)
     if not release.parse_only:  # gen.py's rules: a backend's own parse of its operator file runs no gen.py
         _check_codegen_rules(r, func, dispatch, keys.structured, keys.variants, release)
-    _check_post_init(r, func, kind, keys, spans, f.text)
-    _check_name_rules(r, func, keys, tags, spans, f.text, release)
+    _check_post_init(r, func, kind, keys, spans, f)
+    _check_name_rules(r, func, keys, tags, spans, f, release)
 
+    # Positionally, in NativeFunction's field order (a call with 24 keywords matched each by name: about a
+    # microsecond an entry).
     nf = NativeFunction(
-        namespace=namespace,
-        func=func,
-        use_const_ref_for_mutable_tensors=keys.use_const_ref,
-        device_guard=keys.device_guard,
-        device_check=keys.device_check,
-        python_module=keys.python_module,
-        category_override=keys.category_override,
-        variants=keys.variants,
-        manual_kernel_registration=keys.manual_kernel_registration,
-        manual_cpp_binding=keys.manual_cpp_binding,
-        autogen=tuple(autogen),
-        ufunc_inner_loop=tuple(sorted(ufunc_loops.items(), key=lambda kv: kv[0].value)) if ufunc_loops else (),
-        structured=keys.structured,
-        structured_delegate=keys.structured_delegate,
-        structured_inherits=keys.structured_inherits,
-        precomputed=precomputed,
-        cpp_no_default_args=frozenset([a for a in keys.cpp_no_default_args if isinstance(a, str)])
+        namespace,
+        func,
+        keys.use_const_ref,  # use_const_ref_for_mutable_tensors
+        keys.device_guard,
+        keys.device_check,
+        keys.python_module,
+        keys.category_override,
+        keys.variants,
+        keys.manual_kernel_registration,
+        keys.manual_cpp_binding,
+        tuple(autogen),
+        tuple(sorted(ufunc_loops.items(), key=lambda kv: kv[0].value)) if ufunc_loops else (),  # ufunc_inner_loop
+        keys.structured,
+        keys.structured_delegate,
+        keys.structured_inherits,
+        precomputed,
+        frozenset([a for a in keys.cpp_no_default_args if isinstance(a, str)])
         if keys.cpp_no_default_args else frozenset(),
-        is_abstract=is_abstract,
-        has_composite_implicit_autograd_kernel=dk.CIA in dispatch,
-        has_composite_implicit_autograd_nested_tensor_kernel=dk.CIA_NESTED in dispatch,
-        has_composite_explicit_autograd_kernel=dk.CEA in dispatch,
-        has_composite_explicit_autograd_non_functional_kernel=dk.CEA_NON_FUNCTIONAL in dispatch,
-        tags=tags,
-        source=EntrySource(entry, spans, f.scalar),
+        is_abstract,
+        dk.CIA in dispatch,  # has_composite_implicit_autograd_kernel
+        dk.CIA_NESTED in dispatch,  # has_composite_implicit_autograd_nested_tensor_kernel
+        dk.CEA in dispatch,  # has_composite_explicit_autograd_kernel
+        dk.CEA_NON_FUNCTIONAL in dispatch,  # has_composite_explicit_autograd_non_functional_kernel
+        tags,
+        EntrySource(entry, spans, f.scalar),  # source
     )
     return LoweredEntry(nf, tuple(dispatch.items()), tuple(r.diagnostics), func.name)
 
@@ -337,7 +349,7 @@ def _lower_func(r: _Reader, entry: YMap) -> _Func | None:
     if not isinstance(func_node, YScalar) or not isinstance(func_node.value, str):
         r.error("OPG101", func_node.span, "'func' must be a schema string such as 'foo(Tensor self) -> Tensor'")
         return None
-    f = _Func(func_node, func_node.value, ScalarText(func_node), parse_schema(func_node.value))
+    f = _tuple(_Func, (func_node, func_node.value, parse_schema(func_node.value)))
     if f.parsed.issues:  # rare: no generator for every entry
         r.diagnostics.extend(_issue_to_diag(i, f.text) for i in f.parsed.issues)
     return f
@@ -345,30 +357,36 @@ def _lower_func(r: _Reader, entry: YMap) -> _Func | None:
 
 def _lower_keys(r: _Reader, entry: YMap, func: FunctionSchema | None, release: Release) -> _Keys:
     """The keys of one value each, in the order torchgen reads them (so the diagnostics are in that order)."""
-    cpp_no_default_args = r.expect_list("cpp_no_default_args", "a list of argument names")
-    use_const_ref = r.expect("use_const_ref_for_mutable_tensors", bool, False, "True or False")
+    # Most entries have few of these keys: an absent one is its default without a call (as expect() would give).
+    pairs = r.pairs
+    cpp_no_default_args = r.expect_list("cpp_no_default_args", "a list of argument names") \
+        if "cpp_no_default_args" in pairs else []
+    use_const_ref = r.expect("use_const_ref_for_mutable_tensors", bool, False, "True or False") \
+        if "use_const_ref_for_mutable_tensors" in pairs else False
     if use_const_ref and func is not None and func.arguments.out and release.refuses_const_ref_mutable_out:
         r.error("OPG120", r.key_span_of("use_const_ref_for_mutable_tensors"),
                 "use_const_ref_for_mutable_tensors is not supported on out= functions (pytorch#145522)")
 
     variants = _lower_variants(r, entry)
 
-    manual_kernel_registration = r.expect("manual_kernel_registration", bool, False, "True or False")
-    manual_cpp_binding = r.expect("manual_cpp_binding", bool, False, "True or False")
-    device_guard = r.expect("device_guard", bool, True, "True or False")
-    device_check = _lower_device_check(r)
-    structured = r.expect("structured", bool, False, "True or False")
-    structured_delegate = _lower_structured_delegate(r)
-    structured_inherits = _lower_structured_inherits(r)
+    manual_kernel_registration = r.expect("manual_kernel_registration", bool, False, "True or False") \
+        if "manual_kernel_registration" in pairs else False
+    manual_cpp_binding = r.expect("manual_cpp_binding", bool, False, "True or False") \
+        if "manual_cpp_binding" in pairs else False
+    device_guard = r.expect("device_guard", bool, True, "True or False") if "device_guard" in pairs else True
+    device_check = _lower_device_check(r) if "device_check" in pairs else DeviceCheckType.ExactSame
+    structured = r.expect("structured", bool, False, "True or False") if "structured" in pairs else False
+    structured_delegate = _lower_structured_delegate(r) if "structured_delegate" in pairs else None
+    structured_inherits = _lower_structured_inherits(r) if "structured_inherits" in pairs else None
 
-    python_module = r.expect("python_module", str, None, "a module name")
+    python_module = r.expect("python_module", str, None, "a module name") if "python_module" in pairs else None
     if python_module is not None and Variant.method in variants:
         r.error("OPG118", r.key_span_of("python_module"), "functions in a python_module cannot be methods; "
                                                           "drop 'method' from variants")
-    category_override = r.expect("category_override", str, None, "a string")
-    return _Keys(cpp_no_default_args, use_const_ref, variants, manual_kernel_registration, manual_cpp_binding,
-                 device_guard, device_check, structured, structured_delegate, structured_inherits, python_module,
-                 category_override)
+    category_override = r.expect("category_override", str, None, "a string") if "category_override" in pairs else None
+    return _tuple(_Keys, (cpp_no_default_args, use_const_ref, variants, manual_kernel_registration, manual_cpp_binding,
+                          device_guard, device_check, structured, structured_delegate, structured_inherits,
+                          python_module, category_override))
 
 
 def _lower_device_check(r: _Reader) -> DeviceCheckType:
@@ -458,7 +476,7 @@ def _check_schema_rules(r: _Reader, func: FunctionSchema, f: _Func, spans: Schem
         _refuse_optional_tensor_returns(r, func, spans, f.text, release)
 
 
-def _default_dispatch(r: _Reader, func: FunctionSchema, keys: _Keys, text: ScalarText,
+def _default_dispatch(r: _Reader, func: FunctionSchema, keys: _Keys, f: _Func,
                       spans: SchemaSpans) -> _Table:
     """An entry without a dispatch table: a CompositeImplicitAutograd kernel of the default name, unless the
     op is structured or delegated (then it has none)."""
@@ -468,14 +486,16 @@ def _default_dispatch(r: _Reader, func: FunctionSchema, keys: _Keys, text: Scala
     name = str(func.name.name)
     args = func.arguments
     if name.startswith("new_") or name.endswith("_like") or (args.tensor_options and not args.has_tensor_arg()):
-        r.error("OPG112", text.span(*spans.name),
+        r.error("OPG112", f.text.span(*spans.name),
                 f"factory function '{name}' needs an explicit dispatch table (usually "
                 "CompositeExplicitAutograd): factory functions must not decompose implicitly")
-    dispatch[dk.CIA] = BackendMetadata(cpp_name(func), False, "at::native")
+    dispatch[dk.CIA] = BackendMetadata(name + "_out" if func.is_out_fn() else name, False, "at::native")  # cpp_name
     return dispatch
 
 
 def _check_composites(r: _Reader, entry: YMap, dispatch: _Table) -> None:
+    if len(dispatch) < 2:
+        return  # (one key is at most one composite: most tables, and every default one)
     composites = dispatch.keys() & dk.COMPOSITE_KEYS
     if not (len(composites) <= 1 or (len(composites) == 2 and dk.CEA_NON_FUNCTIONAL not in composites
                                      and dk.CIA_NESTED in composites)):
@@ -571,7 +591,16 @@ _COMMON_VARIANTS = {
 }
 
 
+_FUNCTION_ONLY = _COMMON_VARIANTS["function"]
+_NO_KEYS: frozenset[dk.DispatchKey] = frozenset()
+
+
 def _lower_variants(r: _Reader, entry: YMap) -> frozenset[Variant]:
+    pair = r.pairs.get("variants")
+    if pair is None:
+        return _COMMON_VARIANTS["function"]
+    if isinstance(written := pair[1], YScalar) and isinstance(written.value, str) and written.value in _COMMON_VARIANTS:
+        return _COMMON_VARIANTS[written.value]  # (nearly every entry: what expect() below would give, without a call)
     value = str(r.expect("variants", str, "function", "'function', 'method' or 'function, method'"))
     common = _COMMON_VARIANTS.get(value)
     if common is not None:
@@ -790,7 +819,7 @@ def _lower_dispatch(r: _Reader, manual_kernel_registration: bool, structured: bo
     kernels: _Kernels = []
     seen: set[dk.DispatchKey] = set()
     supported, unknown = _supported_keys(release.backend_dispatch_keys), release.dispatch_keys_unknown
-    structured_keys = dk.STRUCTURED_DISPATCH_KEYS if structured else frozenset()
+    structured_keys = dk.STRUCTURED_DISPATCH_KEYS if structured else _NO_KEYS
     for key_node, value_node in node.pairs:
         if not (isinstance(key_node, YScalar) and isinstance(key_node.value, str)):
             r.error("OPG104", key_node.span, "a dispatch key must be a name such as CPU or CompositeExplicitAutograd")
@@ -846,12 +875,23 @@ def _supported_keys(backend_keys: frozenset[str]) -> frozenset[dk.DispatchKey]:
     return frozenset(dk.SUPPORTED_DISPATCH_KEYS) | {dk.K[n] for n in backend_keys if n in dk.K}
 
 
-# Kernel names and key lists repeat across entries (CPU, CUDA: the same names again and again), and reading them is
-# most of reading a dispatch table: each is read once. Bounded, for a long editing session.
-@functools.lru_cache(maxsize=8192)
+# A kernel name without namespace, as nearly all are: a C++ identifier in the at::native namespace.
+_PLAIN_KERNEL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
 def _kernel_reading(kernel_text: str, levels: int) -> tuple[str | None, str, str, bool]:
     """A dispatch table's kernel: why it is no C++ name (None when it is one), its name without namespace, its C++
     namespace, and whether it has at most the namespace `levels` the release's torchgen takes."""
+    if _PLAIN_KERNEL.match(kernel_text) is not None:  # (one C test: most kernel names are an entry's own)
+        return None, kernel_text, "at::native", True
+    return _qualified_kernel_reading(kernel_text, levels)
+
+
+# Kernel names and key lists repeat across entries (CPU, CUDA: the same names again and again), and reading them is
+# most of reading a dispatch table: each is read once. Bounded, for a long editing session.
+@functools.lru_cache(maxsize=8192)
+def _qualified_kernel_reading(kernel_text: str, levels: int) -> tuple[str | None, str, str, bool]:
+    """_kernel_reading of a name the quick test leaves: a namespace, or no plain identifier."""
     namespace, kernel, ok = _namespace_entity(kernel_text, levels)
     return qualified_name_problem(kernel_text, "kernel name"), kernel, (namespace or "at") + "::native", ok
 
@@ -872,15 +912,16 @@ def _key_pieces(key_text: str) -> tuple[tuple[str, int, dk.DispatchKey | None], 
 def _check_dispatch_table(r: _Reader, func: FunctionSchema, table: _Table, kernels: _Kernels,
                           structured_delegate: OperatorName | None, release: Release) -> None:
     # Both rules are about a table of one kernel: one written (from 2.0), or one kept after gen.py's ignored keys.
-    expected = cpp_name(func)
     if release.dispatch_table_rules_count_keys_as_written:
         if len(kernels) != 1:
             return
+        expected = cpp_name(func)
         key, kernel = kernels[0]
         redundant = key is dk.CIA and kernel == expected
     else:
         if len(table) != 1:
             return
+        expected = cpp_name(func)
         redundant = any(key is dk.CIA and kernel == expected for key, kernel in kernels)
     dispatch_span = r.key_span_of("dispatch")
     if redundant:
@@ -923,11 +964,11 @@ def _check_codegen_rules(r: _Reader, func: FunctionSchema, dispatch: _Table, str
 
 
 def _check_post_init(r: _Reader, func: FunctionSchema, kind: SchemaKind | None, keys: _Keys, spans: SchemaSpans,
-                     text: ScalarText) -> None:
+                     f: _Func) -> None:
     """The rules of torchgen's NativeFunction.__post_init__ that need the whole entry."""
     structured, delegate, device_guard = keys.structured, keys.structured_delegate, keys.device_guard
-    if func.arguments.out and keys.variants != {Variant.function}:
-        r.error("OPG117", r.key_span("variants") or text.span(*spans.name),
+    if func.arguments.out and keys.variants != _FUNCTION_ONLY:
+        r.error("OPG117", r.key_span("variants") or f.text.span(*spans.name),
                 "functions with out arguments must have only the function variant ('variants: function')")
     if structured:
         if kind is not SchemaKind.out:
@@ -946,12 +987,13 @@ def _check_post_init(r: _Reader, func: FunctionSchema, kind: SchemaKind | None, 
     if structured and delegate is not None:
         r.error("OPG116", r.key_span_of("structured_delegate"),
                 "an op cannot be both structured and a structured_delegate")
-    _check_cpp_no_default_args(r, func, keys.cpp_no_default_args)
+    if keys.cpp_no_default_args:
+        _check_cpp_no_default_args(r, func, keys.cpp_no_default_args)
     if keys.structured_inherits is not None and not structured:
         r.error("OPG116", r.key_span_of("structured_inherits"), "structured_inherits requires 'structured: True'")
     if structured and kind is SchemaKind.out:
         for where, why in structured_out_problems(func):
-            r.error("OPG116", _schema_problem_span(where, spans, text), why)
+            r.error("OPG116", _schema_problem_span(where, spans, f.text), why)
 
 
 def _check_cpp_no_default_args(r: _Reader, func: FunctionSchema, cpp_no_default_args: list[object]) -> None:
@@ -968,14 +1010,14 @@ def _check_cpp_no_default_args(r: _Reader, func: FunctionSchema, cpp_no_default_
 
 
 def _check_name_rules(r: _Reader, func: FunctionSchema, keys: _Keys, tags: frozenset[str], spans: SchemaSpans,
-                      text: ScalarText, release: Release) -> None:
+                      f: _Func, release: Release) -> None:
     """The rules about what an op's name and arguments say it is (a _foreach kernel, a random op)."""
 
     def name_span() -> Span:
-        return text.span(*spans.name)
+        return f.text.span(*spans.name)
 
     # Both rules look for words that, if they matter, appear in the schema text: skip them if not.
-    schema_text = str(text.scalar.value)
+    schema_text = f.value
     op = str(func.name) if "_foreach" in schema_text else ""
     if op.startswith("_foreach") and keys.device_check is not DeviceCheckType.NoCheck:
         r.error("OPG121", r.key_span("device_check") or name_span(),

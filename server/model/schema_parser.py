@@ -355,7 +355,7 @@ def _group_kwargs(kwargs: list[tuple[Argument, ArgumentSpans]], issues: list[Iss
     acc = pre
     i = 0
     while i < len(kwargs):
-        window = kwargs[i:i + 4]
+        window = kwargs[i:i + 4] if kwargs[i][0].name == "dtype" else []  # (the quadruple starts with dtype)
         if len(window) == 4 and all(_tensor_option_like(a, n, t) for (a, _), (n, t) in zip(window, _TENSOR_OPTIONS)):
             if acc is not pre:
                 s, e = window[0][1].whole[0], window[-1][1].whole[1]
@@ -422,13 +422,13 @@ def _read_arguments(text: str, start: int, issues: list[Issue]) -> tuple[Argumen
         if arg is None or pieces is None:
             failed = True
             continue
-        if arg.is_write:
+        if (annotation := arg.annotation) is not None and annotation.is_write:  # (arg.is_write, without a call)
             if acc is kwarg_only:
                 acc = out
         elif acc is out:
             issues.append(Issue("OPG205", piece_at, piece_at + len(piece), f"non-mutable argument '{arg.name}' cannot "
                                                                              "follow the mutable out arguments"))
-        placed = ArgumentSpans(piece_at, pieces)
+        placed = _tuple(ArgumentSpans, (piece_at, pieces))
         spans.append(placed)
         acc.append((arg, placed))
     if star_at is not None and not kwarg_only and not out:
@@ -564,10 +564,12 @@ def parse_schema(func: str) -> ParsedSchema:
     name_span = (start, start + len(op_text))
     base_text, dot, overload = op_text.partition(".")
     base = parse_base_name(base_text, start, issues)
-    not_a_file_name = _file_name_error(base_text, start)
-    name_issue = not_a_file_name or (_identifier_warning(base_text.rstrip("_"), start, "operator name")
-                                     if base_text else None)
-    if (name_issue is None or name_issue.code == "OPG207") and (crash := latin1_problem(base_text)) is not None:
+    name_warning = _identifier_warning(base_text.rstrip("_"), start, "operator name") if base_text else None
+    # A name the warning passes is letters, digits and '_' only: no character a file name cannot have.
+    not_a_file_name = _file_name_error(base_text, start) if name_warning is not None else None
+    name_issue = not_a_file_name or name_warning
+    if (name_issue is None or name_issue.code == "OPG207") and not base_text.isascii() \
+            and (crash := latin1_problem(base_text)) is not None:  # (an ASCII name is Latin-1: a C test first)
         name_issue = Issue("OPG144", start, start + len(base_text), crash)
     if name_issue is not None:
         issues.append(name_issue)
@@ -588,13 +590,9 @@ def parse_schema(func: str) -> ParsedSchema:
     # Every piece above is checked to print back as written, so str(schema) == text
     # (torchgen's round-trip rule); tests assert it on the whole real file.
     schema = FunctionSchema(OperatorName(base, overload), arguments[0], returns[0])
-    spans = SchemaSpans(
-        whole=(start, start + len(text)),
-        name=name_span,
-        overload=(start + len(base_text) + 1, name_span[1]) if dot else None,
-        arguments=arguments[1],
-        returns=(returns_start, returns_start + len(returns_text)),
-        each_return=returns[1],
-    )
+    # Positional (whole, name, overload, arguments, returns, each_return): a call by keywords costs more.
+    spans = SchemaSpans((start, start + len(text)), name_span,
+                        (start + len(base_text) + 1, name_span[1]) if dot else None, arguments[1],
+                        (returns_start, returns_start + len(returns_text)), returns[1])
     errors = bool(issues) and any(i.code not in _NAME_ISSUES for i in issues)
     return ParsedSchema(namespace, None if errors else schema, spans, tuple(issues))

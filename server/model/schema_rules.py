@@ -45,20 +45,21 @@ def _plainly_fine(schema: FunctionSchema) -> bool:
 def _problems(schema: FunctionSchema) -> Iterator[Problem]:
     args = schema.arguments
     returns = schema.returns
+    # Annotations are memoised per text: an identical one is the usual case, asked before the record's own ==.
     for i, (arg, ret) in enumerate(zip(args.out, returns)):
-        if arg.annotation != ret.annotation:
+        if arg.annotation is not ret.annotation and arg.annotation != ret.annotation:
             yield Problem(f"out argument '{arg.name}' and return {i + 1} must carry the same alias annotation "
                           f"(the i-th out argument is the i-th return); got {arg.annotation or 'none'} and "
                           f"{ret.annotation or 'none'}", ("return", i))
-    for a in args.post_self_positional_mutable:
-        if any(a.annotation == r.annotation for r in returns):
+    for a in args.post_self_positional:
+        if a.is_write and any(a.annotation is r.annotation or a.annotation == r.annotation for r in returns):
             yield Problem(f"mutable positional argument '{a.name}' must not be returned", ("arg", _arg_index(schema, a.name)))
-    out_and_self = list(args.out) + [a for a in args.flat_positional if a.name == "self"]
     mutable_returns = [r for r in returns if r.is_write]
     if mutable_returns and len(mutable_returns) != len(returns):
         yield Problem("returns must be either all mutable (aliased, '!') or all immutable", ("returns",))
+    out_and_self = list(args.out) + [a for a in args.flat_positional if a.name == "self"] if mutable_returns else []
     for ret in mutable_returns:
-        if not any(ret.annotation == a.annotation for a in out_and_self):
+        if not any(ret.annotation is a.annotation or ret.annotation == a.annotation for a in out_and_self):
             yield Problem("every mutable return must alias a keyword-only out argument or self; "
                           "did you forget to put the out argument after '*'?", ("return", returns.index(ret)))
     if args.out:

@@ -45,6 +45,9 @@ _WORDS: dict[str, object] = {
 _WORD_STARTS = frozenset("yYnNtTfFoO~")
 
 
+_DEEP_INDENT = " " * MAX_DEPTH
+
+
 class _NotCanonical(Exception):
     """The entry leaves the canonical shape: compose it with libyaml instead."""
 
@@ -180,9 +183,8 @@ def _read_key_value(content: str, indent: int, line: int) -> tuple[YScalar, YNod
 
 
 def _mapping(pairs: list[tuple[YScalar, YNode]], span: Span, diagnostics: list[Diagnostic]) -> YMap:
-    keys = [k.value for k, _ in pairs]
     try:
-        unique = len(set(keys)) == len(keys)
+        unique = len({k.value for k, _ in pairs}) == len(pairs)
     except TypeError:
         unique = False
     if not unique:
@@ -246,7 +248,7 @@ def compose_canonical_entry(text: str) -> tuple[YMap, list[Diagnostic]] | None:
     # libyaml's path first refuses text that too_deep over-estimates as deeper than MAX_DEPTH. In a canonical
     # entry every line starts with at most one '- ' after its indentation, so only 64 spaces in a row or more
     # than 64 brackets can make it say so.
-    if (" " * MAX_DEPTH in text or text.count("[") + text.count("{") > MAX_DEPTH) and too_deep(text) is not None:
+    if (_DEEP_INDENT in text or text.count("[") + text.count("{") > MAX_DEPTH) and too_deep(text) is not None:
         return None
     return composed
 

@@ -14,7 +14,6 @@ from itertools import accumulate, chain, islice, repeat, tee
 from typing import NamedTuple
 
 from ..diagnostics import Diagnostic, diag
-from ..frozen import record
 from ..text import Span
 from .canonical import compose_canonical_entry
 from .nodes import YMap, YNode, YSeq
@@ -74,18 +73,21 @@ def split_chunks(text: str) -> tuple[Chunk, ...]:
     return tuple(iter_chunks(text))
 
 
-@record
-class ComposedEntry:
-    """One entry, composed. Spans are relative to the entry's first line."""
+class ComposedEntry(NamedTuple):
+    """One entry, composed. Spans are relative to the entry's first line. (A NamedTuple built by tuple.__new__ for
+    the canonical entries: one for every entry of a cold parse.)"""
 
     node: YNode | None
     diagnostics: tuple[Diagnostic, ...]
 
 
+_tuple = tuple.__new__
+
+
 def compose_entry(chunk_text: str) -> ComposedEntry:
     canonical = compose_canonical_entry(chunk_text)
     if canonical is not None:
-        return ComposedEntry(canonical[0], tuple(canonical[1]))
+        return _tuple(ComposedEntry, (canonical[0], tuple(canonical[1])))
     from .libyaml import compose  # (PyYAML loads for an entry out of the canonical shape only)
 
     root, diags = compose(chunk_text)
