@@ -348,6 +348,7 @@ def test_samples_aten_generates_what_torchgen_generates(tmp_path, flags):
         sorted(theirs.stdout.replace("theirs/", "").splitlines())
 
 
+@pytest.mark.slow  # (over a second: the quick suite's budget; the full run has it)
 def test_samples_aten_aoti_headers_are_compared_unless_updated(tmp_path):
     def generate(*flags: str) -> subprocess.CompletedProcess:
         return run_without_torch(tmp_path, "generate", "-s", str(ATEN), "-d", "out/aten", "--aoti-install-dir",

@@ -156,6 +156,7 @@ def test_an_entry_naming_no_schema_is_reused_while_the_schemas_by_name_are_the_s
     assert [d.code for d in renamed.diagnostics] == ["OPG704"]
 
 
+@pytest.mark.slow  # (the real file checked many times: about 2 s)
 def test_native_edits_recheck_like_a_fresh_check_on_the_real_file(aten) -> None:
     """Edits of the real native_functions.yaml (schemas the derivatives name, others beside them), each followed by
     an incremental re-check of the real derivatives.yaml and one from scratch: the same diagnostics and nodes."""
@@ -185,6 +186,7 @@ def test_native_edits_recheck_like_a_fresh_check_on_the_real_file(aten) -> None:
     assert errors >= 1  # _sparse_mm_reduce_impl's entry no longer names a schema
 
 
+@pytest.mark.slow  # (the real file checked many times: about 2 s)
 def test_incremental_equals_full_on_the_real_file(aten) -> None:
     """Edits of the real derivatives.yaml, each re-checked incrementally and from scratch: the same diagnostics."""
     import random

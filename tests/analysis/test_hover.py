@@ -73,6 +73,7 @@ def test_a_long_registration_wrapper_is_cut_to_the_screen(real):
     assert shown[-2].endswith("more lines)") and "command:opgenLsp.showGenerated" in shown[-1]
 
 
+@pytest.mark.slow  # (over a second: the quick suite's budget; the full run has it)
 def test_every_func_line_fits(real):
     snapshot, tags, lines = real
     for i, line in enumerate(lines):

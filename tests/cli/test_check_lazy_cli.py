@@ -101,6 +101,7 @@ def test_bad_non_native_entry(workspace, capsys, monkeypatch):
     assert code == 1 and ":7:" in out and "[OPG536]" in out
 
 
+@pytest.mark.slow  # (over a second: the quick suite's budget; the full run has it)
 @pytest.mark.corpus
 def test_corpus_lazy_yamls(capsys, monkeypatch, tmp_path):
     """torch_xla's yaml passes with and without the wheel's header (torchgen accepts it with both settings);

@@ -229,6 +229,7 @@ def test_a_read_only_cache_is_a_note(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert err.count("opgen: note: cache folder") == 1 and "running without the cache" in err
 
 
+@pytest.mark.slow  # (over a second: the quick suite's budget; the full run has it)
 def test_with_and_without_the_cache_over_random_edits(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A seeded sequence of edits (an entry's variants, a tag, a template, an output touched or deleted, no change
     at all): after each, the run with the cache leaves exactly the files of the run without it, and is answered
@@ -309,6 +310,7 @@ def test_with_and_without_the_cache_over_random_edits_of_the_real_file(tmp_path:
         assert _same_but_paths(cached, plain), (step, what)
 
 
+@pytest.mark.slow  # (over a second: the quick suite's budget; the full run has it)
 def test_two_runs_at_once_share_the_cache(tmp_path: Path) -> None:
     """Two `opgen generate` processes at once, into one output folder and one cache: both succeed, and the next run is
     answered from a record that holds what a run without the cache writes."""

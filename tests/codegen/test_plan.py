@@ -102,6 +102,7 @@ def test_work_units_keep_shared_work_together_hand_out_the_costliest_first_and_b
     assert work_units(heavy) == [[0], [1], [2, 3]]
 
 
+@pytest.mark.slow  # (over a second: the quick suite's budget; the full run has it)
 def test_has_pieces_agrees_with_the_pieces_on_the_real_file(aten) -> None:
     from opgen_lsp.codegen.files.context import GenerateOptions
     from opgen_lsp.codegen.files.dispatch_key import narrow_index

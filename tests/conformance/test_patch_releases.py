@@ -21,7 +21,7 @@ from opgen_lsp.cli import main
 from opgen_lsp.releases import RELEASES, resolve_for
 from opgen_lsp.releases.tree_release import DIGESTS
 
-pytestmark = pytest.mark.versions
+pytestmark = [pytest.mark.versions, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 

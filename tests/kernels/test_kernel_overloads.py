@@ -235,6 +235,7 @@ async def _until(client, uri: str, expect, timeout: float = 60.0) -> list[tuple[
     raise AssertionError(f"diagnostics never matched: {latest}")
 
 
+@pytest.mark.slow  # (over a second: the quick suite's budget; the full run has it)
 @pytest.mark.asyncio
 async def test_the_server_reports_a_deleted_overload_and_branch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                                                                 ) -> None:

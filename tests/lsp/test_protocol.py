@@ -188,6 +188,7 @@ def test_the_server_exits_when_stdin_closes(raw: RawClient):
     raw.proc.wait(EXIT_WITHIN_S)
 
 
+@pytest.mark.slow  # (a server process waited for: 1.5-2.5 s)
 def test_the_server_exits_when_the_client_process_is_killed_during_a_burst(tmp_path: Path):
     client_process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
     raw = RawClient(tmp_path, process_id=client_process.pid)
@@ -220,6 +221,7 @@ def test_the_server_exits_when_the_client_process_is_killed_during_a_burst(tmp_p
         raw.close()
 
 
+@pytest.mark.slow  # (a server process waited for: 1.5-2.5 s)
 def test_a_client_that_is_a_zombie_counts_as_gone(tmp_path: Path):
     client_process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
     raw = RawClient(tmp_path, process_id=client_process.pid)
@@ -232,6 +234,7 @@ def test_a_client_that_is_a_zombie_counts_as_gone(tmp_path: Path):
         raw.close()
 
 
+@pytest.mark.slow  # (a server process waited for: 1.5-2.5 s)
 def test_a_process_id_that_cannot_be_seen_is_not_taken_for_gone(tmp_path: Path):
     raw = RawClient(tmp_path, process_id=2 ** 22 + 12345)  # above Linux' pid_max by default
     try:

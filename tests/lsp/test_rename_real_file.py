@@ -21,6 +21,7 @@ def at(text: str, marker: str, offset: int) -> types.Position:
     return types.Position(line=text.count("\n", 0, where), character=where - text.rfind("\n", 0, where) - 1)
 
 
+@pytest.mark.slow  # (over a second: the quick suite's budget; the full run has it)
 def test_renames_leave_the_real_tree_clean(aten: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     tree = tmp_path / "packaged"
     shutil.copytree(aten / "native", tree / "ATen" / "native")

@@ -9,6 +9,8 @@ import gc
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
+
 from opgen_lsp.lsp.analyses import Scheduler
 from opgen_lsp.lsp.config import Settings, parse_settings
 from opgen_lsp.lsp.retained import RetainedAnalyses
@@ -146,6 +148,7 @@ def _live(kind: type) -> int:
             gc.freeze()
 
 
+@pytest.mark.slow  # (over a second: the quick suite's budget; the full run has it)
 def test_closing_the_last_document_empties_the_process_wide_memos(tmp_path: Path) -> None:
     """The memos of pure functions (parsed schemas, kernel readings, interned yaml nodes) serve open documents; once
     none is open they go, with the model objects they held (issue 27: they kept ~150,000 objects of the first

@@ -43,6 +43,7 @@ def restore_gc():
         gc.disable()
 
 
+@pytest.mark.slow  # (over a second: the quick suite's budget; the full run has it)
 def test_tags_change_reparse_does_not_leak_pending_cyclic_garbage(native_yaml: Path, tags_yaml: Path, restore_gc):
     text = native_yaml.read_text()
     names = TagsParser().parse(tags_yaml.read_text()).names
@@ -59,6 +60,7 @@ def test_tags_change_reparse_does_not_leak_pending_cyclic_garbage(native_yaml: P
     assert pending() is None, "an unreachable cycle survived gc.collect(): it was frozen by the parse"
 
 
+@pytest.mark.slow  # (over a second: the quick suite's budget; the full run has it)
 def test_later_cold_parses_do_not_freeze_again(native_yaml: Path, tags_yaml: Path, restore_gc):
     text = native_yaml.read_text()
     names = TagsParser().parse(tags_yaml.read_text()).names

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from opgen_lsp.cli import main
 from opgen_lsp.diagnostics import MAX_DIAGNOSTICS_PER_FILE, Severity, cap_diagnostics, diag
 from opgen_lsp.index import documents
@@ -49,6 +51,7 @@ def test_a_backend_yaml_of_too_many_values_is_not_composed(monkeypatch, inputs):
     assert d.code == "OPG007" and d.span == Span.point(0, 0)
 
 
+@pytest.mark.slow  # (over a second: the quick suite's budget; the full run has it)
 def test_did_you_mean_over_every_op_stops_after_a_budget_of_searches(inputs):
     """Each search compares the name with every op (milliseconds): a yaml of thousands of misspelt ops gets
     suggestions for the first WHOLE_POOL_SEARCHES only, every one still reported, so its time stays linear."""

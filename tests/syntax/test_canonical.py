@@ -275,6 +275,7 @@ def _entries(draw) -> str:
 
 @settings(max_examples=400, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.slow  # (over a second: the quick suite's budget; the full run has it)
 @given(_entries())
 def test_generated_entries_agree(text: str) -> None:
     assert_same(text)

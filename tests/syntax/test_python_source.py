@@ -50,6 +50,7 @@ _RACE = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow  # (a stress run of thousands of parses in three threads: 4-5 s)
 def test_parses_in_three_threads_are_never_disturbed() -> None:
     done = subprocess.run([sys.executable, "-c", _RACE], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
