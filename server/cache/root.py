@@ -21,20 +21,24 @@ def user_cache_root() -> str:
     return os.path.join(base, "opgen")
 
 
-def prune_kernel_indexes(root: str, keep: int = KERNEL_INDEXES_KEPT) -> int:
-    """Remove all but the `keep` most recently written kernel index files in root (only names of its own, never
-    through a link); the number removed. A file another process removes meanwhile is no error."""
-    found: list[tuple[int, str]] = []
+def _kernel_index_files(root: str) -> list[os.DirEntry[str]]:
+    """The kernel index's cache files in root (names of its own only); none when root cannot be listed."""
     try:
         with os.scandir(root) as entries:
-            for entry in entries:
-                if KERNEL_INDEX_NAME.fullmatch(entry.name):
-                    try:
-                        found.append((entry.stat(follow_symlinks=False).st_mtime_ns, entry.path))
-                    except OSError:
-                        pass
+            return [entry for entry in entries if KERNEL_INDEX_NAME.fullmatch(entry.name)]
     except OSError:
-        return 0
+        return []
+
+
+def prune_kernel_indexes(root: str, keep: int = KERNEL_INDEXES_KEPT) -> int:
+    """Remove all but the `keep` most recently written kernel index files in root (never through a link); the
+    number removed. A file another process removes meanwhile is no error."""
+    found: list[tuple[int, str]] = []
+    for entry in _kernel_index_files(root):
+        try:
+            found.append((entry.stat(follow_symlinks=False).st_mtime_ns, entry.path))
+        except OSError:
+            pass
     removed = 0
     for _, path in sorted(found, reverse=True)[keep:]:
         try:
@@ -49,16 +53,12 @@ def clear_kernel_index(root: str) -> tuple[int, list[str]]:
     """Remove the kernel index's cache files in root (only names of its own; a symbolic link is removed, never
     followed): (the number removed, why others could not be)."""
     removed, failed = 0, []
-    try:
-        names = [n for n in os.listdir(root) if KERNEL_INDEX_NAME.fullmatch(n)]
-    except OSError:
-        return 0, []
-    for name in names:
+    for entry in _kernel_index_files(root):
         try:
-            os.unlink(os.path.join(root, name))
+            os.unlink(entry.path)
             removed += 1
         except FileNotFoundError:
             pass
         except OSError as exc:
-            failed.append(f"cannot remove {os.path.join(root, name)} ({exc.strerror or exc})")
+            failed.append(f"cannot remove {entry.path} ({exc.strerror or exc})")
     return removed, failed

@@ -489,7 +489,7 @@ def _default_dispatch(r: _Reader, func: FunctionSchema, keys: _Keys, f: _Func,
         r.error("OPG112", f.text.span(*spans.name),
                 f"factory function '{name}' needs an explicit dispatch table (usually "
                 "CompositeExplicitAutograd): factory functions must not decompose implicitly")
-    dispatch[dk.CIA] = BackendMetadata(name + "_out" if func.is_out_fn() else name, False, "at::native")  # cpp_name
+    dispatch[dk.CIA] = BackendMetadata(cpp_name(func), False, "at::native")
     return dispatch
 
 
@@ -598,7 +598,7 @@ _NO_KEYS: frozenset[dk.DispatchKey] = frozenset()
 def _lower_variants(r: _Reader, entry: YMap) -> frozenset[Variant]:
     pair = r.pairs.get("variants")
     if pair is None:
-        return _COMMON_VARIANTS["function"]
+        return _FUNCTION_ONLY
     if isinstance(written := pair[1], YScalar) and isinstance(written.value, str) and written.value in _COMMON_VARIANTS:
         return _COMMON_VARIANTS[written.value]  # (nearly every entry: what expect() below would give, without a call)
     value = str(r.expect("variants", str, "function", "'function', 'method' or 'function, method'"))
