@@ -9,14 +9,13 @@ from itertools import chain
 from typing import TYPE_CHECKING
 
 from ..diagnostics import Diagnostic, diag, first_diagnostics
+from ..model.assembly import Assembly
 from ..model.dispatch import DispatchKey
 from ..model.lower import LoweredEntry, lower_native_function, parse_entry_schemas
 from ..model.native_yaml import (
-    GroupMemo,
     NativeFunctions,
     Op,
     Problem,
-    assemble,
     related_stem,
     unregistered_kernel_message,
     unregistered_torch_cpu_cuda_kernels,
@@ -146,7 +145,7 @@ class NativeParser:
         self._shared = shared
         self._tags: frozenset[str] | None = None
         self._parser: EntryListParser[LoweredEntry] | None = None
-        self._groups = GroupMemo()
+        self._assembly = Assembly(release)
 
     def _entries(self, valid_tags: frozenset[str]) -> EntryListParser[LoweredEntry]:
         if self._parser is None or valid_tags != self._tags:
@@ -174,7 +173,7 @@ class NativeParser:
             if lowered is not None and lowered.function is not None:
                 # tuple.__new__ (Op's own __new__ is Python code): this runs for every entry on every keystroke.
                 ops.append(_tuple(Op, (lowered.function, placed.line, lowered.metadata, False)))
-        functions = assemble(ops, self._groups, release=self.release)
+        functions = self._assembly.assemble(ops)
         # gen.py's list of CUDA kernels in torch_cpu: a backend's own parse runs no gen.py
         unregistered = kernel_list_diagnostics(ops, self.release) if not self.release.parse_only else ()
         if document.unread_from >= 0:  # reading stopped: nothing may be called missing that lies past the cut

@@ -146,6 +146,9 @@ class NativeFunctions:
     # The related_stem of each op named in the text past where reading stopped (OPG007; empty when the file was
     # read whole): a rule in this file or another must not call an op of these stems missing.
     stems_past_the_cut: frozenset[str] = frozenset()
+    # For each generated op, the first operator of the pre-group that made it: its place in the order of generated
+    # ops, groups and view groups (model/assembly.py places a re-assembled cluster's items by it).
+    made_by: tuple[NativeFunction, ...] = ()
 
     def may_lie_past_the_cut(self, name: str) -> bool:
         """Whether an op of this name (or one grouped with it) may be declared where reading stopped."""
@@ -751,7 +754,8 @@ def assemble(ops: Sequence[Op], memo: GroupMemo | None = None, *, release: Relea
     fxs = [facts(op.function) for op in ops]
     problems.extend(check_across_entries(ops, fxs, names, repeated, release))
     groups = pre_group(ops, fxs, problems)
-    generated = _add_generated(groups, fxs, memo, release, problems)
+    made_by: list[NativeFunction] = []
+    generated = _add_generated(groups, fxs, memo, release, problems, made_by)
     _declared_twice(generated, names, repeated, problems)
     # Grouping and what follows it are gen.py's, after the parse: a backend's own parse never reaches them.
     after_parse: list[Problem] = [] if release.parse_only else problems
@@ -762,7 +766,7 @@ def assemble(ops: Sequence[Op], memo: GroupMemo | None = None, *, release: Relea
     view_groups = _group_by_view(all_ops, fxs, after_parse, memo, release)
     memo.end_pass()
     after_parse.extend(_unfunctionalizable(loose, view_groups, release))
-    return NativeFunctions(all_ops, tuple(grouped), view_groups, tuple(problems))
+    return NativeFunctions(all_ops, tuple(grouped), view_groups, tuple(problems), made_by=tuple(made_by))
 
 
 _FUNCTION = operator.itemgetter(0)  # Op.function, without the call of a NamedTuple's property
@@ -775,9 +779,9 @@ def _ids(d: dict[SchemaKind, Op]) -> tuple[int, ...]:
 
 
 def _add_generated(groups: dict[str, dict[SchemaKind, Op]], fxs: list[Facts], memo: GroupMemo, release: Release,
-                   problems: list[Problem]) -> list[Op]:
+                   problems: list[Problem], made_by: list[NativeFunction]) -> list[Op]:
     """torchgen's add_generated_native_functions over every pre-group: the generated ops, each put in the group of
-    its signature (and its facts appended to fxs)."""
+    its signature (and its facts appended to fxs); made_by: told the first operator of each one's pre-group."""
     generated: list[Op] = []
     for d in list(groups.values()):
         made, findings = memo.reuse(("generate", _ids(d)),
@@ -791,6 +795,7 @@ def _add_generated(groups: dict[str, dict[SchemaKind, Op]], fxs: list[Facts], me
         for at, kind, fn, metadata in made:
             op = Op(fn, members[at].line, ((GENERATED_KEY, metadata),), generated=True)
             generated.append(op)
+            made_by.append(members[0].function)
             fx = facts(fn)
             fxs.append(fx)
             # Usually the group it came from; torchgen's second grouping pass decides, and so do we.

@@ -1,0 +1,286 @@
+"""The whole-file passes (native_yaml.py `assemble`) of one native_functions.yaml from edit to edit: after an edit,
+only the clusters of operators it touched are assembled again.
+
+A cluster is a set of operators closed under every relation the passes follow between operators (op_keys: the same
+name or base name, signature or view signature, a structured_delegate's target). What the passes make of a
+cluster (its generated ops, groups, view groups and problems) is what they make of its entries alone, in file order,
+and where each item goes in the whole file's lists follows from the cluster too: an item's order key is where its
+signature (of its pre-group, or its view signature) first appears, an entry's index in the file or a generated op's
+own key (the entry that heads the pre-group that made it, and its rank there). analysis/check_edit.py keeps verdicts
+per cluster across runs on the same ground.
+
+So an edit re-assembles the clusters of the entries whose operator changed; an operator made anew whose keys meet
+another cluster's joins the two, assembled again as one; each cluster's old items leave the lists and its new ones
+go in by their keys. An entry added or removed (every index after it moves), many entries changed at once, or
+several operator namespaces under a release whose Register<Key>.cpp drops registrations at a change of namespace
+(an order through the whole file) run the full passes, with their per-group memo."""
+
+from __future__ import annotations
+
+import bisect
+import operator
+from collections.abc import Sequence
+from itertools import chain
+
+from ..releases import Release
+from .native_function import NativeFunction, NativeFunctionsGroup, NativeFunctionsViewGroup
+from .native_yaml import GroupMemo, NativeFunctions, Op, Problem, assemble, facts
+
+# More entries changed at once than this (a paste, a replace-all): the full passes, whose memo serves them better.
+MOST_CHANGED = 16
+
+_FUNCTION = operator.itemgetter(0)  # Op.function and Op.line, without the calls of a NamedTuple's properties
+_LINE = operator.itemgetter(1)
+_tuple = tuple.__new__  # (Op's own __new__ is Python code)
+
+Item = NativeFunction | NativeFunctionsGroup | NativeFunctionsViewGroup
+Key = tuple[int, ...]
+
+
+def op_keys(f: NativeFunction) -> list[str]:
+    """What relates an operator to others in the whole-file passes (the module's docstring). The kinds of key are not
+    told apart: two keys of different kinds that happen to be equal join clusters needlessly, never wrongly."""
+    fx = facts(f)
+    name = f.func.name
+    delegate = f.structured_delegate
+    if delegate is None:
+        return [str(name), name.name.base, fx.signature, fx.view_signature]
+    return [str(name), name.name.base, fx.signature, fx.view_signature, str(delegate)]
+
+
+def order_keys(ops: Sequence[Op], indices: Sequence[int], result: NativeFunctions
+               ) -> tuple[list[Key], list[Key], list[Key]]:
+    """The order keys of result's generated ops, groups and view groups (the module's docstring), result being
+    assemble's over ops[i] for i in indices, in file order."""
+    index: dict[int, int] = {}
+    first_of: dict[str, Key] = {}  # pre-group signature -> where it first appears
+    view_first_of: dict[str, Key] = {}
+    for i in indices:
+        f = ops[i].function
+        index.setdefault(id(f), i)
+        fx = facts(f)
+        if fx.kind is not None:
+            first_of.setdefault(fx.signature, (0, i))
+        if fx.view_group_kind is not None:
+            view_first_of.setdefault(fx.view_signature, (0, i))
+    made: list[Key] = []
+    last, rank = -1, 0
+    for op, head in zip(result.ops[len(indices):], result.made_by):
+        at = index[id(head)]
+        rank = rank + 1 if at == last else 0
+        last = at
+        key = (at, rank)
+        made.append(key)
+        fx = facts(op.function)
+        first_of.setdefault(fx.signature, (1, *key))
+        if fx.view_group_kind is not None:
+            view_first_of.setdefault(fx.view_signature, (1, *key))
+    return (made, _ranked(first_of[facts(_head(g)).signature] for g in result.groups),
+            _ranked(view_first_of[facts(_head(g)).view_signature] for g in result.view_groups))
+
+
+def _head(item: Item) -> NativeFunction:
+    if isinstance(item, NativeFunction):
+        return item
+    return item.view if isinstance(item, NativeFunctionsViewGroup) else item.functional
+
+
+def _ranked(firsts: object) -> list[Key]:
+    """Each item's key: where its signature first appears, and its rank among the items of that signature (which
+    follow one another)."""
+    out: list[Key] = []
+    last: Key = ()
+    rank = 0
+    for first in firsts:  # type: ignore[attr-defined]
+        rank = rank + 1 if first == last else 0
+        last = first
+        out.append((*first, rank))
+    return out
+
+
+class _Sorted:
+    """One of the whole file's lists (generated ops, groups or view groups), kept in the order of its items' keys,
+    with the keys of each cluster's items."""
+
+    def __init__(self, items: Sequence[object], keys: Sequence[Key], clusters: Sequence[int]) -> None:
+        self.items, self.keys = list(items), list(keys)
+        self.of: dict[int, list[Key]] = {}
+        for key, c in zip(keys, clusters):
+            self.of.setdefault(c, []).append(key)
+
+    def drop(self, cluster: int) -> None:
+        for key in self.of.pop(cluster, ()):
+            at = bisect.bisect_left(self.keys, key)
+            del self.keys[at], self.items[at]
+
+    def put(self, cluster: int, items: Sequence[object], keys: Sequence[Key]) -> None:
+        for item, key in zip(items, keys):
+            at = bisect.bisect_left(self.keys, key)
+            self.keys.insert(at, key)
+            self.items.insert(at, item)
+        if keys:
+            self.of[cluster] = list(keys)
+
+
+class Layout:
+    """Where a document's operators, clusters and items are, kept from edit to edit by the Assembly that owns it
+    (which updates it in place as it assembles clusters again): each entry's cluster (named by an operator's index;
+    joined clusters by parent), each key's, the three lists, each cluster's problems."""
+
+    def __init__(self, ops: Sequence[Op], result: NativeFunctions, cluster: list[int], owner: dict[str, int]) -> None:
+        count = len(ops)
+        self.entry_cluster = cluster[:count]
+        self.members: dict[int, list[int]] = {}
+        for i, c in enumerate(self.entry_cluster):
+            self.members.setdefault(c, []).append(i)
+        self.owner = owner
+        self.parent: dict[int, int] = {}
+        of_function = {id(op.function): c for op, c in zip(result.ops, cluster)}
+        made, grouped, viewed = order_keys(ops, range(count), result)
+        self.generated = _Sorted(result.ops[count:], made, cluster[count:])
+        self.made_by = dict(zip(made, result.made_by))
+        self.groups = _Sorted(result.groups, grouped, [of_function[id(_head(g))] for g in result.groups])
+        self.view_groups = _Sorted(result.view_groups, viewed, [of_function[id(_head(g))] for g in result.view_groups])
+        self.problems: dict[int, tuple[Problem, ...]] = {}
+        for p in result.problems:
+            c = of_function[id(p.op.function)]
+            self.problems[c] = (*self.problems.get(c, ()), p)
+
+    def find(self, c: int) -> int:
+        parent = self.parent
+        while c in parent:
+            c = parent[c]
+        return c
+
+    def join(self, c: int, other: int) -> int:
+        """The two clusters made one (named by the smaller number); their items are left to replace."""
+        keep, gone = min(c, other), max(c, other)
+        self.parent[gone] = keep
+        self.members[keep] = sorted(self.members[keep] + self.members.pop(gone))
+        return keep
+
+
+def layout_of(ops: Sequence[Op], result: NativeFunctions, release: Release) -> Layout | None:
+    """The layout of result, assembled from ops; None where one cannot be kept (the module's docstring)."""
+    every = result.ops
+    if not release.register_dispatch_key_sharded and len({op.function.namespace for op in every}) > 1:
+        return None
+    parent = list(range(len(every)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+    owner: dict[str, int] = {}
+    for i, op in enumerate(every):
+        for key in op_keys(op.function):
+            j = owner.setdefault(key, i)
+            if j != i:
+                a, b = find(i), find(j)
+                parent[max(a, b)] = min(a, b)
+    cluster = [find(i) for i in range(len(every))]
+    return Layout(ops, result, cluster, {key: cluster[i] for key, i in owner.items()})
+
+
+class Assembly:
+    """The passes over one document's operators, kept from one check to the next (a NativeParser holds one)."""
+
+    def __init__(self, release: Release) -> None:
+        self.release = release
+        self._memo = GroupMemo()
+        self._ops: Sequence[Op] = ()
+        self._result: NativeFunctions | None = None
+        # where the last result's items lie, built when an edit first needs it; False: none can be kept
+        self._layout: Layout | None | bool = None
+
+    def assemble(self, ops: Sequence[Op]) -> NativeFunctions:
+        result = self._after_edit(ops)
+        if result is None:
+            result = assemble(ops, self._memo, release=self.release)
+            self._layout = None
+        self._ops, self._result = ops, result
+        return result
+
+    def _after_edit(self, ops: Sequence[Op]) -> NativeFunctions | None:
+        """The result for ops from the last one, assembling again only the clusters of the entries changed; None
+        where the full passes must run (the module's docstring)."""
+        old_ops, old = self._ops, self._result
+        if old is None or not ops or len(ops) != len(old_ops):
+            return None
+        changed = [i for i, new, was in zip(range(len(ops)), map(_FUNCTION, ops), map(_FUNCTION, old_ops))
+                   if new is not was]
+        if len(changed) > MOST_CHANGED:
+            return None
+        old_lines, lines = list(map(_LINE, old_ops)), list(map(_LINE, ops))
+        if not changed and lines == old_lines:
+            return old  # (the same operators at the same lines: nothing to do)
+        if self._layout is None:
+            self._layout = layout_of(old_ops, old, self.release) or False
+        layout = self._layout
+        if layout is False:
+            return None
+        assert isinstance(layout, Layout)
+        line = dict(zip(old_lines, lines)) if lines != old_lines else None
+        assembled = self._reassemble(layout, ops, {layout.find(layout.entry_cluster[i]) for i in changed})
+        if assembled is None:
+            return None
+        if line is not None:  # (an op's line is where its problems show: those of every other cluster move too)
+            layout.generated.items = [_relined(op, line) for op in layout.generated.items]
+            for c, kept in layout.problems.items():
+                layout.problems[c] = tuple(_relined_problem(p, line) for p in kept)
+        for c, (sub, gone) in assembled.items():
+            for cluster in (c, *gone):
+                for kept in (layout.generated, layout.groups, layout.view_groups):
+                    kept.drop(cluster)
+                layout.problems.pop(cluster, None)
+            made, grouped, viewed = order_keys(ops, layout.members[c], sub)
+            layout.generated.put(c, sub.ops[len(layout.members[c]):], made)
+            layout.made_by.update(zip(made, sub.made_by))
+            layout.groups.put(c, sub.groups, grouped)
+            layout.view_groups.put(c, sub.view_groups, viewed)
+            if sub.problems:
+                layout.problems[c] = sub.problems
+        problems = tuple(chain.from_iterable(layout.problems[c] for c in sorted(layout.problems)))
+        made_by = tuple(map(layout.made_by.__getitem__, layout.generated.keys))
+        return NativeFunctions((*ops, *layout.generated.items), tuple(layout.groups.items),  # type: ignore[arg-type]
+                               tuple(layout.view_groups.items), problems, made_by=made_by)  # type: ignore[arg-type]
+
+    def _reassemble(self, layout: Layout, ops: Sequence[Op], dirty: set[int]
+                    ) -> dict[int, tuple[NativeFunctions, list[int]]] | None:
+        """Each dirty cluster assembled again, joined with those its operators' keys now meet: cluster -> (its
+        result, the clusters it absorbed); None where the full passes must run (a change of namespace where the
+        order of namespaces matters)."""
+        done: dict[int, tuple[NativeFunctions, list[int]]] = {}
+        absorbed: dict[int, list[int]] = {}
+        namespace = None if self.release.register_dispatch_key_sharded else ops[0].function.namespace
+        owner = layout.owner
+        while dirty:
+            c = min(dirty)
+            dirty.discard(c)
+            sub = assemble([ops[i] for i in layout.members[c]], release=self.release)
+            keys = {key for op in sub.ops for key in op_keys(op.function)}
+            met = {layout.find(o) for o in map(owner.get, keys) if o is not None} - {c}
+            if met:  # an operator made anew relates to another cluster: the two are one, assembled again
+                for other in met:
+                    done.pop(other, None)
+                    dirty.discard(other)
+                    keep = layout.join(c, other)
+                    absorbed[keep] = [*absorbed.pop(c, []), *absorbed.pop(other, []), max(c, other)]
+                    c = keep
+                dirty.add(c)
+                continue
+            if namespace is not None and any(op.function.namespace != namespace for op in sub.ops):
+                return None
+            for key in keys:  # (a key no longer used stays the cluster's: it can only join clusters needlessly)
+                owner[key] = c
+            done[c] = (sub, absorbed.get(c, []))
+        return done
+
+
+def _relined(op: Op, line: dict[int, int]) -> Op:
+    return _tuple(Op, (op.function, line[op.line], op.metadata, op.generated))
+
+
+def _relined_problem(p: Problem, line: dict[int, int]) -> Problem:
+    return Problem(_relined(p.op, line), p.code, p.message, p.where)

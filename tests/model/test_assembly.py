@@ -1,0 +1,111 @@
+"""The re-assembly of a language server's re-check (model/assembly.py): after each of a run of seeded random edits, a
+long-lived parser's model (every op, generated op, group, view group, their order, the problems) and its diagnostics
+are those of the full passes over the same entries; and the re-assembly is what answered most edits, so a path never
+taken cannot pass."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from native_edits import edit
+
+from opgen_lsp.index.native import NativeParser, NativeSnapshot, TagsParser
+from opgen_lsp.model import assembly
+from opgen_lsp.model.native_yaml import NativeFunctions, Problem, assemble
+from opgen_lsp.releases import DEFAULT, Release, resolve
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "aten" / "native"
+
+
+@pytest.fixture
+def reassembled(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """For each pass of any Assembly since: whether the re-assembly answered it (False: the full passes)."""
+    seen: list[bool] = []
+    after_edit = assembly.Assembly._after_edit
+
+    def counted(self: assembly.Assembly, ops: object) -> object:
+        found = after_edit(self, ops)  # type: ignore[arg-type]
+        seen.append(found is not None)
+        return found
+
+    monkeypatch.setattr(assembly.Assembly, "_after_edit", counted)
+    return seen
+
+
+def _problem_order(p: Problem) -> tuple[object, ...]:
+    return (p.op.line, p.code, p.message, repr(p.where), str(p.op.function.func.name))
+
+
+def assert_as_full_passes(snapshot: NativeSnapshot, release: Release) -> None:
+    """snapshot's model is what the full passes make of its entries' operators, order included; its diagnostics too
+    (the problems' order is the passes' own, and the diagnostics are sorted: compared as sorted lists)."""
+    got = snapshot.functions
+    entries = got.ops[:len(got.ops) - len(got.made_by)]
+    full = assemble(entries, release=release)
+    assert got.ops == full.ops
+    assert got.made_by == full.made_by
+    assert got.groups == full.groups
+    assert got.view_groups == full.view_groups
+    assert sorted(got.problems, key=_problem_order) == sorted(full.problems, key=_problem_order)
+    assert isinstance(got, NativeFunctions)
+
+
+def edited_run(native: Path, tags_path: Path, release: Release, seed: int, steps: int, reassembled: list[bool]
+               ) -> int:
+    """steps seeded random edits of native (tags.yaml left alone: new tags lower every entry anew), each checked
+    against the full passes and a fresh parser's diagnostics; how many the re-assembly answered."""
+    rng = random.Random(seed)
+    text = native.read_text(encoding="utf-8")
+    tags = tags_path.read_text(encoding="utf-8")
+    valid = TagsParser().parse(tags).names
+    parser = NativeParser(release=release)
+    parser.parse(text, valid)
+    history = [(text, tags)]
+    del reassembled[:]
+    for _ in range(steps):
+        what, text, _ = edit(rng, text, tags, history)
+        history.append((text, tags))
+        snapshot = parser.parse(text, valid)
+        assert_as_full_passes(snapshot, release)
+        fresh = NativeParser(release=release).parse(text, valid)
+        assert sorted(snapshot.diagnostics, key=repr) == sorted(fresh.diagnostics, key=repr), what
+    print("reassembled", sum(reassembled), "of", len(reassembled))
+    return sum(reassembled)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_sample_over_random_edits(seed: int, reassembled: list[bool]) -> None:
+    answered = edited_run(SAMPLES / "native_functions.yaml", SAMPLES / "tags.yaml", DEFAULT, seed, 40, reassembled)
+    assert answered >= 10
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("version", ["2.13.0", "2.6.0", "2.15.0"])
+def test_the_real_file_over_random_edits(version: str, native_yaml: Path, tags_yaml: Path,
+                                         reassembled: list[bool]) -> None:
+    release = resolve(version, "--torch-release").release
+    answered = edited_run(native_yaml, tags_yaml, release, int(version.split(".")[1]), 25, reassembled)
+    assert answered >= 8
+
+
+def test_an_edit_that_keeps_every_relation_reassembles_one_cluster(reassembled: list[bool]) -> None:
+    text = (SAMPLES / "native_functions.yaml").read_text(encoding="utf-8")
+    valid = TagsParser().parse((SAMPLES / "tags.yaml").read_text(encoding="utf-8")).names
+    parser = NativeParser(release=DEFAULT)
+    first = parser.parse(text, valid).functions
+    line = next(line for line in text.splitlines() if line.startswith("    CPU: ") and "," not in line)
+    edited = parser.parse(text.replace(line, line + "_edited", 1), valid).functions
+    assert reassembled[-1]
+    assert sum(a is not b for a, b in zip(edited.groups, first.groups)) <= 1  # the one group, the rest as they were
+    assert_as_full_passes(parser.parse(text.replace(line, line + "_edited", 1), valid), DEFAULT)
+
+
+def test_an_entry_added_runs_the_full_passes(reassembled: list[bool]) -> None:
+    text = (SAMPLES / "native_functions.yaml").read_text(encoding="utf-8")
+    valid = TagsParser().parse((SAMPLES / "tags.yaml").read_text(encoding="utf-8")).names
+    parser = NativeParser(release=DEFAULT)
+    parser.parse(text, valid)
+    parser.parse(text + "- func: opgen_new(Tensor self) -> Tensor\n", valid)
+    assert reassembled[-1] is False
