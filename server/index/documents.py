@@ -19,7 +19,7 @@ from itertools import repeat
 from typing import Any, Generic, NamedTuple, TypeVar, overload
 
 from ..diagnostics import Diagnostic, diag
-from ..frozen import record
+from ..frozen import new_tuple, record
 from ..syntax.entries import compose_entry, entry_chunks, entry_mapping, iter_chunks, stray_chunk_diagnostic
 from ..syntax.nodes import YMap
 from ..text import BOM, Span
@@ -102,9 +102,6 @@ class EntryResult(Generic[T]):
         return cost
 
 
-_tuple = tuple.__new__
-
-
 class PlacedEntry(NamedTuple, Generic[T]):
     line: int  # first line of the entry in the document, 0-based
     result: EntryResult[T]
@@ -134,10 +131,10 @@ class PlacedEntries(Sequence[PlacedEntry[T]]):
     def __getitem__(self, index: int | slice) -> PlacedEntry[T] | PlacedEntries[T]:
         if isinstance(index, slice):
             return PlacedEntries(self._lines[index], self._results[index])
-        return _tuple(PlacedEntry, (self._lines[index], self._results[index]))
+        return new_tuple(PlacedEntry, (self._lines[index], self._results[index]))
 
     def __iter__(self) -> Iterator[PlacedEntry[T]]:
-        return map(_tuple, repeat(PlacedEntry), zip(self._lines, self._results))
+        return map(new_tuple, repeat(PlacedEntry), zip(self._lines, self._results))
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, PlacedEntries):
