@@ -40,9 +40,10 @@ from ..index.documents import (
     memory_budget,
 )
 from ..index.native import NativeParser, NativeSnapshot, _order, problem_diagnostic
+from ..model.assembly import Clusters, op_keys
 from ..model.lower import LoweredEntry
 from ..model.native_function import NativeFunction
-from ..model.native_yaml import Op, assemble, facts
+from ..model.native_yaml import Op, assemble
 from ..releases import Release
 from ..syntax.entries import entry_chunks, iter_chunks, stray_chunk_diagnostic
 from ..text import BOM
@@ -73,49 +74,6 @@ _DEFAULT_SPACES = ("aten",)
 
 def entry_digest(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
-
-
-def op_keys(f: NativeFunction) -> list[str]:
-    """What relates an operator to others in the whole-file passes (the module's docstring). The kinds of key are not
-    told apart: two keys of different kinds that happen to be equal join clusters needlessly, never wrongly."""
-    fx = facts(f)
-    name = f.func.name
-    delegate = f.structured_delegate
-    if delegate is None:
-        return [str(name), name.name.base, fx.signature, fx.view_signature]
-    return [str(name), name.name.base, fx.signature, fx.view_signature, str(delegate)]
-
-
-class _Clusters:
-    """Union-find over labels (entry indices, cluster numbers), joined by shared keys."""
-
-    def __init__(self) -> None:
-        self.parent: dict[int, int] = {}
-        self.owner: dict[str, int] = {}
-
-    def find(self, i: int) -> int:
-        parent = self.parent
-        root = parent.get(i, i)
-        if root == i:
-            return i
-        while (up := parent.get(root, root)) != root:
-            root = up
-        while i != root:  # (the path, compressed)
-            parent[i], i = root, parent[i]
-        return root
-
-    def join(self, i: int, j: int) -> int:
-        a, b = self.find(i), self.find(j)
-        if a != b:
-            self.parent[max(a, b)] = min(a, b)
-        return min(a, b)
-
-    def add(self, i: int, keys: Iterable[str]) -> None:
-        owner = self.owner
-        for key in keys:
-            j = owner.setdefault(key, i)
-            if j != i:
-                self.join(i, j)
 
 
 def _relative(found: Iterable[tuple[int, Diagnostic]], lines: Sequence[int], position: dict[int, int]
@@ -168,7 +126,7 @@ def record_of(native: NativeSnapshot, extra: Sequence[Diagnostic], listed: list[
     placed = list(document.entries)
     lines = [p.line for p in placed]
     index_of_line = {line: i for i, line in enumerate(lines)}
-    clusters = _Clusters()
+    clusters = Clusters()
     keyed = [False] * len(placed)
     spaces: list[set[str]] = [set() for _ in placed]
     for op in native.functions.ops:
@@ -313,7 +271,7 @@ def edit_verdict(path: str, text: str, valid_tags: frozenset[str], release: Rele
     if _may_stop_reading(len(text), len(texts), len(stray), costs):
         return None  # (the memory budget might stop reading: the full check says where)
     lower(texts[i] for i in fresh)
-    clusters = _Clusters()
+    clusters = Clusters()
     clusters.owner = known.owners
     next_free = known.next
     local = {d: known.local[d] for d in set(digests) & known.local.keys()}

@@ -19,7 +19,7 @@ from itertools import repeat
 from typing import Any, Generic, NamedTuple, TypeVar, overload
 
 from ..diagnostics import Diagnostic, diag
-from ..frozen import record
+from ..frozen import new_tuple, record
 from ..syntax.entries import compose_entry, entry_chunks, entry_mapping, iter_chunks, stray_chunk_diagnostic
 from ..syntax.nodes import YMap
 from ..text import BOM, Span
@@ -102,9 +102,6 @@ class EntryResult(Generic[T]):
         return cost
 
 
-_tuple = tuple.__new__
-
-
 class PlacedEntry(NamedTuple, Generic[T]):
     line: int  # first line of the entry in the document, 0-based
     result: EntryResult[T]
@@ -134,10 +131,10 @@ class PlacedEntries(Sequence[PlacedEntry[T]]):
     def __getitem__(self, index: int | slice) -> PlacedEntry[T] | PlacedEntries[T]:
         if isinstance(index, slice):
             return PlacedEntries(self._lines[index], self._results[index])
-        return _tuple(PlacedEntry, (self._lines[index], self._results[index]))
+        return new_tuple(PlacedEntry, (self._lines[index], self._results[index]))
 
     def __iter__(self) -> Iterator[PlacedEntry[T]]:
-        return map(_tuple, repeat(PlacedEntry), zip(self._lines, self._results))
+        return map(new_tuple, repeat(PlacedEntry), zip(self._lines, self._results))
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, PlacedEntries):
@@ -385,7 +382,12 @@ class EntryListParser(Generic[T]):
         """One pass over the chunks, keeping only a line and a reference per entry: the text of an entry not in
         the cache stands for its result (one string per new text) until the new entries are composed. Returns the
         lines, the results, where the pending ones are, the new texts and the stray diagnostics; None when a quick
-        count (_Repeats) ran over the budget, which only the exact count may decide (its stop gives no diagnostic)."""
+        count (_Repeats) ran over the budget, which only the exact count may decide (its stop gives no diagnostic).
+
+        A text of long entries only, with the quick count or none (the real native_functions.yaml, cold or
+        re-parsed), goes to _place_entries instead, which does the same per-entry work (the cache look-up, the
+        pending and new texts, the count) in bulk; this loop is for the rest: stray text, the exact count's stop
+        line, and files of many short entries, whose chunks it never holds all at once."""
         if (budget is None or not budget.exact) and len(text) >= _LONG_ENTRIES * (text.count("\n-") + 1) \
                 and (whole := entry_chunks(text)) is not None:
             return self._place_entries(*whole, budget)
@@ -424,7 +426,12 @@ class EntryListParser(Generic[T]):
         """_place for a text of entries only, with the quick count or none: the same, in a few C loops and one sum
         (cutting, counting and looking up the chunks one by one: placing the real file took 6.1 ms cold and 3.0
         cached, now 5.5 and 2.5, the test of entry length included). The quick count's increments are all
-        positive, so it runs over the budget somewhere if and only if its total does."""
+        positive, so it runs over the budget somewhere if and only if its total does.
+
+        Why the per-entry work is written twice: as one function that both call per entry, it puts a Python call
+        per entry back on this path (placing the real file 2.9 -> 3.1 ms re-parsed, 5.9 -> 6.1 cold, medians of 9
+        processes, 2026-12-03); and in bulk, as here, it needs every chunk's text at once, which _place must not
+        hold for a file of many short entries (the memory bound)."""
         results: list[EntryResult[T] | str | None] = list(map(self._cache.get, texts))
         pending = array("q", [i for i, result in enumerate(results) if result is None])
         new: dict[str, str] = {}

@@ -9,6 +9,7 @@ from itertools import chain
 from typing import TYPE_CHECKING
 
 from ..diagnostics import Diagnostic, diag, first_diagnostics
+from ..frozen import new_tuple
 from ..model.assembly import Assembly
 from ..model.dispatch import DispatchKey
 from ..model.lower import LoweredEntry, lower_native_function, parse_entry_schemas
@@ -66,9 +67,6 @@ def _maybe_about_the_rest(problem: Problem, functions: NativeFunctions) -> bool:
     f = problem.op.function
     return functions.may_lie_past_the_cut(str(f.func.name)) or (
         f.structured_delegate is not None and functions.may_lie_past_the_cut(str(f.structured_delegate)))
-
-
-_tuple = tuple.__new__
 
 
 def _lower_tag_entry(entry: YMap) -> tuple[Tag | None, tuple[Diagnostic, ...]]:
@@ -171,8 +169,8 @@ class NativeParser:
         for placed in document.entries:
             lowered = placed.result.value
             if lowered is not None and lowered.function is not None:
-                # tuple.__new__ (Op's own __new__ is Python code): this runs for every entry on every keystroke.
-                ops.append(_tuple(Op, (lowered.function, placed.line, lowered.metadata, False)))
+                # new_tuple (Op's own __new__ is Python code): this runs for every entry on every keystroke.
+                ops.append(new_tuple(Op, (lowered.function, placed.line, lowered.metadata, False)))
         functions = self._assembly.assemble(ops)
         # gen.py's list of CUDA kernels in torch_cpu: a backend's own parse runs no gen.py
         unregistered = kernel_list_diagnostics(ops, self.release) if not self.release.parse_only else ()

@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import bisect
 import operator
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import chain
+from typing import Generic, TypeVar
 
+from ..frozen import new_tuple
 from ..releases import Release
 from .native_function import NativeFunction, NativeFunctionsGroup, NativeFunctionsViewGroup
 from .native_yaml import GroupMemo, NativeFunctions, Op, Problem, assemble, facts
@@ -31,10 +33,10 @@ MOST_CHANGED = 16
 
 _FUNCTION = operator.itemgetter(0)  # Op.function and Op.line, without the calls of a NamedTuple's properties
 _LINE = operator.itemgetter(1)
-_tuple = tuple.__new__  # (Op's own __new__ is Python code)
 
 Item = NativeFunction | NativeFunctionsGroup | NativeFunctionsViewGroup
 Key = tuple[int, ...]
+T = TypeVar("T")
 
 
 def op_keys(f: NativeFunction) -> list[str]:
@@ -85,24 +87,24 @@ def _head(item: Item) -> NativeFunction:
     return item.view if isinstance(item, NativeFunctionsViewGroup) else item.functional
 
 
-def _ranked(firsts: object) -> list[Key]:
+def _ranked(firsts: Iterable[Key]) -> list[Key]:
     """Each item's key: where its signature first appears, and its rank among the items of that signature (which
     follow one another)."""
     out: list[Key] = []
     last: Key = ()
     rank = 0
-    for first in firsts:  # type: ignore[attr-defined]
+    for first in firsts:
         rank = rank + 1 if first == last else 0
         last = first
         out.append((*first, rank))
     return out
 
 
-class _Sorted:
+class _Sorted(Generic[T]):
     """One of the whole file's lists (generated ops, groups or view groups), kept in the order of its items' keys,
     with the keys of each cluster's items."""
 
-    def __init__(self, items: Sequence[object], keys: Sequence[Key], clusters: Sequence[int]) -> None:
+    def __init__(self, items: Sequence[T], keys: Sequence[Key], clusters: Sequence[int]) -> None:
         self.items, self.keys = list(items), list(keys)
         self.of: dict[int, list[Key]] = {}
         for key, c in zip(keys, clusters):
@@ -113,7 +115,7 @@ class _Sorted:
             at = bisect.bisect_left(self.keys, key)
             del self.keys[at], self.items[at]
 
-    def put(self, cluster: int, items: Sequence[object], keys: Sequence[Key]) -> None:
+    def put(self, cluster: int, items: Sequence[T], keys: Sequence[Key]) -> None:
         for item, key in zip(items, keys):
             at = bisect.bisect_left(self.keys, key)
             self.keys.insert(at, key)
@@ -122,10 +124,55 @@ class _Sorted:
             self.of[cluster] = list(keys)
 
 
+class Clusters:
+    """Union-find over labels (operator indices, cluster numbers), joined by shared keys (op_keys)."""
+
+    def __init__(self) -> None:
+        self.parent: dict[int, int] = {}
+        self.owner: dict[str, int] = {}
+
+    def find(self, i: int) -> int:
+        parent = self.parent
+        root = parent.get(i, i)
+        if root == i:
+            return i
+        while (up := parent.get(root, root)) != root:
+            root = up
+        while i != root:  # (the path, compressed)
+            parent[i], i = root, parent[i]
+        return root
+
+    def join(self, i: int, j: int) -> int:
+        a, b = self.find(i), self.find(j)
+        if a != b:
+            self.parent[max(a, b)] = min(a, b)
+        return min(a, b)
+
+    def add(self, i: int, keys: Iterable[str]) -> None:
+        owner = self.owner
+        for key in keys:
+            j = owner.setdefault(key, i)
+            if j != i:
+                self.join(i, j)
+
+
+def layout_of(ops: Sequence[Op], result: NativeFunctions, release: Release) -> Layout | None:
+    """The layout of result, assembled from ops; None where one cannot be kept (the module's docstring)."""
+    every = result.ops
+    if not release.register_dispatch_key_sharded and len({op.function.namespace for op in every}) > 1:
+        return None
+    clusters = Clusters()
+    for i, op in enumerate(every):
+        clusters.add(i, op_keys(op.function))
+    cluster = list(map(clusters.find, range(len(every))))
+    return Layout(ops, result, cluster, {key: cluster[i] for key, i in clusters.owner.items()})
+
+
 class Layout:
     """Where a document's operators, clusters and items are, kept from edit to edit by the Assembly that owns it
     (which updates it in place as it assembles clusters again): each entry's cluster (named by an operator's index;
-    joined clusters by parent), each key's, the three lists, each cluster's problems."""
+    clusters joined since, and each key's, in clusters), each cluster's entries, the three lists, each cluster's
+    problems."""
 
     def __init__(self, ops: Sequence[Op], result: NativeFunctions, cluster: list[int], owner: dict[str, int]) -> None:
         count = len(ops)
@@ -133,8 +180,8 @@ class Layout:
         self.members: dict[int, list[int]] = {}
         for i, c in enumerate(self.entry_cluster):
             self.members.setdefault(c, []).append(i)
-        self.owner = owner
-        self.parent: dict[int, int] = {}
+        self.clusters = Clusters()
+        self.clusters.owner = owner
         of_function = {id(op.function): c for op, c in zip(result.ops, cluster)}
         made, grouped, viewed = order_keys(ops, range(count), result)
         self.generated = _Sorted(result.ops[count:], made, cluster[count:])
@@ -146,41 +193,11 @@ class Layout:
             c = of_function[id(p.op.function)]
             self.problems[c] = (*self.problems.get(c, ()), p)
 
-    def find(self, c: int) -> int:
-        parent = self.parent
-        while c in parent:
-            c = parent[c]
-        return c
-
     def join(self, c: int, other: int) -> int:
         """The two clusters made one (named by the smaller number); their items are left to replace."""
-        keep, gone = min(c, other), max(c, other)
-        self.parent[gone] = keep
-        self.members[keep] = sorted(self.members[keep] + self.members.pop(gone))
+        keep = self.clusters.join(c, other)
+        self.members[keep] = sorted(self.members[keep] + self.members.pop(max(c, other)))
         return keep
-
-
-def layout_of(ops: Sequence[Op], result: NativeFunctions, release: Release) -> Layout | None:
-    """The layout of result, assembled from ops; None where one cannot be kept (the module's docstring)."""
-    every = result.ops
-    if not release.register_dispatch_key_sharded and len({op.function.namespace for op in every}) > 1:
-        return None
-    parent = list(range(len(every)))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-    owner: dict[str, int] = {}
-    for i, op in enumerate(every):
-        for key in op_keys(op.function):
-            j = owner.setdefault(key, i)
-            if j != i:
-                a, b = find(i), find(j)
-                parent[max(a, b)] = min(a, b)
-    cluster = [find(i) for i in range(len(every))]
-    return Layout(ops, result, cluster, {key: cluster[i] for key, i in owner.items()})
 
 
 class Assembly:
@@ -222,7 +239,7 @@ class Assembly:
             return None
         assert isinstance(layout, Layout)
         line = dict(zip(old_lines, lines)) if lines != old_lines else None
-        assembled = self._reassemble(layout, ops, {layout.find(layout.entry_cluster[i]) for i in changed})
+        assembled = self._reassemble(layout, ops, {layout.clusters.find(layout.entry_cluster[i]) for i in changed})
         if assembled is None:
             return None
         if line is not None:  # (an op's line is where its problems show: those of every other cluster move too)
@@ -231,8 +248,8 @@ class Assembly:
                 layout.problems[c] = tuple(_relined_problem(p, line) for p in kept)
         for c, (sub, gone) in assembled.items():
             for cluster in (c, *gone):
-                for kept in (layout.generated, layout.groups, layout.view_groups):
-                    kept.drop(cluster)
+                for listed in (layout.generated, layout.groups, layout.view_groups):
+                    listed.drop(cluster)
                 layout.problems.pop(cluster, None)
             made, grouped, viewed = order_keys(ops, layout.members[c], sub)
             layout.generated.put(c, sub.ops[len(layout.members[c]):], made)
@@ -243,8 +260,8 @@ class Assembly:
                 layout.problems[c] = sub.problems
         problems = tuple(chain.from_iterable(layout.problems[c] for c in sorted(layout.problems)))
         made_by = tuple(map(layout.made_by.__getitem__, layout.generated.keys))
-        return NativeFunctions((*ops, *layout.generated.items), tuple(layout.groups.items),  # type: ignore[arg-type]
-                               tuple(layout.view_groups.items), problems, made_by=made_by)  # type: ignore[arg-type]
+        return NativeFunctions((*ops, *layout.generated.items), tuple(layout.groups.items),
+                               tuple(layout.view_groups.items), problems, made_by=made_by)
 
     def _reassemble(self, layout: Layout, ops: Sequence[Op], dirty: set[int]
                     ) -> dict[int, tuple[NativeFunctions, list[int]]] | None:
@@ -254,13 +271,13 @@ class Assembly:
         done: dict[int, tuple[NativeFunctions, list[int]]] = {}
         absorbed: dict[int, list[int]] = {}
         namespace = None if self.release.register_dispatch_key_sharded else ops[0].function.namespace
-        owner = layout.owner
+        owner, find = layout.clusters.owner, layout.clusters.find
         while dirty:
             c = min(dirty)
             dirty.discard(c)
             sub = assemble([ops[i] for i in layout.members[c]], release=self.release)
             keys = {key for op in sub.ops for key in op_keys(op.function)}
-            met = {layout.find(o) for o in map(owner.get, keys) if o is not None} - {c}
+            met = {find(o) for o in map(owner.get, keys) if o is not None} - {c}
             if met:  # an operator made anew relates to another cluster: the two are one, assembled again
                 for other in met:
                     done.pop(other, None)
@@ -279,7 +296,7 @@ class Assembly:
 
 
 def _relined(op: Op, line: dict[int, int]) -> Op:
-    return _tuple(Op, (op.function, line[op.line], op.metadata, op.generated))
+    return new_tuple(Op, (op.function, line[op.line], op.metadata, op.generated))
 
 
 def _relined_problem(p: Problem, line: dict[int, int]) -> Problem:

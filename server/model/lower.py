@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import NamedTuple, TypeVar
 
 from ..diagnostics import Diagnostic, Severity, diag
-from ..frozen import PER_TEXT_MEMO, record
+from ..frozen import PER_TEXT_MEMO, new_tuple, record
 from ..releases import Release
 from ..suggest import did_you_mean
 from ..syntax.locate import ScalarText
@@ -226,11 +226,8 @@ def parse_entry_schemas(entries: list[YMap]) -> None:
             parse_schema(node.value)
 
 
-# _Func and _Keys live for one entry's lowering: NamedTuples built by tuple.__new__ (C), where a record's __init__
+# _Func and _Keys live for one entry's lowering: NamedTuples built by new_tuple (C), where a record's __init__
 # (Python) cost about 1.5 ms over the real file.
-_tuple = tuple.__new__
-
-
 class _Func(NamedTuple):
     """An entry's func: string, where it is, and what parsing it gave."""
 
@@ -349,7 +346,7 @@ def _lower_func(r: _Reader, entry: YMap) -> _Func | None:
     if not isinstance(func_node, YScalar) or not isinstance(func_node.value, str):
         r.error("OPG101", func_node.span, "'func' must be a schema string such as 'foo(Tensor self) -> Tensor'")
         return None
-    f = _tuple(_Func, (func_node, func_node.value, parse_schema(func_node.value)))
+    f = new_tuple(_Func, (func_node, func_node.value, parse_schema(func_node.value)))
     if f.parsed.issues:  # rare: no generator for every entry
         r.diagnostics.extend(_issue_to_diag(i, f.text) for i in f.parsed.issues)
     return f
@@ -384,9 +381,9 @@ def _lower_keys(r: _Reader, entry: YMap, func: FunctionSchema | None, release: R
         r.error("OPG118", r.key_span_of("python_module"), "functions in a python_module cannot be methods; "
                                                           "drop 'method' from variants")
     category_override = r.expect("category_override", str, None, "a string") if "category_override" in pairs else None
-    return _tuple(_Keys, (cpp_no_default_args, use_const_ref, variants, manual_kernel_registration, manual_cpp_binding,
-                          device_guard, device_check, structured, structured_delegate, structured_inherits,
-                          python_module, category_override))
+    return new_tuple(_Keys, (cpp_no_default_args, use_const_ref, variants, manual_kernel_registration,
+                             manual_cpp_binding, device_guard, device_check, structured, structured_delegate,
+                             structured_inherits, python_module, category_override))
 
 
 def _lower_device_check(r: _Reader) -> DeviceCheckType:

@@ -315,7 +315,7 @@ class Arguments:
 
     @property
     def post_self_positional_mutable(self) -> tuple[Argument, ...]:
-        return tuple(a for a in self.post_self_positional if a.is_write)
+        return tuple([a for a in self.post_self_positional if a.is_write])
 
     @property
     def positional(self) -> tuple[Argument | SelfArgument, ...]:

@@ -13,7 +13,7 @@ import functools
 import re
 from typing import NamedTuple
 
-from ..frozen import PER_TEXT_MEMO, record
+from ..frozen import PER_TEXT_MEMO, new_tuple, record
 from ..suggest import did_you_mean
 from .cpp_names import LINE_BREAKS, identifier_problem, latin1_problem
 from .schema import (
@@ -376,11 +376,7 @@ def _parse_arguments(text: str, start: int, issues: list[Issue]) -> tuple[Argume
         issues.extend(i.moved(start) for i in found)
     if read is None or not start:
         return read
-    return read[0], tuple([_tuple(ArgumentSpans, (s.at + start, s.pieces)) for s in read[1]])
-
-
-# The NamedTuple's own __new__ is a Python function; this runs for every argument of every schema.
-_tuple = tuple.__new__
+    return read[0], tuple([new_tuple(ArgumentSpans, (s.at + start, s.pieces)) for s in read[1]])
 
 
 @functools.lru_cache(maxsize=PER_TEXT_MEMO)  # per text: frozen.PER_TEXT_MEMO says why the bound fits
@@ -428,7 +424,7 @@ def _read_arguments(text: str, start: int, issues: list[Issue]) -> tuple[Argumen
         elif acc is out:
             issues.append(Issue("OPG205", piece_at, piece_at + len(piece), f"non-mutable argument '{arg.name}' cannot "
                                                                              "follow the mutable out arguments"))
-        placed = _tuple(ArgumentSpans, (piece_at, pieces))
+        placed = new_tuple(ArgumentSpans, (piece_at, pieces))
         spans.append(placed)
         acc.append((arg, placed))
     if star_at is not None and not kwarg_only and not out:

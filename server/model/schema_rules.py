@@ -51,8 +51,8 @@ def _problems(schema: FunctionSchema) -> Iterator[Problem]:
             yield Problem(f"out argument '{arg.name}' and return {i + 1} must carry the same alias annotation "
                           f"(the i-th out argument is the i-th return); got {arg.annotation or 'none'} and "
                           f"{ret.annotation or 'none'}", ("return", i))
-    for a in args.post_self_positional:
-        if a.is_write and any(a.annotation is r.annotation or a.annotation == r.annotation for r in returns):
+    for a in args.post_self_positional_mutable:
+        if any(a.annotation is r.annotation or a.annotation == r.annotation for r in returns):
             yield Problem(f"mutable positional argument '{a.name}' must not be returned", ("arg", _arg_index(schema, a.name)))
     mutable_returns = [r for r in returns if r.is_write]
     if mutable_returns and len(mutable_returns) != len(returns):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from ..diagnostics import Diagnostic
+from ..frozen import new_tuple
 from ..text import Span
 from .nodes import MAX_DEPTH, YMap, YNode, YScalar, YSeq, duplicate_key_diagnostics, too_deep
 
@@ -96,10 +97,6 @@ def _resolve_with_pyyaml(text: str) -> object:
         return _FALLBACK
 
 
-# The NamedTuples' own __new__ is a Python function; building the same tuples directly halves the cost.
-_tuple = tuple.__new__
-
-
 def _plain(text: str, line: int, col: int) -> YScalar:
     if text[0] not in _FIRST_CHARS_RESOLVED:
         value: object = text
@@ -111,7 +108,7 @@ def _plain(text: str, line: int, col: int) -> YScalar:
                 _plain_values[text] = value
         if value is _FALLBACK:
             raise _NotCanonical
-    return _tuple(YScalar, (value, _tuple(Span, (line, col, line, col + len(text))), None, text))
+    return new_tuple(YScalar, (value, new_tuple(Span, (line, col, line, col + len(text))), None, text))
 
 
 def _block_plain(text: str, line: int, col: int) -> YScalar:

@@ -14,6 +14,7 @@ from itertools import accumulate, chain, islice, repeat, tee
 from typing import NamedTuple
 
 from ..diagnostics import Diagnostic, diag
+from ..frozen import new_tuple
 from ..text import Span
 from .canonical import compose_canonical_entry
 from .nodes import YMap, YNode, YSeq
@@ -44,7 +45,7 @@ def iter_chunks(text: str) -> Iterator[Chunk]:
     ends = chain(islice(following, 1, None), (len(text),))
     lines = accumulate(map(text.count, repeat("\n"), chain((0,), previous), counted))
     texts = map(text.__getitem__, map(slice, begins, ends))
-    return map(tuple.__new__, repeat(Chunk), zip(lines, texts))
+    return map(new_tuple, repeat(Chunk), zip(lines, texts))
 
 
 # An entry's chunk: '-' at column 0, then blank space, a line end or the end of the text (what EntryListParser takes
@@ -74,20 +75,17 @@ def split_chunks(text: str) -> tuple[Chunk, ...]:
 
 
 class ComposedEntry(NamedTuple):
-    """One entry, composed. Spans are relative to the entry's first line. (A NamedTuple built by tuple.__new__ for
+    """One entry, composed. Spans are relative to the entry's first line. (A NamedTuple built by new_tuple for
     the canonical entries: one for every entry of a cold parse.)"""
 
     node: YNode | None
     diagnostics: tuple[Diagnostic, ...]
 
 
-_tuple = tuple.__new__
-
-
 def compose_entry(chunk_text: str) -> ComposedEntry:
     canonical = compose_canonical_entry(chunk_text)
     if canonical is not None:
-        return _tuple(ComposedEntry, (canonical[0], tuple(canonical[1])))
+        return new_tuple(ComposedEntry, (canonical[0], tuple(canonical[1])))
     from .libyaml import compose  # (PyYAML loads for an entry out of the canonical shape only)
 
     root, diags = compose(chunk_text)

@@ -140,6 +140,7 @@ CASES = [
     ("two-alias-sets", "- func: foo(Tensor(a|b -> c|d) self) -> Tensor\n", "OPG204", "a|b -> c|d"),
     ("star-twice", "- func: foo(Tensor self, *, int a, *, int b) -> Tensor\n", "OPG205", "*, int b"),
     ("inplace-must-return-self", "- func: foo_(Tensor(a!) self) -> Tensor\n", "OPG206", "Tensor\n"),
+    ("mutable-positional-returned", "- func: foo(Tensor self, Tensor(a!) x) -> Tensor(a!)\n", "OPG206", "Tensor(a!) x"),
     ("custom-class-argument", "- func: foo(Tensor self, __torch__.torch.classes.ns.cls x) -> Tensor\n", "OPG208",
      "__torch__"),
     ("custom-class-return", "- func: foo(Tensor self) -> (Tensor, __torch__.torch.classes.ns.cls)\n", "OPG208",
@@ -234,6 +235,11 @@ def test_mutating_ops_functionalization_can_take(text: str) -> None:
 ], ids=["functional-inplace-out", "mutable-returning-self-once", "generated-variants"])
 def test_groups_functionalization_can_lower(text: str) -> None:
     assert [d.message for d in check(text) if d.is_error] == []
+
+
+def test_an_aliased_positional_that_is_not_written_may_be_returned() -> None:
+    # (torchgen's rule is about the mutable ones only: FunctionSchema.parse takes this schema)
+    assert not check("- func: foo(Tensor self, Tensor(a) x) -> Tensor(a)\n")
 
 
 def test_every_code_has_a_case() -> None:

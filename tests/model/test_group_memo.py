@@ -60,7 +60,7 @@ def test_unchanged_groups_are_found_and_edited_ones_recomputed() -> None:
 def test_only_the_last_pass_is_kept() -> None:
     parser = NativeParser(release=DEFAULT)
     first = parser.parse(TEXT, TagsParser().parse(TAGS).names).functions
-    memo = parser._groups
+    memo = parser._assembly._memo
     assert _kept_functions(memo) >= {id(op.function) for op in first.ops}
     # Other tags: every entry is lowered again into new objects; the old ones must not stay in the memo.
     second = parser.parse(TEXT, TagsParser().parse(OTHER_TAGS).names).functions
