@@ -28,7 +28,8 @@ from ..releases import Release
 from .native_function import NativeFunction, NativeFunctionsGroup, NativeFunctionsViewGroup
 from .native_yaml import GroupMemo, NativeFunctions, Op, Problem, assemble, facts
 
-# More entries changed at once than this (a paste, a replace-all): the full passes, whose memo serves them better.
+# More entries changed at once than this, or than half of them (a paste, a replace-all, new tags): the full passes,
+# whose memo serves them better.
 MOST_CHANGED = 16
 
 _FUNCTION = operator.itemgetter(0)  # Op.function and Op.line, without the calls of a NamedTuple's properties
@@ -227,7 +228,7 @@ class Assembly:
             return None
         changed = [i for i, new, was in zip(range(len(ops)), map(_FUNCTION, ops), map(_FUNCTION, old_ops))
                    if new is not was]
-        if len(changed) > MOST_CHANGED:
+        if len(changed) > min(MOST_CHANGED, len(ops) // 2):
             return None
         old_lines, lines = list(map(_LINE, old_ops)), list(map(_LINE, ops))
         if not changed and lines == old_lines:
