@@ -160,23 +160,27 @@ class Clusters:
 def layout_of(ops: Sequence[Op], result: NativeFunctions, release: Release) -> Layout | None:
     """The layout of result, assembled from ops; None where one cannot be kept (the module's docstring)."""
     every = result.ops
-    if not release.register_dispatch_key_sharded and len({op.function.namespace for op in every}) > 1:
+    namespaces = {op.function.namespace for op in every}
+    if not release.register_dispatch_key_sharded and len(namespaces) > 1:
         return None
     clusters = Clusters()
     for i, op in enumerate(every):
         clusters.add(i, op_keys(op.function))
     cluster = list(map(clusters.find, range(len(every))))
-    return Layout(ops, result, cluster, {key: cluster[i] for key, i in clusters.owner.items()})
+    namespace = None if release.register_dispatch_key_sharded else next(iter(namespaces), None)
+    return Layout(ops, result, cluster, {key: cluster[i] for key, i in clusters.owner.items()}, namespace)
 
 
 class Layout:
     """Where a document's operators, clusters and items are, kept from edit to edit by the Assembly that owns it
     (which updates it in place as it assembles clusters again): each entry's cluster (named by an operator's index;
     clusters joined since, and each key's, in clusters), each cluster's entries, the three lists, each cluster's
-    problems."""
+    problems; namespace: every operator's, where the order of namespaces matters (else None)."""
 
-    def __init__(self, ops: Sequence[Op], result: NativeFunctions, cluster: list[int], owner: dict[str, int]) -> None:
+    def __init__(self, ops: Sequence[Op], result: NativeFunctions, cluster: list[int], owner: dict[str, int],
+                 namespace: str | None) -> None:
         count = len(ops)
+        self.namespace = namespace
         self.entry_cluster = cluster[:count]
         self.members: dict[int, list[int]] = {}
         for i, c in enumerate(self.entry_cluster):
@@ -271,7 +275,7 @@ class Assembly:
         order of namespaces matters)."""
         done: dict[int, tuple[NativeFunctions, list[int]]] = {}
         absorbed: dict[int, list[int]] = {}
-        namespace = None if self.release.register_dispatch_key_sharded else ops[0].function.namespace
+        namespace = layout.namespace
         owner, find = layout.clusters.owner, layout.clusters.find
         while dirty:
             c = min(dirty)
