@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import chain
 from typing import TYPE_CHECKING
@@ -165,13 +166,16 @@ class NativeParser:
 
     def _parse(self, text: str, valid_tags: frozenset[str]) -> NativeSnapshot:
         document = self._entries(valid_tags).parse(text)
-        ops = []
+        entries: list[Op | None] = []
         for placed in document.entries:
             lowered = placed.result.value
             if lowered is not None and lowered.function is not None:
                 # new_tuple (Op's own __new__ is Python code): this runs for every entry on every keystroke.
-                ops.append(new_tuple(Op, (lowered.function, placed.line, lowered.metadata, False)))
-        functions = self._assembly.assemble(ops)
+                entries.append(new_tuple(Op, (lowered.function, placed.line, lowered.metadata, False)))
+            else:
+                entries.append(None)
+        functions = self._assembly.assemble(entries)
+        ops = functions.ops[:len(functions.ops) - len(functions.made_by)]
         # gen.py's list of CUDA kernels in torch_cpu: a backend's own parse runs no gen.py
         unregistered = kernel_list_diagnostics(ops, self.release) if not self.release.parse_only else ()
         if document.unread_from >= 0:  # reading stopped: nothing may be called missing that lies past the cut
@@ -184,7 +188,7 @@ class NativeParser:
         return NativeSnapshot(document, functions, first_diagnostics(diagnostics, count, _order), self.release)
 
 
-def kernel_list_diagnostics(ops: list[Op], release: Release) -> tuple[Diagnostic, ...]:
+def kernel_list_diagnostics(ops: Sequence[Op], release: Release) -> tuple[Diagnostic, ...]:
     """OPG953 for each CUDA kernel gen.py lists as defined in torch_cpu that no CUDA-family key registers: at
     the entry that has it under another key, else at its op's CUDA kernel; those no entry relates to, in one
     diagnostic on the file's first line."""

@@ -18,7 +18,6 @@ several operator namespaces under a release whose Register<Key>.cpp drops regist
 from __future__ import annotations
 
 import bisect
-import operator
 from collections.abc import Iterable, Sequence
 from itertools import chain
 from typing import Generic, TypeVar
@@ -32,8 +31,8 @@ from .native_yaml import GroupMemo, NativeFunctions, Op, Problem, assemble, fact
 # whose memo serves them better.
 MOST_CHANGED = 16
 
-_FUNCTION = operator.itemgetter(0)  # Op.function and Op.line, without the calls of a NamedTuple's properties
-_LINE = operator.itemgetter(1)
+
+NO_CLUSTER = -1  # the cluster of an entry that has no operator
 
 Item = NativeFunction | NativeFunctionsGroup | NativeFunctionsViewGroup
 Key = tuple[int, ...]
@@ -51,15 +50,18 @@ def op_keys(f: NativeFunction) -> list[str]:
     return [str(name), name.name.base, fx.signature, fx.view_signature, str(delegate)]
 
 
-def order_keys(ops: Sequence[Op], indices: Sequence[int], result: NativeFunctions
+def order_keys(entries: Sequence[Op | None], indices: Sequence[int], result: NativeFunctions
                ) -> tuple[list[Key], list[Key], list[Key]]:
     """The order keys of result's generated ops, groups and view groups (the module's docstring), result being
-    assemble's over ops[i] for i in indices, in file order."""
+    assemble's over the operators of entries[i] for i in indices, in file order."""
     index: dict[int, int] = {}
     first_of: dict[str, Key] = {}  # pre-group signature -> where it first appears
     view_first_of: dict[str, Key] = {}
     for i in indices:
-        f = ops[i].function
+        op = entries[i]
+        if op is None:
+            continue
+        f = op.function
         index.setdefault(id(f), i)
         fx = facts(f)
         if fx.kind is not None:
@@ -68,7 +70,7 @@ def order_keys(ops: Sequence[Op], indices: Sequence[int], result: NativeFunction
             view_first_of.setdefault(fx.view_signature, (0, i))
     made: list[Key] = []
     last, rank = -1, 0
-    for op, head in zip(result.ops[len(indices):], result.made_by):
+    for op, head in zip(result.ops[len(result.ops) - len(result.made_by):], result.made_by):
         at = index[id(head)]
         rank = rank + 1 if at == last else 0
         last = at
@@ -157,18 +159,27 @@ class Clusters:
                 self.join(i, j)
 
 
-def layout_of(ops: Sequence[Op], result: NativeFunctions, release: Release) -> Layout | None:
-    """The layout of result, assembled from ops; None where one cannot be kept (the module's docstring)."""
-    every = result.ops
-    namespaces = {op.function.namespace for op in every}
+def layout_of(entries: Sequence[Op | None], result: NativeFunctions, release: Release) -> Layout | None:
+    """The layout of result, assembled from the operators of entries (None: an entry that has none); None where one
+    cannot be kept (the module's docstring). A cluster is named by an entry's index, a generated op by the number of
+    entries plus its own."""
+    namespaces = {op.function.namespace for op in result.ops}
     if not release.register_dispatch_key_sharded and len(namespaces) > 1:
         return None
+    count = len(entries)
+    labels = [i for i, op in enumerate(entries) if op is not None]
+    labels.extend(range(count, count + len(result.made_by)))
     clusters = Clusters()
-    for i, op in enumerate(every):
-        clusters.add(i, op_keys(op.function))
-    cluster = list(map(clusters.find, range(len(every))))
+    for label, op in zip(labels, result.ops, strict=True):
+        clusters.add(label, op_keys(op.function))
+    cluster = list(map(clusters.find, labels))
+    entry_cluster = [NO_CLUSTER] * count
+    for label, c in zip(labels, cluster):
+        if label < count:
+            entry_cluster[label] = c
     namespace = None if release.register_dispatch_key_sharded else next(iter(namespaces), None)
-    return Layout(ops, result, cluster, {key: cluster[i] for key, i in clusters.owner.items()}, namespace)
+    return Layout(entries, result, entry_cluster, cluster, {key: clusters.find(label)
+                                                             for key, label in clusters.owner.items()}, namespace)
 
 
 class Layout:
@@ -177,19 +188,21 @@ class Layout:
     clusters joined since, and each key's, in clusters), each cluster's entries, the three lists, each cluster's
     problems; namespace: every operator's, where the order of namespaces matters (else None)."""
 
-    def __init__(self, ops: Sequence[Op], result: NativeFunctions, cluster: list[int], owner: dict[str, int],
-                 namespace: str | None) -> None:
-        count = len(ops)
+    def __init__(self, entries: Sequence[Op | None], result: NativeFunctions, entry_cluster: list[int],
+                 cluster: list[int], owner: dict[str, int], namespace: str | None) -> None:
+        """entry_cluster: each entry's cluster (NO_CLUSTER: it has no operator); cluster: each of result's ops'."""
         self.namespace = namespace
-        self.entry_cluster = cluster[:count]
+        self.entry_cluster = entry_cluster
         self.members: dict[int, list[int]] = {}
-        for i, c in enumerate(self.entry_cluster):
-            self.members.setdefault(c, []).append(i)
+        for i, c in enumerate(entry_cluster):
+            if c != NO_CLUSTER:
+                self.members.setdefault(c, []).append(i)
         self.clusters = Clusters()
         self.clusters.owner = owner
         of_function = {id(op.function): c for op, c in zip(result.ops, cluster)}
-        made, grouped, viewed = order_keys(ops, range(count), result)
-        self.generated = _Sorted(result.ops[count:], made, cluster[count:])
+        made, grouped, viewed = order_keys(entries, range(len(entries)), result)
+        first = len(result.ops) - len(result.made_by)
+        self.generated = _Sorted(result.ops[first:], made, cluster[first:])
         self.made_by = dict(zip(made, result.made_by))
         self.groups = _Sorted(result.groups, grouped, [of_function[id(_head(g))] for g in result.groups])
         self.view_groups = _Sorted(result.view_groups, viewed, [of_function[id(_head(g))] for g in result.view_groups])
@@ -211,43 +224,51 @@ class Assembly:
     def __init__(self, release: Release) -> None:
         self.release = release
         self._memo = GroupMemo()
-        self._ops: Sequence[Op] = ()
+        self._entries: Sequence[Op | None] = ()
         self._result: NativeFunctions | None = None
         # where the last result's items lie, built when an edit first needs it; False: none can be kept
         self._layout: Layout | None | bool = None
 
-    def assemble(self, ops: Sequence[Op]) -> NativeFunctions:
-        result = self._after_edit(ops)
+    def assemble(self, entries: Sequence[Op | None]) -> NativeFunctions:
+        """The passes over the operators of entries, each entry's in file order (None: an entry that has none)."""
+        result = self._after_edit(entries)
         if result is None:
-            result = assemble(ops, self._memo, release=self.release)
+            result = assemble([op for op in entries if op is not None], self._memo, release=self.release)
             self._layout = None
-        self._ops, self._result = ops, result
+        self._entries, self._result = entries, result
         return result
 
-    def _after_edit(self, ops: Sequence[Op]) -> NativeFunctions | None:
-        """The result for ops from the last one, assembling again only the clusters of the entries changed; None
-        where the full passes must run (the module's docstring)."""
-        old_ops, old = self._ops, self._result
-        if old is None or not ops or len(ops) != len(old_ops):
+    def _after_edit(self, entries: Sequence[Op | None]) -> NativeFunctions | None:
+        """The result for entries from the last one, assembling again only the clusters of the entries changed;
+        None where the full passes must run (the module's docstring)."""
+        old_entries, old = self._entries, self._result
+        if old is None or len(entries) != len(old_entries):
             return None
-        changed = [i for i, new, was in zip(range(len(ops)), map(_FUNCTION, ops), map(_FUNCTION, old_ops))
-                   if new is not was]
-        if len(changed) > min(MOST_CHANGED, len(ops) // 2):
+        lines, old_lines = list(map(_line, entries)), list(map(_line, old_entries))
+        changed = [i for i, new, was in zip(range(len(entries)), entries, old_entries)
+                   if new is not was and (new is None or was is None or new[0] is not was[0])]
+        if len(changed) > min(MOST_CHANGED, len(entries) // 2):
             return None
-        old_lines, lines = list(map(_LINE, old_ops)), list(map(_LINE, ops))
         if not changed and lines == old_lines:
             return old  # (the same operators at the same lines: nothing to do)
         if self._layout is None:
-            self._layout = layout_of(old_ops, old, self.release) or False
+            self._layout = layout_of(old_entries, old, self.release) or False
         layout = self._layout
         if layout is False:
             return None
         assert isinstance(layout, Layout)
-        line = dict(zip(old_lines, lines)) if lines != old_lines else None
-        assembled = self._reassemble(layout, ops, {layout.clusters.find(layout.entry_cluster[i]) for i in changed})
+        dirty = set()
+        for i in changed:
+            c = layout.entry_cluster[i]
+            if c == NO_CLUSTER:  # an entry that had no operator: a cluster of its own, joined as its keys say
+                c = layout.entry_cluster[i] = i
+                layout.members[i] = [i]
+            dirty.add(layout.clusters.find(c))
+        assembled = self._reassemble(layout, entries, dirty)
         if assembled is None:
             return None
-        if line is not None:  # (an op's line is where its problems show: those of every other cluster move too)
+        if lines != old_lines:  # (an op's line is where its problems show: those of every other cluster move too)
+            line = {was: new for was, new in zip(old_lines, lines) if was >= 0 and new >= 0}
             layout.generated.items = [_relined(op, line) for op in layout.generated.items]
             for c, kept in layout.problems.items():
                 layout.problems[c] = tuple(_relined_problem(p, line) for p in kept)
@@ -256,8 +277,8 @@ class Assembly:
                 for listed in (layout.generated, layout.groups, layout.view_groups):
                     listed.drop(cluster)
                 layout.problems.pop(cluster, None)
-            made, grouped, viewed = order_keys(ops, layout.members[c], sub)
-            layout.generated.put(c, sub.ops[len(layout.members[c]):], made)
+            made, grouped, viewed = order_keys(entries, layout.members[c], sub)
+            layout.generated.put(c, sub.ops[len(sub.ops) - len(sub.made_by):], made)
             layout.made_by.update(zip(made, sub.made_by))
             layout.groups.put(c, sub.groups, grouped)
             layout.view_groups.put(c, sub.view_groups, viewed)
@@ -265,10 +286,11 @@ class Assembly:
                 layout.problems[c] = sub.problems
         problems = tuple(chain.from_iterable(layout.problems[c] for c in sorted(layout.problems)))
         made_by = tuple(map(layout.made_by.__getitem__, layout.generated.keys))
+        ops = [op for op in entries if op is not None]
         return NativeFunctions((*ops, *layout.generated.items), tuple(layout.groups.items),
                                tuple(layout.view_groups.items), problems, made_by=made_by)
 
-    def _reassemble(self, layout: Layout, ops: Sequence[Op], dirty: set[int]
+    def _reassemble(self, layout: Layout, entries: Sequence[Op | None], dirty: set[int]
                     ) -> dict[int, tuple[NativeFunctions, list[int]]] | None:
         """Each dirty cluster assembled again, joined with those its operators' keys now meet: cluster -> (its
         result, the clusters it absorbed); None where the full passes must run (a change of namespace where the
@@ -280,7 +302,8 @@ class Assembly:
         while dirty:
             c = min(dirty)
             dirty.discard(c)
-            sub = assemble([ops[i] for i in layout.members[c]], release=self.release)
+            sub = assemble([op for op in map(entries.__getitem__, layout.members[c]) if op is not None],
+                           release=self.release)
             keys = {key for op in sub.ops for key in op_keys(op.function)}
             met = {find(o) for o in map(owner.get, keys) if o is not None} - {c}
             if met:  # an operator made anew relates to another cluster: the two are one, assembled again
@@ -300,8 +323,13 @@ class Assembly:
         return done
 
 
+def _line(op: Op | None) -> int:
+    return -1 if op is None else op[1]
+
+
 def _relined(op: Op, line: dict[int, int]) -> Op:
-    return new_tuple(Op, (op.function, line[op.line], op.metadata, op.generated))
+    """op at its entry's new line (one of a cluster assembled again may have none: it is dropped anyway)."""
+    return new_tuple(Op, (op.function, line.get(op.line, op.line), op.metadata, op.generated))
 
 
 def _relined_problem(p: Problem, line: dict[int, int]) -> Problem:

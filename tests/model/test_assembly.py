@@ -101,6 +101,24 @@ def test_an_edit_that_keeps_every_relation_reassembles_one_cluster(reassembled: 
     assert_as_full_passes(parser.parse(text.replace(line, line + "_edited", 1), valid), DEFAULT)
 
 
+def test_an_entry_broken_and_mended_is_reassembled(reassembled: list[bool]) -> None:
+    """A line that breaks an entry (it lowers to no operator: the op and its generated ones leave the lists), then
+    its removal: each re-assembled, as the full passes make them."""
+    text = (SAMPLES / "native_functions.yaml").read_text(encoding="utf-8")
+    valid = TagsParser().parse((SAMPLES / "tags.yaml").read_text(encoding="utf-8")).names
+    lines = text.splitlines(keepends=True)
+    at = len(lines) // 2
+    parser = NativeParser(release=DEFAULT)
+    whole = parser.parse(text, valid).functions
+    broken = parser.parse("".join([*lines[:at], "  bogus: [unclosed\n", *lines[at:]]), valid)
+    assert reassembled[-1] and len(broken.functions.ops) < len(whole.ops)
+    assert_as_full_passes(broken, DEFAULT)
+    mended = parser.parse(text, valid)
+    assert reassembled[-1]
+    assert_as_full_passes(mended, DEFAULT)
+    assert mended.functions.ops == whole.ops and mended.functions.groups == whole.groups
+
+
 def test_an_entry_added_runs_the_full_passes(reassembled: list[bool]) -> None:
     text = (SAMPLES / "native_functions.yaml").read_text(encoding="utf-8")
     valid = TagsParser().parse((SAMPLES / "tags.yaml").read_text(encoding="utf-8")).names
