@@ -71,6 +71,7 @@ def edited_run(native: Path, tags_path: Path, release: Release, seed: int, steps
         assert_as_full_passes(snapshot, release)
         fresh = NativeParser(release=release).parse(text, valid)
         assert sorted(snapshot.diagnostics, key=repr) == sorted(fresh.diagnostics, key=repr), what
+    assert parser._assembly.faults == 0
     return sum(reassembled)
 
 
@@ -147,3 +148,19 @@ def test_a_change_of_namespace_where_their_order_matters(version: str, reassembl
     assert sorted(snapshot.diagnostics, key=repr) == sorted(fresh.diagnostics, key=repr)
     assert bool([d for d in snapshot.diagnostics if d.code == "OPG954"]) is (version == "2.6.0")
     assert reassembled[-2] is (version != "2.6.0")  # (the last: the fresh parser's first pass)
+
+
+def test_a_fault_of_the_reassembly_is_answered_by_the_full_passes(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = (SAMPLES / "native_functions.yaml").read_text(encoding="utf-8")
+    valid = TagsParser().parse((SAMPLES / "tags.yaml").read_text(encoding="utf-8")).names
+    parser = NativeParser(release=DEFAULT)
+    parser.parse(text, valid)
+
+    def broken(*args: object) -> None:
+        raise KeyError("a bug")
+
+    monkeypatch.setattr(assembly, "order_keys", broken)
+    line = next(line for line in text.splitlines() if line.startswith("    CPU: ") and "," not in line)
+    snapshot = parser.parse(text.replace(line, line + "_edited", 1), valid)
+    assert parser._assembly.faults == 1
+    assert_as_full_passes(snapshot, DEFAULT)
