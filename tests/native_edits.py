@@ -38,8 +38,10 @@ def _targeted(rng: random.Random, what: str, pieces: list[str], i: int) -> int:
 
 
 def _structure_edit(rng: random.Random, what: str, pieces: list[str], i: int) -> None:
-    """One of _TARGETED's edits, in place."""
+    """One of _TARGETED's edits, in place (none where no entry has what it edits)."""
     entry = pieces[i]
+    if not _TARGETED[what](entry):
+        return
     first, _, rest = entry.partition("\n")
     name = first.removeprefix("- func:").strip().split("(", 1)[0]
     if what == "overload":
