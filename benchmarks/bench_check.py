@@ -87,6 +87,13 @@ class BenchError(Exception):
     """A measurement could not be made; the message says why."""
 
 
+def paired_ratio(opgen: list[float], torchgen: list[float]) -> float:
+    """The median over repetitions of opgen's timed call over torchgen's, the two run one after the other in the
+    same repetition (measure_processes): a drift of a shared machine's speed, which lasts minutes, hits both of a
+    pair, where a ratio of the two medians takes each tool's calls from different minutes."""
+    return statistics.median(o / t for o, t in zip(opgen, torchgen, strict=True))
+
+
 def progress(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
@@ -445,18 +452,20 @@ def build_table(results: dict) -> tuple[str, list[dict]]:
     repeat, edits = results["settings"]["repeat"], results["settings"]["edits"]
 
     tg_call, og_call = tg["call_seconds_median"], og["call_seconds_median"]
-    check_met = og_call <= CHECK_RATIO_GOAL * tg_call
+    paired = paired_ratio(og["call_seconds"], tg["call_seconds"])
+    check_met = paired <= CHECK_RATIO_GOAL
     inc_met = inc["recheck_ms_median"] < INCREMENTAL_GOAL_MS
     goals = [
         {"name": "whole-file check time", "goal": f"opgen <= {CHECK_RATIO_GOAL} x torchgen parse time",
-         "value": og_call / tg_call, "met": check_met},
+         "value": paired, "met": check_met},
         {"name": "incremental re-check", "goal": f"median < {INCREMENTAL_GOAL_MS:g} ms",
          "value": inc["recheck_ms_median"], "met": inc_met},
     ]
 
     rows = [
-        (f"whole-file parse, timed call only (median of {repeat} fresh processes)",
-         _seconds(tg_call), _seconds(og_call), _ratio(og_call, tg_call),
+        (f"whole-file parse, timed call only (median of {repeat} fresh processes; ratio: median of the {repeat} pairs "
+         f"run one after the other, of the medians {og_call / tg_call:.2f})",
+         _seconds(tg_call), _seconds(og_call), f"{paired:.2f}",
          f"≤ {CHECK_RATIO_GOAL:g} × torchgen", _met(check_met)),
         (f"whole process: `python -c parse_native_yaml` vs `opgen check` (median of {repeat})",
          _seconds(tg["wall_seconds_median"]), _seconds(cli["wall_seconds_median"]),
