@@ -230,15 +230,17 @@ def file_jobs(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs, recor
               ) -> list[Job]:
     """One job per planned file (an unimplemented one fails if asked for its bytes: work_units leaves it out).
     record: told the key of each file built whose key is its environment's (file_record.py)."""
+    place = dirs.placer()  # (each manager's folder worked out once, not once per file)
+
     def data(p: PlannedFile) -> Callable[[], bytes]:
         def build() -> bytes:
             # (build is None for an unimplemented file, for which no job is run: see the docstring)
             env = p.build()  # type: ignore[misc]
             if record is not None:
-                _note_key(p, *dirs.place(p.manager, p.path), env, ctx.templates, record)
+                _note_key(p, *place(p.manager, p.path), env, ctx.templates, record)
             return render(p.template, ctx.templates, env, ctx.options.release).encode("utf-8")
         return build
-    return [Job(*dirs.place(p.manager, p.path), data(p)) for p in planned]
+    return [Job(*place(p.manager, p.path), data(p)) for p in planned]
 
 
 def default_processes() -> int:
@@ -336,10 +338,11 @@ def _rendered(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs, recor
     """(root, path, bytes) of each file to write; with a record, a file whose environment's key it holds (and is
     unchanged on disk) is kept instead, unrendered."""
     release = ctx.options.release
+    place = dirs.placer()
     for p in planned:
         if p.build is None:
             continue
-        root, relative = dirs.place(p.manager, p.path)
+        root, relative = place(p.manager, p.path)
         env = p.build()
         if record is not None and p.key is None:
             path, key = record.path(root, relative), env_key(p.template, ctx.templates.get(p.template), env)

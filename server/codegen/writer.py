@@ -212,6 +212,8 @@ def _same_bytes_at(folder: int, name: str, data: bytes, display: str) -> bool:
     waited on, no symlink followed: one is Refused)."""
     try:
         fd = os.open(name, _READ_FLAGS, dir_fd=folder)
+    except FileNotFoundError:  # (O_NOFOLLOW on a link, even a dangling one, fails otherwise: nothing to look at)
+        return False
     except OSError as exc:
         _refuse_link(folder, name, display, exc)
         return False
@@ -238,8 +240,10 @@ def write_atomic(folder: int, name: str, data: bytes) -> None:
         except FileExistsError:
             continue
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
+        try:
+            _write_all(fd, data)
+        finally:
+            os.close(fd)
         # The rename is atomic: an interrupted run leaves the old file or the new one. (No fsync: like
         # torchgen, the output is rebuilt, not kept safe across power loss, and 7,151 fsyncs cost seconds.)
         os.replace(tmp, name, src_dir_fd=folder, dst_dir_fd=folder)
@@ -249,6 +253,14 @@ def write_atomic(folder: int, name: str, data: bytes) -> None:
         except OSError:
             pass
         raise
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """data to fd in os.write calls (a file object would cost an fstat, an ioctl and an lseek per file: thousands
+    of system calls in a per-operator run)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 Write = Callable[[int, str, bytes], None]
