@@ -6,7 +6,8 @@ A cluster is a set of entries closed under every relation the whole-file passes 
 and the AOTI shim check (shims.py) follow between operators: the same operator name or base name (declared twice,
 inplace_view's out-of-place op, the backend indices, the fallback ops), the same signature (torchgen's grouping, the
 generated variants), the same view signature (view groups) and a structured_delegate's target. Each operator,
-generated ones included, contributes those as keys; entries that share a key are one cluster. The passes' findings
+generated ones included, contributes those as keys (model/assembly.py's op_keys: the server's re-check clusters its
+operators alike); entries that share a key are one cluster. The passes' findings
 about a cluster's operators are then a function of the cluster's entries (their texts in order) alone, so they are
 kept per cluster, keyed by the digests of its entries.
 
