@@ -215,6 +215,7 @@ def test_incremental_equals_full_on_the_real_file(aten) -> None:
     assert len([d for d in full.diagnostics if d.is_error]) >= 6  # the edits made mistakes that are reported
 
 
+@pytest.mark.slow  # (over a second: the quick loop keeps inside its 2 minutes)
 def test_damaged_text_never_raises(aten) -> None:
     """Cuts, duplicated lines and stray characters through the real file: diagnostics, never an exception, and
     every hover and completion on the damaged lines answers."""

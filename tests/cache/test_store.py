@@ -306,6 +306,7 @@ WRITER = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow  # (over a second: the quick loop keeps inside its 2 minutes)
 def test_two_processes_write_the_same_entries_at_once(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
     procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path), who], stdout=subprocess.PIPE,

@@ -18,6 +18,7 @@ _COUNT = ("import sys; from torchgen.gen import parse_native_yaml; "
           "print(len(parse_native_yaml(sys.argv[1], sys.argv[2]).native_functions))")
 
 
+@pytest.mark.slow  # (over a second: the quick loop keeps inside its 2 minutes)
 def test_a_byte_order_mark_before_the_real_file(aten: Path, tmp_path: Path, capsys) -> None:
     real = aten / "native" / "native_functions.yaml"
     marked = tmp_path / "native_functions.yaml"
