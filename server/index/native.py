@@ -175,7 +175,7 @@ class NativeParser:
             else:
                 entries.append(None)
         functions = self._assembly.assemble(entries)
-        ops = functions.ops[:len(functions.ops) - len(functions.made_by)]
+        ops = functions.entry_ops
         # gen.py's list of CUDA kernels in torch_cpu: a backend's own parse runs no gen.py
         unregistered = kernel_list_diagnostics(ops, self.release) if not self.release.parse_only else ()
         if document.unread_from >= 0:  # reading stopped: nothing may be called missing that lies past the cut

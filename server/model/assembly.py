@@ -70,7 +70,7 @@ def order_keys(entries: Sequence[Op | None], indices: Sequence[int], result: Nat
             view_first_of.setdefault(fx.view_signature, (0, i))
     made: list[Key] = []
     last, rank = -1, 0
-    for op, head in zip(result.ops[len(result.ops) - len(result.made_by):], result.made_by):
+    for op, head in zip(result.generated_ops, result.made_by):
         at = index[id(head)]
         rank = rank + 1 if at == last else 0
         last = at
@@ -201,8 +201,7 @@ class Layout:
         self.clusters.owner = owner
         of_function = {id(op.function): c for op, c in zip(result.ops, cluster)}
         made, grouped, viewed = order_keys(entries, range(len(entries)), result)
-        first = len(result.ops) - len(result.made_by)
-        self.generated = _Sorted(result.ops[first:], made, cluster[first:])
+        self.generated = _Sorted(result.generated_ops, made, cluster[len(result.entry_ops):])
         self.made_by = dict(zip(made, result.made_by))
         self.groups = _Sorted(result.groups, grouped, [of_function[id(_head(g))] for g in result.groups])
         self.view_groups = _Sorted(result.view_groups, viewed, [of_function[id(_head(g))] for g in result.view_groups])
@@ -225,6 +224,7 @@ class Assembly:
         self.release = release
         self._memo = GroupMemo()
         self._entries: Sequence[Op | None] = ()
+        self._lines: list[int] = []  # each entry's line (-1: no operator), as _after_edit compares them
         self._result: NativeFunctions | None = None
         # where the last result's items lie, built when an edit first needs it; False: none can be kept
         self._layout: Layout | None | bool = None
@@ -232,24 +232,24 @@ class Assembly:
 
     def assemble(self, entries: Sequence[Op | None]) -> NativeFunctions:
         """The passes over the operators of entries, each entry's in file order (None: an entry that has none)."""
+        lines = list(map(_line, entries))
         try:
-            result = self._after_edit(entries)
+            result = self._after_edit(entries, lines)
         except Exception:  # noqa: BLE001  (a bug of the shortcut: the full passes answer, and the tests count it)
             self.faults += 1
             result = None
         if result is None:
             result = assemble([op for op in entries if op is not None], self._memo, release=self.release)
             self._layout = None
-        self._entries, self._result = entries, result
+        self._entries, self._lines, self._result = entries, lines, result
         return result
 
-    def _after_edit(self, entries: Sequence[Op | None]) -> NativeFunctions | None:
-        """The result for entries from the last one, assembling again only the clusters of the entries changed;
-        None where the full passes must run (the module's docstring)."""
-        old_entries, old = self._entries, self._result
+    def _after_edit(self, entries: Sequence[Op | None], lines: list[int]) -> NativeFunctions | None:
+        """The result for entries (at lines) from the last one, assembling again only the clusters of the entries
+        changed; None where the full passes must run (the module's docstring)."""
+        old_entries, old_lines, old = self._entries, self._lines, self._result
         if old is None or len(entries) != len(old_entries):
             return None
-        lines, old_lines = list(map(_line, entries)), list(map(_line, old_entries))
         changed = [i for i, new, was in zip(range(len(entries)), entries, old_entries)
                    if new is not was and (new is None or was is None or new[0] is not was[0])]
         if len(changed) > min(MOST_CHANGED, len(entries) // 2):
@@ -283,7 +283,7 @@ class Assembly:
                     listed.drop(cluster)
                 layout.problems.pop(cluster, None)
             made, grouped, viewed = order_keys(entries, layout.members[c], sub)
-            layout.generated.put(c, sub.ops[len(sub.ops) - len(sub.made_by):], made)
+            layout.generated.put(c, sub.generated_ops, made)
             layout.made_by.update(zip(made, sub.made_by))
             layout.groups.put(c, sub.groups, grouped)
             layout.view_groups.put(c, sub.view_groups, viewed)

@@ -163,6 +163,15 @@ class NativeFunctions:
     def native_functions(self) -> tuple[NativeFunction, ...]:
         return tuple(op.function for op in self.ops)
 
+    @property
+    def entry_ops(self) -> tuple[Op, ...]:
+        """The ops of the file's entries, in file order (ops ends with the generated ones, one per made_by)."""
+        return self.ops[:len(self.ops) - len(self.made_by)]
+
+    @property
+    def generated_ops(self) -> tuple[Op, ...]:
+        return self.ops[len(self.ops) - len(self.made_by):]
+
 
 def _kind(f: NativeFunction) -> SchemaKind | None:
     try:

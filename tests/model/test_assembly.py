@@ -25,8 +25,8 @@ def reassembled(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     seen: list[bool] = []
     after_edit = assembly.Assembly._after_edit
 
-    def counted(self: assembly.Assembly, ops: object) -> object:
-        found = after_edit(self, ops)  # type: ignore[arg-type]
+    def counted(self: assembly.Assembly, ops: object, lines: object) -> object:
+        found = after_edit(self, ops, lines)  # type: ignore[arg-type]
         seen.append(found is not None)
         return found
 
@@ -42,8 +42,7 @@ def assert_as_full_passes(snapshot: NativeSnapshot, release: Release) -> None:
     """snapshot's model is what the full passes make of its entries' operators, order included; its diagnostics too
     (the problems' order is the passes' own, and the diagnostics are sorted: compared as sorted lists)."""
     got = snapshot.functions
-    entries = got.ops[:len(got.ops) - len(got.made_by)]
-    full = assemble(entries, release=release)
+    full = assemble(got.entry_ops, release=release)
     assert got.ops == full.ops
     assert got.made_by == full.made_by
     assert got.groups == full.groups
