@@ -166,7 +166,11 @@ def generate_as(args: argparse.Namespace, resolved: Resolved) -> int:
     if not resolved.release.generation_verified:
         print(f"opgen: generation for {resolved.release} is not yet compared with its gen.py; files may differ",
               file=sys.stderr)
-    with open_cache(args) as cache:
+    from ..index.documents import paused_gc
+
+    # One run over a bounded model, as generate-backend: the collector's passes over the model cost 5% of a cold
+    # per-operator run (most of it after the forked writers return) and free next to nothing.
+    with open_cache(args) as cache, paused_gc():
         code = _generate_cached(args, resolved, cache)
         cache.evict_if_grown()
         for note in cache.notes:

@@ -6,9 +6,10 @@ A file's key is either given before it is built (PlannedFile.key: a per-operator
 or the digest of its template and its environment once built (cheap when its items' contributions are kept: see
 contributions.py), which skips the rendering and the write. The output's stat (device, inode, size, mtime and ctime
 to the nanosecond: any write or rename changes the ctime) is recorded with the sha256 of the bytes the run left,
-read back when recorded (codegen/runs.py's `verified`: a file someone changed during the run is not recorded), and
-never when it is racy (changed within runs.RACY_NS of its stat, or on a filesystem of whole-second times: such a
-file is simply built again next time).
+read back once the process that built it has written all its files (codegen/runs.py's `verified`: a file someone
+changed during the run is not recorded; with several processes, each reads back its own files), and never when it
+is racy (changed within runs.RACY_NS of its stat, or on a filesystem of whole-second times: such a file is simply
+built again next time).
 
 One cache entry per run's constants (contributions.py's `constants`), marshal of {path: (key, stat, sha256)}.
 """
@@ -27,6 +28,7 @@ from .plan import Env, generated_comment
 
 _FORMAT = "1"
 Entry = tuple[str, tuple[int, ...], str]  # key, stat, sha256
+Built = tuple[str, str, tuple[int, ...]]  # path, key, stat when read back as the run left it (else empty)
 
 
 def env_key(template: str, template_text: str | None, env: Env | str) -> str:
@@ -120,9 +122,28 @@ class FileRecord:
     def has_key(self, path: str) -> bool:
         return path in self._keys
 
-    def built_keys(self) -> tuple[tuple[str, str], ...]:
-        """(path, key) of the files built (in this process)."""
-        return tuple(self._keys.items())
+    def read_back(self, digests: Iterable[tuple[str, str]]) -> tuple[Built, ...]:
+        """Read back the files this process built and wrote or found unchanged (digests: its writer's); (path, key,
+        stat) of each, the stat empty when it was not found as the run left it or is racy (see store). A process
+        that built files tells them to the parent's record with this (see adopt)."""
+        out: list[Built] = []
+        for path, digest in digests:
+            key = self._keys.get(path)
+            if key is None:  # (a file this process wrote but did not build: no key of its own)
+                continue
+            checked = runs.verified(path, digest)
+            stat = checked.stat if checked is not None and not checked.digest else ()
+            if stat:
+                self._verified[path] = stat
+            out.append((path, key, stat))
+        return tuple(out)
+
+    def adopt(self, built: Iterable[Built]) -> None:
+        """Take the files another process built and read back (its read_back)."""
+        for path, key, stat in built:
+            self._keys[path] = key
+            if stat:
+                self._verified[path] = tuple(stat)
 
     def kept(self) -> list[tuple[str, str]]:
         """(path, sha256) of the files kept as they were."""
@@ -138,17 +159,21 @@ class FileRecord:
         return dict(self._verified)
 
     def store(self, digests: Iterable[tuple[str, str]]) -> bool:
-        """Record the files kept and those built whose bytes on disk are the run's (digests: the writer's)."""
+        """Record the files kept and those built whose bytes on disk are the run's (digests: the writer's); those
+        not yet read back (read_back) are read now."""
         entries = dict(self._kept)
         found: Mapping[str, str] = dict(digests)
         for path, key in self._keys.items():
             digest = found.get(path)
             if digest is None:  # (not written: an error)
                 continue
-            out = runs.verified(path, digest)
-            if out is not None and not out.digest:  # (a racy one is left out: built again next time)
-                entries[path] = (key, out.stat, digest)
-                self._verified[path] = out.stat
+            stat = self._verified.get(path)
+            if stat is None:
+                out = runs.verified(path, digest)
+                if out is None or out.digest:  # (a racy one is left out: built again next time)
+                    continue
+                stat = self._verified[path] = out.stat
+            entries[path] = (key, stat, digest)
         if entries == self._old and self._old is not _NONE:
             return True
         return self._cache.put(self._key, marshal.dumps(entries))

@@ -7,7 +7,7 @@ import os
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from ..analysis.shims import load_fallback_ops
 from ..diagnostics import Diagnostic, diag
@@ -19,7 +19,7 @@ from ..model.native_aot import NONE, read_native_aot
 from ..releases import Release
 from ..text import Span, as_python_reads
 from .contributions import Contributions, Fingerprints
-from .file_record import FileRecord, env_key
+from .file_record import Built, FileRecord, env_key
 from .files.aoti import header_check, shim_failures
 from .files.aten import plan_aten
 from .files.context import GenContext, GenerateOptions
@@ -281,17 +281,17 @@ def write_planned(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs, p
         except Exception as exc:  # noqa: BLE001  (a bug: one line, as the worker processes give it)
             return None, (internal_error(exc),)
     if processes > 1:
-        def finish() -> tuple[tuple[str, str], ...]:  # in each process: keep what it computed, say its files' keys
+        # in each process: keep what it computed, read back its own files (beside the others) and say their keys
+        def finish(done: WriteResult) -> tuple[object, ...]:
             if memo is not None:
                 memo.save()
-            return () if record is None else record.built_keys()
-        written, stopped = write_in_processes(file_jobs(planned, ctx, dirs, record), work_units(planned), processes,
-                                              progress, finish)
+            return () if record is None else record.read_back(done.digests)
+        written, finished, stopped = write_in_processes(file_jobs(planned, ctx, dirs, record), work_units(planned),
+                                                        processes, progress, finish)
         if stopped:
             return None, stopped
         if record is not None:
-            for path, key in written.keys:
-                record.built(path, key)
+            record.adopt(cast(tuple[Built, ...], finished))
         return _with_kept(written, kept, record), ()
     # Streamed: each file is rendered, written and dropped before the next (peak memory is one file's
     # bytes, not all of them). A PlanError stops the run; the files already written are complete.

@@ -55,8 +55,11 @@ class Summary:
     errors: tuple[str, ...] = ()
     stopped_by: str | None = None
     digests: tuple[tuple[str, str], ...] = ()
-    keys: tuple[tuple[str, str], ...] = ()  # what `finish` returned
+    finished: tuple[object, ...] = ()  # what `finish` returned
 
+
+# Called in each process once its units are written, with what it wrote; returns what the parent gets back.
+Finish = Callable[[WriteResult], tuple[object, ...]]
 
 _SLOT = struct.Struct("<QQ")  # one process's files done and written
 
@@ -114,7 +117,7 @@ def _drain(fd: int) -> None:
 
 def _work(fd: int, jobs: Sequence[Job], units: Sequence[Sequence[int]],
           on_file: Callable[[bool], None] | None = None,
-          finish: Callable[[], tuple[tuple[str, str], ...]] | None = None) -> Summary:
+          finish: Finish | None = None) -> Summary:
     written: list[str] = []
     unchanged: list[str] = []
     errors: list[str] = []
@@ -128,7 +131,8 @@ def _work(fd: int, jobs: Sequence[Job], units: Sequence[Sequence[int]],
             unchanged += result.unchanged
             errors += result.errors
             digests += result.digests
-        keys = finish() if finish is not None else ()
+        done = WriteResult(tuple(written), tuple(unchanged), tuple(errors), tuple(digests))
+        finished = finish(done) if finish is not None else ()
     except PlanError as exc:
         _drain(fd)
         return Summary(tuple(written), tuple(unchanged), tuple(errors), str(exc), tuple(digests))
@@ -137,7 +141,7 @@ def _work(fd: int, jobs: Sequence[Job], units: Sequence[Sequence[int]],
         return Summary(tuple(written), tuple(unchanged), tuple(errors), internal_error(exc), tuple(digests))
     finally:
         roots.close()
-    return Summary(tuple(written), tuple(unchanged), tuple(errors), digests=tuple(digests), keys=keys)
+    return Summary(tuple(written), tuple(unchanged), tuple(errors), digests=tuple(digests), finished=finished)
 
 
 # The folder holding the opgen_lsp package, as the interpreter names its files in tracebacks.
@@ -170,7 +174,7 @@ def _die_with_parent(parent: int) -> None:
 
 
 def _child(claims: int, report: int, jobs: Sequence[Job], units: Sequence[Sequence[int]], parent: int,
-           tally: SharedTally, finish: Callable[[], tuple[tuple[str, str], ...]] | None) -> None:
+           tally: SharedTally, finish: Finish | None) -> None:
     """Runs in the forked child; never returns."""
     status = 1
     try:
@@ -206,13 +210,15 @@ def _collect(pid: int, report: int) -> Summary:
 
 def write_in_processes(jobs: Sequence[Job], units: Sequence[Sequence[int]], processes: int,
                        progress: Report | None = None,
-                       finish: Callable[[], tuple[tuple[str, str], ...]] | None = None
-                       ) -> tuple[WriteResult, tuple[str, ...]]:
+                       finish: Finish | None = None
+                       ) -> tuple[WriteResult, tuple[object, ...], tuple[str, ...]]:
     """Write every job, units spread over `processes` processes (this one included).
 
-    finish: called in each process once all the units it took are written (e.g. to keep what it computed); what it
-    returns, (path, key) pairs, comes back in the result's `keys`.
-    Returns the merged writer result and the errors that stopped a process (empty when all went well).
+    finish: called in each process once all the units it took are written, with what that process wrote (e.g. to keep
+    what it computed, to read its files back while the other processes read theirs); what it returns (picklable)
+    comes back, every process's joined.
+    Returns the merged writer result, what `finish` returned, and the errors that stopped a process (empty when all
+    went well).
     progress: told, in this process, of the files done by every process, as this one finishes each of its own.
     """
     units = merge_units(units)
@@ -268,9 +274,9 @@ def write_in_processes(jobs: Sequence[Job], units: Sequence[Sequence[int]], proc
     result = WriteResult(tuple(p for s in summaries for p in s.written),
                          tuple(p for s in summaries for p in s.unchanged),
                          tuple(e for s in summaries for e in s.errors),
-                         tuple(d for s in summaries for d in s.digests),
-                         tuple(k for s in summaries for k in s.keys))
+                         tuple(d for s in summaries for d in s.digests))
     if progress is not None:  # the children's last files, done after this process's last
         progress(Progress(planned, len(result.written) + len(result.unchanged), len(result.written)))
     # Processes that met the same bug say so in the same words: once is enough.
-    return result, tuple(dict.fromkeys(s.stopped_by for s in summaries if s.stopped_by is not None))
+    finished = tuple(item for s in summaries for item in s.finished)
+    return result, finished, tuple(dict.fromkeys(s.stopped_by for s in summaries if s.stopped_by is not None))

@@ -33,8 +33,6 @@ class WriteResult:
     # (path, sha256 of its bytes) of each file written or found unchanged: what a run record checks the files
     # against (codegen/runs.py)
     digests: tuple[tuple[str, str], ...] = ()
-    # (path, key) of the files built in other processes, with their keys (codegen/file_record.py)
-    keys: tuple[tuple[str, str], ...] = ()
 
     @property
     def ok(self) -> bool:

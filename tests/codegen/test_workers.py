@@ -21,12 +21,25 @@ def jobs_of(root: Path, n: int, data=None) -> list[Job]:
 @pytest.mark.parametrize("processes", [1, 2, 3])
 def test_every_file_is_written_once_whatever_the_number_of_processes(tmp_path: Path, processes: int) -> None:
     jobs = jobs_of(tmp_path, 40)
-    result, stopped = write_in_processes(jobs, [[i] for i in range(40)], processes)
+    result, _, stopped = write_in_processes(jobs, [[i] for i in range(40)], processes)
     assert stopped == () and result.ok
     assert sorted(result.written) == sorted(str(tmp_path / j.path) for j in jobs)
     assert all((tmp_path / f"d{i % 3}/f{i}.h").read_bytes() == f"file {i}\n".encode() for i in range(40))
-    again, _ = write_in_processes(jobs, [[i] for i in range(40)], processes)
+    again, _, _ = write_in_processes(jobs, [[i] for i in range(40)], processes)
     assert again.written == () and len(again.unchanged) == 40
+
+
+@pytest.mark.parametrize("processes", [1, 2, 3])
+def test_finish_runs_in_each_process_with_its_own_files_and_what_it_returns_comes_back(tmp_path: Path,
+                                                                                     processes: int) -> None:
+    def finish(done) -> tuple[object, ...]:  # what this process wrote, as the process that wrote it
+        return tuple((os.getpid(), path) for path, _ in done.digests)
+
+    jobs = jobs_of(tmp_path, 40)
+    result, finished, stopped = write_in_processes(jobs, [[i] for i in range(40)], processes, finish=finish)
+    assert stopped == () and len(result.written) == 40
+    assert sorted(path for _, path in finished) == sorted(result.written)  # each file told once, by one process
+    assert len({pid for pid, _ in finished}) <= processes
 
 
 def test_a_plan_error_in_any_process_stops_the_run_with_its_message(tmp_path: Path) -> None:
@@ -34,7 +47,7 @@ def test_a_plan_error_in_any_process_stops_the_run_with_its_message(tmp_path: Pa
         raise PlanError("no template Nope.h in the templates folder")
 
     jobs = jobs_of(tmp_path, 20) + [Job(str(tmp_path), "bad.h", bad)]
-    _, stopped = write_in_processes(jobs, [[20]] + [[i] for i in range(20)], 2)
+    _, _, stopped = write_in_processes(jobs, [[20]] + [[i] for i in range(20)], 2)
     assert stopped == ("no template Nope.h in the templates folder",)
     assert not (tmp_path / "bad.h").exists()
 
@@ -43,7 +56,7 @@ def test_an_unexpected_exception_is_one_line_naming_it_and_where_it_was_raised(t
     def broken() -> bytes:
         raise KeyError("oops")
 
-    _, stopped = write_in_processes([Job(str(tmp_path), "x.h", broken)], [[0]], 2)
+    _, _, stopped = write_in_processes([Job(str(tmp_path), "x.h", broken)], [[0]], 2)
     assert len(stopped) == 1 and "\n" not in stopped[0]
     assert stopped[0].startswith("internal error: KeyError: 'oops' (raised at ") and " in broken;" in stopped[0]
 
@@ -60,7 +73,7 @@ def test_processes_meeting_the_same_bug_report_it_once(tmp_path: Path) -> None:
         raise ValueError("bad")
 
     jobs = [Job(str(tmp_path / "out"), f"f{i}.h", broken) for i in range(4)]
-    _, stopped = write_in_processes(jobs, [[i] for i in range(4)], 2)
+    _, _, stopped = write_in_processes(jobs, [[i] for i in range(4)], 2)
     assert len(list(seen.iterdir())) == 2
     assert len(stopped) == 1 and stopped[0].startswith("internal error: ValueError: bad (raised at ")
 
@@ -83,7 +96,7 @@ def test_a_worker_that_dies_is_reported(tmp_path: Path) -> None:
         return b"written by the parent\n"
 
     jobs = [Job(str(tmp_path), f"f{i}.h", die_in_child) for i in range(50)]
-    _, stopped = write_in_processes(jobs, [[i] for i in range(50)], 2)
+    _, _, stopped = write_in_processes(jobs, [[i] for i in range(50)], 2)
     assert len(stopped) == 1 and "worker process" in stopped[0] and "exited with status 7" in stopped[0]
 
 
@@ -110,7 +123,7 @@ def test_running_out_of_file_descriptors_for_a_child_leaves_its_share_to_the_oth
 
     monkeypatch.setattr(workers.os, "pipe", pipe)
     jobs = jobs_of(tmp_path, 30)
-    result, stopped = write_in_processes(jobs, [[i] for i in range(30)], 4)
+    result, _, stopped = write_in_processes(jobs, [[i] for i in range(30)], 4)
     assert stopped == () and result.ok and len(result.written) == 30
 
 
