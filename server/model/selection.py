@@ -14,7 +14,6 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from ..diagnostics import Diagnostic, diag
-from ..syntax.libyaml import compose
 from ..syntax.nodes import YMap, YNode, YScalar, YSeq, to_python
 from ..text import Span
 from .selection_keys import TOP_LEVEL_KEYS
@@ -167,6 +166,8 @@ def lower_selection(root: YNode | None) -> tuple[Selection | None, list[Diagnost
 def read_selection(text: str) -> tuple[Selection | None, list[Diagnostic]]:
     """The selection a selection yaml's text makes (None when torchgen refuses it: its YAML too), and the
     diagnostics saying why (warnings too)."""
+    from ..syntax.libyaml import compose  # noqa: PLC0415  (PyYAML loads only for a run given a selection)
+
     root, composed = compose(text)
     found = [d for d in composed if d.code != "OPG004"]  # PyYAML keeps the last of a key given twice (OPG806)
     if any(d.is_error for d in found):

@@ -3,8 +3,9 @@
 Almost every entry is a block mapping of plain scalars, with at most one nested
 level (`dispatch:` mappings, `precomputed:` lists) and one-line flow lists such
 as `[core, pointwise]`. This module composes exactly that shape line by line and
-builds the same nodes (values, styles, spans) libyaml's path does; for anything
-else (quotes outside flow lists, multi-line scalars, anchors, tabs, non-ASCII,
+builds the same nodes (values, styles, spans) libyaml's path does, and the plainest
+literal block scalars (tags.yaml's `desc: |`); for anything
+else (quotes outside flow lists, other multi-line scalars, anchors, tabs, non-ASCII,
 odd line ends, deeper nesting, empty values, ...) it returns None and the
 caller composes the entry with libyaml. tests/syntax/test_canonical.py checks
 the two agree on every entry of the real file and the corpus, and on fuzzed text.
@@ -265,7 +266,15 @@ def _compose(text: str) -> tuple[YMap, list[Diagnostic]]:
     diagnostics: list[Diagnostic] = []
     pairs: list[tuple[YScalar, YNode]] = []
     open_key: YScalar | None = None  # a top-level key whose value is the block below it
+    literal: tuple[int, int] | None = None  # where the open key's '|' stands, when its value is a literal block
     block: list[tuple[int, int, str]] = []
+
+    def close(end: tuple[int, int]) -> YNode:
+        if literal is None:
+            return _nested(block, end, diagnostics)
+        if not text.endswith("\n"):
+            raise _NotCanonical
+        return _literal(text.split("\n"), literal, end[0])
     for entry in lines:
         line, indent, content = entry
         if indent > 2 or (indent == 2 and content[2] == "-" and line != 0):
@@ -276,13 +285,43 @@ def _compose(text: str) -> tuple[YMap, list[Diagnostic]]:
         if indent != 2:
             raise _NotCanonical
         if open_key is not None:
-            pairs.append((open_key, _nested(block, (line, 2), diagnostics)))
-            open_key, block = None, []
-        key, value = _key_value(content, 2, line)
+            pairs.append((open_key, close((line, 2))))
+            open_key, literal, block = None, None, []
+        if content.endswith(": |"):  # 'key: |' (tags.yaml's descriptions): the key, then the block below it
+            key, value = _key_value(content[:-2].rstrip(" "), 2, line)
+            if value is not None:
+                raise _NotCanonical
+            literal = (line, len(content) - 1)
+        else:
+            key, value = _key_value(content, 2, line)
         if value is None:
             open_key = key
         else:
             pairs.append((key, value))
     if open_key is not None:
-        pairs.append((open_key, _nested(block, stream_end, diagnostics)))
+        pairs.append((open_key, close(stream_end)))
     return _mapping(pairs, Span(0, 2, *stream_end), diagnostics), diagnostics
+
+
+def _literal(raw: list[str], indicator: tuple[int, int], end: int) -> YScalar:
+    """The literal block scalar whose '|' stands at `indicator`, before the line `end` (the next key's, or the
+    stream's end). Only its plainest form: no comment after the indicator, lines none less indented than the first
+    (deeper than the key) and none blank, then only empty lines and comments; its value is each line's text past
+    that indentation with a line end (clip chomping), and it ends where libyaml ends it, after the empty lines."""
+    line, col = indicator
+    if raw[line] != raw[line].rstrip(" ") or raw[line][col:] != "|":
+        raise _NotCanonical  # (a comment or blanks after the indicator: left to libyaml)
+    first = raw[line + 1] if line + 1 < end else ""
+    indent = len(first) - len(first.lstrip(" "))
+    if indent <= 2 or not first.strip(" "):
+        raise _NotCanonical  # (an empty block, or one not deeper than its key)
+    margin = " " * indent
+    stop = line + 1
+    while stop < end and raw[stop].startswith(margin) and raw[stop].strip(" "):
+        stop += 1
+    value = "".join(f"{part[indent:]}\n" for part in raw[line + 1:stop])
+    while stop < end and not raw[stop]:
+        stop += 1
+    if any(part.strip(" ")[:1] != "#" for part in raw[stop:end]):
+        raise _NotCanonical  # (blanks, a blank line inside the block, or a line less indented than its first)
+    return new_tuple(YScalar, (value, new_tuple(Span, (line, col, stop, 0)), "|", value))

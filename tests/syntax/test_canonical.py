@@ -64,6 +64,14 @@ def test_every_entry_of_the_real_file(native_yaml: Path) -> None:
     assert taken == len(chunks) == 2584
 
 
+def test_every_entry_of_the_real_tags_file(tags_yaml: Path) -> None:
+    chunks = split_chunks(tags_yaml.read_text(encoding="utf-8"))
+    # Every description is a plain literal block: every entry takes the fast path (PyYAML is not loaded for them).
+    assert sum(assert_same(c.text) for c in chunks) == len(chunks) >= 20
+    entries = [c.text for c in chunks]
+    assert _check_mutations(entries, 1500, seed=20261) > 300
+
+
 @pytest.mark.corpus
 @pytest.mark.parametrize("path", _corpus_texts(), ids=lambda p: p.name)
 def test_every_chunk_of_the_corpus(path: Path) -> None:
@@ -117,6 +125,14 @@ def test_compose_entry_uses_it_and_keeps_the_fallback() -> None:
     "- func: a\n  0: x\n  False: y\n", "- func: a\n  1.0e+400: x\n  2.0e+400: y\n",
     # a block under the first line's key, indentless or indented by one
     "- dispatch:\n  - a\n  b: c\n", "- dispatch:\n   CPU: a\n", "- a:\n  - b\n  - c\n  d:\n    e: f\n",
+    # literal blocks (tags.yaml's descriptions): the plainest are taken, the rest agree through libyaml
+    "- tag: a\n  desc: |\n     x\n\n# c\n", "- tag: a\n  desc: |\n     x\n\n", "- tag: a\n  desc: |\n     x\n\n  b: c\n",
+    "- tag: a\n  desc: |\n     x\n  \n\n  b: c\n", "- tag: a\n  desc: |\n     x\n# c\n  b: c\n", "- tag: a\n  desc: |\n     x",
+    "- tag: a\n  desc: |\n     x\n\n     y\n", "- tag: a\n  desc: |\n     x\n    y\n  b: c\n", "- tag: a\n  desc: |\n",
+    "- tag: a\n  desc: |\n     x\n      # y  \n  b: |\n   z\n", "- tag: a\n  desc:  |\n     x\n", "- tag: a\n  desc: |-\n   x\n",
+    "- tag: a\n  desc: |2\n     x\n", "- tag: a\n  desc: | # c\n   x\n", "- tag: a\n  desc: >\n   x\n   y\n", "- desc: |\n   x\n",
+    "- tag: a\n  desc: |\n   x  \n   y: z # w\n   - [q]\n", "- tag: a\n  desc: |\n   x\n  \n", "- tag: a\n  desc: |\n\n   x\n",
+    "- tag: a\n  desc: |\n   x\n\t\n", "- tag: a\n  desc: |\n  x\n", "- tag: a\n  desc: |\n   x\n  - b\n", "- a: |\n   x\n  a: b\n",
 ])
 def test_tricky_entries(text: str) -> None:
     assert_same(text)
@@ -256,8 +272,13 @@ _comment = st.sampled_from(["", "", " # note", "  #", " #x: y"])
 def _entries(draw) -> str:
     lines = [f"- {draw(_keys)}: {draw(_value)}{draw(_comment)}"]
     for _ in range(draw(st.integers(0, 5))):
-        shape = draw(st.integers(0, 4))
-        if shape == 0:
+        shape = draw(st.integers(0, 5))
+        if shape == 5:  # a literal block: its lines at one indentation or another, blank ones, comments
+            lines.append(f"  {draw(_keys)}: {draw(st.sampled_from(['|', '|', '|-', '>', '|  ', '| # c']))}")
+            for _ in range(draw(st.integers(0, 3))):
+                lines.append(" " * draw(st.sampled_from([0, 2, 3, 5, 5, 7])) + draw(
+                    st.one_of(_scalars, st.sampled_from(["", "# c", "x: y", "- a", "[b]", "a  "]))))
+        elif shape == 0:
             lines.append(f"  {draw(_keys)}: {draw(_value)}{draw(_comment)}")
         elif shape == 1:
             lines.append(f"  {draw(_keys)}:{draw(_comment)}")

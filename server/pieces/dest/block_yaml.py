@@ -14,13 +14,9 @@ import functools
 from collections import OrderedDict
 from collections.abc import Callable
 
-from yaml.nodes import ScalarNode
-from yaml.resolver import Resolver
-
 from ...frozen import PER_TEXT_MEMO
 
 _STR_TAG = "tag:yaml.org,2002:str"
-_RESOLVER = Resolver()
 # First characters that make the emitter quote a scalar in block context; '?', ':' and '-' only when a space
 # (or the end) follows.
 _FIRST_INDICATORS = frozenset("#,[]{}&*!|>'\"%@`")
@@ -46,7 +42,21 @@ def is_certainly_plain(s: str) -> bool:
         return False
     if ": " in s or s.endswith(":") or " #" in s:
         return False
-    return _RESOLVER.resolve(ScalarNode, s, (True, False)) == _STR_TAG
+    return _resolved_tag(s) == _STR_TAG
+
+
+@functools.cache
+def _resolver() -> Callable[[str], str]:
+    """PyYAML's implicit resolver for plain scalars (loaded on first use: a run that dumps nothing needs no PyYAML)."""
+    from yaml.nodes import ScalarNode  # noqa: PLC0415
+    from yaml.resolver import Resolver  # noqa: PLC0415
+
+    resolver = Resolver()  # type: ignore[no-untyped-call]
+    return lambda s: str(resolver.resolve(ScalarNode, s, (True, False)))  # type: ignore[no-untyped-call]
+
+
+def _resolved_tag(s: str) -> str:
+    return _resolver()(s)
 
 
 @functools.lru_cache(maxsize=PER_TEXT_MEMO, typed=True)  # per value: frozen.PER_TEXT_MEMO says why the bound fits

@@ -11,9 +11,6 @@ from __future__ import annotations
 import functools
 from collections import OrderedDict
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
-
-import yaml
 
 from ...frozen import PER_OP_MEMO
 from ...model.native_function import NativeFunction, Variant
@@ -145,24 +142,26 @@ def compute_declaration_yaml(f: NativeFunction, qualified_memory_format: bool, s
     ])
 
 
-if TYPE_CHECKING:  # the two have the same API
-    _BaseDumper = yaml.SafeDumper
-else:  # libyaml's when PyYAML was built with it
-    _BaseDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+@functools.cache
+def _dumper() -> type:
+    """gen.py's dumper: no anchors/aliases, ordered mappings kept in order; libyaml's when PyYAML was built with it.
+    Made on first use: PyYAML loads only for a run that writes Declarations.yaml (not one an edit leaves as it was)."""
+    import yaml  # noqa: PLC0415
 
+    base = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
-class _Dumper(_BaseDumper):
-    """gen.py's dumper: no anchors/aliases, ordered mappings kept in order."""
+    class Dumper(base):  # type: ignore[valid-type,misc]
+        def ignore_aliases(self, data: object) -> bool:
+            return True
 
-    def ignore_aliases(self, data: object) -> bool:
-        return True
-
-
-_Dumper.add_representer(OrderedDict, lambda dumper, data: dumper.represent_dict(data.items()))
+    Dumper.add_representer(OrderedDict, lambda dumper, data: dumper.represent_dict(data.items()))
+    return Dumper
 
 
 def format_yaml(data: object) -> str:
-    return yaml.dump(data, default_flow_style=False, Dumper=_Dumper, width=1e9)
+    import yaml  # noqa: PLC0415
+
+    return yaml.dump(data, default_flow_style=False, Dumper=_dumper(), width=1e9)
 
 
 @functools.lru_cache(maxsize=PER_OP_MEMO)  # per op: frozen.PER_OP_MEMO says why the bound fits
