@@ -41,7 +41,7 @@ from ..index.documents import (
     memory_budget,
 )
 from ..index.native import NativeParser, NativeSnapshot, _order, problem_diagnostic
-from ..model.assembly import Clusters, op_keys
+from ..model.assembly import Clusters, op_keys, settle
 from ..model.lower import LoweredEntry
 from ..model.native_function import NativeFunction
 from ..model.native_yaml import Op, assemble
@@ -306,28 +306,22 @@ def edit_verdict(path: str, text: str, valid_tags: frozenset[str], release: Rele
         if label != KEYLESS:
             members.setdefault(find(label) if label in parent else label, []).append(i)
     dirty = {root for root, group in members.items() if old_members.get(root) != [digests[i] for i in group]}
-    checked: dict[int, tuple[list[tuple[int, Diagnostic]], Sequence[Diagnostic]]] = {}
     owner = clusters.owner
-    while dirty:
-        root = min(dirty)
-        dirty.discard(root)
+
+    def work(root: int) -> tuple[_Checked, set[str]]:
         group = members[root]
         lower(texts[i] for i in group)
-        ops, found_problems, found_shims = _check_cluster(path, [(lines[i], texts[i]) for i in group], lowered,
-                                                          release, extra, shim_listed)
-        keys = {k for _, op_keys_found, _ in ops for k in op_keys_found}
-        met = {find(o) for o in map(owner.get, keys) if o is not None} & members.keys() - {root}
-        if met:  # an operator made anew relates to another cluster: the two are one, checked again
-            for other in met:
-                joined = members.pop(root) + members.pop(other)
-                checked.pop(other, None)
-                dirty.discard(other)
-                root = clusters.join(root, other)
-                members[root] = sorted(joined)
-            dirty.add(root)
-            continue
-        for key in keys:  # (whoever had the key before is this cluster, or no longer there)
-            owner[key] = root
+        found = _check_cluster(path, [(lines[i], texts[i]) for i in group], lowered, release, extra, shim_listed)
+        return found, {k for _, op_keys_found, _ in found[0] for k in op_keys_found}
+
+    def join(root: int, other: int) -> int:  # an operator made anew relates to another cluster: one, checked again
+        joined = members.pop(root) + members.pop(other)
+        root = clusters.join(root, other)
+        members[root] = sorted(joined)
+        return root
+    checked: dict[int, tuple[list[tuple[int, Diagnostic]], Sequence[Diagnostic]]] = {}
+    for root, (ops, found_problems, found_shims) in settle(dirty, clusters, work, join, alive=members).items():
+        group = members[root]
         entry_of_line = {lines[i]: i for i in group}
         found_spaces: dict[bytes, set[str]] = {digests[i]: set() for i in group}
         for line, _, namespace in ops:
@@ -378,9 +372,12 @@ def edit_verdict(path: str, text: str, valid_tags: frozenset[str], release: Rele
         "spaces": spaces, "found": found, "next": next_free, "listed": known.listed, "checked": known.checked}
 
 
+# What _check_cluster finds: each operator's (line, keys, namespace), the problems (placed), the shim diagnostics.
+_Checked = tuple[list[tuple[int, list[str], str]], list[tuple[int, Diagnostic]], Sequence[Diagnostic]]
+
+
 def _check_cluster(path: str, members: list[tuple[int, str]], lowered: dict[str, EntryResult[LoweredEntry]],
-                   release: Release, extra: Extra | None, listed: set[str] | None
-                   ) -> tuple[list[tuple[int, list[str], str]], list[tuple[int, Diagnostic]], Sequence[Diagnostic]]:
+                   release: Release, extra: Extra | None, listed: set[str] | None) -> _Checked:
     """The whole-file passes over one cluster's entries (first line, text) in file order: each operator's (line,
     keys, namespace), the problems (the line of the entry each is about, placed), the shim check's diagnostics."""
     ops = []

@@ -18,7 +18,7 @@ several operator namespaces under a release whose Register<Key>.cpp drops regist
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Sequence
 from itertools import chain
 from typing import Generic, TypeVar
 
@@ -157,6 +157,38 @@ class Clusters:
             j = owner.setdefault(key, i)
             if j != i:
                 self.join(i, j)
+
+
+R = TypeVar("R")
+
+
+def settle(dirty: set[int], clusters: Clusters, work: Callable[[int], tuple[R, set[str]]],
+           join: Callable[[int, int], int], alive: Container[int] | None = None) -> dict[int, R]:
+    """Work each dirty cluster again, the lowest first: work(c) gives its result and its operators' keys. When those
+    keys meet another cluster (alive, if given), the two are joined (join returns the cluster kept) and worked again
+    as one; else the cluster owns its keys (one no longer used stays its own: it can only join clusters needlessly).
+    The result of each cluster worked and not joined since. Shared by the re-assembly here and the cached check's
+    verdicts (analysis/check_edit.py), over in-memory entries and over records alike."""
+    done: dict[int, R] = {}
+    owner, find = clusters.owner, clusters.find
+    while dirty:
+        c = min(dirty)
+        dirty.discard(c)
+        result, keys = work(c)
+        met = {find(o) for o in map(owner.get, keys) if o is not None} - {c}
+        if alive is not None:
+            met = {m for m in met if m in alive}
+        if met:
+            for other in met:
+                done.pop(other, None)
+                dirty.discard(other)
+                c = join(c, other)
+            dirty.add(c)
+            continue
+        for key in keys:
+            owner[key] = c
+        done[c] = result
+    return done
 
 
 def layout_of(entries: Sequence[Op | None], result: NativeFunctions, release: Release) -> Layout | None:
@@ -300,32 +332,29 @@ class Assembly:
         """Each dirty cluster assembled again, joined with those its operators' keys now meet: cluster -> (its
         result, the clusters it absorbed); None where the full passes must run (a change of namespace where the
         order of namespaces matters)."""
-        done: dict[int, tuple[NativeFunctions, list[int]]] = {}
         absorbed: dict[int, list[int]] = {}
         namespace = layout.namespace
-        owner, find = layout.clusters.owner, layout.clusters.find
-        while dirty:
-            c = min(dirty)
-            dirty.discard(c)
+
+        def work(c: int) -> tuple[NativeFunctions, set[str]]:
             sub = assemble([op for op in map(entries.__getitem__, layout.members[c]) if op is not None],
                            release=self.release)
-            keys = {key for op in sub.ops for key in op_keys(op.function)}
-            met = {find(o) for o in map(owner.get, keys) if o is not None} - {c}
-            if met:  # an operator made anew relates to another cluster: the two are one, assembled again
-                for other in met:
-                    done.pop(other, None)
-                    dirty.discard(other)
-                    keep = layout.join(c, other)
-                    absorbed[keep] = [*absorbed.pop(c, []), *absorbed.pop(other, []), max(c, other)]
-                    c = keep
-                dirty.add(c)
-                continue
             if namespace is not None and any(op.function.namespace != namespace for op in sub.ops):
-                return None
-            for key in keys:  # (a key no longer used stays the cluster's: it can only join clusters needlessly)
-                owner[key] = c
-            done[c] = (sub, absorbed.get(c, []))
-        return done
+                raise _OtherNamespace
+            return sub, {key for op in sub.ops for key in op_keys(op.function)}
+
+        def join(c: int, other: int) -> int:
+            keep = layout.join(c, other)
+            absorbed[keep] = [*absorbed.pop(c, []), *absorbed.pop(other, []), max(c, other)]
+            return keep
+        try:
+            done = settle(dirty, layout.clusters, work, join)
+        except _OtherNamespace:
+            return None
+        return {c: (sub, absorbed.get(c, [])) for c, sub in done.items()}
+
+
+class _OtherNamespace(Exception):
+    """A cluster assembled again holds an operator of another namespace (see Assembly._reassemble)."""
 
 
 def _line(op: Op | None) -> int:
