@@ -12,11 +12,13 @@ generated op's name, the entry it is generated from and its groups' entries. Pos
 moved unchanged keeps its contributions (the order of the items in a file comes from the model, rebuilt every run).
 
 A file made from nothing but the run's constants and contributions is keyed by the digests of those
-contributions, in order (Contributions.digests, GenContext.values_key): its key is known without loading the
+contributions, in order (Contributions.digests_blob, GenContext.values_key): its key is known without loading the
 values, so a file an edit leaves as it was costs neither loading nor building (file_record.py).
 
 Storage: one cache entry per family (marshal of {fingerprint: value}), loaded on first use; one of the digests of
-those values; and one of the recent contributions of every family (see Contributions). Values must be
+those values; one of the recent contributions of every family (see Contributions); and one of the orders (see
+Orders): each family's items' fingerprints and digests as a run last keyed its files, so that the next run, after
+an edit, digests only the items whose fingerprints differ from those and loads no family's digests. Values must be
 marshal-able (str, list, tuple, dict, int, bool, None): an item's error that gen.py raises when it builds the file is
 kept as a value too, raised when the file is built (files/deferred.py).
 """
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import marshal
+import os
 from collections.abc import Callable, Sequence
 from itertools import repeat
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -117,6 +120,7 @@ class Contributions:
         self._cache = cache
         self._constants = constants
         self.fingerprints = fingerprints
+        self.orders = Orders(cache, namespaced("contribution-orders", _FORMAT, constants))
         self._stored: dict[str, dict[bytes, Any]] = {}
         self._used: dict[str, dict[bytes, Any]] = {}
         self._recent: dict[str, dict[bytes, Any]] | None = None
@@ -163,6 +167,33 @@ class Contributions:
             stored[fingerprint] = value
         self._new.setdefault(family, {})[fingerprint] = value
         self.computed += 1
+
+    def digests_blob(self, family: str, items: Sequence[Any], compute: Callable[[Any], object]) -> bytes:
+        """b"".join(digests(family, items, compute)), from the orders when this run's fingerprints differ from those
+        recorded at few places (see Orders): the digests of the others are the recorded ones."""
+        fingerprints = self.fingerprints.all_of(items)
+        place = self.orders.place(family, fingerprints)
+        if place is None:
+            blob = b"".join(self.digests(family, items, compute))
+        else:
+            blob = place.splice([self._digest_of(family, fingerprints[i], items[i], compute) for i in place.changed])
+        self.orders.keyed(family, fingerprints, blob, None if place is None else len(place.changed))
+        return blob
+
+    def _digest_of(self, family: str, fingerprint: bytes, item: Any, compute: Callable[[Any], object]) -> bytes:
+        """The digest of one item's contribution: from the digests loaded, the values known, or computed now."""
+        known = self._digests.get(family)
+        if known is not None and fingerprint in known:
+            return known[fingerprint]
+        if self._recent is None:
+            self._recent = self._load(self._recent_key())
+        recent = self._recent.get(family)
+        for values in (self._stored.get(family), self._new.get(family), recent if isinstance(recent, dict) else None):
+            if values is not None and fingerprint in values:
+                return value_digest(values[fingerprint])
+        value = compute(item)
+        self._computed(family, fingerprint, value)
+        return value_digest(value)
 
     def digests(self, family: str, items: Sequence[Any], compute: Callable[[Any], object]) -> list[bytes]:
         """The digest of each item's contribution to the family (value_digest), without loading the family's
@@ -217,7 +248,9 @@ class Contributions:
         return values
 
     def save(self) -> None:
-        """Keep what this run computed (see the class)."""
+        """Keep what this run computed (see the class), and the orders where they moved (in the process that made
+        this memo only: a forked writer's copy holds the same ones)."""
+        self.orders.save()
         if not self._new:
             return
         recent = dict(self._recent or {})
@@ -246,6 +279,153 @@ class Contributions:
 
 
 _ABSENT = object()
+_DIGEST = 20  # the bytes of a value_digest
+
+
+class Place:
+    """Where this run's fingerprints of a family's items differ from the recorded ones (Orders.place)."""
+
+    def __init__(self, digests: bytes, spans: list[tuple[int, int, int]]) -> None:
+        self._digests = digests
+        # (start, end in the recorded items, end in this run's): the recorded [start:end] is this run's [start:end'],
+        # ascending (a span starts at the same index in both: spans of one length, or one after a common prefix)
+        self._spans = spans
+        self.changed = [i for start, _, new_end in spans for i in range(start, new_end)]
+
+    def splice(self, digests: list[bytes]) -> bytes:
+        """The recorded digests with those of the changed items (in the order of `changed`) in their places."""
+        pieces, at, taken = [], 0, 0
+        for start, old_end, new_end in self._spans:
+            count = new_end - start
+            pieces += [self._digests[at * _DIGEST:start * _DIGEST], *digests[taken:taken + count]]
+            at, taken = old_end, taken + count
+        pieces.append(self._digests[at * _DIGEST:])
+        return b"".join(pieces)
+
+
+class Orders:
+    """Each family's items' fingerprints, in order, and their contributions' digests, as a run last keyed its files
+    (one cache entry: the fingerprint lists by their digest, shared by the families over the same items; each
+    family, by its name and the number of its use in the run, with the digest of its list and its digests joined).
+
+    A run's family whose fingerprints differ from the recorded ones at no more than MOST_CHANGED places (an edit:
+    the same items but those of the edited entries) takes the recorded digests but at those places; any other
+    (none recorded, items added or removed far apart) digests every item, and the entry is written again with this
+    run's. A digest is of (the run's constants, the family, the item's fingerprint): equal fingerprints have equal
+    digests, so an entry that is not what this class writes can only cost the full digests, never a wrong one."""
+
+    MOST_CHANGED = 64
+
+    def __init__(self, cache: Cache, key: str) -> None:
+        self._cache = cache
+        self._key = key
+        self._pid = os.getpid()
+        self._lists: dict[bytes, list[bytes]] | None = None
+        self._families: dict[str, tuple[bytes, bytes]] = {}
+        self._uses: dict[str, int] = {}
+        self._now: dict[str, tuple[bytes, list[bytes], bytes]] = {}
+        self._ids: dict[int, bytes] = {}  # (id of a fingerprint list -> its digest; the lists live for the run)
+        self._moved = False
+
+    def _load(self) -> dict[bytes, list[bytes]]:
+        if self._lists is None:
+            self._lists = {}
+            payload = self._cache.get(self._key)
+            try:
+                value = marshal.loads(payload) if payload is not None else None
+            except (ValueError, EOFError, TypeError):
+                value = None  # (an entry this code did not write: as none)
+            if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], dict) \
+                    and isinstance(value[1], dict):
+                self._lists, self._families = value
+            else:
+                self._moved = True
+        return self._lists
+
+    def _id(self, fingerprints: list[bytes]) -> bytes:
+        found = self._ids.get(id(fingerprints))
+        if found is None:
+            found = self._ids[id(fingerprints)] = hashlib.sha1(b"\0".join(fingerprints)).digest()
+        return found
+
+    def _name(self, family: str) -> str:
+        return f"{family}\0{self._uses.get(family, 0)}"
+
+    def place(self, family: str, fingerprints: list[bytes]) -> Place | None:
+        """Where fingerprints differ from this family's recorded ones (at its next use in the run), None when too
+        much (or nothing recorded, or a record this class did not write)."""
+        lists = self._load()
+        recorded = self._families.get(self._name(family))
+        if not (isinstance(recorded, tuple) and len(recorded) == 2):
+            return None
+        list_id, digests = recorded
+        old = lists.get(list_id) if isinstance(list_id, bytes) else None
+        if not isinstance(old, list) or not isinstance(digests, bytes) or len(digests) != _DIGEST * len(old):
+            return None
+        if list_id == self._id(fingerprints):
+            return Place(digests, [])
+        spans = _differences(old, fingerprints, self.MOST_CHANGED)
+        return None if spans is None else Place(digests, spans)
+
+    def keyed(self, family: str, fingerprints: list[bytes], digests: bytes, changed: int | None) -> None:
+        """This run's fingerprints and digests of the family (at this use), taken from the record at `changed`
+        places (None: not from the record): the orders are written again when one was not, or far from it."""
+        name = self._name(family)
+        self._uses[family] = self._uses.get(family, 0) + 1
+        self._now[name] = (self._id(fingerprints), fingerprints, digests)
+        if changed is None or changed > self.MOST_CHANGED // 2:
+            self._moved = True
+
+    def save(self) -> None:
+        """Write the orders when a family's recorded ones were missing or far from this run's."""
+        if not self._moved or not self._now or os.getpid() != self._pid:
+            return
+        lists = {list_id: fingerprints for list_id, fingerprints, _ in self._now.values()}
+        families = {**{k: v for k, v in self._families.items() if k not in self._now},
+                    **{name: (list_id, digests) for name, (list_id, _, digests) in self._now.items()}}
+        lists.update({v[0]: self._lists[v[0]] for v in families.values()
+                      if v[0] not in lists and self._lists is not None and v[0] in self._lists})
+        try:
+            payload = marshal.dumps((lists, families))
+        except ValueError:
+            return
+        if self._cache.put(self._key, payload):
+            self._moved = False
+
+
+def _differences(old: list[bytes], new: list[bytes], most: int) -> list[tuple[int, int, int]] | None:
+    """Where new differs from old: (start, end in old, end in new) spans, ascending; None over `most` items. Lists
+    of one length differ item by item; otherwise in one span, between their common first and last items."""
+    if len(old) == len(new):
+        spans: list[tuple[int, int, int]] = []
+        at = _first_difference(old, new, 0)
+        while at < len(old):
+            if len(spans) == most:
+                return None
+            spans.append((at, at + 1, at + 1))
+            at = _first_difference(old, new, at + 1)
+        return spans
+    shortest = min(len(old), len(new))
+    prefix = _first_difference(old[:shortest], new[:shortest], 0)
+    suffix = _first_difference(old[::-1][:shortest - prefix], new[::-1][:shortest - prefix], 0)
+    if len(new) - suffix - prefix > most:
+        return None
+    return [(prefix, len(old) - suffix, len(new) - suffix)]
+
+
+def _first_difference(old: list[bytes], new: list[bytes], start: int) -> int:
+    """The first index from start where lists of one length differ (their length if none): by halves, each
+    comparison of two slices done in C (the lists are thousands long, their differences few)."""
+    low, high = start, len(old)
+    if old[low:] == new[low:]:
+        return high
+    while high - low > 1:  # (a difference lies in [low, high), none before low)
+        middle = (low + high) // 2
+        if old[low:middle] == new[low:middle]:
+            low = middle
+        else:
+            high = middle
+    return low
 
 
 def value_digest(value: object) -> bytes:

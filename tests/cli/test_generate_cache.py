@@ -357,6 +357,7 @@ AUDIT = """
 import json, os, sys
 from opgen_lsp.cli import main
 from opgen_lsp.codegen import generate as g
+import opgen_lsp.syntax.libyaml, yaml.dumper  # (code generate loads on first use: loading code reads no input)
 opened, active, seen = [], [], {}
 def hook(event, args):
     if active and event == "open":

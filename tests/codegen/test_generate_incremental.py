@@ -266,6 +266,72 @@ def test_values_computed_for_digests_survive_a_whole_family_write(tmp_path: Path
     assert again.many("family", ["a", "b"], compute) == ["A", "B"] and computed == ["a", "b"]
 
 
+def _fresh_blob(items: list[str]) -> bytes:
+    from opgen_lsp.codegen.contributions import value_digest
+
+    return b"".join(value_digest(item.upper()) for item in items)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_ordered_digests_over_random_edits_are_the_digests_of_every_item(tmp_path: Path, seed: int) -> None:
+    """Run after run, the same family's items edited at a few places, added or removed: the digests taken from the
+    orders (the last run's, but at the places that differ) are each item's own, and only the items at those places
+    are computed."""
+    rng = random.Random(seed)
+    cache = Cache(str(tmp_path / "cache"))
+    items = [f"item{i}" for i in range(300)]
+    computed: list[str] = []
+
+    def compute(item: str) -> str:
+        computed.append(item)
+        return item.upper()
+    changed, kind = len(items), -1
+    for step in range(12):
+        del computed[:]
+        memo = Contributions(cache, "constants", _ByName())  # type: ignore[arg-type]
+        blob = memo.digests_blob("family", items, compute)
+        assert blob == _fresh_blob(items), f"seed {seed}, step {step}"
+        if kind == 0:  # items replaced in place: from the orders alone (no family's digests loaded)
+            assert not memo._digests, f"seed {seed}, step {step}"
+        assert memo.digests_blob("family", items[:50], compute) == _fresh_blob(items[:50])  # (a second use)
+        memo.save()
+        assert len(computed) <= changed + 50, f"seed {seed}, step {step}"
+        kind = rng.randrange(3)
+        changed = rng.randint(1, 4)
+        for _ in range(changed):
+            at = rng.randrange(len(items))
+            if kind == 0:
+                items[at] = f"edited{rng.randrange(10**6)}"
+            elif kind == 1:
+                items.insert(at, f"new{rng.randrange(10**6)}")
+            else:
+                del items[at]
+
+
+def test_ordered_digests_from_an_entry_this_code_did_not_write(tmp_path: Path) -> None:
+    """An orders entry that is not what Orders writes (another shape, digests of another length) is as none: every
+    item is digested, as without it."""
+    import marshal
+
+    from opgen_lsp.codegen.contributions import _differences
+
+    cache = Cache(str(tmp_path / "cache"))
+    items = [f"item{i}" for i in range(40)]
+    first = Contributions(cache, "constants", _ByName())  # type: ignore[arg-type]
+    first.digests_blob("family", items, str.upper)
+    first.save()
+    key = first.orders._key
+    for payload in (b"garbage", marshal.dumps(({}, {"family\0" + "0": (b"x", b"y")})), marshal.dumps([1, 2]),
+                    marshal.dumps(({b"x": [b"item0"]}, {"family\0" + "0": (b"x", b"short")}))):
+        assert cache.put(key, payload)
+        memo = Contributions(cache, "constants", _ByName())  # type: ignore[arg-type]
+        assert memo.digests_blob("family", items, str.upper) == _fresh_blob(items)
+    assert _differences([b"a", b"b", b"c"], [b"a", b"x", b"c"], 4) == [(1, 2, 2)]
+    assert _differences([b"a", b"b", b"c"], [b"a", b"b", b"x", b"c"], 4) == [(2, 2, 3)]
+    assert _differences([b"a", b"b", b"c"], [b"c"], 4) == [(0, 2, 0)]
+    assert _differences([b"a"] * 10, [b"b"] * 10, 4) is None
+
+
 # Edits of the real file that each change one of the files keyed by their items' contributions (files/aoti.py
 # shim_keys, the parts of schema.py, backend_select.py, names.py and functionalization.py): the entry's text before
 # and after, a file the edit must change, and the keyed files it may rebuild unchanged (a shim file's key is of its

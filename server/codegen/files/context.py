@@ -155,7 +155,7 @@ class GenContext:
     def values_key(self, what: str, *parts: Part) -> Callable[[], str] | None:
         """The key of a file whose environment is made from nothing but the run's constants and, in order, the
         contributions of these items to these families (family, items, compute): the digest of those contributions
-        (read without loading them: Contributions.digests). None without a memo. `what` names the file."""
+        (read without loading them: Contributions.digests_blob). None without a memo. `what` names the file."""
         memo = self.contributions
         if memo is None:
             return None
@@ -163,7 +163,7 @@ class GenContext:
         def key() -> str:
             h = hashlib.sha1(what.encode() + b"\0")
             for family, items, compute in parts:
-                h.update(f"{family}\0{len(items)}\0".encode() + b"".join(memo.digests(family, items, compute)))
+                h.update(f"{family}\0{len(items)}\0".encode() + memo.digests_blob(family, items, compute))
             return h.hexdigest()
         return key
 

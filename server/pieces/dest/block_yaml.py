@@ -45,7 +45,7 @@ def is_certainly_plain(s: str) -> bool:
     return _resolved_tag(s) == _STR_TAG
 
 
-@functools.cache
+@functools.lru_cache(maxsize=1)  # (one value: made once, on first use)
 def _resolver() -> Callable[[str], str]:
     """PyYAML's implicit resolver for plain scalars (loaded on first use: a run that dumps nothing needs no PyYAML)."""
     from yaml.nodes import ScalarNode  # noqa: PLC0415

@@ -142,7 +142,7 @@ def compute_declaration_yaml(f: NativeFunction, qualified_memory_format: bool, s
     ])
 
 
-@functools.cache
+@functools.lru_cache(maxsize=1)  # (one value: made once, on first use)
 def _dumper() -> type:
     """gen.py's dumper: no anchors/aliases, ordered mappings kept in order; libyaml's when PyYAML was built with it.
     Made on first use: PyYAML loads only for a run that writes Declarations.yaml (not one an edit leaves as it was)."""
