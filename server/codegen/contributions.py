@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import hashlib
 import marshal
-import os
 from collections.abc import Callable, Sequence
 from itertools import repeat
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -168,16 +167,18 @@ class Contributions:
         self._new.setdefault(family, {})[fingerprint] = value
         self.computed += 1
 
-    def digests_blob(self, family: str, items: Sequence[Any], compute: Callable[[Any], object]) -> bytes:
+    def digests_blob(self, family: str, items: Sequence[Any], compute: Callable[[Any], object], use: str) -> bytes:
         """b"".join(digests(family, items, compute)), from the orders when this run's fingerprints differ from those
-        recorded at few places (see Orders): the digests of the others are the recorded ones."""
+        recorded for this use (the file and part it keys: see Orders) at few places: the digests of the others are
+        the recorded ones."""
         fingerprints = self.fingerprints.all_of(items)
-        place = self.orders.place(family, fingerprints)
+        name = f"{family}\0{use}"
+        place = self.orders.place(name, fingerprints)
         if place is None:
             blob = b"".join(self.digests(family, items, compute))
         else:
             blob = place.splice([self._digest_of(family, fingerprints[i], items[i], compute) for i in place.changed])
-        self.orders.keyed(family, fingerprints, blob, None if place is None else len(place.changed))
+        self.orders.keyed(name, fingerprints, blob, None if place is None else len(place.changed))
         return blob
 
     def _digest_of(self, family: str, fingerprint: bytes, item: Any, compute: Callable[[Any], object]) -> bytes:
@@ -248,9 +249,8 @@ class Contributions:
         return values
 
     def save(self) -> None:
-        """Keep what this run computed (see the class), and the orders where they moved (in the process that made
-        this memo only: a forked writer's copy holds the same ones)."""
-        self.orders.save()
+        """Keep what this run computed (see the class); the orders are kept by Orders.save, once the writer
+        processes' are gathered."""
         if not self._new:
             return
         recent = dict(self._recent or {})
@@ -305,24 +305,23 @@ class Place:
 
 class Orders:
     """Each family's items' fingerprints, in order, and their contributions' digests, as a run last keyed its files
-    (one cache entry: the fingerprint lists by their digest, shared by the families over the same items; each
-    family, by its name and the number of its use in the run, with the digest of its list and its digests joined).
+    (one cache entry: the fingerprint lists by their digest, shared by the families over the same items; each use, a
+    family in a part of a file's key, by its name, with the digest of its list and its digests joined).
 
-    A run's family whose fingerprints differ from the recorded ones at no more than MOST_CHANGED places (an edit:
-    the same items but those of the edited entries) takes the recorded digests but at those places; any other
-    (none recorded, items added or removed far apart) digests every item, and the entry is written again with this
-    run's. A digest is of (the run's constants, the family, the item's fingerprint): equal fingerprints have equal
-    digests, so an entry that is not what this class writes can only cost the full digests, never a wrong one."""
+    A use whose fingerprints differ from the recorded ones at no more than MOST_CHANGED places (an edit: the same
+    items but those of the edited entries) takes the recorded digests but at those places; any other (none
+    recorded, items added or removed far apart) digests every item, and the entry is written again with this run's.
+    A digest is of (the run's constants, the family, the item's fingerprint), and a use is named with its family:
+    equal fingerprints have equal digests, so an entry that is not what this class writes can only cost the full
+    digests, never a wrong one. Writer processes hand theirs to the parent (taken, adopt), which writes them all."""
 
     MOST_CHANGED = 64
 
     def __init__(self, cache: Cache, key: str) -> None:
         self._cache = cache
         self._key = key
-        self._pid = os.getpid()
         self._lists: dict[bytes, list[bytes]] | None = None
-        self._families: dict[str, tuple[bytes, bytes]] = {}
-        self._uses: dict[str, int] = {}
+        self._recorded: dict[str, tuple[bytes, bytes]] = {}
         self._now: dict[str, tuple[bytes, list[bytes], bytes]] = {}
         self._ids: dict[int, bytes] = {}  # (id of a fingerprint list -> its digest; the lists live for the run)
         self._moved = False
@@ -337,7 +336,7 @@ class Orders:
                 value = None  # (an entry this code did not write: as none)
             if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], dict) \
                     and isinstance(value[1], dict):
-                self._lists, self._families = value
+                self._lists, self._recorded = value
             else:
                 self._moved = True
         return self._lists
@@ -348,14 +347,11 @@ class Orders:
             found = self._ids[id(fingerprints)] = hashlib.sha1(b"\0".join(fingerprints)).digest()
         return found
 
-    def _name(self, family: str) -> str:
-        return f"{family}\0{self._uses.get(family, 0)}"
-
-    def place(self, family: str, fingerprints: list[bytes]) -> Place | None:
-        """Where fingerprints differ from this family's recorded ones (at its next use in the run), None when too
-        much (or nothing recorded, or a record this class did not write)."""
+    def place(self, name: str, fingerprints: list[bytes]) -> Place | None:
+        """Where fingerprints differ from those recorded for the use `name`; None when too much (or nothing
+        recorded, or a record this class did not write)."""
         lists = self._load()
-        recorded = self._families.get(self._name(family))
+        recorded = self._recorded.get(name)
         if not (isinstance(recorded, tuple) and len(recorded) == 2):
             return None
         list_id, digests = recorded
@@ -367,26 +363,36 @@ class Orders:
         spans = _differences(old, fingerprints, self.MOST_CHANGED)
         return None if spans is None else Place(digests, spans)
 
-    def keyed(self, family: str, fingerprints: list[bytes], digests: bytes, changed: int | None) -> None:
-        """This run's fingerprints and digests of the family (at this use), taken from the record at `changed`
-        places (None: not from the record): the orders are written again when one was not, or far from it."""
-        name = self._name(family)
-        self._uses[family] = self._uses.get(family, 0) + 1
+    def keyed(self, name: str, fingerprints: list[bytes], digests: bytes, changed: int | None) -> None:
+        """This run's fingerprints and digests of the use `name`, taken from the record at `changed` places (None:
+        not from the record): the orders are written again when one was not, or far from it."""
         self._now[name] = (self._id(fingerprints), fingerprints, digests)
         if changed is None or changed > self.MOST_CHANGED // 2:
             self._moved = True
 
+    def taken(self) -> tuple[bool, dict[str, tuple[bytes, list[bytes], bytes]]]:
+        """What this process keyed (for the parent's adopt): whether the orders moved, and each use's."""
+        return self._moved, self._now
+
+    def adopt(self, taken: tuple[bool, dict[str, tuple[bytes, list[bytes], bytes]]]) -> None:
+        moved, now = taken
+        self._moved = self._moved or moved
+        self._now.update(now)
+
     def save(self) -> None:
-        """Write the orders when a family's recorded ones were missing or far from this run's."""
-        if not self._moved or not self._now or os.getpid() != self._pid:
+        """Write the orders when a use's recorded ones were missing or far from this run's (the uses this run did
+        not key keep their record)."""
+        if not self._moved or not self._now:
             return
+        self._load()
+        kept = {name: value for name, value in self._recorded.items() if name not in self._now
+                and isinstance(value, tuple) and len(value) == 2 and (self._lists or {}).get(value[0]) is not None}
+        uses = {**kept, **{name: (list_id, digests) for name, (list_id, _, digests) in self._now.items()}}
         lists = {list_id: fingerprints for list_id, fingerprints, _ in self._now.values()}
-        families = {**{k: v for k, v in self._families.items() if k not in self._now},
-                    **{name: (list_id, digests) for name, (list_id, _, digests) in self._now.items()}}
-        lists.update({v[0]: self._lists[v[0]] for v in families.values()
-                      if v[0] not in lists and self._lists is not None and v[0] in self._lists})
+        for list_id, _ in kept.values():
+            lists.setdefault(list_id, (self._lists or {})[list_id])
         try:
-            payload = marshal.dumps((lists, families))
+            payload = marshal.dumps((lists, uses))
         except ValueError:
             return
         if self._cache.put(self._key, payload):

@@ -7,7 +7,7 @@ import os
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ..analysis.shims import load_fallback_ops
 from ..diagnostics import Diagnostic, diag
@@ -281,17 +281,24 @@ def write_planned(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs, p
         except Exception as exc:  # noqa: BLE001  (a bug: one line, as the worker processes give it)
             return None, (internal_error(exc),)
     if processes > 1:
-        # in each process: keep what it computed, read back its own files (beside the others) and say their keys
+        # in each process: keep what it computed, read back its own files (beside the others), and say their keys
+        # and the orders of the keys it computed (the parent writes them all)
         def finish(done: WriteResult) -> tuple[object, ...]:
             if memo is not None:
                 memo.save()
-            return () if record is None else record.read_back(done.digests)
+            return ((() if record is None else record.read_back(done.digests),
+                     None if memo is None else memo.orders.taken()),)
         written, finished, stopped = write_in_processes(file_jobs(planned, ctx, dirs, record), work_units(planned),
                                                         processes, progress, finish)
         if stopped:
             return None, stopped
-        if record is not None:
-            record.adopt(cast(tuple[Built, ...], finished))
+        for built, orders in cast(tuple[tuple[tuple[Built, ...], Any], ...], finished):
+            if record is not None:
+                record.adopt(built)
+            if memo is not None:
+                memo.orders.adopt(orders)
+        if memo is not None:
+            memo.orders.save()
         return _with_kept(written, kept, record), ()
     # Streamed: each file is rendered, written and dropped before the next (peak memory is one file's
     # bytes, not all of them). A PlanError stops the run; the files already written are complete.
@@ -299,6 +306,7 @@ def write_planned(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs, p
         written = write_files(_rendered(planned, ctx, dirs, record, kept, on_file), on_file=on_file)
         if memo is not None:
             memo.save()
+            memo.orders.save()
         return _with_kept(written, kept, record), ()
     except PlanError as exc:
         return None, (str(exc),)

@@ -185,7 +185,12 @@ def test_after_an_edit_only_the_changed_files_are_built(tmp_path: Path, monkeypa
     assert first.written is not None and not first.errors and not first.kept
     assert len(first.verified) == len(first.written.written)  # every file read back, by the process that built it
     _rename_a_kernel(source, 0)
+    every_digest: list[str] = []  # (a family's digests read whole: its orders were not kept, or moved far)
+    whole = Contributions.digests
+    monkeypatch.setattr(Contributions, "digests", lambda self, family, *args: (every_digest.append(family),
+                                                                               whole(self, family, *args))[1])
     second = generate(options, implemented_only=True, processes=1, memo=memo)
+    assert every_digest == []  # every file's key from the orders the first run kept, in one process or two
     assert second.written is not None and not second.errors
     total = len(second.written.written) + len(second.written.unchanged)
     assert 0 < len(second.written.written) <= 3 and len(second.kept) >= total - 6
@@ -289,12 +294,13 @@ def test_ordered_digests_over_random_edits_are_the_digests_of_every_item(tmp_pat
     for step in range(12):
         del computed[:]
         memo = Contributions(cache, "constants", _ByName())  # type: ignore[arg-type]
-        blob = memo.digests_blob("family", items, compute)
+        blob = memo.digests_blob("family", items, compute, "file")
         assert blob == _fresh_blob(items), f"seed {seed}, step {step}"
         if kind == 0:  # items replaced in place: from the orders alone (no family's digests loaded)
             assert not memo._digests, f"seed {seed}, step {step}"
-        assert memo.digests_blob("family", items[:50], compute) == _fresh_blob(items[:50])  # (a second use)
+        assert memo.digests_blob("family", items[:50], compute, "other") == _fresh_blob(items[:50])  # (another use)
         memo.save()
+        memo.orders.save()
         assert len(computed) <= changed + 50, f"seed {seed}, step {step}"
         kind = rng.randrange(3)
         changed = rng.randint(1, 4)
@@ -318,14 +324,14 @@ def test_ordered_digests_from_an_entry_this_code_did_not_write(tmp_path: Path) -
     cache = Cache(str(tmp_path / "cache"))
     items = [f"item{i}" for i in range(40)]
     first = Contributions(cache, "constants", _ByName())  # type: ignore[arg-type]
-    first.digests_blob("family", items, str.upper)
-    first.save()
+    first.digests_blob("family", items, str.upper, "file")
+    first.orders.save()
     key = first.orders._key
-    for payload in (b"garbage", marshal.dumps(({}, {"family\0" + "0": (b"x", b"y")})), marshal.dumps([1, 2]),
-                    marshal.dumps(({b"x": [b"item0"]}, {"family\0" + "0": (b"x", b"short")}))):
+    for payload in (b"garbage", marshal.dumps(({}, {"family\0file": (b"x", b"y")})), marshal.dumps([1, 2]),
+                    marshal.dumps(({b"x": [b"item0"]}, {"family\0file": (b"x", b"short")}))):
         assert cache.put(key, payload)
         memo = Contributions(cache, "constants", _ByName())  # type: ignore[arg-type]
-        assert memo.digests_blob("family", items, str.upper) == _fresh_blob(items)
+        assert memo.digests_blob("family", items, str.upper, "file") == _fresh_blob(items)
     assert _differences([b"a", b"b", b"c"], [b"a", b"x", b"c"], 4) == [(1, 2, 2)]
     assert _differences([b"a", b"b", b"c"], [b"a", b"b", b"x", b"c"], 4) == [(2, 2, 3)]
     assert _differences([b"a", b"b", b"c"], [b"c"], 4) == [(0, 2, 0)]

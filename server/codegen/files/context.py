@@ -162,8 +162,9 @@ class GenContext:
 
         def key() -> str:
             h = hashlib.sha1(what.encode() + b"\0")
-            for family, items, compute in parts:
-                h.update(f"{family}\0{len(items)}\0".encode() + memo.digests_blob(family, items, compute))
+            for n, (family, items, compute) in enumerate(parts):
+                blob = memo.digests_blob(family, items, compute, f"{what}\0{n}")
+                h.update(f"{family}\0{len(items)}\0".encode() + blob)
             return h.hexdigest()
         return key
 
