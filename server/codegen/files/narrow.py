@@ -18,6 +18,8 @@ def narrow_index(index: BackendIndex, g: NativeFunction | NativeFunctionsGroup |
                  ) -> BackendIndex:
     """The index restricted to g's ops: what a group's pieces depend on, and a cheap, stable cache key
     (the whole index compares every kernel, and a regeneration builds a new one)."""
+    if not index.index:  # a key without a kernel at all (each family walks every group under every key)
+        return _without_kernels(index.dispatch_key, index.use_out_as_primary, index.device_guard, index.external)
     fs = (g,) if isinstance(g, NativeFunction) else g.functions()
     kernels = {f.func.name: m for f in fs if (m := index.index.get(f.func.name)) is not None}
     if not kernels:  # most groups under most keys: one shared key for the caches instead of one each
