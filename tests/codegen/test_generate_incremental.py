@@ -319,7 +319,7 @@ def test_ordered_digests_from_an_entry_this_code_did_not_write(tmp_path: Path) -
     item is digested, as without it."""
     import marshal
 
-    from opgen_lsp.codegen.contributions import _differences
+    from opgen_lsp.codegen.orders import _differences
 
     cache = Cache(str(tmp_path / "cache"))
     items = [f"item{i}" for i in range(40)]
