@@ -18,7 +18,6 @@ from ...releases import Release
 from ..contributions import Contributions
 from ..options import CodegenOptions, xpu_flag_keys
 from ..selection import ALL_OPERATORS, Selection
-from .narrow import narrow_index
 
 K = dk.K
 T = TypeVar("T")
@@ -145,9 +144,6 @@ class GenContext:
     native_aot: NativeAot = field(default=NONE, compare=False, repr=False)
     # The per-item contributions kept across runs (codegen/contributions.py); None: each computed anew.
     contributions: Contributions | None = field(default=None, compare=False, repr=False)
-    # narrow_index's answers by index and group, each kept with the two (so that neither id is reused): narrowed
-    _narrowed: dict[tuple[int, int], tuple[BackendIndex, object, BackendIndex]] = field(
-        default_factory=dict, compare=False, repr=False)
 
     def per_item(self, family: str, item: Any, compute: Callable[[Any], T]) -> T:
         """compute(item), the item's contribution to the family: kept across runs when there is a memo. compute
@@ -219,18 +215,6 @@ class GenContext:
         """--static-dispatch-backend's keys (checked before planning)."""
         keys = (dk.parse_dispatch_key(name) for name in self.options.static_dispatch_backend or ())
         return tuple(k for k in keys if k is not None)
-
-    def narrowed(self, index: BackendIndex, g: NativeFunction | NativeFunctionsGroup | NativeFunctionsViewGroup
-                 ) -> BackendIndex:
-        """narrow_index(index, g), once a run for an index with kernels and a group: each family over the groups
-        asks again under each key (hundreds of thousands of times in a per-operator run)."""
-        if not index.index:
-            return narrow_index(index, g)
-        key = (id(index), id(g))
-        found = self._narrowed.get(key)
-        if found is None:
-            found = self._narrowed[key] = (index, g, narrow_index(index, g))
-        return found[2]
 
     def backend_index(self, key: dk.DispatchKey) -> BackendIndex:
         """gen.py's index for a key; a key without kernels gets its default (an empty, Undefined index)."""

@@ -24,7 +24,7 @@ from ...releases import Release
 from ..file_record import env_key
 from ..plan import Env, PlanError, render, shard_envs, shard_keys
 from .context import GenContext, Part
-from .narrow import index_flags
+from .narrow import index_flags, narrow_index
 from .native import namespace_prologue, namespaced_blocks
 
 K = dk.K
@@ -200,7 +200,7 @@ def group_definitions(ctx: GenContext, g: NativeFunction | NativeFunctionsGroup,
     """The RegisterDispatchDefinitions.ini block of one group (anonymous wrappers, m.impl, at::<key>::op): one
     item for a block placeholder, or none."""
     template = _definitions_template(ctx)
-    narrowed = ctx.narrowed(index, g)
+    narrowed = narrow_index(index, g)
     if certainly_no_pieces(narrowed):
         return []
     block = _group_definitions(g, key, narrowed, ctx.options.skip_dispatcher_op_registration, template,
@@ -275,7 +275,7 @@ def operator_headers_part(ctx: GenContext, key: dk.DispatchKey) -> Part:
     index = ctx.backend_index(key)
     dispatch = key in ctx.options.functions_keys
     family = f"register-operator-headers:{key}:{index_flags(index)}:{dispatch}"
-    return family, ctx.groups, lambda g: _group_operator_headers(g, key, ctx.narrowed(index, g), dispatch)
+    return family, ctx.groups, lambda g: _group_operator_headers(g, key, narrow_index(index, g), dispatch)
 
 
 def _group_operator_headers(g: NativeFunction | NativeFunctionsGroup, key: dk.DispatchKey, index: BackendIndex,
@@ -386,7 +386,7 @@ def kernel_namespace_definitions(ctx: GenContext, key: dk.DispatchKey, index: Ba
     skip = ctx.options.skip_dispatcher_op_registration
     blocks: dict[str, _NamespaceBlock] = {}
     for g in ctx.groups:
-        narrowed = ctx.narrowed(index, g)
+        narrowed = narrow_index(index, g)
         try:
             namespace = kernel_namespace(g, narrowed).replace("::native", "")
         except KernelNamespaceError as exc:
@@ -430,7 +430,7 @@ def dispatch_key_functions_h(ctx: GenContext, key: dk.DispatchKey) -> Env:
 def _inline_declarations(ctx: GenContext, g: NativeFunction | NativeFunctionsGroup, key: dk.DispatchKey,
                          index: BackendIndex, macro: str) -> tuple[str, list[str]]:
     """g's at::<key>:: declarations and their namespace."""
-    narrowed = ctx.narrowed(index, g)
+    narrowed = narrow_index(index, g)
     try:
         namespace = kernel_namespace(g, narrowed).replace("native", str(key).lower())
     except KernelNamespaceError as exc:

@@ -22,7 +22,7 @@ from ...pieces.dest.functionalization import (
 from ..plan import Env, PlanError, shard_envs, shard_keys
 from .context import GenContext, Part
 from .deferred import Deferred, computed, failed, values
-from .narrow import index_flags
+from .narrow import index_flags, narrow_index
 
 REGISTER_FUNCTIONALIZATION_SHARDS = 4
 
@@ -63,7 +63,7 @@ def _functionalization_env(ctx: GenContext) -> Callable[[Grouped], dict[str, lis
         try:
             return {"ops_headers": op_headers(g),
                     "func_definitions": list(compute_functionalization_definitions(g, release)),
-                    "func_registrations": compute_functionalization_registrations(g, ctx.narrowed(cia, g), release)}
+                    "func_registrations": compute_functionalization_registrations(g, narrow_index(cia, g), release)}
         except FunctionalizationError as exc:
             raise PlanError(str(exc)) from exc
     return env
@@ -180,7 +180,7 @@ def composite_view_copy_kernels_cpp(ctx: GenContext) -> Env:
         "ops_headers": headers,
         "CompositeViewCopyKernel_Definitions": [
             d for g in views if (d := ctx.per_item(family, g, lambda g: compute_view_copy_kernel(
-                g, ctx.narrowed(index, g), release))) is not None],
+                g, narrow_index(index, g), release))) is not None],
         "GeneratedCompositeFunctional_Definitions": [
             d for g in groups if (d := ctx.per_item("composite-functional", g, lambda g: compute_composite_functional_kernel(
                 g, spelling))) is not None],

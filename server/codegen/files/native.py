@@ -13,7 +13,7 @@ from ...pieces.dest.native_declarations import (
 from ...pieces.dest.register_namespaced import DEFAULT_KERNEL_NAMESPACE
 from ..plan import Env, PlanError
 from .context import GenContext, Part
-from .narrow import index_flags
+from .narrow import index_flags, narrow_index
 
 
 def namespace_prologue(namespace: str, max_level: int) -> tuple[str, str]:
@@ -70,7 +70,7 @@ def _declarations_of(ctx: GenContext, g: NativeFunction | NativeFunctionsGroup, 
     out = []
     namespaces = set()
     for index in indices:
-        narrowed = ctx.narrowed(index, g)
+        narrowed = narrow_index(index, g)
         meta = narrowed.get_kernel(g)
         namespace = meta.cpp_namespace if meta is not None else DEFAULT_KERNEL_NAMESPACE
         if meta is not None:

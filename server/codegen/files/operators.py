@@ -10,7 +10,7 @@ from ...pieces.dest.functions import compute_operator_declaration
 from ...pieces.dest.static_dispatch import static_dispatch, static_dispatch_extra_headers
 from ..plan import Env, shard_envs, shard_keys
 from .context import GenContext, Part
-from .narrow import index_flags
+from .narrow import index_flags, narrow_index
 
 
 def operators_part(ctx: GenContext, methods: bool) -> Part:
@@ -34,7 +34,7 @@ OPERATORS_CPP_SHARDS = 5
 
 def static_backends_of(ctx: GenContext, f: NativeFunction) -> tuple[BackendIndex, ...]:
     """The --static-dispatch-backend indices, narrowed to f (small, stable cache keys)."""
-    return tuple(ctx.narrowed(ctx.backend_index(key), f) for key in ctx.static_dispatch_backends)
+    return tuple(narrow_index(ctx.backend_index(key), f) for key in ctx.static_dispatch_backends)
 
 
 def _definition(ctx: GenContext, f: NativeFunction) -> str:

@@ -24,7 +24,7 @@ from ...pieces.dest.static_dispatch import static_dispatch_ops_header
 from ...releases.profile import CppSpelling
 from ..plan import Env, Manager, PlannedFile, single
 from .context import GenContext
-from .narrow import index_flags
+from .narrow import index_flags, narrow_index
 from .native import native_function_declarations
 from .operators import static_backends_of
 
@@ -86,7 +86,7 @@ def dispatch_declarations(ctx: GenContext, key: dk.DispatchKey, groups: tuple[Gr
     macro = key_export_macro(key, ctx.options.release)
     return [with_export_macro(d, macro)
             for g in groups
-            for d in group_pieces(g, ctx.narrowed(index, g), release=ctx.options.release,
+            for d in group_pieces(g, narrow_index(index, g), release=ctx.options.release,
                                   rocm=ctx.options.rocm).namespaced_declarations]
 
 
@@ -140,7 +140,7 @@ def dispatch_names(ctx: GenContext, roots: RootNames, key: dk.DispatchKey) -> li
     index = ctx.backend_index(key)
     family = f"has-pieces:{key}:{index_flags(index)}"
     found = dict(zip(map(id, ctx.groups), ctx.per_items(family, ctx.groups, lambda g: has_pieces(
-        g, ctx.narrowed(index, g))), strict=True))
+        g, narrow_index(index, g))), strict=True))
     return [name for name in roots.functions if any(found[id(g)] for g in roots.groups.get(name, ()))]
 
 
