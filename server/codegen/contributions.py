@@ -216,14 +216,7 @@ class Contributions:
             return cast(list[bytes], out)
         for i, found in enumerate(out):
             if found is None:
-                fingerprint = fingerprints[i]
-                stored = self._stored.get(family)
-                value = stored[fingerprint] if stored is not None and fingerprint in stored else \
-                    self._new.get(family, {}).get(fingerprint, _ABSENT)
-                if value is _ABSENT:
-                    value = compute(items[i])
-                    self._computed(family, fingerprint, value)
-                out[i] = known[fingerprint] = value_digest(value)
+                out[i] = known[fingerprints[i]] = self._digest_of(family, fingerprints[i], items[i], compute)
         return cast(list[bytes], out)  # (each None replaced)
 
     def of(self, family: str, item: Any, compute: Callable[[Any], T]) -> T:
@@ -280,6 +273,8 @@ class Contributions:
 
 
 _ABSENT = object()
+
+
 def value_digest(value: object) -> bytes:
     """A contribution's digest: of its marshal form, version 2 (no references between objects, so equal values
     give equal bytes whatever objects they share)."""

@@ -129,14 +129,20 @@ class FileRecord:
         out: list[Built] = []
         for path, digest in digests:
             key = self._keys.get(path)
-            if key is None:  # (a file this process wrote but did not build: no key of its own)
-                continue
-            checked = runs.verified(path, digest)
-            stat = checked.stat if checked is not None and not checked.digest else ()
-            if stat:
-                self._verified[path] = stat
-            out.append((path, key, stat))
+            if key is not None:  # (else a file this process wrote but did not build: no key of its own)
+                out.append((path, key, self._verified_stat(path, digest) or ()))
         return tuple(out)
+
+    def _verified_stat(self, path: str, digest: str) -> tuple[int, ...] | None:
+        """The file's stat when it holds the run's bytes (sha256 `digest`) and is not racy, read back once and
+        kept; None otherwise (a racy one is left out of the record: built again next time)."""
+        stat = self._verified.get(path)
+        if stat is None:
+            out = runs.verified(path, digest)
+            if out is None or out.digest:
+                return None
+            stat = self._verified[path] = out.stat
+        return stat
 
     def adopt(self, built: Iterable[Built]) -> None:
         """Take the files another process built and read back (its read_back)."""
@@ -167,13 +173,9 @@ class FileRecord:
             digest = found.get(path)
             if digest is None:  # (not written: an error)
                 continue
-            stat = self._verified.get(path)
-            if stat is None:
-                out = runs.verified(path, digest)
-                if out is None or out.digest:  # (a racy one is left out: built again next time)
-                    continue
-                stat = self._verified[path] = out.stat
-            entries[path] = (key, stat, digest)
+            stat = self._verified_stat(path, digest)
+            if stat is not None:
+                entries[path] = (key, stat, digest)
         if entries == self._old and self._old is not _NONE:
             return True
         return self._cache.put(self._key, marshal.dumps(entries))

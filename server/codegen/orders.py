@@ -115,13 +115,14 @@ class Orders:
         not key keep their record)."""
         if not self._moved or not self._now:
             return
-        self._load()
+        recorded_lists = self._load()
         kept = {name: value for name, value in self._recorded.items() if name not in self._now
-                and isinstance(value, tuple) and len(value) == 2 and (self._lists or {}).get(value[0]) is not None}
+                and isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], bytes)
+                and recorded_lists.get(value[0]) is not None}
         uses = {**kept, **{name: (list_id, digests) for name, (list_id, _, digests) in self._now.items()}}
         lists = {list_id: fingerprints for list_id, fingerprints, _ in self._now.values()}
         for list_id, _ in kept.values():
-            lists.setdefault(list_id, (self._lists or {})[list_id])
+            lists.setdefault(list_id, recorded_lists[list_id])
         try:
             payload = marshal.dumps((lists, uses))
         except ValueError:

@@ -42,7 +42,7 @@ def is_certainly_plain(s: str) -> bool:
         return False
     if ": " in s or s.endswith(":") or " #" in s:
         return False
-    return _resolved_tag(s) == _STR_TAG
+    return _resolver()(s) == _STR_TAG
 
 
 @functools.lru_cache(maxsize=1)  # (one value: made once, on first use)
@@ -53,10 +53,6 @@ def _resolver() -> Callable[[str], str]:
 
     resolver = Resolver()  # type: ignore[no-untyped-call]
     return lambda s: str(resolver.resolve(ScalarNode, s, (True, False)))  # type: ignore[no-untyped-call]
-
-
-def _resolved_tag(s: str) -> str:
-    return _resolver()(s)
 
 
 @functools.lru_cache(maxsize=PER_TEXT_MEMO, typed=True)  # per value: frozen.PER_TEXT_MEMO says why the bound fits
