@@ -1,20 +1,20 @@
 """The only code of `opgen generate` that touches the disk.
 
-Each file is written atomically (a temporary file in the same folder, then renamed
-over the target), and only when its bytes differ from what
-is there, so that build systems see no change when nothing changed.
+Each file is written atomically (a temporary file, then renamed over the target), and only when its bytes
+differ from what is there, so that build systems see no change when nothing changed.
 
 Confinement, the same for every writer (generate, generate-backend, generate-lazy, the server), by
 construction: each output root (the folder the user named) is opened once per run, and every file is made
 relative to that handle one component at a time with O_NOFOLLOW (folders made with mkdirat, the temporary file
-with O_CREAT|O_EXCL, the rename between handles of the same folder), so no symbolic link below the root is ever
-followed: one there (or swapped in while the run writes) refuses the file. `..` and absolute paths are refused
+with O_CREAT|O_EXCL in the process's staging folder under the root, the rename between handles), so no symbolic
+link below the root is ever followed: one there (or swapped in while the run writes) refuses the file. `..` and absolute paths are refused
 from their text. Before anything is written, `refusals` checks every file of a run against the real paths on
 disk, so that a run whose files would leave their root writes nothing at all.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import itertools
 import os
@@ -129,6 +129,7 @@ class OutputRoots:
 
     def __init__(self) -> None:
         self._open: dict[str, tuple[int, str]] = {}
+        self._staging: dict[str, tuple[int, str] | None] = {}
 
     def root(self, root: str) -> tuple[int, str]:
         """(handle, real path) of an output root, made if missing."""
@@ -137,7 +138,32 @@ class OutputRoots:
             found = self._open[root] = (_open_made(root), os.path.realpath(root))
         return found
 
+    def staging(self, root: str) -> int | None:
+        """The handle of this process's staging folder under root, where its temporary files are made (made on
+        first use, removed by close); None when none can be made (they are then made beside their targets).
+
+        Why: two writer processes making thousands of files in one folder (ATen/ops) queue on that folder's lock,
+        and on a disk that deleted many files lately each creation is slow (ext4 skips the recently freed inodes
+        one by one): a cold per-operator run's wall time doubled. Made in a folder of its own, each process's
+        files are created beside the other's; only the renames share the target folder."""
+        if root not in self._staging:
+            self._staging[root] = _made_staging(self.root(root)[0])
+        found = self._staging[root]
+        return None if found is None else found[0]
+
+    def atomic_write(self, root: str) -> Write:
+        """write_atomic for the files of root, through its staging folder."""
+        return lambda folder, name, data: write_atomic(folder, name, data, self.staging(root))
+
     def close(self) -> None:
+        for root, staging in self._staging.items():
+            if staging is not None:
+                os.close(staging[0])
+                try:
+                    os.rmdir(staging[1], dir_fd=self._open[root][0])
+                except OSError:  # (a temporary file left in it by a failed unlink: kept, as beside a target)
+                    pass
+        self._staging.clear()
         for fd, _ in self._open.values():
             os.close(fd)
         self._open.clear()
@@ -170,6 +196,24 @@ def _open_made(path: str) -> int:
     except FileNotFoundError:
         os.makedirs(path, exist_ok=True)
         return os.open(path, flags)
+
+
+def _made_staging(root: int) -> tuple[int, str] | None:
+    """(handle, name) of a new staging folder `.opgen-<pid>-<n>.tmp` in root (one left by a killed run is
+    skipped); None when root takes none."""
+    for _ in range(100):
+        name = f".opgen-{os.getpid()}-{next(_temp_numbers)}.tmp"
+        try:
+            os.mkdir(name, 0o700, dir_fd=root)
+        except FileExistsError:
+            continue
+        except OSError:
+            return None
+        try:
+            return os.open(name, _FOLDER_FLAGS, dir_fd=root), name
+        except OSError:  # (swapped for a link since: left alone)
+            return None
+    return None
 
 
 def _open_folder(parent: int, name: str, display: str) -> int:
@@ -226,14 +270,16 @@ def _same_bytes_at(folder: int, name: str, data: bytes, display: str) -> bool:
         os.close(fd)
 
 
-def write_atomic(folder: int, name: str, data: bytes) -> None:
+def write_atomic(folder: int, name: str, data: bytes, staging: int | None = None) -> None:
     """Replace folder/name with data; a crash leaves either the old file or the new one, never a mix. The
-    temporary file beside it, `.<name>.<pid>-<n>.tmp`, is made without following a link (a name left by a
-    killed run is skipped), mode 0666 less the umask as torchgen's files get."""
+    temporary file, `.<name>.<pid>-<n>.tmp` in the staging folder (see OutputRoots.staging) or else beside the
+    target, is made without following a link (a name left by a killed run is skipped), mode 0666 less the umask
+    as torchgen's files get."""
+    where = folder if staging is None else staging
     while True:
         tmp = f".{name}.{os.getpid()}-{next(_temp_numbers)}.tmp"
         try:
-            fd = os.open(tmp, _TEMP_FLAGS, 0o666, dir_fd=folder)
+            fd = os.open(tmp, _TEMP_FLAGS, 0o666, dir_fd=where)
             break
         except FileExistsError:
             continue
@@ -244,13 +290,22 @@ def write_atomic(folder: int, name: str, data: bytes) -> None:
             os.close(fd)
         # The rename is atomic: an interrupted run leaves the old file or the new one. (No fsync: like
         # torchgen, the output is rebuilt, not kept safe across power loss, and 7,151 fsyncs cost seconds.)
-        os.replace(tmp, name, src_dir_fd=folder, dst_dir_fd=folder)
+        os.replace(tmp, name, src_dir_fd=where, dst_dir_fd=folder)
+    except OSError as exc:
+        _unlink_quietly(where, tmp)
+        if exc.errno != errno.EXDEV or where == folder:
+            raise
+        write_atomic(folder, name, data)  # the target folder is another file system (a mount): made beside it
     except BaseException:
-        try:
-            os.unlink(tmp, dir_fd=folder)
-        except OSError:
-            pass
+        _unlink_quietly(where, tmp)
         raise
+
+
+def _unlink_quietly(folder: int, name: str) -> None:
+    try:
+        os.unlink(name, dir_fd=folder)
+    except OSError:
+        pass
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -264,10 +319,10 @@ def _write_all(fd: int, data: bytes) -> None:
 Write = Callable[[int, str, bytes], None]
 
 
-def _write_at(folder: int, name: str, data: bytes, display: str, write: Write | None) -> bool:
+def _write_at(folder: int, name: str, data: bytes, display: str, write: Write) -> bool:
     if _same_bytes_at(folder, name, data, display):
         return False
-    (write or write_atomic)(folder, name, data)
+    write(folder, name, data)
     return True
 
 
@@ -276,7 +331,7 @@ def write_if_changed(path: str, data: bytes, *, write: Write | None = None) -> b
     already holds exactly these bytes; True if written."""
     folder = _open_made(os.path.dirname(path) or ".")
     try:
-        return _write_at(folder, os.path.basename(path), data, path, write)
+        return _write_at(folder, os.path.basename(path), data, path, write or write_atomic)
     finally:
         os.close(folder)
 
@@ -305,7 +360,7 @@ def write_files(files: Iterable[tuple[str, str, bytes]], *, write: Write | None 
             target = os.path.join(roots.root(root)[1], *parts)
             folder = roots.folder(root, parts[:-1], display)
             try:
-                changed = _write_at(folder, parts[-1], data, display, write)
+                changed = _write_at(folder, parts[-1], data, display, write or roots.atomic_write(root))
             finally:
                 os.close(folder)
             (written if changed else unchanged).append(target)

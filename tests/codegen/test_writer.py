@@ -78,3 +78,59 @@ def test_refuses_a_symlink_that_leads_outside(tmp_path: Path) -> None:
     result = writer.write_files([(str(out), "link/escape.h", b"x")])
     assert not result.ok
     assert not (tmp_path / "escape.h").exists()
+
+
+def test_temporary_files_are_made_in_a_staging_folder_removed_at_the_end(tmp_path: Path, monkeypatch) -> None:
+    renames: list[tuple[object, object]] = []
+    real_replace = os.replace
+
+    def watched(src, dst, *, src_dir_fd=None, dst_dir_fd=None):
+        renames.append((os.readlink(f"/proc/self/fd/{src_dir_fd}"), os.readlink(f"/proc/self/fd/{dst_dir_fd}")))
+        real_replace(src, dst, src_dir_fd=src_dir_fd, dst_dir_fd=dst_dir_fd)
+
+    monkeypatch.setattr(writer.os, "replace", watched)
+    result = writer.write_files([(str(tmp_path), "ops/a.h", b"a"), (str(tmp_path), "b.h", b"b")])
+    assert result.ok and (tmp_path / "ops" / "a.h").read_bytes() == b"a"
+    assert [Path(src).parent for src, _ in renames] == [tmp_path, tmp_path]  # made under the root...
+    assert all(Path(src).name.startswith(".opgen-") for src, _ in renames)  # ...in a folder of their own
+    assert [dst for _, dst in renames] == [str(tmp_path / "ops"), str(tmp_path)]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.h", "ops"]
+
+
+def test_without_a_staging_folder_files_are_made_beside_their_targets(tmp_path: Path, monkeypatch) -> None:
+    real_mkdir = os.mkdir
+
+    def no_staging(name, mode=0o777, *, dir_fd=None):
+        if str(name).startswith(".opgen-"):
+            raise PermissionError(13, "Permission denied")
+        real_mkdir(name, mode, dir_fd=dir_fd)
+
+    monkeypatch.setattr(writer.os, "mkdir", no_staging)
+    result = writer.write_files([(str(tmp_path), "ops/a.h", b"a")])
+    assert result.ok and (tmp_path / "ops" / "a.h").read_bytes() == b"a"
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["a.h", "ops"]
+
+
+def test_a_target_on_another_file_system_is_made_beside_it(tmp_path: Path, monkeypatch) -> None:
+    real_replace = os.replace
+
+    def across_mounts(src, dst, *, src_dir_fd=None, dst_dir_fd=None):
+        if os.path.samestat(os.fstat(src_dir_fd), os.fstat(dst_dir_fd)):
+            return real_replace(src, dst, src_dir_fd=src_dir_fd, dst_dir_fd=dst_dir_fd)
+        raise OSError(18, "Invalid cross-device link")
+
+    monkeypatch.setattr(writer.os, "replace", across_mounts)
+    result = writer.write_files([(str(tmp_path), "ops/a.h", b"a")])
+    assert result.ok and (tmp_path / "ops" / "a.h").read_bytes() == b"a"
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["a.h", "ops"]
+
+
+def test_a_staging_folder_left_by_a_killed_run_is_kept_and_skipped(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(writer, "_temp_numbers", iter(range(1000)))
+    left = tmp_path / f".opgen-{os.getpid()}-0.tmp"
+    left.mkdir()
+    (left / ".a.h.1-1.tmp").write_bytes(b"half")
+    result = writer.write_files([(str(tmp_path), "a.h", b"a")])
+    assert result.ok and (tmp_path / "a.h").read_bytes() == b"a"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [left.name, "a.h"]
+    assert (left / ".a.h.1-1.tmp").read_bytes() == b"half"
