@@ -8,10 +8,11 @@ opgen generate (--implemented-only, its persistent cache in a fresh folder) writ
 many times as --cold-runs says, each pair into fresh folders; opgen runs again with nothing changed (warm: the run
 record); then one entry is edited at a time (abs's CompositeExplicitAutograd kernel renamed, a tag added to relu,
 _assert_async's CPU kernel renamed) and both tools run again into their folders after each. Reported per run: wall
-and CPU seconds (and the system part of the CPU's), files rewritten (mtime changed), and after each edit how many of opgen's files are byte-identical
-with torchgen's. Ratios are of the same pair, run back to back (the machine is shared: its speed drifts): opgen
-cold over the torchgen run before it, opgen with nothing changed over torchgen's first run (torchgen has no shortcut:
-its rerun is a full run), opgen after an edit over torchgen after the same edit; then the median of each kind.
+and CPU seconds (and the system part of the CPU's), files rewritten (mtime changed), and after each edit how many
+of opgen's files are byte-identical with torchgen's. Ratios are of the same pair, run back to back (the machine is
+shared: its speed drifts): opgen cold over the torchgen run before it, opgen with nothing changed over torchgen's
+first run (torchgen has no shortcut: its rerun is a full run), opgen after an edit over torchgen after the same edit;
+then the median of each kind.
 """
 
 from __future__ import annotations
