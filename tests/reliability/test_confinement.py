@@ -193,27 +193,32 @@ def test_a_fifo_where_an_output_file_goes_is_replaced_not_waited_on(tmp_path: Pa
 # ---------------------------------------------------------------- a folder swapped for a symlink mid-run
 
 def _swap_during_writes(monkeypatch, out: Path, folder: str, outside: Path) -> list[str]:
-    """When the writer is about to create its first file in out/<folder> (its place already checked), another
-    thread swaps that folder for a symlink to `outside` while the writer waits (issue 27: a writer that resolved
-    the folder, then wrote through its path)."""
-    real_open = os.open
+    """When the writer is about to put its first file in out/<folder> (its place already checked: the file made
+    there, or renamed there from the writer's staging folder), another thread swaps that folder for a symlink to
+    `outside` while the writer waits (issue 27: a writer that resolved the folder, then wrote through its path)."""
+    real_open, real_replace = os.open, os.replace
     swapped: list[str] = []
 
-    def swap() -> None:
-        (out / folder).rename(out / f"{folder}.moved")
-        (out / folder).symlink_to(outside, target_is_directory=True)
-        swapped.append(folder)
-
-    def open_(path, flags, *args, **kwargs):
-        where = kwargs.get("dir_fd")
+    def swap_before(where: int | None, path) -> None:
         into = os.readlink(f"/proc/self/fd/{where}") if where is not None else os.path.dirname(os.fspath(path))
-        if flags & os.O_CREAT and not swapped and into == str(out / folder):
-            thread = threading.Thread(target=swap)
+        if not swapped and into == str(out / folder):
+            thread = threading.Thread(target=lambda: ((out / folder).rename(out / f"{folder}.moved"),
+                                                      (out / folder).symlink_to(outside, target_is_directory=True),
+                                                      swapped.append(folder)))
             thread.start()
             thread.join()
+
+    def open_(path, flags, *args, **kwargs):
+        if flags & os.O_CREAT:
+            swap_before(kwargs.get("dir_fd"), path)
         return real_open(path, flags, *args, **kwargs)
 
+    def replace(src, dst, *, src_dir_fd=None, dst_dir_fd=None):
+        swap_before(dst_dir_fd, dst)
+        return real_replace(src, dst, src_dir_fd=src_dir_fd, dst_dir_fd=dst_dir_fd)
+
     monkeypatch.setattr(os, "open", open_)
+    monkeypatch.setattr(os, "replace", replace)
     monkeypatch.setenv("OPGEN_PROCESSES", "1")
     return swapped
 
