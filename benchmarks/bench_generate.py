@@ -122,12 +122,12 @@ class Run:
     tool: str
     wall: float  # seconds
     cpu: float  # user + system seconds, with the children waited for
+    # of it, system seconds: on a file system with many inodes freed in the last minutes, making files costs
+    # seconds of it (both tools make 7,151 per-operator)
+    system: float
     rss: float  # MB, the largest single process
     tree_pss: float  # MB, the peak of the tree's summed PSS
     status: int
-    # system seconds of the CPU's: on a file system with many inodes freed in the last minutes, making files costs
-    # seconds of it (both tools make 7,151 per-operator)
-    system: float = 0.0
 
 
 def run(tool: str, cmd: list[str], cwd: str, env: dict[str, str] | None = None) -> Run:
@@ -141,8 +141,8 @@ def run(tool: str, cmd: list[str], cwd: str, env: dict[str, str] | None = None) 
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.stderr is not None:
         proc.stderr.close()
-    return Run(tool, wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, tree_pss, proc.returncode,
-               usage.ru_stime)
+    return Run(tool, wall, usage.ru_utime + usage.ru_stime, usage.ru_stime, usage.ru_maxrss / 1024, tree_pss,
+               proc.returncode)
 
 
 def flags(ref: Reference, out: Path, extra: list[str]) -> list[str]:

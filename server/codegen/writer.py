@@ -153,17 +153,34 @@ class OutputRoots:
         return None if found is None else found[0]
 
     def atomic_write(self, root: str) -> Write:
-        """write_atomic for the files of root, through its staging folder."""
-        return lambda folder, name, data: write_atomic(folder, name, data, self.staging(root))
+        """write_atomic for the files of root, through its staging folder; once a target lies on another file
+        system than it (a mount below the root: EXDEV), that file and the root's later ones are made beside their
+        targets."""
+        def write(folder: int, name: str, data: bytes) -> None:
+            staging = self.staging(root)
+            try:
+                write_atomic(folder, name, data, staging)
+            except OSError as exc:
+                if staging is None or exc.errno != errno.EXDEV:
+                    raise
+                self._remove_staging(root)
+                write_atomic(folder, name, data)
+        return write
+
+    def _remove_staging(self, root: str) -> None:
+        """Close and remove root's staging folder; the root's files are then made beside their targets."""
+        staging = self._staging.get(root)
+        self._staging[root] = None
+        if staging is not None:
+            os.close(staging[0])
+            try:
+                os.rmdir(staging[1], dir_fd=self._open[root][0])
+            except OSError:  # (a temporary file left in it by a failed unlink: kept, as beside a target)
+                pass
 
     def close(self) -> None:
-        for root, staging in self._staging.items():
-            if staging is not None:
-                os.close(staging[0])
-                try:
-                    os.rmdir(staging[1], dir_fd=self._open[root][0])
-                except OSError:  # (a temporary file left in it by a failed unlink: kept, as beside a target)
-                    pass
+        for root in list(self._staging):
+            self._remove_staging(root)
         self._staging.clear()
         for fd, _ in self._open.values():
             os.close(fd)
@@ -292,21 +309,12 @@ def write_atomic(folder: int, name: str, data: bytes, staging: int | None = None
         # The rename is atomic: an interrupted run leaves the old file or the new one. (No fsync: like
         # torchgen, the output is rebuilt, not kept safe across power loss, and 7,151 fsyncs cost seconds.)
         os.replace(tmp, name, src_dir_fd=where, dst_dir_fd=folder)
-    except OSError as exc:
-        _unlink_quietly(where, tmp)
-        if exc.errno != errno.EXDEV or where == folder:
-            raise
-        write_atomic(folder, name, data)  # the target folder is another file system (a mount): made beside it
     except BaseException:
-        _unlink_quietly(where, tmp)
+        try:
+            os.unlink(tmp, dir_fd=where)
+        except OSError:
+            pass
         raise
-
-
-def _unlink_quietly(folder: int, name: str) -> None:
-    try:
-        os.unlink(name, dir_fd=folder)
-    except OSError:
-        pass
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -113,16 +113,19 @@ def test_without_a_staging_folder_files_are_made_beside_their_targets(tmp_path: 
 
 def test_a_target_on_another_file_system_is_made_beside_it(tmp_path: Path, monkeypatch) -> None:
     real_replace = os.replace
+    refused: list[str] = []
 
     def across_mounts(src, dst, *, src_dir_fd=None, dst_dir_fd=None):
         if os.path.samestat(os.fstat(src_dir_fd), os.fstat(dst_dir_fd)):
             return real_replace(src, dst, src_dir_fd=src_dir_fd, dst_dir_fd=dst_dir_fd)
+        refused.append(dst)
         raise OSError(18, "Invalid cross-device link")
 
     monkeypatch.setattr(writer.os, "replace", across_mounts)
-    result = writer.write_files([(str(tmp_path), "ops/a.h", b"a")])
+    result = writer.write_files([(str(tmp_path), "ops/a.h", b"a"), (str(tmp_path), "ops/b.h", b"b")])
     assert result.ok and (tmp_path / "ops" / "a.h").read_bytes() == b"a"
-    assert sorted(p.name for p in tmp_path.rglob("*")) == ["a.h", "ops"]
+    assert refused == ["a.h"]  # (the staging folder is given up at the first: b.h is made beside its target)
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["a.h", "b.h", "ops"]
 
 
 def test_a_staging_folder_left_by_a_killed_run_is_kept_and_skipped(tmp_path: Path, monkeypatch) -> None:

@@ -199,12 +199,15 @@ def _swap_during_writes(monkeypatch, out: Path, folder: str, outside: Path) -> l
     real_open, real_replace = os.open, os.replace
     swapped: list[str] = []
 
+    def swap() -> None:
+        (out / folder).rename(out / f"{folder}.moved")
+        (out / folder).symlink_to(outside, target_is_directory=True)
+        swapped.append(folder)
+
     def swap_before(where: int | None, path) -> None:
         into = os.readlink(f"/proc/self/fd/{where}") if where is not None else os.path.dirname(os.fspath(path))
         if not swapped and into == str(out / folder):
-            thread = threading.Thread(target=lambda: ((out / folder).rename(out / f"{folder}.moved"),
-                                                      (out / folder).symlink_to(outside, target_is_directory=True),
-                                                      swapped.append(folder)))
+            thread = threading.Thread(target=swap)
             thread.start()
             thread.join()
 
