@@ -435,6 +435,8 @@ SITES: dict[str, Site] = {
         "opgen_lsp.codegen.generate:generate", "a selection yaml torchgen's SelectiveBuilder refuses: each error at "
                                                "its line, as `opgen check` gives them (model/selection.py; exit 1)"),
     "codegen/writer.py:write_atomic:raise": internal("re-raises after removing its temporary file"),
+    "codegen/writer.py:OutputRoots.atomic_write.write:raise": internal("re-raises what is not a cross-device rename "
+                                                                       "from the staging folder"),
     "codegen/writer.py:OutputRoots.folder:raise": internal("re-raises after closing the handle it holds"),
     "codegen/writer.py:_open_no_link:raise": internal("re-raises what is not a symbolic link: a missing folder is "
                                                       "made by its caller, other errors are write_files' OSError"),
