@@ -126,6 +126,8 @@ class Contributions:
         self._recent: dict[str, dict[bytes, Any]] | None = None
         self._new: dict[str, dict[bytes, Any]] = {}
         self._digests: dict[str, dict[bytes, bytes]] = {}
+        self._written: set[str] = set()  # families written whole before save (see unit_done)
+        self._kept_to_end: set[str] = set()  # families unit_done leaves to save
         self.computed = 0
 
     def _key(self, family: str) -> str:
@@ -143,12 +145,16 @@ class Contributions:
             if self._recent is None:
                 self._recent = self._load(self._recent_key())
             stored = self._load(self._key(family))
+            used: dict[bytes, Any] = {}
+            if family in self._written:  # written whole by unit_done with the values this run used: used again
+                used = dict(stored)
+                self._kept_to_end.add(family)
             recent = self._recent.get(family)
             if isinstance(recent, dict):
                 stored.update(recent)
             stored.update(self._new.get(family, {}))  # (computed for a digest before the family was loaded)
             self._stored[family] = stored
-            self._used[family] = {}
+            self._used[family] = used
         return stored
 
     def _load(self, key: str) -> dict[Any, Any]:
@@ -242,26 +248,47 @@ class Contributions:
         self._used[family].update(zip(fingerprints, values, strict=True))
         return values
 
+    def unit_done(self) -> None:
+        """Files that share pieces are written (a unit of work: workers.py): each family this run computed at least
+        RECENT_LIMIT values of is written whole now, as save would, and dropped, so that a first run does not hold
+        every piece it computed until its end. Almost every family serves one unit; one used again is loaded back,
+        and then kept to the end."""
+        for family in [f for f, values in self._new.items() if len(values) >= self.RECENT_LIMIT]:
+            if family in self._kept_to_end:
+                continue
+            if not self._write_whole(family):
+                self._kept_to_end.add(family)
+                continue
+            self._written.add(family)
+            for table in (self._stored, self._used, self._new, self._digests):
+                table.pop(family, None)
+
+    def _write_whole(self, family: str) -> bool:
+        """Write the family's entry and its digests' entry: the values this run used if it loaded the family (stale
+        ones dropped), else all it holds with those computed now. False when not written."""
+        # (for digests only: _family adds the values computed now from _new, so save empties _new after this)
+        values = self._used[family] if family in self._used else self._family(family)
+        known = self._digests.get(family, {})  # (the digests this run has: of the same values)
+        try:
+            payload = marshal.dumps(values)
+            digests = marshal.dumps({fp: known.get(fp) or value_digest(v) for fp, v in values.items()})
+        except ValueError:  # a value marshal cannot hold: a bug of the family, never stored half
+            return False
+        return self._cache.put(self._key(family), payload) and self._cache.put(self._digests_key(family), digests)
+
     def save(self) -> None:
         """Keep what this run computed (see the class); the orders are kept by Orders.save, once the writer
         processes' are gathered."""
-        if not self._new:
+        if not self._new and not self._written:
             return
         recent = dict(self._recent or {})
+        for family in self._written:  # (their whole entries hold them)
+            recent.pop(family, None)
         for family, values in self._new.items():
             recent[family] = {**recent.get(family, {}), **values}
         if sum(map(len, recent.values())) > self.RECENT_LIMIT:
             for family in sorted(recent):
-                # a family loaded: the values this run used (stale ones dropped); else all it holds, with those
-                # computed now (for digests only: _family adds them from _new, so _new is emptied after this)
-                values = self._used[family] if family in self._used else self._family(family)
-                known = self._digests.get(family, {})  # (the digests this run has: of the same values)
-                try:
-                    payload = marshal.dumps(values)
-                    digests = marshal.dumps({fp: known.get(fp) or value_digest(v) for fp, v in values.items()})
-                except ValueError:  # a value marshal cannot hold: a bug of the family, never stored half
-                    continue
-                if self._cache.put(self._key(family), payload) and self._cache.put(self._digests_key(family), digests):
+                if self._write_whole(family):
                     del recent[family]
         self._new = {}
         try:

@@ -289,7 +289,8 @@ def write_planned(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs, p
             return ((() if record is None else record.read_back(done.digests),
                      None if memo is None else memo.orders.taken()),)
         written, finished, stopped = write_in_processes(file_jobs(planned, ctx, dirs, record), work_units(planned),
-                                                        processes, progress, finish)
+                                                        processes, progress, finish,
+                                                        None if memo is None else memo.unit_done)
         if stopped:
             return None, stopped
         for built, orders in cast(tuple[tuple[tuple[Built, ...], Any], ...], finished):
@@ -347,9 +348,14 @@ def _rendered(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs, recor
     unchanged on disk) is kept instead, unrendered."""
     release = ctx.options.release
     place = dirs.placer()
+    sharing = None  # the work the files so far share (work_units' units), told to the memo when it changes
     for p in planned:
         if p.build is None:
             continue
+        if ctx.contributions is not None and sharing != (p.shares or p.path):
+            if sharing is not None:
+                ctx.contributions.unit_done()
+            sharing = p.shares or p.path
         root, relative = place(p.manager, p.path)
         env = p.build()
         if record is not None and p.key is None:

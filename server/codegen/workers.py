@@ -117,7 +117,7 @@ def _drain(fd: int) -> None:
 
 def _work(fd: int, jobs: Sequence[Job], units: Sequence[Sequence[int]],
           on_file: Callable[[bool], None] | None = None,
-          finish: Finish | None = None) -> Summary:
+          finish: Finish | None = None, unit_done: Callable[[], None] | None = None) -> Summary:
     written: list[str] = []
     unchanged: list[str] = []
     errors: list[str] = []
@@ -131,6 +131,8 @@ def _work(fd: int, jobs: Sequence[Job], units: Sequence[Sequence[int]],
             unchanged += result.unchanged
             errors += result.errors
             digests += result.digests
+            if unit_done is not None:
+                unit_done()
         done = WriteResult(tuple(written), tuple(unchanged), tuple(errors), tuple(digests))
         finished = finish(done) if finish is not None else ()
     except PlanError as exc:
@@ -174,12 +176,12 @@ def _die_with_parent(parent: int) -> None:
 
 
 def _child(claims: int, report: int, jobs: Sequence[Job], units: Sequence[Sequence[int]], parent: int,
-           tally: SharedTally, finish: Finish | None) -> None:
+           tally: SharedTally, finish: Finish | None, unit_done: Callable[[], None] | None) -> None:
     """Runs in the forked child; never returns."""
     status = 1
     try:
         _die_with_parent(parent)
-        data = pickle.dumps(_work(claims, jobs, units, tally.count, finish))
+        data = pickle.dumps(_work(claims, jobs, units, tally.count, finish, unit_done))
         view = memoryview(data)
         while view:
             view = view[os.write(report, view):]
@@ -210,13 +212,14 @@ def _collect(pid: int, report: int) -> Summary:
 
 def write_in_processes(jobs: Sequence[Job], units: Sequence[Sequence[int]], processes: int,
                        progress: Report | None = None,
-                       finish: Finish | None = None
+                       finish: Finish | None = None, unit_done: Callable[[], None] | None = None
                        ) -> tuple[WriteResult, tuple[object, ...], tuple[str, ...]]:
     """Write every job, units spread over `processes` processes (this one included).
 
     finish: called in each process once all the units it took are written, with what that process wrote (e.g. to keep
     what it computed, to read its files back while the other processes read theirs); what it returns (picklable)
     comes back, every process's joined.
+    unit_done: called in a process after each unit it took is written (e.g. to let go of the pieces it shared).
     Returns the merged writer result, what `finish` returned, and the errors that stopped a process (empty when all
     went well).
     progress: told, in this process, of the files done by every process, as this one finishes each of its own.
@@ -259,10 +262,10 @@ def write_in_processes(jobs: Sequence[Job], units: Sequence[Sequence[int]], proc
             if pid == 0:
                 os.close(report_read)
                 tally.slot = len(children) + 1
-                _child(claims_read, report_write, jobs, units, parent, tally, finish)
+                _child(claims_read, report_write, jobs, units, parent, tally, finish, unit_done)
             os.close(report_write)
             children.append((pid, report_read))
-        summaries = [_work(claims_read, jobs, units, on_file, finish)]
+        summaries = [_work(claims_read, jobs, units, on_file, finish, unit_done)]
     finally:
         summaries_of_children = [_collect(pid, fd) for pid, fd in children]
         os.close(claims_read)

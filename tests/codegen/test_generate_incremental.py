@@ -271,6 +271,41 @@ def test_values_computed_for_digests_survive_a_whole_family_write(tmp_path: Path
     assert again.many("family", ["a", "b"], compute) == ["A", "B"] and computed == ["a", "b"]
 
 
+def test_a_family_written_at_a_unit_end_is_let_go_and_kept_whole(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A family with RECENT_LIMIT values computed is written whole when its unit of work is done and let go; used
+    again in the same run, it is loaded back with every value the run used, so that the next run computes none of
+    them. With a cache that takes no writes, it stays in memory to the end."""
+    monkeypatch.setattr(Contributions, "RECENT_LIMIT", 2)
+    cache = Cache(str(tmp_path / "cache"))
+    computed: list[str] = []
+
+    def compute(item: str) -> str:
+        computed.append(item)
+        return item.upper()
+    first = Contributions(cache, "constants", _ByName())  # type: ignore[arg-type]
+    assert first.many("big", ["a", "b", "c"], compute) == ["A", "B", "C"]
+    assert first.many("small", ["x"], compute) == ["X"]
+    first.unit_done()
+    assert "big" not in first._stored and "big" not in first._new  # let go
+    assert "small" in first._new  # (fewer than RECENT_LIMIT: left to save)
+    assert first.many("big", ["d", "e", "a"], compute) == ["D", "E", "A"]
+    first.unit_done()  # (used again after it was let go: kept to the end)
+    assert "big" in first._stored
+    first.save()  # (over RECENT_LIMIT: each family written whole, with the values the run used)
+    assert computed == ["a", "b", "c", "x", "d", "e"]
+    again = Contributions(cache, "constants", _ByName())  # type: ignore[arg-type]
+    assert again.many("big", ["a", "b", "c", "d", "e"], compute) == ["A", "B", "C", "D", "E"]
+    assert again.many("small", ["x"], compute) == ["X"]
+    assert computed == ["a", "b", "c", "x", "d", "e"]  # nothing computed again
+    read_only = Contributions(Cache(str(tmp_path / "other")), "constants", _ByName())  # type: ignore[arg-type]
+    monkeypatch.setattr(Cache, "put", lambda self, key, payload: False)
+    read_only.many("big", ["f", "g"], compute)
+    read_only.unit_done()
+    assert read_only.many("big", ["f", "g"], compute) == ["F", "G"]
+    assert computed.count("f") == 1  # (held, not computed again)
+
+
 def _fresh_blob(items: list[str]) -> bytes:
     from opgen_lsp.codegen.contributions import value_digest
 
