@@ -128,6 +128,7 @@ class Contributions:
         self._digests: dict[str, dict[bytes, bytes]] = {}
         self._written: set[str] = set()  # families written whole before save (see unit_done)
         self._kept_to_end: set[str] = set()  # families unit_done leaves to save
+        self._digested: set[str] = set()  # families a file's key was made of (digests_blob, digests)
         self.computed = 0
 
     def _key(self, family: str) -> str:
@@ -178,6 +179,7 @@ class Contributions:
         """b"".join(digests(family, items, compute)), from the orders when this run's fingerprints differ from those
         recorded for this use (the file and part it keys: see Orders) at few places: the digests of the others are
         the recorded ones."""
+        self._digested.add(family)
         fingerprints = self.fingerprints.all_of(items)
         name = f"{family}\0{use}"
         place = self.orders.place(name, fingerprints)
@@ -196,7 +198,8 @@ class Contributions:
         if self._recent is None:
             self._recent = self._load(self._recent_key())
         recent = self._recent.get(family)
-        for values in (self._stored.get(family), self._new.get(family), recent if isinstance(recent, dict) else None):
+        stored = self._family(family) if family in self._written else self._stored.get(family)  # (let go: back)
+        for values in (stored, self._new.get(family), recent if isinstance(recent, dict) else None):
             if values is not None and fingerprint in values:
                 return value_digest(values[fingerprint])
         value = compute(item)
@@ -207,6 +210,7 @@ class Contributions:
         """The digest of each item's contribution to the family (value_digest), without loading the family's
         values: from its digests entry (the digest of every value it held when last written whole), the recent
         values, and the values computed now (an item none of them knows is computed, and kept)."""
+        self._digested.add(family)
         known = self._digests.get(family)
         if known is None:
             if self._recent is None:
@@ -264,17 +268,21 @@ class Contributions:
                 table.pop(family, None)
 
     def _write_whole(self, family: str) -> bool:
-        """Write the family's entry and its digests' entry: the values this run used if it loaded the family (stale
-        ones dropped), else all it holds with those computed now. False when not written."""
+        """Write the family's entry: the values this run used if it loaded the family (stale ones dropped), else all
+        it holds with those computed now; and, if this run digested the family, its digests' entry. False when not
+        written. (A family no file is keyed by, only per-operator files keyed by their items, is never digested;
+        a digests entry an earlier run wrote is never wrong, a value being its item's and the constants' alone.)"""
         # (for digests only: _family adds the values computed now from _new, so save empties _new after this)
         values = self._used[family] if family in self._used else self._family(family)
         known = self._digests.get(family, {})  # (the digests this run has: of the same values)
         try:
             payload = marshal.dumps(values)
-            digests = marshal.dumps({fp: known.get(fp) or value_digest(v) for fp, v in values.items()})
+            digests = None if family not in self._digested else \
+                marshal.dumps({fp: known.get(fp) or value_digest(v) for fp, v in values.items()})
         except ValueError:  # a value marshal cannot hold: a bug of the family, never stored half
             return False
-        return self._cache.put(self._key(family), payload) and self._cache.put(self._digests_key(family), digests)
+        return self._cache.put(self._key(family), payload) and \
+            (digests is None or self._cache.put(self._digests_key(family), digests))
 
     def save(self) -> None:
         """Keep what this run computed (see the class); the orders are kept by Orders.save, once the writer

@@ -185,12 +185,34 @@ def _coarse(time_ns: int) -> bool:
 
 def verified(path: str, expected: str) -> Output | None:
     """The output as it is now, when it holds the bytes the run left (sha256 `expected`) and did not change while
-    they were read; None otherwise. Its digest is kept when it is racy (see RACY_NS)."""
-    before = _stat_of(path)
-    if before is None or file_digest(path) != expected or _stat_of(path) != before:
+    they were read; None otherwise. Its digest is kept when it is racy (see RACY_NS).
+    The stats are of the file read (a link in its place is not the run's file): one put there after it was opened
+    has another inode, so the record misses on it."""
+    try:
+        fd = os.open(path, READ_FLAGS | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        before = regular_stat(os.fstat(fd))
+        data = _read_all(fd, before[2]) if before is not None else b""
+        after = regular_stat(os.fstat(fd))
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if before is None or after != before or hashlib.sha256(data).hexdigest() != expected:
         return None
     racy = before[4] >= time.time_ns() - RACY_NS or _coarse(before[3]) or _coarse(before[4])
     return Output(path, before, expected if racy else "")
+
+
+def _read_all(fd: int, size: int) -> bytes:
+    """A file's bytes from fd to its end, `size` the length its stat gave (an output: written by this run from
+    memory, so it fits in it)."""
+    chunks = []
+    while chunk := os.read(fd, size + 1):  # (one read to the end and one that finds it, when the size holds)
+        chunks.append(chunk)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def _unchanged(output: Output) -> bool:

@@ -18,7 +18,7 @@ from reliability.fuzz import env_seed
 
 from opgen_lsp.cache.store import Cache
 from opgen_lsp.codegen import runs
-from opgen_lsp.codegen.contributions import Contributions
+from opgen_lsp.codegen.contributions import Contributions, value_digest
 from opgen_lsp.codegen.files.context import GenerateOptions
 from opgen_lsp.codegen.generate import Memo, generate
 from opgen_lsp.releases import DEFAULT
@@ -289,6 +289,7 @@ def test_a_family_written_at_a_unit_end_is_let_go_and_kept_whole(tmp_path: Path,
     first.unit_done()
     assert "big" not in first._stored and "big" not in first._new  # let go
     assert "small" in first._new  # (fewer than RECENT_LIMIT: left to save)
+    assert first.digests("big", ["c", "b"], compute) == [value_digest("C"), value_digest("B")]  # (not computed)
     assert first.many("big", ["d", "e", "a"], compute) == ["D", "E", "A"]
     first.unit_done()  # (used again after it was let go: kept to the end)
     assert "big" in first._stored
@@ -307,8 +308,6 @@ def test_a_family_written_at_a_unit_end_is_let_go_and_kept_whole(tmp_path: Path,
 
 
 def _fresh_blob(items: list[str]) -> bytes:
-    from opgen_lsp.codegen.contributions import value_digest
-
     return b"".join(value_digest(item.upper()) for item in items)
 
 
