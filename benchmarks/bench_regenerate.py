@@ -8,11 +8,11 @@ opgen generate (--implemented-only, its persistent cache in a fresh folder) writ
 many times as --cold-runs says, each pair into fresh folders; opgen runs again with nothing changed (warm: the run
 record); then one entry is edited at a time (abs's CompositeExplicitAutograd kernel renamed, a tag added to relu,
 _assert_async's CPU kernel renamed) and both tools run again into their folders after each. Reported per run: wall
-and CPU seconds (and the system part of the CPU's), files rewritten (mtime changed), and after each edit how many
-of opgen's files are byte-identical with torchgen's. Ratios are of the same pair, run back to back (the machine is
-shared: its speed drifts): opgen cold over the torchgen run before it, opgen with nothing changed over torchgen's
-first run (torchgen has no shortcut: its rerun is a full run), opgen after an edit over torchgen after the same edit;
-then the median of each kind.
+and CPU seconds (and the system part of the CPU's), the peak of the process tree's summed PSS, files rewritten
+(mtime changed), and after each edit how many of opgen's files are byte-identical with torchgen's. Ratios are of
+the same pair, run back to back (the machine is shared: its speed drifts): opgen cold over the torchgen run before
+it, opgen with nothing changed over torchgen's first run (torchgen has no shortcut: its rerun is a full run), opgen
+after an edit over torchgen after the same edit; then the median of each kind.
 """
 
 from __future__ import annotations
@@ -96,13 +96,14 @@ def bench_layout(layout: str, tmp: Path, cold_runs: int) -> None:
         same = sum(1 for name, data in ours.items() if (tg / name).is_file() and (tg / name).read_bytes() == data)
         rows.append((f"  byte-identical with torchgen: {same} of {len(ours)}", None, None))
     print(f"\n== {layout} (load average {' '.join(f'{x:.1f}' for x in os.getloadavg())})")
-    print(f"{'run':44} {'wall s':>7} {'CPU s':>7} {'of it sys':>9} {'rewritten':>9} {'status':>6}")
+    print(f"{'run':44} {'wall s':>7} {'CPU s':>7} {'of it sys':>9} {'tree PSS MB':>11} {'rewritten':>9} "
+          f"{'status':>6}")
     for name, r, files in rows:
         if r is None:
             print(name)
             continue
-        print(f"{name:44} {r.wall:7.2f} {r.cpu:7.2f} {r.system:9.2f} {'' if files is None else files:>9} "
-              f"{r.status:6d}")
+        print(f"{name:44} {r.wall:7.2f} {r.cpu:7.2f} {r.system:9.2f} {r.tree_pss:11.0f} "
+              f"{'' if files is None else files:>9} {r.status:6d}")
     for kind, ratios in pairs.items():
         print(f"  opgen {kind} / torchgen, wall, pair by pair: {', '.join(f'{r:.3f}' for r in ratios)}; "
               f"median {statistics.median(ratios):.3f}")
