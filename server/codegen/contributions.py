@@ -224,9 +224,12 @@ class Contributions:
         out: list[bytes | None] = list(map(known.get, fingerprints))  # (in bulk: after an edit, few are unknown)
         if None not in out:
             return cast(list[bytes], out)
+        stored = self._stored.get(family) or {}  # (a first run: every value is there, computed for its file)
         for i, found in enumerate(out):
             if found is None:
-                out[i] = known[fingerprints[i]] = self._digest_of(family, fingerprints[i], items[i], compute)
+                value = stored.get(fingerprints[i], _ABSENT)
+                out[i] = known[fingerprints[i]] = value_digest(value) if value is not _ABSENT else \
+                    self._digest_of(family, fingerprints[i], items[i], compute)
         return cast(list[bytes], out)  # (each None replaced)
 
     def of(self, family: str, item: Any, compute: Callable[[Any], T]) -> T:
@@ -245,10 +248,12 @@ class Contributions:
         stored = self._family(family)
         fingerprints = self.fingerprints.all_of(items)
         values = list(map(stored.get, fingerprints, repeat(_ABSENT)))
-        for i, value in enumerate(values):
-            if value is _ABSENT:
-                values[i] = compute(items[i])
-                self._computed(family, fingerprints[i], values[i])
+        if _ABSENT in values:  # (_computed's work inline: a first run computes every item here)
+            new = self._new.setdefault(family, {})
+            for i, value in enumerate(values):
+                if value is _ABSENT:
+                    values[i] = stored[fingerprints[i]] = new[fingerprints[i]] = compute(items[i])
+                    self.computed += 1
         self._used[family].update(zip(fingerprints, values, strict=True))
         return values
 
