@@ -250,6 +250,14 @@ class _ByName:
         return item.encode()
 
 
+def _upper_noting(computed: list[str]) -> Callable[[str], str]:
+    """str.upper, noting in `computed` each item it is called with."""
+    def compute(item: str) -> str:
+        computed.append(item)
+        return item.upper()
+    return compute
+
+
 def test_values_computed_for_digests_survive_a_whole_family_write(tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """A family whose values a run only digested (its files' keys) is written whole when the recent entry is full:
@@ -257,10 +265,7 @@ def test_values_computed_for_digests_survive_a_whole_family_write(tmp_path: Path
     monkeypatch.setattr(Contributions, "RECENT_LIMIT", 1)
     cache = Cache(str(tmp_path / "cache"))
     computed: list[str] = []
-
-    def compute(item: str) -> str:
-        computed.append(item)
-        return item.upper()
+    compute = _upper_noting(computed)
     first = Contributions(cache, "constants", _ByName())  # type: ignore[arg-type]
     digests = first.digests("family", ["a", "b"], compute)
     first.save()
@@ -279,10 +284,7 @@ def test_a_family_written_at_a_unit_end_is_let_go_and_kept_whole(tmp_path: Path,
     monkeypatch.setattr(Contributions, "RECENT_LIMIT", 2)
     cache = Cache(str(tmp_path / "cache"))
     computed: list[str] = []
-
-    def compute(item: str) -> str:
-        computed.append(item)
-        return item.upper()
+    compute = _upper_noting(computed)
     first = Contributions(cache, "constants", _ByName())  # type: ignore[arg-type]
     assert first.many("big", ["a", "b", "c"], compute) == ["A", "B", "C"]
     assert first.many("small", ["x"], compute) == ["X"]
@@ -320,10 +322,7 @@ def test_ordered_digests_over_random_edits_are_the_digests_of_every_item(tmp_pat
     cache = Cache(str(tmp_path / "cache"))
     items = [f"item{i}" for i in range(300)]
     computed: list[str] = []
-
-    def compute(item: str) -> str:
-        computed.append(item)
-        return item.upper()
+    compute = _upper_noting(computed)
     changed, kind = len(items), -1
     for step in range(12):
         del computed[:]
