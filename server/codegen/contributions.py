@@ -16,7 +16,7 @@ contributions, in order (Contributions.digests_blob, GenContext.values_key): its
 values, so a file an edit leaves as it was costs neither loading nor building (file_record.py).
 
 Storage: one cache entry per family (marshal of {fingerprint: value}), loaded on first use; one of the digests of
-those values; one of the recent contributions of every family (see Contributions); and one of the orders (see
+those values (for a family some file's key is made of); one of the recent contributions of every family (see Contributions); and one of the orders (see
 Orders): each family's items' fingerprints and digests as a run last keyed its files, so that the next run, after
 an edit, digests only the items whose fingerprints differ from those and loads no family's digests. Values must be
 marshal-able (str, list, tuple, dict, int, bool, None): an item's error that gen.py raises when it builds the file is
@@ -112,7 +112,8 @@ class Contributions:
     What a run computes goes first into one small entry shared by every family (the recent contributions: one
     write per run, whatever the number of families an edit touched); once it holds more than RECENT_LIMIT values,
     each family loaded in the run is written whole with the values the run used (stale ones dropped) and the
-    recent entry keeps only the others."""
+    recent entry keeps only the others. A family this run computed RECENT_LIMIT values of is written whole as soon
+    as the files that share it are (unit_done), and let go."""
 
     RECENT_LIMIT = 1000
 
