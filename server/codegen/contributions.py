@@ -16,10 +16,10 @@ contributions, in order (Contributions.digests_blob, GenContext.values_key): its
 values, so a file an edit leaves as it was costs neither loading nor building (file_record.py).
 
 Storage: one cache entry per family (marshal of {fingerprint: value}), loaded on first use; one of the digests of
-those values (for a family some file's key is made of); one of the recent contributions of every family (see Contributions); and one of the orders (see
-Orders): each family's items' fingerprints and digests as a run last keyed its files, so that the next run, after
-an edit, digests only the items whose fingerprints differ from those and loads no family's digests. Values must be
-marshal-able (str, list, tuple, dict, int, bool, None): an item's error that gen.py raises when it builds the file is
+those values (for a family some file's key is made of); one of the recent contributions of every family (see
+Contributions); and one of the orders (see Orders): each family's items' fingerprints and digests as a run last
+keyed its files, so that the next run, after an edit, digests only the items whose fingerprints differ from those
+and loads no family's digests. Values must be marshal-able (str, list, tuple, dict, int, bool, None): an item's error that gen.py raises when it builds the file is
 kept as a value too, raised when the file is built (files/deferred.py).
 """
 
