@@ -19,8 +19,9 @@ Storage: one cache entry per family (marshal of {fingerprint: value}), loaded on
 those values (for a family some file's key is made of); one of the recent contributions of every family (see
 Contributions); and one of the orders (see Orders): each family's items' fingerprints and digests as a run last
 keyed its files, so that the next run, after an edit, digests only the items whose fingerprints differ from those
-and loads no family's digests. Values must be marshal-able (str, list, tuple, dict, int, bool, None): an item's error that gen.py raises when it builds the file is
-kept as a value too, raised when the file is built (files/deferred.py).
+and loads no family's digests. Values must be marshal-able (str, list, tuple, dict, int, bool, None): an item's
+error that gen.py raises when it builds the file is kept as a value too, raised when the file is built
+(files/deferred.py).
 """
 
 from __future__ import annotations
