@@ -212,7 +212,7 @@ def work_units(planned: Sequence[PlannedFile]) -> list[list[int]]:
     shared: dict[str, list[int]] = {}
     for i, p in enumerate(planned):
         if p.build is not None:
-            shared.setdefault(p.shares or p.path, []).append(i)
+            shared.setdefault(p.work, []).append(i)
     units: list[list[int]] = []
     batch_cost = BATCH_COST
     for unit in sorted(shared.values(), key=lambda unit: -sum(planned[i].cost for i in unit)):
@@ -352,10 +352,10 @@ def _rendered(planned: Sequence[PlannedFile], ctx: GenContext, dirs: Dirs, recor
     for p in planned:
         if p.build is None:
             continue
-        if ctx.contributions is not None and sharing != (p.shares or p.path):
+        if ctx.contributions is not None and sharing != p.work:
             if sharing is not None:
                 ctx.contributions.unit_done()
-            sharing = p.shares or p.path
+            sharing = p.work
         root, relative = place(p.manager, p.path)
         env = p.build()
         if record is not None and p.key is None:

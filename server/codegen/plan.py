@@ -138,6 +138,11 @@ class PlannedFile:
     def implemented(self) -> bool:
         return self.build is not None
 
+    @property
+    def work(self) -> str:
+        """What names the work it shares with other files (`shares`, else its own path)."""
+        return self.shares or self.path
+
 
 @record
 class GeneratedFile:

@@ -42,7 +42,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from ..cache.stable_text import stable_text
 from ..cache.store import Cache, namespaced
 from ..frozen import record
-from ..input_file import MAX_INPUT_BYTES, READ_FLAGS
+from ..input_file import MAX_INPUT_BYTES, READ_FLAGS, read_at_most
 
 # Well over the kernel's clock tick (1-10 ms): a file changed this close to its stat gets its bytes checked.
 RACY_NS = 50_000_000
@@ -194,7 +194,7 @@ def verified(path: str, expected: str) -> Output | None:
         return None
     try:
         before = regular_stat(os.fstat(fd))
-        data = _read_all(fd, before[2]) if before is not None else b""
+        data = read_at_most(fd, before[2] + 1) if before is not None else b""  # (one byte more: grown, it differs)
         after = regular_stat(os.fstat(fd))
     except OSError:
         return None
@@ -204,15 +204,6 @@ def verified(path: str, expected: str) -> Output | None:
         return None
     racy = before[4] >= time.time_ns() - RACY_NS or _coarse(before[3]) or _coarse(before[4])
     return Output(path, before, expected if racy else "")
-
-
-def _read_all(fd: int, size: int) -> bytes:
-    """A file's bytes from fd to its end, `size` the length its stat gave (an output: written by this run from
-    memory, so it fits in it)."""
-    chunks = []
-    while chunk := os.read(fd, size + 1):  # (one read to the end and one that finds it, when the size holds)
-        chunks.append(chunk)
-    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def _unchanged(output: Output) -> bool:

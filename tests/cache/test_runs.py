@@ -48,12 +48,12 @@ def test_an_output_not_as_the_run_left_it_is_not_verified(tmp_path: Path, monkey
     assert runs.verified(str(tmp_path / "missing.h"), expected) is None
     (tmp_path / "empty.h").write_bytes(b"")
     assert runs.verified(str(tmp_path / "empty.h"), hashlib.sha256(b"").hexdigest()) is not None
-    read_all = runs._read_all
+    read_at_most = runs.read_at_most
 
-    def read_then_written(fd: int, size: int) -> bytes:
-        data = read_all(fd, size)
+    def read_then_written(fd: int, limit: int) -> bytes:
+        data = read_at_most(fd, limit)
         with open(path, "ab") as f:  # (the same bytes kept, one more line: the stat after the read differs)
             f.write(b"// edited\n")
         return data
-    monkeypatch.setattr(runs, "_read_all", read_then_written)
+    monkeypatch.setattr(runs, "read_at_most", read_then_written)
     assert runs.verified(str(path), expected) is None
