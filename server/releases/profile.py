@@ -90,6 +90,11 @@ class CppSpelling:
     # A SymInt[] default that is a digit is `c10::SymInt(0)` in a SymInt signature; from 2.0 (before, `0`).
     symint_list_defaults_wrapped: bool = True
 
+    def __hash__(self) -> int:
+        # (every memo of the C++ layer is keyed by a spelling, and a run has one: hashed by one field, not ten;
+        # equality still compares them all)
+        return hash(self.rooted)
+
     def optional(self, elem: str, *, rooted: bool = True) -> str:
         return f"{self.rooted if rooted else self.unrooted}optional<{elem}>"
 
@@ -500,6 +505,11 @@ class Release:
     # also appends its out= ops to OUT_OPS_THAT_DONT_GET_GROUPED_PROPERLY, and only parse_native_yaml runs (none
     # of gen.py's generators). Empty for torchgen as released.
     backend_dispatch_keys: frozenset[str] = frozenset()
+
+    def __hash__(self) -> int:
+        # (the emitters' memos are keyed by the release: hashed by its version, not its hundred fields; equality
+        # still compares them all)
+        return hash(self.version)
 
     @property
     def series(self) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import field
 from enum import Enum
 from typing import ClassVar, Protocol, Self
@@ -221,11 +222,23 @@ class ApiOptions:
     use_const_ref_for_mutable_tensors: bool
     use_ilistref_for_tensor_lists: bool
     spelling: CppSpelling  # the release's (not a switch of the operator, but rendered with it everywhere)
+    # The options key the memos of every convention: one object for each (see of) and its hash kept.
+    _hash: int | None = field(default=None, init=False, compare=False, repr=False)
+
+    def __hash__(self) -> int:
+        return _cached_hash(self, (self.use_const_ref_for_mutable_tensors, self.use_ilistref_for_tensor_lists,
+                                   self.spelling))
 
     @staticmethod
     def of(f: NativeFunction | NativeFunctionsGroup, spelling: CppSpelling) -> ApiOptions:
         fn = f.out if isinstance(f, NativeFunctionsGroup) else f
-        return ApiOptions(fn.use_const_ref_for_mutable_tensors, fn.part_of_structured_group, spelling)
+        return _api_options(fn.use_const_ref_for_mutable_tensors, fn.part_of_structured_group, spelling)
+
+
+@functools.lru_cache(maxsize=16)  # four switches' values per spelling, and a run has one spelling
+def _api_options(use_const_ref_for_mutable_tensors: bool, use_ilistref_for_tensor_lists: bool,
+                 spelling: CppSpelling) -> ApiOptions:
+    return ApiOptions(use_const_ref_for_mutable_tensors, use_ilistref_for_tensor_lists, spelling)
 
 
 # The C++ types the conventions name.
