@@ -16,6 +16,7 @@ The substitution rules are the ones torchgen's generated files depend on:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import field
@@ -49,7 +50,7 @@ def _block(indent: str, value: object, strip_lines: bool) -> str:
         return "".join(f"{indent}{line}\n" for line in lines).rstrip()
     if indent:
         # Indentation goes on lines with content only (textwrap.indent semantics), then strip each line.
-        return "\n".join([(indent + line).rstrip() if line.strip() else "" for line in lines]).rstrip()
+        return "\n".join([indent + text if (text := line.rstrip()) else "" for line in lines]).rstrip()
     return "\n".join([line.rstrip() for line in lines]).rstrip()
 
 
@@ -67,21 +68,40 @@ class Template:
     name: str = field(default="", compare=False)
 
     def substitute(self, env: Mapping[str, object], strip_lines: bool = True) -> str:
-        def replace(match: re.Match[str]) -> str:
-            indent, key = match.group(1), match.group(2)
-            before = after = ""
-            if key.startswith("{"):
-                key = key[1:-1]
-                if key.startswith(","):
-                    before, key = ", ", key[1:]
-                if key.endswith(","):
-                    after, key = ", ", key[:-1]
+        literals, holes = _parsed(self.text)
+        out = [literals[0]]
+        for (indent, key, before, after), literal in zip(holes, literals[1:], strict=True):
             if key not in env:
                 raise TemplateError(f"{self.name or 'template'}: no value for ${key}")
             value = env[key]
-            return _block(indent, value, strip_lines) if indent is not None else _inline(value, before, after)
-
-        return _PLACEHOLDER.sub(replace, self.text)
+            out.append(_block(indent, value, strip_lines) if indent is not None else _inline(value, before, after))
+            out.append(literal)
+        return "".join(out)
 
     def placeholders(self) -> frozenset[str]:
-        return frozenset(m.group(2).strip("{},") for m in _PLACEHOLDER.finditer(self.text))
+        return frozenset(key for _, key, _, _ in _parsed(self.text)[1])
+
+
+_Hole = tuple[str | None, str, str, str]  # block indent (None: inline), name, text before and after a list
+
+
+@functools.lru_cache(maxsize=256)  # per template text: a run fills a few dozen templates, thousands of times
+def _parsed(text: str) -> tuple[tuple[str, ...], tuple[_Hole, ...]]:
+    """The text between the placeholders (one more than them) and each placeholder: scanned once per template,
+    not once per file."""
+    literals: list[str] = []
+    holes: list[_Hole] = []
+    end = 0
+    for match in _PLACEHOLDER.finditer(text):
+        literals.append(text[end:match.start()])
+        end = match.end()
+        key, before, after = match.group(2), "", ""
+        if key.startswith("{"):
+            key = key[1:-1]
+            if key.startswith(","):
+                before, key = ", ", key[1:]
+            if key.endswith(","):
+                after, key = ", ", key[:-1]
+        holes.append((match.group(1), key, before, after))
+    literals.append(text[end:])
+    return tuple(literals), tuple(holes)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from opgen_lsp.pieces.template import Template, TemplateError
@@ -77,3 +79,32 @@ def test_agrees_with_codetemplate_on_every_real_template(aten) -> None:
             full = {n: env["x"] for n in names} | env
             expected = code_template.CodeTemplate(text).substitute(full)
             assert Template(text).substitute(full) == expected, text[:80]
+
+
+def _block_by_lines(indent: str, value: object, strip_lines: bool) -> str:
+    """The block rule of the module's docstring, line by line: each item's lines (split on \\n only, no trailing
+    empty line); indented (with strip_lines: lines with text only) and right-stripped, then the block's end."""
+    lines = []
+    for item in value if isinstance(value, list) else [value]:
+        parts = str(item).split("\n")
+        lines += parts[:-1] if parts[-1] == "" else parts
+    if not strip_lines:
+        return "".join(f"{indent}{line}\n" for line in lines).rstrip()
+    return "\n".join((indent + line).rstrip() if line.strip() else "" for line in lines).rstrip()
+
+
+# Whitespace str.rstrip strips (some of it a line break to str.splitlines, none of it to the template), and text.
+_PIECES = ["a", "b c", " ", "\t", "\n", "\r", "\x0b", "\x0c", "\x1c", "\x85", "\u2028", "\xa0", "\u3000", "$x"]
+
+
+@pytest.mark.parametrize("strip_lines", [True, False])
+def test_blocks_follow_the_line_rule_on_random_items(strip_lines: bool) -> None:
+    rnd = random.Random(32)
+    for _ in range(3000):
+        value: object = ["".join(rnd.choices(_PIECES, k=rnd.randint(0, 6))) for _ in range(rnd.randint(0, 4))]
+        if rnd.random() < 0.2:
+            value = value[0] if value else 7  # type: ignore[index]
+        indent = rnd.choice(["", " ", "    ", "\t"])
+        expected = _block_by_lines(indent, value, strip_lines)
+        text = Template(f"{{\n{indent}$v\n}}").substitute({"v": value}, strip_lines)
+        assert text == f"{{\n{expected}\n}}", (indent, value)
