@@ -18,6 +18,7 @@ from ...releases import Release
 from ..contributions import Contributions
 from ..options import CodegenOptions, xpu_flag_keys
 from ..selection import ALL_OPERATORS, Selection
+from .narrow import index_flags
 
 K = dk.K
 T = TypeVar("T")
@@ -235,3 +236,9 @@ class GenContext:
         for key in added:
             out.setdefault(key, self.backend_index(key))
         return out
+
+    @cached_property
+    def declared_flags(self) -> str:
+        """What a group's kernel declarations read of the declared indices besides its own kernels: which there
+        are and their flags."""
+        return ",".join(map(index_flags, self.declared_indices.values()))

@@ -13,7 +13,7 @@ from ...pieces.dest.native_declarations import (
 from ...pieces.dest.register_namespaced import DEFAULT_KERNEL_NAMESPACE
 from ..plan import Env, PlanError
 from .context import GenContext, Part
-from .narrow import index_flags, narrow_index
+from .narrow import narrow_index
 
 
 def namespace_prologue(namespace: str, max_level: int) -> tuple[str, str]:
@@ -54,9 +54,8 @@ def native_declarations_part(ctx: GenContext, groups: Sequence[NativeFunction | 
                              ) -> Part:
     """Each group's kernel declarations under every index NativeFunctions.h walks."""
     indices = tuple(ctx.declared_indices.values())
-    # (what a group's declarations read of the indices besides its own kernels: which there are, their flags)
-    family = "native-declarations:" + ",".join(map(index_flags, indices))
-    return family, ctx.groups if groups is None else groups, lambda g: _declarations_of(ctx, g, indices)
+    return f"native-declarations:{ctx.declared_flags}", ctx.groups if groups is None else groups, \
+        lambda g: _declarations_of(ctx, g, indices)
 
 
 def native_meta_part(ctx: GenContext) -> Part:
@@ -67,10 +66,13 @@ def native_meta_part(ctx: GenContext) -> Part:
 def _declarations_of(ctx: GenContext, g: NativeFunction | NativeFunctionsGroup, indices: Sequence[BackendIndex]
                      ) -> list[tuple[str, list[str]]]:
     """g's kernel declarations under each index in order, each with its kernel namespace."""
-    out = []
+    out: list[tuple[str, list[str]]] = []
     namespaces = set()
     for index in indices:
         narrowed = narrow_index(index, g)
+        if not narrowed.index:  # (no kernel of g's under this key, as under most: no declaration)
+            out.append((DEFAULT_KERNEL_NAMESPACE, []))
+            continue
         meta = narrowed.get_kernel(g)
         namespace = meta.cpp_namespace if meta is not None else DEFAULT_KERNEL_NAMESPACE
         if meta is not None:

@@ -105,7 +105,7 @@ def plan_ops_files(ctx: GenContext, roots: RootNames) -> list[PlannedFile]:
     static_constexpr, spelling = ctx.options.release.operator_names_static_constexpr, ctx.options.release.cpp_spelling
     # (what the files read of the indices besides their own items' kernels)
     static = ",".join(index_flags(ctx.backend_index(key)) for key in ctx.static_dispatch_backends)
-    declared = ",".join(map(index_flags, ctx.declared_indices.values()))
+    declared = ctx.declared_flags
     for name, fs in roots.functions.items():
         groups = roots.groups.get(name, ())
         structured = roots.structured(name)
