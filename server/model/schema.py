@@ -451,6 +451,7 @@ class FunctionSchema:
     _signature: FunctionSchema | None = field(init=False, repr=False, compare=False, default=None)
     _kind: SchemaKind | None = field(init=False, repr=False, compare=False, default=None)
     _view_signature: FunctionSchema | None = field(init=False, repr=False, compare=False, default=None)
+    _text: str | None = field(init=False, repr=False, compare=False, default=None)  # (each op's files print it)
 
     def __hash__(self) -> int:
         cached = self._hash
@@ -460,11 +461,15 @@ class FunctionSchema:
         return cached
 
     def __str__(self) -> str:
-        if len(self.returns) == 1:
-            returns = str(self.returns[0])
-        else:
-            returns = "(" + ", ".join(map(str, self.returns)) + ")"
-        return f"{self.name}({self.arguments}) -> {returns}"
+        cached = self._text
+        if cached is None:
+            if len(self.returns) == 1:
+                returns = str(self.returns[0])
+            else:
+                returns = "(" + ", ".join(map(str, self.returns)) + ")"
+            cached = f"{self.name}({self.arguments}) -> {returns}"
+            object.__setattr__(self, "_text", cached)
+        return cached
 
     def schema_order_arguments(self) -> Iterator[Argument]:
         a = self.arguments
