@@ -25,12 +25,11 @@ class _HashSlot(Protocol):
     def _hash(self) -> int | None: ...
 
 
-def _cached_hash(value: _HashSlot, fields: tuple[object, ...]) -> int:
-    """The hash of a frozen value, computed from its fields on first use and kept in its _hash slot."""
-    cached = value._hash
-    if cached is None:
-        cached = hash(fields)
-        object.__setattr__(value, "_hash", cached)
+def _kept_hash(value: _HashSlot, fields: tuple[object, ...]) -> int:
+    """The hash of a frozen value from its fields, kept in its _hash slot: its __hash__ returns the slot when set
+    (and only builds the fields' tuple when not: hashed hundreds of thousands of times a run)."""
+    cached = hash(fields)
+    object.__setattr__(value, "_hash", cached)
     return cached
 
 
@@ -144,11 +143,12 @@ class NamedCType:
 
     name: ArgName
     type: CType
-    # Named types and bindings key translate()'s memo and its lookups: hash each once (see _cached_hash).
+    # Named types and bindings key translate()'s memo and its lookups: hash each once (see _kept_hash).
     _hash: int | None = field(default=None, init=False, compare=False, repr=False)
 
     def __hash__(self) -> int:
-        return _cached_hash(self, (self.name, self.type))
+        cached = self._hash
+        return cached if cached is not None else _kept_hash(self, (self.name, self.type))
 
     def cpp_type(self, spelling: CppSpelling, *, strip_ref: bool = False) -> str:
         return self.type.cpp_type(spelling, strip_ref=strip_ref)
@@ -181,7 +181,9 @@ class Binding:
     _hash: int | None = field(default=None, init=False, compare=False, repr=False)
 
     def __hash__(self) -> int:
-        return _cached_hash(self, (self.name, self.nctype, self.argument, self.spelling, self.default))
+        cached = self._hash
+        return cached if cached is not None else \
+            _kept_hash(self, (self.name, self.nctype, self.argument, self.spelling, self.default))
 
     @property
     def type(self) -> str:
@@ -212,7 +214,8 @@ class Expr:
     _hash: int | None = field(default=None, init=False, compare=False, repr=False)
 
     def __hash__(self) -> int:
-        return _cached_hash(self, (self.expr, self.type))
+        cached = self._hash
+        return cached if cached is not None else _kept_hash(self, (self.expr, self.type))
 
 
 @record
@@ -226,8 +229,9 @@ class ApiOptions:
     _hash: int | None = field(default=None, init=False, compare=False, repr=False)
 
     def __hash__(self) -> int:
-        return _cached_hash(self, (self.use_const_ref_for_mutable_tensors, self.use_ilistref_for_tensor_lists,
-                                   self.spelling))
+        cached = self._hash
+        return cached if cached is not None else \
+            _kept_hash(self, (self.use_const_ref_for_mutable_tensors, self.use_ilistref_for_tensor_lists, self.spelling))
 
     @staticmethod
     def of(f: NativeFunction | NativeFunctionsGroup, spelling: CppSpelling) -> ApiOptions:
