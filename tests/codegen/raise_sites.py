@@ -401,7 +401,7 @@ SITES: dict[str, Site] = {
                                                 "a template missing from --source-path/templates; " + _PLAN),
     "codegen/plan.py:shard_envs:PlanError": internal("the sharded keys are opgen's own constants, declared with "
                                                      "the base environment that lists them"),
-    "pieces/template.py:Template.substitute.replace:TemplateError": handled(
+    "pieces/template.py:Template.substitute:TemplateError": handled(
         "opgen_lsp.codegen.plan:render", "a template naming a $key opgen does not fill (a template of another "
                                          "release): PlanError, " + _PLAN),
     # ------------------------------------------------------------------ inputs

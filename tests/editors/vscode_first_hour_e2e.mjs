@@ -58,10 +58,15 @@ try {
   console.log("[first_hour] Generate after an edit: saved, then an error");
   await page.setViewportSize({ width: 1200, height: 800 });
   await openFile("native_functions.yaml");
-  await page.locator(".editor-group-container.active .monaco-editor .view-lines").first().click();
-  await page.keyboard.press("Control+Home");
-  await page.keyboard.type("# edited\n");
-  await page.locator(".tabs-container .tab.active.dirty").waitFor({ timeout: 10000 }).catch(() => undefined);
+  // (on a loaded machine the editor may not take the keys yet: click and type again until its tab is dirty)
+  const dirty = page.locator(".tabs-container .tab.active.dirty");
+  for (let i = 0; i < 5 && !(await dirty.count()); i++) {
+    await page.locator(".editor-group-container.active .monaco-editor .view-lines").first().click();
+    await page.keyboard.press("Control+Home");
+    await page.keyboard.type("# edited\n");
+    await dirty.waitFor({ timeout: 10000 }).catch(() => undefined);
+  }
+  if (!(await dirty.count())) result.errors.push("typing into native_functions.yaml did not make its tab dirty");
   await palette("opgen: Generate");
   const toast = page.locator(".notifications-toasts .notification-toast", { hasText: /opgen:/ }).first();
   await toast.waitFor({ timeout: 300000 });
